@@ -1,0 +1,30 @@
+"""minijinja_py: a pure-Python interpreter for the Jinja that LLM chat templates are written in.
+
+Renders byte-identically to Python Jinja2 as HF transformers' apply_chat_template configures it, with no Jinja2
+dependency (the one runtime dependency is lark), a sandbox and resource limits stricter than Jinja2's, and errors
+that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
+
+    import minijinja_py as mj
+    mj.Environment().from_string("Hello {{ name }}!").render(name="World")
+    mj.ChatTemplate(source).render(messages, add_generation_prompt=True)
+"""
+
+from .chat import ChatTemplate, chat_environment, load_chat_template, raise_exception, seed_template, \
+    seed_template_names
+from .compiler import TemplateAssertionError
+from .environment import Environment, Template
+from .errors import (
+    LimitExceeded, SecurityError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, UndefinedError,
+    twin_of,
+)
+from .markup import Markup, escape
+from .runtime import ChainableUndefined, DebugUndefined, Limits, StrictUndefined, Undefined, pass_state
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Environment", "Template", "ChatTemplate", "chat_environment", "load_chat_template", "seed_template",
+    "seed_template_names", "raise_exception", "TemplateError", "TemplateSyntaxError", "TemplateAssertionError",
+    "TemplateRuntimeError", "UndefinedError", "SecurityError", "LimitExceeded", "twin_of", "Undefined",
+    "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Markup", "escape", "pass_state",
+]

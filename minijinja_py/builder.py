@@ -1,0 +1,364 @@
+"""Builder: Lark reductions → AST nodes (nodes.py).
+
+Used as Lark's tree-less LALR callbacks: each method is called when the parser reduces the grammar rule of the
+same name (or alias), with the already-built children. No parse tree is materialised and nothing recurses, so a
+deeply nested template cannot overflow the Python stack here. The builder keeps no state between templates.
+"""
+
+from lark import Token, Transformer
+
+from . import nodes as n
+from .errors import TemplateSyntaxError
+
+_CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+
+
+def token_span(tok):
+    return n.Span(tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column)
+
+
+def tag_span(tok):
+    """Span of a tag token starting at its `{`: tag terminals absorb the whitespace they strip before the tag."""
+    value = tok.value
+    skip = len(value) - len(value.lstrip())
+    if skip == 0:
+        return token_span(tok)
+    stripped = value[:skip]
+    newlines = stripped.count("\n")
+    if newlines:
+        line, col = tok.line + newlines, skip - stripped.rindex("\n")
+    else:
+        line, col = tok.line, tok.column + skip
+    return n.Span(line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column)
+
+
+def span_of(x):
+    if isinstance(x, Token):
+        return token_span(x)
+    if isinstance(x, n.Node):
+        return x.span
+    if isinstance(x, _Named):
+        return x.span
+    raise TypeError(x)
+
+
+def join_spans(first, last):
+    a, b = span_of(first), span_of(last)
+    return n.Span(a.line, a.col, a.start, b.end, b.end_line, b.end_col)
+
+
+def syntax_error(message, span):
+    return TemplateSyntaxError(message, span.line, span.col, end=(span.end_line, span.end_col))
+
+
+class _Named:
+    """A dotted filter/test name with its span (an intermediate, never part of the AST)."""
+    __slots__ = ("name", "span")
+
+    def __init__(self, name, span):
+        self.name, self.span = name, span
+
+
+class _Clause:
+    """elif/else clauses on their way into If/For (an intermediate)."""
+    __slots__ = ("kind", "test", "body", "span")
+
+    def __init__(self, kind, test, body, span):
+        self.kind, self.test, self.body, self.span = kind, test, body, span
+
+
+class Builder(Transformer):
+    """One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each."""
+
+    # ------------------------------------------------------------------------------------------ statements
+    def start(self, c):
+        body = c[0]
+        return n.Template(n.Span(1, 1), body)
+
+    def body(self, c):
+        return tuple(x for x in c if x is not None)
+
+    def text(self, c):
+        return n.Text(token_span(c[0]), c[0].value)
+
+    def comment(self, c):
+        return None
+
+    def raw(self, c):
+        opener, body = c[0], c[1]
+        return n.Text(tag_span(opener), body.value if body is not None else "")
+
+    def output(self, c):
+        return n.Output(tag_span(c[0]), c[1])
+
+    def print_stmt(self, c):
+        return n.Output(tag_span(c[0]), c[1])
+
+    def if_block(self, c):
+        tag, test, body = c[0], c[1], c[2]
+        elifs = tuple((cl.test, cl.body) for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "elif")
+        else_ = next((cl.body for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "else"), ())
+        return n.If(tag_span(tag), test, body, elifs, else_)
+
+    def elif_clause(self, c):
+        return _Clause("elif", c[1], c[2], tag_span(c[0]))
+
+    def else_clause(self, c):
+        return _Clause("else", None, c[1], tag_span(c[0]))
+
+    def for_block(self, c):
+        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR
+        tag, target, _in, iterable, cond, recursive, body, else_ = c[:8]
+        return n.For(tag_span(tag), target, iterable, body, else_.body if else_ is not None else (),
+                     cond, recursive is not None)
+
+    def target_name(self, c):
+        return n.NameTarget(token_span(c[0]), c[0].value)
+
+    def ns_target(self, c):
+        return n.NamespaceTarget(join_spans(c[0], c[1]), c[0].value, c[1].value)
+
+    def target_tuple(self, c):
+        items = tuple(x for x in c if x is not None)
+        return n.TupleTarget(join_spans(items[0], items[-1]), items)
+
+    def paren_target(self, c):
+        return c[1]
+
+    def set_stmt(self, c):
+        return n.Assign(tag_span(c[0]), c[1], c[2])
+
+    def set_block(self, c):
+        tag, target = c[0], c[1]
+        filters = c[2] if len(c) == 5 else ()
+        body = c[-2]
+        return n.AssignBlock(tag_span(tag), target, filters, body)
+
+    def filter_chain(self, c):
+        return tuple(c)
+
+    def filter_call(self, c):
+        named, args = c[0], c[1]
+        if args is None:
+            return n.Filter(named.span, None, named.name, n.NO_ARGS)
+        return n.Filter(join_spans(named, args[1]), None, named.name, args[0])
+
+    def macro_block(self, c):
+        tag, name, _lpar, params, _rpar, body = c[:6]
+        return n.Macro(tag_span(tag), name.value, params or (), body)
+
+    def params(self, c):
+        seen_default = False
+        for p in c:
+            if p.default is not None:
+                seen_default = True
+            elif seen_default:
+                raise syntax_error("non-default argument follows default argument", p.span)
+        names = [p.name for p in c]
+        for i, p in enumerate(c):
+            if p.name in names[:i]:
+                raise syntax_error(f"duplicate parameter {p.name!r}", p.span)
+        return tuple(c)
+
+    def param(self, c):
+        return n.Param(token_span(c[0]), c[0].value, c[1])
+
+    def call_block(self, c):
+        tag, body = c[0], c[-2]
+        params = next((x for x in c[1:-2] if isinstance(x, tuple)), ())
+        call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
+        if not isinstance(call, n.Call):
+            raise syntax_error("expected call", call.span)
+        return n.CallBlock(tag_span(tag), call, params, body)
+
+    def filter_block(self, c):
+        tag, body = c[0], c[-2]
+        return n.FilterBlock(tag_span(tag), tuple(c[1:-2]), body)
+
+    def with_block(self, c):
+        tag, body = c[0], c[-2]
+        pairs = c[1:-2]
+        return n.With(tag_span(tag), tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), body)
+
+    def with_assign(self, c):
+        return (c[0], c[1])
+
+    def do_stmt(self, c):
+        return n.ExprStmt(tag_span(c[0]), c[1])
+
+    def break_stmt(self, c):
+        return n.Break(tag_span(c[0]))
+
+    def continue_stmt(self, c):
+        return n.Continue(tag_span(c[0]))
+
+    def generation_block(self, c):
+        return n.Generation(tag_span(c[0]), c[1])
+
+    # ----------------------------------------------------------------------------------------- expressions
+    def tuple(self, c):
+        items = tuple(x for x in c if x is not None)
+        return n.TupleExpr(join_spans(items[0], items[-1]), items)
+
+    def cond_expr(self, c):
+        then, test = c[0], c[1]
+        else_ = c[2] if len(c) > 2 else None
+        return n.CondExpr(join_spans(then, c[-1]), test, then, else_)
+
+    def or_op(self, c):
+        return n.Or(join_spans(c[0], c[1]), c[0], c[1])
+
+    def and_op(self, c):
+        return n.And(join_spans(c[0], c[1]), c[0], c[1])
+
+    def not_op(self, c):
+        return n.Not(join_spans(c[0], c[1]), c[1])
+
+    def compare(self, c):
+        return n.Compare(join_spans(c[0], c[-1][1]), c[0], tuple(c[1:]))
+
+    def comparison(self, c):
+        op = c[0].value
+        return (op, c[1])
+
+    def not_in(self, c):
+        return ("not in", c[2])
+
+    def binop(self, c):
+        left, op, right = c
+        return n.BinOp(join_spans(left, right), op.value, left, right)
+
+    def concat(self, c):
+        left, _tilde, right = c
+        items = (left.items if isinstance(left, n.Concat) else (left,)) + (right,)
+        return n.Concat(join_spans(left, right), items)
+
+    def unary_op(self, c):
+        op, operand = c
+        return n.UnaryOp(join_spans(op, operand), op.value, operand)
+
+    def filter(self, c):
+        value, f = c
+        return n.Filter(join_spans(value, f), value, f.name, f.args)
+
+    def test(self, c):
+        value, _is, negated, named, args = c
+        if args is None:
+            return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None)
+        return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
+
+    def dotted_name(self, c):
+        return _Named(".".join(t.value for t in c), join_spans(c[0], c[-1]))
+
+    def single_arg(self, c):
+        return (n.Args(positional=(c[0],)), c[0])
+
+    def getattr(self, c):
+        obj, name = c
+        return n.Getattr(join_spans(obj, name), obj, name.value)
+
+    def getitem_dot(self, c):
+        obj, index = c
+        return n.Getitem(join_spans(obj, index), obj, n.Const(token_span(index), int(index.value.replace("_", ""), 0)))
+
+    def getitem(self, c):
+        obj, _lsqb, subs, rsqb = c
+        if len(subs) == 1:
+            key = subs[0]
+        else:
+            key = n.TupleExpr(join_spans(_lsqb, rsqb), tuple(subs))
+        return n.Getitem(join_spans(obj, rsqb), obj, key)
+
+    def call(self, c):
+        func, (args, rpar) = c
+        return n.Call(join_spans(func, rpar), func, args)
+
+    def subscripts(self, c):
+        return list(c)
+
+    def slice(self, c):
+        start, colon, stop, _colon2, step = (list(c) + [None] * 5)[:5]
+        first = start if start is not None else colon
+        last = next((x for x in (step, _colon2, stop) if x is not None), colon)
+        return n.Slice(join_spans(first, last), start, stop, step)
+
+    def call_args(self, c):
+        """(a, b, k=v, *args, **kwargs) with Jinja2's ordering rules."""
+        lpar, rpar = c[0], c[-1]
+        positional, keywords, star, dstar = [], [], None, None
+        bad = syntax_error("invalid syntax for function call expression", token_span(lpar))
+        for kind, a, b in c[1:-1]:
+            if kind == "pos":
+                if star is not None or dstar is not None or keywords:
+                    raise bad
+                positional.append(a)
+            elif kind == "kw":
+                if dstar is not None:
+                    raise bad
+                keywords.append((a, b))
+            elif kind == "star":
+                if star is not None or dstar is not None:
+                    raise bad
+                star = a
+            else:
+                if dstar is not None:
+                    raise bad
+                dstar = a
+        return (n.Args(tuple(positional), tuple(keywords), star, dstar), rpar)
+
+    def pos_arg(self, c):
+        return ("pos", c[0], None)
+
+    def kw_arg(self, c):
+        return ("kw", c[0].value, c[1])
+
+    def star_arg(self, c):
+        return ("star", c[1], None)
+
+    def dstar_arg(self, c):
+        return ("dstar", c[1], None)
+
+    def name(self, c):
+        tok = c[0]
+        if tok.value in _CONSTANT_NAMES:
+            return n.Const(token_span(tok), _CONSTANT_NAMES[tok.value])
+        return n.Name(token_span(tok), tok.value)
+
+    def string(self, c):
+        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))
+
+    def int(self, c):
+        return n.Const(token_span(c[0]), int(c[0].value.replace("_", ""), 0))
+
+    def float(self, c):
+        return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
+
+    def empty_tuple(self, c):
+        return n.TupleExpr(join_spans(c[0], c[1]), ())
+
+    def paren(self, c):
+        return c[1]
+
+    def paren_tuple(self, c):
+        items = tuple(x for x in c[1:-1] if x is not None)
+        return n.TupleExpr(join_spans(c[0], c[-1]), items)
+
+    def list(self, c):
+        return n.ListExpr(join_spans(c[0], c[-1]), tuple(c[1:-1]))
+
+    def dict(self, c):
+        return n.DictExpr(join_spans(c[0], c[-1]), tuple(c[1:-1]))
+
+    def pair(self, c):
+        return (c[0], c[2])
+
+
+def _unescape(tok):
+    """A string literal's value: Python escape rules (\\n, \\x41, \\u00e9, \\N{...}; unknown escapes kept)."""
+    body = tok.value[1:-1]
+    if "\\" not in body:
+        return body
+    try:
+        return body.encode("ascii", "backslashreplace").decode("unicode-escape")
+    except UnicodeDecodeError as exc:
+        raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None

@@ -1,0 +1,942 @@
+"""Compiler: AST (nodes.py) → Python closures, once per template.
+
+Statements become `run(scope, out)` functions that append strings to `out`; expressions become `ev(scope)`
+functions returning values. A scope is a runtime.Scope (a dict with the render state attached). Every closure
+that can fail wraps its own operation and attaches its span to the error, so the innermost location wins.
+Names that the sandbox must check (attributes, items, calls) go through sandbox.py; everything else is plain
+Python with Jinja2's semantics.
+"""
+
+import operator
+from dataclasses import fields
+from itertools import islice
+from operator import itemgetter
+
+from . import nodes as n
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error
+from .markup import Markup, escape
+from .runtime import (
+    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, Undefined, limit_exceeded, namespace_set,
+)
+from .sandbox import (
+    _DICT_ATTRS, _DICT_MUTATORS, check_str_size, getattr_, getitem_, percent_format, to_str,
+)
+
+__all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
+
+
+class TemplateAssertionError(TemplateSyntaxError):
+    """A template that parses but cannot compile: an unknown filter or test outside any `if`."""
+
+
+class LoopControlOutsideLoop(TemplateSyntaxError, SyntaxError):
+    """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
+
+    def __init__(self, message, lineno=None, colno=None, **kw):
+        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
+
+    __str__ = TemplateSyntaxError.__str__
+
+
+def _located(exc, span):
+    return as_template_error(exc, span.line, span.col, (span.end_line, span.end_col))
+
+
+def _error_at(cls, message, span):
+    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
+
+
+def compile_template(template, env, autoescape):
+    """nodes.Template → run(scope, out)."""
+    return _Compiler(env, autoescape).body(template.body)
+
+
+# --------------------------------------------------------------------------------------- static name analysis
+def _walk(node):
+    """All nodes below node (iteratively: templates can be deep)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, n.Node):
+            for f in fields(current):
+                if f.name != "span":
+                    stack.append(getattr(current, f.name))
+        elif isinstance(current, (tuple, list)):
+            stack.extend(current)
+        elif isinstance(current, n.Args):
+            stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
+
+
+def _names_loaded(body):
+    return {x.name for x in _walk(body) if isinstance(x, n.Name)}
+
+
+def _assigns_in_scope(body):
+    """Does this statement list bind names in its own scope (set, macro, set-block), looking through `if`s?"""
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (n.Assign, n.AssignBlock, n.Macro)):
+            return True
+        if isinstance(stmt, n.If):
+            stack.extend(stmt.body)
+            stack.extend(stmt.else_)
+            for _, b in stmt.elifs:
+                stack.extend(b)
+    return False
+
+
+# ------------------------------------------------------------------------------------------------ operators
+_BINOPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow,
+}
+_COMPARE = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+    ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+}
+
+
+def _checked_add(limits, a, b):
+    if isinstance(a, str) and isinstance(b, str):
+        check_str_size(limits, len(a) + len(b))
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        if len(a) + len(b) > limits.max_items:
+            raise limit_exceeded(limits, "max_items", f"a list of {len(a) + len(b)} items")
+    return a + b
+
+
+def _checked_mul(limits, a, b):
+    for seq, count in ((a, b), (b, a)):
+        if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
+            size = len(seq) * count
+            if isinstance(seq, str):
+                check_str_size(limits, size)
+            elif size > limits.max_items:
+                raise limit_exceeded(limits, "max_items", f"a list of {size} items")
+            return a * b
+    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > limits.max_int_bits:
+        raise limit_exceeded(limits, "max_int_bits", "an integer product")
+    return a * b
+
+
+def _checked_pow(limits, a, b):
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
+        if (a.bit_length() - 1) * b > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", f"the integer {a} ** {b}")
+    return a ** b
+
+
+def _checked_mod(limits, a, b):
+    if isinstance(a, str):
+        return percent_format(limits, a, b)
+    return a % b
+
+
+_CHECKED_BINOPS = {"+": _checked_add, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod}
+
+
+def _unpack(value, count):
+    """a, b = value with Python's errors, without trusting len()."""
+    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
+        items = list(islice(iter(value), count + 1))
+    else:
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    if len(items) < count:
+        raise ValueError(f"not enough values to unpack (expected {count}, got {len(items)})")
+    if len(items) > count:
+        raise ValueError(f"too many values to unpack (expected {count})")
+    return items
+
+
+def _iteration_list(value, limits):
+    """The items a for loop walks over, as a list (dicts give keys, undefined gives nothing)."""
+    cls = type(value)
+    if cls is list or cls is tuple:
+        return value
+    if isinstance(value, Undefined):
+        return list(value)  # StrictUndefined raises here
+    if cls is str or cls is dict:
+        return list(value)
+    iterator = iter(value)
+    items = list(islice(iterator, limits.max_items + 1))
+    if len(items) > limits.max_items:
+        raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+    return items
+
+
+# ------------------------------------------------------------------------------------------------- compiler
+class _Compiler:
+    def __init__(self, env, autoescape):
+        self.env = env
+        self.autoescape = autoescape
+        self.limits = env.limits
+        self.extensions = env.extensions
+        self.soft = False          # inside an if-branch: unknown filters/tests fail at run time, not now
+        self.in_loop = False       # break/continue allowed here
+        self.depth = 0
+
+    # ---------------------------------------------------------------------------------------- dispatch
+    def _enter(self, node):
+        self.depth += 1
+        if self.depth > self.limits.max_nesting:
+            raise LimitExceeded(f"template nested deeper than the limit max_nesting={self.limits.max_nesting}",
+                                node.span.line, node.span.col, limit="max_nesting", value=self.limits.max_nesting)
+
+    def stmt(self, node):
+        self._enter(node)
+        try:
+            return getattr(self, "s_" + type(node).__name__)(node)
+        finally:
+            self.depth -= 1
+
+    def expr(self, node):
+        self._enter(node)
+        try:
+            return getattr(self, "e_" + type(node).__name__)(node)
+        finally:
+            self.depth -= 1
+
+    def body(self, stmts):
+        """A statement list → one run(scope, out)."""
+        merged = []
+        for node in stmts:
+            if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
+                merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
+            elif not (isinstance(node, n.Text) and not node.value):
+                merged.append(node)
+        runs = tuple(self.stmt(node) for node in merged)
+        if not runs:
+            return lambda s, out: None
+        if len(runs) == 1:
+            return runs[0]
+        if len(runs) == 2:
+            a, b = runs
+
+            def run2(s, out):
+                a(s, out)
+                b(s, out)
+            return run2
+
+        def run(s, out):
+            for r in runs:
+                r(s, out)
+        return run
+
+    def _scoped(self, **flags):
+        """Save/restore compile-time flags around a nested construct."""
+        compiler = self
+
+        class _Saved:
+            def __enter__(self):
+                self.saved = {k: getattr(compiler, k) for k in flags}
+                for k, v in flags.items():
+                    setattr(compiler, k, v)
+
+            def __exit__(self, *exc):
+                for k, v in self.saved.items():
+                    setattr(compiler, k, v)
+        return _Saved()
+
+    # ---------------------------------------------------------------------------------------- statements
+    def s_Text(self, node):
+        text = node.value
+        size = len(text)
+
+        def run(s, out):
+            out.append(text)
+            rs = s.rs
+            rs.output_size += size
+            if rs.output_size > rs.limits.max_output:
+                rs.grow_output(0)
+        return run
+
+    def s_Output(self, node):
+        ev = self.expr(node.expr)
+        span = node.span
+        if self.autoescape:
+            def run(s, out):
+                try:
+                    value = ev(s)
+                    text = value if type(value) is Markup else escape(value if isinstance(value, str)
+                                                                      or hasattr(value, "__html__")
+                                                                      else to_str(value))
+                    out.append(text)
+                    s.rs.grow_output(len(text))
+                except Exception as exc:
+                    raise _located(exc, span)
+            return run
+
+        def run(s, out):
+            try:
+                value = ev(s)
+                if type(value) is not str:
+                    value = to_str(value)
+                out.append(value)
+                rs = s.rs
+                rs.output_size += len(value)
+                if rs.output_size > rs.limits.max_output:
+                    rs.grow_output(0)
+            except Exception as exc:
+                raise _located(exc, span)
+        return run
+
+    def s_If(self, node):
+        branches = [(node.test, node.body)] + list(node.elifs)
+        tests = []
+        with self._scoped(soft=True):
+            for test, body in branches:
+                tests.append((self._truth(test), self.body(body)))
+            else_ = self.body(node.else_) if node.else_ else None
+        if len(tests) == 1:
+            (test, body), = tests
+            if else_ is None:
+                def run(s, out):
+                    if test(s):
+                        body(s, out)
+                return run
+
+            def run_else(s, out):
+                if test(s):
+                    body(s, out)
+                else:
+                    else_(s, out)
+            return run_else
+
+        def run_chain(s, out):
+            for t, b in tests:
+                if t(s):
+                    b(s, out)
+                    return
+            if else_ is not None:
+                else_(s, out)
+        return run_chain
+
+    def _truth(self, node):
+        """ev(scope) → bool(value), with the location of node if truth-testing fails (StrictUndefined)."""
+        ev = self.expr(node)
+        span = node.span
+
+        def truth(s):
+            try:
+                return bool(ev(s))
+            except Exception as exc:
+                raise _located(exc, span)
+        return truth
+
+    def assigner(self, target):
+        """A target node → assign(scope, value)."""
+        if isinstance(target, n.NameTarget):
+            name = target.name
+
+            def assign(s, value):
+                s[name] = value
+            return assign
+        if isinstance(target, n.NamespaceTarget):
+            name, attr, span = target.name, target.attr, target.span
+
+            def assign_ns(s, value):
+                try:
+                    namespace_set(s[name], attr, value)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return assign_ns
+        subs = tuple(self.assigner(t) for t in target.items)
+        count = len(subs)
+        span = target.span
+
+        def assign_tuple(s, value):
+            try:
+                items = _unpack(value, count)
+            except Exception as exc:
+                raise _located(exc, span)
+            for sub, item in zip(subs, items):
+                sub(s, item)
+        return assign_tuple
+
+    def s_Assign(self, node):
+        assign = self.assigner(node.target)
+        ev = self.expr(node.value)
+
+        def run(s, out):
+            assign(s, ev(s))
+        return run
+
+    def s_AssignBlock(self, node):
+        with self._scoped(soft=False):
+            body = self.body(node.body)
+            apply = self._filter_chain(node.filters)
+        assign = self.assigner(node.target)
+        autoescape = self.autoescape
+
+        def run(s, out):
+            captured = []
+            body(s.child(), captured)
+            value = "".join(captured)
+            if autoescape:
+                value = Markup(value)
+            assign(s, apply(s, value))
+        return run
+
+    def _filter_chain(self, filters):
+        """Filters of a {% filter %} or {% set x | f %} block → apply(scope, value)."""
+        steps = [self._filter_call(f, None) for f in filters]
+
+        def apply(s, value):
+            for step in steps:
+                value = step(s, value)
+            return value
+        return apply
+
+    def s_For(self, node):
+        if node.filter is not None and "loop" in _names_loaded(node.filter):
+            pass  # Jinja2 resolves `loop` in a loop filter to the outer scope; so do we (no special case)
+        iter_ev = self.expr(node.iter)
+        assign = self.assigner(node.target)
+        with self._scoped(soft=False, in_loop=True):
+            body = self.body(node.body)
+            cond = self._truth(node.filter) if node.filter is not None else None
+        with self._scoped(soft=False, in_loop=self.in_loop):
+            else_ = self.body(node.else_) if node.else_ else None
+        fresh = _assigns_in_scope(node.body)
+        uses_loop = node.recursive or "loop" in _names_loaded(node.body)
+        recursive = node.recursive
+        span = node.span
+        iter_span = node.iter.span
+
+        def loop_over(s, iterable, depth0, out):
+            """Run the body over iterable in scope s; returns whether any iteration happened."""
+            rs = s.rs
+            limits = rs.limits
+            try:
+                items = _iteration_list(iterable, limits)
+            except Exception as exc:
+                raise _located(exc, iter_span)
+            scope = s.child()
+            if cond is None and not uses_loop:
+                for item in items:
+                    rs.fuel -= 1
+                    if rs.fuel < 0:
+                        rs.burn(0)
+                    if fresh:
+                        scope = s.child()
+                    assign(scope, item)
+                    try:
+                        body(scope, out)
+                    except ContinueLoop:
+                        continue
+                    except BreakLoop:
+                        break
+                return bool(items)
+            if cond is not None:
+                def passing():
+                    for item in items:
+                        probe = s.child()
+                        assign(probe, item)
+                        if cond(probe):
+                            yield item
+                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
+                                   lazy=passing())
+            else:
+                loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+            iterated = False
+            while True:
+                item = loop._next()
+                if item is MISSING:
+                    break
+                iterated = True
+                rs.fuel -= 1
+                if rs.fuel < 0:
+                    rs.burn(0)
+                if fresh:
+                    scope = s.child()
+                assign(scope, item)
+                scope["loop"] = loop
+                try:
+                    body(scope, out)
+                except ContinueLoop:
+                    continue
+                except BreakLoop:
+                    break
+            return iterated
+
+        def recurse_fn(s):
+            def recurse(iterable, depth0):
+                rs = s.rs
+                if rs.depth >= rs.limits.max_call_depth:
+                    raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
+                out = []
+                rs.depth += 1
+                try:
+                    loop_over(s, iterable, depth0, out)
+                finally:
+                    rs.depth -= 1
+                text = "".join(out)
+                return Markup(text) if rs.autoescape else text
+            return recurse
+
+        def run(s, out):
+            try:
+                iterable = iter_ev(s)
+            except Exception as exc:
+                raise _located(exc, span)
+            if not loop_over(s, iterable, 0, out) and else_ is not None:
+                else_(s.child(), out)
+        return run
+
+    def s_Break(self, node):
+        return self._loop_control(node, "break", BreakLoop)
+
+    def s_Continue(self, node):
+        return self._loop_control(node, "continue", ContinueLoop)
+
+    def _loop_control(self, node, name, signal):
+        if "loopcontrols" not in self.extensions:
+            raise _error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
+        if not self.in_loop:
+            raise _error_at(LoopControlOutsideLoop, f"'{name}' outside loop", node.span)
+
+        def run(s, out):
+            raise signal()
+        return run
+
+    def _macro_parts(self, params, body):
+        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller) for a macro or caller."""
+        with self._scoped(soft=False, in_loop=False):
+            defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
+            run_body = self.body(body)
+        used = _names_loaded(body)
+        names = tuple(p.name for p in params)
+        return names, defaults, run_body, "kwargs" in used, "varargs" in used, "caller" in used
+
+    def s_Macro(self, node):
+        name = node.name
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+
+        def run(s, out):
+            s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
+        return run
+
+    def s_CallBlock(self, node):
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+        call = node.call
+        func = self.expr(call.func)
+        collect = self._args(call.args)
+        output = self._emitter(node.span)
+        span = call.span
+
+        def run(s, out):
+            caller_macro = Macro("caller", names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
+            try:
+                f = func(s)
+                args, kwargs = collect(s)
+                kwargs["caller"] = caller_macro
+                value = _call(f, args, kwargs, s.rs)
+            except Exception as exc:
+                raise _located(exc, span)
+            output(s, out, value)
+        return run
+
+    def _emitter(self, span):
+        """emit(scope, out, value): print a value computed by a block construct."""
+        autoescape = self.autoescape
+
+        def emit(s, out, value):
+            try:
+                if autoescape:
+                    text = value if isinstance(value, Markup) else escape(value if isinstance(value, str)
+                                                                          else to_str(value))
+                else:
+                    text = value if type(value) is str else to_str(value)
+                out.append(text)
+                s.rs.grow_output(len(text))
+            except Exception as exc:
+                raise _located(exc, span)
+        return emit
+
+    def s_FilterBlock(self, node):
+        with self._scoped(soft=False):
+            body = self.body(node.body)
+            apply = self._filter_chain(node.filters)
+        emit = self._emitter(node.span)
+        autoescape = self.autoescape
+
+        def run(s, out):
+            captured = []
+            body(s.child(), captured)
+            value = "".join(captured)
+            emit(s, out, apply(s, Markup(value) if autoescape else value))
+        return run
+
+    def s_With(self, node):
+        values = tuple(self.expr(v) for v in node.values)
+        assigns = tuple(self.assigner(t) for t in node.targets)
+        with self._scoped(soft=False):
+            body = self.body(node.body)
+
+        def run(s, out):
+            evaluated = [v(s) for v in values]
+            scope = s.child()
+            for assign, value in zip(assigns, evaluated):
+                assign(scope, value)
+            body(scope, out)
+        return run
+
+    def s_ExprStmt(self, node):
+        if "do" not in self.extensions:
+            raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'do'.", node.span)
+        ev = self.expr(node.expr)
+
+        def run(s, out):
+            ev(s)
+        return run
+
+    def s_Generation(self, node):
+        if "generation" not in self.extensions:
+            raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
+        with self._scoped(soft=False, in_loop=False):
+            body = self.body(node.body)
+
+        def run(s, out):
+            captured = []
+            body(s.child(), captured)
+            text = "".join(captured)
+            spans = s.rs.generation_spans
+            if spans is not None:
+                start = sum(map(len, out))
+                spans.append((start, start + len(text)))
+            out.append(text)
+        return run
+
+    # --------------------------------------------------------------------------------------- expressions
+    def e_Const(self, node):
+        value = node.value
+        return lambda s: value
+
+    def e_Name(self, node):
+        return itemgetter(node.name)  # Scope.__missing__ falls back to globals, then undefined
+
+    def e_TupleExpr(self, node):
+        items = tuple(self.expr(x) for x in node.items)
+        return lambda s: tuple([ev(s) for ev in items])
+
+    def e_ListExpr(self, node):
+        items = tuple(self.expr(x) for x in node.items)
+        return lambda s: [ev(s) for ev in items]
+
+    def e_DictExpr(self, node):
+        pairs = tuple((self.expr(k), self.expr(v)) for k, v in node.pairs)
+        span = node.span
+
+        def ev(s):
+            try:
+                return {k(s): v(s) for k, v in pairs}
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev
+
+    def e_Getattr(self, node):
+        obj_ev = self.expr(node.obj)
+        attr = node.attr
+        span = node.span
+        plain_key = not (attr in _DICT_ATTRS or attr in _DICT_MUTATORS or attr[:1] == "_")
+
+        def ev(s):
+            obj = obj_ev(s)
+            if plain_key and type(obj) is dict:
+                try:
+                    return obj[attr]
+                except KeyError:
+                    return s.rs.undefined(obj=obj, name=attr)
+            try:
+                return getattr_(obj, attr, s.rs)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev
+
+    def e_Getitem(self, node):
+        obj_ev = self.expr(node.obj)
+        span = node.span
+        if isinstance(node.key, n.Slice):
+            # Jinja2 quirk: slices bypass the sandbox's item-then-attribute lookup and subscript directly, so
+            # none[1:] and generator[1:] raise TypeError instead of giving undefined.
+            slice_ev = self._slice(node.key)
+
+            def ev_slice(s):
+                obj = obj_ev(s)
+                key = slice_ev(s)
+                try:
+                    if isinstance(obj, Undefined):
+                        return getitem_(obj, key, s.rs)
+                    return obj[key]
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev_slice
+        key_ev = self.expr(node.key)
+
+        def ev(s):
+            obj = obj_ev(s)
+            key = key_ev(s)
+            cls = type(obj)
+            if cls is dict or cls is list:
+                try:
+                    return obj[key]
+                except (LookupError, TypeError):
+                    pass
+            try:
+                return getitem_(obj, key, s.rs)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev
+
+    def _slice(self, node):
+        parts = tuple(self.expr(x) if x is not None else None for x in (node.start, node.stop, node.step))
+        start, stop, step = parts
+
+        def ev(s):
+            return slice(start(s) if start else None, stop(s) if stop else None, step(s) if step else None)
+        return ev
+
+    def e_Slice(self, node):
+        return self._slice(node)
+
+    def _args(self, args):
+        """Args → collect(scope) → (positional list, keyword dict)."""
+        positional = tuple(self.expr(a) for a in args.positional)
+        keywords = tuple((k, self.expr(v)) for k, v in args.keywords)
+        star = self.expr(args.star) if args.star is not None else None
+        dstar = self.expr(args.dstar) if args.dstar is not None else None
+
+        def collect(s):
+            pos = [a(s) for a in positional]
+            kw = {k: v(s) for k, v in keywords}
+            if star is not None:
+                pos.extend(star(s))
+            if dstar is not None:
+                extra = dstar(s)
+                for k in extra:
+                    if k in kw:
+                        raise TypeError(f"got multiple values for keyword argument {k!r}")
+                kw.update(extra)
+            return pos, kw
+        return collect
+
+    def e_Call(self, node):
+        func_ev = self.expr(node.func)
+        collect = self._args(node.args)
+        span = node.span
+        simple = not node.args.keywords and node.args.star is None and node.args.dstar is None
+        positional = tuple(self.expr(a) for a in node.args.positional) if simple else None
+
+        if simple:
+            def ev(s):
+                f = func_ev(s)
+                args = [a(s) for a in positional]
+                try:
+                    return _call(f, args, {}, s.rs)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev
+
+        def ev_general(s):
+            f = func_ev(s)
+            try:
+                args, kwargs = collect(s)
+                return _call(f, args, kwargs, s.rs)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev_general
+
+    def _filter_call(self, node, value_ev):
+        """A Filter node → step(scope, value) (value_ev None) or ev(scope) (value from value_ev)."""
+        name, span = node.name, node.span
+        func = self.env.filters.get(name)
+        if func is None:
+            if not self.soft:
+                raise _error_at(TemplateAssertionError, f"No filter named {name!r}.", span)
+
+            def missing(s, value=None):
+                raise _error_at(TemplateRuntimeError, f"No filter named {name!r} found.", span)
+            return missing if value_ev is None else (lambda s: missing(s))
+        return self._apply(func, node.args, value_ev, span)
+
+    def _apply(self, func, args, value_ev, span):
+        state = getattr(func, "mj_pass_state", False)
+        no_args = not args.positional and not args.keywords and args.star is None and args.dstar is None
+        collect = None if no_args else self._args(args)
+
+        def step(s, value):
+            try:
+                if no_args:
+                    return func(s.rs, value) if state else func(value)
+                pos, kw = collect(s)
+                return func(s.rs, value, *pos, **kw) if state else func(value, *pos, **kw)
+            except Exception as exc:
+                raise _located(exc, span)
+        if value_ev is None:
+            return step
+        return lambda s: step(s, value_ev(s))
+
+    def e_Filter(self, node):
+        return self._filter_call(node, self.expr(node.value))
+
+    def e_Test(self, node):
+        name, span = node.name, node.span
+        value_ev = self.expr(node.value)
+        func = self.env.tests.get(name)
+        if func is None:
+            if not self.soft:
+                raise _error_at(TemplateAssertionError, f"No test named {name!r}.", span)
+
+            def missing(s):
+                raise _error_at(TemplateRuntimeError, f"No test named {name!r} found.", span)
+            return missing
+        test = self._apply(func, node.args, value_ev, span)
+        if node.negated:
+            return lambda s: not test(s)
+        return lambda s: bool(test(s))
+
+    def e_BinOp(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        span = node.span
+        checked = _CHECKED_BINOPS.get(node.op)
+        if checked is not None:
+            def ev(s):
+                a = left(s)
+                b = right(s)
+                try:
+                    return checked(s.rs.limits, a, b)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev
+        op = _BINOPS[node.op]
+
+        def ev_plain(s):
+            a = left(s)
+            b = right(s)
+            try:
+                return op(a, b)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev_plain
+
+    def e_UnaryOp(self, node):
+        operand = self.expr(node.operand)
+        op = operator.neg if node.op == "-" else operator.pos
+        span = node.span
+
+        def ev(s):
+            v = operand(s)
+            try:
+                return op(v)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev
+
+    def e_Not(self, node):
+        operand = self._truth(node.operand)
+        return lambda s: not operand(s)
+
+    def e_And(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        span = node.left.span
+
+        def ev(s):
+            a = left(s)
+            try:
+                if not a:
+                    return a
+            except Exception as exc:
+                raise _located(exc, span)
+            return right(s)
+        return ev
+
+    def e_Or(self, node):
+        left, right = self.expr(node.left), self.expr(node.right)
+        span = node.left.span
+
+        def ev(s):
+            a = left(s)
+            try:
+                if a:
+                    return a
+            except Exception as exc:
+                raise _located(exc, span)
+            return right(s)
+        return ev
+
+    def e_Compare(self, node):
+        first = self.expr(node.first)
+        ops = tuple((_COMPARE[op], self.expr(x), x.span) for op, x in node.ops)
+        span = node.span
+        if len(ops) == 1:
+            (op, right, _), = ops
+
+            def ev1(s):
+                a = first(s)
+                b = right(s)
+                try:
+                    return op(a, b)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev1
+
+        def ev(s):
+            a = first(s)
+            for op, right, _ in ops:
+                b = right(s)
+                try:
+                    if not op(a, b):
+                        return False
+                except Exception as exc:
+                    raise _located(exc, span)
+                a = b
+            return True
+        return ev
+
+    def e_Concat(self, node):
+        items = tuple(self.expr(x) for x in node.items)
+        span = node.span
+        autoescape = self.autoescape
+
+        def ev(s):
+            values = [ev(s) for ev in items]
+            try:
+                if autoescape and any(hasattr(v, "__html__") for v in values):
+                    parts = [escape(v if isinstance(v, str) or hasattr(v, "__html__") else to_str(v))
+                             for v in values]
+                    check_str_size(s.rs.limits, sum(map(len, parts)))
+                    return Markup("".join(parts))
+                parts = [v if type(v) is str else to_str(v) for v in values]
+                total = 0
+                for p in parts:
+                    total += len(p)
+                if total > s.rs.limits.max_string:
+                    check_str_size(s.rs.limits, total)
+                return "".join(parts)
+            except Exception as exc:
+                raise _located(exc, span)
+        return ev
+
+    def e_CondExpr(self, node):
+        test = self._truth(node.test)
+        with self._scoped(soft=True):
+            then = self.expr(node.then)
+            else_ = self.expr(node.else_) if node.else_ is not None else None
+        if else_ is None:
+            hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section "
+                    "was defined.")
+            return lambda s: then(s) if test(s) else s.rs.undefined(hint)
+        return lambda s: then(s) if test(s) else else_(s)
+
+
+def _call(func, args, kwargs, rs):
+    """Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions."""
+    if isinstance(func, Undefined):
+        return func._fail_with_undefined_error()
+    if getattr(func, "mj_pass_state", False) and not isinstance(func, (Macro, Namespace, LoopContext)):
+        return func(rs, *args, **kwargs)
+    if isinstance(func, type) and issubclass(func, BaseException):
+        raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+    return func(*args, **kwargs)

@@ -1,0 +1,180 @@
+"""Errors: exception → message with template name, line, column, the source line and a caret.
+
+Every error that leaves `from_string` or `render` is a TemplateError. Where Jinja2 would let a Python built-in
+exception escape (TypeError, ValueError, ...), we raise a *twin*: a TemplateRuntimeError subclass that is also
+that built-in, so both `except TypeError` and `except TemplateError` catch it.
+"""
+
+import builtins
+import unicodedata
+
+__all__ = [
+    "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
+    "LimitExceeded", "twin_of", "as_template_error",
+]
+
+# Lines longer than this are cropped around the column in str(error).
+_MAX_SHOWN_LINE = 120
+
+
+class TemplateError(Exception):
+    """Base class of every error minijinja_py raises.
+
+    `.message` is the bare text (as Jinja2's), `.lineno`/`.colno` are 1-based (None when unknown), `.name` is the
+    template name and `.source` the template text, both filled in when the error crosses the template boundary.
+    """
+
+    def __init__(self, message="", lineno=None, colno=None, *, end=None, name=None, source=None):
+        Exception.__init__(self, message)
+        self.message = message
+        self.lineno = lineno
+        self.colno = colno
+        self.end = end            # (line, col) just past the offending span, for the caret width
+        self.name = name
+        self.source = source
+
+    def locate(self, lineno, colno, end=None):
+        """Attach a location unless a more precise (inner) one is already there: the innermost wins."""
+        if self.lineno is None:
+            self.lineno, self.colno, self.end = lineno, colno, end
+        return self
+
+    def __str__(self):
+        text = self.message
+        if self.lineno is None:
+            return text if self.name is None else f"{text}\n  in {self.name}"
+        where = f"{self.name or '<template>'}:{self.lineno}:{self.colno}"
+        shown = self._source_excerpt()
+        return f"{text}\n  --> {where}" + (f"\n{shown}" if shown else "")
+
+    def __reduce__(self):
+        return (_rebuild_error, (type(self), self.message, self.__dict__.copy()))
+
+    def _source_excerpt(self):
+        if self.source is None or self.lineno is None:
+            return ""
+        lines = self.source.split("\n")
+        if not 1 <= self.lineno <= len(lines):
+            return ""
+        line = lines[self.lineno - 1]
+        col = max(1, self.colno or 1)
+        if self.end is not None and self.end[0] == self.lineno:
+            width = max(1, self.end[1] - col)
+        else:
+            width = 1
+        start = 0
+        if len(line) > _MAX_SHOWN_LINE:
+            start = max(0, min(col - 1 - _MAX_SHOWN_LINE // 2, len(line) - _MAX_SHOWN_LINE))
+        shown = line[start:start + _MAX_SHOWN_LINE]
+        prefix = "…" if start > 0 else ""
+        suffix = "…" if start + _MAX_SHOWN_LINE < len(line) else ""
+        # Escape control and bidi characters so the excerpt cannot reorder or hide text in a terminal; the caret
+        # is placed by the width of what is actually printed.
+        before = _printable(shown[:col - 1 - start])
+        marked = _printable(shown[col - 1 - start:col - 1 - start + width]) or " "
+        after = _printable(shown[col - 1 - start + width:])
+        gutter = f"{self.lineno} | "
+        caret_line = " " * (len(gutter) + len(prefix) + len(before)) + "^" * len(marked)
+        return f"{gutter}{prefix}{before}{marked}{after}{suffix}\n{caret_line}"
+
+
+def _rebuild_error(cls, message, state):
+    err = cls.__new__(cls)
+    Exception.__init__(err, message)
+    err.__dict__.update(state)
+    return err
+
+
+def _printable(text):
+    out = []
+    for ch in text:
+        if ch == "\t":
+            out.append(" ")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+class TemplateSyntaxError(TemplateError):
+    """The template source is malformed; raised by `from_string`, never later."""
+
+
+class TemplateRuntimeError(TemplateError):
+    """An error while rendering."""
+
+
+class UndefinedError(TemplateRuntimeError):
+    """An undefined value was used in a way that needs a real value."""
+
+
+class SecurityError(TemplateRuntimeError):
+    """The template tried to reach something the sandbox does not allow."""
+
+
+class LimitExceeded(TemplateRuntimeError):
+    """A resource limit (size, depth, steps, ...) was exceeded. `.limit` names it, `.value` is its setting."""
+
+    def __init__(self, message="", lineno=None, colno=None, *, limit=None, value=None, **kw):
+        TemplateRuntimeError.__init__(self, message, lineno, colno, **kw)
+        self.limit = limit
+        self.value = value
+
+
+_twins = {}
+
+
+def twin_of(builtin_cls):
+    """The TemplateRuntimeError subclass that is also `builtin_cls` (TemplateTypeError for TypeError, ...)."""
+    twin = _twins.get(builtin_cls)
+    if twin is None:
+        try:
+            twin = type(f"Template{builtin_cls.__name__}", (TemplateRuntimeError, builtin_cls),
+                        {"__module__": __name__, "__str__": TemplateError.__str__,
+                         "__init__": TemplateError.__init__})
+        except TypeError:  # a built-in whose instance layout cannot be combined: fall back to the plain class
+            twin = TemplateRuntimeError
+        _twins[builtin_cls] = twin
+    return twin
+
+
+# The common twins, importable by name.
+TemplateTypeError = twin_of(TypeError)
+TemplateValueError = twin_of(ValueError)
+TemplateZeroDivisionError = twin_of(ZeroDivisionError)
+TemplateOverflowError = twin_of(OverflowError)
+TemplateKeyError = twin_of(KeyError)
+TemplateIndexError = twin_of(IndexError)
+
+
+def _builtin_base(exc):
+    """The most specific class in exc's MRO that is a Python built-in exception."""
+    for cls in type(exc).__mro__:
+        if getattr(builtins, cls.__name__, None) is cls and issubclass(cls, Exception):
+            return cls
+    return None
+
+
+def as_template_error(exc, lineno=None, colno=None, end=None):
+    """Turn any exception into a TemplateError carrying this location (unless it already has an inner one).
+
+    RecursionError and MemoryError become LimitExceeded: a bad template must not look like a host crash.
+    """
+    if isinstance(exc, TemplateError):
+        return exc.locate(lineno, colno, end)
+    if isinstance(exc, RecursionError):
+        err = LimitExceeded("maximum recursion depth exceeded while rendering (limit: Python's stack)",
+                            limit="python_recursion", value=None)
+    elif isinstance(exc, MemoryError):
+        err = LimitExceeded("out of memory while rendering", limit="memory", value=None)
+    else:
+        base = _builtin_base(exc)
+        message = str(exc)
+        if isinstance(exc, KeyError) and len(exc.args) == 1:
+            message = repr(exc.args[0])
+        err = (twin_of(base) if base is not None and base is not Exception else TemplateRuntimeError)(message)
+        if isinstance(exc, OSError):
+            err.args = (message,)
+    err.__cause__ = exc
+    return err.locate(lineno, colno, end)

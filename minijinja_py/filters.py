@@ -1,0 +1,768 @@
+"""Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
+with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do).
+
+A filter receives the value and its arguments. Filters that need the render state (environment, limits,
+undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
+go through the sandbox's item-then-attribute lookup.
+"""
+
+import json
+import math
+import random as _random
+import re
+import textwrap
+from collections import abc
+from itertools import chain, groupby
+from pprint import pformat
+from urllib.parse import quote_from_bytes
+
+from .errors import TemplateRuntimeError
+from .markup import Markup, escape, soft_str
+from .runtime import Undefined, limit_exceeded, pass_state
+from .sandbox import check_str_size, getattr_, getitem_, percent_format, to_str
+
+__all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
+
+
+class FilterArgumentError(TemplateRuntimeError):
+    """A filter was called with arguments it cannot use."""
+
+
+def _text(value):
+    """soft_str, but through the sandbox's printing (no memory addresses)."""
+    return value if isinstance(value, str) else to_str(value)
+
+
+def _ignore_case(value):
+    return value.lower() if isinstance(value, str) else value
+
+
+def _attribute_parts(attribute):
+    if attribute is None:
+        return []
+    if isinstance(attribute, str):
+        return [int(x) if x.isdigit() else x for x in attribute.split(".")]
+    return [attribute]
+
+
+def make_attrgetter(rs, attribute, postprocess=None, default=None):
+    """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
+    parts = _attribute_parts(attribute)
+
+    def attrgetter(item):
+        for part in parts:
+            item = getitem_(item, part, rs)
+            if default is not None and isinstance(item, Undefined):
+                item = default
+        if postprocess is not None:
+            item = postprocess(item)
+        return item
+    return attrgetter
+
+
+def make_multi_attrgetter(rs, attribute, postprocess=None):
+    """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
+    split = attribute.split(",") if isinstance(attribute, str) else [attribute]
+    parts = [_attribute_parts(x) for x in split]
+
+    def attrgetter(item):
+        items = [None] * len(parts)
+        for i, path in enumerate(parts):
+            value = item
+            for part in path:
+                value = getitem_(value, part, rs)
+            if postprocess is not None:
+                value = postprocess(value)
+            items[i] = value
+        return items
+    return attrgetter
+
+
+def _call_named(rs, registry, kind, name, value, args, kwargs):
+    func = registry.get(name)
+    if func is None:
+        raise TemplateRuntimeError(f"No {kind} named {name!r} found.")
+    if getattr(func, "mj_pass_state", False):
+        return func(rs, value, *args, **kwargs)
+    return func(value, *args, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------------- strings
+def do_upper(s):
+    """Uppercase the string."""
+    return _text(s).upper()
+
+
+def do_lower(s):
+    """Lowercase the string."""
+    return _text(s).lower()
+
+
+def do_capitalize(s):
+    """First character uppercase, the rest lowercase."""
+    return _text(s).capitalize()
+
+
+_WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
+
+
+def do_title(s):
+    """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
+    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(_text(s)) if item)
+
+
+def do_trim(value, chars=None):
+    """Strip leading and trailing whitespace (or chars)."""
+    return _text(value).strip(chars)
+
+
+@pass_state
+def do_center(rs, value, width=80):
+    """Center the string in a field of width."""
+    if isinstance(width, int):
+        check_str_size(rs.limits, width)
+    return _text(value).center(width)
+
+
+@pass_state
+def do_replace(rs, s, old, new, count=None):
+    """Replace occurrences of old by new (the first count ones)."""
+    if count is None:
+        count = -1
+    if not rs.autoescape:
+        s, old, new = str(_text(s)), str(_text(old)), str(_text(new))
+    else:
+        if hasattr(old, "__html__") or hasattr(new, "__html__") and not hasattr(s, "__html__"):
+            s = escape(s)
+        else:
+            s = soft_str(s)
+        old, new = soft_str(old), soft_str(new)
+    if len(new) > len(old):
+        occurrences = s.count(old) if old else len(s) + 1
+        if count >= 0:
+            occurrences = min(occurrences, count)
+        check_str_size(rs.limits, len(s) + occurrences * (len(new) - len(old)))
+    return s.replace(old, new, count)
+
+
+@pass_state
+def do_indent(rs, s, width=4, first=False, blank=False):
+    """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""
+    indention = width if isinstance(width, str) else " " * width
+    s = _text(s)
+    newline = Markup("\n") if isinstance(s, Markup) else "\n"
+    lines_estimate = s.count("\n") + 2
+    check_str_size(rs.limits, len(s) + lines_estimate * len(indention))
+    s += newline  # Jinja2 quirk: a trailing newline survives splitlines
+    if blank:
+        rv = (newline + indention).join(s.splitlines())
+    else:
+        lines = s.splitlines()
+        rv = lines.pop(0)
+        if lines:
+            rv += newline + newline.join(indention + line if line else line for line in lines)
+    if first:
+        rv = indention + rv
+    return rv
+
+
+@pass_state
+def do_truncate(rs, s, length=255, killwords=False, end="...", leeway=None):
+    """Cut the string to length (counting end), at a word boundary unless killwords."""
+    if leeway is None:
+        leeway = 5
+    s = _text(s)
+    if not length >= len(end):
+        raise AssertionError(f"expected length >= {len(end)}, got {length}")
+    if not leeway >= 0:
+        raise AssertionError(f"expected leeway >= 0, got {leeway}")
+    if len(s) <= length + leeway:
+        return s
+    if killwords:
+        return s[:length - len(end)] + end
+    result = s[:length - len(end)].rsplit(" ", 1)[0]
+    return result + end
+
+
+_WORD = re.compile(r"\w+")
+
+
+def do_wordcount(s):
+    """Count the words."""
+    return len(_WORD.findall(_text(s)))
+
+
+@pass_state
+def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True):
+    """Wrap the text to width columns, paragraph by paragraph."""
+    if wrapstring is None:
+        wrapstring = "\n"
+    return wrapstring.join(
+        wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
+                                      break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
+        for line in _text(s).splitlines())
+
+
+def do_striptags(value):
+    """Remove SGML/XML tags and collapse whitespace."""
+    return Markup(str(_text(value))).striptags()
+
+
+@pass_state
+def do_format(rs, value, *args, **kwargs):
+    """printf-style formatting: "%s, %s"|format(a, b) or "%(x)s"|format(x=1)."""
+    if args and kwargs:
+        raise FilterArgumentError("can't handle positional and keyword arguments at the same time")
+    return percent_format(rs.limits, _text(value), kwargs or args)
+
+
+def do_string(value):
+    """Convert to a string (Markup stays Markup)."""
+    return _text(value)
+
+
+@pass_state
+def do_join(rs, value, d="", attribute=None):
+    """Join the items with d (optionally an attribute of each)."""
+    if attribute is not None:
+        value = map(make_attrgetter(rs, attribute), value)
+    items = list(value)
+    if not rs.autoescape:
+        parts = [_text(x) for x in items]
+        sep = str(_text(d))
+        check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
+        return sep.join(parts)
+    if not hasattr(d, "__html__"):
+        if any(hasattr(x, "__html__") for x in items):
+            d = escape(d)
+        else:
+            return str(_text(d)).join(_text(x) for x in items)
+    return d.join(items)
+
+
+# ---------------------------------------------------------------------------------------------- html & url
+def do_escape(s):
+    """HTML-escape (unless already Markup)."""
+    return escape(s)
+
+
+def do_forceescape(value):
+    """HTML-escape even Markup."""
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    return escape(str(value))
+
+
+def do_safe(value):
+    """Mark the value safe: autoescape leaves it alone."""
+    return Markup(_text(value))
+
+
+def _url_quote(obj, for_qs=False):
+    if not isinstance(obj, bytes):
+        obj = _text(obj).encode("utf-8")
+    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
+    return rv.replace("%20", "+") if for_qs else rv
+
+
+def do_urlencode(value):
+    """URL-encode a string, or a dict / list of pairs as a query string."""
+    if isinstance(value, str) or not isinstance(value, abc.Iterable):
+        return _url_quote(value)
+    items = value.items() if isinstance(value, dict) else iter(value)
+    return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
+
+
+_URL_PREFIX = re.compile(r"^(https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+$)", re.I)
+_URL_PUNCT = re.compile(r"^([(<]|&lt;)*(.*?)([.,)>\n]|&gt;)*$", re.S)
+_EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
+
+
+@pass_state
+def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
+    """Turn URLs and e-mail addresses in the text into links."""
+    rel_parts = set((rel or "").split())
+    if nofollow:
+        rel_parts.add("nofollow")
+    rel_parts.update(("noopener", "noreferrer")) if target else None
+    rel_attr = f' rel="{escape(" ".join(sorted(rel_parts)))}"' if rel_parts else ""
+    target_attr = f' target="{escape(target)}"' if target else ""
+    schemes = tuple(extra_schemes or ())
+
+    def trim(x):
+        if trim_url_limit is not None and len(x) > trim_url_limit:
+            return f"{x[:trim_url_limit]}..."
+        return x
+
+    words = re.split(r"(\s+)", str(escape(_text(value))))
+    for i, word in enumerate(words):
+        m = _URL_PUNCT.match(word)
+        if not m:
+            continue
+        head, middle, tail = m.group(1) or "", m.group(2), m.group(3) or ""
+        if middle.startswith(("http://", "https://")) or middle.startswith(schemes):
+            middle = f'<a href="{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
+        elif middle.startswith("www.") or ("@" not in middle and not middle.startswith(("http://", "https://"))
+                                          and "." in middle and re.match(r"^[\w.-]+\.(com|org|net)$", middle)):
+            middle = f'<a href="https://{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
+        elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
+            middle = f'<a href="{middle}">{middle[7:]}</a>'
+        elif "@" in middle and not middle.startswith("www.") and ":" not in middle and _EMAIL.match(middle):
+            middle = f'<a href="mailto:{middle}">{middle}</a>'
+        else:
+            continue
+        words[i] = head + middle + tail
+    rv = "".join(words)
+    return Markup(rv) if rs.autoescape else rv
+
+
+_ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
+
+
+@pass_state
+def do_xmlattr(rs, d, autospace=True):
+    """Render a dict as XML/HTML attributes (None and undefined values skipped)."""
+    items = []
+    for key, value in d.items():
+        if value is None or isinstance(value, Undefined):
+            continue
+        if _ATTR_KEY.search(key) is not None:
+            raise ValueError(f"Invalid character in attribute name: {key!r}")
+        items.append(f'{escape(key)}="{escape(value)}"')
+    rv = " ".join(items)
+    if autospace and rv:
+        rv = " " + rv
+    return Markup(rv) if rs.autoescape else rv
+
+
+def do_filesizeformat(value, binary=False):
+    """Human-readable file size: 13.0 kB, 1.0 MiB (binary)."""
+    size = float(value)
+    base = 1024 if binary else 1000
+    prefixes = [("KiB" if binary else "kB"), ("MiB" if binary else "MB"), ("GiB" if binary else "GB"),
+                ("TiB" if binary else "TB"), ("PiB" if binary else "PB"), ("EiB" if binary else "EB"),
+                ("ZiB" if binary else "ZB"), ("YiB" if binary else "YB")]
+    if size == 1:
+        return "1 Byte"
+    if size < base:
+        return f"{int(size)} Bytes"
+    for i, prefix in enumerate(prefixes):
+        unit = base ** (i + 2)
+        if size < unit:
+            return f"{base * size / unit:.1f} {prefix}"
+    return f"{base * size / unit:.1f} {prefix}"
+
+
+# -------------------------------------------------------------------------------------------------- numbers
+def do_abs(x):
+    """Absolute value."""
+    return abs(x)
+
+
+def do_int(value, default=0, base=10):
+    """Convert to int ("42.23" gives 42); default when impossible. Strings may give a base."""
+    try:
+        if isinstance(value, str):
+            return int(value, base)
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return default
+
+
+def do_float(value, default=0.0):
+    """Convert to float; default when impossible."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def do_round(value, precision=0, method="common"):
+    """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
+    if method not in {"common", "ceil", "floor"}:
+        raise FilterArgumentError("method must be common, ceil or floor")
+    if method == "common":
+        return round(value, precision)
+    func = getattr(math, method)
+    return func(value * (10 ** precision)) / (10 ** precision)
+
+
+@pass_state
+def do_sum(rs, iterable, attribute=None, start=0):
+    """Sum of the items (or of an attribute of each), plus start."""
+    if attribute is not None:
+        iterable = map(make_attrgetter(rs, attribute), iterable)
+    return sum(iterable, start)
+
+
+def _min_or_max(rs, value, func, case_sensitive, attribute):
+    it = iter(value)
+    try:
+        first = next(it)
+    except StopIteration:
+        return rs.undefined("No aggregated item, sequence was empty.")
+    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    return func(chain([first], it), key=key)
+
+
+@pass_state
+def do_min(rs, value, case_sensitive=False, attribute=None):
+    """Smallest item (case-insensitive for strings unless case_sensitive)."""
+    return _min_or_max(rs, value, min, case_sensitive, attribute)
+
+
+@pass_state
+def do_max(rs, value, case_sensitive=False, attribute=None):
+    """Largest item."""
+    return _min_or_max(rs, value, max, case_sensitive, attribute)
+
+
+# -------------------------------------------------------------------------------------------- collections
+def do_length(obj):
+    """Number of items."""
+    return len(obj)
+
+
+def do_list(value):
+    """Convert to a list (a string gives its characters, a dict its keys)."""
+    return list(value)
+
+
+def do_items(value):
+    """The (key, value) pairs of a mapping; nothing for undefined."""
+    if isinstance(value, Undefined):
+        return
+    if not isinstance(value, abc.Mapping):
+        raise TypeError("Can only get item pairs from a mapping.")
+    yield from value.items()
+
+
+@pass_state
+def do_first(rs, seq):
+    """The first item."""
+    try:
+        return next(iter(seq))
+    except StopIteration:
+        return rs.undefined("No first item, sequence was empty.")
+
+
+@pass_state
+def do_last(rs, seq):
+    """The last item."""
+    try:
+        return next(iter(reversed(seq)))
+    except StopIteration:
+        return rs.undefined("No last item, sequence was empty.")
+
+
+@pass_state
+def do_random(rs, seq):
+    """A random item (seeded per render: the same inputs give the same output)."""
+    if rs.random is None:
+        rs.random = _random.Random(rs.env.random_seed)
+    try:
+        return rs.random.choice(seq)
+    except IndexError:
+        return rs.undefined("No random item, sequence was empty.")
+
+
+def do_reverse(value):
+    """Reverse a string, or iterate a sequence backwards."""
+    if isinstance(value, str):
+        return value[::-1]
+    try:
+        return reversed(value)
+    except TypeError:
+        try:
+            rv = list(value)
+            rv.reverse()
+            return rv
+        except TypeError as e:
+            raise FilterArgumentError("argument must be iterable") from e
+
+
+@pass_state
+def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
+    """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
+    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    return sorted(value, key=key, reverse=reverse)
+
+
+@pass_state
+def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
+    """The items of a dict sorted by key (or by value)."""
+    if by == "key":
+        pos = 0
+    elif by == "value":
+        pos = 1
+    else:
+        raise FilterArgumentError('You can only sort by either "key" or "value"')
+
+    def sort_func(item):
+        v = item[pos]
+        return v if case_sensitive else _ignore_case(v)
+    return sorted(value.items(), key=sort_func, reverse=reverse)
+
+
+@pass_state
+def do_unique(rs, value, case_sensitive=False, attribute=None):
+    """Items without duplicates (first occurrence kept)."""
+    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    seen = set()
+    for item in value:
+        key = getter(item)
+        if key not in seen:
+            seen.add(key)
+            yield item
+
+
+@pass_state
+def do_batch(rs, value, linecount, fill_with=None):
+    """Lists of linecount items (the last filled with fill_with when given)."""
+    if isinstance(linecount, int) and linecount > rs.limits.max_items:
+        raise limit_exceeded(rs.limits, "max_items", f"a batch of {linecount} items")
+    tmp = []
+    for item in value:
+        if len(tmp) == linecount:
+            yield tmp
+            tmp = []
+        tmp.append(item)
+    if tmp:
+        if fill_with is not None and len(tmp) < linecount:
+            tmp += [fill_with] * (linecount - len(tmp))
+        yield tmp
+
+
+@pass_state
+def do_slice(rs, value, slices, fill_with=None):
+    """Split into `slices` columns."""
+    if isinstance(slices, int) and slices > rs.limits.max_items:
+        raise limit_exceeded(rs.limits, "max_items", f"{slices} slices")
+    seq = list(value)
+    length = len(seq)
+    per_slice, with_extra = divmod(length, slices)
+    offset = 0
+    for number in range(slices):
+        start = offset + number * per_slice
+        if number < with_extra:
+            offset += 1
+        end = offset + (number + 1) * per_slice
+        tmp = seq[start:end]
+        if fill_with is not None and number >= with_extra:
+            tmp.append(fill_with)
+        yield tmp
+
+
+class _GroupTuple(tuple):
+    """(grouper, list) as groupby yields it; prints as a plain tuple."""
+
+    __slots__ = ()
+
+    def __new__(cls, grouper, items):
+        return tuple.__new__(cls, (grouper, items))
+
+    @property
+    def grouper(self):
+        return self[0]
+
+    @property
+    def list(self):
+        return self[1]
+
+
+@pass_state
+def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
+    """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
+    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
+    out = [_GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
+    if not case_sensitive:
+        output_expr = make_attrgetter(rs, attribute, default=default)
+        out = [_GroupTuple(output_expr(values[0]), values) for _, values in out]
+    return out
+
+
+@pass_state
+def do_map(rs, value, *args, **kwargs):
+    """Apply a filter to each item (map('upper')), or take an attribute (map(attribute='name', default=...))."""
+    if value:
+        func = _prepare_map(rs, args, kwargs)
+        for item in value:
+            yield func(item)
+
+
+def _prepare_map(rs, args, kwargs):
+    if not args and "attribute" in kwargs:
+        attribute = kwargs.pop("attribute")
+        default = kwargs.pop("default", None)
+        if kwargs:
+            raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
+        return make_attrgetter(rs, attribute, default=default)
+    if not args:
+        raise FilterArgumentError("map requires a filter argument")
+    name, args = args[0], args[1:]
+    return lambda item: _call_named(rs, rs.env.filters, "filter", name, item, args, kwargs)
+
+
+def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
+    if not value:
+        return
+    if lookup_attr:
+        if not args:
+            raise FilterArgumentError("Missing parameter for attribute name")
+        transform = make_attrgetter(rs, args[0])
+        off = 1
+    else:
+        off = 0
+
+        def transform(x):
+            return x
+    if len(args) > off:
+        name, test_args = args[off], args[1 + off:]
+
+        def test(item):
+            return _call_named(rs, rs.env.tests, "test", name, item, test_args, kwargs)
+    else:
+        test = bool
+    for item in value:
+        if bool(test(transform(item))) is keep:
+            yield item
+
+
+@pass_state
+def do_select(rs, value, *args, **kwargs):
+    """Items that pass a test (select('odd')), or are truthy."""
+    return _select_or_reject(rs, value, args, kwargs, True, False)
+
+
+@pass_state
+def do_reject(rs, value, *args, **kwargs):
+    """Items that fail a test."""
+    return _select_or_reject(rs, value, args, kwargs, False, False)
+
+
+@pass_state
+def do_selectattr(rs, value, *args, **kwargs):
+    """Items whose attribute passes a test (selectattr('role', 'equalto', 'user')), or is truthy."""
+    return _select_or_reject(rs, value, args, kwargs, True, True)
+
+
+@pass_state
+def do_rejectattr(rs, value, *args, **kwargs):
+    """Items whose attribute fails a test."""
+    return _select_or_reject(rs, value, args, kwargs, False, True)
+
+
+@pass_state
+def do_attr(rs, obj, name):
+    """obj's attribute name (attributes only, never items)."""
+    if isinstance(obj, Undefined):
+        return getattr_(obj, str(name), rs)
+    from .sandbox import _attribute  # the policy without the item fallback
+    name = str(name)
+    if name[:1] == "_":
+        return getattr_(obj, name, rs)
+    return _attribute(obj, name, rs, item_fallback=False)
+
+
+def do_pprint(value):
+    """Pretty-print (for debugging)."""
+    return pformat(value)
+
+
+# ------------------------------------------------------------------------------------------------ defaults
+def do_default(value, default_value="", boolean=False):
+    """default_value when value is undefined (or falsy, with boolean=true)."""
+    if isinstance(value, Undefined) or (boolean and not value):
+        return default_value
+    return value
+
+
+# ------------------------------------------------------------------------------------------------------ json
+@pass_state
+def do_tojson(rs, value, indent=None):
+    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
+    kwargs = {"sort_keys": True}
+    if indent is not None:
+        _check_indent(rs, indent)
+        kwargs["indent"] = indent
+    text = json.dumps(value, **kwargs)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+                  .replace("'", "\\u0027"))
+
+
+@pass_state
+def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
+    if indent is not None:
+        _check_indent(rs, indent)
+    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+    check_str_size(rs.limits, len(text))
+    return text
+
+
+def _check_indent(rs, indent):
+    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
+    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
+    if width * rs.limits.max_data_depth > rs.limits.max_string:
+        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")
+
+
+FILTERS = {
+    "abs": do_abs,
+    "attr": do_attr,
+    "batch": do_batch,
+    "capitalize": do_capitalize,
+    "center": do_center,
+    "count": do_length,
+    "d": do_default,
+    "default": do_default,
+    "dictsort": do_dictsort,
+    "e": do_escape,
+    "escape": do_escape,
+    "filesizeformat": do_filesizeformat,
+    "first": do_first,
+    "float": do_float,
+    "forceescape": do_forceescape,
+    "format": do_format,
+    "groupby": do_groupby,
+    "indent": do_indent,
+    "int": do_int,
+    "items": do_items,
+    "join": do_join,
+    "last": do_last,
+    "length": do_length,
+    "list": do_list,
+    "lower": do_lower,
+    "map": do_map,
+    "max": do_max,
+    "min": do_min,
+    "pprint": do_pprint,
+    "random": do_random,
+    "reject": do_reject,
+    "rejectattr": do_rejectattr,
+    "replace": do_replace,
+    "reverse": do_reverse,
+    "round": do_round,
+    "safe": do_safe,
+    "select": do_select,
+    "selectattr": do_selectattr,
+    "slice": do_slice,
+    "sort": do_sort,
+    "string": do_string,
+    "striptags": do_striptags,
+    "sum": do_sum,
+    "title": do_title,
+    "tojson": do_tojson,
+    "trim": do_trim,
+    "truncate": do_truncate,
+    "unique": do_unique,
+    "upper": do_upper,
+    "urlencode": do_urlencode,
+    "urlize": do_urlize,
+    "wordcount": do_wordcount,
+    "wordwrap": do_wordwrap,
+    "xmlattr": do_xmlattr,
+}

@@ -1,0 +1,593 @@
+"""Runtime objects a render works with: Undefined (and its Jinja2 variants), Scope, RenderState, Limits,
+LoopContext, Macro, Namespace, Cycler, Joiner, the `dict` and `range` globals.
+
+compiler.py builds closures that create and use these; sandbox.py decides what a template may do with them.
+"""
+
+import random as _random
+from dataclasses import dataclass, fields
+
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError
+
+__all__ = [
+    "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
+    "RenderState", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "object_type_repr",
+]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "missing"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
+def object_type_repr(obj):
+    """'dict object', 'None', 'mymodule.Thing object': how Jinja2 names a type in messages."""
+    if obj is None:
+        return "None"
+    if obj is Ellipsis:
+        return "Ellipsis"
+    cls = type(obj)
+    if cls.__module__ == "builtins":
+        return f"{cls.__name__} object"
+    return f"{cls.__module__}.{cls.__name__} object"
+
+
+# ------------------------------------------------------------------------------------------------ Undefined
+class Undefined:
+    """Jinja2's default undefined: prints as '', iterates as empty, is falsy; any other use raises UndefinedError."""
+
+    __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
+
+    def __init__(self, hint=None, obj=MISSING, name=None, exc=UndefinedError):
+        self._undefined_hint = hint
+        self._undefined_obj = obj
+        self._undefined_name = name
+        self._undefined_exception = exc
+
+    @property
+    def _undefined_message(self):
+        if self._undefined_hint:
+            return self._undefined_hint
+        if self._undefined_obj is MISSING:
+            return f"{self._undefined_name!r} is undefined"
+        if not isinstance(self._undefined_name, str):
+            return f"{object_type_repr(self._undefined_obj)} has no element {self._undefined_name!r}"
+        return f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
+
+    def _fail_with_undefined_error(self, *args, **kwargs):
+        raise self._undefined_exception(self._undefined_message)
+
+    def __getattr__(self, name):
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self._fail_with_undefined_error()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = _fail_with_undefined_error
+    __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail_with_undefined_error
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail_with_undefined_error
+    __pos__ = __neg__ = __call__ = __getitem__ = _fail_with_undefined_error
+    __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
+    __int__ = __float__ = __complex__ = __pow__ = __rpow__ = _fail_with_undefined_error
+
+    def __eq__(self, other):
+        return type(self) is type(other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return id(type(self))
+
+    def __str__(self):
+        return ""
+
+    def __len__(self):
+        return 0
+
+    def __iter__(self):
+        return iter(())
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return "Undefined"
+
+    def __reduce__(self):
+        return (type(self), (self._undefined_hint, MISSING, self._undefined_name))
+
+
+class StrictUndefined(Undefined):
+    """Undefined that also refuses printing, iteration, truth tests and comparison."""
+
+    __slots__ = ()
+    __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error
+    __eq__ = __ne__ = __bool__ = __hash__ = Undefined._fail_with_undefined_error
+    __contains__ = Undefined._fail_with_undefined_error
+
+
+class ChainableUndefined(Undefined):
+    """Undefined whose attributes and items are undefined too: `a.b.c` on missing `a` prints ''."""
+
+    __slots__ = ()
+
+    def __html__(self):
+        return str(self)
+
+    def __getattr__(self, name):
+        if name[:2] == "__":
+            raise AttributeError(name)
+        return self
+
+    def __getitem__(self, key):
+        return self
+
+
+class DebugUndefined(Undefined):
+    """Undefined that prints what was missing: {{ name }}."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        if self._undefined_hint:
+            message = f"undefined value printed: {self._undefined_hint}"
+        elif self._undefined_obj is MISSING:
+            message = self._undefined_name
+        else:
+            message = f"no such element: {object_type_repr(self._undefined_obj)}[{self._undefined_name!r}]"
+        return f"{{{{ {message} }}}}"
+
+
+def pass_state(func):
+    """Mark a filter, test or global function that needs the render state (environment, limits, undefined) as
+    its first argument."""
+    func.mj_pass_state = True
+    return func
+
+
+# ---------------------------------------------------------------------------------------------------- limits
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits. The defaults let every template of the real-world corpus render untouched; every limit
+    is checked before the work (or allocation) it bounds, and breaking one raises LimitExceeded."""
+
+    max_template_size: int = 1_000_000      # characters of template source
+    max_nesting: int = 100                  # nested blocks / brackets / expression depth in the source
+    max_call_depth: int = 100               # macro calls and recursive loop() calls in progress
+    max_range: int = 100_000                # items of one range(), as Jinja2's sandbox
+    max_steps: int = 5_000_000              # loop iterations + macro/filter calls in one render ("fuel")
+    max_output: int = 50_000_000            # characters of rendered output (incl. captured blocks)
+    max_string: int = 10_000_000            # characters of one string built by * ~ + join format center ...
+    max_items: int = 1_000_000              # items of one list/tuple built by * + batch ...
+    max_int_bits: int = 100_000             # bits of one integer built by ** * +
+    max_data_depth: int = 500               # nesting depth of data printed, serialised or compared
+
+    def replace(self, **changes):
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(changes)
+        return Limits(**values)
+
+
+def limit_exceeded(limits, name, what):
+    value = getattr(limits, name)
+    return LimitExceeded(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
+
+
+# ------------------------------------------------------------------------------------------- render state
+class RenderState:
+    """What one render carries besides variables: the environment, the step budget, output size, call depth."""
+
+    __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
+                 "generation_spans", "random")
+
+    def __init__(self, env, globals_, autoescape):
+        self.env = env
+        self.limits = env.limits
+        self.globals = globals_
+        self.undefined = env.undefined
+        self.fuel = self.limits.max_steps
+        self.output_size = 0
+        self.depth = 0
+        self.autoescape = autoescape
+        self.generation_spans = None
+        self.random = None
+
+    def burn(self, steps=1):
+        self.fuel -= steps
+        if self.fuel < 0:
+            raise limit_exceeded(self.limits, "max_steps", "the number of loop iterations and calls")
+
+    def grow_output(self, size):
+        self.output_size += size
+        if self.output_size > self.limits.max_output:
+            raise limit_exceeded(self.limits, "max_output", "the rendered output")
+
+
+class Scope(dict):
+    """Variables visible at one point of a template. Inner scopes (loop iterations, macro calls, with-blocks)
+    start as copies of their parent, so assignments never leak outward. A name not found here falls back to the
+    globals, then to an Undefined."""
+
+    __slots__ = ("rs",)
+
+    def __missing__(self, name):
+        value = self.rs.globals.get(name, MISSING)
+        if value is MISSING:
+            return self.rs.undefined(name=name)
+        return value
+
+    def child(self):
+        scope = Scope(self)
+        scope.rs = self.rs
+        return scope
+
+
+class BreakLoop(BaseException):
+    """{% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
+    A BaseException so that the `except Exception` that attaches error locations lets it through."""
+
+
+class ContinueLoop(BaseException):
+    """{% continue %}"""
+
+
+# ------------------------------------------------------------------------------------------------------ loop
+class LoopContext:
+    """The `loop` variable. Over a list everything is known up front; over a filtered loop (`for x in y if c`)
+    items are pulled lazily, so the filter sees state the body changed, as in Jinja2."""
+
+    __slots__ = ("_items", "_iter", "_ahead", "index0", "depth0", "_recurse", "_last_changed", "_undefined",
+                 "_prev", "_current")
+
+    def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None):
+        self._items = items          # list, or None when lazy
+        self._iter = lazy            # iterator when lazy
+        self._ahead = []             # items pulled from the lazy iterator but not yet reached
+        self.index0 = -1
+        self.depth0 = depth0
+        self._recurse = recurse
+        self._last_changed = MISSING
+        self._undefined = undefined
+        self._prev = MISSING
+        self._current = MISSING
+
+    # The loop runner drives these two.
+    def _next(self):
+        """Advance to the next item; MISSING when exhausted."""
+        if self._items is not None:
+            self.index0 += 1
+            if self.index0 < len(self._items):
+                return self._items[self.index0]
+            return MISSING
+        if self.index0 >= 0:
+            self._prev = self._current
+        if self._ahead:
+            item = self._ahead.pop(0)
+        else:
+            item = next(self._iter, MISSING)
+        if item is not MISSING:
+            self.index0 += 1
+            self._current = item
+        return item
+
+    def _peek(self):
+        if not self._ahead:
+            item = next(self._iter, MISSING)
+            if item is MISSING:
+                return MISSING
+            self._ahead.append(item)
+        return self._ahead[0]
+
+    @property
+    def length(self):
+        if self._items is not None:
+            return len(self._items)
+        self._ahead.extend(self._iter)
+        return self.index0 + 1 + len(self._ahead)
+
+    @property
+    def index(self):
+        return self.index0 + 1
+
+    @property
+    def revindex(self):
+        return self.length - self.index0
+
+    @property
+    def revindex0(self):
+        return self.length - self.index0 - 1
+
+    @property
+    def first(self):
+        return self.index0 == 0
+
+    @property
+    def last(self):
+        if self._items is not None:
+            return self.index0 == len(self._items) - 1
+        return self._peek() is MISSING
+
+    @property
+    def depth(self):
+        return self.depth0 + 1
+
+    @property
+    def previtem(self):
+        if self.index0 <= 0:
+            return self._undefined("there is no previous item")
+        if self._items is not None:
+            return self._items[self.index0 - 1]
+        return self._prev
+
+    @property
+    def nextitem(self):
+        if self._items is not None:
+            if self.index0 + 1 < len(self._items):
+                return self._items[self.index0 + 1]
+            return self._undefined("there is no next item")
+        item = self._peek()
+        return self._undefined("there is no next item") if item is MISSING else item
+
+    def cycle(self, *args):
+        """loop.cycle('odd', 'even'): the argument for this iteration, round robin."""
+        if not args:
+            raise TypeError("no items for cycling given")
+        return args[self.index0 % len(args)]
+
+    def changed(self, *value):
+        """loop.changed(x): True on the first iteration and whenever x differs from the previous call's."""
+        if self._last_changed != value:
+            self._last_changed = value
+            return True
+        return False
+
+    def __call__(self, iterable):
+        """loop(children) inside a `recursive` loop: render the loop body over children, one level deeper."""
+        if self._recurse is None:
+            raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
+        return self._recurse(iterable, self.depth0 + 1)
+
+    def __repr__(self):
+        return f"<LoopContext {self.index}/{self.length}>"
+
+
+# ----------------------------------------------------------------------------------------------------- macro
+class Macro:
+    """A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a fresh scope built
+    from the scope it was defined in (not the caller's), with the parameters bound."""
+
+    __slots__ = ("name", "arguments", "_defaults", "catch_kwargs", "catch_varargs", "caller", "_body",
+                 "_scope", "_explicit_caller")
+
+    def __init__(self, name, arguments, defaults, body, scope, catch_kwargs, catch_varargs, caller):
+        self.name = name
+        self.arguments = arguments          # tuple of parameter names
+        self._defaults = defaults           # tuple of closures (or None) aligned with arguments
+        self._body = body                   # closure (scope, out) -> None
+        self._scope = scope                 # the defining scope (live: later top-level sets are visible)
+        self.catch_kwargs = catch_kwargs    # the body uses `kwargs`
+        self.catch_varargs = catch_varargs  # the body uses `varargs`
+        self.caller = caller                # the body uses `caller`
+        self._explicit_caller = "caller" in arguments
+
+    @property
+    def defaults(self):
+        """Jinja2 exposes the default *expressions*; templates can only see how many there are."""
+        return tuple(d for d in self._defaults if d is not None)
+
+    def __call__(self, *args, **kwargs):
+        rs = self._scope.rs
+        rs.burn()
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
+        count = len(self.arguments)
+        scope = self._scope.child()
+        undefined = rs.undefined
+        bound = min(len(args), count)
+        for i in range(bound):
+            scope[self.arguments[i]] = args[i]
+        found_caller = self._explicit_caller if bound == count else False
+        for i in range(bound, count):
+            name = self.arguments[i]
+            if name == "caller":
+                found_caller = True
+            value = kwargs.pop(name, MISSING)
+            if value is MISSING:
+                default = self._defaults[i]
+                if default is not None:
+                    value = default(scope)
+                else:
+                    value = undefined(f"parameter {name!r} was not provided", name=name)
+            scope[name] = value
+        if self.caller and not found_caller:
+            caller = kwargs.pop("caller", None)
+            if caller is None:
+                caller = undefined("No caller defined", name="caller")
+            scope["caller"] = caller
+        if self.catch_kwargs:
+            scope["kwargs"] = kwargs
+        elif kwargs:
+            if "caller" in kwargs:
+                raise TypeError(f"macro {self.name!r} was invoked with two values for the special 'caller' "
+                                "argument. This is most likely a bug.")
+            raise TypeError(f"macro {self.name!r} takes no keyword argument {next(iter(kwargs))!r}")
+        if self.catch_varargs:
+            scope["varargs"] = args[count:]
+        elif len(args) > count:
+            raise TypeError(f"macro {self.name!r} takes not more than {count} argument(s)")
+        out = []
+        rs.depth += 1
+        try:
+            self._body(scope, out)
+        finally:
+            rs.depth -= 1
+        text = "".join(out)
+        if rs.autoescape:
+            from .markup import Markup
+            return Markup(text)
+        return text
+
+    def __repr__(self):
+        return f"<Macro {self.name!r}>" if self.name != "caller" else "<Macro 'caller'>"
+
+
+# ------------------------------------------------------------------------------------------------- globals
+class Namespace:
+    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}).
+    Names starting with '_' are refused, as transformers' TemplateNamespace does."""
+
+    __slots__ = ("_attrs",)
+
+    def __init__(*args, **kwargs):
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            _check_namespace_name(name)
+        self._attrs = attrs
+
+    def __repr__(self):
+        from .sandbox import safe_repr
+        return f"<Namespace {safe_repr(self._attrs)}>"
+
+
+def _check_namespace_name(name):
+    if isinstance(name, str) and name.startswith("_"):
+        raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
+                            f"{name!r}. Please rename the attribute.")
+
+
+def namespace_set(ns, attr, value):
+    """{% set ns.attr = value %}"""
+    if not isinstance(ns, Namespace):
+        raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
+    _check_namespace_name(attr)
+    ns._attrs[attr] = value
+
+
+class Cycler:
+    """cycler('odd', 'even'): .next() returns the items in turn; .current, .reset()."""
+
+    __slots__ = ("items", "pos")
+
+    def __init__(self, *items):
+        if not items:
+            raise RuntimeError("at least one item has to be provided")
+        self.items = items
+        self.pos = 0
+
+    def reset(self):
+        self.pos = 0
+
+    @property
+    def current(self):
+        return self.items[self.pos]
+
+    def next(self):
+        rv = self.current
+        self.pos = (self.pos + 1) % len(self.items)
+        return rv
+
+    __next__ = next
+
+    def __repr__(self):
+        return "<Cycler>"
+
+
+class Joiner:
+    """joiner(', '): returns '' the first time it is called, then the separator."""
+
+    __slots__ = ("sep", "used")
+
+    def __init__(self, sep=", "):
+        self.sep = sep
+        self.used = False
+
+    def __call__(self):
+        if not self.used:
+            self.used = True
+            return ""
+        return self.sep
+
+    def __repr__(self):
+        return "<Joiner>"
+
+
+class DictFactory:
+    """The `dict` global: dict(a=1), dict([('a', 1)]), dict.fromkeys(keys, value)."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, keys, value=None):
+        return dict.fromkeys(keys, value)
+
+    def __repr__(self):
+        return "<class 'dict'>"
+
+
+def make_range(limits):
+    """range() as Jinja2's sandbox has it: at most limits.max_range items."""
+    def range_(*args):
+        rng = range(*args)
+        if len(rng) > limits.max_range:
+            raise OverflowError(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE "
+                                f"({limits.max_range}).")
+        return rng
+    range_.__name__ = "range"
+    return range_
+
+
+_LIPSUM_WORDS = (
+    "a ac accumsan ad adipiscing aenean aliquam aliquet amet ante aptent arcu at auctor augue bibendum blandit "
+    "class commodo condimentum congue consectetuer consequat conubia convallis cras cubilia cum curabitur curae "
+    "cursus dapibus diam dictum dictumst dignissim dis dolor donec dui duis egestas eget eleifend elementum elit "
+    "enim erat eros est et etiam eu euismod facilisi facilisis fames faucibus felis fermentum feugiat fringilla "
+    "fusce gravida habitant habitasse hac hendrerit hymenaeos iaculis id imperdiet in inceptos integer interdum "
+    "ipsum justo lacinia lacus laoreet lectus leo libero ligula litora lobortis lorem luctus maecenas magna magnis "
+    "malesuada massa mattis mauris metus mi molestie mollis montes morbi mus nam nascetur natoque nec neque netus "
+    "nibh nisi nisl non nonummy nostra nulla nullam nunc odio orci ornare parturient pede pellentesque penatibus "
+    "per pharetra phasellus placerat platea porta porttitor posuere potenti praesent pretium primis proin pulvinar "
+    "purus quam quis quisque rhoncus ridiculus risus rutrum sagittis sapien scelerisque sed sem semper senectus "
+    "sit sociis sociosqu sodales sollicitudin suscipit suspendisse taciti tellus tempor tempus tincidunt torquent "
+    "tortor tristique turpis ullamcorper ultrices ultricies urna ut varius vehicula vel velit venenatis vestibulum "
+    "vitae vivamus viverra volutpat vulputate"
+).split()
+
+
+def lipsum(n=5, html=True, min=20, max=100):
+    """lipsum(): n paragraphs of lorem ipsum. Deterministic for the same arguments (seeded), unlike Jinja2."""
+    from .markup import Markup, escape
+    n = int(n)
+    if n > 1000 or max > 10_000:
+        raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
+    rng = _random.Random(f"{n}:{html}:{min}:{max}")
+    paragraphs = []
+    for _ in range(n):
+        words = [rng.choice(_LIPSUM_WORDS) for _ in range(rng.randint(min, max))]
+        text, upper, since_comma = [], True, 0
+        for i, word in enumerate(words):
+            if upper:
+                word = word.capitalize()
+                upper = False
+            since_comma += 1
+            if i and since_comma > rng.randint(3, 8) and i < len(words) - 1:
+                text[-1] += ","
+                since_comma = 0
+            text.append(word)
+        sentence = " ".join(text)
+        if not sentence.endswith("."):
+            sentence += "."
+        paragraphs.append(sentence)
+    if not html:
+        return "\n\n".join(paragraphs)
+    return Markup("\n".join(f"<p>{escape(p)}</p>" for p in paragraphs))

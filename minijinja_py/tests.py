@@ -1,0 +1,187 @@
+"""Tests: `x is name(args)` → bool. One `test_*` function per Jinja2 builtin test, registered in TESTS.
+
+A test receives the value and its arguments. Tests that need the render state (to look up other tests or
+filters) are marked with @pass_state and receive it first.
+"""
+
+import operator
+from collections import abc
+from numbers import Number
+
+from .runtime import Undefined, pass_state
+
+__all__ = ["TESTS"]
+
+
+def test_odd(value):
+    """Is the number odd?"""
+    return value % 2 == 1
+
+
+def test_even(value):
+    """Is the number even?"""
+    return value % 2 == 0
+
+
+def test_divisibleby(value, num):
+    """Is value divisible by num?"""
+    return value % num == 0
+
+
+def test_defined(value):
+    """Is the variable defined?"""
+    return not isinstance(value, Undefined)
+
+
+def test_undefined(value):
+    """Is the variable undefined?"""
+    return isinstance(value, Undefined)
+
+
+@pass_state
+def test_filter(rs, value):
+    """Is there a filter of this name?"""
+    return value in rs.env.filters
+
+
+@pass_state
+def test_test(rs, value):
+    """Is there a test of this name?"""
+    return value in rs.env.tests
+
+
+def test_none(value):
+    """Is the value None?"""
+    return value is None
+
+
+def test_boolean(value):
+    """Is the value True or False?"""
+    return value is True or value is False
+
+
+def test_false(value):
+    """Is the value False?"""
+    return value is False
+
+
+def test_true(value):
+    """Is the value True?"""
+    return value is True
+
+
+def test_integer(value):
+    """Is the value an int (not a bool)?"""
+    return isinstance(value, int) and value is not True and value is not False
+
+
+def test_float(value):
+    """Is the value a float?"""
+    return isinstance(value, float)
+
+
+def test_lower(value):
+    """Is the string lowercase?"""
+    return str(value).islower()
+
+
+def test_upper(value):
+    """Is the string uppercase?"""
+    return str(value).isupper()
+
+
+def test_string(value):
+    """Is the value a string?"""
+    return isinstance(value, str)
+
+
+def test_mapping(value):
+    """Is the value a mapping (dict)?"""
+    return isinstance(value, abc.Mapping)
+
+
+def test_number(value):
+    """Is the value a number (bools count, as in Python)?"""
+    return isinstance(value, Number)
+
+
+def test_sequence(value):
+    """Is the value a sequence (has a length and items)?"""
+    try:
+        len(value)
+        value.__getitem__  # noqa: B018 - probing the protocol, as Jinja2 does
+    except Exception:
+        return False
+    return True
+
+
+def test_sameas(value, other):
+    """Is value the same object as other?"""
+    return value is other
+
+
+def test_iterable(value):
+    """Can the value be iterated?"""
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def test_escaped(value):
+    """Is the value marked safe (Markup)?"""
+    return hasattr(value, "__html__")
+
+
+def test_in(value, seq):
+    """Is value in seq?"""
+    return value in seq
+
+
+def test_callable(value):
+    """Can the value be called?"""
+    return callable(value)
+
+
+TESTS = {
+    "odd": test_odd,
+    "even": test_even,
+    "divisibleby": test_divisibleby,
+    "defined": test_defined,
+    "undefined": test_undefined,
+    "filter": test_filter,
+    "test": test_test,
+    "none": test_none,
+    "boolean": test_boolean,
+    "false": test_false,
+    "true": test_true,
+    "integer": test_integer,
+    "float": test_float,
+    "lower": test_lower,
+    "upper": test_upper,
+    "string": test_string,
+    "mapping": test_mapping,
+    "number": test_number,
+    "sequence": test_sequence,
+    "iterable": test_iterable,
+    "callable": test_callable,
+    "sameas": test_sameas,
+    "escaped": test_escaped,
+    "in": test_in,
+    "==": operator.eq,
+    "eq": operator.eq,
+    "equalto": operator.eq,
+    "!=": operator.ne,
+    "ne": operator.ne,
+    ">": operator.gt,
+    "gt": operator.gt,
+    "greaterthan": operator.gt,
+    ">=": operator.ge,
+    "ge": operator.ge,
+    "<": operator.lt,
+    "lt": operator.lt,
+    "lessthan": operator.lt,
+    "<=": operator.le,
+    "le": operator.le,
+}
