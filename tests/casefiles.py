@@ -1,0 +1,57 @@
+"""The data-driven case format, shared by the test runner and the tool that fills in expected outputs.
+
+tests/cases/<area>/<name>.txt   JSON context, a line `---`, then the template (everything after that line,
+                                byte for byte; no trailing newline is added or removed).
+tests/cases/<area>/<name>.out   the expected output, byte for byte, or for an error case one line
+                                `!!! <ErrorClass> <line>:<col>`.
+
+The context may carry an "__env__" object choosing the environment (removed before rendering):
+    {"profile": "chat"}   (default) chat_environment(): the transformers profile
+    {"profile": "plain", "trim_blocks": ..., "lstrip_blocks": ..., "keep_trailing_newline": ...,
+     "autoescape": ..., "undefined": "StrictUndefined", "extensions": ["do", "loopcontrols"]}
+Error classes name either a minijinja_py class (UndefinedError, TemplateSyntaxError, SecurityError, ...) or a
+Python built-in (TypeError, ...), which the raised TemplateError must also be an instance of.
+"""
+
+import json
+import os
+
+CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
+SEPARATOR = "\n---\n"
+
+
+def read_case(path):
+    """(context dict, env options dict, template source) of a .txt case file."""
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    head, sep, template = text.partition(SEPARATOR)
+    if not sep:
+        raise ValueError(f"{path}: no '---' line between the context and the template")
+    context = json.loads(head) if head.strip() else {}
+    env = context.pop("__env__", {})
+    return context, env, template
+
+
+def read_expected(path):
+    """('ok', text) or ('error', class name, line, col) from a .out file."""
+    with open(path, encoding="utf-8", newline="") as f:
+        text = f.read()
+    if text.startswith("!!! "):
+        cls, _, where = text[4:].strip().partition(" ")
+        line, _, col = where.partition(":")
+        return ("error", cls, int(line) if line else None, int(col) if col else None)
+    return ("ok", text)
+
+
+def all_cases():
+    """Every case as (area/name, txt path, out path), sorted."""
+    found = []
+    for area in sorted(os.listdir(CASES_DIR)):
+        folder = os.path.join(CASES_DIR, area)
+        if not os.path.isdir(folder):
+            continue
+        for fname in sorted(os.listdir(folder)):
+            if fname.endswith(".txt"):
+                base = os.path.join(folder, fname[:-4])
+                found.append((f"{area}/{fname[:-4]}", base + ".txt", base + ".out"))
+    return found

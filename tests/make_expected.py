@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Development tool (not part of the test suite): write the .out files of data-driven cases from the reference,
+Jinja2 configured as transformers configures it (../shared/oracle/hf_env.py), or a plain Jinja2 Environment
+for "profile": "plain" cases.
+
+    python tests/make_expected.py            # cases without an .out file
+    python tests/make_expected.py --all      # every case (review `git diff tests/cases` afterwards)
+    python tests/make_expected.py AREA/NAME  # selected cases
+
+For an error case the class comes from Jinja2 and the line:column from minijinja_py (Jinja2 has no columns);
+the tool reports every case where minijinja_py disagrees with the reference, so they get fixed, not copied.
+Needs jinja2; the package and its tests never import it.
+"""
+
+import argparse
+import datetime
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "..", "shared", "oracle"))
+
+import jinja2  # noqa: E402
+import jinja2.ext  # noqa: E402
+
+import hf_env  # noqa: E402
+import minijinja_py as mj  # noqa: E402
+from casefiles import all_cases, read_case  # noqa: E402
+from test_cases import FIXED_NOW, make_env  # noqa: E402
+
+
+def reference_env(options):
+    options = dict(options)
+    profile = options.pop("profile", "chat")
+    if profile == "chat":
+        hf_env.set_fixed_now(FIXED_NOW)
+        env = hf_env.make_env()
+        if options:
+            env.trim_blocks = options.get("trim_blocks", env.trim_blocks)
+            env.lstrip_blocks = options.get("lstrip_blocks", env.lstrip_blocks)
+        return env
+    if "undefined" in options:
+        options["undefined"] = getattr(jinja2, options["undefined"])
+    if "extensions" in options:
+        options["extensions"] = [f"jinja2.ext.{e}" if "." not in e else e for e in options["extensions"]]
+    return jinja2.Environment(**options)
+
+
+def error_name(exc):
+    cls = type(exc)
+    if cls.__module__ == "jinja2.exceptions":
+        return cls.__name__
+    return cls.__name__
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--all", action="store_true")
+    args = ap.parse_args()
+    disagreements = 0
+    written = 0
+    for name, txt, out in all_cases():
+        if args.names and name not in args.names:
+            continue
+        if not args.names and not args.all and os.path.exists(out):
+            continue
+        context, env_options, source = read_case(txt)
+        try:
+            expected = ("ok", reference_env(env_options).from_string(source).render(context))
+        except Exception as exc:  # noqa: BLE001 - the reference's error is the expectation
+            expected = ("error", error_name(exc), getattr(exc, "lineno", None), str(exc))
+        try:
+            mine = ("ok", make_env(env_options).from_string(source).render(context))
+        except mj.TemplateError as exc:
+            mine = ("error", type(exc).__name__, exc.lineno, exc.colno, exc)
+        except Exception as exc:  # noqa: BLE001
+            mine = ("leak", type(exc).__name__, None, None, exc)
+        if expected[0] == "ok":
+            text = expected[1]
+            if mine != expected:
+                disagreements += 1
+                print(f"DIFFERS {name}: reference {expected[1]!r}\n        minijinja_py {mine[1] if mine[0] == 'ok' else mine!r}")
+        else:
+            cls = expected[1]
+            line, col = (mine[2], mine[3]) if mine[0] == "error" else (expected[2], None)
+            ok_class = mine[0] == "error" and isinstance(mine[4], getattr(mj, cls, None) or getattr(__builtins__, cls, Exception))
+            if not ok_class or (expected[2] is not None and cls.startswith("Template") and "Syntax" in cls
+                                and expected[2] != line):
+                disagreements += 1
+                print(f"DIFFERS {name}: reference {cls} (line {expected[2]}): {expected[3]}\n"
+                      f"        minijinja_py {mine[:4]}")
+            text = f"!!! {cls} {line}:{col}\n" if col is not None else f"!!! {cls} {line}:?\n"
+        with open(out, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        written += 1
+    print(f"{written} written, {disagreements} disagree with the reference")
+    return 1 if disagreements else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
