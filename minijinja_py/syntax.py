@@ -264,15 +264,15 @@ def _describe_token(tok):
     return tok.value.strip() or kind
 
 
-_TEXT_TOKENS = re.compile(r"(?P<name>[^\W\d]\w*)|(?P<number>\d)|(?P<string>[\"'])|(?P<other>\S+?)")
+_TEXT_TOKENS = re.compile(r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<other>\S+?)")
 
 
 def _describe_text_at(source, pos):
-    """Describe the token at pos the way the expression lexer would see it."""
+    """(description, length) of the token at pos the way the expression lexer would see it."""
     m = _TEXT_TOKENS.match(source, pos)
     if m is None:
-        return "end of template"
-    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group())
+        return "end of template", 0
+    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
 
 
 def _current_tag_end(exc):
@@ -353,8 +353,9 @@ def _describe(exc, source):
         span = token_span(tok)
         if tok.type in ("DATA", "RAW_BODY"):
             # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
-            got = _describe_text_at(source, tok.start_pos)
-            span = n.Span(span.line, span.col, span.start, span.start + 1, span.line, span.col + 1)
+            got, width = _describe_text_at(source, tok.start_pos)
+            width = max(1, width)
+            span = n.Span(span.line, span.col, span.start, span.start + width, span.line, span.col + width)
         else:
             got = _describe_token(tok)
         expected = set(exc.expected)
@@ -363,9 +364,12 @@ def _describe(exc, source):
         else:
             msg = f"unexpected {got!r}"
         before = source[tok.start_pos - 1] if tok.start_pos else ""
-        if before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
-            msg += (f"; the string literal before it ends at that {before}: "
-                    f"a {before} inside a string must be escaped as \\{before}")
+        if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
+            # The usual cause: a bare quote inside a string literal ends it early ('{"name": ...}' written
+            # inside "..."), so the rest of the intended string is read as expressions.
+            other = "'" if before == '"' else '"'
+            msg += (f". The {before} just before it ends the string literal there: if it belongs inside the "
+                    f"string, escape it as \\{before} (or quote the string with {other})")
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
     if isinstance(exc, UnexpectedCharacters):
         pos, line, col = exc.pos_in_stream, exc.line, exc.column
