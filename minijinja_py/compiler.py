@@ -406,7 +406,8 @@ class _Compiler:
         iter_span = node.iter.span
 
         def loop_over(s, iterable, depth0, out):
-            """Run the body over iterable in scope s; returns whether any iteration happened."""
+            """Run the body over iterable in scope s, then the else block if no iteration ran the body to its end
+            (Jinja2 quirk: a loop whose every iteration ends in break or continue gets its else block too)."""
             rs = s.rs
             limits = rs.limits
             try:
@@ -414,6 +415,7 @@ class _Compiler:
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
+            completed = False
             if cond is None and not uses_loop:
                 for item in items:
                     rs.fuel -= 1
@@ -428,38 +430,39 @@ class _Compiler:
                         continue
                     except BreakLoop:
                         break
-                return bool(items)
-            if cond is not None:
-                def passing():
-                    for item in items:
-                        probe = s.child()
-                        assign(probe, item)
-                        if cond(probe):
-                            yield item
-                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
-                                   lazy=passing())
+                    completed = True
             else:
-                loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
-            iterated = False
-            while True:
-                item = loop._next()
-                if item is MISSING:
-                    break
-                iterated = True
-                rs.fuel -= 1
-                if rs.fuel < 0:
-                    rs.burn(0)
-                if fresh:
-                    scope = s.child()
-                assign(scope, item)
-                scope["loop"] = loop
-                try:
-                    body(scope, out)
-                except ContinueLoop:
-                    continue
-                except BreakLoop:
-                    break
-            return iterated
+                if cond is not None:
+                    def passing():
+                        for item in items:
+                            probe = s.child()
+                            assign(probe, item)
+                            if cond(probe):
+                                yield item
+                    loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
+                                       lazy=passing())
+                else:
+                    loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+                while True:
+                    item = loop._next()
+                    if item is MISSING:
+                        break
+                    rs.fuel -= 1
+                    if rs.fuel < 0:
+                        rs.burn(0)
+                    if fresh:
+                        scope = s.child()
+                    assign(scope, item)
+                    scope["loop"] = loop
+                    try:
+                        body(scope, out)
+                    except ContinueLoop:
+                        continue
+                    except BreakLoop:
+                        break
+                    completed = True
+            if not completed and else_ is not None:
+                else_(s.child(), out)
 
         def recurse_fn(s):
             def recurse(iterable, depth0):
@@ -481,8 +484,7 @@ class _Compiler:
                 iterable = iter_ev(s)
             except Exception as exc:
                 raise _located(exc, span)
-            if not loop_over(s, iterable, 0, out) and else_ is not None:
-                else_(s.child(), out)
+            loop_over(s, iterable, 0, out)
         return run
 
     def s_Break(self, node):
