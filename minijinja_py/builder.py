@@ -10,7 +10,7 @@ import re
 from lark import Token, Transformer
 
 from . import nodes as n
-from .errors import TemplateSyntaxError
+from .errors import PythonSyntaxTwin, TemplateSyntaxError
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 
@@ -49,8 +49,8 @@ def join_spans(first, last):
     return n.Span(a.line, a.col, a.start, b.end, b.end_line, b.end_col)
 
 
-def syntax_error(message, span):
-    return TemplateSyntaxError(message, span.line, span.col, end=(span.end_line, span.end_col))
+def syntax_error(message, span, cls=TemplateSyntaxError):
+    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
 
 
 class _Named:
@@ -166,7 +166,7 @@ class Builder(Transformer):
         names = [p.name for p in c]
         for i, p in enumerate(c):
             if p.name in names[:i]:
-                raise syntax_error(f"duplicate parameter {p.name!r}", p.span)
+                raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
         return tuple(c)
 
     def param(self, c):

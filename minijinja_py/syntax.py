@@ -287,7 +287,8 @@ def _current_tag_end(exc):
 
 
 def _open_blocks(exc):
-    """The block tags still open where the parser stopped, outermost first, from the parser's value stack."""
+    """The block tags still open where the parser stopped, outermost first, from the parser's value stack:
+    (name, opening tag token, the tags that may continue or close it)."""
     stack = []
     parser = getattr(exc, "interactive_parser", None)
     values = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
@@ -295,40 +296,62 @@ def _open_blocks(exc):
         if isinstance(value, Token) and value.type in _TAG_TERMINALS:
             name = _TAG_TERMINALS[value.type]
             if name in _BLOCK_ENDS:
-                stack.append((name, value))
-            elif value.type in ("ELIF", "ELSE") and stack:
-                pass  # continues the innermost block
+                stack.append((name, value, _BLOCK_ENDS[name]))
+            elif name == "else" and stack:
+                # after {% else %} only the end tag may come
+                block, tok, ends = stack[-1]
+                stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
     return stack
 
 
-def _looking_for(exc, stack):
-    expected = set(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
-    ends = [name for term, name in _TAG_TERMINALS.items() if term in expected and name.startswith(("end", "el"))]
-    if not ends and stack:
-        ends = list(_BLOCK_ENDS[stack[-1][0]])
-    order = ("elif", "else")
-    return sorted(ends, key=lambda e: (e not in order, order.index(e) if e in order else 0, e))
-
-
-def _block_message(prefix, exc, stack, found=None):
-    looking = _looking_for(exc, stack)
+def _block_message(prefix, stack, found=None):
+    """Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
+    (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
+    tag of the grammar.)"""
     parts = [prefix]
-    if looking:
+    if stack:
+        name, tok, looking = stack[-1]
         wanted = " or ".join(repr(x) for x in looking)
-        outer = {e for name, _ in stack[:-1] for e in _BLOCK_ENDS[name]}
+        outer = {e for _, _, ends in stack[:-1] for e in ends}
         if found is not None and found in outer:
             parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "
                          f"looking for {wanted}.")
         else:
             parts.append(f"Jinja was looking for the following tags: {wanted}.")
-    if stack:
-        name, tok = stack[-1]
-        span = tag_span(tok)
-        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {span.line}).")
+        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {tag_span(tok).line}).")
     return " ".join(parts)
 
 
-_TAG_NAME = re.compile(r"\s*\{%[-+]?\s*(\w*)")
+_TAG_NAME = re.compile(r"\{%[-+]?\s*(\w*)")
+
+
+def _unreadable(exc, source, pos, line, col, stack):
+    """The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
+    unknown tag, a string that is never closed; None for anything else."""
+    rest = source[pos:]
+    stripped = rest.lstrip()
+    skipped = rest[:len(rest) - len(stripped)]
+    if skipped:
+        newlines = skipped.count("\n")
+        line += newlines
+        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
+    if stripped.startswith("{#"):
+        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + 2))
+    if stripped.startswith("{%"):
+        m = _TAG_NAME.match(stripped)
+        name = m.group(1)
+        if name == "raw":
+            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + 2))
+        if not name:
+            return TemplateSyntaxError("tag name expected", line, col, end=(line, col + 2))
+        end = None if "\n" in m.group(0) else (line, col + m.end(1))
+        return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
+                                   line, col, end=end)
+    quote = stripped[:1]
+    if quote and quote in "\"'":
+        return TemplateSyntaxError(f"unterminated string literal starting with {quote}", line, col,
+                                   end=(line, col + 1))
+    return None
 
 
 def _describe(exc, source):
@@ -339,20 +362,27 @@ def _describe(exc, source):
             pos = len(source)
             line = source.count("\n") + 1
             col = pos - (source.rfind("\n") + 1) + 1
+            if stack and stack[-1][0] == "raw":
+                span = tag_span(stack[-1][1])
+                return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
+                                           end=(span.end_line, span.end_col))
             if stack:
-                return TemplateSyntaxError(_block_message("Unexpected end of template.", exc, stack), line, col)
+                return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
             return TemplateSyntaxError(f"unexpected end of template, expected {_current_tag_end(exc)!r}", line, col)
         if tok.type in _TAG_TERMINALS:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
             if tok.type == "RAW_OPEN" or stack or name.startswith(("end", "el")):
-                msg = _block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name)
+                msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
             else:
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if tok.type in ("DATA", "RAW_BODY"):
             # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
+            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack)
+            if err is not None:
+                return err
             got, width = _describe_text_at(source, tok.start_pos)
             width = max(1, width)
             span = n.Span(span.line, span.col, span.start, span.start + width, span.line, span.col + width)
@@ -372,31 +402,14 @@ def _describe(exc, source):
                     f"string, escape it as \\{before} (or quote the string with {other})")
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
     if isinstance(exc, UnexpectedCharacters):
-        pos, line, col = exc.pos_in_stream, exc.line, exc.column
-        rest = source[pos:]
-        stripped = rest.lstrip()
-        skipped = rest[:len(rest) - len(stripped)]
-        if skipped:
-            newlines = skipped.count("\n")
-            line += newlines
-            col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
-            pos += len(skipped)
-        if stripped.startswith("{#"):
-            return TemplateSyntaxError("Missing end of comment tag", line, col)
-        if stripped.startswith("{%"):
-            name = _TAG_NAME.match(stripped).group(1)
-            if name == "raw":
-                return TemplateSyntaxError("Missing end of raw directive", line, col)
-            if not name:
-                return TemplateSyntaxError("tag name expected", line, col)
-            return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name),
-                                       line, col, end=(line, col + 2 + len(name)))
+        pos = exc.pos_in_stream
+        err = _unreadable(exc, source, pos, exc.line, exc.column, stack)
+        if err is not None:
+            return err
         ch = source[pos:pos + 1]
-        if ch in "\"'":
-            return TemplateSyntaxError(f"unterminated string literal starting with {ch}", line, col)
-        if not ch:
-            return TemplateSyntaxError("unexpected end of template", line, col)
-        return TemplateSyntaxError(f"unexpected char {ch!r}", line, col, end=(line, col + 1))
+        if not ch.strip():
+            return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
+        return TemplateSyntaxError(f"unexpected char {ch!r}", exc.line, exc.column, end=(exc.line, exc.column + 1))
     return TemplateSyntaxError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
 
 
