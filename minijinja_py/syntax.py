@@ -49,7 +49,8 @@ def normalize_newlines(source, keep_trailing_newline=False):
 # the compiled terminal patterns (see the header of grammar/jinja.lark).
 _LSTRIP_FRAGMENTS = (r"\{%(?![+-])", r"\{#(?![+-])", r"\{[%#](?![+-])")
 _NEVER = "(?!)"
-_TRIM_FRAGMENTS = ((r"%\}\n?", r"%\}"), (r"#\}\n?", r"#\}"))
+# Lark turns the \n escape of a /regex/ literal into a newline character, so that is what the patterns hold.
+_TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
 
 def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
