@@ -15,6 +15,7 @@ import json
 import re
 import sys
 import threading
+from collections import deque
 from contextvars import ContextVar
 
 import lark
@@ -155,12 +156,44 @@ def _analyse_grammar(text, **options):
     return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=True, **options)
 
 
+def _canonical_table(table):
+    """Lark's serialised LALR table renumbered canonically: symbols by name, states breadth-first from the start
+    state. Lark numbers both in the iteration order of sets of objects, which differs from run to run; with this
+    the same grammar always gives the same file, so a test can tell current tables from stale ones."""
+    name_of = table["tokens"]
+    rows = {state: {name_of[sym]: action for sym, action in row.items()} for state, row in table["states"].items()}
+    order, seen = [], set()
+    queue = deque(sorted(set(table["start_states"].values())))
+    while queue:
+        state = queue.popleft()
+        if state in seen:
+            continue
+        seen.add(state)
+        order.append(state)
+        for name in sorted(rows[state]):
+            kind, arg = rows[state][name]
+            if kind == 0:  # shift (or goto): arg is the next state
+                queue.append(arg)
+    order += sorted(set(rows) - seen)
+    state_id = {old: new for new, old in enumerate(order)}
+    symbol_id = {name: i for i, name in enumerate(sorted(set(name_of.values())))}
+    return {
+        "tokens": {i: name for name, i in symbol_id.items()},
+        "states": {state_id[old]: {symbol_id[name]: (kind, state_id[arg] if kind == 0 else arg)
+                                   for name, (kind, arg) in sorted(rows[old].items())}
+                   for old in order},
+        "start_states": {k: state_id[v] for k, v in table["start_states"].items()},
+        "end_states": {k: state_id[v] for k, v in table["end_states"].items()},
+    }
+
+
 def build_tables():
     """Run Lark's LALR analysis on the grammar and return the tables as JSON text (what --write-tables writes)."""
     text = _grammar_text()
     # the postlexer's always_accept (RBRACES) is baked into the contextual lexer's per-state terminal sets
     data, memo = _analyse_grammar(text, postlex=_BracePostlexer()).memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k != "postlex"}  # passed again at load time
+    data["parser"]["parser"] = _canonical_table(data["parser"]["parser"])
     return json.dumps({"grammar_sha256": _grammar_digest(text), "lark_version": lark.__version__,
                        "data": _encode_int_keys(data),
                        "memo": _encode_int_keys(memo)}, separators=(",", ":"), sort_keys=True)
