@@ -280,7 +280,6 @@ _BLOCK_ENDS = {
     "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
     "raw": ("endraw",),
 }
-_CONTINUATIONS = {"ELIF": "if", "ELSE": None}
 _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
     "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
