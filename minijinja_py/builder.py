@@ -5,10 +5,12 @@ same name (or alias), with the already-built children. No parse tree is material
 deeply nested template cannot overflow the Python stack here. The builder keeps no state between templates.
 """
 
+import re
+
 from lark import Token, Transformer
 
 from . import nodes as n
-from .errors import TemplateSyntaxError
+from .errors import PythonSyntaxTwin, TemplateSyntaxError
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 
@@ -47,8 +49,8 @@ def join_spans(first, last):
     return n.Span(a.line, a.col, a.start, b.end, b.end_line, b.end_col)
 
 
-def syntax_error(message, span):
-    return TemplateSyntaxError(message, span.line, span.col, end=(span.end_line, span.end_col))
+def syntax_error(message, span, cls=TemplateSyntaxError):
+    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
 
 
 class _Named:
@@ -76,7 +78,13 @@ class Builder(Transformer):
         return n.Template(n.Span(1, 1), body)
 
     def body(self, c):
-        return tuple(x for x in c if x is not None)
+        stmts = []
+        for x in c:
+            if isinstance(x, tuple):  # {% print a, b %}
+                stmts.extend(x)
+            elif x is not None:
+                stmts.append(x)
+        return tuple(stmts)
 
     def text(self, c):
         return n.Text(token_span(c[0]), c[0].value)
@@ -92,7 +100,8 @@ class Builder(Transformer):
         return n.Output(tag_span(c[0]), c[1])
 
     def print_stmt(self, c):
-        return n.Output(tag_span(c[0]), c[1])
+        # a tuple of statements, spliced into the enclosing body
+        return tuple(n.Output(x.span, x) for x in c[1:])
 
     def if_block(self, c):
         tag, test, body = c[0], c[1], c[2]
@@ -157,7 +166,7 @@ class Builder(Transformer):
         names = [p.name for p in c]
         for i, p in enumerate(c):
             if p.name in names[:i]:
-                raise syntax_error(f"duplicate parameter {p.name!r}", p.span)
+                raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
         return tuple(c)
 
     def param(self, c):
@@ -353,11 +362,25 @@ class Builder(Transformer):
         return (c[0], c[2])
 
 
+# A backslash and the character after it; the escapes Python's unicode-escape codec knows.
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_KNOWN_ESCAPES = frozenset("\n\\'\"abfnrtv01234567xNuU")
+
+
+def _keep_unknown_escape(m):
+    # Jinja quirk kept: backslashreplace turns '\\é' into '\\\\xe9', which decodes to a backslash and 'xe9'
+    ch = m.group(1)
+    return m.group(0) if ch in _KNOWN_ESCAPES or not ch.isascii() else "\\" + m.group(0)
+
+
 def _unescape(tok):
     """A string literal's value: Python escape rules (\\n, \\x41, \\u00e9, \\N{...}; unknown escapes kept)."""
     body = tok.value[1:-1]
     if "\\" not in body:
         return body
+    # Unknown escapes (\\q, \\d) are kept as written, as the codec does, but doubled first: the codec warns about
+    # them (a DeprecationWarning, an exception under -W error).
+    body = _ESCAPE.sub(_keep_unknown_escape, body)
     try:
         return body.encode("ascii", "backslashreplace").decode("unicode-escape")
     except UnicodeDecodeError as exc:

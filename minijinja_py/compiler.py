@@ -13,7 +13,9 @@ from itertools import islice
 from operator import itemgetter
 
 from . import nodes as n
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error
+from .errors import (
+    LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error,
+)
 from .markup import Markup, escape
 from .runtime import (
     MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, Undefined, limit_exceeded, namespace_set,
@@ -29,13 +31,8 @@ class TemplateAssertionError(TemplateSyntaxError):
     """A template that parses but cannot compile: an unknown filter or test outside any `if`."""
 
 
-class LoopControlOutsideLoop(TemplateSyntaxError, SyntaxError):
+class LoopControlOutsideLoop(PythonSyntaxTwin):
     """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
-
-    def __init__(self, message, lineno=None, colno=None, **kw):
-        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
-
-    __str__ = TemplateSyntaxError.__str__
 
 
 def _located(exc, span):
@@ -406,7 +403,8 @@ class _Compiler:
         iter_span = node.iter.span
 
         def loop_over(s, iterable, depth0, out):
-            """Run the body over iterable in scope s; returns whether any iteration happened."""
+            """Run the body over iterable in scope s, then the else block if no iteration ran the body to its end
+            (Jinja2 quirk: a loop whose every iteration ends in break or continue gets its else block too)."""
             rs = s.rs
             limits = rs.limits
             try:
@@ -414,6 +412,7 @@ class _Compiler:
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
+            completed = False
             if cond is None and not uses_loop:
                 for item in items:
                     rs.fuel -= 1
@@ -428,38 +427,39 @@ class _Compiler:
                         continue
                     except BreakLoop:
                         break
-                return bool(items)
-            if cond is not None:
-                def passing():
-                    for item in items:
-                        probe = s.child()
-                        assign(probe, item)
-                        if cond(probe):
-                            yield item
-                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
-                                   lazy=passing())
+                    completed = True
             else:
-                loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
-            iterated = False
-            while True:
-                item = loop._next()
-                if item is MISSING:
-                    break
-                iterated = True
-                rs.fuel -= 1
-                if rs.fuel < 0:
-                    rs.burn(0)
-                if fresh:
-                    scope = s.child()
-                assign(scope, item)
-                scope["loop"] = loop
-                try:
-                    body(scope, out)
-                except ContinueLoop:
-                    continue
-                except BreakLoop:
-                    break
-            return iterated
+                if cond is not None:
+                    def passing():
+                        for item in items:
+                            probe = s.child()
+                            assign(probe, item)
+                            if cond(probe):
+                                yield item
+                    loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
+                                       lazy=passing())
+                else:
+                    loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+                while True:
+                    item = loop._next()
+                    if item is MISSING:
+                        break
+                    rs.fuel -= 1
+                    if rs.fuel < 0:
+                        rs.burn(0)
+                    if fresh:
+                        scope = s.child()
+                    assign(scope, item)
+                    scope["loop"] = loop
+                    try:
+                        body(scope, out)
+                    except ContinueLoop:
+                        continue
+                    except BreakLoop:
+                        break
+                    completed = True
+            if not completed and else_ is not None:
+                else_(s.child(), out)
 
         def recurse_fn(s):
             def recurse(iterable, depth0):
@@ -481,8 +481,7 @@ class _Compiler:
                 iterable = iter_ev(s)
             except Exception as exc:
                 raise _located(exc, span)
-            if not loop_over(s, iterable, 0, out) and else_ is not None:
-                else_(s.child(), out)
+            loop_over(s, iterable, 0, out)
         return run
 
     def s_Break(self, node):

@@ -9,8 +9,8 @@ import builtins
 import unicodedata
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
-    "LimitExceeded", "twin_of", "as_template_error",
+    "TemplateError", "TemplateSyntaxError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
+    "SecurityError", "LimitExceeded", "twin_of", "as_template_error",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -99,6 +99,16 @@ def _printable(text):
 
 class TemplateSyntaxError(TemplateError):
     """The template source is malformed; raised by `from_string`, never later."""
+
+
+class PythonSyntaxTwin(TemplateSyntaxError, SyntaxError):
+    """A template Jinja2 parses but whose generated Python does not compile ({% break %} outside a loop, a macro
+    with a duplicate parameter): Jinja2 lets Python's SyntaxError escape, we raise this, which is both."""
+
+    def __init__(self, message, lineno=None, colno=None, **kw):
+        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
+
+    __str__ = TemplateSyntaxError.__str__
 
 
 class TemplateRuntimeError(TemplateError):

@@ -18,7 +18,7 @@ from urllib.parse import quote_from_bytes
 
 from .errors import TemplateRuntimeError
 from .markup import Markup, escape, soft_str
-from .runtime import Undefined, limit_exceeded, pass_state
+from .runtime import GroupTuple, Undefined, limit_exceeded, pass_state
 from .sandbox import check_str_size, getattr_, getitem_, percent_format, to_str
 
 __all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
@@ -556,31 +556,14 @@ def do_slice(rs, value, slices, fill_with=None):
         yield tmp
 
 
-class _GroupTuple(tuple):
-    """(grouper, list) as groupby yields it; prints as a plain tuple."""
-
-    __slots__ = ()
-
-    def __new__(cls, grouper, items):
-        return tuple.__new__(cls, (grouper, items))
-
-    @property
-    def grouper(self):
-        return self[0]
-
-    @property
-    def list(self):
-        return self[1]
-
-
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
     expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
-    out = [_GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
+    out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
-        out = [_GroupTuple(output_expr(values[0]), values) for _, values in out]
+        out = [GroupTuple(output_expr(values[0]), values) for _, values in out]
     return out
 
 

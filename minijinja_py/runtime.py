@@ -11,7 +11,8 @@ from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, Undefine
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "object_type_repr",
+    "RenderState", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "GroupTuple",
+    "object_type_repr",
 ]
 
 
@@ -533,6 +534,24 @@ class DictFactory:
 
     def __repr__(self):
         return "<class 'dict'>"
+
+
+class GroupTuple(tuple):
+    """(grouper, list) as the groupby filter yields it: a tuple that prints as one, with the named fields
+    `grouper` and `list` (the sandbox allows both)."""
+
+    __slots__ = ()
+
+    def __new__(cls, grouper, items):
+        return tuple.__new__(cls, (grouper, items))
+
+    @property
+    def grouper(self):
+        return self[0]
+
+    @property
+    def list(self):
+        return self[1]
 
 
 def make_range(limits):

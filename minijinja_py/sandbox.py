@@ -17,8 +17,8 @@ from functools import partial
 from .errors import SecurityError, TemplateRuntimeError
 from .markup import Markup, escape
 from .runtime import (
-    MISSING, ChainableUndefined, Cycler, DictFactory, Joiner, LoopContext, Macro, Namespace, Undefined,
-    limit_exceeded,
+    MISSING, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace,
+    Undefined, limit_exceeded,
 )
 
 __all__ = ["getattr_", "getitem_", "to_str", "safe_repr", "safe_format", "percent_format", "check_str_size"]
@@ -53,6 +53,7 @@ _ALLOWED_BY_TYPE = {
     Macro: frozenset({"name", "arguments", "defaults", "catch_kwargs", "catch_varargs", "caller"}),
     Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
     Joiner: frozenset({"sep"}),
+    GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
     DictFactory: frozenset({"fromkeys"}),
 }
 

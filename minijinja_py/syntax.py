@@ -15,6 +15,7 @@ import json
 import re
 import sys
 import threading
+from collections import deque
 from contextvars import ContextVar
 
 import lark
@@ -49,7 +50,8 @@ def normalize_newlines(source, keep_trailing_newline=False):
 # the compiled terminal patterns (see the header of grammar/jinja.lark).
 _LSTRIP_FRAGMENTS = (r"\{%(?![+-])", r"\{#(?![+-])", r"\{[%#](?![+-])")
 _NEVER = "(?!)"
-_TRIM_FRAGMENTS = ((r"%\}\n?", r"%\}"), (r"#\}\n?", r"#\}"))
+# Lark turns the \n escape of a /regex/ literal into a newline character, so that is what the patterns hold.
+_TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
 
 def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
@@ -154,12 +156,44 @@ def _analyse_grammar(text, **options):
     return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=True, **options)
 
 
+def _canonical_table(table):
+    """Lark's serialised LALR table renumbered canonically: symbols by name, states breadth-first from the start
+    state. Lark numbers both in the iteration order of sets of objects, which differs from run to run; with this
+    the same grammar always gives the same file, so a test can tell current tables from stale ones."""
+    name_of = table["tokens"]
+    rows = {state: {name_of[sym]: action for sym, action in row.items()} for state, row in table["states"].items()}
+    order, seen = [], set()
+    queue = deque(sorted(set(table["start_states"].values())))
+    while queue:
+        state = queue.popleft()
+        if state in seen:
+            continue
+        seen.add(state)
+        order.append(state)
+        for name in sorted(rows[state]):
+            kind, arg = rows[state][name]
+            if kind == 0:  # shift (or goto): arg is the next state
+                queue.append(arg)
+    order += sorted(set(rows) - seen)
+    state_id = {old: new for new, old in enumerate(order)}
+    symbol_id = {name: i for i, name in enumerate(sorted(set(name_of.values())))}
+    return {
+        "tokens": {i: name for name, i in symbol_id.items()},
+        "states": {state_id[old]: {symbol_id[name]: (kind, state_id[arg] if kind == 0 else arg)
+                                   for name, (kind, arg) in sorted(rows[old].items())}
+                   for old in order},
+        "start_states": {k: state_id[v] for k, v in table["start_states"].items()},
+        "end_states": {k: state_id[v] for k, v in table["end_states"].items()},
+    }
+
+
 def build_tables():
     """Run Lark's LALR analysis on the grammar and return the tables as JSON text (what --write-tables writes)."""
     text = _grammar_text()
     # the postlexer's always_accept (RBRACES) is baked into the contextual lexer's per-state terminal sets
     data, memo = _analyse_grammar(text, postlex=_BracePostlexer()).memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k != "postlex"}  # passed again at load time
+    data["parser"]["parser"] = _canonical_table(data["parser"]["parser"])
     return json.dumps({"grammar_sha256": _grammar_digest(text), "lark_version": lark.__version__,
                        "data": _encode_int_keys(data),
                        "memo": _encode_int_keys(memo)}, separators=(",", ":"), sort_keys=True)
@@ -246,7 +280,6 @@ _BLOCK_ENDS = {
     "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
     "raw": ("endraw",),
 }
-_CONTINUATIONS = {"ELIF": "if", "ELSE": None}
 _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
     "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
@@ -264,15 +297,15 @@ def _describe_token(tok):
     return tok.value.strip() or kind
 
 
-_TEXT_TOKENS = re.compile(r"(?P<name>[^\W\d]\w*)|(?P<number>\d)|(?P<string>[\"'])|(?P<other>\S+?)")
+_TEXT_TOKENS = re.compile(r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<other>\S+?)")
 
 
 def _describe_text_at(source, pos):
-    """Describe the token at pos the way the expression lexer would see it."""
+    """(description, length) of the token at pos the way the expression lexer would see it."""
     m = _TEXT_TOKENS.match(source, pos)
     if m is None:
-        return "end of template"
-    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group())
+        return "end of template", 0
+    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
 
 
 def _current_tag_end(exc):
@@ -287,7 +320,8 @@ def _current_tag_end(exc):
 
 
 def _open_blocks(exc):
-    """The block tags still open where the parser stopped, outermost first, from the parser's value stack."""
+    """The block tags still open where the parser stopped, outermost first, from the parser's value stack:
+    (name, opening tag token, the tags that may continue or close it)."""
     stack = []
     parser = getattr(exc, "interactive_parser", None)
     values = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
@@ -295,40 +329,62 @@ def _open_blocks(exc):
         if isinstance(value, Token) and value.type in _TAG_TERMINALS:
             name = _TAG_TERMINALS[value.type]
             if name in _BLOCK_ENDS:
-                stack.append((name, value))
-            elif value.type in ("ELIF", "ELSE") and stack:
-                pass  # continues the innermost block
+                stack.append((name, value, _BLOCK_ENDS[name]))
+            elif name == "else" and stack:
+                # after {% else %} only the end tag may come
+                block, tok, ends = stack[-1]
+                stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
     return stack
 
 
-def _looking_for(exc, stack):
-    expected = set(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
-    ends = [name for term, name in _TAG_TERMINALS.items() if term in expected and name.startswith(("end", "el"))]
-    if not ends and stack:
-        ends = list(_BLOCK_ENDS[stack[-1][0]])
-    order = ("elif", "else")
-    return sorted(ends, key=lambda e: (e not in order, order.index(e) if e in order else 0, e))
-
-
-def _block_message(prefix, exc, stack, found=None):
-    looking = _looking_for(exc, stack)
+def _block_message(prefix, stack, found=None):
+    """Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
+    (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
+    tag of the grammar.)"""
     parts = [prefix]
-    if looking:
+    if stack:
+        name, tok, looking = stack[-1]
         wanted = " or ".join(repr(x) for x in looking)
-        outer = {e for name, _ in stack[:-1] for e in _BLOCK_ENDS[name]}
+        outer = {e for _, _, ends in stack[:-1] for e in ends}
         if found is not None and found in outer:
             parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "
                          f"looking for {wanted}.")
         else:
             parts.append(f"Jinja was looking for the following tags: {wanted}.")
-    if stack:
-        name, tok = stack[-1]
-        span = tag_span(tok)
-        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {span.line}).")
+        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {tag_span(tok).line}).")
     return " ".join(parts)
 
 
-_TAG_NAME = re.compile(r"\s*\{%[-+]?\s*(\w*)")
+_TAG_NAME = re.compile(r"\{%[-+]?\s*(\w*)")
+
+
+def _unreadable(exc, source, pos, line, col, stack):
+    """The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
+    unknown tag, a string that is never closed; None for anything else."""
+    rest = source[pos:]
+    stripped = rest.lstrip()
+    skipped = rest[:len(rest) - len(stripped)]
+    if skipped:
+        newlines = skipped.count("\n")
+        line += newlines
+        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
+    if stripped.startswith("{#"):
+        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + 2))
+    if stripped.startswith("{%"):
+        m = _TAG_NAME.match(stripped)
+        name = m.group(1)
+        if name == "raw":
+            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + 2))
+        if not name:
+            return TemplateSyntaxError("tag name expected", line, col, end=(line, col + 2))
+        end = None if "\n" in m.group(0) else (line, col + m.end(1))
+        return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
+                                   line, col, end=end)
+    quote = stripped[:1]
+    if quote and quote in "\"'":
+        return TemplateSyntaxError(f"unterminated string literal starting with {quote}", line, col,
+                                   end=(line, col + 1))
+    return None
 
 
 def _describe(exc, source):
@@ -339,22 +395,30 @@ def _describe(exc, source):
             pos = len(source)
             line = source.count("\n") + 1
             col = pos - (source.rfind("\n") + 1) + 1
+            if stack and stack[-1][0] == "raw":
+                span = tag_span(stack[-1][1])
+                return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
+                                           end=(span.end_line, span.end_col))
             if stack:
-                return TemplateSyntaxError(_block_message("Unexpected end of template.", exc, stack), line, col)
+                return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
             return TemplateSyntaxError(f"unexpected end of template, expected {_current_tag_end(exc)!r}", line, col)
         if tok.type in _TAG_TERMINALS:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
             if tok.type == "RAW_OPEN" or stack or name.startswith(("end", "el")):
-                msg = _block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name)
+                msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
             else:
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if tok.type in ("DATA", "RAW_BODY"):
             # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
-            got = _describe_text_at(source, tok.start_pos)
-            span = n.Span(span.line, span.col, span.start, span.start + 1, span.line, span.col + 1)
+            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack)
+            if err is not None:
+                return err
+            got, width = _describe_text_at(source, tok.start_pos)
+            width = max(1, width)
+            span = n.Span(span.line, span.col, span.start, span.start + width, span.line, span.col + width)
         else:
             got = _describe_token(tok)
         expected = set(exc.expected)
@@ -363,36 +427,22 @@ def _describe(exc, source):
         else:
             msg = f"unexpected {got!r}"
         before = source[tok.start_pos - 1] if tok.start_pos else ""
-        if before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
-            msg += (f"; the string literal before it ends at that {before}: "
-                    f"a {before} inside a string must be escaped as \\{before}")
+        if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
+            # The usual cause: a bare quote inside a string literal ends it early ('{"name": ...}' written
+            # inside "..."), so the rest of the intended string is read as expressions.
+            other = "'" if before == '"' else '"'
+            msg += (f". The {before} just before it ends the string literal there: if it belongs inside the "
+                    f"string, escape it as \\{before} (or quote the string with {other})")
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
     if isinstance(exc, UnexpectedCharacters):
-        pos, line, col = exc.pos_in_stream, exc.line, exc.column
-        rest = source[pos:]
-        stripped = rest.lstrip()
-        skipped = rest[:len(rest) - len(stripped)]
-        if skipped:
-            newlines = skipped.count("\n")
-            line += newlines
-            col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
-            pos += len(skipped)
-        if stripped.startswith("{#"):
-            return TemplateSyntaxError("Missing end of comment tag", line, col)
-        if stripped.startswith("{%"):
-            name = _TAG_NAME.match(stripped).group(1)
-            if name == "raw":
-                return TemplateSyntaxError("Missing end of raw directive", line, col)
-            if not name:
-                return TemplateSyntaxError("tag name expected", line, col)
-            return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name),
-                                       line, col, end=(line, col + 2 + len(name)))
+        pos = exc.pos_in_stream
+        err = _unreadable(exc, source, pos, exc.line, exc.column, stack)
+        if err is not None:
+            return err
         ch = source[pos:pos + 1]
-        if ch in "\"'":
-            return TemplateSyntaxError(f"unterminated string literal starting with {ch}", line, col)
-        if not ch:
-            return TemplateSyntaxError("unexpected end of template", line, col)
-        return TemplateSyntaxError(f"unexpected char {ch!r}", line, col, end=(line, col + 1))
+        if not ch.strip():
+            return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
+        return TemplateSyntaxError(f"unexpected char {ch!r}", exc.line, exc.column, end=(exc.line, exc.column + 1))
     return TemplateSyntaxError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
 
 

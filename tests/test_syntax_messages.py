@@ -1,0 +1,52 @@
+"""Syntax error messages: Jinja2's wording where Jinja2 has one (the data-driven cases pin class and location
+only), with the innermost open block, and a caret under the offending text in str(error)."""
+
+import pytest
+
+import minijinja_py as mj
+
+MESSAGES = [
+    ("line one\n  {% frobnicate x %}", (2, 3), "Encountered unknown tag 'frobnicate'."),
+    ("{% if x %}\n{% endfi %}{% endif %}", (2, 1),
+     "Encountered unknown tag 'endfi'. Jinja was looking for the following tags: 'elif' or 'else' or 'endif'. "
+     "The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% if a %}{% else %}{% elif b %}{% endif %}", (1, 21),
+     "Encountered unknown tag 'elif'. Jinja was looking for the following tags: 'endif'. "
+     "The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% for x in y %}\n{% if x %}\n{% endfor %}", (3, 1),
+     "Encountered unknown tag 'endfor'. You probably made a nesting mistake. Jinja is expecting this tag, but "
+     "currently looking for 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' "
+     "(opened on line 2)."),
+    ("{% for m in messages %}\n{{ m }}", (2, 8),
+     "Unexpected end of template. Jinja was looking for the following tags: 'else' or 'endfor'. "
+     "The innermost block that needs to be closed is 'for' (opened on line 1)."),
+    ("{% endif %}", (1, 1), "Encountered unknown tag 'endif'."),
+    ("a {# never closed", (1, 3), "Missing end of comment tag"),
+    ("x\n{% raw %}{{ y }}", (2, 1), "Missing end of raw directive"),
+    ("{{ 'abc }}", (1, 4), "unterminated string literal starting with '"),
+    ("{{ 1 + }}", (1, 8), "unexpected 'end of print statement'"),
+    ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'"),
+    ("{% do x %}", (1, 1), "Encountered unknown tag 'do'."),
+]
+
+
+@pytest.mark.parametrize("source,where,message", MESSAGES, ids=[m[2][:40] for m in MESSAGES])
+def test_message_and_location(source, where, message):
+    with pytest.raises(mj.TemplateSyntaxError) as info:
+        mj.chat_environment().from_string(source)
+    assert info.value.message == message
+    assert (info.value.lineno, info.value.colno) == where
+
+
+def test_caret_spans_the_unknown_tag():
+    with pytest.raises(mj.TemplateSyntaxError) as info:
+        mj.chat_environment().from_string("ok\n  {%- frobnicate x %}")
+    *_, shown, caret = str(info.value).split("\n")
+    assert shown == "2 |   {%- frobnicate x %}"
+    assert caret == " " * len("2 |   ") + "^" * len("{%- frobnicate")
+
+
+def test_error_has_template_name():
+    with pytest.raises(mj.TemplateSyntaxError) as info:
+        mj.chat_environment().from_string("{% if %}", name="chat.jinja")
+    assert "--> chat.jinja:1:7" in str(info.value)
