@@ -15,7 +15,7 @@ from collections import abc
 from functools import partial
 
 from .errors import SecurityError, TemplateRuntimeError
-from .markup import Markup, escape
+from .markup import EscapeFormatter, Markup
 from .runtime import (
     MISSING, ChainableUndefined, Cycler, DictFactory, Joiner, LoopContext, Macro, Namespace, Undefined,
     limit_exceeded,
@@ -278,7 +278,7 @@ _SIZE_CHECKED = {
 
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter(string.Formatter):
-    """str.format with the sandbox's attribute/item policy and a cap on field widths."""
+    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths."""
 
     def __init__(self, rs):
         self.rs = rs
@@ -293,9 +293,14 @@ class _SandboxedFormatter(string.Formatter):
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
-        if isinstance(value, (str, int, float, complex)) or value is None:
-            return format(value, format_spec)
-        return format(to_str(value), format_spec)
+        return self.format_plain(value, format_spec)
+
+    def format_plain(self, value, format_spec):
+        # An empty spec means str(value), which must not show an address; any other spec is the value's own
+        # __format__ (so '{:>5}'.format([1]) fails as in Python).
+        if not format_spec and not isinstance(value, (str, int, float, complex)):
+            return to_str(value)
+        return format(value, format_spec)
 
     def convert_field(self, value, conversion):
         if conversion == "r":
@@ -307,6 +312,14 @@ class _SandboxedFormatter(string.Formatter):
         if conversion is None:
             return value
         raise ValueError(f"Unknown conversion specifier {conversion}")
+
+
+class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
+    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field."""
+
+    def format_field(self, value, format_spec):
+        _check_format_spec(self.limits, format_spec)
+        return EscapeFormatter.format_field(self, value, format_spec)
 
 
 def _formatter_field_name_split(field_name):
@@ -330,14 +343,14 @@ def _check_format_spec(limits, spec):
 
 
 def safe_format(rs, fmt, args, kwargs):
-    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup the arguments
-    are escaped and the result is Markup."""
+    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
+    escaped after formatting and the result is Markup."""
     if isinstance(fmt, Markup):
-        args = tuple(escape(a) if isinstance(a, str) else a for a in args)
-        kwargs = {k: escape(v) if isinstance(v, str) else v for k, v in kwargs.items()}
-    result = _SandboxedFormatter(rs).vformat(str(fmt), args, kwargs)
+        result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
+    else:
+        result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
-    return Markup(result) if isinstance(fmt, Markup) else result
+    return result
 
 
 class _SafeText:
