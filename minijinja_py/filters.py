@@ -13,13 +13,16 @@ import re
 import textwrap
 from collections import abc
 from itertools import chain, groupby
-from pprint import pformat
+from inspect import getattr_static
+from pprint import PrettyPrinter
 from urllib.parse import quote_from_bytes
 
 from .errors import TemplateRuntimeError
-from .markup import Markup, escape, soft_str
-from .runtime import Undefined, limit_exceeded, pass_state
-from .sandbox import check_str_size, getattr_, getitem_, percent_format, to_str
+from .markup import Markup, escape
+from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
+from .sandbox import (
+    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_repr, to_str, unsafe_undefined,
+)
 
 __all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
 
@@ -31,6 +34,11 @@ class FilterArgumentError(TemplateRuntimeError):
 def _text(value):
     """soft_str, but through the sandbox's printing (no memory addresses)."""
     return value if isinstance(value, str) else to_str(value)
+
+
+def _escape(value):
+    """markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses)."""
+    return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))
 
 
 def _ignore_case(value):
@@ -81,7 +89,13 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 def _call_named(rs, registry, kind, name, value, args, kwargs):
     func = registry.get(name)
     if func is None:
-        raise TemplateRuntimeError(f"No {kind} named {name!r} found.")
+        message = f"No {kind} named {name!r}."
+        if isinstance(name, Undefined):
+            try:
+                name._fail_with_undefined_error()
+            except Exception as exc:  # noqa: BLE001 - only its message is wanted
+                message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
+        raise TemplateRuntimeError(message)
     if getattr(func, "mj_pass_state", False):
         return func(rs, value, *args, **kwargs)
     return func(value, *args, **kwargs)
@@ -126,17 +140,17 @@ def do_center(rs, value, width=80):
 
 @pass_state
 def do_replace(rs, s, old, new, count=None):
-    """Replace occurrences of old by new (the first count ones)."""
+    """Replace occurrences of old by new (only the first count ones when count is given)."""
     if count is None:
         count = -1
     if not rs.autoescape:
         s, old, new = str(_text(s)), str(_text(old)), str(_text(new))
     else:
-        if hasattr(old, "__html__") or hasattr(new, "__html__") and not hasattr(s, "__html__"):
-            s = escape(s)
-        else:
-            s = soft_str(s)
-        old, new = soft_str(old), soft_str(new)
+        # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
+        # except that a safe `new` alone leaves a Markup `s` as it is
+        html_old, html_new, html_s = (hasattr(x, "__html__") for x in (old, new, s))
+        s = _escape(s) if html_old or (html_new and not html_s) else _text(s)
+        old, new = _text(old), _text(new)
     if len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
         if count >= 0:
@@ -149,39 +163,37 @@ def do_replace(rs, s, old, new, count=None):
 def do_indent(rs, s, width=4, first=False, blank=False):
     """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""
     indention = width if isinstance(width, str) else " " * width
-    s = _text(s)
-    newline = Markup("\n") if isinstance(s, Markup) else "\n"
-    lines_estimate = s.count("\n") + 2
-    check_str_size(rs.limits, len(s) + lines_estimate * len(indention))
-    s += newline  # Jinja2 quirk: a trailing newline survives splitlines
+    newline = "\n"
+    if isinstance(s, Markup):
+        indention, newline = Markup(indention), Markup(newline)
+    if isinstance(s, str):
+        check_str_size(rs.limits, len(s) + (s.count("\n") + 2) * len(indention))
+    # Jinja2 quirk: the value gets a newline appended before splitlines(), so a trailing newline survives and
+    # a non-string value fails on that `+`
+    s += newline
+    lines = s.splitlines()
     if blank:
-        rv = (newline + indention).join(s.splitlines())
+        rv = (newline + indention).join(lines)
     else:
-        lines = s.splitlines()
-        rv = lines.pop(0)
-        if lines:
-            rv += newline + newline.join(indention + line if line else line for line in lines)
-    if first:
-        rv = indention + rv
-    return rv
+        rv = lines[0] + "".join(newline + (indention + line if line else line) for line in lines[1:])
+    return indention + rv if first else rv
 
 
 @pass_state
 def do_truncate(rs, s, length=255, killwords=False, end="...", leeway=None):
-    """Cut the string to length (counting end), at a word boundary unless killwords."""
+    """Cut the string to length (counting end), at a word boundary unless killwords; leeway (5) is slack."""
     if leeway is None:
         leeway = 5
-    s = _text(s)
     if not length >= len(end):
         raise AssertionError(f"expected length >= {len(end)}, got {length}")
     if not leeway >= 0:
         raise AssertionError(f"expected leeway >= 0, got {leeway}")
     if len(s) <= length + leeway:
         return s
-    if killwords:
-        return s[:length - len(end)] + end
-    result = s[:length - len(end)].rsplit(" ", 1)[0]
-    return result + end
+    kept = s[:length - len(end)]
+    if not killwords:
+        kept = kept.rsplit(" ", 1)[0]
+    return kept + end
 
 
 _WORD = re.compile(r"\w+")
@@ -194,13 +206,14 @@ def do_wordcount(s):
 
 @pass_state
 def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True):
-    """Wrap the text to width columns, paragraph by paragraph."""
+    """Wrap the text to width columns; each existing line is a paragraph wrapped on its own."""
     if wrapstring is None:
         wrapstring = "\n"
+    paragraphs = s.splitlines()  # not coerced: Jinja2 fails on a non-string here
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
-        for line in _text(s).splitlines())
+        for line in paragraphs)
 
 
 def do_striptags(value):
@@ -243,14 +256,14 @@ def do_join(rs, value, d="", attribute=None):
 # ---------------------------------------------------------------------------------------------- html & url
 def do_escape(s):
     """HTML-escape (unless already Markup)."""
-    return escape(s)
+    return _escape(s)
 
 
 def do_forceescape(value):
     """HTML-escape even Markup."""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    return escape(str(value))
+    return escape(str(_text(value)))
 
 
 def do_safe(value):
@@ -273,44 +286,82 @@ def do_urlencode(value):
     return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
 
 
-_URL_PREFIX = re.compile(r"^(https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+$)", re.I)
-_URL_PUNCT = re.compile(r"^([(<]|&lt;)*(.*?)([.,)>\n]|&gt;)*$", re.S)
+# What urlize links: a scheme or "www." plus a host name, a bare host under a classic top-level domain, or a
+# scheme plus an IP address; then an optional port and path. Same language as Jinja2's pattern.
+_LINKABLE = re.compile(r"""
+    ^(?:
+        (?:https?://|www\.) (?:[\w%-]+\.)* (?:[a-z]{2,63} | xn--[\w%]{2,59})
+      | (?:[\w%-]{2,63}\.)+ (?:com|net|int|edu|gov|org|info|mil)
+      | https?:// (?: \d{1,3}(?:\.\d{1,3}){3} | \[(?:[\da-f]{0,4}:){2}(?:[\da-f]{0,4}:?){1,6}\] )
+    )
+    (?::\d{1,5})?
+    (?:[/?#]\S*)?
+    $""", re.IGNORECASE | re.VERBOSE)
 _EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
+_SCHEME = re.compile(r"[\w.+-]{2,}:/{0,2}")
+_LEADING_PUNCT = ("(", "<", "&lt;")
+_TRAILING_PUNCT = (")", ">", ".", ",", "\n", "&gt;")
+_BRACKETS = (("(", ")"), ("<", ">"), ("&lt;", "&gt;"))
+
+
+def _split_punctuation(word):
+    """'(www.a.com).' → ('(', 'www.a.com', ').'): opening punctuation, the candidate, closing punctuation."""
+    start = 0
+    while True:
+        opener = next((p for p in _LEADING_PUNCT if word.startswith(p, start)), None)
+        if opener is None:
+            break
+        start += len(opener)
+    end = len(word)
+    while end > start:
+        closer = next((p for p in _TRAILING_PUNCT if word.endswith(p, start, end)), None)
+        if closer is None:
+            break
+        end -= len(closer)
+    head, middle, tail = word[:start], word[start:end], word[end:]
+    # a closing bracket that balances one inside the URL belongs to it: http://a.com/(x)
+    for opener, closer in _BRACKETS:
+        opened = middle.count(opener)
+        if opened <= middle.count(closer):
+            continue
+        for _ in range(min(opened, tail.count(closer))):
+            cut = tail.index(closer) + len(closer)
+            middle, tail = middle + tail[:cut], tail[cut:]
+    return head, middle, tail
 
 
 @pass_state
 def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
-    """Turn URLs and e-mail addresses in the text into links."""
-    rel_parts = set((rel or "").split())
+    """Turn URLs (http, https, www., bare domains) and e-mail addresses in the text into links."""
+    rel_words = set((rel or "").split()) | {"noopener"}
     if nofollow:
-        rel_parts.add("nofollow")
-    rel_parts.update(("noopener", "noreferrer")) if target else None
-    rel_attr = f' rel="{escape(" ".join(sorted(rel_parts)))}"' if rel_parts else ""
-    target_attr = f' target="{escape(target)}"' if target else ""
+        rel_words.add("nofollow")
     schemes = tuple(extra_schemes or ())
+    for scheme in schemes:
+        if _SCHEME.fullmatch(scheme) is None:
+            raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
+    link_attrs = f' rel="{escape(" ".join(sorted(rel_words)))}"' + (f' target="{_escape(target)}"' if target else "")
 
-    def trim(x):
-        if trim_url_limit is not None and len(x) > trim_url_limit:
-            return f"{x[:trim_url_limit]}..."
-        return x
+    def shown(url):
+        if trim_url_limit is not None and len(url) > trim_url_limit:
+            return f"{url[:trim_url_limit]}..."
+        return url
 
-    words = re.split(r"(\s+)", str(escape(_text(value))))
+    words = re.split(r"(\s+)", str(_escape(value)))
     for i, word in enumerate(words):
-        m = _URL_PUNCT.match(word)
-        if not m:
-            continue
-        head, middle, tail = m.group(1) or "", m.group(2), m.group(3) or ""
-        if middle.startswith(("http://", "https://")) or middle.startswith(schemes):
-            middle = f'<a href="{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
-        elif middle.startswith("www.") or ("@" not in middle and not middle.startswith(("http://", "https://"))
-                                          and "." in middle and re.match(r"^[\w.-]+\.(com|org|net)$", middle)):
-            middle = f'<a href="https://{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
+        head, middle, tail = _split_punctuation(word)
+        if _LINKABLE.match(middle):
+            href = middle if middle.startswith(("https://", "http://")) else "https://" + middle
+            middle = f'<a href="{href}"{link_attrs}>{shown(middle)}</a>'
         elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
             middle = f'<a href="{middle}">{middle[7:]}</a>'
-        elif "@" in middle and not middle.startswith("www.") and ":" not in middle and _EMAIL.match(middle):
+        elif ("@" in middle and not middle.startswith(("www.", "@")) and ":" not in middle
+              and _EMAIL.match(middle)):
             middle = f'<a href="mailto:{middle}">{middle}</a>'
         else:
-            continue
+            scheme = next((x for x in schemes if middle != x and middle.startswith(x)), None)
+            if scheme is not None:
+                middle = f'<a href="{middle}"{link_attrs}>{middle}</a>'
         words[i] = head + middle + tail
     rv = "".join(words)
     return Markup(rv) if rs.autoescape else rv
@@ -328,7 +379,7 @@ def do_xmlattr(rs, d, autospace=True):
             continue
         if _ATTR_KEY.search(key) is not None:
             raise ValueError(f"Invalid character in attribute name: {key!r}")
-        items.append(f'{escape(key)}="{escape(value)}"')
+        items.append(f'{_escape(key)}="{_escape(value)}"')
     rv = " ".join(items)
     if autospace and rv:
         rv = " " + rv
@@ -360,16 +411,17 @@ def do_abs(x):
 
 
 def do_int(value, default=0, base=10):
-    """Convert to int ("42.23" gives 42); default when impossible. Strings may give a base."""
+    """Convert to int ("42.23" gives 42); default when impossible. A string may give a base (0x, 0o, 0b)."""
     try:
-        if isinstance(value, str):
-            return int(value, base)
-        return int(value)
+        return int(value, base) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return default
+        pass
+    # "42.23" and "1e3" go through float; a string too long for int() (Python's 4300-digit limit) ends up
+    # here too, and overflows to the default
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return default
 
 
 def do_float(value, default=0.0):
@@ -556,31 +608,14 @@ def do_slice(rs, value, slices, fill_with=None):
         yield tmp
 
 
-class _GroupTuple(tuple):
-    """(grouper, list) as groupby yields it; prints as a plain tuple."""
-
-    __slots__ = ()
-
-    def __new__(cls, grouper, items):
-        return tuple.__new__(cls, (grouper, items))
-
-    @property
-    def grouper(self):
-        return self[0]
-
-    @property
-    def list(self):
-        return self[1]
-
-
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
     expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
-    out = [_GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
+    out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
-        out = [_GroupTuple(output_expr(values[0]), values) for _, values in out]
+        out = [GroupTuple(output_expr(values[0]), values) for _, values in out]
     return out
 
 
@@ -657,19 +692,39 @@ def do_rejectattr(rs, value, *args, **kwargs):
 
 @pass_state
 def do_attr(rs, obj, name):
-    """obj's attribute name (attributes only, never items)."""
+    """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
     if isinstance(obj, Undefined):
-        return getattr_(obj, str(name), rs)
-    from .sandbox import _attribute  # the policy without the item fallback
-    name = str(name)
-    if name[:1] == "_":
         return getattr_(obj, name, rs)
-    return _attribute(obj, name, rs, item_fallback=False)
+    if name[:1] == "_":
+        exists = _has_static_attribute(obj, name)
+        return unsafe_undefined(obj, name, rs) if exists else rs.undefined(obj=obj, name=name)
+    if isinstance(obj, Namespace):
+        return getattr_(obj, name, rs)  # a namespace's attributes are its values
+    return attribute_only(obj, name, rs)
+
+
+def _has_static_attribute(obj, name):
+    try:
+        getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def do_pprint(value):
     """Pretty-print (for debugging)."""
-    return pformat(value)
+    return _SafePrettyPrinter().pformat(value)
+
+
+class _SafePrettyPrinter(PrettyPrinter):
+    """pprint.pformat, except that objects other than plain data print without a memory address."""
+
+    def format(self, obj, context, maxlevels, level):
+        if isinstance(obj, (str, int, float, bool, type(None), list, tuple, dict, set, frozenset)):
+            return PrettyPrinter.format(self, obj, context, maxlevels, level)
+        return safe_repr(obj), False, False
 
 
 # ------------------------------------------------------------------------------------------------ defaults

@@ -17,11 +17,11 @@ from functools import partial
 from .errors import SecurityError, TemplateRuntimeError
 from .markup import EscapeFormatter, Markup
 from .runtime import (
-    MISSING, ChainableUndefined, Cycler, DictFactory, Joiner, LoopContext, Macro, Namespace, Undefined,
+    MISSING, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace, Undefined,
     limit_exceeded,
 )
 
-__all__ = ["getattr_", "getitem_", "to_str", "safe_repr", "safe_format", "percent_format", "check_str_size"]
+__all__ = ["getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format", "percent_format", "check_str_size"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -53,6 +53,7 @@ _ALLOWED_BY_TYPE = {
     Macro: frozenset({"name", "arguments", "defaults", "catch_kwargs", "catch_varargs", "caller"}),
     Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
     Joiner: frozenset({"sep"}),
+    GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
     DictFactory: frozenset({"fromkeys"}),
 }
 
@@ -84,8 +85,18 @@ def _allowed_attrs(obj):
     return None
 
 
+def _unsafe_message(obj, name):
+    return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
+
+
 def _unsafe(obj, name):
-    return SecurityError(f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe.")
+    return SecurityError(_unsafe_message(obj, name))
+
+
+def unsafe_undefined(obj, name, rs):
+    """What ImmutableSandboxedEnvironment gives for a mutating method (list.append, dict.update, ...): an
+    undefined that prints as '' and fails `is defined`, but raises SecurityError once it is called or used."""
+    return rs.undefined(_unsafe_message(obj, name), obj=obj, name=name, exc=SecurityError)
 
 
 def _is_mutator(obj, name):
@@ -103,7 +114,7 @@ def getattr_(obj, name, rs):
         if name in _DICT_ATTRS:
             return _bound(obj, name, rs)
         if name in _DICT_MUTATORS:
-            raise _unsafe(obj, name)
+            return unsafe_undefined(obj, name, rs)
         if name[:1] == "_":
             raise _unsafe(obj, name)
         try:
@@ -132,7 +143,7 @@ def _attribute(obj, name, rs, item_fallback):
         if name in allowed:
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
-            raise _unsafe(obj, name)
+            return unsafe_undefined(obj, name, rs)
     elif isinstance(obj, _OPAQUE):
         # Functions, modules, classes, generators...: an attribute that exists is refused (Jinja2 would hand out
         # some of them); one that does not is undefined, as in Jinja2.
@@ -140,7 +151,7 @@ def _attribute(obj, name, rs, item_fallback):
             raise _unsafe(obj, name)
         return rs.undefined(obj=obj, name=name)
     elif _is_mutator(obj, name):
-        raise _unsafe(obj, name)
+        return unsafe_undefined(obj, name, rs)
     else:
         # an object of the caller's own class: its public attributes are what the caller chose to pass
         try:
@@ -159,6 +170,11 @@ def _attribute(obj, name, rs, item_fallback):
         except Exception:
             pass
     return rs.undefined(obj=obj, name=name)
+
+
+def attribute_only(obj, name, rs):
+    """obj.name without the item fallback (the attr filter)."""
+    return _attribute(obj, name, rs, item_fallback=False)
 
 
 def getitem_(obj, key, rs):
@@ -193,7 +209,7 @@ def getitem_(obj, key, rs):
             if key in _DICT_ATTRS:
                 return _bound(obj, key, rs)
             if key in _DICT_MUTATORS:
-                raise _unsafe(obj, key)
+                return unsafe_undefined(obj, key, rs)
     return rs.undefined(obj=obj, name=key)
 
 
@@ -432,6 +448,8 @@ def _repr(value, active, depth, for_str):
         return str(value) if for_str else repr(value)
     if depth > 500:
         raise TemplateRuntimeError("data nested too deeply to print")
+    if cls is GroupTuple:
+        cls = tuple  # groupby's pairs print as plain tuples
     if cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
         key = id(value)
         if key in active:
