@@ -10,7 +10,7 @@ import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
-    "LimitExceeded", "twin_of", "as_template_error",
+    "FilterArgumentError", "LimitExceeded", "twin_of", "as_template_error",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -111,6 +111,10 @@ class UndefinedError(TemplateRuntimeError):
 
 class SecurityError(TemplateRuntimeError):
     """The template tried to reach something the sandbox does not allow."""
+
+
+class FilterArgumentError(TemplateRuntimeError):
+    """A filter was called with arguments it cannot use (as Jinja2's FilterArgumentError)."""
 
 
 class LimitExceeded(TemplateRuntimeError):

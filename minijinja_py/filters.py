@@ -17,7 +17,7 @@ from inspect import getattr_static
 from pprint import PrettyPrinter
 from urllib.parse import quote_from_bytes
 
-from .errors import TemplateRuntimeError
+from .errors import FilterArgumentError, TemplateRuntimeError
 from .markup import Markup, escape
 from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
 from .sandbox import (
@@ -25,10 +25,6 @@ from .sandbox import (
 )
 
 __all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
-
-
-class FilterArgumentError(TemplateRuntimeError):
-    """A filter was called with arguments it cannot use."""
 
 
 def _text(value):

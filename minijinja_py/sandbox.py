@@ -21,7 +21,10 @@ from .runtime import (
     limit_exceeded,
 )
 
-__all__ = ["getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format", "percent_format", "check_str_size"]
+__all__ = [
+    "getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format",
+    "percent_format", "check_str_size",
+]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
