@@ -11,7 +11,7 @@ from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, Undefine
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "GroupTuple", "Cycler", "Joiner", "DictFactory",
+    "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "GroupTuple", "Cycler", "Joiner", "DictFactory",
     "object_type_repr",
 ]
 
@@ -442,8 +442,7 @@ class Macro:
 
 # ------------------------------------------------------------------------------------------------- globals
 class Namespace:
-    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}).
-    Names starting with '_' are refused, as transformers' TemplateNamespace does."""
+    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}), as Jinja2's."""
 
     __slots__ = ("_attrs",)
 
@@ -451,25 +450,35 @@ class Namespace:
         self, args = args[0], args[1:]
         attrs = dict(*args, **kwargs)
         for name in attrs:
-            _check_namespace_name(name)
+            self._check_name(name)
         self._attrs = attrs
+
+    @staticmethod
+    def _check_name(name):
+        """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
     def __repr__(self):
         from .sandbox import safe_repr
         return f"<Namespace {safe_repr(self._attrs)}>"
 
 
-def _check_namespace_name(name):
-    if isinstance(name, str) and name.startswith("_"):
-        raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
-                            f"{name!r}. Please rename the attribute.")
+class ChatNamespace(Namespace):
+    """The chat profile's namespace: transformers' TemplateNamespace, which refuses names starting with '_'."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _check_name(name):
+        if isinstance(name, str) and name.startswith("_"):
+            raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
+                                f"{name!r}. Please rename the attribute.")
 
 
 def namespace_set(ns, attr, value):
     """{% set ns.attr = value %}"""
     if not isinstance(ns, Namespace):
         raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
-    _check_namespace_name(attr)
+    ns._check_name(attr)
     ns._attrs[attr] = value
 
 

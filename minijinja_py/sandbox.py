@@ -130,7 +130,7 @@ def getattr_(obj, name, rs):
         return obj._fail_with_undefined_error()
     if name[:1] == "_":
         raise _unsafe(obj, name)
-    if cls is Namespace:
+    if isinstance(obj, Namespace):
         value = obj._attrs.get(name, MISSING)
         return rs.undefined(obj=obj, name=name) if value is MISSING else value
     return _attribute(obj, name, rs, item_fallback=True)
@@ -192,7 +192,7 @@ def getitem_(obj, key, rs):
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
-    elif isinstance(obj, _OPAQUE) or cls is Namespace or cls is LoopContext or cls is Macro:
+    elif isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro)):
         pass
     else:
         try:
@@ -202,7 +202,7 @@ def getitem_(obj, key, rs):
     if isinstance(key, str):
         if key[:1] == "_":
             raise _unsafe(obj, key)
-        if cls is Namespace:
+        if isinstance(obj, Namespace):
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:
                 return value
