@@ -927,7 +927,8 @@ class _Compiler:
         if else_ is None:
             hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section "
                     "was defined.")
-            return lambda s: then(s) if test(s) else s.rs.undefined(hint)
+            # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
+            return lambda s: then(s) if test(s) else Undefined(hint)
         return lambda s: then(s) if test(s) else else_(s)
 
 
