@@ -49,7 +49,8 @@ def normalize_newlines(source, keep_trailing_newline=False):
 # the compiled terminal patterns (see the header of grammar/jinja.lark).
 _LSTRIP_FRAGMENTS = (r"\{%(?![+-])", r"\{#(?![+-])", r"\{[%#](?![+-])")
 _NEVER = "(?!)"
-_TRIM_FRAGMENTS = ((r"%\}\n?", r"%\}"), (r"#\}\n?", r"#\}"))
+# Lark stores the grammar's `\n` as a real newline character in the compiled pattern, hence no raw strings here.
+_TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
 
 def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
