@@ -171,7 +171,9 @@ def do_indent(rs, s, width=4, first=False, blank=False):
     if blank:
         rv = (newline + indention).join(lines)
     else:
-        rv = lines[0] + "".join(newline + (indention + line if line else line) for line in lines[1:])
+        rv = lines[0]
+        if len(lines) > 1:
+            rv += newline + newline.join(indention + line if line else line for line in lines[1:])
     return indention + rv if first else rv
 
 

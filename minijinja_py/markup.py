@@ -60,8 +60,6 @@ class Markup(str):
             return self.escape(other).__add__(self)
         return NotImplemented
 
-    # markupsafe quirk: str.__mul__ answers NotImplemented for a non-integer, and that object is what gets
-    # wrapped, so Markup('a') * 'b' is Markup('NotImplemented') rather than a TypeError.
     def __mul__(self, count):
         return type(self)(str.__mul__(self, count))
 
