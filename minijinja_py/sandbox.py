@@ -488,7 +488,8 @@ def _repr(value, active, depth, for_str):
     method = cls.__str__ if for_str else cls.__repr__
     if method is object.__str__ or method is object.__repr__:
         if cls.__repr__ is object.__repr__:
-            return f"<{cls.__module__}.{cls.__qualname__} object>"
+            where = "" if cls.__module__ == "builtins" else f"{cls.__module__}."
+            return f"<{where}{cls.__qualname__} object>"
         return repr(value)
     return str(value) if for_str else repr(value)
 
