@@ -207,11 +207,11 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
     """Wrap the text to width columns; each existing line is a paragraph wrapped on its own."""
     if wrapstring is None:
         wrapstring = "\n"
-    paragraphs = s.splitlines()  # not coerced: Jinja2 fails on a non-string here
+    # s is not coerced: Jinja2 fails on a non-string (and looks up wrapstring.join before s.splitlines)
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
-        for line in paragraphs)
+        for line in s.splitlines())
 
 
 def do_striptags(value):

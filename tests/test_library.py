@@ -226,3 +226,35 @@ def test_markup_is_markupsafes():
         mj.Markup("%x") % 255  # markupsafe's wrapped arguments have no __index__
     with pytest.raises(ValueError):
         mj.Markup("{:>5}").format(mj.Markup("a"))
+
+
+# ------------------------------------------------------------------------------------- known differences
+# Found while pinning the library; they live in the grammar and in the sandbox's attribute policy, not in the
+# builtins. Each expectation is Jinja2's; strict xfail so that fixing one makes the suite say so.
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 lets a call follow a filter (`x|attr('get')('a')`)")
+def test_call_after_filter():
+    assert render("{{ {'a': 1}|attr('get')('a') }}") == "1"
+
+
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 reads `if` after `is defined` as the test's argument and "
+                                        "rejects `{{ x is defined if c else y }}` at parse time")
+def test_test_argument_swallows_if():
+    with pytest.raises(mj.TemplateSyntaxError):
+        mj.chat_environment().from_string("{{ x is defined if true else 'n' }}")
+
+
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 allows a namespace attribute inside a tuple target of set")
+def test_namespace_attribute_in_tuple_target():
+    assert render("{% set ns = namespace() %}{% set ns.x, y = 1, 2 %}{{ ns.x }}{{ y }}") == "12"
+
+
+@pytest.mark.xfail(strict=True, reason="sandbox: Jinja2 gives an undefined (printing '') for a '_' attribute and "
+                                        "raises SecurityError only when it is used; minijinja_py raises at once")
+def test_underscore_attribute_is_an_unsafe_undefined():
+    assert render("{{ 'a'.__class__ }}|{{ 'a'._x is defined }}") == "|False"
+
+
+@pytest.mark.xfail(strict=True, reason="sandbox: Jinja2 falls back to the item for `d._x` when dict has no such "
+                                        "attribute; minijinja_py refuses every '_' name after a dot")
+def test_underscore_key_through_dot():
+    assert render("{{ d._x }}", d={"_x": 1}) == "1"
