@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from . import _resources
 from .environment import Environment
 from .errors import TemplateError, as_template_error, twin_of
-from .filters import chat_tojson
+from .htmlfilters import chat_tojson
 from .runtime import ChatNamespace
 
 __all__ = ["chat_environment", "ChatTemplate", "raise_exception", "load_chat_template", "seed_template",

@@ -1,40 +1,32 @@
 """Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
-with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do).
+with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do). The HTML, URL and
+JSON filters live in htmlfilters.py.
 
 A filter receives the value and its arguments. Filters that need the render state (environment, limits,
 undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
 go through the sandbox's item-then-attribute lookup.
 """
 
-import json
 import math
 import random as _random
 import re
 import textwrap
 from collections import abc
-from itertools import chain, groupby
 from inspect import getattr_static
+from itertools import chain, groupby
 from pprint import PrettyPrinter
-from urllib.parse import quote_from_bytes
 
 from .errors import FilterArgumentError, TemplateRuntimeError
+from .htmlfilters import (
+    do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
+)
 from .markup import Markup, escape
 from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
 from .sandbox import (
-    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_repr, to_str, unsafe_undefined,
+    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_repr, soft_str, unsafe_undefined,
 )
 
-__all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
-
-
-def _text(value):
-    """soft_str, but through the sandbox's printing (no memory addresses)."""
-    return value if isinstance(value, str) else to_str(value)
-
-
-def _escape(value):
-    """markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses)."""
-    return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))
+__all__ = ["FILTERS"]
 
 
 def _ignore_case(value):
@@ -100,17 +92,17 @@ def _call_named(rs, registry, kind, name, value, args, kwargs):
 # ------------------------------------------------------------------------------------------------- strings
 def do_upper(s):
     """Uppercase the string."""
-    return _text(s).upper()
+    return soft_str(s).upper()
 
 
 def do_lower(s):
     """Lowercase the string."""
-    return _text(s).lower()
+    return soft_str(s).lower()
 
 
 def do_capitalize(s):
     """First character uppercase, the rest lowercase."""
-    return _text(s).capitalize()
+    return soft_str(s).capitalize()
 
 
 _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
@@ -118,12 +110,12 @@ _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
 
 def do_title(s):
     """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
-    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(_text(s)) if item)
+    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(soft_str(s)) if item)
 
 
 def do_trim(value, chars=None):
     """Strip leading and trailing whitespace (or chars)."""
-    return _text(value).strip(chars)
+    return soft_str(value).strip(chars)
 
 
 @pass_state
@@ -131,7 +123,7 @@ def do_center(rs, value, width=80):
     """Center the string in a field of width."""
     if isinstance(width, int):
         check_str_size(rs.limits, width)
-    return _text(value).center(width)
+    return soft_str(value).center(width)
 
 
 @pass_state
@@ -140,13 +132,13 @@ def do_replace(rs, s, old, new, count=None):
     if count is None:
         count = -1
     if not rs.autoescape:
-        s, old, new = str(_text(s)), str(_text(old)), str(_text(new))
+        s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
     else:
         # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
         # except that a safe `new` alone leaves a Markup `s` as it is
         html_old, html_new, html_s = (hasattr(x, "__html__") for x in (old, new, s))
-        s = _escape(s) if html_old or (html_new and not html_s) else _text(s)
-        old, new = _text(old), _text(new)
+        s = escape(soft_str(s)) if html_old or (html_new and not html_s) else soft_str(s)
+        old, new = soft_str(old), soft_str(new)
     if len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
         if count >= 0:
@@ -199,7 +191,7 @@ _WORD = re.compile(r"\w+")
 
 def do_wordcount(s):
     """Count the words."""
-    return len(_WORD.findall(_text(s)))
+    return len(_WORD.findall(soft_str(s)))
 
 
 @pass_state
@@ -214,22 +206,17 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
         for line in s.splitlines())
 
 
-def do_striptags(value):
-    """Remove SGML/XML tags and collapse whitespace."""
-    return Markup(str(_text(value))).striptags()
-
-
 @pass_state
 def do_format(rs, value, *args, **kwargs):
     """printf-style formatting: "%s, %s"|format(a, b) or "%(x)s"|format(x=1)."""
     if args and kwargs:
         raise FilterArgumentError("can't handle positional and keyword arguments at the same time")
-    return percent_format(rs.limits, _text(value), kwargs or args)
+    return percent_format(rs.limits, soft_str(value), kwargs or args)
 
 
 def do_string(value):
     """Convert to a string (Markup stays Markup)."""
-    return _text(value)
+    return soft_str(value)
 
 
 @pass_state
@@ -239,151 +226,19 @@ def do_join(rs, value, d="", attribute=None):
         value = map(make_attrgetter(rs, attribute), value)
     items = list(value)
     if not rs.autoescape:
-        parts = [_text(x) for x in items]
-        sep = str(_text(d))
+        parts = [soft_str(x) for x in items]
+        sep = str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
     if not hasattr(d, "__html__"):
         if any(hasattr(x, "__html__") for x in items):
             d = escape(d)
         else:
-            return str(_text(d)).join(_text(x) for x in items)
+            return str(soft_str(d)).join(soft_str(x) for x in items)
     return d.join(items)
 
 
-# ---------------------------------------------------------------------------------------------- html & url
-def do_escape(s):
-    """HTML-escape (unless already Markup)."""
-    return _escape(s)
-
-
-def do_forceescape(value):
-    """HTML-escape even Markup."""
-    if hasattr(value, "__html__"):
-        value = value.__html__()
-    return escape(str(_text(value)))
-
-
-def do_safe(value):
-    """Mark the value safe: autoescape leaves it alone."""
-    return Markup(_text(value))
-
-
-def _url_quote(obj, for_qs=False):
-    if not isinstance(obj, bytes):
-        obj = _text(obj).encode("utf-8")
-    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
-    return rv.replace("%20", "+") if for_qs else rv
-
-
-def do_urlencode(value):
-    """URL-encode a string, or a dict / list of pairs as a query string."""
-    if isinstance(value, str) or not isinstance(value, abc.Iterable):
-        return _url_quote(value)
-    items = value.items() if isinstance(value, dict) else iter(value)
-    return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
-
-
-# What urlize links: a scheme or "www." plus a host name, a bare host under a classic top-level domain, or a
-# scheme plus an IP address; then an optional port and path. Same language as Jinja2's pattern.
-_LINKABLE = re.compile(r"""
-    ^(?:
-        (?:https?://|www\.) (?:[\w%-]+\.)* (?:[a-z]{2,63} | xn--[\w%]{2,59})
-      | (?:[\w%-]{2,63}\.)+ (?:com|net|int|edu|gov|org|info|mil)
-      | https?:// (?: \d{1,3}(?:\.\d{1,3}){3} | \[(?:[\da-f]{0,4}:){2}(?:[\da-f]{0,4}:?){1,6}\] )
-    )
-    (?::\d{1,5})?
-    (?:[/?#]\S*)?
-    $""", re.IGNORECASE | re.VERBOSE)
-_EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
-_SCHEME = re.compile(r"[\w.+-]{2,}:/{0,2}")
-_LEADING_PUNCT = ("(", "<", "&lt;")
-_TRAILING_PUNCT = (")", ">", ".", ",", "\n", "&gt;")
-_BRACKETS = (("(", ")"), ("<", ">"), ("&lt;", "&gt;"))
-
-
-def _split_punctuation(word):
-    """'(www.a.com).' → ('(', 'www.a.com', ').'): opening punctuation, the candidate, closing punctuation."""
-    start = 0
-    while True:
-        opener = next((p for p in _LEADING_PUNCT if word.startswith(p, start)), None)
-        if opener is None:
-            break
-        start += len(opener)
-    end = len(word)
-    while end > start:
-        closer = next((p for p in _TRAILING_PUNCT if word.endswith(p, start, end)), None)
-        if closer is None:
-            break
-        end -= len(closer)
-    head, middle, tail = word[:start], word[start:end], word[end:]
-    # a closing bracket that balances one inside the URL belongs to it: http://a.com/(x)
-    for opener, closer in _BRACKETS:
-        opened = middle.count(opener)
-        if opened <= middle.count(closer):
-            continue
-        for _ in range(min(opened, tail.count(closer))):
-            cut = tail.index(closer) + len(closer)
-            middle, tail = middle + tail[:cut], tail[cut:]
-    return head, middle, tail
-
-
-@pass_state
-def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
-    """Turn URLs (http, https, www., bare domains) and e-mail addresses in the text into links."""
-    rel_words = set((rel or "").split()) | {"noopener"}
-    if nofollow:
-        rel_words.add("nofollow")
-    schemes = tuple(extra_schemes or ())
-    for scheme in schemes:
-        if _SCHEME.fullmatch(scheme) is None:
-            raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
-    link_attrs = f' rel="{escape(" ".join(sorted(rel_words)))}"' + (f' target="{_escape(target)}"' if target else "")
-
-    def shown(url):
-        if trim_url_limit is not None and len(url) > trim_url_limit:
-            return f"{url[:trim_url_limit]}..."
-        return url
-
-    words = re.split(r"(\s+)", str(_escape(value)))
-    for i, word in enumerate(words):
-        head, middle, tail = _split_punctuation(word)
-        if _LINKABLE.match(middle):
-            href = middle if middle.startswith(("https://", "http://")) else "https://" + middle
-            middle = f'<a href="{href}"{link_attrs}>{shown(middle)}</a>'
-        elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
-            middle = f'<a href="{middle}">{middle[7:]}</a>'
-        elif ("@" in middle and not middle.startswith(("www.", "@")) and ":" not in middle
-              and _EMAIL.match(middle)):
-            middle = f'<a href="mailto:{middle}">{middle}</a>'
-        else:
-            scheme = next((x for x in schemes if middle != x and middle.startswith(x)), None)
-            if scheme is not None:
-                middle = f'<a href="{middle}"{link_attrs}>{middle}</a>'
-        words[i] = head + middle + tail
-    rv = "".join(words)
-    return Markup(rv) if rs.autoescape else rv
-
-
-_ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
-
-
-@pass_state
-def do_xmlattr(rs, d, autospace=True):
-    """Render a dict as XML/HTML attributes (None and undefined values skipped)."""
-    items = []
-    for key, value in d.items():
-        if value is None or isinstance(value, Undefined):
-            continue
-        if _ATTR_KEY.search(key) is not None:
-            raise ValueError(f"Invalid character in attribute name: {key!r}")
-        items.append(f'{_escape(key)}="{_escape(value)}"')
-    rv = " ".join(items)
-    if autospace and rv:
-        rv = " " + rv
-    return Markup(rv) if rs.autoescape else rv
-
-
+# -------------------------------------------------------------------------------------------------- numbers
 def do_filesizeformat(value, binary=False):
     """Human-readable file size: 13.0 kB, 1.0 MiB (binary)."""
     size = float(value)
@@ -402,7 +257,6 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
-# -------------------------------------------------------------------------------------------------- numbers
 def do_abs(x):
     """Absolute value."""
     return abs(x)
@@ -731,36 +585,6 @@ def do_default(value, default_value="", boolean=False):
     if isinstance(value, Undefined) or (boolean and not value):
         return default_value
     return value
-
-
-# ------------------------------------------------------------------------------------------------------ json
-@pass_state
-def do_tojson(rs, value, indent=None):
-    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
-    kwargs = {"sort_keys": True}
-    if indent is not None:
-        _check_indent(rs, indent)
-        kwargs["indent"] = indent
-    text = json.dumps(value, **kwargs)
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-                  .replace("'", "\\u0027"))
-
-
-@pass_state
-def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
-    if indent is not None:
-        _check_indent(rs, indent)
-    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    check_str_size(rs.limits, len(text))
-    return text
-
-
-def _check_indent(rs, indent):
-    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
-    if width * rs.limits.max_data_depth > rs.limits.max_string:
-        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")
 
 
 FILTERS = {

@@ -11,8 +11,8 @@ from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, Undefine
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "GroupTuple", "Cycler", "Joiner", "DictFactory",
-    "object_type_repr",
+    "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "GroupTuple", "Cycler", "Joiner",
+    "DictFactory", "object_type_repr",
 ]
 
 

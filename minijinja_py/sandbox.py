@@ -23,7 +23,7 @@ from .runtime import (
 
 __all__ = [
     "getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format",
-    "percent_format", "check_str_size",
+    "percent_format", "check_str_size", "soft_str",
 ]
 
 # ------------------------------------------------------------------------------------------- the allowlists
@@ -438,6 +438,12 @@ def to_str(value):
     if isinstance(value, Undefined):
         return str(value)
     return _repr(value, set(), 0, for_str=True)
+
+
+def soft_str(value):
+    """A string as it is (Markup stays Markup), anything else as {{ value }} prints it: Jinja2's soft_str()
+    without memory addresses."""
+    return value if isinstance(value, str) else to_str(value)
 
 
 def safe_repr(value):
