@@ -44,8 +44,8 @@ def test_every_jinja2_filter_and_test_and_nothing_else():
 def test_every_builtin_has_a_one_line_docstring():
     for registry in (FILTERS, TESTS):
         for name, func in registry.items():
-            if func.__module__.startswith("minijinja_py"):
-                assert func.__doc__ and "\n" not in func.__doc__.strip(), name
+            assert func.__module__.startswith("minijinja_py"), name
+            assert func.__doc__ and "\n" not in func.__doc__.strip(), name
 
 
 def _parameters(func, leading):
@@ -53,7 +53,8 @@ def _parameters(func, leading):
     params = list(inspect.signature(func).parameters.values())
     while params and params[0].name in leading:
         params.pop(0)
-    return [(p.name, p.kind if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) else None,
+    # a positional-only parameter cannot be passed by name, so only its position matters
+    return [(None if p.kind is p.POSITIONAL_ONLY else p.name, p.kind if p.kind is not p.POSITIONAL_OR_KEYWORD else None,
              None if p.default is p.empty else repr(p.default)) for p in params[1:]]
 
 
