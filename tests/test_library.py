@@ -3,6 +3,7 @@ address-free printing, the Undefined and Markup APIs. Expected values were produ
 and reviewed; the one test that needs Jinja2 itself is skipped without it."""
 
 import inspect
+import json
 
 import pytest
 
@@ -259,3 +260,26 @@ def test_underscore_attribute_is_an_unsafe_undefined():
                                         "attribute; minijinja_py refuses every '_' name after a dot")
 def test_underscore_key_through_dot():
     assert render("{{ d._x }}", d={"_x": 1}) == "1"
+
+
+# -------------------------------------------------------------------------------------------- chat tojson
+def test_chat_tojson_is_json_dumps_for_any_data_and_arguments():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    scalars = st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats() | st.text(max_size=8)
+    data = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                        | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=12)
+    options = st.fixed_dictionaries({}, optional={
+        "ensure_ascii": st.booleans(), "sort_keys": st.booleans(),
+        "indent": st.none() | st.integers(-2, 4) | st.sampled_from(["", "\t", "--"]),
+        "separators": st.none() | st.sampled_from([(",", ":"), (", ", ": "), (" ,", " : "), (";", "=")]),
+    })
+    template = mj.chat_environment().from_string("{{ value|tojson(**options) }}")
+
+    @hypothesis.settings(max_examples=300, deadline=None)
+    @hypothesis.given(data, options)
+    def check(value, kwargs):
+        expected = json.dumps(value, **{"ensure_ascii": False, **kwargs})
+        assert template.render(value=value, options=kwargs) == expected
+
+    check()
