@@ -14,7 +14,8 @@ from .chat import ChatTemplate, chat_environment, load_chat_template, raise_exce
 from .compiler import TemplateAssertionError
 from .environment import Environment, Template
 from .errors import (
-    LimitExceeded, SecurityError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, UndefinedError,
+    FilterArgumentError, LimitExceeded, SecurityError, TemplateError, TemplateRuntimeError, TemplateSyntaxError,
+    UndefinedError,
     twin_of,
 )
 from .markup import Markup, escape
@@ -25,6 +26,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Environment", "Template", "ChatTemplate", "chat_environment", "load_chat_template", "seed_template",
     "seed_template_names", "raise_exception", "TemplateError", "TemplateSyntaxError", "TemplateAssertionError",
-    "TemplateRuntimeError", "UndefinedError", "SecurityError", "LimitExceeded", "twin_of", "Undefined",
+    "TemplateRuntimeError", "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of",
+    "Undefined",
     "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Markup", "escape", "pass_state",
 ]

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from . import _resources
 from .environment import Environment
 from .errors import TemplateError, as_template_error, twin_of
-from .filters import chat_tojson
+from .htmlfilters import chat_tojson
+from .runtime import ChatNamespace
 
 __all__ = ["chat_environment", "ChatTemplate", "raise_exception", "load_chat_template", "seed_template",
            "seed_template_names"]
@@ -46,6 +47,7 @@ def chat_environment(trim_blocks=True, lstrip_blocks=True, now=None, limits=None
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = _strftime_now(now or datetime.datetime.now)
+    env.globals["namespace"] = ChatNamespace
     return env
 
 

@@ -133,6 +133,9 @@ def _checked_mod(limits, a, b):
 
 _CHECKED_BINOPS = {"+": _checked_add, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod}
 
+# Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
+_CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
+
 
 def _unpack(value, count):
     """a, b = value with Python's errors, without trusting len()."""
@@ -894,10 +897,43 @@ class _Compiler:
             return True
         return ev
 
+    def _folded_by_jinja2(self, node):
+        """Would Jinja2's optimizer fold this expression to a constant at compile time?"""
+        folded = self._folded_by_jinja2
+        if node is None or isinstance(node, n.Const):
+            return True
+        if isinstance(node, (n.TupleExpr, n.ListExpr, n.Concat)):
+            return all(map(folded, node.items))
+        if isinstance(node, n.DictExpr):
+            return all(folded(k) and folded(v) for k, v in node.pairs)
+        if isinstance(node, (n.BinOp, n.And, n.Or)):
+            return folded(node.left) and folded(node.right)
+        if isinstance(node, (n.UnaryOp, n.Not)):
+            return folded(node.operand)
+        if isinstance(node, n.Compare):
+            return folded(node.first) and all(folded(x) for _, x in node.ops)
+        if isinstance(node, n.CondExpr):
+            return node.else_ is not None and folded(node.test) and folded(node.then) and folded(node.else_)
+        if isinstance(node, n.Getattr):
+            return folded(node.obj)
+        if isinstance(node, n.Getitem):
+            return folded(node.obj) and folded(node.key)
+        if isinstance(node, n.Slice):
+            return folded(node.start) and folded(node.stop) and folded(node.step)
+        if isinstance(node, (n.Filter, n.Test)):
+            known = self.env.filters if isinstance(node, n.Filter) else self.env.tests
+            args = node.args
+            return (node.name in known and node.name not in _CONTEXT_FILTERS and node.value is not None
+                    and args.star is None and args.dstar is None and folded(node.value)
+                    and all(map(folded, args.positional)) and all(folded(v) for _, v in args.keywords))
+        return False
+
     def e_Concat(self, node):
         items = tuple(self.expr(x) for x in node.items)
         span = node.span
-        autoescape = self.autoescape
+        # Jinja2 quirk: a `~` of constants is folded at compile time by joining str() of each part, so under
+        # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
+        autoescape = self.autoescape and not all(self._folded_by_jinja2(x) for x in node.items)
 
         def ev(s):
             values = [ev(s) for ev in items]
@@ -926,7 +962,8 @@ class _Compiler:
         if else_ is None:
             hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section "
                     "was defined.")
-            return lambda s: then(s) if test(s) else s.rs.undefined(hint)
+            # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
+            return lambda s: then(s) if test(s) else Undefined(hint)
         return lambda s: then(s) if test(s) else else_(s)
 
 

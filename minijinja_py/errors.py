@@ -10,7 +10,7 @@ import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
-    "SecurityError", "LimitExceeded", "twin_of", "as_template_error",
+    "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "as_template_error",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -29,14 +29,16 @@ class TemplateError(Exception):
         self.message = message
         self.lineno = lineno
         self.colno = colno
-        self.end = end            # (line, col) just past the offending span, for the caret width
+        # (line, col) just past the offending span, for the caret width; not named `end`, which the Unicode errors
+        # reserve for an int
+        self.end_pos = end
         self.name = name
         self.source = source
 
     def locate(self, lineno, colno, end=None):
         """Attach a location unless a more precise (inner) one is already there: the innermost wins."""
         if self.lineno is None:
-            self.lineno, self.colno, self.end = lineno, colno, end
+            self.lineno, self.colno, self.end_pos = lineno, colno, end
         return self
 
     def __str__(self):
@@ -58,8 +60,8 @@ class TemplateError(Exception):
             return ""
         line = lines[self.lineno - 1]
         col = max(1, self.colno or 1)
-        if self.end is not None and self.end[0] == self.lineno:
-            width = max(1, self.end[1] - col)
+        if self.end_pos is not None and self.end_pos[0] == self.lineno:
+            width = max(1, self.end_pos[1] - col)
         else:
             width = 1
         start = 0
@@ -121,6 +123,10 @@ class UndefinedError(TemplateRuntimeError):
 
 class SecurityError(TemplateRuntimeError):
     """The template tried to reach something the sandbox does not allow."""
+
+
+class FilterArgumentError(TemplateRuntimeError):
+    """A filter was called with arguments it cannot use (as Jinja2's FilterArgumentError)."""
 
 
 class LimitExceeded(TemplateRuntimeError):

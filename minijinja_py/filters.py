@@ -1,36 +1,32 @@
 """Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
-with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do).
+with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do). The HTML, URL and
+JSON filters live in htmlfilters.py.
 
 A filter receives the value and its arguments. Filters that need the render state (environment, limits,
 undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
 go through the sandbox's item-then-attribute lookup.
 """
 
-import json
 import math
 import random as _random
 import re
 import textwrap
 from collections import abc
+from inspect import getattr_static
 from itertools import chain, groupby
-from pprint import pformat
-from urllib.parse import quote_from_bytes
+from pprint import PrettyPrinter
 
-from .errors import TemplateRuntimeError
-from .markup import Markup, escape, soft_str
-from .runtime import GroupTuple, Undefined, limit_exceeded, pass_state
-from .sandbox import check_str_size, getattr_, getitem_, percent_format, to_str
+from .errors import FilterArgumentError, TemplateRuntimeError
+from .htmlfilters import (
+    do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
+)
+from .markup import Markup, escape
+from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
+from .sandbox import (
+    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_repr, soft_str, unsafe_undefined,
+)
 
-__all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
-
-
-class FilterArgumentError(TemplateRuntimeError):
-    """A filter was called with arguments it cannot use."""
-
-
-def _text(value):
-    """soft_str, but through the sandbox's printing (no memory addresses)."""
-    return value if isinstance(value, str) else to_str(value)
+__all__ = ["FILTERS"]
 
 
 def _ignore_case(value):
@@ -81,7 +77,13 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 def _call_named(rs, registry, kind, name, value, args, kwargs):
     func = registry.get(name)
     if func is None:
-        raise TemplateRuntimeError(f"No {kind} named {name!r} found.")
+        message = f"No {kind} named {name!r}."
+        if isinstance(name, Undefined):
+            try:
+                name._fail_with_undefined_error()
+            except Exception as exc:  # noqa: BLE001 - only its message is wanted
+                message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
+        raise TemplateRuntimeError(message)
     if getattr(func, "mj_pass_state", False):
         return func(rs, value, *args, **kwargs)
     return func(value, *args, **kwargs)
@@ -90,17 +92,17 @@ def _call_named(rs, registry, kind, name, value, args, kwargs):
 # ------------------------------------------------------------------------------------------------- strings
 def do_upper(s):
     """Uppercase the string."""
-    return _text(s).upper()
+    return soft_str(s).upper()
 
 
 def do_lower(s):
     """Lowercase the string."""
-    return _text(s).lower()
+    return soft_str(s).lower()
 
 
 def do_capitalize(s):
     """First character uppercase, the rest lowercase."""
-    return _text(s).capitalize()
+    return soft_str(s).capitalize()
 
 
 _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
@@ -108,12 +110,12 @@ _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
 
 def do_title(s):
     """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
-    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(_text(s)) if item)
+    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(soft_str(s)) if item)
 
 
 def do_trim(value, chars=None):
     """Strip leading and trailing whitespace (or chars)."""
-    return _text(value).strip(chars)
+    return soft_str(value).strip(chars)
 
 
 @pass_state
@@ -121,21 +123,21 @@ def do_center(rs, value, width=80):
     """Center the string in a field of width."""
     if isinstance(width, int):
         check_str_size(rs.limits, width)
-    return _text(value).center(width)
+    return soft_str(value).center(width)
 
 
 @pass_state
 def do_replace(rs, s, old, new, count=None):
-    """Replace occurrences of old by new (the first count ones)."""
+    """Replace occurrences of old by new (only the first count ones when count is given)."""
     if count is None:
         count = -1
     if not rs.autoescape:
-        s, old, new = str(_text(s)), str(_text(old)), str(_text(new))
+        s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
     else:
-        if hasattr(old, "__html__") or hasattr(new, "__html__") and not hasattr(s, "__html__"):
-            s = escape(s)
-        else:
-            s = soft_str(s)
+        # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
+        # except that a safe `new` alone leaves a Markup `s` as it is
+        html_old, html_new, html_s = (hasattr(x, "__html__") for x in (old, new, s))
+        s = escape(soft_str(s)) if html_old or (html_new and not html_s) else soft_str(s)
         old, new = soft_str(old), soft_str(new)
     if len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
@@ -149,39 +151,39 @@ def do_replace(rs, s, old, new, count=None):
 def do_indent(rs, s, width=4, first=False, blank=False):
     """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""
     indention = width if isinstance(width, str) else " " * width
-    s = _text(s)
-    newline = Markup("\n") if isinstance(s, Markup) else "\n"
-    lines_estimate = s.count("\n") + 2
-    check_str_size(rs.limits, len(s) + lines_estimate * len(indention))
-    s += newline  # Jinja2 quirk: a trailing newline survives splitlines
+    newline = "\n"
+    if isinstance(s, Markup):
+        indention, newline = Markup(indention), Markup(newline)
+    if isinstance(s, str):
+        check_str_size(rs.limits, len(s) + (s.count("\n") + 2) * len(indention))
+    # Jinja2 quirk: the value gets a newline appended before splitlines(), so a trailing newline survives and
+    # a non-string value fails on that `+`
+    s += newline
+    lines = s.splitlines()
     if blank:
-        rv = (newline + indention).join(s.splitlines())
+        rv = (newline + indention).join(lines)
     else:
-        lines = s.splitlines()
-        rv = lines.pop(0)
-        if lines:
-            rv += newline + newline.join(indention + line if line else line for line in lines)
-    if first:
-        rv = indention + rv
-    return rv
+        rv = lines[0]
+        if len(lines) > 1:
+            rv += newline + newline.join(indention + line if line else line for line in lines[1:])
+    return indention + rv if first else rv
 
 
 @pass_state
 def do_truncate(rs, s, length=255, killwords=False, end="...", leeway=None):
-    """Cut the string to length (counting end), at a word boundary unless killwords."""
+    """Cut the string to length (counting end), at a word boundary unless killwords; leeway (5) is slack."""
     if leeway is None:
         leeway = 5
-    s = _text(s)
     if not length >= len(end):
         raise AssertionError(f"expected length >= {len(end)}, got {length}")
     if not leeway >= 0:
         raise AssertionError(f"expected leeway >= 0, got {leeway}")
     if len(s) <= length + leeway:
         return s
-    if killwords:
-        return s[:length - len(end)] + end
-    result = s[:length - len(end)].rsplit(" ", 1)[0]
-    return result + end
+    kept = s[:length - len(end)]
+    if not killwords:
+        kept = kept.rsplit(" ", 1)[0]
+    return kept + end
 
 
 _WORD = re.compile(r"\w+")
@@ -189,23 +191,19 @@ _WORD = re.compile(r"\w+")
 
 def do_wordcount(s):
     """Count the words."""
-    return len(_WORD.findall(_text(s)))
+    return len(_WORD.findall(soft_str(s)))
 
 
 @pass_state
 def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True):
-    """Wrap the text to width columns, paragraph by paragraph."""
+    """Wrap the text to width columns; each existing line is a paragraph wrapped on its own."""
     if wrapstring is None:
         wrapstring = "\n"
+    # s is not coerced: Jinja2 fails on a non-string (and looks up wrapstring.join before s.splitlines)
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
-        for line in _text(s).splitlines())
-
-
-def do_striptags(value):
-    """Remove SGML/XML tags and collapse whitespace."""
-    return Markup(str(_text(value))).striptags()
+        for line in s.splitlines())
 
 
 @pass_state
@@ -213,12 +211,12 @@ def do_format(rs, value, *args, **kwargs):
     """printf-style formatting: "%s, %s"|format(a, b) or "%(x)s"|format(x=1)."""
     if args and kwargs:
         raise FilterArgumentError("can't handle positional and keyword arguments at the same time")
-    return percent_format(rs.limits, _text(value), kwargs or args)
+    return percent_format(rs.limits, soft_str(value), kwargs or args)
 
 
 def do_string(value):
     """Convert to a string (Markup stays Markup)."""
-    return _text(value)
+    return soft_str(value)
 
 
 @pass_state
@@ -228,113 +226,19 @@ def do_join(rs, value, d="", attribute=None):
         value = map(make_attrgetter(rs, attribute), value)
     items = list(value)
     if not rs.autoescape:
-        parts = [_text(x) for x in items]
-        sep = str(_text(d))
+        parts = [soft_str(x) for x in items]
+        sep = str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
     if not hasattr(d, "__html__"):
         if any(hasattr(x, "__html__") for x in items):
             d = escape(d)
         else:
-            return str(_text(d)).join(_text(x) for x in items)
+            return str(soft_str(d)).join(soft_str(x) for x in items)
     return d.join(items)
 
 
-# ---------------------------------------------------------------------------------------------- html & url
-def do_escape(s):
-    """HTML-escape (unless already Markup)."""
-    return escape(s)
-
-
-def do_forceescape(value):
-    """HTML-escape even Markup."""
-    if hasattr(value, "__html__"):
-        value = value.__html__()
-    return escape(str(value))
-
-
-def do_safe(value):
-    """Mark the value safe: autoescape leaves it alone."""
-    return Markup(_text(value))
-
-
-def _url_quote(obj, for_qs=False):
-    if not isinstance(obj, bytes):
-        obj = _text(obj).encode("utf-8")
-    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
-    return rv.replace("%20", "+") if for_qs else rv
-
-
-def do_urlencode(value):
-    """URL-encode a string, or a dict / list of pairs as a query string."""
-    if isinstance(value, str) or not isinstance(value, abc.Iterable):
-        return _url_quote(value)
-    items = value.items() if isinstance(value, dict) else iter(value)
-    return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
-
-
-_URL_PREFIX = re.compile(r"^(https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+$)", re.I)
-_URL_PUNCT = re.compile(r"^([(<]|&lt;)*(.*?)([.,)>\n]|&gt;)*$", re.S)
-_EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
-
-
-@pass_state
-def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
-    """Turn URLs and e-mail addresses in the text into links."""
-    rel_parts = set((rel or "").split())
-    if nofollow:
-        rel_parts.add("nofollow")
-    rel_parts.update(("noopener", "noreferrer")) if target else None
-    rel_attr = f' rel="{escape(" ".join(sorted(rel_parts)))}"' if rel_parts else ""
-    target_attr = f' target="{escape(target)}"' if target else ""
-    schemes = tuple(extra_schemes or ())
-
-    def trim(x):
-        if trim_url_limit is not None and len(x) > trim_url_limit:
-            return f"{x[:trim_url_limit]}..."
-        return x
-
-    words = re.split(r"(\s+)", str(escape(_text(value))))
-    for i, word in enumerate(words):
-        m = _URL_PUNCT.match(word)
-        if not m:
-            continue
-        head, middle, tail = m.group(1) or "", m.group(2), m.group(3) or ""
-        if middle.startswith(("http://", "https://")) or middle.startswith(schemes):
-            middle = f'<a href="{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
-        elif middle.startswith("www.") or ("@" not in middle and not middle.startswith(("http://", "https://"))
-                                          and "." in middle and re.match(r"^[\w.-]+\.(com|org|net)$", middle)):
-            middle = f'<a href="https://{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
-        elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
-            middle = f'<a href="{middle}">{middle[7:]}</a>'
-        elif "@" in middle and not middle.startswith("www.") and ":" not in middle and _EMAIL.match(middle):
-            middle = f'<a href="mailto:{middle}">{middle}</a>'
-        else:
-            continue
-        words[i] = head + middle + tail
-    rv = "".join(words)
-    return Markup(rv) if rs.autoescape else rv
-
-
-_ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
-
-
-@pass_state
-def do_xmlattr(rs, d, autospace=True):
-    """Render a dict as XML/HTML attributes (None and undefined values skipped)."""
-    items = []
-    for key, value in d.items():
-        if value is None or isinstance(value, Undefined):
-            continue
-        if _ATTR_KEY.search(key) is not None:
-            raise ValueError(f"Invalid character in attribute name: {key!r}")
-        items.append(f'{escape(key)}="{escape(value)}"')
-    rv = " ".join(items)
-    if autospace and rv:
-        rv = " " + rv
-    return Markup(rv) if rs.autoescape else rv
-
-
+# -------------------------------------------------------------------------------------------------- numbers
 def do_filesizeformat(value, binary=False):
     """Human-readable file size: 13.0 kB, 1.0 MiB (binary)."""
     size = float(value)
@@ -353,23 +257,23 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
-# -------------------------------------------------------------------------------------------------- numbers
 def do_abs(x):
     """Absolute value."""
     return abs(x)
 
 
 def do_int(value, default=0, base=10):
-    """Convert to int ("42.23" gives 42); default when impossible. Strings may give a base."""
+    """Convert to int ("42.23" gives 42); default when impossible. A string may give a base (0x, 0o, 0b)."""
     try:
-        if isinstance(value, str):
-            return int(value, base)
-        return int(value)
+        return int(value, base) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return default
+        pass
+    # "42.23" and "1e3" go through float; a string too long for int() (Python's 4300-digit limit) ends up
+    # here too, and overflows to the default
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return default
 
 
 def do_float(value, default=0.0):
@@ -640,19 +544,39 @@ def do_rejectattr(rs, value, *args, **kwargs):
 
 @pass_state
 def do_attr(rs, obj, name):
-    """obj's attribute name (attributes only, never items)."""
+    """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
     if isinstance(obj, Undefined):
-        return getattr_(obj, str(name), rs)
-    from .sandbox import _attribute  # the policy without the item fallback
-    name = str(name)
-    if name[:1] == "_":
         return getattr_(obj, name, rs)
-    return _attribute(obj, name, rs, item_fallback=False)
+    if name[:1] == "_":
+        exists = _has_static_attribute(obj, name)
+        return unsafe_undefined(obj, name, rs) if exists else rs.undefined(obj=obj, name=name)
+    if isinstance(obj, Namespace):
+        return getattr_(obj, name, rs)  # a namespace's attributes are its values
+    return attribute_only(obj, name, rs)
+
+
+def _has_static_attribute(obj, name):
+    try:
+        getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
 
 
 def do_pprint(value):
     """Pretty-print (for debugging)."""
-    return pformat(value)
+    return _SafePrettyPrinter().pformat(value)
+
+
+class _SafePrettyPrinter(PrettyPrinter):
+    """pprint.pformat, except that objects other than plain data print without a memory address."""
+
+    def format(self, obj, context, maxlevels, level):
+        if isinstance(obj, (str, int, float, bool, type(None), list, tuple, dict, set, frozenset)):
+            return PrettyPrinter.format(self, obj, context, maxlevels, level)
+        return safe_repr(obj), False, False
 
 
 # ------------------------------------------------------------------------------------------------ defaults
@@ -661,36 +585,6 @@ def do_default(value, default_value="", boolean=False):
     if isinstance(value, Undefined) or (boolean and not value):
         return default_value
     return value
-
-
-# ------------------------------------------------------------------------------------------------------ json
-@pass_state
-def do_tojson(rs, value, indent=None):
-    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
-    kwargs = {"sort_keys": True}
-    if indent is not None:
-        _check_indent(rs, indent)
-        kwargs["indent"] = indent
-    text = json.dumps(value, **kwargs)
-    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-                  .replace("'", "\\u0027"))
-
-
-@pass_state
-def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
-    if indent is not None:
-        _check_indent(rs, indent)
-    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    check_str_size(rs.limits, len(text))
-    return text
-
-
-def _check_indent(rs, indent):
-    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
-    if width * rs.limits.max_data_depth > rs.limits.max_string:
-        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")
 
 
 FILTERS = {

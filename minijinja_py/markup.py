@@ -1,7 +1,12 @@
 """Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on.
 
-Behaves like markupsafe.Markup: operations with plain strings escape the plain side and return Markup.
+Behaves like markupsafe 3.0's Markup, quirks included: an operation that combines a Markup with plain text
+escapes the plain side and returns Markup, but only where markupsafe does (replace escapes `new`, not `old`;
+center/ljust/rjust escape the fill character; strip and friends escape nothing).
 """
+
+import html
+import string
 
 __all__ = ["Markup", "escape", "soft_str"]
 
@@ -10,13 +15,15 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", 
 
 def escape(value):
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
+    if type(value) is str:
+        return Markup(value.translate(_ESCAPES))
     if hasattr(value, "__html__"):
         return Markup(value.__html__())
     return Markup(str(value).translate(_ESCAPES))
 
 
 def soft_str(value):
-    """str(value), but Markup stays Markup."""
+    """str(value), but any str (Markup included) is returned as is."""
     return value if isinstance(value, str) else str(value)
 
 
@@ -35,55 +42,87 @@ class Markup(str):
     def __html__(self):
         return self
 
+    def __html_format__(self, format_spec):
+        if format_spec:
+            raise ValueError("Unsupported format specification for Markup.")
+        return self
+
     def __repr__(self):
         return f"{type(self).__name__}({str.__repr__(self)})"
 
     def __add__(self, other):
         if isinstance(other, str) or hasattr(other, "__html__"):
-            return Markup(str.__add__(self, escape(other)))
+            return type(self)(str.__add__(self, self.escape(other)))
         return NotImplemented
 
     def __radd__(self, other):
         if isinstance(other, str) or hasattr(other, "__html__"):
-            return Markup(str.__add__(escape(other), self))
+            return self.escape(other).__add__(self)
         return NotImplemented
 
     def __mul__(self, count):
-        if isinstance(count, int):
-            return Markup(str.__mul__(self, count))
-        return NotImplemented
+        return type(self)(str.__mul__(self, count))
 
-    __rmul__ = __mul__
+    def __rmul__(self, count):
+        return type(self)(str.__mul__(self, count))
 
     def __mod__(self, arg):
         if isinstance(arg, tuple):
-            arg = tuple(_EscapingArg(x) for x in arg)
+            arg = tuple(_Escaping(x) for x in arg)
         elif hasattr(type(arg), "__getitem__") and not isinstance(arg, str):
-            arg = _EscapingMapping(arg)
+            arg = _Escaping(arg)   # a mapping: each looked-up value is escaped
         else:
-            arg = _EscapingArg(arg)
-        return Markup(str.__mod__(self, arg))
+            arg = (_Escaping(arg),)
+        return type(self)(str.__mod__(self, arg))
 
-    def join(self, seq):
-        return Markup(str.join(self, (escape(x) for x in seq)))
+    def __getitem__(self, key):
+        return type(self)(str.__getitem__(self, key))
+
+    def join(self, iterable):
+        return type(self)(str.join(self, map(self.escape, iterable)))
 
     def split(self, sep=None, maxsplit=-1):
-        return [Markup(x) for x in str.split(self, sep, maxsplit)]
+        return [type(self)(x) for x in str.split(self, sep, maxsplit)]
 
     def rsplit(self, sep=None, maxsplit=-1):
-        return [Markup(x) for x in str.rsplit(self, sep, maxsplit)]
+        return [type(self)(x) for x in str.rsplit(self, sep, maxsplit)]
 
     def splitlines(self, keepends=False):
-        return [Markup(x) for x in str.splitlines(self, keepends)]
+        return [type(self)(x) for x in str.splitlines(self, keepends)]
+
+    def partition(self, sep):
+        return tuple(type(self)(x) for x in str.partition(self, sep))
+
+    def rpartition(self, sep):
+        return tuple(type(self)(x) for x in str.rpartition(self, sep))
+
+    def replace(self, old, new, count=-1):
+        return type(self)(str.replace(self, old, self.escape(new), count))
+
+    def center(self, width, fillchar=" "):
+        return type(self)(str.center(self, width, self.escape(fillchar)))
+
+    def ljust(self, width, fillchar=" "):
+        return type(self)(str.ljust(self, width, self.escape(fillchar)))
+
+    def rjust(self, width, fillchar=" "):
+        return type(self)(str.rjust(self, width, self.escape(fillchar)))
+
+    def format(self, *args, **kwargs):
+        return type(self)(EscapeFormatter().vformat(self, args, kwargs))
+
+    def format_map(self, mapping):
+        return type(self)(EscapeFormatter().vformat(self, (), mapping))
 
     def unescape(self):
-        import html
+        """The text with HTML entities decoded, as a plain str."""
         return html.unescape(str(self))
 
     def striptags(self):
-        import re
-        text = re.sub(r"<!--.*?-->|<[^>]*>", "", str(self), flags=re.S)
-        return Markup(" ".join(text.split())).unescape()
+        """Comments and tags removed, whitespace collapsed, entities decoded: a plain str."""
+        text = _cut_spans(str(self), "<!--", "-->")
+        text = _cut_spans(text, "<", ">")
+        return type(self)(" ".join(text.split())).unescape()
 
     @classmethod
     def escape(cls, s):
@@ -91,46 +130,70 @@ class Markup(str):
         return rv if type(rv) is cls else cls(rv)
 
 
-def _wrap_str_method(name):
+def _rewrap(name):
+    """A str method that keeps its arguments as they are and returns Markup."""
     original = getattr(str, name)
 
-    def method(self, *args, **kwargs):
-        args = tuple(escape(a) if isinstance(a, str) else a for a in args)
-        kwargs = {k: escape(v) if isinstance(v, str) else v for k, v in kwargs.items()}
-        return Markup(original(self, *args, **kwargs))
+    def method(self, *args):
+        return type(self)(original(self, *args))
     method.__name__ = name
     method.__doc__ = original.__doc__
     return method
 
 
-for _name in ("__getitem__", "capitalize", "title", "lower", "upper", "replace", "ljust", "rjust", "lstrip",
-              "rstrip", "center", "strip", "translate", "expandtabs", "swapcase", "zfill", "casefold",
-              "removeprefix", "removesuffix"):
-    setattr(Markup, _name, _wrap_str_method(_name))
+for _name in ("capitalize", "title", "lower", "upper", "lstrip", "rstrip", "strip", "translate", "expandtabs",
+              "swapcase", "zfill", "casefold", "removeprefix", "removesuffix"):
+    setattr(Markup, _name, _rewrap(_name))
 
 
-def _wrap_partition(name):
-    original = getattr(str, name)
+def _cut_spans(text, opener, closer):
+    """text without each opener...closer span; an opener with no closer after it stops the cutting."""
+    pieces = []
+    pos = 0
+    while True:
+        start = text.find(opener, pos)
+        if start == -1:
+            break
+        end = text.find(closer, start)
+        if end == -1:
+            break
+        pieces.append(text[pos:start])
+        pos = end + len(closer)
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
-    def method(self, sep):
-        return tuple(Markup(x) for x in original(self, escape(sep)))
-    method.__name__ = name
-    return method
+
+class EscapeFormatter(string.Formatter):
+    """str.format for Markup: every field is formatted, then escaped (Markup fields are kept as they are)."""
+
+    def format_field(self, value, format_spec):
+        if hasattr(value, "__html_format__"):
+            text = value.__html_format__(format_spec)
+        elif hasattr(value, "__html__"):
+            if format_spec:
+                raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
+                                 "__html_format__. A class that defines __html__ must define __html_format__ "
+                                 "to work with format specifiers.")
+            text = value.__html__()
+        else:
+            text = self.format_plain(value, str(format_spec))
+        return str(escape(text))
+
+    def format_plain(self, value, format_spec):
+        """How a field that is not HTML-aware is formatted before it is escaped."""
+        return string.Formatter.format_field(self, value, format_spec)
 
 
-Markup.partition = _wrap_partition("partition")
-Markup.rpartition = _wrap_partition("rpartition")
+class _Escaping:
+    """Stands in for a %-formatting argument of a Markup: escaped when printed (%s, %r), a number for %d/%f."""
 
-
-class _EscapingArg:
-    """Escapes its value when %-formatting asks for str/repr."""
     __slots__ = ("value",)
 
     def __init__(self, value):
         self.value = value
 
     def __getitem__(self, key):
-        return _EscapingArg(self.value[key])
+        return _Escaping(self.value[key])
 
     def __str__(self):
         return str(escape(self.value))
@@ -143,16 +206,3 @@ class _EscapingArg:
 
     def __float__(self):
         return float(self.value)
-
-    def __index__(self):
-        return self.value.__index__()
-
-
-class _EscapingMapping:
-    __slots__ = ("mapping",)
-
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def __getitem__(self, key):
-        return _EscapingArg(self.mapping[key])

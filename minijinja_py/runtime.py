@@ -11,8 +11,8 @@ from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, Undefine
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "GroupTuple",
-    "object_type_repr",
+    "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "Cycler", "Joiner", "DictFactory",
+    "GroupTuple", "object_type_repr",
 ]
 
 
@@ -442,8 +442,7 @@ class Macro:
 
 # ------------------------------------------------------------------------------------------------- globals
 class Namespace:
-    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}).
-    Names starting with '_' are refused, as transformers' TemplateNamespace does."""
+    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}), as Jinja2's."""
 
     __slots__ = ("_attrs",)
 
@@ -451,26 +450,54 @@ class Namespace:
         self, args = args[0], args[1:]
         attrs = dict(*args, **kwargs)
         for name in attrs:
-            _check_namespace_name(name)
+            self._check_name(name)
         self._attrs = attrs
+
+    @staticmethod
+    def _check_name(name):
+        """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
     def __repr__(self):
         from .sandbox import safe_repr
         return f"<Namespace {safe_repr(self._attrs)}>"
 
 
-def _check_namespace_name(name):
-    if isinstance(name, str) and name.startswith("_"):
-        raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
-                            f"{name!r}. Please rename the attribute.")
+class ChatNamespace(Namespace):
+    """The chat profile's namespace: transformers' TemplateNamespace, which refuses names starting with '_'."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _check_name(name):
+        if isinstance(name, str) and name.startswith("_"):
+            raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
+                                f"{name!r}. Please rename the attribute.")
 
 
 def namespace_set(ns, attr, value):
     """{% set ns.attr = value %}"""
     if not isinstance(ns, Namespace):
         raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
-    _check_namespace_name(attr)
+    ns._check_name(attr)
     ns._attrs[attr] = value
+
+
+class GroupTuple(tuple):
+    """One group of the groupby filter: a (grouper, list) pair that also has those two names as attributes,
+    and prints as a plain tuple (as Jinja2's namedtuple does)."""
+
+    __slots__ = ()
+
+    def __new__(cls, grouper, items):
+        return tuple.__new__(cls, (grouper, items))
+
+    @property
+    def grouper(self):
+        return self[0]
+
+    @property
+    def list(self):
+        return self[1]
 
 
 class Cycler:
@@ -536,36 +563,6 @@ class DictFactory:
         return "<class 'dict'>"
 
 
-class GroupTuple(tuple):
-    """(grouper, list) as the groupby filter yields it: a tuple that prints as one, with the named fields
-    `grouper` and `list` (the sandbox allows both)."""
-
-    __slots__ = ()
-
-    def __new__(cls, grouper, items):
-        return tuple.__new__(cls, (grouper, items))
-
-    @property
-    def grouper(self):
-        return self[0]
-
-    @property
-    def list(self):
-        return self[1]
-
-
-def make_range(limits):
-    """range() as Jinja2's sandbox has it: at most limits.max_range items."""
-    def range_(*args):
-        rng = range(*args)
-        if len(rng) > limits.max_range:
-            raise OverflowError(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE "
-                                f"({limits.max_range}).")
-        return rng
-    range_.__name__ = "range"
-    return range_
-
-
 _LIPSUM_WORDS = (
     "a ac accumsan ad adipiscing aenean aliquam aliquet amet ante aptent arcu at auctor augue bibendum blandit "
     "class commodo condimentum congue consectetuer consequat conubia convallis cras cubilia cum curabitur curae "
@@ -584,29 +581,40 @@ _LIPSUM_WORDS = (
 
 
 def lipsum(n=5, html=True, min=20, max=100):
-    """lipsum(): n paragraphs of lorem ipsum. Deterministic for the same arguments (seeded), unlike Jinja2."""
+    """lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
+
+    Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
+    repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
+    arguments, so a render is reproducible."""
     from .markup import Markup, escape
-    n = int(n)
     if n > 1000 or max > 10_000:
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
     rng = _random.Random(f"{n}:{html}:{min}:{max}")
-    paragraphs = []
-    for _ in range(n):
-        words = [rng.choice(_LIPSUM_WORDS) for _ in range(rng.randint(min, max))]
-        text, upper, since_comma = [], True, 0
-        for i, word in enumerate(words):
-            if upper:
-                word = word.capitalize()
-                upper = False
-            since_comma += 1
-            if i and since_comma > rng.randint(3, 8) and i < len(words) - 1:
-                text[-1] += ","
-                since_comma = 0
-            text.append(word)
-        sentence = " ".join(text)
-        if not sentence.endswith("."):
-            sentence += "."
-        paragraphs.append(sentence)
+    paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max)) for _ in range(n)]
     if not html:
         return "\n\n".join(paragraphs)
     return Markup("\n".join(f"<p>{escape(p)}</p>" for p in paragraphs))
+
+
+def _lorem_paragraph(rng, count):
+    words = []
+    comma_at = stop_at = 0          # word positions of the last comma and the last full stop
+    capital = True
+    for position in range(count):
+        word = rng.choice(_LIPSUM_WORDS)
+        while words and word == words[-1].rstrip(",.").lower():
+            word = rng.choice(_LIPSUM_WORDS)
+        if capital:
+            word, capital = word.capitalize(), False
+        if position - rng.randrange(3, 8) > comma_at:
+            comma_at, stop_at = position, stop_at + 2
+            word += ","
+        if position - rng.randrange(10, 20) > stop_at:
+            comma_at = stop_at = position
+            word += "."
+            capital = True
+        words.append(word)
+    text = " ".join(words)
+    if text.endswith(","):
+        return text[:-1] + "."
+    return text if text.endswith(".") else text + "."

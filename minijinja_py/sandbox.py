@@ -15,13 +15,16 @@ from collections import abc
 from functools import partial
 
 from .errors import SecurityError, TemplateRuntimeError
-from .markup import Markup, escape
+from .markup import EscapeFormatter, Markup
 from .runtime import (
     MISSING, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace,
     Undefined, limit_exceeded,
 )
 
-__all__ = ["getattr_", "getitem_", "to_str", "safe_repr", "safe_format", "percent_format", "check_str_size"]
+__all__ = [
+    "getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format",
+    "percent_format", "check_str_size", "soft_str",
+]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -85,8 +88,18 @@ def _allowed_attrs(obj):
     return None
 
 
+def _unsafe_message(obj, name):
+    return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
+
+
 def _unsafe(obj, name):
-    return SecurityError(f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe.")
+    return SecurityError(_unsafe_message(obj, name))
+
+
+def unsafe_undefined(obj, name, rs):
+    """What ImmutableSandboxedEnvironment gives for a mutating method (list.append, dict.update, ...): an
+    undefined that prints as '' and fails `is defined`, but raises SecurityError once it is called or used."""
+    return rs.undefined(_unsafe_message(obj, name), obj=obj, name=name, exc=SecurityError)
 
 
 def _is_mutator(obj, name):
@@ -104,7 +117,7 @@ def getattr_(obj, name, rs):
         if name in _DICT_ATTRS:
             return _bound(obj, name, rs)
         if name in _DICT_MUTATORS:
-            raise _unsafe(obj, name)
+            return unsafe_undefined(obj, name, rs)
         if name[:1] == "_":
             raise _unsafe(obj, name)
         try:
@@ -117,7 +130,7 @@ def getattr_(obj, name, rs):
         return obj._fail_with_undefined_error()
     if name[:1] == "_":
         raise _unsafe(obj, name)
-    if cls is Namespace:
+    if isinstance(obj, Namespace):
         value = obj._attrs.get(name, MISSING)
         return rs.undefined(obj=obj, name=name) if value is MISSING else value
     return _attribute(obj, name, rs, item_fallback=True)
@@ -133,7 +146,7 @@ def _attribute(obj, name, rs, item_fallback):
         if name in allowed:
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
-            raise _unsafe(obj, name)
+            return unsafe_undefined(obj, name, rs)
     elif isinstance(obj, _OPAQUE):
         # Functions, modules, classes, generators...: an attribute that exists is refused (Jinja2 would hand out
         # some of them); one that does not is undefined, as in Jinja2.
@@ -141,7 +154,7 @@ def _attribute(obj, name, rs, item_fallback):
             raise _unsafe(obj, name)
         return rs.undefined(obj=obj, name=name)
     elif _is_mutator(obj, name):
-        raise _unsafe(obj, name)
+        return unsafe_undefined(obj, name, rs)
     else:
         # an object of the caller's own class: its public attributes are what the caller chose to pass
         try:
@@ -162,6 +175,11 @@ def _attribute(obj, name, rs, item_fallback):
     return rs.undefined(obj=obj, name=name)
 
 
+def attribute_only(obj, name, rs):
+    """obj.name without the item fallback (the attr filter)."""
+    return _attribute(obj, name, rs, item_fallback=False)
+
+
 def getitem_(obj, key, rs):
     """obj[key] — item first, then attribute (Jinja2's order)."""
     cls = type(obj)
@@ -174,7 +192,7 @@ def getitem_(obj, key, rs):
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
-    elif isinstance(obj, _OPAQUE) or cls is Namespace or cls is LoopContext or cls is Macro:
+    elif isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro)):
         pass
     else:
         try:
@@ -184,7 +202,7 @@ def getitem_(obj, key, rs):
     if isinstance(key, str):
         if key[:1] == "_":
             raise _unsafe(obj, key)
-        if cls is Namespace:
+        if isinstance(obj, Namespace):
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:
                 return value
@@ -194,7 +212,7 @@ def getitem_(obj, key, rs):
             if key in _DICT_ATTRS:
                 return _bound(obj, key, rs)
             if key in _DICT_MUTATORS:
-                raise _unsafe(obj, key)
+                return unsafe_undefined(obj, key, rs)
     return rs.undefined(obj=obj, name=key)
 
 
@@ -279,7 +297,7 @@ _SIZE_CHECKED = {
 
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter(string.Formatter):
-    """str.format with the sandbox's attribute/item policy and a cap on field widths."""
+    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths."""
 
     def __init__(self, rs):
         self.rs = rs
@@ -294,9 +312,14 @@ class _SandboxedFormatter(string.Formatter):
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
-        if isinstance(value, (str, int, float, complex)) or value is None:
-            return format(value, format_spec)
-        return format(to_str(value), format_spec)
+        return self.format_plain(value, format_spec)
+
+    def format_plain(self, value, format_spec):
+        # An empty spec means str(value), which must not show an address; any other spec is the value's own
+        # __format__ (so '{:>5}'.format([1]) fails as in Python).
+        if not format_spec and not isinstance(value, (str, int, float, complex)):
+            return to_str(value)
+        return format(value, format_spec)
 
     def convert_field(self, value, conversion):
         if conversion == "r":
@@ -308,6 +331,14 @@ class _SandboxedFormatter(string.Formatter):
         if conversion is None:
             return value
         raise ValueError(f"Unknown conversion specifier {conversion}")
+
+
+class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
+    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field."""
+
+    def format_field(self, value, format_spec):
+        _check_format_spec(self.limits, format_spec)
+        return EscapeFormatter.format_field(self, value, format_spec)
 
 
 def _formatter_field_name_split(field_name):
@@ -331,14 +362,14 @@ def _check_format_spec(limits, spec):
 
 
 def safe_format(rs, fmt, args, kwargs):
-    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup the arguments
-    are escaped and the result is Markup."""
+    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
+    escaped after formatting and the result is Markup."""
     if isinstance(fmt, Markup):
-        args = tuple(escape(a) if isinstance(a, str) else a for a in args)
-        kwargs = {k: escape(v) if isinstance(v, str) else v for k, v in kwargs.items()}
-    result = _SandboxedFormatter(rs).vformat(str(fmt), args, kwargs)
+        result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
+    else:
+        result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
-    return Markup(result) if isinstance(fmt, Markup) else result
+    return result
 
 
 class _SafeText:
@@ -409,6 +440,12 @@ def to_str(value):
     return _repr(value, set(), 0, for_str=True)
 
 
+def soft_str(value):
+    """A string as it is (Markup stays Markup), anything else as {{ value }} prints it: Jinja2's soft_str()
+    without memory addresses."""
+    return value if isinstance(value, str) else to_str(value)
+
+
 def safe_repr(value):
     """repr() for templates: Python's, for data; an address-free stand-in for functions and opaque objects."""
     return _repr(value, set(), 0, for_str=False)
@@ -420,6 +457,8 @@ def _repr(value, active, depth, for_str):
         return str(value) if for_str else repr(value)
     if depth > 500:
         raise TemplateRuntimeError("data nested too deeply to print")
+    if cls is GroupTuple:
+        cls = tuple  # groupby's pairs print as plain tuples
     if cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
         key = id(value)
         if key in active:
@@ -455,7 +494,8 @@ def _repr(value, active, depth, for_str):
     method = cls.__str__ if for_str else cls.__repr__
     if method is object.__str__ or method is object.__repr__:
         if cls.__repr__ is object.__repr__:
-            return f"<{cls.__module__}.{cls.__qualname__} object>"
+            where = "" if cls.__module__ == "builtins" else f"{cls.__module__}."
+            return f"<{where}{cls.__qualname__} object>"
         return repr(value)
     return str(value) if for_str else repr(value)
 

@@ -4,7 +4,6 @@ A test receives the value and its arguments. Tests that need the render state (t
 filters) are marked with @pass_state and receive it first.
 """
 
-import operator
 from collections import abc
 from numbers import Number
 
@@ -144,6 +143,37 @@ def test_callable(value):
     return callable(value)
 
 
+# The comparison tests take their operands positionally only, as Jinja2's (which are operator.eq, ...) do.
+def test_eq(value, other, /):
+    """Is value == other?"""
+    return value == other
+
+
+def test_ne(value, other, /):
+    """Is value != other?"""
+    return value != other
+
+
+def test_gt(value, other, /):
+    """Is value > other?"""
+    return value > other
+
+
+def test_ge(value, other, /):
+    """Is value >= other?"""
+    return value >= other
+
+
+def test_lt(value, other, /):
+    """Is value < other?"""
+    return value < other
+
+
+def test_le(value, other, /):
+    """Is value <= other?"""
+    return value <= other
+
+
 TESTS = {
     "odd": test_odd,
     "even": test_even,
@@ -169,19 +199,19 @@ TESTS = {
     "sameas": test_sameas,
     "escaped": test_escaped,
     "in": test_in,
-    "==": operator.eq,
-    "eq": operator.eq,
-    "equalto": operator.eq,
-    "!=": operator.ne,
-    "ne": operator.ne,
-    ">": operator.gt,
-    "gt": operator.gt,
-    "greaterthan": operator.gt,
-    ">=": operator.ge,
-    "ge": operator.ge,
-    "<": operator.lt,
-    "lt": operator.lt,
-    "lessthan": operator.lt,
-    "<=": operator.le,
-    "le": operator.le,
+    "==": test_eq,
+    "eq": test_eq,
+    "equalto": test_eq,
+    "!=": test_ne,
+    "ne": test_ne,
+    ">": test_gt,
+    "gt": test_gt,
+    "greaterthan": test_gt,
+    ">=": test_ge,
+    "ge": test_ge,
+    "<": test_lt,
+    "lt": test_lt,
+    "lessthan": test_lt,
+    "<=": test_le,
+    "le": test_le,
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Development tool (not part of the test suite): write the .out files of data-driven cases from the reference,
-Jinja2 configured as transformers configures it (../shared/oracle/hf_env.py), or a plain Jinja2 Environment
-for "profile": "plain" cases.
+Jinja2 configured as transformers configures it (../shared/oracle/hf_env.py), or for "profile": "plain" cases a
+Jinja2 ImmutableSandboxedEnvironment with the given options (minijinja_py's Environment is always sandboxed and
+never lets a template mutate data, so Jinja2's unsandboxed Environment is not its reference).
 
     python tests/make_expected.py            # cases without an .out file
     python tests/make_expected.py --all      # every case (review `git diff tests/cases` afterwards)
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "..", "shared", "oracle"))
 
 import jinja2  # noqa: E402
 import jinja2.ext  # noqa: E402
+import jinja2.sandbox  # noqa: E402
 
 import hf_env  # noqa: E402
 import minijinja_py as mj  # noqa: E402
@@ -48,7 +50,7 @@ def reference_env(options):
         options["undefined"] = getattr(jinja2, options["undefined"])
     if "extensions" in options:
         options["extensions"] = [f"jinja2.ext.{e}" if "." not in e else e for e in options["extensions"]]
-    return jinja2.Environment(**options)
+    return jinja2.sandbox.ImmutableSandboxedEnvironment(**options)
 
 
 def error_name(exc):

@@ -1,0 +1,193 @@
+"""HTML, URL and JSON filters: escape/e, forceescape, safe, striptags, urlencode, urlize, xmlattr, and the two
+tojson filters (Jinja2's HTML-safe one, and transformers' json.dumps one for the chat profile).
+
+Registered with the other builtins in filters.FILTERS; same conventions (one `do_*` per filter, @pass_state
+when the render state is needed).
+"""
+
+import json
+import re
+from collections import abc
+from urllib.parse import quote_from_bytes
+
+from .errors import FilterArgumentError
+from .markup import Markup, escape
+from .runtime import Undefined, limit_exceeded, pass_state
+from .sandbox import check_str_size, soft_str, to_str
+
+__all__ = [
+    "do_escape", "do_forceescape", "do_safe", "do_striptags", "do_urlencode", "do_urlize", "do_xmlattr",
+    "do_tojson", "chat_tojson",
+]
+
+
+def _escape(value):
+    """markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses)."""
+    return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))
+
+
+def do_escape(s):
+    """HTML-escape (unless already Markup)."""
+    return _escape(s)
+
+
+def do_forceescape(value):
+    """HTML-escape even Markup."""
+    if hasattr(value, "__html__"):
+        value = value.__html__()
+    return escape(str(soft_str(value)))
+
+
+def do_safe(value):
+    """Mark the value safe: autoescape leaves it alone."""
+    return Markup(soft_str(value))
+
+
+def _url_quote(obj, for_qs=False):
+    if not isinstance(obj, bytes):
+        obj = soft_str(obj).encode("utf-8")
+    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
+    return rv.replace("%20", "+") if for_qs else rv
+
+
+def do_urlencode(value):
+    """URL-encode a string, or a dict / list of pairs as a query string."""
+    if isinstance(value, str) or not isinstance(value, abc.Iterable):
+        return _url_quote(value)
+    items = value.items() if isinstance(value, dict) else iter(value)
+    return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
+
+
+# What urlize links: a scheme or "www." plus a host name, a bare host under a classic top-level domain, or a
+# scheme plus an IP address; then an optional port and path. Same language as Jinja2's pattern.
+_LINKABLE = re.compile(r"""
+    ^(?:
+        (?:https?://|www\.) (?:[\w%-]+\.)* (?:[a-z]{2,63} | xn--[\w%]{2,59})
+      | (?:[\w%-]{2,63}\.)+ (?:com|net|int|edu|gov|org|info|mil)
+      | https?:// (?: \d{1,3}(?:\.\d{1,3}){3} | \[(?:[\da-f]{0,4}:){2}(?:[\da-f]{0,4}:?){1,6}\] )
+    )
+    (?::\d{1,5})?
+    (?:[/?#]\S*)?
+    $""", re.IGNORECASE | re.VERBOSE)
+_EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
+_SCHEME = re.compile(r"[\w.+-]{2,}:/{0,2}")
+_LEADING_PUNCT = ("(", "<", "&lt;")
+_TRAILING_PUNCT = (")", ">", ".", ",", "\n", "&gt;")
+_BRACKETS = (("(", ")"), ("<", ">"), ("&lt;", "&gt;"))
+
+
+def _split_punctuation(word):
+    """'(www.a.com).' → ('(', 'www.a.com', ').'): opening punctuation, the candidate, closing punctuation."""
+    start = 0
+    while True:
+        opener = next((p for p in _LEADING_PUNCT if word.startswith(p, start)), None)
+        if opener is None:
+            break
+        start += len(opener)
+    end = len(word)
+    while end > start:
+        closer = next((p for p in _TRAILING_PUNCT if word.endswith(p, start, end)), None)
+        if closer is None:
+            break
+        end -= len(closer)
+    head, middle, tail = word[:start], word[start:end], word[end:]
+    # a closing bracket that balances one inside the URL belongs to it: http://a.com/(x)
+    for opener, closer in _BRACKETS:
+        opened = middle.count(opener)
+        if opened <= middle.count(closer):
+            continue
+        for _ in range(min(opened, tail.count(closer))):
+            cut = tail.index(closer) + len(closer)
+            middle, tail = middle + tail[:cut], tail[cut:]
+    return head, middle, tail
+
+
+@pass_state
+def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
+    """Turn URLs (http, https, www., bare domains) and e-mail addresses in the text into links."""
+    rel_words = set((rel or "").split()) | {"noopener"}
+    if nofollow:
+        rel_words.add("nofollow")
+    schemes = tuple(extra_schemes or ())
+    for scheme in schemes:
+        if _SCHEME.fullmatch(scheme) is None:
+            raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
+    link_attrs = f' rel="{escape(" ".join(sorted(rel_words)))}"' + (f' target="{_escape(target)}"' if target else "")
+
+    def shown(url):
+        if trim_url_limit is not None and len(url) > trim_url_limit:
+            return f"{url[:trim_url_limit]}..."
+        return url
+
+    words = re.split(r"(\s+)", str(_escape(value)))
+    for i, word in enumerate(words):
+        head, middle, tail = _split_punctuation(word)
+        if _LINKABLE.match(middle):
+            href = middle if middle.startswith(("https://", "http://")) else "https://" + middle
+            middle = f'<a href="{href}"{link_attrs}>{shown(middle)}</a>'
+        elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
+            middle = f'<a href="{middle}">{middle[7:]}</a>'
+        elif ("@" in middle and not middle.startswith(("www.", "@")) and ":" not in middle
+              and _EMAIL.match(middle)):
+            middle = f'<a href="mailto:{middle}">{middle}</a>'
+        else:
+            scheme = next((x for x in schemes if middle != x and middle.startswith(x)), None)
+            if scheme is not None:
+                middle = f'<a href="{middle}"{link_attrs}>{middle}</a>'
+        words[i] = head + middle + tail
+    rv = "".join(words)
+    return Markup(rv) if rs.autoescape else rv
+
+
+_ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
+
+
+@pass_state
+def do_xmlattr(rs, d, autospace=True):
+    """Render a dict as XML/HTML attributes (None and undefined values skipped)."""
+    items = []
+    for key, value in d.items():
+        if value is None or isinstance(value, Undefined):
+            continue
+        if _ATTR_KEY.search(key) is not None:
+            raise ValueError(f"Invalid character in attribute name: {key!r}")
+        items.append(f'{_escape(key)}="{_escape(value)}"')
+    rv = " ".join(items)
+    if autospace and rv:
+        rv = " " + rv
+    return Markup(rv) if rs.autoescape else rv
+
+
+def do_striptags(value):
+    """Remove SGML/XML tags and collapse whitespace."""
+    return Markup(str(soft_str(value))).striptags()
+
+
+# ------------------------------------------------------------------------------------------------------ json
+@pass_state
+def do_tojson(rs, value, indent=None):
+    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
+    kwargs = {"sort_keys": True}
+    if indent is not None:
+        _check_indent(rs, indent)
+        kwargs["indent"] = indent
+    text = json.dumps(value, **kwargs)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+                  .replace("'", "\\u0027"))
+
+
+@pass_state
+def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
+    if indent is not None:
+        _check_indent(rs, indent)
+    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+    check_str_size(rs.limits, len(text))
+    return text
+
+
+def _check_indent(rs, indent):
+    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
+    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
+    if width * rs.limits.max_data_depth > rs.limits.max_string:
+        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")

@@ -1,0 +1,285 @@
+"""The builtin library beyond what a data-driven case can show: the registries, error messages, seeded randomness,
+address-free printing, the Undefined and Markup APIs. Expected values were produced with Jinja2 3.1 / markupsafe 3.0
+and reviewed; the one test that needs Jinja2 itself is skipped without it."""
+
+import inspect
+import json
+
+import pytest
+
+import minijinja_py as mj
+from minijinja_py.filters import FILTERS
+from minijinja_py.tests import TESTS
+
+JINJA2_FILTERS = """
+    abs attr batch capitalize center count d default dictsort e escape filesizeformat first float forceescape format
+    groupby indent int items join last length list lower map max min pprint random reject rejectattr replace reverse
+    round safe select selectattr slice sort string striptags sum title tojson trim truncate unique upper urlencode
+    urlize wordcount wordwrap xmlattr
+""".split()
+JINJA2_TESTS = """
+    != < <= == > >= boolean callable defined divisibleby eq equalto escaped even false filter float ge greaterthan gt
+    in integer iterable le lessthan lower lt mapping ne none number odd sameas sequence string test true undefined
+    upper
+""".split()
+
+
+def render(source, env=None, **context):
+    return (env or mj.chat_environment()).from_string(source).render(context)
+
+
+def failure(source, env=None, **context):
+    with pytest.raises(mj.TemplateError) as info:
+        render(source, env, **context)
+    return info.value
+
+
+# ------------------------------------------------------------------------------------------------ registries
+def test_every_jinja2_filter_and_test_and_nothing_else():
+    assert sorted(FILTERS) == sorted(JINJA2_FILTERS)
+    assert sorted(TESTS) == sorted(JINJA2_TESTS)
+    env = mj.Environment()
+    assert sorted(env.filters) == sorted(JINJA2_FILTERS) and sorted(env.tests) == sorted(JINJA2_TESTS)
+
+
+def test_every_builtin_has_a_one_line_docstring():
+    for registry in (FILTERS, TESTS):
+        for name, func in registry.items():
+            assert func.__module__.startswith("minijinja_py"), name
+            assert func.__doc__ and "\n" not in func.__doc__.strip(), name
+
+
+def _parameters(func, leading):
+    """(name, default) of each parameter after the render state / Jinja2 context and the filtered value."""
+    params = list(inspect.signature(func).parameters.values())
+    while params and params[0].name in leading:
+        params.pop(0)
+    # a positional-only parameter cannot be passed by name, so only its position matters
+    return [(None if p.kind is p.POSITIONAL_ONLY else p.name, p.kind if p.kind is not p.POSITIONAL_OR_KEYWORD else None,
+             None if p.default is p.empty else repr(p.default)) for p in params[1:]]
+
+
+def test_signatures_match_jinja2():
+    jinja2 = pytest.importorskip("jinja2")
+    reference = jinja2.Environment()
+    jinja2_leading = {"context", "eval_ctx", "environment", "env"}
+    for name in JINJA2_FILTERS:
+        theirs = reference.filters[name]
+        if name == "list":  # Jinja2's async wrapper hides the sync signature of this one
+            theirs = inspect.unwrap(theirs)
+        assert _parameters(FILTERS[name], {"rs"}) == _parameters(theirs, jinja2_leading), name
+    for name in JINJA2_TESTS:
+        assert _parameters(TESTS[name], {"rs"}) == _parameters(reference.tests[name], jinja2_leading), name
+
+
+# --------------------------------------------------------------------------------------------- error messages
+@pytest.mark.parametrize("source,message", [
+    ("{{ x.y }}", "'x' is undefined"),
+    ("{{ d.a.b }}", "'dict object' has no attribute 'a'"),
+    ("{{ d['a'].b }}", "'dict object' has no attribute 'a'"),
+    ("{{ l[3].x }}", "list object has no element 3"),
+    ("{{ none.a.b }}", "'None' has no attribute 'a'"),
+    ("{{ (1).a.b }}", "'int object' has no attribute 'a'"),
+    ("{{ ([]|first).x }}", "No first item, sequence was empty."),
+    ("{{ ([]|last).x }}", "No last item, sequence was empty."),
+    ("{{ ([]|min).x }}", "No aggregated item, sequence was empty."),
+    ("{{ ([]|random).x }}", "No random item, sequence was empty."),
+    ("{% macro m(a) %}{{ a.x }}{% endmacro %}{{ m() }}", "parameter 'a' was not provided"),
+    ("{% for i in [1] %}{{ loop.previtem.x }}{% endfor %}", "there is no previous item"),
+    ("{{ (1 if false).x }}",
+     "the inline if-expression on line 1 evaluated to false and no else section was defined."),
+    ("{{ l.append(1) }}", "access to attribute 'append' of 'list' object is unsafe."),
+    ("{{ d.update.x }}", "access to attribute 'update' of 'dict' object is unsafe."),
+    ("{{ [1]|map('nope')|list }}", "No filter named 'nope'."),
+    ("{{ [1]|select('nope')|list }}", "No test named 'nope'."),
+    ("{{ [1]|map(nope)|list }}",
+     "No filter named Undefined. ('nope' is undefined; did you forget to quote the callable name?)"),
+    ("{{ range(100001) }}", "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."),
+    ("{{ 1|round(method='x') }}", "method must be common, ceil or floor"),
+    ("{{ {'a': 1}|dictsort(by='x') }}", 'You can only sort by either "key" or "value"'),
+    ("{{ 'x'|urlize(extra_schemes=['bad']) }}", "'bad' is not a valid URI scheme prefix."),
+    ("{{ {'a b': 1}|xmlattr }}", "Invalid character in attribute name: 'a b'"),
+    ("{{ [1]|map(attribute='a', x=1)|list }}", "Unexpected keyword argument 'x'"),
+    ("{{ [1]|map|list }}", "map requires a filter argument"),
+    ("{{ [1]|selectattr|list }}", "Missing parameter for attribute name"),
+    ("{{ '%s %s'|format(1, x=2) }}", "can't handle positional and keyword arguments at the same time"),
+    ("{{ 5|reverse }}", "argument must be iterable"),
+    ("{{ [1, 2]|items|list }}", "Can only get item pairs from a mapping."),
+    ("{{ 'foo bar'|truncate(2) }}", "expected length >= 3, got 2"),
+    ("{{ raise_exception('Roles must alternate') }}", "Roles must alternate"),
+    ("{% set ns = namespace() %}{% set ns._a = 1 %}",
+     "Chat templates cannot store underscore-prefixed attributes on a namespace, but got '_a'. Please rename the "
+     "attribute."),
+    ("{% set x = 1 %}{% set x.a = 1 %}", "cannot assign attribute on non-namespace object"),
+    ("{{ cycler() }}", "at least one item has to be provided"),
+])
+def test_messages_are_jinja2s(source, message):
+    assert failure(source, d={"k": 1}, l=[1]).message == message
+
+
+def test_error_kinds_are_twins_of_python_builtins():
+    assert isinstance(failure("{{ range(100001) }}"), OverflowError)
+    assert isinstance(failure("{{ 'a'|abs }}"), TypeError)
+    assert isinstance(failure("{{ [1, 2]|slice(0)|list }}"), ZeroDivisionError)
+    assert isinstance(failure("{{ '%(a)s'|format(b=1) }}"), KeyError)
+    err = failure("{{ 'é'.encode('ascii') }}")
+    assert isinstance(err, UnicodeEncodeError) and (err.lineno, err.colno) == (1, 4)
+    assert isinstance(failure("{{ 1|round(method='x') }}"), mj.FilterArgumentError)
+    assert isinstance(failure("{{ [1]|append }}"), mj.TemplateAssertionError)
+
+
+# -------------------------------------------------------------------------------------------------- random
+def test_random_is_seeded_per_environment():
+    source = "{% for i in range(20) %}{{ range(1000)|random }},{% endfor %}"
+    first = render(source, mj.Environment(random_seed=7))
+    assert first == render(source, mj.Environment(random_seed=7))
+    assert first != render(source, mj.Environment(random_seed=8))
+    env = mj.Environment(random_seed=7)
+    assert render(source, env) == render(source, env) == first  # every render starts from the seed
+    picks = [int(x) for x in first.rstrip(",").split(",")]
+    assert len(picks) == 20 and all(0 <= x < 1000 for x in picks) and len(set(picks)) > 1
+
+
+def test_chat_profile_random_is_reproducible():
+    source = "{{ ['a', 'b', 'c', 'd', 'e', 'f']|random }}{{ range(100)|random }}"
+    assert render(source) == render(source)
+
+
+# ------------------------------------------------------------------------------------------------ printing
+@pytest.mark.parametrize("source", [
+    "{{ [1]|map('upper') }}", "{{ [1]|select }}", "{{ {'a': 1}|items }}", "{{ [1]|unique }}", "{{ [1]|reverse }}",
+    "{{ [1]|batch(1) }}", "{{ range }}", "{{ range|pprint }}", "{{ [range]|pprint }}", "{{ lipsum }}",
+    "{{ 'a'.upper }}", "{{ [range]|e }}", "{{ namespace() }}", "{{ cycler(1) }}", "{{ joiner() }}",
+    "{{ '{}'.format(range) }}", "{{ '%s' % range }}", "{{ [range]|join }}", "{{ [range]|string }}",
+    "{{ {'a': range}|urlencode }}", "{{ range|urlize }}", "{{ x }}", "{{ [x] }}",
+])
+def test_nothing_prints_a_memory_address(source):
+    assert "0x" not in render(source, x=object())
+
+
+def test_generators_print_without_address():
+    assert render("{{ [1]|map('upper') }}") == "<generator object do_map>"
+
+
+# ------------------------------------------------------------------------------------------------- lipsum
+def test_lipsum_is_deterministic_and_shaped_like_jinja2s():
+    env = mj.Environment()
+    assert render("{{ lipsum() }}", env) == render("{{ lipsum() }}", env)
+    text = render("{{ lipsum(3, false, 10, 11) }}", env)
+    paragraphs = text.split("\n\n")
+    assert len(paragraphs) == 3
+    for paragraph in paragraphs:
+        words = paragraph.split(" ")
+        assert len(words) == 10 and paragraph[0].isupper() and paragraph.endswith(".")
+        bare = [w.strip(",.").lower() for w in words]
+        assert all(a != b for a, b in zip(bare, bare[1:]))
+    html = render("{{ lipsum(2) }}", env)
+    assert html.startswith("<p>") and html.endswith("</p>") and html.count("</p>\n<p>") == 1
+
+
+# ------------------------------------------------------------------------------------------------ Undefined
+def test_environment_accepts_only_undefined_classes():
+    for cls in (mj.Undefined, mj.StrictUndefined, mj.ChainableUndefined, mj.DebugUndefined):
+        assert mj.Environment(undefined=cls).undefined is cls
+    with pytest.raises(TypeError):
+        mj.Environment(undefined=object)
+    with pytest.raises(TypeError):
+        mj.Environment(undefined=mj.Undefined())
+
+
+def test_undefined_objects_behave_as_jinja2s():
+    plain, strict = mj.Undefined(name="x"), mj.StrictUndefined(name="x")
+    assert str(plain) == "" and list(plain) == [] and not plain and len(plain) == 0
+    assert plain == mj.Undefined() and plain != mj.ChainableUndefined() and plain != 1 and repr(plain) == "Undefined"
+    with pytest.raises(mj.UndefinedError):
+        str(strict)
+    with pytest.raises(mj.UndefinedError):
+        bool(strict)
+    assert str(mj.DebugUndefined(name="x")) == "{{ x }}"
+    assert str(mj.DebugUndefined("a hint")) == "{{ undefined value printed: a hint }}"
+    assert str(mj.DebugUndefined(obj={}, name="k")) == "{{ no such element: dict object['k'] }}"
+    chain = mj.ChainableUndefined(name="x")
+    assert chain.a.b is chain and chain["k"] is chain and chain.__html__() == ""
+    with pytest.raises(mj.SecurityError):
+        mj.Undefined("refused", exc=mj.SecurityError)()
+
+
+# --------------------------------------------------------------------------------------------------- Markup
+def test_markup_is_markupsafes():
+    m = mj.Markup("<b>%s</b>")
+    assert m % "<i>" == "<b>&lt;i&gt;</b>" and isinstance(m % "x", mj.Markup)
+    assert m % {"k": 1} == "<b>{&#39;k&#39;: 1}</b>"
+    assert mj.Markup("<a>") + "<b>" == "<a>&lt;b&gt;" and "<b>" + mj.Markup("<a>") == "&lt;b&gt;<a>"
+    assert mj.Markup(", ").join(["<a>", mj.Markup("<b>")]) == "&lt;a&gt;, <b>"
+    assert mj.Markup("a<b>").replace("<", "[") == "a[b>"
+    assert mj.Markup("<a>").replace("a", "<") == "<&lt;>"
+    assert mj.Markup("x").center(5, "*") == "**x**"
+    assert mj.Markup("<a>").strip("<") == "a>"
+    assert mj.Markup("{}<br>{x}").format("<i>", x=mj.Markup("<b>")) == "&lt;i&gt;<br><b>"
+    assert mj.Markup("{:.2}").format("<ab") == "&lt;a"
+    assert mj.Markup("<!-- c --> <p>a &amp;  b</p>").striptags() == "a & b"
+    assert mj.Markup("&lt;x&gt;").unescape() == "<x>" and type(mj.Markup("x").unescape()) is str
+    assert mj.escape("<'\"&>") == "&lt;&#39;&#34;&amp;&gt;" and mj.escape(mj.Markup("<a>")) == "<a>"
+    assert mj.Markup.escape(5) == "5" and repr(mj.Markup("a")) == "Markup('a')"
+    assert [type(x) for x in mj.Markup("a b").split()] == [mj.Markup, mj.Markup]
+    with pytest.raises(TypeError):
+        mj.Markup("x").center(5, "<")  # the escaped fill character is no longer one character
+    with pytest.raises(TypeError):
+        mj.Markup("%x") % 255  # markupsafe's wrapped arguments have no __index__
+    with pytest.raises(ValueError):
+        mj.Markup("{:>5}").format(mj.Markup("a"))
+
+
+# ------------------------------------------------------------------------------------- known differences
+# Found while pinning the library; they live in the grammar and in the sandbox's attribute policy, not in the
+# builtins. Each expectation is Jinja2's; strict xfail so that fixing one makes the suite say so.
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 lets a call follow a filter (`x|attr('get')('a')`)")
+def test_call_after_filter():
+    assert render("{{ {'a': 1}|attr('get')('a') }}") == "1"
+
+
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 reads `if` after `is defined` as the test's argument and "
+                                        "rejects `{{ x is defined if c else y }}` at parse time")
+def test_test_argument_swallows_if():
+    with pytest.raises(mj.TemplateSyntaxError):
+        mj.chat_environment().from_string("{{ x is defined if true else 'n' }}")
+
+
+@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 allows a namespace attribute inside a tuple target of set")
+def test_namespace_attribute_in_tuple_target():
+    assert render("{% set ns = namespace() %}{% set ns.x, y = 1, 2 %}{{ ns.x }}{{ y }}") == "12"
+
+
+@pytest.mark.xfail(strict=True, reason="sandbox: Jinja2 gives an undefined (printing '') for a '_' attribute and "
+                                        "raises SecurityError only when it is used; minijinja_py raises at once")
+def test_underscore_attribute_is_an_unsafe_undefined():
+    assert render("{{ 'a'.__class__ }}|{{ 'a'._x is defined }}") == "|False"
+
+
+@pytest.mark.xfail(strict=True, reason="sandbox: Jinja2 falls back to the item for `d._x` when dict has no such "
+                                        "attribute; minijinja_py refuses every '_' name after a dot")
+def test_underscore_key_through_dot():
+    assert render("{{ d._x }}", d={"_x": 1}) == "1"
+
+
+# -------------------------------------------------------------------------------------------- chat tojson
+def test_chat_tojson_is_json_dumps_for_any_data_and_arguments():
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    scalars = st.none() | st.booleans() | st.integers(-10**30, 10**30) | st.floats() | st.text(max_size=8)
+    data = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                        | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=12)
+    options = st.fixed_dictionaries({}, optional={
+        "ensure_ascii": st.booleans(), "sort_keys": st.booleans(),
+        "indent": st.none() | st.integers(-2, 4) | st.sampled_from(["", "\t", "--"]),
+        "separators": st.none() | st.sampled_from([(",", ":"), (", ", ": "), (" ,", " : "), (";", "=")]),
+    })
+    template = mj.chat_environment().from_string("{{ value|tojson(**options) }}")
+
+    @hypothesis.settings(max_examples=300, deadline=None)
+    @hypothesis.given(data, options)
+    def check(value, kwargs):
+        expected = json.dumps(value, **{"ensure_ascii": False, **kwargs})
+        assert template.render(value=value, options=kwargs) == expected
+
+    check()
