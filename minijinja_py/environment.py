@@ -10,10 +10,13 @@ import threading
 from collections import OrderedDict
 
 from .compiler import compile_template
-from .errors import LimitExceeded, TemplateError, as_template_error
+from .errors import (
+    LimitExceeded, TemplateError, TemplateSyntaxError, as_template_error, scrub_message, twin_of,
+)
 from .filters import FILTERS
 from .runtime import (
-    Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined, lipsum, pass_state,
+    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined,
+    enter_render, leave_render, lipsum, pass_state,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
@@ -88,7 +91,8 @@ class Environment:
     def from_string(self, source, globals=None, name=None):
         """Compile template source. Raises TemplateSyntaxError (or LimitExceeded) for a bad template."""
         if not isinstance(source, str):
-            raise TypeError(f"template source must be a str, not {type(source).__name__}")
+            raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
+                                     "first, e.g. with errors='surrogateescape')")
         try:
             key = self._cache_key(source, name, globals)
             hash(key)
@@ -133,12 +137,18 @@ class Template:
             self._run = compile_template(tree, environment, self._autoescape)
         except TemplateError as exc:
             raise self._annotate(exc) from None
-        except RecursionError as exc:
+        except (RecursionError, MemoryError) as exc:
             raise self._annotate(as_template_error(exc)) from None
+        except Exception as exc:  # anything else the parser or compiler raised is still a syntax error
+            error = TemplateSyntaxError(scrub_message(f"{type(exc).__name__}: {exc}"))
+            raise self._annotate(error) from exc
 
     def _annotate(self, exc):
         exc.name = self.name
         exc.source = getattr(self, "_text", None) or normalize_newlines(self.source, True)
+        if type(exc) is not TemplateError:  # raise_exception() messages stay verbatim
+            exc.message = scrub_message(exc.message) if isinstance(exc.message, str) else exc.message
+            exc.args = (exc.message,) + exc.args[1:]
         return exc
 
     def render(self, *args, **kwargs):
@@ -153,6 +163,7 @@ class Template:
         scope = Scope(context)
         scope.rs = rs
         out = []
+        token = enter_render(rs)
         try:
             self._run(scope, out)
             return "".join(out)
@@ -160,6 +171,10 @@ class Template:
             raise self._annotate(exc) from None
         except Exception as exc:  # an internal failure still leaves as a TemplateError, with its cause chained
             raise self._annotate(as_template_error(exc)) from exc
+        except (BreakLoop, ContinueLoop):  # the compiler allows them only inside loops; never let one out
+            raise self._annotate(TemplateSyntaxError("break or continue outside a loop")) from None
+        finally:
+            leave_render(token)
 
     def render_with_generation_spans(self, *args, **kwargs):
         """Render and also return the (start, end) character spans of {% generation %} blocks."""

@@ -6,20 +6,21 @@ undefined class, autoescape) are marked @pass_state and receive it first. Attrib
 go through the sandbox's item-then-attribute lookup.
 """
 
-import json
 import math
 import random as _random
 import re
 import textwrap
 from collections import abc
 from itertools import chain, groupby
-from pprint import pformat
 from urllib.parse import quote_from_bytes
 
+from .budget import CHAR_SHIFT, charged_call, check_items
 from .errors import TemplateRuntimeError
 from .markup import Markup, escape, soft_str
 from .runtime import Undefined, limit_exceeded, pass_state
-from .sandbox import check_str_size, getattr_, getitem_, percent_format, to_str
+from .sandbox import (
+    check_str_size, getattr_, getitem_, percent_format, safe_json_dumps, safe_pformat, safe_repr, to_str,
+)
 
 __all__ = ["FILTERS", "FilterArgumentError", "chat_tojson"]
 
@@ -79,12 +80,10 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 
 
 def _call_named(rs, registry, kind, name, value, args, kwargs):
-    func = registry.get(name)
+    func = registry.get(name) if isinstance(name, str) else None
     if func is None:
-        raise TemplateRuntimeError(f"No {kind} named {name!r} found.")
-    if getattr(func, "mj_pass_state", False):
-        return func(rs, value, *args, **kwargs)
-    return func(value, *args, **kwargs)
+        raise TemplateRuntimeError(f"No {kind} named {safe_repr(name)} found.")
+    return charged_call(rs, func, value, args, kwargs)
 
 
 # ------------------------------------------------------------------------------------------------- strings
@@ -148,6 +147,8 @@ def do_replace(rs, s, old, new, count=None):
 @pass_state
 def do_indent(rs, s, width=4, first=False, blank=False):
     """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""
+    if isinstance(width, int):
+        check_str_size(rs.limits, width, "an indentation")
     indention = width if isinstance(width, str) else " " * width
     s = _text(s)
     newline = Markup("\n") if isinstance(s, Markup) else "\n"
@@ -197,6 +198,11 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
     """Wrap the text to width columns, paragraph by paragraph."""
     if wrapstring is None:
         wrapstring = "\n"
+    if isinstance(s, str) and isinstance(width, int) and width > 0 and isinstance(wrapstring, str):
+        # every line ends at a space, a newline, or after `width` characters of a long word
+        lines = s.count(" ") + s.count("\n") + len(s) // width + 1
+        check_str_size(rs.limits, len(s) + lines * len(wrapstring), "wrapped text")
+        rs.burn(lines + (len(s) >> CHAR_SHIFT))
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
@@ -232,6 +238,8 @@ def do_join(rs, value, d="", attribute=None):
         sep = str(_text(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
+    parts = [x if hasattr(x, "__html__") else _text(x) for x in items]
+    check_str_size(rs.limits, sum(map(len, parts)) * 6 + len(_text(d)) * max(len(parts) - 1, 0))
     if not hasattr(d, "__html__"):
         if any(hasattr(x, "__html__") for x in items):
             d = escape(d)
@@ -274,7 +282,6 @@ def do_urlencode(value):
 
 
 _URL_PREFIX = re.compile(r"^(https?://|www\.|[\w.+-]+@[\w-]+\.[\w.-]+$)", re.I)
-_URL_PUNCT = re.compile(r"^([(<]|&lt;)*(.*?)([.,)>\n]|&gt;)*$", re.S)
 _EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
 
 
@@ -296,10 +303,7 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
 
     words = re.split(r"(\s+)", str(escape(_text(value))))
     for i, word in enumerate(words):
-        m = _URL_PUNCT.match(word)
-        if not m:
-            continue
-        head, middle, tail = m.group(1) or "", m.group(2), m.group(3) or ""
+        head, middle, tail = _url_punctuation(word)
         if middle.startswith(("http://", "https://")) or middle.startswith(schemes):
             middle = f'<a href="{middle}"{rel_attr}{target_attr}>{trim(middle)}</a>'
         elif middle.startswith("www.") or ("@" not in middle and not middle.startswith(("http://", "https://"))
@@ -314,6 +318,30 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
         words[i] = head + middle + tail
     rv = "".join(words)
     return Markup(rv) if rs.autoescape else rv
+
+
+def _url_punctuation(word):
+    """(head, middle, tail) as ^([(<]|&lt;)*(.*?)([.,)>\\n]|&gt;)*$ would split word (head and tail: the last
+    repetition of each group), in one pass: that regex is quadratic on a long run of punctuation."""
+    start, head = 0, ""
+    while True:
+        if word.startswith(("(", "<"), start):
+            head, start = word[start], start + 1
+        elif word.startswith("&lt;", start):
+            head, start = "&lt;", start + 4
+        else:
+            break
+    end, tail = len(word), None
+    while end > start:
+        if word[end - 1] in ".,)>\n":
+            piece, end = word[end - 1], end - 1
+        elif word.endswith("&gt;", start, end):
+            piece, end = "&gt;", end - 4
+        else:
+            break
+        if tail is None:
+            tail = piece
+    return head, word[start:end], tail or ""
 
 
 _ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
@@ -380,10 +408,14 @@ def do_float(value, default=0.0):
         return default
 
 
-def do_round(value, precision=0, method="common"):
+@pass_state
+def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
     if method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
+    if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
+            abs(precision) * 10 // 3 > rs.limits.max_int_bits:
+        raise limit_exceeded(rs.limits, "max_int_bits", f"10 ** {abs(precision)}")
     if method == "common":
         return round(value, precision)
     func = getattr(math, method)
@@ -395,7 +427,15 @@ def do_sum(rs, iterable, attribute=None, start=0):
     """Sum of the items (or of an attribute of each), plus start."""
     if attribute is not None:
         iterable = map(make_attrgetter(rs, attribute), iterable)
-    return sum(iterable, start)
+    if not isinstance(start, (list, tuple)):
+        return sum(iterable, start)  # numbers (and sum's own refusal of strings)
+    total = start
+    for item in iterable:
+        if isinstance(item, (list, tuple)):
+            check_items(rs.limits, len(total) + len(item))
+            rs.burn(len(total) + len(item))
+        total = total + item
+    return total
 
 
 def _min_or_max(rs, value, func, case_sensitive, attribute):
@@ -667,9 +707,10 @@ def do_attr(rs, obj, name):
     return _attribute(obj, name, rs, item_fallback=False)
 
 
-def do_pprint(value):
+@pass_state
+def do_pprint(rs, value):
     """Pretty-print (for debugging)."""
-    return pformat(value)
+    return safe_pformat(value, rs)
 
 
 # ------------------------------------------------------------------------------------------------ defaults
@@ -686,9 +727,8 @@ def do_tojson(rs, value, indent=None):
     """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
     kwargs = {"sort_keys": True}
     if indent is not None:
-        _check_indent(rs, indent)
         kwargs["indent"] = indent
-    text = json.dumps(value, **kwargs)
+    text = safe_json_dumps(rs, value, **kwargs)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
                   .replace("'", "\\u0027"))
 
@@ -696,18 +736,8 @@ def do_tojson(rs, value, indent=None):
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
-    if indent is not None:
-        _check_indent(rs, indent)
-    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    check_str_size(rs.limits, len(text))
-    return text
-
-
-def _check_indent(rs, indent):
-    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
-    if width * rs.limits.max_data_depth > rs.limits.max_string:
-        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")
+    return safe_json_dumps(rs, x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                           sort_keys=sort_keys)
 
 
 FILTERS = {

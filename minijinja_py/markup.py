@@ -8,16 +8,24 @@ __all__ = ["Markup", "escape", "soft_str"]
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
 
 
+def _text(value):
+    """str(value) as the sandbox prints it: bounded, and never with a memory address."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    from .printing import to_str  # printing builds on this module
+    return to_str(value)
+
+
 def escape(value):
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if hasattr(value, "__html__"):
         return Markup(value.__html__())
-    return Markup(str(value).translate(_ESCAPES))
+    return Markup(_text(value).translate(_ESCAPES))
 
 
 def soft_str(value):
     """str(value), but Markup stays Markup."""
-    return value if isinstance(value, str) else str(value)
+    return value if isinstance(value, str) else _text(value)
 
 
 class Markup(str):
@@ -81,14 +89,33 @@ class Markup(str):
         return html.unescape(str(self))
 
     def striptags(self):
-        import re
-        text = re.sub(r"<!--.*?-->|<[^>]*>", "", str(self), flags=re.S)
+        text = _cut_spans(str(self), "<!--", "-->")
+        text = _cut_spans(text, "<", ">")
         return Markup(" ".join(text.split())).unescape()
 
     @classmethod
     def escape(cls, s):
         rv = escape(s)
         return rv if type(rv) is cls else cls(rv)
+
+
+def _cut_spans(text, opener, closer):
+    """text without the spans opener...closer (an unclosed opener keeps the rest), comments before tags as
+    markupsafe 3 does: one left-to-right pass, where a regex like <[^>]*> rescans the rest of the text from every
+    unclosed '<'."""
+    out = []
+    pos = 0
+    while True:
+        start = text.find(opener, pos)
+        if start < 0:
+            break
+        end = text.find(closer, start)  # markupsafe: '<!-->' is a whole comment
+        if end < 0:
+            break
+        out.append(text[pos:start])
+        pos = end + len(closer)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _wrap_str_method(name):
@@ -136,7 +163,8 @@ class _EscapingArg:
         return str(escape(self.value))
 
     def __repr__(self):
-        return str(escape(repr(self.value)))
+        from .printing import safe_repr
+        return str(escape(safe_repr(self.value)))
 
     def __int__(self):
         return int(self.value)
