@@ -258,7 +258,7 @@ def do_forceescape(value):
     """HTML-escape even Markup."""
     if hasattr(value, "__html__"):
         value = value.__html__()
-    return escape(str(value))
+    return escape(str(value) if isinstance(value, str) else _text(value))
 
 
 def do_safe(value):
