@@ -6,6 +6,7 @@ Template.render(**context) runs the compiled closures and is the error boundary:
 comes out is a string or a TemplateError carrying the template name, the source and a location.
 """
 
+import builtins
 import threading
 from collections import OrderedDict
 
@@ -16,7 +17,7 @@ from .errors import (
 from .filters import FILTERS
 from .runtime import (
     BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined,
-    enter_render, leave_render, lipsum, pass_state,
+    enter_render, leave_render, limit_exceeded, lipsum, pass_state,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
@@ -33,16 +34,17 @@ _CACHE_SIZE = 256
 
 
 @pass_state
-def _range(rs, *args):
-    """range() as Jinja2's sandbox has it: at most limits.max_range items."""
-    rng = range(*args)
+def range(rs, *args):
+    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
+    also the OverflowError Jinja2 raises)."""
+    rng = builtins.range(*args)
     if len(rng) > rs.limits.max_range:
-        raise OverflowError(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({rs.limits.max_range}).")
+        raise limit_exceeded(rs.limits, "max_range", f"a range of {len(rng)} items", also=OverflowError)
     return rng
 
 
 def default_globals():
-    return {"range": _range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
+    return {"range": range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
             "namespace": Namespace}
 
 

@@ -12,7 +12,7 @@ import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
-    "LimitExceeded", "twin_of", "as_template_error", "scrub_message",
+    "LimitExceeded", "twin_of", "limit_twin", "as_template_error", "scrub_message",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -167,6 +167,20 @@ def twin_of(builtin_cls):
         except TypeError:  # a built-in whose instance layout cannot be combined: fall back to the plain class
             twin = TemplateRuntimeError
         _twins[builtin_cls] = twin
+    return twin
+
+
+_limit_twins = {}
+
+
+def limit_twin(builtin_cls):
+    """A LimitExceeded that is also `builtin_cls` (range() past max_range is Jinja2's OverflowError too)."""
+    twin = _limit_twins.get(builtin_cls)
+    if twin is None:
+        twin = type(f"LimitExceeded{builtin_cls.__name__}", (LimitExceeded, builtin_cls),
+                    {"__module__": __name__, "__str__": TemplateError.__str__, "__init__": LimitExceeded.__init__})
+        _limit_twins[builtin_cls] = twin
+        globals()[twin.__name__] = twin  # so that it pickles by name
     return twin
 
 

@@ -8,7 +8,7 @@ import random as _random
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, limit_twin
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
@@ -196,9 +196,12 @@ class Limits:
         return Limits(**values)
 
 
-def limit_exceeded(limits, name, what):
+def limit_exceeded(limits, name, what, also=None):
+    """The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
+    also be (OverflowError for range(), as Jinja2 raises)."""
     value = getattr(limits, name)
-    return LimitExceeded(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
+    cls = LimitExceeded if also is None else limit_twin(also)
+    return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
 
 
 # ------------------------------------------------------------------------------------------- render state
