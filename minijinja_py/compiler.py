@@ -541,7 +541,7 @@ class _Compiler:
             if cond is not None:
                 def passing():
                     for item in items:
-                        rs.burn(cond_weight)
+                        rs.burn(cond_weight + 2)  # + a scope to test the item in
                         probe = s.child()
                         assign(probe, item)
                         if cond(probe):
@@ -574,6 +574,7 @@ class _Compiler:
         def recurse_fn(s):
             def recurse(iterable, depth0):
                 rs = s.rs
+                rs.burn(10)  # like a macro call: a new loop, its output joined
                 if rs.depth >= rs.limits.max_call_depth:
                     raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
                 out = []

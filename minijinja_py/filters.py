@@ -202,7 +202,7 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
         # every line ends at a space, a newline, or after `width` characters of a long word
         lines = s.count(" ") + s.count("\n") + len(s) // width + 1
         check_str_size(rs.limits, len(s) + lines * len(wrapstring), "wrapped text")
-        rs.burn(lines + (len(s) >> CHAR_SHIFT))
+        rs.burn(4 * lines + (len(s) >> CHAR_SHIFT))  # textwrap works a chunk at a time, in Python
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
