@@ -574,7 +574,7 @@ class _Compiler:
         def recurse_fn(s):
             def recurse(iterable, depth0):
                 rs = s.rs
-                rs.burn(10)  # like a macro call: a new loop, its output joined
+                rs.burn(20)  # more than a macro call: a new loop context and scope, its output joined
                 if rs.depth >= rs.limits.max_call_depth:
                     raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
                 out = []
