@@ -125,7 +125,10 @@ class Template:
         self.environment = environment
         self.source = source
         self.name = name
-        self.globals = dict(globals) if globals else {}
+        try:
+            self.globals = dict(globals) if globals else {}
+        except Exception as exc:
+            raise as_template_error(exc) from None
         self._autoescape = environment._autoescape_for(name)
         limits = environment.limits
         try:
@@ -155,7 +158,7 @@ class Template:
 
     def render(self, *args, **kwargs):
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature)."""
-        return self._render(dict(*args, **kwargs), None)
+        return self._render(_context(args, kwargs), None)
 
     def _render(self, context, generation_spans):
         env = self.environment
@@ -181,13 +184,21 @@ class Template:
     def render_with_generation_spans(self, *args, **kwargs):
         """Render and also return the (start, end) character spans of {% generation %} blocks."""
         spans = []
-        return self._render(dict(*args, **kwargs), spans), spans
+        return self._render(_context(args, kwargs), spans), spans
 
     def __reduce__(self):
         return (_rebuild_template, (self.environment, self.source, self.name, self.globals or None))
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
+
+
+def _context(args, kwargs):
+    """render()'s variables: a mapping and/or keywords, as dict() takes them (a bad argument is a TemplateError)."""
+    try:
+        return dict(*args, **kwargs)
+    except Exception as exc:
+        raise as_template_error(exc) from None
 
 
 def _rebuild_template(environment, source, name, globals_):

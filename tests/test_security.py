@@ -149,6 +149,32 @@ def test_every_failure_is_a_template_error():
     for bad in ("hi", None, 5, {"role": "user"}, ["hi"], [None], [[1, 2]]):
         with pytest.raises(mj.TemplateError):
             mj.ChatTemplate("{{ messages }}").render(bad)
+    with pytest.raises(TypeError) as info:
+        mj.Environment().from_string("x").render(5)
+    assert isinstance(info.value, mj.TemplateError)
+    with pytest.raises(mj.TemplateError):
+        mj.Environment().from_string("x", globals=5)
+
+
+def test_printing_limits_follow_each_render_in_its_own_thread():
+    import threading
+    results = {}
+    tight = mj.Environment(limits=mj.Limits(max_string=100)).from_string("{{ x }}")
+    roomy = mj.Environment().from_string("{{ x }}")
+
+    def run(name, template):
+        try:
+            results[name] = len(template.render(x=list(range(1000))))
+        except mj.LimitExceeded as exc:
+            results[name] = exc.limit
+    threads = [threading.Thread(target=run, args=(f"{kind}{i}", t))
+               for i in range(4) for kind, t in (("tight", tight), ("roomy", roomy))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert {k: v for k, v in results.items() if k.startswith("tight")} == {f"tight{i}": "max_string" for i in range(4)}
+    assert {k: v for k, v in results.items() if k.startswith("roomy")} == {f"roomy{i}": 4890 for i in range(4)}
 
 
 # ------------------------------------------------------------------------------------- the caller's data
