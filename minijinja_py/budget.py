@@ -3,13 +3,17 @@
 A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; running dry raises LimitExceeded
 naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
 
-  * a loop iteration, a macro or caller() call: the number of template nodes (tags, expressions) its body has;
+  * running a statement: its own template nodes (tags, expressions; the blocks nested in it charge when they
+    run), so the budget follows the work actually done;
+  * a loop iteration: 1; a macro or caller() call: 10 and its parameters; a recursive loop() call: 20;
   * a filter, test, method or function call: 1;
   * data an operation reads or builds: 1 per item of a list/tuple/dict/set, 1 per 16 characters of a string,
     1 per 64 bits of a big integer — so one render builds at most max_steps × 16 characters, whatever it keeps;
   * comparing, hashing or serialising nested data: 1 per node of the data *seen as a tree* (a list shared n
     times counts n times, as Python's == or json.dumps would visit it). tree_size() measures that without
     walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for ages.
+  * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
+    the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
 
 Data nested deeper than limits.max_data_depth, or containing itself, is refused by the same walk
 (LimitExceeded naming max_data_depth) before Python's own recursion would fail on it.

@@ -233,8 +233,9 @@ class _CheckedMethod:
         if self.checked is not None:
             result = self.checked(rs, obj, *args, **kwargs)
         elif self.name == "index" and type(obj) is list and len(args) == 1 and not kwargs and \
-                not isinstance(args[0], (int, float, bool, type(None))):
-            # list.index puts the full repr of the value in its error: look without that
+                not (isinstance(args[0], (int, float, bool, type(None))) or type(args[0]) is str and
+                     len(args[0]) <= 200):
+            # list.index puts the full repr of the value in its error message: look for a big one without that
             result = indexOf(obj, args[0])
         else:
             result = self.method(*args, **kwargs)
