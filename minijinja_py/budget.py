@@ -27,7 +27,7 @@ from .runtime import limit_exceeded
 
 __all__ = [
     "CHAR_SHIFT", "text_steps", "shallow_steps", "charge_result", "charged_generator", "tree_size",
-    "charge_tree", "charge_compare", "charge_contains", "charge_hash", "charge_int_op", "charged_call",
+    "charge_tree", "charge_compare", "charge_contains", "charge_hash", "charge_int_op", "charged", "charged_call",
     "check_str_size", "check_items", "check_depth",
 ]
 
@@ -245,33 +245,57 @@ def _policy(func):
     return policy
 
 
-def charged_call(rs, func, value, args, kwargs):
-    """func(value, *args, **kwargs) for a filter or test, charged by what it reads and what it returns."""
-    rs.burn(1)
-    cls = type(value)
-    if cls is str:
-        if len(value) > _BIG_STR:
-            rs.burn(len(value) >> CHAR_SHIFT)
-    for arg in args:
-        if type(arg) is str and len(arg) > _BIG_STR:
-            rs.burn(len(arg) >> CHAR_SHIFT)
+def charged(func):
+    """func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
+    what it reads and what it returns."""
     policy = _policy(func)
-    if policy is not None:
-        if policy is _ITERATES:
-            size = length_hint(value) if not isinstance(value, str) else len(value)
-            if func.__name__ == "do_list" and size > rs.limits.max_items:
-                check_items(rs.limits, size)
-            rs.burn(size)
-        elif policy is _TREE:
-            size = tree_size(rs, value)
-            # a sort compares about n log n times
-            rs.burn(size * max(1, length_hint(value).bit_length()))
-        elif policy is _COMPARE and args:
-            charge_compare(rs, value, args[0])
-        elif policy is _CONTAINS and args:
-            charge_contains(rs, value, args[0])
-    if getattr(func, "mj_pass_state", False):
-        result = func(rs, value, *args, **kwargs)
-    else:
-        result = func(value, *args, **kwargs)
-    return charge_result(rs, result)
+    state = getattr(func, "mj_pass_state", False)
+
+    def call(rs, value, args, kwargs):
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            rs.burn(0)
+        if type(value) is str and len(value) > _BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        for arg in args:
+            if type(arg) is str and len(arg) > _BIG_STR:
+                rs.burn(len(arg) >> CHAR_SHIFT)
+        if policy is not None:
+            _charge_policy(rs, policy, func, value, args)
+        result = func(rs, value, *args, **kwargs) if state else func(value, *args, **kwargs)
+        if result is True or result is False or result is None:
+            return result
+        return charge_result(rs, result)
+    return call
+
+
+def _charge_policy(rs, policy, func, value, args):
+    if policy is _ITERATES:
+        size = length_hint(value) if not isinstance(value, str) else len(value)
+        if func.__name__ == "do_list" and size > rs.limits.max_items:
+            check_items(rs.limits, size)
+        rs.burn(size)
+    elif policy is _TREE:
+        size = tree_size(rs, value)
+        rs.burn(size * max(1, length_hint(value).bit_length()))  # a sort compares about n log n times
+    elif policy is _COMPARE and args:
+        charge_compare(rs, value, args[0])
+    elif policy is _CONTAINS and args:
+        charge_contains(rs, value, args[0])
+
+
+_charged_cache = {}
+
+
+def charged_call(rs, func, value, args, kwargs):
+    """func(value, *args, **kwargs) for a filter or test looked up at run time (map, select, ...), charged."""
+    try:
+        call = _charged_cache[func]
+    except (KeyError, TypeError):
+        call = charged(func)
+        try:
+            if len(_charged_cache) < 4096:
+                _charged_cache[func] = call
+        except TypeError:
+            pass
+    return call(rs, value, args, kwargs)

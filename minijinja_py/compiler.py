@@ -15,8 +15,8 @@ from operator import itemgetter
 
 from . import nodes as n
 from .budget import (
-    CHAR_SHIFT, charge_compare, charge_contains, charge_hash, charge_int_op, charge_result, charge_tree,
-    charged_call, check_items, check_str_size,
+    CHAR_SHIFT, charge_compare, charge_contains, charge_hash, charge_int_op, charge_result, charge_tree, charged,
+    check_items, check_str_size,
 )
 from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error
 from .markup import Markup, escape
@@ -895,12 +895,14 @@ class _Compiler:
         no_args = not args.positional and not args.keywords and args.star is None and args.dstar is None
         collect = None if no_args else self._args(args)
 
+        call = charged(func)
+
         def step(s, value):
             try:
                 if no_args:
-                    return charged_call(s.rs, func, value, (), {})
+                    return call(s.rs, value, (), {})
                 pos, kw = collect(s)
-                return charged_call(s.rs, func, value, pos, kw)
+                return call(s.rs, value, pos, kw)
             except Exception as exc:
                 raise _located(exc, span)
         if value_ev is None:
@@ -1006,7 +1008,8 @@ class _Compiler:
                 a = first(s)
                 b = right(s)
                 try:
-                    cost(s.rs, a, b)
+                    if not (type(a) is str and type(b) is str and len(a) < 1024):  # short strings: nothing to charge
+                        cost(s.rs, a, b)
                     return op(a, b)
                 except Exception as exc:
                     raise _located(exc, span)
