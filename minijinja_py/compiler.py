@@ -1008,7 +1008,8 @@ class _Compiler:
                 a = first(s)
                 b = right(s)
                 try:
-                    if not (type(a) is str and type(b) is str and len(a) < 1024):  # short strings: nothing to charge
+                    # two short strings cost nothing worth charging
+                    if not (type(a) is str and type(b) is str and len(a) < 1024 and len(b) < 1024):
                         cost(s.rs, a, b)
                     return op(a, b)
                 except Exception as exc:

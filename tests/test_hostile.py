@@ -20,7 +20,7 @@ from hostile_cases import CASES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-GUARD_SECONDS = 600          # for the whole child run: only a real hang comes near it
+GUARD_SECONDS = 240          # for the whole child run (normally ~12 s): only a real hang comes near it
 PEAK_MEMORY_MB = 600         # the whole suite, in one process: far below what one unbounded case would take
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
