@@ -175,7 +175,8 @@ class Template:
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except Exception as exc:  # an internal failure still leaves as a TemplateError, with its cause chained
-            raise self._annotate(as_template_error(exc)) from exc
+            error = as_template_error(exc)
+            raise self._annotate(error) from error.__cause__
         except (BreakLoop, ContinueLoop):  # the compiler allows them only inside loops; never let one out
             raise self._annotate(TemplateSyntaxError("break or continue outside a loop")) from None
         finally:

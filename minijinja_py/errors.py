@@ -231,5 +231,15 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
         err = (twin_of(base) if base is not None and base is not Exception else TemplateRuntimeError)(message)
         if isinstance(exc, OSError):
             err.args = (message,)
-    err.__cause__ = exc
+    if not isinstance(err, TemplateRuntimeError) or err.message == _plain_message(exc):
+        err.__cause__ = exc  # kept for debugging, unless its text showed what the message had to hide
+    else:
+        err.__suppress_context__ = True
     return err.locate(lineno, colno, end)
+
+
+def _plain_message(exc):
+    try:
+        return repr(exc.args[0]) if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+    except Exception:
+        return None

@@ -62,6 +62,10 @@ _ALLOWED_BY_TYPE = {
     Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
     Joiner: frozenset({"sep"}),
     DictFactory: frozenset({"fromkeys"}),
+    # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
+    # before any check could run)
+    bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
+    collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
 }
 
 # Jinja2's ImmutableSandboxedEnvironment refuses these on the matching abstract types.

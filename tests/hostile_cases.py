@@ -12,7 +12,7 @@ Contexts are built by functions here so that cyclic and deeply nested data can b
 every case in a child process (a hang is a failure there, not a stuck test run) and checks the outcome.
 """
 
-from collections import namedtuple
+from collections import deque, namedtuple
 
 Case = namedtuple("Case", "id source expect context mode", defaults=(None, "chat"))
 
@@ -133,6 +133,12 @@ _RAW = {
     "ssti/undefined_dunder": err("UndefinedError", "{{ nothing.__class__ }}"),
     "ssti/caller_object_private": sec("{{ obj._secret }}", context={"obj": Opaque()}, mode="plain"),
     "ssti/caller_object_class": sec("{{ obj.__class__ }}", context={"obj": Opaque()}, mode="plain"),
+    "ssti/bytearray_center": err("UndefinedError", "{{ b.center(10**9) }}", context={"b": bytearray(b"x")},
+                                 mode="plain"),
+    "ssti/bytearray_decode_ok": out("x", "{{ b.decode() }}", context={"b": bytearray(b"x")}, mode="plain"),
+    "ssti/deque_rotate": sec("{{ d.rotate(1) }}", context={"d": deque([1, 2])}, mode="plain"),
+    "ssti/memoryview_release": err("UndefinedError", "{{ m.release() }}", context={"m": memoryview(b"x")},
+                                   mode="plain"),
     "ssti/self_is_undefined": out("", "{{ self }}"),
     "ssti/call_exception_class": sec("{{ exc('boom') }}", context={"exc": ValueError}, mode="plain"),
     "ssti/getattr_chain_item": sec("{{ messages[0]['items'].__self__ }}", context=chat()),

@@ -51,8 +51,8 @@ def same(a, b, seen):
 def snapshot(value):
     try:
         return copy.deepcopy(value)
-    except RecursionError:
-        return None  # too deep to copy (the cases with 100000-deep data): not compared
+    except (RecursionError, TypeError):
+        return None  # too deep (100000-deep data) or not copyable (a memoryview): not compared
 
 def run(case):
     context = case.context or {}

@@ -139,6 +139,16 @@ def test_python_error_messages_never_show_addresses():
     assert "0x" not in str(info.value) and isinstance(info.value, ValueError)
 
 
+def test_a_hidden_address_is_not_kept_in_the_cause():
+    with pytest.raises(mj.TemplateError) as info:
+        mj.Environment().from_string("{{ f(lipsum) }}").render(f=lambda x: [].index(x))
+    chain, error = [], info.value
+    while error is not None:
+        chain.append(str(error))
+        error = error.__cause__ or (None if error.__suppress_context__ else error.__context__)
+    assert not any("0x" in text for text in chain), chain
+
+
 def test_every_failure_is_a_template_error():
     with pytest.raises(mj.TemplateError):
         mj.Environment().from_string(b"{{ 1 }}")
