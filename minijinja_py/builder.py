@@ -93,8 +93,8 @@ class Builder(Transformer):
         return None
 
     def raw(self, c):
-        opener, body = c[0], c[1]
-        return n.Text(tag_span(opener), body.value if body is not None else "")
+        opener, bodies = c[0], c[1:-1]  # the body comes in pieces (RAW_BODY tokens are bounded)
+        return n.Text(tag_span(opener), "".join(body.value for body in bodies))
 
     def output(self, c):
         return n.Output(tag_span(c[0]), c[1])

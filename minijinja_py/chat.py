@@ -18,7 +18,8 @@ from . import _resources
 from .environment import Environment
 from .errors import TemplateError, as_template_error, twin_of
 from .htmlfilters import chat_tojson
-from .runtime import ChatNamespace
+from .printing import short_repr, to_str
+from .runtime import ChatNamespace, Limits, limit_exceeded
 
 __all__ = ["chat_environment", "ChatTemplate", "raise_exception", "load_chat_template", "seed_template",
            "seed_template_names"]
@@ -30,7 +31,7 @@ _SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_toke
 
 def raise_exception(message):
     """raise_exception(msg) in a template: fail the render with exactly this message."""
-    raise TemplateError(message)
+    raise TemplateError(message if isinstance(message, str) else to_str(message))
 
 
 def _strftime_now(now):
@@ -52,20 +53,23 @@ def chat_environment(trim_blocks=True, lstrip_blocks=True, now=None, limits=None
 
 
 # ------------------------------------------------------------------------------------------ input processing
-def _plain(value):
+def _plain(value, limits, depth=0):
     """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple.
-    Already-plain data is returned as is (no copy): the sandbox never lets a template mutate it."""
+    Already-plain data is returned as is (no copy): the sandbox never lets a template mutate it.
+    Data nested deeper than limits.max_data_depth (or containing itself) is refused."""
     cls = type(value)
     if value is None or cls is str or cls is int or cls is float or cls is bool:
         return value
+    if depth > limits.max_data_depth:
+        raise _too_deep(limits)
     if cls is dict or cls is list or cls is tuple:
-        if _is_plain(value, 0):
+        if _is_plain(value, depth, limits):
             return value
         if cls is dict:
-            return {_plain(k): _plain(v) for k, v in value.items()}
+            return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
         if cls is list:
-            return [_plain(v) for v in value]
-        return tuple(_plain(v) for v in value)
+            return [_plain(v, limits, depth + 1) for v in value]
+        return tuple(_plain(v, limits, depth + 1) for v in value)
     if isinstance(value, str):
         return str.__str__(value)
     if isinstance(value, bool):
@@ -75,30 +79,35 @@ def _plain(value):
     if isinstance(value, float):
         return float.__float__(value)
     if isinstance(value, Mapping):
-        return {_plain(k): _plain(v) for k, v in value.items()}
+        return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, limits, depth + 1) for v in value]
     if isinstance(value, tuple):
-        return tuple(_plain(v) for v in value)
+        return tuple(_plain(v, limits, depth + 1) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name), limits, depth + 1) for f in dataclasses.fields(value)}
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump):
-        return _plain(model_dump())
+        return _plain(model_dump(), limits, depth + 1)
     return f"<{type(value).__name__}>"
 
 
-def _is_plain(value, depth):
+def _too_deep(limits):
+    return limit_exceeded(limits, "max_data_depth",
+                          "the template's input data nested this deep (or containing itself)")
+
+
+def _is_plain(value, depth, limits):
     """Is value made only of plain types already (so _plain would return an equal copy)?"""
     cls = type(value)
     if value is None or cls is str or cls is int or cls is float or cls is bool:
         return True
-    if depth > 200:
-        return False  # let the converting path (and its own limits) deal with it
+    if depth > limits.max_data_depth:
+        raise _too_deep(limits)
     if cls is dict:
-        return all(_is_plain(k, depth + 1) and _is_plain(v, depth + 1) for k, v in value.items())
+        return all(_is_plain(k, depth + 1, limits) and _is_plain(v, depth + 1, limits) for k, v in value.items())
     if cls is list or cls is tuple:
-        return all(_is_plain(v, depth + 1) for v in value)
+        return all(_is_plain(v, depth + 1, limits) for v in value)
     return False
 
 
@@ -110,14 +119,18 @@ def _type_error(message):
     return twin_of(TypeError)(message)
 
 
-def prepare_inputs(messages, tools=None, documents=None, kwargs=None):
+def prepare_inputs(messages, tools=None, documents=None, kwargs=None, limits=None):
     """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template."""
+    limits = limits or Limits()
     if isinstance(messages, (list, tuple)) and len(messages) == 0:
         raise _value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
+    if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
+        raise _type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
     chat = []
     for message in messages:
         if not isinstance(message, dict):
-            raise _type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got {message!r}.")
+            raise _type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got "
+                              f"{short_repr(message)}.")
         chat.append({k: v for k, v in message.items() if v is not None})
     if tools is not None:
         for tool in tools:
@@ -128,10 +141,10 @@ def prepare_inputs(messages, tools=None, documents=None, kwargs=None):
         for document in documents:
             if not isinstance(document, dict):
                 raise _type_error("Documents should be a list of dicts with 'title' and 'text' keys!")
-    tools = _plain(tools)
-    documents = _plain(documents)
-    kwargs = _plain(dict(kwargs or {}))
-    chat = [_alias_reasoning(m) for m in _plain(chat)]
+    tools = _plain(tools, limits)
+    documents = _plain(documents, limits)
+    kwargs = _plain(dict(kwargs or {}), limits)
+    chat = [_alias_reasoning(m) for m in _plain(chat, limits)]
     return chat, tools, documents, kwargs
 
 
@@ -174,24 +187,25 @@ class ChatTemplate:
         return text, spans
 
     def _render(self, messages, tools, documents, add_generation_prompt, continue_final_message, spans, kwargs):
-        if continue_final_message and add_generation_prompt:
-            raise _value_error("continue_final_message and add_generation_prompt are not compatible.")
         try:
+            if continue_final_message and add_generation_prompt:
+                raise _value_error("continue_final_message and add_generation_prompt are not compatible.")
             chat, tools, documents, kwargs = prepare_inputs(messages, tools, documents,
-                                                            {**self.special_tokens, **kwargs})
+                                                            {**self.special_tokens, **kwargs},
+                                                            self.environment.limits)
+            final_message = None
+            if continue_final_message:
+                chat, final_message = self._mark_final_message(chat, continue_final_message)
+            context = dict(messages=chat, tools=tools, documents=documents,
+                           add_generation_prompt=add_generation_prompt, **kwargs)
+            rendered = self.template._render(context, spans)
+            if continue_final_message:
+                rendered = self._cut_at_final_message(rendered, final_message)
+            return rendered
         except TemplateError:
             raise
-        except Exception as exc:  # malformed inputs (not iterable, unhashable keys, ...)
+        except Exception as exc:  # malformed inputs (not iterable, unhashable keys, wrong types, ...)
             raise as_template_error(exc) from exc
-        final_message = None
-        if continue_final_message:
-            chat, final_message = self._mark_final_message(chat, continue_final_message)
-        context = dict(messages=chat, tools=tools, documents=documents,
-                       add_generation_prompt=add_generation_prompt, **kwargs)
-        rendered = self.template._render(context, spans)
-        if continue_final_message:
-            rendered = self._cut_at_final_message(rendered, final_message)
-        return rendered
 
     def _mark_final_message(self, chat, continue_final_message):
         field = continue_final_message if isinstance(continue_final_message, str) else "content"

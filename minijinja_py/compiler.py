@@ -9,20 +9,24 @@ Python with Jinja2's semantics.
 
 import operator
 from dataclasses import fields
+from sys import getrefcount
 from itertools import islice
 from operator import itemgetter
 
 from . import nodes as n
+from .budget import (
+    CHAR_SHIFT, charge_compare, charge_contains, charge_hash, charge_int_op, charge_result, charge_tree, charged,
+    check_items, check_str_size,
+)
 from .errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error,
 )
 from .markup import Markup, escape
 from .runtime import (
-    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, Undefined, limit_exceeded, namespace_set,
+    MISSING, BreakLoop, ContinueLoop, DictFactory, LoopContext, Macro, Namespace, Undefined, limit_exceeded,
+    namespace_set,
 )
-from .sandbox import (
-    _DICT_ATTRS, _DICT_MUTATORS, check_str_size, getattr_, getitem_, percent_format, to_str,
-)
+from .sandbox import _DICT_ATTRS, _DICT_MUTATORS, getattr_, getitem_, percent_format, to_str
 
 __all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
 
@@ -65,6 +69,48 @@ def _walk(node):
             stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
 
 
+def _weight(*parts):
+    """The number of template nodes in parts."""
+    return sum(1 for x in _walk(parts) if isinstance(x, n.Node))
+
+
+def _own_weight(stmt):
+    """The nodes of a statement without the statement lists nested in it (bodies charge when they run)."""
+    nested = [getattr(stmt, f, None) for f in ("body", "else_")]
+    nested.extend(b for _, b in getattr(stmt, "elifs", ()))
+    return max(1, _weight(stmt) - _weight(*[b for b in nested if b]))
+
+
+def _accumulated_slot(target, value):
+    """For {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: slot(scope) → the old str or list in the slot
+    (or '' when it holds something else); None for any other assignment."""
+    left = value
+    while isinstance(left, (n.Concat, n.BinOp)):
+        if isinstance(left, n.Concat):
+            left = left.items[0]
+        elif left.op == "+":
+            left = left.left
+        else:
+            return None
+    if isinstance(target, n.NameTarget) and isinstance(left, n.Name) and left.name == target.name:
+        name = target.name
+
+        def slot(s):
+            old = dict.get(s, name, "")
+            return old if type(old) in (str, list) else ""
+        return slot
+    if isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
+            and isinstance(left.obj, n.Name) and left.obj.name == target.name:
+        name, attr = target.name, target.attr
+
+        def ns_slot(s):
+            ns = s[name]
+            old = ns._attrs.get(attr, "") if isinstance(ns, Namespace) else ""
+            return old if type(old) in (str, list) else ""
+        return ns_slot
+    return None
+
+
 def _names_loaded(body):
     return {x.name for x in _walk(body) if isinstance(x, n.Name)}
 
@@ -93,45 +139,71 @@ _COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
     ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
 }
+_COMPARE_COST = {op: charge_compare for op in _COMPARE}
+_COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 
-def _checked_add(limits, a, b):
+def _checked_add(rs, a, b):
+    limits = rs.limits
     if isinstance(a, str) and isinstance(b, str):
-        check_str_size(limits, len(a) + len(b))
+        size = len(a) + len(b)
+        check_str_size(limits, size)
+        rs.burn(size >> CHAR_SHIFT)
     elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        if len(a) + len(b) > limits.max_items:
-            raise limit_exceeded(limits, "max_items", f"a list of {len(a) + len(b)} items")
+        size = len(a) + len(b)
+        check_items(limits, size)
+        rs.burn(size)
+    elif type(a) is int and type(b) is int and (a.bit_length() > 64 or b.bit_length() > 64):
+        if max(a.bit_length(), b.bit_length()) > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", "an integer sum")
+        rs.burn(max(a.bit_length(), b.bit_length()) >> 6)
     return a + b
 
 
-def _checked_mul(limits, a, b):
+def _checked_mul(rs, a, b):
+    limits = rs.limits
     for seq, count in ((a, b), (b, a)):
         if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
             size = len(seq) * count
             if isinstance(seq, str):
                 check_str_size(limits, size)
-            elif size > limits.max_items:
-                raise limit_exceeded(limits, "max_items", f"a list of {size} items")
+                rs.burn(max(size, 0) >> CHAR_SHIFT)
+            else:
+                check_items(limits, size)
+                rs.burn(max(size, 0))
             return a * b
-    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > limits.max_int_bits:
-        raise limit_exceeded(limits, "max_int_bits", "an integer product")
+    if isinstance(a, int) and isinstance(b, int):
+        if a.bit_length() + b.bit_length() > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", "an integer product")
+        charge_int_op(rs, a, b)
     return a * b
 
 
-def _checked_pow(limits, a, b):
+def _checked_pow(rs, a, b):
+    limits = rs.limits
     if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
         if (a.bit_length() - 1) * b > limits.max_int_bits:
             raise limit_exceeded(limits, "max_int_bits", f"the integer {a} ** {b}")
+        rs.burn((a.bit_length() * b) >> 6)
     return a ** b
 
 
-def _checked_mod(limits, a, b):
+def _checked_mod(rs, a, b):
     if isinstance(a, str):
-        return percent_format(limits, a, b)
+        return percent_format(rs.limits, a, b)
+    if type(a) is int and type(b) is int:
+        charge_int_op(rs, a, b)
     return a % b
 
 
-_CHECKED_BINOPS = {"+": _checked_add, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod}
+def _checked_floordiv(rs, a, b):
+    if type(a) is int and type(b) is int:
+        charge_int_op(rs, a, b)
+    return a // b
+
+
+_CHECKED_BINOPS = {"+": _checked_add, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod,
+                   "//": _checked_floordiv}
 
 # Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
 _CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
@@ -150,19 +222,24 @@ def _unpack(value, count):
     return items
 
 
-def _iteration_list(value, limits):
-    """The items a for loop walks over, as a list (dicts give keys, undefined gives nothing)."""
+def _iteration_list(value, rs):
+    """The items a for loop walks over, as a list (dicts give keys, undefined gives nothing). Making the list
+    is paid for before it is made (a loop that breaks at once still had to build it)."""
     cls = type(value)
     if cls is list or cls is tuple:
         return value
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
+    limits = rs.limits
     if cls is str or cls is dict:
+        check_items(limits, len(value), "a for loop")
+        rs.burn(len(value))
         return list(value)
     iterator = iter(value)
     items = list(islice(iterator, limits.max_items + 1))
     if len(items) > limits.max_items:
         raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+    rs.burn(len(items))
     return items
 
 
@@ -207,19 +284,38 @@ class _Compiler:
             elif not (isinstance(node, n.Text) and not node.value):
                 merged.append(node)
         runs = tuple(self.stmt(node) for node in merged)
+        # Running these statements costs their own nodes (tags and expressions, not the blocks nested in them,
+        # which charge when they run): the step budget follows the work actually done (budget.py).
+        weight = sum(_own_weight(node) for node in merged)
         if not runs:
             return lambda s, out: None
         if len(runs) == 1:
-            return runs[0]
+            only, = runs
+
+            def run1(s, out):
+                rs = s.rs
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    rs.burn(0)
+                only(s, out)
+            return run1
         if len(runs) == 2:
             a, b = runs
 
             def run2(s, out):
+                rs = s.rs
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    rs.burn(0)
                 a(s, out)
                 b(s, out)
             return run2
 
         def run(s, out):
+            rs = s.rs
+            rs.fuel -= weight
+            if rs.fuel < 0:
+                rs.burn(0)
             for r in runs:
                 r(s, out)
         return run
@@ -261,7 +357,7 @@ class _Compiler:
                     value = ev(s)
                     text = value if type(value) is Markup else escape(value if isinstance(value, str)
                                                                       or hasattr(value, "__html__")
-                                                                      else to_str(value))
+                                                                      else to_str(value, s.rs))
                     out.append(text)
                     s.rs.grow_output(len(text))
                 except Exception as exc:
@@ -272,7 +368,7 @@ class _Compiler:
             try:
                 value = ev(s)
                 if type(value) is not str:
-                    value = to_str(value)
+                    value = to_str(value, s.rs)
                 out.append(value)
                 rs = s.rs
                 rs.output_size += len(value)
@@ -358,10 +454,23 @@ class _Compiler:
     def s_Assign(self, node):
         assign = self.assigner(node.target)
         ev = self.expr(node.value)
+        slot = _accumulated_slot(node.target, node.value)
+        if slot is None:
+            def run(s, out):
+                assign(s, ev(s))
+            return run
 
-        def run(s, out):
+        # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the
+        # slot is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by
+        # the piece only. Refund all but the copying time, so that the common accumulation pattern costs in
+        # proportion to its result, not to its square.
+        def run_accumulating(s, out):
+            old = slot(s)
             assign(s, ev(s))
-        return run
+            if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
+                size = len(old)
+                s.rs.fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+        return run_accumulating
 
     def s_AssignBlock(self, node):
         with self._scoped(soft=False):
@@ -400,6 +509,7 @@ class _Compiler:
         with self._scoped(soft=False, in_loop=self.in_loop):
             else_ = self.body(node.else_) if node.else_ else None
         fresh = _assigns_in_scope(node.body)
+        cond_weight = _weight(node.filter) if node.filter is not None else 0  # steps to test one item
         uses_loop = node.recursive or "loop" in _names_loaded(node.body)
         recursive = node.recursive
         span = node.span
@@ -409,9 +519,8 @@ class _Compiler:
             """Run the body over iterable in scope s, then the else block if no iteration ran the body to its end
             (Jinja2 quirk: a loop whose every iteration ends in break or continue gets its else block too)."""
             rs = s.rs
-            limits = rs.limits
             try:
-                items = _iteration_list(iterable, limits)
+                items = _iteration_list(iterable, rs)
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
@@ -435,6 +544,7 @@ class _Compiler:
                 if cond is not None:
                     def passing():
                         for item in items:
+                            rs.burn(cond_weight + 2)  # + a scope to test the item in
                             probe = s.child()
                             assign(probe, item)
                             if cond(probe):
@@ -467,6 +577,7 @@ class _Compiler:
         def recurse_fn(s):
             def recurse(iterable, depth0):
                 rs = s.rs
+                rs.burn(20)  # more than a macro call: a new loop context and scope, its output joined
                 if rs.depth >= rs.limits.max_call_depth:
                     raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
                 out = []
@@ -504,24 +615,30 @@ class _Compiler:
         return run
 
     def _macro_parts(self, params, body):
-        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller) for a macro or caller."""
+        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller, weight) for a macro or
+        caller; weight is the steps a call costs besides its body."""
         with self._scoped(soft=False, in_loop=False):
             defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
             run_body = self.body(body)
         used = _names_loaded(body)
         names = tuple(p.name for p in params)
-        return names, defaults, run_body, "kwargs" in used, "varargs" in used, "caller" in used
+        # a call costs about ten loop iterations' time (a new scope, its parameters bound, its output joined);
+        # the body charges when it runs
+        weight = 10 + _weight(params)
+        return names, defaults, run_body, "kwargs" in used, "varargs" in used, "caller" in used, weight
 
     def s_Macro(self, node):
         name = node.name
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(node.params,
+                                                                                                   node.body)
 
         def run(s, out):
-            s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
+            s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller, weight)
         return run
 
     def s_CallBlock(self, node):
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(node.params,
+                                                                                                   node.body)
         call = node.call
         func = self.expr(call.func)
         collect = self._args(call.args)
@@ -529,7 +646,8 @@ class _Compiler:
         span = call.span
 
         def run(s, out):
-            caller_macro = Macro("caller", names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
+            caller_macro = Macro("caller", names, defaults, run_body, s, catch_kwargs, catch_varargs, caller,
+                                 weight)
             try:
                 f = func(s)
                 args, kwargs = collect(s)
@@ -606,6 +724,7 @@ class _Compiler:
             text = "".join(captured)
             spans = s.rs.generation_spans
             if spans is not None:
+                s.rs.burn(len(out))
                 start = sum(map(len, out))
                 spans.append((start, start + len(text)))
             out.append(text)
@@ -633,7 +752,13 @@ class _Compiler:
 
         def ev(s):
             try:
-                return {k(s): v(s) for k, v in pairs}
+                result = {}
+                for k, v in pairs:
+                    key = k(s)
+                    if type(key) is tuple:
+                        charge_hash(s.rs, key)
+                    result[key] = v(s)
+                return result
             except Exception as exc:
                 raise _located(exc, span)
         return ev
@@ -671,7 +796,7 @@ class _Compiler:
                 try:
                     if isinstance(obj, Undefined):
                         return getitem_(obj, key, s.rs)
-                    return obj[key]
+                    return charge_result(s.rs, obj[key])
                 except Exception as exc:
                     raise _located(exc, span)
             return ev_slice
@@ -681,6 +806,11 @@ class _Compiler:
             obj = obj_ev(s)
             key = key_ev(s)
             cls = type(obj)
+            if type(key) is tuple:
+                try:
+                    charge_hash(s.rs, key)
+                except Exception as exc:
+                    raise _located(exc, span)
             if cls is dict or cls is list:
                 try:
                     return obj[key]
@@ -764,16 +894,17 @@ class _Compiler:
         return self._apply(func, node.args, value_ev, span)
 
     def _apply(self, func, args, value_ev, span):
-        state = getattr(func, "mj_pass_state", False)
         no_args = not args.positional and not args.keywords and args.star is None and args.dstar is None
         collect = None if no_args else self._args(args)
+
+        call = charged(func)
 
         def step(s, value):
             try:
                 if no_args:
-                    return func(s.rs, value) if state else func(value)
+                    return call(s.rs, value, (), {})
                 pos, kw = collect(s)
-                return func(s.rs, value, *pos, **kw) if state else func(value, *pos, **kw)
+                return call(s.rs, value, pos, kw)
             except Exception as exc:
                 raise _located(exc, span)
         if value_ev is None:
@@ -808,7 +939,7 @@ class _Compiler:
                 a = left(s)
                 b = right(s)
                 try:
-                    return checked(s.rs.limits, a, b)
+                    return checked(s.rs, a, b)
                 except Exception as exc:
                     raise _located(exc, span)
             return ev
@@ -870,15 +1001,18 @@ class _Compiler:
 
     def e_Compare(self, node):
         first = self.expr(node.first)
-        ops = tuple((_COMPARE[op], self.expr(x), x.span) for op, x in node.ops)
+        ops = tuple((_COMPARE[op], _COMPARE_COST[op], self.expr(x)) for op, x in node.ops)
         span = node.span
         if len(ops) == 1:
-            (op, right, _), = ops
+            (op, cost, right), = ops
 
             def ev1(s):
                 a = first(s)
                 b = right(s)
                 try:
+                    # two short strings cost nothing worth charging
+                    if not (type(a) is str and type(b) is str and len(a) < 1024 and len(b) < 1024):
+                        cost(s.rs, a, b)
                     return op(a, b)
                 except Exception as exc:
                     raise _located(exc, span)
@@ -886,9 +1020,10 @@ class _Compiler:
 
         def ev(s):
             a = first(s)
-            for op, right, _ in ops:
+            for op, cost, right in ops:
                 b = right(s)
                 try:
+                    cost(s.rs, a, b)
                     if not op(a, b):
                         return False
                 except Exception as exc:
@@ -938,17 +1073,21 @@ class _Compiler:
         def ev(s):
             values = [ev(s) for ev in items]
             try:
+                rs = s.rs
                 if autoescape and any(hasattr(v, "__html__") for v in values):
-                    parts = [escape(v if isinstance(v, str) or hasattr(v, "__html__") else to_str(v))
+                    parts = [escape(v if isinstance(v, str) or hasattr(v, "__html__") else to_str(v, rs))
                              for v in values]
-                    check_str_size(s.rs.limits, sum(map(len, parts)))
+                    total = sum(map(len, parts))
+                    check_str_size(rs.limits, total)
+                    rs.burn(total >> CHAR_SHIFT)
                     return Markup("".join(parts))
-                parts = [v if type(v) is str else to_str(v) for v in values]
+                parts = [v if type(v) is str else to_str(v, rs) for v in values]
                 total = 0
                 for p in parts:
                     total += len(p)
-                if total > s.rs.limits.max_string:
-                    check_str_size(s.rs.limits, total)
+                if total > rs.limits.max_string:
+                    check_str_size(rs.limits, total)
+                rs.burn(total >> CHAR_SHIFT)
                 return "".join(parts)
             except Exception as exc:
                 raise _located(exc, span)
@@ -971,8 +1110,14 @@ def _call(func, args, kwargs, rs):
     """Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions."""
     if isinstance(func, Undefined):
         return func._fail_with_undefined_error()
+    if type(func) is Macro:
+        return func(*args, **kwargs)  # charges its own body
+    rs.burn(1)
+    if func is Namespace or type(func) is DictFactory:
+        for value in (*args, *kwargs.values()):
+            charge_tree(rs, value)  # their keys are hashed
     if getattr(func, "mj_pass_state", False) and not isinstance(func, (Macro, Namespace, LoopContext)):
-        return func(rs, *args, **kwargs)
+        return charge_result(rs, func(rs, *args, **kwargs))
     if isinstance(func, type) and issubclass(func, BaseException):
         raise SecurityError(f"{func.__name__!r} cannot be called from a template")
-    return func(*args, **kwargs)
+    return charge_result(rs, func(*args, **kwargs))

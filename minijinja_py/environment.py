@@ -6,14 +6,18 @@ Template.render(**context) runs the compiled closures and is the error boundary:
 comes out is a string or a TemplateError carrying the template name, the source and a location.
 """
 
+import builtins
 import threading
 from collections import OrderedDict
 
 from .compiler import compile_template
-from .errors import LimitExceeded, TemplateError, as_template_error
+from .errors import (
+    LimitExceeded, TemplateError, TemplateSyntaxError, as_template_error, limit_twin, scrub_message, twin_of,
+)
 from .filters import FILTERS
 from .runtime import (
-    Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined, lipsum, pass_state,
+    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined,
+    enter_render, leave_render, lipsum, pass_state,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
@@ -30,16 +34,20 @@ _CACHE_SIZE = 256
 
 
 @pass_state
-def _range(rs, *args):
-    """range() as Jinja2's sandbox has it: at most limits.max_range items."""
-    rng = range(*args)
+def range(rs, *args):
+    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
+    also the OverflowError Jinja2 raises)."""
+    rng = builtins.range(*args)
     if len(rng) > rs.limits.max_range:
-        raise OverflowError(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({rs.limits.max_range}).")
+        limit = rs.limits.max_range
+        # Jinja2's message (MAX_RANGE is its name for this limit), then ours
+        raise limit_twin(OverflowError)(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({limit}). "
+                                        f"(limit max_range={limit})", limit="max_range", value=limit)
     return rng
 
 
 def default_globals():
-    return {"range": _range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
+    return {"range": range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
             "namespace": Namespace}
 
 
@@ -88,7 +96,8 @@ class Environment:
     def from_string(self, source, globals=None, name=None):
         """Compile template source. Raises TemplateSyntaxError (or LimitExceeded) for a bad template."""
         if not isinstance(source, str):
-            raise TypeError(f"template source must be a str, not {type(source).__name__}")
+            raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
+                                     "first, e.g. with errors='surrogateescape')")
         try:
             key = self._cache_key(source, name, globals)
             hash(key)
@@ -119,7 +128,10 @@ class Template:
         self.environment = environment
         self.source = source
         self.name = name
-        self.globals = dict(globals) if globals else {}
+        try:
+            self.globals = dict(globals) if globals else {}
+        except Exception as exc:
+            raise as_template_error(exc) from None
         self._autoescape = environment._autoescape_for(name)
         limits = environment.limits
         try:
@@ -133,17 +145,23 @@ class Template:
             self._run = compile_template(tree, environment, self._autoescape)
         except TemplateError as exc:
             raise self._annotate(exc) from None
-        except RecursionError as exc:
+        except (RecursionError, MemoryError) as exc:
             raise self._annotate(as_template_error(exc)) from None
+        except Exception as exc:  # anything else the parser or compiler raised is still a syntax error
+            error = TemplateSyntaxError(scrub_message(f"{type(exc).__name__}: {exc}"))
+            raise self._annotate(error) from exc
 
     def _annotate(self, exc):
         exc.name = self.name
         exc.source = getattr(self, "_text", None) or normalize_newlines(self.source, True)
+        if type(exc) is not TemplateError:  # raise_exception() messages stay verbatim
+            exc.message = scrub_message(exc.message) if isinstance(exc.message, str) else exc.message
+            exc.args = (exc.message,) + exc.args[1:]
         return exc
 
     def render(self, *args, **kwargs):
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature)."""
-        return self._render(dict(*args, **kwargs), None)
+        return self._render(_context(args, kwargs), None)
 
     def _render(self, context, generation_spans):
         env = self.environment
@@ -153,24 +171,38 @@ class Template:
         scope = Scope(context)
         scope.rs = rs
         out = []
+        token = enter_render(rs)
         try:
             self._run(scope, out)
             return "".join(out)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except Exception as exc:  # an internal failure still leaves as a TemplateError, with its cause chained
-            raise self._annotate(as_template_error(exc)) from exc
+            error = as_template_error(exc)
+            raise self._annotate(error) from error.__cause__
+        except (BreakLoop, ContinueLoop):  # the compiler allows them only inside loops; never let one out
+            raise self._annotate(TemplateSyntaxError("break or continue outside a loop")) from None
+        finally:
+            leave_render(token)
 
     def render_with_generation_spans(self, *args, **kwargs):
         """Render and also return the (start, end) character spans of {% generation %} blocks."""
         spans = []
-        return self._render(dict(*args, **kwargs), spans), spans
+        return self._render(_context(args, kwargs), spans), spans
 
     def __reduce__(self):
         return (_rebuild_template, (self.environment, self.source, self.name, self.globals or None))
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
+
+
+def _context(args, kwargs):
+    """render()'s variables: a mapping and/or keywords, as dict() takes them (a bad argument is a TemplateError)."""
+    try:
+        return dict(*args, **kwargs)
+    except Exception as exc:
+        raise as_template_error(exc) from None
 
 
 def _rebuild_template(environment, source, name, globals_):

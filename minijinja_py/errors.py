@@ -6,11 +6,14 @@ that built-in, so both `except TypeError` and `except TemplateError` catch it.
 """
 
 import builtins
+import re
+import sys
 import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
-    "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "as_template_error",
+    "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin", "as_template_error",
+    "scrub_message",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -62,6 +65,8 @@ class TemplateError(Exception):
         col = max(1, self.colno or 1)
         if self.end_pos is not None and self.end_pos[0] == self.lineno:
             width = max(1, self.end_pos[1] - col)
+        elif self.end_pos is not None and self.end_pos[0] > self.lineno:
+            width = max(1, len(line) - (col - 1))  # the span goes on below: mark the rest of this line
         else:
             width = 1
         start = 0
@@ -76,7 +81,7 @@ class TemplateError(Exception):
         marked = _printable(shown[col - 1 - start:col - 1 - start + width]) or " "
         after = _printable(shown[col - 1 - start + width:])
         gutter = f"{self.lineno} | "
-        caret_line = " " * (len(gutter) + len(prefix) + len(before)) + "^" * len(marked)
+        caret_line = " " * (len(gutter) + _columns(prefix + before)) + "^" * max(1, _columns(marked))
         return f"{gutter}{prefix}{before}{marked}{after}{suffix}\n{caret_line}"
 
 
@@ -97,6 +102,33 @@ def _printable(text):
         else:
             out.append(ch)
     return "".join(out)
+
+
+def _columns(text):
+    """How many terminal columns text takes: wide (CJK) characters two, combining marks none."""
+    width = 0
+    for ch in text:
+        if ord(ch) < 0x300:
+            width += 1
+        elif unicodedata.combining(ch):
+            continue
+        else:
+            width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+# An object's default repr shows its memory address: "<function f at 0x7f...>". Messages never do.
+_ADDRESS = re.compile(r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>")
+_MAX_MESSAGE = 2000
+
+
+def scrub_message(message):
+    """A Python error message as templates may see it: no memory addresses, at most a few lines long."""
+    if " at 0x" in message:
+        message = _ADDRESS.sub(r"\1>", message)
+    if len(message) > _MAX_MESSAGE:
+        message = message[:_MAX_MESSAGE // 2] + " … " + message[-_MAX_MESSAGE // 2:]
+    return message
 
 
 class TemplateSyntaxError(TemplateError):
@@ -155,6 +187,20 @@ def twin_of(builtin_cls):
     return twin
 
 
+_limit_twins = {}
+
+
+def limit_twin(builtin_cls):
+    """A LimitExceeded that is also `builtin_cls` (range() past max_range is Jinja2's OverflowError too)."""
+    twin = _limit_twins.get(builtin_cls)
+    if twin is None:
+        twin = type(f"LimitExceeded{builtin_cls.__name__}", (LimitExceeded, builtin_cls),
+                    {"__module__": __name__, "__str__": TemplateError.__str__, "__init__": LimitExceeded.__init__})
+        _limit_twins[builtin_cls] = twin
+        globals()[twin.__name__] = twin  # so that it pickles by name
+    return twin
+
+
 # The common twins, importable by name.
 TemplateTypeError = twin_of(TypeError)
 TemplateValueError = twin_of(ValueError)
@@ -180,17 +226,37 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
     if isinstance(exc, TemplateError):
         return exc.locate(lineno, colno, end)
     if isinstance(exc, RecursionError):
-        err = LimitExceeded("maximum recursion depth exceeded while rendering (limit: Python's stack)",
-                            limit="python_recursion", value=None)
+        limit = sys.getrecursionlimit()
+        err = LimitExceeded(f"the template nests calls, blocks or data too deeply for Python's recursion limit "
+                            f"(sys.getrecursionlimit() = {limit}); lower Limits.max_call_depth or max_data_depth",
+                            limit="recursion_limit", value=limit)
     elif isinstance(exc, MemoryError):
         err = LimitExceeded("out of memory while rendering", limit="memory", value=None)
     else:
         base = _builtin_base(exc)
-        message = str(exc)
-        if isinstance(exc, KeyError) and len(exc.args) == 1:
-            message = repr(exc.args[0])
+        try:
+            if isinstance(exc, KeyError) and len(exc.args) == 1:
+                from .printing import safe_repr  # the key may be any value: bounded, address-free
+                message = safe_repr(exc.args[0])
+            else:
+                message = str(exc)
+        except TemplateError:
+            raise
+        except Exception:  # an exception whose str() fails: its class is all there is to say
+            message = type(exc).__name__
+        message = scrub_message(message)
         err = (twin_of(base) if base is not None and base is not Exception else TemplateRuntimeError)(message)
         if isinstance(exc, OSError):
             err.args = (message,)
-    err.__cause__ = exc
+    if not isinstance(err, TemplateRuntimeError) or err.message == _plain_message(exc):
+        err.__cause__ = exc  # kept for debugging, unless its text showed what the message had to hide
+    else:
+        err.__suppress_context__ = True
     return err.locate(lineno, colno, end)
+
+
+def _plain_message(exc):
+    try:
+        return repr(exc.args[0]) if isinstance(exc, KeyError) and len(exc.args) == 1 else str(exc)
+    except Exception:
+        return None

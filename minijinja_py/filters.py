@@ -12,10 +12,9 @@ import random as _random
 import re
 import textwrap
 from collections import abc
-from inspect import getattr_static
 from itertools import chain, groupby
-from pprint import PrettyPrinter
 
+from .budget import CHAR_SHIFT, charged_call, check_items
 from .errors import FilterArgumentError, TemplateRuntimeError
 from .htmlfilters import (
     do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
@@ -23,7 +22,7 @@ from .htmlfilters import (
 from .markup import Markup, escape
 from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
 from .sandbox import (
-    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_repr, soft_str, unsafe_undefined,
+    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_pformat, safe_repr, soft_str,
 )
 
 __all__ = ["FILTERS"]
@@ -75,18 +74,16 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 
 
 def _call_named(rs, registry, kind, name, value, args, kwargs):
-    func = registry.get(name)
+    func = registry.get(name) if isinstance(name, str) else None
     if func is None:
-        message = f"No {kind} named {name!r}."
+        message = f"No {kind} named {safe_repr(name)}."
         if isinstance(name, Undefined):
             try:
                 name._fail_with_undefined_error()
             except Exception as exc:  # noqa: BLE001 - only its message is wanted
                 message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
         raise TemplateRuntimeError(message)
-    if getattr(func, "mj_pass_state", False):
-        return func(rs, value, *args, **kwargs)
-    return func(value, *args, **kwargs)
+    return charged_call(rs, func, value, args, kwargs)
 
 
 # ------------------------------------------------------------------------------------------------- strings
@@ -150,6 +147,8 @@ def do_replace(rs, s, old, new, count=None):
 @pass_state
 def do_indent(rs, s, width=4, first=False, blank=False):
     """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""
+    if isinstance(width, int):
+        check_str_size(rs.limits, width, "an indentation")
     indention = width if isinstance(width, str) else " " * width
     newline = "\n"
     if isinstance(s, Markup):
@@ -200,6 +199,11 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
     if wrapstring is None:
         wrapstring = "\n"
     # s is not coerced: Jinja2 fails on a non-string (and looks up wrapstring.join before s.splitlines)
+    if isinstance(s, str) and isinstance(width, int) and width > 0 and isinstance(wrapstring, str):
+        # every line ends at a space, a newline, or after `width` characters of a long word
+        lines = s.count(" ") + s.count("\n") + len(s) // width + 1
+        check_str_size(rs.limits, len(s) + lines * len(wrapstring), "wrapped text")
+        rs.burn(4 * lines + (len(s) >> CHAR_SHIFT))  # textwrap works a chunk at a time, in Python
     return wrapstring.join(
         wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
@@ -230,6 +234,8 @@ def do_join(rs, value, d="", attribute=None):
         sep = str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
+    parts = [x if hasattr(x, "__html__") else soft_str(x) for x in items]
+    check_str_size(rs.limits, sum(map(len, parts)) * 6 + len(soft_str(d)) * max(len(parts) - 1, 0))
     if not hasattr(d, "__html__"):
         if any(hasattr(x, "__html__") for x in items):
             d = escape(d)
@@ -284,10 +290,14 @@ def do_float(value, default=0.0):
         return default
 
 
-def do_round(value, precision=0, method="common"):
+@pass_state
+def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
     if method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
+    if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
+            abs(precision) * 10 // 3 > rs.limits.max_int_bits:
+        raise limit_exceeded(rs.limits, "max_int_bits", f"10 ** {abs(precision)}")
     if method == "common":
         return round(value, precision)
     func = getattr(math, method)
@@ -299,7 +309,15 @@ def do_sum(rs, iterable, attribute=None, start=0):
     """Sum of the items (or of an attribute of each), plus start."""
     if attribute is not None:
         iterable = map(make_attrgetter(rs, attribute), iterable)
-    return sum(iterable, start)
+    if not isinstance(start, (list, tuple)):
+        return sum(iterable, start)  # numbers (and sum's own refusal of strings)
+    total = start
+    for item in iterable:
+        if isinstance(item, (list, tuple)):
+            check_items(rs.limits, len(total) + len(item))
+            rs.burn(len(total) + len(item))
+        total = total + item
+    return total
 
 
 def _min_or_max(rs, value, func, case_sensitive, attribute):
@@ -547,36 +565,17 @@ def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
-    if isinstance(obj, Undefined):
-        return getattr_(obj, name, rs)
-    if name[:1] == "_":
-        exists = _has_static_attribute(obj, name)
-        return unsafe_undefined(obj, name, rs) if exists else rs.undefined(obj=obj, name=name)
+    if isinstance(obj, Undefined) or name[:1] == "_":
+        return getattr_(obj, name, rs)  # undefined's own rule; '_' names refused (Jinja2 prints '')
     if isinstance(obj, Namespace):
         return getattr_(obj, name, rs)  # a namespace's attributes are its values
     return attribute_only(obj, name, rs)
 
 
-def _has_static_attribute(obj, name):
-    try:
-        getattr_static(obj, name)
-    except AttributeError:
-        return False
-    return True
-
-
-def do_pprint(value):
+@pass_state
+def do_pprint(rs, value):
     """Pretty-print (for debugging)."""
-    return _SafePrettyPrinter().pformat(value)
-
-
-class _SafePrettyPrinter(PrettyPrinter):
-    """pprint.pformat, except that objects other than plain data print without a memory address."""
-
-    def format(self, obj, context, maxlevels, level):
-        if isinstance(obj, (str, int, float, bool, type(None), list, tuple, dict, set, frozenset)):
-            return PrettyPrinter.format(self, obj, context, maxlevels, level)
-        return safe_repr(obj), False, False
+    return safe_pformat(value, rs)
 
 
 # ------------------------------------------------------------------------------------------------ defaults

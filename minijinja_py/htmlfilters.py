@@ -5,15 +5,14 @@ Registered with the other builtins in filters.FILTERS; same conventions (one `do
 when the render state is needed).
 """
 
-import json
 import re
 from collections import abc
 from urllib.parse import quote_from_bytes
 
 from .errors import FilterArgumentError
 from .markup import Markup, escape
-from .runtime import Undefined, limit_exceeded, pass_state
-from .sandbox import check_str_size, soft_str, to_str
+from .runtime import Undefined, pass_state
+from .sandbox import safe_json_dumps, soft_str, to_str
 
 __all__ = [
     "do_escape", "do_forceescape", "do_safe", "do_striptags", "do_urlencode", "do_urlize", "do_xmlattr",
@@ -169,9 +168,8 @@ def do_tojson(rs, value, indent=None):
     """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
     kwargs = {"sort_keys": True}
     if indent is not None:
-        _check_indent(rs, indent)
         kwargs["indent"] = indent
-    text = json.dumps(value, **kwargs)
+    text = safe_json_dumps(rs, value, **kwargs)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
                   .replace("'", "\\u0027"))
 
@@ -179,15 +177,5 @@ def do_tojson(rs, value, indent=None):
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
-    if indent is not None:
-        _check_indent(rs, indent)
-    text = json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
-    check_str_size(rs.limits, len(text))
-    return text
-
-
-def _check_indent(rs, indent):
-    width = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    # every line of the output is indented at most data-depth times; bound the width so that cannot explode
-    if width * rs.limits.max_data_depth > rs.limits.max_string:
-        raise limit_exceeded(rs.limits, "max_string", f"a JSON indent of {width}")
+    return safe_json_dumps(rs, x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
+                           sort_keys=sort_keys)

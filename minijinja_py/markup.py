@@ -13,18 +13,26 @@ __all__ = ["Markup", "escape", "soft_str"]
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
 
 
+def _text(value):
+    """str(value) as the sandbox prints it: bounded, and never with a memory address."""
+    if isinstance(value, str):
+        return str.__str__(value)
+    from .printing import to_str  # printing builds on this module
+    return to_str(value)
+
+
 def escape(value):
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if type(value) is str:
         return Markup(value.translate(_ESCAPES))
     if hasattr(value, "__html__"):
         return Markup(value.__html__())
-    return Markup(str(value).translate(_ESCAPES))
+    return Markup(_text(value).translate(_ESCAPES))
 
 
 def soft_str(value):
-    """str(value), but any str (Markup included) is returned as is."""
-    return value if isinstance(value, str) else str(value)
+    """str(value), but Markup stays Markup."""
+    return value if isinstance(value, str) else _text(value)
 
 
 class Markup(str):
@@ -199,7 +207,8 @@ class _Escaping:
         return str(escape(self.value))
 
     def __repr__(self):
-        return str(escape(repr(self.value)))
+        from .printing import safe_repr
+        return str(escape(safe_repr(self.value)))
 
     def __int__(self):
         return int(self.value)

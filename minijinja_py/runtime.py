@@ -5,14 +5,15 @@ compiler.py builds closures that create and use these; sandbox.py decides what a
 """
 
 import random as _random
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, limit_twin
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
     "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "Cycler", "Joiner", "DictFactory",
-    "GroupTuple", "object_type_repr",
+    "GroupTuple", "object_type_repr", "current_state", "enter_render", "leave_render",
 ]
 
 
@@ -60,7 +61,8 @@ class Undefined:
         if self._undefined_obj is MISSING:
             return f"{self._undefined_name!r} is undefined"
         if not isinstance(self._undefined_name, str):
-            return f"{object_type_repr(self._undefined_obj)} has no element {self._undefined_name!r}"
+            from .sandbox import safe_repr  # the key may be any value; print it without a memory address
+            return f"{object_type_repr(self._undefined_obj)} has no element {safe_repr(self._undefined_name)}"
         return f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
 
     def _fail_with_undefined_error(self, *args, **kwargs):
@@ -157,29 +159,49 @@ def pass_state(func):
 # ---------------------------------------------------------------------------------------------------- limits
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits. The defaults let every template of the real-world corpus render untouched; every limit
-    is checked before the work (or allocation) it bounds, and breaking one raises LimitExceeded."""
+    """Resource limits of one template and its renders. The defaults let every template of the real-world corpus
+    render untouched (with room for conversations far longer than the corpus's); each limit is checked before
+    the work or allocation it bounds, and breaking one raises LimitExceeded naming it.
 
-    max_template_size: int = 1_000_000      # characters of template source
+    Change them with Limits(max_steps=...) or Limits().replace(...), passed as Environment(limits=...),
+    chat_environment(limits=...) or ChatTemplate(source, limits=...).
+    """
+
+    max_template_size: int = 262_144        # characters of template source
     max_nesting: int = 100                  # nested blocks / brackets / expression depth in the source
     max_call_depth: int = 100               # macro calls and recursive loop() calls in progress
     max_range: int = 100_000                # items of one range(), as Jinja2's sandbox
-    max_steps: int = 5_000_000              # loop iterations + macro/filter calls in one render ("fuel")
+    max_steps: int = 5_000_000              # the work of one render: see budget.py for the price list
     max_output: int = 50_000_000            # characters of rendered output (incl. captured blocks)
     max_string: int = 10_000_000            # characters of one string built by * ~ + join format center ...
-    max_items: int = 1_000_000              # items of one list/tuple built by * + batch ...
+    max_items: int = 1_000_000              # items of one list/tuple built by * + batch list ...
     max_int_bits: int = 100_000             # bits of one integer built by ** * +
-    max_data_depth: int = 500               # nesting depth of data printed, serialised or compared
+    max_data_depth: int = 200               # nesting depth of data printed, serialised, compared or passed in
+
+    def __post_init__(self):
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"Limits.{f.name} must be an int, not {type(value).__name__}")
+            if value < 0:
+                raise ValueError(f"Limits.{f.name} must be >= 0, not {value}")
 
     def replace(self, **changes):
+        """A copy with some limits changed: Limits().replace(max_steps=100_000)."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}")
         values.update(changes)
         return Limits(**values)
 
 
-def limit_exceeded(limits, name, what):
+def limit_exceeded(limits, name, what, also=None):
+    """The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
+    also be (OverflowError for range(), as Jinja2 raises)."""
     value = getattr(limits, name)
-    return LimitExceeded(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
+    cls = LimitExceeded if also is None else limit_twin(also)
+    return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
 
 
 # ------------------------------------------------------------------------------------------- render state
@@ -202,14 +224,35 @@ class RenderState:
         self.random = None
 
     def burn(self, steps=1):
+        """Spend fuel (see budget.py for what costs what)."""
         self.fuel -= steps
         if self.fuel < 0:
-            raise limit_exceeded(self.limits, "max_steps", "the number of loop iterations and calls")
+            raise limit_exceeded(self.limits, "max_steps",
+                                 "the work of this render (loop iterations, calls, data processed)")
 
     def grow_output(self, size):
         self.output_size += size
         if self.output_size > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
+
+
+# The render under way in this thread/task: printing and escaping, which happen in many places (filters, markup),
+# find their size limits and fuel here.
+_current_state = ContextVar("minijinja_py_render_state", default=None)
+
+
+def current_state():
+    """The RenderState of the render in progress (None outside a render)."""
+    return _current_state.get()
+
+
+def enter_render(rs):
+    """Make rs the render in progress; returns the token leave_render() needs."""
+    return _current_state.set(rs)
+
+
+def leave_render(token):
+    _current_state.reset(token)
 
 
 class Scope(dict):
@@ -226,8 +269,11 @@ class Scope(dict):
         return value
 
     def child(self):
+        rs = self.rs
+        if len(self) > 64:
+            rs.burn(len(self) >> 4)  # copying a big scope is work too
         scope = Scope(self)
-        scope.rs = self.rs
+        scope.rs = rs
         return scope
 
 
@@ -366,9 +412,9 @@ class Macro:
     from the scope it was defined in (not the caller's), with the parameters bound."""
 
     __slots__ = ("name", "arguments", "_defaults", "catch_kwargs", "catch_varargs", "caller", "_body",
-                 "_scope", "_explicit_caller")
+                 "_scope", "_explicit_caller", "_weight")
 
-    def __init__(self, name, arguments, defaults, body, scope, catch_kwargs, catch_varargs, caller):
+    def __init__(self, name, arguments, defaults, body, scope, catch_kwargs, catch_varargs, caller, weight=1):
         self.name = name
         self.arguments = arguments          # tuple of parameter names
         self._defaults = defaults           # tuple of closures (or None) aligned with arguments
@@ -378,6 +424,7 @@ class Macro:
         self.catch_varargs = catch_varargs  # the body uses `varargs`
         self.caller = caller                # the body uses `caller`
         self._explicit_caller = "caller" in arguments
+        self._weight = weight               # steps a call costs besides its body (which charges itself)
 
     @property
     def defaults(self):
@@ -386,7 +433,7 @@ class Macro:
 
     def __call__(self, *args, **kwargs):
         rs = self._scope.rs
-        rs.burn()
+        rs.burn(self._weight)
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
         count = len(self.arguments)
@@ -458,8 +505,8 @@ class Namespace:
         """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
     def __repr__(self):
-        from .sandbox import safe_repr
-        return f"<Namespace {safe_repr(self._attrs)}>"
+        from .sandbox import safe_repr  # bounded and cycle-safe: {% set ns.me = [ns] %} prints
+        return safe_repr(self)
 
 
 class ChatNamespace(Namespace):
@@ -580,7 +627,8 @@ _LIPSUM_WORDS = (
 ).split()
 
 
-def lipsum(n=5, html=True, min=20, max=100):
+@pass_state
+def lipsum(rs, n=5, html=True, min=20, max=100):
     """lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
 
     Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
@@ -589,6 +637,8 @@ def lipsum(n=5, html=True, min=20, max=100):
     from .markup import Markup, escape
     if n > 1000 or max > 10_000:
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
+    if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
+        rs.burn(4 * n * max)  # up to n * max words at ~4 steps' time each, paid before any is made
     rng = _random.Random(f"{n}:{html}:{min}:{max}")
     paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max)) for _ in range(n)]
     if not html:

@@ -4,26 +4,31 @@ print it, format with it.
 A template sees the values the caller passed, plus an allowlist of pure methods of str, dict, list, tuple,
 set, int and float. Names starting with '_' are refused. Methods that mutate a known mutable type (list.append,
 dict.update, ...) raise SecurityError, as in Jinja2's ImmutableSandboxedEnvironment. Functions, modules, classes,
-code, frames and generators expose no attributes at all, and nothing prints with a memory address. Methods that
-build strings (center, zfill, replace, join, format, ...) are wrapped so their size is checked before allocating.
+code, frames and generators expose no attributes at all, and nothing prints with a memory address (printing.py).
+Every method a template gets is wrapped: the call is charged to the render's fuel by what it reads and returns
+(budget.py), and methods that build strings (center, zfill, replace, join, format, ...) check the size of what
+they would build before building it.
 """
 
 import collections
+import re
 import string
 import types
 from collections import abc
-from functools import partial
+from operator import indexOf
 
-from .errors import SecurityError, TemplateRuntimeError
-from .markup import EscapeFormatter, Markup
+from .budget import CHAR_SHIFT, charge_result, charge_tree, check_items, check_str_size, shallow_steps
+from .errors import SecurityError
+from .markup import EscapeFormatter, Markup, soft_str
+from .printing import OPAQUE_TYPES, safe_json_dumps, safe_pformat, safe_repr, to_str
 from .runtime import (
     MISSING, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace,
-    Undefined, limit_exceeded,
+    Undefined, current_state, limit_exceeded,
 )
 
 __all__ = [
-    "getattr_", "getitem_", "attribute_only", "unsafe_undefined", "to_str", "safe_repr", "safe_format",
-    "percent_format", "check_str_size", "soft_str",
+    "getattr_", "getitem_", "attribute_only", "to_str", "safe_repr", "safe_pformat",
+    "safe_json_dumps", "safe_format", "percent_format", "check_str_size", "soft_str",
 ]
 
 # ------------------------------------------------------------------------------------------- the allowlists
@@ -58,6 +63,10 @@ _ALLOWED_BY_TYPE = {
     Joiner: frozenset({"sep"}),
     GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
     DictFactory: frozenset({"fromkeys"}),
+    # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
+    # before any check could run)
+    bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
+    collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
 }
 
 # Jinja2's ImmutableSandboxedEnvironment refuses these on the matching abstract types.
@@ -70,14 +79,8 @@ _MUTATORS = (
                                    "remove", "rotate"})),
 )
 
-# Objects that expose no attributes to a template.
-_OPAQUE = (
-    types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType, types.ModuleType,
-    type, types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType, types.CoroutineType,
-    types.AsyncGeneratorType, types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
-    types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
-    types.MappingProxyType, partial, property, staticmethod, classmethod,
-)
+# Objects that expose no attributes to a template (functions, modules, classes, generators, ...).
+_OPAQUE = OPAQUE_TYPES
 
 
 def _allowed_attrs(obj):
@@ -96,12 +99,6 @@ def _unsafe(obj, name):
     return SecurityError(_unsafe_message(obj, name))
 
 
-def unsafe_undefined(obj, name, rs):
-    """What ImmutableSandboxedEnvironment gives for a mutating method (list.append, dict.update, ...): an
-    undefined that prints as '' and fails `is defined`, but raises SecurityError once it is called or used."""
-    return rs.undefined(_unsafe_message(obj, name), obj=obj, name=name, exc=SecurityError)
-
-
 def _is_mutator(obj, name):
     for kind, names in _MUTATORS:
         if name in names and isinstance(obj, kind):
@@ -117,7 +114,7 @@ def getattr_(obj, name, rs):
         if name in _DICT_ATTRS:
             return _bound(obj, name, rs)
         if name in _DICT_MUTATORS:
-            return unsafe_undefined(obj, name, rs)
+            raise _unsafe(obj, name)
         if name[:1] == "_":
             raise _unsafe(obj, name)
         try:
@@ -146,7 +143,7 @@ def _attribute(obj, name, rs, item_fallback):
         if name in allowed:
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
-            return unsafe_undefined(obj, name, rs)
+            raise _unsafe(obj, name)
     elif isinstance(obj, _OPAQUE):
         # Functions, modules, classes, generators...: an attribute that exists is refused (Jinja2 would hand out
         # some of them); one that does not is undefined, as in Jinja2.
@@ -154,7 +151,7 @@ def _attribute(obj, name, rs, item_fallback):
             raise _unsafe(obj, name)
         return rs.undefined(obj=obj, name=name)
     elif _is_mutator(obj, name):
-        return unsafe_undefined(obj, name, rs)
+        raise _unsafe(obj, name)
     else:
         # an object of the caller's own class: its public attributes are what the caller chose to pass
         try:
@@ -212,36 +209,62 @@ def getitem_(obj, key, rs):
             if key in _DICT_ATTRS:
                 return _bound(obj, key, rs)
             if key in _DICT_MUTATORS:
-                return unsafe_undefined(obj, key, rs)
+                raise _unsafe(obj, key)
     return rs.undefined(obj=obj, name=key)
 
 
 # -------------------------------------------------------------------------------------- methods with limits
 def _bound(obj, name, rs):
-    checked = _SIZE_CHECKED.get(name)
-    if checked is not None and isinstance(obj, str):
-        return _CheckedMethod(checked, obj, rs, name)
-    return getattr(obj, name)
+    value = getattr(obj, name)
+    if not callable(value) or isinstance(value, Undefined):
+        return value  # loop.index, range.start, int.real, loop.previtem (undefined on the first item) ...
+    checked = _SIZE_CHECKED.get(name) if isinstance(obj, str) else None
+    return _CheckedMethod(checked, value, obj, rs, name)
+
+
+# Methods that take constant time whatever the size of their object.
+_CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "reset"})
 
 
 class _CheckedMethod:
-    """A str method whose result size is checked before it is built."""
+    """A method handed to a template: charged to the render by what it reads and returns, and for the str
+    methods that build strings, checked for the size of the result before it is built."""
 
-    __slots__ = ("func", "obj", "rs", "name")
+    __slots__ = ("checked", "method", "obj", "rs", "name")
+    mj_safe_repr = True
 
-    def __init__(self, func, obj, rs, name):
-        self.func, self.obj, self.rs, self.name = func, obj, rs, name
+    def __init__(self, checked, method, obj, rs, name):
+        self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
 
     def __call__(self, *args, **kwargs):
-        return self.func(self.rs, self.obj, *args, **kwargs)
+        rs, obj = self.rs, self.obj
+        if self.name not in _CONSTANT_TIME:
+            rs.burn(1 + shallow_steps(obj))
+        for arg in args:
+            _charge_argument(rs, arg)
+        for arg in kwargs.values():
+            _charge_argument(rs, arg)
+        if self.checked is not None:
+            result = self.checked(rs, obj, *args, **kwargs)
+        elif self.name == "index" and type(obj) is list and len(args) == 1 and not kwargs and \
+                not (isinstance(args[0], (int, float, bool, type(None))) or type(args[0]) is str and
+                     len(args[0]) <= 200):
+            # list.index puts the full repr of the value in its error message: look for a big one without that
+            result = indexOf(obj, args[0])
+        else:
+            result = self.method(*args, **kwargs)
+        return charge_result(rs, result)
 
     def __repr__(self):
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
 
 
-def check_str_size(limits, size, what="a string"):
-    if size > limits.max_string:
-        raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
+def _charge_argument(rs, arg):
+    if type(arg) is str:
+        if len(arg) > 1024:
+            rs.burn(len(arg) >> CHAR_SHIFT)
+    else:
+        charge_tree(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
 
 
 # Each check looks at the arguments it understands and estimates the result size; the real method then runs
@@ -271,6 +294,30 @@ def _check_translate(limits, s, table=None, *args):
         check_str_size(limits, len(s) * longest)
 
 
+_SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _count_any(s, chars):
+    if s.isascii():
+        chars = [c for c in chars if c < "\x80"]
+    return sum(s.count(c) for c in chars)
+
+
+def _check_split(limits, s, sep=None, maxsplit=-1, *args, **kwargs):
+    if isinstance(sep, str) and sep:
+        items = s.count(sep) + 1
+    else:
+        items = _count_any(s, _SPACES) + 1
+    if isinstance(maxsplit, int) and maxsplit >= 0:
+        items = min(items, maxsplit + 1)
+    check_items(limits, items, "a split")
+
+
+def _check_splitlines(limits, s, *args, **kwargs):
+    check_items(limits, _count_any(s, _LINE_BREAKS) + 1, "a split")
+
+
 def _checked(check, name):
     def method(rs, s, *args, **kwargs):
         check(rs.limits, s, *args, **kwargs)
@@ -290,6 +337,8 @@ _SIZE_CHECKED = {
     "rjust": _checked(_check_width, "rjust"), "zfill": _checked(_check_width, "zfill"),
     "expandtabs": _checked(_check_expandtabs, "expandtabs"), "replace": _checked(_check_replace, "replace"),
     "translate": _checked(_check_translate, "translate"), "join": _join,
+    "split": _checked(_check_split, "split"), "rsplit": _checked(_check_split, "rsplit"),
+    "splitlines": _checked(_check_splitlines, "splitlines"),
     "format": lambda rs, s, *args, **kwargs: safe_format(rs, s, args, kwargs),
     "format_map": lambda rs, s, mapping: safe_format(rs, s, (), mapping),
 }
@@ -302,6 +351,7 @@ class _SandboxedFormatter(string.Formatter):
     def __init__(self, rs):
         self.rs = rs
         self.limits = rs.limits
+        self.size = 0  # characters of the fields formatted so far
 
     def get_field(self, field_name, args, kwargs):
         first, rest = _formatter_field_name_split(field_name)
@@ -312,22 +362,27 @@ class _SandboxedFormatter(string.Formatter):
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
-        return self.format_plain(value, format_spec)
+        text = self.format_plain(value, format_spec)
+        self.size += len(text)
+        check_str_size(self.limits, self.size, "a formatted string")
+        return text
 
     def format_plain(self, value, format_spec):
         # An empty spec means str(value), which must not show an address; any other spec is the value's own
         # __format__ (so '{:>5}'.format([1]) fails as in Python).
         if not format_spec and not isinstance(value, (str, int, float, complex)):
-            return to_str(value)
+            return to_str(value, self.rs)
         return format(value, format_spec)
 
     def convert_field(self, value, conversion):
         if conversion == "r":
-            return safe_repr(value)
+            return safe_repr(value, self.rs)
         if conversion == "s":
-            return to_str(value)
+            return to_str(value, self.rs)
         if conversion == "a":
-            return safe_repr(value).encode("ascii", "backslashreplace").decode("ascii")
+            text = safe_repr(value, self.rs)
+            check_str_size(self.limits, len(text) * 10, "a formatted string")
+            return text.encode("ascii", "backslashreplace").decode("ascii")
         if conversion is None:
             return value
         raise ValueError(f"Unknown conversion specifier {conversion}")
@@ -375,141 +430,90 @@ def safe_format(rs, fmt, args, kwargs):
 class _SafeText:
     """Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "text", "rs")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, rs):
+        self.value, self.rs = value, rs
+        self.text = to_str(value, rs)
 
     def __str__(self):
-        return to_str(self.value)
+        return self.text
 
     def __repr__(self):
-        return safe_repr(self.value)
+        return safe_repr(self.value, self.rs)
 
 
-_PERCENT_SPEC = __import__("re").compile(
-    r"%(?:\([^)]*\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?[diouxXeEfFgGcrsa%]")
+# %[(key)][flags][width][.precision][length]conversion
+_PERCENT_SPEC = re.compile(r"%(?:\(([^)]*)\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 
 
 def percent_format(limits, fmt, args):
-    """fmt % args with sandboxed printing and width checks."""
-    widths = 0
-    for m in _PERCENT_SPEC.finditer(fmt):
-        for group in m.groups():
-            if group and group != "*":
-                if len(group) > 9 or int(group) > limits.max_string:
-                    raise limit_exceeded(limits, "max_string", "a format width")
-                widths += int(group)
-            elif group == "*":
-                widths += 0
+    """fmt % args with the sandbox's printing, its size bounded before anything is built."""
+    rs = current_state()
     if isinstance(args, tuple):
-        stars = [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
-        if any(abs(a) > limits.max_string for a in stars) and "*" in fmt:
-            raise limit_exceeded(limits, "max_string", "a format width")
-        args = tuple(_plain_or_safe(a) for a in args)
+        args = tuple(_plain_or_safe(a, rs) for a in args)
     elif isinstance(args, dict):
-        args = {k: _plain_or_safe(v) for k, v in args.items()}
+        args = {k: _plain_or_safe(v, rs) for k, v in args.items()}
     else:
-        args = _plain_or_safe(args)
+        args = _plain_or_safe(args, rs)
+    size = len(fmt) + _percent_fields_size(limits, fmt, args) * (6 if isinstance(fmt, Markup) else 1)
+    check_str_size(limits, size, "a formatted string")
+    if rs is not None:
+        rs.burn(size >> CHAR_SHIFT)
     result = fmt % args
-    check_str_size(limits, len(result))
+    check_str_size(limits, len(result), "a formatted string")
     return result
 
 
-def _plain_or_safe(value):
+def _percent_fields_size(limits, fmt, args):
+    """An upper bound of the characters the fields of fmt % args add."""
+    total = 0
+    position = 0
+    positional = args if isinstance(args, tuple) else (args,)
+
+    def next_arg():
+        nonlocal position
+        position += 1
+        return positional[position - 1] if position <= len(positional) else None
+
+    for m in _PERCENT_SPEC.finditer(fmt):
+        key, width, precision, conversion = m.groups()
+        if conversion == "%":
+            total += 1
+            continue
+        for number in (width, precision):
+            if number == "*":
+                number = next_arg()
+                number = abs(number) if isinstance(number, int) else 0
+            elif number:
+                if len(number) > 12:
+                    check_str_size(limits, 10 ** 12, "a format width")
+                number = int(number)
+            else:
+                number = 0
+            check_str_size(limits, number, "a format width")
+            total += number
+        if key is not None:
+            value = args.get(key) if isinstance(args, dict) else None
+        else:
+            value = next_arg()
+        total += _field_size(value, conversion)
+    return total
+
+
+def _field_size(value, conversion):
+    if isinstance(value, _SafeText):
+        return len(value.text) * (10 if conversion in "ra" else 1) + 2
+    if isinstance(value, str):
+        return len(value) * (10 if conversion in "ra" else 1) + 2
+    if isinstance(value, int):
+        return value.bit_length() // 3 + 3
+    if isinstance(value, float):
+        return 330
+    return 32
+
+
+def _plain_or_safe(value, rs):
     if value is None or isinstance(value, (str, int, float)):
         return value
-    return _SafeText(value)
-
-
-# ------------------------------------------------------------------------------------------------- printing
-_PLAIN_SCALARS = (int, float, bool, type(None), complex)
-
-
-def to_str(value):
-    """How {{ value }} prints: Python's str(), except that nothing shows a memory address."""
-    cls = type(value)
-    if cls is str:
-        return value
-    if cls is int or cls is float or cls is bool or value is None:
-        return str(value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, Undefined):
-        return str(value)
-    return _repr(value, set(), 0, for_str=True)
-
-
-def soft_str(value):
-    """A string as it is (Markup stays Markup), anything else as {{ value }} prints it: Jinja2's soft_str()
-    without memory addresses."""
-    return value if isinstance(value, str) else to_str(value)
-
-
-def safe_repr(value):
-    """repr() for templates: Python's, for data; an address-free stand-in for functions and opaque objects."""
-    return _repr(value, set(), 0, for_str=False)
-
-
-def _repr(value, active, depth, for_str):
-    cls = type(value)
-    if cls is str or cls is int or cls is float or cls is bool or value is None:
-        return str(value) if for_str else repr(value)
-    if depth > 500:
-        raise TemplateRuntimeError("data nested too deeply to print")
-    if cls is GroupTuple:
-        cls = tuple  # groupby's pairs print as plain tuples
-    if cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
-        key = id(value)
-        if key in active:
-            return {list: "[...]", tuple: "(...)", dict: "{...}"}.get(cls, f"{cls.__name__}(...)")
-        active.add(key)
-        try:
-            if cls is list:
-                return "[" + ", ".join(_repr(x, active, depth + 1, False) for x in value) + "]"
-            if cls is tuple:
-                inner = ", ".join(_repr(x, active, depth + 1, False) for x in value)
-                return "(" + inner + ("," if len(value) == 1 else "") + ")"
-            if cls is dict:
-                return "{" + ", ".join(f"{_repr(k, active, depth + 1, False)}: {_repr(v, active, depth + 1, False)}"
-                                       for k, v in value.items()) + "}"
-            if not value:
-                return f"{cls.__name__}()"
-            inner = ", ".join(_repr(x, active, depth + 1, False) for x in value)
-            return "{" + inner + "}" if cls is set else f"frozenset({{{inner}}})"
-        finally:
-            active.discard(key)
-    if isinstance(value, str):
-        return str.__str__(value) if for_str else repr(value)
-    if isinstance(value, _PLAIN_SCALARS):
-        return str(value) if for_str else repr(value)
-    if isinstance(value, (Undefined, LoopContext, Macro, Namespace, Cycler, Joiner, DictFactory, range,
-                          _CheckedMethod)):
-        return str(value) if for_str and isinstance(value, Undefined) else repr(value)
-    if cls in (type({}.keys()), type({}.values()), type({}.items())):
-        return f"{cls.__name__}({_repr(list(value), active, depth + 1, False)})"
-    if isinstance(value, _OPAQUE):
-        return _opaque_repr(value)
-    # The caller's own objects: their __str__/__repr__, unless that is object's default (which shows an address).
-    method = cls.__str__ if for_str else cls.__repr__
-    if method is object.__str__ or method is object.__repr__:
-        if cls.__repr__ is object.__repr__:
-            where = "" if cls.__module__ == "builtins" else f"{cls.__module__}."
-            return f"<{where}{cls.__qualname__} object>"
-        return repr(value)
-    return str(value) if for_str else repr(value)
-
-
-def _opaque_repr(value):
-    if isinstance(value, (types.BuiltinMethodType, types.MethodType)) and getattr(value, "__self__", None) \
-            is not None and not isinstance(value.__self__, types.ModuleType):
-        return f"<built-in method {value.__name__} of {type(value.__self__).__name__} object>"
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
-        return f"<function {getattr(value, '__name__', '?')}>"
-    if isinstance(value, types.GeneratorType):
-        return f"<generator object {value.__name__}>"
-    if isinstance(value, type):
-        return f"<class '{value.__name__}'>"
-    if isinstance(value, types.ModuleType):
-        return f"<module '{value.__name__}'>"
-    return f"<{type(value).__name__} object>"
+    return _SafeText(value, rs)

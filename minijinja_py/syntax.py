@@ -26,7 +26,7 @@ from lark.lexer import TerminalDef
 
 from . import _resources
 from . import nodes as n
-from .builder import Builder, join_spans, tag_span, token_span
+from .builder import Builder, tag_span, token_span
 from .errors import LimitExceeded, TemplateSyntaxError
 
 __all__ = ["parse", "normalize_newlines"]

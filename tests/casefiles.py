@@ -15,6 +15,10 @@ Python built-in (TypeError, ...), which the raised TemplateError must also be an
 A case where minijinja_py knowingly differs from the reference carries "__xfail__": "<why>" in its context
 (removed before rendering): the .out file still holds the reference's expectation and the test is a strict xfail,
 so the difference stays visible and a fix shows up as XPASS.
+
+A case where minijinja_py is deliberately stricter than the reference (the sandbox refusing what Jinja2 quietly
+renders as '', see docs/security.md) carries "__stricter__": "<why>": its .out file holds minijinja_py's own
+expectation (reviewed by hand) and make_expected.py lists it as STRICTER instead of writing Jinja2's result.
 """
 
 import json
@@ -25,7 +29,8 @@ SEPARATOR = "\n---\n"
 
 
 def read_case(path):
-    """(context dict, env options dict, template source, xfail reason or None) of a .txt case file."""
+    """(context dict, env options dict, template source, xfail reason or None, stricter reason or None) of a .txt
+    case file."""
     with open(path, encoding="utf-8", newline="") as f:
         text = f.read()
     head, sep, template = text.partition(SEPARATOR)
@@ -34,7 +39,8 @@ def read_case(path):
     context = json.loads(head) if head.strip() else {}
     env = context.pop("__env__", {})
     xfail = context.pop("__xfail__", None)
-    return context, env, template, xfail
+    stricter = context.pop("__stricter__", None)
+    return context, env, template, xfail, stricter
 
 
 def read_expected(path):

@@ -32,7 +32,7 @@ def error_class(name):
 
 @pytest.mark.parametrize("name,txt,out", CASES, ids=[c[0] for c in CASES])
 def test_case(name, txt, out, request):
-    context, env_options, source, xfail = read_case(txt)
+    context, env_options, source, xfail, _stricter = read_case(txt)
     if xfail:
         request.applymarker(pytest.mark.xfail(reason=xfail, strict=True))
     assert os.path.exists(out), f"{name}: no .out file (run tests/make_expected.py)"

@@ -1,0 +1,484 @@
+"""Printing: a template value → its text, the way {{ }}, ~, |string, %s, {!r}, |pprint and |tojson show it.
+
+Python's str()/repr()/pformat()/json.dumps() for plain data, byte for byte, with three differences that make
+printing safe for untrusted templates:
+  * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
+    a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
+  * the text is bounded: printing stops with LimitExceeded('max_string') as soon as it passes limits.max_string
+    characters, and it is charged to the render's fuel — a list that holds one big string a million times
+    fails at once instead of building terabytes;
+  * nesting deeper than limits.max_data_depth fails with LimitExceeded('max_data_depth'); data that contains
+    itself prints like Python's ([[...]]), and a sub-list shared many times is printed once and reused.
+
+The limits and fuel come from the render in progress (runtime.current_state()); outside a render the default
+Limits apply and nothing is charged.
+"""
+
+import json
+import math
+import types
+from functools import partial
+from pprint import PrettyPrinter
+
+from .budget import CHAR_SHIFT, check_str_size
+from .errors import LimitExceeded
+from .markup import Markup
+from .runtime import (
+    Cycler, DictFactory, Joiner, Limits, LoopContext, Macro, Namespace, Undefined,
+    current_state, limit_exceeded,
+)
+
+__all__ = ["to_str", "safe_repr", "short_repr", "safe_pformat", "safe_json_dumps", "opaque_repr", "OPAQUE_TYPES"]
+
+_DEFAULT_LIMITS = Limits()
+_SCALARS = (str, int, float, bool, type(None))
+_VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+
+# Objects that expose no attributes to a template and print without their address.
+OPAQUE_TYPES = (
+    types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType, types.ModuleType,
+    type, types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType, types.CoroutineType,
+    types.AsyncGeneratorType, types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
+    types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
+    types.MappingProxyType, partial, property, staticmethod, classmethod,
+)
+# Our own runtime objects: their __repr__ is address-free already.
+_OWN_REPR = (LoopContext, Macro, Cycler, Joiner, DictFactory, range)
+
+
+def opaque_repr(value):
+    """An address-free stand-in for the repr of a function, method, generator, class, module ..."""
+    name = getattr(value, "__name__", None)
+    if not isinstance(name, str):
+        name = "?"
+    if isinstance(value, (types.BuiltinMethodType, types.MethodType)):
+        owner = getattr(value, "__self__", None)
+        if owner is not None and not isinstance(owner, types.ModuleType):
+            return f"<built-in method {name} of {type(owner).__name__} object>"
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, partial)):
+        return f"<function {name}>"
+    if isinstance(value, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+        kind = {types.GeneratorType: "generator", types.CoroutineType: "coroutine"}.get(type(value),
+                                                                                           "async_generator")
+        return f"<{kind} object {name}>"
+    if isinstance(value, type):
+        return f"<class '{name}'>"
+    if isinstance(value, types.ModuleType):
+        return f"<module '{name}'>"
+    return f"<{type(value).__name__} object>"
+
+
+def _default_object_repr(value):
+    cls = type(value)
+    where = "" if cls.__module__ == "builtins" else f"{cls.__module__}."
+    return f"<{where}{cls.__qualname__} object>"
+
+
+class _Printer:
+    """One str()/repr() of a value: appends pieces to one list, counting their size against max_string."""
+
+    __slots__ = ("rs", "limits", "room", "parts", "size", "nodes", "on_path", "reuse", "cycles")
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+        self.room = self.limits.max_string
+        self.parts = []
+        self.size = 0
+        self.nodes = 0
+        self.on_path = set()     # containers being printed: meeting one again prints [...] as Python does
+        self.reuse = {}          # id → [start, end, text]: containers printed already (and without a [...])
+        self.cycles = 0          # [...] markers written so far
+
+    def text(self, value, for_str):
+        self.visit(value, 0, for_str)
+        text = "".join(self.parts)
+        if self.rs is not None:
+            self.rs.burn(self.nodes + (self.size >> CHAR_SHIFT))
+        return text
+
+    def emit(self, text):
+        self.size += len(text)
+        if self.size > self.room:
+            check_str_size(self.limits, self.size, "printed data")
+        self.parts.append(text)
+
+    def visit(self, value, depth, for_str):
+        cls = type(value)
+        self.nodes += 1
+        if cls is str:
+            self.emit(value if for_str else self._repr_str(value))
+            return
+        if cls is int or cls is float or cls is bool or value is None:
+            self.emit(repr(value))
+            return
+        if depth >= self.limits.max_data_depth:
+            raise limit_exceeded(self.limits, "max_data_depth", "printed data nested this deep")
+        if cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
+            self.container(value, cls, depth)
+        elif isinstance(value, str):
+            # Markup and other str subclasses: str() is the text, repr() their own (Markup('...'))
+            self.emit(str.__str__(value) if for_str else repr(value))
+        elif isinstance(value, (int, float, complex)) and (cls.__repr__ in (int.__repr__, float.__repr__,
+                                                                             complex.__repr__)):
+            self.emit(str(value) if for_str else repr(value))
+        elif isinstance(value, Undefined):
+            self.emit(str(value) if for_str else repr(value))
+        elif isinstance(value, Namespace):
+            self.namespace(value, depth)
+        elif isinstance(value, _OWN_REPR) or getattr(cls, "mj_safe_repr", False):
+            self.emit(repr(value))
+        elif cls in _VIEW_TYPES:
+            self.emit(f"{cls.__name__}(")
+            self.container(list(value), list, depth)
+            self.emit(")")
+        elif isinstance(value, OPAQUE_TYPES):
+            self.emit(opaque_repr(value))
+        elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
+                list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
+            # a subclass that prints as its base (groupby's pairs print as tuples)
+            base = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(value, b))
+            self.container(value, base, depth)
+        else:
+            self.emit(self._caller_object(value, cls, for_str))
+
+    def _repr_str(self, value):
+        # repr() of a string can be 10 times longer than the string (\U000e0001): measure it piecewise first
+        # when it might not fit
+        if len(value) * (4 if value.isascii() else 10) + 2 > self.room - self.size:
+            check_str_size(self.limits, self.size + _repr_length(value), "printed data")
+        return repr(value)
+
+    def _caller_object(self, value, cls, for_str):
+        """The caller's own objects print with their own __str__/__repr__, unless that is object's default
+        (which shows an address)."""
+        method = cls.__str__ if for_str else cls.__repr__
+        if method is object.__str__ or method is object.__repr__:
+            if cls.__repr__ is object.__repr__:
+                return _default_object_repr(value)
+            return repr(value)
+        return str(value) if for_str else repr(value)
+
+    def namespace(self, value, depth):
+        self.emit("<Namespace ")
+        self.container(value._attrs, dict, depth)
+        self.emit(">")
+
+    def container(self, value, cls, depth):
+        key = id(value)
+        if key in self.on_path:
+            self.cycles += 1
+            self.emit({list: "[...]", tuple: "(...)", dict: "{...}"}.get(cls, f"{cls.__name__}(...)"))
+            return
+        seen = self.reuse.get(key)
+        if seen is not None:
+            if seen[2] is None:
+                seen[2] = "".join(self.parts[seen[0]:seen[1]])
+            self.emit(seen[2])
+            return
+        if (cls is list or cls is tuple) and len(value) > 16 and self._flat(value):
+            self.reuse[key] = [len(self.parts) - 1, len(self.parts), None]
+            return
+        self.on_path.add(key)
+        start, cycles = len(self.parts), self.cycles
+        try:
+            self._items(value, cls, depth + 1)
+        finally:
+            self.on_path.discard(key)
+        if self.cycles == cycles:  # printed the same wherever it is met again
+            self.reuse[key] = [start, len(self.parts), None]
+
+    def _flat(self, value):
+        """A list/tuple of only strings, or only ints, or only floats: Python's repr at C speed, if it fits."""
+        kinds = set(map(type, value))
+        if len(kinds) != 1:
+            return False
+        kind = kinds.pop()
+        if kind is str:
+            width = 4 if all(map(str.isascii, value)) else 10
+            bound = sum(map(len, value)) * width + 4 * len(value) + 2
+        elif kind is int:
+            if not -10 ** 18 < min(value) <= max(value) < 10 ** 18:
+                return False
+            bound = 21 * len(value) + 2
+        elif kind is float or kind is bool:
+            bound = 26 * len(value) + 2
+        else:
+            return False
+        if bound > self.room - self.size:
+            return False
+        self.nodes += len(value)
+        self.emit(repr(value))
+        return True
+
+    def _items(self, value, cls, depth):
+        emit, visit = self.emit, self.visit
+        if cls is dict:
+            emit("{")
+            first = True
+            for k, v in value.items():
+                if not first:
+                    emit(", ")
+                first = False
+                visit(k, depth, False)
+                emit(": ")
+                visit(v, depth, False)
+            emit("}")
+            return
+        if cls is set or cls is frozenset:
+            if not value:
+                emit(f"{cls.__name__}()")
+                return
+            emit("{" if cls is set else "frozenset({")
+        else:
+            emit("[" if cls is list else "(")
+        first = True
+        for item in value:
+            if not first:
+                emit(", ")
+            first = False
+            visit(item, depth, False)
+        if cls is list:
+            emit("]")
+        elif cls is tuple:
+            emit(",)" if len(value) == 1 else ")")
+        else:
+            emit("}" if cls is set else "})")
+
+
+def _repr_length(value, chunk=1 << 16):
+    """len(repr(value)) for a string, built a chunk at a time."""
+    double_quoted = "'" in value and '"' not in value   # Python's choice of quotes for the whole string
+    total = 2
+    for i in range(0, len(value), chunk):
+        piece = value[i:i + chunk]
+        total += len(repr(piece)) - 2
+        if not double_quoted and "'" in piece and '"' not in piece:
+            total += piece.count("'")  # the piece alone chose "..." and left the ' unescaped
+    return total
+
+
+def _state(rs):
+    return rs if rs is not None else current_state()
+
+
+def to_str(value, rs=None):
+    """How {{ value }} prints: Python's str(), bounded, and without memory addresses."""
+    cls = type(value)
+    if cls is str:
+        return value
+    if cls is int or cls is float or cls is bool or value is None:
+        return str(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, Undefined):
+        return str(value)
+    return _Printer(_state(rs)).text(value, True)
+
+
+def safe_repr(value, rs=None):
+    """repr() for templates (%r, {!r}, items of printed containers): bounded, without memory addresses."""
+    return _Printer(_state(rs)).text(value, False)
+
+
+def short_repr(value, width=200):
+    """An address-free repr of at most about `width` characters, for error messages."""
+    printer = _Printer(None)
+    printer.room = width
+    try:
+        return printer.text(value, False)
+    except LimitExceeded:
+        return "".join(printer.parts)[:width] + "…"
+
+
+# ------------------------------------------------------------------------------------------------- pprint
+class _Shown:
+    """Stands in for a non-data value inside a pformat: prints as the sandbox prints it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+    def __lt__(self, other):  # dict keys are sorted: keep the order stable, never by address
+        if isinstance(other, _Shown):
+            return self.text < other.text
+        return NotImplemented
+
+
+def _plain_copy(value, rs, limits):
+    """value with every non-data leaf replaced by its safe text (and cycles by a marker without an id), shared
+    parts shared in the copy too. Returns (copy, depth)."""
+    copies = {}
+    on_path = set()
+    deepest = 0
+
+    def copy(v, depth):
+        nonlocal deepest
+        cls = type(v)
+        if cls in (str, int, float, bool, complex) or v is None or isinstance(v, Markup):
+            return v
+        if depth > deepest:
+            deepest = depth
+            if depth >= limits.max_data_depth:
+                raise limit_exceeded(limits, "max_data_depth", "printed data nested this deep")
+        if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
+                list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
+            key = id(v)
+            if key in copies:
+                return copies[key]
+            if key in on_path:
+                kind = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(v, b)).__name__
+                return _Shown(f"<Recursion on {kind}>")
+            on_path.add(key)
+            try:
+                if isinstance(v, dict):
+                    result = {copy(k, depth + 1): copy(x, depth + 1) for k, x in v.items()}
+                elif isinstance(v, list):
+                    result = [copy(x, depth + 1) for x in v]
+                elif isinstance(v, tuple):
+                    result = tuple(copy(x, depth + 1) for x in v)
+                elif isinstance(v, set):
+                    result = {copy(x, depth + 1) for x in v}
+                else:
+                    result = frozenset(copy(x, depth + 1) for x in v)
+            finally:
+                on_path.discard(key)
+            copies[key] = result
+            return result
+        return _Shown(safe_repr(v, rs))
+
+    return copy(value, 0), deepest
+
+
+def safe_pformat(value, rs=None):
+    """pprint.pformat(value) (Jinja2's |pprint), bounded and without memory addresses or ids."""
+    from .budget import tree_size
+    rs = _state(rs)
+    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+    flat = len(_Printer(rs).text(value, False))          # checks max_string, depth and charges the walk
+    plain, depth = _plain_copy(value, rs, limits)
+    if rs is not None:
+        nodes = tree_size(rs, plain)
+        rs.burn(8 * nodes)  # pformat is slow pure Python: a node costs ~8 loop iterations' time
+        # pformat adds at most a newline and the indentation of its depth to each node
+        check_str_size(limits, flat + nodes * (depth + 2), "pretty-printed data")
+    text = PrettyPrinter().pformat(plain)
+    check_str_size(limits, len(text), "pretty-printed data")
+    return text
+
+
+# --------------------------------------------------------------------------------------------------- JSON
+def _json_leaf_size(value, ensure_ascii):
+    cls = type(value)
+    if cls is str or isinstance(value, str):
+        if len(value) < 64:
+            return 12 * len(value) + 2
+        encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+        return len(encode(value))
+    if cls is bool or value is None:
+        return 5
+    if isinstance(value, int):
+        return value.bit_length() * 10 // 33 + 3
+    if isinstance(value, float):
+        return 24 if math.isfinite(value) else 9
+    return 0  # json.dumps refuses it
+
+
+def _json_key_size(key, ensure_ascii):
+    if isinstance(key, str):
+        return _json_leaf_size(key, ensure_ascii)
+    if isinstance(key, (int, float)) or key is None:
+        return _json_leaf_size(key, ensure_ascii) + 2
+    return 0  # json.dumps refuses it (keys must be str, int, float, bool or None)
+
+
+def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii):
+    """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
+    part twice. Raises ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too
+    deep or too big."""
+    if not isinstance(value, (list, tuple, dict)):
+        return _json_leaf_size(value, ensure_ascii), 1
+    cap = limits.max_string
+    fuel = rs.fuel if rs is not None else None
+    known = {}               # id → (size without indentation, values, height) of a container measured already
+    on_path = {id(value)}
+
+    def frame(container):
+        # [container, children, size, direct children, values inside, height of the deepest child]
+        children = iter(container.items()) if isinstance(container, dict) else iter(container)
+        return [container, children, 2, 0, 1, 0]
+
+    stack = [frame(value)]
+    while True:
+        top = stack[-1]
+        is_dict = isinstance(top[0], dict)
+        for child in top[1]:
+            if top[3]:
+                top[2] += len(item_sep)
+            top[3] += 1
+            if is_dict:
+                key, child = child
+                top[2] += _json_key_size(key, ensure_ascii) + len(key_sep)
+            if isinstance(child, (list, tuple, dict)):
+                seen = known.get(id(child))
+                if seen is None:
+                    if id(child) in on_path:
+                        raise ValueError("Circular reference detected")
+                    if len(stack) >= limits.max_data_depth:
+                        raise limit_exceeded(limits, "max_data_depth", "serialised data nested this deep")
+                    on_path.add(id(child))
+                    stack.append(frame(child))
+                    break
+                top[2] += seen[0]
+                top[4] += seen[1]
+                top[5] = max(top[5], seen[2])
+            else:
+                top[2] += _json_leaf_size(child, ensure_ascii)
+                top[4] += 1
+            if top[2] > cap:
+                check_str_size(limits, top[2], "JSON text")
+            if fuel is not None and top[4] > fuel:
+                raise limit_exceeded(limits, "max_steps", "the work of this render")
+        else:
+            stack.pop()
+            on_path.discard(id(top[0]))
+            result = (top[2], top[4], top[5] + 1)
+            known[id(top[0])] = result
+            if not stack:
+                size, count, height = result
+                if indent_width is not None:
+                    size += count * (1 + indent_width * height)
+                return size, count
+            parent = stack[-1]
+            parent[2] += result[0]
+            parent[4] += result[1]
+            parent[5] = max(parent[5], result[2])
+
+
+def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
+    """json.dumps(value, ...) with its size (and the work) bounded before anything is built."""
+    rs = _state(rs)
+    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+    if indent is not None and not isinstance(indent, (int, str)) or isinstance(indent, bool):
+        indent_width = None if indent is None else 0
+    else:
+        indent_width = None if indent is None else (len(indent) if isinstance(indent, str) else max(indent, 0))
+    if separators is None:
+        item_sep, key_sep = (", ", ": ") if indent is None else (",", ": ")
+    else:
+        item_sep, key_sep = separators
+        item_sep, key_sep = str(item_sep), str(key_sep)
+    if indent_width is not None:
+        check_str_size(limits, indent_width, "a JSON indent")
+    size, items = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
+    check_str_size(limits, size, "JSON text")
+    if rs is not None:
+        rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
+    text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
+                      sort_keys=sort_keys, **kwargs)
+    check_str_size(limits, len(text), "JSON text")
+    return text
