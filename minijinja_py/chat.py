@@ -97,18 +97,37 @@ def _too_deep(limits):
                           "the template's input data nested this deep (or containing itself)")
 
 
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _is_plain(value, depth, limits):
-    """Is value made only of plain types already (so _plain would return an equal copy)?"""
-    cls = type(value)
-    if value is None or cls is str or cls is int or cls is float or cls is bool:
-        return True
-    if depth > limits.max_data_depth:
-        raise _too_deep(limits)
-    if cls is dict:
-        return all(_is_plain(k, depth + 1, limits) and _is_plain(v, depth + 1, limits) for k, v in value.items())
-    if cls is list or cls is tuple:
-        return all(_is_plain(v, depth + 1, limits) for v in value)
-    return False
+    """Is value made only of plain types already (so _plain would return an equal copy)? Iterative: this runs
+    over every input of every render. Data nested deeper than max_data_depth (a cycle included) is refused."""
+    scalars = _PLAIN_SCALARS
+    max_depth = limits.max_data_depth
+    stack = [(value, depth)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, level = pop()
+        cls = type(item)
+        if cls in scalars:
+            continue
+        if level > max_depth:
+            raise _too_deep(limits)
+        level += 1
+        if cls is dict:
+            for key, child in item.items():
+                if type(key) not in scalars:
+                    push((key, level))
+                if type(child) not in scalars:
+                    push((child, level))
+        elif cls is list or cls is tuple:
+            for child in item:
+                if type(child) not in scalars:
+                    push((child, level))
+        else:
+            return False
+    return True
 
 
 def _value_error(message):
