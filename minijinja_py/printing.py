@@ -396,6 +396,45 @@ def _json_key_size(key, ensure_ascii):
     return 0  # json.dumps refuses it (keys must be str, int, float, bool or None)
 
 
+_QUICK_JSON_NODES = 256
+
+
+def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
+    """(an upper bound of len(json.dumps(value, ...)), the number of values) by walking value as a plain tree,
+    when that tree has at most 256 values — the usual case (a tool schema, a tool call's arguments); None for
+    anything bigger, shared many times, cyclic, too deep or not plain, which _json_size measures (or refuses)."""
+    item_len, key_len = len(item_sep), len(key_sep)
+    size = nodes = height = 0
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, level = pop()
+        nodes += 1
+        if nodes > _QUICK_JSON_NODES:
+            return None
+        if level > height:
+            height = level
+            if height > max_depth:
+                return None
+        cls = type(item)
+        if cls is dict:
+            size += 2 + len(item) * (item_len + key_len)
+            for key, child in item.items():
+                size += _json_key_size(key, ensure_ascii)
+                push((child, level + 1))
+        elif cls is list or cls is tuple:
+            size += 2 + len(item) * item_len
+            for child in item:
+                push((child, level + 1))
+        elif isinstance(item, (list, tuple, dict)):
+            return None
+        else:
+            size += _json_leaf_size(item, ensure_ascii)
+    if indent_width is not None:
+        size += nodes * (1 + indent_width * height)
+    return size, nodes
+
+
 def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii):
     """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
     part twice. Raises ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too
@@ -474,7 +513,10 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         item_sep, key_sep = str(item_sep), str(key_sep)
     if indent_width is not None:
         check_str_size(limits, indent_width, "a JSON indent")
-    size, items = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
+    measured = _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, limits.max_data_depth)
+    if measured is None:
+        measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
+    size, items = measured
     check_str_size(limits, size, "JSON text")
     if rs is not None:
         rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
