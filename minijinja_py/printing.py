@@ -396,43 +396,55 @@ def _json_key_size(key, ensure_ascii):
     return 0  # json.dumps refuses it (keys must be str, int, float, bool or None)
 
 
-_QUICK_JSON_NODES = 256
+_QUICK_JSON_VALUES = 512
 
 
 def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
     """(an upper bound of len(json.dumps(value, ...)), the number of values) by walking value as a plain tree,
-    when that tree has at most 256 values — the usual case (a tool schema, a tool call's arguments); None for
-    anything bigger, shared many times, cyclic, too deep or not plain, which _json_size measures (or refuses)."""
-    item_len, key_len = len(item_sep), len(key_sep)
-    size = nodes = height = 0
+    when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
+    anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
+    leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
+    if type(value) not in (dict, list, tuple):
+        return None
+    encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    chars = values = containers = height = 0
     stack = [(value, 1)]
     pop, push = stack.pop, stack.append
     while stack:
         item, level = pop()
-        nodes += 1
-        if nodes > _QUICK_JSON_NODES:
-            return None
+        containers += 1
         if level > height:
             height = level
             if height > max_depth:
                 return None
-        cls = type(item)
-        if cls is dict:
-            size += 2 + len(item) * (item_len + key_len)
-            for key, child in item.items():
-                size += _json_key_size(key, ensure_ascii)
-                push((child, level + 1))
-        elif cls is list or cls is tuple:
-            size += 2 + len(item) * item_len
-            for child in item:
-                push((child, level + 1))
-        elif isinstance(item, (list, tuple, dict)):
-            return None
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str:
+                    return None
+                chars += 12 * len(key) if len(key) < 64 else len(encode(key))
+            children = item.values()
         else:
-            size += _json_leaf_size(item, ensure_ascii)
+            children = item
+        values += len(item)
+        if values > _QUICK_JSON_VALUES:
+            return None
+        for child in children:
+            cls = type(child)
+            if cls is str:
+                # at most 12 characters per character (a surrogate pair escape); exact for long strings
+                chars += 12 * len(child) if len(child) < 64 else len(encode(child))
+            elif cls is dict or cls is list or cls is tuple:
+                push((child, level + 1))
+            elif cls is int:
+                if not -0xFFFFFFFFFFFFFFFF <= child <= 0xFFFFFFFFFFFFFFFF:
+                    chars += child.bit_length() * 10 // 33 + 2
+            elif cls is not float and cls is not bool and child is not None:
+                return None
+    # every value: at most 24 characters of its own (a float, quotes...) and its separators
+    size = chars + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
     if indent_width is not None:
-        size += nodes * (1 + indent_width * height)
-    return size, nodes
+        size += (values + containers) * (1 + indent_width * height)
+    return size, values + containers
 
 
 def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii):
