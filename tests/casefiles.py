@@ -17,7 +17,7 @@ A case where minijinja_py knowingly differs from the reference carries "__xfail_
 so the difference stays visible and a fix shows up as XPASS.
 
 A case where minijinja_py is deliberately stricter than the reference (the sandbox refusing what Jinja2 quietly
-renders as '', see docs/security.md) carries "__stricter__": "<why>": its .out file holds minijinja_py's own
+renders as '', see README, Security model) carries "__stricter__": "<why>": its .out file holds minijinja_py's own
 expectation (reviewed by hand) and make_expected.py lists it as STRICTER instead of writing Jinja2's result.
 """
 

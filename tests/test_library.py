@@ -117,7 +117,7 @@ def test_messages_are_jinja2s(source, message):
 
 
 def test_range_message_starts_with_jinja2s():
-    # a limit's message also names our limit and its value (docs/security.md), after Jinja2's words
+    # a limit's message also names our limit and its value (README, Security model), after Jinja2's words
     message = failure("{{ range(100001) }}").message
     assert message.startswith("Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).")
     assert "max_range=100000" in message
@@ -256,7 +256,7 @@ def test_namespace_attribute_in_tuple_target():
     assert render("{% set ns = namespace() %}{% set ns.x, y = 1, 2 %}{{ ns.x }}{{ y }}") == "12"
 
 
-# Deliberately stricter than Jinja2 (docs/security.md): a '_' name after a dot is refused at once, where Jinja2's
+# Deliberately stricter than Jinja2 (README, Security model): a '_' name after a dot is refused at once, where Jinja2's
 # sandbox hands out an undefined that prints '' (and, for a dict, falls back to a key of that name).
 def test_underscore_attribute_is_refused_at_once():
     for source in ("{{ 'a'.__class__ }}", "{{ 'a'._x is defined }}"):
