@@ -49,7 +49,8 @@ def normalize_newlines(source, keep_trailing_newline=False):
 # the compiled terminal patterns (see the header of grammar/jinja.lark).
 _LSTRIP_FRAGMENTS = (r"\{%(?![+-])", r"\{#(?![+-])", r"\{[%#](?![+-])")
 _NEVER = "(?!)"
-_TRIM_FRAGMENTS = ((r"%\}\n?", r"%\}"), (r"#\}\n?", r"#\}"))
+# Lark stores a regexp's `\n` as a real newline character, so the suffix is matched in both spellings.
+_TRIM_FRAGMENTS = ((r"%\}\n?", r"%\}"), (r"#\}\n?", r"#\}"), ("%\\}\n?", r"%\}"), ("#\\}\n?", r"#\}"))
 
 
 def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
