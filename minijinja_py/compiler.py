@@ -72,6 +72,17 @@ def _names_loaded(body):
     return {x.name for x in _walk(body) if isinstance(x, n.Name)}
 
 
+def _store_to_loop(node):
+    """The first assignment target named `loop` anywhere in a for loop (its target, body, else, nested macros),
+    or None. Jinja2 refuses the whole loop at compile time; `with` targets and parameters are not stores."""
+    for x in _walk(node):
+        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
+            for target in _walk(x.target):
+                if isinstance(target, n.NameTarget) and target.name == "loop":
+                    return target
+    return None
+
+
 def _assigns_in_scope(body):
     """Does this statement list bind names in its own scope (set, macro, set-block), looking through `if`s?"""
     stack = list(body)
@@ -390,8 +401,10 @@ class _Compiler:
         return apply
 
     def s_For(self, node):
-        if node.filter is not None and "loop" in _names_loaded(node.filter):
-            pass  # Jinja2 resolves `loop` in a loop filter to the outer scope; so do we (no special case)
+        store = _store_to_loop(node)
+        if store is not None:
+            raise _error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
+                            store.span)
         iter_ev = self.expr(node.iter)
         assign = self.assigner(node.target)
         with self._scoped(soft=False, in_loop=True):
