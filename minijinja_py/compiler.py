@@ -419,7 +419,9 @@ class _Compiler:
         iter_span = node.iter.span
 
         def loop_over(s, iterable, depth0, out):
-            """Run the body over iterable in scope s; returns whether any iteration happened."""
+            """Run the body over iterable in scope s; returns whether an iteration ran to the end of the body.
+            Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a `break` in
+            the first one) still run the else block."""
             rs = s.rs
             limits = rs.limits
             try:
@@ -427,6 +429,7 @@ class _Compiler:
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
+            completed = False
             if cond is None and not uses_loop:
                 for item in items:
                     rs.fuel -= 1
@@ -441,7 +444,8 @@ class _Compiler:
                         continue
                     except BreakLoop:
                         break
-                return bool(items)
+                    completed = True
+                return completed
             if cond is not None:
                 def passing():
                     for item in items:
@@ -453,12 +457,10 @@ class _Compiler:
                                    lazy=passing())
             else:
                 loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
-            iterated = False
             while True:
                 item = loop._next()
                 if item is MISSING:
                     break
-                iterated = True
                 rs.fuel -= 1
                 if rs.fuel < 0:
                     rs.burn(0)
@@ -472,7 +474,8 @@ class _Compiler:
                     continue
                 except BreakLoop:
                     break
-            return iterated
+                completed = True
+            return completed
 
         def recurse_fn(s):
             def recurse(iterable, depth0):
