@@ -64,19 +64,43 @@ def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
 
 
 # ------------------------------------------------------------------------------------------------ postlexer
-class _BracePostlexer:
+# Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
+# `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
+_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+
+
+class _Postlexer:
     """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
     `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
-    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack."""
+    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
+    follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
+    second `is` there is an error)."""
 
     always_accept = ("RBRACES",)
 
     def process(self, stream):
         depth = 0          # open `{` inside the current tag
         brackets = 0       # all open brackets inside the current tag
+        test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
         limit = _max_nesting.get()
         for tok in stream:
             kind = tok.type
+            if test == "name" and kind in _TEST_ARG_KEYWORDS:
+                tok = Token.new_borrow_pos("NAME", tok.value, tok)
+                kind, test = "NAME", None
+            elif kind == "IS":
+                if test == "name":
+                    raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
+                                              end=(tok.end_line, tok.end_column))
+                test = "is"
+            elif test == "is" and kind == "NOT":
+                test = "not"
+            elif test in ("is", "not", "dot") and kind in ("NAME", "IN"):
+                test = "name"
+            elif test == "name" and kind == "_DOT":
+                test = "dot"
+            else:
+                test = None
             if kind == "RBRACES":
                 yield from self._split(tok, depth)
                 closed = min(depth, len(tok.value))
@@ -159,7 +183,7 @@ def build_tables():
     """Run Lark's LALR analysis on the grammar and return the tables as JSON text (what --write-tables writes)."""
     text = _grammar_text()
     # the postlexer's always_accept (RBRACES) is baked into the contextual lexer's per-state terminal sets
-    data, memo = _analyse_grammar(text, postlex=_BracePostlexer()).memo_serialize([TerminalDef, Rule])
+    data, memo = _analyse_grammar(text, postlex=_Postlexer()).memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k != "postlex"}  # passed again at load time
     return json.dumps({"grammar_sha256": _grammar_digest(text), "lark_version": lark.__version__,
                        "data": _encode_int_keys(data),
@@ -206,14 +230,14 @@ def _make_parser(trim_blocks, lstrip_blocks):
     if tables is None:
         def edit(term):
             term.pattern.value = _edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
-        return _analyse_grammar(_grammar_text(), transformer=Builder(), postlex=_BracePostlexer(),
+        return _analyse_grammar(_grammar_text(), transformer=Builder(), postlex=_Postlexer(),
                                 edit_terminals=edit)
     data, memo = tables
     memo = _decode_int_keys(memo)
     for entry in memo.values():
         if entry.get("__type__") == "TerminalDef" and entry["pattern"]["__type__"] == "PatternRE":
             entry["pattern"]["value"] = _edit_pattern(entry["pattern"]["value"], trim_blocks, lstrip_blocks)
-    return Lark._load_from_dict(_decode_int_keys(data), memo, transformer=Builder(), postlex=_BracePostlexer())
+    return Lark._load_from_dict(_decode_int_keys(data), memo, transformer=Builder(), postlex=_Postlexer())
 
 
 # ---------------------------------------------------------------------------------------------------- parse
