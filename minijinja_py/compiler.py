@@ -555,20 +555,19 @@ class _Compiler:
         return run
 
     def _emitter(self, span):
-        """emit(scope, out, value): print a value computed by a block construct."""
-        autoescape = self.autoescape
+        """emit(scope, out, value): write the value of a {% filter %} or {% call %} block.
 
+        Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not),
+        so a value that is not a string makes the join of the enclosing output fail with TypeError — at the end
+        of the template, macro or captured block, after everything before it has run. Appending the value itself
+        reproduces that."""
         def emit(s, out, value):
-            try:
-                if autoescape:
-                    text = value if isinstance(value, Markup) else escape(value if isinstance(value, str)
-                                                                          else to_str(value))
-                else:
-                    text = value if type(value) is str else to_str(value)
-                out.append(text)
-                s.rs.grow_output(len(text))
-            except Exception as exc:
-                raise _located(exc, span)
+            out.append(value)
+            if isinstance(value, str):
+                try:
+                    s.rs.grow_output(len(value))
+                except Exception as exc:
+                    raise _located(exc, span)
         return emit
 
     def s_FilterBlock(self, node):
