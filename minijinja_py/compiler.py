@@ -16,7 +16,8 @@ from . import nodes as n
 from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error
 from .markup import Markup, escape
 from .runtime import (
-    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, Undefined, limit_exceeded, namespace_set,
+    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, NotText, Undefined, join_output,
+    limit_exceeded, namespace_set,
 )
 from .sandbox import (
     _DICT_ATTRS, _DICT_MUTATORS, check_str_size, getattr_, getitem_, percent_format, to_str,
@@ -384,7 +385,7 @@ class _Compiler:
         def run(s, out):
             captured = []
             body(s.child(), captured)
-            value = "".join(captured)
+            value = join_output(captured)
             if autoescape:
                 value = Markup(value)
             assign(s, apply(s, value))
@@ -488,7 +489,7 @@ class _Compiler:
                     loop_over(s, iterable, depth0, out)
                 finally:
                     rs.depth -= 1
-                text = "".join(out)
+                text = join_output(out)
                 return Markup(text) if rs.autoescape else text
             return recurse
 
@@ -559,15 +560,17 @@ class _Compiler:
 
         Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not),
         so a value that is not a string makes the join of the enclosing output fail with TypeError — at the end
-        of the template, macro or captured block, after everything before it has run. Appending the value itself
-        reproduces that."""
+        of the template, macro or captured block, after everything before it has run. Appending it as a NotText
+        reproduces that (join_output reports it at this block)."""
         def emit(s, out, value):
+            if not isinstance(value, str):
+                out.append(NotText(value, span))
+                return
             out.append(value)
-            if isinstance(value, str):
-                try:
-                    s.rs.grow_output(len(value))
-                except Exception as exc:
-                    raise _located(exc, span)
+            try:
+                s.rs.grow_output(len(value))
+            except Exception as exc:
+                raise _located(exc, span)
         return emit
 
     def s_FilterBlock(self, node):
@@ -580,7 +583,7 @@ class _Compiler:
         def run(s, out):
             captured = []
             body(s.child(), captured)
-            value = "".join(captured)
+            value = join_output(captured)
             emit(s, out, apply(s, Markup(value) if autoescape else value))
         return run
 
@@ -616,7 +619,7 @@ class _Compiler:
         def run(s, out):
             captured = []
             body(s.child(), captured)
-            text = "".join(captured)
+            text = join_output(captured)
             spans = s.rs.generation_spans
             if spans is not None:
                 start = sum(map(len, out))

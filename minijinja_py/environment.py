@@ -13,7 +13,8 @@ from .compiler import compile_template
 from .errors import LimitExceeded, TemplateError, as_template_error
 from .filters import FILTERS
 from .runtime import (
-    Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined, lipsum, pass_state,
+    Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined, join_output, lipsum,
+    pass_state,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
@@ -155,7 +156,7 @@ class Template:
         out = []
         try:
             self._run(scope, out)
-            return "".join(out)
+            return join_output(out)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except Exception as exc:  # an internal failure still leaves as a TemplateError, with its cause chained

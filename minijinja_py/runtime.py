@@ -7,11 +7,11 @@ compiler.py builds closures that create and use these; sandbox.py decides what a
 import random as _random
 from dataclasses import dataclass, fields
 
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, as_template_error
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "object_type_repr",
+    "RenderState", "NotText", "join_output", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "object_type_repr",
 ]
 
 
@@ -239,6 +239,35 @@ class ContinueLoop(BaseException):
     """{% continue %}"""
 
 
+# ---------------------------------------------------------------------------------------------------- output
+class NotText:
+    """A value that is not a string, written to the output as it is by a {% filter %} or {% call %} block (Jinja2
+    quirk). It counts as no text; joining the output fails on it (join_output), as Jinja2's join does."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value, span):
+        self.value = value
+        self.span = span
+
+    def __len__(self):
+        return 0
+
+
+def join_output(out):
+    """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
+    NotText is in there."""
+    try:
+        return "".join(out)
+    except TypeError as exc:
+        for i, item in enumerate(out):
+            if type(item) is NotText:
+                span = item.span
+                error = TypeError(f"sequence item {i}: expected str instance, {type(item.value).__name__} found")
+                raise as_template_error(error, span.line, span.col, (span.end_line, span.end_col)) from None
+        raise exc
+
+
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
     """The `loop` variable. Over a list everything is known up front; over a filtered loop (`for x in y if c`)
@@ -429,7 +458,7 @@ class Macro:
             self._body(scope, out)
         finally:
             rs.depth -= 1
-        text = "".join(out)
+        text = join_output(out)
         if rs.autoescape:
             from .markup import Markup
             return Markup(text)
