@@ -74,7 +74,7 @@ class _Postlexer:
     `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
     Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
     follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
-    second `is` there is an error)."""
+    second `is` there is an error), and refuses names that are not identifiers."""
 
     always_accept = ("RBRACES",)
 
@@ -85,6 +85,9 @@ class _Postlexer:
         limit = _max_nesting.get()
         for tok in stream:
             kind = tok.type
+            if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
+                raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
+                                          end=(tok.end_line, tok.end_column))
             if test == "name" and kind in _TEST_ARG_KEYWORDS:
                 tok = Token.new_borrow_pos("NAME", tok.value, tok)
                 kind, test = "NAME", None
