@@ -287,6 +287,8 @@ def _describe_token(tok):
     kind = tok.type
     if kind in _TAG_TERMINALS:
         return f"tag '{_TAG_TERMINALS[kind]}'"
+    if kind == "NAME":
+        return tok.value  # as Jinja2: "got 'y'" names the name
     if kind in _DESCRIPTIONS:
         return _DESCRIPTIONS[kind]
     return tok.value.strip() or kind
@@ -300,7 +302,7 @@ def _describe_text_at(source, pos):
     m = _TEXT_TOKENS.match(source, pos)
     if m is None:
         return "end of template"
-    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group())
+    return {"number": "integer", "string": "string"}.get(m.lastgroup, m.group())
 
 
 def _current_tag_end(exc):
