@@ -113,9 +113,11 @@ class Builder(Transformer):
                      cond, recursive is not None)
 
     def target_name(self, c):
+        _check_assignable(c[0], "const")
         return n.NameTarget(token_span(c[0]), c[0].value)
 
     def ns_target(self, c):
+        _check_assignable(c[0], "const")
         return n.NamespaceTarget(join_spans(c[0], c[1]), c[0].value, c[1].value)
 
     def target_tuple(self, c):
@@ -145,6 +147,7 @@ class Builder(Transformer):
 
     def macro_block(self, c):
         tag, name, _lpar, params, _rpar, body = c[:6]
+        _check_assignable(name, "name")
         return n.Macro(tag_span(tag), name.value, params or (), body)
 
     def params(self, c):
@@ -161,6 +164,7 @@ class Builder(Transformer):
         return tuple(c)
 
     def param(self, c):
+        _check_assignable(c[0], "name")
         return n.Param(token_span(c[0]), c[0].value, c[1])
 
     def call_block(self, c):
@@ -351,6 +355,13 @@ class Builder(Transformer):
 
     def pair(self, c):
         return (c[0], c[2])
+
+
+def _check_assignable(tok, what):
+    """true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
+    'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters."""
+    if tok.value in _CONSTANT_NAMES:
+        raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 
 
 def _unescape(tok):
