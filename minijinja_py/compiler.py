@@ -518,25 +518,32 @@ class _Compiler:
             raise signal()
         return run
 
-    def _macro_parts(self, params, body):
-        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller) for a macro or caller."""
+    def _macro_parts(self, params, body, span):
+        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller) for a macro or caller.
+
+        As in Jinja2, a parameter named kwargs or varargs is an ordinary parameter (no catch-all), and one named
+        caller must have a default when the body uses caller."""
+        used = _names_loaded(body)
+        names = tuple(p.name for p in params)
+        if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
+            raise _error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" '
+                            "argument must be omitted or be given a default.", span)
         with self._scoped(soft=False, in_loop=False):
             defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
             run_body = self.body(body)
-        used = _names_loaded(body)
-        names = tuple(p.name for p in params)
-        return names, defaults, run_body, "kwargs" in used, "varargs" in used, "caller" in used
+        return (names, defaults, run_body, "kwargs" in used and "kwargs" not in names,
+                "varargs" in used and "varargs" not in names, "caller" in used)
 
     def s_Macro(self, node):
         name = node.name
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body, node.span)
 
         def run(s, out):
             s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
         return run
 
     def s_CallBlock(self, node):
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body, node.span)
         call = node.call
         func = self.expr(call.func)
         collect = self._args(call.args)
