@@ -8,7 +8,7 @@ deeply nested template cannot overflow the Python stack here. The builder keeps 
 from lark import Token, Transformer
 
 from . import nodes as n
-from .errors import TemplateSyntaxError
+from .errors import PythonSyntaxError, TemplateSyntaxError
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 
@@ -160,7 +160,9 @@ class Builder(Transformer):
         names = [p.name for p in c]
         for i, p in enumerate(c):
             if p.name in names[:i]:
-                raise syntax_error(f"duplicate parameter {p.name!r}", p.span)
+                # Jinja2 lets Python's SyntaxError for its generated function escape here
+                raise PythonSyntaxError(f"duplicate parameter {p.name!r}", p.span.line, p.span.col,
+                                        end=(p.span.end_line, p.span.end_col))
         return tuple(c)
 
     def param(self, c):

@@ -13,7 +13,9 @@ from itertools import islice
 from operator import itemgetter
 
 from . import nodes as n
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error
+from .errors import (
+    LimitExceeded, PythonSyntaxError, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error,
+)
 from .markup import Markup, escape
 from .runtime import (
     MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, NotText, Undefined, join_output,
@@ -30,13 +32,8 @@ class TemplateAssertionError(TemplateSyntaxError):
     """A template that parses but cannot compile: an unknown filter or test outside any `if`."""
 
 
-class LoopControlOutsideLoop(TemplateSyntaxError, SyntaxError):
+class LoopControlOutsideLoop(PythonSyntaxError):
     """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
-
-    def __init__(self, message, lineno=None, colno=None, **kw):
-        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
-
-    __str__ = TemplateSyntaxError.__str__
 
 
 def _located(exc, span):

@@ -9,7 +9,7 @@ import builtins
 import unicodedata
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
+    "TemplateError", "TemplateSyntaxError", "PythonSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
     "LimitExceeded", "twin_of", "as_template_error",
 ]
 
@@ -99,6 +99,16 @@ def _printable(text):
 
 class TemplateSyntaxError(TemplateError):
     """The template source is malformed; raised by `from_string`, never later."""
+
+
+class PythonSyntaxError(TemplateSyntaxError, SyntaxError):
+    """A TemplateSyntaxError that is also Python's SyntaxError: where Jinja2 lets the SyntaxError of compiling its
+    generated code escape (break/continue outside a loop, a duplicate macro parameter)."""
+
+    def __init__(self, message="", lineno=None, colno=None, **kw):
+        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
+
+    __str__ = TemplateSyntaxError.__str__
 
 
 class TemplateRuntimeError(TemplateError):
