@@ -270,7 +270,7 @@ _TAG_TERMINALS = {
 }
 # Block tags and the tags that may close or continue them.
 _BLOCK_ENDS = {
-    "if": ("elif", "else", "endif"), "for": ("else", "endfor"), "set": ("endset",), "macro": ("endmacro",),
+    "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
     "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
     "raw": ("endraw",),
 }
@@ -332,12 +332,13 @@ def _open_blocks(exc):
 
 
 def _looking_for(exc, stack):
+    """The tags that may close or continue the innermost open block here, in Jinja2's order (none at top level)."""
+    if not stack:
+        return []
     expected = set(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or ())
-    ends = [name for term, name in _TAG_TERMINALS.items() if term in expected and name.startswith(("end", "el"))]
-    if not ends and stack:
-        ends = list(_BLOCK_ENDS[stack[-1][0]])
-    order = ("elif", "else")
-    return sorted(ends, key=lambda e: (e not in order, order.index(e) if e in order else 0, e))
+    ends = _BLOCK_ENDS[stack[-1][0]]
+    acceptable = [name for name in ends if any(_TAG_TERMINALS.get(term) == name for term in expected)]
+    return acceptable or list(ends)
 
 
 def _block_message(prefix, exc, stack, found=None):
@@ -361,6 +362,33 @@ def _block_message(prefix, exc, stack, found=None):
 _TAG_NAME = re.compile(r"\s*\{%[-+]?\s*(\w*)")
 
 
+def _skip_space(source, pos, line, col):
+    """(line, col, pos) of the first non-space character at or after pos (at line:col)."""
+    rest = source[pos:]
+    skipped = rest[:len(rest) - len(rest.lstrip())]
+    if skipped:
+        newlines = skipped.count("\n")
+        line += newlines
+        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
+        pos += len(skipped)
+    return line, col, pos
+
+
+def _bad_tag(text, line, col, exc, stack):
+    """The error for a tag that no tag terminal matched (text starts at its `{`), or None if text is no tag."""
+    if text.startswith("{#"):
+        return TemplateSyntaxError("Missing end of comment tag", line, col)
+    if text.startswith("{%"):
+        name = _TAG_NAME.match(text).group(1)
+        if name == "raw":
+            return TemplateSyntaxError("Missing end of raw directive", line, col)
+        if not name:
+            return TemplateSyntaxError("tag name expected", line, col)
+        return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name),
+                                   line, col, end=(line, col + 2 + len(name)))
+    return None
+
+
 def _describe(exc, source):
     stack = _open_blocks(exc)
     if isinstance(exc, UnexpectedToken):
@@ -369,6 +397,9 @@ def _describe(exc, source):
             pos = len(source)
             line = source.count("\n") + 1
             col = pos - (source.rfind("\n") + 1) + 1
+            if stack and stack[-1][0] == "raw":
+                opener = tag_span(stack[-1][1])
+                return TemplateSyntaxError("Missing end of raw directive", opener.line, opener.col)
             if stack:
                 return TemplateSyntaxError(_block_message("Unexpected end of template.", exc, stack), line, col)
             return TemplateSyntaxError(f"unexpected end of template, expected {_current_tag_end(exc)!r}", line, col)
@@ -381,6 +412,12 @@ def _describe(exc, source):
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
+        if "DATA" in exc.expected:
+            # in template text no tag terminal matched at a `{%`/`{#`, and the lexer's fallback found something else
+            line, col, pos = _skip_space(source, tok.start_pos, span.line, span.col)
+            error = _bad_tag(source[pos:], line, col, exc, stack)
+            if error is not None:
+                return error
         if tok.type in ("DATA", "RAW_BODY"):
             # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
             got = _describe_text_at(source, tok.start_pos)
@@ -398,25 +435,10 @@ def _describe(exc, source):
                     f"a {before} inside a string must be escaped as \\{before}")
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
     if isinstance(exc, UnexpectedCharacters):
-        pos, line, col = exc.pos_in_stream, exc.line, exc.column
-        rest = source[pos:]
-        stripped = rest.lstrip()
-        skipped = rest[:len(rest) - len(stripped)]
-        if skipped:
-            newlines = skipped.count("\n")
-            line += newlines
-            col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
-            pos += len(skipped)
-        if stripped.startswith("{#"):
-            return TemplateSyntaxError("Missing end of comment tag", line, col)
-        if stripped.startswith("{%"):
-            name = _TAG_NAME.match(stripped).group(1)
-            if name == "raw":
-                return TemplateSyntaxError("Missing end of raw directive", line, col)
-            if not name:
-                return TemplateSyntaxError("tag name expected", line, col)
-            return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", exc, stack, found=name),
-                                       line, col, end=(line, col + 2 + len(name)))
+        line, col, pos = _skip_space(source, exc.pos_in_stream, exc.line, exc.column)
+        error = _bad_tag(source[pos:], line, col, exc, stack)
+        if error is not None:
+            return error
         ch = source[pos:pos + 1]
         if ch in "\"'":
             return TemplateSyntaxError(f"unterminated string literal starting with {ch}", line, col)
