@@ -942,8 +942,10 @@ class _Compiler:
         return ev
 
     def e_CondExpr(self, node):
-        test = self._truth(node.test)
+        # the whole expression, test included, is a "soft" place as in Jinja2: an unknown filter or test there
+        # fails only when it is evaluated
         with self._scoped(soft=True):
+            test = self._truth(node.test)
             then = self.expr(node.then)
             else_ = self.expr(node.else_) if node.else_ is not None else None
         if else_ is None:
