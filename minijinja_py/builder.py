@@ -301,6 +301,9 @@ class Builder(Transformer):
             elif kind == "kw":
                 if dstar is not None:
                     raise bad
+                if any(name == a for name, _ in keywords):
+                    # Jinja2 lets Python's SyntaxError for its generated call escape here
+                    raise PythonSyntaxError(f"keyword argument repeated: {a}", lpar.line, lpar.column)
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
