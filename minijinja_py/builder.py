@@ -253,6 +253,18 @@ class Builder(Transformer):
             return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None)
         return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
 
+    def filter_then_call(self, c):
+        """x|f(a)(b)(c): the calls apply to the filter's result."""
+        value, named, (args, rpar) = c[0], c[1], c[2]
+        node = n.Filter(join_spans(value, rpar), value, named.name, args)
+        return _calls(node, c[3:])
+
+    def test_then_call(self, c):
+        """x is t(a)(b): the calls apply to the test's result."""
+        value, _is, negated, named, (args, rpar) = c[:5]
+        node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None)
+        return _calls(node, c[5:])
+
     def dotted_name(self, c):
         return _Named(".".join(t.value for t in c), join_spans(c[0], c[-1]))
 
@@ -360,6 +372,12 @@ class Builder(Transformer):
 
     def pair(self, c):
         return (c[0], c[2])
+
+
+def _calls(func, arg_lists):
+    for args, rpar in arg_lists:
+        func = n.Call(join_spans(func, rpar), func, args)
+    return func
 
 
 def _check_assignable(tok, what):
