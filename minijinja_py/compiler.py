@@ -777,10 +777,7 @@ class _Compiler:
         if func is None:
             if not self.soft:
                 raise _error_at(TemplateAssertionError, f"No filter named {name!r}.", span)
-
-            def missing(s, value=None):
-                raise _error_at(TemplateRuntimeError, f"No filter named {name!r} found.", span)
-            return missing if value_ev is None else (lambda s: missing(s))
+            func = _missing("filter", name, span)
         return self._apply(func, node.args, value_ev, span)
 
     def _apply(self, func, args, value_ev, span):
@@ -810,10 +807,7 @@ class _Compiler:
         if func is None:
             if not self.soft:
                 raise _error_at(TemplateAssertionError, f"No test named {name!r}.", span)
-
-            def missing(s):
-                raise _error_at(TemplateRuntimeError, f"No test named {name!r} found.", span)
-            return missing
+            func = _missing("test", name, span)
         test = self._apply(func, node.args, value_ev, span)
         if node.negated:
             return lambda s: not test(s)
@@ -953,6 +947,14 @@ class _Compiler:
                     "was defined.")
             return lambda s: then(s) if test(s) else s.rs.undefined(hint)
         return lambda s: then(s) if test(s) else else_(s)
+
+
+def _missing(kind, name, span):
+    """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
+    it fails when called, after the value and the arguments were evaluated."""
+    def missing(*args, **kwargs):
+        raise _error_at(TemplateRuntimeError, f"No {kind} named {name!r} found.", span)
+    return missing
 
 
 def _call(func, args, kwargs, rs):
