@@ -367,10 +367,24 @@ class _Compiler:
     def s_Assign(self, node):
         assign = self.assigner(node.target)
         ev = self.expr(node.value)
+        check = self._namespace_check(node.target)
 
         def run(s, out):
+            check(s)
             assign(s, ev(s))
         return run
+
+    def _namespace_check(self, target):
+        """check(scope) for {% set ns.attr ... %}: as Jinja2, the target must be a namespace before the value is
+        computed (a no-op for other targets)."""
+        if not isinstance(target, n.NamespaceTarget):
+            return lambda s: None
+        name, span = target.name, target.span
+
+        def check(s):
+            if not isinstance(s[name], Namespace):
+                raise _error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        return check
 
     def s_AssignBlock(self, node):
         with self._scoped(soft=False):
@@ -379,9 +393,12 @@ class _Compiler:
         assign = self.assigner(node.target)
         autoescape = self.autoescape
 
+        check = self._namespace_check(node.target)
+
         def run(s, out):
             captured = []
             body(s.child(), captured)
+            check(s)
             value = join_output(captured)
             if autoescape:
                 value = Markup(value)
