@@ -424,18 +424,16 @@ class Macro:
         for i in range(bound):
             scope[self.arguments[i]] = args[i]
         found_caller = self._explicit_caller if bound == count else False
+        pending = []   # parameters left to their defaults: computed once the call is known to be valid
         for i in range(bound, count):
             name = self.arguments[i]
             if name == "caller":
                 found_caller = True
             value = kwargs.pop(name, MISSING)
             if value is MISSING:
-                default = self._defaults[i]
-                if default is not None:
-                    value = default(scope)
-                else:
-                    value = undefined(f"parameter {name!r} was not provided", name=name)
-            scope[name] = value
+                pending.append(i)
+            else:
+                scope[name] = value
         if self.caller and not found_caller:
             caller = kwargs.pop("caller", None)
             if caller is None:
@@ -455,6 +453,11 @@ class Macro:
         out = []
         rs.depth += 1
         try:
+            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks
+            for i in pending:
+                name, default = self.arguments[i], self._defaults[i]
+                scope[name] = default(scope) if default is not None else \
+                    undefined(f"parameter {name!r} was not provided", name=name)
             self._body(scope, out)
         finally:
             rs.depth -= 1
