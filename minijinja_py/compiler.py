@@ -24,6 +24,7 @@ from .runtime import (
 from .sandbox import (
     _DICT_ATTRS, _DICT_MUTATORS, check_str_size, getattr_, getitem_, percent_format, to_str,
 )
+from .symbols import frame_symbols
 
 __all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
 
@@ -46,7 +47,7 @@ def _error_at(cls, message, span):
 
 def compile_template(template, env, autoescape):
     """nodes.Template → run(scope, out)."""
-    return _Compiler(env, autoescape).body(template.body)
+    return _Compiler(env, autoescape).frame(template.body)
 
 
 # --------------------------------------------------------------------------------------- static name analysis
@@ -79,6 +80,15 @@ def _store_to_loop(node):
                 if isinstance(target, n.NameTarget) and target.name == "loop":
                     return target
     return None
+
+
+def _target_names(target):
+    """The names an assignment target binds, in order."""
+    if isinstance(target, n.NameTarget):
+        return (target.name,)
+    if isinstance(target, n.TupleTarget):
+        return tuple(name for item in target.items for name in _target_names(item))
+    return ()
 
 
 def _assigns_in_scope(body):
@@ -185,6 +195,7 @@ class _Compiler:
         self.soft = False          # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False       # break/continue allowed here
         self.depth = 0
+        self.outer_names = frozenset()   # names the enclosing scopes refer to (symbols.frame_symbols)
 
     # ---------------------------------------------------------------------------------------- dispatch
     def _enter(self, node):
@@ -231,6 +242,22 @@ class _Compiler:
         def run(s, out):
             for r in runs:
                 r(s, out)
+        return run
+
+    def frame(self, statements, params=(), loads_first=()):
+        """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that first makes the
+        names this scope assigns before reading them undefined, as Jinja2's static scoping does (symbols.py)."""
+        undefined, names = frame_symbols(statements, params, self.outer_names, loads_first)
+        with self._scoped(outer_names=self.outer_names | names):
+            body = self.body(statements)
+        if not undefined:
+            return body
+
+        def run(s, out):
+            make_undefined = s.rs.undefined
+            for name in undefined:
+                s[name] = make_undefined(name=name)
+            body(s, out)
         return run
 
     def _scoped(self, **flags):
@@ -388,7 +415,7 @@ class _Compiler:
 
     def s_AssignBlock(self, node):
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body)
             apply = self._filter_chain(node.filters)
         assign = self.assigner(node.target)
         autoescape = self.autoescape
@@ -422,13 +449,14 @@ class _Compiler:
                             store.span)
         iter_ev = self.expr(node.iter)
         assign = self.assigner(node.target)
+        uses_loop = node.recursive or "loop" in _names_loaded(node.body)
+        targets = _target_names(node.target) + (("loop",) if uses_loop else ())
         with self._scoped(soft=False, in_loop=True):
-            body = self.body(node.body)
+            body = self.frame(node.body, targets)
             cond = self._truth(node.filter) if node.filter is not None else None
         with self._scoped(soft=False, in_loop=self.in_loop):
-            else_ = self.body(node.else_) if node.else_ else None
+            else_ = self.frame(node.else_) if node.else_ else None
         fresh = _assigns_in_scope(node.body)
-        uses_loop = node.recursive or "loop" in _names_loaded(node.body)
         recursive = node.recursive
         span = node.span
         iter_span = node.iter.span
@@ -542,11 +570,14 @@ class _Compiler:
         if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
             raise _error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" '
                             "argument must be omitted or be given a default.", span)
+        catch_kwargs = "kwargs" in used and "kwargs" not in names
+        catch_varargs = "varargs" in used and "varargs" not in names
+        declared = names + tuple(name for name, on in (("caller", "caller" in used), ("kwargs", catch_kwargs),
+                                                       ("varargs", catch_varargs)) if on)
         with self._scoped(soft=False, in_loop=False):
             defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
-            run_body = self.body(body)
-        return (names, defaults, run_body, "kwargs" in used and "kwargs" not in names,
-                "varargs" in used and "varargs" not in names, "caller" in used)
+            run_body = self.frame(body, declared, tuple(p.default for p in params if p.default is not None))
+        return names, defaults, run_body, catch_kwargs, catch_varargs, "caller" in used
 
     def s_Macro(self, node):
         name = node.name
@@ -596,7 +627,7 @@ class _Compiler:
 
     def s_FilterBlock(self, node):
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body)
             apply = self._filter_chain(node.filters)
         emit = self._emitter(node.span)
         autoescape = self.autoescape
@@ -612,7 +643,7 @@ class _Compiler:
         values = tuple(self.expr(v) for v in node.values)
         assigns = tuple(self.assigner(t) for t in node.targets)
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body, tuple(name for t in node.targets for name in _target_names(t)))
 
         def run(s, out):
             evaluated = [v(s) for v in values]
@@ -635,7 +666,7 @@ class _Compiler:
         if "generation" not in self.extensions:
             raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
         with self._scoped(soft=False, in_loop=False):
-            body = self.body(node.body)
+            body = self.frame(node.body)
 
         def run(s, out):
             captured = []
