@@ -700,8 +700,11 @@ class _Compiler:
         span = node.span
 
         def ev(s):
+            # as a Python dict display (Jinja2 compiles to one): every key and value is computed before any
+            # key is hashed, so an error in a later value comes before an unhashable key
+            items = [(k(s), v(s)) for k, v in pairs]
             try:
-                return {k(s): v(s) for k, v in pairs}
+                return dict(items)
             except Exception as exc:
                 raise _located(exc, span)
         return ev
