@@ -453,7 +453,10 @@ class Macro:
         out = []
         rs.depth += 1
         try:
-            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks
+            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks;
+            # a parameter not yet given its default reads as undefined there (not as an outer variable)
+            for i in pending:
+                scope[self.arguments[i]] = undefined(name=self.arguments[i])
             for i in pending:
                 name, default = self.arguments[i], self._defaults[i]
                 scope[name] = default(scope) if default is not None else \
