@@ -454,7 +454,9 @@ class _Compiler:
         with self._scoped(soft=False, in_loop=True):
             body = self.frame(node.body, targets)
             cond = self._truth(node.filter) if node.filter is not None else None
-        with self._scoped(soft=False, in_loop=self.in_loop):
+        # Jinja2 compiles a recursive loop into a function, else block included: there break/continue cannot
+        # reach an outer loop, and every loop(...) call that renders nothing runs the else block
+        with self._scoped(soft=False, in_loop=self.in_loop and not node.recursive):
             else_ = self.frame(node.else_) if node.else_ else None
         fresh = _assigns_in_scope(node.body)
         recursive = node.recursive
@@ -528,7 +530,8 @@ class _Compiler:
                 out = []
                 rs.depth += 1
                 try:
-                    loop_over(s, iterable, depth0, out)
+                    if not loop_over(s, iterable, depth0, out) and else_ is not None:
+                        else_(s.child(), out)
                 finally:
                     rs.depth -= 1
                 text = join_output(out)
