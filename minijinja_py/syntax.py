@@ -279,7 +279,7 @@ _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
     "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
     "$END": "end of template", "DATA": "template data", "VAR_OPEN": "begin of print statement",
-    "COMMENT": "comment",
+    "COMMENT": "comment", "_COLON_CLOSE": ":",
 }
 
 
