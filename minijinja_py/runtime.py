@@ -471,7 +471,7 @@ class Macro:
         return text
 
     def __repr__(self):
-        return f"<Macro {self.name!r}>" if self.name != "caller" else "<Macro 'caller'>"
+        return "<Macro anonymous>" if self.name is None else f"<Macro {self.name!r}>"
 
 
 # ------------------------------------------------------------------------------------------------- globals
