@@ -599,7 +599,8 @@ class _Compiler:
         span = call.span
 
         def run(s, out):
-            caller_macro = Macro("caller", names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
+            # a call block's caller is anonymous, as in Jinja2 (name None, "<Macro anonymous>")
+            caller_macro = Macro(None, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
             try:
                 f = func(s)
                 args, kwargs = collect(s)
@@ -1005,8 +1006,11 @@ class _Compiler:
 
 def _missing(kind, name, span):
     """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
-    it fails when called, after the value and the arguments were evaluated."""
+    it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
+    with a TypeError when given some)."""
     def missing(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
         raise _error_at(TemplateRuntimeError, f"No {kind} named {name!r} found.", span)
     return missing
 
