@@ -24,7 +24,7 @@ from .runtime import (
 from .sandbox import (
     _DICT_ATTRS, _DICT_MUTATORS, check_str_size, getattr_, getitem_, percent_format, to_str,
 )
-from .symbols import frame_symbols
+from .symbols import frame_symbols, undeclared
 
 __all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
 
@@ -65,10 +65,6 @@ def _walk(node):
             stack.extend(current)
         elif isinstance(current, n.Args):
             stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
-
-
-def _names_loaded(body):
-    return {x.name for x in _walk(body) if isinstance(x, n.Name)}
 
 
 def _store_to_loop(node):
@@ -449,7 +445,7 @@ class _Compiler:
                             store.span)
         iter_ev = self.expr(node.iter)
         assign = self.assigner(node.target)
-        uses_loop = node.recursive or "loop" in _names_loaded(node.body)
+        uses_loop = node.recursive or "loop" in undeclared(node.body, ("loop",))
         targets = _target_names(node.target) + (("loop",) if uses_loop else ())
         with self._scoped(soft=False, in_loop=True):
             body = self.frame(node.body, targets)
@@ -568,7 +564,7 @@ class _Compiler:
 
         As in Jinja2, a parameter named kwargs or varargs is an ordinary parameter (no catch-all), and one named
         caller must have a default when the body uses caller."""
-        used = _names_loaded(body)
+        used = undeclared(body, ("caller", "kwargs", "varargs"))
         names = tuple(p.name for p in params)
         if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
             raise _error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" '

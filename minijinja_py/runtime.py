@@ -443,7 +443,7 @@ class Macro:
             scope["kwargs"] = kwargs
         elif kwargs:
             if "caller" in kwargs:
-                raise TypeError(f"macro {self.name!r} was invoked with two values for the special 'caller' "
+                raise TypeError(f"macro {self.name!r} was invoked with two values for the special caller "
                                 "argument. This is most likely a bug.")
             raise TypeError(f"macro {self.name!r} takes no keyword argument {next(iter(kwargs))!r}")
         if self.catch_varargs:

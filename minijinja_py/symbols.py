@@ -17,7 +17,7 @@ from dataclasses import fields
 
 from . import nodes as n
 
-__all__ = ["frame_symbols"]
+__all__ = ["frame_symbols", "undeclared"]
 
 _PARAM, _RESOLVE, _ALIAS, _UNDEFINED = "param", "resolve", "alias", "undefined"
 
@@ -123,6 +123,46 @@ class _Symbols:
         for name, count in counts.items():
             if count < len(visited):      # not assigned on every path: read from outside until assigned
                 self.refs[name] = _ALIAS if name in self.outer else _RESOLVE
+
+
+def undeclared(statements, names):
+    """Which of `names` (caller, kwargs, varargs, loop) the statements read before anything declares them — the
+    test Jinja2 uses to give a macro its caller/kwargs/varargs and a loop its `loop`. In Jinja2's visiting order,
+    nested scopes included: reading the name counts, and an assignment or parameter of that name seen first
+    hides it from the rest (`{% for caller in x %}{{ caller }}` does not make the macro take a caller)."""
+    looking = set(names)
+    found = set()
+    stack = [statements]
+    while stack and looking - found:
+        item = stack.pop()
+        if isinstance(item, (tuple, list)):
+            stack.extend(reversed(item))
+        elif isinstance(item, n.Name):
+            if item.name in looking:
+                found.add(item.name)
+        elif isinstance(item, (n.NameTarget, n.Param)):
+            if item.name not in found:
+                looking.discard(item.name)
+            if isinstance(item, n.Param) and item.default is not None:
+                stack.append(item.default)
+        elif isinstance(item, n.Macro):
+            # Jinja2 visits all parameter names, then the defaults, then the body
+            stack.append(item.body)
+            stack.append(tuple(p.default for p in item.params if p.default is not None))
+            stack.append(tuple(n.NameTarget(p.span, p.name) for p in item.params))
+        elif isinstance(item, n.CallBlock):
+            stack.append(item.body)
+            stack.append(tuple(p.default for p in item.params if p.default is not None))
+            stack.append(tuple(n.NameTarget(p.span, p.name) for p in item.params))
+            stack.append(item.call)
+        elif isinstance(item, n.FilterBlock):
+            stack.append(item.filters)      # Jinja2's FilterBlock visits its body first
+            stack.append(item.body)
+        elif isinstance(item, n.Node):
+            stack.extend(reversed([getattr(item, f.name) for f in fields(item) if f.name != "span"]))
+        elif isinstance(item, n.Args):
+            stack.extend(reversed((item.positional, tuple(v for _, v in item.keywords), item.star, item.dstar)))
+    return found
 
 
 def _expression_nodes(expr):
