@@ -690,6 +690,10 @@ class TemplateGen:
     def tag(self, content):
         return f"{self.tag_open()}{content}{self.tag_close()}"
 
+    def head(self, content):
+        """The opening tag of a block: Jinja2 allows a Python-style colon before its end ({% if x: %})."""
+        return self.tag(content + (":" if self.r.chance(0.03) else ""))
+
     def text(self):
         r = self.r
         pieces = []
@@ -697,6 +701,7 @@ class TemplateGen:
             pieces.append(r.weighted([
                 (6, r.choice(["hello", "Hi", "x", "user:", "<|im_start|>", "ä", "😀", "-", ",", "word"])),
                 (5, r.choice([" ", "  ", "\n", "\n\n", "\t", " \n", "\n  ", "\n\t", "    "])),
+                (1, r.choice(["\r\n", "\r", " \r\n  ", "\u00a0", "\u2028", "\x0c", "\u3000 "])),
                 (1, r.choice(["}", "}}", "%}", "#}", "{ x", "%", "#", "{", "-}}", "{-"])),
             ]))
         return "".join(pieces)
@@ -743,17 +748,55 @@ class TemplateGen:
             options += [(4, self.if_block), (4, self.for_block), (3, self.set_stmt), (1, self.set_block),
                         (2, self.macro_block), (1, self.call_block), (1, self.filter_block), (1, self.with_block),
                         (1, self.generation_block)]
-        options += [(1, self.print_stmt), (1, self.ns_set)]
+        options += [(1, self.print_stmt), (1, self.ns_set), (2, self.chat_idiom)]
         if self.loops:
             options += [(1, self.loop_control)]
         if r.chance(0.02):
             options = [(1, self.rare_stmt)]
         stmt = r.weighted(options)
         if stmt in (self.text, self.output, self.comment, self.raw, self.print_stmt, self.ns_set,
-                    self.loop_control, self.rare_stmt):
+                    self.loop_control, self.rare_stmt, self.chat_idiom):
             return stmt()
         # a block: often on its own indented lines (what lstrip_blocks/trim_blocks are for)
         return stmt(depth + 1)
+
+    def chat_idiom(self):
+        """A fragment the way real chat templates are written (with the generator's whitespace control)."""
+        r = self.r
+        t, o = self.tag, r.choice(["{{", "{{-"])
+        c = r.choice(["}}", "-}}"])
+        idioms = [
+            lambda: t("for message in messages") + t("if message['role'] == 'system'") +
+            f"<|system|>{o} message['content'] | trim {c}" + t("elif message.role == 'user'") +
+            f"{o} '<|user|>\n' + message['content'] + eos_token {c}" + t("else") +
+            f"{o} '<|' ~ message.role ~ '|>' ~ (message.content if message.content is string else "
+            f"message.content|map(attribute='text')|join) {c}" + t("endif") + t("endfor"),
+            lambda: t("if messages[0]['role'] == 'system'") + t("set system_message = messages[0]['content']") +
+            t("set loop_messages = messages[1:]") + t("else") + t("set loop_messages = messages") + t("endif") +
+            t("for message in loop_messages") + f"{o} loop.index0 ~ ':' ~ message['role'] {c}" + t("endfor") +
+            f"{o} system_message is defined {c}",
+            lambda: t("set ns = namespace(found=false, last=-1)") + t("for m in messages") +
+            t("if m.role == 'user'") + t("set ns.found = true") + t("set ns.last = loop.index0") + t("endif") +
+            t("endfor") + f"{o} ns.found ~ ns.last {c}",
+            lambda: t("if tools is defined and tools") + f"{o} tools | tojson(indent=2) {c}" + t("endif") +
+            t("if add_generation_prompt") + "<|assistant|>\n" + t("endif"),
+            lambda: t("for message in messages") + t("if (message['role'] == 'user') != (loop.index0 % 2 == 0)") +
+            f"{o} raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') {c}" +
+            t("endif") + f"{o} bos_token + '[INST] ' + message['content'] | trim + ' [/INST]' {c}" + t("endfor"),
+            lambda: t("for message in messages") + t("if message.tool_calls is defined") +
+            t("for tc in message.tool_calls") + f"{o} tc.function.name ~ '(' ~ tc.function.arguments|tojson ~ ')' "
+            f"{c}" + t("if not loop.last") + ", " + t("endif") + t("endfor") + t("endif") + t("endfor"),
+            lambda: t("macro render_content(content)") + t("if content is string") + f"{o} content {c}" +
+            t("else") + t("for part in content") + t("if part.type == 'text'") + f"{o} part.text {c}" + t("endif") +
+            t("endfor") + t("endif") + t("endmacro") + t("for m in messages") +
+            f"[{o} render_content(m.content) {c}]" + t("endfor"),
+            lambda: f"{o} messages | selectattr('role', 'equalto', 'user') | list | length {c}" +
+            f"{o} (messages | last).role {c}" + f"{o} messages[-1]['content'] if messages {c}" +
+            f"{o} strftime_now('%d %B %Y') {c}",
+            lambda: t("set content = message.reasoning_content if message is defined and message.reasoning_content "
+                      "is defined else ''") + f"{o} content.split('</think>')[-1].lstrip('\n') {c}",
+        ]
+        return self.nl_indent() + r.choice(idioms)() + self.nl_indent()
 
     def nl_indent(self):
         r = self.r
@@ -761,11 +804,11 @@ class TemplateGen:
 
     def if_block(self, depth):
         r = self.r
-        out = self.nl_indent() + self.tag(f"if{self.sp()}{self.cond_expr_text()}") + self.body(depth)
+        out = self.nl_indent() + self.head(f"if{self.sp()}{self.cond_expr_text()}") + self.body(depth)
         for _ in range(r.weighted([(5, 0), (2, 1), (1, 2)])):
-            out += self.nl_indent() + self.tag(f"elif {self.cond_expr_text()}") + self.body(depth)
+            out += self.nl_indent() + self.head(f"elif {self.cond_expr_text()}") + self.body(depth)
         if r.chance(0.4):
-            out += self.nl_indent() + self.tag("else") + self.body(depth)
+            out += self.nl_indent() + self.head("else") + self.body(depth)
         return out + self.nl_indent() + self.tag("endif") + self.nl_indent()
 
     def cond_expr_text(self):
@@ -814,7 +857,7 @@ class TemplateGen:
             recursive = True
         self.scope = _Scope(names, self.scope)
         self.loops.append(recursive)
-        out = self.nl_indent() + self.tag(head)
+        out = self.nl_indent() + self.head(head)
         if recursive and kind == "tree":
             out += self.tag_open().strip() + " if node.children " + self.tag_close() + \
                 "[{{ loop(node.children) }}]" + self.tag("endif")
@@ -822,7 +865,7 @@ class TemplateGen:
         self.loops.pop()
         self.scope = self.scope.parent
         if r.chance(0.25):
-            out += self.tag("else") + self.body(depth)
+            out += self.head("else") + self.body(depth)
         return out + self.nl_indent() + self.tag("endfor") + self.nl_indent()
 
     def loop_control(self):
@@ -871,7 +914,7 @@ class TemplateGen:
         if r.chance(0.4):
             filters = "|" + "|".join(r.choice(["upper", "trim", "length", "replace('a', 'b')", "indent(2)",
                                                "nosuch", "e", "wordcount"]) for _ in range(r.randint(1, 2)))
-        out = self.tag(f"set {name}{filters}") + self.body(depth) + self.tag("endset")
+        out = self.head(f"set {name}{filters}") + self.body(depth) + self.tag("endset")
         self.scope.names[name] = "str"
         return out + (f"{{{{ {name} }}}}" if r.chance(0.6) else "")
 
@@ -897,7 +940,7 @@ class TemplateGen:
         self.in_macro.pop()
         self.scope, self.loops = saved_scope, saved_loops
         self.macros[name] = (positional, "caller" in body)
-        out = self.tag(f"macro {name}({', '.join(params)})") + body + self.tag("endmacro")
+        out = self.head(f"macro {name}({', '.join(params)})") + body + self.tag("endmacro")
         if r.chance(0.6):
             out += self.nl_indent() + f"{{{{ {name}({self.call_args(2, positional)}) }}}}"
         return out
@@ -924,14 +967,14 @@ class TemplateGen:
         call = f"{name}({self.call_args(2, count)})"
         if r.chance(0.05):
             call = r.choice([name, f"{name}(1)|upper", f"[{name}][0](1)", f"{name}(1) if true"])
-        return prefix + self.tag(f"call{params} {call}") + body + self.tag("endcall")
+        return prefix + self.head(f"call{params} {call}") + body + self.tag("endcall")
 
     def filter_block(self, depth):
         r = self.r
         chain = "|".join(r.choice(["upper", "trim", "replace('l', 'L')", "indent(2, true)", "center(20)",
                                    "truncate(5)", "title", "wordcount", "nosuchfilter", "e", "list", "length",
                                    "default('x')", "join(',')"]) for _ in range(r.randint(1, 2)))
-        return self.tag(f"filter {chain}") + self.body(depth) + self.tag("endfilter")
+        return self.head(f"filter {chain}") + self.body(depth) + self.tag("endfilter")
 
     def with_block(self, depth):
         r = self.r
@@ -948,7 +991,7 @@ class TemplateGen:
         return self.tag(("with " + ", ".join(assigns)).strip()) + body + self.tag("endwith")
 
     def generation_block(self, depth):
-        return self.tag("generation") + self.body(depth) + self.tag("endgeneration")
+        return self.head("generation") + self.body(depth) + self.tag("endgeneration")
 
     def print_stmt(self):
         return self.tag(f"print {self.expr('any')[0]}")
@@ -1012,4 +1055,6 @@ def generate_case(r):
         source = mutate(r, source)
     if r.chance(0.05):
         source += "\n"   # one trailing newline is dropped (keep_trailing_newline is off)
+    if r.chance(0.01):
+        source += r.choice(["{#", "{#-", " {% raw %}", "{%- raw -%}", "{{", "{%", " {#"])   # an opener at the end
     return Case(source, context, trim, lstrip)
