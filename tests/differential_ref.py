@@ -94,8 +94,9 @@ def reference_env(trim_blocks=True, lstrip_blocks=True):
     return env
 
 
-def _build_reference_env(trim_blocks, lstrip_blocks, cls=ImmutableSandboxedEnvironment):
-    env = cls(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, extensions=[_Generation, jinja2.ext.loopcontrols])
+def _build_reference_env(trim_blocks, lstrip_blocks, cls=ImmutableSandboxedEnvironment, **options):
+    env = cls(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, extensions=[_Generation, jinja2.ext.loopcontrols],
+              **options)
     env.filters["tojson"] = _tojson
     env.globals["raise_exception"] = _raise_exception
     env.globals["strftime_now"] = lambda fmt: FIXED_NOW.strftime(fmt)
@@ -232,7 +233,8 @@ def _raised_in(result, module, functions):
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         for frame in traceback.extract_tb(exc.__traceback__):
-            if frame.filename.replace("\\", "/").endswith("/" + module) and frame.name in functions:
+            if frame.filename.replace("\\", "/").endswith("/" + module) and (functions is None
+                                                                             or frame.name in functions):
                 return True
         exc = exc.__cause__ or exc.__context__
     return False
@@ -291,31 +293,6 @@ def _error_text(case, result):
     return "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]])
 
 
-_UNKNOWN_NAME = re.compile(r"^No (filter|test) named '([^']+)'\.$")
-
-
-def _folded_unknown_name(case, ref, mine):
-    # Jinja2 folds `true or x|nosuch` (and `and`, inline if) at compile time, so an unknown filter or test in a
-    # branch that can never run is never compiled; minijinja_py refuses it when compiling. Checked: with the name
-    # defined in both environments, they agree.
-    if mine[0] != "error" or not isinstance(mine[1], mj.TemplateSyntaxError):
-        return False
-    m = _UNKNOWN_NAME.match(_message(mine[1]))
-    if m is None or (ref[0] == "error" and _UNKNOWN_NAME.match(_message(ref[1]))):
-        return False
-    kind, name = m.groups()
-
-    def stand_in(*args, **kwargs):
-        raise RuntimeError(f"{name} ran")   # never runs when Jinja2 folded it away
-
-    ref_env = _build_reference_env(case.trim_blocks, case.lstrip_blocks)
-    mj_env_ = mj.chat_environment(trim_blocks=case.trim_blocks, lstrip_blocks=case.lstrip_blocks,
-                                  now=lambda: FIXED_NOW)
-    for env in (ref_env, mj_env_):
-        (env.filters if kind == "filter" else env.tests)[name] = stand_in
-    return _classify(render_reference(case, ref_env), _render_with(mj_env_, case))[0] in ("same", "excluded")
-
-
 _SELF = re.compile(r"(?<![\w.])self(?!\w)")
 
 
@@ -353,6 +330,27 @@ def _bytes_methods(case, ref, mine):
     return mine[0] == "error" and _message(mine[1]).startswith("'bytes object' has no attribute")
 
 
+@jinja2.pass_context
+def _identity_finalize(context, value):
+    return value
+
+
+_unfolded_envs = {}
+
+
+def _constant_folding(case, ref, mine):
+    # Jinja2 evaluates constant expressions while compiling (its optimizer, and constant {{ }} output). Checked:
+    # minijinja_py agrees with Jinja2 compiling without folding (optimized=False, and a finalize that needs the
+    # render context, which keeps {{ }} from being folded); output and error kind are otherwise those of Jinja2
+    key = (case.trim_blocks, case.lstrip_blocks)
+    env = _unfolded_envs.get(key)
+    if env is None:
+        env = _unfolded_envs[key] = _build_reference_env(case.trim_blocks, case.lstrip_blocks, optimized=False,
+                                                         finalize=_identity_finalize)
+    unfolded = render_reference(case, env)
+    return unfolded[:2] != ref[:2] and _classify(unfolded, mine)[0] in ("same", "excluded")
+
+
 def _inf_literal(case, ref, mine):
     return ref[0] == "error" and isinstance(ref[1], NameError) and str(ref[1]) in (
         "name 'inf' is not defined", "name 'nan' is not defined")
@@ -388,15 +386,8 @@ def _string_formatting(case, ref, mine):
     # str.format / format_map / % as the sandboxes implement them
     return (_raised_in(ref, "jinja2/sandbox.py", {"format_string", "wrapper"})
             or _raised_in(mine, "minijinja_py/sandbox.py", {"percent_format", "safe_format"})
-            or _raised_in(ref, "markupsafe/__init__.py", {"__mod__", "format", "format_map"})
-            or _raised_in(mine, "minijinja_py/markup.py", {"__mod__", "format", "format_map"}))
-
-
-def _folded_repeated_keyword(case, ref, mine):
-    # Jinja2 reports a repeated keyword argument only when the call is compiled; a call it folds to a constant at
-    # compile time silently keeps the last value
-    return (mine[0] == "error" and _message(mine[1]).startswith("keyword argument repeated")
-            and not (ref[0] == "error" and isinstance(ref[1], SyntaxError)))
+            or _raised_in(ref, "markupsafe/__init__.py", None)
+            or _raised_in(mine, "minijinja_py/markup.py", None))
 
 
 _CLASS_REPR = re.compile(r"<class '[\w.]+'>", re.IGNORECASE)
@@ -413,20 +404,6 @@ def _limit_instead_of_overflow(case, ref, mine):
             and mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded))
 
 
-def _compile_time_folding_error(case, ref, mine):
-    # from_string raised something that is not a syntax error: Jinja2's constant folder or code generator failed
-    return (ref[0] == "error" and ref[2] == "compile" and not isinstance(ref[1], (jinja2.TemplateSyntaxError,
-                                                                                  SyntaxError)))
-
-
-def _const_slice_in_output(case, ref, mine):
-    # Jinja2 folds a constant {{ }} expression at compile time, slicing through the sandbox's lenient getitem
-    # (undefined on failure); at run time, and in minijinja_py, a failing slice is a TypeError
-    message = _message(mine[1]) if mine[0] == "error" else ""
-    return (mine[0] == "error" and isinstance(mine[1], TypeError) and ":" in case.source
-            and ("subscriptable" in message or message == "unhashable type: 'slice'"))
-
-
 _BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+\w+\s*\.\s*\w+\s*(\||[-+]?%\})")
 
 
@@ -438,6 +415,11 @@ def _block_set_attribute_of_non_namespace(case, ref, mine):
 
 
 KNOWN = [
+    Known("constant-folding", "Jinja2 computes constant expressions while compiling: errors there fail from_string "
+          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), a failing slice of a constant "
+          "prints as undefined in {{ }} (none[1:]), an unknown filter/test or a repeated keyword argument in a "
+          "folded-away expression (true or x|nosuch) is no error; minijinja_py evaluates when the expression runs "
+          "(checked against Jinja2 without constant folding)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("unsupported-tag", "include/import/from/extends/block/autoescape are not implemented (no loader in the "
@@ -449,23 +431,12 @@ KNOWN = [
           "Jinja2 an unsafe undefined (SecurityError when used)", _dunder_of_undefined),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
-    Known("compile-time-folding-error", "Jinja2 evaluates constant expressions while compiling: an error there (a "
-          "dict literal with an unhashable constant key {[1]: 2}, a constant int too large to print 10 ** 5000) "
-          "fails from_string even in a branch never taken; minijinja_py raises it when the expression runs",
-          _compile_time_folding_error),
-    Known("const-slice-in-output", "Jinja2 folds constant {{ }} expressions at compile time with the sandbox's "
-          "lenient getitem: a failing slice of a constant (none[1:]) prints as undefined there, but is a TypeError "
-          "at run time (and in minijinja_py)", _const_slice_in_output),
     Known("sandbox-string-formatting", "sandbox/markup: str.format, format_map and % of minijinja_py differ from "
           "Python's on non-string arguments ('{:>4}'.format([]), 'x' % [], '%5.2f' % undefined, s.format_map(2)), "
-          "and Markup % str does not fail like markupsafe's",
+          "and Markup's methods differ from markupsafe's (Markup % str, Markup.replace with a non-string)",
           _string_formatting),
-    Known("folded-repeated-keyword", "a repeated keyword argument in a call Jinja2 folds to a constant at compile "
-          "time is accepted there (the last value wins); minijinja_py always refuses it", _folded_repeated_keyword),
     Known("class-repr", "printing a class object: Jinja2 shows its module path, minijinja_py only its name",
           _class_repr),
-    Known("folded-unknown-filter-or-test", "an unknown filter or test in a branch Jinja2 folds away at compile time "
-          "(`true or x|nosuch`) is no error there; minijinja_py refuses it when compiling", _folded_unknown_name),
     Known("template-reference", "`self` (Jinja2's reference to the template's blocks) is not provided; blocks are "
           "not supported", _template_reference),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
@@ -506,89 +477,106 @@ def known_difference(case, ref, mine):
 
 
 def _reference_is_deterministic(case, ref):
-    """Render the reference again (1) with other objects at the old addresses and (2) with other reprs for the
-    generators that filters return and for functions and methods (reprs that show a memory address): an output
-    that changes depends on such a repr, perhaps transformed (`x|map('upper')|string|wordcount`)."""
+    """Render the reference again (1) with other objects at the old addresses and (2) twice more with other reprs
+    (a long one and a one-word one) for what shows a memory address in Jinja2: the iterators filters return,
+    functions, methods and the `dict` global. An output that changes depends on such a repr, perhaps transformed
+    (`x|map('upper')|string|wordcount`)."""
     keep = [(i for i in ()) for _ in range(2000)] + [object() for _ in range(2000)]
     again = render_reference(case)
     del keep
     if again[:2] != ref[:2]:
         return False
-    renamed = render_reference(case, _renamed_generator_env(case.trim_blocks, case.lstrip_blocks))
-    return renamed[:2] == ref[:2]
+    for text in _RENAMES:
+        if render_reference(case, _renamed_env(case.trim_blocks, case.lstrip_blocks, text))[:2] != ref[:2]:
+            return False
+    return True
 
 
-# Much longer than any repr it replaces, with more words: lengths and word counts computed from it change too.
-_RENAMED = " ".join(["renamed for the differential test"] * 6)
+# Much longer than any repr they replace and with more words, or shorter with fewer: lengths and word counts
+# computed from them change too.
+_RENAMES = ("<" + " ".join(["renamed for the differential test"] * 6) + ">", "x")
 
 
-def _renamed_generator(items):
-    generator = _yield_from(items)
-    generator.__qualname__ = _RENAMED
-    return generator
+class _RenamedIterator:
+    """An iterator (what a filter returned) with another repr: only for the determinism check."""
 
+    __slots__ = ("items", "text")
 
-def _yield_from(items):
-    yield from items
+    def __init__(self, items, text):
+        self.items, self.text = iter(items), text
 
+    def __iter__(self):
+        return self
 
-class _RenamedDictGlobal(_DictGlobal):
+    def __next__(self):
+        return next(self.items)
+
     def __repr__(self):
-        return f"<{_RENAMED}>"
+        return self.text
 
 
 class _RenamedCallable:
     """A function or method with another repr (and no attributes): only for the determinism check."""
 
-    __slots__ = ("func",)
+    __slots__ = ("func", "text")
 
-    def __init__(self, func):
-        self.func = func
+    def __init__(self, func, text):
+        self.func, self.text = func, text
 
     def __call__(self, *args, **kwargs):
         return self.func(*args, **kwargs)
 
     def __repr__(self):
-        return f"<{_RENAMED}>"
+        return self.text
+
+
+class _RenamedDictGlobal(_DictGlobal):
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
 
 
 _REPR_WITH_ADDRESS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
                       types.MethodWrapperType)
 
 
-class _RenamingSandbox(ImmutableSandboxedEnvironment):
-    def getattr(self, obj, attribute):
-        value = super().getattr(obj, attribute)
-        return _RenamedCallable(value) if isinstance(value, _REPR_WITH_ADDRESS) else value
+def _renaming_sandbox(text):
+    class RenamingSandbox(ImmutableSandboxedEnvironment):
+        def getattr(self, obj, attribute):
+            value = super().getattr(obj, attribute)
+            return _RenamedCallable(value, text) if isinstance(value, _REPR_WITH_ADDRESS) else value
 
-    def getitem(self, obj, argument):
-        value = super().getitem(obj, argument)
-        return _RenamedCallable(value) if isinstance(value, _REPR_WITH_ADDRESS) else value
+        def getitem(self, obj, argument):
+            value = super().getitem(obj, argument)
+            return _RenamedCallable(value, text) if isinstance(value, _REPR_WITH_ADDRESS) else value
+    return RenamingSandbox
 
 
 _renamed_envs = {}
 
 
-def _renamed_generator_env(trim_blocks, lstrip_blocks):
-    key = (trim_blocks, lstrip_blocks)
+def _renamed_env(trim_blocks, lstrip_blocks, text):
+    key = (trim_blocks, lstrip_blocks, text)
     env = _renamed_envs.get(key)
     if env is None:
-        env = _build_reference_env(trim_blocks, lstrip_blocks, _RenamingSandbox)
+        env = _build_reference_env(trim_blocks, lstrip_blocks, _renaming_sandbox(text))
         for name, func in list(env.filters.items()):
-            env.filters[name] = _renaming(func)
+            env.filters[name] = _renaming(func, text)
         for name, value in list(env.globals.items()):
             if isinstance(value, _REPR_WITH_ADDRESS):
-                env.globals[name] = _RenamedCallable(value)
-        env.globals["dict"] = _RenamedDictGlobal()
+                env.globals[name] = _RenamedCallable(value, text)
+        env.globals["dict"] = _RenamedDictGlobal(text)
         _renamed_envs[key] = env
     return env
 
 
-def _renaming(func):
+def _renaming(func, text):
     def filter_(*args, **kwargs):
         result = func(*args, **kwargs)
         if isinstance(result, types.GeneratorType) or (hasattr(result, "__next__") and _ADDRESS.search(repr(result))):
-            return _renamed_generator(result)   # generators, reversed(...), iter(...): reprs with an address
+            return _RenamedIterator(result, text)   # generators, reversed(...), iter(...): reprs with an address
         return result
     pass_arg = getattr(func, "jinja_pass_arg", None)
     if pass_arg is not None:
