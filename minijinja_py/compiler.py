@@ -580,14 +580,16 @@ class _Compiler:
 
     def s_Macro(self, node):
         name = node.name
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body, node.span)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body,
+                                                                                           node.span)
 
         def run(s, out):
             s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller)
         return run
 
     def s_CallBlock(self, node):
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body, node.span)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller = self._macro_parts(node.params, node.body,
+                                                                                           node.span)
         call = node.call
         func = self.expr(call.func)
         collect = self._args(call.args)

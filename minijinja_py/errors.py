@@ -9,7 +9,8 @@ import builtins
 import unicodedata
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "PythonSyntaxError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
+    "TemplateError", "TemplateSyntaxError", "PythonSyntaxError", "TemplateRuntimeError", "UndefinedError",
+    "SecurityError",
     "LimitExceeded", "twin_of", "as_template_error",
 ]
 

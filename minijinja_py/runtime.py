@@ -11,7 +11,8 @@ from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, Undefine
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "NotText", "join_output", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory", "object_type_repr",
+    "RenderState", "NotText", "join_output", "LoopContext", "Macro", "Namespace", "Cycler", "Joiner", "DictFactory",
+    "object_type_repr",
 ]
 
 

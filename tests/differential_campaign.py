@@ -3,23 +3,26 @@
 every one rendered by minijinja_py and by Jinja2 in the transformers configuration; all differences are
 collected and summarised by category instead of stopping at the first.
 
-    python tests/differential_campaign.py                      # 20 000 cases, seed 0
+    python tests/differential_campaign.py                      # 20 000 cases, seed 0, one worker per CPU
     python tests/differential_campaign.py -n 100000 --seed 7 --examples 3 --json diffs.json
     python tests/differential_campaign.py --replay diffs.json   # re-run the differing cases saved there
+    python tests/differential_campaign.py --case 70000123       # show one case and its outcome
 
-Each case has a seed of its own (seed * 10**7 + index), so one case re-generates alone with --case SEED.
+Each case has a seed of its own (seed * 10**7 + index), so one case re-generates alone with --case SEED. Cases
+run in worker processes with a memory limit and a time limit: a case that takes longer than --timeout seconds
+(a computation Jinja2 would not finish) is reported as a timeout and its worker replaced.
 Needs jinja2 (a development tool, like the test that uses the same generators).
 """
 
 import argparse
 import collections
 import json
+import multiprocessing
 import os
-import resource
-import signal
 import sys
 import time
 import warnings
+from multiprocessing.connection import wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -28,29 +31,73 @@ sys.path.insert(0, os.path.dirname(HERE))
 from differential_gen import RandomChooser, generate_case  # noqa: E402
 from differential_ref import compare  # noqa: E402
 
-TIMEOUT_S = 10
-
-
-class _Timeout(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):
-    raise _Timeout()
+MEMORY_LIMIT = 4 * 1024 ** 3
 
 
 def case_for(seed):
     return generate_case(RandomChooser(seed))
 
 
-def run_one(case):
-    signal.alarm(TIMEOUT_S)
+def _serve(conn):
+    """Worker: seed in, outcome out, until the pipe closes."""
     try:
-        return compare(case)
-    except _Timeout:
-        return ("differ", "timeout (either engine)", "")
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))   # fail with MemoryError instead
+    except (ImportError, ValueError, OSError):
+        pass
+    warnings.simplefilter("ignore")   # Python's compiler on Jinja2's generated code, invalid escapes
+    while True:
+        try:
+            seed = conn.recv()
+        except EOFError:
+            return
+        conn.send((seed, compare(case_for(seed))))
+
+
+class _Worker:
+    def __init__(self):
+        self.conn, child = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.seed = None
+        self.since = None
+
+    def give(self, seed):
+        self.seed, self.since = seed, time.time()
+        self.conn.send(seed)
+
+    def stop(self):
+        self.process.kill()
+        self.process.join()
+
+
+def outcomes(seeds, jobs, timeout):
+    """(seed, outcome) for every seed, in completion order."""
+    pending = list(reversed(seeds))
+    workers = [_Worker() for _ in range(jobs)]
+    busy = {}
+    try:
+        while pending or busy:
+            for worker in workers:
+                if worker.seed is None and pending:
+                    worker.give(pending.pop())
+                    busy[worker.conn] = worker
+            for conn in wait(list(busy), timeout=1):
+                worker = busy.pop(conn)
+                worker.seed = None
+                yield conn.recv()
+            now = time.time()
+            for conn, worker in list(busy.items()):
+                if now - worker.since > timeout:
+                    del busy[conn]
+                    workers.remove(worker)
+                    worker.stop()
+                    yield worker.seed, ("differ", "timeout (either engine)", f"more than {timeout} s")
+                    workers.append(_Worker())
     finally:
-        signal.alarm(0)
+        for worker in workers:
+            worker.stop()
 
 
 def main():
@@ -61,61 +108,59 @@ def main():
     ap.add_argument("--json", help="write every differing case to this file")
     ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
     ap.add_argument("--replay", help="re-run the cases saved by --json")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
     args = ap.parse_args()
-
-    # A runaway allocation in either engine should fail as MemoryError, not take the machine down.
-    limit = 4 * 1024 ** 3
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    signal.signal(signal.SIGALRM, _on_alarm)
-    warnings.simplefilter("ignore")   # Jinja2's generated code can draw SyntaxWarnings from Python's compiler
 
     if args.case is not None:
         case = case_for(args.case)
         print(case.describe())
-        print(run_one(case))
+        warnings.simplefilter("ignore")
+        print(compare(case))
         return 0
 
     if args.replay:
         with open(args.replay, encoding="utf-8") as f:
-            saved = json.load(f)
-        items = [(d["seed"], None) for d in saved]   # cases re-generate exactly from their seed
+            seeds = [d["seed"] for d in json.load(f)]   # cases re-generate exactly from their seed
     else:
-        items = ((args.seed * 10 ** 7 + i, None) for i in range(args.n))
+        seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
 
     counts = collections.Counter()
     categories = collections.defaultdict(list)
     start = time.time()
     total = 0
-    for seed, case in items:
+    for seed, outcome in outcomes(seeds, args.jobs, args.timeout):
         total += 1
-        if case is None:
-            case = case_for(seed)
-        outcome = run_one(case)
         counts[outcome[0] if outcome[0] in ("differ", "excluded") else f"{outcome[0]}: {outcome[1]}"] += 1
         if outcome[0] == "differ":
-            categories[outcome[1]].append((seed, case, outcome[2]))
-        if total % 2000 == 0:
+            categories[outcome[1]].append((seed, outcome[2]))
+        if total % 5000 == 0:
             print(f"... {total} cases, {sum(len(v) for v in categories.values())} differences, "
-                  f"{time.time() - start:.0f} s", file=sys.stderr)
+                  f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
     differing = sum(len(v) for v in categories.values())
     known = sum(v for k, v in counts.items() if k.startswith("known"))
     print(f"\n{total} cases in {time.time() - start:.0f} s: {differing} differ, {known} known differences, "
-          f"{counts['excluded']} excluded (non-deterministic reference output)")
+          f"{counts['excluded']} excluded (reference output depends on an object's repr)")
     for key, value in sorted(counts.items()):
         print(f"  {value:7d}  {key}")
     if categories:
         print("\nDifferences by category:")
     for category, found in sorted(categories.items(), key=lambda kv: -len(kv[1])):
         print(f"\n=== {len(found)} × {category}")
-        for seed, case, detail in sorted(found, key=lambda f: len(f[1].source))[:args.examples]:
-            print(f"--- seed {seed}\n{case.describe()}\n{detail}")
+        shown = sorted(((len(case_for(seed).source), seed, detail) for seed, detail in found))[:args.examples]
+        for _, seed, detail in shown:
+            print(f"--- seed {seed}\n{case_for(seed).describe()}\n{detail}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump([{"seed": seed, "category": category, "source": case.source, "context": case.context,
-                        "trim_blocks": case.trim_blocks, "lstrip_blocks": case.lstrip_blocks, "detail": detail}
-                       for category, found in categories.items() for seed, case, detail in found],
-                      f, ensure_ascii=False, indent=1, default=repr)
+            saved = []
+            for category, found in categories.items():
+                for seed, detail in found:
+                    case = case_for(seed)
+                    saved.append({"seed": seed, "category": category, "source": case.source,
+                                  "context": case.context, "trim_blocks": case.trim_blocks,
+                                  "lstrip_blocks": case.lstrip_blocks, "detail": detail})
+            json.dump(saved, f, ensure_ascii=False, indent=1, default=repr)
     return 1 if differing else 0
 
 

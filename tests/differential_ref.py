@@ -605,8 +605,9 @@ def _compare(case):
 
 def _classify(ref, mine):
     if mine[0] == "error" and not isinstance(mine[1], mj.TemplateError):
-        return ("differ", f"leak {type(mine[1]).__name__}", f"minijinja_py let {_short(mine[1])} escape; "
-                                                             f"reference {ref[1] if ref[0] == 'ok' else _short(ref[1])!r}")
+        reference = ref[1] if ref[0] == "ok" else _short(ref[1])
+        return ("differ", f"leak {type(mine[1]).__name__}",
+                f"minijinja_py let {_short(mine[1])} escape; reference {reference!r}")
     if ref[0] == "ok":
         if _ADDRESS.search(ref[1]):
             return ("excluded", "reference output shows a memory address")
