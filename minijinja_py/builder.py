@@ -59,6 +59,14 @@ class _Named:
         self.name, self.span = name, span
 
 
+class _TrailingComma:
+    """A set target written with a trailing comma (an intermediate)."""
+    __slots__ = ("target",)
+
+    def __init__(self, target):
+        self.target = target
+
+
 class _Clause:
     """elif/else clauses on their way into If/For (an intermediate)."""
     __slots__ = ("kind", "test", "body", "span")
@@ -127,12 +135,25 @@ class Builder(Transformer):
     def paren_target(self, c):
         return c[1]
 
+    def set_tuple(self, c):
+        """{% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
+        set, so one is marked for set_stmt/set_block to check."""
+        target = self.target_tuple(c)
+        return _TrailingComma(target) if c[-1] is None else target
+
     def set_stmt(self, c):
-        return n.Assign(tag_span(c[0]), c[1], c[2])
+        target = c[1]
+        if isinstance(target, _TrailingComma):
+            raise syntax_error("unexpected '='", target.target.span)
+        return n.Assign(tag_span(c[0]), target, c[2])
 
     def set_block(self, c):
         tag, target = c[0], c[1]
         filters = c[2] if len(c) == 5 else ()
+        if isinstance(target, _TrailingComma):
+            if filters:
+                raise syntax_error("unexpected '|'", target.target.span)
+            target = target.target
         body = c[-2]
         return n.AssignBlock(tag_span(tag), target, filters, body)
 
