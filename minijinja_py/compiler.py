@@ -667,12 +667,23 @@ class _Compiler:
     def s_Generation(self, node):
         if "generation" not in self.extensions:
             raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
+        # transformers' extension renders the body as a call block's caller, called without arguments: there
+        # `caller` is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
+        special = undeclared(node.body, ("caller", "varargs", "kwargs"))
         with self._scoped(soft=False, in_loop=False):
-            body = self.frame(node.body)
+            body = self.frame(node.body, tuple(sorted(special)))
 
         def run(s, out):
             captured = []
-            body(s.child(), captured)
+            scope = s.child()
+            if special:
+                if "caller" in special:
+                    scope["caller"] = s.rs.undefined("No caller defined", name="caller")
+                if "varargs" in special:
+                    scope["varargs"] = ()
+                if "kwargs" in special:
+                    scope["kwargs"] = {}
+            body(scope, captured)
             text = join_output(captured)
             spans = s.rs.generation_spans
             if spans is not None:
