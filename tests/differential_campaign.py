@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 from differential_gen import RandomChooser, generate_case  # noqa: E402
-from differential_ref import compare  # noqa: E402
+from differential_ref import compare, render_mj  # noqa: E402
 
 MEMORY_LIMIT = 4 * 1024 ** 3
 
@@ -93,11 +93,19 @@ def outcomes(seeds, jobs, timeout):
                     del busy[conn]
                     workers.remove(worker)
                     worker.stop()
-                    yield worker.seed, ("differ", "timeout (either engine)", f"more than {timeout} s")
+                    yield worker.seed, _timed_out(worker.seed, timeout)
                     workers.append(_Worker())
     finally:
         for worker in workers:
             worker.stop()
+
+
+def _timed_out(seed, timeout):
+    """A case that did not finish: known when minijinja_py refuses it by a limit (it cannot run away)."""
+    mine = render_mj(case_for(seed))
+    if mine[0] == "error" and getattr(mine[1], "limit", None) not in (None, "python_recursion", "memory"):
+        return ("known", "design-limits", f"the reference did not finish in {timeout} s; minijinja_py: {mine[1]}")
+    return ("differ", "timeout (either engine)", f"more than {timeout} s")
 
 
 def main():
