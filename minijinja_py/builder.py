@@ -61,6 +61,14 @@ class _Named:
         self.name, self.span = name, span
 
 
+class _TrailingComma:
+    """A set target written with a trailing comma (an intermediate)."""
+    __slots__ = ("target",)
+
+    def __init__(self, target):
+        self.target = target
+
+
 class _Clause:
     """elif/else clauses on their way into If/For (an intermediate)."""
     __slots__ = ("kind", "test", "body", "span")
@@ -122,9 +130,11 @@ class Builder(Transformer):
                      cond, recursive is not None)
 
     def target_name(self, c):
+        _check_assignable(c[0], "const")
         return n.NameTarget(token_span(c[0]), c[0].value)
 
     def ns_target(self, c):
+        _check_assignable(c[0], "const")
         return n.NamespaceTarget(join_spans(c[0], c[1]), c[0].value, c[1].value)
 
     def target_tuple(self, c):
@@ -134,12 +144,26 @@ class Builder(Transformer):
     def paren_target(self, c):
         return c[1]
 
+    def set_tuple(self, c):
+        """{% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
+        set, so one is marked for set_stmt/set_block to check."""
+        target = self.target_tuple(c)
+        return _TrailingComma(target) if c[-1] is None else target
+
     def set_stmt(self, c):
-        return n.Assign(tag_span(c[0]), c[1], c[2])
+        target = c[1]
+        if isinstance(target, _TrailingComma):
+            raise syntax_error("unexpected '=' after the trailing comma of this target (Jinja2 allows one only in "
+                               "a block set: {% set a, %}...{% endset %})", target.target.span)
+        return n.Assign(tag_span(c[0]), target, c[2])
 
     def set_block(self, c):
         tag, target = c[0], c[1]
         filters = c[2] if len(c) == 5 else ()
+        if isinstance(target, _TrailingComma):
+            if filters:
+                raise syntax_error("unexpected '|' after the trailing comma of this target", target.target.span)
+            target = target.target
         body = c[-2]
         return n.AssignBlock(tag_span(tag), target, filters, body)
 
@@ -154,6 +178,7 @@ class Builder(Transformer):
 
     def macro_block(self, c):
         tag, name, _lpar, params, _rpar, body = c[:6]
+        _check_assignable(name, "name")
         return n.Macro(tag_span(tag), name.value, params or (), body)
 
     def params(self, c):
@@ -170,6 +195,7 @@ class Builder(Transformer):
         return tuple(c)
 
     def param(self, c):
+        _check_assignable(c[0], "name")
         return n.Param(token_span(c[0]), c[0].value, c[1])
 
     def call_block(self, c):
@@ -256,6 +282,18 @@ class Builder(Transformer):
             return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None)
         return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
 
+    def filter_then_call(self, c):
+        """x|f(a)(b)(c): the calls apply to the filter's result."""
+        value, named, (args, rpar) = c[0], c[1], c[2]
+        node = n.Filter(join_spans(value, rpar), value, named.name, args)
+        return _calls(node, c[3:])
+
+    def test_then_call(self, c):
+        """x is t(a)(b): the calls apply to the test's result."""
+        value, _is, negated, named, (args, rpar) = c[:5]
+        node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None)
+        return _calls(node, c[5:])
+
     def dotted_name(self, c):
         return _Named(".".join(t.value for t in c), join_spans(c[0], c[-1]))
 
@@ -304,6 +342,9 @@ class Builder(Transformer):
             elif kind == "kw":
                 if dstar is not None:
                     raise bad
+                if any(name == a for name, _ in keywords):
+                    # Jinja2 lets Python's SyntaxError for its generated call escape here
+                    raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
@@ -371,6 +412,19 @@ def _keep_unknown_escape(m):
     # Jinja quirk kept: backslashreplace turns '\\é' into '\\\\xe9', which decodes to a backslash and 'xe9'
     ch = m.group(1)
     return m.group(0) if ch in _KNOWN_ESCAPES or not ch.isascii() else "\\" + m.group(0)
+
+
+def _calls(func, arg_lists):
+    for args, rpar in arg_lists:
+        func = n.Call(join_spans(func, rpar), func, args)
+    return func
+
+
+def _check_assignable(tok, what):
+    """true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
+    'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters."""
+    if tok.value in _CONSTANT_NAMES:
+        raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 
 
 def _unescape(tok):

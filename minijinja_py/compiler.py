@@ -23,10 +23,11 @@ from .errors import (
 )
 from .markup import Markup, escape
 from .runtime import (
-    MISSING, BreakLoop, ContinueLoop, DictFactory, LoopContext, Macro, Namespace, Undefined, limit_exceeded,
-    namespace_set,
+    MISSING, BreakLoop, ContinueLoop, DictFactory, LoopContext, Macro, Namespace, NotText, Undefined, join_output,
+    limit_exceeded, namespace_set,
 )
 from .sandbox import _DICT_ATTRS, _DICT_MUTATORS, getattr_, getitem_, percent_format, to_str
+from .symbols import frame_symbols, undeclared
 
 __all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
 
@@ -49,7 +50,27 @@ def _error_at(cls, message, span):
 
 def compile_template(template, env, autoescape):
     """nodes.Template → run(scope, out)."""
-    return _Compiler(env, autoescape).body(template.body)
+    _check_nesting(template, env.limits.max_nesting)
+    return _Compiler(env, autoescape).frame(template.body)
+
+
+def _check_nesting(template, limit):
+    """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
+    symbol analysis and the compiler recurse once per level)."""
+    stack = [(template.body, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, n.Node):
+            depth += 1
+            if depth > limit:
+                raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
+                                    current.span.col, limit="max_nesting", value=limit)
+            stack.extend((getattr(current, f.name), depth) for f in fields(current) if f.name != "span")
+        elif isinstance(current, (tuple, list)):
+            stack.extend((x, depth) for x in current)
+        elif isinstance(current, n.Args):
+            stack.extend((x, depth) for x in (current.positional, tuple(v for _, v in current.keywords),
+                                               current.star, current.dstar))
 
 
 # --------------------------------------------------------------------------------------- static name analysis
@@ -113,6 +134,26 @@ def _accumulated_slot(target, value):
 
 def _names_loaded(body):
     return {x.name for x in _walk(body) if isinstance(x, n.Name)}
+
+
+def _store_to_loop(node):
+    """The first assignment target named `loop` anywhere in a for loop (its target, body, else, nested macros),
+    or None. Jinja2 refuses the whole loop at compile time; `with` targets and parameters are not stores."""
+    for x in _walk(node):
+        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
+            for target in _walk(x.target):
+                if isinstance(target, n.NameTarget) and target.name == "loop":
+                    return target
+    return None
+
+
+def _target_names(target):
+    """The names an assignment target binds, in order."""
+    if isinstance(target, n.NameTarget):
+        return (target.name,)
+    if isinstance(target, n.TupleTarget):
+        return tuple(name for item in target.items for name in _target_names(item))
+    return ()
 
 
 def _assigns_in_scope(body):
@@ -253,6 +294,7 @@ class _Compiler:
         self.soft = False          # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False       # break/continue allowed here
         self.depth = 0
+        self.outer_names = frozenset()   # names the enclosing scopes refer to (symbols.frame_symbols)
 
     # ---------------------------------------------------------------------------------------- dispatch
     def _enter(self, node):
@@ -318,6 +360,22 @@ class _Compiler:
                 rs.burn(0)
             for r in runs:
                 r(s, out)
+        return run
+
+    def frame(self, statements, params=(), loads_first=()):
+        """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that first makes the
+        names this scope assigns before reading them undefined, as Jinja2's static scoping does (symbols.py)."""
+        undefined, names = frame_symbols(statements, params, self.outer_names, loads_first)
+        with self._scoped(outer_names=self.outer_names | names):
+            body = self.body(statements)
+        if not undefined:
+            return body
+
+        def run(s, out):
+            make_undefined = s.rs.undefined
+            for name in undefined:
+                s[name] = make_undefined(name=name)
+            body(s, out)
         return run
 
     def _scoped(self, **flags):
@@ -454,9 +512,11 @@ class _Compiler:
     def s_Assign(self, node):
         assign = self.assigner(node.target)
         ev = self.expr(node.value)
+        check = self._namespace_check(node.target)
         slot = _accumulated_slot(node.target, node.value)
         if slot is None:
             def run(s, out):
+                check(s)
                 assign(s, ev(s))
             return run
 
@@ -465,6 +525,7 @@ class _Compiler:
         # the piece only. Refund all but the copying time, so that the common accumulation pattern costs in
         # proportion to its result, not to its square.
         def run_accumulating(s, out):
+            check(s)
             old = slot(s)
             assign(s, ev(s))
             if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
@@ -472,17 +533,32 @@ class _Compiler:
                 s.rs.fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
         return run_accumulating
 
+    def _namespace_check(self, target):
+        """check(scope) for {% set ns.attr ... %}: as Jinja2, the target must be a namespace before the value is
+        computed (a no-op for other targets)."""
+        if not isinstance(target, n.NamespaceTarget):
+            return lambda s: None
+        name, span = target.name, target.span
+
+        def check(s):
+            if not isinstance(s[name], Namespace):
+                raise _error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        return check
+
     def s_AssignBlock(self, node):
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body)
             apply = self._filter_chain(node.filters)
         assign = self.assigner(node.target)
         autoescape = self.autoescape
 
+        check = self._namespace_check(node.target)
+
         def run(s, out):
             captured = []
             body(s.child(), captured)
-            value = "".join(captured)
+            check(s)
+            value = join_output(captured)
             if autoescape:
                 value = Markup(value)
             assign(s, apply(s, value))
@@ -499,25 +575,31 @@ class _Compiler:
         return apply
 
     def s_For(self, node):
-        if node.filter is not None and "loop" in _names_loaded(node.filter):
-            pass  # Jinja2 resolves `loop` in a loop filter to the outer scope; so do we (no special case)
+        store = _store_to_loop(node)
+        if store is not None:
+            raise _error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
+                            store.span)
         iter_ev = self.expr(node.iter)
         assign = self.assigner(node.target)
+        uses_loop = node.recursive or "loop" in undeclared(node.body, ("loop",))
+        targets = _target_names(node.target) + (("loop",) if uses_loop else ())
         with self._scoped(soft=False, in_loop=True):
-            body = self.body(node.body)
+            body = self.frame(node.body, targets)
             cond = self._truth(node.filter) if node.filter is not None else None
-        with self._scoped(soft=False, in_loop=self.in_loop):
-            else_ = self.body(node.else_) if node.else_ else None
+        # Jinja2 compiles a recursive loop into a function, else block included: there break/continue cannot
+        # reach an outer loop, and every loop(...) call that renders nothing runs the else block
+        with self._scoped(soft=False, in_loop=self.in_loop and not node.recursive):
+            else_ = self.frame(node.else_) if node.else_ else None
         fresh = _assigns_in_scope(node.body)
         cond_weight = _weight(node.filter) if node.filter is not None else 0  # steps to test one item
-        uses_loop = node.recursive or "loop" in _names_loaded(node.body)
         recursive = node.recursive
         span = node.span
         iter_span = node.iter.span
 
         def loop_over(s, iterable, depth0, out):
-            """Run the body over iterable in scope s, then the else block if no iteration ran the body to its end
-            (Jinja2 quirk: a loop whose every iteration ends in break or continue gets its else block too)."""
+            """Run the body over iterable in scope s; returns whether an iteration ran to the end of the body.
+            Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a `break` in
+            the first one) still run the else block."""
             rs = s.rs
             try:
                 items = _iteration_list(iterable, rs)
@@ -540,39 +622,38 @@ class _Compiler:
                     except BreakLoop:
                         break
                     completed = True
+                return completed
+            if cond is not None:
+                def passing():
+                    for item in items:
+                        rs.burn(cond_weight + 2)  # + a scope to test the item in
+                        probe = s.child()
+                        assign(probe, item)
+                        if cond(probe):
+                            yield item
+                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
+                                   lazy=passing())
             else:
-                if cond is not None:
-                    def passing():
-                        for item in items:
-                            rs.burn(cond_weight + 2)  # + a scope to test the item in
-                            probe = s.child()
-                            assign(probe, item)
-                            if cond(probe):
-                                yield item
-                    loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
-                                       lazy=passing())
-                else:
-                    loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
-                while True:
-                    item = loop._next()
-                    if item is MISSING:
-                        break
-                    rs.fuel -= 1
-                    if rs.fuel < 0:
-                        rs.burn(0)
-                    if fresh:
-                        scope = s.child()
-                    assign(scope, item)
-                    scope["loop"] = loop
-                    try:
-                        body(scope, out)
-                    except ContinueLoop:
-                        continue
-                    except BreakLoop:
-                        break
-                    completed = True
-            if not completed and else_ is not None:
-                else_(s.child(), out)
+                loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+            while True:
+                item = loop._next()
+                if item is MISSING:
+                    break
+                rs.fuel -= 1
+                if rs.fuel < 0:
+                    rs.burn(0)
+                if fresh:
+                    scope = s.child()
+                assign(scope, item)
+                scope["loop"] = loop
+                try:
+                    body(scope, out)
+                except ContinueLoop:
+                    continue
+                except BreakLoop:
+                    break
+                completed = True
+            return completed
 
         def recurse_fn(s):
             def recurse(iterable, depth0):
@@ -583,10 +664,11 @@ class _Compiler:
                 out = []
                 rs.depth += 1
                 try:
-                    loop_over(s, iterable, depth0, out)
+                    if not loop_over(s, iterable, depth0, out) and else_ is not None:
+                        else_(s.child(), out)
                 finally:
                     rs.depth -= 1
-                text = "".join(out)
+                text = join_output(out)
                 return Markup(text) if rs.autoescape else text
             return recurse
 
@@ -595,7 +677,8 @@ class _Compiler:
                 iterable = iter_ev(s)
             except Exception as exc:
                 raise _located(exc, span)
-            loop_over(s, iterable, 0, out)
+            if not loop_over(s, iterable, 0, out) and else_ is not None:
+                else_(s.child(), out)
         return run
 
     def s_Break(self, node):
@@ -614,31 +697,41 @@ class _Compiler:
             raise signal()
         return run
 
-    def _macro_parts(self, params, body):
-        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller, weight) for a macro or
-        caller; weight is the steps a call costs besides its body."""
+    def _macro_parts(self, params, body, span):
+        """(names, default closures, run-body, catch_kwargs, catch_varargs, caller, weight) for a macro or caller;
+        weight is the steps a call costs besides its body.
+
+        As in Jinja2, a parameter named kwargs or varargs is an ordinary parameter (no catch-all), and one named
+        caller must have a default when the body uses caller."""
+        used = undeclared(body, ("caller", "kwargs", "varargs"))
+        names = tuple(p.name for p in params)
+        if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
+            raise _error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" '
+                            "argument must be omitted or be given a default.", span)
+        catch_kwargs = "kwargs" in used and "kwargs" not in names
+        catch_varargs = "varargs" in used and "varargs" not in names
+        declared = names + tuple(name for name, on in (("caller", "caller" in used), ("kwargs", catch_kwargs),
+                                                       ("varargs", catch_varargs)) if on)
         with self._scoped(soft=False, in_loop=False):
             defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
-            run_body = self.body(body)
-        used = _names_loaded(body)
-        names = tuple(p.name for p in params)
+            run_body = self.frame(body, declared, tuple(p.default for p in params if p.default is not None))
         # a call costs about ten loop iterations' time (a new scope, its parameters bound, its output joined);
         # the body charges when it runs
         weight = 10 + _weight(params)
-        return names, defaults, run_body, "kwargs" in used, "varargs" in used, "caller" in used, weight
+        return names, defaults, run_body, catch_kwargs, catch_varargs, "caller" in used, weight
 
     def s_Macro(self, node):
         name = node.name
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(node.params,
-                                                                                                   node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(
+            node.params, node.body, node.span)
 
         def run(s, out):
             s[name] = Macro(name, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller, weight)
         return run
 
     def s_CallBlock(self, node):
-        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(node.params,
-                                                                                                   node.body)
+        names, defaults, run_body, catch_kwargs, catch_varargs, caller, weight = self._macro_parts(
+            node.params, node.body, node.span)
         call = node.call
         func = self.expr(call.func)
         collect = self._args(call.args)
@@ -646,8 +739,8 @@ class _Compiler:
         span = call.span
 
         def run(s, out):
-            caller_macro = Macro("caller", names, defaults, run_body, s, catch_kwargs, catch_varargs, caller,
-                                 weight)
+            # a call block's caller is anonymous, as in Jinja2 (name None, "<Macro anonymous>")
+            caller_macro = Macro(None, names, defaults, run_body, s, catch_kwargs, catch_varargs, caller, weight)
             try:
                 f = func(s)
                 args, kwargs = collect(s)
@@ -659,25 +752,26 @@ class _Compiler:
         return run
 
     def _emitter(self, span):
-        """emit(scope, out, value): print a value computed by a block construct."""
-        autoescape = self.autoescape
+        """emit(scope, out, value): write the value of a {% filter %} or {% call %} block.
 
+        Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not),
+        so a value that is not a string makes the join of the enclosing output fail with TypeError — at the end
+        of the template, macro or captured block, after everything before it has run. Appending it as a NotText
+        reproduces that (join_output reports it at this block)."""
         def emit(s, out, value):
+            if not isinstance(value, str):
+                out.append(NotText(value, span))
+                return
+            out.append(value)
             try:
-                if autoescape:
-                    text = value if isinstance(value, Markup) else escape(value if isinstance(value, str)
-                                                                          else to_str(value))
-                else:
-                    text = value if type(value) is str else to_str(value)
-                out.append(text)
-                s.rs.grow_output(len(text))
+                s.rs.grow_output(len(value))
             except Exception as exc:
                 raise _located(exc, span)
         return emit
 
     def s_FilterBlock(self, node):
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body)
             apply = self._filter_chain(node.filters)
         emit = self._emitter(node.span)
         autoescape = self.autoescape
@@ -685,7 +779,7 @@ class _Compiler:
         def run(s, out):
             captured = []
             body(s.child(), captured)
-            value = "".join(captured)
+            value = join_output(captured)
             emit(s, out, apply(s, Markup(value) if autoescape else value))
         return run
 
@@ -693,7 +787,7 @@ class _Compiler:
         values = tuple(self.expr(v) for v in node.values)
         assigns = tuple(self.assigner(t) for t in node.targets)
         with self._scoped(soft=False):
-            body = self.body(node.body)
+            body = self.frame(node.body, tuple(name for t in node.targets for name in _target_names(t)))
 
         def run(s, out):
             evaluated = [v(s) for v in values]
@@ -715,13 +809,24 @@ class _Compiler:
     def s_Generation(self, node):
         if "generation" not in self.extensions:
             raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
+        # transformers' extension renders the body as a call block's caller, called without arguments: there
+        # `caller` is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
+        special = undeclared(node.body, ("caller", "varargs", "kwargs"))
         with self._scoped(soft=False, in_loop=False):
-            body = self.body(node.body)
+            body = self.frame(node.body, tuple(sorted(special)))
 
         def run(s, out):
             captured = []
-            body(s.child(), captured)
-            text = "".join(captured)
+            scope = s.child()
+            if special:
+                if "caller" in special:
+                    scope["caller"] = s.rs.undefined("No caller defined", name="caller")
+                if "varargs" in special:
+                    scope["varargs"] = ()
+                if "kwargs" in special:
+                    scope["kwargs"] = {}
+            body(scope, captured)
+            text = join_output(captured)
             spans = s.rs.generation_spans
             if spans is not None:
                 s.rs.burn(len(out))
@@ -751,14 +856,14 @@ class _Compiler:
         span = node.span
 
         def ev(s):
+            # as a Python dict display (Jinja2 compiles to one): every key and value is computed before any
+            # key is hashed, so an error in a later value comes before an unhashable key
+            items = [(k(s), v(s)) for k, v in pairs]
             try:
-                result = {}
-                for k, v in pairs:
-                    key = k(s)
+                for key, _ in items:
                     if type(key) is tuple:
                         charge_hash(s.rs, key)
-                    result[key] = v(s)
-                return result
+                return dict(items)
             except Exception as exc:
                 raise _located(exc, span)
         return ev
@@ -887,10 +992,7 @@ class _Compiler:
         if func is None:
             if not self.soft:
                 raise _error_at(TemplateAssertionError, f"No filter named {name!r}.", span)
-
-            def missing(s, value=None):
-                raise _error_at(TemplateRuntimeError, f"No filter named {name!r} found.", span)
-            return missing if value_ev is None else (lambda s: missing(s))
+            func = _missing("filter", name, span)
         return self._apply(func, node.args, value_ev, span)
 
     def _apply(self, func, args, value_ev, span):
@@ -921,10 +1023,7 @@ class _Compiler:
         if func is None:
             if not self.soft:
                 raise _error_at(TemplateAssertionError, f"No test named {name!r}.", span)
-
-            def missing(s):
-                raise _error_at(TemplateRuntimeError, f"No test named {name!r} found.", span)
-            return missing
+            func = _missing("test", name, span)
         test = self._apply(func, node.args, value_ev, span)
         if node.negated:
             return lambda s: not test(s)
@@ -1094,8 +1193,10 @@ class _Compiler:
         return ev
 
     def e_CondExpr(self, node):
-        test = self._truth(node.test)
+        # the whole expression, test included, is a "soft" place as in Jinja2: an unknown filter or test there
+        # fails only when it is evaluated
         with self._scoped(soft=True):
+            test = self._truth(node.test)
             then = self.expr(node.then)
             else_ = self.expr(node.else_) if node.else_ is not None else None
         if else_ is None:
@@ -1104,6 +1205,17 @@ class _Compiler:
             # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
             return lambda s: then(s) if test(s) else Undefined(hint)
         return lambda s: then(s) if test(s) else else_(s)
+
+
+def _missing(kind, name, span):
+    """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
+    it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
+    with a TypeError when given some)."""
+    def missing(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        raise _error_at(TemplateRuntimeError, f"No {kind} named {name!r} found.", span)
+    return missing
 
 
 def _call(func, args, kwargs, rs):

@@ -17,7 +17,7 @@ from .errors import (
 from .filters import FILTERS
 from .runtime import (
     BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined,
-    enter_render, leave_render, lipsum, pass_state,
+    enter_render, join_output, leave_render, lipsum, pass_state,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
@@ -174,7 +174,7 @@ class Template:
         token = enter_render(rs)
         try:
             self._run(scope, out)
-            return "".join(out)
+            return join_output(out)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except Exception as exc:  # an internal failure still leaves as a TemplateError, with its cause chained

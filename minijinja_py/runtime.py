@@ -8,12 +8,12 @@ import random as _random
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, limit_twin
+from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, as_template_error, limit_twin
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "LoopContext", "Macro", "Namespace", "ChatNamespace", "Cycler", "Joiner", "DictFactory",
-    "GroupTuple", "object_type_repr", "current_state", "enter_render", "leave_render",
+    "RenderState", "NotText", "join_output", "LoopContext", "Macro", "Namespace", "ChatNamespace", "Cycler", "Joiner",
+    "DictFactory", "GroupTuple", "object_type_repr", "current_state", "enter_render", "leave_render",
 ]
 
 
@@ -286,6 +286,35 @@ class ContinueLoop(BaseException):
     """{% continue %}"""
 
 
+# ---------------------------------------------------------------------------------------------------- output
+class NotText:
+    """A value that is not a string, written to the output as it is by a {% filter %} or {% call %} block (Jinja2
+    quirk). It counts as no text; joining the output fails on it (join_output), as Jinja2's join does."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value, span):
+        self.value = value
+        self.span = span
+
+    def __len__(self):
+        return 0
+
+
+def join_output(out):
+    """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
+    NotText is in there."""
+    try:
+        return "".join(out)
+    except TypeError as exc:
+        for i, item in enumerate(out):
+            if type(item) is NotText:
+                span = item.span
+                error = TypeError(f"sequence item {i}: expected str instance, {type(item.value).__name__} found")
+                raise as_template_error(error, span.line, span.col, (span.end_line, span.end_col)) from None
+        raise exc
+
+
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
     """The `loop` variable. Over a list everything is known up front; over a filtered loop (`for x in y if c`)
@@ -443,18 +472,16 @@ class Macro:
         for i in range(bound):
             scope[self.arguments[i]] = args[i]
         found_caller = self._explicit_caller if bound == count else False
+        pending = []   # parameters left to their defaults: computed once the call is known to be valid
         for i in range(bound, count):
             name = self.arguments[i]
             if name == "caller":
                 found_caller = True
             value = kwargs.pop(name, MISSING)
             if value is MISSING:
-                default = self._defaults[i]
-                if default is not None:
-                    value = default(scope)
-                else:
-                    value = undefined(f"parameter {name!r} was not provided", name=name)
-            scope[name] = value
+                pending.append(i)
+            else:
+                scope[name] = value
         if self.caller and not found_caller:
             caller = kwargs.pop("caller", None)
             if caller is None:
@@ -464,7 +491,7 @@ class Macro:
             scope["kwargs"] = kwargs
         elif kwargs:
             if "caller" in kwargs:
-                raise TypeError(f"macro {self.name!r} was invoked with two values for the special 'caller' "
+                raise TypeError(f"macro {self.name!r} was invoked with two values for the special caller "
                                 "argument. This is most likely a bug.")
             raise TypeError(f"macro {self.name!r} takes no keyword argument {next(iter(kwargs))!r}")
         if self.catch_varargs:
@@ -474,17 +501,25 @@ class Macro:
         out = []
         rs.depth += 1
         try:
+            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks;
+            # a parameter not yet given its default reads as undefined there (not as an outer variable)
+            for i in pending:
+                scope[self.arguments[i]] = undefined(name=self.arguments[i])
+            for i in pending:
+                name, default = self.arguments[i], self._defaults[i]
+                scope[name] = default(scope) if default is not None else \
+                    undefined(f"parameter {name!r} was not provided", name=name)
             self._body(scope, out)
         finally:
             rs.depth -= 1
-        text = "".join(out)
+        text = join_output(out)
         if rs.autoescape:
             from .markup import Markup
             return Markup(text)
         return text
 
     def __repr__(self):
-        return f"<Macro {self.name!r}>" if self.name != "caller" else "<Macro 'caller'>"
+        return "<Macro anonymous>" if self.name is None else f"<Macro {self.name!r}>"
 
 
 # ------------------------------------------------------------------------------------------------- globals

@@ -49,7 +49,9 @@ def normalize_newlines(source, keep_trailing_newline=False):
 # The grammar is written for trim_blocks + lstrip_blocks (the transformers profile). The other option sets edit
 # the compiled terminal patterns (see the header of grammar/jinja.lark).
 _LSTRIP_FRAGMENTS = (r"\{%(?![+-])", r"\{#(?![+-])", r"\{[%#](?![+-])")
-_NEVER = "(?!)"
+# lstrip_blocks off: each fragment becomes one that never matches, `(?!)` (an empty lookahead, which always fails)
+# in front of the same characters, so that Lark's width analysis still sees a non-empty terminal.
+_NEVER = {fragment: "(?!)" + fragment[:fragment.index("(?!")] for fragment in _LSTRIP_FRAGMENTS}
 # Lark turns the \n escape of a /regex/ literal into a newline character, so that is what the patterns hold.
 _TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
@@ -57,7 +59,7 @@ _TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
     if not lstrip_blocks:
         for fragment in _LSTRIP_FRAGMENTS:
-            pattern = pattern.replace(fragment, _NEVER)
+            pattern = pattern.replace(fragment, _NEVER[fragment])
     if not trim_blocks:
         for fragment, replacement in _TRIM_FRAGMENTS:
             pattern = pattern.replace(fragment, replacement)
@@ -65,19 +67,46 @@ def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
 
 
 # ------------------------------------------------------------------------------------------------ postlexer
-class _BracePostlexer:
+# Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
+# `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
+_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+
+
+class _Postlexer:
     """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
     `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
-    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack."""
+    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
+    follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
+    second `is` there is an error), and refuses names that are not identifiers."""
 
     always_accept = ("RBRACES",)
 
     def process(self, stream):
         depth = 0          # open `{` inside the current tag
         brackets = 0       # all open brackets inside the current tag
+        test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
         limit = _max_nesting.get()
         for tok in stream:
             kind = tok.type
+            if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
+                raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
+                                          end=(tok.end_line, tok.end_column))
+            if test == "name" and kind in _TEST_ARG_KEYWORDS:
+                tok = Token.new_borrow_pos("NAME", tok.value, tok)
+                kind, test = "NAME", None
+            elif kind == "IS":
+                if test == "name":
+                    raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
+                                              end=(tok.end_line, tok.end_column))
+                test = "is"
+            elif test == "is" and kind == "NOT":
+                test = "not"
+            elif test in ("is", "not", "dot") and kind in ("NAME", "IN"):
+                test = "name"
+            elif test == "name" and kind == "_DOT":
+                test = "dot"
+            else:
+                test = None
             if kind == "RBRACES":
                 yield from self._split(tok, depth)
                 closed = min(depth, len(tok.value))
@@ -191,7 +220,7 @@ def build_tables():
     """Run Lark's LALR analysis on the grammar and return the tables as JSON text (what --write-tables writes)."""
     text = _grammar_text()
     # the postlexer's always_accept (RBRACES) is baked into the contextual lexer's per-state terminal sets
-    data, memo = _analyse_grammar(text, postlex=_BracePostlexer()).memo_serialize([TerminalDef, Rule])
+    data, memo = _analyse_grammar(text, postlex=_Postlexer()).memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k != "postlex"}  # passed again at load time
     data["parser"]["parser"] = _canonical_table(data["parser"]["parser"])
     return json.dumps({"grammar_sha256": _grammar_digest(text), "lark_version": lark.__version__,
@@ -239,14 +268,14 @@ def _make_parser(trim_blocks, lstrip_blocks):
     if tables is None:
         def edit(term):
             term.pattern.value = _edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
-        return _analyse_grammar(_grammar_text(), transformer=Builder(), postlex=_BracePostlexer(),
+        return _analyse_grammar(_grammar_text(), transformer=Builder(), postlex=_Postlexer(),
                                 edit_terminals=edit)
     data, memo = tables
     memo = _decode_int_keys(memo)
     for entry in memo.values():
         if entry.get("__type__") == "TerminalDef" and entry["pattern"]["__type__"] == "PatternRE":
             entry["pattern"]["value"] = _edit_pattern(entry["pattern"]["value"], trim_blocks, lstrip_blocks)
-    return Lark._load_from_dict(_decode_int_keys(data), memo, transformer=Builder(), postlex=_BracePostlexer())
+    return Lark._load_from_dict(_decode_int_keys(data), memo, transformer=Builder(), postlex=_Postlexer())
 
 
 # ---------------------------------------------------------------------------------------------------- parse
@@ -276,7 +305,7 @@ _TAG_TERMINALS = {
 }
 # Block tags and the tags that may close or continue them.
 _BLOCK_ENDS = {
-    "if": ("elif", "else", "endif"), "for": ("else", "endfor"), "set": ("endset",), "macro": ("endmacro",),
+    "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
     "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
     "raw": ("endraw",),
 }
@@ -284,7 +313,7 @@ _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
     "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
     "$END": "end of template", "DATA": "template data", "VAR_OPEN": "begin of print statement",
-    "COMMENT": "comment",
+    "COMMENT": "comment", "_COLON_CLOSE": ":",
 }
 
 
@@ -292,6 +321,8 @@ def _describe_token(tok):
     kind = tok.type
     if kind in _TAG_TERMINALS:
         return f"tag '{_TAG_TERMINALS[kind]}'"
+    if kind == "NAME":
+        return tok.value  # as Jinja2: "got 'y'" names the name
     if kind in _DESCRIPTIONS:
         return _DESCRIPTIONS[kind]
     return tok.value.strip() or kind
@@ -411,11 +442,14 @@ def _describe(exc, source):
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
-        if tok.type in ("DATA", "RAW_BODY"):
-            # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
+        if "DATA" in exc.expected or tok.type in ("DATA", "RAW_BODY"):
+            # no terminal of this state read the text (an unknown tag, an unclosed comment or string) and the
+            # lexer's fallback found some other token there
             err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack)
             if err is not None:
                 return err
+        if tok.type in ("DATA", "RAW_BODY"):
+            # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
             got, width = _describe_text_at(source, tok.start_pos)
             width = max(1, width)
             span = n.Span(span.line, span.col, span.start, span.start + width, span.line, span.col + width)

@@ -49,7 +49,7 @@ def test_grammar_has_no_conflicts_or_collisions(trim_blocks, lstrip_blocks):
         term.pattern.value = syntax._edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
     # strict=True raises on any shift/reduce conflict and on terminals whose regexps can match the same text
     lark.Lark(syntax._grammar_text(), parser="lalr", lexer="contextual", strict=True, maybe_placeholders=True,
-              postlex=syntax._BracePostlexer(), edit_terminals=edit)
+              postlex=syntax._Postlexer(), edit_terminals=edit)
 
 
 def _patterns(trim_blocks, lstrip_blocks):

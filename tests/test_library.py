@@ -236,17 +236,15 @@ def test_markup_is_markupsafes():
         mj.Markup("{:>5}").format(mj.Markup("a"))
 
 
-# ------------------------------------------------------------------------------------- known differences
-# Found while pinning the library; they live in the grammar and in the sandbox's attribute policy, not in the
-# builtins. Each expectation is Jinja2's; strict xfail so that fixing one makes the suite say so.
-@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 lets a call follow a filter (`x|attr('get')('a')`)")
+# ------------------------------------------------------------------------------------- grammar corners
+# Found while pinning the library; they live in the grammar, not in the builtins. Each expectation is Jinja2's;
+# a strict xfail is a difference that remains (fixing it makes the suite say so).
 def test_call_after_filter():
     assert render("{{ {'a': 1}|attr('get')('a') }}") == "1"
 
 
-@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 reads `if` after `is defined` as the test's argument and "
-                                        "rejects `{{ x is defined if c else y }}` at parse time")
 def test_test_argument_swallows_if():
+    # Jinja2 reads `if` after `is defined` as the test's argument and rejects this at parse time
     with pytest.raises(mj.TemplateSyntaxError):
         mj.chat_environment().from_string("{{ x is defined if true else 'n' }}")
 

@@ -18,7 +18,7 @@ MESSAGES = [
      "currently looking for 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' "
      "(opened on line 2)."),
     ("{% for m in messages %}\n{{ m }}", (2, 8),
-     "Unexpected end of template. Jinja was looking for the following tags: 'else' or 'endfor'. "
+     "Unexpected end of template. Jinja was looking for the following tags: 'endfor' or 'else'. "
      "The innermost block that needs to be closed is 'for' (opened on line 1)."),
     ("{% endif %}", (1, 1), "Encountered unknown tag 'endif'."),
     ("a {# never closed", (1, 3), "Missing end of comment tag"),

@@ -1,0 +1,657 @@
+"""The reference side of the differential test: Jinja2 configured as transformers' apply_chat_template
+configures it, and the comparison of its result with minijinja_py's.
+
+Imports jinja2 (test_differential.py imports this module only after pytest.importorskip("jinja2")). The
+environment is built here from Jinja2's public API, following the configuration transformers 5.x uses in
+utils/chat_template_utils.py (_cached_compile_jinja_template): an ImmutableSandboxedEnvironment with
+trim_blocks and lstrip_blocks, the loop-controls extension and an extension for {% generation %}; `tojson`
+replaced by json.dumps (ensure_ascii=False, indent, separators, sort_keys); globals raise_exception,
+strftime_now, `dict` (callable, plus dict.fromkeys) and `namespace` (refusing names that start with "_").
+
+Outcome of one case: ("same", ...) when the outputs are identical or both sides raised the same kind of error;
+("excluded", reason) when Jinja2's output is not deterministic (it shows a memory address: reprs of functions,
+methods, generators and other objects); otherwise ("differ", category, detail).
+"""
+
+import builtins
+import datetime
+import json
+import re
+import traceback
+import types
+import unicodedata
+
+import jinja2
+import jinja2.ext
+import markupsafe
+import jinja2.nodes
+import jinja2.utils
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+import minijinja_py as mj
+
+FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+(>|&gt;)", re.IGNORECASE)   # an object's default repr
+
+
+class _Generation(jinja2.ext.Extension):
+    """{% generation %}...{% endgeneration %}: renders its body (transformers also records where it went)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_render_body"), [], [], body).set_lineno(lineno)
+
+    def _render_body(self, caller):
+        return caller()
+
+
+def _raise_exception(message):
+    raise jinja2.exceptions.TemplateError(message)
+
+
+def _tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+    return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
+
+
+class _DictGlobal:
+    def __call__(self, *args, **kwargs):
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, *args, **kwargs):
+        return dict.fromkeys(*args, **kwargs)
+
+
+def _check_ns_name(name):
+    if isinstance(name, str) and name.startswith("_"):
+        raise jinja2.exceptions.SecurityError(
+            f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got {name!r}. "
+            "Please rename the attribute.")
+
+
+class _Namespace(jinja2.utils.Namespace):
+    def __init__(*args, **kwargs):
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            _check_ns_name(name)
+        jinja2.utils.Namespace.__init__(self, attrs)
+
+    def __setitem__(self, name, value):
+        _check_ns_name(name)
+        jinja2.utils.Namespace.__setitem__(self, name, value)
+
+
+_envs = {}
+
+
+def reference_env(trim_blocks=True, lstrip_blocks=True):
+    key = (trim_blocks, lstrip_blocks)
+    env = _envs.get(key)
+    if env is None:
+        env = _envs[key] = _build_reference_env(trim_blocks, lstrip_blocks)
+    return env
+
+
+def _build_reference_env(trim_blocks, lstrip_blocks, cls=ImmutableSandboxedEnvironment, **options):
+    env = cls(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, extensions=[_Generation, jinja2.ext.loopcontrols],
+              **options)
+    env.filters["tojson"] = _tojson
+    env.globals["raise_exception"] = _raise_exception
+    env.globals["strftime_now"] = lambda fmt: FIXED_NOW.strftime(fmt)
+    env.globals["dict"] = _DictGlobal()
+    env.globals["namespace"] = _Namespace
+    return env
+
+
+_mj_envs = {}
+
+
+def mj_env(trim_blocks=True, lstrip_blocks=True):
+    key = (trim_blocks, lstrip_blocks)
+    env = _mj_envs.get(key)
+    if env is None:
+        env = mj.chat_environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, now=lambda: FIXED_NOW)
+        _mj_envs[key] = env
+    return env
+
+
+def _copy(value):
+    """A deep copy of plain data, so a render cannot affect the other one (it should not mutate anyway)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copy(v) for v in value)
+    return value
+
+
+def render_reference(case, env=None):
+    """("ok", text) or ("error", exception, phase) with phase "compile" (from_string) or "render"."""
+    if env is None:
+        env = reference_env(case.trim_blocks, case.lstrip_blocks)
+    try:
+        template = env.from_string(case.source)
+    except Exception as exc:  # noqa: BLE001 - the reference's error is the expectation
+        return ("error", exc, "compile")
+    try:
+        return ("ok", template.render(_copy(case.context)))
+    except Exception as exc:  # noqa: BLE001
+        return ("error", exc, "render")
+
+
+def render_mj(case):
+    try:
+        template = mj_env(case.trim_blocks, case.lstrip_blocks).from_string(case.source)
+        return ("ok", template.render(_copy(case.context)))
+    except Exception as exc:  # noqa: BLE001 - compared below; anything but a TemplateError is a failure
+        return ("error", exc)
+
+
+def _builtin_class(exc):
+    for cls in type(exc).__mro__:
+        if getattr(builtins, cls.__name__, None) is cls and issubclass(cls, BaseException) \
+                and cls not in (Exception, BaseException):
+            return cls
+    return None
+
+
+def reference_kind(exc):
+    """The kind of a Jinja2 error: what minijinja_py must raise in its place."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):      # TemplateAssertionError included
+        return "syntax"
+    if isinstance(exc, jinja2.UndefinedError):
+        return "undefined"
+    if isinstance(exc, jinja2.exceptions.SecurityError):
+        return "security"
+    if isinstance(exc, jinja2.TemplateRuntimeError):
+        return "runtime"
+    if isinstance(exc, jinja2.TemplateError):            # raise_exception(message)
+        return "raise"
+    if isinstance(exc, (RecursionError, MemoryError)):   # minijinja_py turns these into LimitExceeded by design
+        return "limit"
+    cls = _builtin_class(exc)
+    return cls.__name__ if cls is not None else type(exc).__name__
+
+
+def mj_kind(exc):
+    if not isinstance(exc, mj.TemplateError):
+        return "NOT-A-TemplateError"
+    if isinstance(exc, mj.TemplateSyntaxError):
+        return "syntax"
+    if isinstance(exc, mj.UndefinedError):
+        return "undefined"
+    if isinstance(exc, mj.SecurityError):
+        return "security"
+    if isinstance(exc, mj.LimitExceeded):
+        return "limit"
+    cls = _builtin_class(exc)
+    if cls is not None:
+        return cls.__name__
+    if isinstance(exc, mj.TemplateRuntimeError):
+        return "runtime"
+    return "raise"
+
+
+def _errors_match(ref, mine):
+    if not isinstance(mine, mj.TemplateError):
+        return False
+    kind = reference_kind(ref)
+    if kind == "raise":
+        return mj_kind(mine) == "raise" and mine.message == ref.message
+    if kind in ("syntax", "undefined", "security", "runtime", "limit"):
+        return mj_kind(mine) == kind
+    # a Python built-in escaped Jinja2: minijinja_py's error must be a TemplateError that is also that built-in
+    cls = _builtin_class(ref)
+    return cls is not None and isinstance(mine, cls)
+
+
+def _short(exc):
+    text = getattr(exc, "message", None) or str(exc)
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"[:160]
+
+
+# ------------------------------------------------------------------------------------------ known differences
+# Each is documented in docs/known-differences.md with its reason. A difference is "known" only when its
+# predicate recognises it from both results; everything else fails the test.
+class Known:
+    def __init__(self, key, reason, matches):
+        self.key, self.reason, self.matches = key, reason, matches
+
+
+def _message(exc):
+    return getattr(exc, "message", None) or str(exc)
+
+
+def _raised_in(result, module, functions):
+    """Did this error come out of one of these functions of `module` (a path ending: "jinja2/sandbox.py")?"""
+    if result[0] != "error":
+        return False
+    exc, seen = result[1], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename.replace("\\", "/").endswith("/" + module) and (functions is None
+                                                                             or frame.name in functions):
+                return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _jinja2_filter(name):
+    """Jinja2's own implementation of a filter, callable as a minijinja_py filter (test-side, for attribution).
+    Safe strings cross over as markupsafe's Markup and back."""
+    env = reference_env()
+    func = env.filters[name]
+    pass_arg = getattr(func, "jinja_pass_arg", None)
+    if pass_arg is None:
+        first = ()
+    elif pass_arg.name == "environment":
+        first = (env,)
+    elif pass_arg.name == "eval_context":
+        first = (jinja2.nodes.EvalContext(env),)
+    else:
+        raise ValueError(f"filter {name} needs a Jinja2 context")
+
+    def filter_(value, *args, **kwargs):
+        args = [_to_markupsafe(a) for a in (value,) + args]
+        result = func(*first, *args, **{k: _to_markupsafe(v) for k, v in kwargs.items()})
+        return mj.Markup(str(result)) if isinstance(result, markupsafe.Markup) else result
+    return filter_
+
+
+def _to_markupsafe(value):
+    return markupsafe.Markup(str(value)) if isinstance(value, mj.Markup) else value
+
+
+_counterfactual_envs = {}
+
+
+def _jinja2_filter_env(names, case):
+    """minijinja_py's chat environment with Jinja2's implementation of these filters."""
+    key = (names, case.trim_blocks, case.lstrip_blocks)
+    env = _counterfactual_envs.get(key)
+    if env is None:
+        env = mj.chat_environment(trim_blocks=case.trim_blocks, lstrip_blocks=case.lstrip_blocks,
+                                  now=lambda: FIXED_NOW)
+        for name in names:
+            env.filters[name] = _jinja2_filter(name)
+        _counterfactual_envs[key] = env
+    return env
+
+
+def _render_with(env, case):
+    try:
+        return ("ok", env.from_string(case.source).render(_copy(case.context)))
+    except Exception as exc:  # noqa: BLE001
+        return ("error", exc)
+
+
+def _error_text(case, result):
+    """The template text an error of minijinja_py points at ('' when it has no span)."""
+    if result[0] != "error" or not isinstance(result[1], mj.TemplateError):
+        return ""
+    exc = result[1]
+    if exc.lineno is None or exc.colno is None or exc.end is None:
+        return ""
+    lines = case.source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    (line, col), (end_line, end_col) = (exc.lineno, exc.colno), exc.end
+    if not 1 <= line <= end_line <= len(lines):
+        return ""
+    if line == end_line:
+        return lines[line - 1][col - 1:end_col - 1]
+    return "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]])
+
+
+_SELF = re.compile(r"(?<![\w.])self(?!\w)")
+
+
+def _template_reference(case, ref, mine):
+    # `self` (the reference to the template's blocks) exists in Jinja2 only; minijinja_py has no blocks
+    return _SELF.search(case.source) is not None
+
+
+def _nfkc_names(case, ref, mine):
+    # Jinja2's generated Python code names variables after template names, and Python NFKC-normalises
+    # identifiers: names that differ only in their Unicode normalisation (é vs e + U+0301) can share a variable
+    return any(unicodedata.normalize("NFKC", word) != word
+               for word in re.findall(r"(?:\w|[^\x00-\x7f\s])+", case.source) if not word.isascii())
+
+
+_SELF_STORE = re.compile(r"set\s+(\w+)\s*\.\s*\w+\s*=\s*\1\s*[-+]?%\}")
+
+
+def _recursive_repr(case, ref, mine):
+    # printing a namespace stored in itself: Python's repr shows {...}; minijinja_py's printer runs into its
+    # recursion limit
+    return (mine[0] == "error" and getattr(mine[1], "limit", None) == "python_recursion"
+            and (_SELF_STORE.search(case.source) is not None
+                 or (ref[0] == "ok" and ("{...}" in ref[1] or "[...]" in ref[1]))))
+
+
+def _design_limit(case, ref, mine):
+    # minijinja_py's resource limits (mj.Limits) are checked before the work; Jinja2 has none of them
+    return (mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded)
+            and getattr(mine[1], "limit", None) not in (None, "python_recursion", "memory"))
+
+
+def _bytes_methods(case, ref, mine):
+    # the sandbox allows only decode/hex on bytes; Jinja2's allows the other (pure) bytes methods
+    return mine[0] == "error" and _message(mine[1]).startswith("'bytes object' has no attribute")
+
+
+@jinja2.pass_context
+def _identity_finalize(context, value):
+    return value
+
+
+_unfolded_envs = {}
+
+
+def _constant_folding(case, ref, mine):
+    # Jinja2 evaluates constant expressions while compiling (its optimizer, and constant {{ }} output). Checked:
+    # minijinja_py agrees with Jinja2 compiling without folding (optimized=False, and a finalize that needs the
+    # render context, which keeps {{ }} from being folded); output and error kind are otherwise those of Jinja2
+    key = (case.trim_blocks, case.lstrip_blocks)
+    env = _unfolded_envs.get(key)
+    if env is None:
+        env = _unfolded_envs[key] = _build_reference_env(case.trim_blocks, case.lstrip_blocks, optimized=False,
+                                                         finalize=_identity_finalize)
+    unfolded = render_reference(case, env)
+    return unfolded[:2] != ref[:2] and _classify(unfolded, mine)[0] in ("same", "excluded")
+
+
+_FLOAT_LITERAL = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d[\d_]*)?[eE][+-]?\d[\d_]*")
+
+
+def _inf_literal(case, ref, mine):
+    # any difference in a template with a float literal that overflows: Jinja2 fails with NameError where it
+    # compiles it, and folds it to inf where it folds constants
+    return any(float(literal.replace("_", "")) == float("inf") for literal in _FLOAT_LITERAL.findall(case.source))
+
+
+_UNSUPPORTED_TAG = re.compile(r"Encountered unknown tag '(include|import|from|extends|block|endblock|autoescape|"
+                              r"endautoescape)'")
+
+
+def _unsupported_tag(case, ref, mine):
+    return (mine[0] == "error" and isinstance(mine[1], mj.TemplateSyntaxError)
+            and _UNSUPPORTED_TAG.match(_message(mine[1])) is not None)
+
+
+_UNSAFE = re.compile(r"access to attribute '[^']*' of '[^']*' object is unsafe\.$")
+
+
+def _eager_unsafe_attribute(case, ref, mine):
+    ref_security = ref[0] == "error" and isinstance(ref[1], jinja2.exceptions.SecurityError)
+    return (not ref_security and mine[0] == "error" and isinstance(mine[1], mj.SecurityError)
+            and _UNSAFE.match(_message(mine[1])) is not None)
+
+
+def _dunder_of_undefined(case, ref, mine):
+    # Jinja2: `undefined.__class__` exists, so its sandbox hands out an unsafe-undefined (SecurityError when used,
+    # '' when printed, [] when iterated); minijinja_py raises UndefinedError for any attribute of an undefined
+    if mine[0] != "error" or not isinstance(mine[1], mj.UndefinedError):
+        return False
+    return re.search(r"\.\s*_\w*$", _error_text(case, mine)) is not None
+
+
+def _string_formatting(case, ref, mine):
+    # str.format / format_map / % as the sandboxes implement them
+    return (_raised_in(ref, "jinja2/sandbox.py", {"format_string", "wrapper"})
+            or _raised_in(mine, "minijinja_py/sandbox.py", {"percent_format", "safe_format"})
+            or _raised_in(ref, "markupsafe/__init__.py", None)
+            or _raised_in(mine, "minijinja_py/markup.py", None))
+
+
+def _builtin_named(cls, name):
+    """A subclass that prints as <class 'name'> (Python omits the module of builtins)."""
+    return type(name, (cls,), {"__module__": "builtins"})
+
+
+_short_class_envs = {}
+
+
+def _class_repr(case, ref, mine):
+    # printing a class: Jinja2 shows its module path (<class 'jinja2.utils.Joiner'>), minijinja_py its name.
+    # Checked: with the cycler/joiner/namespace globals printing as minijinja_py's, the outputs agree.
+    if not any(name in case.source for name in ("cycler", "joiner", "namespace")):
+        return False
+    key = (case.trim_blocks, case.lstrip_blocks)
+    env = _short_class_envs.get(key)
+    if env is None:
+        env = _short_class_envs[key] = _build_reference_env(case.trim_blocks, case.lstrip_blocks)
+        for name, cls in (("cycler", jinja2.utils.Cycler), ("joiner", jinja2.utils.Joiner),
+                          ("namespace", _Namespace)):
+            env.globals[name] = _builtin_named(cls, cls.__name__.strip("_"))
+    return _classify(render_reference(case, env), mine)[0] in ("same", "excluded")
+
+
+def _limit_instead_of_overflow(case, ref, mine):
+    return (ref[0] == "error" and isinstance(ref[1], (OverflowError, MemoryError))
+            and mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded))
+
+
+_BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+\w+\s*\.\s*\w+\s*(\||[-+]?%\})")
+
+
+def _block_set_attribute_of_non_namespace(case, ref, mine):
+    # Jinja2 skips the namespace check for {% set x.attr %}...{% endset %} and item-assigns (a TypeError, or a
+    # dict mutated); minijinja_py refuses it as {% set x.attr = ... %}
+    return (mine[0] == "error" and _message(mine[1]) == "cannot assign attribute on non-namespace object"
+            and _BLOCK_SET_ATTR.search(case.source) is not None)
+
+
+KNOWN = [
+    Known("constant-folding", "Jinja2 computes constant expressions while compiling: errors there fail from_string "
+          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), a failing slice of a constant "
+          "prints as undefined in {{ }} (none[1:]), an unknown filter/test or a repeated keyword argument in a "
+          "folded-away expression (true or x|nosuch) is no error; minijinja_py evaluates when the expression runs "
+          "(checked against Jinja2 without constant folding)", _constant_folding),
+    Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
+          "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
+    Known("unsupported-tag", "include/import/from/extends/block/autoescape are not implemented (no loader in the "
+          "transformers profile): TemplateSyntaxError where Jinja2 parses them", _unsupported_tag),
+    Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' or a mutating method raises "
+          "SecurityError at once; Jinja2 returns an undefined that raises only when used (and a missing one, or a "
+          "dict key, for `x._name`)", _eager_unsafe_attribute),
+    Known("dunder-of-undefined", "sandbox: `undefined.__len__` and the like are an UndefinedError at once; in "
+          "Jinja2 an unsafe undefined (SecurityError when used)", _dunder_of_undefined),
+    Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
+          "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
+    Known("sandbox-string-formatting", "sandbox/markup: str.format, format_map and % of minijinja_py differ from "
+          "Python's on non-string arguments ('{:>4}'.format([]), 'x' % [], '%5.2f' % undefined, s.format_map(2)), "
+          "and Markup's methods differ from markupsafe's (Markup % str, Markup.replace with a non-string)",
+          _string_formatting),
+    Known("class-repr", "printing a class object: Jinja2 shows its module path, minijinja_py only its name",
+          _class_repr),
+    Known("template-reference", "`self` (Jinja2's reference to the template's blocks) is not provided; blocks are "
+          "not supported", _template_reference),
+    Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
+          "differ only in Unicode normalisation can clash there", _nfkc_names),
+    Known("recursive-repr", "printing data that contains itself (a namespace stored in itself): Python's repr "
+          "shows {...}, minijinja_py's printer stops at its recursion limit", _recursive_repr),
+    Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
+          "depth) are checked before the work; Jinja2 has none", _design_limit),
+    Known("bytes-methods", "sandbox: only decode() and hex() of bytes are allowed", _bytes_methods),
+    Known("block-set-attribute", "{% set x.attr %}...{% endset %} on a non-namespace: Jinja2 skips its namespace "
+          "check and item-assigns (TypeError, or mutates a dict); minijinja_py raises TemplateRuntimeError as for "
+          "{% set x.attr = ... %}", _block_set_attribute_of_non_namespace),
+]
+
+
+# Filters whose minijinja_py implementation is known to differ from Jinja2's (see docs/known-differences.md).
+# A difference is put down to them only if it disappears, or becomes another known one, when minijinja_py runs
+# with Jinja2's implementation of these filters instead (a test-side check; the package never sees it).
+KNOWN_FILTERS = ("indent", "wordwrap", "truncate", "slice", "replace", "attr")
+FILTER_LIBRARY = Known("filter-library", "filters library: indent, wordwrap and truncate convert a non-string (or an "
+                       "undefined) to a string where Jinja2 fails inside the filter or returns it unchanged; slice "
+                       "and replace treat an undefined count differently; attr accepts a non-string name", None)
+
+
+def known_difference(case, ref, mine):
+    for known in KNOWN:
+        if known.matches(case, ref, mine):
+            return known
+    names = tuple(name for name in KNOWN_FILTERS if name in case.source)
+    if names:
+        patched = _render_with(_jinja2_filter_env(names, case), case)
+        if _classify(ref, patched)[0] in ("same", "excluded"):
+            return FILTER_LIBRARY
+        for known in KNOWN:
+            if known.matches(case, ref, patched):
+                return Known(f"filter-library+{known.key}", known.reason, None)
+    return None
+
+
+def _reference_is_deterministic(case, ref):
+    """Render the reference again (1) with other objects at the old addresses and (2) twice more with other reprs
+    (a long one and a one-word one) for what shows a memory address in Jinja2: the iterators filters return,
+    functions, methods and the `dict` global. An output that changes depends on such a repr, perhaps transformed
+    (`x|map('upper')|string|wordcount`)."""
+    keep = [(i for i in ()) for _ in range(2000)] + [object() for _ in range(2000)]
+    again = render_reference(case)
+    del keep
+    if again[:2] != ref[:2]:
+        return False
+    for text in _RENAMES:
+        if render_reference(case, _renamed_env(case.trim_blocks, case.lstrip_blocks, text))[:2] != ref[:2]:
+            return False
+    return True
+
+
+# Much longer than any repr they replace and with more words, or shorter with fewer: lengths and word counts
+# computed from them change too.
+_RENAMES = ("<" + " ".join(["renamed for the differential test"] * 6) + ">", "x")
+
+
+class _RenamedIterator:
+    """An iterator (what a filter returned) with another repr: only for the determinism check."""
+
+    __slots__ = ("items", "text")
+
+    def __init__(self, items, text):
+        self.items, self.text = iter(items), text
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self.items)
+
+    def __repr__(self):
+        return self.text
+
+
+class _RenamedCallable:
+    """A function or method with another repr (and no attributes): only for the determinism check."""
+
+    __slots__ = ("func", "text")
+
+    def __init__(self, func, text):
+        self.func, self.text = func, text
+
+    def __call__(self, *args, **kwargs):
+        return self.func(*args, **kwargs)
+
+    def __repr__(self):
+        return self.text
+
+
+class _RenamedDictGlobal(_DictGlobal):
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+_REPR_WITH_ADDRESS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType,
+                      types.MethodWrapperType)
+
+
+def _renaming_sandbox(text):
+    class RenamingSandbox(ImmutableSandboxedEnvironment):
+        def getattr(self, obj, attribute):
+            value = super().getattr(obj, attribute)
+            return _RenamedCallable(value, text) if isinstance(value, _REPR_WITH_ADDRESS) else value
+
+        def getitem(self, obj, argument):
+            value = super().getitem(obj, argument)
+            return _RenamedCallable(value, text) if isinstance(value, _REPR_WITH_ADDRESS) else value
+    return RenamingSandbox
+
+
+_renamed_envs = {}
+
+
+def _renamed_env(trim_blocks, lstrip_blocks, text):
+    key = (trim_blocks, lstrip_blocks, text)
+    env = _renamed_envs.get(key)
+    if env is None:
+        env = _build_reference_env(trim_blocks, lstrip_blocks, _renaming_sandbox(text))
+        for name, func in list(env.filters.items()):
+            env.filters[name] = _renaming(func, text)
+        for name, value in list(env.globals.items()):
+            if isinstance(value, _REPR_WITH_ADDRESS):
+                env.globals[name] = _RenamedCallable(value, text)
+        env.globals["dict"] = _RenamedDictGlobal(text)
+        _renamed_envs[key] = env
+    return env
+
+
+def _renaming(func, text):
+    def filter_(*args, **kwargs):
+        result = func(*args, **kwargs)
+        if isinstance(result, types.GeneratorType) or (hasattr(result, "__next__") and _ADDRESS.search(repr(result))):
+            return _RenamedIterator(result, text)   # generators, reversed(...), iter(...): reprs with an address
+        return result
+    pass_arg = getattr(func, "jinja_pass_arg", None)
+    if pass_arg is not None:
+        filter_.jinja_pass_arg = pass_arg
+    return filter_
+
+
+def compare(case):
+    """Render with both engines: ("same", kind), ("excluded", reason), ("known", key, detail) or
+    ("differ", category, detail)."""
+    outcome, ref, mine = _compare(case)
+    if outcome[0] == "differ" and ref[0] == "ok" and not _reference_is_deterministic(case, ref):
+        return ("excluded", "reference output depends on an object's repr")
+    if outcome[0] == "differ" and not outcome[1].startswith("leak"):
+        known = known_difference(case, ref, mine)
+        if known is not None:
+            return ("known", known.key, outcome[2])
+    return outcome
+
+
+def _compare(case):
+    ref = render_reference(case)
+    mine = render_mj(case)
+    return _classify(ref, mine), ref, mine
+
+
+def _classify(ref, mine):
+    if mine[0] == "error" and not isinstance(mine[1], mj.TemplateError):
+        reference = ref[1] if ref[0] == "ok" else _short(ref[1])
+        return ("differ", f"leak {type(mine[1]).__name__}",
+                f"minijinja_py let {_short(mine[1])} escape; reference {reference!r}")
+    if ref[0] == "ok":
+        if _ADDRESS.search(ref[1]):
+            return ("excluded", "reference output shows a memory address")
+        if mine[0] == "ok":
+            if mine[1] == ref[1]:
+                return ("same", "output")
+            return ("differ", "output", f"reference {ref[1]!r}\nminijinja_py {mine[1]!r}")
+        return ("differ", f"mj raised {mj_kind(mine[1])}, reference rendered",
+                f"reference {ref[1]!r}\nminijinja_py {_short(mine[1])}")
+    if mine[0] == "ok":
+        return ("differ", f"reference raised {reference_kind(ref[1])}, mj rendered",
+                f"reference {_short(ref[1])}\nminijinja_py {mine[1]!r}")
+    if _errors_match(ref[1], mine[1]):
+        return ("same", "error " + reference_kind(ref[1]))
+    return ("differ", f"error kind: reference {reference_kind(ref[1])}, mj {mj_kind(mine[1])}",
+            f"reference {_short(ref[1])}\nminijinja_py {_short(mine[1])}")

@@ -1,0 +1,83 @@
+"""Differential test: random templates and contexts, generated from the grammar (tests/differential_gen.py), must
+render the same with minijinja_py (chat_environment, also with trim_blocks/lstrip_blocks off) and with Jinja2
+configured as transformers' apply_chat_template configures it (tests/differential_ref.py, built here from
+Jinja2's public API): the same text, or the same kind of error.
+
+Error kinds: TemplateSyntaxError/TemplateAssertionError ↔ mj.TemplateSyntaxError, UndefinedError, SecurityError,
+TemplateRuntimeError, a TemplateError from raise_exception (same message), and a Python built-in ↔ a
+mj.TemplateError that is also that built-in (RecursionError/MemoryError ↔ mj.LimitExceeded, by design).
+minijinja_py raising anything that is not a TemplateError always fails.
+
+Not compared, because Jinja2's output is not deterministic: output showing a memory address (reprs of functions,
+methods, generators and other objects); the generators never produce the `random` filter or `lipsum()`.
+Differences documented in docs/known-differences.md are recognised by differential_ref.KNOWN and pass.
+
+Quick by default (200 derandomized examples). A campaign:
+
+    MJ_DIFF_EXAMPLES=20000 python -m pytest -q tests/test_differential.py     # stops at the first difference
+    python tests/differential_campaign.py -n 20000                          # collects and summarises all of them
+
+Skipped when jinja2 or hypothesis is not installed (the package never needs either).
+"""
+
+import os
+
+import pytest
+
+jinja2 = pytest.importorskip("jinja2")
+hypothesis = pytest.importorskip("hypothesis")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import differential_ref  # noqa: E402
+from differential_gen import Chooser, generate_case  # noqa: E402
+
+EXAMPLES = int(os.environ.get("MJ_DIFF_EXAMPLES", "200"))
+
+
+@st.composite
+def cases(draw):
+    """A Case whose every decision is a hypothesis draw (so a failure shrinks to a small template)."""
+
+    class Draws(Chooser):
+        def below(self, n):
+            return draw(st.integers(0, n - 1)) if n > 1 else 0
+
+    return generate_case(Draws())
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # Python's compiler on Jinja2's generated code
+@pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")  # both: the codec on '\\q'
+@settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None, print_blob=False,
+          suppress_health_check=list(HealthCheck))
+@given(cases())
+def test_minijinja_py_renders_like_jinja2(case):
+    outcome = differential_ref.compare(case)
+    if outcome[0] == "differ":
+        pytest.fail(f"{outcome[1]}\n{outcome[2]}\n{case.describe()}", pytrace=False)
+
+
+def test_reference_environment_is_the_transformers_profile():
+    """The reference side is configured as documented (a broken reference would make the test above vacuous)."""
+    env = differential_ref.reference_env()
+    assert env.trim_blocks and env.lstrip_blocks
+    source = ("{% for m in messages %}{% if loop.first %}{% continue %}{% endif %}{{ m|tojson }}\n{% endfor %}"
+              "{% generation %}{{ strftime_now('%Y') }}{% endgeneration %}{{ dict(a=1) }}"
+              "{% set ns = namespace(n=1) %}{{ ns.n }}")
+    context = {"messages": [{"role": "user", "content": "é"}, {"role": "assistant", "content": "<b>"}]}
+    expected = '{"role": "assistant", "content": "<b>"}\n2026{\'a\': 1}1'
+    assert env.from_string(source).render(context) == expected
+    case = differential_gen_case(source, context)
+    assert differential_ref.compare(case) == ("same", "output")
+    with pytest.raises(jinja2.TemplateError, match="^boom$"):
+        env.from_string("{{ raise_exception('boom') }}").render()
+    with pytest.raises(jinja2.exceptions.SecurityError):
+        env.from_string("{% set ns = namespace() %}{% set ns._x = 1 %}").render()
+    with pytest.raises(jinja2.exceptions.SecurityError):
+        env.from_string("{{ [].append(1) }}").render()
+
+
+def differential_gen_case(source, context):
+    from differential_gen import Case
+    return Case(source, context)
