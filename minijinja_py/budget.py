@@ -27,7 +27,8 @@ from .runtime import limit_exceeded
 
 __all__ = [
     "CHAR_SHIFT", "text_steps", "shallow_steps", "charge_result", "charged_generator", "tree_size",
-    "charge_tree", "charge_compare", "charge_contains", "charge_hash", "charge_int_op", "charged", "charged_call",
+    "charge_tree", "charge_compare", "charge_contains", "charge_hash", "charge_int_op", "charged", "charged_unary",
+    "charged_call",
     "check_str_size", "check_items", "check_depth",
 ]
 
@@ -269,6 +270,27 @@ def charged(func):
             return result
         return charge_result(rs, result)
     return call
+
+
+def charged_unary(func):
+    """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
+    call(rs, value) → its result, charged as charged() would, without the argument handling."""
+    if _policy(func) is not None:
+        call = charged(func)
+        return lambda rs, value: call(rs, value, (), {})
+    state = getattr(func, "mj_pass_state", False)
+
+    def call_unary(rs, value):
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            rs.burn(0)
+        if type(value) is str and len(value) > _BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        result = func(rs, value) if state else func(value)
+        if result is True or result is False or result is None or (type(result) is str and len(result) < 16):
+            return result
+        return charge_result(rs, result)
+    return call_unary
 
 
 def _charge_policy(rs, policy, func, value, args):

@@ -16,7 +16,7 @@ from operator import itemgetter
 from . import nodes as n
 from .budget import (
     CHAR_SHIFT, charge_compare, charge_contains, charge_hash, charge_int_op, charge_result, charge_tree, charged,
-    check_items, check_str_size,
+    charged_unary, check_items, check_str_size,
 )
 from .errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error,
@@ -28,6 +28,7 @@ from .runtime import (
 )
 from .sandbox import _DICT_ATTRS, _DICT_MUTATORS, getattr_, getitem_, percent_format, to_str
 from .symbols import frame_symbols, undeclared
+from .tests import BOOL_TESTS
 
 __all__ = ["compile_template", "TemplateAssertionError", "LoopControlOutsideLoop"]
 
@@ -184,6 +185,16 @@ _COMPARE_COST = {op: charge_compare for op in _COMPARE}
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 
+def _cheap_operand(value):
+    """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
+    cls = type(value)
+    if cls is str:
+        return len(value) < 1024
+    if cls is int:
+        return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
+    return cls is float or cls is bool or value is None
+
+
 def _checked_add(rs, a, b):
     limits = rs.limits
     if isinstance(a, str) and isinstance(b, str):
@@ -317,8 +328,10 @@ class _Compiler:
         finally:
             self.depth -= 1
 
-    def body(self, stmts):
-        """A statement list → one run(scope, out)."""
+    def block(self, stmts):
+        """A statement list → (run(scope, out), weight). Running the statements costs `weight`, their own nodes
+        (tags and expressions, not the blocks nested in them, which charge when they run), so the step budget
+        follows the work actually done (budget.py); the caller charges it, where it already touches the budget."""
         merged = []
         for node in stmts:
             if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
@@ -326,57 +339,64 @@ class _Compiler:
             elif not (isinstance(node, n.Text) and not node.value):
                 merged.append(node)
         runs = tuple(self.stmt(node) for node in merged)
-        # Running these statements costs their own nodes (tags and expressions, not the blocks nested in them,
-        # which charge when they run): the step budget follows the work actually done (budget.py).
         weight = sum(_own_weight(node) for node in merged)
         if not runs:
-            return lambda s, out: None
+            return (lambda s, out: None), weight
         if len(runs) == 1:
-            only, = runs
-
-            def run1(s, out):
-                rs = s.rs
-                rs.fuel -= weight
-                if rs.fuel < 0:
-                    rs.burn(0)
-                only(s, out)
-            return run1
+            return runs[0], weight
         if len(runs) == 2:
             a, b = runs
 
             def run2(s, out):
-                rs = s.rs
-                rs.fuel -= weight
-                if rs.fuel < 0:
-                    rs.burn(0)
                 a(s, out)
                 b(s, out)
-            return run2
+            return run2, weight
 
         def run(s, out):
+            for r in runs:
+                r(s, out)
+        return run, weight
+
+    def body(self, stmts):
+        """A statement list → one run(scope, out) that charges its own weight (see block)."""
+        run, weight = self.block(stmts)
+
+        def charged_run(s, out):
             rs = s.rs
             rs.fuel -= weight
             if rs.fuel < 0:
                 rs.burn(0)
-            for r in runs:
-                r(s, out)
-        return run
+            run(s, out)
+        return charged_run
 
     def frame(self, statements, params=(), loads_first=()):
-        """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that first makes the
-        names this scope assigns before reading them undefined, as Jinja2's static scoping does (symbols.py)."""
+        """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that charges its
+        weight and first makes the names this scope assigns before reading them undefined, as Jinja2's static
+        scoping does (symbols.py)."""
+        run, weight = self.frame_block(statements, params, loads_first)
+
+        def charged_run(s, out):
+            rs = s.rs
+            rs.fuel -= weight
+            if rs.fuel < 0:
+                rs.burn(0)
+            run(s, out)
+        return charged_run
+
+    def frame_block(self, statements, params=(), loads_first=()):
+        """frame() as (run, weight), for a caller that charges the weight itself."""
         undefined, names = frame_symbols(statements, params, self.outer_names, loads_first)
         with self._scoped(outer_names=self.outer_names | names):
-            body = self.body(statements)
+            body, weight = self.block(statements)
         if not undefined:
-            return body
+            return body, weight
 
         def run(s, out):
             make_undefined = s.rs.undefined
             for name in undefined:
                 s[name] = make_undefined(name=name)
             body(s, out)
-        return run
+        return run, weight
 
     def _scoped(self, **flags):
         """Save/restore compile-time flags around a nested construct."""
@@ -441,29 +461,47 @@ class _Compiler:
         tests = []
         with self._scoped(soft=True):
             for test, body in branches:
-                tests.append((self._truth(test), self.body(body)))
-            else_ = self.body(node.else_) if node.else_ else None
+                tests.append((self.expr(test), test.span) + self.block(body))
+            else_, else_weight = self.block(node.else_) if node.else_ else (None, 0)
         if len(tests) == 1:
-            (test, body), = tests
-            if else_ is None:
-                def run(s, out):
-                    if test(s):
-                        body(s, out)
-                return run
+            (test, span, body, weight), = tests
 
-            def run_else(s, out):
-                if test(s):
+            def run(s, out):
+                try:
+                    chosen = True if test(s) else False
+                except Exception as exc:  # a truth test can fail (StrictUndefined)
+                    raise _located(exc, span)
+                rs = s.rs
+                if chosen:
+                    rs.fuel -= weight
+                    if rs.fuel < 0:
+                        rs.burn(0)
                     body(s, out)
-                else:
+                elif else_ is not None:
+                    rs.fuel -= else_weight
+                    if rs.fuel < 0:
+                        rs.burn(0)
                     else_(s, out)
-            return run_else
+            return run
 
         def run_chain(s, out):
-            for t, b in tests:
-                if t(s):
-                    b(s, out)
+            for test, span, body, weight in tests:
+                try:
+                    chosen = True if test(s) else False
+                except Exception as exc:
+                    raise _located(exc, span)
+                if chosen:
+                    rs = s.rs
+                    rs.fuel -= weight
+                    if rs.fuel < 0:
+                        rs.burn(0)
+                    body(s, out)
                     return
             if else_ is not None:
+                rs = s.rs
+                rs.fuel -= else_weight
+                if rs.fuel < 0:
+                    rs.burn(0)
                 else_(s, out)
         return run_chain
 
@@ -514,6 +552,12 @@ class _Compiler:
         ev = self.expr(node.value)
         check = self._namespace_check(node.target)
         slot = _accumulated_slot(node.target, node.value)
+        if slot is None and isinstance(node.target, n.NameTarget):
+            name = node.target.name
+
+            def run_name(s, out):
+                s[name] = ev(s)
+            return run_name
         if slot is None:
             def run(s, out):
                 check(s)
@@ -584,7 +628,9 @@ class _Compiler:
         uses_loop = node.recursive or "loop" in undeclared(node.body, ("loop",))
         targets = _target_names(node.target) + (("loop",) if uses_loop else ())
         with self._scoped(soft=False, in_loop=True):
-            body = self.frame(node.body, targets)
+            body, body_weight = self.frame_block(node.body, targets)
+        step = 1 + body_weight  # an iteration, then the statements of the body
+        with self._scoped(soft=False, in_loop=True):
             cond = self._truth(node.filter) if node.filter is not None else None
         # Jinja2 compiles a recursive loop into a function, else block included: there break/continue cannot
         # reach an outer loop, and every loop(...) call that renders nothing runs the else block
@@ -609,11 +655,32 @@ class _Compiler:
             completed = False
             if cond is None and not uses_loop:
                 for item in items:
-                    rs.fuel -= 1
+                    rs.fuel -= step
                     if rs.fuel < 0:
                         rs.burn(0)
                     if fresh:
                         scope = s.child()
+                    assign(scope, item)
+                    try:
+                        body(scope, out)
+                    except ContinueLoop:
+                        continue
+                    except BreakLoop:
+                        break
+                    completed = True
+                return completed
+            if cond is None:
+                # over a list: the loop context only needs to know where it is
+                loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+                scope["loop"] = loop
+                for index, item in enumerate(items):
+                    loop.index0 = index
+                    rs.fuel -= step
+                    if rs.fuel < 0:
+                        rs.burn(0)
+                    if fresh:
+                        scope = s.child()
+                        scope["loop"] = loop
                     assign(scope, item)
                     try:
                         body(scope, out)
@@ -639,7 +706,7 @@ class _Compiler:
                 item = loop._next()
                 if item is MISSING:
                     break
-                rs.fuel -= 1
+                rs.fuel -= step
                 if rs.fuel < 0:
                     rs.burn(0)
                 if fresh:
@@ -997,8 +1064,18 @@ class _Compiler:
 
     def _apply(self, func, args, value_ev, span):
         no_args = not args.positional and not args.keywords and args.star is None and args.dstar is None
-        collect = None if no_args else self._args(args)
+        if no_args and value_ev is not None:
+            # the common case, x|trim or x is defined: one closure, no argument handling
+            call_unary = charged_unary(func)
 
+            def ev(s):
+                value = value_ev(s)
+                try:
+                    return call_unary(s.rs, value)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev
+        collect = None if no_args else self._args(args)
         call = charged(func)
 
         def step(s, value):
@@ -1011,7 +1088,10 @@ class _Compiler:
                 raise _located(exc, span)
         if value_ev is None:
             return step
-        return lambda s: step(s, value_ev(s))
+
+        def ev_args(s):
+            return step(s, value_ev(s))
+        return ev_args
 
     def e_Filter(self, node):
         return self._filter_call(node, self.expr(node.value))
@@ -1027,12 +1107,42 @@ class _Compiler:
         test = self._apply(func, node.args, value_ev, span)
         if node.negated:
             return lambda s: not test(s)
+        if func in BOOL_TESTS:
+            return test  # already a bool
         return lambda s: bool(test(s))
+
+    def _sum_chain(self, node):
+        """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step
+        with its own location: prompts are built this way, often a dozen strings long."""
+        steps = []
+        while isinstance(node, n.BinOp) and node.op == "+":
+            steps.append((node.right, node.span))
+            node = node.left
+        first = self.expr(node)
+        # a constant operand is kept as its value (None in place of a closure): no call to fetch it
+        steps = tuple((None, right.value, span) if isinstance(right, n.Const) else (self.expr(right), None, span)
+                      for right, span in reversed(steps))
+
+        def ev(s):
+            total = first(s)
+            for operand, constant, span in steps:
+                b = constant if operand is None else operand(s)
+                try:
+                    if type(total) is str and type(b) is str and len(total) + len(b) < 1024:
+                        total = total + b  # short: nothing worth charging or checking
+                    else:
+                        total = _checked_add(s.rs, total, b)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return total
+        return ev
 
     def e_BinOp(self, node):
         left, right = self.expr(node.left), self.expr(node.right)
         span = node.span
         checked = _CHECKED_BINOPS.get(node.op)
+        if node.op == "+":
+            return self._sum_chain(node)
         if checked is not None:
             def ev(s):
                 a = left(s)
@@ -1104,13 +1214,24 @@ class _Compiler:
         span = node.span
         if len(ops) == 1:
             (op, cost, right), = ops
+            (name, other), = node.ops
+            if isinstance(other, n.Const) and _cheap_operand(other.value) and name not in ("in", "not in"):
+                # x == 'user', loop.index0 > 1: comparing anything with a short scalar takes constant time
+                constant = other.value
+
+                def ev_const(s):
+                    a = first(s)
+                    try:
+                        return op(a, constant)
+                    except Exception as exc:
+                        raise _located(exc, span)
+                return ev_const
 
             def ev1(s):
                 a = first(s)
                 b = right(s)
                 try:
-                    # two short strings cost nothing worth charging
-                    if not (type(a) is str and type(b) is str and len(a) < 1024 and len(b) < 1024):
+                    if not (_cheap_operand(a) and _cheap_operand(b)):
                         cost(s.rs, a, b)
                     return op(a, b)
                 except Exception as exc:
@@ -1122,7 +1243,8 @@ class _Compiler:
             for op, cost, right in ops:
                 b = right(s)
                 try:
-                    cost(s.rs, a, b)
+                    if not (_cheap_operand(a) and _cheap_operand(b)):
+                        cost(s.rs, a, b)
                     if not op(a, b):
                         return False
                 except Exception as exc:
@@ -1163,14 +1285,14 @@ class _Compiler:
         return False
 
     def e_Concat(self, node):
-        items = tuple(self.expr(x) for x in node.items)
+        items = tuple((None, x.value) if isinstance(x, n.Const) else (self.expr(x), None) for x in node.items)
         span = node.span
         # Jinja2 quirk: a `~` of constants is folded at compile time by joining str() of each part, so under
         # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
         autoescape = self.autoescape and not all(self._folded_by_jinja2(x) for x in node.items)
 
         def ev(s):
-            values = [ev(s) for ev in items]
+            values = [constant if item is None else item(s) for item, constant in items]
             try:
                 rs = s.rs
                 if autoescape and any(hasattr(v, "__html__") for v in values):

@@ -9,7 +9,7 @@ from numbers import Number
 
 from .runtime import Undefined, pass_state
 
-__all__ = ["TESTS"]
+__all__ = ["TESTS", "BOOL_TESTS"]
 
 
 def test_odd(value):
@@ -215,3 +215,10 @@ TESTS = {
     "<=": test_le,
     "le": test_le,
 }
+
+# Tests whose result is always a bool, whatever the value: the compiler need not convert it.
+BOOL_TESTS = frozenset({
+    test_defined, test_undefined, test_filter, test_test, test_none, test_boolean, test_false, test_true,
+    test_integer, test_float, test_lower, test_upper, test_string, test_mapping, test_number, test_sequence,
+    test_iterable, test_escaped, test_in, test_callable, test_sameas,
+})
