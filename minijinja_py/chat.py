@@ -169,9 +169,10 @@ def prepare_inputs(messages, tools=None, documents=None, kwargs=None, limits=Non
 
 def _alias_reasoning(message):
     if isinstance(message, dict):
-        reasoning = next((message[k] for k in _REASONING_FIELDS if message.get(k) is not None), None)
-        if reasoning is not None:
-            return {"thinking": reasoning, **message, "reasoning_content": reasoning}
+        for field in _REASONING_FIELDS:
+            reasoning = message.get(field)
+            if reasoning is not None:
+                return {"thinking": reasoning, **message, "reasoning_content": reasoning}
     return message
 
 

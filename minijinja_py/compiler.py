@@ -185,6 +185,11 @@ _COMPARE_COST = {op: charge_compare for op in _COMPARE}
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 
+# loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
+_LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
+                          "previtem", "nextitem"})
+
+
 def _cheap_operand(value):
     """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
     cls = type(value)
@@ -940,14 +945,18 @@ class _Compiler:
         attr = node.attr
         span = node.span
         plain_key = not (attr in _DICT_ATTRS or attr in _DICT_MUTATORS or attr[:1] == "_")
+        loop_field = attr in _LOOP_FIELDS
 
         def ev(s):
             obj = obj_ev(s)
-            if plain_key and type(obj) is dict:
+            cls = type(obj)
+            if plain_key and cls is dict:
                 try:
                     return obj[attr]
                 except KeyError:
                     return s.rs.undefined(obj=obj, name=attr)
+            if loop_field and cls is LoopContext:
+                return getattr(obj, attr)  # loop.index and friends: plain properties the sandbox allows
             try:
                 return getattr_(obj, attr, s.rs)
             except Exception as exc:
@@ -1143,16 +1152,21 @@ class _Compiler:
         checked = _CHECKED_BINOPS.get(node.op)
         if node.op == "+":
             return self._sum_chain(node)
+        op = _BINOPS[node.op]
         if checked is not None:
+            small_ints_are_cheap = node.op != "**"  # 2 ** 100000 is small ints too
+
             def ev(s):
                 a = left(s)
                 b = right(s)
                 try:
+                    if (small_ints_are_cheap and type(a) is int and type(b) is int
+                            and -0xFFFFFFFF <= a <= 0xFFFFFFFF and -0xFFFFFFFF <= b <= 0xFFFFFFFF):
+                        return op(a, b)  # loop.index0 % 2: nothing worth charging or checking
                     return checked(s.rs, a, b)
                 except Exception as exc:
                     raise _located(exc, span)
             return ev
-        op = _BINOPS[node.op]
 
         def ev_plain(s):
             a = left(s)
@@ -1231,7 +1245,8 @@ class _Compiler:
                 a = first(s)
                 b = right(s)
                 try:
-                    if not (_cheap_operand(a) and _cheap_operand(b)):
+                    if not (type(a) is str and type(b) is str and len(a) < 1024 and len(b) < 1024
+                            or _cheap_operand(a) and _cheap_operand(b)):
                         cost(s.rs, a, b)
                     return op(a, b)
                 except Exception as exc:
