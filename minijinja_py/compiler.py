@@ -343,7 +343,7 @@ class _Compiler:
                 merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
             elif not (isinstance(node, n.Text) and not node.value):
                 merged.append(node)
-        runs = tuple(self.stmt(node) for node in merged)
+        runs = tuple(self._statements(merged))
         weight = sum(_own_weight(node) for node in merged)
         if not runs:
             return (lambda s, out: None), weight
@@ -361,6 +361,54 @@ class _Compiler:
             for r in runs:
                 r(s, out)
         return run, weight
+
+    def _statements(self, nodes):
+        """The closures of a statement list; consecutive text and {{ }} become one closure (chat templates are
+        mostly long runs of them)."""
+        pending = []
+        for node in nodes:
+            if isinstance(node, (n.Text, n.Output)) and not self.autoescape:
+                pending.append(node)
+                continue
+            if pending:
+                yield self._printing(pending)
+                pending = []
+            yield self.stmt(node)
+        if pending:
+            yield self._printing(pending)
+
+    def _printing(self, nodes):
+        """run(scope, out) for a run of text and {{ }} statements (not under autoescape)."""
+        if len(nodes) == 1:
+            return self.stmt(nodes[0])
+        parts = []
+        for node in nodes:
+            if isinstance(node, n.Text):
+                parts.append((node.value, None, None))
+            else:
+                self._enter(node)
+                try:
+                    parts.append((None, self.expr(node.expr), node.span))
+                finally:
+                    self.depth -= 1
+        parts = tuple(parts)
+
+        def run(s, out):
+            rs = s.rs
+            limit = rs.limits.max_output
+            for text, ev, span in parts:
+                if ev is not None:
+                    try:
+                        text = ev(s)
+                        if type(text) is not str:
+                            text = to_str(text, rs)
+                    except Exception as exc:
+                        raise _located(exc, span)
+                out.append(text)
+                rs.output_size += len(text)
+                if rs.output_size > limit:
+                    rs.grow_output(0)
+        return run
 
     def body(self, stmts):
         """A statement list → one run(scope, out) that charges its own weight (see block)."""
