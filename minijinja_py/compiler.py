@@ -994,6 +994,22 @@ class _Compiler:
         span = node.span
         plain_key = not (attr in _DICT_ATTRS or attr in _DICT_MUTATORS or attr[:1] == "_")
         loop_field = attr in _LOOP_FIELDS
+        if isinstance(node.obj, n.Name) and plain_key and not loop_field:
+            # message.role: the variable is read here, not through a closure of its own
+            name = node.obj.name
+
+            def ev_name(s):
+                obj = s[name]
+                if type(obj) is dict:
+                    try:
+                        return obj[attr]
+                    except KeyError:
+                        return s.rs.undefined(obj=obj, name=attr)
+                try:
+                    return getattr_(obj, attr, s.rs)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev_name
 
         def ev(s):
             obj = obj_ev(s)
@@ -1029,6 +1045,24 @@ class _Compiler:
                 except Exception as exc:
                     raise _located(exc, span)
             return ev_slice
+        if isinstance(node.key, n.Const) and type(node.key.value) in (str, int):
+            # message['role'], messages[0]: a constant key needs no closure, nor the tuple-key charge
+            key = node.key.value
+            obj_name = node.obj.name if isinstance(node.obj, n.Name) else None
+
+            def ev_const(s):
+                obj = s[obj_name] if obj_name is not None else obj_ev(s)
+                cls = type(obj)
+                if cls is dict or cls is list:
+                    try:
+                        return obj[key]
+                    except (LookupError, TypeError):
+                        pass
+                try:
+                    return getitem_(obj, key, s.rs)
+                except Exception as exc:
+                    raise _located(exc, span)
+            return ev_const
         key_ev = self.expr(node.key)
 
         def ev(s):
