@@ -532,7 +532,32 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     check_str_size(limits, size, "JSON text")
     if rs is not None:
         rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
-    text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
-                      sort_keys=sort_keys, **kwargs)
+    if kwargs:
+        text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
+                          sort_keys=sort_keys, **kwargs)
+    else:
+        text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
     check_str_size(limits, len(text), "JSON text")
     return text
+
+
+_json_encoders = {}
+
+
+def _json_encoder(indent, separators, ensure_ascii, sort_keys):
+    """The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
+    its all-default options, and transformers' tojson passes ensure_ascii=False)."""
+    key = (indent, tuple(separators) if isinstance(separators, (list, tuple)) else separators, ensure_ascii,
+           sort_keys)
+    try:
+        return _json_encoders[key]
+    except (KeyError, TypeError):
+        pass
+    encoder = json.JSONEncoder(indent=indent, separators=separators, ensure_ascii=ensure_ascii,
+                               sort_keys=sort_keys)
+    try:
+        if len(_json_encoders) < 64:
+            _json_encoders[key] = encoder
+    except TypeError:  # an unhashable option value: not cached
+        pass
+    return encoder
