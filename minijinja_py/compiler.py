@@ -190,6 +190,14 @@ _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "
                           "previtem", "nextitem"})
 
 
+def _sandboxed_item(obj, key, rs, span):
+    """obj[key] through the sandbox (item, then attribute), once the dict/list fast path did not apply."""
+    try:
+        return getitem_(obj, key, rs)
+    except Exception as exc:
+        raise _located(exc, span)
+
+
 def _cheap_operand(value):
     """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
     cls = type(value)
@@ -1052,16 +1060,12 @@ class _Compiler:
 
             def ev_const(s):
                 obj = s[obj_name] if obj_name is not None else obj_ev(s)
-                cls = type(obj)
-                if cls is dict or cls is list:
+                if type(obj) is dict or type(obj) is list:
                     try:
                         return obj[key]
                     except (LookupError, TypeError):
                         pass
-                try:
-                    return getitem_(obj, key, s.rs)
-                except Exception as exc:
-                    raise _located(exc, span)
+                return _sandboxed_item(obj, key, s.rs, span)
             return ev_const
         key_ev = self.expr(node.key)
 
@@ -1079,10 +1083,7 @@ class _Compiler:
                     return obj[key]
                 except (LookupError, TypeError):
                     pass
-            try:
-                return getitem_(obj, key, s.rs)
-            except Exception as exc:
-                raise _located(exc, span)
+            return _sandboxed_item(obj, key, s.rs, span)
         return ev
 
     def _slice(self, node):
