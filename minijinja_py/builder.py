@@ -227,6 +227,38 @@ class Builder(Transformer):
     def continue_stmt(self, c):
         return n.Continue(tag_span(c[0]))
 
+    def block_block(self, c):
+        tag, name, scoped, required, body, _end, end_name = c
+        if end_name is not None and end_name.value != name.value:
+            raise syntax_error(f"expected token 'end of statement block', got {end_name.value!r}",
+                               token_span(end_name))
+        if required is not None and any(not isinstance(x, n.Text) or x.value.strip() for x in body):
+            raise syntax_error("Required blocks can only contain comments or whitespace", tag_span(tag))
+        return n.Block(tag_span(tag), name.value, scoped is not None, required is not None, body)
+
+    def autoescape_block(self, c):
+        return n.Autoescape(tag_span(c[0]), c[1], c[2])
+
+    def include_stmt(self, c):
+        return n.Load(tag_span(c[0]), "include", c[1])
+
+    def import_stmt(self, c):
+        return n.Load(tag_span(c[0]), "import", c[1], alias=c[2].value)
+
+    def from_stmt(self, c):
+        names = tuple(x for x in c[2:] if isinstance(x, tuple))
+        return n.Load(tag_span(c[0]), "from", c[1], names=names)
+
+    def import_name(self, c):
+        name, alias = c
+        return (name.value, (alias or name).value)
+
+    def extends_stmt(self, c):
+        return n.Load(tag_span(c[0]), "extends", c[1])
+
+    def context_modifier(self, c):
+        return None  # with/without context: nothing to pass context to without a loader
+
     def generation_block(self, c):
         return n.Generation(tag_span(c[0]), c[1])
 

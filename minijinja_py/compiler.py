@@ -20,6 +20,7 @@ from .budget import (
 )
 from .errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateRuntimeError, TemplateSyntaxError, as_template_error,
+    twin_of,
 )
 from .markup import Markup, escape
 from .runtime import (
@@ -319,6 +320,14 @@ class _Compiler:
         self.in_loop = False       # break/continue allowed here
         self.depth = 0
         self.outer_names = frozenset()   # names the enclosing scopes refer to (symbols.frame_symbols)
+        self.block_names = set()         # {% block %} names seen: a template defines each once
+        # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
+        # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
+        # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies
+        self.toplevel = True
+        self.rootlevel = True
+        self.output_check = True
+        self.known_extends = False
 
     # ---------------------------------------------------------------------------------------- dispatch
     def _enter(self, node):
@@ -375,13 +384,18 @@ class _Compiler:
         mostly long runs of them)."""
         pending = []
         for node in nodes:
+            if isinstance(node, (n.Text, n.Output)) and self.known_extends and self.output_check:
+                continue  # never runs: the template extends another (which fails: there is no loader)
             if isinstance(node, (n.Text, n.Output)) and not self.autoescape:
                 pending.append(node)
                 continue
             if pending:
                 yield self._printing(pending)
                 pending = []
+            extended_before = self.known_extends
             yield self.stmt(node)
+            if extended_before and isinstance(node, n.Load) and node.kind == "extends":
+                return  # extended twice: Jinja2 compiles nothing more of this statement list
         if pending:
             yield self._printing(pending)
 
@@ -460,8 +474,13 @@ class _Compiler:
         return run, weight
 
     def _scoped(self, **flags):
-        """Save/restore compile-time flags around a nested construct."""
+        """Save/restore compile-time flags around a nested construct. `soft` also says what frame it opens:
+        an if-branch (soft=True) leaves the template's root level, anything else its top level too."""
         compiler = self
+        if "soft" in flags:
+            flags["rootlevel"] = False
+            if not flags["soft"]:
+                flags["toplevel"] = False
 
         class _Saved:
             def __enter__(self):
@@ -651,7 +670,7 @@ class _Compiler:
         return check
 
     def s_AssignBlock(self, node):
-        with self._scoped(soft=False):
+        with self._scoped(soft=False, output_check=False):
             body = self.frame(node.body)
             apply = self._filter_chain(node.filters)
         assign = self.assigner(node.target)
@@ -840,7 +859,7 @@ class _Compiler:
         catch_varargs = "varargs" in used and "varargs" not in names
         declared = names + tuple(name for name, on in (("caller", "caller" in used), ("kwargs", catch_kwargs),
                                                        ("varargs", catch_varargs)) if on)
-        with self._scoped(soft=False, in_loop=False):
+        with self._scoped(soft=False, in_loop=False, output_check=False):
             defaults = tuple(self.expr(p.default) if p.default is not None else None for p in params)
             run_body = self.frame(body, declared, tuple(p.default for p in params if p.default is not None))
         # a call costs about ten loop iterations' time (a new scope, its parameters bound, its output joined);
@@ -934,13 +953,67 @@ class _Compiler:
             ev(s)
         return run
 
+    def s_Block(self, node):
+        if node.name in self.block_names:
+            raise _error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
+        self.block_names.add(node.name)
+        name, span, scoped = node.name, node.span, node.scoped
+        if node.required:
+            def run_required(s, out):
+                raise _error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
+            return run_required
+        # a block sees the template's top-level variables, not the loop or macro it sits in, unless `scoped`
+        with self._scoped(soft=False, in_loop=False, output_check=False,
+                          outer_names=self.outer_names if scoped else frozenset()):
+            body = self.frame(node.body)
+
+        def run(s, out):
+            body((s if scoped else s.rs.root).child(), out)
+        return run
+
+    def s_Autoescape(self, node):
+        value = self.expr(node.value)
+        span = node.value.span
+        # compiled both ways; the value decides when it runs (Jinja2 too allows a variable here)
+        with self._scoped(soft=False, autoescape=True):
+            escaped = self.frame(node.body)
+        with self._scoped(soft=False, autoescape=False):
+            plain = self.frame(node.body)
+
+        def run(s, out):
+            try:
+                on = True if value(s) else False
+            except Exception as exc:
+                raise _located(exc, span)
+            (escaped if on else plain)(s.child(), out)
+        return run
+
+    def s_Load(self, node):
+        for name, _ in node.names:
+            if name.startswith("_"):
+                raise _error_at(TemplateAssertionError, "names starting with an underline can not be imported",
+                                node.span)
+        if node.kind == "extends":
+            if not self.toplevel:
+                raise _error_at(TemplateAssertionError, "cannot use extend from a non top-level scope", node.span)
+            if self.rootlevel:
+                self.known_extends = True
+        template = self.expr(node.template)
+        span = node.span
+
+        def run(s, out):
+            template(s)  # evaluated first, as in Jinja2: an undefined attribute there is an UndefinedError
+            # Jinja2 without a loader (the transformers profile has none) fails the same way
+            raise _error_at(twin_of(TypeError), "no loader for this environment specified", span)
+        return run
+
     def s_Generation(self, node):
         if "generation" not in self.extensions:
             raise _error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
         # transformers' extension renders the body as a call block's caller, called without arguments: there
         # `caller` is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
         special = undeclared(node.body, ("caller", "varargs", "kwargs"))
-        with self._scoped(soft=False, in_loop=False):
+        with self._scoped(soft=False, in_loop=False, output_check=False):
             body = self.frame(node.body, tuple(sorted(special)))
 
         def run(s, out):

@@ -170,6 +170,7 @@ class Template:
         rs.generation_spans = generation_spans
         scope = Scope(context)
         scope.rs = rs
+        rs.root = scope
         out = []
         token = enter_render(rs)
         try:

@@ -140,6 +140,32 @@ class Generation(Node):
     body: Tuple[Node, ...]
 
 
+@dataclass(frozen=True)
+class Block(Node):
+    """{% block name [scoped] [required] %}body{% endblock %} (rendered in place: nothing extends a string)"""
+    name: str
+    scoped: bool
+    required: bool
+    body: Tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Autoescape(Node):
+    """{% autoescape value %}body{% endautoescape %}"""
+    value: Node
+    body: Tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Load(Node):
+    """{% include t %}, {% import t as name %}, {% from t import a, b as c %}, {% extends t %}: `kind` is the tag,
+    `names` the (name, alias) pairs a from-import binds, `alias` what an import binds."""
+    kind: str
+    template: Node
+    names: Tuple[Tuple[str, str], ...] = ()
+    alias: Optional[str] = None
+
+
 # ---------------------------------------------------------------------------------------------- assign targets
 
 @dataclass(frozen=True)

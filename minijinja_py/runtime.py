@@ -209,7 +209,7 @@ class RenderState:
     """What one render carries besides variables: the environment, the step budget, output size, call depth."""
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
-                 "generation_spans", "random")
+                 "generation_spans", "random", "root")
 
     def __init__(self, env, globals_, autoescape):
         self.env = env
@@ -222,6 +222,7 @@ class RenderState:
         self.autoescape = autoescape
         self.generation_spans = None
         self.random = None
+        self.root = None             # the template's top-level scope ({% block %} bodies start from it)
 
     def burn(self, steps=1):
         """Spend fuel (see budget.py for what costs what)."""

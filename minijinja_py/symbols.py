@@ -96,6 +96,14 @@ class _Symbols:
         elif isinstance(stmt, n.With):
             for value in stmt.values:
                 self.read(value)
+        elif isinstance(stmt, n.Autoescape):
+            self.read(stmt.value)
+        elif isinstance(stmt, n.Load):
+            self.read(stmt.template)
+            if stmt.alias is not None:
+                self.store(stmt.alias)
+            for _, alias in stmt.names:
+                self.store(alias)
 
     def branches(self, test, body, elifs, else_):
         # Jinja2 analyses three branches on copies (the body, all elifs together, the else) and merges them

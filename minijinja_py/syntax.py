@@ -301,13 +301,15 @@ _TAG_TERMINALS = {
     "SET": "set", "ENDSET": "endset", "MACRO": "macro", "ENDMACRO": "endmacro", "CALL": "call",
     "ENDCALL": "endcall", "FILTER": "filter", "ENDFILTER": "endfilter", "WITH": "with", "ENDWITH": "endwith",
     "PRINT": "print", "DO": "do", "BREAK": "break", "CONTINUE": "continue", "GENERATION": "generation",
-    "ENDGENERATION": "endgeneration", "RAW_OPEN": "raw", "RAW_CLOSE": "endraw",
+    "ENDGENERATION": "endgeneration", "RAW_OPEN": "raw", "RAW_CLOSE": "endraw", "BLOCK": "block",
+    "ENDBLOCK": "endblock", "AUTOESCAPE": "autoescape", "ENDAUTOESCAPE": "endautoescape", "INCLUDE": "include",
+    "IMPORT": "import", "FROM": "from", "EXTENDS": "extends",
 }
 # Block tags and the tags that may close or continue them.
 _BLOCK_ENDS = {
     "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
     "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
-    "raw": ("endraw",),
+    "raw": ("endraw",), "block": ("endblock",), "autoescape": ("endautoescape",),
 }
 _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",

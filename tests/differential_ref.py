@@ -295,10 +295,10 @@ def _error_text(case, result):
     if result[0] != "error" or not isinstance(result[1], mj.TemplateError):
         return ""
     exc = result[1]
-    if exc.lineno is None or exc.colno is None or exc.end is None:
+    if exc.lineno is None or exc.colno is None or exc.end_pos is None:
         return ""
     lines = case.source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    (line, col), (end_line, end_col) = (exc.lineno, exc.colno), exc.end
+    (line, col), (end_line, end_col) = (exc.lineno, exc.colno), exc.end_pos
     if not 1 <= line <= end_line <= len(lines):
         return ""
     if line == end_line:
@@ -373,15 +373,6 @@ def _inf_literal(case, ref, mine):
     return any(float(literal.replace("_", "")) == float("inf") for literal in _FLOAT_LITERAL.findall(case.source))
 
 
-_UNSUPPORTED_TAG = re.compile(r"Encountered unknown tag '(include|import|from|extends|block|endblock|autoescape|"
-                              r"endautoescape)'")
-
-
-def _unsupported_tag(case, ref, mine):
-    return (mine[0] == "error" and isinstance(mine[1], mj.TemplateSyntaxError)
-            and _UNSUPPORTED_TAG.match(_message(mine[1])) is not None)
-
-
 _UNSAFE = re.compile(r"access to attribute '[^']*' of '[^']*' object is unsafe\.$")
 
 
@@ -453,8 +444,6 @@ KNOWN = [
           "(checked against Jinja2 without constant folding)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
-    Known("unsupported-tag", "include/import/from/extends/block/autoescape are not implemented (no loader in the "
-          "transformers profile): TemplateSyntaxError where Jinja2 parses them", _unsupported_tag),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' or a mutating method raises "
           "SecurityError at once; Jinja2 returns an undefined that raises only when used (and a missing one, or a "
           "dict key, for `x._name`)", _eager_unsafe_attribute),
@@ -468,8 +457,7 @@ KNOWN = [
           _string_formatting),
     Known("class-repr", "printing a class object: Jinja2 shows its module path, minijinja_py only its name",
           _class_repr),
-    Known("template-reference", "`self` (Jinja2's reference to the template's blocks) is not provided; blocks are "
-          "not supported", _template_reference),
+    Known("template-reference", "`self` (Jinja2's reference to the template's blocks) is not provided", _template_reference),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
     Known("recursive-repr", "printing data that contains itself (a namespace stored in itself): Python's repr "
