@@ -165,8 +165,10 @@ def _unpack(value, count):
     return items
 
 
-def _iteration_list(value, limits):
-    """The items a for loop walks over, as a list (dicts give keys, undefined gives nothing)."""
+def _iteration_items(value, limits, span):
+    """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2: the items of a generator are computed
+    one by one as the loop goes, so an error in a later item comes after the earlier iterations ran."""
     cls = type(value)
     if cls is list or cls is tuple:
         return value
@@ -174,11 +176,23 @@ def _iteration_list(value, limits):
         return list(value)  # StrictUndefined raises here
     if cls is str or cls is dict:
         return list(value)
-    iterator = iter(value)
-    items = list(islice(iterator, limits.max_items + 1))
-    if len(items) > limits.max_items:
-        raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
-    return items
+    return _bounded(iter(value), limits, span)
+
+
+def _bounded(iterator, limits, span):
+    """The items of iterator, at most limits.max_items of them; errors located at the loop's iterable."""
+    count = 0
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _located(exc, span)
+        count += 1
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+        yield item
 
 
 # ------------------------------------------------------------------------------------------------- compiler
@@ -466,7 +480,7 @@ class _Compiler:
             rs = s.rs
             limits = rs.limits
             try:
-                items = _iteration_list(iterable, limits)
+                items = _iteration_items(iterable, limits, iter_span)
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
@@ -496,8 +510,10 @@ class _Compiler:
                             yield item
                 loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
                                    lazy=passing())
-            else:
+            elif isinstance(items, (list, tuple)):
                 loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+            else:
+                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None, lazy=items)
             while True:
                 item = loop._next()
                 if item is MISSING:
@@ -539,6 +555,13 @@ class _Compiler:
                 iterable = iter_ev(s)
             except Exception as exc:
                 raise _located(exc, span)
+            if recursive:
+                # Jinja2 renders a recursive loop as a function call whose output is joined when it returns
+                captured = []
+                if not loop_over(s, iterable, 0, captured) and else_ is not None:
+                    else_(s.child(), captured)
+                out.append(join_output(captured))
+                return
             if not loop_over(s, iterable, 0, out) and else_ is not None:
                 else_(s.child(), out)
         return run
