@@ -84,7 +84,13 @@ class Builder(Transformer):
         return n.Template(n.Span(1, 1), body)
 
     def body(self, c):
-        return tuple(x for x in c if x is not None)
+        out = []
+        for x in c:
+            if isinstance(x, tuple):   # a statement that builds several nodes ({% print a, b %})
+                out.extend(x)
+            elif x is not None:
+                out.append(x)
+        return tuple(out)
 
     def text(self, c):
         return n.Text(token_span(c[0]), c[0].value)
@@ -100,7 +106,11 @@ class Builder(Transformer):
         return n.Output(tag_span(c[0]), c[1])
 
     def print_stmt(self, c):
-        return n.Output(tag_span(c[0]), c[1])
+        span = tag_span(c[0])
+        return tuple(n.Output(span, expr) for expr in (c[1] if len(c) > 1 else ()))
+
+    def print_items(self, c):
+        return tuple(c)
 
     def if_block(self, c):
         tag, test, body = c[0], c[1], c[2]
