@@ -635,6 +635,8 @@ class TemplateGen:
                 return f"loop.{r.choice(LOOP_ATTRS)}", POSTFIX
             return self.leaf(kind)
         attr = r.choice(LOOP_ATTRS)
+        if r.chance(0.05):
+            return r.choice(["loop|length", "loop|list|length", "loop|first", "loop|count"]), FILTER
         if attr == "cycle":
             return f"loop.cycle({', '.join(r.choice(STRING_LITERALS) for _ in range(r.randint(0, 3)))})", POSTFIX
         if attr == "changed":
@@ -998,7 +1000,9 @@ class TemplateGen:
         return self.head("generation") + self.body(depth) + self.tag("endgeneration")
 
     def print_stmt(self):
-        return self.tag(f"print {self.expr('any')[0]}")
+        # {% print a, b %} prints each expression in turn; {% print %} prints nothing
+        count = self.r.weighted([(8, 1), (2, 2), (1, 0)])
+        return self.tag(" ".join(["print", ", ".join(self.expr("any")[0] for _ in range(count))]).strip())
 
     def rare_stmt(self):
         r = self.r
