@@ -288,25 +288,37 @@ def _unpack(value, count):
     return items
 
 
-def _iteration_list(value, rs):
-    """The items a for loop walks over, as a list (dicts give keys, undefined gives nothing). Making the list
-    is paid for before it is made (a loop that breaks at once still had to build it)."""
+def _iteration_items(value, rs, span):
+    """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2: the items of a generator are computed
+    one by one as the loop goes, so an error in a later item comes after the earlier iterations ran."""
     cls = type(value)
     if cls is list or cls is tuple:
         return value
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
     limits = rs.limits
-    if cls is str or cls is dict:
+    if cls is str or cls is dict or cls is range:  # sized: paid for at once, as the list it becomes
         check_items(limits, len(value), "a for loop")
         rs.burn(len(value))
         return list(value)
-    iterator = iter(value)
-    items = list(islice(iterator, limits.max_items + 1))
-    if len(items) > limits.max_items:
-        raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
-    rs.burn(len(items))
-    return items
+    return _bounded(iter(value), limits, span)
+
+
+def _bounded(iterator, limits, span):
+    """The items of iterator, at most limits.max_items of them; errors located at the loop's iterable."""
+    count = 0
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _located(exc, span)
+        count += 1
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+        yield item
 
 
 # ------------------------------------------------------------------------------------------------- compiler
@@ -728,7 +740,7 @@ class _Compiler:
             the first one) still run the else block."""
             rs = s.rs
             try:
-                items = _iteration_list(iterable, rs)
+                items = _iteration_items(iterable, rs, iter_span)
             except Exception as exc:
                 raise _located(exc, iter_span)
             scope = s.child()
@@ -749,12 +761,15 @@ class _Compiler:
                         break
                     completed = True
                 return completed
-            if cond is None:
-                # over a list: the loop context only needs to know where it is
+            if cond is None and isinstance(items, (list, tuple)):
+                # over a list: the loop context only needs to know where it is (the body may move it on: iterating
+                # `loop` consumes the loop's items, as in Jinja2)
                 loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
                 scope["loop"] = loop
-                for index, item in enumerate(items):
-                    loop.index0 = index
+                count = len(items)
+                while loop.index0 + 1 < count:
+                    loop.index0 += 1
+                    item = items[loop.index0]
                     rs.fuel -= step
                     if rs.fuel < 0:
                         rs.burn(0)
@@ -780,8 +795,10 @@ class _Compiler:
                             yield item
                 loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
                                    lazy=passing())
-            else:
+            elif isinstance(items, (list, tuple)):
                 loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
+            else:
+                loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None, lazy=items)
             while True:
                 item = loop._next()
                 if item is MISSING:
@@ -824,8 +841,18 @@ class _Compiler:
                 iterable = iter_ev(s)
             except Exception as exc:
                 raise _located(exc, span)
-            if not loop_over(s, iterable, 0, out) and else_ is not None:
-                else_(s.child(), out)
+            try:
+                if recursive:
+                    # Jinja2 renders a recursive loop as a function call whose output is joined when it returns
+                    captured = []
+                    if not loop_over(s, iterable, 0, captured) and else_ is not None:
+                        else_(s.child(), captured)
+                    out.append(join_output(captured))
+                    return
+                if not loop_over(s, iterable, 0, out) and else_ is not None:
+                    else_(s.child(), out)
+            except LimitExceeded as exc:
+                raise _located(exc, span)  # the step budget ran out on an iteration (not in a statement of it)
         return run
 
     def s_Break(self, node):

@@ -340,8 +340,8 @@ class LoopContext:
     def _next(self):
         """Advance to the next item; MISSING when exhausted."""
         if self._items is not None:
-            self.index0 += 1
-            if self.index0 < len(self._items):
+            if self.index0 + 1 < len(self._items):
+                self.index0 += 1
                 return self._items[self.index0]
             return MISSING
         if self.index0 >= 0:
@@ -412,6 +412,19 @@ class LoopContext:
             return self._undefined("there is no next item")
         item = self._peek()
         return self._undefined("there is no next item") if item is MISSING else item
+
+    def __len__(self):
+        return self.length
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """Jinja2 quirk: iterating `loop` inside the loop advances the loop itself, yielding (item, loop)."""
+        item = self._next()
+        if item is MISSING:
+            raise StopIteration
+        return item, self
 
     def cycle(self, *args):
         """loop.cycle('odd', 'even'): the argument for this iteration, round robin."""

@@ -100,12 +100,26 @@ def outcomes(seeds, jobs, timeout):
             worker.stop()
 
 
-def _timed_out(seed, timeout):
-    """A case that did not finish: known when minijinja_py refuses it by a limit (it cannot run away)."""
+def _render_mj_in(conn, seed):
     mine = render_mj(case_for(seed))
-    if mine[0] == "error" and getattr(mine[1], "limit", None) not in (None, "python_recursion", "memory"):
-        return ("known", "design-limits", f"the reference did not finish in {timeout} s; minijinja_py: {mine[1]}")
-    return ("differ", "timeout (either engine)", f"more than {timeout} s")
+    conn.send((mine[0], getattr(mine[1], "limit", None) if mine[0] == "error" else None, str(mine[1])[:300]))
+
+
+def _timed_out(seed, timeout):
+    """A case that did not finish: known when minijinja_py alone refuses it by a limit (it must not run away)."""
+    conn, child = multiprocessing.Pipe()
+    process = multiprocessing.Process(target=_render_mj_in, args=(child, seed), daemon=True)
+    process.start()
+    done = conn.poll(timeout)
+    result = conn.recv() if done else None
+    process.kill()
+    process.join()
+    if result is None:
+        return ("differ", "timeout (minijinja_py too)", f"neither engine finished in {timeout} s")
+    kind, limit, text = result
+    if kind == "error" and limit not in (None, "python_recursion", "memory"):
+        return ("known", "design-limits", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
+    return ("differ", "timeout (reference)", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
 
 
 def main():

@@ -524,6 +524,10 @@ class TemplateGen:
                 return r.choice(["false", "true", "0"]), ATOM
             return r.choice(["'role'", "'content'", "'name'", "'a'", "'0'", "'role.x'", "'items'", "'x.0'",
                              "attribute='role'"]), ATOM
+        if fname == "round" and i == 0:
+            # a literal precision: round(5, -2 ** 63) makes CPython compute 10 ** (2 ** 63) in both engines and
+            # never return (a minijinja_py limits issue, reported; the campaign's time limit catches it)
+            return r.choice(["0", "1", "2", "-1", "-2", "true", "'2'", "none", "1.5"]), ATOM
         if fname in ("indent", "center", "truncate", "wordwrap", "round", "batch", "slice", "int", "float",
                      "filesizeformat", "trim"):
             return self.sub(r.choice(["int", "int", "bool", "str", "any"]), depth)
@@ -635,6 +639,8 @@ class TemplateGen:
                 return f"loop.{r.choice(LOOP_ATTRS)}", POSTFIX
             return self.leaf(kind)
         attr = r.choice(LOOP_ATTRS)
+        if r.chance(0.05):
+            return r.choice(["loop|length", "loop|list|length", "loop|first", "loop|count"]), FILTER
         if attr == "cycle":
             return f"loop.cycle({', '.join(r.choice(STRING_LITERALS) for _ in range(r.randint(0, 3)))})", POSTFIX
         if attr == "changed":
@@ -998,7 +1004,9 @@ class TemplateGen:
         return self.head("generation") + self.body(depth) + self.tag("endgeneration")
 
     def print_stmt(self):
-        return self.tag(f"print {self.expr('any')[0]}")
+        # {% print a, b %} prints each expression in turn; {% print %} prints nothing
+        count = self.r.weighted([(8, 1), (2, 2), (1, 0)])
+        return self.tag(" ".join(["print", ", ".join(self.expr("any")[0] for _ in range(count))]).strip())
 
     def rare_stmt(self):
         r = self.r

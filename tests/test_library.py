@@ -3,7 +3,6 @@ address-free printing, the Undefined and Markup APIs. Expected values were produ
 and reviewed; the one test that needs Jinja2 itself is skipped without it."""
 
 import inspect
-import json
 
 import pytest
 
