@@ -156,8 +156,11 @@ def do_indent(rs, s, width=4, first=False, blank=False):
     if isinstance(s, str):
         check_str_size(rs.limits, len(s) + (s.count("\n") + 2) * len(indention))
     # Jinja2 quirk: the value gets a newline appended before splitlines(), so a trailing newline survives and
-    # a non-string value fails on that `+`
-    s += newline
+    # a non-string value fails on that `+`. Jinja2's `s += newline` extends a list in place before failing on
+    # splitlines(); here the caller's list is left alone and the error is the same
+    if isinstance(s, list):
+        raise AttributeError("'list' object has no attribute 'splitlines'")
+    s = s + newline
     lines = s.splitlines()
     if blank:
         rv = (newline + indention).join(lines)
@@ -465,7 +468,8 @@ def do_slice(rs, value, slices, fill_with=None):
         raise limit_exceeded(rs.limits, "max_items", f"{slices} slices")
     seq = list(value)
     length = len(seq)
-    per_slice, with_extra = divmod(length, slices)
+    per_slice = length // slices  # not divmod(): an undefined `slices` must fail as an undefined
+    with_extra = length % slices
     offset = 0
     for number in range(slices):
         start = offset + number * per_slice

@@ -161,6 +161,9 @@ _RAW = {
     "mutate/namespace_copy": out("x|user", "{% set ns = namespace(messages[1]) %}{% set ns.role = 'x' %}{{ ns.role }}"
                                            "|{{ messages[1].role }}", context=chat()),
     "mutate/dict_copy": out("user", "{% set d = messages[1].copy() %}{{ d.role }}", context=chat()),
+    # Jinja2's indent does `s += "\n"` first, which extends a list in place before failing
+    "mutate/indent_list": err("AttributeError", "{{ messages|indent }}", context=chat()),
+    "mutate/indent_list_blank": err("AttributeError", "{{ tools|indent(2, true, true) }}", context=chat()),
 
     # ------------------------------------------------------------------------- nothing prints an address
     "print/function": out("<function lipsum>", "{{ lipsum }}"),
