@@ -51,9 +51,12 @@ def _error_at(cls, message, span):
 
 
 def compile_template(template, env, autoescape):
-    """nodes.Template → run(scope, out)."""
+    """nodes.Template → (run(scope, out), blocks): blocks maps each {% block %} name to run(scope, out) of its
+    body when the template reads `self` (Jinja2's reference to its blocks), else it is None."""
     _check_nesting(template, env.limits.max_nesting)
-    return _Compiler(env, autoescape).frame(template.body)
+    compiler = _Compiler(env, autoescape)
+    run = compiler.frame(template.body, root=True)
+    return run, (compiler.blocks if "self" in undeclared(template.body, ("self",)) else None)
 
 
 def _check_nesting(template, limit):
@@ -332,7 +335,7 @@ class _Compiler:
         self.in_loop = False       # break/continue allowed here
         self.depth = 0
         self.outer_names = frozenset()   # names the enclosing scopes refer to (symbols.frame_symbols)
-        self.block_names = set()         # {% block %} names seen: a template defines each once
+        self.blocks = {}                 # {% block %} name → run(scope, out) of its body, for `self.name()`
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies
@@ -456,11 +459,11 @@ class _Compiler:
             run(s, out)
         return charged_run
 
-    def frame(self, statements, params=(), loads_first=()):
+    def frame(self, statements, params=(), loads_first=(), root=False):
         """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that charges its
         weight and first makes the names this scope assigns before reading them undefined, as Jinja2's static
         scoping does (symbols.py)."""
-        run, weight = self.frame_block(statements, params, loads_first)
+        run, weight = self.frame_block(statements, params, loads_first, root)
 
         def charged_run(s, out):
             rs = s.rs
@@ -470,13 +473,23 @@ class _Compiler:
             run(s, out)
         return charged_run
 
-    def frame_block(self, statements, params=(), loads_first=()):
-        """frame() as (run, weight), for a caller that charges the weight itself."""
+    def frame_block(self, statements, params=(), loads_first=(), root=False):
+        """frame() as (run, weight), for a caller that charges the weight itself. For the template's root frame
+        the undefined values it starts with are remembered: a {% block %} body does not see them (it reads the
+        variables passed to render, as Jinja2's blocks read the template context)."""
         undefined, names = frame_symbols(statements, params, self.outer_names, loads_first)
         with self._scoped(outer_names=self.outer_names | names):
             body, weight = self.block(statements)
         if not undefined:
             return body, weight
+        if root:
+            def run_root(s, out):
+                make_undefined = s.rs.undefined
+                markers = s.rs.root_markers = {}
+                for name in undefined:
+                    s[name] = markers[name] = make_undefined(name=name)
+                body(s, out)
+            return run_root, weight
 
         def run(s, out):
             make_undefined = s.rs.undefined
@@ -981,21 +994,23 @@ class _Compiler:
         return run
 
     def s_Block(self, node):
-        if node.name in self.block_names:
+        if node.name in self.blocks:
             raise _error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
-        self.block_names.add(node.name)
         name, span, scoped = node.name, node.span, node.scoped
         if node.required:
             def run_required(s, out):
                 raise _error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
+            self.blocks[name] = run_required
             return run_required
+        self.blocks[name] = None  # taken (a block of the same name nested in this one is a duplicate)
         # a block sees the template's top-level variables, not the loop or macro it sits in, unless `scoped`
         with self._scoped(soft=False, in_loop=False, output_check=False,
                           outer_names=self.outer_names if scoped else frozenset()):
             body = self.frame(node.body)
+        self.blocks[name] = body
 
         def run(s, out):
-            body((s if scoped else s.rs.root).child(), out)
+            body(s.child() if scoped else s.rs.block_scope(), out)
         return run
 
     def s_Autoescape(self, node):

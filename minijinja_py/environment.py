@@ -16,7 +16,8 @@ from .errors import (
 )
 from .filters import FILTERS
 from .runtime import (
-    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, Undefined,
+    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, TemplateReference,
+    Undefined,
     enter_render, join_output, leave_render, lipsum, pass_state,
 )
 from .syntax import normalize_newlines, parse
@@ -142,7 +143,7 @@ class Template:
             text = normalize_newlines(source, environment.keep_trailing_newline)
             self._text = text
             tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, limits.max_nesting)
-            self._run = compile_template(tree, environment, self._autoescape)
+            self._run, self._blocks = compile_template(tree, environment, self._autoescape)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except (RecursionError, MemoryError) as exc:
@@ -171,6 +172,9 @@ class Template:
         scope = Scope(context)
         scope.rs = rs
         rs.root = scope
+        rs.context = context
+        if self._blocks is not None:
+            scope["self"] = TemplateReference(self.name, self._blocks, rs)
         out = []
         token = enter_render(rs)
         try:

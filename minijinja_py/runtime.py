@@ -209,7 +209,7 @@ class RenderState:
     """What one render carries besides variables: the environment, the step budget, output size, call depth."""
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
-                 "generation_spans", "random", "root")
+                 "generation_spans", "random", "root", "root_markers", "context")
 
     def __init__(self, env, globals_, autoescape):
         self.env = env
@@ -223,6 +223,20 @@ class RenderState:
         self.generation_spans = None
         self.random = None
         self.root = None             # the template's top-level scope ({% block %} bodies start from it)
+        self.root_markers = {}       # name → the undefined the root scope started with (not assigned yet)
+        self.context = {}            # the variables passed to render
+
+    def block_scope(self):
+        """The scope a {% block %} body starts in: Jinja2's template context, i.e. the variables passed to render
+        and the top-level assignments made so far, but not the loop or macro around the block."""
+        scope = self.root.child()
+        for name, marker in self.root_markers.items():
+            if scope.get(name) is marker:  # assigned later in the template, not yet: the render's value shows
+                if name in self.context:
+                    scope[name] = self.context[name]
+                else:
+                    del scope[name]
+        return scope
 
     def burn(self, steps=1):
         """Spend fuel (see budget.py for what costs what)."""
@@ -314,6 +328,53 @@ def join_output(out):
                 error = TypeError(f"sequence item {i}: expected str instance, {type(item.value).__name__} found")
                 raise as_template_error(error, span.line, span.col, (span.end_line, span.end_col)) from None
         raise exc
+
+
+# ------------------------------------------------------------------------------------------------------ self
+class TemplateReference:
+    """`self` in a template: `self.name()` renders the {% block name %} of this template, as Jinja2's
+    TemplateReference does (with the template's top-level variables, wherever it is called from)."""
+
+    __slots__ = ("_name", "_blocks", "_rs")
+
+    def __init__(self, name, blocks, rs):
+        self._name, self._blocks, self._rs = name, blocks, rs
+
+    def __getitem__(self, name):
+        return BlockReference(name, self._blocks[name], self._rs)
+
+    def __repr__(self):
+        return f"<TemplateReference {self._name!r}>"
+
+
+class BlockReference:
+    """self.name: calling it renders the block; `super` is undefined (a template without loader has no parent)."""
+
+    __slots__ = ("name", "_run", "_rs")
+
+    def __init__(self, name, run, rs):
+        self.name, self._run, self._rs = name, run, rs
+
+    @property
+    def super(self):
+        return self._rs.undefined(f"there is no parent block called {self.name!r}.", name="super")
+
+    def __call__(self):
+        rs = self._rs
+        rs.burn(10)  # as a macro call: a scope, the body's output joined
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of block calls through self")
+        out = []
+        rs.depth += 1
+        try:
+            self._run(rs.block_scope(), out)
+        finally:
+            rs.depth -= 1
+        text = join_output(out)
+        if rs.autoescape:
+            from .markup import Markup
+            return Markup(text)
+        return text
 
 
 # ------------------------------------------------------------------------------------------------------ loop

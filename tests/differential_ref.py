@@ -312,14 +312,6 @@ def _error_text(case, result):
     return "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]])
 
 
-_SELF = re.compile(r"(?<![\w.])self(?!\w)")
-
-
-def _template_reference(case, ref, mine):
-    # `self` (the reference to the template's blocks) exists in Jinja2 only; minijinja_py has no blocks
-    return _SELF.search(case.source) is not None
-
-
 def _nfkc_names(case, ref, mine):
     # Jinja2's generated Python code names variables after template names, and Python NFKC-normalises
     # identifiers: names that differ only in their Unicode normalisation (é vs e + U+0301) can share a variable
@@ -471,7 +463,6 @@ KNOWN = [
           _string_formatting),
     Known("class-repr", "printing a class object: Jinja2 shows its module path, minijinja_py only its name",
           _class_repr),
-    Known("template-reference", "`self` (Jinja2's reference to the template's blocks) is not provided", _template_reference),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
     Known("recursive-repr", "printing data that contains itself (a namespace stored in itself): Python's repr "

@@ -139,7 +139,9 @@ _RAW = {
     "ssti/deque_rotate": sec("{{ d.rotate(1) }}", context={"d": deque([1, 2])}, mode="plain"),
     "ssti/memoryview_release": err("UndefinedError", "{{ m.release() }}", context={"m": memoryview(b"x")},
                                    mode="plain"),
-    "ssti/self_is_undefined": out("", "{{ self }}"),
+    "ssti/self_printed": out("<TemplateReference None>", "{{ self }}"),
+    "ssti/self_init_globals": sec("{{ self.__init__.__globals__ }}"),
+    "ssti/self_block_globals": sec("{% block a %}{% endblock %}{{ self.a.__call__.__globals__ }}"),
     "ssti/call_exception_class": sec("{{ exc('boom') }}", context={"exc": ValueError}, mode="plain"),
     "ssti/getattr_chain_item": sec("{{ messages[0]['items'].__self__ }}", context=chat()),
 
@@ -325,6 +327,10 @@ _RAW = {
                                                  "{% endmacro %}{{ f(40) }}"),
     "time/macro_recursion": limit("max_call_depth", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"),
     "time/loop_recursion": limit("max_call_depth", "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}"),
+    "time/self_block_recursion": limit("max_call_depth", "{% block a %}{{ self.a() }}{% endblock %}"),
+    "ssti/self_internals": sec("{{ self._blocks }}"),
+    "ssti/block_reference_internals": sec("{% block a %}{% endblock %}{{ self.a._run }}"),
+    "ssti/block_reference_attr": sec("{% block a %}{% endblock %}{{ self.a|attr('_rs') }}"),
     "time/caller_recursion": limit("max_call_depth", "{% macro m() %}{{ caller() }}{% endmacro %}{% macro r() %}"
                                                      "{% call m() %}{{ r() }}{% endcall %}{% endmacro %}{{ r() }}"),
     "time/recursive_loop_fanout": limit("max_steps", "{% for x in [1, 2] recursive %}{{ loop([1, 2]) if loop.depth < 60 }}"
