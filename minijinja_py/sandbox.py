@@ -443,6 +443,15 @@ class _SafeText:
         return safe_repr(self.value, self.rs)
 
 
+class _SafeMapping(_SafeText):
+    """_SafeText for a value Python's % takes as a mapping: %(key)s reads its items (each printed safely)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        return _plain_or_safe(self.value[key], self.rs)
+
+
 # %[(key)][flags][width][.precision][length]conversion
 _PERCENT_SPEC = re.compile(r"%(?:\(([^)]*)\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 
@@ -454,6 +463,9 @@ def percent_format(limits, fmt, args):
         args = tuple(_plain_or_safe(a, rs) for a in args)
     elif isinstance(args, dict):
         args = {k: _plain_or_safe(v, rs) for k, v in args.items()}
+    elif not isinstance(args, (str, Undefined)) and hasattr(type(args), "__getitem__"):
+        # Python takes any non-tuple with __getitem__ as the mapping of %(key)s fields (so 'x' % [] is 'x')
+        args = _SafeMapping(args, rs)
     else:
         args = _plain_or_safe(args, rs)
     size = len(fmt) + _percent_fields_size(limits, fmt, args) * (6 if isinstance(fmt, Markup) else 1)
@@ -514,6 +526,7 @@ def _field_size(value, conversion):
 
 
 def _plain_or_safe(value, rs):
-    if value is None or isinstance(value, (str, int, float)):
+    # an undefined is passed as it is: it prints as Jinja2's does, and %d/%f of it raise UndefinedError
+    if value is None or isinstance(value, (str, int, float, Undefined)):
         return value
     return _SafeText(value, rs)
