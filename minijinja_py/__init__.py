@@ -11,12 +11,10 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
 
 from .chat import ChatTemplate, chat_environment, load_chat_template, raise_exception, seed_template, \
     seed_template_names
-from .compiler import TemplateAssertionError
 from .environment import Environment, Template
 from .errors import (
-    FilterArgumentError, LimitExceeded, SecurityError, TemplateError, TemplateRuntimeError, TemplateSyntaxError,
-    UndefinedError,
-    twin_of,
+    FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateRuntimeError,
+    TemplateSyntaxError, UndefinedError, twin_of,
 )
 from .markup import Markup, escape
 from .runtime import ChainableUndefined, DebugUndefined, Limits, StrictUndefined, Undefined, pass_state

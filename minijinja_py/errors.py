@@ -11,7 +11,7 @@ import sys
 import unicodedata
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
+    "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
     "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin", "as_template_error",
     "scrub_message",
 ]
@@ -133,6 +133,11 @@ def scrub_message(message):
 
 class TemplateSyntaxError(TemplateError):
     """The template source is malformed; raised by `from_string`, never later."""
+
+
+class TemplateAssertionError(TemplateSyntaxError):
+    """A template that parses but cannot compile: an unknown filter or test outside any `if`, an extends that is
+    not at the top level, a block defined twice."""
 
 
 class PythonSyntaxTwin(TemplateSyntaxError, SyntaxError):

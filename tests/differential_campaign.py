@@ -117,7 +117,7 @@ def _timed_out(seed, timeout):
     if result is None:
         return ("differ", "timeout (minijinja_py too)", f"neither engine finished in {timeout} s")
     kind, limit, text = result
-    if kind == "error" and limit not in (None, "python_recursion", "memory"):
+    if kind == "error" and limit not in (None, "recursion_limit", "memory"):
         return ("known", "design-limits", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
     return ("differ", "timeout (reference)", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
 

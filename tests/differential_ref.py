@@ -215,7 +215,7 @@ def _short(exc):
 
 
 # ------------------------------------------------------------------------------------------ known differences
-# Each is documented in docs/known-differences.md with its reason. A difference is "known" only when its
+# Each is documented in README.md ("Known differences") with its reason. A difference is "known" only when its
 # predicate recognises it from both results; everything else fails the test.
 class Known:
     def __init__(self, key, reason, matches):
@@ -319,21 +319,10 @@ def _nfkc_names(case, ref, mine):
                for word in re.findall(r"(?:\w|[^\x00-\x7f\s])+", case.source) if not word.isascii())
 
 
-_SELF_STORE = re.compile(r"set\s+(\w+)\s*\.\s*\w+\s*=\s*\1\s*[-+]?%\}")
-
-
-def _recursive_repr(case, ref, mine):
-    # printing a namespace stored in itself: Python's repr shows {...}; minijinja_py's printer runs into its
-    # recursion limit
-    return (mine[0] == "error" and getattr(mine[1], "limit", None) == "python_recursion"
-            and (_SELF_STORE.search(case.source) is not None
-                 or (ref[0] == "ok" and ("{...}" in ref[1] or "[...]" in ref[1]))))
-
-
 def _design_limit(case, ref, mine):
     # minijinja_py's resource limits (mj.Limits) are checked before the work; Jinja2 has none of them
     return (mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded)
-            and getattr(mine[1], "limit", None) not in (None, "python_recursion", "memory"))
+            and getattr(mine[1], "limit", None) not in (None, "recursion_limit", "memory"))
 
 
 def _bytes_methods(case, ref, mine):
@@ -465,8 +454,6 @@ KNOWN = [
           _class_repr),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
-    Known("recursive-repr", "printing data that contains itself (a namespace stored in itself): Python's repr "
-          "shows {...}, minijinja_py's printer stops at its recursion limit", _recursive_repr),
     Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
           "depth) are checked before the work; Jinja2 has none", _design_limit),
     Known("bytes-methods", "sandbox: only decode() and hex() of bytes are allowed", _bytes_methods),
@@ -476,7 +463,7 @@ KNOWN = [
 ]
 
 
-# Filters whose minijinja_py implementation is known to differ from Jinja2's (see docs/known-differences.md).
+# Filters whose minijinja_py implementation is known to differ from Jinja2's (README.md, "Known differences").
 # A difference is put down to them only if it disappears, or becomes another known one, when minijinja_py runs
 # with Jinja2's implementation of these filters instead (a test-side check; the package never sees it).
 KNOWN_FILTERS = ("indent", "wordwrap", "truncate", "slice", "replace", "attr")
