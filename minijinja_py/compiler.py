@@ -19,8 +19,8 @@ from .errors import (
 from .expressions import ExpressionCompiler, _call, _error_at, _located
 from .markup import Markup, escape
 from .runtime import (
-    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, NotText, Undefined, join_output, limit_exceeded,
-    namespace_set,
+    MISSING, BreakLoop, ContinueLoop, LoopContext, Macro, Namespace, NotText, Undefined, captured_text, join_output,
+    limit_exceeded, namespace_set,
 )
 from .sandbox import to_str
 from .symbols import frame_symbols, undeclared
@@ -725,8 +725,7 @@ class _Compiler(ExpressionCompiler):
                         else_(s.child(), out)
                 finally:
                     rs.depth -= 1
-                text = join_output(out)
-                return Markup(text) if rs.autoescape else text
+                return captured_text(out, rs)
             return recurse
 
         def run(s, out):

@@ -316,6 +316,16 @@ class NotText:
         return 0
 
 
+def captured_text(out, rs):
+    """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
+    as Markup under autoescape (so it is not escaped again where it is printed)."""
+    text = join_output(out)
+    if rs.autoescape:
+        from .markup import Markup
+        return Markup(text)
+    return text
+
+
 def join_output(out):
     """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
     NotText is in there."""
@@ -370,11 +380,7 @@ class BlockReference:
             self._run(rs.block_scope(), out)
         finally:
             rs.depth -= 1
-        text = join_output(out)
-        if rs.autoescape:
-            from .markup import Markup
-            return Markup(text)
-        return text
+        return captured_text(out, rs)
 
 
 # ------------------------------------------------------------------------------------------------------ loop
@@ -587,11 +593,7 @@ class Macro:
             self._body(scope, out)
         finally:
             rs.depth -= 1
-        text = join_output(out)
-        if rs.autoescape:
-            from .markup import Markup
-            return Markup(text)
-        return text
+        return captured_text(out, rs)
 
     def __repr__(self):
         return "<Macro anonymous>" if self.name is None else f"<Macro {self.name!r}>"
