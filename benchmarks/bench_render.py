@@ -10,6 +10,9 @@ For each template of the corpus that all engines render, it times
   * render:  rendering one conversation with a compiled template (the chat path: input processing included
              for minijinja_py's ChatTemplate and for the transformers reference, which both do it);
 and prints per-engine medians and the ratios (Jinja2 time / minijinja_py time: > 1 means we are faster).
+Memory, with tracemalloc (Python allocations only, so not for the Rust binding, whose memory it cannot see):
+  * render peak: the most memory one render has allocated at once, inputs processing included;
+  * compiled size: what a compiled template keeps alive.
 The Rust minijinja binding renders with its own semantics (its tojson and whitespace rules differ in places);
 its numbers are for scale only, and templates it fails on are skipped for it.
 Timings use time.perf_counter; take the best of --repeat runs of --number iterations (timeit style).
@@ -22,6 +25,7 @@ import os
 import statistics
 import sys
 import timeit
+import tracemalloc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,6 +56,17 @@ def split_context(ctx):
 
 def best(fn, repeat, number):
     return min(timeit.repeat(fn, repeat=repeat, number=number)) / number
+
+
+def traced(fn):
+    """(peak bytes allocated while fn() runs, bytes still held after it, fn's result) — Python allocations."""
+    tracemalloc.start()
+    try:
+        result = fn()
+        current, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, current, result
 
 
 def engines(oracle_dir):
@@ -126,7 +141,7 @@ def main():
     if args.only:
         templates = {k: v for k, v in templates.items() if args.only in k}
     table = engines(args.oracle)
-    results = {name: {"compile": {}, "render": {}} for name in table}
+    results = {name: {"compile": {}, "render": {}, "peak": {}, "size": {}} for name in table}
     for tname, source in templates.items():
         for ename, (compile_, render) in table.items():
             try:
@@ -136,26 +151,38 @@ def main():
                 continue
             results[ename]["render"][tname] = best(lambda: render(handle, ctx), args.repeat, args.number)
             results[ename]["compile"][tname] = best(lambda: compile_(source), args.repeat, args.compile_number)
+            if ename != "minijinja (Rust)":
+                results[ename]["peak"][tname] = traced(lambda: render(handle, ctx))[0]
+                results[ename]["size"][tname] = traced(lambda: compile_(source))[1]
 
     common = set(templates)
     for ename in ("minijinja_py", "jinja2"):
         if ename in results:
             common &= set(results[ename]["render"])
     print(f"context: {args.context}; templates rendered by minijinja_py and Jinja2: {len(common)}")
-    print(f"{'engine':<18}{'render median (µs)':>20}{'compile median (ms)':>22}{'templates':>11}")
+    print(f"{'engine':<18}{'render median (µs)':>20}{'compile median (ms)':>22}{'render peak (KB)':>18}"
+          f"{'compiled (KB)':>15}{'templates':>11}")
     for ename, res in results.items():
         names = [t for t in common if t in res["render"]]
         if not names:
             continue
         r = statistics.median(res["render"][t] for t in names) * 1e6
         c = statistics.median(res["compile"][t] for t in names) * 1e3
-        print(f"{ename:<18}{r:>20.1f}{c:>22.2f}{len(names):>11}")
+        if res["peak"]:
+            peak = f"{statistics.median(res['peak'][t] for t in names) / 1024:>18.1f}"
+            size = f"{statistics.median(res['size'][t] for t in names) / 1024:>15.1f}"
+        else:
+            peak, size = f"{'n/a':>18}", f"{'n/a':>15}"
+        print(f"{ename:<18}{r:>20.1f}{c:>22.2f}{peak}{size}{len(names):>11}")
     if "jinja2" in results:
-        for what in ("render", "compile"):
+        for what in ("render", "compile", "peak", "size"):
             ratios = [results["jinja2"][what][t] / results["minijinja_py"][what][t] for t in common]
             ratios.sort()
-            print(f"{what}: Jinja2 time / minijinja_py time — median {statistics.median(ratios):.2f}, "
-                  f"min {ratios[0]:.2f}, max {ratios[-1]:.2f} (> 1: minijinja_py faster)")
+            measure = "time" if what in ("render", "compile") else "memory"
+            label = {"peak": "render peak", "size": "compiled size"}.get(what, what)
+            print(f"{label}: Jinja2 {measure} / minijinja_py {measure} — median {statistics.median(ratios):.2f}, "
+                  f"min {ratios[0]:.2f}, max {ratios[-1]:.2f} (> 1: minijinja_py "
+                  f"{'faster' if measure == 'time' else 'smaller'})")
         rust = results.get("minijinja (Rust)")
         if rust:
             names = [t for t in common if t in rust["render"]]

@@ -74,7 +74,7 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 
 
 def _call_named(rs, registry, kind, name, value, args, kwargs):
-    func = registry.get(name) if isinstance(name, str) else None
+    func = registry.get(name)  # an unhashable name is a TypeError, as in Jinja2 (its lookup is a dict.get too)
     if func is None:
         message = f"No {kind} named {safe_repr(name)}."
         if isinstance(name, Undefined):

@@ -22,8 +22,8 @@ from .errors import SecurityError
 from .markup import EscapeFormatter, Markup, soft_str
 from .printing import OPAQUE_TYPES, safe_json_dumps, safe_pformat, safe_repr, to_str
 from .runtime import (
-    MISSING, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace,
-    Undefined, current_state, limit_exceeded,
+    MISSING, BlockReference, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro,
+    Namespace, TemplateReference, Undefined, current_state, limit_exceeded,
 )
 
 __all__ = [
@@ -63,6 +63,8 @@ _ALLOWED_BY_TYPE = {
     Joiner: frozenset({"sep"}),
     GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
     DictFactory: frozenset({"fromkeys"}),
+    TemplateReference: frozenset(),   # self.name: the item fallback finds the block
+    BlockReference: frozenset({"name", "super"}),
     # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
     # before any check could run)
     bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
@@ -83,6 +85,11 @@ _MUTATORS = (
 _OPAQUE = OPAQUE_TYPES
 
 
+def _is_engine_internal(obj):
+    module = type(obj).__module__
+    return module == "minijinja_py" or module.startswith("minijinja_py.")
+
+
 def _allowed_attrs(obj):
     for cls in type(obj).__mro__:
         allowed = _ALLOWED_BY_TYPE.get(cls)
@@ -92,6 +99,8 @@ def _allowed_attrs(obj):
 
 
 def _unsafe_message(obj, name):
+    if type(obj) is _CheckedMethod:
+        obj = obj.method  # name the method's type, as Jinja2 does, not the wrapper's
     return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
 
 
@@ -144,6 +153,14 @@ def _attribute(obj, name, rs, item_fallback):
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
             raise _unsafe(obj, name)
+    elif type(obj) is _CheckedMethod:
+        return _attribute(obj.method, name, rs, item_fallback)  # it stands for the method: the method's rules
+    elif _is_engine_internal(obj):
+        # the engine's own objects (the render state, environment, scopes...) should never reach a template; if
+        # one does, it shows nothing of itself
+        if hasattr(obj, name):
+            raise _unsafe(obj, name)
+        return rs.undefined(obj=obj, name=name)
     elif isinstance(obj, _OPAQUE):
         # Functions, modules, classes, generators...: an attribute that exists is refused (Jinja2 would hand out
         # some of them); one that does not is undefined, as in Jinja2.

@@ -319,6 +319,16 @@ def _nfkc_names(case, ref, mine):
                for word in re.findall(r"(?:\w|[^\x00-\x7f\s])+", case.source) if not word.isascii())
 
 
+_EMPTY_PRINT = re.compile(r"\{%[-+]?\s*print\s*[-+]?%\}")
+
+
+def _empty_print_with_extends(case, ref, mine):
+    # a Jinja2 bug: in a template that has an {% extends %}, an empty {% print %} outside a macro or block
+    # compiles to an `if` with no body, so Python refuses the generated code (IndentationError)
+    return (ref[0] == "error" and isinstance(ref[1], IndentationError) and "extends" in case.source
+            and _EMPTY_PRINT.search(case.source) is not None)
+
+
 def _design_limit(case, ref, mine):
     # minijinja_py's resource limits (mj.Limits) are checked before the work; Jinja2 has none of them
     return (mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded)
@@ -454,6 +464,8 @@ KNOWN = [
           _class_repr),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
+    Known("empty-print-with-extends", "Jinja2 generates invalid Python (IndentationError) for an empty {% print %} "
+          "in a template with an {% extends %}; minijinja_py prints nothing there", _empty_print_with_extends),
     Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
           "depth) are checked before the work; Jinja2 has none", _design_limit),
     Known("bytes-methods", "sandbox: only decode() and hex() of bytes are allowed", _bytes_methods),
