@@ -522,7 +522,7 @@ class Macro:
     from the scope it was defined in (not the caller's), with the parameters bound."""
 
     __slots__ = ("name", "arguments", "_defaults", "catch_kwargs", "catch_varargs", "caller", "_body",
-                 "_scope", "_explicit_caller", "_weight")
+                 "_scope", "explicit_caller", "_weight")
 
     def __init__(self, name, arguments, defaults, body, scope, catch_kwargs, catch_varargs, caller, weight=1):
         self.name = name
@@ -533,13 +533,8 @@ class Macro:
         self.catch_kwargs = catch_kwargs    # the body uses `kwargs`
         self.catch_varargs = catch_varargs  # the body uses `varargs`
         self.caller = caller                # the body uses `caller`
-        self._explicit_caller = "caller" in arguments
+        self.explicit_caller = "caller" in arguments
         self._weight = weight               # steps a call costs besides its body (which charges itself)
-
-    @property
-    def defaults(self):
-        """Jinja2 exposes the default *expressions*; templates can only see how many there are."""
-        return tuple(d for d in self._defaults if d is not None)
 
     def __call__(self, *args, **kwargs):
         rs = self._scope.rs
@@ -552,7 +547,7 @@ class Macro:
         bound = min(len(args), count)
         for i in range(bound):
             scope[self.arguments[i]] = args[i]
-        found_caller = self._explicit_caller if bound == count else False
+        found_caller = self.explicit_caller if bound == count else False
         pending = []   # parameters left to their defaults: computed once the call is known to be valid
         for i in range(bound, count):
             name = self.arguments[i]

@@ -58,7 +58,7 @@ _ALLOWED_BY_TYPE = {
     type({}.values()): frozenset(), range: frozenset({"start", "stop", "step", "count", "index"}),
     LoopContext: frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
                             "depth0", "previtem", "nextitem", "cycle", "changed"}),
-    Macro: frozenset({"name", "arguments", "defaults", "catch_kwargs", "catch_varargs", "caller"}),
+    Macro: frozenset({"name", "arguments", "catch_kwargs", "catch_varargs", "caller", "explicit_caller"}),
     Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
     Joiner: frozenset({"sep"}),
     GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
