@@ -20,6 +20,7 @@ Timings use time.perf_counter; take the best of --repeat runs of --number iterat
 
 import argparse
 import datetime
+import gc
 import json
 import os
 import statistics
@@ -60,10 +61,13 @@ def best(fn, repeat, number):
 
 def traced(fn):
     """(peak bytes allocated while fn() runs, bytes still held after it, fn's result) — Python allocations."""
+    gc.collect()
     tracemalloc.start()
     try:
         result = fn()
-        current, peak = tracemalloc.get_traced_memory()
+        peak = tracemalloc.get_traced_memory()[1]
+        gc.collect()  # what is still held, not the garbage in reference cycles that a collection frees
+        current = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
     return peak, current, result

@@ -41,6 +41,33 @@ def test_every_jinja2_filter_and_test_and_nothing_else():
     assert sorted(env.filters) == sorted(JINJA2_FILTERS) and sorted(env.tests) == sorted(JINJA2_TESTS)
 
 
+def _case_sources():
+    import glob
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    sources = []
+    for path in glob.glob(os.path.join(here, "cases", "*", "*.txt")):
+        with open(path, encoding="utf-8") as f:
+            sources.append(f.read().split("---\n", 1)[-1])
+    return "\n".join(sources)
+
+
+def test_every_filter_test_global_and_method_has_a_feature_case():
+    import re
+    from minijinja_py.sandbox import _DICT_ATTRS, _LIST_ATTRS, _STR_ATTRS
+    sources = _case_sources()
+
+    def used(*patterns):
+        return any(re.search(p, sources) for p in patterns)
+
+    assert [f for f in FILTERS if not used(r"\|\s*%s\b" % re.escape(f), r"map\(\s*'%s'" % re.escape(f))] == []
+    assert [t for t in TESTS if not used(r"\bis\s+(not\s+)?%s\b" % re.escape(t),
+                                          r"(select|reject)\(\s*['\"]%s['\"]" % re.escape(t))] == []
+    assert [m for m in sorted(_STR_ATTRS | _DICT_ATTRS | _LIST_ATTRS) if not used(r"\.%s\(" % m)] == []
+    assert [g for g in ("range", "dict", "namespace", "cycler", "joiner", "lipsum", "raise_exception",
+                        "strftime_now") if not used(r"\b%s\(" % g)] == []
+
+
 def test_every_builtin_has_a_one_line_docstring():
     for registry in (FILTERS, TESTS):
         for name, func in registry.items():
