@@ -24,6 +24,7 @@ Quick by default (200 derandomized examples). A campaign:
 Skipped when jinja2 or hypothesis is not installed (the package never needs either).
 """
 
+import collections
 import os
 
 import pytest
@@ -38,6 +39,15 @@ import differential_ref  # noqa: E402
 from differential_gen import Chooser, generate_case  # noqa: E402
 
 EXAMPLES = int(os.environ.get("MJ_DIFF_EXAMPLES", "200"))
+OUTCOMES = collections.Counter()   # every example hypothesis ran (shrinking included); conftest.py prints it
+
+
+def outcome_summary():
+    """One line for the terminal summary: how the examples compared."""
+    if not OUTCOMES:
+        return None
+    parts = ", ".join(f"{count} {kind}" for kind, count in sorted(OUTCOMES.items(), key=lambda kv: -kv[1]))
+    return f"differential: {sum(OUTCOMES.values())} examples: {parts}"
 
 
 @st.composite
@@ -58,6 +68,7 @@ def cases(draw):
 @given(cases())
 def test_minijinja_py_renders_like_jinja2(case):
     outcome = differential_ref.compare(case)
+    OUTCOMES[outcome[0] if outcome[0] in ("same", "differ", "excluded") else f"known: {outcome[1]}"] += 1
     if outcome[0] == "differ":
         pytest.fail(f"{outcome[1]}\n{outcome[2]}\n{case.describe()}", pytrace=False)
 
