@@ -563,15 +563,17 @@ class _Compiler(ExpressionCompiler):
         return run_accumulating
 
     def _namespace_check(self, target):
-        """check(scope) for {% set ns.attr ... %}: as Jinja2, the target must be a namespace before the value is
-        computed (a no-op for other targets)."""
-        if not isinstance(target, n.NamespaceTarget):
+        """check(scope) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a
+        namespace before the value is computed (a no-op for other targets)."""
+        items = target.items if isinstance(target, n.TupleTarget) else (target,)
+        refs = tuple((t.name, t.span) for t in items if isinstance(t, n.NamespaceTarget))
+        if not refs:
             return lambda s: None
-        name, span = target.name, target.span
 
         def check(s):
-            if not isinstance(s[name], Namespace):
-                raise _error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+            for name, span in refs:
+                if not isinstance(s[name], Namespace):
+                    raise _error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
         return check
 
     def s_AssignBlock(self, node):

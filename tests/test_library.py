@@ -275,7 +275,6 @@ def test_test_argument_swallows_if():
         mj.chat_environment().from_string("{{ x is defined if true else 'n' }}")
 
 
-@pytest.mark.xfail(strict=True, reason="grammar: Jinja2 allows a namespace attribute inside a tuple target of set")
 def test_namespace_attribute_in_tuple_target():
     assert render("{% set ns = namespace() %}{% set ns.x, y = 1, 2 %}{{ ns.x }}{{ y }}") == "12"
 
