@@ -139,6 +139,7 @@ def main():
     ap.add_argument("--number", type=int, default=50)
     ap.add_argument("--compile-number", type=int, default=5)
     ap.add_argument("--only", help="substring of template names to include")
+    ap.add_argument("--worst", type=int, default=0, help="name the N templates with the lowest render ratio")
     args = ap.parse_args()
 
     templates, ctx = load_corpus(args.corpus, args.context)
@@ -180,8 +181,10 @@ def main():
         print(f"{ename:<18}{r:>20.1f}{c:>22.2f}{peak}{size}{len(names):>11}")
     if "jinja2" in results:
         for what in ("render", "compile", "peak", "size"):
-            ratios = [results["jinja2"][what][t] / results["minijinja_py"][what][t] for t in common]
-            ratios.sort()
+            named = sorted((results["jinja2"][what][t] / results["minijinja_py"][what][t], t) for t in common)
+            ratios = [r for r, _ in named]
+            if args.worst and what == "render":
+                print("  slowest against Jinja2: " + ", ".join(f"{t} {r:.2f}" for r, t in named[:args.worst]))
             measure = "time" if what in ("render", "compile") else "memory"
             label = {"peak": "render peak", "size": "compiled size"}.get(what, what)
             print(f"{label}: Jinja2 {measure} / minijinja_py {measure} — median {statistics.median(ratios):.2f}, "

@@ -640,8 +640,17 @@ class _Compiler(ExpressionCompiler):
                 raise _located(exc, iter_span)
             scope = s.child()
             completed = False
-            if cond is None and not uses_loop:
+            if not uses_loop:
+                # no `loop` in the body: no loop context, and the filter (if any) tested in line
                 for item in items:
+                    if cond is not None:
+                        rs.fuel -= cond_weight + 2  # + a scope to test the item in
+                        if rs.fuel < 0:
+                            rs.burn(0)
+                        probe = s.child()
+                        assign(probe, item)
+                        if not cond(probe):
+                            continue
                     rs.fuel -= step
                     if rs.fuel < 0:
                         rs.burn(0)

@@ -17,7 +17,7 @@ from .errors import SecurityError, TemplateAssertionError, TemplateRuntimeError,
 from .markup import Markup, escape
 from .runtime import DictFactory, LoopContext, Macro, Namespace, Undefined, limit_exceeded
 from .sandbox import _DICT_ATTRS, _DICT_MUTATORS, getattr_, getitem_, percent_format, to_str
-from .tests import BOOL_TESTS
+from .tests import BOOL_TESTS, TYPE_TESTS
 
 
 def _located(exc, span):
@@ -366,12 +366,31 @@ class ExpressionCompiler:
             if not self.soft:
                 raise _error_at(TemplateAssertionError, f"No test named {name!r}.", span)
             func = _missing("test", name, span)
-        test = self._apply(func, node.args, value_ev, span)
+        args = node.args
+        if func in TYPE_TESTS and not (args.positional or args.keywords or args.star or args.dstar):
+            return self._type_test(func, value_ev, node.negated, span)
+        test = self._apply(func, args, value_ev, span)
         if node.negated:
             return lambda s: not test(s)
         if func in BOOL_TESTS:
             return test  # already a bool
         return lambda s: bool(test(s))
+
+    @staticmethod
+    def _type_test(func, value_ev, negated, span):
+        """x is defined, x is not string...: one step, one call (chat templates test types in every loop)."""
+        def ev(s):
+            value = value_ev(s)
+            rs = s.rs
+            rs.fuel -= 1
+            if rs.fuel < 0:
+                rs.burn(0)
+            try:
+                result = func(value)
+            except Exception as exc:
+                raise _located(exc, span)
+            return not result if negated else result
+        return ev
 
     def _sum_chain(self, node):
         """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step

@@ -9,7 +9,7 @@ from numbers import Number
 
 from .runtime import Undefined, pass_state
 
-__all__ = ["TESTS", "BOOL_TESTS"]
+__all__ = ["TESTS", "BOOL_TESTS", "TYPE_TESTS"]
 
 
 def test_odd(value):
@@ -221,4 +221,11 @@ BOOL_TESTS = frozenset({
     test_defined, test_undefined, test_filter, test_test, test_none, test_boolean, test_false, test_true,
     test_integer, test_float, test_lower, test_upper, test_string, test_mapping, test_number, test_sequence,
     test_iterable, test_escaped, test_in, test_callable, test_sameas,
+})
+
+# Tests that look only at the value's type or protocols: constant time whatever the value's size, and a bool, so
+# without arguments they are applied without the general argument and budget handling.
+TYPE_TESTS = frozenset({
+    test_defined, test_undefined, test_none, test_boolean, test_false, test_true, test_integer, test_float,
+    test_string, test_mapping, test_number, test_sequence, test_iterable, test_escaped, test_callable,
 })
