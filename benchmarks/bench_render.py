@@ -134,7 +134,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=os.path.join(ROOT, "..", "shared", "corpus"))
     ap.add_argument("--oracle", default=os.path.join(ROOT, "..", "shared", "oracle"))
-    ap.add_argument("--context", default="tool_use_openai")
+    ap.add_argument("--context", default="tool_use_openai,multi_turn_no_gen",
+                    help="comma-separated conversations of the corpus (each template is timed with each)")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--number", type=int, default=50)
     ap.add_argument("--compile-number", type=int, default=5)
@@ -142,12 +143,15 @@ def main():
     ap.add_argument("--worst", type=int, default=0, help="name the N templates with the lowest render ratio")
     args = ap.parse_args()
 
-    templates, ctx = load_corpus(args.corpus, args.context)
-    if args.only:
-        templates = {k: v for k, v in templates.items() if args.only in k}
+    pairs = {}   # "template@context" → (source, context)
+    for context_name in args.context.split(","):
+        templates, ctx = load_corpus(args.corpus, context_name)
+        for tname, source in templates.items():
+            if not args.only or args.only in tname:
+                pairs[f"{tname}@{context_name}"] = (source, ctx)
     table = engines(args.oracle)
     results = {name: {"compile": {}, "render": {}, "peak": {}, "size": {}} for name in table}
-    for tname, source in templates.items():
+    for tname, (source, ctx) in pairs.items():
         for ename, (compile_, render) in table.items():
             try:
                 handle = compile_(source)
@@ -160,11 +164,12 @@ def main():
                 results[ename]["peak"][tname] = traced(lambda: render(handle, ctx))[0]
                 results[ename]["size"][tname] = traced(lambda: compile_(source))[1]
 
-    common = set(templates)
+    common = set(pairs)
     for ename in ("minijinja_py", "jinja2"):
         if ename in results:
             common &= set(results[ename]["render"])
-    print(f"context: {args.context}; templates rendered by minijinja_py and Jinja2: {len(common)}")
+    print(f"contexts: {args.context}; template × context pairs rendered by minijinja_py and Jinja2: {len(common)} "
+          f"of {len(pairs)}")
     print(f"{'engine':<18}{'render median (µs)':>20}{'compile median (ms)':>22}{'render peak (KB)':>18}"
           f"{'compiled (KB)':>15}{'templates':>11}")
     for ename, res in results.items():
