@@ -1,10 +1,10 @@
 """Compiler: AST (nodes.py) → Python closures, once per template.
 
 Statements become `run(scope, out)` functions that append strings to `out` (here); expressions become
-`ev(scope)` functions returning values (expressions.py, mixed into the compiler class). A scope is a runtime.Scope (a dict with the render state attached). Every closure
-that can fail wraps its own operation and attaches its span to the error, so the innermost location wins.
-Names that the sandbox must check (attributes, items, calls) go through sandbox.py; everything else is plain
-Python with Jinja2's semantics.
+`ev(scope)` functions returning values (expressions.py, mixed into the compiler class). A scope is a
+runtime.Scope (a dict with the render state attached). Every closure that can fail wraps its own operation and
+attaches its span to the error, so the innermost location wins. Names that the sandbox must check (attributes,
+items, calls) go through sandbox.py; everything else is plain Python with Jinja2's semantics.
 """
 
 from dataclasses import fields
