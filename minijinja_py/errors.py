@@ -11,9 +11,9 @@ import sys
 import unicodedata
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError", "UndefinedError",
-    "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin", "as_template_error",
-    "scrub_message",
+    "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
+    "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin",
+    "as_template_error", "scrub_message",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
