@@ -4,12 +4,12 @@ parse tree (builder.py) → these nodes → compiler.py
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Tuple
+from typing import Any, NamedTuple, Optional, Tuple
 
 
-@dataclass(frozen=True)
-class Span:
-    """Where a node starts (1-based line and column) and the offsets [start, end) in the normalised source."""
+class Span(NamedTuple):
+    """Where a node starts (1-based line and column) and the offsets [start, end) in the normalised source.
+    A named tuple, not a dataclass: compiled templates keep one per closure that can fail, so it is kept small."""
     line: int
     col: int
     start: int = 0
