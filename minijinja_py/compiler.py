@@ -7,7 +7,6 @@ attaches its span to the error, so the innermost location wins. Names that the s
 items, calls) go through sandbox.py; everything else is plain Python with Jinja2's semantics.
 """
 
-from dataclasses import fields
 from itertools import islice
 from sys import getrefcount
 
@@ -23,7 +22,10 @@ from .runtime import (
     limit_exceeded, namespace_set,
 )
 from .sandbox import to_str
-from .symbols import frame_symbols, undeclared
+from .symbols import (
+    assigns_in_scope, check_nesting, frame_symbols, node_count, own_node_count, store_to_loop, target_names,
+    undeclared,
+)
 
 __all__ = ["compile_template", "LoopControlOutsideLoop"]
 
@@ -35,60 +37,13 @@ class LoopControlOutsideLoop(PythonSyntaxTwin):
 def compile_template(template, env, autoescape):
     """nodes.Template → (run(scope, out), blocks): blocks maps each {% block %} name to run(scope, out) of its
     body when the template reads `self` (Jinja2's reference to its blocks), else it is None."""
-    _check_nesting(template, env.limits.max_nesting)
+    check_nesting(template, env.limits.max_nesting)
     compiler = _Compiler(env, autoescape)
     run = compiler.frame(template.body, root=True)
     return run, (compiler.blocks if "self" in undeclared(template.body, ("self",)) else None)
 
 
-def _check_nesting(template, limit):
-    """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
-    symbol analysis and the compiler recurse once per level)."""
-    stack = [(template.body, 0)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, n.Node):
-            depth += 1
-            if depth > limit:
-                raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
-                                    current.span.col, limit="max_nesting", value=limit)
-            stack.extend((getattr(current, f.name), depth) for f in fields(current) if f.name != "span")
-        elif isinstance(current, (tuple, list)):
-            stack.extend((x, depth) for x in current)
-        elif isinstance(current, n.Args):
-            stack.extend((x, depth) for x in (current.positional, tuple(v for _, v in current.keywords),
-                                               current.star, current.dstar))
-
-
-# --------------------------------------------------------------------------------------- static name analysis
-def _walk(node):
-    """All nodes below node (iteratively: templates can be deep)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(current, n.Node):
-            for f in fields(current):
-                if f.name != "span":
-                    stack.append(getattr(current, f.name))
-        elif isinstance(current, (tuple, list)):
-            stack.extend(current)
-        elif isinstance(current, n.Args):
-            stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
-
-
-def _weight(*parts):
-    """The number of template nodes in parts."""
-    return sum(1 for x in _walk(parts) if isinstance(x, n.Node))
-
-
-def _own_weight(stmt):
-    """The nodes of a statement without the statement lists nested in it (bodies charge when they run)."""
-    nested = [getattr(stmt, f, None) for f in ("body", "else_")]
-    nested.extend(b for _, b in getattr(stmt, "elifs", ()))
-    return max(1, _weight(stmt) - _weight(*[b for b in nested if b]))
-
-
+# ------------------------------------------------------------------------------------------- assignments
 def _accumulated_slot(target, value):
     """For {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: slot(scope) → the old str or list in the slot
     (or '' when it holds something else); None for any other assignment."""
@@ -117,45 +72,6 @@ def _accumulated_slot(target, value):
             return old if type(old) in (str, list) else ""
         return ns_slot
     return None
-
-
-def _names_loaded(body):
-    return {x.name for x in _walk(body) if isinstance(x, n.Name)}
-
-
-def _store_to_loop(node):
-    """The first assignment target named `loop` anywhere in a for loop (its target, body, else, nested macros),
-    or None. Jinja2 refuses the whole loop at compile time; `with` targets and parameters are not stores."""
-    for x in _walk(node):
-        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
-            for target in _walk(x.target):
-                if isinstance(target, n.NameTarget) and target.name == "loop":
-                    return target
-    return None
-
-
-def _target_names(target):
-    """The names an assignment target binds, in order."""
-    if isinstance(target, n.NameTarget):
-        return (target.name,)
-    if isinstance(target, n.TupleTarget):
-        return tuple(name for item in target.items for name in _target_names(item))
-    return ()
-
-
-def _assigns_in_scope(body):
-    """Does this statement list bind names in its own scope (set, macro, set-block), looking through `if`s?"""
-    stack = list(body)
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, (n.Assign, n.AssignBlock, n.Macro)):
-            return True
-        if isinstance(stmt, n.If):
-            stack.extend(stmt.body)
-            stack.extend(stmt.else_)
-            for _, b in stmt.elifs:
-                stack.extend(b)
-    return False
 
 
 def _unpack(value, count):
@@ -256,7 +172,7 @@ class _Compiler(ExpressionCompiler):
             elif not (isinstance(node, n.Text) and not node.value):
                 merged.append(node)
         runs = tuple(self._statements(merged))
-        weight = sum(_own_weight(node) for node in merged)
+        weight = sum(own_node_count(node) for node in merged)
         if not runs:
             return (lambda s, out: None), weight
         if len(runs) == 1:
@@ -606,14 +522,14 @@ class _Compiler(ExpressionCompiler):
         return apply
 
     def s_For(self, node):
-        store = _store_to_loop(node)
+        store = store_to_loop(node)
         if store is not None:
             raise _error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
                             store.span)
         iter_ev = self.expr(node.iter)
         assign = self.assigner(node.target)
         uses_loop = node.recursive or "loop" in undeclared(node.body, ("loop",))
-        targets = _target_names(node.target) + (("loop",) if uses_loop else ())
+        targets = target_names(node.target) + (("loop",) if uses_loop else ())
         with self._scoped(soft=False, in_loop=True):
             body, body_weight = self.frame_block(node.body, targets)
         step = 1 + body_weight  # an iteration, then the statements of the body
@@ -623,8 +539,8 @@ class _Compiler(ExpressionCompiler):
         # reach an outer loop, and every loop(...) call that renders nothing runs the else block
         with self._scoped(soft=False, in_loop=self.in_loop and not node.recursive):
             else_ = self.frame(node.else_) if node.else_ else None
-        fresh = _assigns_in_scope(node.body)
-        cond_weight = _weight(node.filter) if node.filter is not None else 0  # steps to test one item
+        fresh = assigns_in_scope(node.body)
+        cond_weight = node_count(node.filter) if node.filter is not None else 0  # steps to test one item
         recursive = node.recursive
         span = node.span
         iter_span = node.iter.span
@@ -794,7 +710,7 @@ class _Compiler(ExpressionCompiler):
             run_body = self.frame(body, declared, tuple(p.default for p in params if p.default is not None))
         # a call costs about ten loop iterations' time (a new scope, its parameters bound, its output joined);
         # the body charges when it runs
-        weight = 10 + _weight(params)
+        weight = 10 + node_count(params)
         return names, defaults, run_body, catch_kwargs, catch_varargs, "caller" in used, weight
 
     def s_Macro(self, node):
@@ -864,7 +780,7 @@ class _Compiler(ExpressionCompiler):
         values = tuple(self.expr(v) for v in node.values)
         assigns = tuple(self.assigner(t) for t in node.targets)
         with self._scoped(soft=False):
-            body = self.frame(node.body, tuple(name for t in node.targets for name in _target_names(t)))
+            body = self.frame(node.body, tuple(name for t in node.targets for name in target_names(t)))
 
         def run(s, out):
             evaluated = [v(s) for v in values]

@@ -1,4 +1,5 @@
-"""Symbols: the statements of one scope (a "frame") → the names that start that scope *undefined*.
+"""Symbols: the statements of one scope (a "frame") → the names that start that scope *undefined*; and the other
+static questions the compiler asks of the AST (nesting depth, node counts for the step budget, assigned names).
 
 Jinja2 resolves names statically. A name that a scope assigns (set, macro, block set), before it reads it at that
 level, is a local of that scope from the scope's start: until the assignment runs it is undefined there and in every
@@ -16,8 +17,12 @@ know is inherited from them, not undefined.
 from dataclasses import fields
 
 from . import nodes as n
+from .errors import LimitExceeded
 
-__all__ = ["frame_symbols", "undeclared"]
+__all__ = [
+    "frame_symbols", "undeclared", "check_nesting", "walk", "node_count", "own_node_count", "store_to_loop",
+    "target_names", "assigns_in_scope",
+]
 
 _PARAM, _RESOLVE, _ALIAS, _UNDEFINED = "param", "resolve", "alias", "undefined"
 
@@ -184,3 +189,87 @@ def _expression_nodes(expr):
             stack.extend(current)
         elif isinstance(current, n.Args):
             stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
+
+
+# ------------------------------------------------------------------------------- other static questions
+def check_nesting(template, limit):
+    """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
+    symbol analysis and the compiler recurse once per level)."""
+    stack = [(template.body, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, n.Node):
+            depth += 1
+            if depth > limit:
+                raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
+                                    current.span.col, limit="max_nesting", value=limit)
+            stack.extend((getattr(current, f.name), depth) for f in fields(current) if f.name != "span")
+        elif isinstance(current, (tuple, list)):
+            stack.extend((x, depth) for x in current)
+        elif isinstance(current, n.Args):
+            stack.extend((x, depth) for x in (current.positional, tuple(v for _, v in current.keywords),
+                                               current.star, current.dstar))
+
+
+# --------------------------------------------------------------------------------------- static name analysis
+def walk(node):
+    """All nodes below node (iteratively: templates can be deep)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if isinstance(current, n.Node):
+            for f in fields(current):
+                if f.name != "span":
+                    stack.append(getattr(current, f.name))
+        elif isinstance(current, (tuple, list)):
+            stack.extend(current)
+        elif isinstance(current, n.Args):
+            stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
+
+
+def node_count(*parts):
+    """The number of template nodes in parts."""
+    return sum(1 for x in walk(parts) if isinstance(x, n.Node))
+
+
+def own_node_count(stmt):
+    """The nodes of a statement without the statement lists nested in it (bodies charge when they run)."""
+    nested = [getattr(stmt, f, None) for f in ("body", "else_")]
+    nested.extend(b for _, b in getattr(stmt, "elifs", ()))
+    return max(1, node_count(stmt) - node_count(*[b for b in nested if b]))
+
+
+def store_to_loop(node):
+    """The first assignment target named `loop` anywhere in a for loop (its target, body, else, nested macros),
+    or None. Jinja2 refuses the whole loop at compile time; `with` targets and parameters are not stores."""
+    for x in walk(node):
+        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
+            for target in walk(x.target):
+                if isinstance(target, n.NameTarget) and target.name == "loop":
+                    return target
+    return None
+
+
+def target_names(target):
+    """The names an assignment target binds, in order."""
+    if isinstance(target, n.NameTarget):
+        return (target.name,)
+    if isinstance(target, n.TupleTarget):
+        return tuple(name for item in target.items for name in target_names(item))
+    return ()
+
+
+def assigns_in_scope(body):
+    """Does this statement list bind names in its own scope (set, macro, set-block), looking through `if`s?"""
+    stack = list(body)
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, (n.Assign, n.AssignBlock, n.Macro)):
+            return True
+        if isinstance(stmt, n.If):
+            stack.extend(stmt.body)
+            stack.extend(stmt.else_)
+            for _, b in stmt.elifs:
+                stack.extend(b)
+    return False
