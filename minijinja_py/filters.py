@@ -138,7 +138,7 @@ def do_replace(rs, s, old, new, count=None):
         old, new = soft_str(old), soft_str(new)
     if len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
-        if count >= 0:
+        if isinstance(count, int) and count >= 0:  # another count (an undefined) is str.replace's TypeError
             occurrences = min(occurrences, count)
         check_str_size(rs.limits, len(s) + occurrences * (len(new) - len(old)))
     return s.replace(old, new, count)

@@ -128,6 +128,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
     ap.add_argument("--json", help="write every differing case to this file")
+    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
     ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
     ap.add_argument("--replay", help="re-run the cases saved by --json")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
@@ -147,6 +148,7 @@ def main():
     else:
         seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
 
+    show_known = set(filter(None, args.show_known.split(",")))
     counts = collections.Counter()
     categories = collections.defaultdict(list)
     start = time.time()
@@ -154,20 +156,21 @@ def main():
     for seed, outcome in outcomes(seeds, args.jobs, args.timeout):
         total += 1
         counts[outcome[0] if outcome[0] in ("differ", "excluded") else f"{outcome[0]}: {outcome[1]}"] += 1
-        if outcome[0] == "differ":
-            categories[outcome[1]].append((seed, outcome[2]))
+        if outcome[0] == "differ" or (outcome[0] == "known" and outcome[1] in show_known):
+            categories[outcome[1] if outcome[0] == "differ" else f"known: {outcome[1]}"].append((seed, outcome[2]))
         if total % 5000 == 0:
-            print(f"... {total} cases, {sum(len(v) for v in categories.values())} differences, "
+            print(f"... {total} cases, {sum(len(v) for k, v in categories.items() if not k.startswith('known: '))} "
+                  f"differences, "
                   f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
 
-    differing = sum(len(v) for v in categories.values())
+    differing = sum(len(v) for k, v in categories.items() if not k.startswith("known: "))
     known = sum(v for k, v in counts.items() if k.startswith("known"))
     print(f"\n{total} cases in {time.time() - start:.0f} s: {differing} differ, {known} known differences, "
           f"{counts['excluded']} excluded (reference output depends on an object's repr)")
     for key, value in sorted(counts.items()):
         print(f"  {value:7d}  {key}")
     if categories:
-        print("\nDifferences by category:")
+        print("\nDifferences by category (and the known ones asked for):")
     for category, found in sorted(categories.items(), key=lambda kv: -len(kv[1])):
         print(f"\n=== {len(found)} × {category}")
         shown = sorted(((len(case_for(seed).source), seed, detail) for seed, detail in found))[:args.examples]
@@ -177,6 +180,8 @@ def main():
         with open(args.json, "w", encoding="utf-8") as f:
             saved = []
             for category, found in categories.items():
+                if category.startswith("known: "):
+                    continue
                 for seed, detail in found:
                     case = case_for(seed)
                     saved.append({"seed": seed, "category": category, "source": case.source,

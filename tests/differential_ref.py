@@ -23,7 +23,6 @@ import unicodedata
 
 import jinja2
 import jinja2.ext
-import markupsafe
 import jinja2.nodes
 import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -241,61 +240,6 @@ def _raised_in(result, module, functions):
     return False
 
 
-def _jinja2_filter(name):
-    """Jinja2's own implementation of a filter, callable as a minijinja_py filter (test-side, for attribution).
-    Safe strings cross over as markupsafe's Markup and back."""
-    env = reference_env()
-    func = env.filters[name]
-    pass_arg = getattr(func, "jinja_pass_arg", None)
-    if pass_arg is None:
-        first = ()
-    elif pass_arg.name == "environment":
-        first = (env,)
-    elif pass_arg.name == "eval_context":
-        first = (jinja2.nodes.EvalContext(env),)
-    else:
-        raise ValueError(f"filter {name} needs a Jinja2 context")
-
-    @mj.pass_state
-    def filter_(rs, value, *args, **kwargs):
-        args = [_to_markupsafe(a) for a in (value,) + args]
-        try:
-            result = func(*first, *args, **{k: _to_markupsafe(v) for k, v in kwargs.items()})
-        except jinja2.exceptions.UndefinedError as exc:
-            raise mj.UndefinedError(exc.message) from None
-        if isinstance(result, jinja2.Undefined):     # Jinja2's undefined crosses back as minijinja_py's
-            return rs.undefined(result._undefined_message)
-        return mj.Markup(str(result)) if isinstance(result, markupsafe.Markup) else result
-    return filter_
-
-
-def _to_markupsafe(value):
-    return markupsafe.Markup(str(value)) if isinstance(value, mj.Markup) else value
-
-
-_counterfactual_envs = {}
-
-
-def _jinja2_filter_env(names, case):
-    """minijinja_py's chat environment with Jinja2's implementation of these filters."""
-    key = (names, case.trim_blocks, case.lstrip_blocks)
-    env = _counterfactual_envs.get(key)
-    if env is None:
-        env = mj.chat_environment(trim_blocks=case.trim_blocks, lstrip_blocks=case.lstrip_blocks,
-                                  now=lambda: FIXED_NOW)
-        for name in names:
-            env.filters[name] = _jinja2_filter(name)
-        _counterfactual_envs[key] = env
-    return env
-
-
-def _render_with(env, case):
-    try:
-        return ("ok", env.from_string(case.source).render(_copy(case.context)))
-    except Exception as exc:  # noqa: BLE001
-        return ("error", exc)
-
-
 def _error_text(case, result):
     """The template text an error of minijinja_py points at ('' when it has no span)."""
     if result[0] != "error" or not isinstance(result[1], mj.TemplateError):
@@ -475,27 +419,10 @@ KNOWN = [
 ]
 
 
-# Filters whose minijinja_py implementation is known to differ from Jinja2's (README.md, "Known differences").
-# A difference is put down to them only if it disappears, or becomes another known one, when minijinja_py runs
-# with Jinja2's implementation of these filters instead (a test-side check; the package never sees it).
-KNOWN_FILTERS = ("indent", "wordwrap", "truncate", "slice", "replace", "attr")
-FILTER_LIBRARY = Known("filter-library", "filters library: indent, wordwrap and truncate convert a non-string (or an "
-                       "undefined) to a string where Jinja2 fails inside the filter or returns it unchanged; slice "
-                       "and replace treat an undefined count differently; attr accepts a non-string name", None)
-
-
 def known_difference(case, ref, mine):
     for known in KNOWN:
         if known.matches(case, ref, mine):
             return known
-    names = tuple(name for name in KNOWN_FILTERS if name in case.source)
-    if names:
-        patched = _render_with(_jinja2_filter_env(names, case), case)
-        if _classify(ref, patched)[0] in ("same", "excluded"):
-            return FILTER_LIBRARY
-        for known in KNOWN:
-            if known.matches(case, ref, patched):
-                return Known(f"filter-library+{known.key}", known.reason, None)
     return None
 
 

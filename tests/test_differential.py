@@ -12,9 +12,8 @@ Not compared, because Jinja2's result is not deterministic: output showing a mem
 functions, methods, generators, iterators and other objects) or computed from such a repr — the reference is
 rendered again with other objects at those addresses and with other reprs, and a result that changes is
 excluded; the generators never produce the `random` filter or `lipsum()`. Differences documented in
-the README's "Known differences" are recognised by differential_ref (KNOWN, FILTER_LIBRARY) and pass; some by a
-predicate, some by a counterfactual render (Jinja2 without constant folding, Jinja2's own filter implementation
-plugged into minijinja_py).
+the README's "Known differences" are recognised by differential_ref (KNOWN) and pass; some by a
+predicate, some by a counterfactual render (Jinja2 without constant folding).
 
 Quick by default (200 derandomized examples). A campaign:
 
