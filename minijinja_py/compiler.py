@@ -120,6 +120,17 @@ def _bounded(iterator, limits, span):
         yield item
 
 
+def _charging(run, weight):
+    """run(scope, out) that first charges `weight` steps to the render."""
+    def charged_run(s, out):
+        rs = s.rs
+        rs.fuel -= weight
+        if rs.fuel < 0:
+            rs.burn(0)
+        run(s, out)
+    return charged_run
+
+
 # ------------------------------------------------------------------------------------------------- compiler
 class _Compiler(ExpressionCompiler):
     def __init__(self, env, autoescape):
@@ -245,29 +256,13 @@ class _Compiler(ExpressionCompiler):
 
     def body(self, stmts):
         """A statement list → one run(scope, out) that charges its own weight (see block)."""
-        run, weight = self.block(stmts)
-
-        def charged_run(s, out):
-            rs = s.rs
-            rs.fuel -= weight
-            if rs.fuel < 0:
-                rs.burn(0)
-            run(s, out)
-        return charged_run
+        return _charging(*self.block(stmts))
 
     def frame(self, statements, params=(), loads_first=(), root=False):
         """The body of a new scope (template, loop body, macro, block...) → run(scope, out) that charges its
         weight and first makes the names this scope assigns before reading them undefined, as Jinja2's static
         scoping does (symbols.py)."""
-        run, weight = self.frame_block(statements, params, loads_first, root)
-
-        def charged_run(s, out):
-            rs = s.rs
-            rs.fuel -= weight
-            if rs.fuel < 0:
-                rs.burn(0)
-            run(s, out)
-        return charged_run
+        return _charging(*self.frame_block(statements, params, loads_first, root))
 
     def frame_block(self, statements, params=(), loads_first=(), root=False):
         """frame() as (run, weight), for a caller that charges the weight itself. For the template's root frame
