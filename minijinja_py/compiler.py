@@ -551,17 +551,19 @@ class _Compiler(ExpressionCompiler):
                 raise _located(exc, iter_span)
             scope = s.child()
             completed = False
+
+            def admits(item):
+                """The loop's `if` filter, tested in a scope of its own where the target is assigned."""
+                rs.burn(cond_weight + 2)  # + the scope
+                probe = s.child()
+                assign(probe, item)
+                return cond(probe)
+
             if not uses_loop:
                 # no `loop` in the body: no loop context, and the filter (if any) tested in line
                 for item in items:
-                    if cond is not None:
-                        rs.fuel -= cond_weight + 2  # + a scope to test the item in
-                        if rs.fuel < 0:
-                            rs.burn(0)
-                        probe = s.child()
-                        assign(probe, item)
-                        if not cond(probe):
-                            continue
+                    if cond is not None and not admits(item):
+                        continue
                     rs.fuel -= step
                     if rs.fuel < 0:
                         rs.burn(0)
@@ -601,15 +603,8 @@ class _Compiler(ExpressionCompiler):
                     completed = True
                 return completed
             if cond is not None:
-                def passing():
-                    for item in items:
-                        rs.burn(cond_weight + 2)  # + a scope to test the item in
-                        probe = s.child()
-                        assign(probe, item)
-                        if cond(probe):
-                            yield item
                 loop = LoopContext(None, rs.undefined, depth0, recurse_fn(s) if recursive else None,
-                                   lazy=passing())
+                                   lazy=filter(admits, items))
             elif isinstance(items, (list, tuple)):
                 loop = LoopContext(items, rs.undefined, depth0, recurse_fn(s) if recursive else None)
             else:

@@ -9,6 +9,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
 from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, as_template_error, limit_twin
+from .markup import Markup, escape
 
 __all__ = [
     "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
@@ -320,10 +321,7 @@ def captured_text(out, rs):
     """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
     as Markup under autoescape (so it is not escaped again where it is printed)."""
     text = join_output(out)
-    if rs.autoescape:
-        from .markup import Markup
-        return Markup(text)
-    return text
+    return Markup(text) if rs.autoescape else text
 
 
 def join_output(out):
@@ -741,7 +739,6 @@ def lipsum(rs, n=5, html=True, min=20, max=100):
     Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
     repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
     arguments, so a render is reproducible."""
-    from .markup import Markup, escape
     if n > 1000 or max > 10_000:
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
     if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
