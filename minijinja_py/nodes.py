@@ -1,322 +1,379 @@
-"""AST: frozen dataclasses, one per construct, each with a Span. No behaviour lives here.
+"""AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
 
 parse tree (builder.py) → these nodes → compiler.py
+
+Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`
+it imports) would cost a cold start more than the whole parser. Each class lists its fields in FIELDS, in
+constructor order after the span; walkers (symbols.py) and dump() read them.
 """
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Optional, Tuple
+from collections import namedtuple
 
+__all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump"]
 
-class Span(NamedTuple):
-    """Where a node starts (1-based line and column) and the offsets [start, end) in the normalised source.
-    A named tuple, not a dataclass: compiled templates keep one per closure that can fail, so it is kept small."""
-    line: int
-    col: int
-    start: int = 0
-    end: int = 0
-    end_line: int = 0
-    end_col: int = 0
-
+Span = namedtuple("Span", "line col start end end_line end_col", defaults=(0, 0, 0, 0))
+Span.__doc__ = """Where a node starts (1-based line and column), the offsets [start, end) in the normalised source,
+and where it ends. A tuple: compiled templates keep one per closure that can fail."""
 
 NO_SPAN = Span(0, 0)
 
 
-@dataclass(frozen=True)
 class Node:
-    span: Span = field(repr=False, compare=False)
+    __slots__ = ("span",)
+    FIELDS = ()
+
+    def __repr__(self):
+        return f"{type(self).__name__}({', '.join(repr(getattr(self, f)) for f in self.FIELDS)})"
+
+
+def dump(value):
+    """A node as nested tuples of its class name and fields (spans left out): two parses are the same AST exactly
+    when their dumps are equal."""
+    if isinstance(value, (Node, Args)):
+        return (type(value).__name__,) + tuple(dump(getattr(value, f)) for f in value.FIELDS)
+    if isinstance(value, (tuple, list)):
+        return tuple(dump(x) for x in value)
+    return value
 
 
 # --------------------------------------------------------------------------------------------------- statements
 
-@dataclass(frozen=True)
 class Template(Node):
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("body",)
+
+    def __init__(self, span, body):
+        self.span, self.body = span, body
 
 
-@dataclass(frozen=True)
 class Text(Node):
     """Literal template data (already whitespace-controlled by the lexer)."""
-    value: str
+    __slots__ = FIELDS = ("value",)
+
+    def __init__(self, span, value):
+        self.span, self.value = span, value
 
 
-@dataclass(frozen=True)
 class Output(Node):
     """{{ expr }} and {% print expr %}"""
-    expr: Node
+    __slots__ = FIELDS = ("expr",)
+
+    def __init__(self, span, expr):
+        self.span, self.expr = span, expr
 
 
-@dataclass(frozen=True)
 class If(Node):
-    """{% if test %}body{% elif test %}body{% else %}else_{% endif %}"""
-    test: Node
-    body: Tuple[Node, ...]
-    elifs: Tuple[Tuple[Node, Tuple[Node, ...]], ...]
-    else_: Tuple[Node, ...]
+    """{% if test %}body{% elif test %}body{% else %}else_{% endif %}; elifs are (test, body) pairs."""
+    __slots__ = FIELDS = ("test", "body", "elifs", "else_")
+
+    def __init__(self, span, test, body, elifs, else_):
+        self.span, self.test, self.body, self.elifs, self.else_ = span, test, body, elifs, else_
 
 
-@dataclass(frozen=True)
 class For(Node):
     """{% for target in iter if filter recursive %}body{% else %}else_{% endfor %}"""
-    target: Node
-    iter: Node
-    body: Tuple[Node, ...]
-    else_: Tuple[Node, ...]
-    filter: Optional[Node]
-    recursive: bool
+    __slots__ = FIELDS = ("target", "iter", "body", "else_", "filter", "recursive")
+
+    def __init__(self, span, target, iter, body, else_, filter, recursive):
+        self.span, self.target, self.iter, self.body = span, target, iter, body
+        self.else_, self.filter, self.recursive = else_, filter, recursive
 
 
-@dataclass(frozen=True)
 class Assign(Node):
     """{% set target = value %}"""
-    target: Node
-    value: Node
+    __slots__ = FIELDS = ("target", "value")
+
+    def __init__(self, span, target, value):
+        self.span, self.target, self.value = span, target, value
 
 
-@dataclass(frozen=True)
 class AssignBlock(Node):
     """{% set target | filters %}body{% endset %}"""
-    target: Node
-    filters: Tuple[Node, ...]
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("target", "filters", "body")
+
+    def __init__(self, span, target, filters, body):
+        self.span, self.target, self.filters, self.body = span, target, filters, body
 
 
-@dataclass(frozen=True)
 class Param(Node):
     """A macro or call-block parameter: `name` or `name=default`."""
-    name: str
-    default: Optional[Node]
+    __slots__ = FIELDS = ("name", "default")
+
+    def __init__(self, span, name, default):
+        self.span, self.name, self.default = span, name, default
 
 
-@dataclass(frozen=True)
 class Macro(Node):
     """{% macro name(params) %}body{% endmacro %}"""
-    name: str
-    params: Tuple[Param, ...]
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("name", "params", "body")
+
+    def __init__(self, span, name, params, body):
+        self.span, self.name, self.params, self.body = span, name, params, body
 
 
-@dataclass(frozen=True)
 class CallBlock(Node):
     """{% call(params) macro(args) %}body{% endcall %}"""
-    call: Node
-    params: Tuple[Param, ...]
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("call", "params", "body")
+
+    def __init__(self, span, call, params, body):
+        self.span, self.call, self.params, self.body = span, call, params, body
 
 
-@dataclass(frozen=True)
 class FilterBlock(Node):
-    """{% filter f(args) | g %}body{% endfilter %}; `filters` are FilterCall nodes applied in order."""
-    filters: Tuple[Node, ...]
-    body: Tuple[Node, ...]
+    """{% filter f(args) | g %}body{% endfilter %}; `filters` are Filter nodes (value None) applied in order."""
+    __slots__ = FIELDS = ("filters", "body")
+
+    def __init__(self, span, filters, body):
+        self.span, self.filters, self.body = span, filters, body
 
 
-@dataclass(frozen=True)
 class With(Node):
     """{% with a = 1, b = 2 %}body{% endwith %}"""
-    targets: Tuple[Node, ...]
-    values: Tuple[Node, ...]
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("targets", "values", "body")
+
+    def __init__(self, span, targets, values, body):
+        self.span, self.targets, self.values, self.body = span, targets, values, body
 
 
-@dataclass(frozen=True)
 class ExprStmt(Node):
     """{% do expr %}"""
-    expr: Node
+    __slots__ = FIELDS = ("expr",)
+
+    def __init__(self, span, expr):
+        self.span, self.expr = span, expr
 
 
-@dataclass(frozen=True)
 class Break(Node):
     """{% break %}"""
+    __slots__ = ()
+
+    def __init__(self, span):
+        self.span = span
 
 
-@dataclass(frozen=True)
 class Continue(Node):
     """{% continue %}"""
+    __slots__ = ()
+
+    def __init__(self, span):
+        self.span = span
 
 
-@dataclass(frozen=True)
 class Generation(Node):
     """{% generation %}body{% endgeneration %} (transformers' assistant-token tracking)"""
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("body",)
+
+    def __init__(self, span, body):
+        self.span, self.body = span, body
 
 
-@dataclass(frozen=True)
 class Block(Node):
-    """{% block name [scoped] [required] %}body{% endblock %} (rendered in place: nothing extends a string)"""
-    name: str
-    scoped: bool
-    required: bool
-    body: Tuple[Node, ...]
+    """{% block name [scoped] [required] %}body{% endblock %}"""
+    __slots__ = FIELDS = ("name", "scoped", "required", "body")
+
+    def __init__(self, span, name, scoped, required, body):
+        self.span, self.name, self.scoped, self.required, self.body = span, name, scoped, required, body
 
 
-@dataclass(frozen=True)
 class Autoescape(Node):
     """{% autoescape value %}body{% endautoescape %}"""
-    value: Node
-    body: Tuple[Node, ...]
+    __slots__ = FIELDS = ("value", "body")
+
+    def __init__(self, span, value, body):
+        self.span, self.value, self.body = span, value, body
 
 
-@dataclass(frozen=True)
 class Load(Node):
     """{% include t %}, {% import t as name %}, {% from t import a, b as c %}, {% extends t %}: `kind` is the tag,
     `names` the (name, alias) pairs a from-import binds, `alias` what an import binds."""
-    kind: str
-    template: Node
-    names: Tuple[Tuple[str, str], ...] = ()
-    alias: Optional[str] = None
+    __slots__ = FIELDS = ("kind", "template", "names", "alias")
+
+    def __init__(self, span, kind, template, names=(), alias=None):
+        self.span, self.kind, self.template, self.names, self.alias = span, kind, template, names, alias
 
 
 # ---------------------------------------------------------------------------------------------- assign targets
 
-@dataclass(frozen=True)
 class NameTarget(Node):
-    name: str
+    __slots__ = FIELDS = ("name",)
+
+    def __init__(self, span, name):
+        self.span, self.name = span, name
 
 
-@dataclass(frozen=True)
 class NamespaceTarget(Node):
     """ns.attr on the left of {% set %}"""
-    name: str
-    attr: str
+    __slots__ = FIELDS = ("name", "attr")
+
+    def __init__(self, span, name, attr):
+        self.span, self.name, self.attr = span, name, attr
 
 
-@dataclass(frozen=True)
 class TupleTarget(Node):
-    items: Tuple[Node, ...]
+    __slots__ = FIELDS = ("items",)
+
+    def __init__(self, span, items):
+        self.span, self.items = span, items
 
 
 # -------------------------------------------------------------------------------------------------- expressions
 
-@dataclass(frozen=True)
 class Const(Node):
-    value: Any
+    __slots__ = FIELDS = ("value",)
+
+    def __init__(self, span, value):
+        self.span, self.value = span, value
 
 
-@dataclass(frozen=True)
 class Name(Node):
-    name: str
+    __slots__ = FIELDS = ("name",)
+
+    def __init__(self, span, name):
+        self.span, self.name = span, name
 
 
-@dataclass(frozen=True)
 class TupleExpr(Node):
-    items: Tuple[Node, ...]
+    __slots__ = FIELDS = ("items",)
+
+    def __init__(self, span, items):
+        self.span, self.items = span, items
 
 
-@dataclass(frozen=True)
 class ListExpr(Node):
-    items: Tuple[Node, ...]
+    __slots__ = FIELDS = ("items",)
+
+    def __init__(self, span, items):
+        self.span, self.items = span, items
 
 
-@dataclass(frozen=True)
 class DictExpr(Node):
-    pairs: Tuple[Tuple[Node, Node], ...]
+    """{k: v, ...}; pairs are (key, value) node pairs."""
+    __slots__ = FIELDS = ("pairs",)
+
+    def __init__(self, span, pairs):
+        self.span, self.pairs = span, pairs
 
 
-@dataclass(frozen=True)
 class Getattr(Node):
     """obj.attr: attribute first, then item"""
-    obj: Node
-    attr: str
+    __slots__ = FIELDS = ("obj", "attr")
+
+    def __init__(self, span, obj, attr):
+        self.span, self.obj, self.attr = span, obj, attr
 
 
-@dataclass(frozen=True)
 class Getitem(Node):
     """obj[key] and obj.0: item first, then attribute"""
-    obj: Node
-    key: Node
+    __slots__ = FIELDS = ("obj", "key")
+
+    def __init__(self, span, obj, key):
+        self.span, self.obj, self.key = span, obj, key
 
 
-@dataclass(frozen=True)
 class Slice(Node):
     """start:stop:step inside []"""
-    start: Optional[Node]
-    stop: Optional[Node]
-    step: Optional[Node]
+    __slots__ = FIELDS = ("start", "stop", "step")
+
+    def __init__(self, span, start, stop, step):
+        self.span, self.start, self.stop, self.step = span, start, stop, step
 
 
-@dataclass(frozen=True)
 class Args:
     """Call arguments: positional, keyword (name, node) pairs, *args and **kwargs."""
-    positional: Tuple[Node, ...] = ()
-    keywords: Tuple[Tuple[str, Node], ...] = ()
-    star: Optional[Node] = None
-    dstar: Optional[Node] = None
+    __slots__ = FIELDS = ("positional", "keywords", "star", "dstar")
+
+    def __init__(self, positional=(), keywords=(), star=None, dstar=None):
+        self.positional, self.keywords, self.star, self.dstar = positional, keywords, star, dstar
+
+    def __repr__(self):
+        return f"Args({self.positional!r}, {self.keywords!r}, {self.star!r}, {self.dstar!r})"
+
+    @property
+    def empty(self):
+        return not (self.positional or self.keywords) and self.star is None and self.dstar is None
 
 
 NO_ARGS = Args()
 
 
-@dataclass(frozen=True)
 class Call(Node):
-    func: Node
-    args: Args
+    __slots__ = FIELDS = ("func", "args")
+
+    def __init__(self, span, func, args):
+        self.span, self.func, self.args = span, func, args
 
 
-@dataclass(frozen=True)
 class Filter(Node):
     """value | name(args); `value` is None inside {% filter %} and {% set %} blocks."""
-    value: Optional[Node]
-    name: str
-    args: Args
+    __slots__ = FIELDS = ("value", "name", "args")
+
+    def __init__(self, span, value, name, args):
+        self.span, self.value, self.name, self.args = span, value, name, args
 
 
-@dataclass(frozen=True)
 class Test(Node):
     """value is [not] name(args)"""
-    value: Node
-    name: str
-    args: Args
-    negated: bool
+    __slots__ = FIELDS = ("value", "name", "args", "negated")
+
+    def __init__(self, span, value, name, args, negated):
+        self.span, self.value, self.name, self.args, self.negated = span, value, name, args, negated
 
 
-@dataclass(frozen=True)
 class BinOp(Node):
     """left op right for + - * / // % **"""
-    op: str
-    left: Node
-    right: Node
+    __slots__ = FIELDS = ("op", "left", "right")
+
+    def __init__(self, span, op, left, right):
+        self.span, self.op, self.left, self.right = span, op, left, right
 
 
-@dataclass(frozen=True)
 class UnaryOp(Node):
     """-x and +x"""
-    op: str
-    operand: Node
+    __slots__ = FIELDS = ("op", "operand")
+
+    def __init__(self, span, op, operand):
+        self.span, self.op, self.operand = span, op, operand
 
 
-@dataclass(frozen=True)
 class Not(Node):
-    operand: Node
+    __slots__ = FIELDS = ("operand",)
+
+    def __init__(self, span, operand):
+        self.span, self.operand = span, operand
 
 
-@dataclass(frozen=True)
 class And(Node):
-    left: Node
-    right: Node
+    __slots__ = FIELDS = ("left", "right")
+
+    def __init__(self, span, left, right):
+        self.span, self.left, self.right = span, left, right
 
 
-@dataclass(frozen=True)
 class Or(Node):
-    left: Node
-    right: Node
+    __slots__ = FIELDS = ("left", "right")
+
+    def __init__(self, span, left, right):
+        self.span, self.left, self.right = span, left, right
 
 
-@dataclass(frozen=True)
 class Compare(Node):
     """a < b == c ... : `ops` are (operator, operand) pairs, operators include 'in' and 'not in'."""
-    first: Node
-    ops: Tuple[Tuple[str, Node], ...]
+    __slots__ = FIELDS = ("first", "ops")
+
+    def __init__(self, span, first, ops):
+        self.span, self.first, self.ops = span, first, ops
 
 
-@dataclass(frozen=True)
 class Concat(Node):
     """a ~ b ~ c"""
-    items: Tuple[Node, ...]
+    __slots__ = FIELDS = ("items",)
+
+    def __init__(self, span, items):
+        self.span, self.items = span, items
 
 
-@dataclass(frozen=True)
 class CondExpr(Node):
     """then if test else else_ (else_ may be None)"""
-    test: Node
-    then: Node
-    else_: Optional[Node]
+    __slots__ = FIELDS = ("test", "then", "else_")
+
+    def __init__(self, span, test, then, else_):
+        self.span, self.test, self.then, self.else_ = span, test, then, else_

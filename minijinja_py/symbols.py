@@ -14,8 +14,6 @@ scopes; a name stored in only some branches of an if is read from outside instea
 know is inherited from them, not undefined.
 """
 
-from dataclasses import fields
-
 from . import nodes as n
 from .errors import LimitExceeded
 
@@ -172,7 +170,7 @@ def undeclared(statements, names):
             stack.append(item.filters)      # Jinja2's FilterBlock visits its body first
             stack.append(item.body)
         elif isinstance(item, n.Node):
-            stack.extend(reversed([getattr(item, f.name) for f in fields(item) if f.name != "span"]))
+            stack.extend(reversed([getattr(item, f) for f in item.FIELDS]))
         elif isinstance(item, n.Args):
             stack.extend(reversed((item.positional, tuple(v for _, v in item.keywords), item.star, item.dstar)))
     return found
@@ -184,7 +182,7 @@ def _expression_nodes(expr):
         current = stack.pop()
         if isinstance(current, n.Node):
             yield current
-            stack.extend(getattr(current, f.name) for f in fields(current) if f.name != "span")
+            stack.extend(getattr(current, f) for f in current.FIELDS)
         elif isinstance(current, (tuple, list)):
             stack.extend(current)
         elif isinstance(current, n.Args):
@@ -203,7 +201,7 @@ def check_nesting(template, limit):
             if depth > limit:
                 raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
                                     current.span.col, limit="max_nesting", value=limit)
-            stack.extend((getattr(current, f.name), depth) for f in fields(current) if f.name != "span")
+            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
         elif isinstance(current, (tuple, list)):
             stack.extend((x, depth) for x in current)
         elif isinstance(current, n.Args):
@@ -219,9 +217,7 @@ def walk(node):
         current = stack.pop()
         yield current
         if isinstance(current, n.Node):
-            for f in fields(current):
-                if f.name != "span":
-                    stack.append(getattr(current, f.name))
+            stack.extend(getattr(current, f) for f in current.FIELDS)
         elif isinstance(current, (tuple, list)):
             stack.extend(current)
         elif isinstance(current, n.Args):
