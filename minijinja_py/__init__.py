@@ -17,7 +17,8 @@ from .errors import (
     TemplateSyntaxError, UndefinedError, twin_of,
 )
 from .markup import Markup, escape
-from .runtime import ChainableUndefined, DebugUndefined, Limits, StrictUndefined, Undefined, pass_state
+from .base import Limits, pass_state
+from .undefined import ChainableUndefined, DebugUndefined, StrictUndefined, Undefined
 
 __version__ = "0.1.0"
 

@@ -4,42 +4,41 @@ A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; run
 naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
 
   * running a statement: its own template nodes (tags, expressions; the blocks nested in it charge when they
-    run), so the budget follows the work actually done;
-  * a loop iteration: 1; a macro or caller() call: 10 and its parameters; a recursive loop() call: 20;
-  * a filter, test, method or function call: 1;
+    run), so the budget follows the work actually done; a loop iteration: 1 more; a macro or caller() call: 10
+    and its parameters; a recursive loop() call: 20;
+  * a filter, test, method or function call: its node, plus what it reads and builds as declared on the filter
+    itself (@costs below: it walks its input, compares or hashes its items, compares or looks up its argument);
   * data an operation reads or builds: 1 per item of a list/tuple/dict/set, 1 per 16 characters of a string,
     1 per 64 bits of a big integer — so one render builds at most max_steps × 16 characters, whatever it keeps;
-  * comparing, hashing or serialising nested data: 1 per node of the data *seen as a tree* (a list shared n
-    times counts n times, as Python's == or json.dumps would visit it). tree_size() measures that without
-    walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for ages.
+  * comparing or hashing nested data, or serialising it: 1 per node of the data *seen as a tree* (a tuple shared
+    n times counts n times, as Python's ==, hash() or json.dumps would visit it). tree_size() measures that
+    without walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for
+    ages, and data nested deeper than limits.max_data_depth (or containing itself) is refused before Python's C
+    code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack).
   * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
     the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
 
-Data nested deeper than limits.max_data_depth, or containing itself, is refused by the same walk
-(LimitExceeded naming max_data_depth) before Python's own recursion would fail on it.
+guard() is the one gate in front of Python's hashing and comparison of template values: every operator, filter,
+test, method and global that hashes or compares goes through it (directly, or through the cost its function
+declares). take() is the one way a star-argument or an iterable becomes a list: size-checked as it is built.
 """
 
 import types
 from itertools import chain
 from operator import length_hint
 
-from .runtime import limit_exceeded
+from .base import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded, out_of_fuel
 
 __all__ = [
-    "CHAR_SHIFT", "text_steps", "shallow_steps", "charge_result", "charged_generator", "tree_size",
-    "charge_tree", "charge_compare", "charge_contains", "charge_hash", "charge_int_op", "charged", "charged_unary",
-    "charged_call",
-    "check_str_size", "check_items", "check_depth",
+    "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
+    "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
+    "charged", "charged_unary", "charged_call",
 ]
 
-CHAR_SHIFT = 4                 # 1 step per 2**4 characters
-_BIG_STR = 1 << 10             # shorter strings are not worth a charge where they are only compared
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
-
-
-def text_steps(size):
-    return size >> CHAR_SHIFT
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SMALL_INT = 0xFFFFFFFFFFFFFFFF
 
 
 def shallow_steps(value):
@@ -53,25 +52,9 @@ def shallow_steps(value):
         return len(value) >> CHAR_SHIFT
     if isinstance(value, (list, tuple, dict, set, frozenset, range) + _VIEWS):
         return len(value)
-    if cls is int and (value > 0xFFFFFFFFFFFFFFFF or value < -0xFFFFFFFFFFFFFFFF):
+    if cls is int and (value > _SMALL_INT or value < -_SMALL_INT):
         return value.bit_length() >> 6
     return 0
-
-
-# --------------------------------------------------------------------------------------------- size checks
-def check_str_size(limits, size, what="a string"):
-    if size > limits.max_string:
-        raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
-
-
-def check_items(limits, count, what="a list"):
-    if count > limits.max_items:
-        raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
-
-
-def check_depth(limits, depth):
-    if depth > limits.max_data_depth:
-        raise limit_exceeded(limits, "max_data_depth", "data nested this deep")
 
 
 # ----------------------------------------------------------------------------------------------- results
@@ -115,6 +98,30 @@ def charged_generator(rs, generator):
     return wrapped
 
 
+def take(rs, iterable, what="an iteration"):
+    """list(iterable), built item by item: at most limits.max_items items, each charged, so that a caller's
+    endless iterator or a star-argument of a huge range fails at the limit instead of filling memory."""
+    cls = type(iterable)
+    limits = rs.limits
+    if cls is list or cls is tuple or cls is str or cls is dict or cls is range or cls in _VIEWS:
+        size = len(iterable)
+        check_items(limits, size, what)
+        rs.burn(size)
+        return list(iterable)
+    items = []
+    append = items.append
+    count = 0
+    for item in iterable:
+        count += 1
+        if count > limits.max_items:
+            check_items(limits, count, what)
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+        append(item)
+    return items
+
+
 # ------------------------------------------------------------------------------------------ nested data
 def _children(value):
     if isinstance(value, dict):
@@ -153,7 +160,7 @@ def tree_size(rs, value, limit=None):
             else:
                 frame[2] += 1
             if frame[2] > limit:
-                raise limit_exceeded(limits, "max_steps", "the work of this render")
+                raise out_of_fuel(limits)
         else:
             stack.pop()
             key = id(frame[0])
@@ -163,13 +170,27 @@ def tree_size(rs, value, limit=None):
                 return frame[2]
             stack[-1][2] += frame[2]
             if stack[-1][2] > limit:
-                raise limit_exceeded(limits, "max_steps", "the work of this render")
+                raise out_of_fuel(limits)
 
 
-def charge_tree(rs, value):
-    """Charge a walk over all of value (comparison, hashing, serialisation)."""
-    if isinstance(value, _CONTAINERS):
+def guard(rs, value):
+    """The gate before Python hashes or compares a template value: a container is walked (tree_size: depth,
+    cycles, size charged) so the C code that follows can neither recurse past max_data_depth nor run longer
+    than the fuel paid; a long string costs its length. Returns value."""
+    cls = type(value)
+    if cls in _SCALARS:
+        if cls is str and len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        elif cls is int and (value > _SMALL_INT or value < -_SMALL_INT):
+            rs.burn(value.bit_length() >> 6)
+    elif isinstance(value, _CONTAINERS):
         rs.burn(tree_size(rs, value))
+    elif isinstance(value, str):
+        if len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+    elif isinstance(value, _VIEWS):
+        rs.burn(tree_size(rs, list(value)))
+    return value
 
 
 def charge_compare(rs, a, b):
@@ -177,35 +198,34 @@ def charge_compare(rs, a, b):
     ta, tb = type(a), type(b)
     if ta is str and tb is str:
         size = min(len(a), len(b))
-        if size > _BIG_STR:
+        if size > BIG_STR:
             rs.burn(size >> CHAR_SHIFT)
         return
-    if isinstance(a, _CONTAINERS) and isinstance(b, _CONTAINERS):
-        charge_tree(rs, a)
-        charge_tree(rs, b)
-    elif ta is int and tb is int:
+    if ta is int and tb is int:
         rs.burn(shallow_steps(a))
+        return
+    guard(rs, a)
+    guard(rs, b)
 
 
 def charge_contains(rs, item, container):
-    """item in container: a scan of a string or sequence, a hash for a mapping or set."""
+    """item in container: a scan of a string, sequence, range or dict values, a hash for a mapping or set."""
     cls = type(container)
     if cls is str or isinstance(container, str):
-        if len(container) > _BIG_STR:
+        if len(container) > BIG_STR:
             rs.burn(len(container) >> CHAR_SHIFT)
-    elif isinstance(container, (list, tuple)):
+    elif isinstance(container, (list, tuple)) or cls is type({}.values()):
         rs.burn(len(container))
-        if isinstance(item, _CONTAINERS):
-            charge_tree(rs, item)
-            charge_tree(rs, container)
-    elif isinstance(container, (dict, set, frozenset) + _VIEWS):
-        charge_hash(rs, item)
-
-
-def charge_hash(rs, key):
-    """hash(key): Python re-hashes a tuple's items every time, so a nested tuple costs its tree size."""
-    if isinstance(key, (tuple, frozenset)):
-        charge_tree(rs, key)
+        if not type(item) in _SCALARS:
+            guard(rs, item)
+            guard(rs, container)
+    elif cls is range:
+        if type(item) is not int and type(item) is not bool:
+            rs.burn(len(container))   # only an int is found by arithmetic; anything else is compared in turn
+    elif isinstance(container, (dict, set, frozenset)) or cls in _VIEWS:
+        guard(rs, item)
+    else:
+        guard(rs, item)
 
 
 def charge_int_op(rs, a, b):
@@ -214,57 +234,57 @@ def charge_int_op(rs, a, b):
 
 
 # --------------------------------------------------------------------------------------- filters and tests
-# How a builtin filter or test reads its input, by (module, function name): user-registered functions are not
-# in this table and only pay for their call and their result.
-_ITERATES = "iterates"          # walks the input once
-_TREE = "tree"                  # compares or hashes the items (sort, unique, ...)
-_COMPARE = "compare"            # compares value with its first argument
-_CONTAINS = "contains"          # value in argument
-_FILTERS = "minijinja_py.filters"
-_POLICIES = {
-    (_FILTERS, "do_list"): _ITERATES, (_FILTERS, "do_join"): _ITERATES, (_FILTERS, "do_sum"): _ITERATES,
-    (_FILTERS, "do_batch"): _ITERATES, (_FILTERS, "do_slice"): _ITERATES, (_FILTERS, "do_reverse"): _ITERATES,
-    (_FILTERS, "do_sort"): _TREE, (_FILTERS, "do_unique"): _TREE, (_FILTERS, "do_dictsort"): _TREE,
-    (_FILTERS, "do_groupby"): _TREE, (_FILTERS, "do_min"): _TREE, (_FILTERS, "do_max"): _TREE,
-    ("minijinja_py.tests", "test_in"): _CONTAINS,
-}
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _POLICIES[("minijinja_py.tests", "test_" + _name)] = _COMPARE
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _POLICIES[("_operator", _name)] = _POLICIES[("operator", _name)] = _COMPARE
-_policy_cache = {}
+# What a builtin filter or test reads besides its own node, declared on the function with @costs(...):
+ITERATES = "iterates"           # walks its input once
+TREE = "tree"                   # compares or hashes the items of its input (sort, unique, groupby, ...)
+COMPARE = "compare"             # compares its input with its first argument
+CONTAINS = "contains"           # looks its input up in its first argument
+HASHES = "hashes"               # hashes its input (a registry lookup by name, a set member)
 
 
-def _policy(func):
-    try:
-        return _policy_cache[func]
-    except KeyError:
-        pass
-    except TypeError:  # an unhashable callable
-        return None
-    policy = _POLICIES.get((getattr(func, "__module__", None), getattr(func, "__name__", None)))
-    if len(_policy_cache) < 4096:
-        _policy_cache[func] = policy
-    return policy
+def costs(kind):
+    """Declare what a filter or test reads (ITERATES, TREE, COMPARE, CONTAINS, HASHES): the call charges it
+    before the function runs. Functions without a declaration pay for their call and their result only."""
+    def declare(func):
+        func.mj_cost = kind
+        return func
+    return declare
+
+
+def _charge_declared(rs, kind, value, args):
+    if kind is ITERATES:
+        size = length_hint(value) if not isinstance(value, str) else len(value)
+        rs.burn(size)
+    elif kind is TREE:
+        size = tree_size(rs, value)
+        rs.burn(size * max(1, length_hint(value).bit_length()))  # a sort compares about n log n times
+    elif kind is COMPARE:
+        if args:
+            charge_compare(rs, value, args[0])
+    elif kind is CONTAINS:
+        if args:
+            charge_contains(rs, value, args[0])
+    elif kind is HASHES:
+        guard(rs, value)
 
 
 def charged(func):
     """func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
-    what it reads and what it returns."""
-    policy = _policy(func)
+    what it declares it reads and by what it returns."""
+    kind = getattr(func, "mj_cost", None)
     state = getattr(func, "mj_pass_state", False)
 
     def call(rs, value, args, kwargs):
         rs.fuel -= 1
         if rs.fuel < 0:
-            rs.burn(0)
-        if type(value) is str and len(value) > _BIG_STR:
+            raise out_of_fuel(rs.limits)
+        if type(value) is str and len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
         for arg in args:
-            if type(arg) is str and len(arg) > _BIG_STR:
+            if type(arg) is str and len(arg) > BIG_STR:
                 rs.burn(len(arg) >> CHAR_SHIFT)
-        if policy is not None:
-            _charge_policy(rs, policy, func, value, args)
+        if kind is not None:
+            _charge_declared(rs, kind, value, args)
         result = func(rs, value, *args, **kwargs) if state else func(value, *args, **kwargs)
         if result is True or result is False or result is None:
             return result
@@ -275,7 +295,7 @@ def charged(func):
 def charged_unary(func):
     """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
     call(rs, value) → its result, charged as charged() would, without the argument handling."""
-    if _policy(func) is not None:
+    if getattr(func, "mj_cost", None) is not None:
         call = charged(func)
         return lambda rs, value: call(rs, value, (), {})
     state = getattr(func, "mj_pass_state", False)
@@ -283,8 +303,8 @@ def charged_unary(func):
     def call_unary(rs, value):
         rs.fuel -= 1
         if rs.fuel < 0:
-            rs.burn(0)
-        if type(value) is str and len(value) > _BIG_STR:
+            raise out_of_fuel(rs.limits)
+        if type(value) is str and len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
         result = func(rs, value) if state else func(value)
         if result is True or result is False or result is None or (type(result) is str and len(result) < 16):
@@ -293,33 +313,15 @@ def charged_unary(func):
     return call_unary
 
 
-def _charge_policy(rs, policy, func, value, args):
-    if policy is _ITERATES:
-        size = length_hint(value) if not isinstance(value, str) else len(value)
-        if func.__name__ == "do_list" and size > rs.limits.max_items:
-            check_items(rs.limits, size)
-        rs.burn(size)
-    elif policy is _TREE:
-        size = tree_size(rs, value)
-        rs.burn(size * max(1, length_hint(value).bit_length()))  # a sort compares about n log n times
-    elif policy is _COMPARE and args:
-        charge_compare(rs, value, args[0])
-    elif policy is _CONTAINS and args:
-        charge_contains(rs, value, args[0])
-
-
 _charged_cache = {}
 
 
 def charged_call(rs, func, value, args, kwargs):
     """func(value, *args, **kwargs) for a filter or test looked up at run time (map, select, ...), charged."""
-    try:
-        call = _charged_cache[func]
-    except (KeyError, TypeError):
-        call = charged(func)
-        try:
-            if len(_charged_cache) < 4096:
-                _charged_cache[func] = call
-        except TypeError:
-            pass
-    return call(rs, value, args, kwargs)
+    key = (type(func), id(func))
+    entry = _charged_cache.get(key)
+    if entry is None or entry[0] is not func:
+        entry = (func, charged(func))
+        if len(_charged_cache) < 1024:
+            _charged_cache[key] = entry   # keeps func alive: ids cannot be reused while it is cached
+    return entry[1](rs, value, args, kwargs)

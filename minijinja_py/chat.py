@@ -19,7 +19,8 @@ from .environment import Environment
 from .errors import TemplateError, as_template_error, twin_of
 from .htmlfilters import chat_tojson
 from .printing import short_repr, to_str
-from .runtime import ChatNamespace, Limits, limit_exceeded
+from .base import Limits, limit_exceeded
+from .runtime import ChatNamespace
 
 __all__ = ["chat_environment", "ChatTemplate", "raise_exception", "load_chat_template", "seed_template",
            "seed_template_names"]

@@ -6,22 +6,20 @@ Template.render(**context) runs the compiled closures and is the error boundary:
 comes out is a string or a TemplateError carrying the template name, the source and a location.
 """
 
-import builtins
 import threading
 from collections import OrderedDict
 
+from .base import Limits, RenderState, enter_render, leave_render
 from .compiler import compile_template
-from .errors import (
-    LimitExceeded, TemplateError, TemplateSyntaxError, as_template_error, limit_twin, scrub_message, twin_of,
-)
+from .errors import LimitExceeded, TemplateError, TemplateSyntaxError, as_template_error, scrub_message, twin_of
 from .filters import FILTERS
 from .runtime import (
-    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Limits, Namespace, RenderState, Scope, TemplateReference,
-    Undefined,
-    enter_render, join_output, leave_render, lipsum, pass_state,
+    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Namespace, TemplateReference, join_output, lipsum,
+    sandboxed_range,
 )
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
+from .undefined import Undefined
 
 __all__ = ["Environment", "Template"]
 
@@ -34,21 +32,8 @@ _EXTENSIONS = {
 _CACHE_SIZE = 256
 
 
-@pass_state
-def range(rs, *args):
-    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
-    also the OverflowError Jinja2 raises)."""
-    rng = builtins.range(*args)
-    if len(rng) > rs.limits.max_range:
-        limit = rs.limits.max_range
-        # Jinja2's message (MAX_RANGE is its name for this limit), then ours
-        raise limit_twin(OverflowError)(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({limit}). "
-                                        f"(limit max_range={limit})", limit="max_range", value=limit)
-    return rng
-
-
 def default_globals():
-    return {"range": range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
+    return {"range": sandboxed_range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
             "namespace": Namespace}
 
 
@@ -143,7 +128,7 @@ class Template:
             text = normalize_newlines(source, environment.keep_trailing_newline)
             self._text = text
             tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, limits.max_nesting)
-            self._run, self._blocks = compile_template(tree, environment, self._autoescape)
+            self._compiled = compile_template(tree, environment, self._autoescape)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except (RecursionError, MemoryError) as exc:
@@ -167,18 +152,18 @@ class Template:
     def _render(self, context, generation_spans):
         env = self.environment
         globals_ = env.globals if not self.globals else {**env.globals, **self.globals}
-        rs = RenderState(env, globals_, self._autoescape)
+        rs = RenderState(env, globals_, context, self._autoescape)
         rs.generation_spans = generation_spans
-        scope = Scope(context)
-        scope.rs = rs
-        rs.root = scope
-        rs.context = context
-        if self._blocks is not None:
-            scope["self"] = TemplateReference(self.name, self._blocks, rs)
+        compiled = self._compiled
         out = []
         token = enter_render(rs)
         try:
-            self._run(scope, out)
+            rs.template_name = self.name
+            rs.blocks = compiled.blocks
+            f = rs.root = compiled.layout.new(rs, None)
+            if compiled.self_slot is not None:
+                f[compiled.self_slot] = TemplateReference(self.name, rs)
+            compiled.run(f, out)
             return join_output(out)
         except TemplateError as exc:
             raise self._annotate(exc) from None

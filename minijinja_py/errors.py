@@ -13,7 +13,7 @@ import unicodedata
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin",
-    "as_template_error", "scrub_message",
+    "as_template_error", "scrub_message", "located", "error_at",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -241,8 +241,7 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
         base = _builtin_base(exc)
         try:
             if isinstance(exc, KeyError) and len(exc.args) == 1:
-                from .printing import safe_repr  # the key may be any value: bounded, address-free
-                message = safe_repr(exc.args[0])
+                message = _key_repr(exc.args[0])
             else:
                 message = str(exc)
         except TemplateError:
@@ -258,6 +257,25 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
     else:
         err.__suppress_context__ = True
     return err.locate(lineno, colno, end)
+
+
+def _key_repr(key):
+    """A missing key as KeyError's message shows it (its repr), for the keys templates use: strings and numbers;
+    anything else by its type only (its repr could be huge, show an address, or fail)."""
+    if key is None or type(key) in (str, int, float, bool):
+        return repr(key) if type(key) is not str or len(key) < _MAX_MESSAGE else repr(key[:_MAX_MESSAGE]) + "…"
+    return f"<{type(key).__name__} object>"
+
+
+def located(exc, span):
+    """The one way a location is attached: any exception → a TemplateError carrying span's location, unless it
+    already has an inner one (the innermost wins)."""
+    return as_template_error(exc, span.line, span.col, (span.end_line, span.end_col))
+
+
+def error_at(cls, message, span):
+    """A new error of class cls located at span."""
+    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
 
 
 def _plain_message(exc):

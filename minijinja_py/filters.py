@@ -14,16 +14,17 @@ import textwrap
 from collections import abc
 from itertools import chain, groupby
 
-from .budget import CHAR_SHIFT, charged_call, check_items
+from .base import CHAR_SHIFT, check_items, check_str_size, limit_exceeded, pass_state
+from .budget import ITERATES, TREE, charged_call, costs, guard, take
 from .errors import FilterArgumentError, TemplateRuntimeError
 from .htmlfilters import (
     do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
 )
-from .markup import Markup, escape
-from .runtime import GroupTuple, Namespace, Undefined, limit_exceeded, pass_state
-from .sandbox import (
-    attribute_only, check_str_size, getattr_, getitem_, percent_format, safe_pformat, safe_repr, soft_str,
-)
+from .markup import Markup, escape, soft_str
+from .printing import safe_pformat, safe_repr
+from .runtime import GroupTuple, Namespace
+from .sandbox import attribute_only, getattr_, getitem_, percent_format
+from .undefined import Undefined
 
 __all__ = ["FILTERS"]
 
@@ -74,6 +75,8 @@ def make_multi_attrgetter(rs, attribute, postprocess=None):
 
 
 def _call_named(rs, registry, kind, name, value, args, kwargs):
+    if type(name) is not str:
+        guard(rs, name)  # a template-built tuple is hashed by the lookup: walked (and paid for) first
     func = registry.get(name)  # an unhashable name is a TypeError, as in Jinja2 (its lookup is a dict.get too)
     if func is None:
         message = f"No {kind} named {safe_repr(name)}."
@@ -226,6 +229,7 @@ def do_string(value):
     return soft_str(value)
 
 
+@costs(ITERATES)
 @pass_state
 def do_join(rs, value, d="", attribute=None):
     """Join the items with d (optionally an attribute of each)."""
@@ -307,6 +311,7 @@ def do_round(rs, value, precision=0, method="common"):
     return func(value * (10 ** precision)) / (10 ** precision)
 
 
+@costs(ITERATES)
 @pass_state
 def do_sum(rs, iterable, attribute=None, start=0):
     """Sum of the items (or of an attribute of each), plus start."""
@@ -333,12 +338,14 @@ def _min_or_max(rs, value, func, case_sensitive, attribute):
     return func(chain([first], it), key=key)
 
 
+@costs(TREE)
 @pass_state
 def do_min(rs, value, case_sensitive=False, attribute=None):
     """Smallest item (case-insensitive for strings unless case_sensitive)."""
     return _min_or_max(rs, value, min, case_sensitive, attribute)
 
 
+@costs(TREE)
 @pass_state
 def do_max(rs, value, case_sensitive=False, attribute=None):
     """Largest item."""
@@ -351,9 +358,10 @@ def do_length(obj):
     return len(obj)
 
 
-def do_list(value):
+@pass_state
+def do_list(rs, value):
     """Convert to a list (a string gives its characters, a dict its keys)."""
-    return list(value)
+    return take(rs, value, "a list")
 
 
 def do_items(value):
@@ -394,6 +402,7 @@ def do_random(rs, seq):
         return rs.undefined("No random item, sequence was empty.")
 
 
+@costs(ITERATES)
 def do_reverse(value):
     """Reverse a string, or iterate a sequence backwards."""
     if isinstance(value, str):
@@ -409,6 +418,7 @@ def do_reverse(value):
             raise FilterArgumentError("argument must be iterable") from e
 
 
+@costs(TREE)
 @pass_state
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
@@ -416,6 +426,7 @@ def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     return sorted(value, key=key, reverse=reverse)
 
 
+@costs(TREE)
 @pass_state
 def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     """The items of a dict sorted by key (or by value)."""
@@ -432,6 +443,7 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     return sorted(value.items(), key=sort_func, reverse=reverse)
 
 
+@costs(TREE)
 @pass_state
 def do_unique(rs, value, case_sensitive=False, attribute=None):
     """Items without duplicates (first occurrence kept)."""
@@ -444,6 +456,7 @@ def do_unique(rs, value, case_sensitive=False, attribute=None):
             yield item
 
 
+@costs(ITERATES)
 @pass_state
 def do_batch(rs, value, linecount, fill_with=None):
     """Lists of linecount items (the last filled with fill_with when given)."""
@@ -461,6 +474,7 @@ def do_batch(rs, value, linecount, fill_with=None):
         yield tmp
 
 
+@costs(ITERATES)
 @pass_state
 def do_slice(rs, value, slices, fill_with=None):
     """Split into `slices` columns."""
@@ -482,6 +496,7 @@ def do_slice(rs, value, slices, fill_with=None):
         yield tmp
 
 
+@costs(TREE)
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""

@@ -9,10 +9,11 @@ import re
 from collections import abc
 from urllib.parse import quote_from_bytes
 
+from .base import pass_state
 from .errors import FilterArgumentError
-from .markup import Markup, escape
-from .runtime import Undefined, pass_state
-from .sandbox import safe_json_dumps, soft_str, to_str
+from .markup import Markup, escape, soft_str
+from .printing import safe_json_dumps, to_str
+from .undefined import Undefined
 
 __all__ = [
     "do_escape", "do_forceescape", "do_safe", "do_striptags", "do_urlencode", "do_urlize", "do_xmlattr",

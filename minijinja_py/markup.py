@@ -8,6 +8,8 @@ center/ljust/rjust escape the fill character; strip and friends escape nothing).
 import html
 import string
 
+from .printing import safe_repr, to_str
+
 __all__ = ["Markup", "escape", "soft_str"]
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
@@ -17,7 +19,6 @@ def _text(value):
     """str(value) as the sandbox prints it: bounded, and never with a memory address."""
     if isinstance(value, str):
         return str.__str__(value)
-    from .printing import to_str  # printing builds on this module
     return to_str(value)
 
 
@@ -207,7 +208,6 @@ class _Escaping:
         return str(escape(self.value))
 
     def __repr__(self):
-        from .printing import safe_repr
         return str(escape(safe_repr(self.value)))
 
     def __int__(self):

@@ -10,23 +10,21 @@ printing safe for untrusted templates:
   * nesting deeper than limits.max_data_depth fails with LimitExceeded('max_data_depth'); data that contains
     itself prints like Python's ([[...]]), and a sub-list shared many times is printed once and reused.
 
-The limits and fuel come from the render in progress (runtime.current_state()); outside a render the default
-Limits apply and nothing is charged.
+The limits and fuel come from the render in progress (base.current_state()); outside a render the default
+Limits apply and nothing is charged. The engine's own runtime objects (runtime.py, undefined.py) sit above this
+module: printing knows them by markers, not by importing them — a class with `mj_safe_repr = True` prints with its
+own (address-free, bounded) str()/repr(), one with an `mj_print(printer, depth)` method prints itself through the
+printer (a namespace prints its attributes as a dict).
 """
 
 import json
 import math
 import types
 from functools import partial
-from pprint import PrettyPrinter
 
-from .budget import CHAR_SHIFT, check_str_size
+from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
+from .budget import tree_size
 from .errors import LimitExceeded
-from .markup import Markup
-from .runtime import (
-    Cycler, DictFactory, Joiner, Limits, LoopContext, Macro, Namespace, Undefined,
-    current_state, limit_exceeded,
-)
 
 __all__ = ["to_str", "safe_repr", "short_repr", "safe_pformat", "safe_json_dumps", "opaque_repr", "OPAQUE_TYPES"]
 
@@ -42,8 +40,6 @@ OPAQUE_TYPES = (
     types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
     types.MappingProxyType, partial, property, staticmethod, classmethod,
 )
-# Our own runtime objects: their __repr__ is address-free already.
-_OWN_REPR = (LoopContext, Macro, Cycler, Joiner, DictFactory, range)
 
 
 def opaque_repr(value):
@@ -122,12 +118,12 @@ class _Printer:
         elif isinstance(value, (int, float, complex)) and (cls.__repr__ in (int.__repr__, float.__repr__,
                                                                              complex.__repr__)):
             self.emit(str(value) if for_str else repr(value))
-        elif isinstance(value, Undefined):
+        elif getattr(cls, "mj_safe_repr", False):
             self.emit(str(value) if for_str else repr(value))
-        elif isinstance(value, Namespace):
-            self.namespace(value, depth)
-        elif isinstance(value, _OWN_REPR) or getattr(cls, "mj_safe_repr", False):
+        elif cls is range:
             self.emit(repr(value))
+        elif hasattr(cls, "mj_print"):
+            value.mj_print(self, depth)
         elif cls in _VIEW_TYPES:
             self.emit(f"{cls.__name__}(")
             self.container(list(value), list, depth)
@@ -158,11 +154,6 @@ class _Printer:
                 return _default_object_repr(value)
             return repr(value)
         return str(value) if for_str else repr(value)
-
-    def namespace(self, value, depth):
-        self.emit("<Namespace ")
-        self.container(value._attrs, dict, depth)
-        self.emit(">")
 
     def container(self, value, cls, depth):
         key = id(value)
@@ -271,8 +262,8 @@ def to_str(value, rs=None):
         return str(value)
     if isinstance(value, str):
         return str.__str__(value)
-    if isinstance(value, Undefined):
-        return str(value)
+    if getattr(cls, "mj_safe_repr", False):
+        return str(value)   # an undefined (prints '') and the engine's other objects: no walk, nothing charged
     return _Printer(_state(rs)).text(value, True)
 
 
@@ -319,7 +310,7 @@ def _plain_copy(value, rs, limits):
     def copy(v, depth):
         nonlocal deepest
         cls = type(v)
-        if cls in (str, int, float, bool, complex) or v is None or isinstance(v, Markup):
+        if cls in (str, int, float, bool, complex) or v is None or isinstance(v, str):
             return v
         if depth > deepest:
             deepest = depth
@@ -356,7 +347,6 @@ def _plain_copy(value, rs, limits):
 
 def safe_pformat(value, rs=None):
     """pprint.pformat(value) (Jinja2's |pprint), bounded and without memory addresses or ids."""
-    from .budget import tree_size
     rs = _state(rs)
     limits = rs.limits if rs is not None else _DEFAULT_LIMITS
     flat = len(_Printer(rs).text(value, False))          # checks max_string, depth and charges the walk
@@ -366,6 +356,7 @@ def safe_pformat(value, rs=None):
         rs.burn(8 * nodes)  # pformat is slow pure Python: a node costs ~8 loop iterations' time
         # pformat adds at most a newline and the indentation of its depth to each node
         check_str_size(limits, flat + nodes * (depth + 2), "pretty-printed data")
+    from pprint import PrettyPrinter  # ~20 ms to import (dataclasses, inspect): paid by |pprint's first use
     text = PrettyPrinter().pformat(plain)
     check_str_size(limits, len(text), "pretty-printed data")
     return text

@@ -1,296 +1,24 @@
-"""Runtime objects a render works with: Undefined (and its Jinja2 variants), Scope, RenderState, Limits,
-LoopContext, Macro, Namespace, Cycler, Joiner, the `dict` and `range` globals.
+"""Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, the cycler,
+joiner, `dict` and `range` globals, lipsum — and how captured output is joined.
 
-compiler.py builds closures that create and use these; sandbox.py decides what a template may do with them.
+The compiled closures (compiler.py, loops.py) create and drive these; sandbox.py decides what a template may do
+with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
 """
 
+import builtins
 import random as _random
-from contextvars import ContextVar
-from dataclasses import dataclass, fields
+from collections import deque
 
-from .errors import LimitExceeded, SecurityError, TemplateRuntimeError, UndefinedError, as_template_error, limit_twin
+from .base import MISSING, limit_exceeded, pass_state
+from .errors import SecurityError, TemplateRuntimeError, as_template_error, limit_twin
 from .markup import Markup, escape
+from .printing import safe_repr
 
 __all__ = [
-    "MISSING", "pass_state", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Scope",
-    "RenderState", "NotText", "join_output", "LoopContext", "Macro", "Namespace", "ChatNamespace", "Cycler", "Joiner",
-    "DictFactory", "GroupTuple", "object_type_repr", "current_state", "enter_render", "leave_render",
+    "BreakLoop", "ContinueLoop", "NotText", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "Namespace", "ChatNamespace", "namespace_set", "GroupTuple", "Cycler", "Joiner", "DictFactory", "lipsum",
+    "sandboxed_range", "TemplateReference", "BlockReference", "resolve",
 ]
-
-
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "missing"
-
-    def __reduce__(self):
-        return "MISSING"
-
-
-MISSING = _Missing()
-
-
-def object_type_repr(obj):
-    """'dict object', 'None', 'mymodule.Thing object': how Jinja2 names a type in messages."""
-    if obj is None:
-        return "None"
-    if obj is Ellipsis:
-        return "Ellipsis"
-    cls = type(obj)
-    if cls.__module__ == "builtins":
-        return f"{cls.__name__} object"
-    return f"{cls.__module__}.{cls.__name__} object"
-
-
-# ------------------------------------------------------------------------------------------------ Undefined
-class Undefined:
-    """Jinja2's default undefined: prints as '', iterates as empty, is falsy; any other use raises UndefinedError."""
-
-    __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
-
-    def __init__(self, hint=None, obj=MISSING, name=None, exc=UndefinedError):
-        self._undefined_hint = hint
-        self._undefined_obj = obj
-        self._undefined_name = name
-        self._undefined_exception = exc
-
-    @property
-    def _undefined_message(self):
-        if self._undefined_hint:
-            return self._undefined_hint
-        if self._undefined_obj is MISSING:
-            return f"{self._undefined_name!r} is undefined"
-        if not isinstance(self._undefined_name, str):
-            from .sandbox import safe_repr  # the key may be any value; print it without a memory address
-            return f"{object_type_repr(self._undefined_obj)} has no element {safe_repr(self._undefined_name)}"
-        return f"{object_type_repr(self._undefined_obj)!r} has no attribute {self._undefined_name!r}"
-
-    def _fail_with_undefined_error(self, *args, **kwargs):
-        raise self._undefined_exception(self._undefined_message)
-
-    def __getattr__(self, name):
-        if name[:2] == "__":
-            raise AttributeError(name)
-        return self._fail_with_undefined_error()
-
-    __add__ = __radd__ = __sub__ = __rsub__ = _fail_with_undefined_error
-    __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail_with_undefined_error
-    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _fail_with_undefined_error
-    __pos__ = __neg__ = __call__ = __getitem__ = _fail_with_undefined_error
-    __lt__ = __le__ = __gt__ = __ge__ = _fail_with_undefined_error
-    __int__ = __float__ = __complex__ = __pow__ = __rpow__ = _fail_with_undefined_error
-
-    def __eq__(self, other):
-        return type(self) is type(other)
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    def __hash__(self):
-        return id(type(self))
-
-    def __str__(self):
-        return ""
-
-    def __len__(self):
-        return 0
-
-    def __iter__(self):
-        return iter(())
-
-    def __bool__(self):
-        return False
-
-    def __repr__(self):
-        return "Undefined"
-
-    def __reduce__(self):
-        return (type(self), (self._undefined_hint, MISSING, self._undefined_name))
-
-
-class StrictUndefined(Undefined):
-    """Undefined that also refuses printing, iteration, truth tests and comparison."""
-
-    __slots__ = ()
-    __iter__ = __str__ = __len__ = Undefined._fail_with_undefined_error
-    __eq__ = __ne__ = __bool__ = __hash__ = Undefined._fail_with_undefined_error
-    __contains__ = Undefined._fail_with_undefined_error
-
-
-class ChainableUndefined(Undefined):
-    """Undefined whose attributes and items are undefined too: `a.b.c` on missing `a` prints ''."""
-
-    __slots__ = ()
-
-    def __html__(self):
-        return str(self)
-
-    def __getattr__(self, name):
-        if name[:2] == "__":
-            raise AttributeError(name)
-        return self
-
-    def __getitem__(self, key):
-        return self
-
-
-class DebugUndefined(Undefined):
-    """Undefined that prints what was missing: {{ name }}."""
-
-    __slots__ = ()
-
-    def __str__(self):
-        if self._undefined_hint:
-            message = f"undefined value printed: {self._undefined_hint}"
-        elif self._undefined_obj is MISSING:
-            message = self._undefined_name
-        else:
-            message = f"no such element: {object_type_repr(self._undefined_obj)}[{self._undefined_name!r}]"
-        return f"{{{{ {message} }}}}"
-
-
-def pass_state(func):
-    """Mark a filter, test or global function that needs the render state (environment, limits, undefined) as
-    its first argument."""
-    func.mj_pass_state = True
-    return func
-
-
-# ---------------------------------------------------------------------------------------------------- limits
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of one template and its renders. The defaults let every template of the real-world corpus
-    render untouched (with room for conversations far longer than the corpus's); each limit is checked before
-    the work or allocation it bounds, and breaking one raises LimitExceeded naming it.
-
-    Change them with Limits(max_steps=...) or Limits().replace(...), passed as Environment(limits=...),
-    chat_environment(limits=...) or ChatTemplate(source, limits=...).
-    """
-
-    max_template_size: int = 262_144        # characters of template source
-    max_nesting: int = 100                  # nested blocks / brackets / expression depth in the source
-    max_call_depth: int = 100               # macro calls and recursive loop() calls in progress
-    max_range: int = 100_000                # items of one range(), as Jinja2's sandbox
-    max_steps: int = 5_000_000              # the work of one render: see budget.py for the price list
-    max_output: int = 50_000_000            # characters of rendered output (incl. captured blocks)
-    max_string: int = 10_000_000            # characters of one string built by * ~ + join format center ...
-    max_items: int = 1_000_000              # items of one list/tuple built by * + batch list ...
-    max_int_bits: int = 100_000             # bits of one integer built by ** * +
-    max_data_depth: int = 200               # nesting depth of data printed, serialised, compared or passed in
-
-    def __post_init__(self):
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"Limits.{f.name} must be an int, not {type(value).__name__}")
-            if value < 0:
-                raise ValueError(f"Limits.{f.name} must be >= 0, not {value}")
-
-    def replace(self, **changes):
-        """A copy with some limits changed: Limits().replace(max_steps=100_000)."""
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        unknown = set(changes) - set(values)
-        if unknown:
-            raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}")
-        values.update(changes)
-        return Limits(**values)
-
-
-def limit_exceeded(limits, name, what, also=None):
-    """The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
-    also be (OverflowError for range(), as Jinja2 raises)."""
-    value = getattr(limits, name)
-    cls = LimitExceeded if also is None else limit_twin(also)
-    return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
-
-
-# ------------------------------------------------------------------------------------------- render state
-class RenderState:
-    """What one render carries besides variables: the environment, the step budget, output size, call depth."""
-
-    __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
-                 "generation_spans", "random", "root", "root_markers", "context")
-
-    def __init__(self, env, globals_, autoescape):
-        self.env = env
-        self.limits = env.limits
-        self.globals = globals_
-        self.undefined = env.undefined
-        self.fuel = self.limits.max_steps
-        self.output_size = 0
-        self.depth = 0
-        self.autoescape = autoescape
-        self.generation_spans = None
-        self.random = None
-        self.root = None             # the template's top-level scope ({% block %} bodies start from it)
-        self.root_markers = {}       # name → the undefined the root scope started with (not assigned yet)
-        self.context = {}            # the variables passed to render
-
-    def block_scope(self):
-        """The scope a {% block %} body starts in: Jinja2's template context, i.e. the variables passed to render
-        and the top-level assignments made so far, but not the loop or macro around the block."""
-        scope = self.root.child()
-        for name, marker in self.root_markers.items():
-            if scope.get(name) is marker:  # assigned later in the template, not yet: the render's value shows
-                if name in self.context:
-                    scope[name] = self.context[name]
-                else:
-                    del scope[name]
-        return scope
-
-    def burn(self, steps=1):
-        """Spend fuel (see budget.py for what costs what)."""
-        self.fuel -= steps
-        if self.fuel < 0:
-            raise limit_exceeded(self.limits, "max_steps",
-                                 "the work of this render (loop iterations, calls, data processed)")
-
-    def grow_output(self, size):
-        self.output_size += size
-        if self.output_size > self.limits.max_output:
-            raise limit_exceeded(self.limits, "max_output", "the rendered output")
-
-
-# The render under way in this thread/task: printing and escaping, which happen in many places (filters, markup),
-# find their size limits and fuel here.
-_current_state = ContextVar("minijinja_py_render_state", default=None)
-
-
-def current_state():
-    """The RenderState of the render in progress (None outside a render)."""
-    return _current_state.get()
-
-
-def enter_render(rs):
-    """Make rs the render in progress; returns the token leave_render() needs."""
-    return _current_state.set(rs)
-
-
-def leave_render(token):
-    _current_state.reset(token)
-
-
-class Scope(dict):
-    """Variables visible at one point of a template. Inner scopes (loop iterations, macro calls, with-blocks)
-    start as copies of their parent, so assignments never leak outward. A name not found here falls back to the
-    globals, then to an Undefined."""
-
-    __slots__ = ("rs",)
-
-    def __missing__(self, name):
-        value = self.rs.globals.get(name, MISSING)
-        if value is MISSING:
-            return self.rs.undefined(name=name)
-        return value
-
-    def child(self):
-        rs = self.rs
-        if len(self) > 64:
-            rs.burn(len(self) >> 4)  # copying a big scope is work too
-        scope = Scope(self)
-        scope.rs = rs
-        return scope
 
 
 class BreakLoop(BaseException):
@@ -300,6 +28,15 @@ class BreakLoop(BaseException):
 
 class ContinueLoop(BaseException):
     """{% continue %}"""
+
+
+def resolve(rs, name):
+    """A name no enclosing scope assigns: the render's variables, then the globals; MISSING when neither has it
+    (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing)."""
+    value = rs.context.get(name, MISSING)
+    if value is MISSING:
+        return rs.globals.get(name, MISSING)
+    return value
 
 
 # ---------------------------------------------------------------------------------------------------- output
@@ -317,13 +54,6 @@ class NotText:
         return 0
 
 
-def captured_text(out, rs):
-    """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
-    as Markup under autoescape (so it is not escaped again where it is printed)."""
-    text = join_output(out)
-    return Markup(text) if rs.autoescape else text
-
-
 def join_output(out):
     """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
     NotText is in there."""
@@ -338,61 +68,29 @@ def join_output(out):
         raise exc
 
 
-# ------------------------------------------------------------------------------------------------------ self
-class TemplateReference:
-    """`self` in a template: `self.name()` renders the {% block name %} of this template, as Jinja2's
-    TemplateReference does (with the template's top-level variables, wherever it is called from)."""
-
-    __slots__ = ("_name", "_blocks", "_rs")
-
-    def __init__(self, name, blocks, rs):
-        self._name, self._blocks, self._rs = name, blocks, rs
-
-    def __getitem__(self, name):
-        return BlockReference(name, self._blocks[name], self._rs)
-
-    def __repr__(self):
-        return f"<TemplateReference {self._name!r}>"
-
-
-class BlockReference:
-    """self.name: calling it renders the block; `super` is undefined (a template without loader has no parent)."""
-
-    __slots__ = ("name", "_run", "_rs")
-
-    def __init__(self, name, run, rs):
-        self.name, self._run, self._rs = name, run, rs
-
-    @property
-    def super(self):
-        return self._rs.undefined(f"there is no parent block called {self.name!r}.", name="super")
-
-    def __call__(self):
-        rs = self._rs
-        rs.burn(10)  # as a macro call: a scope, the body's output joined
-        if rs.depth >= rs.limits.max_call_depth:
-            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of block calls through self")
-        out = []
-        rs.depth += 1
-        try:
-            self._run(rs.block_scope(), out)
-        finally:
-            rs.depth -= 1
-        return captured_text(out, rs)
+def captured_text(out, rs):
+    """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
+    as Markup under autoescape (so it is not escaped again where it is printed)."""
+    text = join_output(out)
+    return Markup(text) if rs.autoescape else text
 
 
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
-    """The `loop` variable. Over a list everything is known up front; over a filtered loop (`for x in y if c`)
-    items are pulled lazily, so the filter sees state the body changed, as in Jinja2."""
+    """The `loop` variable. Over a list or tuple everything is known up front; over anything else (an iterator,
+    or a filtered loop `for x in y if c`) items are pulled lazily, one ahead at most unless `loop.length` or
+    `loop.revindex` asks for all, so the filter sees the state the body changed, as in Jinja2."""
 
-    __slots__ = ("_items", "_iter", "_ahead", "index0", "depth0", "_recurse", "_last_changed", "_undefined",
-                 "_prev", "_current")
+    __slots__ = ("index0", "depth0", "_items", "_length", "_iter", "_ahead", "_recurse", "_last_changed",
+                 "_undefined", "_prev", "_current")
+    mj_safe_repr = True
+    mj_guards_arguments = True   # loop(children) hashes and compares nothing
 
     def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None):
-        self._items = items          # list, or None when lazy
+        self._items = items          # list or tuple, or None when lazy
+        self._length = len(items) if items is not None else None
         self._iter = lazy            # iterator when lazy
-        self._ahead = []             # items pulled from the lazy iterator but not yet reached
+        self._ahead = deque()        # items pulled from the lazy iterator but not reached yet
         self.index0 = -1
         self.depth0 = depth0
         self._recurse = recurse
@@ -401,20 +99,16 @@ class LoopContext:
         self._prev = MISSING
         self._current = MISSING
 
-    # The loop runner drives these two.
     def _next(self):
-        """Advance to the next item; MISSING when exhausted."""
+        """Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)"""
         if self._items is not None:
-            if self.index0 + 1 < len(self._items):
+            if self.index0 + 1 < self._length:
                 self.index0 += 1
                 return self._items[self.index0]
             return MISSING
         if self.index0 >= 0:
             self._prev = self._current
-        if self._ahead:
-            item = self._ahead.pop(0)
-        else:
-            item = next(self._iter, MISSING)
+        item = self._ahead.popleft() if self._ahead else next(self._iter, MISSING)
         if item is not MISSING:
             self.index0 += 1
             self._current = item
@@ -430,8 +124,8 @@ class LoopContext:
 
     @property
     def length(self):
-        if self._items is not None:
-            return len(self._items)
+        if self._length is not None:
+            return self._length
         self._ahead.extend(self._iter)
         return self.index0 + 1 + len(self._ahead)
 
@@ -453,8 +147,8 @@ class LoopContext:
 
     @property
     def last(self):
-        if self._items is not None:
-            return self.index0 == len(self._items) - 1
+        if self._length is not None:
+            return self.index0 == self._length - 1
         return self._peek() is MISSING
 
     @property
@@ -472,7 +166,7 @@ class LoopContext:
     @property
     def nextitem(self):
         if self._items is not None:
-            if self.index0 + 1 < len(self._items):
+            if self.index0 + 1 < self._length:
                 return self._items[self.index0 + 1]
             return self._undefined("there is no next item")
         item = self._peek()
@@ -514,82 +208,191 @@ class LoopContext:
         return f"<LoopContext {self.index}/{self.length}>"
 
 
+# ----------------------------------------------------------------------------------------------------- frames
+class FrameLayout:
+    """How to start a frame (the slots of one template function: the template, a macro call, a block, a
+    recursive loop call — see compiler.py): slot 0 holds the render state, slot 1 the frame the function was
+    defined in (None for the template's own), the others their start values, then the names no scope assigns
+    are looked up once (resolve)."""
+
+    __slots__ = ("initial", "resolves", "copies")
+
+    def __init__(self, initial, resolves, copies=()):
+        self.initial = initial      # tuple: the start value of slots 2, 3, ...
+        self.resolves = resolves    # ((name, slot), ...)
+        self.copies = copies        # ((slot, depth, source slot), ...): variables that start as another's value
+
+    def new(self, rs, parent, lookup=None):
+        """A new frame; the free names found with lookup(name) (a block's context), by default resolve()."""
+        f = [rs, parent, *self.initial]
+        if lookup is None:
+            for name, slot in self.resolves:
+                f[slot] = resolve(rs, name)
+        else:
+            for name, slot in self.resolves:
+                f[slot] = lookup(name)
+        for slot, depth, source in self.copies:
+            frame = f
+            for _ in range(depth):
+                frame = frame[1]
+            f[slot] = frame[source]
+        return f
+
+
 # ----------------------------------------------------------------------------------------------------- macro
-class Macro:
-    """A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a fresh scope built
-    from the scope it was defined in (not the caller's), with the parameters bound."""
+class MacroCode:
+    """What the compiler makes of a {% macro %} or of a call block's body: everything a call needs but the frame
+    it was defined in. `arguments` are the parameter names, `param_slots` their slots; `defaults` the default
+    closures (None where a parameter has none); `weight` the steps a call costs besides its body."""
 
-    __slots__ = ("name", "arguments", "_defaults", "catch_kwargs", "catch_varargs", "caller", "_body",
-                 "_scope", "explicit_caller", "_weight")
+    __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
+                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight")
 
-    def __init__(self, name, arguments, defaults, body, scope, catch_kwargs, catch_varargs, caller, weight=1):
+    def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight):
         self.name = name
-        self.arguments = arguments          # tuple of parameter names
-        self._defaults = defaults           # tuple of closures (or None) aligned with arguments
-        self._body = body                   # closure (scope, out) -> None
-        self._scope = scope                 # the defining scope (live: later top-level sets are visible)
-        self.catch_kwargs = catch_kwargs    # the body uses `kwargs`
-        self.catch_varargs = catch_varargs  # the body uses `varargs`
-        self.caller = caller                # the body uses `caller`
+        self.arguments = arguments
+        self.param_slots = param_slots
+        self.defaults = defaults
+        self.body = body
+        self.layout = layout
+        self.caller_slot, self.kwargs_slot, self.varargs_slot = special_slots
+        self.catch_kwargs = self.kwargs_slot is not None     # the body reads `kwargs`
+        self.catch_varargs = self.varargs_slot is not None   # the body reads `varargs`
+        self.caller = self.caller_slot is not None           # the body reads `caller`
         self.explicit_caller = "caller" in arguments
-        self._weight = weight               # steps a call costs besides its body (which charges itself)
+        self.weight = weight
+
+
+class Macro:
+    """A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
+    is the frame it was defined in (not the caller's), with the parameters bound."""
+
+    __slots__ = ("_code", "_parent")
+    mj_safe_repr = True
+
+    def __init__(self, code, parent):
+        self._code = code
+        self._parent = parent
+
+    name = property(lambda self: self._code.name)
+    arguments = property(lambda self: self._code.arguments)
+    catch_kwargs = property(lambda self: self._code.catch_kwargs)
+    catch_varargs = property(lambda self: self._code.catch_varargs)
+    caller = property(lambda self: self._code.caller)
+    explicit_caller = property(lambda self: self._code.explicit_caller)
 
     def __call__(self, *args, **kwargs):
-        rs = self._scope.rs
-        rs.burn(self._weight)
+        code, parent = self._code, self._parent
+        rs = parent[0]
+        rs.burn(code.weight)
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
-        count = len(self.arguments)
-        scope = self._scope.child()
-        undefined = rs.undefined
-        bound = min(len(args), count)
-        for i in range(bound):
-            scope[self.arguments[i]] = args[i]
-        found_caller = self.explicit_caller if bound == count else False
-        pending = []   # parameters left to their defaults: computed once the call is known to be valid
-        for i in range(bound, count):
-            name = self.arguments[i]
-            if name == "caller":
-                found_caller = True
-            value = kwargs.pop(name, MISSING)
-            if value is MISSING:
-                pending.append(i)
-            else:
-                scope[name] = value
-        if self.caller and not found_caller:
-            caller = kwargs.pop("caller", None)
-            if caller is None:
-                caller = undefined("No caller defined", name="caller")
-            scope["caller"] = caller
-        if self.catch_kwargs:
-            scope["kwargs"] = kwargs
-        elif kwargs:
-            if "caller" in kwargs:
-                raise TypeError(f"macro {self.name!r} was invoked with two values for the special caller "
-                                "argument. This is most likely a bug.")
-            raise TypeError(f"macro {self.name!r} takes no keyword argument {next(iter(kwargs))!r}")
-        if self.catch_varargs:
-            scope["varargs"] = args[count:]
-        elif len(args) > count:
-            raise TypeError(f"macro {self.name!r} takes not more than {count} argument(s)")
+        f = code.layout.new(rs, parent)
+        pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
         out = []
         rs.depth += 1
         try:
-            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks;
-            # a parameter not yet given its default reads as undefined there (not as an outer variable)
+            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument
+            # checks; a parameter not yet given its default reads as undefined there (not as an outer variable)
+            slots, names = code.param_slots, code.arguments
             for i in pending:
-                scope[self.arguments[i]] = undefined(name=self.arguments[i])
+                f[slots[i]] = rs.undefined(name=names[i])
             for i in pending:
-                name, default = self.arguments[i], self._defaults[i]
-                scope[name] = default(scope) if default is not None else \
-                    undefined(f"parameter {name!r} was not provided", name=name)
-            self._body(scope, out)
+                default = code.defaults[i]
+                f[slots[i]] = default(f) if default is not None else \
+                    rs.undefined(f"parameter {names[i]!r} was not provided", name=names[i])
+            code.body(f, out)
         finally:
             rs.depth -= 1
         return captured_text(out, rs)
 
     def __repr__(self):
-        return "<Macro anonymous>" if self.name is None else f"<Macro {self.name!r}>"
+        name = self._code.name
+        return "<Macro anonymous>" if name is None else f"<Macro {name!r}>"
+
+
+def _bind_arguments(code, f, args, kwargs, undefined):
+    """Put a call's arguments into the macro's frame; returns the indices of the parameters left to their
+    defaults. The errors are Jinja2's."""
+    slots, names = code.param_slots, code.arguments
+    count = len(slots)
+    bound = min(len(args), count)
+    for i in range(bound):
+        f[slots[i]] = args[i]
+    found_caller = code.explicit_caller if bound == count else False
+    pending = []
+    for i in range(bound, count):
+        name = names[i]
+        if name == "caller":
+            found_caller = True
+        value = kwargs.pop(name, MISSING)
+        if value is MISSING:
+            pending.append(i)
+        else:
+            f[slots[i]] = value
+    if code.caller and not found_caller:
+        caller = kwargs.pop("caller", None)
+        f[code.caller_slot] = undefined("No caller defined", name="caller") if caller is None else caller
+    if code.catch_kwargs:
+        f[code.kwargs_slot] = kwargs
+    elif kwargs:
+        if "caller" in kwargs:
+            raise TypeError(f"macro {code.name!r} was invoked with two values for the special caller argument. "
+                            "This is most likely a bug.")
+        raise TypeError(f"macro {code.name!r} takes no keyword argument {next(iter(kwargs))!r}")
+    if code.catch_varargs:
+        f[code.varargs_slot] = args[count:]
+    elif len(args) > count:
+        raise TypeError(f"macro {code.name!r} takes not more than {count} argument(s)")
+    return pending
+
+
+# ------------------------------------------------------------------------------------------------------ self
+class TemplateReference:
+    """`self` in a template: `self.name()` renders the {% block name %} of this template, as Jinja2's
+    TemplateReference does (with the template's top-level variables, wherever it is called from)."""
+
+    __slots__ = ("_name", "_rs")
+    mj_safe_repr = True
+
+    def __init__(self, name, rs):
+        self._name, self._rs = name, rs
+
+    def __getitem__(self, name):
+        return BlockReference(name, self._rs.blocks[name], self._rs)
+
+    def __repr__(self):
+        return f"<TemplateReference {self._name!r}>"
+
+
+class BlockReference:
+    """self.name: calling it renders the block; `super` is undefined (a template without loader has no parent)."""
+
+    __slots__ = ("name", "_run", "_rs")
+    mj_safe_repr = True
+
+    def __init__(self, name, run, rs):
+        self.name, self._run, self._rs = name, run, rs
+
+    @property
+    def super(self):
+        return self._rs.undefined(f"there is no parent block called {self.name!r}.", name="super")
+
+    def __call__(self):
+        rs = self._rs
+        rs.burn(10)  # as a macro call: a frame, the body's output joined
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of block calls through self")
+        out = []
+        rs.depth += 1
+        try:
+            self._run(rs, out)
+        finally:
+            rs.depth -= 1
+        return captured_text(out, rs)
+
+    def __repr__(self):
+        return f"<BlockReference {self.name!r}>"
 
 
 # ------------------------------------------------------------------------------------------------- globals
@@ -609,9 +412,14 @@ class Namespace:
     def _check_name(name):
         """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
+    def mj_print(self, printer, depth):
+        """How printing.py shows a namespace: its attributes as a dict."""
+        printer.emit("<Namespace ")
+        printer.container(self._attrs, dict, depth)
+        printer.emit(">")
+
     def __repr__(self):
-        from .sandbox import safe_repr  # bounded and cycle-safe: {% set ns.me = [ns] %} prints
-        return safe_repr(self)
+        return safe_repr(self)  # bounded and cycle-safe: {% set ns.me = [ns] %} prints
 
 
 class ChatNamespace(Namespace):
@@ -634,6 +442,22 @@ def namespace_set(ns, attr, value):
     ns._attrs[attr] = value
 
 
+@pass_state
+def sandboxed_range(rs, *args):
+    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
+    also the OverflowError Jinja2 raises)."""
+    rng = builtins.range(*args)
+    if len(rng) > rs.limits.max_range:
+        limit = rs.limits.max_range
+        # Jinja2's message (MAX_RANGE is its name for this limit), then ours
+        raise limit_twin(OverflowError)(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({limit}). "
+                                        f"(limit max_range={limit})", limit="max_range", value=limit)
+    return rng
+
+
+sandboxed_range.__name__ = sandboxed_range.__qualname__ = "range"
+
+
 class GroupTuple(tuple):
     """One group of the groupby filter: a (grouper, list) pair that also has those two names as attributes,
     and prints as a plain tuple (as Jinja2's namedtuple does)."""
@@ -654,6 +478,8 @@ class GroupTuple(tuple):
 
 class Cycler:
     """cycler('odd', 'even'): .next() returns the items in turn; .current, .reset()."""
+
+    mj_safe_repr = True
 
     __slots__ = ("items", "pos")
 
@@ -684,6 +510,8 @@ class Cycler:
 class Joiner:
     """joiner(', '): returns '' the first time it is called, then the separator."""
 
+    mj_safe_repr = True
+
     __slots__ = ("sep", "used")
 
     def __init__(self, sep=", "):
@@ -702,6 +530,8 @@ class Joiner:
 
 class DictFactory:
     """The `dict` global: dict(a=1), dict([('a', 1)]), dict.fromkeys(keys, value)."""
+
+    mj_safe_repr = True
 
     __slots__ = ()
 

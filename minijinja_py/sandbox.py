@@ -10,6 +10,7 @@ Every method a template gets is wrapped: the call is charged to the render's fue
 they would build before building it.
 """
 
+import _string
 import collections
 import re
 import string
@@ -17,19 +18,17 @@ import types
 from collections import abc
 from operator import indexOf
 
-from .budget import CHAR_SHIFT, charge_result, charge_tree, check_items, check_str_size, shallow_steps
+from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, current_state, limit_exceeded
+from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
-from .markup import EscapeFormatter, Markup, soft_str
-from .printing import OPAQUE_TYPES, safe_json_dumps, safe_pformat, safe_repr, to_str
+from .markup import EscapeFormatter, Markup
+from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .runtime import (
-    MISSING, BlockReference, ChainableUndefined, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro,
-    Namespace, TemplateReference, Undefined, current_state, limit_exceeded,
+    BlockReference, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace, TemplateReference,
 )
+from .undefined import ChainableUndefined, Undefined
 
-__all__ = [
-    "getattr_", "getitem_", "attribute_only", "to_str", "safe_repr", "safe_pformat",
-    "safe_json_dumps", "safe_format", "percent_format", "check_str_size", "soft_str",
-]
+__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "percent_format", "DICT_ATTRS", "DICT_MUTATORS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -39,7 +38,7 @@ _STR_ATTRS = frozenset("""
     splitlines startswith strip swapcase title translate upper zfill
 """.split())
 _MARKUP_ATTRS = _STR_ATTRS | {"escape", "unescape", "striptags"}
-_DICT_ATTRS = frozenset({"copy", "fromkeys", "get", "items", "keys", "values"})
+DICT_ATTRS = frozenset({"copy", "fromkeys", "get", "items", "keys", "values"})
 _LIST_ATTRS = frozenset({"copy", "count", "index"})
 _TUPLE_ATTRS = frozenset({"count", "index"})
 _SET_ATTRS = frozenset({"copy", "difference", "intersection", "isdisjoint", "issubset", "issuperset",
@@ -52,7 +51,7 @@ _VIEW_ATTRS = frozenset({"isdisjoint"})
 
 # Checked in MRO order, so Markup (a str) and bool (an int) find their own entry first.
 _ALLOWED_BY_TYPE = {
-    Markup: _MARKUP_ATTRS, str: _STR_ATTRS, dict: _DICT_ATTRS, list: _LIST_ATTRS, tuple: _TUPLE_ATTRS,
+    Markup: _MARKUP_ATTRS, str: _STR_ATTRS, dict: DICT_ATTRS, list: _LIST_ATTRS, tuple: _TUPLE_ATTRS,
     set: _SET_ATTRS, frozenset: _SET_ATTRS, bool: _INT_ATTRS, int: _INT_ATTRS, float: _FLOAT_ATTRS,
     bytes: _BYTES_ATTRS, type({}.keys()): _VIEW_ATTRS, type({}.items()): _VIEW_ATTRS,
     type({}.values()): frozenset(), range: frozenset({"start", "stop", "step", "count", "index"}),
@@ -120,9 +119,9 @@ def getattr_(obj, name, rs):
     """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
     cls = type(obj)
     if cls is dict:
-        if name in _DICT_ATTRS:
+        if name in DICT_ATTRS:
             return _bound(obj, name, rs)
-        if name in _DICT_MUTATORS:
+        if name in DICT_MUTATORS:
             raise _unsafe(obj, name)
         if name[:1] == "_":
             raise _unsafe(obj, name)
@@ -142,7 +141,7 @@ def getattr_(obj, name, rs):
     return _attribute(obj, name, rs, item_fallback=True)
 
 
-_DICT_MUTATORS = _MUTATORS[1][1]
+DICT_MUTATORS = _MUTATORS[1][1]
 
 
 def _attribute(obj, name, rs, item_fallback):
@@ -223,9 +222,9 @@ def getitem_(obj, key, rs):
         elif cls is not dict:
             return _attribute(obj, key, rs, item_fallback=False)
         else:
-            if key in _DICT_ATTRS:
+            if key in DICT_ATTRS:
                 return _bound(obj, key, rs)
-            if key in _DICT_MUTATORS:
+            if key in DICT_MUTATORS:
                 raise _unsafe(obj, key)
     return rs.undefined(obj=obj, name=key)
 
@@ -249,6 +248,7 @@ class _CheckedMethod:
 
     __slots__ = ("checked", "method", "obj", "rs", "name")
     mj_safe_repr = True
+    mj_guards_arguments = True   # __call__ guards them itself
 
     def __init__(self, checked, method, obj, rs, name):
         self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
@@ -281,7 +281,7 @@ def _charge_argument(rs, arg):
         if len(arg) > 1024:
             rs.burn(len(arg) >> CHAR_SHIFT)
     else:
-        charge_tree(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
+        guard(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
 
 
 # Each check looks at the arguments it understands and estimates the result size; the real method then runs
@@ -414,7 +414,6 @@ class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
 
 
 def _formatter_field_name_split(field_name):
-    import _string
     return _string.formatter_field_name_split(field_name)
 
 

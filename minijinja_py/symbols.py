@@ -1,198 +1,344 @@
-"""Symbols: the statements of one scope (a "frame") → the names that start that scope *undefined*; and the other
-static questions the compiler asks of the AST (nesting depth, node counts for the step budget, assigned names).
+"""Symbols: which variable each name of the template is, resolved at compile time to a slot of a frame.
 
-Jinja2 resolves names statically. A name that a scope assigns (set, macro, block set), before it reads it at that
-level, is a local of that scope from the scope's start: until the assignment runs it is undefined there and in every
-scope nested in it — neither the context variable of that name nor a global shows through. So in
+Jinja2 resolves names statically, and so do we. A *function* is what runs with a frame of its own at render time:
+the template, a macro call, a call block's caller, a {% block %}, a recursive loop's call. A frame is a Python list:
+slot 0 the render state, slot 1 the frame the function was defined in (its parent), then one slot per variable.
+A *scope* is one of Jinja2's symbol frames inside a function (the function's own, a loop body, a with block, a
+set or filter block...); each variable of a scope has its own slot, so no dictionary is copied when a scope starts.
+
+How a scope's variables get their first value follows Jinja2's analysis (its idtracking): when the scope starts,
+a name it assigns before any outer scope knows it starts *undefined*; a name an outer scope knows is an *alias*,
+copied from that scope's variable; a name nobody assigns is *resolved* once per function from the render's
+variables and the globals; parameters (loop targets, macro arguments) are set by whoever starts the scope. A name
+assigned anywhere inside an {% if %} is resolved or aliased instead of undefined (Jinja2's branch merge), so
 
     {% for m in messages %}{{ greeting }}{% endfor %}{% set greeting = 'hi' %}
 
-the loop prints nothing even when the caller passes `greeting`. compiler.py asks this module, for every scope it
-compiles (the template, for bodies, macro and caller bodies, filter/with/set blocks), which names to start as
-undefined. The rules follow Jinja2's symbol analysis: a scope's own level includes its if-branches but not nested
-scopes; a name stored in only some branches of an if is read from outside instead; a name the enclosing scopes
-know is inherited from them, not undefined.
+prints nothing in the loop even when the caller passes `greeting`, but {% if %}{{ a.b }}{% set a = 1 %}{% endif %}
+reads the caller's `a` first. The other static questions live here too, each answered in one pass over the tree
+(never once per enclosing block, so compile time stays linear): which special names (`loop`, `caller`, `kwargs`,
+`varargs`, `self`) a body reads before declaring them, the first assignment to `loop` in a for loop, how many nodes
+a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting.
 """
 
 from . import nodes as n
 from .errors import LimitExceeded
 
 __all__ = [
-    "frame_symbols", "undeclared", "check_nesting", "walk", "node_count", "own_node_count", "store_to_loop",
-    "target_names", "assigns_in_scope",
+    "PARAM", "RESOLVE", "ALIAS", "UNDEFINED", "Function", "Scope", "analyze", "Summaries", "check_nesting",
+    "own_weight", "node_count", "target_names",
 ]
 
-_PARAM, _RESOLVE, _ALIAS, _UNDEFINED = "param", "resolve", "alias", "undefined"
+PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
+FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
 
 
-def frame_symbols(statements, params=(), outer=frozenset(), loads_first=()):
-    """(names that start undefined, every name this scope refers to) for a scope made of `statements`.
+class Function:
+    """The frame layout of one template function, filled in while its scopes are analysed."""
 
-    params: names the scope declares (loop targets, macro parameters, with targets); outer: the names the
-    enclosing scopes refer to; loads_first: expressions read at the scope's start (macro defaults)."""
-    table = _Symbols(outer, params)
-    for expr in loads_first:
-        table.read(expr)
-    for stmt in statements:
-        table.statement(stmt)
-    undefined = tuple(sorted(name for name, kind in table.refs.items() if kind == _UNDEFINED))
-    return undefined, frozenset(table.refs)
+    __slots__ = ("size", "resolve_slots", "parent_scope", "reentered")
+
+    def __init__(self, parent_scope=None, reentered=False):
+        self.size = FIRST_SLOT
+        self.resolve_slots = {}           # name → the slot resolved from the render's variables at entry
+        self.parent_scope = parent_scope  # the scope the function is defined in (None: the template, a block)
+        self.reentered = reentered        # its own scope starts more than once per frame (a recursive loop's body)
+
+    def new_slot(self):
+        slot = self.size
+        self.size += 1
+        return slot
+
+    def resolve_slot(self, name):
+        slot = self.resolve_slots.get(name)
+        if slot is None:
+            slot = self.resolve_slots[name] = self.new_slot()
+        return slot
 
 
-class _Symbols:
-    def __init__(self, outer, params=()):
-        self.outer = outer
-        self.refs = {name: _PARAM for name in params}   # name -> how the scope gets its first value
+class Scope:
+    """One of Jinja2's symbol frames. refs: name → slot; loads: slot → (how it starts, argument)."""
+
+    __slots__ = ("function", "parent", "refs", "loads", "stores", "store_log", "branch_depth")
+
+    def __init__(self, function, parent=None):
+        self.function = function
+        self.parent = parent if parent is not None else function.parent_scope
+        self.refs = {}
+        self.loads = {}
         self.stores = set()
+        self.store_log = []      # names in the order they were first stored (for the branch merge)
+        self.branch_depth = 0    # {% if %} statements being analysed at this scope's level
 
-    def copy(self):
-        other = _Symbols(self.outer)
-        other.refs = dict(self.refs)
-        other.stores = set(self.stores)
-        return other
+    def find(self, name):
+        """(depth, slot) of the variable `name` means here: depth is how many functions out it lives (0: this
+        frame, 1: the parent frame...); None when no scope assigns it."""
+        found = self.find_variable(name)
+        return None if found is None else found[:2]
+
+    def find_variable(self, name):
+        """(depth, slot, how it starts) of the variable `name` means here (see find), or None."""
+        scope, depth = self, 0
+        while scope is not None:
+            slot = scope.refs.get(name)
+            if slot is not None:
+                return depth, slot, scope.loads.get(slot, (PARAM,))[0]
+            parent = scope.parent
+            if parent is not None and parent.function is not scope.function:
+                depth += 1
+            scope = parent
+        return None
+
+    def _find_outside(self, name):
+        if self.parent is None:
+            return None
+        found = self.parent.find(name)
+        if found is not None and self.parent.function is not self.function:
+            found = (found[0] + 1, found[1])
+        return found
 
     def load(self, name):
-        if name not in self.refs and name not in self.outer:
-            self.refs[name] = _RESOLVE
+        if self.find(name) is None:
+            slot = self.function.resolve_slot(name)
+            self.refs[name] = slot
+            self.loads[slot] = (RESOLVE, name)
 
     def store(self, name):
-        self.stores.add(name)
+        if name not in self.stores:
+            self.stores.add(name)
+            self.store_log.append(name)
         if name not in self.refs:
-            self.refs[name] = _ALIAS if name in self.outer else _UNDEFINED
+            slot = self.function.new_slot()
+            self.refs[name] = slot
+            outer = self._find_outside(name)
+            self.loads[slot] = (ALIAS, outer) if outer is not None else (UNDEFINED, name)
 
-    def read(self, expr):
-        if expr is None:
+    def declare_parameter(self, name):
+        if name not in self.stores:
+            self.stores.add(name)
+            self.store_log.append(name)
+        slot = self.refs.get(name)
+        if slot is None or self.loads.get(slot, (None,))[0] != PARAM:
+            slot = self.refs[name] = self.function.new_slot()
+            self.loads[slot] = (PARAM, name)
+        return slot
+
+    def localize_resolved_stores(self):
+        """After the analysis of an inner scope: a name it resolves *and* assigns gets a slot of its own (copied
+        from the function's resolved slot when the scope starts), since that slot is shared by every scope of the
+        function that only reads the name (a function's own scope may write it: it starts once per frame)."""
+        if not self.function.reentered and (self.parent is None or self.parent.function is not self.function):
             return
-        for node in _expression_nodes(expr):
-            if isinstance(node, n.Name):
-                self.load(node.name)
+        resolved = self.function.resolve_slots
+        for name in self.stores:
+            slot = self.refs.get(name)
+            if slot is not None and resolved.get(name) == slot:
+                new = self.function.new_slot()
+                self.refs[name] = new
+                del self.loads[slot]
+                self.loads[new] = (RESOLVE, name)
+
+    def begin_branches(self):
+        self.branch_depth += 1
+        return len(self.store_log)
+
+    def end_branches(self, mark):
+        """Jinja2's branch merge: a name first stored inside an {% if %} (any branch, any depth at this level)
+        starts as the outer variable of that name, or resolved, rather than undefined."""
+        self.branch_depth -= 1
+        if self.branch_depth:
+            return  # the outermost {% if %} of this level merges for all of them
+        for name in self.store_log[mark:]:
+            slot = self.refs[name]
+            outer = self._find_outside(name)
+            self.loads[slot] = (ALIAS, outer) if outer is not None else (RESOLVE, name)
+
+    def entry_actions(self):
+        """What starting this scope does, as ((slot, kind, argument), ...): kind "undefined" (argument: the name),
+        "copy" (argument: (depth, slot) to copy from). Parameters are set by the scope's owner; the names the
+        function resolves are filled when its frame is made."""
+        actions = []
+        function = self.function
+        for slot, (kind, arg) in self.loads.items():
+            if kind == UNDEFINED:
+                actions.append((slot, "undefined", arg))
+            elif kind == ALIAS:
+                actions.append((slot, "copy", arg))
+            elif kind == RESOLVE and function.resolve_slots.get(arg) != slot:
+                actions.append((slot, "copy", (0, function.resolve_slot(arg))))
+        return tuple(actions)
+
+
+# ------------------------------------------------------------------------------------------- the analysis
+def analyze(scope, statements):
+    """Record what the statements of one scope level load and store (nested scopes are analysed by the compiler
+    when it reaches them, with this scope complete as their parent)."""
+    visit = _FrameVisitor(scope).statement
+    for stmt in statements:
+        visit(stmt)
+
+
+class _FrameVisitor:
+    """Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns."""
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def expr(self, node):
+        """Every name an expression reads (iteratively: expressions can be long)."""
+        load = self.scope.load
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, n.Name):
+                load(current.name)
+            elif isinstance(current, (n.Node, n.Args)):
+                stack.extend(getattr(current, f) for f in current.FIELDS)
+            elif isinstance(current, (tuple, list)):
+                stack.extend(current)
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
-            self.store(target.name)
+            self.scope.store(target.name)
         elif isinstance(target, n.NamespaceTarget):
-            self.load(target.name)          # {% set ns.attr %} reads ns
+            self.scope.load(target.name)          # {% set ns.attr %} reads ns
         elif isinstance(target, n.TupleTarget):
             for item in target.items:
                 self.target(item)
 
     def statement(self, stmt):
-        """One statement at this scope's level (nested scopes are left to their own analysis)."""
-        if isinstance(stmt, (n.Output, n.ExprStmt)):
-            self.read(stmt.expr)
-        elif isinstance(stmt, n.If):
-            self.branches(stmt.test, stmt.body, stmt.elifs, stmt.else_)
-        elif isinstance(stmt, n.For):
-            self.read(stmt.iter)
-        elif isinstance(stmt, n.Assign):
-            self.read(stmt.value)
+        kind = type(stmt)
+        if kind is n.Output or kind is n.ExprStmt:
+            self.expr(stmt.expr)
+        elif kind is n.If:
+            self.branches(stmt)
+        elif kind is n.For:
+            self.expr(stmt.iter)
+        elif kind is n.Assign:
+            self.expr(stmt.value)
             self.target(stmt.target)
-        elif isinstance(stmt, n.AssignBlock):
+        elif kind is n.AssignBlock:
             self.target(stmt.target)
-        elif isinstance(stmt, n.Macro):
-            self.store(stmt.name)
-        elif isinstance(stmt, n.CallBlock):
-            self.read(stmt.call)
-        elif isinstance(stmt, n.FilterBlock):
-            for f in stmt.filters:
-                self.read(f)
-        elif isinstance(stmt, n.With):
-            for value in stmt.values:
-                self.read(value)
-        elif isinstance(stmt, n.Autoescape):
-            self.read(stmt.value)
-        elif isinstance(stmt, n.Load):
-            self.read(stmt.template)
+        elif kind is n.Macro:
+            self.scope.store(stmt.name)
+        elif kind is n.CallBlock:
+            self.expr(stmt.call)
+        elif kind is n.FilterBlock:
+            self.expr(stmt.filters)
+        elif kind is n.With:
+            self.expr(stmt.values)
+        elif kind is n.Load:
+            self.expr(stmt.template)
             if stmt.alias is not None:
-                self.store(stmt.alias)
+                self.scope.store(stmt.alias)
             for _, alias in stmt.names:
-                self.store(alias)
+                self.scope.store(alias)
+        # Text, Break, Continue: nothing; Block, Autoescape, Generation: scopes (or functions) of their own
 
-    def branches(self, test, body, elifs, else_):
-        # Jinja2 analyses three branches on copies (the body, all elifs together, the else) and merges them
-        self.read(test)
-        visited = []
-        for part in ("body", "elifs", "else"):
-            branch = self.copy()
-            if part == "body":
-                for stmt in body:
-                    branch.statement(stmt)
-            elif part == "elifs":
-                for elif_test, elif_body in elifs:
-                    branch.branches(elif_test, elif_body, (), ())
-            else:
-                for stmt in else_:
-                    branch.statement(stmt)
-            visited.append(branch)
-        counts = {}
-        for branch in visited:
-            for name in branch.stores - self.stores:
-                counts[name] = counts.get(name, 0) + 1
-        for branch in visited:
-            self.refs.update(branch.refs)
-            self.stores.update(branch.stores)
-        for name, count in counts.items():
-            if count < len(visited):      # not assigned on every path: read from outside until assigned
-                self.refs[name] = _ALIAS if name in self.outer else _RESOLVE
+    def branches(self, stmt):
+        self.expr(stmt.test)
+        mark = self.scope.begin_branches()
+        for child in stmt.body:
+            self.statement(child)
+        for test, body in stmt.elifs:
+            self.expr(test)
+            for child in body:
+                self.statement(child)
+        for child in stmt.else_:
+            self.statement(child)
+        self.scope.end_branches(mark)
 
 
-def undeclared(statements, names):
-    """Which of `names` (caller, kwargs, varargs, loop) the statements read before anything declares them — the
-    test Jinja2 uses to give a macro its caller/kwargs/varargs and a loop its `loop`. In Jinja2's visiting order,
-    nested scopes included: reading the name counts, and an assignment or parameter of that name seen first
-    hides it from the rest (`{% for caller in x %}{{ caller }}` does not make the macro take a caller)."""
-    looking = set(names)
-    found = set()
-    stack = [statements]
-    while stack and looking - found:
-        item = stack.pop()
-        if isinstance(item, (tuple, list)):
-            stack.extend(reversed(item))
-        elif isinstance(item, n.Name):
-            if item.name in looking:
-                found.add(item.name)
-        elif isinstance(item, (n.NameTarget, n.Param)):
-            if item.name not in found:
-                looking.discard(item.name)
-            if isinstance(item, n.Param) and item.default is not None:
-                stack.append(item.default)
-        elif isinstance(item, n.Macro):
-            # Jinja2 visits all parameter names, then the defaults, then the body
-            stack.append(item.body)
-            stack.append(tuple(p.default for p in item.params if p.default is not None))
-            stack.append(tuple(n.NameTarget(p.span, p.name) for p in item.params))
-        elif isinstance(item, n.CallBlock):
-            stack.append(item.body)
-            stack.append(tuple(p.default for p in item.params if p.default is not None))
-            stack.append(tuple(n.NameTarget(p.span, p.name) for p in item.params))
-            stack.append(item.call)
-        elif isinstance(item, n.FilterBlock):
-            stack.append(item.filters)      # Jinja2's FilterBlock visits its body first
-            stack.append(item.body)
-        elif isinstance(item, n.Node):
-            stack.extend(reversed([getattr(item, f) for f in item.FIELDS]))
-        elif isinstance(item, n.Args):
-            stack.extend(reversed((item.positional, tuple(v for _, v in item.keywords), item.star, item.dstar)))
-    return found
+# ----------------------------------------------------------------------------------- whole-tree summaries
+_SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
+_LOAD, _DECLARE = "load", "declare"
 
 
-def _expression_nodes(expr):
-    stack = [expr]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, n.Node):
-            yield current
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, (tuple, list)):
-            stack.extend(current)
-        elif isinstance(current, n.Args):
-            stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
+class Summaries:
+    """Answers about subtrees, each computed once (memoised by identity): the first event of each special name
+    in Jinja2's visiting order (read: "load", or assigned/declared: "declare"), and the first assignment to
+    `loop`. The tree must have passed check_nesting (these recurse once per level)."""
+
+    def __init__(self):
+        self._events = {}
+        self._loop_stores = {}
+
+    def reads(self, statements, names):
+        """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
+        events = self.events(statements)
+        return {name for name in names if events.get(name) == _LOAD}
+
+    def events(self, x):
+        key = id(x)
+        found = self._events.get(key)
+        if found is None:
+            found = self._events[key] = self._compute_events(x)
+        return found
+
+    def _compute_events(self, x):
+        if isinstance(x, n.Name):
+            return {x.name: _LOAD} if x.name in _SPECIAL else {}
+        if isinstance(x, (n.NameTarget, n.Param)):
+            first = {x.name: _DECLARE} if x.name in _SPECIAL else {}
+            return _merge(first, self.events(x.default)) if isinstance(x, n.Param) and x.default else first
+        if isinstance(x, n.Block) or x is None or isinstance(x, (str, int, float, bool)):
+            return {}   # Jinja2 stops at blocks
+        if isinstance(x, (n.Macro, n.CallBlock)):
+            # Jinja2 visits (the call,) all parameter names, then the defaults, then the body
+            names = [{p.name: _DECLARE} if p.name in _SPECIAL else {} for p in x.params]
+            parts = ([self.events(x.call)] if isinstance(x, n.CallBlock) else []) + names + \
+                [self.events(p.default) for p in x.params if p.default is not None] + [self.events(x.body)]
+            return _merge(*parts)
+        if isinstance(x, n.FilterBlock):
+            return _merge(self.events(x.body), self.events(x.filters))   # Jinja2 visits the body first
+        if isinstance(x, (n.Node, n.Args)):
+            return _merge(*(self.events(getattr(x, f)) for f in x.FIELDS))
+        if isinstance(x, (tuple, list)):
+            return _merge(*(self.events(item) for item in x))
+        return {}
+
+    def loop_store(self, x):
+        """The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
+        loop that contains one), or None."""
+        key = id(x)
+        if key in self._loop_stores:
+            return self._loop_stores[key]
+        found = None
+        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
+            found = _loop_target(x.target)
+        if found is None and isinstance(x, (n.Node, n.Args, tuple, list)):
+            children = (getattr(x, f) for f in x.FIELDS) if isinstance(x, (n.Node, n.Args)) else x
+            for child in children:
+                found = self.loop_store(child)
+                if found is not None:
+                    break
+        self._loop_stores[key] = found
+        return found
+
+
+def _merge(*parts):
+    merged = {}
+    for part in parts:
+        for name, event in part.items():
+            merged.setdefault(name, event)
+    return merged
+
+
+def _loop_target(target):
+    if isinstance(target, n.NameTarget):
+        return target if target.name == "loop" else None
+    if isinstance(target, n.TupleTarget):
+        for item in target.items:
+            found = _loop_target(item)
+            if found is not None:
+                return found
+    return None
 
 
 # ------------------------------------------------------------------------------- other static questions
 def check_nesting(template, limit):
     """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
-    symbol analysis and the compiler recurse once per level)."""
+    summaries and the compiler recurse once per level)."""
     stack = [(template.body, 0)]
     while stack:
         current, depth = stack.pop()
@@ -205,46 +351,35 @@ def check_nesting(template, limit):
         elif isinstance(current, (tuple, list)):
             stack.extend((x, depth) for x in current)
         elif isinstance(current, n.Args):
-            stack.extend((x, depth) for x in (current.positional, tuple(v for _, v in current.keywords),
-                                               current.star, current.dstar))
+            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
 
 
-# --------------------------------------------------------------------------------------- static name analysis
-def walk(node):
-    """All nodes below node (iteratively: templates can be deep)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(current, n.Node):
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, (tuple, list)):
-            stack.extend(current)
-        elif isinstance(current, n.Args):
-            stack.extend((current.positional, tuple(v for _, v in current.keywords), current.star, current.dstar))
+_BODY_FIELDS = frozenset({"body", "else_"})
 
 
 def node_count(*parts):
     """The number of template nodes in parts."""
-    return sum(1 for x in walk(parts) if isinstance(x, n.Node))
+    count = 0
+    stack = list(parts)
+    while stack:
+        current = stack.pop()
+        if isinstance(current, n.Node):
+            count += 1
+            stack.extend(getattr(current, f) for f in current.FIELDS)
+        elif isinstance(current, n.Args):
+            stack.extend(getattr(current, f) for f in current.FIELDS)
+        elif isinstance(current, (tuple, list)):
+            stack.extend(current)
+    return count
 
 
-def own_node_count(stmt):
-    """The nodes of a statement without the statement lists nested in it (bodies charge when they run)."""
-    nested = [getattr(stmt, f, None) for f in ("body", "else_")]
-    nested.extend(b for _, b in getattr(stmt, "elifs", ()))
-    return max(1, node_count(stmt) - node_count(*[b for b in nested if b]))
-
-
-def store_to_loop(node):
-    """The first assignment target named `loop` anywhere in a for loop (its target, body, else, nested macros),
-    or None. Jinja2 refuses the whole loop at compile time; `with` targets and parameters are not stores."""
-    for x in walk(node):
-        if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
-            for target in walk(x.target):
-                if isinstance(target, n.NameTarget) and target.name == "loop":
-                    return target
-    return None
+def own_weight(stmt):
+    """A statement's nodes without the statement lists nested in it (bodies charge when they run): the steps
+    running it costs."""
+    parts = [getattr(stmt, f) for f in stmt.FIELDS if f not in _BODY_FIELDS]
+    if isinstance(stmt, n.If):
+        parts = [stmt.test] + [test for test, _ in stmt.elifs]
+    return 1 + node_count(*parts)
 
 
 def target_names(target):
@@ -254,18 +389,3 @@ def target_names(target):
     if isinstance(target, n.TupleTarget):
         return tuple(name for item in target.items for name in target_names(item))
     return ()
-
-
-def assigns_in_scope(body):
-    """Does this statement list bind names in its own scope (set, macro, set-block), looking through `if`s?"""
-    stack = list(body)
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, (n.Assign, n.AssignBlock, n.Macro)):
-            return True
-        if isinstance(stmt, n.If):
-            stack.extend(stmt.body)
-            stack.extend(stmt.else_)
-            for _, b in stmt.elifs:
-                stack.extend(b)
-    return False

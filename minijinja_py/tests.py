@@ -7,7 +7,9 @@ filters) are marked with @pass_state and receive it first.
 from collections import abc
 from numbers import Number
 
-from .runtime import Undefined, pass_state
+from .base import pass_state
+from .budget import COMPARE, CONTAINS, HASHES, costs
+from .undefined import Undefined
 
 __all__ = ["TESTS", "BOOL_TESTS", "TYPE_TESTS"]
 
@@ -37,12 +39,14 @@ def test_undefined(value):
     return isinstance(value, Undefined)
 
 
+@costs(HASHES)
 @pass_state
 def test_filter(rs, value):
     """Is there a filter of this name?"""
     return value in rs.env.filters
 
 
+@costs(HASHES)
 @pass_state
 def test_test(rs, value):
     """Is there a test of this name?"""
@@ -133,6 +137,7 @@ def test_escaped(value):
     return hasattr(value, "__html__")
 
 
+@costs(CONTAINS)
 def test_in(value, seq):
     """Is value in seq?"""
     return value in seq
@@ -144,31 +149,37 @@ def test_callable(value):
 
 
 # The comparison tests take their operands positionally only, as Jinja2's (which are operator.eq, ...) do.
+@costs(COMPARE)
 def test_eq(value, other, /):
     """Is value == other?"""
     return value == other
 
 
+@costs(COMPARE)
 def test_ne(value, other, /):
     """Is value != other?"""
     return value != other
 
 
+@costs(COMPARE)
 def test_gt(value, other, /):
     """Is value > other?"""
     return value > other
 
 
+@costs(COMPARE)
 def test_ge(value, other, /):
     """Is value >= other?"""
     return value >= other
 
 
+@costs(COMPARE)
 def test_lt(value, other, /):
     """Is value < other?"""
     return value < other
 
 
+@costs(COMPARE)
 def test_le(value, other, /):
     """Is value <= other?"""
     return value <= other

@@ -54,7 +54,7 @@ def _case_sources():
 
 def test_every_filter_test_global_and_method_has_a_feature_case():
     import re
-    from minijinja_py.sandbox import _DICT_ATTRS, _LIST_ATTRS, _STR_ATTRS
+    from minijinja_py.sandbox import DICT_ATTRS as _DICT_ATTRS, _LIST_ATTRS, _STR_ATTRS
     sources = _case_sources()
 
     def used(*patterns):

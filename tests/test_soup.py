@@ -5,7 +5,7 @@ with LimitExceeded). Run with --hypothesis-show-statistics to see how the exampl
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import runtime
+from minijinja_py import base
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, event, given, settings  # noqa: E402
@@ -47,14 +47,14 @@ soup = st.lists(_chunk, max_size=10).map("".join)
 def states():
     """Every RenderState made while the test runs, to read how much fuel each render spent."""
     made = []
-    original = runtime.RenderState.__init__
+    original = base.RenderState.__init__
 
     def init(self, *args, **kwargs):
         original(self, *args, **kwargs)
         made.append(self)
-    runtime.RenderState.__init__ = init
+    base.RenderState.__init__ = init
     yield made
-    runtime.RenderState.__init__ = original
+    base.RenderState.__init__ = original
 
 
 ENVIRONMENTS = [

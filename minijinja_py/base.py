@@ -1,0 +1,203 @@
+"""Base: the resource limits, the checks that enforce them, and the state one render carries.
+
+Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
+breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items,
+check_depth), and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
+compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
+without being passed around (current_state), for the few places Python calls back into us (str.format fields,
+__str__ of our objects).
+"""
+
+from contextvars import ContextVar
+
+from .errors import LimitExceeded, limit_twin
+
+__all__ = [
+    "MISSING", "CHAR_SHIFT", "BIG_STR", "Limits", "limit_exceeded", "check_str_size", "check_items", "check_depth",
+    "RenderState", "current_state", "enter_render", "leave_render", "pass_state",
+]
+
+
+class _Missing:
+    """The absence of a value (a key not found, a slot not assigned yet): distinct from None, which is data."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "missing"
+
+    def __reduce__(self):
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+CHAR_SHIFT = 4         # the step budget charges 1 step per 2**4 characters read or built
+BIG_STR = 1 << 10      # shorter strings are not worth a charge where they are only read or compared
+
+
+# ---------------------------------------------------------------------------------------------------- limits
+_LIMIT_DEFAULTS = (
+    ("max_template_size", 262_144),   # characters of template source
+    ("max_nesting", 100),             # nested blocks / brackets / expression depth in the source
+    ("max_call_depth", 100),          # macro calls and recursive loop() calls in progress
+    ("max_range", 100_000),           # items of one range(), as Jinja2's sandbox
+    ("max_steps", 5_000_000),         # the work of one render: see budget.py for the price list
+    ("max_output", 50_000_000),       # characters of rendered output (incl. captured blocks)
+    ("max_string", 10_000_000),       # characters of one string built by * ~ + join format center ...
+    ("max_items", 1_000_000),         # items of one list/tuple built by * + batch list ...
+    ("max_int_bits", 100_000),        # bits of one integer built by ** * +
+    ("max_data_depth", 200),          # nesting depth of data printed, serialised, compared or passed in
+)
+_LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
+
+
+class Limits:
+    """Resource limits of one template and its renders. The defaults let every template of the real-world corpus
+    render untouched (with room for conversations far longer than the corpus's); each limit is checked before
+    the work or allocation it bounds, and breaking one raises LimitExceeded naming it.
+
+    Immutable and hashable; change them with Limits(max_steps=...) or Limits().replace(...), passed as
+    Environment(limits=...), chat_environment(limits=...) or ChatTemplate(source, limits=...).
+    """
+
+    __slots__ = _LIMIT_NAMES
+
+    def __init__(self, max_template_size=262_144, max_nesting=100, max_call_depth=100, max_range=100_000,
+                 max_steps=5_000_000, max_output=50_000_000, max_string=10_000_000, max_items=1_000_000,
+                 max_int_bits=100_000, max_data_depth=200):
+        values = (max_template_size, max_nesting, max_call_depth, max_range, max_steps, max_output, max_string,
+                  max_items, max_int_bits, max_data_depth)
+        for name, value in zip(_LIMIT_NAMES, values):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"Limits.{name} must be an int, not {type(value).__name__}")
+            if value < 0:
+                raise ValueError(f"Limits.{name} must be >= 0, not {value}")
+            object.__setattr__(self, name, int(value))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Limits is immutable: use Limits().replace({name}=...)")
+
+    __delattr__ = __setattr__
+
+    def as_dict(self):
+        """{limit name: value}, in declaration order."""
+        return {name: getattr(self, name) for name in _LIMIT_NAMES}
+
+    def replace(self, **changes):
+        """A copy with some limits changed: Limits().replace(max_steps=100_000)."""
+        unknown = set(changes) - set(_LIMIT_NAMES)
+        if unknown:
+            raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}")
+        return Limits(**{**self.as_dict(), **changes})
+
+    def _key(self):
+        return tuple(getattr(self, name) for name in _LIMIT_NAMES)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if type(other) is Limits else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return "Limits(" + ", ".join(f"{name}={getattr(self, name)}" for name in _LIMIT_NAMES) + ")"
+
+    def __reduce__(self):
+        return (Limits, self._key())
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def limit_exceeded(limits, name, what, also=None):
+    """The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
+    also be (OverflowError for range(), as Jinja2 raises)."""
+    value = getattr(limits, name)
+    cls = LimitExceeded if also is None else limit_twin(also)
+    return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
+
+
+def check_str_size(limits, size, what="a string"):
+    """Refuse a string of `size` characters before it is built."""
+    if size > limits.max_string:
+        raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
+
+
+def check_items(limits, count, what="a list"):
+    """Refuse a list or tuple of `count` items before it is built."""
+    if count > limits.max_items:
+        raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
+
+
+def check_depth(limits, depth, what="data nested this deep"):
+    if depth > limits.max_data_depth:
+        raise limit_exceeded(limits, "max_data_depth", what)
+
+
+# ------------------------------------------------------------------------------------------- render state
+class RenderState:
+    """What one render carries besides its variables: the environment and its limits, the step budget, the
+    output written so far, the call depth, and the render's own objects (context, blocks, random generator)."""
+
+    __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
+                 "generation_spans", "random", "context", "root", "blocks", "template_name")
+
+    def __init__(self, env, globals_, context, autoescape, fuel=None):
+        self.env = env
+        self.limits = limits = env.limits
+        self.globals = globals_
+        self.context = context          # the variables passed to render
+        self.undefined = env.undefined
+        self.fuel = limits.max_steps if fuel is None else fuel
+        self.output_size = 0
+        self.depth = 0                  # macro / caller / recursive loop calls in progress
+        self.autoescape = autoescape
+        self.generation_spans = None    # a list when the caller asked for {% generation %} spans
+        self.random = None              # |random's generator, made on first use
+        self.root = None                # the template's root frame ({% block %} bodies read it)
+        self.blocks = None              # {% block %} name → its compiled body, when `self` is used
+        self.template_name = None
+
+    def burn(self, steps=1):
+        """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""
+        self.fuel -= steps
+        if self.fuel < 0:
+            raise out_of_fuel(self.limits)
+
+    def grow_output(self, size):
+        """Count `size` more characters of output against max_output."""
+        self.output_size += size
+        if self.output_size > self.limits.max_output:
+            raise limit_exceeded(self.limits, "max_output", "the rendered output")
+
+    def __repr__(self):  # never shown to templates (the sandbox hides the engine's objects); for debugging
+        return "<RenderState>"
+
+
+def out_of_fuel(limits):
+    return limit_exceeded(limits, "max_steps", "the work of this render (loop iterations, calls, data processed)")
+
+
+# The render under way in this thread/task: Python calls back into us from places that cannot be handed the render
+# state (str.format fields, __str__ of our objects), and printing finds its limits and fuel here.
+_current_state = ContextVar("minijinja_py_render_state", default=None)
+current_state = _current_state.get
+
+
+def enter_render(rs):
+    """Make rs the render in progress; returns the token leave_render() needs."""
+    return _current_state.set(rs)
+
+
+def leave_render(token):
+    _current_state.reset(token)
+
+
+def pass_state(func):
+    """Mark a filter, test or global function that needs the render state (environment, limits, undefined) as
+    its first argument."""
+    func.mj_pass_state = True
+    return func

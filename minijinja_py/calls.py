@@ -1,0 +1,201 @@
+"""Calls: `f(args)`, `x | filter(args)`, `x is test(args)` → closures, and what calling a template value does.
+
+The expression half that deals with functions (expressions.py has the rest). Filters and tests are looked up when
+the template compiles (an unknown one is a TemplateAssertionError then, or in a branch Jinja2 defers it, when it
+runs); their cost is what their function declares (budget.costs). Calling a value goes through call_value:
+macros charge their own body, everything else its call and what it returns, and every argument a function could
+hash or compare passes budget.guard first.
+"""
+
+from . import nodes as n
+from .base import out_of_fuel
+from .budget import charge_result, charged, charged_unary, guard, take
+from .errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
+from .runtime import Macro
+from .tests import BOOL_TESTS, TYPE_TESTS
+from .undefined import Undefined
+
+__all__ = ["call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test"]
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def call_value(func, args, kwargs, rs):
+    """Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions."""
+    if type(func) is Macro:
+        return func(*args, **kwargs)  # charges its own body
+    if isinstance(func, Undefined):
+        return func._fail_with_undefined_error()
+    rs.fuel -= 1
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if getattr(func, "mj_guards_arguments", False) is not True:
+        for value in args:
+            if type(value) not in _SCALARS:
+                guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
+        for value in kwargs.values():
+            if type(value) not in _SCALARS:
+                guard(rs, value)
+    if getattr(func, "mj_pass_state", False) is True:
+        return charge_result(rs, func(rs, *args, **kwargs))
+    if isinstance(func, type) and issubclass(func, BaseException):
+        raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+    return charge_result(rs, func(*args, **kwargs))
+
+
+def compile_args(c, args):
+    """Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded."""
+    positional = tuple(c.expr(a) for a in args.positional)
+    keywords = tuple((k, c.expr(v)) for k, v in args.keywords)
+    star = c.expr(args.star) if args.star is not None else None
+    dstar = c.expr(args.dstar) if args.dstar is not None else None
+
+    def collect(f):
+        pos = [a(f) for a in positional]
+        kw = {k: v(f) for k, v in keywords}
+        if star is not None:
+            pos.extend(take(f[0], star(f), "a *argument"))
+        if dstar is not None:
+            extra = dstar(f)
+            f[0].burn(len(extra) if hasattr(extra, "__len__") else 0)
+            for k in extra:
+                if k in kw:
+                    raise TypeError(f"got multiple values for keyword argument {k!r}")
+            kw.update(extra)
+        return pos, kw
+    return collect
+
+
+def compile_call(c, node):
+    func_ev = c.expr(node.func)
+    span = node.span
+    if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
+        collect = compile_args(c, node.args)
+
+        def ev_general(f):
+            func = func_ev(f)
+            try:
+                args, kwargs = collect(f)
+                return call_value(func, args, kwargs, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_general
+    positional = tuple(c.expr(a) for a in node.args.positional)
+    if not positional:
+        def ev_no_args(f):
+            func = func_ev(f)
+            try:
+                return call_value(func, (), {}, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_no_args
+
+    def ev(f):
+        func = func_ev(f)
+        args = [a(f) for a in positional]
+        try:
+            return call_value(func, args, {}, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def _missing(kind, name, span):
+    """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
+    it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
+    with a TypeError when given some)."""
+    def missing(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        raise error_at(TemplateRuntimeError, f"No {kind} named {name!r} found.", span)
+    return missing
+
+
+def _lookup(c, registry, kind, name, span):
+    func = registry.get(name)
+    if func is None:
+        if not c.soft:
+            raise error_at(TemplateAssertionError, f"No {kind} named {name!r}.", span)
+        func = _missing(kind, name, span)
+    return func
+
+
+def compile_filter_step(c, node):
+    """A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value)."""
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
+
+
+def compile_filter(c, node):
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, c.expr(node.value),
+                  node.span)
+
+
+def _apply(c, func, args, value_ev, span):
+    if args.empty and value_ev is not None:
+        # the common case, x|trim or x is defined: one closure, no argument handling
+        call_unary = charged_unary(func)
+
+        def ev(f):
+            value = value_ev(f)
+            try:
+                return call_unary(f[0], value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev
+    collect = None if args.empty else compile_args(c, args)
+    call = charged(func)
+
+    def step(f, value):
+        try:
+            if collect is None:
+                return call(f[0], value, (), {})
+            pos, kw = collect(f)
+            return call(f[0], value, pos, kw)
+        except Exception as exc:
+            raise located(exc, span)
+    if value_ev is None:
+        return step
+
+    def ev_args(f):
+        return step(f, value_ev(f))
+    return ev_args
+
+
+def compile_test(c, node):
+    span = node.span
+    value_ev = c.expr(node.value)
+    func = _lookup(c, c.tests, "test", node.name, span)
+    if func in TYPE_TESTS and node.args.empty:
+        return _type_test(func, value_ev, node.negated, span)
+    test = _apply(c, func, node.args, value_ev, span)
+    if node.negated:
+        return lambda f: not test(f)
+    if func in BOOL_TESTS:
+        return test  # already a bool
+    return lambda f: bool(test(f))
+
+
+def _type_test(func, value_ev, negated, span):
+    """x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
+    weight (its node): one closure, one call."""
+    if negated:
+        def ev_not(f):
+            value = value_ev(f)
+            try:
+                return not func(value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_not
+
+    def ev(f):
+        value = value_ev(f)
+        try:
+            return func(value)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def is_type_test(c, node):
+    """Is node `x is [not] <type test>` without arguments (defined, none, string, ...)?"""
+    return isinstance(node, n.Test) and node.args.empty and c.tests.get(node.name) in TYPE_TESTS

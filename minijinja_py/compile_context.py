@@ -1,0 +1,83 @@
+"""The state of one compile: the environment it compiles for, where the compiler is (the current scope, the
+flags of the constructs around it), and the dispatch to the node compilers (filled in by compiler.py, so the
+expression and statement modules below it can compile their children without importing it).
+
+Glossary of the interpreter's names, used throughout compiler.py, loops.py, expressions.py and calls.py:
+
+  c        this CompileContext
+  f        a frame: the list of slots one template function runs with (symbols.py): f[0] the render state,
+           f[1] the parent frame, f[2:] the variables
+  rs       the render state (base.RenderState): limits, fuel, output size, call depth, undefined class
+  out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
+  ev(f)    a compiled expression: returns its value
+  run(f, out)  a compiled statement or statement list: appends its output
+  span     a node's location (nodes.Span); errors are located at the innermost span (errors.located)
+  weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
+  operand  a compiled expression in a form the statement compilers can evaluate inline (see expressions.py):
+           (CONST, value), (VAR, slot), (ITEM, slot, key, ev) or (EVAL, ev)
+"""
+
+from contextlib import contextmanager
+
+__all__ = ["CompileContext"]
+
+
+class CompileContext:
+    """Everything the node compilers share during one compile_template()."""
+
+    def __init__(self, env, autoescape, summaries):
+        self.env = env
+        self.limits = env.limits
+        self.extensions = env.extensions
+        self.filters = env.filters
+        self.tests = env.tests
+        self.undefined_class = env.undefined
+        self.autoescape = autoescape
+        self.summaries = summaries
+        self.scope = None            # the symbols.Scope being compiled
+        self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
+        self.in_loop = False         # break/continue allowed here
+        self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
+        self.uses_self = False       # the template or one of its blocks reads `self`
+        # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
+        # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
+        # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies
+        self.toplevel = True
+        self.rootlevel = True
+        self.output_check = True
+        self.known_extends = False
+        # set by compiler.py: compile one expression / statement node
+        self.expr = None
+        self.stmt = None
+
+    @contextmanager
+    def flags(self, **changes):
+        """Set compile-time flags around a nested construct. `soft` also says what frame it opens: an if-branch
+        (soft=True) leaves the template's root level, anything else its top level too."""
+        if "soft" in changes:
+            changes["rootlevel"] = False
+            if not changes["soft"]:
+                changes["toplevel"] = False
+        saved = {name: getattr(self, name) for name in changes}
+        for name, value in changes.items():
+            setattr(self, name, value)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                setattr(self, name, value)
+
+    def where(self, name):
+        """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
+        name the compiler asks for)."""
+        return self.variable(name)[:2]
+
+    def variable(self, name):
+        """(depth, slot, how it starts: symbols.PARAM, RESOLVE, ALIAS or UNDEFINED) of the variable `name`. A
+        parameter always holds a value; any other slot may hold base.MISSING (not assigned yet, or not found when
+        resolved), which a read turns into an undefined, a new one each time, as in Jinja2."""
+        found = self.scope.find_variable(name)
+        if found is None:
+            self.scope.load(name)
+            found = self.scope.find_variable(name)
+        return found

@@ -1,0 +1,243 @@
+"""For loops: `{% for target in iter if test recursive %}body{% else %}else{% endfor %}` → run(f, out).
+
+The body is a scope of its own (symbols.py), in the same frame as the loop, unless the loop is recursive: then
+every loop(...) call runs the body in a frame of its own, as Jinja2 compiles a recursive loop into a function.
+One runner (iterate) drives every kind of loop: over a list or tuple (walked by index, the loop context only
+told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
+context, so the filter sees the state the body changed and an error in a later item comes after the earlier
+iterations ran, as in Jinja2.
+"""
+
+from . import nodes as n
+from .base import MISSING, check_items, limit_exceeded, out_of_fuel
+from .errors import LimitExceeded, TemplateAssertionError, error_at, located
+from .expressions import truth
+from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
+from .statements import analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope
+from .symbols import Function, node_count, target_names
+from .undefined import Undefined
+
+__all__ = ["compile_for"]
+
+
+class _Loop:
+    """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
+
+    __slots__ = ("target_slot", "assign", "enter", "body", "step", "loop_slot", "admits", "else_", "iter_span",
+                 "recurse_layout", "span")
+
+
+def compile_for(c, node):
+    store = c.summaries.loop_store(node)
+    if store is not None:
+        raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
+                       store.span)
+    iter_ev = c.expr(node.iter)
+    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",))
+    params = target_names(node.target) + (("loop",) if uses_loop else ())
+    # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
+    # an outer loop, and every loop(...) call that renders nothing runs the else block
+    function = Function(c.scope, reentered=True) if node.recursive else None
+    plan = _Loop()
+    plan.span, plan.iter_span = node.span, node.iter.span
+    with c.flags(soft=False, in_loop=True), in_scope(c, node.body, params, function) as scope:
+        plan.assign = assigner(c, node.target)
+        plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
+        plan.loop_slot = scope.refs["loop"] if uses_loop else None
+        body, weight = compile_body(c, node.body)
+        plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
+        plan.enter = enter_actions(c, scope)
+    plan.admits = _compile_filter(c, node) if node.filter is not None else None
+    plan.else_ = None
+    if node.else_:
+        with c.flags(soft=False, in_loop=c.in_loop and not node.recursive), \
+                in_scope(c, node.else_, (), function) as else_scope:
+            else_run = charging(*compile_body(c, node.else_))
+            else_enter = enter_actions(c, else_scope)
+        plan.else_ = _with_entry(else_enter, else_run)
+    if node.recursive:
+        plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
+        return _recursive_run(plan, iter_ev)
+    return _run(plan, iter_ev)
+
+
+def _with_entry(enter, run):
+    if enter is None:
+        return run
+
+    def entered(f, out):
+        enter(f)
+        run(f, out)
+    return entered
+
+
+def _compile_filter(c, node):
+    """admits(f, item): the loop's `if` test, in a scope of its own where the target is assigned (Jinja2 runs it
+    in a generator function of its own)."""
+    weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
+    with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target)) as scope:
+        analyze_expression_loads(scope, node.filter)
+        assign = assigner(c, node.target)
+        cond = truth(c, node.filter)
+        enter = enter_actions(c, scope)
+
+    def admits(f, item):
+        rs = f[0]
+        rs.fuel -= weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        if enter is not None:
+            enter(f)
+        assign(f, item)
+        return cond(f)
+    return admits
+
+
+def _run(plan, iter_ev):
+    span, iter_span, else_ = plan.span, plan.iter_span, plan.else_
+
+    def run(f, out):
+        try:
+            iterable = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        try:
+            if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
+                else_(f, out)
+        except LimitExceeded as exc:
+            raise located(exc, span)  # the step budget ran out on an iteration (not in a statement of it)
+    return run
+
+
+def _recursive_run(plan, iter_ev):
+    span, layout, else_ = plan.span, plan.recurse_layout, plan.else_
+
+    def call(parent, iterable, depth0):
+        """One loop(...) call (or the loop's first run): the body over iterable in a frame of its own; returns
+        the text it rendered, joined as Jinja2 joins a function's output."""
+        rs = parent[0]
+        f = layout.new(rs, parent)
+        out = []
+        if not iterate(plan, f, out, iterable, depth0, call) and else_ is not None:
+            else_(f, out)
+        return join_output(out)
+
+    def run(f, out):
+        try:
+            iterable = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        try:
+            out.append(call(f, iterable, 0))
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    return run
+
+
+def _recurser(call, f):
+    """loop(children) inside a recursive loop: a new call of the loop, one level deeper."""
+    def recurse(iterable, depth0):
+        rs = f[0]
+        rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
+        rs.depth += 1
+        try:
+            text = call(f[1], iterable, depth0)
+        finally:
+            rs.depth -= 1
+        return captured_text([text], rs)
+    return recurse
+
+
+def iterate(plan, f, out, iterable, depth0, recursive_call):
+    """Run the loop body over iterable; returns whether an iteration ran to the end of the body.
+    Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a `break` in the first
+    one) still run the else block."""
+    rs = f[0]
+    try:
+        items = _iteration_items(iterable, rs, plan.iter_span)
+    except Exception as exc:
+        raise located(exc, plan.iter_span)
+    admits = plan.admits
+    lazy = admits is not None or type(items) is not list and type(items) is not tuple
+    if admits is not None:
+        items = (item for item in items if admits(f, item))
+    loop = None
+    if plan.loop_slot is not None:
+        recurse = _recurser(recursive_call, f) if recursive_call is not None else None
+        loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
+    target_slot, assign, enter, body, step = plan.target_slot, plan.assign, plan.enter, plan.body, plan.step
+    completed = False
+    if loop is None:
+        for item in items:
+            rs.fuel -= step
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            if enter is not None:
+                enter(f)
+            if target_slot is not None:
+                f[target_slot] = item
+            else:
+                assign(f, item)
+            try:
+                body(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                break
+            completed = True
+        return completed
+    f[plan.loop_slot] = loop
+    next_item = loop._next
+    while True:
+        item = next_item()   # the body may move the loop on too: iterating `loop` consumes its items
+        if item is MISSING:
+            return completed
+        rs.fuel -= step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        if enter is not None:
+            enter(f)
+        if target_slot is not None:
+            f[target_slot] = item
+        else:
+            assign(f, item)
+        try:
+            body(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            return completed
+        completed = True
+
+
+def _iteration_items(value, rs, span):
+    """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2."""
+    cls = type(value)
+    if cls is list or cls is tuple:
+        return value
+    if isinstance(value, Undefined):
+        return list(value)  # StrictUndefined raises here
+    if cls is str or cls is dict or cls is range:  # sized: paid for at once, as the list it becomes
+        check_items(rs.limits, len(value), "a for loop")
+        rs.burn(len(value))
+        return list(value)
+    return _bounded(iter(value), rs.limits, span)
+
+
+def _bounded(iterator, limits, span):
+    """The items of iterator, at most limits.max_items of them; errors located at the loop's iterable."""
+    count = 0
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise located(exc, span)
+        count += 1
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+        yield item

@@ -1,0 +1,567 @@
+"""Statements that run in the frame they appear in: statement lists and their cost, text and {{ }}, if, set (also
+the block form), with, filter blocks, autoescape, do, break/continue — and the scopes some of them open.
+
+Each compiler here takes (c, node) and returns run(f, out) (see the glossary in compile_context.py).
+"""
+
+from contextlib import contextmanager
+from sys import getrefcount
+
+from . import nodes as n
+from .base import CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
+from .calls import compile_filter_step
+from .errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
+from .expressions import truth
+from .markup import Markup, escape
+from .printing import to_str
+from .runtime import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
+from .symbols import Scope, analyze, own_weight, target_names
+
+__all__ = [
+    "in_scope", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
+    "STATEMENT_COMPILERS",
+]
+
+
+class LoopControlOutsideLoop(PythonSyntaxTwin):
+    """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
+
+
+def nothing(f, out):
+    """The run of an empty statement list."""
+
+
+# --------------------------------------------------------------------------------------------------- scopes
+_CURRENT = object()
+
+
+@contextmanager
+def in_scope(c, statements, params=(), function=None, parent=_CURRENT):
+    """Open a new scope for `statements` (in `function`, default the current one), with `params` declared,
+    analysed now with `parent` (default: the current scope; None: no parent) around it; it is the current scope
+    inside the `with`."""
+    scope = Scope(function or c.scope.function, c.scope if parent is _CURRENT else parent)
+    for name in params:
+        scope.declare_parameter(name)
+    analyze(scope, statements)
+    scope.localize_resolved_stores()
+    saved, c.scope = c.scope, scope
+    try:
+        yield scope
+    finally:
+        c.scope = saved
+
+
+def enter_actions(c, scope):
+    """enter(f) that starts scope's variables as symbols.py says (undefined, or copied from the scope that has
+    them), or None when nothing needs doing."""
+    undefined, copies = [], []
+    for slot, kind, arg in scope.entry_actions():
+        if kind == "undefined":
+            undefined.append((slot, MISSING))   # undefined until assigned: reads make the undefined
+        else:
+            copies.append((slot, arg[0], arg[1]))
+    undefined, copies = tuple(undefined), tuple(copies)
+    if not undefined and not copies:
+        return None
+    if not copies:
+        if len(undefined) == 1:
+            (slot, value), = undefined
+
+            def enter_one(f):
+                f[slot] = value
+            return enter_one
+
+        def enter_undefined(f):
+            for slot, value in undefined:
+                f[slot] = value
+        return enter_undefined
+
+    def enter(f):
+        for slot, value in undefined:
+            f[slot] = value
+        for slot, depth, source in copies:
+            frame = f
+            for _ in range(depth):
+                frame = frame[1]
+            f[slot] = frame[source]
+    return enter
+
+
+# ----------------------------------------------------------------------------------------- statement lists
+def compile_body(c, statements):
+    """A statement list → (run(f, out), weight). Running the statements costs `weight`, their own nodes (tags and
+    expressions, not the blocks nested in them, which charge when they run); the caller charges it, where it
+    already touches the budget. Consecutive text and {{ }} become one closure (chat templates are mostly long
+    runs of them)."""
+    merged = []
+    for node in statements:
+        if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
+            merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
+        elif not (isinstance(node, n.Text) and not node.value):
+            merged.append(node)
+    runs = tuple(_statement_runs(c, merged))
+    weight = sum(own_weight(node) for node in merged)
+    if not runs:
+        return nothing, weight
+    if len(runs) == 1:
+        return runs[0], weight
+    if len(runs) == 2:
+        a, b = runs
+
+        def run2(f, out):
+            a(f, out)
+            b(f, out)
+        return run2, weight
+    if len(runs) == 3:
+        a, b, d = runs
+
+        def run3(f, out):
+            a(f, out)
+            b(f, out)
+            d(f, out)
+        return run3, weight
+
+    def run(f, out):
+        for r in runs:
+            r(f, out)
+    return run, weight
+
+
+def _statement_runs(c, nodes):
+    pending = []
+    for node in nodes:
+        if isinstance(node, (n.Text, n.Output)) and c.known_extends and c.output_check:
+            continue  # never runs: the template extends another (which fails: there is no loader)
+        if isinstance(node, (n.Text, n.Output)) and not c.autoescape:
+            pending.append(node)
+            continue
+        if pending:
+            yield _print_run(c, pending)
+            pending = []
+        extended_before = c.known_extends
+        yield c.stmt(node)
+        if extended_before and isinstance(node, n.Load) and node.kind == "extends":
+            return  # extended twice: Jinja2 compiles nothing more of this statement list
+    if pending:
+        yield _print_run(c, pending)
+
+
+def charging(run, weight):
+    """run(f, out) that first charges `weight` steps to the render."""
+    def charged_run(f, out):
+        rs = f[0]
+        rs.fuel -= weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        run(f, out)
+    return charged_run
+
+
+# ------------------------------------------------------------------------------------------- text and {{ }}
+def _print_run(c, nodes):
+    """run(f, out) for a run of text and {{ }} statements (not under autoescape)."""
+    if len(nodes) == 1:
+        return c.stmt(nodes[0])
+    parts = tuple((node.value, None, None) if isinstance(node, n.Text) else (None, c.expr(node.expr), node.span)
+                  for node in nodes)
+    first_span = nodes[0].span
+
+    def run(f, out):
+        rs = f[0]
+        size = 0
+        for text, ev, span in parts:
+            if ev is not None:
+                try:
+                    text = ev(f)
+                    if type(text) is not str:
+                        text = to_str(text, rs)
+                except Exception as exc:
+                    raise located(exc, span)
+            out.append(text)
+            size += len(text)
+        rs.output_size += size
+        if rs.output_size > rs.limits.max_output:
+            raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), first_span)
+    return run
+
+
+def s_text(c, node):
+    text = node.value
+    size = len(text)
+    span = node.span
+
+    def run(f, out):
+        out.append(text)
+        rs = f[0]
+        rs.output_size += size
+        if rs.output_size > rs.limits.max_output:
+            raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), span)
+    return run
+
+
+def s_output(c, node):
+    ev = c.expr(node.expr)
+    span = node.span
+    if c.autoescape:
+        def run_escaped(f, out):
+            try:
+                value = ev(f)
+                rs = f[0]
+                text = value if type(value) is Markup else escape(value if isinstance(value, str)
+                                                                  or hasattr(value, "__html__")
+                                                                  else to_str(value, rs))
+                out.append(text)
+                rs.grow_output(len(text))
+            except Exception as exc:
+                raise located(exc, span)
+        return run_escaped
+
+    def run(f, out):
+        try:
+            value = ev(f)
+            rs = f[0]
+            if type(value) is not str:
+                value = to_str(value, rs)
+            out.append(value)
+            rs.output_size += len(value)
+            if rs.output_size > rs.limits.max_output:
+                rs.grow_output(0)
+        except Exception as exc:
+            raise located(exc, span)
+    return run
+
+
+# ---------------------------------------------------------------------------------------------------- if
+def s_if(c, node):
+    branches = [(node.test, node.body)] + list(node.elifs)
+    tests = []
+    with c.flags(soft=True):
+        for test, body in branches:
+            tests.append((truth(c, test),) + compile_body(c, body))
+        else_, else_weight = compile_body(c, node.else_) if node.else_ else (None, 0)
+    if len(tests) == 1:
+        (test, body, weight), = tests
+
+        def run(f, out):
+            if test(f):
+                rs = f[0]
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                body(f, out)
+            elif else_ is not None:
+                rs = f[0]
+                rs.fuel -= else_weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                else_(f, out)
+        return run
+    tests = tuple(tests)
+
+    def run_chain(f, out):
+        for test, body, weight in tests:
+            if test(f):
+                rs = f[0]
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                body(f, out)
+                return
+        if else_ is not None:
+            rs = f[0]
+            rs.fuel -= else_weight
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            else_(f, out)
+    return run_chain
+
+
+# ------------------------------------------------------------------------------------------------ assignment
+def assigner(c, target):
+    """A target node → assign(f, value), in the current scope."""
+    if isinstance(target, n.NameTarget):
+        slot = c.scope.refs[target.name]
+
+        def assign(f, value):
+            f[slot] = value
+        return assign
+    if isinstance(target, n.NamespaceTarget):
+        read = e_read(c, target.name)
+        attr, span = target.attr, target.span
+
+        def assign_ns(f, value):
+            try:
+                namespace_set(read(f), attr, value)
+            except Exception as exc:
+                raise located(exc, span)
+        return assign_ns
+    subs = tuple(assigner(c, t) for t in target.items)
+    count = len(subs)
+    span = target.span
+
+    def assign_tuple(f, value):
+        try:
+            items = _unpack(value, count)
+        except Exception as exc:
+            raise located(exc, span)
+        for sub, item in zip(subs, items):
+            sub(f, item)
+    return assign_tuple
+
+
+def e_read(c, name):
+    """ev(f) reading the variable `name` as seen from the current scope."""
+    return c.expr(n.Name(n.NO_SPAN, name))
+
+
+def _unpack(value, count):
+    """a, b = value with Python's errors, without trusting len()."""
+    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
+        iterator = iter(value)
+        items = []
+        for item in iterator:
+            items.append(item)
+            if len(items) > count:
+                break
+    else:
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    if len(items) < count:
+        raise ValueError(f"not enough values to unpack (expected {count}, got {len(items)})")
+    if len(items) > count:
+        raise ValueError(f"too many values to unpack (expected {count})")
+    return items
+
+
+def _namespace_check(c, target):
+    """check(f) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a namespace
+    before the value is computed (None for other targets)."""
+    items = target.items if isinstance(target, n.TupleTarget) else (target,)
+    refs = tuple((e_read(c, t.name), t.span) for t in items if isinstance(t, n.NamespaceTarget))
+    if not refs:
+        return None
+
+    def check(f):
+        for read, span in refs:
+            if not isinstance(read(f), Namespace):
+                raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+    return check
+
+
+def _accumulated_slot(c, target, value):
+    """For {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: old(f) → the str or list the target holds (or ''
+    when it holds something else); None for any other assignment."""
+    left = value
+    while isinstance(left, (n.Concat, n.BinOp)):
+        if isinstance(left, n.Concat):
+            left = left.items[0]
+        elif left.op == "+":
+            left = left.left
+        else:
+            return None
+    if isinstance(target, n.NameTarget) and isinstance(left, n.Name) and left.name == target.name:
+        slot = c.scope.refs[target.name]
+
+        def old(f):
+            value = f[slot]
+            return value if type(value) in (str, list) else ""
+        return old
+    if isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
+            and isinstance(left.obj, n.Name) and left.obj.name == target.name:
+        read, attr = e_read(c, target.name), target.attr
+
+        def ns_old(f):
+            ns = read(f)
+            value = ns._attrs.get(attr, "") if isinstance(ns, Namespace) else ""
+            return value if type(value) in (str, list) else ""
+        return ns_old
+    return None
+
+
+def s_assign(c, node):
+    ev = c.expr(node.value)
+    assign = assigner(c, node.target)
+    check = _namespace_check(c, node.target)
+    old_value = _accumulated_slot(c, node.target, node.value)
+    if old_value is None and isinstance(node.target, n.NameTarget):
+        slot = c.scope.refs[node.target.name]
+
+        def run_name(f, out):
+            f[slot] = ev(f)
+        return run_name
+    if old_value is None:
+        def run(f, out):
+            if check is not None:
+                check(f)
+            assign(f, ev(f))
+        return run
+
+    # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
+    # is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
+    # only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
+    # not to its square.
+    def run_accumulating(f, out):
+        if check is not None:
+            check(f)
+        old = old_value(f)
+        assign(f, ev(f))
+        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
+            size = len(old)
+            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+    return run_accumulating
+
+
+def _captured_scope_body(c, node, filters=()):
+    """Compile a block that captures its output in a scope of its own (set block, filter block): →
+    (enter, body, apply) where apply(f, value) runs the block's filters."""
+    with in_scope(c, node.body) as scope:
+        for f_node in filters:
+            analyze_expression_loads(scope, f_node)
+        body, weight = compile_body(c, node.body)
+        body = charging(body, weight)
+        steps = tuple(compile_filter_step(c, f_node) for f_node in filters)
+        enter = enter_actions(c, scope)
+
+    def apply(f, value):
+        for step in steps:
+            value = step(f, value)
+        return value
+    return enter, body, apply
+
+
+def analyze_expression_loads(scope, expr):
+    """The names an expression evaluated in `scope` reads (the filters of a set or filter block)."""
+    analyze(scope, (n.ExprStmt(n.NO_SPAN, expr),))
+
+
+def s_assign_block(c, node):
+    with c.flags(soft=False, output_check=False):
+        enter, body, apply = _captured_scope_body(c, node, node.filters)
+    assign = assigner(c, node.target)
+    check = _namespace_check(c, node.target)
+    autoescape = c.autoescape
+
+    def run(f, out):
+        captured = []
+        if enter is not None:
+            enter(f)
+        body(f, captured)
+        if check is not None:
+            check(f)
+        value = join_output(captured)
+        if autoescape:
+            value = Markup(value)
+        assign(f, apply(f, value))
+    return run
+
+
+def emitter(span):
+    """emit(f, out, value): write the value of a {% filter %} or {% call %} block.
+
+    Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not), so a
+    value that is not a string makes the join of the enclosing output fail with TypeError — at the end of the
+    template, macro or captured block, after everything before it has run. Appending it as a NotText reproduces
+    that (join_output reports it at this block)."""
+    def emit(f, out, value):
+        if not isinstance(value, str):
+            out.append(NotText(value, span))
+            return
+        out.append(value)
+        try:
+            f[0].grow_output(len(value))
+        except Exception as exc:
+            raise located(exc, span)
+    return emit
+
+
+def s_filter_block(c, node):
+    with c.flags(soft=False):
+        enter, body, apply = _captured_scope_body(c, node, node.filters)
+    emit = emitter(node.span)
+    autoescape = c.autoescape
+
+    def run(f, out):
+        captured = []
+        if enter is not None:
+            enter(f)
+        body(f, captured)
+        value = join_output(captured)
+        emit(f, out, apply(f, Markup(value) if autoescape else value))
+    return run
+
+
+def s_with(c, node):
+    values = tuple(c.expr(v) for v in node.values)
+    params = tuple(name for t in node.targets for name in target_names(t))
+    with c.flags(soft=False), in_scope(c, node.body, params) as scope:
+        assigns = tuple(assigner(c, t) for t in node.targets)
+        body = charging(*compile_body(c, node.body))
+        enter = enter_actions(c, scope)
+
+    def run(f, out):
+        evaluated = [v(f) for v in values]
+        if enter is not None:
+            enter(f)
+        for assign, value in zip(assigns, evaluated):
+            assign(f, value)
+        body(f, out)
+    return run
+
+
+def s_autoescape(c, node):
+    span = node.value.span
+    # compiled both ways; the value (read in the block's own scope) decides when it runs
+    with c.flags(soft=False), in_scope(c, node.body) as scope:
+        analyze_expression_loads(scope, node.value)
+        value = c.expr(node.value)
+        with c.flags(autoescape=True):
+            escaped = charging(*compile_body(c, node.body))
+        with c.flags(autoescape=False):
+            plain = charging(*compile_body(c, node.body))
+        enter = enter_actions(c, scope)
+
+    def run(f, out):
+        if enter is not None:
+            enter(f)
+        try:
+            on = True if value(f) else False
+        except Exception as exc:
+            raise located(exc, span)
+        (escaped if on else plain)(f, out)
+    return run
+
+
+def s_expr(c, node):
+    if "do" not in c.extensions:
+        raise error_at(TemplateSyntaxError, "Encountered unknown tag 'do'.", node.span)
+    ev = c.expr(node.expr)
+
+    def run(f, out):
+        ev(f)
+    return run
+
+
+def _loop_control(c, node, name, signal):
+    if "loopcontrols" not in c.extensions:
+        raise error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
+    if not c.in_loop:
+        raise error_at(LoopControlOutsideLoop, f"'{name}' outside loop", node.span)
+
+    def run(f, out):
+        raise signal()
+    return run
+
+
+def s_break(c, node):
+    return _loop_control(c, node, "break", BreakLoop)
+
+
+def s_continue(c, node):
+    return _loop_control(c, node, "continue", ContinueLoop)
+
+
+STATEMENT_COMPILERS = {
+    n.Text: s_text, n.Output: s_output, n.If: s_if, n.Assign: s_assign, n.AssignBlock: s_assign_block,
+    n.FilterBlock: s_filter_block, n.With: s_with, n.Autoescape: s_autoescape, n.ExprStmt: s_expr,
+    n.Break: s_break, n.Continue: s_continue,
+}
