@@ -15,7 +15,9 @@ from .runtime import Macro
 from .tests import BOOL_TESTS, TYPE_TESTS
 from .undefined import Undefined
 
-__all__ = ["call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test"]
+__all__ = [
+    "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
+]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
@@ -125,9 +127,9 @@ def compile_filter_step(c, node):
     return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
 
 
-def compile_filter(c, node):
-    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, c.expr(node.value),
-                  node.span)
+def compile_filter(c, node, value_ev=None):
+    func = _lookup(c, c.filters, "filter", node.name, node.span)
+    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
 
 
 def _apply(c, func, args, value_ev, span):
@@ -161,12 +163,12 @@ def _apply(c, func, args, value_ev, span):
     return ev_args
 
 
-def compile_test(c, node):
+def compile_test(c, node, value_ev=None):
     span = node.span
-    value_ev = c.expr(node.value)
+    value_ev = value_ev or c.expr(node.value)
     func = _lookup(c, c.tests, "test", node.name, span)
     if func in TYPE_TESTS and node.args.empty:
-        return _type_test(func, value_ev, node.negated, span)
+        return type_test(func, value_ev, node.negated, span)
     test = _apply(c, func, node.args, value_ev, span)
     if node.negated:
         return lambda f: not test(f)
@@ -175,7 +177,7 @@ def compile_test(c, node):
     return lambda f: bool(test(f))
 
 
-def _type_test(func, value_ev, negated, span):
+def type_test(func, value_ev, negated, span):
     """x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
     weight (its node): one closure, one call."""
     if negated:

@@ -13,6 +13,9 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
   run(f, out)  a compiled statement or statement list: appends its output
   span     a node's location (nodes.Span); errors are located at the innermost span (errors.located)
   weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
+  output   every piece appended to an output list is counted against max_output once, before any join: by the
+           statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
+           (one sum over the pieces the loop appended: per-piece counting would cost more than the printing)
   operand  a compiled expression in a form the statement compilers can evaluate inline (see expressions.py):
            (CONST, value), (VAR, slot), (ITEM, slot, key, ev) or (EVAL, ev)
 """
@@ -37,6 +40,7 @@ class CompileContext:
         self.scope = None            # the symbols.Scope being compiled
         self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False         # break/continue allowed here
+        self.counted_by_loop = False # output here is counted by the enclosing loop when it ends (not per piece)
         self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
         self.uses_self = False       # the template or one of its blocks reads `self`
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
@@ -46,9 +50,10 @@ class CompileContext:
         self.rootlevel = True
         self.output_check = True
         self.known_extends = False
-        # set by compiler.py: compile one expression / statement node
+        # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
         self.expr = None
         self.stmt = None
+        self.print_run = None
 
     @contextmanager
     def flags(self, **changes):

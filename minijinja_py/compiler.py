@@ -11,7 +11,8 @@ the template's size: each node is compiled once, and the analyses answer in one 
 from . import nodes as n
 from .compile_context import CompileContext
 from .errors import TemplateAssertionError, error_at, twin_of
-from .expressions import EXPRESSIONS
+from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
+from .fused import FUSED_EXPRESSIONS, FUSED_STATEMENTS, print_run
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
 from .loops import compile_for
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope
@@ -40,9 +41,10 @@ def s_load(c, node):
     return run
 
 
+EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS}
 STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
-    n.Generation: s_generation, n.Block: s_block, n.Load: s_load,
+    n.Generation: s_generation, n.Block: s_block, n.Load: s_load, **FUSED_STATEMENTS,
 }
 
 
@@ -63,6 +65,7 @@ def compile_template(template, env, autoescape):
     c = CompileContext(env, autoescape, Summaries())
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
     c.stmt = lambda node: STATEMENTS[type(node)](c, node)
+    c.print_run = lambda nodes: print_run(c, nodes)
     c.root_exports = {}
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self

@@ -4,10 +4,7 @@ Every closure that can fail attaches its node's span to the error (errors.locate
 wins. Attribute and item reads of a plain dict are done in line — the shape of nearly every read in a chat
 template — and everything else goes through sandbox.py. A variable is a slot of the frame (symbols.py).
 
-Operands: statements and some expressions evaluate their sub-expressions in line when they are simple enough,
-instead of calling a closure for each: operand(c, node) gives (CONST, value), (VAR, slot) for a variable of this
-frame, (ITEM, slot, key, ev) for `var.key` / `var['key']` (in line when `var` holds a dict that has the key, else
-`ev`, the full lookup), or (EVAL, ev).
+The shapes chat templates repeat have fused versions in fused.py, which fall back to these.
 """
 
 import operator
@@ -16,7 +13,7 @@ from operator import itemgetter
 from . import nodes as n
 from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from .budget import charge_compare, charge_contains, charge_int_op, charge_result, guard
-from .calls import compile_call, compile_filter, compile_test
+from .calls import compile_call, compile_test
 from .errors import located
 from .markup import Markup, escape
 from .printing import to_str
@@ -25,56 +22,13 @@ from .symbols import PARAM
 from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_, percent_format
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "CONST", "VAR", "ITEM", "EVAL", "operand", "truth", "cheap_constant", "checked_add",
-           "COMPARE"]
-
-CONST, VAR, ITEM, EVAL = "const", "var", "item", "eval"
+__all__ = ["EXPRESSIONS", "truth", "cheap_constant", "checked_add", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
+           "sum_chain", "sum_operands", "e_binop", "e_compare"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
                           "previtem", "nextitem"})
 _SMALL = 0xFFFFFFFF
-
-
-def operand(c, node):
-    """node as an operand (see the module docstring)."""
-    if isinstance(node, n.Const):
-        return (CONST, node.value)
-    if isinstance(node, n.Name):
-        depth, slot, kind = c.variable(node.name)
-        if depth == 0 and kind == PARAM:
-            return (VAR, slot)   # a parameter always holds a value: read in line
-    elif isinstance(node, (n.Getattr, n.Getitem)) and isinstance(node.obj, n.Name):
-        key = _inline_key(node)
-        if key is not None:
-            depth, slot = c.where(node.obj.name)
-            if depth == 0:
-                return (ITEM, slot, key, c.expr(node))
-    return (EVAL, c.expr(node))
-
-
-def _inline_key(node):
-    """The key a dict lookup of this Getattr/Getitem reads in line, or None when it needs the sandbox's path:
-    `d.key` for a plain name (not a dict method, not `_private`), `d['key']` for any constant string."""
-    if isinstance(node, n.Getattr):
-        attr = node.attr
-        if attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_":
-            return None
-        return attr
-    if isinstance(node.key, n.Const) and type(node.key.value) is str:
-        return node.key.value
-    return None
-
-
-def as_ev(op):
-    """An operand back as a closure."""
-    kind = op[0]
-    if kind is CONST:
-        value = op[1]
-        return lambda f: value
-    if kind is VAR:
-        return itemgetter(op[1])
-    return op[-1]
 
 
 def cheap_constant(value):
@@ -172,7 +126,7 @@ def e_getattr(c, node):
             except Exception as exc:
                 raise located(exc, span)
         return ev_loop
-    if _inline_key(node) is not None:
+    if not (attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
         def ev_key(f):
             obj = obj_ev(f)
             if type(obj) is dict:
@@ -372,17 +326,31 @@ def e_binop(c, node):
     return ev
 
 
+def sum_operands(node):
+    """The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep)."""
+    operands, spans = [], []
+    while isinstance(node, n.BinOp) and node.op == "+":
+        operands.append(node.right)
+        spans.append(node.span)
+        node = node.left
+    operands.append(node)
+    operands.reverse()
+    spans.reverse()
+    return operands, spans
+
+
 def _sum_chain(c, node):
+    operands, spans = sum_operands(node)
+    return sum_chain(operands, [c.expr(x) for x in operands], spans)
+
+
+def sum_chain(operands, evs, spans):
     """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
     its own location: prompts are built this way, often a dozen strings long."""
-    steps = []
-    while isinstance(node, n.BinOp) and node.op == "+":
-        steps.append((node.right, node.span))
-        node = node.left
-    first = c.expr(node)
+    first = evs[0]
     # a constant operand is kept as its value (None in place of a closure): no call to fetch it
-    steps = tuple((None, right.value, span) if isinstance(right, n.Const) else (c.expr(right), None, span)
-                  for right, span in reversed(steps))
+    steps = tuple((None, x.value, span) if isinstance(x, n.Const) else (ev, None, span)
+                  for x, ev, span in zip(operands[1:], evs[1:], spans))
 
     def ev(f):
         total = first(f)
@@ -482,8 +450,8 @@ def _cheap_operand(value):
     return cls is float or cls is bool or value is None
 
 
-def e_compare(c, node):
-    first = c.expr(node.first)
+def e_compare(c, node, first=None):
+    first = first or c.expr(node.first)
     span = node.span
     if len(node.ops) == 1:
         (name, other), = node.ops
@@ -600,7 +568,7 @@ def e_concat(c, node):
 
 EXPRESSIONS = {
     n.Const: e_const, n.Name: e_name, n.TupleExpr: e_tuple, n.ListExpr: e_list, n.DictExpr: e_dict,
-    n.Getattr: e_getattr, n.Getitem: e_getitem, n.Slice: e_slice, n.Call: compile_call, n.Filter: compile_filter,
+    n.Getattr: e_getattr, n.Getitem: e_getitem, n.Slice: e_slice, n.Call: compile_call,
     n.Test: compile_test, n.BinOp: e_binop, n.UnaryOp: e_unary, n.Not: e_not, n.And: e_and, n.Or: e_or,
     n.Compare: e_compare, n.Concat: e_concat, n.CondExpr: e_cond,
 }

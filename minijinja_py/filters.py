@@ -95,14 +95,23 @@ def do_upper(s):
     return soft_str(s).upper()
 
 
+do_upper.mj_str_method = str.upper
+
+
 def do_lower(s):
     """Lowercase the string."""
     return soft_str(s).lower()
 
 
+do_lower.mj_str_method = str.lower
+
+
 def do_capitalize(s):
     """First character uppercase, the rest lowercase."""
     return soft_str(s).capitalize()
+
+
+do_capitalize.mj_str_method = str.capitalize
 
 
 _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
@@ -116,6 +125,9 @@ def do_title(s):
 def do_trim(value, chars=None):
     """Strip leading and trailing whitespace (or chars)."""
     return soft_str(value).strip(chars)
+
+
+do_trim.mj_str_method = str.strip
 
 
 @pass_state

@@ -37,7 +37,7 @@ def _macro_code(c, name, params, body, span):
     function = Function(c.scope)
     # Jinja2 analyses the parameters, then the defaults, then the body, all in the macro's own scope
     analysed = tuple(n.ExprStmt(p.span, p.default) for p in params if p.default is not None) + tuple(body)
-    with c.flags(soft=False, in_loop=False, output_check=False), \
+    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
             in_scope(c, analysed, names + specials, function) as scope:
         param_slots = tuple(scope.refs[p] for p in names)
         special_slots = tuple(scope.refs[s] if s in specials else None for s in ("caller", "kwargs", "varargs"))
@@ -66,7 +66,7 @@ def s_call_block(c, node):
     call = node.call
     func = c.expr(call.func)
     collect = compile_args(c, call.args)
-    output = emitter(node.span)
+    output = emitter(c, node.span)
     span = call.span
 
     def run(f, out):
@@ -88,6 +88,7 @@ def s_generation(c, node):
     # transformers' extension renders the body as a call block's caller, called without arguments: there `caller`
     # is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
     code = _macro_code(c, None, (), node.body, node.span)
+    counted = not c.counted_by_loop
 
     def run(f, out):
         text = Macro(code, f)()
@@ -98,6 +99,8 @@ def s_generation(c, node):
             start = sum(map(len, out))
             spans.append((start, start + len(text)))
         out.append(text)
+        if counted:
+            rs.grow_output(len(text))
     return run
 
 
@@ -118,7 +121,7 @@ def s_block(c, node):
     function = Function(None)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
-    with c.flags(soft=False, in_loop=False, output_check=False), \
+    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
             in_scope(c, node.body, special, function, None) as scope:
         body = charging(*compile_body(c, node.body))
         layout = function_layout(c, function, scope)

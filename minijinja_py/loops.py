@@ -13,7 +13,9 @@ from .base import MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
 from .expressions import truth
 from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
-from .statements import analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope
+from .statements import (
+    analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
+)
 from .symbols import Function, node_count, target_names
 from .undefined import Undefined
 
@@ -23,8 +25,9 @@ __all__ = ["compile_for"]
 class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
-    __slots__ = ("target_slot", "assign", "enter", "body", "step", "loop_slot", "admits", "else_", "iter_span",
-                 "recurse_layout", "span")
+    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot", "admits",
+                 "else_", "iter_span",
+                 "recurse_layout", "span", "counts_output")
 
 
 def compile_for(c, node):
@@ -40,24 +43,26 @@ def compile_for(c, node):
     function = Function(c.scope, reentered=True) if node.recursive else None
     plan = _Loop()
     plan.span, plan.iter_span = node.span, node.iter.span
-    with c.flags(soft=False, in_loop=True), in_scope(c, node.body, params, function) as scope:
+    # the outermost loop of an output list counts what its run appended (compile_context.py: output)
+    plan.counts_output = node.recursive or not c.counted_by_loop
+    with c.flags(soft=False, in_loop=True, counted_by_loop=True), in_scope(c, node.body, params, function) as scope:
         plan.assign = assigner(c, node.target)
         plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
         body, weight = compile_body(c, node.body)
         plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
-        plan.enter = enter_actions(c, scope)
+        plan.resets, plan.local_copies, plan.enter = scope_start(scope)
     plan.admits = _compile_filter(c, node) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
-        with c.flags(soft=False, in_loop=c.in_loop and not node.recursive), \
+        with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
                 in_scope(c, node.else_, (), function) as else_scope:
             else_run = charging(*compile_body(c, node.else_))
             else_enter = enter_actions(c, else_scope)
         plan.else_ = _with_entry(else_enter, else_run)
     if node.recursive:
         plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
-        return _recursive_run(plan, iter_ev)
+        return _recursive_run(plan, iter_ev, not c.counted_by_loop)
     return _run(plan, iter_ev)
 
 
@@ -94,22 +99,32 @@ def _compile_filter(c, node):
 
 
 def _run(plan, iter_ev):
-    span, iter_span, else_ = plan.span, plan.iter_span, plan.else_
+    span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
 
     def run(f, out):
         try:
             iterable = iter_ev(f)
         except Exception as exc:
             raise located(exc, span)
+        start = len(out)
         try:
             if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
                 else_(f, out)
+            if counts_output:
+                count_output(f[0], out, start)
         except LimitExceeded as exc:
-            raise located(exc, span)  # the step budget ran out on an iteration (not in a statement of it)
+            raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
     return run
 
 
-def _recursive_run(plan, iter_ev):
+def count_output(rs, out, start):
+    """Count the pieces out[start:] against max_output (before anything joins them)."""
+    rs.output_size += sum(map(len, out[start:]))
+    if rs.output_size > rs.limits.max_output:
+        raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+def _recursive_run(plan, iter_ev, counts_output):
     span, layout, else_ = plan.span, plan.recurse_layout, plan.else_
 
     def call(parent, iterable, depth0):
@@ -120,6 +135,7 @@ def _recursive_run(plan, iter_ev):
         out = []
         if not iterate(plan, f, out, iterable, depth0, call) and else_ is not None:
             else_(f, out)
+        count_output(rs, out, 0)
         return join_output(out)
 
     def run(f, out):
@@ -128,7 +144,10 @@ def _recursive_run(plan, iter_ev):
         except Exception as exc:
             raise located(exc, span)
         try:
-            out.append(call(f, iterable, 0))
+            text = call(f, iterable, 0)
+            out.append(text)
+            if counts_output:
+                f[0].grow_output(len(text))
         except LimitExceeded as exc:
             raise located(exc, span)
     return run
@@ -168,12 +187,45 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         recurse = _recurser(recursive_call, f) if recursive_call is not None else None
         loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
     target_slot, assign, enter, body, step = plan.target_slot, plan.assign, plan.enter, plan.body, plan.step
+    resets, local_copies = plan.resets, plan.local_copies
     completed = False
+    if loop is None and not lazy:
+        # a list or tuple: every iteration is paid for when the loop starts, the ones a break skips refunded
+        count = len(items)
+        rs.fuel -= count * step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        done = 0
+        for item in items:
+            done += 1
+            for slot in resets:
+                f[slot] = MISSING
+            for slot, source in local_copies:
+                f[slot] = f[source]
+            if enter is not None:
+                enter(f)
+            if target_slot is not None:
+                f[target_slot] = item
+            else:
+                assign(f, item)
+            try:
+                body(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                rs.fuel += (count - done) * step
+                break
+            completed = True
+        return completed
     if loop is None:
         for item in items:
             rs.fuel -= step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
+            for slot in resets:
+                f[slot] = MISSING
+            for slot, source in local_copies:
+                f[slot] = f[source]
             if enter is not None:
                 enter(f)
             if target_slot is not None:
@@ -197,6 +249,10 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         rs.fuel -= step
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
         if enter is not None:
             enter(f)
         if target_slot is not None:

@@ -15,11 +15,11 @@ from .expressions import truth
 from .markup import Markup, escape
 from .printing import to_str
 from .runtime import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
-from .symbols import Scope, analyze, own_weight, target_names
+from .symbols import Scope, analyze, target_names
 
 __all__ = [
-    "in_scope", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
-    "STATEMENT_COMPILERS",
+    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
+    "if_parts", "if_runner", "STATEMENT_COMPILERS",
 ]
 
 
@@ -52,39 +52,44 @@ def in_scope(c, statements, params=(), function=None, parent=_CURRENT):
         c.scope = saved
 
 
-def enter_actions(c, scope):
-    """enter(f) that starts scope's variables as symbols.py says (undefined, or copied from the scope that has
-    them), or None when nothing needs doing."""
-    undefined, copies = [], []
+def scope_start(scope):
+    """How starting scope sets its variables (symbols.py): (the slots that start undefined, (slot, source) pairs
+    of those that start as another variable of this frame, copy(f) for those that start as a variable of an
+    outer frame or None). Undefined slots hold MISSING: reads make the undefined."""
+    resets, local, copies = [], [], []
     for slot, kind, arg in scope.entry_actions():
         if kind == "undefined":
-            undefined.append((slot, MISSING))   # undefined until assigned: reads make the undefined
+            resets.append(slot)
+        elif arg[0] == 0:
+            local.append((slot, arg[1]))
         else:
             copies.append((slot, arg[0], arg[1]))
-    undefined, copies = tuple(undefined), tuple(copies)
-    if not undefined and not copies:
-        return None
     if not copies:
-        if len(undefined) == 1:
-            (slot, value), = undefined
+        return tuple(resets), tuple(local), None
+    copies = tuple(copies)
 
-            def enter_one(f):
-                f[slot] = value
-            return enter_one
-
-        def enter_undefined(f):
-            for slot, value in undefined:
-                f[slot] = value
-        return enter_undefined
-
-    def enter(f):
-        for slot, value in undefined:
-            f[slot] = value
+    def copy(f):
         for slot, depth, source in copies:
             frame = f
             for _ in range(depth):
                 frame = frame[1]
             f[slot] = frame[source]
+    return tuple(resets), tuple(local), copy
+
+
+def enter_actions(c, scope):
+    """enter(f) that starts scope's variables (see scope_start), or None when nothing needs doing."""
+    resets, local, copy = scope_start(scope)
+    if not resets and not local:
+        return copy
+
+    def enter(f):
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local:
+            f[slot] = f[source]
+        if copy is not None:
+            copy(f)
     return enter
 
 
@@ -101,7 +106,7 @@ def compile_body(c, statements):
         elif not (isinstance(node, n.Text) and not node.value):
             merged.append(node)
     runs = tuple(_statement_runs(c, merged))
-    weight = sum(own_weight(node) for node in merged)
+    weight = c.summaries.weight(statements)
     if not runs:
         return nothing, weight
     if len(runs) == 1:
@@ -137,14 +142,14 @@ def _statement_runs(c, nodes):
             pending.append(node)
             continue
         if pending:
-            yield _print_run(c, pending)
+            yield c.print_run(pending)
             pending = []
         extended_before = c.known_extends
         yield c.stmt(node)
         if extended_before and isinstance(node, n.Load) and node.kind == "extends":
             return  # extended twice: Jinja2 compiles nothing more of this statement list
     if pending:
-        yield _print_run(c, pending)
+        yield c.print_run(pending)
 
 
 def charging(run, weight):
@@ -159,120 +164,79 @@ def charging(run, weight):
 
 
 # ------------------------------------------------------------------------------------------- text and {{ }}
-def _print_run(c, nodes):
-    """run(f, out) for a run of text and {{ }} statements (not under autoescape)."""
-    if len(nodes) == 1:
-        return c.stmt(nodes[0])
-    parts = tuple((node.value, None, None) if isinstance(node, n.Text) else (None, c.expr(node.expr), node.span)
-                  for node in nodes)
-    first_span = nodes[0].span
-
-    def run(f, out):
-        rs = f[0]
-        size = 0
-        for text, ev, span in parts:
-            if ev is not None:
-                try:
-                    text = ev(f)
-                    if type(text) is not str:
-                        text = to_str(text, rs)
-                except Exception as exc:
-                    raise located(exc, span)
-            out.append(text)
-            size += len(text)
-        rs.output_size += size
-        if rs.output_size > rs.limits.max_output:
-            raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), first_span)
-    return run
-
-
+# Without autoescape, runs of text and {{ }} are compiled together (fused.print_run); these are the statements
+# under autoescape, where every value is escaped as it is printed.
 def s_text(c, node):
     text = node.value
-    size = len(text)
+    size = len(text) if not c.counted_by_loop else 0
     span = node.span
 
     def run(f, out):
         out.append(text)
-        rs = f[0]
-        rs.output_size += size
-        if rs.output_size > rs.limits.max_output:
-            raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), span)
+        if size:
+            try:
+                f[0].grow_output(size)
+            except Exception as exc:
+                raise located(exc, span)
     return run
 
 
 def s_output(c, node):
     ev = c.expr(node.expr)
     span = node.span
-    if c.autoescape:
-        def run_escaped(f, out):
-            try:
-                value = ev(f)
-                rs = f[0]
-                text = value if type(value) is Markup else escape(value if isinstance(value, str)
-                                                                  or hasattr(value, "__html__")
-                                                                  else to_str(value, rs))
-                out.append(text)
-                rs.grow_output(len(text))
-            except Exception as exc:
-                raise located(exc, span)
-        return run_escaped
+    counted = not c.counted_by_loop
 
-    def run(f, out):
+    def run_escaped(f, out):
         try:
             value = ev(f)
             rs = f[0]
-            if type(value) is not str:
-                value = to_str(value, rs)
-            out.append(value)
-            rs.output_size += len(value)
-            if rs.output_size > rs.limits.max_output:
-                rs.grow_output(0)
+            text = value if type(value) is Markup else escape(value if isinstance(value, str)
+                                                              or hasattr(value, "__html__")
+                                                              else to_str(value, rs))
+            out.append(text)
+            if counted:
+                rs.grow_output(len(text))
         except Exception as exc:
             raise located(exc, span)
-    return run
+    return run_escaped
 
 
 # ---------------------------------------------------------------------------------------------------- if
 def s_if(c, node):
+    return if_runner(*if_parts(c, node))
+
+
+def if_parts(c, node):
+    """The compiled parts of an if statement: ((test, body) per branch, else body or None)."""
     branches = [(node.test, node.body)] + list(node.elifs)
     tests = []
     with c.flags(soft=True):
         for test, body in branches:
-            tests.append((truth(c, test),) + compile_body(c, body))
-        else_, else_weight = compile_body(c, node.else_) if node.else_ else (None, 0)
+            tests.append((truth(c, test), compile_body(c, body)[0]))
+        else_ = compile_body(c, node.else_)[0] if node.else_ else None
+    return tests, else_
+
+
+def if_runner(tests, else_):
+    """run(f, out) of an if statement: the first branch whose test holds runs (its cost is in the weight of the
+    statement list around the if: symbols.Summaries.weight)."""
     if len(tests) == 1:
-        (test, body, weight), = tests
+        (test, body), = tests
 
         def run(f, out):
             if test(f):
-                rs = f[0]
-                rs.fuel -= weight
-                if rs.fuel < 0:
-                    raise out_of_fuel(rs.limits)
                 body(f, out)
             elif else_ is not None:
-                rs = f[0]
-                rs.fuel -= else_weight
-                if rs.fuel < 0:
-                    raise out_of_fuel(rs.limits)
                 else_(f, out)
         return run
     tests = tuple(tests)
 
     def run_chain(f, out):
-        for test, body, weight in tests:
+        for test, body in tests:
             if test(f):
-                rs = f[0]
-                rs.fuel -= weight
-                if rs.fuel < 0:
-                    raise out_of_fuel(rs.limits)
                 body(f, out)
                 return
         if else_ is not None:
-            rs = f[0]
-            rs.fuel -= else_weight
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
             else_(f, out)
     return run_chain
 
@@ -414,7 +378,7 @@ def s_assign(c, node):
 def _captured_scope_body(c, node, filters=()):
     """Compile a block that captures its output in a scope of its own (set block, filter block): →
     (enter, body, apply) where apply(f, value) runs the block's filters."""
-    with in_scope(c, node.body) as scope:
+    with c.flags(counted_by_loop=False), in_scope(c, node.body) as scope:
         for f_node in filters:
             analyze_expression_loads(scope, f_node)
         body, weight = compile_body(c, node.body)
@@ -455,29 +419,32 @@ def s_assign_block(c, node):
     return run
 
 
-def emitter(span):
+def emitter(c, span):
     """emit(f, out, value): write the value of a {% filter %} or {% call %} block.
 
     Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not), so a
     value that is not a string makes the join of the enclosing output fail with TypeError — at the end of the
     template, macro or captured block, after everything before it has run. Appending it as a NotText reproduces
     that (join_output reports it at this block)."""
+    counted = not c.counted_by_loop
+
     def emit(f, out, value):
         if not isinstance(value, str):
             out.append(NotText(value, span))
             return
         out.append(value)
-        try:
-            f[0].grow_output(len(value))
-        except Exception as exc:
-            raise located(exc, span)
+        if counted:
+            try:
+                f[0].grow_output(len(value))
+            except Exception as exc:
+                raise located(exc, span)
     return emit
 
 
 def s_filter_block(c, node):
     with c.flags(soft=False):
         enter, body, apply = _captured_scope_body(c, node, node.filters)
-    emit = emitter(node.span)
+    emit = emitter(c, node.span)
     autoescape = c.autoescape
 
     def run(f, out):

@@ -262,6 +262,23 @@ class Summaries:
     def __init__(self):
         self._events = {}
         self._loop_stores = {}
+        self._weights = {}
+
+    def weight(self, statements):
+        """The steps running a statement list costs, charged when the list runs: each statement's own nodes,
+        and for an {% if %} the heaviest of its branches (the taken one is not charged again: deterministic, and
+        never less than the work). Loop bodies and other statement lists charge when they run."""
+        key = id(statements)
+        found = self._weights.get(key)
+        if found is None:
+            found = 0
+            for stmt in statements:
+                found += own_weight(stmt)
+                if isinstance(stmt, n.If):
+                    found += max(self.weight(body) for body in
+                                 (stmt.body, stmt.else_, *(body for _, body in stmt.elifs)))
+            self._weights[key] = found
+        return found
 
     def reads(self, statements, names):
         """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
