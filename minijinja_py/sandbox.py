@@ -119,26 +119,51 @@ def getattr_(obj, name, rs):
     """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
     cls = type(obj)
     if cls is dict:
-        if name in DICT_ATTRS:
-            return _bound(obj, name, rs)
-        if name in DICT_MUTATORS:
-            raise _unsafe(obj, name)
+        if name in obj and name[:1] != "_":
+            return obj[name] if name not in DICT_ATTRS and name not in DICT_MUTATORS else _dict_attribute(obj, name, rs)
+        if name in DICT_ATTRS or name in DICT_MUTATORS:
+            return _dict_attribute(obj, name, rs)
         if name[:1] == "_":
-            raise _unsafe(obj, name)
-        try:
-            return obj[name]
-        except KeyError:
-            return rs.undefined(obj=obj, name=name)
+            return _private(obj, name, rs)
+        return rs.undefined(obj=obj, name=name)
+    if name[:1] == "_":
+        return _private(obj, name, rs)
     if isinstance(obj, Undefined):
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
-    if name[:1] == "_":
-        raise _unsafe(obj, name)
     if isinstance(obj, Namespace):
         value = obj._attrs.get(name, MISSING)
         return rs.undefined(obj=obj, name=name) if value is MISSING else value
     return _attribute(obj, name, rs, item_fallback=True)
+
+
+def _dict_attribute(obj, name, rs):
+    if name in DICT_MUTATORS:
+        raise _unsafe(obj, name)
+    return _bound(obj, name, rs)
+
+
+def _private(obj, name, rs):
+    """A name starting with '_': refused when obj has it (as an attribute, or as a dict's key), undefined when it
+    has neither — Jinja2 finds no such attribute or item there either (a template looping over a JSON string's
+    characters reads `arguments['_']`)."""
+    if isinstance(obj, Undefined):
+        if hasattr(type(obj), name):
+            raise _unsafe(obj, name)
+        if isinstance(obj, ChainableUndefined):
+            return obj
+        return obj._fail_with_undefined_error()
+    if type(obj) is dict and name in obj or isinstance(obj, Namespace) and name in obj._attrs:
+        raise _unsafe(obj, name)
+    try:
+        # a method handed to a template stands for the method: what the method has counts
+        exists = hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
+    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
+        exists = True
+    if exists:
+        raise _unsafe(obj, name)
+    return rs.undefined(obj=obj, name=name)
 
 
 DICT_MUTATORS = _MUTATORS[1][1]
@@ -194,14 +219,32 @@ def attribute_only(obj, name, rs):
 
 
 def getitem_(obj, key, rs):
-    """obj[key] — item first, then attribute (Jinja2's order)."""
+    """obj[key] — item first, then attribute (Jinja2's order). Plain containers are looked into without raising
+    (a string indexed by a string key is common: templates that walk a JSON string)."""
     cls = type(obj)
-    if cls is dict or cls is list or cls is tuple or cls is str:
-        try:
-            return obj[key]
-        except (TypeError, LookupError):
-            pass
+    if cls is dict:
+        if type(key) is str:
+            if key in obj:
+                return obj[key]
+        else:
+            try:
+                if key in obj:
+                    return obj[key]
+            except TypeError:   # unhashable
+                return rs.undefined(obj=obj, name=key)
+    elif cls is list or cls is tuple or cls is str:
+        if type(key) is int:
+            if -len(obj) <= key < len(obj):
+                return obj[key]
+            return rs.undefined(obj=obj, name=key)
+        if type(key) is not str:
+            try:
+                return obj[key]   # bool, or an object with __index__
+            except (TypeError, LookupError):
+                pass
     elif isinstance(obj, Undefined):
+        if isinstance(key, str) and key[:1] == "_":
+            return _private(obj, key, rs)
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
@@ -214,18 +257,15 @@ def getitem_(obj, key, rs):
             pass
     if isinstance(key, str):
         if key[:1] == "_":
-            raise _unsafe(obj, key)
+            return _private(obj, key, rs)
         if isinstance(obj, Namespace):
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:
                 return value
         elif cls is not dict:
             return _attribute(obj, key, rs, item_fallback=False)
-        else:
-            if key in DICT_ATTRS:
-                return _bound(obj, key, rs)
-            if key in DICT_MUTATORS:
-                raise _unsafe(obj, key)
+        elif key in DICT_ATTRS or key in DICT_MUTATORS:
+            return _dict_attribute(obj, key, rs)
     return rs.undefined(obj=obj, name=key)
 
 

@@ -282,9 +282,18 @@ def test_namespace_attribute_in_tuple_target():
 # Deliberately stricter than Jinja2 (README, Security model): a '_' name after a dot is refused at once, where Jinja2's
 # sandbox hands out an undefined that prints '' (and, for a dict, falls back to a key of that name).
 def test_underscore_attribute_is_refused_at_once():
-    for source in ("{{ 'a'.__class__ }}", "{{ 'a'._x is defined }}"):
+    for source in ("{{ 'a'.__class__ }}", "{{ 'a'.__class__ is defined }}", "{{ ''.join.__self__ }}"):
         with pytest.raises(mj.SecurityError):
             render(source)
+
+
+def test_underscore_name_that_does_not_exist_is_undefined():
+    """As in Jinja2: no such attribute or item. vLLM's tool templates read arguments['_'] while walking the
+    characters of a JSON string."""
+    assert render('{{ "abc"["_"] }}|') == "|"
+    assert render('{{ s["_"] is defined }}', s="abc") == "False"
+    assert render("{{ d._x }}|{{ d['_x'] }}|{{ n._x }}|{{ l['_'] }}", d={}, n=3, l=[1]) == "|||"
+    assert render("{{ 'a'._x is defined }}") == "False"
 
 
 def test_underscore_key_through_dot_is_refused_but_item_access_works():
