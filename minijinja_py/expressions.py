@@ -19,7 +19,8 @@ from .markup import Markup, escape
 from .printing import to_str
 from .runtime import LoopContext
 from .symbols import PARAM
-from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_, percent_format
+from .formatting import percent_format
+from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "checked_add", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
@@ -44,6 +45,8 @@ def cheap_constant(value):
 def truth(c, node):
     """ev(f) → bool(value), located at node if truth-testing fails (StrictUndefined)."""
     ev = c.expr(node)
+    if isinstance(node, (n.Not, n.Test)):
+        return ev   # already a bool
     span = node.span
 
     def test(f):
@@ -180,9 +183,19 @@ def e_getitem(c, node):
     def ev(f):
         obj = obj_ev(f)
         key = key_ev(f)
-        try:
-            if type(key) is not str and type(key) is not int:
+        kind = type(key)
+        if kind is int:
+            if type(obj) is list and -len(obj) <= key < len(obj):
+                return obj[key]   # messages[loop.index0 - 1]
+        elif kind is str:
+            if type(obj) is dict and key in obj:
+                return obj[key]
+        else:
+            try:
                 guard(f[0], key)  # hashed by a dict lookup
+            except Exception as exc:
+                raise located(exc, span)
+        try:
             return getitem_(obj, key, f[0])
         except Exception as exc:
             raise located(exc, span)

@@ -23,7 +23,8 @@ from .htmlfilters import (
 from .markup import Markup, escape, soft_str
 from .printing import safe_pformat, safe_repr
 from .runtime import GroupTuple, Namespace
-from .sandbox import attribute_only, getattr_, getitem_, percent_format
+from .formatting import percent_format
+from .sandbox import attribute_only, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["FILTERS"]

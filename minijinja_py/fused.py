@@ -17,7 +17,7 @@ whenever its fast case does not apply.
 """
 
 from . import nodes as n
-from .base import BIG_STR, MISSING, limit_exceeded, out_of_fuel
+from .base import BIG_STR, MISSING, limit_exceeded
 from .errors import located
 from .calls import compile_filter
 from .tests import TESTS as _BUILTIN_TESTS
@@ -575,6 +575,10 @@ def print_run(c, nodes):
         for kind, a, b, ev, span in parts:
             if kind is TEXT:
                 text = a
+            elif kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
+                text = f[a][b]
+                if type(text) is not str:
+                    text = _text_of(text, rs, span)
             else:
                 try:
                     text = _part_value(f, kind, a, b, ev)
@@ -643,6 +647,10 @@ def _uncounted_run(parts):
             if kind is TEXT:
                 out.append(a)
                 continue
+            if kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
+                text = f[a][b]
+                out.append(text if type(text) is str else _text_of(text, f[0], span))
+                continue
             try:
                 text = _part_value(f, kind, a, b, ev)
                 if type(text) is not str:
@@ -651,6 +659,13 @@ def _uncounted_run(parts):
                 raise located(exc, span)
             out.append(text)
     return run
+
+
+def _text_of(value, rs, span):
+    try:
+        return to_str(value, rs)
+    except Exception as exc:
+        raise located(exc, span)
 
 
 def _value_text(f, ev, span):

@@ -99,7 +99,7 @@ def _compile_filter(c, node):
 
 
 def _run(plan, iter_ev):
-    span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
+    span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def run(f, out):
         try:
@@ -174,10 +174,13 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
     Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a `break` in the first
     one) still run the else block."""
     rs = f[0]
-    try:
-        items = _iteration_items(iterable, rs, plan.iter_span)
-    except Exception as exc:
-        raise located(exc, plan.iter_span)
+    if type(iterable) is list or type(iterable) is tuple:
+        items = iterable
+    else:
+        try:
+            items = _iteration_items(iterable, rs, plan.iter_span)
+        except Exception as exc:
+            raise located(exc, plan.iter_span)
     admits = plan.admits
     lazy = admits is not None or type(items) is not list and type(items) is not tuple
     if admits is not None:

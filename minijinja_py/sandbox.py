@@ -12,13 +12,12 @@ they would build before building it.
 
 import _string
 import collections
-import re
 import string
 import types
 from collections import abc
 from operator import indexOf
 
-from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, current_state, limit_exceeded
+from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
 from .markup import EscapeFormatter, Markup
@@ -28,7 +27,7 @@ from .runtime import (
 )
 from .undefined import ChainableUndefined, Undefined
 
-__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "percent_format", "DICT_ATTRS", "DICT_MUTATORS"]
+__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -481,108 +480,3 @@ def safe_format(rs, fmt, args, kwargs):
         result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
     return result
-
-
-class _SafeText:
-    """Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing."""
-
-    __slots__ = ("value", "text", "rs")
-
-    def __init__(self, value, rs):
-        self.value, self.rs = value, rs
-        self.text = to_str(value, rs)
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return safe_repr(self.value, self.rs)
-
-
-class _SafeMapping(_SafeText):
-    """_SafeText for a value Python's % takes as a mapping: %(key)s reads its items (each printed safely)."""
-
-    __slots__ = ()
-
-    def __getitem__(self, key):
-        return _plain_or_safe(self.value[key], self.rs)
-
-
-# %[(key)][flags][width][.precision][length]conversion
-_PERCENT_SPEC = re.compile(r"%(?:\(([^)]*)\))?[#0\- +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
-
-
-def percent_format(limits, fmt, args):
-    """fmt % args with the sandbox's printing, its size bounded before anything is built."""
-    rs = current_state()
-    if isinstance(args, tuple):
-        args = tuple(_plain_or_safe(a, rs) for a in args)
-    elif isinstance(args, dict):
-        args = {k: _plain_or_safe(v, rs) for k, v in args.items()}
-    elif not isinstance(args, (str, Undefined)) and hasattr(type(args), "__getitem__"):
-        # Python takes any non-tuple with __getitem__ as the mapping of %(key)s fields (so 'x' % [] is 'x')
-        args = _SafeMapping(args, rs)
-    else:
-        args = _plain_or_safe(args, rs)
-    size = len(fmt) + _percent_fields_size(limits, fmt, args) * (6 if isinstance(fmt, Markup) else 1)
-    check_str_size(limits, size, "a formatted string")
-    if rs is not None:
-        rs.burn(size >> CHAR_SHIFT)
-    result = fmt % args
-    check_str_size(limits, len(result), "a formatted string")
-    return result
-
-
-def _percent_fields_size(limits, fmt, args):
-    """An upper bound of the characters the fields of fmt % args add."""
-    total = 0
-    position = 0
-    positional = args if isinstance(args, tuple) else (args,)
-
-    def next_arg():
-        nonlocal position
-        position += 1
-        return positional[position - 1] if position <= len(positional) else None
-
-    for m in _PERCENT_SPEC.finditer(fmt):
-        key, width, precision, conversion = m.groups()
-        if conversion == "%":
-            total += 1
-            continue
-        for number in (width, precision):
-            if number == "*":
-                number = next_arg()
-                number = abs(number) if isinstance(number, int) else 0
-            elif number:
-                if len(number) > 12:
-                    check_str_size(limits, 10 ** 12, "a format width")
-                number = int(number)
-            else:
-                number = 0
-            check_str_size(limits, number, "a format width")
-            total += number
-        if key is not None:
-            value = args.get(key) if isinstance(args, dict) else None
-        else:
-            value = next_arg()
-        total += _field_size(value, conversion)
-    return total
-
-
-def _field_size(value, conversion):
-    if isinstance(value, _SafeText):
-        return len(value.text) * (10 if conversion in "ra" else 1) + 2
-    if isinstance(value, str):
-        return len(value) * (10 if conversion in "ra" else 1) + 2
-    if isinstance(value, int):
-        return value.bit_length() // 3 + 3
-    if isinstance(value, float):
-        return 330
-    return 32
-
-
-def _plain_or_safe(value, rs):
-    # an undefined is passed as it is: it prints as Jinja2's does, and %d/%f of it raise UndefinedError
-    if value is None or isinstance(value, (str, int, float, Undefined)):
-        return value
-    return _SafeText(value, rs)

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from sys import getrefcount
 
 from . import nodes as n
-from .base import CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
+from .base import CHAR_SHIFT, MISSING, out_of_fuel
 from .calls import compile_filter_step
 from .errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
 from .expressions import truth
