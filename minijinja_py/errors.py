@@ -192,6 +192,18 @@ def twin_of(builtin_cls):
     return twin
 
 
+def __getattr__(name):
+    """Twins by name (TemplateAttributeError, LimitExceededOverflowError, ...), made on first use: pickle finds a
+    twin's class this way in a process that has not made it yet (a worker unpickling an error)."""
+    for prefix, make in (("LimitExceeded", limit_twin), ("Template", twin_of)):
+        builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
+        if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
+            twin = make(builtin_cls)
+            if twin.__name__ == name:
+                return twin
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _limit_twins = {}
 
 
