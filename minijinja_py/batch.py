@@ -12,6 +12,7 @@ import multiprocessing
 import os
 import sys
 import time
+from typing import IO, Any, Callable, Iterator, Optional
 
 from .errors import TemplateError
 
@@ -28,7 +29,7 @@ class InputError(Exception):
     """A conversation (file or line) that is not what a render needs: exit status 2, not a template error."""
 
 
-def one_line(exc):
+def one_line(exc: BaseException) -> str:
     """An error as one line: its message, and where in the template it happened."""
     if isinstance(exc, TemplateError):
         text = exc.message if isinstance(exc.message, str) else str(exc.message)
@@ -39,11 +40,11 @@ def one_line(exc):
     return " ".join(str(exc).split("\n")) or type(exc).__name__
 
 
-def render_arguments(data, defaults):
+def render_arguments(data: Any, defaults: "dict[str, Any]") -> "tuple[Any, dict[str, Any]]":
     """(messages, keyword arguments of ChatTemplate.render) for one conversation (an object or a bare list),
     the command line's defaults applied over it. Raises InputError for a value that is neither."""
     if isinstance(data, list):
-        messages, options, variables = data, {}, {}
+        messages, options, variables = data, {}, {}  # type: ignore[var-annotated]
     elif isinstance(data, dict):
         if "messages" not in data:
             raise InputError("the conversation object has no \"messages\"")
@@ -62,20 +63,23 @@ def render_arguments(data, defaults):
 class BatchOptions:
     """How to render each line: the command line's defaults, the output shape, what to do with a bad line."""
 
-    def __init__(self, defaults, text=False, on_error="fail"):
+    def __init__(self, defaults: "dict[str, Any]", text: bool = False, on_error: str = "fail") -> None:
         self.defaults = defaults
         self.text = text
         self.on_error = on_error
 
 
-def _encode(value):
+def _encode(value: Any) -> bytes:
     try:
         return (json.dumps(value, ensure_ascii=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in the prompt: keep it, escaped, so the line stays UTF-8
         return (json.dumps(value) + "\n").encode("utf-8")
 
 
-def render_line(template, number, raw, options):
+Result = "tuple[int, Optional[bytes], Optional[tuple[int, str]]]"
+
+
+def render_line(template: Any, number: int, raw: bytes, options: BatchOptions) -> Result:
     """(number, output bytes or None, None or (exit status, one-line error)) for one input line."""
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -89,24 +93,28 @@ def render_line(template, number, raw, options):
     return number, _encode(prompt if options.text else {"line": number, "prompt": prompt}), None
 
 
-def _render_chunk_with(template, options, chunk):
+Chunk = "list[tuple[int, bytes]]"
+
+
+def _render_chunk_with(template: Any, options: BatchOptions, chunk: Chunk) -> "list[Result]":
     return [render_line(template, number, raw, options) for number, raw in chunk]
 
 
-_worker = {}
+_worker: "dict[str, Any]" = {}
 
 
-def _start_worker(template, options):
+def _start_worker(template: Any, options: BatchOptions) -> None:
     _worker["template"], _worker["options"] = template, options
 
 
-def _render_chunk(chunk):
+def _render_chunk(chunk: Chunk) -> "list[Result]":
     return _render_chunk_with(_worker["template"], _worker["options"], chunk)
 
 
-def _chunks(stream):
+def _chunks(stream: IO[bytes]) -> "Iterator[tuple[Chunk, int]]":
     """(line number, bytes) chunks of the non-blank lines of a binary stream, and the bytes read so far."""
-    chunk, read = [], 0
+    chunk: Chunk = []
+    read = 0
     for number, raw in enumerate(stream, 1):
         read += len(raw)
         if raw.strip():
@@ -122,14 +130,14 @@ class Progress:
     """Progress on stderr: a redrawn line (count, rate, ETA) on a terminal, a plain line every few seconds
     otherwise, nothing when quiet."""
 
-    def __init__(self, total_bytes, quiet=False, stream=None):
+    def __init__(self, total_bytes: Optional[int], quiet: bool = False, stream: Optional[IO[str]] = None) -> None:
         self.stream = stream or sys.stderr
         self.total = total_bytes
         self.quiet = quiet
         self.tty = self.stream.isatty()
         self.start = self.last = time.monotonic()
 
-    def update(self, lines, read):
+    def update(self, lines: int, read: int) -> None:
         now = time.monotonic()
         if self.quiet or now - self.last < (_TTY_PROGRESS_SECONDS if self.tty else _PLAIN_PROGRESS_SECONDS):
             return
@@ -146,22 +154,22 @@ class Progress:
             self.stream.write(text + "\n")
         self.stream.flush()
 
-    def elapsed(self):
+    def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def finish(self):
+    def finish(self) -> None:
         if self.tty and not self.quiet and self.last != self.start:
             self.stream.write("\r" + " " * 70 + "\r")
 
 
-def _results(template, options, stream, workers):
+def _results(template: Any, options: BatchOptions, stream: IO[bytes], workers: int) -> "Iterator[tuple[list[Result], int]]":
     """The rendered chunks, in input order, each with the input bytes read so far."""
     if workers <= 1:
         for chunk, read in _chunks(stream):
             yield _render_chunk_with(template, options, chunk), read
         return
     with multiprocessing.get_context().Pool(workers, _start_worker, (template, options)) as pool:
-        pending = collections.deque()
+        pending: "collections.deque[Any]" = collections.deque()
         for chunk, read in _chunks(stream):
             pending.append((pool.apply_async(_render_chunk, (chunk,)), read))
             while len(pending) >= workers * _PENDING_PER_WORKER:
@@ -172,7 +180,9 @@ def _results(template, options, stream, workers):
             yield result.get(), done
 
 
-def run_batch(template, stream, out, options, workers=1, progress=None, report=None):
+def run_batch(template: Any, stream: IO[bytes], out: IO[bytes], options: BatchOptions, workers: int = 1,
+              progress: Optional[Progress] = None,
+              report: Optional[Callable[[int, str], None]] = None) -> "tuple[int, int, int]":
     """Render every line of a binary input stream to the binary output `out`.
 
     Returns (exit status, rendered count, skipped count). A bad line (not JSON, not a conversation: status 2; a
@@ -200,7 +210,7 @@ def run_batch(template, stream, out, options, workers=1, progress=None, report=N
     return 0, rendered, skipped
 
 
-def input_size(stream):
+def input_size(stream: IO[bytes]) -> Optional[int]:
     """Size of a seekable input in bytes (for the ETA), or None."""
     try:
         return os.fstat(stream.fileno()).st_size or None

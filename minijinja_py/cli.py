@@ -46,8 +46,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ------------------------------------------------------------------------------------------------- arguments
-def _limit_arguments() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+def _limit_arguments() -> _Parser:
+    parent = _Parser(add_help=False)
     group = parent.add_argument_group("limits (see the README's table)")
     for field in dataclasses.fields(Limits):
         group.add_argument("--" + field.name.replace("_", "-"), type=int, metavar="N", dest=field.name,
@@ -57,16 +57,16 @@ def _limit_arguments() -> argparse.ArgumentParser:
     return parent
 
 
-def _template_arguments() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+def _template_arguments() -> _Parser:
+    parent = _Parser(add_help=False)
     parent.add_argument("template", help="shipped name, file, folder, .gguf, or cached model id")
     parent.add_argument("--template-name", metavar="N",
                         help="which of several named templates (default: tool_use with tools, else default)")
     return parent
 
 
-def _render_options() -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False)
+def _render_options() -> _Parser:
+    parent = _Parser(add_help=False)
     parent.add_argument("--tools", metavar="FILE", help="a JSON file with the tools (a list, or {\"tools\": [...]})")
     parent.add_argument("--add-generation-prompt", action="store_true", default=None)
     parent.add_argument("--continue-final-message", action="store_true", default=None)

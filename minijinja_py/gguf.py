@@ -12,6 +12,7 @@ is read or allocated, so a corrupt or hostile file fails with a GGUFFormatError,
 
 import os
 import struct
+from typing import Any, BinaryIO
 
 __all__ = ["GGUF_MAGIC", "GGUFFormatError", "is_gguf", "read_chat_metadata"]
 
@@ -40,7 +41,7 @@ class GGUFFormatError(ValueError):
     """The file is not a GGUF file this reader understands, or is truncated or corrupt."""
 
 
-def is_gguf(head):
+def is_gguf(head: bytes) -> bool:
     """Do these first bytes of a file start a GGUF file?"""
     return head[:4] == GGUF_MAGIC
 
@@ -48,31 +49,31 @@ def is_gguf(head):
 class _Reader:
     """Sequential reads from a binary file in one byte order, each checked against the file's size."""
 
-    def __init__(self, file, size):
+    def __init__(self, file: BinaryIO, size: int) -> None:
         self.file = file
         self.size = size
         self.order = "<"
 
-    def left(self):
+    def left(self) -> int:
         return self.size - self.file.tell()
 
-    def take(self, count, what):
+    def take(self, count: int, what: str) -> bytes:
         if count > self.left():
             raise GGUFFormatError(f"truncated: {what} needs {count} bytes at offset {self.file.tell()}, "
                                   f"{self.left()} left")
         return self.file.read(count)
 
-    def scalar(self, kind, what):
+    def scalar(self, kind: int, what: str) -> Any:
         code, size = _SCALARS[kind]
         return struct.unpack(self.order + code, self.take(size, what))[0]
 
-    def u32(self, what):
-        return self.scalar(4, what)
+    def u32(self, what: str) -> int:
+        return int(self.scalar(4, what))
 
-    def u64(self, what):
-        return self.scalar(10, what)
+    def u64(self, what: str) -> int:
+        return int(self.scalar(10, what))
 
-    def string(self, what):
+    def string(self, what: str) -> str:
         length = self.u64(f"the length of {what}")
         data = self.take(length, what)
         try:
@@ -80,7 +81,7 @@ class _Reader:
         except UnicodeDecodeError as exc:
             raise GGUFFormatError(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
-    def skip_string(self, what):
+    def skip_string(self, what: str) -> None:
         length = self.u64(f"the length of {what}")
         if length > self.left():
             raise GGUFFormatError(f"truncated: {what} of {length} bytes at offset {self.file.tell()}, "
@@ -88,12 +89,12 @@ class _Reader:
         self.file.seek(length, os.SEEK_CUR)
 
 
-def _check_type(kind, key):
+def _check_type(kind: int, key: str) -> None:
     if kind not in _SCALARS and kind not in (_STRING, _ARRAY):
         raise GGUFFormatError(f"unknown value type {kind} for key {key!r}")
 
 
-def _skip_value(reader, kind, key, depth=0):
+def _skip_value(reader: _Reader, kind: int, key: str, depth: int = 0) -> None:
     """Move past one value without keeping it."""
     _check_type(kind, key)
     if kind in _SCALARS:
@@ -105,7 +106,7 @@ def _skip_value(reader, kind, key, depth=0):
         _skip_array(reader, key, depth)
 
 
-def _skip_array(reader, key, depth):
+def _skip_array(reader: _Reader, key: str, depth: int) -> None:
     if depth >= _MAX_ARRAY_NESTING:
         raise GGUFFormatError(f"arrays nested more than {_MAX_ARRAY_NESTING} deep in {key!r}")
     item_kind = reader.u32(f"the item type of {key!r}")
@@ -125,7 +126,7 @@ def _skip_array(reader, key, depth):
         _skip_value(reader, item_kind, key, depth + 1)
 
 
-def _read_header(reader):
+def _read_header(reader: _Reader) -> "tuple[int, int]":
     magic = reader.take(4, "the magic number")
     if not is_gguf(magic):
         raise GGUFFormatError(f"not a GGUF file (starts with {magic!r}, not b'GGUF')")
@@ -140,7 +141,7 @@ def _read_header(reader):
     return version, reader.u64("the key/value count")
 
 
-def read_chat_metadata(path):
+def read_chat_metadata(path: str) -> "dict[str, Any]":
     """{"templates": {name: source}, "special_tokens": {bos_token: text, ...}, "version": 2 or 3} from a GGUF file.
 
     The unnamed template `tokenizer.chat_template` is under the name "default", each `tokenizer.chat_template.<name>`
@@ -151,7 +152,9 @@ def read_chat_metadata(path):
     with open(path, "rb") as file:
         reader = _Reader(file, os.fstat(file.fileno()).st_size)
         version, kv_count = _read_header(reader)
-        templates, token_ids, tokens_at = {}, {}, None
+        templates: "dict[str, str]" = {}
+        token_ids: "dict[str, int]" = {}
+        tokens_at = None
         for index in range(kv_count):
             key = reader.string(f"key number {index + 1}")
             kind = reader.u32(f"the type of {key!r}")
@@ -170,17 +173,17 @@ def read_chat_metadata(path):
     return {"templates": templates, "special_tokens": special, "version": version}
 
 
-def _token_texts(reader, tokens_at, token_ids):
+def _token_texts(reader: _Reader, tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
     """The texts of the tokens at these ids, read from the tokens array at file offset tokens_at."""
     reader.file.seek(tokens_at)
     if reader.u32(f"the item type of {_TOKENS_KEY!r}") != _STRING:
         return {}
     count = reader.u64(f"the length of {_TOKENS_KEY!r}")
-    wanted = {}
+    wanted: "dict[int, list[str]]" = {}
     for name, token_id in token_ids.items():
         if 0 <= token_id < count:
             wanted.setdefault(token_id, []).append(name)
-    texts = {}
+    texts: "dict[str, str]" = {}
     last = max(wanted, default=-1)
     for token_id in range(last + 1):
         if token_id in wanted:

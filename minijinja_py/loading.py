@@ -11,6 +11,7 @@ Never touches the network. Every failure is a TemplateLoadError naming the file 
 import json
 import os
 import re
+from typing import Any, Union
 
 from .errors import TemplateError
 from .gguf import GGUFFormatError, is_gguf, read_chat_metadata
@@ -26,16 +27,19 @@ _MAX_FILE = 256 * 1024 * 1024  # a JSON or template file past this is not one (t
 class TemplateLoadError(TemplateError):
     """A chat template could not be loaded: `.path` names the file (or model id), the message says why."""
 
-    def __init__(self, message="", path=None, **kw):
-        TemplateError.__init__(self, message, **kw)
+    def __init__(self, message: str = "", path: "str | None" = None, **kw: Any) -> None:
+        TemplateError.__init__(self, message, **kw)  # type: ignore[no-untyped-call]
         self.path = path
 
 
-def _fail(path, problem):
+def _fail(path: str, problem: str) -> TemplateLoadError:
     return TemplateLoadError(f"{path}: {problem}", path=str(path))
 
 
-def load_chat_template(path, name=None):
+Found = Union[str, "dict[str, str]"]
+
+
+def load_chat_template(path: "Union[str, os.PathLike[str]]", name: "str | None" = None) -> "tuple[Found, dict[str, str]]":
     """(source, special_tokens) for a model folder, a template/config/GGUF file, or a cached model id.
 
     source is a str, or {name: source} when the file has several named templates (transformers' list form,
@@ -44,7 +48,8 @@ def load_chat_template(path, name=None):
     to their text. Raises TemplateLoadError for a missing, unreadable, malformed or template-less input and for
     an unknown name.
     """
-    path = os.fspath(path)
+    path = str(os.fspath(path))
+    found: Found
     if os.path.isdir(path):
         found, special = _load_folder(path)
     elif os.path.exists(path):
@@ -57,7 +62,7 @@ def load_chat_template(path, name=None):
     return found, special
 
 
-def choose_named(found, name, where):
+def choose_named(found: Found, name: str, where: str) -> str:
     """The source called `name` among found (a str is the template "default"); TemplateLoadError otherwise."""
     named = found if isinstance(found, dict) else {"default": found}
     if name not in named:
@@ -66,7 +71,7 @@ def choose_named(found, name, where):
 
 
 # ----------------------------------------------------------------------------------------------- file reading
-def _read_bytes(path):
+def _read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
@@ -77,14 +82,14 @@ def _read_bytes(path):
         raise _fail(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
-def _decode(path, data):
+def _decode(path: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise _fail(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def _read_json(path, data=None):
+def _read_json(path: str, data: "bytes | None" = None) -> "dict[str, Any]":
     text = _decode(path, _read_bytes(path) if data is None else data)
     try:
         value = json.loads(text)
@@ -97,7 +102,7 @@ def _read_json(path, data=None):
     return value
 
 
-def _head(path):
+def _head(path: str) -> bytes:
     try:
         with open(path, "rb") as file:
             return file.read(4)
@@ -105,7 +110,7 @@ def _head(path):
         raise _fail(path, f"cannot be read ({exc.strerror or exc})") from None
 
 
-def _load_file(path):
+def _load_file(path: str) -> "tuple[Found, dict[str, str]]":
     """One file: GGUF by its magic; JSON by its extension or by parsing as an object; a template otherwise."""
     if is_gguf(_head(path)):
         return _load_gguf(path)
@@ -124,7 +129,7 @@ def _load_file(path):
     return _decode(path, data), _folder_special_tokens(os.path.dirname(path))
 
 
-def _looks_like_json_object(data):
+def _looks_like_json_object(data: bytes) -> bool:
     if not data.lstrip()[:1] == b"{":
         return False
     try:
@@ -133,7 +138,7 @@ def _looks_like_json_object(data):
         return False  # a template that starts with "{{" or "{%"
 
 
-def _load_gguf(path):
+def _load_gguf(path: str) -> "tuple[Found, dict[str, str]]":
     try:
         metadata = read_chat_metadata(path)
     except GGUFFormatError as exc:
@@ -147,7 +152,7 @@ def _load_gguf(path):
     return found, metadata["special_tokens"]
 
 
-def _template_of_config(path, config):
+def _template_of_config(path: str, config: "dict[str, Any]") -> Found:
     """The chat_template of a tokenizer_config.json or chat_template.json: a str, or its list form as a dict."""
     template = config.get("chat_template")
     if template is None:
@@ -168,13 +173,13 @@ def _template_of_config(path, config):
 
 
 # ------------------------------------------------------------------------------------------------ special tokens
-def _token_text(token):
+def _token_text(token: Any) -> "str | None":
     if isinstance(token, dict):  # an AddedToken, serialised
         token = token.get("content")
     return token if isinstance(token, str) else None
 
 
-def _special_tokens_of(config):
+def _special_tokens_of(config: "dict[str, Any]") -> "dict[str, str]":
     special = {}
     for key in SPECIAL_TOKEN_NAMES:
         text = _token_text(config.get(key))
@@ -183,7 +188,7 @@ def _special_tokens_of(config):
     return special
 
 
-def _folder_special_tokens(folder):
+def _folder_special_tokens(folder: str) -> "dict[str, str]":
     """Special tokens of a folder's tokenizer_config.json, overridden by its special_tokens_map.json (the order
     transformers applies them in). Files that are missing are skipped; broken ones are errors."""
     special = {}
@@ -195,7 +200,7 @@ def _folder_special_tokens(folder):
 
 
 # ----------------------------------------------------------------------------------------------------- folders
-def _load_folder(folder):
+def _load_folder(folder: str) -> "tuple[Found, dict[str, str]]":
     special = _folder_special_tokens(folder)
     jinja = os.path.join(folder, "chat_template.jinja")
     extra = _additional_templates(folder)
@@ -213,7 +218,7 @@ def _load_folder(folder):
     raise _fail(folder, f"no chat template found (looked for {', '.join(_FOLDER_FILES)})")
 
 
-def _additional_templates(folder):
+def _additional_templates(folder: str) -> "dict[str, str]":
     """transformers' additional_chat_templates/<name>.jinja files: named templates beside chat_template.jinja."""
     extra_dir = os.path.join(folder, "additional_chat_templates")
     if not os.path.isdir(extra_dir):
@@ -227,7 +232,7 @@ def _additional_templates(folder):
 
 
 # --------------------------------------------------------------------------------------- the Hugging Face cache
-def hub_cache_dir():
+def hub_cache_dir() -> str:
     """Where huggingface_hub keeps downloaded models: HF_HUB_CACHE, else $HF_HOME/hub, else
     $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub."""
     explicit = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
@@ -240,7 +245,7 @@ def hub_cache_dir():
     return os.path.join(os.path.expanduser(home), "hub")
 
 
-def _hub_snapshot(model_id):
+def _hub_snapshot(model_id: str) -> str:
     """The folder of the refs/main snapshot of a model id in the local cache (no network, ever)."""
     if not _MODEL_ID.match(model_id):
         raise _fail(model_id, "no such file or folder")
