@@ -53,7 +53,10 @@ class TemplateError(Exception):
         return f"{text}\n  --> {where}" + (f"\n{shown}" if shown else "")
 
     def __reduce__(self):
-        return (_rebuild_error, (type(self), self.message, self.__dict__.copy()))
+        state = self.__dict__.copy()
+        # SyntaxError keeps lineno in a slot of its own, not in __dict__ (the PythonSyntaxTwin)
+        state.update((attr, getattr(self, attr)) for attr in _LOCATION)
+        return (_rebuild_error, (type(self), self.message, state))
 
     def _source_excerpt(self):
         if self.source is None or self.lineno is None:
@@ -85,10 +88,14 @@ class TemplateError(Exception):
         return f"{gutter}{prefix}{before}{marked}{after}{suffix}\n{caret_line}"
 
 
+_LOCATION = ("lineno", "colno", "end_pos", "name", "source")
+
+
 def _rebuild_error(cls, message, state):
     err = cls.__new__(cls)
     Exception.__init__(err, message)
-    err.__dict__.update(state)
+    for attr, value in state.items():
+        setattr(err, attr, value)
     return err
 
 
