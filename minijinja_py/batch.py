@@ -82,7 +82,7 @@ Result = "tuple[int, Optional[bytes], Optional[tuple[int, str]]]"
 def render_line(template: Any, number: int, raw: bytes, options: BatchOptions) -> Result:
     """(number, output bytes or None, None or (exit status, one-line error)) for one input line."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8").strip())
         messages, arguments = render_arguments(data, options.defaults)
     except (ValueError, RecursionError, InputError) as exc:
         return number, None, (2, f"not a conversation: {one_line(exc)}")
