@@ -25,6 +25,7 @@ _SCALARS = {
 }
 _STRING, _ARRAY = 8, 9
 _MAX_ARRAY_NESTING = 8  # arrays of arrays: the format allows them, no tokenizer uses more than one level
+_MAX_KEPT_STRING = 16 * 1024 * 1024  # a template or token text past this is not one: refused before reading it
 
 _TEMPLATE_KEY = "tokenizer.chat_template"
 _TOKENS_KEY = "tokenizer.ggml.tokens"
@@ -75,6 +76,8 @@ class _Reader:
 
     def string(self, what: str) -> str:
         length = self.u64(f"the length of {what}")
+        if length > _MAX_KEPT_STRING:
+            raise GGUFFormatError(f"{what} is {length} bytes long, more than the {_MAX_KEPT_STRING} this reader keeps")
         data = self.take(length, what)
         try:
             return data.decode("utf-8")

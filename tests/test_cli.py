@@ -255,3 +255,30 @@ def test_render_is_byte_identical_to_the_reference(capsysbinary, tmp_path):
     assert status == 0 and out == reference.encode("utf-8")
     status, out, err = run(capsysbinary, "render", "hermes4", EXAMPLE)
     assert status == 0 and out == reference.encode("utf-8")
+
+
+def test_batch_progress_redraws_one_line_on_a_terminal(tmp_path):
+    pty = pytest.importorskip("pty")
+    source = _jsonl(tmp_path / "in.jsonl", list(_conversations(200)))
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run([sys.executable, "-c", "import sys; from minijinja_py import batch, cli; "
+                                 "batch._TTY_PROGRESS_SECONDS = 0.0; sys.exit(cli.main(sys.argv[1:]))",
+                                 "batch", "hermes4", source, "-o", str(tmp_path / "o.jsonl")],
+                                stderr=terminal, stdout=subprocess.DEVNULL, cwd=ROOT)
+        os.close(terminal)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(controller)
+    text = shown.decode("utf-8")
+    assert result.returncode == 0
+    assert text.startswith("\rbatch: 64 lines, ") and "ETA" in text  # redrawn in place, not a new line
+    assert text.count("\n") == 1 and text.rstrip().endswith("lines/s)") and "200 rendered" in text
