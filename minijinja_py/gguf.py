@@ -76,7 +76,7 @@ class _Reader:
 
     def string(self, what: str) -> str:
         length = self.u64(f"the length of {what}")
-        if length > _MAX_KEPT_STRING:
+        if _MAX_KEPT_STRING < length <= self.left():
             raise GGUFFormatError(f"{what} is {length} bytes long, more than the {_MAX_KEPT_STRING} this reader keeps")
         data = self.take(length, what)
         try:
