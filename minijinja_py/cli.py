@@ -76,7 +76,9 @@ def _render_options() -> _Parser:
 
 
 def _parser() -> _Parser:
-    parser = _Parser(prog="minijinja-py", description=(__doc__ or "").split("\n\n")[0])
+    parser = _Parser(prog="minijinja-py", description="Render LLM chat templates exactly as transformers' "
+                     "apply_chat_template does, without Jinja2.",
+                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input.")
     parser.add_argument("--version", action="version", version=f"minijinja-py {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = [_template_arguments(), _limit_arguments()]
