@@ -7,25 +7,29 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
     import minijinja_py as mj
     mj.Environment().from_string("Hello {{ name }}!").render(name="World")
     mj.ChatTemplate(source).render(messages, add_generation_prompt=True)
+    mj.apply_chat_template(source, messages, add_generation_prompt=True)
 """
 
-from .chat import ChatTemplate, chat_environment, load_chat_template, raise_exception, seed_template, \
-    seed_template_names
+from .base import Limits, pass_state
+from .chat import ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, \
+    seed_template, seed_template_names
 from .environment import Environment, Template
 from .errors import (
     FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateRuntimeError,
     TemplateSyntaxError, UndefinedError, twin_of,
 )
+from .loading import TemplateLoadError
 from .markup import Markup, escape
-from .base import Limits, pass_state
+from .schema import DocstringParsingException, TypeHintParsingException, get_json_schema
 from .undefined import ChainableUndefined, DebugUndefined, StrictUndefined, Undefined
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Environment", "Template", "ChatTemplate", "chat_environment", "load_chat_template", "seed_template",
-    "seed_template_names", "raise_exception", "TemplateError", "TemplateSyntaxError", "TemplateAssertionError",
-    "TemplateRuntimeError", "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of",
-    "Undefined",
-    "StrictUndefined", "ChainableUndefined", "DebugUndefined", "Limits", "Markup", "escape", "pass_state",
+    "Environment", "Template", "ChatTemplate", "apply_chat_template", "chat_environment", "load_chat_template",
+    "get_json_schema", "seed_template", "seed_template_names", "raise_exception", "TemplateError",
+    "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
+    "FilterArgumentError", "LimitExceeded", "TemplateLoadError", "DocstringParsingException",
+    "TypeHintParsingException", "twin_of", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined",
+    "Limits", "Markup", "escape", "pass_state",
 ]

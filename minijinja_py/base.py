@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from .errors import LimitExceeded, limit_twin
 
 __all__ = [
-    "MISSING", "CHAR_SHIFT", "BIG_STR", "Limits", "limit_exceeded", "check_str_size", "check_items", "check_depth",
+    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "limit_exceeded", "check_str_size", "check_items", "check_depth",
     "RenderState", "current_state", "enter_render", "leave_render", "pass_state",
 ]
 
@@ -48,7 +48,7 @@ _LIMIT_DEFAULTS = (
     ("max_int_bits", 100_000),        # bits of one integer built by ** * +
     ("max_data_depth", 200),          # nesting depth of data printed, serialised, compared or passed in
 )
-_LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
+_LIMIT_NAMES = LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
 
 
 class Limits:
@@ -62,9 +62,22 @@ class Limits:
 
     __slots__ = _LIMIT_NAMES
 
-    def __init__(self, max_template_size=262_144, max_nesting=100, max_call_depth=100, max_range=100_000,
-                 max_steps=5_000_000, max_output=50_000_000, max_string=10_000_000, max_items=1_000_000,
-                 max_int_bits=100_000, max_data_depth=200):
+    max_template_size: int
+    max_nesting: int
+    max_call_depth: int
+    max_range: int
+    max_steps: int
+    max_output: int
+    max_string: int
+    max_items: int
+    max_int_bits: int
+    max_data_depth: int
+
+    def __init__(self, max_template_size: int = 262_144, max_nesting: int = 100, max_call_depth: int = 100,
+                 max_range: int = 100_000, max_steps: int = 5_000_000, max_output: int = 50_000_000,
+                 max_string: int = 10_000_000, max_items: int = 1_000_000, max_int_bits: int = 100_000,
+                 max_data_depth: int = 200) -> None:
+        """Raises TypeError for a value that is not an int, ValueError for a negative one."""
         values = (max_template_size, max_nesting, max_call_depth, max_range, max_steps, max_output, max_string,
                   max_items, max_int_bits, max_data_depth)
         for name, value in zip(_LIMIT_NAMES, values):
@@ -79,12 +92,13 @@ class Limits:
 
     __delattr__ = __setattr__
 
-    def as_dict(self):
+    def as_dict(self) -> "dict[str, int]":
         """{limit name: value}, in declaration order."""
         return {name: getattr(self, name) for name in _LIMIT_NAMES}
 
-    def replace(self, **changes):
-        """A copy with some limits changed: Limits().replace(max_steps=100_000)."""
+    def replace(self, **changes: int) -> "Limits":
+        """A copy with some limits changed: Limits().replace(max_steps=100_000). Raises TypeError for an unknown
+        limit name."""
         unknown = set(changes) - set(_LIMIT_NAMES)
         if unknown:
             raise TypeError(f"unknown limit(s): {', '.join(sorted(unknown))}")

@@ -2,346 +2,334 @@
 `tokenizer.apply_chat_template(..., tokenize=False)` of transformers 5.x produces it.
 
 chat_environment() is the Environment transformers configures (trim_blocks, lstrip_blocks, loop controls,
-{% generation %}, its tojson, raise_exception, strftime_now, namespace/dict globals); ChatTemplate applies
-transformers' input processing (None-valued message keys dropped, reasoning fields aliased, inputs made plain
-data) and its continue_final_message handling. Templates also load from model folders (chat_template.jinja,
-chat_template.json, tokenizer_config.json).
+{% generation %}, its tojson, raise_exception, strftime_now, namespace/dict globals). ChatTemplate holds one
+template or several named ones (chosen as transformers chooses them), applies transformers' input processing
+(chatinputs.py) and pickles by its constructor's arguments. apply_chat_template() is the function form, with a
+bounded cache of compiled templates. Templates load from model folders, files, GGUF and the local Hugging Face
+cache (loading.py).
 """
 
-import dataclasses
 import datetime
-import json
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
+from typing import Any, Callable, Optional, Union
 
 from . import _resources
-from .environment import Environment
-from .errors import TemplateError, as_template_error, twin_of
+from .chatinputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
+from .environment import Environment, Template
+from .errors import TemplateError, as_template_error
 from .htmlfilters import chat_tojson
-from .printing import short_repr, to_str
-from .base import Limits, limit_exceeded
+from .base import Limits
+from .loading import TemplateLoadError, load_chat_template
+from .printing import to_str
 from .runtime import ChatNamespace
 
-__all__ = ["chat_environment", "ChatTemplate", "raise_exception", "load_chat_template", "seed_template",
-           "seed_template_names"]
+__all__ = ["chat_environment", "ChatTemplate", "apply_chat_template", "raise_exception", "load_chat_template",
+           "seed_template", "seed_template_names", "TemplateLoadError", "Clock", "TemplateSource"]
 
-_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
-_CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
-_SPECIAL_TOKENS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+Clock = Union[datetime.datetime, Callable[[], datetime.datetime], None]
+TemplateSource = Union[str, Mapping[str, str]]
 
 
-def raise_exception(message):
-    """raise_exception(msg) in a template: fail the render with exactly this message."""
+def raise_exception(message: Any) -> None:
+    """raise_exception(msg) in a template: fail the render with exactly this message (a TemplateError)."""
     raise TemplateError(message if isinstance(message, str) else to_str(message))
 
 
-def _strftime_now(now):
-    def strftime_now(format):
+class _FixedClock:
+    """now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles)."""
+
+    def __init__(self, moment: datetime.datetime) -> None:
+        self.moment = moment
+
+    def __call__(self) -> datetime.datetime:
+        return self.moment
+
+
+def _clock(now: Clock) -> Callable[[], datetime.datetime]:
+    if now is None:
+        return datetime.datetime.now
+    if isinstance(now, datetime.datetime):
+        return _FixedClock(now)
+    if not callable(now):
+        raise type_error(f"now must be a datetime or a callable returning one, not {type(now).__name__}")
+    return now
+
+
+def _strftime_now(now: Callable[[], datetime.datetime]) -> Callable[[str], str]:
+    def strftime_now(format: str) -> str:
         """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted."""
         return now().strftime(format)
     return strftime_now
 
 
-def chat_environment(trim_blocks=True, lstrip_blocks=True, now=None, limits=None):
-    """The Environment transformers' apply_chat_template renders with (an immutable sandbox)."""
+def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: Clock = None,
+                     limits: Optional[Limits] = None) -> Environment:
+    """The Environment transformers' apply_chat_template renders with (an immutable sandbox).
+
+    now: a datetime, or a callable returning one, read by strftime_now (default: the real clock).
+    Raises TypeError (a TemplateError twin) when now is neither, TypeError when limits is not a Limits.
+    """
     env = Environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
                       extensions=("loopcontrols", "generation"), limits=limits)
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = _strftime_now(now or datetime.datetime.now)
+    env.globals["strftime_now"] = _strftime_now(_clock(now))
     env.globals["namespace"] = ChatNamespace
     return env
-
-
-# ------------------------------------------------------------------------------------------ input processing
-def _plain(value, limits, depth=0):
-    """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple.
-    Already-plain data is returned as is (no copy): the sandbox never lets a template mutate it.
-    Data nested deeper than limits.max_data_depth (or containing itself) is refused."""
-    cls = type(value)
-    if value is None or cls is str or cls is int or cls is float or cls is bool:
-        return value
-    if depth > limits.max_data_depth:
-        raise _too_deep(limits)
-    if cls is dict or cls is list or cls is tuple:
-        if _is_plain(value, depth, limits):
-            return value
-        if cls is dict:
-            return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
-        if cls is list:
-            return [_plain(v, limits, depth + 1) for v in value]
-        return tuple(_plain(v, limits, depth + 1) for v in value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, Mapping):
-        return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v, limits, depth + 1) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(v, limits, depth + 1) for v in value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name), limits, depth + 1) for f in dataclasses.fields(value)}
-    model_dump = getattr(value, "model_dump", None)
-    if callable(model_dump):
-        return _plain(model_dump(), limits, depth + 1)
-    return f"<{type(value).__name__}>"
-
-
-def _too_deep(limits):
-    return limit_exceeded(limits, "max_data_depth",
-                          "the template's input data nested this deep (or containing itself)")
-
-
-_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _is_plain(value, depth, limits):
-    """Is value made only of plain types already (so _plain would return an equal copy)? Iterative: this runs
-    over every input of every render. Data nested deeper than max_data_depth (a cycle included) is refused."""
-    scalars = _PLAIN_SCALARS
-    max_depth = limits.max_data_depth
-    stack = [(value, depth)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, level = pop()
-        cls = type(item)
-        if cls in scalars:
-            continue
-        if level > max_depth:
-            raise _too_deep(limits)
-        level += 1
-        if cls is dict:
-            for key, child in item.items():
-                if type(key) not in scalars:
-                    push((key, level))
-                if type(child) not in scalars:
-                    push((child, level))
-        elif cls is list or cls is tuple:
-            for child in item:
-                if type(child) not in scalars:
-                    push((child, level))
-        else:
-            return False
-    return True
-
-
-def _value_error(message):
-    return twin_of(ValueError)(message)
-
-
-def _type_error(message):
-    return twin_of(TypeError)(message)
-
-
-def prepare_inputs(messages, tools=None, documents=None, kwargs=None, limits=None):
-    """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template."""
-    limits = limits or Limits()
-    if isinstance(messages, (list, tuple)) and len(messages) == 0:
-        raise _value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
-    if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
-        raise _type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
-    chat = []
-    for message in messages:
-        if not isinstance(message, dict):
-            raise _type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got "
-                              f"{short_repr(message)}.")
-        chat.append({k: v for k, v in message.items() if v is not None})
-    if tools is not None:
-        for tool in tools:
-            if not isinstance(tool, dict):
-                raise _value_error("Tools should either be a JSON schema, or a callable function with type hints "
-                                   "and a docstring suitable for auto-conversion to a schema.")
-    if documents is not None:
-        for document in documents:
-            if not isinstance(document, dict):
-                raise _type_error("Documents should be a list of dicts with 'title' and 'text' keys!")
-    tools = _plain(tools, limits)
-    documents = _plain(documents, limits)
-    kwargs = _plain(dict(kwargs or {}), limits)
-    chat = [_alias_reasoning(m) for m in _plain(chat, limits)]
-    return chat, tools, documents, kwargs
-
-
-def _alias_reasoning(message):
-    if isinstance(message, dict):
-        for field in _REASONING_FIELDS:
-            reasoning = message.get(field)
-            if reasoning is not None:
-                return {"thinking": reasoning, **message, "reasoning_content": reasoning}
-    return message
 
 
 # ------------------------------------------------------------------------------------------------ ChatTemplate
 class ChatTemplate:
     """A chat template compiled once in the transformers profile; render() many conversations with it.
 
-    now: a callable returning a datetime, freezing strftime_now (default: the real clock).
+    source: the template text, or {name: text} for a model with several named templates (transformers'
+        list form: "default", "tool_use", ...), each compiled here.
+    now: a datetime, or a callable returning one, freezing strftime_now (default: the real clock).
     limits: a Limits for this template (default: Limits()).
+    name: the name errors show for the template.
     special_tokens: default template variables (bos_token, eos_token, ...), as a tokenizer provides them.
+
+    Raises TemplateSyntaxError (or LimitExceeded) for a template that does not compile, TypeError twins for a
+    source that is neither a str nor a mapping of str. A ChatTemplate pickles and deep-copies by its constructor's
+    arguments (recompiled once per process); a `now` callable must then be picklable (a datetime always is).
     """
 
-    def __init__(self, source, now=None, limits=None, name=None, special_tokens=None):
+    def __init__(self, source: TemplateSource, now: Clock = None, limits: Optional[Limits] = None,
+                 name: Optional[str] = None, special_tokens: Optional[Mapping[str, str]] = None) -> None:
         self.source = source
         self.name = name
+        self.now = now
+        self.limits = limits
         self.special_tokens = dict(special_tokens or {})
         self.environment = chat_environment(now=now, limits=limits)
-        self.template = self.environment.from_string(source, name=name)
+        self.templates = self._compile(source, name)
+        self.template = self.templates.get("default") or next(iter(self.templates.values()))
+        self._named = not isinstance(source, str)
 
-    def render(self, messages, tools=None, documents=None, add_generation_prompt=False,
-               continue_final_message=False, **kwargs):
-        """The prompt for this conversation, as transformers' apply_chat_template(tokenize=False) returns it."""
+    def _compile(self, source: TemplateSource, name: Optional[str]) -> dict[str, Template]:
+        if isinstance(source, str):
+            return {"default": self.environment.from_string(source, name=name)}
+        if not isinstance(source, Mapping) or not source:
+            raise type_error("a chat template is a str, or a non-empty mapping {name: str} of named templates; "
+                             f"got {type(source).__name__}")
+        templates = {}
+        for key, text in source.items():
+            if not isinstance(key, str):
+                raise type_error(f"chat template names must be str, not {type(key).__name__}")
+            label = f"{name}:{key}" if name else key
+            templates[key] = self.environment.from_string(text, name=label)
+        return templates
+
+    @property
+    def template_names(self) -> list[str]:
+        """The names of the templates this ChatTemplate holds (["default"] for a single one)."""
+        return list(self.templates)
+
+    def select(self, chat_template: Optional[str] = None, tools: Any = None) -> Template:
+        """The template a render uses, chosen as transformers chooses: `chat_template` by name; else "tool_use"
+        when tools are given (not None) and there is one; else "default". Raises a ValueError twin naming the
+        available templates when the name is unknown or there is no default."""
+        if chat_template is not None:
+            if not isinstance(chat_template, str):
+                raise type_error(f"chat_template must be a template name (str), not {type(chat_template).__name__}")
+            found = self.templates.get(chat_template)
+            if found is None:
+                raise value_error(f"no chat template named {chat_template!r}; this template has "
+                                  f"{self._names_phrase()} (to render other template text, make a ChatTemplate "
+                                  "of it)")
+            return found
+        if tools is not None and "tool_use" in self.templates:
+            return self.templates["tool_use"]
+        if "default" in self.templates:
+            return self.templates["default"]
+        raise value_error("This model has multiple chat templates with no default specified! Please either pass "
+                          "a chat template or the name of the template you wish to use to the `chat_template` "
+                          f"argument. Available template names are {sorted(self.templates)}.")
+
+    def _names_phrase(self) -> str:
+        if not self._named:
+            return "a single template (name 'default')"
+        return "the templates " + ", ".join(repr(n) for n in sorted(self.templates))
+
+    def render(self, messages: Any, tools: Any = None, documents: Any = None, add_generation_prompt: bool = False,
+               continue_final_message: Union[bool, str] = False, chat_template: Optional[str] = None,
+               **kwargs: Any) -> str:
+        """The prompt for this conversation, as transformers' apply_chat_template(tokenize=False) returns it.
+
+        tools: JSON schemas (dicts) or Python functions (turned into schemas by get_json_schema).
+        chat_template: the name of one of several named templates (see select()).
+        kwargs: further template variables; they override special_tokens.
+        Raises TemplateError (never anything else): a TemplateRuntimeError subclass (or a twin of TypeError /
+        ValueError) for bad inputs or a failing template, LimitExceeded past a limit.
+        """
         return self._render(messages, tools, documents, add_generation_prompt, continue_final_message,
-                            None, kwargs)
+                            chat_template, None, kwargs)
 
-    def render_with_generation_spans(self, messages, tools=None, documents=None, add_generation_prompt=False,
-                                     **kwargs):
+    def render_with_generation_spans(self, messages: Any, tools: Any = None, documents: Any = None,
+                                     add_generation_prompt: bool = False, chat_template: Optional[str] = None,
+                                     **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
         """(prompt, [(start, end), ...]): the character spans of {% generation %} blocks (assistant turns), as
-        transformers' return_assistant_tokens_mask computes them."""
-        spans = []
-        text = self._render(messages, tools, documents, add_generation_prompt, False, spans, kwargs)
+        transformers' return_assistant_tokens_mask computes them. Raises as render() does."""
+        spans: list[tuple[int, int]] = []
+        text = self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans, kwargs)
         return text, spans
 
-    def _render(self, messages, tools, documents, add_generation_prompt, continue_final_message, spans, kwargs):
+    def _render(self, messages: Any, tools: Any, documents: Any, add_generation_prompt: bool,
+                continue_final_message: Union[bool, str], chat_template: Optional[str],
+                spans: Optional[list[tuple[int, int]]], kwargs: dict[str, Any]) -> str:
         try:
+            template = self.select(chat_template, tools)
             if continue_final_message and add_generation_prompt:
-                raise _value_error("continue_final_message and add_generation_prompt are not compatible.")
+                raise value_error("continue_final_message and add_generation_prompt are not compatible.")
             chat, tools, documents, kwargs = prepare_inputs(messages, tools, documents,
                                                             {**self.special_tokens, **kwargs},
                                                             self.environment.limits)
-            final_message = None
+            final_message = ""
             if continue_final_message:
-                chat, final_message = self._mark_final_message(chat, continue_final_message)
+                chat, final_message = mark_final_message(chat, continue_final_message, template.source)
             context = dict(messages=chat, tools=tools, documents=documents,
                            add_generation_prompt=add_generation_prompt, **kwargs)
-            rendered = self.template._render(context, spans)
+            rendered: str = template._render(context, spans)
             if continue_final_message:
-                rendered = self._cut_at_final_message(rendered, final_message)
+                rendered = cut_at_final_message(rendered, final_message)
             return rendered
         except TemplateError:
             raise
         except Exception as exc:  # malformed inputs (not iterable, unhashable keys, wrong types, ...)
             raise as_template_error(exc) from exc
 
-    def _mark_final_message(self, chat, continue_final_message):
-        field = continue_final_message if isinstance(continue_final_message, str) else "content"
-        last = dict(chat[-1])
-        final_message = last.get(field)
-        if final_message is None:
-            raise _value_error(f'continue_final_message is set but the final message has no "{field}" to continue!')
-        names = [field]
-        if field in _REASONING_FIELDS:
-            names = [f for f in _REASONING_FIELDS if last.get(f) == final_message]
-        if not any(f in self.source for f in names):
-            raise _value_error(f'continue_final_message is set to "{field}" but this is not an accepted field in '
-                               "the chat_template")
-        if isinstance(final_message, (list, tuple)):
-            blocks = [dict(b) if isinstance(b, dict) else b for b in final_message]
-            for block in reversed(blocks):
-                if "text" in block:
-                    final_message = block["text"]
-                    block["text"] = block["text"] + _CONTINUE_TAG
-                    break
-            else:
-                raise _value_error("continue_final_message is set but we could not find any text to continue in "
-                                   "the final message!")
-            last[field] = blocks
-        else:
-            for f in names:
-                last[f] = last[f] + _CONTINUE_TAG
-        return chat[:-1] + [last], final_message
-
-    @staticmethod
-    def _cut_at_final_message(rendered, final_message):
-        tag = _CONTINUE_TAG
-        if final_message.strip() not in rendered or tag.strip() not in rendered:
-            raise _value_error("continue_final_message is set but the final message does not appear in the chat "
-                               "after applying the chat template!")
-        loc = rendered.rindex(tag.strip())
-        if rendered[loc:loc + len(tag)] == tag:
-            return rendered[:loc]
-        return rendered[:loc].rstrip()
-
     @classmethod
-    def from_pretrained(cls, path, name=None, now=None, limits=None):
-        """Load the chat template (and special tokens) of a model folder; see load_chat_template."""
+    def from_pretrained(cls, path: "Union[str, os.PathLike[str]]", name: Optional[str] = None, now: Clock = None,
+                        limits: Optional[Limits] = None) -> "ChatTemplate":
+        """The chat template(s) and special tokens of a model folder, a tokenizer_config.json /
+        chat_template.json / .jinja / .gguf file, or a model id in the local Hugging Face cache (see
+        load_chat_template). Every named template of the file is kept; `name` keeps only that one.
+        Raises TemplateLoadError when nothing loads, TemplateSyntaxError when a template does not compile."""
         source, special_tokens = load_chat_template(path, name)
-        return cls(source, now=now, limits=limits, name=os.path.basename(os.path.normpath(path)),
-                   special_tokens=special_tokens)
+        label = os.path.basename(os.path.normpath(os.fspath(path)))
+        return cls(source, now=now, limits=limits, name=label, special_tokens=special_tokens)
 
-    def __repr__(self):
-        return f"<ChatTemplate {self.name or ''}>".replace(" >", ">")
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_chat_template, (self.source, self.now, self.limits, self.name, self.special_tokens))
+
+    def __repr__(self) -> str:
+        parts = ["ChatTemplate"] + ([self.name] if self.name else [])
+        if self._named:
+            parts.append(f"[{', '.join(self.templates)}]")
+        return f"<{' '.join(parts)}>"
 
 
-# --------------------------------------------------------------------------------------------------- loaders
-def _token_text(token):
-    if isinstance(token, dict):
-        return token.get("content")
-    return token
+# ---------------------------------------------------------------------------------- compiled-template cache
+_CACHE_SIZE = 64
+_cache: "OrderedDict[Any, ChatTemplate]" = OrderedDict()
+_cache_lock = threading.Lock()
 
 
-def load_chat_template(path, name=None):
-    """(template source, special tokens) from a model folder or file.
+def _source_key(source: TemplateSource) -> Any:
+    return source if isinstance(source, str) else tuple(source.items())
 
-    A folder is searched as transformers does: chat_template.jinja, then chat_template.json, then the
-    "chat_template" of tokenizer_config.json (a string, or a list of {"name", "template"}: `name` picks one,
-    "default" otherwise). Special tokens (bos_token, eos_token, ...) come from tokenizer_config.json and
-    special_tokens_map.json. A file path is read as the template itself (.jinja) or as one of those JSON files.
+
+def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
+            special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
+    """A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
+    (keyed by source and options; an unhashable option skips the cache)."""
+    try:
+        key: Any = (_source_key(source), now, limits, name, tuple(sorted((special_tokens or {}).items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None:
+        with _cache_lock:
+            found = _cache.get(key)
+            if found is not None:
+                _cache.move_to_end(key)
+                return found
+    made = ChatTemplate(source, now=now, limits=limits, name=name, special_tokens=special_tokens)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = made
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return made
+
+
+def _rebuild_chat_template(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
+                           special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
+    return _cached(source, now, limits, name, special_tokens)
+
+
+# ------------------------------------------------------------------------------------------ apply_chat_template
+# transformers' arguments that only mean something with a tokenizer: refused when set, dropped when left unset
+_TOKENIZER_ONLY = {
+    "tokenize": "minijinja_py renders text only: leave tokenize out (or pass tokenize=False) and tokenize the "
+                "prompt with your tokenizer",
+    "return_tensors": "minijinja_py returns text, not tensors",
+    "return_dict": "minijinja_py returns the prompt text, not a dict of token ids",
+    "padding": "padding applies to token ids; minijinja_py returns text",
+    "truncation": "truncation applies to token ids; minijinja_py returns text",
+    "max_length": "max_length applies to token ids; minijinja_py returns text",
+    "tokenizer_kwargs": "there is no tokenizer in minijinja_py",
+    "return_assistant_tokens_mask": "use ChatTemplate.render_with_generation_spans(), which returns the character "
+                                    "spans of the assistant's {% generation %} blocks",
+}
+
+
+def _drop_tokenizer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    for argument, why in _TOKENIZER_ONLY.items():
+        if argument in kwargs:
+            value = kwargs[argument]
+            if value is not None and value is not False and value != {}:
+                raise type_error(f"apply_chat_template: {argument}={to_str(value)} is not supported: {why}.")
+    return {k: v for k, v in kwargs.items() if k not in _TOKENIZER_ONLY}
+
+
+def _is_batch(conversation: Any) -> bool:
+    return isinstance(conversation, (list, tuple)) and len(conversation) > 0 \
+        and isinstance(conversation[0], (list, tuple))
+
+
+def apply_chat_template(template: Union[TemplateSource, ChatTemplate], conversation: Any, tools: Any = None,
+                        documents: Any = None, chat_template: Optional[str] = None,
+                        add_generation_prompt: bool = False, continue_final_message: Union[bool, str] = False,
+                        *, now: Clock = None, limits: Optional[Limits] = None, **kwargs: Any) -> Union[str, list[str]]:
+    """transformers' tokenizer.apply_chat_template(conversation, ..., tokenize=False), as a function.
+
+    template: template source (compiled once, then taken from a bounded cache keyed by source and options),
+        {name: source} for named templates, or a ChatTemplate.
+    conversation: a list of messages → the prompt (str); a list of such lists → a list of prompts.
+    now, limits: the ChatTemplate options, when template is source text.
+    kwargs: template variables (bos_token, enable_thinking, ...). transformers' tokenizer-only arguments
+        (tokenize=True,
+        return_tensors, return_dict, padding, truncation, max_length, tokenizer_kwargs,
+        return_assistant_tokens_mask) raise a TypeError twin instead of becoming template variables.
+    Raises TemplateError only: TemplateSyntaxError for a template that does not compile, the errors of
+    ChatTemplate.render otherwise.
     """
-    special = {}
-    if os.path.isdir(path):
-        for fname in ("special_tokens_map.json", "tokenizer_config.json"):
-            fpath = os.path.join(path, fname)
-            if os.path.exists(fpath):
-                with open(fpath, encoding="utf-8") as f:
-                    data = json.load(f)
-                for key in _SPECIAL_TOKENS:
-                    text = _token_text(data.get(key))
-                    if isinstance(text, str):
-                        special[key] = text
-        candidates = [os.path.join(path, "chat_template.jinja"), os.path.join(path, "chat_template.json"),
-                      os.path.join(path, "tokenizer_config.json")]
-        for candidate in candidates:
-            if os.path.exists(candidate):
-                source = _template_from_file(candidate, name)
-                if source is not None:
-                    return source, special
-        raise FileNotFoundError(f"no chat template found in {path} (looked for chat_template.jinja, "
-                                "chat_template.json, tokenizer_config.json)")
-    source = _template_from_file(path, name)
-    if source is None:
-        raise ValueError(f"{path} has no chat_template")
-    return source, special
+    kwargs = _drop_tokenizer_arguments(kwargs)
+    if isinstance(template, ChatTemplate):
+        compiled = template
+    else:
+        compiled = _cached(template, now, limits, None, None)
+    options = dict(tools=tools, documents=documents, chat_template=chat_template,
+                   add_generation_prompt=add_generation_prompt, continue_final_message=continue_final_message)
+    if _is_batch(conversation):
+        return [compiled.render(messages, **options, **kwargs) for messages in conversation]
+    return compiled.render(conversation, **options, **kwargs)
 
 
-def _template_from_file(path, name):
-    with open(path, encoding="utf-8", newline="") as f:
-        text = f.read()
-    if not path.endswith(".json"):
-        return text
-    data = json.loads(text)
-    template = data.get("chat_template") if isinstance(data, dict) else None
-    if isinstance(template, list):
-        by_name = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-        wanted = name or "default"
-        if wanted not in by_name:
-            raise ValueError(f"{path} has chat templates {sorted(by_name)}, not {wanted!r}")
-        return by_name[wanted]
-    return template
-
-
-def seed_template_names():
+# ------------------------------------------------------------------------------------------- shipped templates
+def seed_template_names() -> list[str]:
     """Names of the chat templates shipped with the package (templates/*.jinja)."""
     return [f[:-len(".jinja")] for f in _resources.list_names("templates", ".jinja")]
 
 
-def seed_template(name):
-    """The source of a shipped chat template, by name (see seed_template_names())."""
+def seed_template(name: str) -> str:
+    """The source of a shipped chat template, by name (see seed_template_names()). Raises KeyError for an
+    unknown name."""
     if name not in seed_template_names():
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
-    return _resources.read_text("templates", name + ".jinja")
+    text: str = _resources.read_text("templates", name + ".jinja")
+    return text

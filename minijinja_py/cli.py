@@ -1,103 +1,312 @@
-"""Command line: render a chat template for a conversation and print the prompt.
+"""Command line: render chat templates for conversations, in one go or a JSONL file at a time; check templates.
 
-    python -m minijinja_py render TEMPLATE CONVERSATION.json [--add-generation-prompt] [--var NAME=JSON ...]
-    python -m minijinja_py check TEMPLATE          # compile only: report syntax errors with a caret
-    python -m minijinja_py list                    # the chat templates shipped with the package
+    minijinja-py render TEMPLATE CONVERSATION.json [--tools FILE] [--template-name N] [--add-generation-prompt]
+                        [--continue-final-message] [--var NAME=JSON ...] [-o OUT]
+    minijinja-py batch TEMPLATE INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--on-error skip|fail] [--text] [--quiet]
+    minijinja-py check TEMPLATE [--json]
+    minijinja-py list
+    (every command also takes the limits: --max-steps N, --max-output N, ... or --limit NAME=N)
 
 TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template.json / tokenizer_config.json,
-or a model folder. CONVERSATION.json holds "messages" and optionally "tools", "documents",
-"add_generation_prompt", and any other template variable (bos_token, enable_thinking, ...); keys starting
-with "_" are comments. Exit status: 0 rendered, 1 template error (message on stderr), 2 bad usage or input.
+a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
+("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
+"chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
+Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input; one line on stderr
+per failure.
 """
 
 import argparse
 import json
 import os
 import sys
+from typing import IO, Any, NoReturn, Optional, Sequence
 
-from .chat import ChatTemplate, load_chat_template, seed_template, seed_template_names
+from .batch import BatchOptions, InputError, Progress, input_size, one_line, render_arguments, run_batch
+from .chat import ChatTemplate, TemplateSource, load_chat_template, seed_template, seed_template_names
+from .environment import default_globals
 from .errors import TemplateError
+from .loading import TemplateLoadError
+from .base import LIMIT_NAMES, Limits
+from .variables import template_variables
 
 __all__ = ["main"]
 
-
-def _load_template(spec, name=None):
-    if spec in seed_template_names():
-        return seed_template(spec), {}, spec
-    if os.path.exists(spec):
-        source, special = load_chat_template(spec, name)
-        return source, special, spec
-    raise FileNotFoundError(f"{spec}: not a shipped template ({', '.join(seed_template_names())}) nor a file")
+VERSION = "0.1.0"
+_CHAT_GLOBALS = frozenset(default_globals()) | {"raise_exception", "strftime_now"}
 
 
-def _parse_var(text):
+class UsageError(Exception):
+    """Bad command-line usage or unreadable input: exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, not argparse's usage block
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+# ------------------------------------------------------------------------------------------------- arguments
+def _limit_arguments() -> _Parser:
+    parent = _Parser(add_help=False)
+    group = parent.add_argument_group("limits (see the README's table)")
+    for name in LIMIT_NAMES:
+        group.add_argument("--" + name.replace("_", "-"), type=int, metavar="N", dest=name, default=None)
+    group.add_argument("--limit", action="append", default=[], metavar="NAME=N",
+                       help="any limit by its name, e.g. --limit max_steps=20000000 (repeatable)")
+    return parent
+
+
+def _template_arguments() -> _Parser:
+    parent = _Parser(add_help=False)
+    parent.add_argument("template", help="shipped name, file, folder, .gguf, or cached model id")
+    parent.add_argument("--template-name", metavar="N",
+                        help="which of several named templates (default: tool_use with tools, else default)")
+    return parent
+
+
+def _render_options() -> _Parser:
+    parent = _Parser(add_help=False)
+    parent.add_argument("--tools", metavar="FILE", help="a JSON file with the tools (a list, or {\"tools\": [...]})")
+    parent.add_argument("--add-generation-prompt", action="store_true", default=None)
+    parent.add_argument("--continue-final-message", action="store_true", default=None)
+    parent.add_argument("--var", action="append", default=[], metavar="NAME=JSON",
+                        help="a template variable (repeatable; a value that is not JSON is a string)")
+    return parent
+
+
+def _parser() -> _Parser:
+    parser = _Parser(prog="minijinja-py", description="Render LLM chat templates exactly as transformers' "
+                     "apply_chat_template does, without Jinja2.",
+                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input.")
+    parser.add_argument("--version", action="version", version=f"minijinja-py {VERSION}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = [_template_arguments(), _limit_arguments()]
+    render = sub.add_parser("render", parents=common + [_render_options()],
+                            help="render a chat template for one conversation")
+    render.add_argument("conversation", help="JSON file ('-' for stdin)")
+    render.add_argument("-o", "--output", metavar="OUT", help="write the prompt here (default: stdout)")
+    batch = sub.add_parser("batch", parents=common + [_render_options()],
+                           help="render every conversation of a JSONL file")
+    batch.add_argument("input", help="JSONL file, one conversation per line ('-' for stdin)")
+    batch.add_argument("-o", "--output", metavar="OUT", required=True, help="JSONL file of prompts ('-' for stdout)")
+    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    batch.add_argument("--on-error", choices=("fail", "skip"), default="fail",
+                       help="fail: stop at the first bad line; skip: report it and go on")
+    batch.add_argument("--text", action="store_true",
+                       help='write each prompt as a JSON string, not {"line": N, "prompt": ...}')
+    batch.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    check = sub.add_parser("check", parents=common, help="compile a template; list the variables it reads")
+    check.add_argument("--json", action="store_true", help="the report as JSON on stdout")
+    sub.add_parser("list", help="list the shipped chat templates")
+    return parser
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    values = {name: getattr(args, name) for name in LIMIT_NAMES if getattr(args, name) is not None}
+    names = set(LIMIT_NAMES)
+    for item in args.limit:
+        name, sep, value = item.partition("=")
+        if not sep or name not in names:
+            raise UsageError(f"--limit takes NAME=N with NAME one of {', '.join(sorted(names))}; got {item!r}")
+        try:
+            values[name] = int(value)
+        except ValueError:
+            raise UsageError(f"--limit {name}: {value!r} is not an integer") from None
+    try:
+        return Limits(**values)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"bad limit: {exc}") from None
+
+
+def _parse_var(text: str) -> tuple[str, Any]:
     name, sep, value = text.partition("=")
     if not sep or not name:
-        raise ValueError(f"--var takes NAME=VALUE, got {text!r}")
+        raise UsageError(f"--var takes NAME=VALUE, got {text!r}")
     try:
         return name, json.loads(value)
     except ValueError:
         return name, value  # a bare string
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="minijinja_py", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    render = sub.add_parser("render", help="render a chat template for a conversation")
-    render.add_argument("template")
-    render.add_argument("conversation", help="JSON file ('-' for stdin)")
-    render.add_argument("--add-generation-prompt", action="store_true", default=None)
-    render.add_argument("--continue-final-message", action="store_true")
-    render.add_argument("--template-name", help="which of several named templates in a tokenizer_config.json")
-    render.add_argument("--var", action="append", default=[], metavar="NAME=JSON",
-                        help="an extra template variable (repeatable)")
-    check = sub.add_parser("check", help="compile a template and report errors")
-    check.add_argument("template")
-    check.add_argument("--template-name")
-    sub.add_parser("list", help="list the shipped chat templates")
-    args = parser.parse_args(argv)
+def _read_json(path: str, what: str) -> Any:
+    try:
+        if path == "-":
+            return json.load(sys.stdin)
+        with open(path, encoding="utf-8") as file:
+            return json.load(file)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except (ValueError, RecursionError) as exc:
+        raise UsageError(f"{path}: the {what} is not valid JSON ({exc})") from None
 
-    if args.command == "list":
-        print("\n".join(seed_template_names()))
-        return 0
+
+def _defaults(args: argparse.Namespace) -> dict[str, Any]:
+    """What the command line sets for every conversation: render options and variables."""
+    options: dict[str, Any] = {}
+    if args.tools is not None:
+        tools = _read_json(args.tools, "tools file")
+        if isinstance(tools, dict) and "tools" in tools:
+            tools = tools["tools"]
+        if not isinstance(tools, list):
+            raise UsageError(f"{args.tools}: the tools file must hold a list of tools (or {{\"tools\": [...]}})")
+        options["tools"] = tools
+    if args.add_generation_prompt:
+        options["add_generation_prompt"] = True
+    if args.continue_final_message:
+        options["continue_final_message"] = True
+    if args.template_name is not None:
+        options["chat_template"] = args.template_name
+    return {"options": options, "variables": dict(_parse_var(v) for v in args.var)}
+
+
+# ------------------------------------------------------------------------------------------------ templates
+def _load(spec: str) -> tuple[TemplateSource, dict[str, str], str]:
+    """(source, special tokens, label) for TEMPLATE: a path first, then a shipped name, then a cached model id."""
+    label = os.path.basename(os.path.normpath(spec)) or spec
+    if not os.path.exists(spec) and spec in seed_template_names():
+        return seed_template(spec), {}, spec
     try:
-        source, special, label = _load_template(args.template, args.template_name)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        source, special = load_chat_template(spec)
+    except TemplateLoadError as exc:
+        if not os.path.exists(spec):
+            raise UsageError(f"{exc.message} (nor a shipped template: {', '.join(seed_template_names())})") from None
+        raise UsageError(exc.message) from None
+    return source, special, label
+
+
+def _chat_template(args: argparse.Namespace) -> ChatTemplate:
+    source, special, label = _load(args.template)
+    return ChatTemplate(source, limits=_limits(args), name=label, special_tokens=special)
+
+
+# ------------------------------------------------------------------------------------------------- commands
+def _write_text(text: str, output: Optional[str]) -> None:
+    data = text.encode("utf-8", "surrogatepass")
+    if output is None or output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
     try:
-        template = ChatTemplate(source, name=label, special_tokens=special)
-    except TemplateError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    if args.command == "check":
-        print(f"{label}: ok")
-        return 0
+        with open(output, "wb") as file:
+            file.write(data)
+    except OSError as exc:
+        raise UsageError(f"{output}: cannot write ({exc.strerror or exc})") from None
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    defaults = _defaults(args)
+    data = _read_json(args.conversation, "conversation")
+    template = _chat_template(args)
     try:
-        if args.conversation == "-":
-            data = json.load(sys.stdin)
-        else:
-            with open(args.conversation, encoding="utf-8") as f:
-                data = json.load(f)
-        if not isinstance(data, dict) or "messages" not in data:
-            raise ValueError("the conversation file must be a JSON object with a \"messages\" list")
-        variables = dict(_parse_var(v) for v in args.var)
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    data = {k: v for k, v in data.items() if not k.startswith("_")}
-    messages = data.pop("messages")
-    add_generation_prompt = data.pop("add_generation_prompt", False)
-    if args.add_generation_prompt is not None:
-        add_generation_prompt = True
-    try:
-        prompt = template.render(messages, tools=data.pop("tools", None), documents=data.pop("documents", None),
-                                 add_generation_prompt=add_generation_prompt,
-                                 continue_final_message=args.continue_final_message, **{**data, **variables})
-    except TemplateError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    sys.stdout.write(prompt)
-    if not prompt.endswith("\n"):
-        sys.stdout.write("\n")
+        messages, arguments = render_arguments(data, defaults)
+    except InputError as exc:
+        raise UsageError(f"{args.conversation}: {exc}") from None
+    prompt = template.render(messages, **arguments)  # output written exactly: no newline added
+    _write_text(prompt, args.output)
     return 0
+
+
+def _open_binary(path: str, mode: str, std: IO[bytes]) -> IO[bytes]:
+    if path == "-":
+        return std
+    try:
+        return open(path, mode)
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot open ({exc.strerror or exc})") from None
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    options = BatchOptions(_defaults(args), text=args.text, on_error=args.on_error)
+    template = _chat_template(args)
+    source = _open_binary(args.input, "rb", sys.stdin.buffer)
+    out = _open_binary(args.output, "wb", sys.stdout.buffer)
+    progress = Progress(input_size(source), quiet=args.quiet)
+
+    def report(number: int, message: str) -> None:
+        sys.stderr.write(f"error: {args.input}:{number}: {message}\n")
+
+    try:
+        status, rendered, skipped = run_batch(template, source, out, options, args.workers, progress, report)
+    finally:
+        progress.finish()
+        if out is not sys.stdout.buffer:
+            out.close()
+        else:
+            out.flush()
+        if source is not sys.stdin.buffer:
+            source.close()
+    if not args.quiet:
+        seconds = progress.elapsed()
+        rate = rendered / seconds if seconds > 0 else 0.0
+        sys.stderr.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
+    return status
+
+
+def template_report(name: str, source: str, limits: Limits) -> dict[str, Any]:
+    """What `check` says of one template: compiled or not, and the names it reads. (Further sections of the
+    report, such as the template's capabilities, are added here as keys of their own.)"""
+    try:
+        ChatTemplate(source, limits=limits, name=name)
+    except TemplateError as exc:
+        return {"ok": False, "error": {"message": exc.message, "line": exc.lineno, "column": exc.colno,
+                                       "text": str(exc)}}
+    names = template_variables(source)
+    return {"ok": True, "variables": [v for v in names if v not in _CHAT_GLOBALS],
+            "globals": [v for v in names if v in _CHAT_GLOBALS]}
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    source, _special, label = _load(args.template)
+    named = source if not isinstance(source, str) else {"default": source}
+    if args.template_name is not None:
+        if args.template_name not in named:
+            raise UsageError(f"{label}: no chat template named {args.template_name!r}; the names are "
+                             f"{', '.join(sorted(named))}")
+        named = {args.template_name: named[args.template_name]}
+    limits = _limits(args)
+    reports = {key: template_report(f"{label}:{key}" if len(named) > 1 else label, text, limits)
+               for key, text in named.items()}
+    ok = all(report["ok"] for report in reports.values())
+    if args.json:
+        sys.stdout.write(json.dumps({"template": label, "ok": ok, "templates": reports}, ensure_ascii=False,
+                                    indent=2) + "\n")
+        return 0 if ok else 1
+    for key, report in reports.items():
+        shown = f"{label}:{key}" if len(named) > 1 else label
+        if report["ok"]:
+            sys.stdout.write(f"{shown}: ok\n  variables: {', '.join(report['variables']) or '(none)'}\n")
+        else:
+            sys.stderr.write(f"error: {report['error']['text']}\n")
+    return 0 if ok else 1
+
+
+def _run(argv: Optional[Sequence[str]]) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "list":
+        sys.stdout.write("".join(name + "\n" for name in seed_template_names()))
+        return 0
+    commands = {"render": _cmd_render, "batch": _cmd_batch, "check": _cmd_check}
+    return commands[args.command](args)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input).
+    Never raises: every failure is one line on stderr."""
+    try:
+        return _run(argv)
+    except UsageError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 2
+    except TemplateError as exc:
+        sys.stderr.write(f"error: {one_line(exc)}\n")
+        return 1
+    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted\n")
+        return 130
+    except Exception as exc:  # never a traceback: the last resort names what happened
+        sys.stderr.write(f"error: unexpected {type(exc).__name__}: {one_line(exc)}\n")
+        return 1

@@ -53,7 +53,10 @@ class TemplateError(Exception):
         return f"{text}\n  --> {where}" + (f"\n{shown}" if shown else "")
 
     def __reduce__(self):
-        return (_rebuild_error, (type(self), self.message, self.__dict__.copy()))
+        state = self.__dict__.copy()
+        # SyntaxError keeps lineno in a slot of its own, not in __dict__ (the PythonSyntaxTwin)
+        state.update((attr, getattr(self, attr)) for attr in _LOCATION)
+        return (_rebuild_error, (type(self), self.message, state))
 
     def _source_excerpt(self):
         if self.source is None or self.lineno is None:
@@ -85,10 +88,14 @@ class TemplateError(Exception):
         return f"{gutter}{prefix}{before}{marked}{after}{suffix}\n{caret_line}"
 
 
+_LOCATION = ("lineno", "colno", "end_pos", "name", "source")
+
+
 def _rebuild_error(cls, message, state):
     err = cls.__new__(cls)
     Exception.__init__(err, message)
-    err.__dict__.update(state)
+    for attr, value in state.items():
+        setattr(err, attr, value)
     return err
 
 
@@ -190,6 +197,18 @@ def twin_of(builtin_cls):
             twin = TemplateRuntimeError
         _twins[builtin_cls] = twin
     return twin
+
+
+def __getattr__(name):
+    """Twins by name (TemplateAttributeError, LimitExceededOverflowError, ...), made on first use: pickle finds a
+    twin's class this way in a process that has not made it yet (a worker unpickling an error)."""
+    for prefix, make in (("LimitExceeded", limit_twin), ("Template", twin_of)):
+        builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
+        if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
+            twin = make(builtin_cls)
+            if twin.__name__ == name:
+                return twin
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _limit_twins = {}

@@ -63,6 +63,7 @@ def test_wheel_carries_grammar_tables_and_seeds(wheel):
         for seed in SEEDS:
             assert zf.read(f"minijinja_py/templates/{seed}") == _read("templates", seed)
         assert zf.read("minijinja_py/templates/SOURCES.md") == _read("templates", "SOURCES.md")
+    assert "minijinja_py/py.typed" in names  # PEP 561: type checkers read the package's annotations
     assert "minijinja_py/grammar/__init__.py" in names
     assert "minijinja_py/templates/__init__.py" in names
     assert not any(name.startswith(("tests/", "grammar/", "templates/")) for name in names)
