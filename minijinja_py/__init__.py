@@ -9,6 +9,7 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
     mj.ChatTemplate(source).render(messages, add_generation_prompt=True)
 """
 
+from .capabilities import Capabilities
 from .chat import ChatTemplate, chat_environment, load_chat_template, raise_exception, seed_template, \
     seed_template_names
 from .environment import Environment, Template
@@ -22,7 +23,7 @@ from .runtime import ChainableUndefined, DebugUndefined, Limits, StrictUndefined
 __version__ = "0.1.0"
 
 __all__ = [
-    "Environment", "Template", "ChatTemplate", "chat_environment", "load_chat_template", "seed_template",
+    "Environment", "Template", "ChatTemplate", "Capabilities", "chat_environment", "load_chat_template", "seed_template",
     "seed_template_names", "raise_exception", "TemplateError", "TemplateSyntaxError", "TemplateAssertionError",
     "TemplateRuntimeError", "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of",
     "Undefined",

@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 
 from . import _resources
+from .capabilities import cached_capabilities, clock_reading
 from .environment import Environment
 from .errors import TemplateError, as_template_error, twin_of
 from .htmlfilters import chat_tojson
@@ -37,7 +38,7 @@ def raise_exception(message):
 def _strftime_now(now):
     def strftime_now(format):
         """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted."""
-        return now().strftime(format)
+        return clock_reading(now).strftime(format)
     return strftime_now
 
 
@@ -191,6 +192,7 @@ class ChatTemplate:
         self.special_tokens = dict(special_tokens or {})
         self.environment = chat_environment(now=now, limits=limits)
         self.template = self.environment.from_string(source, name=name)
+        self._capabilities = {}
 
     def render(self, messages, tools=None, documents=None, add_generation_prompt=False,
                continue_final_message=False, **kwargs):
@@ -265,6 +267,16 @@ class ChatTemplate:
         if rendered[loc:loc + len(tag)] == tag:
             return rendered[:loc]
         return rendered[:loc].rstrip()
+
+    @property
+    def capabilities(self):
+        """What the (default) template does with each kind of input, decided once by rendering probe
+        conversations through it: a Capabilities (see minijinja_py/capabilities.py)."""
+        return cached_capabilities(self, None, self._capabilities)
+
+    def capabilities_for(self, name):
+        """The Capabilities of the template `name` of a file with several (None: the default one)."""
+        return cached_capabilities(self, name, self._capabilities)
 
     @classmethod
     def from_pretrained(cls, path, name=None, now=None, limits=None):
