@@ -2,6 +2,7 @@
 
     python -m minijinja_py render TEMPLATE CONVERSATION.json [--add-generation-prompt] [--var NAME=JSON ...]
     python -m minijinja_py check TEMPLATE          # compile only: report syntax errors with a caret
+    python -m minijinja_py check TEMPLATE --json   # ... and print its capabilities (see capabilities.py)
     python -m minijinja_py list                    # the chat templates shipped with the package
 
 TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template.json / tokenizer_config.json,
@@ -15,6 +16,7 @@ import json
 import os
 import sys
 
+from .capabilities import capabilities_json
 from .chat import ChatTemplate, load_chat_template, seed_template, seed_template_names
 from .errors import TemplateError
 
@@ -54,6 +56,7 @@ def main(argv=None):
     check = sub.add_parser("check", help="compile a template and report errors")
     check.add_argument("template")
     check.add_argument("--template-name")
+    check.add_argument("--json", action="store_true", help="print the template's capabilities as JSON")
     sub.add_parser("list", help="list the shipped chat templates")
     args = parser.parse_args(argv)
 
@@ -71,7 +74,7 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 1
     if args.command == "check":
-        print(f"{label}: ok")
+        print(json.dumps(capabilities_json(template), indent=2) if args.json else f"{label}: ok")
         return 0
     try:
         if args.conversation == "-":
