@@ -97,8 +97,8 @@ FULL = """
 {%- if m.reasoning_content and loop.last %}<think>{{ m.reasoning_content }}</think>{% endif %}
 {%- if m.tool_calls and m.content is not defined %}{{ raise_exception('content is required') }}{% endif %}
 {{- m.content }}
-{%- for call in m.tool_calls or [] %}<call id="{{ call.id }}">{{ call.function.name }} {% if call.function.arguments is string %}
-{{- call.function.arguments }}{% else %}{{ call.function.arguments | tojson }}{% endif %}</call>{% endfor %}
+{%- for call in m.tool_calls or [] %}<call id="{{ call.id }}">{{ call.function.name }} {# -#}
+{% if call.function.arguments is string %}{{ call.function.arguments }}{% else %}{{ call.function.arguments | tojson }}{% endif %}</call>{% endfor %}
 {%- endgeneration %}</assistant>
 {% elif m.role == 'tool' %}<result id="{{ m.tool_call_id }}">{{ m.content }}</result>
 {% endif %}
