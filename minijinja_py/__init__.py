@@ -11,6 +11,7 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
 """
 
 from .base import Limits, pass_state
+from .capabilities import Capabilities
 from .chat import ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, \
     seed_template, seed_template_names
 from .environment import Environment, Template
@@ -26,7 +27,7 @@ from .undefined import ChainableUndefined, DebugUndefined, StrictUndefined, Unde
 __version__ = "0.1.0"
 
 __all__ = [
-    "Environment", "Template", "ChatTemplate", "apply_chat_template", "chat_environment", "load_chat_template",
+    "Environment", "Template", "ChatTemplate", "Capabilities", "apply_chat_template", "chat_environment", "load_chat_template",
     "get_json_schema", "seed_template", "seed_template_names", "raise_exception", "TemplateError",
     "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
     "FilterArgumentError", "LimitExceeded", "TemplateLoadError", "DocstringParsingException",

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional, Union
 
 from . import _resources
+from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .chatinputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .environment import Environment, Template
 from .errors import TemplateError, as_template_error
@@ -61,7 +62,7 @@ def _clock(now: Clock) -> Callable[[], datetime.datetime]:
 def _strftime_now(now: Callable[[], datetime.datetime]) -> Callable[[str], str]:
     def strftime_now(format: str) -> str:
         """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted."""
-        return now().strftime(format)
+        return clock_reading(now).strftime(format)
     return strftime_now
 
 
@@ -108,6 +109,7 @@ class ChatTemplate:
         self.templates = self._compile(source, name)
         self.template = self.templates.get("default") or next(iter(self.templates.values()))
         self._named = not isinstance(source, str)
+        self._capabilities: dict[str, Capabilities] = {}
 
     def _compile(self, source: TemplateSource, name: Optional[str]) -> dict[str, Template]:
         if isinstance(source, str):
@@ -211,6 +213,17 @@ class ChatTemplate:
         source, special_tokens = load_chat_template(path, name)
         label = os.path.basename(os.path.normpath(os.fspath(path)))
         return cls(source, now=now, limits=limits, name=label, special_tokens=special_tokens)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """What the default template does with each kind of input (system message, tools, tool calls, typed
+        content, reasoning...), decided once by rendering probe conversations through it (capabilities.py)."""
+        return cached_capabilities(self, None, self._capabilities)
+
+    def capabilities_for(self, name: Optional[str]) -> Capabilities:
+        """The Capabilities of the template `name` (None: the default one). Raises ValueError for an unknown
+        name."""
+        return cached_capabilities(self, name, self._capabilities)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_chat_template, (self.source, self.now, self.limits, self.name, self.special_tokens))

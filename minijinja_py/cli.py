@@ -22,6 +22,7 @@ import sys
 from typing import IO, Any, NoReturn, Optional, Sequence
 
 from .batch import BatchOptions, InputError, Progress, input_size, one_line, render_arguments, run_batch
+from .capabilities import capabilities_json
 from .chat import ChatTemplate, TemplateSource, load_chat_template, seed_template, seed_template_names
 from .environment import default_globals
 from .errors import TemplateError
@@ -244,16 +245,17 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
 
 def template_report(name: str, source: str, limits: Limits) -> dict[str, Any]:
-    """What `check` says of one template: compiled or not, and the names it reads. (Further sections of the
-    report, such as the template's capabilities, are added here as keys of their own.)"""
+    """What `check` says of one template: compiled or not, the names it reads, and its capabilities (decided by
+    rendering probe conversations through it: capabilities.py)."""
     try:
-        ChatTemplate(source, limits=limits, name=name)
+        template = ChatTemplate(source, limits=limits, name=name)
     except TemplateError as exc:
         return {"ok": False, "error": {"message": exc.message, "line": exc.lineno, "column": exc.colno,
                                        "text": str(exc)}}
     names = template_variables(source)
     return {"ok": True, "variables": [v for v in names if v not in _CHAT_GLOBALS],
-            "globals": [v for v in names if v in _CHAT_GLOBALS]}
+            "globals": [v for v in names if v in _CHAT_GLOBALS],
+            "capabilities": capabilities_json(template)}
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
