@@ -8,7 +8,7 @@ hash or compare passes budget.guard first.
 """
 
 from . import nodes as n
-from .base import out_of_fuel
+from .base import BIG_STR, CHAR_SHIFT, out_of_fuel
 from .budget import charge_result, charged, charged_unary, guard, take
 from .errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
 from .runtime import Macro
@@ -144,6 +144,9 @@ def _apply(c, func, args, value_ev, span):
             except Exception as exc:
                 raise located(exc, span)
         return ev
+    if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
+            1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
+        return _direct_call(c, func, args, value_ev, span)
     collect = None if args.empty else compile_args(c, args)
     call = charged(func)
 
@@ -161,6 +164,38 @@ def _apply(c, func, args, value_ev, span):
     def ev_args(f):
         return step(f, value_ev(f))
     return ev_args
+
+
+def _direct_call(c, func, args, value_ev, span):
+    """x|f(a) or x|f(a, b) (or a test) for a function that declares no cost: called directly, charged for long
+    strings in and for what it returns (its call is paid by the node's weight)."""
+    state = getattr(func, "mj_pass_state", False) is True
+    first = c.expr(args.positional[0])
+    second = c.expr(args.positional[1]) if len(args.positional) == 2 else None
+
+    def ev(f):
+        value = value_ev(f)
+        a = first(f)
+        b = second(f) if second is not None else _NONE
+        rs = f[0]
+        try:
+            if type(value) is str and len(value) > BIG_STR:
+                rs.burn(len(value) >> CHAR_SHIFT)
+            if type(a) is str and len(a) > BIG_STR or type(b) is str and len(b) > BIG_STR:
+                rs.burn((len(a) if type(a) is str else 0) + (len(b) if type(b) is str else 0) >> CHAR_SHIFT)
+            if b is _NONE:
+                result = func(rs, value, a) if state else func(value, a)
+            else:
+                result = func(rs, value, a, b) if state else func(value, a, b)
+            if result is True or result is False or result is None or type(result) is str and len(result) < 16:
+                return result
+            return charge_result(rs, result)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+_NONE = object()   # no second argument
 
 
 def compile_test(c, node, value_ev=None):

@@ -24,6 +24,7 @@ from .tests import TESTS as _BUILTIN_TESTS
 from .expressions import truth
 from .statements import if_parts, if_runner, s_assign as assign_statement
 from .printing import to_str
+from .runtime import LoopContext
 from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, e_binop, e_compare, sum_chain, sum_operands
 
 __all__ = ["inline_read", "filtered_read", "e_sum", "e_compare_fused", "e_filter", "s_if", "print_run", "FUSED_EXPRESSIONS", "FUSED_STATEMENTS"]
@@ -220,6 +221,8 @@ def s_if(c, node):
 # The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)
 _TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN = range(10)
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+_NEGATION = {_TRUTHY: _FALSY, _FALSY: _TRUTHY, _EQ: _NE, _NE: _EQ, _DEFINED: _UNDEFINED, _UNDEFINED: _DEFINED,
+             _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN}
 _TYPE_TESTS = {("defined", False): _DEFINED, ("defined", True): _UNDEFINED, ("undefined", False): _UNDEFINED,
                ("undefined", True): _DEFINED, ("none", False): _NONE, ("none", True): _NOT_NONE}
 
@@ -284,7 +287,13 @@ def _holds(f, slot, key, kind, constant):
 
 def _inline_test(c, test):
     """A single if's test as (combine, atoms): combine "and"/"or"/None over one or more atoms; None when the test
-    is not of that shape."""
+    is not of that shape. `not (a or b)` is read as `not a and not b` when a and b are atoms that negate."""
+    if isinstance(test, n.Not) and isinstance(test.operand, (n.And, n.Or)):
+        inner = _inline_test(c, test.operand)
+        if inner is None or any(atom[2] not in _NEGATION for atom in inner[1]):
+            return None
+        return ("or" if inner[0] == "and" else "and",
+                tuple(atom[:2] + (_NEGATION[atom[2]], atom[3]) for atom in inner[1]))
     if isinstance(test, (n.And, n.Or)):
         combine = "and" if isinstance(test, n.And) else "or"
         parts, stack = [], [test]
@@ -395,6 +404,8 @@ def _if_atom(c, node, general, atom, body, else_):
                 return
             general(f, out)
         return run_var_compare
+    if key in ("first", "last") and kind in (_TRUTHY, _FALSY):
+        return _if_loop_flag(general, slot, key == "first", kind == _TRUTHY, text, body, else_)
     if key is not None and kind in (_TRUTHY, _FALSY):
         want = kind == _TRUTHY
 
@@ -422,6 +433,25 @@ def _if_atom(c, node, general, atom, body, else_):
             body(f, out)
         elif else_ is not None:
             else_(f, out)
+    return run
+
+
+def _if_loop_flag(general, slot, first, want, text, body, else_):
+    """{% if loop.first %}, {% if not loop.last %}: read off the loop context in line (a loop over a list knows
+    its length; a lazy one, or anything else in the variable, takes the general path)."""
+    def run(f, out):
+        lc = f[slot]
+        if type(lc) is LoopContext and (first or lc._length is not None):
+            flag = lc.index0 == 0 if first else lc.index0 == lc._length - 1
+            if flag is want:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+            return
+        general(f, out)
     return run
 
 

@@ -1,0 +1,127 @@
+"""The fused shapes (minijinja_py/fused.py: reads and tests done in line when the value is plain data) against
+Jinja2, on every kind of value they may meet: a key present, missing, None, a number, a list, a dict, a Markup,
+a long string; the container not a dict (a list, a string, an undefined, a caller's object); strict undefined;
+loops over lists and lazy loops. Each shape must render what Jinja2 renders, or fail with the same kind of
+error, whichever path (in line or general) the value takes.
+
+Skipped without jinja2 (the package never needs it).
+"""
+
+import itertools
+
+import pytest
+
+jinja2 = pytest.importorskip("jinja2")
+
+import differential_ref  # noqa: E402
+import minijinja_py as mj  # noqa: E402
+from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
+
+SHAPES = [
+    # if/elif over one subject (a switch), with and without `and`
+    "{% if x.k == 'a' %}A{% elif x.k == 'b' %}B{% else %}C{% endif %}",
+    "{% if x['k'] == 'a' and x.v %}A{% elif x['k'] == 'b' %}B{% endif %}.",
+    "{% if x.k == 1 %}one{% elif x.k == 2 %}two{% endif %}.",
+    # single if, one atom
+    "{% if x.k %}T{% else %}F{% endif %}", "{% if not x.k %}T{% else %}F{% endif %}",
+    "{% if x.k == 'a' %}T{% endif %}.", "{% if x.k != 'a' %}T{% else %}F{% endif %}",
+    "{% if x.k is defined %}D{% else %}U{% endif %}", "{% if x.k is not defined %}U{% endif %}.",
+    "{% if x.k is none %}N{% endif %}.", "{% if x.k is not none %}V{% endif %}.",
+    "{% if 'a' in x.k %}I{% endif %}.", "{% if 'a' not in x.k %}O{% endif %}.",
+    "{% if y == 'a' %}Y{% endif %}.", "{% if y %}Y{% else %}N{% endif %}",
+    # single if, combinations
+    "{% if x.k == 'a' and x.v is not none %}B{% else %}E{% endif %}",
+    "{% if x.k or x.v %}O{% else %}E{% endif %}", "{% if not (x.k or x.v) %}N{% else %}E{% endif %}",
+    "{% if not (x.k == 'a' or 'b' in x.v) %}N{% else %}E{% endif %}",
+    # output
+    "{{ x.k }}|{{ x['k'] }}|{{ y }}", "a{{ x.k }}b{{ y }}c", "{{ 'a' + x.k + 'b' }}", "{{ x.k|trim }}",
+    "{{ 'a' + x.k|upper + x.v }}", "{{ x.k|lower }}|{{ 'p' + y }}",
+    # set
+    "{% set z = x.k %}{{ z }}", "{% set z = x.k|trim %}{{ z }}", "{% set z = 'p' + x.k + y %}{{ z }}",
+    # expressions
+    "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
+]
+
+LOOP_SHAPES = [
+    "{% for i in items %}{% if loop.first %}F{% endif %}{{ i }}{% if not loop.last %},{% endif %}{% endfor %}",
+    "{% for i in items %}{% if loop.last %}L{% endif %}{% if not loop.first %}-{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}A{% elif m.k == 'b' %}B{% endif %}{{ m.k }}{% endfor %}",
+    "{% for m in items if m %}{% if loop.last %}L{% endif %}{% endfor %}",
+    "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
+]
+
+
+class Thing:
+    """A caller's object (plain environment): attributes, no item access."""
+
+    def __init__(self, **attrs):
+        self.__dict__.update(attrs)
+
+
+LONG = "a" * 1500 + " "
+VALUES = {
+    "str": "a", "other_str": "b", "padded": "  ab  ", "empty": "", "none": None, "int": 1, "zero": 0,
+    "float": 2.0, "list": ["a", "b"], "dict": {"a": 1}, "markup": mj.Markup("<a>"), "long": LONG, "bool": True,
+}
+
+
+def contexts():
+    """Contexts for the shapes: x a dict with k (and v) of every kind, without k, or not a dict at all."""
+    for (k_name, k), (v_name, v) in itertools.product(VALUES.items(), [("str", "ab"), ("none", None)]):
+        yield f"k={k_name},v={v_name}", {"x": {"k": k, "v": v}, "y": "a", "items": ["a", "b"]}
+    yield "k missing", {"x": {"v": "a"}, "y": 1, "items": []}
+    yield "x list", {"x": ["a"], "y": None, "items": [{"k": "a"}, {"k": "b"}, {}]}
+    yield "x str", {"x": "abc", "y": ["a"], "items": "ab"}
+    yield "x missing", {"y": "b", "items": [{"k": "b"}, {"k": 3}]}
+    yield "x none", {"x": None, "y": "", "items": [None, {"k": "a"}]}
+
+
+def _same(ref, mine):
+    if ref[0] == "ok":
+        return mine[0] == "ok" and mine[1] == ref[1]
+    return mine[0] == "error" and differential_ref._errors_match(ref[1], mine[1])
+
+
+def _render_pair(ref_env, mj_env, source, context):
+    try:
+        ref = ("ok", ref_env.from_string(source).render(differential_ref._copy(context)))
+    except Exception as exc:  # noqa: BLE001 - the reference's error is the expectation
+        ref = ("error", exc)
+    try:
+        mine = ("ok", mj_env.from_string(source).render(differential_ref._copy(context)))
+    except Exception as exc:  # noqa: BLE001 - compared with the reference's
+        mine = ("error", exc)
+    return ref, mine
+
+
+@pytest.mark.parametrize("source", SHAPES + LOOP_SHAPES)
+def test_shape_renders_like_jinja2_in_the_chat_profile(source):
+    failures = []
+    for label, context in contexts():
+        ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, context)
+        if not _same(ref, mine):
+            failures.append(f"{label}: Jinja2 {ref[0]} {ref[1]!r:.120} / ours {mine[0]} {mine[1]!r:.160}")
+    assert failures == []
+
+
+@pytest.mark.parametrize("source", SHAPES)
+def test_shape_with_strict_undefined_and_caller_objects(source):
+    """A plain environment with StrictUndefined (undefined values fail where used), and a caller's object in
+    place of the dict: the in-line paths must hand both to the general ones."""
+    ref_env = ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined)
+    mj_env = mj.Environment(undefined=mj.StrictUndefined)
+    failures = []
+    for label, context in [("dict", {"x": {"k": "a", "v": "b"}, "y": "a"}), ("missing", {"x": {}, "y": "a"}),
+                           ("object", {"x": Thing(k="a", v=None), "y": "a"}), ("object without k", {"x": Thing()})]:
+        ref, mine = _render_pair(ref_env, mj_env, source, context)
+        if not _same(ref, mine):
+            failures.append(f"{label}: Jinja2 {ref[0]} {ref[1]!r:.120} / ours {mine[0]} {mine[1]!r:.160}")
+    assert failures == []
+
+
+def test_lazy_loop_flags_take_the_general_path():
+    """loop.last over an iterator needs a look-ahead: the in-line read applies only to lists."""
+    source = "{% for i in items|select %}{{ i }}{% if not loop.last %},{% endif %}{% endfor %}"
+    context = {"items": [1, 0, 2, 3]}
+    ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, context)
+    assert mine == ref == ("ok", "1,2,3")
