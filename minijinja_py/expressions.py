@@ -116,6 +116,44 @@ def e_dict(c, node):
 
 
 # ------------------------------------------------------------------------------------------------ lookups
+def _dict_key(node):
+    """The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
+    name, not a dict method or `_private`; any constant string item), or None."""
+    if isinstance(node, n.Getattr):
+        attr = node.attr
+        return None if attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_" else attr
+    if isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
+        return node.key.value
+    return None
+
+
+def e_lookup(c, node):
+    """x.a.b, x['a']['b'], tool_call.function.arguments...: a chain of constant keys from a variable walked in one
+    closure while every step is a plain dict that has the key; else the general lookups, step by step."""
+    general = e_getattr(c, node) if isinstance(node, n.Getattr) else e_getitem(c, node)
+    keys = []
+    current = node
+    while isinstance(current, (n.Getattr, n.Getitem)):
+        key = _dict_key(current)
+        if key is None:
+            return general
+        keys.append(key)
+        current = current.obj
+    if len(keys) < 2 or not isinstance(current, n.Name):
+        return general
+    root = c.expr(current)
+    keys = tuple(reversed(keys))
+
+    def ev(f):
+        obj = root(f)
+        for key in keys:
+            if type(obj) is not dict or key not in obj:
+                return general(f)
+            obj = obj[key]
+        return obj
+    return ev
+
+
 def e_getattr(c, node):
     obj_ev = c.expr(node.obj)
     attr, span = node.attr, node.span
@@ -581,7 +619,7 @@ def e_concat(c, node):
 
 EXPRESSIONS = {
     n.Const: e_const, n.Name: e_name, n.TupleExpr: e_tuple, n.ListExpr: e_list, n.DictExpr: e_dict,
-    n.Getattr: e_getattr, n.Getitem: e_getitem, n.Slice: e_slice, n.Call: compile_call,
+    n.Getattr: e_lookup, n.Getitem: e_lookup, n.Slice: e_slice, n.Call: compile_call,
     n.Test: compile_test, n.BinOp: e_binop, n.UnaryOp: e_unary, n.Not: e_not, n.And: e_and, n.Or: e_or,
     n.Compare: e_compare, n.Concat: e_concat, n.CondExpr: e_cond,
 }

@@ -214,8 +214,8 @@ def s_if(c, node):
     tests, else_ = if_parts(c, node)
     general = if_runner(tests, else_)
     if node.elifs:
-        return s_if_switch(c, node, general, [body for _, body in tests], else_)
-    return s_if_inline(c, node, general, tests[0][1], else_)
+        return s_if_switch(c, node, general, [body for _, _, body in tests], else_)
+    return s_if_inline(c, node, general, tests[0][2], else_)
 
 
 # The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)

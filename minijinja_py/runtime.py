@@ -9,7 +9,7 @@ import builtins
 import random as _random
 from collections import deque
 
-from .base import MISSING, limit_exceeded, pass_state
+from .base import MISSING, limit_exceeded, out_of_fuel, pass_state
 from .errors import SecurityError, TemplateRuntimeError, as_template_error, limit_twin
 from .markup import Markup, escape
 from .printing import safe_repr
@@ -90,7 +90,7 @@ class LoopContext:
         self._items = items          # list or tuple, or None when lazy
         self._length = len(items) if items is not None else None
         self._iter = lazy            # iterator when lazy
-        self._ahead = deque()        # items pulled from the lazy iterator but not reached yet
+        self._ahead = deque() if lazy is not None else None   # items pulled but not reached yet
         self.index0 = -1
         self.depth0 = depth0
         self._recurse = recurse
@@ -246,7 +246,7 @@ class MacroCode:
     closures (None where a parameter has none); `weight` the steps a call costs besides its body."""
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
-                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight")
+                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain")
 
     def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight):
         self.name = name
@@ -261,6 +261,8 @@ class MacroCode:
         self.caller = self.caller_slot is not None           # the body reads `caller`
         self.explicit_caller = "caller" in arguments
         self.weight = weight
+        # no caller, kwargs or varargs to fill in: a call with exactly its parameters, by position, binds them
+        self.plain = not (self.caller or self.catch_kwargs or self.catch_varargs)
 
 
 class Macro:
@@ -284,31 +286,48 @@ class Macro:
     def __call__(self, *args, **kwargs):
         code, parent = self._code, self._parent
         rs = parent[0]
-        rs.burn(code.weight)
+        rs.fuel -= code.weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
         f = code.layout.new(rs, parent)
-        pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
+        slots = code.param_slots
+        if not kwargs and len(args) == len(slots) and code.plain:
+            for slot, value in zip(slots, args):   # the common call: every parameter given, in order
+                f[slot] = value
+            pending = ()
+        else:
+            pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
         out = []
         rs.depth += 1
         try:
-            # as in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument
-            # checks; a parameter not yet given its default reads as undefined there (not as an outer variable)
-            slots, names = code.param_slots, code.arguments
-            for i in pending:
-                f[slots[i]] = rs.undefined(name=names[i])
-            for i in pending:
-                default = code.defaults[i]
-                f[slots[i]] = default(f) if default is not None else \
-                    rs.undefined(f"parameter {names[i]!r} was not provided", name=names[i])
+            if pending:
+                _bind_defaults(code, f, pending, rs.undefined)
             code.body(f, out)
         finally:
             rs.depth -= 1
-        return captured_text(out, rs)
+        try:
+            text = "".join(out)
+        except TypeError:
+            text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
+        return Markup(text) if rs.autoescape else text
 
     def __repr__(self):
         name = self._code.name
         return "<Macro anonymous>" if name is None else f"<Macro {name!r}>"
+
+
+def _bind_defaults(code, f, pending, undefined):
+    """As in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks; a
+    parameter not yet given its default reads as undefined there (not as an outer variable)."""
+    slots, names = code.param_slots, code.arguments
+    for i in pending:
+        f[slots[i]] = undefined(name=names[i])
+    for i in pending:
+        default = code.defaults[i]
+        f[slots[i]] = default(f) if default is not None else \
+            undefined(f"parameter {names[i]!r} was not provided", name=names[i])
 
 
 def _bind_arguments(code, f, args, kwargs, undefined):

@@ -11,7 +11,6 @@ from . import nodes as n
 from .base import CHAR_SHIFT, MISSING, out_of_fuel
 from .calls import compile_filter_step
 from .errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
-from .expressions import truth
 from .markup import Markup, escape
 from .printing import to_str
 from .runtime import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
@@ -207,12 +206,13 @@ def s_if(c, node):
 
 
 def if_parts(c, node):
-    """The compiled parts of an if statement: ((test, body) per branch, else body or None)."""
+    """The compiled parts of an if statement: ((test ev, its span, body) per branch, else body or None). The test
+    is the expression's own closure: the if statement takes its truth (and locates a failure of that)."""
     branches = [(node.test, node.body)] + list(node.elifs)
     tests = []
     with c.flags(soft=True):
         for test, body in branches:
-            tests.append((truth(c, test), compile_body(c, body)[0]))
+            tests.append((c.expr(test), test.span, compile_body(c, body)[0]))
         else_ = compile_body(c, node.else_)[0] if node.else_ else None
     return tests, else_
 
@@ -221,10 +221,15 @@ def if_runner(tests, else_):
     """run(f, out) of an if statement: the first branch whose test holds runs (its cost is in the weight of the
     statement list around the if: symbols.Summaries.weight)."""
     if len(tests) == 1:
-        (test, body), = tests
+        (test, span, body), = tests
 
         def run(f, out):
-            if test(f):
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+            if chosen:
                 body(f, out)
             elif else_ is not None:
                 else_(f, out)
@@ -232,8 +237,13 @@ def if_runner(tests, else_):
     tests = tuple(tests)
 
     def run_chain(f, out):
-        for test, body in tests:
-            if test(f):
+        for test, span, body in tests:
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:
+                raise located(exc, span)
+            if chosen:
                 body(f, out)
                 return
         if else_ is not None:
@@ -353,6 +363,8 @@ def s_assign(c, node):
         def run_name(f, out):
             f[slot] = ev(f)
         return run_name
+    if isinstance(node.target, n.NamespaceTarget) and node.target.attr[:1] != "_":
+        return _namespace_assignment(c, node.target, ev, old_value)
     if old_value is None:
         def run(f, out):
             if check is not None:
@@ -373,6 +385,27 @@ def s_assign(c, node):
             size = len(old)
             f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
     return run_accumulating
+
+
+def _namespace_assignment(c, target, ev, old_value):
+    """{% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
+    namespace first, as Jinja2 does, then the value computed and stored (with the accumulation refund of
+    s_assign when it is `ns.attr = ns.attr ~ ...`)."""
+    read, attr, span = e_read(c, target.name), target.attr, target.span
+
+    def run(f, out):
+        ns = read(f)
+        if not isinstance(ns, Namespace):
+            raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        if old_value is None:
+            ns._attrs[attr] = ev(f)
+            return
+        old = old_value(f)
+        ns._attrs[attr] = ev(f)
+        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
+            size = len(old)
+            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+    return run
 
 
 def _captured_scope_body(c, node, filters=()):
