@@ -43,6 +43,7 @@ class CompileContext:
         self.counted_by_loop = False # output here is counted by the enclosing loop when it ends (not per piece)
         self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
         self.uses_self = False       # the template or one of its blocks reads `self`
+        self.last_runs = ()          # the statement closures of the list compile_body compiled last
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies

@@ -24,7 +24,7 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "checked_add", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
-           "sum_chain", "sum_operands", "e_binop", "e_compare"]
+           "sum_chain", "sum_operands", "e_binop", "e_compare", "lookup_steps"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -128,30 +128,50 @@ def _dict_key(node):
 
 
 def e_lookup(c, node):
-    """x.a.b, x['a']['b'], tool_call.function.arguments...: a chain of constant keys from a variable walked in one
-    closure while every step is a plain dict that has the key; else the general lookups, step by step."""
+    """x.a.b, x['a'][i], messages[idx]['role'], tool_call.function.arguments...: a chain of lookups from a variable
+    — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
+    that has the key or a list that has the index; else the general lookups, step by step."""
     general = e_getattr(c, node) if isinstance(node, n.Getattr) else e_getitem(c, node)
-    keys = []
-    current = node
-    while isinstance(current, (n.Getattr, n.Getitem)):
-        key = _dict_key(current)
-        if key is None:
-            return general
-        keys.append(key)
-        current = current.obj
-    if len(keys) < 2 or not isinstance(current, n.Name):
+    steps = lookup_steps(c, node)
+    if steps is None:
         return general
-    root = c.expr(current)
-    keys = tuple(reversed(keys))
+    root, steps = steps
 
     def ev(f):
         obj = root(f)
-        for key in keys:
-            if type(obj) is not dict or key not in obj:
+        for key, index in steps:
+            if index is not None:
+                key = f[index]
+                if type(obj) is list and type(key) is int and -len(obj) <= key < len(obj):
+                    obj = obj[key]
+                    continue
+            if type(obj) is not dict or type(key) is not str or key not in obj:
                 return general(f)
             obj = obj[key]
         return obj
     return ev
+
+
+def lookup_steps(c, node):
+    """(root ev, ((key, None) or (None, slot of the index variable), ...)) for a chain of at least two lookups
+    e_lookup can walk, else None."""
+    steps = []
+    current = node
+    while isinstance(current, (n.Getattr, n.Getitem)):
+        key = _dict_key(current)
+        if key is not None:
+            steps.append((key, None))
+        elif isinstance(current, n.Getitem) and isinstance(current.key, n.Name):
+            depth, slot, kind = c.variable(current.key.name)
+            if depth != 0 or kind != PARAM:
+                return None
+            steps.append((None, slot))
+        else:
+            return None
+        current = current.obj
+    if len(steps) < 2 or not isinstance(current, n.Name):
+        return None
+    return c.expr(current), tuple(reversed(steps))
 
 
 def e_getattr(c, node):

@@ -25,7 +25,8 @@ from .expressions import truth
 from .statements import if_parts, if_runner, s_assign as assign_statement
 from .printing import to_str
 from .runtime import LoopContext
-from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, e_binop, e_compare, sum_chain, sum_operands
+from .nodes import dump as nodes_dump
+from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, e_binop, e_compare, lookup_steps, sum_chain, sum_operands
 
 __all__ = ["inline_read", "filtered_read", "e_sum", "e_compare_fused", "e_filter", "s_if", "print_run", "FUSED_EXPRESSIONS", "FUSED_STATEMENTS"]
 
@@ -206,6 +207,8 @@ def _case(c, test):
             not cheap_constant(constant.value):
         return None
     place = _place(c, test.first)
+    if place is None and lookup_steps(c, test.first) is not None:
+        place = ("lookup", nodes_dump(test.first))   # a chain of lookups: read once, through one closure
     return None if place is None else (place, constant.value, extra)
 
 
@@ -472,6 +475,8 @@ def s_if_switch(c, node, general, bodies, else_):
             len({type(case[1]) for case in cases}) != 1:
         return general
     (slot, key), kind = cases[0][0], type(cases[0][1])
+    subject = c.expr(node.test.left.first if isinstance(node.test, n.And) else node.test.first) \
+        if slot == "lookup" else None
     with c.flags(soft=True):
         extras = [truth(c, case[2]) if case[2] is not None else None for case in cases]
     # constant → the branches testing it, in order (for one plain type, == is a dict lookup's equality)
@@ -481,13 +486,16 @@ def s_if_switch(c, node, general, bodies, else_):
     table = {constant: tuple(entries) for constant, entries in table.items()}
 
     def run(f, out):
-        obj = f[slot]
-        if key is None:
-            value = obj
-        elif type(obj) is dict and key in obj:
-            value = obj[key]
+        if subject is not None:
+            value = subject(f)
         else:
-            return general(f, out)
+            obj = f[slot]
+            if key is None:
+                value = obj
+            elif type(obj) is dict and key in obj:
+                value = obj[key]
+            else:
+                return general(f, out)
         if type(value) is not kind:
             return general(f, out)
         for extra, body in table.get(value, ()):

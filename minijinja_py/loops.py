@@ -25,7 +25,8 @@ __all__ = ["compile_for"]
 class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
-    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot", "admits",
+    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
+                 "admits",
                  "else_", "iter_span",
                  "recurse_layout", "span", "counts_output")
 
@@ -51,6 +52,7 @@ def compile_for(c, node):
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
         body, weight = compile_body(c, node.body)
         plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
+        plan.runs = c.last_runs if len(c.last_runs) > 1 else None
         plan.resets, plan.local_copies, plan.enter = scope_start(scope)
     plan.admits = _compile_filter(c, node) if node.filter is not None else None
     plan.else_ = None
@@ -199,6 +201,7 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
         done = 0
+        runs = plan.runs
         for item in items:
             done += 1
             for slot in resets:
@@ -212,7 +215,11 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
             else:
                 assign(f, item)
             try:
-                body(f, out)
+                if runs is None:
+                    body(f, out)
+                else:
+                    for run in runs:   # the body's statements, without a call for the list
+                        run(f, out)
             except ContinueLoop:
                 continue
             except BreakLoop:

@@ -106,6 +106,7 @@ def compile_body(c, statements):
             merged.append(node)
     runs = tuple(_statement_runs(c, merged))
     weight = c.summaries.weight(statements)
+    c.last_runs = runs   # for a caller that runs the statements itself (loops.py: no call for the list)
     if not runs:
         return nothing, weight
     if len(runs) == 1:

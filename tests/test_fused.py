@@ -39,6 +39,7 @@ SHAPES = [
     # set
     "{% set z = x.k %}{{ z }}", "{% set z = x.k|trim %}{{ z }}", "{% set z = 'p' + x.k + y %}{{ z }}",
     # expressions
+    "{{ x.k.a }}|{{ x['k']['a'] }}|{{ x.v.k.a }}", "{% if x.k.a == 1 %}A{% elif x.k.a == 2 %}B{% endif %}.",
     "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
 ]
 
@@ -47,6 +48,8 @@ LOOP_SHAPES = [
     "{% for i in items %}{% if loop.last %}L{% endif %}{% if not loop.first %}-{% endif %}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' %}A{% elif m.k == 'b' %}B{% endif %}{{ m.k }}{% endfor %}",
     "{% for m in items if m %}{% if loop.last %}L{% endif %}{% endfor %}",
+    "{% for i in range(items|length) %}{% if items[i]['k'] == 'a' %}A{% elif items[i]['k'] == 'b' %}B"
+    "{% else %}{{ items[i].k }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
 ]
 
