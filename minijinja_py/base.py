@@ -134,13 +134,13 @@ def limit_exceeded(limits, name, what, also=None):
     return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
 
 
-def check_str_size(limits, size, what="a string"):
+def check_str_size(limits: Limits, size: int, what: str = "a string") -> None:
     """Refuse a string of `size` characters before it is built."""
     if size > limits.max_string:
         raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
 
 
-def check_items(limits, count, what="a list"):
+def check_items(limits: Limits, count: int, what: str = "a list") -> None:
     """Refuse a list or tuple of `count` items before it is built."""
     if count > limits.max_items:
         raise limit_exceeded(limits, "max_items", f"{what} of {count} items")

@@ -22,7 +22,7 @@ from .chatinputs import cut_at_final_message, mark_final_message, prepare_inputs
 from .environment import Environment, Template
 from .errors import TemplateError, as_template_error
 from .htmlfilters import chat_tojson
-from .base import Limits
+from .base import Limits, check_str_size
 from .loading import TemplateLoadError, load_chat_template
 from .printing import to_str
 from .runtime import ChatNamespace
@@ -59,11 +59,48 @@ def _clock(now: Clock) -> Callable[[], datetime.datetime]:
     return now
 
 
-def _strftime_now(now: Callable[[], datetime.datetime]) -> Callable[[str], str]:
-    def strftime_now(format: str) -> str:
-        """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted."""
-        return clock_reading(now).strftime(format)
-    return strftime_now
+class StrftimeNow:
+    """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted. A class rather
+    than a closure so that an environment holding it pickles; its size is bounded before formatting."""
+
+    __slots__ = ("now",)
+    mj_pass_state = True    # called with the render state first
+    mj_safe_repr = True
+
+    def __init__(self, now: Callable[[], datetime.datetime]) -> None:
+        self.now = now
+
+    def __call__(self, rs: Any, format: str) -> str:
+        if isinstance(format, str):
+            check_str_size(rs.limits, strftime_size(format), "a formatted time")
+        return clock_reading(self.now).strftime(format)
+
+    def __repr__(self) -> str:
+        return "<function strftime_now>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (StrftimeNow, (self.now,))
+
+
+def strftime_size(format: str) -> int:
+    """An upper bound of len(strftime(format)): a directive gives at most 64 characters (the longest locale
+    spelling of %c), or its glibc field width (%200Y) when that is larger."""
+    size, i, end = 0, 0, len(format)
+    while i < end:
+        if format[i] != "%":
+            size += 1
+            i += 1
+            continue
+        i += 1
+        while i < end and format[i] in "_-0^#":
+            i += 1
+        start = i
+        while i < end and format[i].isdigit():
+            i += 1
+        width = int(format[start:i]) if i - start < 12 and i > start else (10 ** 12 if i > start else 0)
+        size += max(width, 64)
+        i += 1
+    return size
 
 
 def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: Clock = None,
@@ -77,7 +114,7 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
                       extensions=("loopcontrols", "generation"), limits=limits)
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
-    env.globals["strftime_now"] = _strftime_now(_clock(now))
+    env.globals["strftime_now"] = StrftimeNow(_clock(now))
     env.globals["namespace"] = ChatNamespace
     return env
 

@@ -118,9 +118,14 @@ do_capitalize.mj_str_method = str.capitalize
 _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
 
 
-def do_title(s):
+@pass_state
+def do_title(rs, s):
     """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
-    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(soft_str(s)) if item)
+    s = soft_str(s)
+    if len(s) > 1024:   # the split below makes a string per word: count them first, lazily
+        check_items(rs.limits, 2 * sum(1 for _ in _WORD_BEGINNING.finditer(s)) + 1, "the words of a title")
+        check_str_size(rs.limits, len(s) * (1 if s.isascii() else 3), "a title")  # 'ﬃ'.upper() is 'FFI'
+    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(s) if item)
 
 
 def do_trim(value, chars=None):
@@ -288,8 +293,11 @@ def do_abs(x):
     return abs(x)
 
 
-def do_int(value, default=0, base=10):
+@pass_state
+def do_int(rs, value, default=0, base=10):
     """Convert to int ("42.23" gives 42); default when impossible. A string may give a base (0x, 0o, 0b)."""
+    if isinstance(value, str) and isinstance(base, int) and len(value) > 64:
+        _check_int_digits(rs.limits, value, base)
     try:
         return int(value, base) if isinstance(value, str) else int(value)
     except (TypeError, ValueError):
@@ -300,6 +308,21 @@ def do_int(value, default=0, base=10):
         return int(float(value))
     except (TypeError, ValueError, OverflowError):
         return default
+
+
+_BITS_PER_DIGIT = {2: 1, 4: 2, 8: 3, 16: 4, 32: 5}
+
+
+def _check_int_digits(limits, text, base):
+    """int(text, base) for a base that is a power of two (or 0: a 0x/0o/0b prefix) has no digit limit in
+    Python: refuse a number longer than max_int_bits before converting it (other bases stop at 4300 digits)."""
+    text = text.strip()
+    if base == 0:
+        prefix = text.lstrip("+-")[:2].lower()
+        base = {"0x": 16, "0o": 8, "0b": 2}.get(prefix, 10)
+    bits = _BITS_PER_DIGIT.get(base, 0)
+    if bits and len(text) * bits > limits.max_int_bits + 64:
+        raise limit_exceeded(limits, "max_int_bits", "an integer of this many digits")
 
 
 def do_float(value, default=0.0):

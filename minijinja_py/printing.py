@@ -300,6 +300,26 @@ class _Shown:
         return NotImplemented
 
 
+class _PprintKey:
+    """pprint's order of dict items (its _safe_key: `<` where the two compare, else the type names, then...),
+    with a last resort that does not change from run to run: the text of the key instead of its id()."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __lt__(self, other):
+        try:
+            return self.obj < other.obj
+        except TypeError:
+            return (str(type(self.obj)), safe_repr(self.obj)) < (str(type(other.obj)), safe_repr(other.obj))
+
+
+def _pprint_order(pair):
+    return _PprintKey(pair[0]), _PprintKey(pair[1])
+
+
 def _plain_copy(value, rs, limits):
     """value with every non-data leaf replaced by its safe text (and cycles by a marker without an id), shared
     parts shared in the copy too. Returns (copy, depth)."""
@@ -327,7 +347,10 @@ def _plain_copy(value, rs, limits):
             on_path.add(key)
             try:
                 if isinstance(v, dict):
-                    result = {copy(k, depth + 1): copy(x, depth + 1) for k, x in v.items()}
+                    # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
+                    # that do not compare orders them by id(), which differs from run to run
+                    pairs = [(copy(k, depth + 1), copy(x, depth + 1)) for k, x in v.items()]
+                    result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in v]
                 elif isinstance(v, tuple):
@@ -357,7 +380,7 @@ def safe_pformat(value, rs=None):
         # pformat adds at most a newline and the indentation of its depth to each node
         check_str_size(limits, flat + nodes * (depth + 2), "pretty-printed data")
     from pprint import PrettyPrinter  # ~20 ms to import (dataclasses, inspect): paid by |pprint's first use
-    text = PrettyPrinter().pformat(plain)
+    text = PrettyPrinter(sort_dicts=False).pformat(plain)   # dicts come sorted (_plain_copy)
     check_str_size(limits, len(text), "pretty-printed data")
     return text
 
@@ -538,17 +561,19 @@ _json_encoders = {}
 def _json_encoder(indent, separators, ensure_ascii, sort_keys):
     """The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
     its all-default options, and transformers' tojson passes ensure_ascii=False)."""
-    key = (indent, tuple(separators) if isinstance(separators, (list, tuple)) else separators, ensure_ascii,
-           sort_keys)
-    try:
-        return _json_encoders[key]
-    except (KeyError, TypeError):
-        pass
+    # Cached only for plain option values, keyed by their exact types too: indent=4.0 must not find (and must not
+    # leave behind) the encoder of indent=4, which a later render in the same process would then get.
+    cacheable = (indent is None or type(indent) is int or type(indent) is str and len(indent) < 16) and \
+        type(ensure_ascii) is bool and type(sort_keys) is bool and \
+        (separators is None or type(separators) in (tuple, list) and len(separators) == 2 and
+         all(type(x) is str and len(x) < 16 for x in separators))
+    key = (type(indent), indent, None if separators is None else tuple(separators), ensure_ascii, sort_keys)
+    if cacheable:
+        encoder = _json_encoders.get(key)
+        if encoder is not None:
+            return encoder
     encoder = json.JSONEncoder(indent=indent, separators=separators, ensure_ascii=ensure_ascii,
                                sort_keys=sort_keys)
-    try:
-        if len(_json_encoders) < 64:
-            _json_encoders[key] = encoder
-    except TypeError:  # an unhashable option value: not cached
-        pass
+    if cacheable and len(_json_encoders) < 64:
+        _json_encoders[key] = encoder
     return encoder

@@ -474,7 +474,7 @@ def sandboxed_range(rs, *args):
     return rng
 
 
-sandboxed_range.__name__ = sandboxed_range.__qualname__ = "range"
+sandboxed_range.__name__ = "range"   # printed as <function range>, pickled by its qualified name
 
 
 class GroupTuple(tuple):

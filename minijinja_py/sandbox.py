@@ -15,12 +15,12 @@ import collections
 import string
 import types
 from collections import abc
-from operator import indexOf
 
-from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
+from .base import CHAR_SHIFT, MISSING, check_str_size, limit_exceeded
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
 from .markup import EscapeFormatter, Markup
+from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .runtime import (
     BlockReference, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace, TemplateReference,
@@ -273,7 +273,10 @@ def _bound(obj, name, rs):
     value = getattr(obj, name)
     if not callable(value) or isinstance(value, Undefined):
         return value  # loop.index, range.start, int.real, loop.previtem (undefined on the first item) ...
-    checked = _SIZE_CHECKED.get(name) if isinstance(obj, str) else None
+    if isinstance(obj, str):
+        checked = _SIZE_CHECKED.get(name)
+    else:
+        checked = BYTES_METHOD_CHECKS.get(name) if isinstance(obj, (bytes, bytearray)) else None
     return _CheckedMethod(checked, value, obj, rs, name)
 
 
@@ -302,11 +305,8 @@ class _CheckedMethod:
             _charge_argument(rs, arg)
         if self.checked is not None:
             result = self.checked(rs, obj, *args, **kwargs)
-        elif self.name == "index" and type(obj) is list and len(args) == 1 and not kwargs and \
-                not (isinstance(args[0], (int, float, bool, type(None))) or type(args[0]) is str and
-                     len(args[0]) <= 200):
-            # list.index puts the full repr of the value in its error message: look for a big one without that
-            result = indexOf(obj, args[0])
+        elif self.name == "index" and isinstance(obj, (list, tuple)):
+            result = sequence_index(obj, *args, **kwargs)
         else:
             result = self.method(*args, **kwargs)
         return charge_result(rs, result)
@@ -323,78 +323,8 @@ def _charge_argument(rs, arg):
         guard(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
 
 
-# Each check looks at the arguments it understands and estimates the result size; the real method then runs
-# with the original arguments, so argument errors are Python's own (str.replace(count=1) on Python < 3.13, ...).
-def _check_width(limits, s, width=0, *args, **kwargs):
-    if isinstance(width, int):
-        check_str_size(limits, width)
-
-
-def _check_expandtabs(limits, s, tabsize=8, **kwargs):
-    if isinstance(tabsize, int):
-        check_str_size(limits, len(s) + s.count("\t") * max(tabsize, 0))
-
-
-def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
-    count = kwargs.get("count", count)
-    if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
-        occurrences = s.count(old) if old else len(s) + 1
-        if isinstance(count, int) and count >= 0:
-            occurrences = min(occurrences, count)
-        check_str_size(limits, len(s) + occurrences * (len(new) - len(old)))
-
-
-def _check_translate(limits, s, table=None, *args):
-    if isinstance(table, dict) and table:
-        longest = max((len(v) if isinstance(v, str) else 1) for v in table.values())
-        check_str_size(limits, len(s) * longest)
-
-
-_SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-
-
-def _count_any(s, chars):
-    if s.isascii():
-        chars = [c for c in chars if c < "\x80"]
-    return sum(s.count(c) for c in chars)
-
-
-def _check_split(limits, s, sep=None, maxsplit=-1, *args, **kwargs):
-    if isinstance(sep, str) and sep:
-        items = s.count(sep) + 1
-    else:
-        items = _count_any(s, _SPACES) + 1
-    if isinstance(maxsplit, int) and maxsplit >= 0:
-        items = min(items, maxsplit + 1)
-    check_items(limits, items, "a split")
-
-
-def _check_splitlines(limits, s, *args, **kwargs):
-    check_items(limits, _count_any(s, _LINE_BREAKS) + 1, "a split")
-
-
-def _checked(check, name):
-    def method(rs, s, *args, **kwargs):
-        check(rs.limits, s, *args, **kwargs)
-        return getattr(s, name)(*args, **kwargs)
-    return method
-
-
-def _join(rs, s, iterable):
-    items = list(iterable)
-    if all(isinstance(x, str) for x in items):
-        check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
-    return s.join(items)
-
-
 _SIZE_CHECKED = {
-    "center": _checked(_check_width, "center"), "ljust": _checked(_check_width, "ljust"),
-    "rjust": _checked(_check_width, "rjust"), "zfill": _checked(_check_width, "zfill"),
-    "expandtabs": _checked(_check_expandtabs, "expandtabs"), "replace": _checked(_check_replace, "replace"),
-    "translate": _checked(_check_translate, "translate"), "join": _join,
-    "split": _checked(_check_split, "split"), "rsplit": _checked(_check_split, "rsplit"),
-    "splitlines": _checked(_check_splitlines, "splitlines"),
+    **STR_METHOD_CHECKS,
     "format": lambda rs, s, *args, **kwargs: safe_format(rs, s, args, kwargs),
     "format_map": lambda rs, s, mapping: safe_format(rs, s, (), mapping),
 }

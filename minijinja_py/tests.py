@@ -8,6 +8,8 @@ from collections import abc
 from numbers import Number
 
 from .base import pass_state
+from .errors import TemplateError
+from .printing import to_str
 from .budget import COMPARE, CONTAINS, HASHES, costs
 from .undefined import Undefined
 
@@ -85,12 +87,12 @@ def test_float(value):
 
 def test_lower(value):
     """Is the string lowercase?"""
-    return str(value).islower()
+    return to_str(value).islower()   # str() as the sandbox prints (bounded, address-free)
 
 
 def test_upper(value):
     """Is the string uppercase?"""
-    return str(value).isupper()
+    return to_str(value).isupper()
 
 
 def test_string(value):
@@ -113,6 +115,8 @@ def test_sequence(value):
     try:
         len(value)
         value.__getitem__  # noqa: B018 - probing the protocol, as Jinja2 does
+    except TemplateError:
+        raise   # measuring a lazy loop ran the template's code: its errors (and a limit) are not an answer
     except Exception:
         return False
     return True
