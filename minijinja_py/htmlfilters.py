@@ -9,10 +9,12 @@ import re
 from collections import abc
 from urllib.parse import quote_from_bytes
 
-from .base import pass_state
+from .base import CHAR_SHIFT, check_items, check_str_size, pass_state
+from .budget import take
 from .errors import FilterArgumentError
 from .markup import Markup, escape, soft_str
-from .printing import safe_json_dumps, to_str
+from .printing import to_str
+from .tojson import safe_json_dumps
 from .undefined import Undefined
 
 __all__ = [
@@ -43,19 +45,25 @@ def do_safe(value):
     return Markup(soft_str(value))
 
 
-def _url_quote(obj, for_qs=False):
+def _url_quote(rs, obj, for_qs=False):
     if not isinstance(obj, bytes):
         obj = soft_str(obj).encode("utf-8")
+    check_str_size(rs.limits, 3 * len(obj), "a URL-encoded string")   # a byte becomes %XX at most
+    rs.burn(len(obj) >> CHAR_SHIFT)
     rv = quote_from_bytes(obj, b"" if for_qs else b"/")
     return rv.replace("%20", "+") if for_qs else rv
 
 
-def do_urlencode(value):
+@pass_state
+def do_urlencode(rs, value):
     """URL-encode a string, or a dict / list of pairs as a query string."""
     if isinstance(value, str) or not isinstance(value, abc.Iterable):
-        return _url_quote(value)
-    items = value.items() if isinstance(value, dict) else iter(value)
-    return "&".join(f"{_url_quote(k, for_qs=True)}={_url_quote(v, for_qs=True)}" for k, v in items)
+        return _url_quote(rs, value)
+    items = list(value.items()) if isinstance(value, dict) else take(rs, value, "a query string")
+    rs.burn(8 * len(items))   # a pair quoted and joined, in Python
+    parts = [f"{_url_quote(rs, k, for_qs=True)}={_url_quote(rs, v, for_qs=True)}" for k, v in items]
+    check_str_size(rs.limits, sum(map(len, parts)) + len(parts), "a query string")
+    return "&".join(parts)
 
 
 # What urlize links: a scheme or "www." plus a host name, a bare host under a classic top-level domain, or a
@@ -113,13 +121,19 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
         if _SCHEME.fullmatch(scheme) is None:
             raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
     link_attrs = f' rel="{escape(" ".join(sorted(rel_words)))}"' + (f' target="{_escape(target)}"' if target else "")
+    text = str(_escape(value))
+    # every word may become a link: <a href="https://WORD" ATTRS>WORD</a>; each costs a few regexps in Python
+    words = 2 * sum(1 for _ in _SPACE_RUNS.finditer(text)) + 1
+    check_items(rs.limits, words, "the words urlize reads")
+    rs.burn(8 * words + (len(text) >> CHAR_SHIFT))
+    check_str_size(rs.limits, 2 * len(text) + words * (len(link_attrs) + 40), "urlized text")
 
     def shown(url):
         if trim_url_limit is not None and len(url) > trim_url_limit:
             return f"{url[:trim_url_limit]}..."
         return url
 
-    words = re.split(r"(\s+)", str(_escape(value)))
+    words = _SPACE_RUNS.split(text)
     for i, word in enumerate(words):
         head, middle, tail = _split_punctuation(word)
         if _LINKABLE.match(middle):
@@ -139,6 +153,7 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
     return Markup(rv) if rs.autoescape else rv
 
 
+_SPACE_RUNS = re.compile(r"(\s+)")
 _ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
 
 
@@ -146,12 +161,16 @@ _ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
 def do_xmlattr(rs, d, autospace=True):
     """Render a dict as XML/HTML attributes (None and undefined values skipped)."""
     items = []
+    rs.burn(8 * len(d) if hasattr(d, "__len__") else 0)   # an attribute checked and escaped, in Python
+    size = 0
     for key, value in d.items():
         if value is None or isinstance(value, Undefined):
             continue
         if _ATTR_KEY.search(key) is not None:
             raise ValueError(f"Invalid character in attribute name: {key!r}")
         items.append(f'{_escape(key)}="{_escape(value)}"')
+        size += len(items[-1]) + 1
+        check_str_size(rs.limits, size, "XML attributes")
     rv = " ".join(items)
     if autospace and rv:
         rv = " " + rv

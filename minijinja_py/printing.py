@@ -1,6 +1,6 @@
 """Printing: a template value → its text, the way {{ }}, ~, |string, %s, {!r}, |pprint and |tojson show it.
 
-Python's str()/repr()/pformat()/json.dumps() for plain data, byte for byte, with three differences that make
+Python's str()/repr()/pformat() for plain data (json.dumps: tojson.py), byte for byte, with three differences that make
 printing safe for untrusted templates:
   * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
@@ -17,8 +17,6 @@ own (address-free, bounded) str()/repr(), one with an `mj_print(printer, depth)`
 printer (a namespace prints its attributes as a dict).
 """
 
-import json
-import math
 import types
 from functools import partial
 
@@ -26,7 +24,7 @@ from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_excee
 from .budget import tree_size
 from .errors import LimitExceeded
 
-__all__ = ["to_str", "safe_repr", "short_repr", "safe_pformat", "safe_json_dumps", "opaque_repr", "OPAQUE_TYPES"]
+__all__ = ["to_str", "safe_repr", "short_repr", "safe_pformat", "opaque_repr", "OPAQUE_TYPES"]
 
 _DEFAULT_LIMITS = Limits()
 _SCALARS = (str, int, float, bool, type(None))
@@ -383,197 +381,3 @@ def safe_pformat(value, rs=None):
     text = PrettyPrinter(sort_dicts=False).pformat(plain)   # dicts come sorted (_plain_copy)
     check_str_size(limits, len(text), "pretty-printed data")
     return text
-
-
-# --------------------------------------------------------------------------------------------------- JSON
-def _json_leaf_size(value, ensure_ascii):
-    cls = type(value)
-    if cls is str or isinstance(value, str):
-        if len(value) < 64:
-            return 12 * len(value) + 2
-        encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
-        return len(encode(value))
-    if cls is bool or value is None:
-        return 5
-    if isinstance(value, int):
-        return value.bit_length() * 10 // 33 + 3
-    if isinstance(value, float):
-        return 24 if math.isfinite(value) else 9
-    return 0  # json.dumps refuses it
-
-
-def _json_key_size(key, ensure_ascii):
-    if isinstance(key, str):
-        return _json_leaf_size(key, ensure_ascii)
-    if isinstance(key, (int, float)) or key is None:
-        return _json_leaf_size(key, ensure_ascii) + 2
-    return 0  # json.dumps refuses it (keys must be str, int, float, bool or None)
-
-
-_QUICK_JSON_VALUES = 512
-
-
-def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values) by walking value as a plain tree,
-    when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
-    anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
-    leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
-    if type(value) not in (dict, list, tuple):
-        return None
-    encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
-    chars = values = containers = height = 0
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, level = pop()
-        containers += 1
-        if level > height:
-            height = level
-            if height > max_depth:
-                return None
-        if type(item) is dict:
-            for key in item:
-                if type(key) is not str:
-                    return None
-                chars += 12 * len(key) if len(key) < 64 else len(encode(key))
-            children = item.values()
-        else:
-            children = item
-        values += len(item)
-        if values > _QUICK_JSON_VALUES:
-            return None
-        for child in children:
-            cls = type(child)
-            if cls is str:
-                # at most 12 characters per character (a surrogate pair escape); exact for long strings
-                chars += 12 * len(child) if len(child) < 64 else len(encode(child))
-            elif cls is dict or cls is list or cls is tuple:
-                push((child, level + 1))
-            elif cls is int:
-                if not -0xFFFFFFFFFFFFFFFF <= child <= 0xFFFFFFFFFFFFFFFF:
-                    chars += child.bit_length() * 10 // 33 + 2
-            elif cls is not float and cls is not bool and child is not None:
-                return None
-    # every value: at most 24 characters of its own (a float, quotes...) and its separators
-    size = chars + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
-    if indent_width is not None:
-        size += (values + containers) * (1 + indent_width * height)
-    return size, values + containers
-
-
-def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
-    part twice. Raises ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too
-    deep or too big."""
-    if not isinstance(value, (list, tuple, dict)):
-        return _json_leaf_size(value, ensure_ascii), 1
-    cap = limits.max_string
-    fuel = rs.fuel if rs is not None else None
-    known = {}               # id → (size without indentation, values, height) of a container measured already
-    on_path = {id(value)}
-
-    def frame(container):
-        # [container, children, size, direct children, values inside, height of the deepest child]
-        children = iter(container.items()) if isinstance(container, dict) else iter(container)
-        return [container, children, 2, 0, 1, 0]
-
-    stack = [frame(value)]
-    while True:
-        top = stack[-1]
-        is_dict = isinstance(top[0], dict)
-        for child in top[1]:
-            if top[3]:
-                top[2] += len(item_sep)
-            top[3] += 1
-            if is_dict:
-                key, child = child
-                top[2] += _json_key_size(key, ensure_ascii) + len(key_sep)
-            if isinstance(child, (list, tuple, dict)):
-                seen = known.get(id(child))
-                if seen is None:
-                    if id(child) in on_path:
-                        raise ValueError("Circular reference detected")
-                    if len(stack) >= limits.max_data_depth:
-                        raise limit_exceeded(limits, "max_data_depth", "serialised data nested this deep")
-                    on_path.add(id(child))
-                    stack.append(frame(child))
-                    break
-                top[2] += seen[0]
-                top[4] += seen[1]
-                top[5] = max(top[5], seen[2])
-            else:
-                top[2] += _json_leaf_size(child, ensure_ascii)
-                top[4] += 1
-            if top[2] > cap:
-                check_str_size(limits, top[2], "JSON text")
-            if fuel is not None and top[4] > fuel:
-                raise limit_exceeded(limits, "max_steps", "the work of this render")
-        else:
-            stack.pop()
-            on_path.discard(id(top[0]))
-            result = (top[2], top[4], top[5] + 1)
-            known[id(top[0])] = result
-            if not stack:
-                size, count, height = result
-                if indent_width is not None:
-                    size += count * (1 + indent_width * height)
-                return size, count
-            parent = stack[-1]
-            parent[2] += result[0]
-            parent[4] += result[1]
-            parent[5] = max(parent[5], result[2])
-
-
-def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
-    """json.dumps(value, ...) with its size (and the work) bounded before anything is built."""
-    rs = _state(rs)
-    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
-    if indent is not None and not isinstance(indent, (int, str)) or isinstance(indent, bool):
-        indent_width = None if indent is None else 0
-    else:
-        indent_width = None if indent is None else (len(indent) if isinstance(indent, str) else max(indent, 0))
-    if separators is None:
-        item_sep, key_sep = (", ", ": ") if indent is None else (",", ": ")
-    else:
-        item_sep, key_sep = separators
-        item_sep, key_sep = str(item_sep), str(key_sep)
-    if indent_width is not None:
-        check_str_size(limits, indent_width, "a JSON indent")
-    measured = _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, limits.max_data_depth)
-    if measured is None:
-        measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
-    size, items = measured
-    check_str_size(limits, size, "JSON text")
-    if rs is not None:
-        rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
-    if kwargs:
-        text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
-                          sort_keys=sort_keys, **kwargs)
-    else:
-        text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
-    check_str_size(limits, len(text), "JSON text")
-    return text
-
-
-_json_encoders = {}
-
-
-def _json_encoder(indent, separators, ensure_ascii, sort_keys):
-    """The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
-    its all-default options, and transformers' tojson passes ensure_ascii=False)."""
-    # Cached only for plain option values, keyed by their exact types too: indent=4.0 must not find (and must not
-    # leave behind) the encoder of indent=4, which a later render in the same process would then get.
-    cacheable = (indent is None or type(indent) is int or type(indent) is str and len(indent) < 16) and \
-        type(ensure_ascii) is bool and type(sort_keys) is bool and \
-        (separators is None or type(separators) in (tuple, list) and len(separators) == 2 and
-         all(type(x) is str and len(x) < 16 for x in separators))
-    key = (type(indent), indent, None if separators is None else tuple(separators), ensure_ascii, sort_keys)
-    if cacheable:
-        encoder = _json_encoders.get(key)
-        if encoder is not None:
-            return encoder
-    encoder = json.JSONEncoder(indent=indent, separators=separators, ensure_ascii=ensure_ascii,
-                               sort_keys=sort_keys)
-    if cacheable and len(_json_encoders) < 64:
-        _json_encoders[key] = encoder
-    return encoder

@@ -404,6 +404,8 @@ def _check_format_spec(limits, spec):
 def safe_format(rs, fmt, args, kwargs):
     """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
     escaped after formatting and the result is Markup."""
+    # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
+    rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
     if isinstance(fmt, Markup):
         result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
     else:

@@ -1,0 +1,230 @@
+"""tojson: a template value → JSON text, json.dumps byte for byte, its size (and the work) bounded before any of
+it is built: a walk over the value bounds the text (shared parts measured once, cycles and depth refused) —
+without encoding anything when that bound is far below the limit, the usual case — and the step budget is charged
+for it. The encoder json.dumps would build for the options is made once per plain option set.
+"""
+
+import json
+import math
+
+from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
+from .errors import LimitExceeded
+
+__all__ = ["safe_json_dumps"]
+
+_DEFAULT_LIMITS = Limits()
+
+
+def _state(rs):
+    return rs if rs is not None else current_state()
+
+
+def _string_size(value, ensure_ascii, exact):
+    """len(json.dumps(value)) for a string: a bound (6 characters per character at most, 12 when ensure_ascii
+    writes astral ones as surrogate pairs), or exactly, by encoding it."""
+    if not exact or len(value) < 64:
+        return (12 if ensure_ascii else 6) * len(value) + 2
+    encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    return len(encode(value))
+
+
+def _json_leaf_size(value, ensure_ascii, exact=False):
+    cls = type(value)
+    if cls is str or isinstance(value, str):
+        return _string_size(value, ensure_ascii, exact)
+    if cls is bool or value is None:
+        return 5
+    if isinstance(value, int):
+        return value.bit_length() * 10 // 33 + 3
+    if isinstance(value, float):
+        return 24 if math.isfinite(value) else 9
+    return 0  # json.dumps refuses it
+
+
+def _json_key_size(key, ensure_ascii, exact):
+    if isinstance(key, str):
+        return _json_leaf_size(key, ensure_ascii, exact)
+    if isinstance(key, (int, float)) or key is None:
+        return _json_leaf_size(key, ensure_ascii, exact) + 2
+    return 0  # json.dumps refuses it (keys must be str, int, float, bool or None)
+
+
+_QUICK_JSON_VALUES = 512
+
+
+def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
+    """(an upper bound of len(json.dumps(value, ...)), the number of values) by walking value as a plain tree,
+    when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
+    anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
+    leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
+    if type(value) not in (dict, list, tuple):
+        return None
+    per_char = 12 if ensure_ascii else 6
+    chars = values = containers = height = 0
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, level = pop()
+        containers += 1
+        if level > height:
+            height = level
+            if height > max_depth:
+                return None
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str:
+                    return None
+                chars += per_char * len(key)
+            children = item.values()
+        else:
+            children = item
+        values += len(item)
+        if values > _QUICK_JSON_VALUES:
+            return None
+        for child in children:
+            cls = type(child)
+            if cls is str:
+                chars += per_char * len(child)   # a bound: see _string_size
+            elif cls is dict or cls is list or cls is tuple:
+                push((child, level + 1))
+            elif cls is int:
+                if not -0xFFFFFFFFFFFFFFFF <= child <= 0xFFFFFFFFFFFFFFFF:
+                    chars += child.bit_length() * 10 // 33 + 2
+            elif cls is not float and cls is not bool and child is not None:
+                return None
+    # every value: at most 24 characters of its own (a float, quotes...) and its separators
+    size = chars + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
+    if indent_width is not None:
+        size += (values + containers) * (1 + indent_width * height)
+    return size, values + containers
+
+
+def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii, exact=False):
+    """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
+    part twice; strings measured exactly (encoded, each paid for first) when `exact`. Raises
+    ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too deep or too big."""
+    if not isinstance(value, (list, tuple, dict)):
+        return _json_leaf_size(value, ensure_ascii, exact), 1
+    cap = limits.max_string
+    fuel = rs.fuel if rs is not None else None
+    known = {}               # id → (size without indentation, values, height) of a container measured already
+    on_path = {id(value)}
+
+    def frame(container):
+        # [container, children, size, direct children, values inside, height of the deepest child]
+        children = iter(container.items()) if isinstance(container, dict) else iter(container)
+        return [container, children, 2, 0, 1, 0]
+
+    stack = [frame(value)]
+    while True:
+        top = stack[-1]
+        is_dict = isinstance(top[0], dict)
+        for child in top[1]:
+            if top[3]:
+                top[2] += len(item_sep)
+            top[3] += 1
+            if is_dict:
+                key, child = child
+                if exact and rs is not None and type(key) is str and len(key) >= 64:
+                    rs.burn(len(key) >> CHAR_SHIFT)
+                top[2] += _json_key_size(key, ensure_ascii, exact) + len(key_sep)
+            if isinstance(child, (list, tuple, dict)):
+                seen = known.get(id(child))
+                if seen is None:
+                    if id(child) in on_path:
+                        raise ValueError("Circular reference detected")
+                    if len(stack) >= limits.max_data_depth:
+                        raise limit_exceeded(limits, "max_data_depth", "serialised data nested this deep")
+                    on_path.add(id(child))
+                    stack.append(frame(child))
+                    break
+                top[2] += seen[0]
+                top[4] += seen[1]
+                top[5] = max(top[5], seen[2])
+            else:
+                if exact and rs is not None and type(child) is str and len(child) >= 64:
+                    rs.burn(len(child) >> CHAR_SHIFT)   # it is encoded to be measured
+                top[2] += _json_leaf_size(child, ensure_ascii, exact)
+                top[4] += 1
+            if top[2] > cap:
+                check_str_size(limits, top[2], "JSON text")
+            if fuel is not None and top[4] > fuel:
+                raise limit_exceeded(limits, "max_steps", "the work of this render")
+        else:
+            stack.pop()
+            on_path.discard(id(top[0]))
+            result = (top[2], top[4], top[5] + 1)
+            known[id(top[0])] = result
+            if not stack:
+                size, count, height = result
+                if indent_width is not None:
+                    size += count * (1 + indent_width * height)
+                return size, count
+            parent = stack[-1]
+            parent[2] += result[0]
+            parent[4] += result[1]
+            parent[5] = max(parent[5], result[2])
+
+
+def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
+    """json.dumps(value, ...) with its size (and the work) bounded before anything is built."""
+    rs = _state(rs)
+    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+    if indent is not None and not isinstance(indent, (int, str)) or isinstance(indent, bool):
+        indent_width = None if indent is None else 0
+    else:
+        indent_width = None if indent is None else (len(indent) if isinstance(indent, str) else max(indent, 0))
+    if separators is None:
+        item_sep, key_sep = (", ", ": ") if indent is None else (",", ": ")
+    else:
+        item_sep, key_sep = separators
+        item_sep, key_sep = str(item_sep), str(key_sep)
+    if indent_width is not None:
+        check_str_size(limits, indent_width, "a JSON indent")
+    # a bound without encoding anything first (the usual case: it is far below the limit); measured exactly,
+    # each string encoded and paid for, only when that bound is over the limit
+    measured = _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, limits.max_data_depth)
+    if measured is None or measured[0] > limits.max_string:
+        try:
+            measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
+        except LimitExceeded as exc:
+            if exc.limit != "max_string":
+                raise
+            measured = None
+        if measured is None or measured[0] > limits.max_string:
+            measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii, exact=True)
+    size, items = measured
+    check_str_size(limits, size, "JSON text")
+    if rs is not None:
+        rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
+    if kwargs:
+        text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
+                          sort_keys=sort_keys, **kwargs)
+    else:
+        text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
+    check_str_size(limits, len(text), "JSON text")
+    return text
+
+
+_json_encoders = {}
+
+
+def _json_encoder(indent, separators, ensure_ascii, sort_keys):
+    """The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
+    its all-default options, and transformers' tojson passes ensure_ascii=False)."""
+    # Cached only for plain option values, keyed by their exact types too: indent=4.0 must not find (and must not
+    # leave behind) the encoder of indent=4, which a later render in the same process would then get.
+    cacheable = (indent is None or type(indent) is int or type(indent) is str and len(indent) < 16) and \
+        type(ensure_ascii) is bool and type(sort_keys) is bool and \
+        (separators is None or type(separators) in (tuple, list) and len(separators) == 2 and
+         all(type(x) is str and len(x) < 16 for x in separators))
+    key = (type(indent), indent, None if separators is None else tuple(separators), ensure_ascii, sort_keys)
+    if cacheable:
+        encoder = _json_encoders.get(key)
+        if encoder is not None:
+            return encoder
+    encoder = json.JSONEncoder(indent=indent, separators=separators, ensure_ascii=ensure_ascii,
+                               sort_keys=sort_keys)
+    if cacheable and len(_json_encoders) < 64:
+        _json_encoders[key] = encoder
+    return encoder
