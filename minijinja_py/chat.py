@@ -223,14 +223,15 @@ class ChatTemplate:
             template = self.select(chat_template, tools)
             if continue_final_message and add_generation_prompt:
                 raise value_error("continue_final_message and add_generation_prompt are not compatible.")
-            chat, tools, documents, kwargs = prepare_inputs(messages, tools, documents,
-                                                            {**self.special_tokens, **kwargs},
-                                                            self.environment.limits)
+            # add_generation_prompt is made plain data like every other variable
+            chat, tools, documents, kwargs = prepare_inputs(
+                messages, tools, documents,
+                {**self.special_tokens, **kwargs, "add_generation_prompt": add_generation_prompt},
+                self.environment.limits)
             final_message = ""
             if continue_final_message:
                 chat, final_message = mark_final_message(chat, continue_final_message, template.source)
-            context = dict(messages=chat, tools=tools, documents=documents,
-                           add_generation_prompt=add_generation_prompt, **kwargs)
+            context = dict(messages=chat, tools=tools, documents=documents, **kwargs)
             rendered: str = template._render(context, spans)
             if continue_final_message:
                 rendered = cut_at_final_message(rendered, final_message)

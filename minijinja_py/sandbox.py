@@ -204,12 +204,26 @@ def _attribute(obj, name, rs, item_fallback):
             return value
     if item_fallback:
         try:
-            return obj[name]
-        except (TypeError, LookupError):
-            pass
+            found = _caller_item(obj, name)
         except Exception:
-            pass
+            found = MISSING
+        if found is not MISSING:
+            return found
     return rs.undefined(obj=obj, name=name)
+
+
+def _caller_item(obj, key):
+    """obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
+    defaultdict, a Counter) is only read where it has the key: its __missing__ would insert one."""
+    if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
+        try:
+            return obj[key] if key in obj else MISSING
+        except TypeError:   # unhashable
+            return MISSING
+    try:
+        return obj[key]
+    except (TypeError, LookupError):
+        return MISSING
 
 
 def attribute_only(obj, name, rs):
@@ -250,10 +264,9 @@ def getitem_(obj, key, rs):
     elif isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro)):
         pass
     else:
-        try:
-            return obj[key]
-        except (TypeError, LookupError):
-            pass
+        found = _caller_item(obj, key)
+        if found is not MISSING:
+            return found
     if isinstance(key, str):
         if key[:1] == "_":
             return _private(obj, key, rs)
