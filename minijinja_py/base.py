@@ -47,6 +47,7 @@ _LIMIT_DEFAULTS = (
     ("max_items", 1_000_000),         # items of one list/tuple built by * + batch list ...
     ("max_int_bits", 100_000),        # bits of one integer built by ** * +
     ("max_data_depth", 200),          # nesting depth of data printed, serialised, compared or passed in
+    ("steps_per_message", 2_000),     # more steps for a chat render, per message, tool and document it is given
 )
 _LIMIT_NAMES = LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
 
@@ -58,6 +59,10 @@ class Limits:
 
     Immutable and hashable; change them with Limits(max_steps=...) or Limits().replace(...), passed as
     Environment(limits=...), chat_environment(limits=...) or ChatTemplate(source, limits=...).
+
+    A chat render (ChatTemplate.render, apply_chat_template) starts with max_steps plus steps_per_message for
+    each message, tool and document it is given: a long conversation gets the budget its length needs, a template
+    cannot give itself more. steps_per_message=0 makes max_steps a fixed cap.
     """
 
     __slots__ = _LIMIT_NAMES
@@ -72,14 +77,15 @@ class Limits:
     max_items: int
     max_int_bits: int
     max_data_depth: int
+    steps_per_message: int
 
     def __init__(self, max_template_size: int = 262_144, max_nesting: int = 100, max_call_depth: int = 100,
                  max_range: int = 100_000, max_steps: int = 5_000_000, max_output: int = 50_000_000,
                  max_string: int = 10_000_000, max_items: int = 1_000_000, max_int_bits: int = 100_000,
-                 max_data_depth: int = 200) -> None:
+                 max_data_depth: int = 200, steps_per_message: int = 2_000) -> None:
         """Raises TypeError for a value that is not an int, ValueError for a negative one."""
         values = (max_template_size, max_nesting, max_call_depth, max_range, max_steps, max_output, max_string,
-                  max_items, max_int_bits, max_data_depth)
+                  max_items, max_int_bits, max_data_depth, steps_per_message)
         for name, value in zip(_LIMIT_NAMES, values):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"Limits.{name} must be an int, not {type(value).__name__}")

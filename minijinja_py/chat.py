@@ -232,7 +232,10 @@ class ChatTemplate:
             if continue_final_message:
                 chat, final_message = mark_final_message(chat, continue_final_message, template.source)
             context = dict(messages=chat, tools=tools, documents=documents, **kwargs)
-            rendered: str = template._render(context, spans)
+            limits = self.environment.limits
+            inputs = len(chat) + (len(tools) if isinstance(tools, list) else 0) + \
+                (len(documents) if isinstance(documents, list) else 0)
+            rendered: str = template._render(context, spans, limits.max_steps + limits.steps_per_message * inputs)
             if continue_final_message:
                 rendered = cut_at_final_message(rendered, final_message)
             return rendered

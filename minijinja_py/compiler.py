@@ -12,7 +12,9 @@ from . import nodes as n
 from .compile_context import CompileContext
 from .errors import TemplateAssertionError, error_at, twin_of
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
-from .fused import FUSED_EXPRESSIONS, FUSED_STATEMENTS, print_run
+from .fused import FUSED_ASSIGN, FUSED_EXPRESSIONS
+from .fused_if import s_if
+from .fused_print import print_run
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
 from .loops import compile_for
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope
@@ -44,7 +46,7 @@ def s_load(c, node):
 EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS}
 STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
-    n.Generation: s_generation, n.Block: s_block, n.Load: s_load, **FUSED_STATEMENTS,
+    n.Generation: s_generation, n.Block: s_block, n.Load: s_load, n.If: s_if, **FUSED_ASSIGN,
 }
 
 

@@ -149,10 +149,12 @@ class Template:
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature)."""
         return self._render(_context(args, kwargs), None)
 
-    def _render(self, context, generation_spans):
+    def _render(self, context, generation_spans, fuel=None):
+        """The render itself; fuel: the step budget when not limits.max_steps (a chat render's grows with its
+        input)."""
         env = self.environment
         globals_ = env.globals if not self.globals else {**env.globals, **self.globals}
-        rs = RenderState(env, globals_, context, self._autoescape)
+        rs = RenderState(env, globals_, context, self._autoescape, fuel)
         rs.generation_spans = generation_spans
         compiled = self._compiled
         out = []

@@ -172,9 +172,57 @@ def _recurser(call, f):
 
 
 def iterate(plan, f, out, iterable, depth0, recursive_call):
-    """Run the loop body over iterable; returns whether an iteration ran to the end of the body.
-    Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a `break` in the first
-    one) still run the else block."""
+    """The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
+    end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
+    `break` in the first one) still run the else block."""
+    rs, step = f[0], plan.step
+    items, count = _loop_items(plan, f, iterable, depth0, recursive_call)
+    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    resets, local_copies = plan.resets, plan.local_copies
+    if count is not None:
+        rs.fuel -= count * step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+    each = step if count is None else 0
+    done = 0
+    completed = False
+    for item in items:
+        done += 1
+        if each:
+            rs.fuel -= each
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        if enter is not None:
+            enter(f)
+        if target_slot is not None:
+            f[target_slot] = item
+        else:
+            assign(f, item)
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:   # the body's statements, without a call for the list
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            if count is not None:
+                rs.fuel += (count - done) * step
+            break
+        completed = True
+    return completed
+
+
+def _loop_items(plan, f, iterable, depth0, recursive_call):
+    """(what the runner iterates, the number of items when they are paid for up front): a list or tuple as it is
+    (paid for when the loop starts, the iterations a break skips refunded); anything else, or a filtered loop,
+    lazily, each iteration paying as it starts; with the `loop` variable, the loop context's items (the body may
+    move the loop on too: iterating `loop` consumes its items)."""
     rs = f[0]
     if type(iterable) is list or type(iterable) is tuple:
         items = iterable
@@ -187,95 +235,12 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
     lazy = admits is not None or type(items) is not list and type(items) is not tuple
     if admits is not None:
         items = (item for item in items if admits(f, item))
-    loop = None
-    if plan.loop_slot is not None:
-        recurse = _recurser(recursive_call, f) if recursive_call is not None else None
-        loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
-    target_slot, assign, enter, body, step = plan.target_slot, plan.assign, plan.enter, plan.body, plan.step
-    resets, local_copies = plan.resets, plan.local_copies
-    completed = False
-    if loop is None and not lazy:
-        # a list or tuple: every iteration is paid for when the loop starts, the ones a break skips refunded
-        count = len(items)
-        rs.fuel -= count * step
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        done = 0
-        runs = plan.runs
-        for item in items:
-            done += 1
-            for slot in resets:
-                f[slot] = MISSING
-            for slot, source in local_copies:
-                f[slot] = f[source]
-            if enter is not None:
-                enter(f)
-            if target_slot is not None:
-                f[target_slot] = item
-            else:
-                assign(f, item)
-            try:
-                if runs is None:
-                    body(f, out)
-                else:
-                    for run in runs:   # the body's statements, without a call for the list
-                        run(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                rs.fuel += (count - done) * step
-                break
-            completed = True
-        return completed
-    if loop is None:
-        for item in items:
-            rs.fuel -= step
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            for slot in resets:
-                f[slot] = MISSING
-            for slot, source in local_copies:
-                f[slot] = f[source]
-            if enter is not None:
-                enter(f)
-            if target_slot is not None:
-                f[target_slot] = item
-            else:
-                assign(f, item)
-            try:
-                body(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                break
-            completed = True
-        return completed
+    if plan.loop_slot is None:
+        return items, None if lazy else len(items)
+    recurse = _recurser(recursive_call, f) if recursive_call is not None else None
+    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
     f[plan.loop_slot] = loop
-    next_item = loop._next
-    while True:
-        item = next_item()   # the body may move the loop on too: iterating `loop` consumes its items
-        if item is MISSING:
-            return completed
-        rs.fuel -= step
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        for slot in resets:
-            f[slot] = MISSING
-        for slot, source in local_copies:
-            f[slot] = f[source]
-        if enter is not None:
-            enter(f)
-        if target_slot is not None:
-            f[target_slot] = item
-        else:
-            assign(f, item)
-        try:
-            body(f, out)
-        except ContinueLoop:
-            continue
-        except BreakLoop:
-            return completed
-        completed = True
+    return iter(loop._next, MISSING), None
 
 
 def _iteration_items(value, rs, span):

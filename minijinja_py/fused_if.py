@@ -1,0 +1,344 @@
+"""Fused if statements: the tests a chat template's message loop repeats, read and decided in line (see fused.py
+for in-line reads). A single {% if %} whose test is an atom — a read's truth, `read == 'x'`, `'x' in read`,
+`read is defined`, `read is none`, `loop.first`... — or an and/or of atoms; an if/elif chain that compares one
+subject with constants (a switch). Each falls back to the statement's general run (statements.if_runner) whenever
+a value is not plain data.
+"""
+
+from . import nodes as n
+from .base import BIG_STR, MISSING
+from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, lookup_steps, truth
+from .nodes import dump as nodes_dump
+from .runtime import LoopContext
+from .statements import if_parts, if_runner
+from .tests import TESTS as _BUILTIN_TESTS
+
+__all__ = ["s_if", "static_text"]
+
+
+def _place(c, node):
+    """(slot, key) of an in-line read (see inline_read) without compiling it, or None."""
+    if isinstance(node, n.Name):
+        depth, slot = c.where(node.name)
+        return (slot, None) if depth == 0 else None
+    if isinstance(node, (n.Getattr, n.Getitem)) and isinstance(node.obj, n.Name):
+        key = node.attr if isinstance(node, n.Getattr) else \
+            node.key.value if isinstance(node.key, n.Const) and type(node.key.value) is str else None
+        if key is None or isinstance(node, n.Getattr) and (key in DICT_ATTRS or key in DICT_MUTATORS or
+                                                          key[:1] == "_"):
+            return None
+        depth, slot = c.where(node.obj.name)
+        return (slot, key) if depth == 0 else None
+    return None
+
+
+def _case(c, test):
+    """A branch test of the form `subject == 'const'` or `subject == 'const' and extra` → (subject place, the
+    constant, extra) with extra the test's right side or None; None for any other test."""
+    extra = None
+    if isinstance(test, n.And):
+        test, extra = test.left, test.right
+    if not (isinstance(test, n.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
+        return None
+    constant = test.ops[0][1]
+    if not isinstance(constant, n.Const) or type(constant.value) not in (str, int, bool) or \
+            not cheap_constant(constant.value):
+        return None
+    place = _place(c, test.first)
+    if place is None and lookup_steps(c, test.first) is not None:
+        place = ("lookup", nodes_dump(test.first))   # a chain of lookups: read once, through one closure
+    return None if place is None else (place, constant.value, extra)
+
+
+def s_if(c, node):
+    """{% if %}: see s_if_switch and s_if_inline, else the general run (statements.if_runner)."""
+    tests, else_ = if_parts(c, node)
+    general = if_runner(tests, else_)
+    if node.elifs:
+        return s_if_switch(c, node, general, [body for _, _, body in tests], else_)
+    return s_if_inline(c, node, general, tests[0][2], else_)
+
+
+# The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)
+_TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN = range(10)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+_NEGATION = {_TRUTHY: _FALSY, _FALSY: _TRUTHY, _EQ: _NE, _NE: _EQ, _DEFINED: _UNDEFINED, _UNDEFINED: _DEFINED,
+             _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN}
+_TYPE_TESTS = {("defined", False): _DEFINED, ("defined", True): _UNDEFINED, ("undefined", False): _UNDEFINED,
+               ("undefined", True): _DEFINED, ("none", False): _NONE, ("none", True): _NOT_NONE}
+
+
+def _atom(c, test):
+    """(slot, key, kind, constant) for a test evaluated in line on one in-line read, or None."""
+    kind, constant = _TRUTHY, None
+    if isinstance(test, n.Not):
+        test, kind = test.operand, _FALSY
+    elif isinstance(test, n.Compare) and len(test.ops) == 1:
+        name, other = test.ops[0]
+        if name in ("==", "!=") and isinstance(other, n.Const) and type(other.value) in (str, int, bool) and \
+                cheap_constant(other.value):
+            kind, constant, test = (_EQ if name == "==" else _NE), other.value, test.first
+        elif name in ("in", "not in") and isinstance(test.first, n.Const) and type(test.first.value) is str and \
+                cheap_constant(test.first.value):
+            kind, constant, test = (_IN if name == "in" else _NOT_IN), test.first.value, other
+        else:
+            return None
+    elif isinstance(test, n.Test) and test.args.empty and (test.name, test.negated) in _TYPE_TESTS and \
+            c.tests.get(test.name) is _BUILTIN_TESTS.get(test.name):
+        kind, test = _TYPE_TESTS[(test.name, test.negated)], test.value
+    place = _place(c, test)
+    return None if place is None else place + (kind, constant)
+
+
+def _holds(f, slot, key, kind, constant):
+    """An atom's outcome: True or False, or None when its value is not plain data (the general path decides)."""
+    obj = f[slot]
+    if key is None:
+        if obj is MISSING:
+            return None
+        value = obj
+    elif type(obj) is not dict:
+        return None
+    elif key in obj:
+        value = obj[key]
+    elif kind == _DEFINED or kind == _UNDEFINED:
+        return kind == _UNDEFINED   # a plain dict without the key: undefined
+    else:
+        return None
+    if type(value) not in _PLAIN_TYPES:
+        return None
+    if kind == _TRUTHY:
+        return True if value else False
+    if kind == _FALSY:
+        return False if value else True
+    if kind == _EQ or kind == _NE:
+        if type(value) is not type(constant):
+            return None
+        return (value == constant) is (kind == _EQ)
+    if kind == _IN or kind == _NOT_IN:
+        if not (type(value) is str and len(value) < BIG_STR or type(value) is dict):
+            return None
+        return (constant in value) is (kind == _IN)
+    if kind == _DEFINED:
+        return True
+    if kind == _UNDEFINED:
+        return False
+    return (value is None) is (kind == _NONE)
+
+
+def _inline_test(c, test):
+    """A single if's test as (combine, atoms): combine "and"/"or"/None over one or more atoms; None when the test
+    is not of that shape. `not (a or b)` is read as `not a and not b` when a and b are atoms that negate."""
+    if isinstance(test, n.Not) and isinstance(test.operand, (n.And, n.Or)):
+        inner = _inline_test(c, test.operand)
+        if inner is None or any(atom[2] not in _NEGATION for atom in inner[1]):
+            return None
+        return ("or" if inner[0] == "and" else "and",
+                tuple(atom[:2] + (_NEGATION[atom[2]], atom[3]) for atom in inner[1]))
+    if isinstance(test, (n.And, n.Or)):
+        combine = "and" if isinstance(test, n.And) else "or"
+        parts, stack = [], [test]
+        while stack:
+            current = stack.pop()
+            if type(current) is type(test):
+                stack.extend((current.right, current.left))
+            else:
+                parts.append(current)
+        atoms = [_atom(c, part) for part in parts]
+        return None if any(a is None for a in atoms) else (combine, tuple(atoms))
+    atom = _atom(c, test)
+    return None if atom is None else (None, (atom,))
+
+
+def s_if_inline(c, node, general, body, else_):
+    """{% if read %}, {% if read == 'x' and other.y is defined %}, {% if 'x' in read %}...: every atom read and
+    tested in line on plain data; general is the statement's general run, used whenever an atom is not."""
+    shape = _inline_test(c, node.test)
+    if shape is None:
+        return general
+    combine, atoms = shape
+    if combine is None:
+        return _if_atom(c, node, general, atoms[0], body, else_)
+    want = combine == "or"   # the outcome that decides the whole test
+    (slot, key, kind, constant), rest = atoms[0], atoms[1:]
+    if key is not None and kind in (_EQ, _NE):
+        # `message.role == 'assistant' and ...`: the first atom (the one that usually decides) in line
+        const_type, equal = type(constant), kind == _EQ
+
+        def run_first_inline(f, out):
+            obj = f[slot]
+            if type(obj) is not dict or key not in obj:
+                return general(f, out)
+            value = obj[key]
+            if type(value) is not const_type:
+                return general(f, out)
+            chosen = (value == constant) is equal
+            if chosen is not want:
+                for atom in rest:
+                    outcome = _holds(f, *atom)
+                    if outcome is None:
+                        return general(f, out)
+                    if outcome is want:
+                        chosen = want
+                        break
+            if chosen:
+                body(f, out)
+            elif else_ is not None:
+                else_(f, out)
+        return run_first_inline
+
+    def run(f, out):
+        chosen = not want
+        for atom in atoms:
+            outcome = _holds(f, *atom)
+            if outcome is None:
+                return general(f, out)
+            if outcome is want:
+                chosen = want
+                break
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run
+
+
+def _if_atom(c, node, general, atom, body, else_):
+    """A single if whose test is one atom: all in line (this is the commonest statement of a chat template's
+    message loop); a body of plain text, inside a loop, appended in place."""
+    slot, key, kind, constant = atom
+    text = static_text(node.body) if not c.autoescape and c.counted_by_loop else None
+    if text is not None:
+        def body(f, out):
+            out.append(text)
+    if key is not None and kind in (_EQ, _NE):
+        const_type, equal = type(constant), kind == _EQ
+
+        def run_compare(f, out):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value = obj[key]
+                if type(value) is const_type:
+                    if (value == constant) is equal:
+                        if text is None:
+                            body(f, out)
+                        else:
+                            out.append(text)
+                    elif else_ is not None:
+                        else_(f, out)
+                    return
+            general(f, out)
+        return run_compare
+    if key is None and kind in (_EQ, _NE):
+        const_type, equal = type(constant), kind == _EQ
+
+        def run_var_compare(f, out):
+            value = f[slot]
+            if type(value) is const_type:
+                if (value == constant) is equal:
+                    if text is None:
+                        body(f, out)
+                    else:
+                        out.append(text)
+                elif else_ is not None:
+                    else_(f, out)
+                return
+            general(f, out)
+        return run_var_compare
+    if key in ("first", "last") and kind in (_TRUTHY, _FALSY):
+        return _if_loop_flag(general, slot, key == "first", kind == _TRUTHY, text, body, else_)
+    if key is not None and kind in (_TRUTHY, _FALSY):
+        want = kind == _TRUTHY
+
+        def run_truth(f, out):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value = obj[key]
+                if type(value) in _PLAIN_TYPES:
+                    if (True if value else False) is want:
+                        if text is None:
+                            body(f, out)
+                        else:
+                            out.append(text)
+                    elif else_ is not None:
+                        else_(f, out)
+                    return
+            general(f, out)
+        return run_truth
+
+    def run(f, out):
+        chosen = _holds(f, slot, key, kind, constant)
+        if chosen is None:
+            general(f, out)
+        elif chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run
+
+
+def _if_loop_flag(general, slot, first, want, text, body, else_):
+    """{% if loop.first %}, {% if not loop.last %}: read off the loop context in line (a loop over a list knows
+    its length; a lazy one, or anything else in the variable, takes the general path)."""
+    def run(f, out):
+        lc = f[slot]
+        if type(lc) is LoopContext and (first or lc._length is not None):
+            flag = lc.index0 == 0 if first else lc.index0 == lc._length - 1
+            if flag is want:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+            return
+        general(f, out)
+    return run
+
+
+def static_text(statements):
+    """The text a statement list writes when it is nothing but text (merged), else None."""
+    if statements and all(isinstance(x, n.Text) for x in statements):
+        return "".join(x.value for x in statements)
+    return None
+
+
+def s_if_switch(c, node, general, bodies, else_):
+    """An if/elif chain whose every test compares one subject with a constant (`message.role == 'user'`, maybe
+    `and` something): the subject is read once, in line, and the branch found by its value; general is the
+    chain's general run, used whenever the subject is not a plain value of the constants' type."""
+    tests = [node.test] + [test for test, _ in node.elifs]
+    cases = [_case(c, test) for test in tests]
+    if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
+            len({type(case[1]) for case in cases}) != 1:
+        return general
+    (slot, key), kind = cases[0][0], type(cases[0][1])
+    subject = c.expr(node.test.left.first if isinstance(node.test, n.And) else node.test.first) \
+        if slot == "lookup" else None
+    with c.flags(soft=True):
+        extras = [truth(c, case[2]) if case[2] is not None else None for case in cases]
+    # constant → the branches testing it, in order (for one plain type, == is a dict lookup's equality)
+    table = {}
+    for case, extra, body in zip(cases, extras, bodies):
+        table.setdefault(case[1], []).append((extra, body))
+    table = {constant: tuple(entries) for constant, entries in table.items()}
+
+    def run(f, out):
+        if subject is not None:
+            value = subject(f)
+        else:
+            obj = f[slot]
+            if key is None:
+                value = obj
+            elif type(obj) is dict and key in obj:
+                value = obj[key]
+            else:
+                return general(f, out)
+        if type(value) is not kind:
+            return general(f, out)
+        for extra, body in table.get(value, ()):
+            if extra is None or extra(f):
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run

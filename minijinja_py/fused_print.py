@@ -1,0 +1,245 @@
+"""Fused output: runs of text and {{ }} statements (not under autoescape) compiled to one closure, each part
+evaluated in line when it is a constant, an in-line read (fused.py) or a + chain of them; inside a loop body the
+output is left for the loop to count (compile_context.py: output).
+"""
+
+from . import nodes as n
+from .base import BIG_STR, MISSING, limit_exceeded
+from .errors import located
+from .fused import filtered_read, joined, sum_plan
+from .printing import to_str
+
+__all__ = ["print_run"]
+
+
+TEXT, READ, SUM, EVAL = "text", "read", "sum", "eval"
+
+
+def output_part(c, node):
+    """A Text or Output node as a part of a print run: (kind, a, b, ev, span) with kind TEXT (a: the text), READ
+    (a, b: slot and key of an in-line read; ev its general closure), SUM (a: the template, b: the reads of a sum
+    plan; ev the general chain) or EVAL (a: the closure)."""
+    if isinstance(node, n.Text):
+        return (TEXT, node.value, None, None, node.span)
+    expr = node.expr
+    if isinstance(expr, n.BinOp) and expr.op == "+":
+        template, reads, general = sum_plan(c, expr)
+        if reads is not None:
+            return (SUM, template, reads, general, node.span)
+        return (EVAL, general, None, None, node.span)
+    ev = c.expr(expr)
+    read = filtered_read(c, expr, ev)
+    if read is not None and read[2] is None:
+        return (READ, read[0], read[1], ev, node.span)
+    if read is not None:   # {{ read|trim }}: a sum plan of one operand
+        return (SUM, ("",), ((0,) + read,), ev, node.span)
+    return (EVAL, ev, None, None, node.span)
+
+
+def print_run(c, nodes):
+    """run(f, out) for a run of text and {{ }} statements (not under autoescape): each part evaluated in line when
+    it can be, the output counted once for the run."""
+    parts = tuple(output_part(c, node) for node in nodes)
+    first_span = nodes[0].span
+    if c.counted_by_loop:
+        return _uncounted_run(parts)
+    if len(parts) == 1 and parts[0][0] is TEXT:
+        text = parts[0][1]
+        size = len(text)
+
+        def run_text(f, out):
+            out.append(text)
+            rs = f[0]
+            rs.output_size += size
+            if rs.output_size > rs.limits.max_output:
+                raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), first_span)
+        return run_text
+
+    def run(f, out):
+        rs = f[0]
+        size = 0
+        for kind, a, b, ev, span in parts:
+            if kind is TEXT:
+                text = a
+            elif kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
+                text = f[a][b]
+                if type(text) is not str:
+                    text = _text_of(text, rs, span)
+            else:
+                try:
+                    text = _part_value(f, kind, a, b, ev)
+                    if type(text) is not str:
+                        text = to_str(text, rs)
+                except Exception as exc:
+                    raise located(exc, span)
+            out.append(text)
+            size += len(text)
+        rs.output_size += size
+        if rs.output_size > rs.limits.max_output:
+            raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), first_span)
+    if len(parts) == 1:
+        (kind, a, b, ev, span), = parts
+        return _single_output(kind, a, b, ev, span)
+    return run
+
+
+def _uncounted_run(parts):
+    """A print run inside a loop body: the enclosing loop counts the output when it ends."""
+    if len(parts) == 1:
+        (kind, a, b, ev, span), = parts
+        if kind is TEXT:
+            return lambda f, out: out.append(a)
+        if kind is READ:
+            def run_read(f, out):
+                obj = f[a]
+                if b is None:
+                    value = obj if obj is not MISSING else ev(f)
+                elif type(obj) is dict and b in obj:
+                    value = obj[b]
+                else:
+                    value = ev(f)
+                if type(value) is not str:
+                    try:
+                        value = to_str(value, f[0])
+                    except Exception as exc:
+                        raise located(exc, span)
+                out.append(value)
+            return run_read
+        if kind is SUM and len(b) == 1:
+            (index, slot, key, method, _), = b
+            before, after = "".join(a[:index]), "".join(a[index + 1:])
+
+            def run_one_read(f, out):
+                obj = f[slot]
+                if key is None:
+                    value = obj
+                elif type(obj) is dict and key in obj:
+                    value = obj[key]
+                else:
+                    value = None
+                if type(value) is str and len(value) < BIG_STR:
+                    out.append(before + (value if method is None else method(value)) + after)
+                else:
+                    out.append(_value_text(f, ev, span))
+            return run_one_read
+        if kind is SUM:
+            def run_sum(f, out):
+                text = joined(f, a, b)
+                out.append(text if text is not None else _value_text(f, ev, span))
+            return run_sum
+
+    def run(f, out):
+        for kind, a, b, ev, span in parts:
+            if kind is TEXT:
+                out.append(a)
+                continue
+            if kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
+                text = f[a][b]
+                out.append(text if type(text) is str else _text_of(text, f[0], span))
+                continue
+            try:
+                text = _part_value(f, kind, a, b, ev)
+                if type(text) is not str:
+                    text = to_str(text, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+            out.append(text)
+    return run
+
+
+def _text_of(value, rs, span):
+    try:
+        return to_str(value, rs)
+    except Exception as exc:
+        raise located(exc, span)
+
+
+def _value_text(f, ev, span):
+    try:
+        value = ev(f)
+        return value if type(value) is str else to_str(value, f[0])
+    except Exception as exc:
+        raise located(exc, span)
+
+
+def _part_value(f, kind, a, b, ev):
+    if kind is READ:
+        obj = f[a]
+        if b is None:
+            return obj if obj is not MISSING else ev(f)
+        if type(obj) is dict and b in obj:
+            return obj[b]
+        return ev(f)
+    if kind is SUM:
+        text = joined(f, a, b)
+        return text if text is not None else ev(f)
+    return a(f)
+
+
+def _single_output(kind, a, b, ev, span):
+    """run(f, out) for a lone {{ read }} or {{ 'a' + read + ... }}: the part evaluated in line, no loop."""
+    if kind is READ:
+        def run_read(f, out):
+            obj = f[a]
+            if b is None:
+                value = obj if obj is not MISSING else ev(f)
+            elif type(obj) is dict and b in obj:
+                value = obj[b]
+            else:
+                value = ev(f)
+            rs = f[0]
+            if type(value) is not str:
+                try:
+                    value = to_str(value, rs)
+                except Exception as exc:
+                    raise located(exc, span)
+            out.append(value)
+            rs.output_size += len(value)
+            if rs.output_size > rs.limits.max_output:
+                raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), span)
+        return run_read
+    if kind is SUM:
+        template, reads = a, b
+
+        def run_sum(f, out):
+            values = list(template)
+            for i, slot, key, method, _ in reads:
+                obj = f[slot]
+                if key is None:
+                    value = obj
+                elif type(obj) is dict and key in obj:
+                    value = obj[key]
+                else:
+                    break
+                if type(value) is not str or len(value) >= BIG_STR:
+                    break
+                values[i] = value if method is None else method(value)
+            else:
+                text = "".join(values)
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    rs = f[0]
+                    rs.output_size += len(text)
+                    if rs.output_size > rs.limits.max_output:
+                        raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), span)
+                    return
+            _output_value(f, out, ev, span)
+        return run_sum
+
+    def run_eval(f, out):
+        _output_value(f, out, a, span)
+    return run_eval
+
+
+def _output_value(f, out, ev, span):
+    rs = f[0]
+    try:
+        value = ev(f)
+        if type(value) is not str:
+            value = to_str(value, rs)
+    except Exception as exc:
+        raise located(exc, span)
+    out.append(value)
+    rs.output_size += len(value)
+    if rs.output_size > rs.limits.max_output:
+        raise located(limit_exceeded(rs.limits, "max_output", "the rendered output"), span)
