@@ -1,20 +1,26 @@
 """The hostile-template cases: each a template (and inputs) someone might send us, with the exact outcome.
 
-CASES holds Case(id, source, expect, context=None, mode="chat"):
+CASES holds Case(id, source, expect, context=None, mode="chat", then=(), repeat=0):
   expect = ("out", text)          renders exactly text
          = ("error", ClassName)   raises that TemplateError class (a minijinja_py name, or a built-in twin)
          = ("limit", limit_name)  raises LimitExceeded whose .limit is limit_name
+         = ("stable",)            renders, and the same text twice in one process and in another process
   mode   = "chat"   chat_environment().from_string(source).render(**context)
            "plain"  Environment().from_string(source).render(**context)
+           "plain_autoescape", "debug" (undefined=DebugUndefined), "chat_debug": the same with those options
            "ct"     ChatTemplate(source).render(**context)  (context has messages=...)
            "bytes"  Environment().from_string(source) with source as given (not a str)
+  then   = more Cases (their ids unused) rendered after this one in the same process, each with its own
+           expectation: what one render leaves behind must not change the next
+  repeat = render this many more times (with `i` = 1, 2, ... in the context): the process must not keep memory
 Contexts are built by functions here so that cyclic and deeply nested data can be made; test_hostile.py runs
-every case in a child process (a hang is a failure there, not a stuck test run) and checks the outcome.
+every case in a child process (hostile_runner.py: a crash or a hang fails that case, not the run) and checks
+the outcome and the measures (time, peak memory, the caller's data, later renders).
 """
 
 from collections import deque, namedtuple
 
-Case = namedtuple("Case", "id source expect context mode", defaults=(None, "chat"))
+Case = namedtuple("Case", "id source expect context mode then repeat", defaults=(None, "chat", (), 0))
 
 MSGS = [{"role": "system", "content": "be nice"}, {"role": "user", "content": "hi"}]
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]

@@ -1,0 +1,74 @@
+"""The hostile suite's status, outside pytest: `python tests/hostile_runner.py [options] [ID-PREFIX ...]`.
+
+  (default)          every case (or those whose id starts with a prefix) against minijinja_py: the failing ones,
+                     grouped by id prefix, each with its failure classes and problems; then a tally
+  --engine jinja2    what Jinja2 (as transformers configures it) does with each case, next to the expectation:
+                     where a case expects output, Jinja2 should print the same (where it finishes at all)
+  --measures FILE    also write every result (times, peak memory, ...) as JSON to FILE
+"""
+
+import json
+import sys
+from collections import Counter, defaultdict
+
+import hostile_runner
+from hostile_bounds import ALL_CASES
+
+
+def main(argv):
+    engine, measures, prefixes = "minijinja_py", None, []
+    args = iter(argv)
+    for arg in args:
+        if arg == "--engine":
+            engine = next(args)
+        elif arg == "--measures":
+            measures = next(args)
+        else:
+            prefixes.append(arg)
+    cases = [c for c in ALL_CASES if not prefixes or c.id.startswith(tuple(prefixes))]
+    results = hostile_runner.run([{"id": c.id} for c in cases], engine=engine)
+    if measures:
+        with open(measures, "w") as out:
+            json.dump(results, out, indent=1)
+    if engine == "jinja2":
+        _reference(cases, results)
+    else:
+        _status(cases, results)
+
+
+def _status(cases, results):
+    groups = defaultdict(list)
+    tally = Counter()
+    for case in cases:
+        found = hostile_runner.problems(case, results.get(case.id))
+        if found:
+            classes = sorted({hostile_runner.failure_class(p) for p in found})
+            groups[case.id.split("/")[0]].append((case.id, classes, found))
+            tally.update(classes)
+    for group, failures in sorted(groups.items()):
+        print(f"\n## {group}: {len(failures)} failing")
+        for case_id, classes, found in failures:
+            print(f"- {case_id} [{', '.join(classes)}]: {'; '.join(found)[:400]}")
+    failing = sum(len(f) for f in groups.values())
+    print(f"\n{len(cases) - failing}/{len(cases)} pass; failure classes: {dict(tally)}")
+
+
+def _reference(cases, results):
+    for case in cases:
+        got = results.get(case.id) or {"kind": "missing"}
+        if got["kind"] == "out":
+            shown = repr(got["output"][:150])
+            agrees = case.expect[0] == "out" and got["output"] == case.expect[1]
+        elif got["kind"] == "error":
+            shown = f"{got['classes'][0]}: {got['message'][:150]!r}"
+            agrees = case.expect[0] == "error" and case.expect[1] in got["classes"]
+        else:
+            shown = f"{got['kind']}: {got.get('detail', '')}"
+            agrees = False
+        mark = "same" if agrees else "DIFF"
+        print(f"{mark} {case.id}: jinja2 {shown} | expected {case.expect[0]} {str(case.expect[1:])[:150]}"
+              f" ({got.get('wall_s', '-')} s)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
