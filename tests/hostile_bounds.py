@@ -1,11 +1,686 @@
-"""Hostile cases for issue 12 (every bound on every path), by mechanism; see hostile_cases.py for the format.
+"""Hostile cases for issue 12 (every bound holds on every path), grouped by mechanism rather than by the issue's
+exact strings; see hostile_cases.py for the Case format. Expected outcomes are the fixed engine's: Jinja2's output
+where the engine can match it (checked with `python tests/hostile_runner.py --engine jinja2 PREFIX`), else the
+LimitExceeded naming the limit that should stop the work, or the TemplateError class.
 
-ALL_CASES = hostile_cases.CASES + the cases here: what test_hostile.py runs.
+  hash/     data nested 180 000 deep, built within the step budget, then hashed (or compared) by C code at a call
+            site that does not walk it first: Python's hash recurses until the C stack overflows (SIGSEGV)
+  shared/   `(t, t)` nested 60 deep: a few hundred bytes, 2**60 nodes as a tree; hashing or comparing it walks
+            the tree
+  poison/   one render changing what later renders in the same process do (caches keyed loosely, caches that
+            keep every name, state kept in a compiled template)
+  prealloc/ memory allocated before any size check: result sizes that Python computes inside C code
+  scan/     seconds of C or Python work for one step: scans, star-arguments, codecs, big-integer operations
+  compile/  templates up to max_template_size: compiling must stay under 2 s (near-linear in the source)
+  caller/   a caller's defaultdict must not gain keys when a template reads it
+  order/    output that depends on memory addresses: no address printed, the same text in every process
+  misc/     `is sequence` swallowing errors; add_generation_prompt converted like the other inputs
+  underscore/ a `_` name the object does not have is undefined, as in Jinja2; one it has stays refused
 """
 
-from hostile_cases import CASES, Case  # noqa: F401
+import dataclasses
+import itertools
+from collections import defaultdict
 
-_RAW = {}
+from hostile_cases import CASES, Case, Opaque, deep_list
+
+
+def limit(name, source, **kw):
+    return Case(None, source, ("limit", name), **kw)
+
+
+def out(text, source, **kw):
+    return Case(None, source, ("out", text), **kw)
+
+
+def err(cls, source, **kw):
+    return Case(None, source, ("error", cls), **kw)
+
+
+def stable(source, **kw):
+    return Case(None, source, ("stable",), **kw)
+
+
+def then(case, *steps):
+    return case._replace(then=tuple(steps))
+
+
+# ============================================================================================ hash: deep data
+# 2 × 90 000 loop iterations of one tuple each: well within max_steps, and deep enough that hash() overflows the C
+# stack. Whatever hashes it must refuse it first (max_data_depth), as printing and comparing already do.
+DEEP = ("{% set ns = namespace(t=0) %}{% for j in range(2) %}{% for i in range(90000) %}{% set ns.t = (ns.t,) %}"
+        "{% endfor %}{% endfor %}")
+
+
+def deep(expression, statement=None, **kw):
+    body = statement if statement is not None else "{{ " + expression + " }}"
+    return limit("max_data_depth", DEEP + body, **kw)
+
+
+def caller_sets():
+    return {"s": {1, 2, 3}, "f": frozenset({1, 2})}
+
+
+_HASH = {
+    # names looked up in the environment's registries
+    "hash/is_filter": deep("ns.t is filter"),
+    "hash/is_test": deep("ns.t is test"),
+    "hash/map_filter_name": deep("[1]|map(ns.t)|list"),
+    "hash/select_test_name": deep("[1]|select(ns.t)|list"),
+    "hash/reject_test_name": deep("[1]|reject(ns.t)|list"),
+    "hash/selectattr_test_name": deep("[{'a': 1}]|selectattr('a', ns.t)|list"),
+    # dict views and their set operations
+    "hash/keys_minus": deep("{}.keys() - [ns.t]"),
+    "hash/keys_isdisjoint": deep("{'a': 1}.keys().isdisjoint([ns.t])"),
+    "hash/keys_contains": deep("ns.t in {'a': 1}.keys()"),
+    "hash/items_contains": deep("(ns.t, 1) in {'a': 1}.items()"),
+    "hash/items_minus": deep("{'a': 1}.items() - [(ns.t, 1)]"),
+    # the namespace global (transformers' takes dict(*args)) and namespace items
+    "hash/namespace_pairs": deep("namespace([(ns.t, 1)])"),
+    "hash/namespace_pairs_plain": deep("namespace([(ns.t, 1)])", mode="plain"),
+    "hash/namespace_item": deep("ns[ns.t]"),
+    # attribute names given as data
+    "hash/map_attribute": deep("[{}]|map(attribute=ns.t)|list"),
+    "hash/selectattr": deep("[{}]|selectattr(ns.t)|list"),
+    "hash/rejectattr": deep("[{}]|rejectattr(ns.t)|list"),
+    "hash/sort_attribute": deep("[{}, {}]|sort(attribute=ns.t)"),
+    "hash/groupby_attribute": deep("[{}]|groupby(ns.t)|list"),
+    "hash/unique_attribute": deep("[{}]|unique(attribute=ns.t)|list"),
+    "hash/sum_attribute": deep("[{}]|sum(attribute=ns.t)"),
+    "hash/min_attribute": deep("[{}, {}]|min(attribute=ns.t)"),
+    "hash/join_attribute": deep("[{}]|join(attribute=ns.t)"),
+    # items themselves
+    "hash/unique_items": deep("[ns.t]|unique|list"),
+    "hash/unique_inner": deep("ns.t|list|unique|list"),
+    "hash/groupby_key": deep("[[ns.t], [ns.t]]|groupby(0)|list|length"),
+    # `in` and dict keys
+    "hash/in_dict": deep("ns.t in {'a': 1}"),
+    "hash/is_in_dict": deep("ns.t is in {'a': 1}"),
+    "hash/dict_literal": deep("{ns.t: 1}|length"),
+    "hash/dict_item": deep("{'a': 1}[ns.t]"),
+    "hash/dict_get": deep("{'a': 1}.get(ns.t)"),
+    "hash/dict_global": deep("dict([(ns.t, 1)])|length"),
+    "hash/dict_fromkeys": deep("dict.fromkeys([ns.t])|length"),
+    "hash/dict_fromkeys_method": deep("{}.fromkeys(ns.t)|length"),
+    "hash/self_item": deep("self[ns.t]"),
+    "hash/loop_item": deep(None, "{% for x in [1] %}{{ loop[ns.t] }}{% endfor %}"),
+    "hash/cycler_item": deep("cycler(1)[ns.t]"),
+    "hash/caller_dict_item": deep("d[ns.t]", context={"d": {"a": 1}}, mode="plain"),
+    "hash/percent_mapping": deep("'%(a)s' % {ns.t: 1}"),
+    # a caller's set and frozenset: their allowed methods hash the argument's items
+    "hash/set_union": deep("s.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    "hash/set_difference": deep("s.difference([ns.t])|length", context=caller_sets(), mode="plain"),
+    "hash/set_intersection": deep("s.intersection([ns.t])|length", context=caller_sets(), mode="plain"),
+    "hash/set_symmetric_difference": deep("s.symmetric_difference([ns.t])|length", context=caller_sets(),
+                                          mode="plain"),
+    "hash/set_issubset": deep("s.issubset([ns.t])", context=caller_sets(), mode="plain"),
+    "hash/set_issuperset": deep("s.issuperset([ns.t])", context=caller_sets(), mode="plain"),
+    "hash/set_isdisjoint": deep("s.isdisjoint([ns.t])", context=caller_sets(), mode="plain"),
+    "hash/set_in": deep("ns.t in s", context=caller_sets(), mode="plain"),
+    "hash/frozenset_union": deep("f.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    # compared, not hashed: two deep tuples (Python's comparison checks its recursion, but the engine must refuse
+    # first, as it does for deep data from the caller)
+    "hash/loop_changed": deep(None, "{% for x in [ns.t, (ns.t,)] %}{{ loop.changed(x) }}{% endfor %}"),
+    "hash/compare_two": deep("ns.t == (ns.t,)"),
+    "hash/sort_two": deep("[ns.t, (ns.t,)]|sort|length"),
+}
+
+
+# ============================================================================================ shared: (t, t) 60 deep
+# `(t, t)` doubled 60 times: 61 tuples in memory, 2**60 leaves as a tree. Hashing it, or comparing it with an equal
+# copy that shares nothing with it (ns.u), visits every leaf: the engine must charge the tree size first.
+SHARED = ("{% set ns = namespace(t=(1,), u=(1,)) %}{% for i in range(60) %}{% set ns.t = (ns.t, ns.t) %}"
+          "{% set ns.u = (ns.u, ns.u) %}{% endfor %}")
+SHARED_LISTS = ("{% set ns = namespace(t=[1], u=[1]) %}{% for i in range(60) %}{% set ns.t = [ns.t, ns.t] %}"
+                "{% set ns.u = [ns.u, ns.u] %}{% endfor %}")
+SHARED_DICTS = ("{% set ns = namespace(t={'a': 1}, u={'a': 1}) %}{% for i in range(60) %}"
+                "{% set ns.t = {'a': ns.t, 'b': ns.t} %}{% set ns.u = {'a': ns.u, 'b': ns.u} %}{% endfor %}")
+
+
+def shared(expression, statement=None, prefix=SHARED, **kw):
+    body = statement if statement is not None else "{{ " + expression + " }}"
+    return limit("max_steps", prefix + body, **kw)
+
+
+_SHARED = {
+    # hashed
+    "shared/is_filter": shared("ns.t is filter"),
+    "shared/is_test": shared("ns.t is test"),
+    "shared/map_filter_name": shared("[1]|map(ns.t)|list"),
+    "shared/select_test_name": shared("[1]|select(ns.t)|list"),
+    "shared/keys_minus": shared("{}.keys() - [ns.t]"),
+    "shared/keys_isdisjoint": shared("{'a': 1}.keys().isdisjoint([ns.t])"),
+    "shared/items_contains": shared("(ns.t, 1) in {'a': 1}.items()"),
+    "shared/namespace_pairs": shared("namespace([(ns.t, 1)])"),
+    "shared/map_attribute": shared("[{}]|map(attribute=ns.t)|list"),
+    "shared/selectattr": shared("[{}]|selectattr(ns.t)|list"),
+    "shared/sort_attribute": shared("[{}, {}]|sort(attribute=ns.t)"),
+    "shared/groupby_attribute": shared("[{}]|groupby(ns.t)|list"),
+    "shared/dict_fromkeys": shared("dict.fromkeys([ns.t])|length"),
+    "shared/self_item": shared("self[ns.t]"),
+    "shared/set_union": shared("s.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    "shared/set_in": shared("ns.t in s", context=caller_sets(), mode="plain"),
+    # compared with an equal copy
+    "shared/eq": shared("ns.t == ns.u"),
+    "shared/ne": shared("ns.t != ns.u"),
+    "shared/lt": shared("ns.t < ns.u"),
+    "shared/in_list": shared("ns.t in [ns.u]"),
+    "shared/is_in_list": shared("ns.t is in [ns.u]"),
+    "shared/list_index": shared("[ns.u].index(ns.t)"),
+    "shared/list_count": shared("[ns.u].count(ns.t)"),
+    "shared/tuple_count": shared("(ns.u,).count(ns.t)"),
+    "shared/is_eq": shared("ns.t is eq(ns.u)"),
+    "shared/is_ne": shared("ns.t is ne ns.u"),
+    "shared/select_eq": shared("[ns.t]|select('eq', ns.u)|list|length"),
+    "shared/reject_in": shared("[ns.t]|reject('in', [ns.u])|list|length"),
+    "shared/selectattr_eq": shared("[{'a': ns.t}]|selectattr('a', 'eq', ns.u)|list|length"),
+    "shared/loop_changed": shared(None, "{% for x in [ns.t, ns.u] %}{{ loop.changed(x) }}{% endfor %}"),
+    "shared/sort": shared("[ns.t, ns.u]|sort|length"),
+    "shared/unique": shared("[ns.t, ns.u]|unique|list|length"),
+    "shared/min": shared("[ns.t, ns.u]|min|length"),
+    "shared/max": shared("[ns.t, ns.u]|max|length"),
+    "shared/groupby": shared("[[ns.t], [ns.u]]|groupby(0)|list|length"),
+    "shared/sort_attribute_values": shared("[{'a': ns.t}, {'a': ns.u}]|sort(attribute='a')|length"),
+    "shared/values_contains": shared("ns.u in {'a': ns.t}.values()"),
+    "shared/items_eq": shared("{'a': ns.t}.items() == {'a': ns.u}.items()"),
+    "shared/dict_eq": shared("{'a': ns.t} == {'a': ns.u}"),
+    "shared/dictsort_values": shared("{'a': ns.t, 'b': ns.u}|dictsort(by='value')|length"),
+    # lists and dicts built the same way (compared, never hashed)
+    "shared/lists_eq": shared("ns.t == ns.u", prefix=SHARED_LISTS),
+    "shared/lists_in": shared("ns.t in [ns.u]", prefix=SHARED_LISTS),
+    "shared/lists_sort": shared("[ns.t, ns.u]|sort|length", prefix=SHARED_LISTS),
+    "shared/lists_unique": shared("[ns.t, ns.u]|unique|list|length", prefix=SHARED_LISTS),
+    "shared/lists_loop_changed": shared(None, "{% for x in [ns.t, ns.u] %}{{ loop.changed(x) }}{% endfor %}",
+                                        prefix=SHARED_LISTS),
+    "shared/dicts_eq": shared("ns.t == ns.u", prefix=SHARED_DICTS),
+    "shared/dicts_values_in": shared("ns.u in [ns.t]", prefix=SHARED_DICTS),
+    "shared/dicts_items_eq": shared("ns.t.items() == ns.u.items()", prefix=SHARED_DICTS),
+}
+
+
+# ============================================================================================ poison: later renders
+TOJSON_4 = "[\n    1\n]"
+
+
+def step(expect, source=None, mode="chat", context=None):
+    """A follow-up render; source None renders the case's own compiled template again."""
+    return Case(None, source, expect, context, mode)
+
+
+_POISON = {
+    # json encoders cached by their options: 4.0 == 4 and hash(4.0) == hash(4), so a failed indent=4.0 must not
+    # be what a later indent=4 gets, nor the reverse
+    "poison/tojson_float_indent_first": then(err("TypeError", "{{ [1]|tojson(indent=4.0) }}"),
+                                             step(("out", TOJSON_4), "{{ [1]|tojson(indent=4) }}")),
+    "poison/tojson_int_indent_first": then(out(TOJSON_4, "{{ [1]|tojson(indent=4) }}"),
+                                           step(("error", "TypeError"), "{{ [1]|tojson(indent=4.0) }}")),
+    "poison/tojson_same_render": err("TypeError", "{{ [1]|tojson(indent=4) }}{{ [1]|tojson(indent=4.0) }}"),
+    "poison/tojson_other_template": then(err("TypeError", "{{ {'a': [1]}|tojson(indent=2.0) }}"),
+                                         step(("out", '{\n  "a": [\n    1\n  ]\n}'),
+                                              "{{ {'a': [1]}|tojson(indent=2) }}"),
+                                         step(("out", '[\n  1\n]'), "{{ [1]|tojson(indent=2) }}", mode="ct",
+                                              context={"messages": [{"role": "user", "content": "x"}]})),
+    "poison/tojson_true_indent": then(out("[\n 1\n]", "{{ [1]|tojson(indent=true) }}"),
+                                      step(("out", "[\n 1\n]"), "{{ [1]|tojson(indent=1) }}"),
+                                      step(("error", "TypeError"), "{{ [1]|tojson(indent=1.0) }}")),
+    # the encoder cache keeps whatever a template passes as separators or indent: 64 entries of up to max_string
+    "poison/tojson_separators_kept": out("[1]", "{{ [1]|tojson(separators=(',' ~ 'x' * 1000000 ~ i, ':')) }}",
+                                         repeat=12, context={"i": 0}),
+    "poison/tojson_indent_kept": out("[]", "{{ []|tojson(indent=' ' * 1000000 ~ i) }}", repeat=12, context={"i": 0}),
+    # the standard library's codec caches keep every name looked up, unknown ones included
+    "poison/codec_unknown_kept": err("LookupError", "{{ 'x'.encode('nocodec' ~ 'q' * 200000 ~ i) }}", repeat=12, context={"i": 0}),
+    "poison/codec_decode_unknown_kept": err("LookupError",
+                                            "{{ 'x'.encode().decode('nocodec' ~ 'q' * 200000 ~ i) }}", repeat=12, context={"i": 0}),
+    "poison/codec_spelling_kept": out("b'x'", "{{ 'x'.encode('utf' ~ '-' * (200000 + i) ~ '8') }}", repeat=12, context={"i": 0}),
+    "poison/codec_error_handler_unknown": err("LookupError", "{{ 'é'.encode('ascii', 'nohandler' ~ 'q' * 200000 ~ i) }}",
+                                              repeat=12, context={"i": 0}),
+    # a compiled template keeps no state between renders
+    "poison/namespace_state": then(out("1", "{% set ns = namespace(n=0) %}{% set ns.n = ns.n + 1 %}{{ ns.n }}"),
+                                   step(("out", "1"))),
+    "poison/macro_default_namespace": then(
+        out("22", "{% macro m(ns=namespace(n=1)) %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}{{ m() }}{{ m() }}"),
+        step(("out", "22"))),
+    "poison/cycler_state": then(out("12", "{% set c = cycler(1, 2, 3) %}{{ c.next() }}{{ c.next() }}"),
+                                step(("out", "12"))),
+    "poison/joiner_state": then(out("a,b", "{% set j = joiner(',') %}{{ j() }}a{{ j() }}b"), step(("out", "a,b"))),
+    "poison/call_depth_after_limit": then(
+        limit("max_call_depth", "{% macro f(n) %}{{ f(n - 1) if n else 'done' }}{% endmacro %}{{ f(depth) }}",
+              context={"depth": 10 ** 6}),
+        step(("out", "done"), context={"depth": 90})),
+    "poison/steps_after_limit": then(
+        limit("max_steps", "{% for i in range(n) %}{% for j in range(n) %}{% endfor %}{% endfor %}ok",
+              context={"n": 100000}),
+        step(("out", "ok"), context={"n": 1000})),
+    "poison/output_after_limit": then(
+        limit("max_output", "{% for i in range(n) %}{{ 'x' * 1000000 }}{% endfor %}ok", context={"n": 100}),
+        step(("out", "ok"), context={"n": 0})),
+    "poison/raise_after_limit": then(
+        err("TemplateError", "{{ raise_exception('boom') if boom }}{{ 'x' * n }}", context={"boom": True, "n": 1}),
+        step(("out", "xx"), context={"boom": False, "n": 2})),
+}
+
+
+# ============================================================================================ prealloc: memory first
+DAG = "{% set a = ['x' * 1000000] * 1000 %}"      # a 1000-item list of one 1 MB string: its repr is 1 GB
+
+
+def caller_bytes():
+    return {"b": b"\xff" * 9000000}
+
+
+_PREALLOC = {
+    # %-formatting: Python balances parentheses in %(key), so the key of '%(a(b)c)Ns' is 'a(b)c'
+    "prealloc/percent_paren_key_width": limit("max_string", "{{ '%(a(b)c)900000000s' % {'a(b)c': 'x'} }}"),
+    "prealloc/percent_nested_paren_key": limit("max_string", "{{ '%(a(b(c)d)e)900000000d' % {'a(b(c)d)e': 1} }}"),
+    "prealloc/percent_paren_key_precision": limit("max_string", "{{ '%(a(b)c).900000000f' % {'a(b)c': 1.0} }}"),
+    "prealloc/percent_paren_key_ok": out("[x]", "{{ '[%(a(b)c)s]' % {'a(b)c': 'x'} }}"),
+    "prealloc/percent_paren_key_format_filter": limit("max_string", "{{ '%(a(b)c)900000000s'|format(**{'a(b)c': 'x'}) }}"),
+    # Markup's own format, format_map and % (they escape their arguments, then format)
+    "prealloc/markup_format_width": limit("max_string", "{{ ('{:>900000000}'|safe).format('a') }}"),
+    "prealloc/markup_format_nested_width": limit("max_string", "{{ ('{:>{w}}'|safe).format('a', w=900000000) }}"),
+    "prealloc/markup_format_map_width": limit("max_string", "{{ ('{a:>900000000}'|safe).format_map({'a': 'x'}) }}"),
+    "prealloc/markup_format_precision": limit("max_string", "{{ ('{:.900000000f}'|safe).format(1.0) }}"),
+    "prealloc/markup_percent_width": limit("max_string", "{{ ('%900000000s'|safe) % 'a' }}"),
+    "prealloc/markup_percent_paren_key": limit("max_string", "{{ ('%(a(b)c)900000000s'|safe) % {'a(b)c': 'x'} }}"),
+    "prealloc/markup_center": limit("max_string", "{{ ('a'|safe).center(900000000) }}"),
+    "prealloc/markup_replace": limit("max_string", "{{ (('a' * 100000)|safe).replace('a', 'b' * 1000) }}"),
+    "prealloc/markup_join": limit("max_string", "{{ (('x' * 1000)|safe).join(['a'] * 100000) }}"),
+    "prealloc/markup_autoescape_format": limit("max_string", "{{ s.format('a') }}", mode="plain_autoescape",
+                                               context={"s": "{:>900000000}"}),
+    # str.translate with a list or tuple table (indexed by code point)
+    "prealloc/translate_list": limit("max_string", "{{ ('a' * 100000).translate(['b' * 1000] * 128) }}"),
+    "prealloc/translate_tuple": limit("max_string", "{{ ('a' * 100000).translate(('b' * 1000,) * 128) }}"),
+    "prealloc/translate_list_ok": out("bb", "{{ 'aa'.translate(['x'] * 97 + ['b']) }}"),
+    # codec error handlers that expand one character into many
+    "prealloc/encode_namereplace": limit("max_string", "{{ ('\\ufdfa' * 9000000).encode('ascii', 'namereplace')|length }}"),
+    "prealloc/encode_xmlcharrefreplace": limit("max_string",
+                                               "{{ ('\\U0001f600' * 9000000).encode('latin-1', 'xmlcharrefreplace')|length }}"),
+    "prealloc/encode_backslashreplace": limit("max_string",
+                                              "{{ ('\\U0001f600' * 9000000).encode('ascii', 'backslashreplace')|length }}"),
+    "prealloc/encode_unicode_escape": limit("max_string", "{{ ('\\U0001f600' * 9000000).encode('unicode_escape')|length }}"),
+    "prealloc/decode_backslashreplace": limit("max_string", "{{ b.decode('ascii', 'backslashreplace')|length }}",
+                                              context=caller_bytes(), mode="plain"),
+    "prealloc/encode_namereplace_ok": out("b'\\\\N{EURO SIGN}'", "{{ '€'.encode('ascii', 'namereplace') }}"),
+    # case mappings that turn one character into three
+    "prealloc/title_ligature": limit("max_string", "{{ ('\\ufb03 ' * 3000000)|title|length }}"),
+    "prealloc/upper_ligature": limit("max_string", "{{ ('\\ufb03' * 9000000)|upper|length }}"),
+    "prealloc/str_upper_ligature": limit("max_string", "{{ ('\\ufb03' * 9000000).upper()|length }}"),
+    "prealloc/str_title_ligature": limit("max_string", "{{ ('\\ufb03 ' * 3000000).title()|length }}"),
+    "prealloc/swapcase_ligature": limit("max_string", "{{ ('\\u0390' * 9000000).swapcase()|length }}"),
+    "prealloc/casefold_ligature": limit("max_string", "{{ ('\\ufb03' * 9000000).casefold()|length }}"),
+    "prealloc/upper_apostrophe_n": limit("max_string", "{{ ('\\u0149' * 9000000).upper()|length }}"),
+    "prealloc/lower_dotted_i": limit("max_string", "{{ ('\\u0130' * 9000000)|lower|length }}"),
+    "prealloc/title_ligature_ok": out("FFI FFI|Ffi Ffi", "{{ '\\ufb03 \\ufb03'|title }}|{{ '\\ufb03 \\ufb03'.title() }}"),
+    # urlize's rel and target are added to every link
+    "prealloc/urlize_rel": limit("max_string", "{{ ('www.a.com ' * 100000)|urlize(rel='x' * 100000) }}"),
+    "prealloc/urlize_target": limit("max_string", "{{ ('www.a.com ' * 100000)|urlize(target='x' * 100000) }}"),
+    "prealloc/urlize_rel_nofollow": limit("max_string",
+                                          "{{ ('www.a.com ' * 100000)|urlize(nofollow=true, rel='x' * 100000) }}"),
+    "prealloc/urlize_rel_ok": out('<a href="https://www.a.com" rel="noopener" target="t">www.a.com</a>',
+                                  "{{ 'www.a.com'|urlize(target='t', rel='noopener') }}"),
+    # percent-encoding: 12 characters for one astral character
+    "prealloc/urlencode_astral": limit("max_string", "{{ ('\\U0001f600' * 9000000)|urlencode|length }}"),
+    "prealloc/urlencode_dict_astral": limit("max_string", "{{ {'k': '\\U0001f600' * 9000000}|urlencode|length }}"),
+    "prealloc/escape_lt": limit("max_string", "{{ ('<' * 9000000)|e|length }}"),
+    "prealloc/xmlattr_quotes": limit("max_string", "{{ {'a': '\"' * 9000000}|xmlattr|length }}"),
+    "prealloc/tojson_ensure_ascii": limit("max_string", "{{ ('\\U0001f600' * 9000000)|tojson(ensure_ascii=true)|length }}"),
+    "prealloc/repr_control_chars": limit("max_string", "{{ ['\\x00' * 9000000]|string|length }}"),
+    "prealloc/pprint_control_chars": limit("max_string", "{{ ['\\x00' * 9000000]|pprint|length }}"),
+    # strftime: glibc pads to any field width, and Python grows its buffer up to 256 × the format's length
+    "prealloc/strftime_width": limit("max_string", "{{ strftime_now('x' * 2000000 ~ '%200000000Y')|length }}"),
+    "prealloc/strftime_width_flags": limit("max_string", "{{ strftime_now('x' * 2000000 ~ '%_200000000H')|length }}"),
+    "prealloc/strftime_repeated_c": limit("max_string", "{{ strftime_now('%c' * 3000000)|length }}"),
+    "prealloc/strftime_repeated_year": limit("max_string", "{{ strftime_now('%Y' * 4999999)|length }}"),
+    # star-arguments build their tuple before any max_items check
+    "prealloc/cycler_star_string": limit("max_items", "{{ cycler(*('x' * 9000000)).current }}"),
+    "prealloc/loop_cycle_star": limit("max_items", "{% for i in [1] %}{{ loop.cycle(*('x' * 9000000)) }}{% endfor %}"),
+    "prealloc/format_star": limit("max_items", "{{ '{}'.format(*('x' * 9000000)) }}"),
+    "prealloc/format_filter_star": limit("max_items", "{{ '%s'|format(*('x' * 9000000)) }}"),
+    "prealloc/macro_star": limit("max_items", "{% macro m() %}{{ varargs|length }}{% endmacro %}{{ m(*('x' * 9000000)) }}"),
+    "prealloc/caller_star": limit("max_items", "{% macro m() %}{{ caller(*('x' * 9000000)) }}{% endmacro %}"
+                                               "{% call m() %}{% endcall %}"),
+    "prealloc/dict_global_star": limit("max_items", "{{ dict(*('x' * 9000000)) }}"),
+    "prealloc/joiner_star": limit("max_items", "{{ joiner(*('x' * 9000000)) }}"),
+    "prealloc/range_star": limit("max_items", "{{ range(*('x' * 9000000)) }}"),
+    "prealloc/method_star": limit("max_items", "{{ 'x'.startswith(*('x' * 9000000)) }}"),
+    "prealloc/star_ok": out("3", "{% macro m() %}{{ varargs|length }}{% endmacro %}{{ m(*'abc') }}"),
+    # error messages that show (repr) an argument
+    "prealloc/index_message": err("ValueError", DAG + "{{ [1].index(a, 0) }}"),
+    "prealloc/tuple_index_message": err("ValueError", DAG + "{{ (1,).index(a) }}"),
+    "prealloc/is_lower": limit("max_string", DAG + "{{ a is lower }}"),
+    "prealloc/is_upper": limit("max_string", DAG + "{{ a is upper }}"),
+    "prealloc/lower_filter": limit("max_string", DAG + "{{ a|lower|length }}"),
+    "prealloc/capitalize_filter": limit("max_string", DAG + "{{ a|capitalize|length }}"),
+    "prealloc/trim_filter": limit("max_string", DAG + "{{ a|trim|length }}"),
+    "prealloc/wordcount_filter": limit("max_string", DAG + "{{ a|wordcount }}"),
+    "prealloc/center_filter": limit("max_string", DAG + "{{ a|center(2)|length }}"),
+    "prealloc/striptags_filter": limit("max_string", DAG + "{{ a|striptags|length }}"),
+    "prealloc/debug_undefined_key": limit("max_string", DAG + "{{ {}[a] }}", mode="debug"),
+    "prealloc/debug_undefined_key_chat": limit("max_string", DAG + "{{ {}[a] }}", mode="chat_debug"),
+    "prealloc/undefined_key_message": err("UndefinedError", DAG + "{{ {}[a].x }}"),
+    "prealloc/raise_exception_message": err("TemplateError", DAG + "{{ raise_exception(a) }}"),
+    # a caller's endless iterator
+    "prealloc/endless_list": limit("max_items", "{{ it|list|length }}", context={"it": itertools.count()},
+                                   mode="plain"),
+    "prealloc/endless_join": limit(("max_items", "max_steps", "max_string"), "{{ it|join|length }}", context={"it": itertools.repeat("x")},
+                                   mode="plain"),
+    "prealloc/endless_str_join": limit(("max_items", "max_steps", "max_string"), "{{ ''.join(it)|length }}",
+                                       context={"it": itertools.repeat("x")}, mode="plain"),
+    "prealloc/endless_reverse": limit("max_items", "{{ it|reverse|first }}", context={"it": itertools.count()},
+                                      mode="plain"),
+    "prealloc/endless_sort": limit("max_items", "{{ it|sort|first }}", context={"it": itertools.count()},
+                                   mode="plain"),
+    "prealloc/endless_unique": limit(("max_items", "max_steps"), "{{ it|unique|list|length }}",
+                                     context={"it": itertools.count()}, mode="plain"),
+    "prealloc/endless_sum": limit(("max_items", "max_steps"), "{{ it|sum }}", context={"it": itertools.count()},
+                                  mode="plain"),
+    "prealloc/endless_max": limit(("max_items", "max_steps"), "{{ it|max }}", context={"it": itertools.count()},
+                                  mode="plain"),
+    "prealloc/endless_map": limit(("max_items", "max_steps"), "{{ it|map('string')|list|length }}",
+                                  context={"it": itertools.count()}, mode="plain"),
+    "prealloc/endless_batch": limit(("max_items", "max_steps"), "{{ it|batch(2)|list|length }}",
+                                    context={"it": itertools.count()}, mode="plain"),
+    "prealloc/endless_loop_length": limit(("max_items", "max_steps"), "{% for x in it %}{{ loop.length }}{% break %}{% endfor %}",
+                                          context={"it": itertools.count()}),
+    "prealloc/endless_star": limit("max_items", "{{ '{}'.format(*it) }}", context={"it": itertools.count()},
+                                   mode="plain"),
+    "prealloc/endless_generator": limit("max_items", "{{ g|list|length }}",
+                                        context={"g": (n for n in itertools.count())}, mode="plain"),
+    "prealloc/endless_in": limit(("max_steps", "max_items"), "{{ -1 in it }}", context={"it": itertools.count()}, mode="plain"),
+    "prealloc/endless_first_ok": out("0", "{{ it|first }}", context={"it": itertools.count()}, mode="plain"),
+    "prealloc/endless_loop_break_ok": out("0", "{% for x in it %}{{ x }}{% break %}{% endfor %}",
+                                          context={"it": itertools.count()}),
+}
+
+
+# ============================================================================================ scan: seconds per step
+R = "{% set r = range(100000)|list %}"
+# d and e differ in every key but one (a difference or a scan visits all); d and same are equal but not one object
+D = ("{% set d = dict.fromkeys(range(100000)) %}{% set e = dict.fromkeys(range(1, 100001)) %}"
+     "{% set same = dict.fromkeys(range(100000)) %}")
+KEYS = "{% set k = dict.fromkeys(range(100000)|map('string')) %}"
+
+
+def loop(body, times=100000):
+    return "{% for n in range(" + str(times) + ") %}" + body + "{% endfor %}"
+
+
+_SCAN = {
+    # scans of ranges and dict views
+    "scan/float_in_range": limit("max_steps", loop("{% if 1.5 in range(100000) %}{% endif %}")),
+    "scan/string_in_range": limit("max_steps", loop("{% if 'a' in range(100000) %}{% endif %}")),
+    "scan/none_in_range": limit("max_steps", loop("{% if none in range(100000) %}{% endif %}")),
+    "scan/range_index_float": limit("max_steps", loop("{% set x = range(100000).index(99999.0) %}")),
+    "scan/range_count_float": limit("max_steps", loop("{% set x = range(100000).count(1.5) %}")),
+    "scan/int_in_range_ok": out("True", "{% set ns = namespace(all=true) %}"
+                                + loop("{% set ns.all = ns.all and 99999 in range(100000) %}") + "{{ ns.all }}"),
+    "scan/in_values": limit("max_steps", D + loop("{% if 'a' in d.values() %}{% endif %}")),
+    "scan/values_index": limit("max_steps", D + loop("{% if 'a' in d.values()|list %}{% endif %}")),
+    "scan/keys_eq": limit("max_steps", D + loop("{% if d.keys() == same.keys() %}{% endif %}")),
+    "scan/items_eq": limit("max_steps", D + loop("{% if d.items() == same.items() %}{% endif %}")),
+    "scan/keys_ne": limit("max_steps", D + loop("{% if d.keys() != same.keys() %}{% endif %}")),
+    "scan/keys_minus": limit("max_steps", D + loop("{% set x = d.keys() - e.keys() %}")),
+    "scan/keys_le": limit("max_steps", D + loop("{% set x = d.keys() <= same.keys() %}")),
+    "scan/items_ge": limit("max_steps", D + loop("{% set x = d.items() >= same.items() %}")),
+    "scan/keys_isdisjoint": limit("max_steps", D + loop("{% set x = d.keys().isdisjoint(e.keys()) %}")),
+    "scan/items_minus": limit("max_steps", D + loop("{% set x = d.items() - e.items() %}")),
+    "scan/keys_minus_range": limit("max_steps", D + loop("{% set x = d.keys() - range(100000) %}")),
+    "scan/dict_eq": limit("max_steps", D + loop("{% if d == same %}{% endif %}")),
+    # star-arguments: the whole sequence becomes a tuple at every call
+    "scan/macro_star": limit("max_steps", R + "{% macro m() %}{{ varargs|length }}{% endmacro %}"
+                                          + loop("{% set x = m(*r) %}")),
+    "scan/macro_double_star": limit("max_steps", KEYS + "{% macro m() %}{{ kwargs|length }}{% endmacro %}"
+                                                 + loop("{% set x = m(**k) %}")),
+    "scan/format_star": limit("max_steps", R + loop("{% set x = '{}'.format(*r) %}")),
+    "scan/loop_cycle_star": limit("max_steps", R + loop("{% set x = loop.cycle(*r) %}")),
+    "scan/cycler_star": limit("max_steps", R + loop("{% set x = cycler(*r) %}")),
+    "scan/dict_double_star": limit("max_steps", KEYS + loop("{% set x = dict(**k) %}")),
+    "scan/namespace_double_star": limit("max_steps", KEYS + loop("{% set x = namespace(**k) %}")),
+    "scan/format_map_star": limit("max_steps", R + loop("{% set x = '{0}{1}'.format(*r) %}")),
+    # codecs: punycode decoding is quadratic, idna slow per character (refused or charged by their cost)
+    "scan/punycode_decode": err("TemplateError", "{{ ('\\U0001f600' * 200000).encode('punycode').decode('punycode')|length }}"),
+    "scan/punycode_loop": err("TemplateError", loop("{% set x = ('\\U0001f600' * 30000).encode('punycode') %}"
+                                                    "{% set y = x.decode('punycode') %}", 100)),
+    "scan/idna_encode": err("TemplateError", "{{ ('\\u00e9.' * 1000000).encode('idna')|length }}"),
+    "scan/idna_encode_label": err("TemplateError", "{{ ('\\u00e9' * 2000000).encode('idna')|length }}"),
+    "scan/idna_loop": err("TemplateError", loop("{% set x = ('\\u00e9.' * 20000).encode('idna') %}", 1000)),
+    # filters whose work is more than their input's size
+    "scan/urlize_long_text": limit("max_steps", loop("{% set x = ('a.b ' * 1000000)|urlize %}", 100)),
+    "scan/urlize_emails": limit("max_steps", loop("{% set x = ('a@b.cd ' * 1000000)|urlize %}", 100)),
+    "scan/tojson_many_strings": limit("max_string", "{{ (['x' * 1000000] * 1000)|tojson|length }}"),
+    "scan/tojson_many_strings_ascii": limit("max_string",
+                                            "{{ (['\\u00e9' * 1000000] * 1000)|tojson(ensure_ascii=true)|length }}"),
+    "scan/tojson_strings_loop": limit("max_steps", loop("{% set x = (['\\u00e9' * 10000] * 90)|tojson(ensure_ascii=true) %}",
+                                                        1000)),
+    "scan/format_many_fields": limit("max_steps", loop("{% set x = ('{0}' * 3000000).format('') %}", 10)),
+    "scan/format_map_many_fields": limit("max_steps", loop("{% set x = ('{a}' * 3000000).format_map({'a': ''}) %}", 10)),
+    "scan/percent_many_fields": limit("max_steps", loop("{% set x = ('%(a)s' * 1900000) % {'a': ''} %}", 10)),
+    "scan/format_filter_many_fields": limit("max_steps", loop("{% set x = ('%(a)s' * 1900000)|format(a='') %}", 10)),
+    "scan/xmlattr_wide": limit("max_steps", KEYS + loop("{% set x = k|xmlattr %}", 1000)),
+    "scan/urlencode_wide": limit("max_steps", KEYS + loop("{% set x = k|urlencode %}", 1000)),
+    "scan/dictsort_wide": limit("max_steps", KEYS + loop("{% set x = k|dictsort %}", 1000)),
+    # big integers: base conversion must respect max_int_bits, and rounding costs by size
+    "scan/int_base16": limit("max_int_bits", "{{ ('f' * 9000000)|int(base=16) > 0 }}"),
+    "scan/int_base2": limit("max_int_bits", "{{ ('1' * 9000000)|int(base=2) > 0 }}"),
+    "scan/int_base8": limit("max_int_bits", "{{ ('7' * 9000000)|int(base=8) > 0 }}"),
+    "scan/int_base0_hex": limit("max_int_bits", "{{ ('0x' ~ 'f' * 9000000)|int(base=0) > 0 }}"),
+    "scan/int_base32": limit("max_int_bits", "{{ ('v' * 9000000)|int(base=32) > 0 }}"),
+    "scan/round_big_int": limit("max_int_bits", "{{ ('f' * 9000000)|int(base=16)|round(-30000) > 0 }}"),
+    "scan/round_loop": limit("max_steps", "{% set n = ('f' * 25000)|int(base=16) %}"
+                                          + loop("{% set x = n|round(-30000) %}")),
+    "scan/int_base16_ok": out("255", "{{ 'ff'|int(base=16) }}"),
+    # a filtered loop that reads loop.length (Jinja2 makes it a list once)
+    "scan/filtered_loop_length": out("399996|",
+                                     "{% set r = range(100000)|list %}{% for x in r + r + r + r if x %}"
+                                     "{{ loop.length ~ '|' if loop.first }}{% endfor %}"),
+    "scan/filtered_loop_revindex": out("3", "{% set r = range(100000)|list %}{% for x in r + r + r if x > 99998 %}"
+                                            "{{ loop.revindex if loop.first }}{% endfor %}"),
+}
+
+
+# ============================================================================================ compile time
+def nested(open_tag, close_tag, body, depth=95):
+    return open_tag * depth + body + close_tag * depth
+
+
+_COMPILE = {
+    "compile/nested_for_many_prints": out("1" * 30000, nested("{% for x in [1] %}", "{% endfor %}", "{{ x }}" * 30000)),
+    "compile/nested_if_many_prints": out("1" * 30000, nested("{% if 1 %}", "{% endif %}", "{{ 1 }}" * 30000)),
+    "compile/nested_macro_many_prints": out("", nested("{% macro m() %}", "{% endmacro %}", "{{ x }}" * 30000)),
+    "compile/nested_set_block": out("", nested("{% set y %}", "{% endset %}", "{{ 1 }}" * 30000)),
+    "compile/nested_filter_block": out("1" * 30000, nested("{% filter lower %}", "{% endfilter %}", "{{ 1 }}" * 30000)),
+    "compile/nested_for_many_sets": out("", nested("{% for x in [1] %}", "{% endfor %}", "{% set a = x %}" * 14000)),
+    "compile/nested_for_distinct_names": out(
+        "1" * 12000, "".join("{%% for v%d in [1] %%}" % i for i in range(95)) + "{{ v0 }}{{ v94 }}" * 6000
+        + "{% endfor %}" * 95),
+    "compile/nested_for_loop_vars": out("1" * 16000, nested("{% for x in [1] %}", "{% endfor %}",
+                                                            "{{ loop.index }}" * 16000)),
+    "compile/nested_macro_calls": out("", nested("{% macro m() %}{{ caller() }}", "{% endmacro %}",
+                                                 "{% call m() %}{% endcall %}" * 8000)),
+    "compile/macro_many_params": out("1", "{% macro m(" + ", ".join("a%d" % i for i in range(30000))
+                                     + ") %}{{ a0 }}{% endmacro %}{{ m(1) }}"),
+    "compile/macro_many_defaults": out("1", "{% macro m(" + ", ".join("a%d=1" % i for i in range(24000))
+                                       + ") %}{{ a0 }}{% endmacro %}{{ m() }}"),
+    "compile/call_many_args": out("40000", "{% macro m() %}{{ varargs|length }}{% endmacro %}{{ m("
+                                  + "1, " * 40000 + ") }}"),
+    "compile/call_many_kwargs": out("20000", "{% macro m() %}{{ kwargs|length }}{% endmacro %}{{ m("
+                                    + ", ".join("k%d=1" % i for i in range(20000)) + ") }}"),
+    "compile/list_literal": out("100000", "{{ [" + "1," * 100000 + "]|length }}"),
+    "compile/dict_literal": out("20000", "{{ {" + ", ".join("'k%d': 1" % i for i in range(20000)) + "}|length }}"),
+    "compile/many_sets": out("1", "".join("{%% set v%d = %d %%}" % (i, i) for i in range(11000)) + "{{ v1 }}"),
+    "compile/many_sets_in_loop": out("1", "{% for x in [1] %}" + "".join("{%% set v%d = x %%}" % i for i in range(12000))
+                                     + "{{ v1 }}{% endfor %}"),
+    "compile/many_macros": out("", "".join("{%% macro m%d() %%}{%% endmacro %%}" % i for i in range(7500))),
+    "compile/many_elifs": out("x", "{% if 0 %}" + "{% elif 0 %}" * 21000 + "{% else %}x{% endif %}"),
+    "compile/many_blocks": out("", "".join("{%% block b%d %%}{%% endblock %%}" % i for i in range(8000))),
+    "compile/nested_blocks": out("1" * 30000, "".join("{%% block b%d %%}" % i for i in range(95)) + "{{ 1 }}" * 30000
+                                 + "{% endblock %}" * 95),
+    "compile/long_and_chain": limit("max_nesting", "{{ " + " and ".join(["1"] * 40000) + " }}"),
+    "compile/many_filters_flat": out("x" * 20000, "{{ 'x'|e }}" * 20000),
+    "compile/long_concat": out("1" * 60000, "{{ '' ~ " + " ~ ".join(["1"] * 60000) + " }}"),
+    "compile/at_the_limit": out("x" * 262144, "x" * 262144),
+    "compile/just_over_the_limit": limit("max_template_size", "x" * 262145),
+}
+
+
+# ============================================================================================ caller: defaultdict reads
+def caller_defaultdict():
+    return {"d": defaultdict(list, {"a": [1]})}
+
+
+def caller_nested_defaultdict():
+    tree = lambda: defaultdict(tree)   # noqa: E731 - an autovivifying tree, a common caller structure
+    d = tree()
+    d["a"]["b"] = 1
+    return {"d": d}
+
+
+def caller_defaultdicts_in_list():
+    return {"items": [defaultdict(int, {"a": 1}), defaultdict(int, {"a": 2})]}
+
+
+def dd(expect, source, context=caller_defaultdict, mode="plain"):
+    return Case(None, source, expect, context(), mode)
+
+
+_CALLER = {
+    "caller/attribute": dd(("out", "|"), "{{ d.k }}|"),
+    "caller/item": dd(("out", "|"), "{{ d['k'] }}|"),
+    "caller/item_chat": dd(("out", "|"), "{{ d['k'] }}|", mode="chat"),
+    "caller/is_defined": dd(("out", "False"), "{{ d.k is defined }}"),
+    "caller/default_filter": dd(("out", "none"), "{{ d.k|default('none') }}"),
+    "caller/map_attribute": dd(("out", "[Undefined]"), "{{ [d]|map(attribute='k')|list }}"),
+    "caller/map_attribute_path": dd(("error", "UndefinedError"), "{{ [d]|map(attribute='k.m')|list }}"),
+    "caller/selectattr": dd(("out", "0"), "{{ [d]|selectattr('k')|list|length }}"),
+    "caller/sort_attribute": dd(("out", "1"), "{{ [d]|sort(attribute='k')|length }}"),
+    "caller/groupby": dd(("error", "UndefinedError"), "{{ [d, d]|groupby('k')|list|length }}"),
+    "caller/sum_attribute": dd(("error", "UndefinedError"), "{{ items|sum(attribute='b') + 3 }}", caller_defaultdicts_in_list),
+    "caller/sum_attribute_present": dd(("out", "3"), "{{ items|sum(attribute='a') }}", caller_defaultdicts_in_list),
+    "caller/join_attribute": dd(("out", ","), "{{ items|join(',', attribute='b') }}", caller_defaultdicts_in_list),
+    "caller/format_field": dd(("error", "KeyError"), "{{ '{0[k]}'.format(d) }}"),
+    "caller/format_field_chat": dd(("out", "|"), "{{ '{0[k]}'.format(d) }}|", mode="chat"),
+    "caller/format_map": dd(("error", "KeyError"), "{{ '{k}'.format_map(d) }}"),
+    "caller/percent_mapping": dd(("error", "KeyError"), "{{ '%(k)s' % d }}"),
+    "caller/format_filter_mapping": dd(("error", "KeyError"), "{{ '%(k)s'|format(**d) }}"),
+    "caller/loop": dd(("out", "|"), "{% for x in d.k %}{{ x }}{% endfor %}|"),
+    "caller/loop_over_item": dd(("out", "|"), "{% for x in d['k'] %}{{ x }}{% endfor %}|"),
+    "caller/nested": dd(("out", "1||"), "{{ d.a.b }}|{{ d.a.c }}|{{ d.x }}", caller_nested_defaultdict),
+    "caller/nested_chain": dd(("error", "UndefinedError"), "{{ d.x.y }}", caller_nested_defaultdict),
+    "caller/nested_is_defined": dd(("out", "False"), "{{ d.a.c is defined }}", caller_nested_defaultdict),
+    "caller/in_test_ok": dd(("out", "False"), "{{ 'k' in d }}"),
+    "caller/get_ok": dd(("out", "None"), "{{ d.get('k') }}"),
+    "caller/present_key_ok": dd(("out", "[1]"), "{{ d.a }}"),
+}
+
+
+# ============================================================================================ order: addresses
+@dataclasses.dataclass(frozen=True)
+class Point:
+    x: int
+
+
+def unorderable_keys():
+    return {"d": {(1,): "int", ("a",): "str", (None,): "none"}}
+
+
+_ORDER = {
+    "order/debug_undefined_function_key": out("{{ no such element: list object[<function lipsum>] }}",
+                                              "{{ [][lipsum] }}", mode="debug"),
+    "order/debug_undefined_dict_function_key": out("{{ no such element: dict object[<function lipsum>] }}",
+                                                   "{{ {}[lipsum] }}", mode="debug"),
+    "order/debug_undefined_method_key": out("{{ no such element: list object[<built-in method upper of str object>] }}",
+                                            "{{ [][''.upper] }}", mode="debug"),
+    "order/debug_undefined_generator_key": out("{{ no such element: list object[<generator object do_map>] }}",
+                                               "{{ [][[1]|map('string')] }}", mode="debug"),
+    "order/debug_undefined_object_key": out("{{ no such element: dict object[<hostile_cases.Opaque object>] }}",
+                                            "{{ {}[obj] }}", context={"obj": Opaque()}, mode="debug"),
+    "order/debug_undefined_chat": out("{{ no such element: list object[<function lipsum>] }}",
+                                      "{{ [][lipsum] }}", mode="chat_debug"),
+    "order/undefined_error_function_key": err("UndefinedError", "{{ [][lipsum].x }}", mode="plain"),
+    "order/undefined_error_object_key": err("UndefinedError", "{{ {}[obj].x }}", context={"obj": Opaque()},
+                                            mode="plain"),
+    "order/pprint_unorderable_tuples": stable("{{ {(1,): 1, ('a',): 2, (none,): 3}|pprint }}"),
+    "order/pprint_unorderable_caller": stable("{{ d|pprint }}", context=unorderable_keys(), mode="plain"),
+    "order/pprint_unorderable_nested": stable("{{ [{(1, 'a'): 1, ('a', 1): 2}]|pprint }}"),
+    "order/pprint_unorderable_set": stable("{{ s|pprint }}", context={"s": {(1,), ("a",), (None,)}}, mode="plain"),
+    "order/pprint_mixed_types_ok": out("{1: 'a', 'b': 2}", "{{ {'b': 2, 1: 'a'}|pprint }}"),
+    "order/pprint_objects": stable("{{ {p: 1, q: 2}|pprint }}",
+                                   context={"p": (Point(1),), "q": (Point(2),)}, mode="plain"),
+}
+
+
+# ============================================================================================ misc
+class Text(str):
+    """A caller's str subclass whose str() is not its text."""
+
+    def __str__(self):
+        return "subclass __str__"
+
+
+MSG = [{"role": "user", "content": "hi"}]
+
+
+def agp(value):
+    return {"messages": [dict(m) for m in MSG], "add_generation_prompt": value}
+
+
+def agp_defaultdict():
+    return agp(defaultdict(list))
+
+
+_MISC = {
+    # `is sequence` measures a loop by running it: what that raises must go through
+    "misc/sequence_raise_exception": err("TemplateError", "{% for x in [1, 2, 3] if x < 2 or raise_exception('boom') %}"
+                                                          "{{ loop is sequence }}{% endfor %}"),
+    "misc/sequence_steps": limit("max_steps", "{% for x in range(100000) if ('a' * 1000000) %}{{ loop is sequence }}"
+                                              "{% endfor %}"),
+    "misc/loop_length_steps": limit("max_steps", "{% for x in range(100000) if x ~ ('a' * 2000000) %}"
+                                                     "{{ loop.length > 0 }}{% break %}{% endfor %}"),
+    "misc/sequence_generator_ok": out("False", "{{ ([1, 'a']|map('abs')) is sequence }}"),
+    "misc/sequence_ok": out("False", "{% for x in [1, 2] if x %}{{ (loop is sequence) if loop.first }}{% endfor %}"),
+    # add_generation_prompt converted like the other inputs (transformers' _plain_template_data)
+    "misc/agp_object": out("<Opaque>", "{{ add_generation_prompt }}", context=agp(Opaque()), mode="ct"),
+    "misc/agp_str_subclass": out("ok", "{{ add_generation_prompt }}", context=agp(Text("ok")), mode="ct"),
+    "misc/agp_defaultdict_read": out("|", "{{ add_generation_prompt.k }}|", context=agp_defaultdict(), mode="ct"),
+    "misc/agp_dataclass": out("{'x': 1}", "{{ add_generation_prompt }}", context=agp(Point(1)), mode="ct"),
+    "misc/agp_deep": limit("max_data_depth", "x", context=agp(deep_list(100000)), mode="ct"),
+    "misc/agp_bool_ok": out("True", "{{ add_generation_prompt }}", context=agp(True), mode="ct"),
+}
+
+
+# ============================================================================================ underscore names
+_UNDERSCORE = {
+    "underscore/str_item": out("|", '{{ "abc"["_"] }}|'),
+    "underscore/str_attribute": out("|", '{{ "abc"._x }}|'),
+    "underscore/str_item_defined": out("False", '{{ s["_"] is defined }}', context={"s": "abc"}),
+    "underscore/dict_attribute_missing": out("|", "{{ d._x }}|", context={"d": {"a": 1}}),
+    "underscore/dict_item_missing": out("|", '{{ d["_x"] }}|', context={"d": {"a": 1}}),
+    "underscore/dict_attribute_defined": out("False", "{{ d._x is defined }}", context={"d": {"a": 1}}),
+    "underscore/int_attribute": out("|", "{{ n._x }}|", context={"n": 5}),
+    "underscore/float_item": out("|", '{{ n["_"] }}|', context={"n": 5.5}),
+    "underscore/list_item": out("|", '{{ l["_"] }}|', context={"l": [1, 2]}),
+    "underscore/list_attribute": out("|", "{{ l._x }}|", context={"l": [1, 2]}),
+    "underscore/none_attribute": out("|", "{{ none._x }}|"),
+    "underscore/namespace_missing": out("|", "{{ namespace(a=1)._x }}|"),
+    "underscore/loop_missing": out("|", "{% for x in [1] %}{{ loop._x }}{% endfor %}|"),
+    "underscore/chars_of_json_arguments": out(
+        "|", "{% set args = '{\"a_b\": 1, \"_c\": 2}' %}{% for c in args %}{{ args[c] }}{% endfor %}|"),
+    "underscore/message_item_missing": out("|", '{{ messages[0]["_x"] }}|', context={"messages": MSG}, mode="ct"),
+    "underscore/map_attribute_missing": out("[Undefined]", "{{ [{'a': 1}]|map(attribute='_x')|list }}"),
+    "underscore/selectattr_missing": out("[]", "{{ [{'a': 1}]|selectattr('_x')|list }}"),
+    # names that exist stay refused
+    "underscore/dict_key_present": err("SecurityError", "{{ d._x }}", context={"d": {"_x": 1}}),
+    "underscore/dict_item_present": err("SecurityError", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
+    "underscore/dict_key_present_defined": err("SecurityError", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    "underscore/str_dunder": err("SecurityError", '{{ "abc"["__class__"] }}'),
+    "underscore/str_dunder_defined": err("SecurityError", '{{ "abc".__class__ is defined }}'),
+    "underscore/int_dunder": err("SecurityError", "{{ n.__class__ }}", context={"n": 5}),
+    "underscore/list_dunder_item": err("SecurityError", '{{ l["__len__"] }}', context={"l": [1]}),
+    "underscore/map_attribute_present": err("SecurityError", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
+}
+
+
+_RAW = {**_HASH, **_SHARED, **_POISON, **_PREALLOC, **_SCAN, **_COMPILE, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE}
 
 
 def _finish(raw):

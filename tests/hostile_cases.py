@@ -3,7 +3,8 @@
 CASES holds Case(id, source, expect, context=None, mode="chat", then=(), repeat=0):
   expect = ("out", text)          renders exactly text
          = ("error", ClassName)   raises that TemplateError class (a minijinja_py name, or a built-in twin)
-         = ("limit", limit_name)  raises LimitExceeded whose .limit is limit_name
+         = ("limit", limit_name)  raises LimitExceeded whose .limit is limit_name (a tuple of names: any of them,
+                                  where which limit stops it first is the implementation's choice)
          = ("stable",)            renders, and the same text twice in one process and in another process
   mode   = "chat"   chat_environment().from_string(source).render(**context)
            "plain"  Environment().from_string(source).render(**context)

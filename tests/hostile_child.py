@@ -82,6 +82,8 @@ def same(a, b, seen):
     """a == b for data that may share or contain itself: each pair of containers is compared once."""
     if type(a) is not type(b):
         return False
+    if hasattr(a, "__next__"):
+        return True  # an iterator is consumed by design (Jinja2 does the same): not a change to compare
     if isinstance(a, (list, tuple, dict)):
         if (id(a), id(b)) in seen:
             return True
@@ -176,15 +178,20 @@ class Jinja2Engine(MinijinjaEngine):
 
 
 # -------------------------------------------------------------------------------------------- one render
-def _outcome(engine, mode, source, context, extra=None):
-    """Compile and render once: the outcome record (no measures)."""
+def _outcome(engine, mode, source, context, extra=None, compiled=None):
+    """Compile (unless `compiled` holds a template already) and render once: the outcome record (no measures);
+    record["template"] is the compiled template, removed before the record is sent."""
     record = {}
     started = time.perf_counter()
     try:
-        try:
-            template = engine.compile(mode, source)
-        finally:
-            record["compile_s"] = round(time.perf_counter() - started, 3)
+        template = compiled
+        if template is None:
+            try:
+                template = record["template"] = engine.compile(mode, source)
+            finally:
+                record["compile_s"] = round(time.perf_counter() - started, 3)
+        else:
+            record["template"] = template
         text = engine.render(mode, template, dict(context or {}, **(extra or {})))
         if not isinstance(text, str):
             raise TypeError(f"render returned {type(text).__name__}")
@@ -255,7 +262,8 @@ class Child:
         gc.freeze()   # the cases' contexts (100 000-deep lists, ...) stay: the collections before each phase skip them
 
     def probes(self):
-        outcomes = [_outcome(self.engine, PROBES[0][0], PROBES[0][1], {}).get("output")]
+        first = _outcome(self.engine, PROBES[0][0], PROBES[0][1], {})
+        outcomes = [first.get("output") or first.get("message")]
         for (mode, _), template in zip(PROBES, self.probe_templates):
             context = PROBE_CONTEXT if mode == "ct" else {}
             try:
@@ -274,19 +282,28 @@ class Child:
         before = snapshot(case.context)
         with Phase("render") as phase:
             result = _outcome(self.engine, case.mode, case.source, case.context)
+        template = result.pop("template", None)
         result.update(phase.measures(), id=request["id"])
         if getattr(case, "expect", ("",))[0] == "stable" and result["kind"] == "out":
             with Phase("render again"):
-                again = _outcome(self.engine, case.mode, case.source, case.context)
+                again = _outcome(self.engine, case.mode, case.source, case.context, compiled=template)
             result["again"] = again.get("sha")
         result["then"] = []
         for number, step in enumerate(getattr(case, "then", ()), 1):
+            # a step without a source renders the case's own compiled template again (with the step's context)
+            reuse = template if step.source is None else None
+            if step.source is None and template is None:
+                result["then"].append({"kind": "error", "classes": ["HarnessError"], "message": "nothing compiled",
+                                       "text": "", "step": f"follow-up render {number}"})
+                continue
             with Phase(f"follow-up render {number}") as phase:
-                got = _outcome(self.engine, step.mode, step.source, step.context)
+                got = _outcome(self.engine, case.mode if reuse else step.mode, step.source, step.context,
+                               compiled=reuse)
+            got.pop("template", None)
             got.update(phase.measures(), step=f"follow-up render {number}")
             result["then"].append(got)
         if getattr(case, "repeat", 0):
-            result["repeat"] = self.repeat(case)
+            result["repeat"] = self.repeat(case, template)
         _emit({"untimed": "compare"})
         result["mutated"] = before is not None and not same(before, case.context, set())
         with Phase("probes"):
@@ -298,19 +315,19 @@ class Child:
         result["retained_mb"] = round((after - rss_before) / 1024, 1)
         return result
 
-    def repeat(self, case):
+    def repeat(self, case, template):
         """Render case.repeat more times (with i = 1, 2, ... in the context) and measure what the process kept."""
         import tracemalloc
         tracemalloc.start()
         try:
             with Phase("repeat 0"):
-                _outcome(self.engine, case.mode, case.source, case.context, {"i": 0})
+                _outcome(self.engine, case.mode, case.source, case.context, {"i": 0}, template)
             gc.collect()
             start = tracemalloc.get_traced_memory()[0]
             slowest = 0.0
             for number in range(1, case.repeat + 1):
                 with Phase(f"repeat {number}") as phase:
-                    _outcome(self.engine, case.mode, case.source, case.context, {"i": number})
+                    _outcome(self.engine, case.mode, case.source, case.context, {"i": number}, template)
                 slowest = max(slowest, phase.wall_s)
             gc.collect()
             growth = tracemalloc.get_traced_memory()[0] - start
