@@ -93,6 +93,10 @@ _HASH = {
     "hash/unique_items": deep("[ns.t]|unique|list"),
     "hash/unique_inner": deep("ns.t|list|unique|list"),
     "hash/groupby_key": deep("[[ns.t], [ns.t]]|groupby(0)|list|length"),
+    # filter options checked against a set of names, or used as a cache key (found by test_bombs.py)
+    "hash/round_method": deep("1.5|round(method=ns.t)"),
+    "hash/tojson_indent": deep("[1]|tojson(indent=ns.t)"),
+    "hash/tojson_separators": deep("[1]|tojson(separators=ns.t)"),
     # `in` and dict keys
     "hash/in_dict": deep("ns.t in {'a': 1}"),
     "hash/is_in_dict": deep("ns.t is in {'a': 1}"),
@@ -160,6 +164,9 @@ _SHARED = {
     "shared/self_item": shared("self[ns.t]"),
     "shared/set_union": shared("s.union([ns.t])|length", context=caller_sets(), mode="plain"),
     "shared/set_in": shared("ns.t in s", context=caller_sets(), mode="plain"),
+    "shared/round_method": shared("1.5|round(method=ns.t)"),
+    "shared/tojson_indent": shared("[1]|tojson(indent=ns.t)"),
+    "shared/tojson_separators": shared("[1]|tojson(separators=ns.t)", prefix=SHARED_LISTS),
     # compared with an equal copy
     "shared/eq": shared("ns.t == ns.u"),
     "shared/ne": shared("ns.t != ns.u"),

@@ -67,6 +67,14 @@ class Opaque:
         return "called"
 
 
+class Secretive(Opaque):
+    """A caller object with a private attribute."""
+
+    def __init__(self):
+        super().__init__()
+        self._secret = "s3cr3t"
+
+
 def sec(source, **kw):
     return Case(None, source, ("error", "SecurityError"), **kw)
 
@@ -90,7 +98,8 @@ _RAW = {
     "ssti/item_class": sec("{{ ''['__class__'] }}"),
     "ssti/item_dunder_dict": sec("{{ messages['__class__'] }}", context=chat()),
     "ssti/dict_attr_dunder": sec("{{ messages[0].__class__ }}", context=chat()),
-    "ssti/single_underscore": sec("{{ messages[0]._private }}", context=chat()),
+    # a `_` name the object does not have is undefined, as in Jinja2 (issue 12); one it has stays refused
+    "ssti/single_underscore": out("", "{{ messages[0]._private }}", context=chat()),
     "ssti/attr_filter": sec("{{ ''|attr('__class__') }}"),
     "ssti/attr_filter_globals": sec("{{ lipsum|attr('__globals__') }}"),
     "ssti/attr_filter_item_name": sec("{{ (''|attr('__class__'))|attr('__base__') }}"),
@@ -104,7 +113,9 @@ _RAW = {
     "ssti/map_attribute": sec("{{ messages|map(attribute='__class__')|list }}", context=chat()),
     "ssti/map_attribute_path": sec("{{ messages|map(attribute='role.__class__')|list }}", context=chat()),
     "ssti/selectattr": sec("{{ messages|selectattr('__class__')|list }}", context=chat()),
-    "ssti/rejectattr": sec("{{ messages|rejectattr('_x')|list }}", context=chat()),
+    "ssti/rejectattr": out("[{'role': 'system', 'content': 'be nice'}, {'role': 'user', 'content': 'hi'}]",
+                           "{{ messages|rejectattr('_x')|list }}", context=chat()),
+    "ssti/rejectattr_present": sec("{{ [{'_x': 1}]|rejectattr('_x')|list }}"),
     "ssti/sort_attribute": sec("{{ messages|sort(attribute='__class__') }}", context=chat()),
     "ssti/groupby": sec("{{ messages|groupby('__class__') }}", context=chat()),
     "ssti/sum_attribute": sec("{{ messages|sum(attribute='__len__') }}", context=chat()),
@@ -138,7 +149,8 @@ _RAW = {
     "ssti/generator_code": sec("{{ ([1]|map('string')).gi_code }}"),
     "ssti/int_class": sec("{{ (1).__class__ }}"),
     "ssti/undefined_dunder": err("UndefinedError", "{{ nothing.__class__ }}"),
-    "ssti/caller_object_private": sec("{{ obj._secret }}", context={"obj": Opaque()}, mode="plain"),
+    "ssti/caller_object_private": out("", "{{ obj._secret }}", context={"obj": Opaque()}, mode="plain"),
+    "ssti/caller_object_private_present": sec("{{ obj._secret }}", context={"obj": Secretive()}, mode="plain"),
     "ssti/caller_object_class": sec("{{ obj.__class__ }}", context={"obj": Opaque()}, mode="plain"),
     "ssti/bytearray_center": err("UndefinedError", "{{ b.center(10**9) }}", context={"b": bytearray(b"x")},
                                  mode="plain"),

@@ -5,6 +5,7 @@
   --engine jinja2    what Jinja2 (as transformers configures it) does with each case, next to the expectation:
                      where a case expects output, Jinja2 should print the same (where it finishes at all)
   --measures FILE    also write every result (times, peak memory, ...) as JSON to FILE
+  --from FILE        report on the results test_hostile.py kept (HOSTILE_RESULTS=FILE) instead of running
 """
 
 import json
@@ -16,19 +17,26 @@ from hostile_bounds import ALL_CASES
 
 
 def main(argv):
-    engine, measures, prefixes = "minijinja_py", None, []
+    engine, measures, saved, prefixes = "minijinja_py", None, None, []
     args = iter(argv)
     for arg in args:
         if arg == "--engine":
             engine = next(args)
         elif arg == "--measures":
             measures = next(args)
+        elif arg == "--from":
+            saved = next(args)
         else:
             prefixes.append(arg)
     cases = [c for c in ALL_CASES if not prefixes or c.id.startswith(tuple(prefixes))]
-    results = hostile_runner.run([{"id": c.id} for c in cases], engine=engine)
-    stable = [{"id": c.id} for c in cases if c.expect[0] == "stable"]
-    again = hostile_runner.run(stable, engine=engine, workers=1) if stable and engine != "jinja2" else {}
+    if saved:
+        with open(saved) as file:
+            stored = json.load(file)
+        results, again = stored["results"], stored["again"]
+    else:
+        results = hostile_runner.run([{"id": c.id} for c in cases], engine=engine)
+        stable = [{"id": c.id} for c in cases if c.expect[0] == "stable"]
+        again = hostile_runner.run(stable, engine=engine, workers=1) if stable and engine != "jinja2" else {}
     if measures:
         with open(measures, "w") as out:
             json.dump(results, out, indent=1)
