@@ -6,9 +6,11 @@ phase of a case past CASE_SECONDS is killed if need be, the case is recorded as 
 worker takes the next case: one bad case never loses the others. The parent also watches each busy worker's
 resident memory and kills it past KILL_MEMORY_MB (the machine's protection; the measured limit is lower).
 
-Child side (hostile_child.py): reads one JSON request a line, runs it and writes JSON lines back. Each timed phase (compile+render, a follow-up render, the repeats, the
-cross-render probes) is announced with a "tick" line, so the parent's clock and memory baseline follow the
-phase. Per phase the child measures wall and CPU time and the peak memory growth: writing "5" to
+Child side (hostile_child.py): reads one JSON request a line, runs it and writes JSON lines back. Each timed
+phase (compile + render, a follow-up render, the repeats, the cross-render probes) is announced with a "tick"
+line, so the parent's clocks and memory baseline follow the phase. Time limits count CPU time (the worker's
+user + system time, read from /proc), so that a busy machine does not turn a slow case into a failing one; a
+wall-clock guard (WALL_FACTOR times longer) stops a worker that blocks. Per phase the child measures wall and CPU time and the peak memory growth: writing "5" to
 /proc/self/clear_refs resets VmHWM to the current RSS, so VmHWM − RSS-before is what the phase added at its
 peak (checked to work on Linux; where it does not, peak_mb is None and the limit cannot be checked).
 
@@ -18,6 +20,7 @@ peak (checked to work on Linux; where it does not, peak_mb is None and the limit
 
 import json
 import os
+import resource
 import selectors
 import signal
 import subprocess
@@ -29,8 +32,9 @@ from collections import deque
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-CASE_SECONDS = 5.0          # one phase (compile + render, a follow-up render, ...) of one case
-COMPILE_SECONDS = 2.0       # from_string of any source up to max_template_size
+CASE_SECONDS = 5.0          # CPU time of one phase (compile + render, a follow-up render, ...) of one case
+WALL_FACTOR = 6             # a phase is also stopped after CASE_SECONDS × this of wall time (a blocked worker)
+COMPILE_SECONDS = 2.0       # CPU time of from_string, for any source up to max_template_size
 CASE_MEMORY_MB = 500        # peak memory one phase may add
 RETAINED_MB = 64            # memory still held after a case is over (a cache a template can fill)
 REPEAT_GROWTH_KB = 1024     # memory growth over a case's repeated renders (tracemalloc)
@@ -60,9 +64,12 @@ class _Worker:
         if self.proc is None:
             self.start()
         self.request = request
-        self.phase, self.deadline, self.base_kb = "setup", now + SETUP_SECONDS, None
-        self.proc.stdin.write((json.dumps(request) + "\n").encode())
-        self.proc.stdin.flush()
+        self.phase, self.deadline, self.base_kb, self.base_cpu = "setup", now + SETUP_SECONDS, None, None
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # the worker died before reading: its end of output is read next, and the request fails there
 
     def stderr_tail(self):
         self.stderr.seek(0)
@@ -86,9 +93,20 @@ class _Worker:
         except (OSError, TypeError):
             return None
 
+    def cpu_seconds(self):
+        """User + system CPU time of the worker so far (Linux /proc), or None."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        except (OSError, IndexError, ValueError):
+            return None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
 
 def _limit_address_space():
-    import resource
     cap = ADDRESS_SPACE_GB << 30
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
@@ -101,8 +119,10 @@ def _status_kb(path, field):
     return None
 
 
-def run(requests, engine="minijinja_py", workers=None):
-    """{request id: result} for every request, each run in a worker process (see the module docstring)."""
+def run(requests, engine="minijinja_py", workers=None, case_seconds=None, kill_memory_mb=None):
+    """{request id: result} for every request, each run in a worker process (see the module docstring).
+    case_seconds and kill_memory_mb override CASE_SECONDS and KILL_MEMORY_MB (the harness's own tests)."""
+    limits = {"seconds": case_seconds or CASE_SECONDS, "kill_kb": (kill_memory_mb or KILL_MEMORY_MB) * 1024}
     pending = deque(requests)
     pool = [_Worker(engine) for _ in range(min(workers or WORKERS, max(1, len(pending))))]
     results = {}
@@ -122,23 +142,27 @@ def run(requests, engine="minijinja_py", workers=None):
                         selector.register(fd, selectors.EVENT_READ, worker)
                         registered[worker] = fd
             for key, _ in selector.select(timeout=0.05):
-                _read(key.data, results, selector, registered)
+                _read(key.data, results, selector, registered, limits["seconds"])
             now = time.monotonic()
-            check_memory = now - last_memory_check > 0.05
-            if check_memory:
+            check = now - last_memory_check > 0.05
+            if check:
                 last_memory_check = now
             for worker in pool:
                 if worker.request is None:
                     continue
                 if now > worker.deadline:
                     _fail(worker, results, selector, registered, "hang",
-                          f"still running after {CASE_SECONDS:g} s in phase {worker.phase}"
+                          f"still running after {limits['seconds'] * WALL_FACTOR:g} s (wall) in phase {worker.phase}"
                           if worker.phase != "setup" else f"no progress for {SETUP_SECONDS} s before the case ran")
-                elif check_memory and worker.base_kb is not None:
+                elif check and worker.base_cpu is not None and \
+                        (worker.cpu_seconds() or 0) - worker.base_cpu > limits["seconds"]:
+                    _fail(worker, results, selector, registered, "hang",
+                          f"still running after {limits['seconds']:g} s of CPU in phase {worker.phase}")
+                elif check and worker.base_kb is not None:
                     rss = worker.rss_kb()
-                    if rss is not None and rss - worker.base_kb > KILL_MEMORY_MB * 1024:
+                    if rss is not None and rss - worker.base_kb > limits["kill_kb"]:
                         _fail(worker, results, selector, registered, "memory",
-                              f"grew past {KILL_MEMORY_MB} MB in phase {worker.phase} (killed)")
+                              f"grew past {limits['kill_kb'] // 1024} MB in phase {worker.phase} (killed)")
     finally:
         for worker in pool:
             worker.kill()
@@ -146,7 +170,7 @@ def run(requests, engine="minijinja_py", workers=None):
     return results
 
 
-def _read(worker, results, selector, registered):
+def _read(worker, results, selector, registered, seconds):
     try:
         data = os.read(worker.proc.stdout.fileno(), 1 << 20)
     except BlockingIOError:
@@ -160,18 +184,23 @@ def _read(worker, results, selector, registered):
         message = json.loads(line)
         if "tick" in message:
             worker.phase = message["tick"]
-            worker.deadline = time.monotonic() + CASE_SECONDS
+            worker.deadline = time.monotonic() + seconds * WALL_FACTOR
             worker.base_kb = message.get("rss_kb")
+            worker.base_cpu = worker.cpu_seconds()
         elif "untimed" in message:
             worker.phase = message["untimed"]
             worker.deadline = time.monotonic() + SETUP_SECONDS
-            worker.base_kb = None
+            worker.base_kb = worker.base_cpu = None
         else:
             results[message["id"]] = message
             worker.request = None
 
 
 def _died(worker, results, selector, registered):
+    if worker.request is None:  # an idle worker went away: a fresh one takes the next request
+        selector.unregister(registered.pop(worker))
+        worker.kill()
+        return
     code = worker.proc.wait()
     name = signal.Signals(-code).name if code < 0 else f"exit status {code}"
     _fail(worker, results, selector, registered, "crash", f"the process died ({name}) in phase {worker.phase}",
@@ -245,10 +274,10 @@ def measure_problems(result):
     problems = []
     for step in [result] + result.get("then", []) + ([result["repeat"]] if result.get("repeat") else []):
         name = step.get("step", "the render")
-        if step.get("wall_s", 0) > CASE_SECONDS:
-            problems.append(f"{name} took {step['wall_s']:.1f} s (limit {CASE_SECONDS:g} s)")
+        if step.get("cpu_s", 0) > CASE_SECONDS:
+            problems.append(f"{name} took {step['cpu_s']:.1f} s of CPU (limit {CASE_SECONDS:g} s)")
         if step.get("compile_s", 0) > COMPILE_SECONDS:
-            problems.append(f"{name}: compiling took {step['compile_s']:.1f} s (limit {COMPILE_SECONDS:g} s)")
+            problems.append(f"{name}: compiling took {step['compile_s']:.1f} s of CPU (limit {COMPILE_SECONDS:g} s)")
         if (step.get("peak_mb") or 0) > CASE_MEMORY_MB:
             problems.append(f"{name} peaked at +{step['peak_mb']:.0f} MB (limit {CASE_MEMORY_MB} MB)")
     if result.get("mutated"):

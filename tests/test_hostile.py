@@ -54,3 +54,14 @@ def test_peak_memory_is_measured():
         pytest.skip("no /proc/self/clear_refs: peak memory per case is not measured here")
     results = hostile_runner.run([{"id": "size/str_mul_negative_ok"}], workers=1)
     assert results["size/str_mul_negative_ok"]["peak_mb"] is not None
+
+
+def test_harness_survives_crashes_hangs_and_growth():
+    """One worker: a case that kills it, loops, blocks or grows without bound fails alone; the others still run."""
+    actions = ["ok", "crash", "ok", "spin", "ok", "hang", "ok", "grow", "ok"]
+    requests = [{"id": f"{i}:{a}", "inline": {"mode": "selftest", "source": a}} for i, a in enumerate(actions)]
+    results = hostile_runner.run(requests, workers=1, case_seconds=0.5, kill_memory_mb=100)
+    kinds = [results[r["id"]]["kind"] for r in requests]
+    assert kinds == ["out", "crash", "out", "hang", "out", "hang", "out", "memory", "out"], kinds
+    assert "of CPU" in results["3:spin"]["detail"] and "(wall)" in results["5:hang"]["detail"]
+    assert results["1:crash"]["signal"] == "SIGSEGV"
