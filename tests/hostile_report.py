@@ -46,6 +46,21 @@ def main(argv):
         _status(cases, results, again)
 
 
+# the issue's classes, in its order: (title, id prefixes)
+ISSUE_CLASSES = (
+    ("1. The process dies: deep data hashed by C code", ("hash/",)),
+    ("2. Shared structure (t, t) hashed or compared", ("shared/", "dag/")),
+    ("3. One render poisons the process", ("poison/",)),
+    ("4. Memory before the check", ("prealloc/", "size/")),
+    ("5. Seconds for a few steps", ("scan/", "time/")),
+    ("6. Compile time", ("compile/", "source/")),
+    ("7. Caller data changed", ("caller/", "mutate/", "input/")),
+    ("8. Addresses and order", ("order/", "print/")),
+    ("Also: is sequence, add_generation_prompt", ("misc/",)),
+    ("Sandbox: underscore names", ("underscore/", "ssti/")),
+)
+
+
 def _status(cases, results, again):
     groups = defaultdict(list)
     tally = Counter()
@@ -53,14 +68,25 @@ def _status(cases, results, again):
         found = hostile_runner.problems(case, results.get(case.id), again.get(case.id))
         if found:
             classes = sorted({hostile_runner.failure_class(p) for p in found})
-            groups[case.id.split("/")[0]].append((case.id, classes, found))
+            title = next((t for t, prefixes in ISSUE_CLASSES if case.id.startswith(prefixes)), "Other")
+            groups[title].append((case.id, classes, found))
             tally.update(classes)
-    for group, failures in sorted(groups.items()):
-        print(f"\n## {group}: {len(failures)} failing")
+    for title in [t for t, _ in ISSUE_CLASSES] + ["Other"]:
+        failures = groups.get(title)
+        if not failures:
+            continue
+        counts = Counter(c for _, classes, _ in failures for c in classes)
+        print(f"\n### {title}: {len(failures)} failing ({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n")
         for case_id, classes, found in failures:
-            print(f"- {case_id} [{', '.join(classes)}]: {'; '.join(found)[:400]}")
+            print(f"- `{case_id}` [{', '.join(classes)}]: {_one_line('; '.join(found))}")
     failing = sum(len(f) for f in groups.values())
-    print(f"\n{len(cases) - failing}/{len(cases)} pass; failure classes: {dict(tally)}")
+    print(f"\n{len(cases) - failing}/{len(cases)} pass; failing cases by class of failure (a case can have "
+          f"several): {dict(sorted(tally.items()))}")
+
+
+def _one_line(text, width=300):
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width] + " ..."
 
 
 def _reference(cases, results):
