@@ -1,20 +1,27 @@
 """The hostile-template cases: each a template (and inputs) someone might send us, with the exact outcome.
 
-CASES holds Case(id, source, expect, context=None, mode="chat"):
+CASES holds Case(id, source, expect, context=None, mode="chat", then=(), repeat=0):
   expect = ("out", text)          renders exactly text
          = ("error", ClassName)   raises that TemplateError class (a minijinja_py name, or a built-in twin)
-         = ("limit", limit_name)  raises LimitExceeded whose .limit is limit_name
+         = ("limit", limit_name)  raises LimitExceeded whose .limit is limit_name (a tuple of names: any of them,
+                                  where which limit stops it first is the implementation's choice)
+         = ("stable",)            renders, and the same text twice in one process and in another process
   mode   = "chat"   chat_environment().from_string(source).render(**context)
            "plain"  Environment().from_string(source).render(**context)
+           "plain_autoescape", "debug" (undefined=DebugUndefined), "chat_debug": the same with those options
            "ct"     ChatTemplate(source).render(**context)  (context has messages=...)
            "bytes"  Environment().from_string(source) with source as given (not a str)
+  then   = more Cases (their ids unused) rendered after this one in the same process, each with its own
+           expectation: what one render leaves behind must not change the next
+  repeat = render this many more times (with `i` = 1, 2, ... in the context): the process must not keep memory
 Contexts are built by functions here so that cyclic and deeply nested data can be made; test_hostile.py runs
-every case in a child process (a hang is a failure there, not a stuck test run) and checks the outcome.
+every case in a child process (hostile_runner.py: a crash or a hang fails that case, not the run) and checks
+the outcome and the measures (time, peak memory, the caller's data, later renders).
 """
 
 from collections import deque, namedtuple
 
-Case = namedtuple("Case", "id source expect context mode", defaults=(None, "chat"))
+Case = namedtuple("Case", "id source expect context mode then repeat", defaults=(None, "chat", (), 0))
 
 MSGS = [{"role": "system", "content": "be nice"}, {"role": "user", "content": "hi"}]
 TOOLS = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
@@ -55,10 +62,17 @@ class Opaque:
 
     def __init__(self):
         self.name = "thing"
-        self._hidden = "secret"
 
     def method(self):
         return "called"
+
+
+class Secretive(Opaque):
+    """A caller object with a private attribute."""
+
+    def __init__(self):
+        super().__init__()
+        self._secret = "s3cr3t"
 
 
 def sec(source, **kw):
@@ -84,6 +98,7 @@ _RAW = {
     "ssti/item_class": sec("{{ ''['__class__'] }}"),
     "ssti/item_dunder_dict": sec("{{ messages['__class__'] }}", context=chat()),
     "ssti/dict_attr_dunder": sec("{{ messages[0].__class__ }}", context=chat()),
+    # a `_` name the object does not have is undefined, as in Jinja2 (issue 12); one it has stays refused
     "ssti/single_underscore": out("", "{{ messages[0]._private }}", context=chat()),
     "ssti/attr_filter": sec("{{ ''|attr('__class__') }}"),
     "ssti/attr_filter_globals": sec("{{ lipsum|attr('__globals__') }}"),
@@ -99,7 +114,9 @@ _RAW = {
     "ssti/map_attribute_path": sec("{{ messages|map(attribute='role.__class__')|list }}", context=chat()),
     "ssti/selectattr": sec("{{ messages|selectattr('__class__')|list }}", context=chat()),
     "ssti/rejectattr": sec("{{ messages|rejectattr('__class__')|list }}", context=chat()),
-    "ssti/rejectattr_missing": out("2", "{{ messages|rejectattr('_x')|list|length }}", context=chat()),
+    "ssti/rejectattr_missing": out("[{'role': 'system', 'content': 'be nice'}, {'role': 'user', 'content': 'hi'}]",
+                                   "{{ messages|rejectattr('_x')|list }}", context=chat()),
+    "ssti/rejectattr_present": sec("{{ [{'_x': 1}]|rejectattr('_x')|list }}"),
     "ssti/sort_attribute": sec("{{ messages|sort(attribute='__class__') }}", context=chat()),
     "ssti/groupby": sec("{{ messages|groupby('__class__') }}", context=chat()),
     "ssti/sum_attribute": sec("{{ messages|sum(attribute='__len__') }}", context=chat()),
@@ -133,8 +150,9 @@ _RAW = {
     "ssti/generator_frame": sec("{{ ([1]|map('string')).gi_frame }}"),
     "ssti/generator_code": sec("{{ ([1]|map('string')).gi_code }}"),
     "ssti/int_class": sec("{{ (1).__class__ }}"),
-    "ssti/undefined_dunder": sec("{{ nothing.__class__ }}"),
-    "ssti/caller_object_private": sec("{{ obj._hidden }}", context={"obj": Opaque()}, mode="plain"),
+    "ssti/undefined_dunder": sec("{{ nothing.__class__ }}"),   # an undefined's dunder exists: refused (issue 8)
+    "ssti/caller_object_private": out("", "{{ obj._secret }}", context={"obj": Opaque()}, mode="plain"),
+    "ssti/caller_object_private_present": sec("{{ obj._secret }}", context={"obj": Secretive()}, mode="plain"),
     "ssti/caller_object_class": sec("{{ obj.__class__ }}", context={"obj": Opaque()}, mode="plain"),
     "ssti/bytearray_center": err("UndefinedError", "{{ b.center(10**9) }}", context={"b": bytearray(b"x")},
                                  mode="plain"),

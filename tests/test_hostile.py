@@ -1,155 +1,67 @@
-"""Hostile templates (tests/hostile_cases.py): escapes, mutation, resource exhaustion, malformed sources and
-inputs. Every case must end exactly as its table says — a refusal with the right class (and limit), or the
-exact safe output — and never with a non-TemplateError exception, a memory address, a change to the caller's
-data, or a hang.
+"""Hostile templates (hostile_cases.py, hostile_bounds.py): escapes, mutation, resource exhaustion, poisoned
+processes, malformed sources and inputs. Every case must end exactly as its table says — a refusal with the right
+class (and limit), or the exact safe output — and never with a non-TemplateError exception, a memory address, a
+change to the caller's data, a crash, a hang, a phase over 5 s (compiling: 2 s), over 500 MB of peak memory, or
+an effect on later renders in the same process.
 
-All cases run in one child process, which reports each outcome as a JSON line as soon as it has it: a case that
-hung (or crashed the process) fails here instead of stalling the test run. The child's peak memory is checked
-too. There are no timed assertions: hangs are caught only by a generous overall guard.
+The cases run in a few worker processes (hostile_runner.py), each measured on its own: a case that crashes its
+worker or runs past the limit fails alone, and a fresh worker goes on with the next. HOSTILE_WORKERS sets the
+number of workers; HOSTILE_RESULTS=path keeps every case's measures (time, peak memory, ...) as JSON, which
+`python tests/hostile_runner.py --from path` turns into the status report.
 """
 
 import json
 import os
-import re
-import subprocess
-import sys
 
 import pytest
 
-from hostile_cases import CASES
+import hostile_runner
+from hostile_bounds import ALL_CASES
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-GUARD_SECONDS = 240          # for the whole child run (normally ~12 s): only a real hang comes near it
-PEAK_MEMORY_MB = 600         # the whole suite, in one process: far below what one unbounded case would take
-ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
-
-CHILD = r"""
-import copy, json, resource, sys
-sys.path[:0] = [sys.argv[1], sys.argv[2]]
-sys.setrecursionlimit(1000)
-import minijinja_py as mj
-from hostile_cases import CASES
-
-def same(a, b, seen):
-    # a == b for data that may share or contain itself: each pair of containers is compared once
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, (list, tuple, dict)):
-        if (id(a), id(b)) in seen:
-            return True
-        seen.add((id(a), id(b)))
-        if len(a) != len(b):
-            return False
-        if isinstance(a, dict):
-            return a.keys() == b.keys() and all(same(a[k], b[k], seen) for k in a)
-        return all(same(x, y, seen) for x, y in zip(a, b))
-    if type(a).__eq__ is object.__eq__ and hasattr(a, "__dict__"):
-        return same(vars(a), vars(b), seen)  # the caller's own objects: compare their attributes
-    return a == b
-
-def snapshot(value):
-    try:
-        return copy.deepcopy(value)
-    except (RecursionError, TypeError):
-        return None  # too deep (100000-deep data) or not copyable (a memoryview): not compared
-
-def run(case):
-    context = case.context or {}
-    if case.mode == "chat":
-        return mj.chat_environment().from_string(case.source).render(**context)
-    if case.mode == "plain":
-        return mj.Environment().from_string(case.source).render(**context)
-    if case.mode == "plain_autoescape":
-        return mj.Environment(autoescape=True).from_string(case.source).render(**context)
-    if case.mode == "bytes":
-        return mj.Environment().from_string(case.source).render()
-    if case.mode == "ct":
-        args = {k: v for k, v in context.items() if k != "kw"}
-        return mj.ChatTemplate(case.source).render(**args, **context.get("kw", {}))
-    raise AssertionError(case.mode)
-
-for case in CASES:
-    before = snapshot(case.context)
-    result = {"id": case.id}
-    try:
-        text = run(case)
-        result.update(kind="out", output=text)
-    except mj.TemplateError as exc:
-        result.update(kind="error", classes=[c.__name__ for c in type(exc).__mro__],
-                      limit=getattr(exc, "limit", None), message=str(exc.message)[:2000], text=str(exc)[:5000])
-    except BaseException as exc:
-        result.update(kind="leak", classes=[type(exc).__name__], message=repr(exc)[:2000])
-    result["mutated"] = before is not None and not same(before, case.context, set())
-    print(json.dumps(result), flush=True)
-def peak_mb():
-    # VmHWM is this process image's own peak; ru_maxrss would carry over the parent's peak across fork+exec
-    # (Linux keeps it), so a large pytest process made this child look large
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) // 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
-print(json.dumps({"peak_mb": peak_mb()}), flush=True)
-"""
+STABLE = [case for case in ALL_CASES if case.expect[0] == "stable"]
 
 
 @pytest.fixture(scope="module")
-def outcomes():
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, ROOT, HERE], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        stdout, stderr = proc.communicate(timeout=GUARD_SECONDS)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        stdout, stderr = proc.communicate()
-        stderr = f"child still running after {GUARD_SECONDS} s (a hang)\n" + stderr
-    results = {}
-    peak = None
-    for line in stdout.splitlines():
-        record = json.loads(line)
-        if "peak_mb" in record:
-            peak = record["peak_mb"]
-        else:
-            results[record["id"]] = record
-    return results, peak, stderr[-3000:]
+def results():
+    found = hostile_runner.run([{"id": case.id} for case in ALL_CASES])
+    # a "stable" output must not depend on the process either: those cases again, in a fresh worker
+    again = hostile_runner.run([{"id": case.id} for case in STABLE], workers=1) if STABLE else {}
+    if os.environ.get("HOSTILE_RESULTS"):   # keep the measures (hostile_report.py --from reads them)
+        with open(os.environ["HOSTILE_RESULTS"], "w") as out:
+            json.dump({"results": found, "again": again}, out)
+    return found, again
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_hostile_case(case, outcomes):
-    results, _, stderr = outcomes
-    got = results.get(case.id)
-    assert got is not None, f"no outcome: the child hung or crashed on or before this case\n{stderr}"
-    assert got["kind"] != "leak", f"a non-TemplateError escaped: {got['message']}"
-    assert not got["mutated"], "the caller's data changed"
-    kind = case.expect[0]
-    if kind == "out":
-        assert got["kind"] == "out", f"raised {got['classes'][0]}: {got['message']}"
-        assert got["output"] == case.expect[1]
-        assert not ADDRESS.search(got["output"]), "a memory address was printed"
-        return
-    assert got["kind"] == "error", f"rendered instead: {got['output'][:200]!r}"
-    assert not ADDRESS.search(got["text"]), f"a memory address in the error: {got['text']}"
-    if kind == "limit":
-        assert "LimitExceeded" in got["classes"], f"raised {got['classes'][0]}: {got['message']}"
-        assert got["limit"] == case.expect[1], got["message"]
-        assert f"{case.expect[1]}=" in got["message"], "the message names the limit and its value"
-    else:
-        assert case.expect[1] in got["classes"], f"raised {got['classes'][0]}: {got['message']}"
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
+def test_hostile_case(case, results):
+    found, again = results
+    result = found.get(case.id)
+    problems = hostile_runner.problems(case, result, again.get(case.id))
+    detail = ""
+    if result is not None and result.get("stderr"):
+        detail = "\n--- worker stderr ---\n" + result["stderr"]
+    assert not problems, "\n".join(problems) + detail
 
 
-def test_hostile_suite_size_and_memory(outcomes):
-    results, peak, stderr = outcomes
-    assert len(CASES) >= 150
-    assert len(results) == len(CASES), stderr
-    assert peak is not None and peak < PEAK_MEMORY_MB, f"peak memory of the hostile suite: {peak} MB"
+def test_hostile_suite_size():
+    assert len(ALL_CASES) >= 650
+    assert len({case.id for case in ALL_CASES}) == len(ALL_CASES), "duplicate case ids"
 
 
-def test_no_case_escapes_or_hangs(outcomes):
-    results, _, _ = outcomes
-    leaks = [r["id"] for r in results.values() if r["kind"] == "leak"]
-    mutated = [r["id"] for r in results.values() if r["mutated"]]
-    assert (leaks, mutated) == ([], [])
+def test_peak_memory_is_measured():
+    """The per-case memory limit is only checked where the peak can be reset (Linux clear_refs)."""
+    if not os.path.exists("/proc/self/clear_refs"):
+        pytest.skip("no /proc/self/clear_refs: peak memory per case is not measured here")
+    results = hostile_runner.run([{"id": "size/str_mul_negative_ok"}], workers=1)
+    assert results["size/str_mul_negative_ok"]["peak_mb"] is not None
+
+
+def test_harness_survives_crashes_hangs_and_growth():
+    """One worker: a case that kills it, loops, blocks or grows without bound fails alone; the others still run."""
+    actions = ["ok", "crash", "ok", "spin", "ok", "hang", "ok", "grow", "ok"]
+    requests = [{"id": f"{i}:{a}", "inline": {"mode": "selftest", "source": a}} for i, a in enumerate(actions)]
+    results = hostile_runner.run(requests, workers=1, case_seconds=0.5, kill_memory_mb=100)
+    kinds = [results[r["id"]]["kind"] for r in requests]
+    assert kinds == ["out", "crash", "out", "hang", "out", "hang", "out", "memory", "out"], kinds
+    assert "of CPU" in results["3:spin"]["detail"] and "(wall)" in results["5:hang"]["detail"]
+    assert results["1:crash"]["signal"] == "SIGSEGV"

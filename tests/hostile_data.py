@@ -1,0 +1,331 @@
+"""Hostile cases for issue 12 about data: what the template builds or is given, and the names it reads. See
+hostile_bounds.py for the groups' meaning and hostile_cases.py for the Case format.
+
+  hash/        data nested 180 000 deep, hashed or compared by C code at a call site that does not walk it first
+  shared/      `(t, t)` nested 60 deep: hashing or comparing it walks 2**60 nodes
+  caller/      a caller's defaultdict must not gain keys when a template reads it
+  order/       output that depends on memory addresses: no address printed, the same text in every process
+  misc/        `is sequence` swallowing errors; add_generation_prompt converted like the other inputs
+  underscore/  a `_` name the object does not have is undefined, as in Jinja2; one it has stays refused
+"""
+
+import dataclasses
+from collections import defaultdict
+
+from hostile_cases import Case, Opaque, deep_list, err, limit, out
+
+
+def stable(source, **kw):
+    return Case(None, source, ("stable",), **kw)
+
+
+# ============================================================================================ hash: deep data
+# 2 × 90 000 loop iterations of one tuple each: well within max_steps, and deep enough that hash() overflows the C
+# stack. Whatever hashes it must refuse it first (max_data_depth), as printing and comparing already do.
+DEEP = ("{% set ns = namespace(t=0) %}{% for j in range(2) %}{% for i in range(90000) %}{% set ns.t = (ns.t,) %}"
+        "{% endfor %}{% endfor %}")
+
+
+def deep(expression, statement=None, **kw):
+    body = statement if statement is not None else "{{ " + expression + " }}"
+    return limit("max_data_depth", DEEP + body, **kw)
+
+
+def caller_sets():
+    return {"s": {1, 2, 3}, "f": frozenset({1, 2})}
+
+
+_HASH = {
+    # names looked up in the environment's registries
+    "hash/is_filter": deep("ns.t is filter"),
+    "hash/is_test": deep("ns.t is test"),
+    "hash/map_filter_name": deep("[1]|map(ns.t)|list"),
+    "hash/select_test_name": deep("[1]|select(ns.t)|list"),
+    "hash/selectattr_test_name": deep("[{'a': 1}]|selectattr('a', ns.t)|list"),
+    # dict views and their set operations
+    "hash/keys_minus": deep("{}.keys() - [ns.t]"),
+    "hash/keys_isdisjoint": deep("{'a': 1}.keys().isdisjoint([ns.t])"),
+    "hash/keys_contains": deep("ns.t in {'a': 1}.keys()"),
+    "hash/items_contains": deep("(ns.t, 1) in {'a': 1}.items()"),
+    # the namespace global (transformers' takes dict(*args)) and namespace items
+    "hash/namespace_pairs": deep("namespace([(ns.t, 1)])"),
+    "hash/namespace_item": deep("ns[ns.t]"),
+    # attribute names given as data
+    "hash/map_attribute": deep("[{}]|map(attribute=ns.t)|list"),
+    "hash/selectattr": deep("[{}]|selectattr(ns.t)|list"),
+    "hash/rejectattr": deep("[{}]|rejectattr(ns.t)|list"),
+    "hash/sort_attribute": deep("[{}, {}]|sort(attribute=ns.t)"),
+    "hash/groupby_attribute": deep("[{}]|groupby(ns.t)|list"),
+    "hash/unique_attribute": deep("[{}]|unique(attribute=ns.t)|list"),
+    "hash/sum_attribute": deep("[{}]|sum(attribute=ns.t)"),
+    "hash/min_attribute": deep("[{}, {}]|min(attribute=ns.t)"),
+    "hash/join_attribute": deep("[{}]|join(attribute=ns.t)"),
+    # items themselves
+    "hash/unique_items": deep("[ns.t]|unique|list"),
+    "hash/groupby_key": deep("[[ns.t], [ns.t]]|groupby(0)|list|length"),
+    # filter options checked against a set of names, or used as a cache key (found by test_bombs.py): a wrong
+    # type may be refused as Jinja2 does (FilterArgumentError, TypeError) or as too deep: any TemplateError
+    "hash/round_method": err("TemplateError", DEEP + "{{ 1.5|round(method=ns.t) }}"),
+    "hash/tojson_indent": err("TemplateError", DEEP + "{{ [1]|tojson(indent=ns.t) }}"),
+    "hash/tojson_separators": err("TemplateError", DEEP + "{{ [1]|tojson(separators=(ns.t, ':')) }}"),
+    # `in` and dict keys
+    "hash/in_dict": deep("ns.t in {'a': 1}"),
+    "hash/is_in_dict": deep("ns.t is in {'a': 1}"),
+    "hash/dict_literal": deep("{ns.t: 1}|length"),
+    "hash/dict_item": deep("{'a': 1}[ns.t]"),
+    "hash/dict_get": deep("{'a': 1}.get(ns.t)"),
+    "hash/dict_global": deep("dict([(ns.t, 1)])|length"),
+    "hash/dict_fromkeys": deep("dict.fromkeys([ns.t])|length"),
+    "hash/self_item": deep("self[ns.t]"),
+    "hash/loop_item": deep(None, "{% for x in [1] %}{{ loop[ns.t] }}{% endfor %}"),
+    "hash/caller_dict_item": deep("d[ns.t]", context={"d": {"a": 1}}, mode="plain"),
+    "hash/percent_mapping": deep("'%(a)s' % {ns.t: 1}"),
+    # a caller's set and frozenset: their allowed methods hash the argument's items (difference, intersection,
+    # symmetric_difference and issubset go through the same method wrapper as union)
+    "hash/set_union": deep("s.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    "hash/set_issuperset": deep("s.issuperset([ns.t])", context=caller_sets(), mode="plain"),
+    "hash/set_isdisjoint": deep("s.isdisjoint([ns.t])", context=caller_sets(), mode="plain"),
+    "hash/set_in": deep("ns.t in s", context=caller_sets(), mode="plain"),
+    "hash/frozenset_union": deep("f.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    # compared, not hashed: two deep tuples (Python's comparison checks its recursion, but the engine must refuse
+    # first, as it does for deep data from the caller)
+    "hash/loop_changed": deep(None, "{% for x in [ns.t, (ns.t,)] %}{{ loop.changed(x) }}{% endfor %}"),
+    "hash/compare_two": deep("ns.t == (ns.t,)"),
+    "hash/sort_two": deep("[ns.t, (ns.t,)]|sort|length"),
+}
+
+
+# ============================================================================================ shared: (t, t) 60 deep
+# `(t, t)` doubled 60 times: 61 tuples in memory, 2**60 leaves as a tree. Hashing it, or comparing it with an equal
+# copy that shares nothing with it (ns.u), visits every leaf: the engine must charge the tree size first.
+SHARED = ("{% set ns = namespace(t=(1,), u=(1,)) %}{% for i in range(60) %}{% set ns.t = (ns.t, ns.t) %}"
+          "{% set ns.u = (ns.u, ns.u) %}{% endfor %}")
+SHARED_LISTS = ("{% set ns = namespace(t=[1], u=[1]) %}{% for i in range(60) %}{% set ns.t = [ns.t, ns.t] %}"
+                "{% set ns.u = [ns.u, ns.u] %}{% endfor %}")
+SHARED_DICTS = ("{% set ns = namespace(t={'a': 1}, u={'a': 1}) %}{% for i in range(60) %}"
+                "{% set ns.t = {'a': ns.t, 'b': ns.t} %}{% set ns.u = {'a': ns.u, 'b': ns.u} %}{% endfor %}")
+
+
+def shared(expression, statement=None, prefix=SHARED, **kw):
+    body = statement if statement is not None else "{{ " + expression + " }}"
+    return limit("max_steps", prefix + body, **kw)
+
+
+_SHARED = {
+    # hashed
+    "shared/is_filter": shared("ns.t is filter"),
+    "shared/is_test": shared("ns.t is test"),
+    "shared/map_filter_name": shared("[1]|map(ns.t)|list"),
+    "shared/select_test_name": shared("[1]|select(ns.t)|list"),
+    "shared/keys_minus": shared("{}.keys() - [ns.t]"),
+    "shared/keys_isdisjoint": shared("{'a': 1}.keys().isdisjoint([ns.t])"),
+    "shared/items_contains": shared("(ns.t, 1) in {'a': 1}.items()"),
+    "shared/namespace_pairs": shared("namespace([(ns.t, 1)])"),
+    "shared/map_attribute": shared("[{}]|map(attribute=ns.t)|list"),
+    "shared/selectattr": shared("[{}]|selectattr(ns.t)|list"),
+    "shared/sort_attribute": shared("[{}, {}]|sort(attribute=ns.t)"),
+    "shared/groupby_attribute": shared("[{}]|groupby(ns.t)|list"),
+    "shared/dict_fromkeys": shared("dict.fromkeys([ns.t])|length"),
+    "shared/self_item": shared("self[ns.t]"),
+    "shared/set_union": shared("s.union([ns.t])|length", context=caller_sets(), mode="plain"),
+    "shared/set_in": shared("ns.t in s", context=caller_sets(), mode="plain"),
+    "shared/round_method": err("TemplateError", SHARED + "{{ 1.5|round(method=ns.t) }}"),
+    "shared/tojson_indent": err("TemplateError", SHARED + "{{ [1]|tojson(indent=ns.t) }}"),
+    "shared/tojson_separators": err("TemplateError", SHARED_LISTS + "{{ [1]|tojson(separators=ns.t) }}"),
+    "shared/is_lower": limit(("max_string", "max_steps"), SHARED_LISTS + "{{ ns.t is lower }}"),  # test_bombs.py
+    # compared with an equal copy
+    "shared/eq": shared("ns.t == ns.u"),
+    "shared/ne": shared("ns.t != ns.u"),
+    "shared/lt": shared("ns.t < ns.u"),
+    "shared/in_list": shared("ns.t in [ns.u]"),
+    "shared/is_in_list": shared("ns.t is in [ns.u]"),
+    "shared/list_index": shared("[ns.u].index(ns.t)"),
+    "shared/list_count": shared("[ns.u].count(ns.t)"),
+    "shared/tuple_count": shared("(ns.u,).count(ns.t)"),
+    "shared/is_eq": shared("ns.t is eq(ns.u)"),
+    "shared/is_ne": shared("ns.t is ne ns.u"),
+    "shared/select_eq": shared("[ns.t]|select('eq', ns.u)|list|length"),
+    "shared/reject_in": shared("[ns.t]|reject('in', [ns.u])|list|length"),
+    "shared/selectattr_eq": shared("[{'a': ns.t}]|selectattr('a', 'eq', ns.u)|list|length"),
+    "shared/loop_changed": shared(None, "{% for x in [ns.t, ns.u] %}{{ loop.changed(x) }}{% endfor %}"),
+    "shared/sort": shared("[ns.t, ns.u]|sort|length"),
+    "shared/unique": shared("[ns.t, ns.u]|unique|list|length"),
+    "shared/min": shared("[ns.t, ns.u]|min|length"),
+    "shared/max": shared("[ns.t, ns.u]|max|length"),
+    "shared/groupby": shared("[[ns.t], [ns.u]]|groupby(0)|list|length"),
+    "shared/sort_attribute_values": shared("[{'a': ns.t}, {'a': ns.u}]|sort(attribute='a')|length"),
+    "shared/values_contains": shared("ns.u in {'a': ns.t}.values()"),
+    "shared/items_eq": shared("{'a': ns.t}.items() == {'a': ns.u}.items()"),
+    "shared/dict_eq": shared("{'a': ns.t} == {'a': ns.u}"),
+    "shared/dictsort_values": shared("{'a': ns.t, 'b': ns.u}|dictsort(by='value')|length"),
+    # lists and dicts built the same way (compared, never hashed)
+    "shared/lists_eq": shared("ns.t == ns.u", prefix=SHARED_LISTS),
+    "shared/lists_in": shared("ns.t in [ns.u]", prefix=SHARED_LISTS),
+    "shared/lists_sort": shared("[ns.t, ns.u]|sort|length", prefix=SHARED_LISTS),
+    "shared/lists_unique": shared("[ns.t, ns.u]|unique|list|length", prefix=SHARED_LISTS),
+    "shared/lists_loop_changed": shared(None, "{% for x in [ns.t, ns.u] %}{{ loop.changed(x) }}{% endfor %}",
+                                        prefix=SHARED_LISTS),
+    "shared/dicts_eq": shared("ns.t == ns.u", prefix=SHARED_DICTS),
+    "shared/dicts_values_in": shared("ns.u in [ns.t]", prefix=SHARED_DICTS),
+    "shared/dicts_items_eq": shared("ns.t.items() == ns.u.items()", prefix=SHARED_DICTS),
+}
+
+
+# ============================================================================================ caller: defaultdict reads
+def caller_defaultdict():
+    return {"d": defaultdict(list, {"a": [1]})}
+
+
+def caller_nested_defaultdict():
+    tree = lambda: defaultdict(tree)   # noqa: E731 - an autovivifying tree, a common caller structure
+    d = tree()
+    d["a"]["b"] = 1
+    return {"d": d}
+
+
+def caller_defaultdicts_in_list():
+    return {"items": [defaultdict(int, {"a": 1}), defaultdict(int, {"a": 2})]}
+
+
+def dd(expect, source, context=caller_defaultdict, mode="plain"):
+    return Case(None, source, expect, context(), mode)
+
+
+_CALLER = {
+    "caller/attribute": dd(("out", "|"), "{{ d.k }}|"),
+    "caller/item": dd(("out", "|"), "{{ d['k'] }}|"),
+    "caller/item_chat": dd(("out", "|"), "{{ d['k'] }}|", mode="chat"),
+    "caller/is_defined": dd(("out", "False"), "{{ d.k is defined }}"),
+    "caller/default_filter": dd(("out", "none"), "{{ d.k|default('none') }}"),
+    "caller/map_attribute": dd(("out", "[Undefined]"), "{{ [d]|map(attribute='k')|list }}"),
+    "caller/map_attribute_path": dd(("error", "UndefinedError"), "{{ [d]|map(attribute='k.m')|list }}"),
+    "caller/selectattr": dd(("out", "0"), "{{ [d]|selectattr('k')|list|length }}"),
+    "caller/sort_attribute": dd(("out", "1"), "{{ [d]|sort(attribute='k')|length }}"),
+    "caller/groupby": dd(("error", "UndefinedError"), "{{ [d, d]|groupby('k')|list|length }}"),
+    "caller/sum_attribute": dd(("error", "UndefinedError"), "{{ items|sum(attribute='b') + 3 }}", caller_defaultdicts_in_list),
+    "caller/sum_attribute_present": dd(("out", "3"), "{{ items|sum(attribute='a') }}", caller_defaultdicts_in_list),
+    "caller/join_attribute": dd(("out", ","), "{{ items|join(',', attribute='b') }}", caller_defaultdicts_in_list),
+    "caller/format_field": dd(("error", "KeyError"), "{{ '{0[k]}'.format(d) }}"),
+    "caller/format_field_chat": dd(("out", "|"), "{{ '{0[k]}'.format(d) }}|", mode="chat"),
+    "caller/format_map": dd(("error", "KeyError"), "{{ '{k}'.format_map(d) }}"),
+    "caller/percent_mapping": dd(("error", "KeyError"), "{{ '%(k)s' % d }}"),
+    "caller/format_filter_mapping": dd(("error", "KeyError"), "{{ '%(k)s'|format(**d) }}"),
+    "caller/loop": dd(("out", "|"), "{% for x in d.k %}{{ x }}{% endfor %}|"),
+    "caller/loop_over_item": dd(("out", "|"), "{% for x in d['k'] %}{{ x }}{% endfor %}|"),
+    "caller/nested": dd(("out", "1||"), "{{ d.a.b }}|{{ d.a.c }}|{{ d.x }}", caller_nested_defaultdict),
+    "caller/nested_chain": dd(("error", "UndefinedError"), "{{ d.x.y }}", caller_nested_defaultdict),
+    "caller/nested_is_defined": dd(("out", "False"), "{{ d.a.c is defined }}", caller_nested_defaultdict),
+    "caller/in_test_ok": dd(("out", "False"), "{{ 'k' in d }}"),
+    "caller/get_ok": dd(("out", "None"), "{{ d.get('k') }}"),
+    "caller/present_key_ok": dd(("out", "[1]"), "{{ d.a }}"),
+}
+
+
+# ============================================================================================ order: addresses
+@dataclasses.dataclass(frozen=True)
+class Point:
+    x: int
+
+
+def unorderable_keys():
+    return {"d": {(1,): "int", ("a",): "str", (None,): "none"}}
+
+
+_ORDER = {
+    "order/debug_undefined_function_key": out("{{ no such element: list object[<function lipsum>] }}",
+                                              "{{ [][lipsum] }}", mode="debug"),
+    "order/debug_undefined_dict_function_key": out("{{ no such element: dict object[<function lipsum>] }}",
+                                                   "{{ {}[lipsum] }}", mode="debug"),
+    "order/debug_undefined_method_key": out("{{ no such element: list object[<built-in method upper of str object>] }}",
+                                            "{{ [][''.upper] }}", mode="debug"),
+    "order/debug_undefined_generator_key": out("{{ no such element: list object[<generator object do_map>] }}",
+                                               "{{ [][[1]|map('string')] }}", mode="debug"),
+    "order/debug_undefined_object_key": out("{{ no such element: dict object[<hostile_cases.Opaque object>] }}",
+                                            "{{ {}[obj] }}", context={"obj": Opaque()}, mode="debug"),
+    "order/debug_undefined_chat": out("{{ no such element: list object[<function lipsum>] }}",
+                                      "{{ [][lipsum] }}", mode="chat_debug"),
+    "order/undefined_error_function_key": err("UndefinedError", "{{ [][lipsum].x }}", mode="plain"),
+    "order/undefined_error_object_key": err("UndefinedError", "{{ {}[obj].x }}", context={"obj": Opaque()},
+                                            mode="plain"),
+    "order/pprint_unorderable_tuples": stable("{{ {(1,): 1, ('a',): 2, (none,): 3}|pprint }}"),
+    "order/pprint_unorderable_caller": stable("{{ d|pprint }}", context=unorderable_keys(), mode="plain"),
+    "order/pprint_unorderable_nested": stable("{{ [{(1, 'a'): 1, ('a', 1): 2}]|pprint }}"),
+    "order/pprint_unorderable_set": stable("{{ s|pprint }}", context={"s": {(1,), ("a",), (None,)}}, mode="plain"),
+    "order/pprint_mixed_types_ok": out("{1: 'a', 'b': 2}", "{{ {'b': 2, 1: 'a'}|pprint }}"),
+    "order/pprint_objects": stable("{{ {p: 1, q: 2}|pprint }}",
+                                   context={"p": (Point(1),), "q": (Point(2),)}, mode="plain"),
+}
+
+
+# ============================================================================================ misc
+class Text(str):
+    """A caller's str subclass whose str() is not its text."""
+
+    def __str__(self):
+        return "subclass __str__"
+
+
+MSG = [{"role": "user", "content": "hi"}]
+
+
+def agp(value):
+    return {"messages": [dict(m) for m in MSG], "add_generation_prompt": value}
+
+
+def agp_defaultdict():
+    return agp(defaultdict(list))
+
+
+_MISC = {
+    # `is sequence` measures a loop by running it: what that raises must go through
+    "misc/sequence_raise_exception": err("TemplateError", "{% for x in [1, 2, 3] if x < 2 or raise_exception('boom') %}"
+                                                          "{{ loop is sequence }}{% endfor %}"),
+    "misc/sequence_steps": limit("max_steps", "{% for x in range(100000) if ('a' * 1000000) %}{{ loop is sequence }}"
+                                              "{% endfor %}"),
+    "misc/loop_length_steps": limit("max_steps", "{% for x in range(100000) if x ~ ('a' * 2000000) %}"
+                                                     "{{ loop.length > 0 }}{% break %}{% endfor %}"),
+    "misc/sequence_generator_ok": out("False", "{{ ([1, 'a']|map('abs')) is sequence }}"),
+    "misc/sequence_ok": out("False", "{% for x in [1, 2] if x %}{{ (loop is sequence) if loop.first }}{% endfor %}"),
+    # add_generation_prompt converted like the other inputs (transformers' _plain_template_data)
+    "misc/agp_object": out("<Opaque>", "{{ add_generation_prompt }}", context=agp(Opaque()), mode="ct"),
+    "misc/agp_str_subclass": out("ok", "{{ add_generation_prompt }}", context=agp(Text("ok")), mode="ct"),
+    "misc/agp_defaultdict_read": out("|", "{{ add_generation_prompt.k }}|", context=agp_defaultdict(), mode="ct"),
+    "misc/agp_dataclass": out("{'x': 1}", "{{ add_generation_prompt }}", context=agp(Point(1)), mode="ct"),
+    "misc/agp_deep": limit("max_data_depth", "x", context=agp(deep_list(100000)), mode="ct"),
+    "misc/agp_bool_ok": out("True", "{{ add_generation_prompt }}", context=agp(True), mode="ct"),
+}
+
+
+# ============================================================================================ underscore names
+_UNDERSCORE = {
+    "underscore/str_item": out("|", '{{ "abc"["_"] }}|'),
+    "underscore/str_attribute": out("|", '{{ "abc"._x }}|'),
+    "underscore/str_item_defined": out("False", '{{ s["_"] is defined }}', context={"s": "abc"}),
+    "underscore/dict_attribute_missing": out("|", "{{ d._x }}|", context={"d": {"a": 1}}),
+    "underscore/dict_item_missing": out("|", '{{ d["_x"] }}|', context={"d": {"a": 1}}),
+    "underscore/dict_attribute_defined": out("False", "{{ d._x is defined }}", context={"d": {"a": 1}}),
+    "underscore/int_attribute": out("|", "{{ n._x }}|", context={"n": 5}),
+    "underscore/float_item": out("|", '{{ n["_"] }}|', context={"n": 5.5}),
+    "underscore/list_item": out("|", '{{ l["_"] }}|', context={"l": [1, 2]}),
+    "underscore/list_attribute": out("|", "{{ l._x }}|", context={"l": [1, 2]}),
+    "underscore/none_attribute": out("|", "{{ none._x }}|"),
+    "underscore/namespace_missing": out("|", "{{ namespace(a=1)._x }}|"),
+    "underscore/loop_missing": out("|", "{% for x in [1] %}{{ loop._x }}{% endfor %}|"),
+    "underscore/chars_of_json_arguments": out(
+        "|", "{% set args = '{\"a_b\": 1, \"_c\": 2}' %}{% for c in args %}{{ args[c] }}{% endfor %}|"),
+    "underscore/message_item_missing": out("|", '{{ messages[0]["_x"] }}|', context={"messages": MSG}, mode="ct"),
+    "underscore/map_attribute_missing": out("[Undefined]", "{{ [{'a': 1}]|map(attribute='_x')|list }}"),
+    "underscore/selectattr_missing": out("[]", "{{ [{'a': 1}]|selectattr('_x')|list }}"),
+    # names that exist stay refused
+    "underscore/dict_key_present": err("SecurityError", "{{ d._x }}", context={"d": {"_x": 1}}),
+    "underscore/dict_item_present": err("SecurityError", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
+    "underscore/dict_key_present_defined": err("SecurityError", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    "underscore/str_dunder": err("SecurityError", '{{ "abc"["__class__"] }}'),
+    "underscore/str_dunder_defined": err("SecurityError", '{{ "abc".__class__ is defined }}'),
+    "underscore/int_dunder": err("SecurityError", "{{ n.__class__ }}", context={"n": 5}),
+    "underscore/list_dunder_item": err("SecurityError", '{{ l["__len__"] }}', context={"l": [1]}),
+    "underscore/map_attribute_present": err("SecurityError", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
+}
+
+
+RAW = {**_HASH, **_SHARED, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE}
