@@ -1,13 +1,12 @@
-"""Builder: Lark reductions → AST nodes (nodes.py).
+"""Builder: grammar reductions → AST nodes (nodes.py).
 
-Used as Lark's tree-less LALR callbacks: each method is called when the parser reduces the grammar rule of the
-same name (or alias), with the already-built children. No parse tree is materialised and nothing recurses, so a
-deeply nested template cannot overflow the Python stack here. The builder keeps no state between templates.
+The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
+name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
+materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
+method is linear in its children. The builder keeps no state between templates.
 """
 
 import re
-
-from lark import Token, Transformer
 
 from . import nodes as n
 from .errors import PythonSyntaxTwin, TemplateSyntaxError
@@ -35,13 +34,10 @@ def tag_span(tok):
 
 
 def span_of(x):
-    if isinstance(x, Token):
-        return token_span(x)
-    if isinstance(x, n.Node):
+    """The span of a node or an intermediate, else of a token."""
+    if isinstance(x, (n.Node, _Named)):
         return x.span
-    if isinstance(x, _Named):
-        return x.span
-    raise TypeError(x)
+    return token_span(x)
 
 
 def join_spans(first, last):
@@ -77,7 +73,7 @@ class _Clause:
         self.kind, self.test, self.body, self.span = kind, test, body, span
 
 
-class Builder(Transformer):
+class Builder:
     """One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each."""
 
     # ------------------------------------------------------------------------------------------ statements
@@ -188,10 +184,11 @@ class Builder(Transformer):
                 seen_default = True
             elif seen_default:
                 raise syntax_error("non-default argument follows default argument", p.span)
-        names = [p.name for p in c]
-        for i, p in enumerate(c):
-            if p.name in names[:i]:
+        seen = set()
+        for p in c:
+            if p.name in seen:
                 raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
+            seen.add(p.name)
         return tuple(c)
 
     def param(self, c):
@@ -365,6 +362,7 @@ class Builder(Transformer):
         """(a, b, k=v, *args, **kwargs) with Jinja2's ordering rules."""
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
+        names = set()
         bad = syntax_error("invalid syntax for function call expression", token_span(lpar))
         for kind, a, b in c[1:-1]:
             if kind == "pos":
@@ -374,9 +372,10 @@ class Builder(Transformer):
             elif kind == "kw":
                 if dstar is not None:
                     raise bad
-                if any(name == a for name, _ in keywords):
+                if a in names:
                     # Jinja2 lets Python's SyntaxError for its generated call escape here
                     raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
+                names.add(a)
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
