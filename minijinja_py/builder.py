@@ -6,16 +6,20 @@ materialised and nothing recurses, so a deeply nested template cannot overflow t
 method is linear in its children. The builder keeps no state between templates.
 """
 
+import codecs
 import re
 
 from . import nodes as n
 from .errors import PythonSyntaxTwin, TemplateSyntaxError
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code).
+_new_tuple = tuple.__new__
+_Span = n.Span
 
 
 def token_span(tok):
-    return n.Span(tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column)
+    return _new_tuple(_Span, (tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column))
 
 
 def tag_span(tok):
@@ -30,19 +34,27 @@ def tag_span(tok):
         line, col = tok.line + newlines, skip - stripped.rindex("\n")
     else:
         line, col = tok.line, tok.column + skip
-    return n.Span(line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column)
+    return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
 
 
 def span_of(x):
     """The span of a node or an intermediate, else of a token."""
-    if isinstance(x, (n.Node, _Named)):
+    if isinstance(x, _SPANNED):
         return x.span
     return token_span(x)
 
 
 def join_spans(first, last):
-    a, b = span_of(first), span_of(last)
-    return n.Span(a.line, a.col, a.start, b.end, b.end_line, b.end_col)
+    """From where first starts to where last ends (each a node, an intermediate or a token)."""
+    if isinstance(first, _SPANNED):
+        line, col, start = first.span[:3]
+    else:
+        line, col, start = first.line, first.column, first.start_pos
+    if isinstance(last, _SPANNED):
+        end, end_line, end_col = last.span[3:]
+    else:
+        end, end_line, end_col = last.end_pos, last.end_line, last.end_column
+    return _new_tuple(_Span, (line, col, start, end, end_line, end_col))
 
 
 def syntax_error(message, span, cls=TemplateSyntaxError):
@@ -55,6 +67,9 @@ class _Named:
 
     def __init__(self, name, span):
         self.name, self.span = name, span
+
+
+_SPANNED = (n.Node, _Named)
 
 
 class _TrailingComma:
@@ -84,7 +99,7 @@ class Builder:
     def body(self, c):
         stmts = []
         for x in c:
-            if isinstance(x, tuple):  # {% print a, b %}
+            if type(x) is tuple:  # {% print a, b %}
                 stmts.extend(x)
             elif x is not None:
                 stmts.append(x)
@@ -197,7 +212,7 @@ class Builder:
 
     def call_block(self, c):
         tag, body = c[0], c[-2]
-        params = next((x for x in c[1:-2] if isinstance(x, tuple)), ())
+        params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
         if not isinstance(call, n.Call):
             raise syntax_error("expected call", call.span)
@@ -243,7 +258,7 @@ class Builder:
         return n.Load(tag_span(c[0]), "import", c[1], alias=c[2].value)
 
     def from_stmt(self, c):
-        names = tuple(x for x in c[2:] if isinstance(x, tuple))
+        names = tuple(x for x in c[2:] if type(x) is tuple)
         return n.Load(tag_span(c[0]), "from", c[1], names=names)
 
     def import_name(self, c):
@@ -445,6 +460,9 @@ def _keep_unknown_escape(m):
     return m.group(0) if ch in _KNOWN_ESCAPES or not ch.isascii() else "\\" + m.group(0)
 
 
+_decode_escapes = codecs.unicode_escape_decode
+
+
 def _calls(func, arg_lists):
     for args, rpar in arg_lists:
         func = n.Call(join_spans(func, rpar), func, args)
@@ -467,6 +485,6 @@ def _unescape(tok):
     # them (a DeprecationWarning, an exception under -W error).
     body = _ESCAPE.sub(_keep_unknown_escape, body)
     try:
-        return body.encode("ascii", "backslashreplace").decode("unicode-escape")
+        return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:
         raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None

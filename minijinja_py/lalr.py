@@ -19,23 +19,19 @@ remembered per (state below, state, lookahead) and taken in one step.
 """
 
 import re
+from collections import namedtuple
+from operator import itemgetter
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
 FORMAT = 1
 
 
-class Token:
-    """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    line/column of its first character and of the position just after it."""
-    __slots__ = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
-
-    def __init__(self, type, value, start_pos, line, column, end_line, end_column, end_pos):
-        self.type, self.value, self.start_pos, self.end_pos = type, value, start_pos, end_pos
-        self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
-
-    def __repr__(self):
-        return f"Token({self.type!r}, {self.value!r}, {self.start_pos})"
+Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
+Token.__doc__ = """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
+line/column of its first character and of the position just after it. A tuple: one is made per token, and the
+lexer builds it with tuple.__new__ (the named tuple's own constructor is Python code)."""
+_new_tuple = tuple.__new__
 
 
 class UnexpectedInput(Exception):
@@ -69,6 +65,8 @@ class Tables:
         if data.get("format") != FORMAT:
             raise ValueError(f"parser tables of format {data.get('format')!r}, this driver reads {FORMAT}")
         self.terminals = data["terminals"]          # name → regexp
+        self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
+        self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.ignore = frozenset(data["ignore"])
         self.lexers = data["lexers"]                # terminal names in match order; [0] has them all
         self.rules = data["rules"]                  # [origin, size, callback name, expand1, child plan]
@@ -85,13 +83,14 @@ _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or seve
 
 
 class Parser:
-    """One set of tables with one set of terminal patterns (patterns: name → regexp, overriding the tables'),
-    bound to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the
-    lexers are compiled on first use and shared, each parse keeps its own stacks."""
+    """One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
+    to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
+    compiled on first use and shared, each parse keeps its own stacks."""
 
-    def __init__(self, tables, callbacks, patterns=None):
+    def __init__(self, tables, callbacks, edit=None):
         self.tables = tables
-        self.patterns = dict(tables.terminals, **(patterns or {}))
+        edit = edit or (lambda pattern: pattern)
+        self.patterns = {name: edit(p) for name, p in tables.terminals.items()}
         self._ignore = tables.ignore
         self._actions = tables.actions
         self._end = tables.end
@@ -99,144 +98,110 @@ class Parser:
         missing = sorted({r[3] for r in self._rules if isinstance(r[3], str)})
         if missing:
             raise ValueError(f"no callback for the rules {', '.join(missing)}")
-        self._scanner_of_lexer = [None] * len(tables.lexers)
-        self._scanner_of_state = [None] * len(tables.actions)
-        self._units = {}  # (state below, state, lookahead) → state after the chain of unit reductions
+        self._lexer = _Lexer(tables, self.patterns, edit)
+        self._chains = {}  # (state below, state, lookahead) → state after the chain of unit reductions
 
     @staticmethod
     def _bind(rule, callbacks):
-        """(kind, origin, size, callback, plan); the callback's name in place of the callback when it is missing."""
+        """(kind, origin, size, callback, shaper); the callback's name in place of the callback when it is
+        missing; shaper is None when the children pass unchanged."""
         origin, size, name, expand1, plan = rule
-        if plan is not None:
-            plan = (tuple(tuple(entry) for entry in plan[:-1]), plan[-1])
+        shaper = None if plan is None else _shaper((tuple(tuple(entry) for entry in plan[:-1]), plan[-1]))
         if expand1 and size == 1 and plan is None:
-            return (_UNIT, origin, size, None, plan)
+            return (_UNIT, origin, size, None, None)
         if name is None:
-            return (_INLINE, origin, size, None, plan)
+            return (_INLINE, origin, size, None, shaper)
         callback = getattr(callbacks, name, name)
-        return (_EXPAND1 if expand1 else _CALL, origin, size, callback, plan)
-
-    # ------------------------------------------------------------------------------------------------ lexing
-    def _scanner(self, state):
-        """The compiled lexer of a parser state (its `match` method), compiled on first use."""
-        index = self.tables.lexer_of_state[state]
-        scanner = self._scanner_of_lexer[index]
-        if scanner is None:
-            names = self.tables.lexers[index]
-            pattern = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
-            scanner = self._scanner_of_lexer[index] = re.compile(pattern).match
-        self._scanner_of_state[state] = scanner
-        return scanner
-
-    def _root_scanner(self):
-        scanner = self._scanner_of_lexer[0]
-        if scanner is None:
-            pattern = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in self.tables.lexers[0])
-            scanner = self._scanner_of_lexer[0] = re.compile(pattern).match
-        return scanner
-
-    def lex(self, text, states, values):
-        """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
-        for (the parser's stacks, shared)."""
-        scanners, ignore = self._scanner_of_state, self._ignore
-        pos, line, line_start, size = 0, 1, 0, len(text)
-        while pos < size:
-            state = states[-1]
-            m = (scanners[state] or self._scanner(state))(text, pos)
-            if m is None:
-                raise self._unmatched(text, pos, line, line_start, state, values)
-            end = m.end()
-            value = text[pos:end]
-            newlines = value.count("\n")
-            if newlines:
-                end_line, end_line_start = line + newlines, pos + value.rindex("\n") + 1
-            else:
-                end_line, end_line_start = line, line_start
-            kind = m.lastgroup
-            if kind not in ignore:
-                yield Token(kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
-            elif end == pos:
-                raise ValueError(f"terminal {kind} matched the empty string")
-            pos, line, line_start = end, end_line, end_line_start
-
-    def _unmatched(self, text, pos, line, line_start, state, values):
-        """The error for text no terminal of the state matches: what the whole grammar's terminals find there
-        (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
-        allowed = set(self.tables.lexers[self.tables.lexer_of_state[state]]) - self._ignore or {"<END-OF-FILE>"}
-        scan, at, at_line, at_start = self._root_scanner(), pos, line, line_start
-        while at < len(text):
-            m = scan(text, at)
-            if m is None or m.end() == at:
-                break
-            value = m.group()
-            newlines = value.count("\n")
-            end_line = at_line + newlines
-            end_start = at + value.rindex("\n") + 1 if newlines else at_start
-            if m.lastgroup not in self._ignore:
-                token = Token(m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
-                              m.end())
-                return UnexpectedToken(token, allowed, state, values)
-            at, at_line, at_start = m.end(), end_line, end_start
-        return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+        return (_EXPAND1 if expand1 else _CALL, origin, size, callback, shaper)
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None):
         """The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
         generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for)."""
-        states, values = [self.tables.start], []
-        stream = self.lex(text, states, values)
+        state = self.tables.start
+        states, values = [state], []
+        stream = self._lexer.lex(text, states, values)
         if postlex is not None:
             stream = postlex(stream)
+        actions, rules, chains = self._actions, self._rules, self._chains
         token = None
-        feed = self._feed
         for token in stream:
-            feed(states, values, token, False)
-        if token is None:
+            kind = token.type
+            action = actions[state].get(kind)
+            while action is None or action < 0:  # reduce until the token can be shifted
+                if action is None:
+                    raise UnexpectedToken(token, _expected(actions[state]), state, values)
+                how, origin, size, callback, shaper = rules[~action]
+                if how is _UNIT:
+                    key = (states[-2], state, kind)
+                    state = chains.get(key)
+                    if state is None:
+                        state = chains[key] = self._follow_units(key[0], key[1], kind)
+                    states[-1] = state
+                else:  # as _reduce, in line: this is the parser's inner loop
+                    if size:
+                        children = values[-size:]
+                        del values[-size:]
+                        del states[-size:]
+                    else:
+                        children = []
+                    if shaper is not None:
+                        children = shaper(children)
+                    if how is _CALL:
+                        children = callback(children)
+                    elif how is _EXPAND1:
+                        children = children[0] if len(children) == 1 else callback(children)
+                    state = actions[states[-1]][origin]
+                    states.append(state)
+                    values.append(children)
+                action = actions[state].get(kind)
+            states.append(action)
+            values.append(token)
+            state = action
+        return self._finish(token, states, values)
+
+    def _reduce(self, rule, states, values):
+        """Pop the rule's symbols, push its value (the callback's result, the shaped children of an inlined rule,
+        or the one child of a `?rule`) and the state it leads to, which is returned."""
+        how, origin, size, callback, shaper = rule
+        if size:
+            children = values[-size:]
+            del values[-size:]
+            del states[-size:]
+        else:
+            children = []
+        if shaper is not None:
+            children = shaper(children)
+        if how is _CALL:
+            value = callback(children)
+        elif how is _INLINE:
+            value = children
+        else:
+            value = children[0] if len(children) == 1 else callback(children)
+        state = self._actions[states[-1]][origin]
+        states.append(state)
+        values.append(value)
+        return state
+
+    def _finish(self, last, states, values):
+        """Feed the end of the input ($END, placed where the last token is, as Lark places it): reduce until the
+        start rule is complete and return its value."""
+        if last is None:
             end = Token("$END", "", 0, 1, 1, None, None, None)
         else:
-            end = Token("$END", "", token.start_pos, token.line, token.column, token.end_line, token.end_column,
-                        token.end_pos)
-        return feed(states, values, end, True)
-
-    def _feed(self, states, values, token, is_end):
-        """Shift token after the reductions it calls for; with is_end, reduce until the parse is complete and
-        return its value."""
-        kind, actions, rules = token.type, self._actions, self._rules
-        state = states[-1]
+            end = Token("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column,
+                        last.end_pos)
+        actions, state = self._actions, states[-1]
         while True:
-            action = actions[state].get(kind)
-            if action is None:
-                raise UnexpectedToken(token, {s for s in actions[state] if s.isupper()}, state, values)
-            if action >= 0:
-                states.append(action)
-                values.append(token)
-                return None
-            how, origin, size, callback, plan = rules[~action]
-            if how is _UNIT:
-                key = (states[-2], state, kind)
-                state = self._units.get(key)
-                if state is None:
-                    state = self._units[key] = self._follow_units(key[0], key[1], kind)
-                states[-1] = state
+            action = actions[state].get("$END")
+            if action is None or action >= 0:  # nothing is shifted at the end; it completes the parse or fails
+                raise UnexpectedToken(end, _expected(actions[state]), state, values)
+            rule = self._rules[~action]
+            if rule[0] is _UNIT:
+                state = states[-1] = self._follow_units(states[-2], state, "$END")
             else:
-                if size:
-                    children = values[-size:]
-                    del values[-size:]
-                    del states[-size:]
-                else:
-                    children = []
-                if plan is not None:
-                    children = _shape(children, plan)
-                if how is _CALL:
-                    value = callback(children)
-                elif how is _INLINE:
-                    value = children
-                else:
-                    value = children[0] if len(children) == 1 else callback(children)
-                state = actions[states[-1]][origin]
-                states.append(state)
-                values.append(value)
-            if is_end and state == self._end:
+                state = self._reduce(rule, states, values)
+            if state == self._end:
                 return values[-1]
 
     def _follow_units(self, below, state, kind):
@@ -250,8 +215,190 @@ class Parser:
             state = actions[below][rules[~action][1]]
 
 
+def _expected(actions):
+    """The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included)."""
+    return {symbol for symbol in actions if symbol.isupper()}
+
+
+class _Lexer:
+    """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
+    that matches. Two shortcuts with the same result (see tests/grammar_tables.py, which establishes them):
+    only the terminals that can start with the character at hand are tried, and a family of terminals sharing a
+    prefix is tried as one regexp. Each regexp is compiled on first use and shared by all states."""
+
+    def __init__(self, tables, patterns, edit):
+        self.tables, self.patterns = tables, patterns
+        self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
+        for prefix, names, leads in tables.families:
+            # each member's rest of pattern, its leading literal (if any) in front of its group
+            alternatives = {name: f"{lead}(?P<{name}>{edit(tables.terminals[name][len(prefix) + len(lead):])})"
+                            for name, lead in zip(names, leads)}
+            family = (edit(prefix), alternatives, tuple(names))
+            for name in names:
+                self._family[name] = family
+        self._first = {name: (frozenset(chars), bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+        self._units_of_lexer = [None] * len(tables.lexers)
+        by_lexer = [{} for _ in tables.lexers]                     # {character: match function}
+        self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
+        self._matchers = {}                                        # terminal names → compiled match
+
+    def _matcher(self, names):
+        """The match method of one regexp trying the terminals `names` (one terminal, or members of one family)."""
+        found = self._matchers.get(names)
+        if found is None:
+            family = self._family.get(names[0])
+            if family is None:
+                regexp = f"(?P<{names[0]}>{self.patterns[names[0]]})"
+            else:
+                regexp = family[0] + "(?:" + "|".join(family[1][name] for name in names) + ")"
+            found = self._matchers[names] = re.compile(regexp).match
+        return found
+
+    def _units(self, lexer):
+        """The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
+        characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
+        members of a family it does not have all of."""
+        units = self._units_of_lexer[lexer]
+        if units is None:
+            units, done = [], set()
+            names = self.tables.lexers[lexer]
+            for name in names:
+                family = self._family.get(name)
+                if family is None:
+                    chars, non_ascii = self._first[name]
+                    units.append(((name,), None, chars, non_ascii))
+                elif family[2] not in done:
+                    done.add(family[2])
+                    mine = frozenset(n for n in names if n in family[1])
+                    chars = frozenset().union(*(self._first[n][0] for n in family[2]))
+                    non_ascii = any(self._first[n][1] for n in family[2])
+                    units.append((family[2], None if len(mine) == len(family[2]) else mine, chars, non_ascii))
+            self._units_of_lexer[lexer] = units
+        return units
+
+    def candidates(self, state, char):
+        """The match function of the state's lexer for text starting with char: a compiled regexp's match when one
+        unit can start with char, else one that tries them in turn."""
+        table = self._candidates_of_state[state]
+        key = char if char < "\x80" else None  # one entry for all non-ASCII characters
+        found = table.get(key)
+        if found is None:
+            units = tuple((self._matcher(names), accepted)
+                          for names, accepted, chars, non_ascii in self._units(self.tables.lexer_of_state[state])
+                          if (char in chars if key is not None else non_ascii))
+            if len(units) == 1 and units[0][1] is None:
+                found = units[0][0]
+            else:
+                def found(text, pos, units=units):
+                    return self.match(text, pos, units)
+            table[key] = found
+        return found
+
+    def match(self, text, pos, units):
+        """The first of the units ((match, accepted), ...) that matches at pos (a re.Match), or None; accepted is
+        None, or the family members the state accepts when the family's regexp may find another."""
+        for match, accepted in units:
+            m = match(text, pos)
+            if m is not None:
+                if accepted is None or m.lastgroup in accepted:
+                    return m
+                # the family's regexp found a member this state does not accept: try the state's own members
+                m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text, pos)
+                if m is not None:
+                    return m
+        return None
+
+    def lex(self, text, states, values):
+        """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
+        for (the parser's stacks, shared)."""
+        by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
+        pos, line, line_start, size = 0, 1, 0, len(text)
+        while pos < size:
+            state = states[-1]
+            char = text[pos]
+            match = by_state[state].get(char)
+            if match is None:
+                match = candidates(state, char)
+            m = match(text, pos)
+            if m is None:
+                raise self._unmatched(text, pos, line, line_start, state, values)
+            end = m.end()
+            kind = m.lastgroup
+            if kind in ignore:
+                if end == pos:
+                    raise ValueError(f"terminal {kind} matched the empty string")
+                newlines = text.count("\n", pos, end)
+                if newlines:
+                    line, line_start = line + newlines, text.rindex("\n", pos, end) + 1
+                pos = end
+                continue
+            value = text[pos:end]
+            newlines = value.count("\n")
+            if newlines:
+                end_line, end_line_start = line + newlines, pos + value.rindex("\n") + 1
+            else:
+                end_line, end_line_start = line, line_start
+            yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1,
+                                     end))
+            pos, line, line_start = end, end_line, end_line_start
+
+    def _root_match(self, text, pos):
+        """The first terminal of the whole grammar that matches at pos, or None."""
+        char = text[pos]
+        return self.match(text, pos, [(self._matcher(names), None) for names, _, chars, non_ascii in self._units(0)
+                                      if (char in chars if char < "\x80" else non_ascii)])
+
+    def _unmatched(self, text, pos, line, line_start, state, values):
+        """The error for text no terminal of the state matches: what the whole grammar's terminals find there
+        (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
+        allowed = set(self.tables.lexers[self.tables.lexer_of_state[state]]) - self.tables.ignore
+        allowed = allowed or {"<END-OF-FILE>"}
+        at, at_line, at_start = pos, line, line_start
+        while at < len(text):
+            m = self._root_match(text, at)
+            if m is None or m.end() == at:
+                break
+            value = m.group()
+            newlines = value.count("\n")
+            end_line = at_line + newlines
+            end_start = at + value.rindex("\n") + 1 if newlines else at_start
+            if m.lastgroup not in self.tables.ignore:
+                token = Token(m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
+                              m.end())
+                return UnexpectedToken(token, allowed, state, values)
+            at, at_line, at_start = m.end(), end_line, end_start
+        return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+
+
+def _shaper(plan):
+    """A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
+    plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py)."""
+    include, trailing_nones = plan
+    if trailing_nones or any(nones for _, _, nones in include):
+        return lambda children: _shape(children, plan)
+    if not include:
+        return lambda children: []
+    indexes = tuple(index for index, _, _ in include)
+    if all(splice for _, splice, _ in include):  # inlined rules only: their lists, joined
+        first, rest = indexes[0], indexes[1:]
+
+        def joined(children):
+            shaped = children[first]  # reused, as Lark does (left recursion: x*, x+ keep extending one list)
+            for index in rest:
+                shaped.extend(children[index])
+            return shaped
+        return joined
+    if not any(splice for _, splice, _ in include):  # tokens and values only: pick them
+        if len(indexes) == 1:
+            index = indexes[0]
+            return lambda children: [children[index]]
+        pick = itemgetter(*indexes)
+        return lambda children: list(pick(children))
+    return lambda children: _shape(children, plan)
+
+
 def _shape(children, plan):
-    """The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see Tables)."""
+    """The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper)."""
     include, trailing_nones = plan
     shaped = []
     for index, splice, nones in include:

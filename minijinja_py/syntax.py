@@ -61,6 +61,29 @@ def edit_pattern(pattern, trim_blocks, lstrip_blocks):
 # Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
 # `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
 _TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+_OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
+_CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
+_BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
+
+
+def _follow_test(tok, kind, test):
+    """One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
+    name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error."""
+    if test == "name" and kind in _TEST_ARG_KEYWORDS:
+        return Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
+                     tok.end_pos), "NAME", None
+    if kind == "IS":
+        if test == "name":
+            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
+                                      end=(tok.end_line, tok.end_column))
+        return tok, kind, "is"
+    if test == "is" and kind == "NOT":
+        return tok, kind, "not"
+    if test in ("is", "not", "dot") and kind in ("NAME", "IN"):
+        return tok, kind, "name"
+    if test == "name" and kind == "_DOT":
+        return tok, kind, "dot"
+    return tok, kind, None
 
 
 class Postlexer:
@@ -85,43 +108,31 @@ class Postlexer:
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
                 raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
                                           end=(tok.end_line, tok.end_column))
-            if test == "name" and kind in _TEST_ARG_KEYWORDS:
-                tok = Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
-                            tok.end_pos)
-                kind, test = "NAME", None
-            elif kind == "IS":
-                if test == "name":
-                    raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
-                                              end=(tok.end_line, tok.end_column))
-                test = "is"
-            elif test == "is" and kind == "NOT":
-                test = "not"
-            elif test in ("is", "not", "dot") and kind in ("NAME", "IN"):
-                test = "name"
-            elif test == "name" and kind == "_DOT":
-                test = "dot"
-            else:
-                test = None
-            if kind == "RBRACES":
+            if test is not None or kind == "IS":
+                tok, kind, test = _follow_test(tok, kind, test)
+            if kind not in _BRACKET_KINDS:
+                yield tok
+            elif kind == "RBRACES":
                 yield from self._split(tok, depth)
                 closed = min(depth, len(tok.value))
                 depth -= closed
                 brackets = max(0, brackets - closed)
                 if closed < len(tok.value):
                     depth = brackets = 0
-                continue
-            if kind in ("LBRACE", "LPAR", "LSQB"):
+            elif kind in _CLOSERS:
+                depth = brackets = 0
+                yield tok
+            elif kind in _OPENERS:
                 brackets += 1
                 if kind == "LBRACE":
                     depth += 1
                 if limit is not None and brackets > limit:
                     raise LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}",
                                         tok.line, tok.column, limit="max_nesting", value=limit)
-            elif kind in ("RPAR", "RSQB"):
+                yield tok
+            else:  # ) or ]
                 brackets = max(0, brackets - 1)
-            elif kind in ("_BLOCK_CLOSE", "VAR_CLOSE_STRIP"):
-                depth = brackets = 0
-            yield tok
+                yield tok
 
     @staticmethod
     def _split(tok, depth):
@@ -177,9 +188,8 @@ def parser(trim_blocks, lstrip_blocks):
         with _lock:
             found = _parsers.get(key)
             if found is None:
-                tables = load_tables()
-                patterns = {name: edit_pattern(p, *key) for name, p in tables.terminals.items()}
-                found = _parsers[key] = lalr.Parser(tables, Builder(), patterns)
+                found = _parsers[key] = lalr.Parser(load_tables(), Builder(),
+                                                    lambda pattern: edit_pattern(pattern, *key))
     return found
 
 

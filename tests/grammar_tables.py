@@ -19,6 +19,7 @@ tables must not depend on the options beyond those terminal patterns, and the bu
 
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,10 +29,16 @@ import lark  # noqa: E402
 
 from minijinja_py import syntax  # noqa: E402
 
+try:  # the regular expression parser of the running Python (its own module before 3.11)
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_parse
+
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
 FORMAT = 1
+ASCII = frozenset(map(chr, range(128)))
 
 
 def grammar_text():
@@ -45,6 +52,227 @@ def analyse(trim_blocks=True, lstrip_blocks=True, strict=False):
         term.pattern.value = syntax.edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
     return lark.Lark(grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True, strict=strict,
                      postlex=syntax.Postlexer(), edit_terminals=edit)
+
+
+# ------------------------------------------------------------------------------------ lexer acceleration data
+# A contextual lexer tries a state's terminals in order and takes the first that matches. Two facts let the
+# driver do less work with the same result, both established here, by reading each terminal's regexp:
+#   first characters: a terminal whose match cannot start with the character at hand need not be tried (every
+#     terminal consumes at least one character; Lark refuses empty ones);
+#   families: consecutive terminals X·s1, X·s2, ... that share a prefix X may be tried as one regexp
+#     X(?:s1|s2|...) when X can end in only one place where any s_i could start (then X·s_i matches exactly
+#     where s_i matches after that end, and the order of the s_i is kept).
+# Character sets are (ASCII characters, whether any non-ASCII character may be in), always a superset.
+ANYTHING = (ASCII, True)
+
+
+class _Unknown(Exception):
+    """A construct this analysis does not follow; the caller falls back to 'any character'."""
+
+
+def _op(item):
+    return item[0].name
+
+
+def _class_chars(op, av):
+    """(ASCII set, non-ASCII?) of a single-character item."""
+    if op == "LITERAL":
+        return ({chr(av)} if av < 128 else set()), av >= 128
+    if op in ("NOT_LITERAL", "ANY"):
+        return set(ASCII), True
+    if op != "IN":
+        raise _Unknown(op)
+    chars, non_ascii, negate = set(), False, False
+    for sub_op, sub_av in av:
+        name = sub_op.name
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            chars |= {chr(sub_av)} if sub_av < 128 else set()
+            non_ascii |= sub_av >= 128
+        elif name == "RANGE":
+            lo, hi = sub_av
+            chars |= {chr(c) for c in range(lo, min(hi, 127) + 1)}
+            non_ascii |= hi >= 128
+        elif name == "CATEGORY":
+            pattern = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w",
+                       "CATEGORY_NOT_WORD": r"\W", "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D"}
+            if sub_av.name not in pattern:
+                raise _Unknown(sub_av.name)
+            chars |= {c for c in ASCII if re.match(pattern[sub_av.name], c)}
+            non_ascii = True
+        else:
+            raise _Unknown(name)
+    if negate:
+        return set(ASCII) - chars, True
+    return chars, non_ascii
+
+
+def _first(items):
+    """(ASCII set, non-ASCII?, nullable) of what a sequence of parsed items can start with."""
+    chars, non_ascii = set(), False
+    for op, av in items:
+        name = op.name
+        if name in ("ASSERT", "ASSERT_NOT", "AT"):
+            continue  # zero width (ignoring what a lookaround demands keeps the set a superset)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            c, n = _class_chars(name, av)
+            return chars | c, non_ascii or n, False
+        if name == "SUBPATTERN":
+            parts, nullable = [av[-1]], False
+            if av[1] & re.IGNORECASE:
+                raise _Unknown("IGNORECASE")
+        elif name == "BRANCH":
+            parts, nullable = av[1], False
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            parts, nullable = [av[2]], av[0] == 0
+        elif name == "ATOMIC_GROUP":
+            parts, nullable = [av], False
+        else:
+            raise _Unknown(name)
+        for part in parts:
+            c, n, part_nullable = _first(part)
+            chars, non_ascii, nullable = chars | c, non_ascii or n, nullable or part_nullable
+        if not nullable:
+            return chars, non_ascii, False
+    return chars, non_ascii, True
+
+
+def first_chars(regexp):
+    """What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may)."""
+    try:
+        parsed = sre_parse.parse(regexp)
+        if parsed.state.flags & re.IGNORECASE:
+            return ANYTHING
+        chars, non_ascii, nullable = _first(list(parsed))
+    except _Unknown:
+        return ANYTHING
+    return ANYTHING if nullable else (frozenset(chars), non_ascii)
+
+
+def _consumed(items):
+    """Every character a sequence of parsed items may consume (lookarounds consume nothing)."""
+    chars, non_ascii = set(), False
+    for op, av in items:
+        name = op.name
+        if name in ("ASSERT", "ASSERT_NOT", "AT"):
+            continue
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            c, n = _class_chars(name, av)
+        elif name == "SUBPATTERN":
+            c, n = _consumed(av[-1])
+        elif name == "BRANCH":
+            c, n = set(), False
+            for part in av[1]:
+                pc, pn = _consumed(part)
+                c, n = c | pc, n or pn
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            c, n = _consumed(av[2])
+        elif name == "ATOMIC_GROUP":
+            c, n = _consumed(av)
+        else:
+            raise _Unknown(name)
+        chars, non_ascii = chars | c, non_ascii or n
+    return chars, non_ascii
+
+
+def _disjoint(a, b):
+    return not (a[0] & b[0]) and not (a[1] and b[1])
+
+
+def _parse_dump(regexp):
+    """A comparable rendering of how Python parses regexp (non-capturing groups leave no trace)."""
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        sre_parse.parse(regexp).dump()
+    return out.getvalue()
+
+
+def _family_ok(prefix, suffixes):
+    """True when prefix·(s1|s2|...) matches exactly as prefix·s1 | prefix·s2 | ... for these suffixes: the
+    prefix is Y·C* (a trailing run of one character class), no suffix can start with a C character or match
+    empty, and Y never consumes a character a suffix can start with; so the prefix has one end where a suffix
+    may start: after its whole trailing run."""
+    try:
+        for suffix in suffixes:
+            re.compile(suffix)
+            if _parse_dump(prefix + suffix) != _parse_dump(f"(?:{prefix})(?:{suffix})"):
+                return False  # the split is not between two whole parts of the pattern
+        items = list(sre_parse.parse(prefix))
+        if sre_parse.parse(prefix).state.flags & re.IGNORECASE or not items:
+            return False
+        op, av = items[-1]
+        if op.name != "MAX_REPEAT" or av[0] != 0 or len(av[2]) != 1 or av[2][0][0].name not in (
+                "LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            return False
+        run = _class_chars(av[2][0][0].name, av[2][0][1])
+        starts = set(), False
+        for suffix in suffixes:
+            chars, non_ascii = first_chars(suffix)
+            if (chars, non_ascii) == ANYTHING:
+                return False
+            starts = starts[0] | chars, starts[1] or non_ascii
+        return _disjoint(starts, run) and _disjoint(starts, _consumed(items[:-1]))
+    except (re.error, _Unknown):
+        return False
+
+
+def _common_prefix(texts):
+    prefix = texts[0]
+    for text in texts[1:]:
+        while not text.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix
+
+
+def _best_split(patterns):
+    """The longest prefix the patterns share that makes a valid family, or None."""
+    shared = _common_prefix(patterns)
+    for cut in range(len(shared), 0, -1):
+        prefix = shared[:cut]
+        try:
+            re.compile(prefix)
+        except re.error:
+            continue
+        if all(len(p) > cut for p in patterns) and _family_ok(prefix, [p[cut:] for p in patterns]):
+            return prefix
+    return None
+
+
+def lead_literal(rest):
+    """The letter or digit a family member's rest starts with when it can be moved in front of the member's named
+    group (Python's regexp engine skips a branch that starts with a literal not at hand without entering it), else
+    "" (a plain literal character matches or not: moving it out of the group changes nothing but the group's
+    span, which the driver does not use)."""
+    lead = rest[:1]
+    if not lead.isascii() or not lead.isalnum() or rest[1:2] in ("*", "+", "?", "{"):
+        return ""
+    try:
+        same = _parse_dump(rest) == _parse_dump(f"{lead}(?:{rest[1:]})")
+    except re.error:
+        return ""
+    return lead if same else ""
+
+
+def families(order, patterns):
+    """Maximal runs of consecutive terminals of the lexers' common order that form a family: [[prefix,
+    [names], [lead literal of each member's rest]], ...]."""
+    found, i = [], 0
+    while i < len(order):
+        j, prefix = i + 1, None
+        while j < len(order):
+            candidate = _best_split([patterns[name] for name in order[i:j + 1]])
+            if candidate is None:
+                break
+            prefix, j = candidate, j + 1
+        if prefix is not None:
+            found.append([prefix, order[i:j], [lead_literal(patterns[name][len(prefix):]) for name in order[i:j]]])
+            i = j
+        else:
+            i += 1
+    return found
 
 
 def _contextual_lexer(parser):
@@ -136,9 +364,14 @@ def extract(parser):
         for symbol, (action, arg) in sorted(table.states[old].items()):
             actions[str(symbol)] = state_id[arg] if action.name == "Shift" else -1 - rule_id[arg]
         states.append([lexer_id[names], actions])
+    patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
+    _check_common_order(lexers)
     return {
         "format": FORMAT,
-        "terminals": {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)},
+        "terminals": patterns,
+        "first": {name: ["".join(sorted(chars)), int(non_ascii)]
+                  for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
+        "families": families(lexers[0], patterns),
         "ignore": sorted(parser.ignore_tokens),
         "lexers": lexers,
         "rules": [_rule_entry(rule) for rule in parser.rules],
@@ -148,18 +381,33 @@ def extract(parser):
     }
 
 
+def _check_common_order(lexers):
+    """Every state's lexer tries its terminals in the order of the lexer of all terminals (Lark sorts them all by
+    the same key), which is what lets families span the lexers."""
+    rank = {name: i for i, name in enumerate(lexers[0])}
+    for names in lexers:
+        if [rank[name] for name in names] != sorted(rank[name] for name in names):
+            raise SystemExit(f"a state's lexer order differs from the common order: {names}")
+
+
 def build():
     """The tables as JSON text (the transformers profile's terminal patterns; syntax.py derives the others)."""
     built = {options: extract(analyse(*options)) for options in OPTION_SETS}
     base = built[(True, True)]
     for options, tables in built.items():
-        for key in base:
-            if key != "terminals" and tables[key] != base[key]:
-                raise SystemExit(f"the option set trim_blocks={options[0]}, lstrip_blocks={options[1]} changes "
-                                 f"the tables' {key!r}, not only terminal patterns")
-        edited = {name: syntax.edit_pattern(p, *options) for name, p in base["terminals"].items()}
-        if edited != tables["terminals"]:
+        def edit(pattern):
+            return syntax.edit_pattern(pattern, *options)
+        same = {key: tables[key] == base[key] for key in base if key not in ("terminals", "families")}
+        if not all(same.values()):
+            raise SystemExit(f"the option set trim_blocks={options[0]}, lstrip_blocks={options[1]} changes "
+                             f"the tables' {[key for key, ok in same.items() if not ok]}, not only patterns")
+        if {name: edit(p) for name, p in base["terminals"].items()} != tables["terminals"]:
             raise SystemExit(f"syntax.edit_pattern on the final patterns differs from Lark's edit for {options}")
+        # the driver edits a family's prefix and each member's rest separately
+        if tables["families"] != [[edit(prefix), names, leads] for prefix, names, leads in base["families"]] or any(
+                edit(prefix) + edit(base["terminals"][name][len(prefix):]) != tables["terminals"][name]
+                for prefix, names, _ in base["families"] for name in names):
+            raise SystemExit(f"the families do not survive the option edits for {options}")
     return json.dumps(base, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
 
 

@@ -91,10 +91,10 @@ def with_spans(value):
         return (type(value).__name__, tuple(value.span)) + tuple(with_spans(getattr(value, f)) for f in value.FIELDS)
     if isinstance(value, nodes.Args):
         return ("Args",) + tuple(with_spans(getattr(value, f)) for f in value.FIELDS)
-    if isinstance(value, (tuple, list)):
-        return tuple(with_spans(x) for x in value)
     if isinstance(value, Token):
         return ("token",) + token_fields(value)
+    if isinstance(value, (tuple, list)):
+        return tuple(with_spans(x) for x in value)
     slots = getattr(type(value), "__slots__", None)
     if slots:  # the builder's intermediates (_Named, _Clause, ...)
         return (type(value).__name__,) + tuple(with_spans(getattr(value, s)) for s in slots)
