@@ -123,10 +123,10 @@ class Builder:
         return tuple(n.Output(x.span, x) for x in c[1:])
 
     def if_block(self, c):
-        tag, test, body = c[0], c[1], c[2]
-        elifs = tuple((cl.test, cl.body) for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "elif")
-        else_ = next((cl.body for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "else"), ())
-        return n.If(tag_span(tag), test, body, elifs, else_)
+        # IF test body elif_clause* else_clause-or-None ENDIF
+        tag, test, body, else_ = c[0], c[1], c[2], c[-2]
+        elifs = tuple((cl.test, cl.body) for cl in c[3:-2])
+        return n.If(tag_span(tag), test, body, elifs, else_.body if else_ is not None else ())
 
     def elif_clause(self, c):
         return _Clause("elif", c[1], c[2], tag_span(c[0]))
@@ -421,7 +421,9 @@ class Builder:
         return n.Name(token_span(tok), tok.value)
 
     def string(self, c):
-        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))
+        if len(c) == 1:
+            return n.Const(token_span(c[0]), _unescape(c[0]))
+        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
 
     def int(self, c):
         return n.Const(token_span(c[0]), int(c[0].value.replace("_", ""), 0))

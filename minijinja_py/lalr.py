@@ -139,7 +139,10 @@ class Parser:
                         state = chains[key] = self._follow_units(key[0], key[1], kind)
                     states[-1] = state
                 else:  # as _reduce, in line: this is the parser's inner loop
-                    if size:
+                    if size == 1:
+                        children = [values.pop()]
+                        states.pop()
+                    elif size:
                         children = values[-size:]
                         del values[-size:]
                         del states[-size:]
@@ -323,24 +326,24 @@ class _Lexer:
             if m is None:
                 raise self._unmatched(text, pos, line, line_start, state, values)
             end = m.end()
+            value = text[pos:end]
             kind = m.lastgroup
             if kind in ignore:
                 if end == pos:
                     raise ValueError(f"terminal {kind} matched the empty string")
-                newlines = text.count("\n", pos, end)
-                if newlines:
-                    line, line_start = line + newlines, text.rindex("\n", pos, end) + 1
+                if "\n" in value:
+                    line, line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
                 pos = end
                 continue
-            value = text[pos:end]
-            newlines = value.count("\n")
-            if newlines:
-                end_line, end_line_start = line + newlines, pos + value.rindex("\n") + 1
+            if "\n" in value:
+                end_line, end_line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
+                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line,
+                                         end - end_line_start + 1, end))
+                line, line_start = end_line, end_line_start
             else:
-                end_line, end_line_start = line, line_start
-            yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1,
-                                     end))
-            pos, line, line_start = end, end_line, end_line_start
+                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, line, end - line_start + 1,
+                                         end))
+            pos = end
 
     def _root_match(self, text, pos):
         """The first terminal of the whole grammar that matches at pos, or None."""
