@@ -24,7 +24,7 @@ from operator import itemgetter
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 1
+FORMAT = 3
 
 
 Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
@@ -69,10 +69,25 @@ class Tables:
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.ignore = frozenset(data["ignore"])
         self.lexers = data["lexers"]                # terminal names in match order; [0] has them all
-        self.rules = data["rules"]                  # [origin, size, callback name, expand1, child plan]
-        self.lexer_of_state = [lexer for lexer, _ in data["states"]]
-        self.actions = [actions for _, actions in data["states"]]  # symbol → state (>= 0) or ~rule (< 0)
+        self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use
+        self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
+        self.lexer_of_state = [lexer for lexer, _, _ in data["states"]]
+        # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
+        # when the parser first reaches the state (a template visits a fraction of them)
+        self.actions = [None] * len(data["states"])
+        self._states, self._lookaheads = data["states"], data["lookaheads"]
         self.start, self.end = data["start"], data["end"]
+
+    def row(self, state):
+        """The actions of a state, made from its moves and reductions on first use."""
+        row = self.actions[state]
+        if row is None:
+            _, moves, reductions = self._states[state]
+            row = dict(moves)
+            for action, lookahead in reductions:  # the tables store each set of lookahead terminals once
+                row.update(dict.fromkeys(self._lookaheads[lookahead], action))
+            self.actions[state] = row
+        return row
 
 
 # What a reduction does, by rule
@@ -94,25 +109,37 @@ class Parser:
         self._ignore = tables.ignore
         self._actions = tables.actions
         self._end = tables.end
-        self._rules = [self._bind(rule, callbacks) for rule in tables.rules]
-        missing = sorted({r[3] for r in self._rules if isinstance(r[3], str)})
+        missing = [name for name in tables.callbacks if not hasattr(callbacks, name)]
         if missing:
             raise ValueError(f"no callback for the rules {', '.join(missing)}")
+        self._callbacks = callbacks
+        self._rules = [None] * len(tables.rules)  # rule number → how its reduction goes, made on first use
         self._lexer = _Lexer(tables, self.patterns, edit)
         self._chains = {}  # (state below, state, lookahead) → state after the chain of unit reductions
 
+    def _rule(self, number):
+        """(kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
+        unchanged; made when the rule is first reduced (a template uses a fraction of them)."""
+        rule = self._rules[number]
+        if rule is None:
+            rule = self._rules[number] = self._bind(self.tables.rules[number], self._callbacks)
+        return rule
+
     @staticmethod
     def _bind(rule, callbacks):
-        """(kind, origin, size, callback, shaper); the callback's name in place of the callback when it is
-        missing; shaper is None when the children pass unchanged."""
-        origin, size, name, expand1, plan = rule
-        shaper = None if plan is None else _shaper((tuple(tuple(entry) for entry in plan[:-1]), plan[-1]))
-        if expand1 and size == 1 and plan is None:
+        origin, size, name, expand1, plan = rule.split(" ")
+        size = int(size)
+        if plan == "-":
+            plan = shaper = None
+        else:
+            include, nones = plan.split(";")
+            plan = (tuple(tuple(map(int, entry.split("."))) for entry in include.split(",") if entry), int(nones))
+            shaper = _shaper(plan)
+        if expand1 == "1" and size == 1 and plan is None:
             return (_UNIT, origin, size, None, None)
-        if name is None:
+        if name == "-":
             return (_INLINE, origin, size, None, shaper)
-        callback = getattr(callbacks, name, name)
-        return (_EXPAND1 if expand1 else _CALL, origin, size, callback, shaper)
+        return (_EXPAND1 if expand1 == "1" else _CALL, origin, size, getattr(callbacks, name), shaper)
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None):
@@ -125,13 +152,14 @@ class Parser:
             stream = postlex(stream)
         actions, rules, chains = self._actions, self._rules, self._chains
         token = None
+        row = self.tables.row
         for token in stream:
             kind = token.type
-            action = actions[state].get(kind)
+            action = (actions[state] or row(state)).get(kind)
             while action is None or action < 0:  # reduce until the token can be shifted
                 if action is None:
                     raise UnexpectedToken(token, _expected(actions[state]), state, values)
-                how, origin, size, callback, shaper = rules[~action]
+                how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
                 if how is _UNIT:
                     key = (states[-2], state, kind)
                     state = chains.get(key)
@@ -157,7 +185,7 @@ class Parser:
                     state = actions[states[-1]][origin]
                     states.append(state)
                     values.append(children)
-                action = actions[state].get(kind)
+                action = (actions[state] or row(state)).get(kind)
             states.append(action)
             values.append(token)
             state = action
@@ -196,10 +224,10 @@ class Parser:
                         last.end_pos)
         actions, state = self._actions, states[-1]
         while True:
-            action = actions[state].get("$END")
+            action = self.tables.row(state).get("$END")
             if action is None or action >= 0:  # nothing is shifted at the end; it completes the parse or fails
                 raise UnexpectedToken(end, _expected(actions[state]), state, values)
-            rule = self._rules[~action]
+            rule = self._rule(~action)
             if rule[0] is _UNIT:
                 state = states[-1] = self._follow_units(states[-2], state, "$END")
             else:
@@ -210,12 +238,12 @@ class Parser:
     def _follow_units(self, below, state, kind):
         """The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
         before any other action (or an error, which then shows in that state as Lark would show it)."""
-        actions, rules = self._actions, self._rules
+        actions = self._actions
         while True:
-            action = actions[state].get(kind)
-            if action is None or action >= 0 or rules[~action][0] is not _UNIT or state == self._end:
+            action = self.tables.row(state).get(kind)
+            if action is None or action >= 0 or self._rule(~action)[0] is not _UNIT or state == self._end:
                 return state
-            state = actions[below][rules[~action][1]]
+            state = actions[below][self._rule(~action)[1]]
 
 
 def _expected(actions):

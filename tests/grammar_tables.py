@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - Python < 3.11
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 1
+FORMAT = 3
 ASCII = frozenset(map(chr, range(128)))
 
 
@@ -335,14 +335,30 @@ def _child_plan(rule):
 
 
 def _rule_entry(rule):
-    """[origin, number of symbols, callback name or None (an inlined _rule: its values go to the parent),
-    1 when a single resulting child is passed up as it is (`?rule` without alias), child plan]."""
+    """One line per rule (split when the driver first reduces it): the origin, the number of symbols, the
+    callback's name or - (an inlined _rule: its values go to the parent), 1 when a single resulting child is
+    passed up as it is (`?rule` without alias) else 0, and the child plan or - (index.splice.nones,... ;nones at
+    the end)."""
     if rule.options.template_source is not None:
         raise SystemExit(f"rule templates are not supported by the driver: {rule}")
     origin = str(rule.origin.name)
-    callback = None if origin.startswith("_") else str(rule.alias or origin)
+    callback = "-" if origin.startswith("_") else str(rule.alias or origin)
     expand1 = int(bool(rule.options.expand1) and not rule.alias)
-    return [origin, len(rule.expansion), callback, expand1, _child_plan(rule)]
+    plan = _child_plan(rule)
+    if plan is not None:
+        plan = ",".join(".".join(map(str, entry)) for entry in plan[:-1]) + f";{plan[-1]}"
+    return f"{origin} {len(rule.expansion)} {callback} {expand1} {plan or '-'}"
+
+
+def _callbacks(parser):
+    """The names the driver calls back: every rule's alias or name, but inlined _rules and single-symbol ?rules
+    (whose one child passes up as it is)."""
+    names = set()
+    for rule in parser.rules:
+        origin, expand1 = str(rule.origin.name), rule.options.expand1 and not rule.alias
+        if not origin.startswith("_") and not (expand1 and len(rule.expansion) == 1 and _child_plan(rule) is None):
+            names.add(str(rule.alias or origin))
+    return sorted(names)
 
 
 def extract(parser):
@@ -354,16 +370,22 @@ def extract(parser):
     rule_id = {rule: i for i, rule in enumerate(parser.rules)}
     lexers, lexer_id = [_match_order(contextual.root_lexer)], {}
     lexer_id[tuple(lexers[0])] = 0
-    states = []
+    states, lookaheads = [], {}
     for old in order:
         names = tuple(_match_order(contextual.lexers[old]))
         if names not in lexer_id:
             lexer_id[names] = len(lexers)
             lexers.append(list(names))
-        actions = {}
+        moves, reductions = {}, {}
         for symbol, (action, arg) in sorted(table.states[old].items()):
-            actions[str(symbol)] = state_id[arg] if action.name == "Shift" else -1 - rule_id[arg]
-        states.append([lexer_id[names], actions])
+            if action.name == "Shift":
+                moves[str(symbol)] = state_id[arg]
+            else:
+                reductions.setdefault(-1 - rule_id[arg], []).append(str(symbol))
+        # a reduction's lookahead terminals, as one of the sets that recur across states
+        reduce = [[action, lookaheads.setdefault(tuple(symbols), len(lookaheads))]
+                  for action, symbols in sorted(reductions.items(), reverse=True)]
+        states.append([lexer_id[names], moves, reduce])
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     _check_common_order(lexers)
     return {
@@ -375,7 +397,9 @@ def extract(parser):
         "ignore": sorted(parser.ignore_tokens),
         "lexers": lexers,
         "rules": [_rule_entry(rule) for rule in parser.rules],
+        "callbacks": _callbacks(parser),
         "states": states,
+        "lookaheads": [list(symbols) for symbols in lookaheads],
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
