@@ -308,9 +308,10 @@ class Builder:
         return n.BinOp(join_spans(left, right), op.value, left, right)
 
     def concat(self, c):
-        left, _tilde, right = c
-        items = (left.items if isinstance(left, n.Concat) else (left,)) + (right,)
-        return n.Concat(join_spans(left, right), items)
+        # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
+        first = c[0]
+        items = (first.items if isinstance(first, n.Concat) else (first,)) + tuple(c[2::2])
+        return n.Concat(join_spans(first, c[-1]), items)
 
     def unary_op(self, c):
         op, operand = c
