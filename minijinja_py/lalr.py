@@ -68,6 +68,7 @@ class Tables:
         self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.ignore = frozenset(data["ignore"])
+        self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
         self.lexers = data["lexers"]                # terminal names in match order; [0] has them all
         self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
@@ -272,6 +273,7 @@ class _Lexer:
         by_lexer = [{} for _ in tables.lexers]                     # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
+        self._unit_names = {}                                      # compiled match → its first terminal
 
     def _matcher(self, names):
         """The match method of one regexp trying the terminals `names` (one terminal, or members of one family)."""
@@ -283,6 +285,7 @@ class _Lexer:
             else:
                 regexp = family[0] + "(?:" + "|".join(family[1][name] for name in names) + ")"
             found = self._matchers[names] = re.compile(regexp).match
+            self._unit_names[found] = names[0]
         return found
 
     def _units(self, lexer):
@@ -319,6 +322,9 @@ class _Lexer:
                           if (char in chars if key is not None else non_ascii))
             if len(units) == 1 and units[0][1] is None:
                 found = units[0][0]
+                run = self.tables.runs.get(self._unit_names[found]) if key is not None else None
+                if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
+                    found = _Skip(found, frozenset(run))
             else:
                 def found(text, pos, units=units):
                     return self.match(text, pos, units)
@@ -350,6 +356,14 @@ class _Lexer:
             match = by_state[state].get(char)
             if match is None:
                 match = candidates(state, char)
+            if match.__class__ is _Skip:
+                after = text[pos + 1:pos + 2]
+                if after < "\x80" and after not in match.chars:  # a run of one character: skip it
+                    if char == "\n":
+                        line, line_start = line + 1, pos + 1
+                    pos += 1
+                    continue
+                match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
             m = match(text, pos)
             if m is None:
                 raise self._unmatched(text, pos, line, line_start, state, values)
@@ -399,6 +413,15 @@ class _Lexer:
                 return UnexpectedToken(token, allowed, state, values)
             at, at_line, at_start = m.end(), end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+
+
+class _Skip:
+    """A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
+    its match function, and the run's ASCII characters, to skip a one-character run without the regexp."""
+    __slots__ = ("match", "chars")
+
+    def __init__(self, match, chars):
+        self.match, self.chars = match, chars
 
 
 def _shaper(plan):

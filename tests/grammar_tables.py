@@ -176,6 +176,22 @@ def _consumed(items):
     return chars, non_ascii
 
 
+def run_chars(regexp):
+    """For a regexp that is a run of one character class (C+): the ASCII characters of C, else "". The lexer
+    skips a one-character run of an ignored terminal without its regexp."""
+    try:
+        items = list(sre_parse.parse(regexp))
+        if len(items) != 1 or _op(items[0]) != "MAX_REPEAT":
+            return ""
+        low, high, body = items[0][1]
+        if low != 1 or high != sre_parse.MAXREPEAT or len(body) != 1:
+            return ""
+        chars, _ = _class_chars(_op(body[0]), body[0][1])
+    except (_Unknown, re.error):
+        return ""
+    return "".join(sorted(chars))
+
+
 def _disjoint(a, b):
     return not (a[0] & b[0]) and not (a[1] and b[1])
 
@@ -395,6 +411,7 @@ def extract(parser):
                   for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
         "families": families(lexers[0], patterns),
         "ignore": sorted(parser.ignore_tokens),
+        "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
         "lexers": lexers,
         "rules": [_rule_entry(rule) for rule in parser.rules],
         "callbacks": _callbacks(parser),
