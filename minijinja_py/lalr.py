@@ -273,19 +273,18 @@ class _Lexer:
         by_lexer = [{} for _ in tables.lexers]                     # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
-        self._unit_names = {}                                      # compiled match → its first terminal
 
     def _matcher(self, names):
-        """The match method of one regexp trying the terminals `names` (one terminal, or members of one family)."""
+        """The match method of one regexp trying the terminals `names` in turn (terminals of no family, or members
+        of one family)."""
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
             if family is None:
-                regexp = f"(?P<{names[0]}>{self.patterns[names[0]]})"
+                regexp = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
             else:
                 regexp = family[0] + "(?:" + "|".join(family[1][name] for name in names) + ")"
             found = self._matchers[names] = re.compile(regexp).match
-            self._unit_names[found] = names[0]
         return found
 
     def _units(self, lexer):
@@ -311,39 +310,44 @@ class _Lexer:
         return units
 
     def candidates(self, state, char):
-        """The match function of the state's lexer for text starting with char: a compiled regexp's match when one
-        unit can start with char, else one that tries them in turn."""
+        """The match function of the state's lexer for text starting with char: one compiled regexp's match when
+        the terminals that can start with char make one unit, else a function trying the units in turn (each
+        regexp serves every state: combining a state's candidates into one would compile the same terminals
+        into many regexps)."""
         table = self._candidates_of_state[state]
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
         if found is None:
-            units = tuple((self._matcher(names), accepted)
-                          for names, accepted, chars, non_ascii in self._units(self.tables.lexer_of_state[state])
-                          if (char in chars if key is not None else non_ascii))
+            units = [(names, accepted) for names, accepted, chars, non_ascii
+                     in self._units(self.tables.lexer_of_state[state])
+                     if (char in chars if key is not None else non_ascii)]
             if len(units) == 1 and units[0][1] is None:
-                found = units[0][0]
-                run = self.tables.runs.get(self._unit_names[found]) if key is not None else None
+                names = units[0][0]
+                found = self._matcher(names)
+                run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
                 if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
                     found = _Skip(found, frozenset(run))
             else:
-                def found(text, pos, units=units):
-                    return self.match(text, pos, units)
+                found = self._trier(tuple((self._matcher(names), accepted) for names, accepted in units))
             table[key] = found
         return found
 
-    def match(self, text, pos, units):
-        """The first of the units ((match, accepted), ...) that matches at pos (a re.Match), or None; accepted is
-        None, or the family members the state accepts when the family's regexp may find another."""
-        for match, accepted in units:
-            m = match(text, pos)
-            if m is not None:
-                if accepted is None or m.lastgroup in accepted:
-                    return m
-                # the family's regexp found a member this state does not accept: try the state's own members
-                m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text, pos)
+    def _trier(self, units):
+        """A match function trying units ((match, accepted), ...) in turn: the first that matches (a re.Match),
+        or None; accepted is None, or the family members the state accepts when the family's regexp may find
+        another."""
+        def match(text, pos):
+            for match, accepted in units:
+                m = match(text, pos)
                 if m is not None:
-                    return m
-        return None
+                    if accepted is None or m.lastgroup in accepted:
+                        return m
+                    # the family's regexp found a member this state does not accept: try the state's own members
+                    m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text, pos)
+                    if m is not None:
+                        return m
+            return None
+        return match
 
     def lex(self, text, states, values):
         """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
@@ -390,8 +394,8 @@ class _Lexer:
     def _root_match(self, text, pos):
         """The first terminal of the whole grammar that matches at pos, or None."""
         char = text[pos]
-        return self.match(text, pos, [(self._matcher(names), None) for names, _, chars, non_ascii in self._units(0)
-                                      if (char in chars if char < "\x80" else non_ascii)])
+        return self._trier([(self._matcher(names), None) for names, _, chars, non_ascii in self._units(0)
+                            if (char in chars if char < "\x80" else non_ascii)])(text, pos)
 
     def _unmatched(self, text, pos, line, line_start, state, values):
         """The error for text no terminal of the state matches: what the whole grammar's terminals find there
