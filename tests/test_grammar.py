@@ -86,3 +86,17 @@ def test_the_package_does_not_import_lark():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "12\n"
+
+
+def test_name_character_class_is_word_or_other_non_space():
+    """NAME (and the end of every keyword) is written as one character class, for speed; it must be exactly a word
+    character or a non-ASCII character that is not whitespace, as Jinja2's name pattern reads them."""
+    import re
+    import sys
+    patterns = syntax.parser(True, True).patterns
+    name_class = re.compile(patterns["NAME"].replace("(?!\\d)", "", 1)[:-1])  # the class, without `+`
+    reference = re.compile(r"\w|[^\x00-\x7f\s]")
+    wrong = [c for c in map(chr, range(sys.maxunicode + 1))
+             if bool(name_class.fullmatch(c)) != bool(reference.fullmatch(c))]
+    assert not wrong, wrong[:10]
+    assert name_class.pattern in patterns["_KW_IF"]
