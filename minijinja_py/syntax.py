@@ -154,7 +154,6 @@ class Postlexer:
             return
 
 
-
 # -------------------------------------------------------------------------------------------- parser tables
 _TABLES_NAME = "jinja.tables.json"
 _HERE = os.path.dirname(os.path.abspath(__file__))
