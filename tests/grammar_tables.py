@@ -406,6 +406,7 @@ def extract(parser):
     _check_common_order(lexers)
     return {
         "format": FORMAT,
+        "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
         "first": {name: ["".join(sorted(chars)), int(non_ascii)]
                   for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},

@@ -3,6 +3,7 @@ grammar/jinja.tables.json is what the grammar builds today (tests/grammar_tables
 (trim_blocks/lstrip_blocks off) really change the terminals they target."""
 
 import importlib.util
+import json
 import os
 
 import pytest
@@ -19,6 +20,11 @@ OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
 def test_tables_match_a_fresh_build():
     with open(grammar_tables.TABLES, encoding="utf-8", newline="") as f:
         committed = f.read()
+    built_with = json.loads(committed)["lark"]
+    if built_with != lark.__version__:
+        # another Lark may number or order things differently; test_parser_vs_lark.py still checks the driver
+        # against this Lark's own parser
+        pytest.skip(f"the tables were built with lark {built_with}, this is lark {lark.__version__}")
     assert grammar_tables.build() == committed, "stale tables: run python tests/grammar_tables.py --write"
 
 
