@@ -1,7 +1,7 @@
 """minijinja_py: a pure-Python interpreter for the Jinja that LLM chat templates are written in.
 
 Renders byte-identically to Python Jinja2 as HF transformers' apply_chat_template configures it, with no Jinja2
-dependency (the one runtime dependency is lark), a sandbox and resource limits stricter than Jinja2's, and errors
+dependency (no runtime dependency at all), a sandbox and resource limits stricter than Jinja2's, and errors
 that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
 
     import minijinja_py as mj

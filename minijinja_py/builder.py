@@ -1,22 +1,25 @@
-"""Builder: Lark reductions → AST nodes (nodes.py).
+"""Builder: grammar reductions → AST nodes (nodes.py).
 
-Used as Lark's tree-less LALR callbacks: each method is called when the parser reduces the grammar rule of the
-same name (or alias), with the already-built children. No parse tree is materialised and nothing recurses, so a
-deeply nested template cannot overflow the Python stack here. The builder keeps no state between templates.
+The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
+name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
+materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
+method is linear in its children. The builder keeps no state between templates.
 """
 
+import codecs
 import re
-
-from lark import Token, Transformer
 
 from . import nodes as n
 from .errors import PythonSyntaxTwin, TemplateSyntaxError
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code).
+_new_tuple = tuple.__new__
+_Span = n.Span
 
 
 def token_span(tok):
-    return n.Span(tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column)
+    return _new_tuple(_Span, (tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column))
 
 
 def tag_span(tok):
@@ -31,22 +34,27 @@ def tag_span(tok):
         line, col = tok.line + newlines, skip - stripped.rindex("\n")
     else:
         line, col = tok.line, tok.column + skip
-    return n.Span(line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column)
+    return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
 
 
 def span_of(x):
-    if isinstance(x, Token):
-        return token_span(x)
-    if isinstance(x, n.Node):
+    """The span of a node or an intermediate, else of a token."""
+    if isinstance(x, _SPANNED):
         return x.span
-    if isinstance(x, _Named):
-        return x.span
-    raise TypeError(x)
+    return token_span(x)
 
 
 def join_spans(first, last):
-    a, b = span_of(first), span_of(last)
-    return n.Span(a.line, a.col, a.start, b.end, b.end_line, b.end_col)
+    """From where first starts to where last ends (each a node, an intermediate or a token)."""
+    if isinstance(first, _SPANNED):
+        line, col, start = first.span[:3]
+    else:
+        line, col, start = first.line, first.column, first.start_pos
+    if isinstance(last, _SPANNED):
+        end, end_line, end_col = last.span[3:]
+    else:
+        end, end_line, end_col = last.end_pos, last.end_line, last.end_column
+    return _new_tuple(_Span, (line, col, start, end, end_line, end_col))
 
 
 def syntax_error(message, span, cls=TemplateSyntaxError):
@@ -59,6 +67,9 @@ class _Named:
 
     def __init__(self, name, span):
         self.name, self.span = name, span
+
+
+_SPANNED = (n.Node, _Named)
 
 
 class _TrailingComma:
@@ -77,7 +88,7 @@ class _Clause:
         self.kind, self.test, self.body, self.span = kind, test, body, span
 
 
-class Builder(Transformer):
+class Builder:
     """One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each."""
 
     # ------------------------------------------------------------------------------------------ statements
@@ -88,7 +99,7 @@ class Builder(Transformer):
     def body(self, c):
         stmts = []
         for x in c:
-            if isinstance(x, tuple):  # {% print a, b %}
+            if type(x) is tuple:  # {% print a, b %}
                 stmts.extend(x)
             elif x is not None:
                 stmts.append(x)
@@ -112,10 +123,10 @@ class Builder(Transformer):
         return tuple(n.Output(x.span, x) for x in c[1:])
 
     def if_block(self, c):
-        tag, test, body = c[0], c[1], c[2]
-        elifs = tuple((cl.test, cl.body) for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "elif")
-        else_ = next((cl.body for cl in c[3:] if isinstance(cl, _Clause) and cl.kind == "else"), ())
-        return n.If(tag_span(tag), test, body, elifs, else_)
+        # IF test body elif_clause* else_clause-or-None ENDIF
+        tag, test, body, else_ = c[0], c[1], c[2], c[-2]
+        elifs = tuple((cl.test, cl.body) for cl in c[3:-2])
+        return n.If(tag_span(tag), test, body, elifs, else_.body if else_ is not None else ())
 
     def elif_clause(self, c):
         return _Clause("elif", c[1], c[2], tag_span(c[0]))
@@ -188,10 +199,11 @@ class Builder(Transformer):
                 seen_default = True
             elif seen_default:
                 raise syntax_error("non-default argument follows default argument", p.span)
-        names = [p.name for p in c]
-        for i, p in enumerate(c):
-            if p.name in names[:i]:
+        seen = set()
+        for p in c:
+            if p.name in seen:
                 raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
+            seen.add(p.name)
         return tuple(c)
 
     def param(self, c):
@@ -200,7 +212,7 @@ class Builder(Transformer):
 
     def call_block(self, c):
         tag, body = c[0], c[-2]
-        params = next((x for x in c[1:-2] if isinstance(x, tuple)), ())
+        params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
         if not isinstance(call, n.Call):
             raise syntax_error("expected call", call.span)
@@ -246,7 +258,7 @@ class Builder(Transformer):
         return n.Load(tag_span(c[0]), "import", c[1], alias=c[2].value)
 
     def from_stmt(self, c):
-        names = tuple(x for x in c[2:] if isinstance(x, tuple))
+        names = tuple(x for x in c[2:] if type(x) is tuple)
         return n.Load(tag_span(c[0]), "from", c[1], names=names)
 
     def import_name(self, c):
@@ -296,9 +308,10 @@ class Builder(Transformer):
         return n.BinOp(join_spans(left, right), op.value, left, right)
 
     def concat(self, c):
-        left, _tilde, right = c
-        items = (left.items if isinstance(left, n.Concat) else (left,)) + (right,)
-        return n.Concat(join_spans(left, right), items)
+        # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
+        first = c[0]
+        items = (first.items if isinstance(first, n.Concat) else (first,)) + tuple(c[2::2])
+        return n.Concat(join_spans(first, c[-1]), items)
 
     def unary_op(self, c):
         op, operand = c
@@ -365,6 +378,7 @@ class Builder(Transformer):
         """(a, b, k=v, *args, **kwargs) with Jinja2's ordering rules."""
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
+        names = set()
         bad = syntax_error("invalid syntax for function call expression", token_span(lpar))
         for kind, a, b in c[1:-1]:
             if kind == "pos":
@@ -374,9 +388,10 @@ class Builder(Transformer):
             elif kind == "kw":
                 if dstar is not None:
                     raise bad
-                if any(name == a for name, _ in keywords):
+                if a in names:
                     # Jinja2 lets Python's SyntaxError for its generated call escape here
                     raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
+                names.add(a)
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
@@ -407,7 +422,9 @@ class Builder(Transformer):
         return n.Name(token_span(tok), tok.value)
 
     def string(self, c):
-        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))
+        if len(c) == 1:
+            return n.Const(token_span(c[0]), _unescape(c[0]))
+        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
 
     def int(self, c):
         return n.Const(token_span(c[0]), int(c[0].value.replace("_", ""), 0))
@@ -446,6 +463,9 @@ def _keep_unknown_escape(m):
     return m.group(0) if ch in _KNOWN_ESCAPES or not ch.isascii() else "\\" + m.group(0)
 
 
+_decode_escapes = codecs.unicode_escape_decode
+
+
 def _calls(func, arg_lists):
     for args, rpar in arg_lists:
         func = n.Call(join_spans(func, rpar), func, args)
@@ -468,6 +488,6 @@ def _unescape(tok):
     # them (a DeprecationWarning, an exception under -W error).
     body = _ESCAPE.sub(_keep_unknown_escape, body)
     try:
-        return body.encode("ascii", "backslashreplace").decode("unicode-escape")
+        return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:
         raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None

@@ -1,39 +1,29 @@
 """Syntax: template source → AST (nodes.Template), or TemplateSyntaxError.
 
-The only module that imports lark. Steps: normalise newlines → Lark LALR(1) with the contextual lexer over
-grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the brace postlexer →
-builder.Builder callbacks → AST. Every Lark error becomes a TemplateSyntaxError that names what was found, what
-would fit and the innermost open block.
+Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
+ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
+brace postlexer → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError that names
+what was found, what would fit and the innermost open block.
 
-Grammar analysis costs ~0.2 s, so the LALR tables are built once, ahead of time, into grammar/jinja.tables.json
-(`python -m minijinja_py.syntax --write-tables`); a test checks they match the grammar. Loading them takes ~25 ms
-and happens lazily, once per process and option set.
+The Jinja specifics live here: the trim_blocks/lstrip_blocks edits of the terminal patterns, the postlexer and
+the error messages. The tables (grammar/jinja.tables.json, written by `python tests/grammar_tables.py --write`;
+a test checks they are current) load lazily, once per process; each option set's lexers compile on first use.
 """
 
-import hashlib
 import json
+import os
 import re
-import sys
 import threading
-from collections import deque
-from contextvars import ContextVar
 
-import lark
-from lark import Lark, Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
-from lark.grammar import Rule
-from lark.lexer import TerminalDef
-
-from . import _resources
+from . import lalr
 from . import nodes as n
 from .builder import Builder, tag_span, token_span
 from .errors import LimitExceeded, TemplateSyntaxError
+from .lalr import Token
 
 __all__ = ["parse", "normalize_newlines"]
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
-# The environment's nesting limit for the parse under way (the parser objects are shared between environments).
-_max_nesting = ContextVar("max_nesting", default=None)
 
 
 def normalize_newlines(source, keep_trailing_newline=False):
@@ -56,7 +46,8 @@ _NEVER = {fragment: "(?!)" + fragment[:fragment.index("(?!")] for fragment in _L
 _TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
 
-def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
+def edit_pattern(pattern, trim_blocks, lstrip_blocks):
+    """A terminal pattern of the grammar as the option set needs it."""
     if not lstrip_blocks:
         for fragment in _LSTRIP_FRAGMENTS:
             pattern = pattern.replace(fragment, _NEVER[fragment])
@@ -70,63 +61,78 @@ def _edit_pattern(pattern, trim_blocks, lstrip_blocks):
 # Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
 # `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
 _TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+_OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
+_CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
+_BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
 
 
-class _Postlexer:
+def _follow_test(tok, kind, test):
+    """One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
+    name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error."""
+    if test == "name" and kind in _TEST_ARG_KEYWORDS:
+        return Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
+                     tok.end_pos), "NAME", None
+    if kind == "IS":
+        if test == "name":
+            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
+                                      end=(tok.end_line, tok.end_column))
+        return tok, kind, "is"
+    if test == "is" and kind == "NOT":
+        return tok, kind, "not"
+    if test in ("is", "not", "dot") and kind in ("NAME", "IN"):
+        return tok, kind, "name"
+    if test == "name" and kind == "_DOT":
+        return tok, kind, "dot"
+    return tok, kind, None
+
+
+class Postlexer:
     """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
     `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
     Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
     follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
     second `is` there is an error), and refuses names that are not identifiers."""
 
-    always_accept = ("RBRACES",)
+    always_accept = ("RBRACES",)  # offered by the lexer in every state (the tables are built with it)
+
+    def __init__(self, max_nesting=None):
+        self.max_nesting = max_nesting
 
     def process(self, stream):
         depth = 0          # open `{` inside the current tag
         brackets = 0       # all open brackets inside the current tag
         test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
-        limit = _max_nesting.get()
+        limit = self.max_nesting
         for tok in stream:
             kind = tok.type
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
                 raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
                                           end=(tok.end_line, tok.end_column))
-            if test == "name" and kind in _TEST_ARG_KEYWORDS:
-                tok = Token.new_borrow_pos("NAME", tok.value, tok)
-                kind, test = "NAME", None
-            elif kind == "IS":
-                if test == "name":
-                    raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
-                                              end=(tok.end_line, tok.end_column))
-                test = "is"
-            elif test == "is" and kind == "NOT":
-                test = "not"
-            elif test in ("is", "not", "dot") and kind in ("NAME", "IN"):
-                test = "name"
-            elif test == "name" and kind == "_DOT":
-                test = "dot"
-            else:
-                test = None
-            if kind == "RBRACES":
+            if test is not None or kind == "IS":
+                tok, kind, test = _follow_test(tok, kind, test)
+            if kind not in _BRACKET_KINDS:
+                yield tok
+            elif kind == "RBRACES":
                 yield from self._split(tok, depth)
                 closed = min(depth, len(tok.value))
                 depth -= closed
                 brackets = max(0, brackets - closed)
                 if closed < len(tok.value):
                     depth = brackets = 0
-                continue
-            if kind in ("LBRACE", "LPAR", "LSQB"):
+            elif kind in _CLOSERS:
+                depth = brackets = 0
+                yield tok
+            elif kind in _OPENERS:
                 brackets += 1
                 if kind == "LBRACE":
                     depth += 1
                 if limit is not None and brackets > limit:
                     raise LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}",
                                         tok.line, tok.column, limit="max_nesting", value=limit)
-            elif kind in ("RPAR", "RSQB"):
+                yield tok
+            else:  # ) or ]
                 brackets = max(0, brackets - 1)
-            elif kind in ("_BLOCK_CLOSE", "VAR_CLOSE_STRIP"):
-                depth = brackets = 0
-            yield tok
+                yield tok
 
     @staticmethod
     def _split(tok, depth):
@@ -148,151 +154,51 @@ class _Postlexer:
             return
 
 
-# ------------------------------------------------------------------------------------------- parser loading
+# -------------------------------------------------------------------------------------------- parser tables
 _TABLES_NAME = "jinja.tables.json"
-
-
-def _grammar_text():
-    return _resources.read_text("grammar", "jinja.lark")
-
-
-def _grammar_digest(text):
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _encode_int_keys(x):
-    # JSON object keys are strings; Lark's tables use int keys. Tag such dicts so they round-trip.
-    if isinstance(x, dict):
-        if x and all(isinstance(k, int) for k in x):
-            return {"#int": [[k, _encode_int_keys(v)] for k, v in x.items()]}
-        return {k: _encode_int_keys(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_encode_int_keys(v) for v in x]
-    return x
-
-
-def _decode_int_keys(x):
-    if isinstance(x, dict):
-        if "#int" in x:
-            return {k: _decode_int_keys(v) for k, v in x["#int"]}
-        return {k: _decode_int_keys(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_decode_int_keys(v) for v in x]
-    return x
-
-
-def _analyse_grammar(text, **options):
-    return Lark(text, parser="lalr", lexer="contextual", maybe_placeholders=True, **options)
-
-
-def _canonical_table(table):
-    """Lark's serialised LALR table renumbered canonically: symbols by name, states breadth-first from the start
-    state. Lark numbers both in the iteration order of sets of objects, which differs from run to run; with this
-    the same grammar always gives the same file, so a test can tell current tables from stale ones."""
-    name_of = table["tokens"]
-    rows = {state: {name_of[sym]: action for sym, action in row.items()} for state, row in table["states"].items()}
-    order, seen = [], set()
-    queue = deque(sorted(set(table["start_states"].values())))
-    while queue:
-        state = queue.popleft()
-        if state in seen:
-            continue
-        seen.add(state)
-        order.append(state)
-        for name in sorted(rows[state]):
-            kind, arg = rows[state][name]
-            if kind == 0:  # shift (or goto): arg is the next state
-                queue.append(arg)
-    order += sorted(set(rows) - seen)
-    state_id = {old: new for new, old in enumerate(order)}
-    symbol_id = {name: i for i, name in enumerate(sorted(set(name_of.values())))}
-    return {
-        "tokens": {i: name for name, i in symbol_id.items()},
-        "states": {state_id[old]: {symbol_id[name]: (kind, state_id[arg] if kind == 0 else arg)
-                                   for name, (kind, arg) in sorted(rows[old].items())}
-                   for old in order},
-        "start_states": {k: state_id[v] for k, v in table["start_states"].items()},
-        "end_states": {k: state_id[v] for k, v in table["end_states"].items()},
-    }
-
-
-def build_tables():
-    """Run Lark's LALR analysis on the grammar and return the tables as JSON text (what --write-tables writes)."""
-    text = _grammar_text()
-    # the postlexer's always_accept (RBRACES) is baked into the contextual lexer's per-state terminal sets
-    data, memo = _analyse_grammar(text, postlex=_Postlexer()).memo_serialize([TerminalDef, Rule])
-    data["options"] = {k: v for k, v in data["options"].items() if k != "postlex"}  # passed again at load time
-    data["parser"]["parser"] = _canonical_table(data["parser"]["parser"])
-    return json.dumps({"grammar_sha256": _grammar_digest(text), "lark_version": lark.__version__,
-                       "data": _encode_int_keys(data),
-                       "memo": _encode_int_keys(memo)}, separators=(",", ":"), sort_keys=True)
-
-
-_loaded_tables = None
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# installed: minijinja_py/grammar/ (pyproject maps grammar/ into the package); a source checkout: ../grammar/
+_TABLES_PATHS = (os.path.join(_HERE, "grammar", _TABLES_NAME), os.path.join(os.path.dirname(_HERE), "grammar",
+                                                                            _TABLES_NAME))
 _lock = threading.Lock()
+_tables = None
 _parsers = {}
 
 
-def _tables():
-    """The prebuilt tables when they match the grammar, else None (a grammar edited without --write-tables)."""
-    global _loaded_tables
-    if _loaded_tables is None:
-        try:
-            raw = json.loads(_resources.read_text("grammar", _TABLES_NAME))
-        except (OSError, ValueError, ModuleNotFoundError):
-            raw = {}
-        # Tables are Lark's own serialisation: use them only with the grammar and the Lark they were built from.
-        if raw.get("grammar_sha256") == _grammar_digest(_grammar_text()) and \
-                raw.get("lark_version") == lark.__version__:
-            _loaded_tables = (raw["data"], raw["memo"])
+def load_tables():
+    """The parser tables (grammar/jinja.tables.json), read once per process."""
+    global _tables
+    if _tables is None:
+        for path in _TABLES_PATHS:
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    _tables = lalr.Tables(json.load(f))
+                break
         else:
-            _loaded_tables = False
-    return _loaded_tables or None
+            raise FileNotFoundError(f"the parser tables are missing: {' or '.join(_TABLES_PATHS)}")
+    return _tables
 
 
-def _parser(trim_blocks, lstrip_blocks):
+def parser(trim_blocks, lstrip_blocks):
+    """The parser of an option set, made on first use and shared."""
     key = (bool(trim_blocks), bool(lstrip_blocks))
-    parser = _parsers.get(key)
-    if parser is not None:
-        return parser
-    with _lock:
-        parser = _parsers.get(key)
-        if parser is None:
-            parser = _make_parser(*key)
-            _parsers[key] = parser
-    return parser
-
-
-def _make_parser(trim_blocks, lstrip_blocks):
-    tables = _tables()
-    if tables is None:
-        def edit(term):
-            term.pattern.value = _edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
-        return _analyse_grammar(_grammar_text(), transformer=Builder(), postlex=_Postlexer(),
-                                edit_terminals=edit)
-    data, memo = tables
-    memo = _decode_int_keys(memo)
-    for entry in memo.values():
-        if entry.get("__type__") == "TerminalDef" and entry["pattern"]["__type__"] == "PatternRE":
-            entry["pattern"]["value"] = _edit_pattern(entry["pattern"]["value"], trim_blocks, lstrip_blocks)
-    return Lark._load_from_dict(_decode_int_keys(data), memo, transformer=Builder(), postlex=_Postlexer())
+    found = _parsers.get(key)
+    if found is None:
+        with _lock:
+            found = _parsers.get(key)
+            if found is None:
+                found = _parsers[key] = lalr.Parser(load_tables(), Builder(),
+                                                    lambda pattern: edit_pattern(pattern, *key))
+    return found
 
 
 # ---------------------------------------------------------------------------------------------------- parse
 def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None):
     """Parse normalised template source into a nodes.Template. Raises TemplateSyntaxError (or LimitExceeded)."""
-    parser = _parser(trim_blocks, lstrip_blocks)
-    token = _max_nesting.set(max_nesting)
     try:
-        return parser.parse(source)
-    except VisitError as exc:  # a builder callback raised
-        if isinstance(exc.orig_exc, (TemplateSyntaxError, LimitExceeded)):
-            raise exc.orig_exc from None
-        raise
-    except UnexpectedInput as exc:
-        raise _describe(exc, source) from None
-    finally:
-        _max_nesting.reset(token)
+        return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
+    except lalr.UnexpectedInput as exc:
+        raise describe(exc, source) from None
 
 
 # ------------------------------------------------------------------------------------------ error messages
@@ -344,9 +250,7 @@ def _describe_text_at(source, pos):
 def _current_tag_end(exc):
     """'end of print statement' inside {{ }}, 'end of statement block' inside {% %}: the innermost open tag
     token on the parser's value stack tells which."""
-    parser = getattr(exc, "interactive_parser", None)
-    values = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
-    for value in reversed(values):
+    for value in reversed(exc.values):
         if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
             return "end of print statement" if value.type == "VAR_OPEN" else "end of statement block"
     return "end of statement block"
@@ -356,9 +260,7 @@ def _open_blocks(exc):
     """The block tags still open where the parser stopped, outermost first, from the parser's value stack:
     (name, opening tag token, the tags that may continue or close it)."""
     stack = []
-    parser = getattr(exc, "interactive_parser", None)
-    values = getattr(getattr(parser, "parser_state", None), "value_stack", None) or []
-    for value in values:
+    for value in exc.values:
         if isinstance(value, Token) and value.type in _TAG_TERMINALS:
             name = _TAG_TERMINALS[value.type]
             if name in _BLOCK_ENDS:
@@ -420,9 +322,10 @@ def _unreadable(exc, source, pos, line, col, stack):
     return None
 
 
-def _describe(exc, source):
+def describe(exc, source):
+    """The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters)."""
     stack = _open_blocks(exc)
-    if isinstance(exc, UnexpectedToken):
+    if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
             pos = len(source)
@@ -470,28 +373,12 @@ def _describe(exc, source):
             msg += (f". The {before} just before it ends the string literal there: if it belongs inside the "
                     f"string, escape it as \\{before} (or quote the string with {other})")
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
-    if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
-        err = _unreadable(exc, source, pos, exc.line, exc.column, stack)
-        if err is not None:
-            return err
-        ch = source[pos:pos + 1]
-        if not ch.strip():
-            return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
-        return TemplateSyntaxError(f"unexpected char {ch!r}", exc.line, exc.column, end=(exc.line, exc.column + 1))
-    return TemplateSyntaxError(str(exc), getattr(exc, "line", None), getattr(exc, "column", None))
-
-
-def _main(argv):
-    if argv[1:] == ["--write-tables"]:
-        path = _resources.checkout_path("grammar", _TABLES_NAME)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(build_tables())
-        print(f"wrote {path}")
-        return 0
-    print("usage: python -m minijinja_py.syntax --write-tables")
-    return 2
-
-
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv))
+    # no terminal of the grammar matches the text there
+    pos = exc.pos_in_stream
+    err = _unreadable(exc, source, pos, exc.line, exc.column, stack)
+    if err is not None:
+        return err
+    ch = source[pos:pos + 1]
+    if not ch.strip():
+        return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
+    return TemplateSyntaxError(f"unexpected char {ch!r}", exc.line, exc.column, end=(exc.line, exc.column + 1))

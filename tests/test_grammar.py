@@ -1,59 +1,43 @@
 """The grammar and its prebuilt tables: no LALR conflicts or terminal collisions, the committed
-grammar/jinja.tables.json is what the grammar builds today, and the option edits (trim_blocks/lstrip_blocks off)
-really change the terminals they target."""
+grammar/jinja.tables.json is what the grammar builds today (tests/grammar_tables.py), and the option edits
+(trim_blocks/lstrip_blocks off) really change the terminals they target."""
 
-import hashlib
 import importlib.util
 import json
 import os
 
-import lark
 import pytest
 
 from minijinja_py import syntax
+
+lark = pytest.importorskip("lark")  # a build-time tool: the package itself never imports it
+import grammar_tables  # noqa: E402  (tests/ is on sys.path, see conftest.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
 
 
-def _read(*parts):
-    with open(os.path.join(ROOT, *parts), encoding="utf-8", newline="") as f:
-        return f.read()
-
-
-def test_tables_were_built_from_this_grammar():
-    tables = json.loads(_read("grammar", "jinja.tables.json"))
-    digest = hashlib.sha256(_read("grammar", "jinja.lark").encode("utf-8")).hexdigest()
-    assert tables["grammar_sha256"] == digest, "stale tables: run python -m minijinja_py.syntax --write-tables"
-
-
 def test_tables_match_a_fresh_build():
-    committed = _read("grammar", "jinja.tables.json")
-    built_with = json.loads(committed)["lark_version"]
+    with open(grammar_tables.TABLES, encoding="utf-8", newline="") as f:
+        committed = f.read()
+    built_with = json.loads(committed)["lark"]
     if built_with != lark.__version__:
-        pytest.skip(f"tables were built with lark {built_with}, this is lark {lark.__version__} (they are ignored "
-                    "at run time and the parser is rebuilt; regenerate them with --write-tables)")
-    assert syntax.build_tables() == committed, "stale tables: run python -m minijinja_py.syntax --write-tables"
-
-
-def test_prebuilt_tables_are_used():
-    assert syntax._tables() is not None
+        # another Lark may number or order things differently; test_parser_vs_lark.py still checks the driver
+        # against this Lark's own parser
+        pytest.skip(f"the tables were built with lark {built_with}, this is lark {lark.__version__}")
+    assert grammar_tables.build() == committed, "stale tables: run python tests/grammar_tables.py --write"
 
 
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_grammar_has_no_conflicts_or_collisions(trim_blocks, lstrip_blocks):
     if importlib.util.find_spec("interegular") is None:
         pytest.skip("Lark's strict mode needs interegular to check terminal collisions; it is not installed")
-
-    def edit(term):
-        term.pattern.value = syntax._edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
     # strict=True raises on any shift/reduce conflict and on terminals whose regexps can match the same text
-    lark.Lark(syntax._grammar_text(), parser="lalr", lexer="contextual", strict=True, maybe_placeholders=True,
-              postlex=syntax._Postlexer(), edit_terminals=edit)
+    grammar_tables.analyse(trim_blocks, lstrip_blocks, strict=True)
 
 
 def _patterns(trim_blocks, lstrip_blocks):
-    return {t.name: t.pattern.value for t in syntax._parser(trim_blocks, lstrip_blocks).terminals}
+    return syntax.parser(trim_blocks, lstrip_blocks).patterns
 
 
 def test_option_fragments_are_in_the_grammar():
@@ -88,3 +72,37 @@ def test_options_render_as_named(trim_blocks, lstrip_blocks):
     }[(trim_blocks, lstrip_blocks)]
     env = mj.Environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks)
     assert env.from_string(source).render() == expected
+
+
+def test_the_package_does_not_import_lark():
+    """Lark builds the tables; parsing runs without it (a fresh interpreter where lark cannot be imported)."""
+    import subprocess
+    import sys
+    code = ("import sys, importlib.abc\n"
+            "class NoLark(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('lark', 'interegular'):\n"
+            "            raise ImportError('blocked')\n"
+            "sys.meta_path.insert(0, NoLark())\n"
+            f"sys.path.insert(0, {ROOT!r})\n"
+            "import minijinja_py as mj\n"
+            f"assert mj.__file__.startswith({ROOT!r}), mj.__file__\n"
+            "print(mj.Environment().from_string('{% for x in y %}{{ x }}{% endfor %}').render(y=[1, 2]))\n"
+            "assert not any(m.split('.')[0] == 'lark' for m in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "12\n"
+
+
+def test_name_character_class_is_word_or_other_non_space():
+    """NAME (and the end of every keyword) is written as one character class, for speed; it must be exactly a word
+    character or a non-ASCII character that is not whitespace, as Jinja2's name pattern reads them."""
+    import re
+    import sys
+    patterns = syntax.parser(True, True).patterns
+    name_class = re.compile(patterns["NAME"].replace("(?!\\d)", "", 1)[:-1])  # the class, without `+`
+    reference = re.compile(r"\w|[^\x00-\x7f\s]")
+    wrong = [c for c in map(chr, range(sys.maxunicode + 1))
+             if bool(name_class.fullmatch(c)) != bool(reference.fullmatch(c))]
+    assert not wrong, wrong[:10]
+    assert name_class.pattern in patterns["_KW_IF"]
