@@ -24,7 +24,7 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "checked_add", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
-           "sum_chain", "sum_operands", "e_binop", "e_compare", "lookup_steps"]
+           "sum_chain", "sum_operands", "e_binop", "e_compare", "lookup_steps", "dict_key"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -116,15 +116,19 @@ def e_dict(c, node):
 
 
 # ------------------------------------------------------------------------------------------------ lookups
-def _dict_key(node):
+def dict_key(node):
     """The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
-    name, not a dict method or `_private`; any constant string item), or None."""
+    name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
+    `_` key (and the read is undefined where the dict lacks it)."""
     if isinstance(node, n.Getattr):
-        attr = node.attr
-        return None if attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_" else attr
-    if isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
-        return node.key.value
-    return None
+        key = node.attr
+        if key in DICT_ATTRS or key in DICT_MUTATORS:
+            return None
+    elif isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
+        key = node.key.value
+    else:
+        return None
+    return None if key[:1] == "_" else key
 
 
 def e_lookup(c, node):
@@ -158,7 +162,7 @@ def lookup_steps(c, node):
     steps = []
     current = node
     while isinstance(current, (n.Getattr, n.Getitem)):
-        key = _dict_key(current)
+        key = dict_key(current)
         if key is not None:
             steps.append((key, None))
         elif isinstance(current, n.Getitem) and isinstance(current.key, n.Name):
@@ -214,8 +218,8 @@ def e_getitem(c, node):
     span = node.span
     if isinstance(node.key, n.Slice):
         return _slice_item(c, obj_ev, node.key, span)
-    if isinstance(node.key, n.Const) and type(node.key.value) in (str, int):
-        key = node.key.value
+    key = node.key.value if isinstance(node.key, n.Const) else None
+    if type(key) is int or type(key) is str and key[:1] != "_":
         if type(key) is str:
             def ev_str(f):
                 obj = obj_ev(f)
@@ -246,7 +250,7 @@ def e_getitem(c, node):
             if type(obj) is list and -len(obj) <= key < len(obj):
                 return obj[key]   # messages[loop.index0 - 1]
         elif kind is str:
-            if type(obj) is dict and key in obj:
+            if type(obj) is dict and key in obj and key[:1] != "_":
                 return obj[key]
         else:
             try:

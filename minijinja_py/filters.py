@@ -34,17 +34,19 @@ def _ignore_case(value):
     return value.lower() if isinstance(value, str) else value
 
 
-def _attribute_parts(attribute):
+def _attribute_parts(rs, attribute):
     if attribute is None:
         return []
     if isinstance(attribute, str):
         return [int(x) if x.isdigit() else x for x in attribute.split(".")]
+    if type(attribute) is not int:
+        guard(rs, attribute)  # every item's lookup hashes it: a template-built tuple is walked (and paid for) once
     return [attribute]
 
 
 def make_attrgetter(rs, attribute, postprocess=None, default=None):
     """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
-    parts = _attribute_parts(attribute)
+    parts = _attribute_parts(rs, attribute)
 
     def attrgetter(item):
         for part in parts:
@@ -60,7 +62,7 @@ def make_attrgetter(rs, attribute, postprocess=None, default=None):
 def make_multi_attrgetter(rs, attribute, postprocess=None):
     """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
     split = attribute.split(",") if isinstance(attribute, str) else [attribute]
-    parts = [_attribute_parts(x) for x in split]
+    parts = [_attribute_parts(rs, x) for x in split]
 
     def attrgetter(item):
         items = [None] * len(parts)
@@ -336,7 +338,7 @@ def do_float(value, default=0.0):
 @pass_state
 def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
-    if method not in {"common", "ceil", "floor"}:
+    if type(method) is not str or method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
     if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
             abs(precision) * 10 // 3 > rs.limits.max_int_bits:

@@ -19,7 +19,7 @@ whenever its fast case does not apply.
 from . import nodes as n
 from .base import BIG_STR, MISSING
 from .calls import compile_filter
-from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, e_binop, e_compare, sum_chain, sum_operands
+from .expressions import cheap_constant, dict_key, e_binop, e_compare, sum_chain, sum_operands
 from .statements import s_assign as assign_statement
 
 __all__ = ["inline_read", "filtered_read", "sum_plan", "joined", "FUSED_EXPRESSIONS", "FUSED_ASSIGN"]
@@ -33,13 +33,8 @@ def inline_read(c, node, ev):
             return slot, None, ev
         return None
     if isinstance(node, (n.Getattr, n.Getitem)) and isinstance(node.obj, n.Name):
-        if isinstance(node, n.Getattr):
-            key = node.attr
-            if key in DICT_ATTRS or key in DICT_MUTATORS or key[:1] == "_":
-                return None
-        elif isinstance(node.key, n.Const) and type(node.key.value) is str:
-            key = node.key.value
-        else:
+        key = dict_key(node)
+        if key is None:
             return None
         depth, slot = c.where(node.obj.name)
         if depth == 0:

@@ -7,7 +7,7 @@ a value is not plain data.
 
 from . import nodes as n
 from .base import BIG_STR, MISSING
-from .expressions import DICT_ATTRS, DICT_MUTATORS, cheap_constant, lookup_steps, truth
+from .expressions import cheap_constant, dict_key, lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .runtime import LoopContext
 from .statements import if_parts, if_runner
@@ -22,10 +22,8 @@ def _place(c, node):
         depth, slot = c.where(node.name)
         return (slot, None) if depth == 0 else None
     if isinstance(node, (n.Getattr, n.Getitem)) and isinstance(node.obj, n.Name):
-        key = node.attr if isinstance(node, n.Getattr) else \
-            node.key.value if isinstance(node.key, n.Const) and type(node.key.value) is str else None
-        if key is None or isinstance(node, n.Getattr) and (key in DICT_ATTRS or key in DICT_MUTATORS or
-                                                          key[:1] == "_"):
+        key = dict_key(node)
+        if key is None:
             return None
         depth, slot = c.where(node.obj.name)
         return (slot, key) if depth == 0 else None

@@ -237,7 +237,7 @@ def getitem_(obj, key, rs):
     cls = type(obj)
     if cls is dict:
         if type(key) is str:
-            if key in obj:
+            if key in obj and key[:1] != "_":
                 return obj[key]
         else:
             try:

@@ -178,7 +178,10 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         item_sep, key_sep = (", ", ": ") if indent is None else (",", ": ")
     else:
         item_sep, key_sep = separators
-        item_sep, key_sep = str(item_sep), str(key_sep)
+        if not (isinstance(item_sep, str) and isinstance(key_sep, str)):
+            # json's encoders refuse them too, but only after the bound below would have printed them
+            raise TypeError(f"JSON separators must be strings, not {type(item_sep).__name__} and "
+                            f"{type(key_sep).__name__}")
     if indent_width is not None:
         check_str_size(limits, indent_width, "a JSON indent")
     # a bound without encoding anything first (the usual case: it is far below the limit); measured exactly,

@@ -296,7 +296,10 @@ def test_underscore_name_that_does_not_exist_is_undefined():
     assert render("{{ 'a'._x is defined }}") == "False"
 
 
-def test_underscore_key_through_dot_is_refused_but_item_access_works():
-    with pytest.raises(mj.SecurityError):
-        render("{{ d._x }}", d={"_x": 1})
-    assert render("{{ d['_x'] }}", d={"_x": 1}) == "1"
+def test_underscore_key_is_refused_where_present_and_undefined_where_absent():
+    # issue 12's rule: a `_` name the object has is refused, through a dot or an item, constant or computed
+    for source in ("{{ d._x }}", "{{ d['_x'] }}", "{% set k = '_x' %}{{ d[k] }}", "{{ [d]|map(attribute='_x')|list }}",
+                   "{% if d['_x'] %}{% endif %}", "{{ d['_x'] ~ 'a' }}"):
+        with pytest.raises(mj.SecurityError):
+            render(source, d={"_x": 1})
+    assert render("{{ d['_x'] }}|{{ 'abc'['_'] }}|{{ d._x is defined }}", d={"a": 1}) == "||False"
