@@ -7,13 +7,17 @@ Python's codec cache under a name a template made up) and of error handlers, wit
 sandbox.py hands these out with the methods (its _CheckedMethod).
 """
 
+import codecs
+import encodings
+from encodings import normalize_encoding
+from encodings.aliases import aliases as _ALIASES
 from operator import indexOf
 
 from .base import check_items, check_str_size
 from .errors import SecurityError
 from .budget import take
 
-__all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index", "codec_allowed"]
+__all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index"]
 
 
 def _check_width(limits, s, width=0, *args, **kwargs):
@@ -73,50 +77,82 @@ def _check_splitlines(limits, s, *args, **kwargs):
 
 
 # ------------------------------------------------------------------------------------------------- codecs
-# Python's normalised names (and aliases) of the codecs a template may use.
-_CODECS = frozenset("""
-    utf_8 utf8 u8 utf utf8_ucs2 utf8_ucs4 cp65001 utf_8_sig utf_16 utf16 utf_16_le utf_16le utf_16_be utf_16be
-    utf_32 utf32 utf_32_le utf_32le utf_32_be utf_32be utf_7 utf7 ascii us_ascii us 646 latin_1 latin1 latin l1
-    iso_8859_1 iso8859_1 8859 cp819 cp1252 windows_1252 cp1250 windows_1250 cp1251 windows_1251 cp1253
-    windows_1253 cp1254 windows_1254 cp1255 windows_1255 cp1256 windows_1256 cp1257 windows_1257 cp1258
-    windows_1258 cp437 437 ibm437 cp850 850 ibm850 iso_8859_2 iso8859_2 latin2 l2 iso_8859_15 iso8859_15 latin9
-    l9 koi8_r koi8_u mac_roman macroman macintosh
-""".split())
-# error handler → the most characters (or bytes) one offending character can become
-_ERROR_HANDLERS = {"strict": 1, "ignore": 1, "replace": 3, "surrogateescape": 1, "surrogatepass": 4,
+# The codecs a template may use, by the module name Python's encodings package gives them → the most bytes one
+# character can become (all of them linear). A name is spelled out as Python would (encodings.normalize_encoding
+# and its aliases), and the codec is then called by that module name: Python's codec cache only ever sees these.
+_CODECS = {
+    "utf_8": 4, "utf_8_sig": 4, "utf_16": 4, "utf_16_le": 4, "utf_16_be": 4, "utf_32": 4, "utf_32_le": 4,
+    "utf_32_be": 4, "utf_7": 8, "ascii": 1, "latin_1": 1, "unicode_escape": 10, "raw_unicode_escape": 10,
+    **dict.fromkeys("""cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 cp437 cp850 iso8859_2
+                       iso8859_15 koi8_r koi8_u mac_roman""".split(), 1),
+}
+_UNIT = {"utf_16": 2, "utf_16_le": 2, "utf_16_be": 2, "utf_32": 4, "utf_32_le": 4, "utf_32_be": 4}
+# error handler → the most characters one offending character (or byte) can become
+_ERROR_HANDLERS = {"strict": 1, "ignore": 1, "replace": 1, "surrogateescape": 1, "surrogatepass": 1,
                    "backslashreplace": 10, "xmlcharrefreplace": 10, "namereplace": 100}
+_codec_modules = []   # the modules of Python's encodings package, listed the first time a name is not allowed
 
 
-def codec_allowed(encoding):
-    """Is this codec name (as str.encode/bytes.decode take it) one of the allowed codecs?"""
-    if not isinstance(encoding, str) or len(encoding) > 32:
-        return False
-    return encoding.strip().lower().replace("-", "_").replace(" ", "_") in _CODECS
+def _codec_name(encoding, role):
+    """The module name of an allowed codec; LookupError (Python's) for a name Python does not know either,
+    SecurityError for a codec Python has that templates may not use."""
+    if not isinstance(encoding, str):
+        raise TypeError(f"{role}() argument 'encoding' must be str, not {type(encoding).__name__}")
+    spelled = normalize_encoding(encoding.lower())
+    name = _ALIASES.get(spelled) or _ALIASES.get(spelled.replace(".", "_")) or spelled
+    if name in _CODECS:
+        return name
+    if not _codec_modules:
+        import pkgutil   # only here: a name outside the allowlist is rare, and pkgutil costs start-up time
+        _codec_modules.append(frozenset(module.name for module in pkgutil.iter_modules(encodings.__path__)))
+    shown = repr(encoding) if len(encoding) <= 60 else repr(encoding[:60]) + "..."
+    if name in _codec_modules[0]:
+        raise SecurityError(f"the codec {shown} is not available to templates (the UTF codecs, ASCII, the "
+                            "escapes and the single-byte ones are)")
+    raise LookupError(f"unknown encoding: {shown[1:-1]}")
 
 
-def _codec_check(limits, size, encoding, errors, plain_ascii):
-    if not codec_allowed(encoding):
-        shown = repr(encoding[:40]) if isinstance(encoding, str) else f"of type {type(encoding).__name__}"
-        raise SecurityError(f"the codec {shown} is not available to templates (the UTF codecs, ASCII and the "
-                            "single-byte ones are)")
-    expansion = _ERROR_HANDLERS.get(errors) if isinstance(errors, str) else None
+def _handler_expansion(errors):
+    """What one offending character can become under this error handler; None for a name Python does not know
+    (Python only looks a handler up when a character needs it)."""
+    if not isinstance(errors, str):
+        raise TypeError(f"argument 'errors' must be str, not {type(errors).__name__}")
+    expansion = _ERROR_HANDLERS.get(errors)
     if expansion is None:
-        shown = repr(errors[:40]) if isinstance(errors, str) else f"of type {type(errors).__name__}"
-        raise SecurityError(f"the error handler {shown} is not available to templates ({', '.join(_ERROR_HANDLERS)}"
-                            " are)")
-    # every allowed codec writes an ASCII character as one byte (four at most: UTF-16/32), and another one as
-    # four bytes at most, or what the error handler makes of it
-    check_str_size(limits, size * 4 if plain_ascii else size * max(4, expansion), "an encoded string")
+        try:
+            codecs.lookup_error(errors)
+        except LookupError:
+            return None
+        raise SecurityError(f"the error handler {errors[:60]!r} is not available to templates "
+                            f"({', '.join(_ERROR_HANDLERS)} are)")
+    return expansion
 
 
 def _encode(rs, s, encoding="utf-8", errors="strict"):
-    _codec_check(rs.limits, len(s), encoding, errors, s.isascii())
-    return s.encode(encoding, errors)
+    name = _codec_name(encoding, "encode")
+    expansion = _handler_expansion(errors)
+    per_char = max(_CODECS[name], (expansion or 1) * _UNIT.get(name, 1))
+    # an ASCII character is four bytes at most in every allowed codec (UTF-32, '\\x00'); a BOM four more
+    check_str_size(rs.limits, len(s) * (4 if s.isascii() else per_char) + 4, "an encoded string")
+    if expansion is None:
+        try:
+            return s.encode(name)
+        except UnicodeError:
+            raise LookupError(f"unknown error handler name {errors[:60]!r}") from None
+    return s.encode(name, errors)
 
 
 def _decode(rs, b, encoding="utf-8", errors="strict"):
-    _codec_check(rs.limits, len(b), encoding, errors, False)
-    return b.decode(encoding, errors)
+    name = _codec_name(encoding, "decode")
+    expansion = _handler_expansion(errors)
+    # a byte decodes to one character at most, or to what the handler makes of it (backslashreplace: \xff)
+    check_str_size(rs.limits, len(b) * (4 if errors == "backslashreplace" else 1), "a decoded string")
+    if expansion is None:
+        try:
+            return b.decode(name)
+        except UnicodeError:
+            raise LookupError(f"unknown error handler name {errors[:60]!r}") from None
+    return b.decode(name, errors)
 
 
 # ------------------------------------------------------------------------------------------------ the table
