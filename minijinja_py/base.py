@@ -162,8 +162,8 @@ class RenderState:
     """What one render carries besides its variables: the environment and its limits, the step budget, the
     output written so far, the call depth, and the render's own objects (context, blocks, random generator)."""
 
-    __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "depth", "autoescape",
-                 "generation_spans", "random", "context", "root", "blocks", "template_name")
+    __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
+                 "autoescape", "generation_spans", "random", "context", "root", "blocks", "template_name")
 
     def __init__(self, env, globals_, context, autoescape, fuel=None):
         self.env = env
@@ -173,6 +173,7 @@ class RenderState:
         self.undefined = env.undefined
         self.fuel = limits.max_steps if fuel is None else fuel
         self.output_size = 0
+        self.big_pending = 0            # long pieces a loop appended that it has not counted yet (note_output)
         self.depth = 0                  # macro / caller / recursive loop calls in progress
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
@@ -191,6 +192,13 @@ class RenderState:
         """Count `size` more characters of output against max_output."""
         self.output_size += size
         if self.output_size > self.limits.max_output:
+            raise limit_exceeded(self.limits, "max_output", "the rendered output")
+
+    def note_output(self, size):
+        """A loop counts its output when it ends; a piece of BIG_STR characters or more, appended before that, is
+        noted here so that output past max_output stops the loop at once (not after the loop made all of it)."""
+        self.big_pending += size
+        if self.output_size + self.big_pending > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
 
     def __repr__(self):  # never shown to templates (the sandbox hides the engine's objects); for debugging

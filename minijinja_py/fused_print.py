@@ -87,7 +87,7 @@ def _uncounted_run(parts):
     """A print run inside a loop body: the enclosing loop counts the output when it ends."""
     if len(parts) == 1:
         (kind, a, b, ev, span), = parts
-        if kind is TEXT:
+        if kind is TEXT and len(a) < BIG_STR:
             return lambda f, out: out.append(a)
         if kind is READ:
             def run_read(f, out):
@@ -104,6 +104,8 @@ def _uncounted_run(parts):
                     except Exception as exc:
                         raise located(exc, span)
                 out.append(value)
+                if len(value) >= BIG_STR:
+                    _note(f, value, span)
             return run_read
         if kind is SUM and len(b) == 1:
             (index, slot, key, method, _), = b
@@ -120,31 +122,48 @@ def _uncounted_run(parts):
                 if type(value) is str and len(value) < BIG_STR:
                     out.append(before + (value if method is None else method(value)) + after)
                 else:
-                    out.append(_value_text(f, ev, span))
+                    text = _value_text(f, ev, span)
+                    out.append(text)
+                    if len(text) >= BIG_STR:
+                        _note(f, text, span)
             return run_one_read
         if kind is SUM:
             def run_sum(f, out):
                 text = joined(f, a, b)
-                out.append(text if text is not None else _value_text(f, ev, span))
+                if text is None:
+                    text = _value_text(f, ev, span)
+                out.append(text)
+                if len(text) >= BIG_STR:
+                    _note(f, text, span)
             return run_sum
 
     def run(f, out):
         for kind, a, b, ev, span in parts:
             if kind is TEXT:
-                out.append(a)
-                continue
-            if kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
+                text = a
+            elif kind is READ and b is not None and type(f[a]) is dict and b in f[a]:
                 text = f[a][b]
-                out.append(text if type(text) is str else _text_of(text, f[0], span))
-                continue
-            try:
-                text = _part_value(f, kind, a, b, ev)
                 if type(text) is not str:
-                    text = to_str(text, f[0])
-            except Exception as exc:
-                raise located(exc, span)
+                    text = _text_of(text, f[0], span)
+            else:
+                try:
+                    text = _part_value(f, kind, a, b, ev)
+                    if type(text) is not str:
+                        text = to_str(text, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
             out.append(text)
+            if len(text) >= BIG_STR:
+                _note(f, text, span)
     return run
+
+
+def _note(f, text, span):
+    """A long piece appended in a loop: noted against max_output before the loop's count (RenderState.note_output)."""
+    try:
+        f[0].note_output(len(text))
+    except Exception as exc:
+        raise located(exc, span)
 
 
 def _text_of(value, rs, span):

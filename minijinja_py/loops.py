@@ -122,6 +122,7 @@ def _run(plan, iter_ev):
 def count_output(rs, out, start):
     """Count the pieces out[start:] against max_output (before anything joins them)."""
     rs.output_size += sum(map(len, out[start:]))
+    rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
 

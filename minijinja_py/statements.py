@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from sys import getrefcount
 
 from . import nodes as n
-from .base import CHAR_SHIFT, MISSING, out_of_fuel
+from .base import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from .calls import compile_filter_step
 from .errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
 from .markup import Markup, escape
@@ -196,6 +196,8 @@ def s_output(c, node):
             out.append(text)
             if counted:
                 rs.grow_output(len(text))
+            elif len(text) >= BIG_STR:
+                rs.note_output(len(text))
         except Exception as exc:
             raise located(exc, span)
     return run_escaped
