@@ -124,9 +124,26 @@ _WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
 def do_title(rs, s):
     """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
     s = soft_str(s)
-    if len(s) > 1024:   # the split below makes a string per word: count them first, lazily
-        check_items(rs.limits, 2 * sum(1 for _ in _WORD_BEGINNING.finditer(s)) + 1, "the words of a title")
-        check_str_size(rs.limits, len(s) * (1 if s.isascii() else 3), "a title")  # 'ﬃ'.upper() is 'FFI'
+    if len(s) <= _TITLE_CHUNK:
+        return _title(s)
+    check_str_size(rs.limits, len(s) * (1 if s.isascii() else 3), "a title")  # 'ﬃ'.upper() is 'FFI'
+    rs.burn(len(s) >> CHAR_SHIFT)
+    # by chunks that end where a run of word-beginning characters starts (their case never changes, and the
+    # word after them starts uppercase in either chunk): a string per word is made for one chunk at a time
+    pieces = []
+    start = 0
+    while start < len(s):
+        run = _WORD_BEGINNING.search(s, start + _TITLE_CHUNK)
+        end = run.start() if run is not None else len(s)
+        pieces.append(_title(s[start:end]))
+        start = end
+    return "".join(pieces)
+
+
+_TITLE_CHUNK = 1 << 12
+
+
+def _title(s):
     return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(s) if item)
 
 
