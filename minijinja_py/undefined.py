@@ -7,7 +7,7 @@ DebugUndefined prints what was missing. Their messages never show a memory addre
 
 from .base import MISSING
 from .errors import UndefinedError
-from .printing import short_repr
+from .printing import safe_repr, short_repr
 
 __all__ = ["Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined", "object_type_repr"]
 
@@ -125,7 +125,8 @@ class DebugUndefined(Undefined):
             message = f"undefined value printed: {self._undefined_hint}"
         elif self._undefined_obj is MISSING:
             message = self._undefined_name if isinstance(self._undefined_name, str) else \
-                short_repr(self._undefined_name)
+                safe_repr(self._undefined_name)
         else:
-            message = f"no such element: {object_type_repr(self._undefined_obj)}[{short_repr(self._undefined_name)}]"
+            # printed in full, as Jinja2 prints it: bounded by max_string (and paid for) like any repr
+            message = f"no such element: {object_type_repr(self._undefined_obj)}[{safe_repr(self._undefined_name)}]"
         return f"{{{{ {message} }}}}"
