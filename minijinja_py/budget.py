@@ -27,12 +27,12 @@ import types
 from itertools import chain
 from operator import length_hint
 
-from .base import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded, out_of_fuel
+from .base import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
 
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
     "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
-    "charged", "charged_unary", "charged_call",
+    "charged", "charged_unary", "charged_call", "listed", "metered", "member",
 ]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -120,6 +120,54 @@ def take(rs, iterable, what="an iteration"):
             raise out_of_fuel(limits)
         append(item)
     return items
+
+
+_SIZED = (list, tuple, str, dict, range, set, frozenset) + _VIEWS
+
+
+def listed(rs, iterable, what):
+    """The items of iterable as a list or tuple to read (not to change), for a filter whose declared cost
+    (ITERATES, TREE) paid for a sized input already; any other iterable (a caller's iterator, maybe endless) is
+    taken item by item (take)."""
+    cls = type(iterable)
+    if cls is list or cls is tuple:
+        return iterable
+    if cls in _SIZED:
+        check_items(rs.limits, len(iterable), what)
+        return list(iterable)
+    return take(rs, iterable, what)
+
+
+def metered(rs, iterable):
+    """iterable as a function consumes it without keeping its items (sum, min, max, in): a sized input as it is
+    (its declared cost paid for it), any other iterable charged an item at a time."""
+    if type(iterable) in _SIZED:
+        return iterable
+    return _metered(rs, iterable)
+
+
+def _metered(rs, iterable):
+    limits = rs.limits
+    for item in iterable:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+        yield item
+
+
+def member(item, container):
+    """`item in container`; a container Python would scan by iterating it (no __contains__: a generator, a
+    caller's iterator) is scanned here, each item charged to the render under way."""
+    cls = type(container)
+    if cls is str or cls is list or cls is dict or cls is tuple or hasattr(cls, "__contains__"):
+        return item in container
+    rs = current_state()
+    if rs is None:
+        return item in container
+    for candidate in _metered(rs, iter(container)):
+        if candidate is item or candidate == item:
+            return True
+    return False
 
 
 # ------------------------------------------------------------------------------------------ nested data

@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from . import nodes as n
 from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
-from .budget import charge_compare, charge_contains, charge_int_op, charge_result, guard
+from .budget import charge_compare, charge_contains, charge_int_op, charge_result, guard, member
 from .calls import compile_call, compile_test
 from .errors import located
 from .markup import Markup, escape
@@ -510,7 +510,7 @@ def e_cond(c, node):
 # ---------------------------------------------------------------------------------------------- comparison
 COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-    ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    ">=": operator.ge, "in": member, "not in": lambda a, b: not member(a, b),
 }
 _COMPARE_COST = {op: charge_compare for op in COMPARE}
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)

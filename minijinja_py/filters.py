@@ -15,7 +15,7 @@ from collections import abc
 from itertools import chain, groupby
 
 from .base import CHAR_SHIFT, check_items, check_str_size, limit_exceeded, pass_state
-from .budget import ITERATES, TREE, charged_call, costs, guard, take
+from .budget import ITERATES, TREE, charged_call, costs, guard, listed, metered, take
 from .errors import FilterArgumentError, TemplateRuntimeError
 from .htmlfilters import (
     do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
@@ -272,7 +272,7 @@ def do_join(rs, value, d="", attribute=None):
     """Join the items with d (optionally an attribute of each)."""
     if attribute is not None:
         value = map(make_attrgetter(rs, attribute), value)
-    items = list(value)
+    items = listed(rs, value, "a join")
     if not rs.autoescape:
         parts = [soft_str(x) for x in items]
         sep = str(soft_str(d))
@@ -372,6 +372,7 @@ def do_sum(rs, iterable, attribute=None, start=0):
     """Sum of the items (or of an attribute of each), plus start."""
     if attribute is not None:
         iterable = map(make_attrgetter(rs, attribute), iterable)
+    iterable = metered(rs, iterable)
     if not isinstance(start, (list, tuple)):
         return sum(iterable, start)  # numbers (and sum's own refusal of strings)
     total = start
@@ -384,7 +385,7 @@ def do_sum(rs, iterable, attribute=None, start=0):
 
 
 def _min_or_max(rs, value, func, case_sensitive, attribute):
-    it = iter(value)
+    it = iter(metered(rs, value))
     try:
         first = next(it)
     except StopIteration:
@@ -458,7 +459,8 @@ def do_random(rs, seq):
 
 
 @costs(ITERATES)
-def do_reverse(value):
+@pass_state
+def do_reverse(rs, value):
     """Reverse a string, or iterate a sequence backwards."""
     if isinstance(value, str):
         return value[::-1]
@@ -466,7 +468,7 @@ def do_reverse(value):
         return reversed(value)
     except TypeError:
         try:
-            rv = list(value)
+            rv = listed(rs, value, "a reversed sequence")
             rv.reverse()
             return rv
         except TypeError as e:
@@ -478,7 +480,7 @@ def do_reverse(value):
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
     key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
-    return sorted(value, key=key, reverse=reverse)
+    return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
 
 
 @costs(TREE)

@@ -10,7 +10,7 @@ from numbers import Number
 from .base import pass_state
 from .errors import TemplateError
 from .printing import to_str
-from .budget import COMPARE, CONTAINS, HASHES, costs
+from .budget import COMPARE, CONTAINS, HASHES, costs, member
 from .undefined import Undefined
 
 __all__ = ["TESTS", "BOOL_TESTS", "TYPE_TESTS"]
@@ -144,7 +144,7 @@ def test_escaped(value):
 @costs(CONTAINS)
 def test_in(value, seq):
     """Is value in seq?"""
-    return value in seq
+    return member(value, seq)
 
 
 def test_callable(value):
