@@ -11,14 +11,14 @@ import operator
 from operator import itemgetter
 
 from . import nodes as n
-from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
+from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .budget import charge_compare, charge_contains, charge_int_op, charge_result, guard, member
 from .calls import compile_call, compile_test
 from .errors import located
 from .markup import Markup, escape
 from .printing import to_str
 from .runtime import LoopContext
-from .symbols import PARAM
+from .symbols import PARAM, node_count
 from .formatting import percent_format
 from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
@@ -499,12 +499,29 @@ def e_cond(c, node):
         test = truth(c, node.test)
         then = c.expr(node.then)
         else_ = c.expr(node.else_) if node.else_ is not None else None
+    # the weight of the statement around this expression counts its test; a branch pays for its nodes when taken
+    then = _paying(then, node_count(node.then))
     if else_ is None:
         hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section was "
                 "defined.")
         # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
         return lambda f: then(f) if test(f) else Undefined(hint)
+    else_ = _paying(else_, node_count(node.else_))
     return lambda f: then(f) if test(f) else else_(f)
+
+
+def _paying(ev, steps):
+    """ev, charging `steps` to the render each time it runs (none: ev itself)."""
+    if not steps:
+        return ev
+
+    def ev_paid(f):
+        rs = f[0]
+        rs.fuel -= steps
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return ev(f)
+    return ev_paid
 
 
 # ---------------------------------------------------------------------------------------------- comparison

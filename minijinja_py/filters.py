@@ -360,6 +360,11 @@ def do_round(rs, value, precision=0, method="common"):
     if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
             abs(precision) * 10 // 3 > rs.limits.max_int_bits:
         raise limit_exceeded(rs.limits, "max_int_bits", f"10 ** {abs(precision)}")
+    if type(value) is int and type(precision) is int:
+        # 10 ** |precision| is computed (about quadratic in its size) and divides value: paid for by the sizes,
+        # as big-integer arithmetic is (budget.py)
+        power_words = (abs(precision) * 10 // 3 >> 6) + 1
+        rs.burn(power_words * max(power_words, (value.bit_length() >> 6) + 1) >> 6)
     if method == "common":
         return round(value, precision)
     func = getattr(math, method)

@@ -17,6 +17,7 @@ __all__ = ["percent_format"]
 _FLAGS = frozenset("-+ #0")
 _LENGTH_MODIFIERS = frozenset("hlL")
 _CONVERSIONS = frozenset("diouxXeEfFgGcrsa%")
+_FIELD_STEPS = 4    # reading a % field costs about as much as 4 steps of the budget (see budget.py)
 _MAX_DIGITS = 12    # a width or precision longer than this is refused as it is read
 
 
@@ -35,7 +36,11 @@ def percent_format(limits, fmt, args):
         args = _MappingFields(args, rs)
     else:
         args = _plain_or_safe(args, rs)
-    size = len(fmt) + _fields_size(limits, fmt, args) * (6 if isinstance(fmt, Markup) else 1)
+    if rs is not None:
+        # the scan below reads each field in Python (and Python's formatting each one again): paid for first
+        rs.burn(_FIELD_STEPS * fmt.count("%") + (len(fmt) >> CHAR_SHIFT))
+    spec_chars, fields_size = _fields_size(limits, fmt, args)
+    size = len(fmt) - spec_chars + fields_size * (6 if isinstance(fmt, Markup) else 1)
     check_str_size(limits, size, "a formatted string")
     if rs is not None:
         rs.burn(size >> CHAR_SHIFT)
@@ -45,10 +50,12 @@ def percent_format(limits, fmt, args):
 
 
 def _specs(fmt):
-    """(key, width, precision, conversion) of each % field of fmt, read as Python reads it: key None or the text
-    of a balanced %(...), width/precision None, '*' or their digits. Stops where Python would raise."""
+    """(key, width, precision, conversion, length of the spec) of each % field of fmt, read as Python reads it:
+    key None or the text of a balanced %(...), width/precision None, '*' or their digits. Stops where Python
+    would raise."""
     i, end = fmt.find("%"), len(fmt)
     while 0 <= i < end:
+        begin = i
         i += 1
         key = width = precision = None
         if i < end and fmt[i] == "(":
@@ -70,7 +77,7 @@ def _specs(fmt):
             i += 1
         if i >= end or fmt[i] not in _CONVERSIONS:
             return   # "incomplete format" / "unsupported format character": Python raises
-        yield key, width, precision, fmt[i]
+        yield key, width, precision, fmt[i], i + 1 - begin
         i = fmt.find("%", i + 1)
 
 
@@ -84,11 +91,12 @@ def _number(fmt, i, end):
 
 
 def _fields_size(limits, fmt, args):
-    """An upper bound of the characters the fields of fmt % args add."""
-    total = 0
+    """(characters of the field specs, an upper bound of the characters the fields print) for fmt % args."""
+    total = spec_chars = 0
     positional = args if isinstance(args, tuple) else (args,)
     position = 0
-    for key, width, precision, conversion in _specs(fmt):
+    for key, width, precision, conversion, length in _specs(fmt):
+        spec_chars += length
         if conversion == "%":
             total += 1
             continue
@@ -112,14 +120,14 @@ def _fields_size(limits, fmt, args):
             value = positional[position] if position < len(positional) else None
             position += 1
         total += _field_size(value, conversion)
-    return total
+    return spec_chars, total
 
 
 def _field_size(value, conversion):
     if isinstance(value, _SafeText):
-        return len(value.text) * (10 if conversion in "ra" else 1) + 2
+        value = value.text
     if isinstance(value, str):
-        return len(value) * (10 if conversion in "ra" else 1) + 2
+        return len(value) * 10 + 2 if conversion in "ra" else len(value)   # a repr: quotes, escapes
     if isinstance(value, int):
         return value.bit_length() // 3 + 3
     if isinstance(value, float):

@@ -124,8 +124,8 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
     text = str(_escape(value))
     # every word may become a link: <a href="https://WORD" ATTRS>WORD</a>; each costs a few regexps in Python
     words = 2 * sum(1 for _ in _SPACE_RUNS.finditer(text)) + 1
+    rs.burn(8 * words + (len(text) >> CHAR_SHIFT))   # paid for first: the work is the reason for the bound
     check_items(rs.limits, words, "the words urlize reads")
-    rs.burn(8 * words + (len(text) >> CHAR_SHIFT))
     check_str_size(rs.limits, 2 * len(text) + words * (len(link_attrs) + 40), "urlized text")
 
     def shown(url):

@@ -374,16 +374,30 @@ def check_nesting(template, limit):
 _BODY_FIELDS = frozenset({"body", "else_"})
 
 
+_FREE = (n.Const, n.Name)      # a constant or a variable read alone costs next to nothing...
+_LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a call gathers does
+
+
 def node_count(*parts):
-    """The number of template nodes in parts."""
+    """The steps evaluating the template nodes in parts costs: 1 per node that does work (a constant or a variable
+    alone is free), and 1 per item of a literal, a concatenation or a call's arguments."""
     count = 0
     stack = list(parts)
     while stack:
         current = stack.pop()
         if isinstance(current, n.Node):
-            count += 1
+            if not isinstance(current, _FREE):
+                count += 1
+                if isinstance(current, _LISTS):
+                    count += len(current.items)
+                elif isinstance(current, n.DictExpr):
+                    count += len(current.pairs)
+                elif isinstance(current, n.CondExpr):
+                    stack.append(current.test)   # the branch taken pays when it runs (expressions.e_cond)
+                    continue
             stack.extend(getattr(current, f) for f in current.FIELDS)
         elif isinstance(current, n.Args):
+            count += len(current.positional) + len(current.keywords)
             stack.extend(getattr(current, f) for f in current.FIELDS)
         elif isinstance(current, (tuple, list)):
             stack.extend(current)
