@@ -377,7 +377,35 @@ def safe_pformat(value, rs=None):
         rs.burn(8 * nodes)  # pformat is slow pure Python: a node costs ~8 loop iterations' time
         # pformat adds at most a newline and the indentation of its depth to each node
         check_str_size(limits, flat + nodes * (depth + 2), "pretty-printed data")
-    from pprint import PrettyPrinter  # ~20 ms to import (dataclasses, inspect): paid by |pprint's first use
-    text = PrettyPrinter(sort_dicts=False).pformat(plain)   # dicts come sorted (_plain_copy)
+    text = _pretty_printer().pformat(plain)   # dicts come sorted (_plain_copy)
     check_str_size(limits, len(text), "pretty-printed data")
     return text
+
+
+_printer_class = []
+
+
+def _pretty_printer():
+    """pprint's PrettyPrinter (dicts unsorted: they come sorted), except that a set whose order changes from
+    process to process (its items hash strings, or objects by address) prints on one line in _PprintKey order.
+    Made on first use: pprint takes ~20 ms to import (dataclasses, inspect)."""
+    if not _printer_class:
+        from pprint import PrettyPrinter
+
+        class StablePrinter(PrettyPrinter):
+            def format(self, object, context, maxlevels, level):
+                if type(object) in (set, frozenset) and object and any(map(_hash_varies, object)):
+                    items = sorted(object, key=_PprintKey)
+                    text = ", ".join(self.format(x, context, maxlevels, level + 1)[0] for x in items)
+                    return ("{%s}" if type(object) is set else "frozenset({%s})") % text, True, False
+                return super().format(object, context, maxlevels, level)
+        _printer_class.append(StablePrinter)
+    return _printer_class[0](sort_dicts=False)
+
+
+def _hash_varies(value):
+    """Does value's hash (so its place in a set) change from process to process?"""
+    cls = type(value)
+    if cls is tuple or cls is frozenset:
+        return any(map(_hash_varies, value))
+    return not (cls is int or cls is float or cls is bool or cls is complex or value is None)

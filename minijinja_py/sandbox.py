@@ -352,6 +352,13 @@ class _SandboxedFormatter(string.Formatter):
         self.limits = rs.limits
         self.size = 0  # characters of the fields formatted so far
 
+    def get_value(self, key, args, kwargs):
+        if isinstance(key, int):
+            return args[key]
+        if isinstance(kwargs, dict) and type(kwargs).__getitem__ is dict.__getitem__ and key not in kwargs:
+            raise KeyError(key)   # format_map of a caller's defaultdict: its __missing__ would insert the key
+        return kwargs[key]
+
     def get_field(self, field_name, args, kwargs):
         first, rest = _formatter_field_name_split(field_name)
         obj = self.get_value(first, args, kwargs)

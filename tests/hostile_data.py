@@ -205,7 +205,9 @@ _CALLER = {
     "caller/sum_attribute": dd(("error", "UndefinedError"), "{{ items|sum(attribute='b') + 3 }}", caller_defaultdicts_in_list),
     "caller/sum_attribute_present": dd(("out", "3"), "{{ items|sum(attribute='a') }}", caller_defaultdicts_in_list),
     "caller/join_attribute": dd(("out", ","), "{{ items|join(',', attribute='b') }}", caller_defaultdicts_in_list),
-    "caller/format_field": dd(("error", "KeyError"), "{{ '{0[k]}'.format(d) }}"),
+    # a format field's item is read the sandbox's way (Jinja2's SandboxedFormatter: undefined, printed ''), as in
+    # the chat environment; Jinja2's unsandboxed Environment would raise KeyError for a plain dict
+    "caller/format_field": dd(("out", ""), "{{ '{0[k]}'.format(d) }}"),
     "caller/format_field_chat": dd(("out", "|"), "{{ '{0[k]}'.format(d) }}|", mode="chat"),
     "caller/format_map": dd(("error", "KeyError"), "{{ '{k}'.format_map(d) }}"),
     "caller/percent_mapping": dd(("error", "KeyError"), "{{ '%(k)s' % d }}"),
