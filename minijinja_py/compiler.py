@@ -9,6 +9,7 @@ the template's size: each node is compiled once, and the analyses answer in one 
 """
 
 from . import nodes as n
+from .base import gc_paused
 from .compile_context import CompileContext
 from .errors import TemplateAssertionError, error_at, twin_of
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
@@ -63,6 +64,11 @@ class CompiledTemplate:
 def compile_template(template, env, autoescape):
     """nodes.Template → CompiledTemplate. Raises TemplateSyntaxError (TemplateAssertionError...) or
     LimitExceeded for a template that cannot compile."""
+    with gc_paused():
+        return _compile(template, env, autoescape)
+
+
+def _compile(template, env, autoescape):
     check_nesting(template, env.limits.max_nesting)
     c = CompileContext(env, autoescape, Summaries())
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)

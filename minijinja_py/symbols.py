@@ -190,7 +190,12 @@ class _FrameVisitor:
         stack = [node]
         while stack:
             current = stack.pop()
-            if isinstance(current, n.Name):
+            cls = type(current)
+            if cls is n.Name:
+                load(current.name)
+            elif cls is n.Const or cls is str or current is None:
+                continue
+            elif isinstance(current, n.Name):
                 load(current.name)
             elif isinstance(current, (n.Node, n.Args)):
                 stack.extend(getattr(current, f) for f in current.FIELDS)
@@ -293,6 +298,8 @@ class Summaries:
         return found
 
     def _compute_events(self, x):
+        if type(x) is n.Const or x is None:
+            return _NO_EVENTS
         if isinstance(x, n.Name):
             return {x.name: _LOAD} if x.name in _SPECIAL else {}
         if isinstance(x, (n.NameTarget, n.Param)):
@@ -333,6 +340,9 @@ class Summaries:
         return found
 
 
+_NO_EVENTS = {}   # shared: event maps are read, never changed (_merge makes new ones)
+
+
 def _merge(*parts):
     merged = {}
     for part in parts:
@@ -359,6 +369,8 @@ def check_nesting(template, limit):
     stack = [(template.body, 0)]
     while stack:
         current, depth = stack.pop()
+        if (type(current) is n.Const and depth < limit) or type(current) is str or current is None:
+            continue   # a leaf (most nodes of a long literal), a name, an empty field
         if isinstance(current, n.Node):
             depth += 1
             if depth > limit:
@@ -385,6 +397,8 @@ def node_count(*parts):
     stack = list(parts)
     while stack:
         current = stack.pop()
+        if type(current) in _FREE:
+            continue
         if isinstance(current, n.Node):
             if not isinstance(current, _FREE):
                 count += 1

@@ -17,6 +17,7 @@ import threading
 
 from . import lalr
 from . import nodes as n
+from .base import gc_paused
 from .builder import Builder, tag_span, token_span
 from .errors import LimitExceeded, TemplateSyntaxError
 from .lalr import Token
@@ -196,7 +197,8 @@ def parser(trim_blocks, lstrip_blocks):
 def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None):
     """Parse normalised template source into a nodes.Template. Raises TemplateSyntaxError (or LimitExceeded)."""
     try:
-        return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
+        with gc_paused():
+            return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
     except lalr.UnexpectedInput as exc:
         raise describe(exc, source) from None
 
