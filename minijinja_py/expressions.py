@@ -11,20 +11,20 @@ import operator
 from operator import itemgetter
 
 from . import nodes as n
-from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
-from .budget import charge_compare, charge_contains, charge_int_op, charge_result, guard, member
+from .base import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
+from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
+from .budget import charge_compare, charge_contains, charge_result, guard, member
 from .calls import compile_call, compile_test
 from .errors import located
 from .markup import Markup, escape
 from .printing import to_str
 from .runtime import LoopContext
 from .symbols import PARAM, node_count
-from .formatting import percent_format
 from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "truth", "cheap_constant", "checked_add", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
-           "sum_chain", "sum_operands", "e_binop", "e_compare", "lookup_steps", "dict_key"]
+__all__ = ["EXPRESSIONS", "truth", "cheap_constant", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
+           "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -61,6 +61,16 @@ def truth(c, node):
 def e_const(c, node):
     value = node.value
     return lambda f: value
+
+
+def local_slot(c, node):
+    """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
+    slot holds its value, or MISSING when it is undefined), else None."""
+    if isinstance(node, n.Name):
+        depth, slot = c.where(node.name)
+        if depth == 0:
+            return slot
+    return None
 
 
 def e_name(c, node):
@@ -140,6 +150,11 @@ def e_lookup(c, node):
     if steps is None:
         return general
     root, steps = steps
+    root_slot = local_slot(c, _lookup_root(node))
+    if root_slot is not None:
+        root = itemgetter(root_slot)   # MISSING (undefined) is neither dict nor list: the general path takes it
+    if len(steps) == 2 and steps[1][1] is None:
+        return _two_lookups(root, steps, general)
 
     def ev(f):
         obj = root(f)
@@ -286,104 +301,12 @@ def e_slice(c, node):
     return lambda f: slice(start(f) if start else None, stop(f) if stop else None, step(f) if step else None)
 
 
-# ---------------------------------------------------------------------------------------------- arithmetic
-def checked_add(rs, a, b):
-    limits = rs.limits
-    if isinstance(a, str) and isinstance(b, str):
-        size = len(a) + len(b)
-        check_str_size(limits, size)
-        rs.burn(size >> CHAR_SHIFT)
-    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        size = len(a) + len(b)
-        check_items(limits, size)
-        rs.burn(size)
-    elif type(a) is int and type(b) is int and (a.bit_length() > 64 or b.bit_length() > 64):
-        if max(a.bit_length(), b.bit_length()) > limits.max_int_bits:
-            raise limit_exceeded(limits, "max_int_bits", "an integer sum")
-        rs.burn(max(a.bit_length(), b.bit_length()) >> 6)
-    elif isinstance(a, _SET_LIKE) or isinstance(b, _SET_LIKE):
-        _charge_set_operation(rs, a, b)
-    return a + b
-
-
-def _checked_sub(rs, a, b):
-    if isinstance(a, _SET_LIKE) or isinstance(b, _SET_LIKE):
-        _charge_set_operation(rs, a, b)
-    return a - b
-
-
-def _checked_mul(rs, a, b):
-    limits = rs.limits
-    for seq, count in ((a, b), (b, a)):
-        if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-            size = len(seq) * count
-            if isinstance(seq, str):
-                check_str_size(limits, size)
-                rs.burn(max(size, 0) >> CHAR_SHIFT)
-            else:
-                check_items(limits, size)
-                rs.burn(max(size, 0))
-            return a * b
-    if isinstance(a, int) and isinstance(b, int):
-        if a.bit_length() + b.bit_length() > limits.max_int_bits:
-            raise limit_exceeded(limits, "max_int_bits", "an integer product")
-        charge_int_op(rs, a, b)
-    return a * b
-
-
-def _checked_pow(rs, a, b):
-    limits = rs.limits
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
-        if (a.bit_length() - 1) * b > limits.max_int_bits:
-            raise limit_exceeded(limits, "max_int_bits", f"the integer {a} ** {b}")
-        rs.burn((a.bit_length() * b) >> 6)
-    return a ** b
-
-
-def _checked_mod(rs, a, b):
-    if isinstance(a, str):
-        return percent_format(rs.limits, a, b)
-    if type(a) is int and type(b) is int:
-        charge_int_op(rs, a, b)
-    return a % b
-
-
-def _checked_floordiv(rs, a, b):
-    if type(a) is int and type(b) is int:
-        charge_int_op(rs, a, b)
-    return a // b
-
-
-def _checked_truediv(rs, a, b):
-    if type(a) is int and type(b) is int:
-        charge_int_op(rs, a, b)
-    return a / b
-
-
-_SET_LIKE = (set, frozenset, type({}.keys()), type({}.items()))
-
-
-def _charge_set_operation(rs, a, b):
-    """keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision)."""
-    for side in (a, b):
-        if hasattr(side, "__len__"):
-            rs.burn(len(side))
-        if isinstance(side, (list, tuple, set, frozenset)):
-            guard(rs, side)
-
-
-_CHECKED = {"+": checked_add, "-": _checked_sub, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod,
-            "//": _checked_floordiv, "/": _checked_truediv}
-_PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator.pow, "%": operator.mod,
-          "//": operator.floordiv, "/": operator.truediv}
-
-
 def e_binop(c, node):
     if node.op == "+":
         return _sum_chain(c, node)
     left, right = c.expr(node.left), c.expr(node.right)
     span = node.span
-    checked, plain = _CHECKED[node.op], _PLAIN[node.op]
+    checked, plain = CHECKED[node.op], PLAIN[node.op]
     small_ints_are_cheap = node.op != "**"   # 2 ** 100000 is small ints too
 
     def ev(f):
@@ -401,45 +324,39 @@ def e_binop(c, node):
     return ev
 
 
-def sum_operands(node):
-    """The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep)."""
-    operands, spans = [], []
-    while isinstance(node, n.BinOp) and node.op == "+":
-        operands.append(node.right)
-        spans.append(node.span)
-        node = node.left
-    operands.append(node)
-    operands.reverse()
-    spans.reverse()
-    return operands, spans
+def _lookup_root(node):
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        node = node.obj
+    return node
+
+
+def _two_lookups(root, steps, general):
+    """e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line."""
+    (key1, index), (key2, _) = steps
+    if index is None:
+        def ev_keys(f):
+            obj = root(f)
+            if type(obj) is dict and key1 in obj:
+                obj = obj[key1]
+                if type(obj) is dict and key2 in obj:
+                    return obj[key2]
+            return general(f)
+        return ev_keys
+
+    def ev_index(f):
+        obj = root(f)
+        i = f[index]
+        if type(obj) is list and type(i) is int and -len(obj) <= i < len(obj):
+            obj = obj[i]
+            if type(obj) is dict and key2 in obj:
+                return obj[key2]
+        return general(f)
+    return ev_index
 
 
 def _sum_chain(c, node):
     operands, spans = sum_operands(node)
-    return sum_chain(operands, [c.expr(x) for x in operands], spans)
-
-
-def sum_chain(operands, evs, spans):
-    """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
-    its own location: prompts are built this way, often a dozen strings long."""
-    first = evs[0]
-    # a constant operand is kept as its value (None in place of a closure): no call to fetch it
-    steps = tuple((None, x.value, span) if isinstance(x, n.Const) else (ev, None, span)
-                  for x, ev, span in zip(operands[1:], evs[1:], spans))
-
-    def ev(f):
-        total = first(f)
-        for operand_ev, constant, span in steps:
-            b = constant if operand_ev is None else operand_ev(f)
-            try:
-                if type(total) is str and type(b) is str and len(total) + len(b) < 1024:
-                    total = total + b  # short: nothing worth charging or checking
-                else:
-                    total = checked_add(f[0], total, b)
-            except Exception as exc:
-                raise located(exc, span)
-        return total
-    return ev
+    return sum_chain(operands, [local_slot(c, x) for x in operands], [c.expr(x) for x in operands], spans)
 
 
 def e_unary(c, node):
@@ -551,6 +468,17 @@ def e_compare(c, node, first=None):
         if isinstance(other, n.Const) and cheap_constant(other.value) and name not in ("in", "not in"):
             # x == 'user', loop.index0 > 1: comparing anything with a short scalar takes constant time
             constant = other.value
+            slot = local_slot(c, node.first)
+            if slot is not None:
+                def ev_var_const(f):
+                    a = f[slot]
+                    if a is MISSING:
+                        a = first(f)
+                    try:
+                        return op(a, constant)
+                    except Exception as exc:
+                        raise located(exc, span)
+                return ev_var_const
 
             def ev_const(f):
                 a = first(f)

@@ -90,23 +90,7 @@ def _uncounted_run(parts):
         if kind is TEXT and len(a) < BIG_STR:
             return lambda f, out: out.append(a)
         if kind is READ:
-            def run_read(f, out):
-                obj = f[a]
-                if b is None:
-                    value = obj if obj is not MISSING else ev(f)
-                elif type(obj) is dict and b in obj:
-                    value = obj[b]
-                else:
-                    value = ev(f)
-                if type(value) is not str:
-                    try:
-                        value = to_str(value, f[0])
-                    except Exception as exc:
-                        raise located(exc, span)
-                out.append(value)
-                if len(value) >= BIG_STR:
-                    _note(f, value, span)
-            return run_read
+            return _loop_read(a, b, ev, span)
         if kind is SUM and len(b) == 1:
             (index, slot, key, method, _), = b
             before, after = "".join(a[:index]), "".join(a[index + 1:])
@@ -122,19 +106,28 @@ def _uncounted_run(parts):
                 if type(value) is str and len(value) < BIG_STR:
                     out.append(before + (value if method is None else method(value)) + after)
                 else:
-                    text = _value_text(f, ev, span)
-                    out.append(text)
-                    if len(text) >= BIG_STR:
-                        _note(f, text, span)
+                    _append_value(f, out, ev, span)
             return run_one_read
+        if kind is SUM and len(b) == 2 and b[0][3] is None and b[1][3] is None:
+            return _loop_sum_of_two(a, b, ev, span)
+        if kind is EVAL:
+            def run_eval(f, out):
+                try:
+                    value = a(f)
+                except Exception as exc:
+                    raise located(exc, span)
+                if type(value) is str and len(value) < BIG_STR:
+                    out.append(value)
+                else:
+                    _append_text(f, out, value, span)
+            return run_eval
         if kind is SUM:
             def run_sum(f, out):
                 text = joined(f, a, b)
                 if text is None:
-                    text = _value_text(f, ev, span)
-                out.append(text)
-                if len(text) >= BIG_STR:
-                    _note(f, text, span)
+                    _append_value(f, out, ev, span)
+                else:
+                    out.append(text)
             return run_sum
 
     def run(f, out):
@@ -156,6 +149,76 @@ def _uncounted_run(parts):
             if len(text) >= BIG_STR:
                 _note(f, text, span)
     return run
+
+
+def _loop_read(slot, key, ev, span):
+    """{{ var }} / {{ var['key'] }} in a loop body: a plain string appended in line, anything else printed through
+    the general closure."""
+    if key is None:
+        def run_variable(f, out):
+            value = f[slot]
+            if type(value) is str:
+                out.append(value)
+            else:
+                _append_value(f, out, ev, span)
+        return run_variable
+
+    def run_item(f, out):
+        obj = f[slot]
+        if type(obj) is dict and key in obj:
+            value = obj[key]
+            if type(value) is str:
+                out.append(value)
+                return
+        _append_value(f, out, ev, span)
+    return run_item
+
+
+def _loop_sum_of_two(template, reads, ev, span):
+    """{{ 'a' + read + 'b' + read + 'c' }} in a loop body (the commonest message line): two in-line reads joined
+    with the constants around them; anything but two plain strings goes through the general chain."""
+    (first, slot1, key1, _, _), (second, slot2, key2, _, _) = reads
+    head, middle, tail = "".join(template[:first]), "".join(template[first + 1:second]), \
+        "".join(template[second + 1:])
+
+    def run_two_reads(f, out):
+        obj = f[slot1]
+        if key1 is None:
+            value1 = obj
+        elif type(obj) is dict and key1 in obj:
+            value1 = obj[key1]
+        else:
+            value1 = None
+        obj = f[slot2]
+        if key2 is None:
+            value2 = obj
+        elif type(obj) is dict and key2 in obj:
+            value2 = obj[key2]
+        else:
+            value2 = None
+        if type(value1) is str and type(value2) is str:
+            text = head + value1 + middle + value2 + tail
+            if len(text) < BIG_STR:
+                out.append(text)
+                return
+        _append_value(f, out, ev, span)
+    return run_two_reads
+
+
+def _append_text(f, out, value, span):
+    """Append value printed (a long piece noted: _note)."""
+    text = value if type(value) is str else _text_of(value, f[0], span)
+    out.append(text)
+    if len(text) >= BIG_STR:
+        _note(f, text, span)
+
+
+def _append_value(f, out, ev, span):
+    """The general way to print a value in a loop body: its text appended, a long one noted (_note)."""
+    text = _value_text(f, ev, span)
+    out.append(text)
+    if len(text) >= BIG_STR:
+        _note(f, text, span)
 
 
 def _note(f, text, span):

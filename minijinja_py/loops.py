@@ -16,7 +16,7 @@ from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
 )
-from .symbols import Function, node_count, target_names
+from .symbols import Function, assigned_first, node_count, target_names
 from .undefined import Undefined
 
 __all__ = ["compile_for"]
@@ -26,8 +26,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "admits",
-                 "else_", "iter_span",
+                 "admits", "simple", "else_", "iter_span",
                  "recurse_layout", "span", "counts_output")
 
 
@@ -53,7 +52,12 @@ def compile_for(c, node):
         body, weight = compile_body(c, node.body)
         plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
         plan.runs = c.last_runs if len(c.last_runs) > 1 else None
-        plan.resets, plan.local_copies, plan.enter = scope_start(scope)
+        resets, plan.local_copies, plan.enter = scope_start(scope)
+        # a variable the body assigns before anything reads it needs no fresh start per iteration
+        assigned = {scope.refs[name] for name in scope.refs if assigned_first(node.body, name)}
+        plan.resets = tuple(slot for slot in resets if slot not in assigned)
+        plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
+            plan.enter is None
     plan.admits = _compile_filter(c, node) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
@@ -176,23 +180,25 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
     """The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
     end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
     `break` in the first one) still run the else block."""
+    items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
+    if type(items) is not list and type(items) is not tuple:
+        return _walk_lazy(plan, f, out, items)
     rs, step = f[0], plan.step
-    items, count = _loop_items(plan, f, iterable, depth0, recursive_call)
+    rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if plan.simple:
+        return _walk_simple(plan, f, out, items, loop)
     target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
     resets, local_copies = plan.resets, plan.local_copies
-    if count is not None:
-        rs.fuel -= count * step
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-    each = step if count is None else 0
-    done = 0
+    index = -1
     completed = False
     for item in items:
-        done += 1
-        if each:
-            rs.fuel -= each
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
+        index += 1
+        if loop is not None:
+            if index <= loop.index0:
+                continue   # the body iterated `loop` itself: this item is consumed already
+            loop.index0 = index
         for slot in resets:
             f[slot] = MISSING
         for slot, source in local_copies:
@@ -212,18 +218,78 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         except ContinueLoop:
             continue
         except BreakLoop:
-            if count is not None:
-                rs.fuel += (count - done) * step
+            rs.fuel += (len(items) - index - 1) * step
+            break
+        completed = True
+    return completed
+
+
+def _walk_simple(plan, f, out, items, loop):
+    """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own."""
+    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
+    index = -1
+    completed = False
+    for item in items:
+        index += 1
+        if loop is not None:
+            if index <= loop.index0:
+                continue
+            loop.index0 = index
+        f[target_slot] = item
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            f[0].fuel += (len(items) - index - 1) * plan.step
+            break
+        completed = True
+    return completed
+
+
+def _walk_lazy(plan, f, out, items):
+    """iterate over an iterator or a filtered loop (through the loop context when there is one): each
+    iteration pays as it starts."""
+    rs, step = f[0], plan.step
+    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    resets, local_copies = plan.resets, plan.local_copies
+    completed = False
+    for item in items:
+        rs.fuel -= step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        if enter is not None:
+            enter(f)
+        if target_slot is not None:
+            f[target_slot] = item
+        else:
+            assign(f, item)
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
             break
         completed = True
     return completed
 
 
 def _loop_items(plan, f, iterable, depth0, recursive_call):
-    """(what the runner iterates, the number of items when they are paid for up front): a list or tuple as it is
-    (paid for when the loop starts, the iterations a break skips refunded); anything else, or a filtered loop,
-    lazily, each iteration paying as it starts; with the `loop` variable, the loop context's items (the body may
-    move the loop on too: iterating `loop` consumes its items)."""
+    """(what the runner iterates, the loop context or None): a list or tuple as it is (the runner tells the loop
+    context where it is); anything else, or a filtered loop, lazily — through the loop context when the body
+    uses `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
     rs = f[0]
     if type(iterable) is list or type(iterable) is tuple:
         items = iterable
@@ -232,16 +298,16 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
             items = _iteration_items(iterable, rs, plan.iter_span)
         except Exception as exc:
             raise located(exc, plan.iter_span)
-    admits = plan.admits
-    lazy = admits is not None or type(items) is not list and type(items) is not tuple
-    if admits is not None:
+    lazy = plan.admits is not None or type(items) is not list and type(items) is not tuple
+    if plan.admits is not None:
+        admits = plan.admits
         items = (item for item in items if admits(f, item))
     if plan.loop_slot is None:
-        return items, None if lazy else len(items)
+        return items, None
     recurse = _recurser(recursive_call, f) if recursive_call is not None else None
     loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
     f[plan.loop_slot] = loop
-    return iter(loop._next, MISSING), None
+    return (iter(loop._next, MISSING) if lazy else items), loop
 
 
 def _iteration_items(value, rs, span):

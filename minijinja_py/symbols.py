@@ -26,7 +26,7 @@ from .errors import LimitExceeded
 
 __all__ = [
     "PARAM", "RESOLVE", "ALIAS", "UNDEFINED", "Function", "Scope", "analyze", "Summaries", "check_nesting",
-    "own_weight", "node_count", "target_names",
+    "own_weight", "node_count", "target_names", "assigned_first",
 ]
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
@@ -425,6 +425,35 @@ def own_weight(stmt):
     if isinstance(stmt, n.If):
         parts = [stmt.test] + [test for test, _ in stmt.elifs]
     return 1 + node_count(*parts)
+
+
+def assigned_first(statements, name):
+    """Does this statement list assign `name` (a plain {% set name = ... %} that does not read it) before anything
+    in it could read it — so that the variable needs no fresh start at each loop iteration? Conservative: any
+    mention of the name first, or an include/import/block (they read the context), answers no."""
+    for stmt in statements:
+        if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget and stmt.target.name == name:
+            return not _mentions(stmt.value, name)
+        if _mentions(stmt, name):
+            return False
+    return False
+
+
+def _mentions(node, name):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        cls = type(current)
+        if cls is n.Name or cls is n.NameTarget or cls is n.NamespaceTarget or cls is n.Param:
+            if current.name == name:
+                return True
+        elif cls is n.Load or cls is n.Block:
+            return True
+        if isinstance(current, (n.Node, n.Args)):
+            stack.extend(getattr(current, f) for f in current.FIELDS)
+        elif isinstance(current, (tuple, list)):
+            stack.extend(current)
+    return False
 
 
 def target_names(target):
