@@ -22,9 +22,8 @@ from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
 from .markup import EscapeFormatter, Markup
 from .printing import OPAQUE_TYPES, safe_repr, to_str
-from .runtime import (
-    BlockReference, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace, TemplateReference,
-)
+from .composition import BlockReference, TemplateModule, TemplateReference
+from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
 __all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS"]
@@ -63,6 +62,7 @@ _ALLOWED_BY_TYPE = {
     DictFactory: frozenset({"fromkeys"}),
     TemplateReference: frozenset(),   # self.name: the item fallback finds the block
     BlockReference: frozenset({"name", "super"}),
+    TemplateModule: frozenset(),      # module.name: the item fallback finds the exported name
     # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
     # before any check could run)
     bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
