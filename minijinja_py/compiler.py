@@ -83,10 +83,10 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
     c.uses_self = root_self
     function = Function(None)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
-        steps = _compile_steps(c, template.body)
+        run, steps = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
     exports = {name: scope.refs[name] for name in scope.stores}
-    return CompiledTemplate(_run_all(steps), steps, layout, scope.refs["self"] if root_self else None,
+    return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
                             dict(c.blocks), exports, c.needs_context or c.uses_self)
 
 
@@ -103,26 +103,36 @@ def _chunks(body):
 
 
 def _compile_steps(c, body):
-    """One charging run(f, out) per chunk of the root; nothing after a second extends (as Jinja2)."""
+    """The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
+    weight by run, and each under its own by its step; nothing after a second extends (as Jinja2)."""
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
-    steps = []
+    runs = []
     for chunk in chunks:
         extended_before = c.known_extends
         run, weight = compile_body(c, chunk)
         if run is not nothing or weight:
-            steps.append(charging(run, weight))
+            runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
             break
-    return tuple(steps)
+    steps = tuple(charging(run, weight) for run, weight in runs)
+    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps
 
 
-def _run_all(steps):
-    if not steps:
+def _run_all(runs):
+    """One run(f, out) running runs in turn."""
+    if not runs:
         return nothing
-    if len(steps) == 1:
-        return steps[0]
+    if len(runs) == 1:
+        return runs[0]
+    if len(runs) == 2:
+        a, b = runs
+
+        def run2(f, out):
+            a(f, out)
+            b(f, out)
+        return run2
 
     def run(f, out):
-        for step in steps:
-            step(f, out)
+        for r in runs:
+            r(f, out)
     return run
