@@ -19,6 +19,7 @@ from .errors import (
     FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateNotFound,
     TemplateRuntimeError, TemplatesNotFound, TemplateSyntaxError, UndefinedError, twin_of,
 )
+from . import meta
 from .loaders import BaseLoader, ChoiceLoader, DictLoader, FileSystemLoader, FunctionLoader, PrefixLoader
 from .loading import TemplateLoadError
 from .markup import Markup, escape
@@ -34,5 +35,5 @@ __all__ = [
     "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound", "TemplateLoadError",
     "BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader", "DocstringParsingException",
     "TypeHintParsingException", "twin_of", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined",
-    "Limits", "Markup", "escape", "pass_state",
+    "Limits", "Markup", "escape", "pass_state", "meta",
 ]

@@ -48,6 +48,7 @@ class CompileContext:
         self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
         self.uses_self = False       # the template or one of its blocks reads `self`
         self.needs_context = False   # a block, `self` or a load tag: the render needs a composition.TemplateContext
+        self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies

@@ -45,14 +45,15 @@ class CompiledTemplate:
     """What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
     or run of text and {{ }}, for Template.generate), the layout of its root frame, the slot of `self` (None
     when the template does not use it), its {% block %} functions by name, its top-level variables
-    {name: slot} (Jinja2's exported context variables) and whether a render needs a template context
-    (composition.py: blocks, `self`, load tags)."""
+    {name: slot} (Jinja2's exported context variables), whether a render needs a template context
+    (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
+    variables and the globals, in the order first met (meta.find_undeclared_variables)."""
 
-    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context")
+    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
 
-    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context):
+    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context, resolved):
         self.run, self.steps, self.layout, self.self_slot = run, steps, layout, self_slot
-        self.blocks, self.exports, self.needs_context = blocks, exports, needs_context
+        self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
 
 
 def prepare(template, env, source):
@@ -81,13 +82,14 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
     c.print_run = lambda nodes: print_run(c, nodes)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self
-    function = Function(None)
+    function = Function(None, family=c.functions)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
         run, steps = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
     exports = {name: scope.refs[name] for name in scope.stores}
+    resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
     return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
-                            dict(c.blocks), exports, c.needs_context or c.uses_self)
+                            dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
 
 
 def _chunks(body):

@@ -11,6 +11,7 @@ variables and macros; mj.Template(source, **options) compiles with a shared envi
 import threading
 from collections import OrderedDict
 
+from . import nodes
 from .base import Limits, RenderState, enter_render, leave_render
 from .budget import charged
 from .compiler import compile_template
@@ -28,7 +29,7 @@ from .syntax import normalize_newlines, parse
 from .tests import TESTS
 from .undefined import Undefined
 
-__all__ = ["Environment", "Template", "DEFAULT_POLICIES"]
+__all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES"]
 
 # Jinja2's extension names, and ours. "generation" ({% generation %}) is what transformers' AssistantTracker adds.
 _EXTENSIONS = {
@@ -264,10 +265,11 @@ class Environment:
         """The AST of source (nodes.Template), for meta.find_undeclared_variables and friends."""
         text = normalize_newlines(source, self.keep_trailing_newline)
         try:
-            return parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting)
+            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting)
         except TemplateError as exc:
             exc.name, exc.filename, exc.source = name, filename, text
             raise
+        return ParsedTemplate(tree.span, tree.body, self)
 
     def compile_expression(self, source, undefined_to_none=True):
         """A callable that evaluates the expression source with the variables it is given (Jinja2's
@@ -297,6 +299,16 @@ class Environment:
             raise as_template_error(exc) from exc
         finally:
             leave_render(token)
+
+
+class ParsedTemplate(nodes.Template):
+    """The AST Environment.parse returns: a nodes.Template that knows its environment (meta reads its globals)."""
+
+    __slots__ = ("environment",)
+
+    def __init__(self, span, body, environment):
+        nodes.Template.__init__(self, span, body)
+        self.environment = environment
 
 
 class Template:

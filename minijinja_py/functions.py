@@ -140,7 +140,7 @@ def _block_function(c, node):
     """run_block(context, out, derived=None): the block's body in a frame of its own; derived are the variables
     of a scoped block's surroundings."""
     name, span, required = node.name, node.span, node.required
-    function = Function(None)
+    function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
     with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
