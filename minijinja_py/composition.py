@@ -212,6 +212,9 @@ def extend(context, template):
     template's root has finished (run_template)."""
     if context.extends is not None:
         raise TemplateRuntimeError("extended multiple times")
+    rs = context.rs
+    if rs.depth + len(context.roots) >= rs.limits.max_call_depth:   # refused here, where the tag is
+        raise limit_exceeded(rs.limits, "max_call_depth", "the depth of templates extending templates")
     context.extends = template
     for name, run in template._compiled.blocks.items():
         context.blocks.setdefault(name, []).append(run)
