@@ -14,6 +14,7 @@ from .base import Limits, pass_state
 from .capabilities import Capabilities
 from .chat import ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, \
     seed_template, seed_template_names
+from .decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
 from .environment import Environment, Template
 from .errors import (
     FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateNotFound,
@@ -35,5 +36,6 @@ __all__ = [
     "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound", "TemplateLoadError",
     "BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader", "DocstringParsingException",
     "TypeHintParsingException", "twin_of", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined",
-    "Limits", "Markup", "escape", "pass_state", "meta",
+    "Limits", "Markup", "escape", "pass_state", "meta", "pass_environment", "pass_eval_context", "pass_context",
+    "select_autoescape",
 ]

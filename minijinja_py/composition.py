@@ -10,14 +10,15 @@ it extends and by the templates it includes. The outermost frame of every functi
 a block) holds the context in its parent slot, f[1] (compiler.context_reader finds it).
 
 Templates are duck-typed here (environment.py sits above): what this module uses of one is `_compiled` (the
-compiler's CompiledTemplate), `name`, `_autoescape` and `_full_globals()`.
+compiler's CompiledTemplate), `name`, `_origin` (name, filename, source: what errors located in it carry),
+`_autoescape` and `_full_globals()`.
 Every nested template shares the render's RenderState — limits, step budget, output count — and counts as
 one level of max_call_depth while it runs, so a template that includes, imports or extends itself ends with
 LimitExceeded.
 """
 
 from .base import MISSING, enter_render, leave_render, limit_exceeded
-from .errors import TemplateError, TemplateRuntimeError, as_template_error
+from .errors import TemplateError, TemplateRuntimeError, as_template_error, claim
 from .markup import Markup
 from .runtime import Macro, captured_text, join_output
 
@@ -167,6 +168,9 @@ def run_template(context, template, out):
             template, context.extends = context.extends, None
             if template is not None:
                 _enter(rs, "templates extending templates")
+    except TemplateError as exc:
+        claim(exc, template._origin)   # located in this template's root, unless a function in it claimed it
+        raise
     finally:
         rs.autoescape, rs.depth = saved_autoescape, depth
 
@@ -180,7 +184,11 @@ def _steps(context, template, out):
         f = _root_frame(context, template)
         for step in template._compiled.steps:
             start = len(out)
-            step(f, out)
+            try:
+                step(f, out)
+            except TemplateError as exc:
+                claim(exc, template._origin)
+                raise
             yield start
         template, context.extends = context.extends, None
         if template is not None:

@@ -350,7 +350,8 @@ class Template:
             text = normalize_newlines(source, environment.keep_trailing_newline)
             self._text = text
             tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, limits.max_nesting)
-            self._compiled = compile_template(tree, environment, self._autoescape, (name, filename, text))
+            self._origin = (name, filename, text)
+            self._compiled = compile_template(tree, environment, self._autoescape, self._origin)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except (RecursionError, MemoryError) as exc:
