@@ -430,7 +430,9 @@ def _caller_objects(case, ref, mine):
     plain = dataclasses.replace(case, context=_as_plain(case.context))
     if plain.context == case.context:
         return False
-    return _classify(render_reference(plain), render_mj(plain))[0] in ("same", "excluded")
+    ref_plain, mine_plain = render_reference(plain), render_mj(plain)
+    return (_classify(ref_plain, mine_plain)[0] in ("same", "excluded")
+            or known_difference(plain, ref_plain, mine_plain) is not None)
 
 
 KNOWN = [
