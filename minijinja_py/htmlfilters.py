@@ -170,8 +170,8 @@ def do_striptags(value):
 # ------------------------------------------------------------------------------------------------------ json
 @pass_state
 def do_tojson(rs, value, indent=None):
-    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup. The environment's policies
-    json.dumps_function and json.dumps_kwargs choose the serialiser and its options, as in Jinja2."""
+    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup (policies: json.dumps_*)."""
+    # the environment's policies json.dumps_function and json.dumps_kwargs choose the serialiser and its options
     policies = rs.env.policies
     kwargs = dict(policies["json.dumps_kwargs"])
     if indent is not None:
