@@ -43,7 +43,7 @@ STATEMENTS = {
 
 class CompiledTemplate:
     """What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
-    or run of text and {{ }}, for Template.generate), the layout of its root frame, the slot of `self` (None
+    for Template.generate), the layout of its root frame, the slot of `self` (None
     when the template does not use it), its {% block %} functions by name, its top-level variables
     {name: slot} (Jinja2's exported context variables), whether a render needs a template context
     (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
@@ -93,15 +93,9 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
 
 
 def _chunks(body):
-    """The top-level statements, each alone, but runs of text and {{ }} together (the printer fuses them)."""
-    chunks = []
-    for node in body:
-        printing = isinstance(node, (n.Text, n.Output))
-        if printing and chunks and all(isinstance(x, (n.Text, n.Output)) for x in chunks[-1]):
-            chunks[-1].append(node)
-        else:
-            chunks.append([node])
-    return chunks
+    """The top-level statements, one per chunk (Template.generate yields after each). Consecutive texts and
+    {{ }} stay apart: the printer would fuse them, but at the top level each runs once per render."""
+    return [[node] for node in body]
 
 
 def _compile_steps(c, body):

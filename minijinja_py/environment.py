@@ -433,7 +433,7 @@ class Template:
 
     def generate(self, *args, **kwargs):
         """The output as an iterator of pieces, each rendered when it is asked for: one per top-level statement
-        (a run of text and {{ }} together), then those of the templates it extends."""
+        (empty ones left out), then those of the templates it extends."""
         return self._generate(_context(args, kwargs))
 
     def _generate(self, context):
