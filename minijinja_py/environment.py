@@ -161,15 +161,14 @@ class Environment:
     # ------------------------------------------------------------------------------------------- templates
     def from_string(self, source, globals=None, template_class=None, name=None):
         """Compile template source. Raises TemplateSyntaxError (or LimitExceeded) for a bad template."""
-        if not isinstance(source, str):
-            raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
-                                     "first, e.g. with errors='surrogateescape')")
+        _check_source(source)
         cls = template_class or Template
         key = (source, name, cls, id(globals) if globals else None, self._options_key())
         return self._cached(self._cache, key, _CACHE_SIZE,
                             lambda: cls._compile(self, source, name=name, globals=globals))
 
     def _template_from_source(self, source, name, filename, globals, uptodate):
+        _check_source(source)
         return Template._compile(self, source, name=name, filename=filename, globals=globals, uptodate=uptodate)
 
     def get_template(self, name, parent=None, globals=None):
@@ -195,7 +194,14 @@ class Environment:
             self._loaded.pop(key, None)
 
         def load():
-            source, filename, uptodate = self.loader.get_source(self, name)
+            try:
+                source, filename, uptodate = self.loader.get_source(self, name)
+            except TemplateNotFound:
+                raise
+            except Exception as exc:
+                if type(exc).__name__ in ("TemplateNotFound", "TemplatesNotFound"):   # a Jinja2 loader's
+                    raise TemplateNotFound(name) from None
+                raise
             return self._template_from_source(source, name, filename, globals, uptodate)
         return self._cached(self._loaded, key, self.cache_size, load)
 
@@ -478,6 +484,12 @@ class Template:
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
+
+
+def _check_source(source):
+    if not isinstance(source, str):
+        raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
+                                 "first, e.g. with errors='surrogateescape')")
 
 
 def _context(args, kwargs):

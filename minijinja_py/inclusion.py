@@ -76,6 +76,8 @@ def _include(c, node, template_ev, depth):
     def run(f, out):
         value = template_ev(f)
         context = context_at(f, depth)
+        if type(value) is list or type(value) is tuple:
+            context.rs.burn(10 * len(value))   # a loader lookup for each name, at worst
         try:
             template = getattr(context.rs.env, choose)(value, importer)
         except TemplateNotFound:
