@@ -7,7 +7,8 @@ variables its templates resolve names from (after their own top-level variables)
 by name (the most derived first), and the root frames of the templates it has run: a template's top-level
 variables, assigned so far, are what Jinja2 keeps in `context.vars`, read by its blocks, by the templates
 it extends and by the templates it includes. The outermost frame of every function a template runs (the root,
-a block) holds the context in its parent slot, f[1] (compiler.context_reader finds it).
+a block) holds the context in its parent slot, f[1] (context_at finds it; a function's free names are
+resolved there: runtime.FrameLayout).
 
 Templates are duck-typed here (environment.py sits above): what this module uses of one is `_compiled` (the
 compiler's CompiledTemplate), `name`, `_origin` (name, filename, source: what errors located in it carry),

@@ -84,14 +84,16 @@ def _include(c, node, template_ev, depth):
             if ignore_missing:
                 return
             raise
-        variables = None
-        if read_locals is not None:
+        if read_locals is None:
+            # without context Jinja2 prints the body of the template's module, made once (as an import's)
+            text = str(default_module(context, template))
+        else:
             variables = context.everything()
             variables.update(read_locals(f))
-        # rendered into a list of its own and appended as one piece, as a macro's output is
-        inner = []
-        include(context, template, inner, variables)
-        text = join_output(inner)
+            # rendered into a list of its own and appended as one piece, as a macro's output is
+            inner = []
+            include(context, template, inner, variables)
+            text = join_output(inner)
         out.append(text)
         if counted:
             context.rs.grow_output(len(text))
