@@ -30,6 +30,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import minijinja_py as mj
 from differential_gen import Obj, Point, User
+from minijinja_py import nodes as mj_nodes
+from minijinja_py.inclusion import tag_modifiers
+from minijinja_py.syntax import normalize_newlines
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+(>|&gt;)", re.IGNORECASE)   # an object's default repr
@@ -411,6 +414,36 @@ def _block_set_attribute_of_non_namespace(case, ref, mine):
             and _BLOCK_SET_ATTR.search(_sources(case)) is not None)
 
 
+_BUFFERED = (mj_nodes.Macro, mj_nodes.CallBlock, mj_nodes.FilterBlock, mj_nodes.AssignBlock, mj_nodes.Generation)
+_parse_env = mj.Environment(trim_blocks=True, lstrip_blocks=True, extensions=["loopcontrols", "generation", "do"])
+
+
+def _include_without_context_buffered(case, ref, mine):
+    # Jinja2 compiles {% include x without context %} to `yield from` whatever frame it is in: in a macro or call
+    # block body the function becomes a generator (its output is a generator object), in a set or filter block
+    # the included text escapes the capture; minijinja_py includes it there as it does everywhere
+    for source in (case.source, *case.templates.values()):
+        if "without" not in source:
+            continue
+        try:
+            tree = _parse_env.parse(source)
+        except mj.TemplateError:
+            continue
+        text = normalize_newlines(source, False)
+        stack = [(tree.body, False)]
+        while stack:
+            node, buffered = stack.pop()
+            if isinstance(node, (list, tuple)):
+                stack.extend((x, buffered) for x in node)
+            elif isinstance(node, mj_nodes.Load):
+                if buffered and node.kind == "include" and tag_modifiers(text, node)[1] is False:
+                    return True
+            elif isinstance(node, mj_nodes.Node):
+                inner = buffered or isinstance(node, _BUFFERED)
+                stack.extend((getattr(node, f), inner) for f in node.FIELDS)
+    return False
+
+
 def _as_plain(value):
     """value with the caller's objects (plain objects, namedtuples) turned into dicts of their attributes."""
     if isinstance(value, (User, Point)):
@@ -466,6 +499,10 @@ KNOWN = [
           "namedtuples read through filters (map/selectattr/groupby/sort/join attribute=) and on namedtuples "
           "(users[0].name); checked: the outputs agree once the objects are dicts of their attributes",
           _caller_objects),
+    Known("include-without-context-buffered", "{% include x without context %} inside a macro, call block, set or "
+          "filter block: Jinja2's generated code yields the included text from the enclosing function (a macro "
+          "then returns a generator, a set or filter block loses the text to the output); minijinja_py includes "
+          "it there as everywhere else", _include_without_context_buffered),
     Known("block-set-attribute", "{% set x.attr %}...{% endset %} on a non-namespace: Jinja2 skips its namespace "
           "check and item-assigns (TypeError, or mutates a dict); minijinja_py raises TemplateRuntimeError as for "
           "{% set x.attr = ... %}", _block_set_attribute_of_non_namespace),
