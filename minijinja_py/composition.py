@@ -25,7 +25,7 @@ from .runtime import Macro, captured_text, join_output
 
 __all__ = [
     "TemplateContext", "TemplateReference", "BlockReference", "TemplateModule", "run_template", "render_chunks",
-    "extend", "include", "make_module", "default_module", "imported_name", "context_at", "variables_reader",
+    "extend", "include", "make_module", "default_module", "load", "imported_name", "context_at", "variables_reader",
 ]
 
 
@@ -33,12 +33,12 @@ class TemplateContext:
     """Jinja2's Context: see the module docstring. `parent` and `globals` are dicts of the variables resolved
     after the templates' own; `roots` the (root frame, {name: slot} of its top-level variables) of each template
     run in this context, in order; `blocks` {name: [block function, ...]}, the most derived first; `extends` the
-    template an {% extends %} has chosen and whose root has not started; `modules` the render's imported modules
-    (shared by every context of the render)."""
+    template an {% extends %} has chosen and whose root has not started; `cache` what the render has loaded and
+    the modules it has made, shared by every context of the render (load())."""
 
-    __slots__ = ("rs", "name", "parent", "globals", "roots", "blocks", "extends", "modules")
+    __slots__ = ("rs", "name", "parent", "globals", "roots", "blocks", "extends", "cache")
 
-    def __init__(self, rs, name, parent, globals_, blocks, modules):
+    def __init__(self, rs, name, parent, globals_, blocks, cache):
         self.rs = rs
         self.name = name
         self.parent = parent
@@ -46,7 +46,7 @@ class TemplateContext:
         self.roots = []
         self.blocks = {block: [run] for block, run in blocks.items()}
         self.extends = None
-        self.modules = modules
+        self.cache = cache
 
     def lookup(self, name):
         """A name as the context resolves it: the top-level variable assigned last, then parent, then globals;
@@ -244,7 +244,7 @@ def include(context, template, out, variables):
 def _context_for(context, template, variables):
     globals_ = template._full_globals()
     parent = {} if variables is None else variables
-    return TemplateContext(context.rs, template.name, parent, globals_, template._compiled.blocks, context.modules)
+    return TemplateContext(context.rs, template.name, parent, globals_, template._compiled.blocks, context.cache)
 
 
 def context_at(f, depth):
@@ -357,11 +357,23 @@ def make_module(context, template, variables, outside=None):
 
 def default_module(context, template):
     """The module {% import %} without context binds: made once per render for each template."""
-    key = id(template)
-    module = context.modules.get(key)
+    key = ("module", id(template))
+    module = context.cache.get(key)
     if module is None:
-        module = context.modules[key] = make_module(context, template, None)
+        module = context.cache[key] = make_module(context, template, None)
     return module
+
+
+def load(context, method, name, importer):
+    """env.<method>(name, importer) (get_template and friends), asked once per render for each name: a render
+    sees one version of each template, and a tag in a loop does not pay the environment's cache every time."""
+    if type(name) is not str:
+        return getattr(context.rs.env, method)(name, importer)
+    key = (method, name, importer)
+    template = context.cache.get(key)
+    if template is None:
+        template = context.cache[key] = getattr(context.rs.env, method)(name, importer)
+    return template
 
 
 def imported_name(rs, module, name, template_name, line, importer):

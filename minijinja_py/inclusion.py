@@ -13,7 +13,9 @@ and commas only.
 import re
 
 from . import nodes as n
-from .composition import context_at, default_module, extend, imported_name, include, make_module, variables_reader
+from .composition import (
+    context_at, default_module, extend, imported_name, include, load, make_module, variables_reader,
+)
 from .errors import TemplateAssertionError, TemplateNotFound, TemplateRuntimeError, error_at, located
 from .runtime import join_output
 
@@ -79,7 +81,7 @@ def _include(c, node, template_ev, depth):
         if type(value) is list or type(value) is tuple:
             context.rs.burn(10 * len(value))   # a loader lookup for each name, at worst
         try:
-            template = getattr(context.rs.env, choose)(value, importer)
+            template = load(context, choose, value, importer)
         except TemplateNotFound:
             if ignore_missing:
                 return
@@ -115,7 +117,7 @@ def _import(c, node, template_ev, depth):
         value = template_ev(f)
         context = context_at(f, depth)
         rs = context.rs
-        template = rs.env.get_template(value, importer)
+        template = load(context, "get_template", value, importer)
         if read_locals is not None:
             variables = context.everything()
             variables.update(read_locals(f))
@@ -144,5 +146,5 @@ def _extends(c, node, template_ev, depth):
         context = context_at(f, depth)
         if context.extends is not None:
             raise TemplateRuntimeError("extended multiple times")
-        extend(context, context.rs.env.get_template(template_ev(f), importer))
+        extend(context, load(context, "get_template", template_ev(f), importer))
     return run
