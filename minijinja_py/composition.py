@@ -291,6 +291,8 @@ class TemplateModule:
         """The exported name (how the sandbox reads `module.name` in a template)."""
         return self._exports[name]
 
+    __iter__ = None   # not iterable (as Jinja2's): __getitem__ is not a sequence's
+
     def __getattr__(self, name):
         """The exported name, from Python: a macro is wrapped so that calling it runs as a render of its own."""
         try:
