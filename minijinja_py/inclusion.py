@@ -21,20 +21,20 @@ from .runtime import join_output
 
 __all__ = ["s_load", "tag_modifiers"]
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+_IGNORE_MISSING = re.compile(r"\s*ignore\s+missing\b")
+_CONTEXT = re.compile(r"(?<![\w,])\s*(with|without)\s+context\s*[-+]?$")
 
 
 def tag_modifiers(source, node):
     """(ignore_missing, with_context) of a load tag as written: with_context is True, False or None (not said)."""
     if source is None:
         return False, None
-    end = source.find("%}", node.template.span.end)
-    words = _WORD.findall(source, node.template.span.end, end if end >= 0 else len(source))
-    ignore_missing = node.kind == "include" and words[:2] == ["ignore", "missing"]
-    with_context = None
-    if words[-2:] in (["with", "context"], ["without", "context"]):
-        with_context = words[-2] == "with"
-    return ignore_missing, with_context
+    start = node.template.span.end
+    end = source.find("%}", start)
+    tail = source[start:end if end >= 0 else len(source)]
+    ignore_missing = node.kind == "include" and _IGNORE_MISSING.match(tail) is not None
+    found = _CONTEXT.search(tail)
+    return ignore_missing, None if found is None else found.group(1) == "with"
 
 
 def _check(c, node):
