@@ -14,11 +14,14 @@ from .base import Limits, pass_state
 from .capabilities import Capabilities
 from .chat import ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, \
     seed_template, seed_template_names
+from .decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
 from .environment import Environment, Template
 from .errors import (
-    FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateRuntimeError,
-    TemplateSyntaxError, UndefinedError, twin_of,
+    FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateNotFound,
+    TemplateRuntimeError, TemplatesNotFound, TemplateSyntaxError, UndefinedError, twin_of,
 )
+from . import meta
+from .loaders import BaseLoader, ChoiceLoader, DictLoader, FileSystemLoader, FunctionLoader, PrefixLoader
 from .loading import TemplateLoadError
 from .markup import Markup, escape
 from .schema import DocstringParsingException, TypeHintParsingException, get_json_schema
@@ -30,7 +33,9 @@ __all__ = [
     "Environment", "Template", "ChatTemplate", "Capabilities", "apply_chat_template", "chat_environment", "load_chat_template",
     "get_json_schema", "seed_template", "seed_template_names", "raise_exception", "TemplateError",
     "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
-    "FilterArgumentError", "LimitExceeded", "TemplateLoadError", "DocstringParsingException",
+    "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound", "TemplateLoadError",
+    "BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader", "DocstringParsingException",
     "TypeHintParsingException", "twin_of", "Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined",
-    "Limits", "Markup", "escape", "pass_state",
+    "Limits", "Markup", "escape", "pass_state", "meta", "pass_environment", "pass_eval_context", "pass_context",
+    "select_autoescape",
 ]

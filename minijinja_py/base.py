@@ -161,10 +161,10 @@ def check_depth(limits, depth, what="data nested this deep"):
 # ------------------------------------------------------------------------------------------- render state
 class RenderState:
     """What one render carries besides its variables: the environment and its limits, the step budget, the
-    output written so far, the call depth, and the render's own objects (context, blocks, random generator)."""
+    output written so far, the call depth, and the render's own objects (its variables, random generator)."""
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
-                 "autoescape", "generation_spans", "random", "context", "root", "blocks", "template_name")
+                 "autoescape", "generation_spans", "random", "context")
 
     def __init__(self, env, globals_, context, autoescape, fuel=None):
         self.env = env
@@ -179,9 +179,6 @@ class RenderState:
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
         self.random = None              # |random's generator, made on first use
-        self.root = None                # the template's root frame ({% block %} bodies read it)
-        self.blocks = None              # {% block %} name → its compiled body, when `self` is used
-        self.template_name = None
 
     def burn(self, steps=1):
         """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""

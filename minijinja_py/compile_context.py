@@ -28,8 +28,12 @@ __all__ = ["CompileContext"]
 class CompileContext:
     """Everything the node compilers share during one compile_template()."""
 
-    def __init__(self, env, autoescape, summaries):
+    def __init__(self, env, autoescape, summaries, origin=(None, None, None)):
         self.env = env
+        # (name, filename, normalised source) of the template: errors located in it carry them, the load tags
+        # read their modifiers in the source and pass the name to the loader as the parent of what they load
+        self.origin = origin
+        self.template_name = origin[0]
         self.limits = env.limits
         self.extensions = env.extensions
         self.filters = env.filters
@@ -44,6 +48,8 @@ class CompileContext:
         self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
         self.uses_self = False       # the template or one of its blocks reads `self`
         self.last_runs = ()          # the statement closures of the list compile_body compiled last
+        self.needs_context = False   # a block, `self` or a load tag: the render needs a composition.TemplateContext
+        self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies
@@ -77,6 +83,32 @@ class CompileContext:
         """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
         name the compiler asks for)."""
         return self.variable(name)[:2]
+
+    def context_depth(self):
+        """How many frames up from the current scope's frame the outermost frame of its function chain is (the
+        template's root or a block), whose parent slot holds the template context (composition.py)."""
+        depth, scope = 0, self.scope
+        while scope.parent is not None:
+            if scope.parent.function is not scope.function:
+                depth += 1
+            scope = scope.parent
+        return depth
+
+    def visible_stores(self):
+        """{name: (depth, slot)} of every variable assigned in the current scope and the scopes around it, the
+        innermost first: what Jinja2 passes as the locals of a scoped block, an include or an import with
+        context."""
+        visible = {}
+        depth, scope = 0, self.scope
+        while scope is not None:
+            for name in scope.stores:
+                if name not in visible:
+                    visible[name] = (depth, scope.refs[name])
+            parent = scope.parent
+            if parent is not None and parent.function is not scope.function:
+                depth += 1
+            scope = parent
+        return visible
 
     def variable(self, name):
         """(depth, slot, how it starts: symbols.PARAM, RESOLVE, ALIAS or UNDEFINED) of the variable `name`. A

@@ -1,50 +1,43 @@
 """Compiler: AST (nodes.py) → Python closures, once per template. No Python source is generated: each node becomes
 a closure over the closures of its children (the glossary of the interpreter's names is in compile_context.py).
 
-Statements become `run(f, out)` (statements.py, loops.py, functions.py), expressions `ev(f)` (expressions.py,
-calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a test checks that
-every node class has its entry). Variables are slots of a frame, resolved here with symbols.py: every scope is
-analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile is linear in
-the template's size: each node is compiled once, and the analyses answer in one pass (symbols.Summaries).
+Statements become `run(f, out)` (statements.py, loops.py, functions.py, inclusion.py), expressions `ev(f)`
+(expressions.py, calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a
+test checks that every node class has its entry). Variables are slots of a frame, resolved here with symbols.py:
+every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile
+is linear in the template's size: each node is compiled once, and the analyses answer in one pass
+(symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
+folder's negative powers, output checks around a conditional extends) is rewritten in the AST first
+(transforms.py), only for the templates that need it.
 """
 
 from . import nodes as n
 from .base import gc_paused
+from .composition import context_at
 from .compile_context import CompileContext
-from .errors import TemplateAssertionError, error_at, twin_of
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
 from .fused import FUSED_ASSIGN, FUSED_EXPRESSIONS
 from .fused_if import s_if
 from .fused_print import print_run
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
+from .inclusion import s_load
 from .loops import compile_for
-from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope
+from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
 from .symbols import Function, Summaries, check_nesting
+from .transforms import (
+    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, has_conditional_extends,
+    with_newline_sequence,
+)
 
 __all__ = ["compile_template", "CompiledTemplate", "LoopControlOutsideLoop", "STATEMENTS", "EXPRESSIONS"]
 
 
-def s_load(c, node):
-    """{% include %}, {% import %}, {% from ... import %}, {% extends %}: checked as Jinja2 checks them, then,
-    with no loader (a template is a string, as in transformers), failing when they run as Jinja2 fails."""
-    for name, _ in node.names:
-        if name.startswith("_"):
-            raise error_at(TemplateAssertionError, "names starting with an underline can not be imported", node.span)
-    if node.kind == "extends":
-        if not c.toplevel:
-            raise error_at(TemplateAssertionError, "cannot use extend from a non top-level scope", node.span)
-        if c.rootlevel:
-            c.known_extends = True
-    template = c.expr(node.template)
-    span = node.span
-
-    def run(f, out):
-        template(f)  # evaluated first, as in Jinja2: an undefined attribute there is an UndefinedError
-        raise error_at(twin_of(TypeError), "no loader for this environment specified", span)
-    return run
+def e_no_parent_yet(c, node):
+    depth = c.context_depth()
+    return lambda f: context_at(f, depth).extends is None
 
 
-EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS}
+EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS, NoParentYet: e_no_parent_yet}
 STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
     n.Generation: s_generation, n.Block: s_block, n.Load: s_load, n.If: s_if, **FUSED_ASSIGN,
@@ -52,37 +45,98 @@ STATEMENTS = {
 
 
 class CompiledTemplate:
-    """What a template compiles to: its root run(f, out), the layout of its frame, the slot of `self` (None when
-    the template does not use it) and its {% block %} bodies by name (for `self.name()`)."""
+    """What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
+    for Template.generate), the layout of its root frame, the slot of `self` (None
+    when the template does not use it), its {% block %} functions by name, its top-level variables
+    {name: slot} (Jinja2's exported context variables), whether a render needs a template context
+    (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
+    variables and the globals, in the order first met (meta.find_undeclared_variables)."""
 
-    __slots__ = ("run", "layout", "self_slot", "blocks")
+    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
 
-    def __init__(self, run, layout, self_slot, blocks):
-        self.run, self.layout, self.self_slot, self.blocks = run, layout, self_slot, blocks
+    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context, resolved):
+        self.run, self.steps, self.layout, self.self_slot = run, steps, layout, self_slot
+        self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
 
 
-def compile_template(template, env, autoescape):
-    """nodes.Template → CompiledTemplate. Raises TemplateSyntaxError (TemplateAssertionError...) or
-    LimitExceeded for a template that cannot compile."""
+def prepare(template, env, source):
+    """The AST rewrites this template needs (transforms.py)."""
+    if env.finalize is not None:
+        template = finalize_outputs(template)
+    if env.newline_sequence != "\n" and source is not None:
+        template = with_newline_sequence(template, source, env.newline_sequence)
+    if source is None or "**" in source:
+        template = fold_negative_powers(template)
+    if has_conditional_extends(template):
+        template = check_outputs(template)
+    return template
+
+
+def compile_template(template, env, autoescape, origin=(None, None, None)):
+    """nodes.Template → CompiledTemplate. origin is the template's (name, filename, normalised source). Raises
+    TemplateSyntaxError (TemplateAssertionError...) or LimitExceeded for a template that cannot compile."""
     with gc_paused():
-        return _compile(template, env, autoescape)
+        return _compile(template, env, autoescape, origin)
 
 
-def _compile(template, env, autoescape):
+def _compile(template, env, autoescape, origin):
     check_nesting(template, env.limits.max_nesting)
-    c = CompileContext(env, autoescape, Summaries())
+    template = prepare(template, env, origin[2])
+    c = CompileContext(env, autoescape, Summaries(), origin)
+    if env.finalize is not None:
+        c.filters = {**c.filters, FINALIZE: env.finalize}
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
     c.stmt = lambda node: STATEMENTS[type(node)](c, node)
     c.print_run = lambda nodes: print_run(c, nodes)
-    c.root_exports = {}
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self
-    function = Function(None)
+    function = Function(None, family=c.functions)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
-        run = charging(*compile_body(c, template.body))
+        run, steps = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
-    # the top-level variables Jinja2's context carries (a {% block %} reads them once assigned)
-    for name in scope.stores:
-        c.root_exports[name] = scope.refs[name]
-    return CompiledTemplate(run, layout, scope.refs["self"] if root_self else None,
-                            dict(c.blocks) if c.uses_self else None)
+    exports = {name: scope.refs[name] for name in scope.stores}
+    resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
+    return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
+                            dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
+
+
+def _chunks(body):
+    """The top-level statements, one per chunk (Template.generate yields after each). Consecutive texts and
+    {{ }} stay apart: the printer would fuse them, but at the top level each runs once per render."""
+    return [[node] for node in body]
+
+
+def _compile_steps(c, body):
+    """The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
+    weight by run, and each under its own by its step; nothing after a second extends (as Jinja2)."""
+    chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
+    runs = []
+    for chunk in chunks:
+        extended_before = c.known_extends
+        run, weight = compile_body(c, chunk)
+        if run is not nothing or weight:
+            runs.append((run, weight))
+        if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
+            break
+    steps = tuple(charging(run, weight) for run, weight in runs)
+    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps
+
+
+def _run_all(runs):
+    """One run(f, out) running runs in turn."""
+    if not runs:
+        return nothing
+    if len(runs) == 1:
+        return runs[0]
+    if len(runs) == 2:
+        a, b = runs
+
+        def run2(f, out):
+            a(f, out)
+            b(f, out)
+        return run2
+
+    def run(f, out):
+        for r in runs:
+            r(f, out)
+    return run

@@ -12,7 +12,8 @@ import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
-    "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "twin_of", "limit_twin",
+    "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
+    "twin_of", "limit_twin", "claim",
     "as_template_error", "scrub_message", "located", "error_at",
 ]
 
@@ -24,7 +25,8 @@ class TemplateError(Exception):
     """Base class of every error minijinja_py raises.
 
     `.message` is the bare text (as Jinja2's), `.lineno`/`.colno` are 1-based (None when unknown), `.name` is the
-    template name and `.source` the template text, both filled in when the error crosses the template boundary.
+    template name, `.filename` the file it was loaded from (None for a string or a loader without files) and
+    `.source` the template text, all filled in when the error crosses the template boundary.
     """
 
     def __init__(self, message="", lineno=None, colno=None, *, end=None, name=None, source=None):
@@ -36,7 +38,12 @@ class TemplateError(Exception):
         # reserve for an int
         self.end_pos = end
         self.name = name
+        self.filename = None
         self.source = source
+
+    def _location_name(self):
+        """The name of the template the location points into."""
+        return self.name
 
     def locate(self, lineno, colno, end=None):
         """Attach a location unless a more precise (inner) one is already there: the innermost wins."""
@@ -46,9 +53,10 @@ class TemplateError(Exception):
 
     def __str__(self):
         text = self.message
+        where_name = self._location_name()
         if self.lineno is None:
-            return text if self.name is None else f"{text}\n  in {self.name}"
-        where = f"{self.name or '<template>'}:{self.lineno}:{self.colno}"
+            return text if where_name is None else f"{text}\n  in {where_name}"
+        where = f"{where_name or '<template>'}:{self.lineno}:{self.colno}"
         shown = self._source_excerpt()
         return f"{text}\n  --> {where}" + (f"\n{shown}" if shown else "")
 
@@ -88,7 +96,7 @@ class TemplateError(Exception):
         return f"{gutter}{prefix}{before}{marked}{after}{suffix}\n{caret_line}"
 
 
-_LOCATION = ("lineno", "colno", "end_pos", "name", "source")
+_LOCATION = ("lineno", "colno", "end_pos", "name", "filename", "source")
 
 
 def _rebuild_error(cls, message, state):
@@ -167,6 +175,40 @@ class UndefinedError(TemplateRuntimeError):
 
 class SecurityError(TemplateRuntimeError):
     """The template tried to reach something the sandbox does not allow."""
+
+
+class TemplateNotFound(IOError, LookupError, TemplateError):
+    """A loader has no template of that name (Jinja2's class: also an IOError and a LookupError). `.name` is the
+    name asked for, `.templates` the names tried; raised inside a render, it is located at the tag that loaded."""
+
+    def __init__(self, name, message=None):
+        if message is None:
+            fail = getattr(type(name), "_fail_with_undefined_error", None)
+            if fail is not None:   # an undefined name: the undefined's own error, as Jinja2
+                fail(name)
+            message = name
+        TemplateError.__init__(self, message)
+        self.name = name
+        self.templates = [name]
+        self.loading_template = None   # the template whose tag asked for it, once the error leaves a render
+
+    def _location_name(self):
+        return self.loading_template
+
+    __str__ = TemplateError.__str__
+    __reduce__ = TemplateError.__reduce__
+
+
+class TemplatesNotFound(TemplateNotFound):
+    """None of the names given to select_template() (or an {% include [...] %}) exists."""
+
+    def __init__(self, names=(), message=None):
+        names = list(names)
+        if message is None:
+            parts = [getattr(name, "_undefined_message", name) for name in names]
+            message = "none of the templates given were found: " + ", ".join(map(str, parts))
+        TemplateNotFound.__init__(self, names[-1] if names else None, message)
+        self.templates = names
 
 
 class FilterArgumentError(TemplateRuntimeError):
@@ -290,6 +332,18 @@ def located(exc, span):
     """The one way a location is attached: any exception → a TemplateError carrying span's location, unless it
     already has an inner one (the innermost wins)."""
     return as_template_error(exc, span.line, span.col, (span.end_line, span.end_col))
+
+
+def claim(exc, origin):
+    """Give a TemplateError located in a template the (name, filename, source) of that template, unless an inner
+    one claimed it first: called where each template function (root, block, macro) hands an error on."""
+    if exc.source is None and exc.lineno is not None:
+        name, exc.filename, exc.source = origin
+        if isinstance(exc, TemplateNotFound):
+            exc.loading_template = name
+        else:
+            exc.name = name
+    return exc
 
 
 def error_at(cls, message, span):

@@ -8,9 +8,12 @@ scopes around its definition, live, as Jinja2's closures do, and the caller's ne
 from . import nodes as n
 from .base import MISSING
 from .calls import call_value, compile_args
-from .errors import TemplateAssertionError, TemplateRuntimeError, TemplateSyntaxError, error_at, located
-from .runtime import FrameLayout, Macro, MacroCode, TemplateReference, resolve
-from .statements import charging, compile_body, emitter, in_scope
+from .composition import TemplateReference, context_at, variables_reader
+from .errors import (
+    TemplateAssertionError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, claim, error_at, located,
+)
+from .runtime import FrameLayout, Macro, MacroCode
+from .statements import charging, compile_body, emitter, in_scope, nothing
 from .symbols import Function, node_count
 
 __all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "function_layout"]
@@ -46,7 +49,8 @@ def _macro_code(c, name, params, body, span):
         layout = function_layout(c, function, scope)
     # a call costs about ten loop iterations' time (a frame, its parameters bound, its output joined); the body
     # charges when it runs
-    return MacroCode(name, names, param_slots, defaults, run, layout, special_slots, 10 + node_count(params))
+    return MacroCode(name, names, param_slots, defaults, run, layout, special_slots, 10 + node_count(params),
+                     c.origin)
 
 
 def s_macro(c, node):
@@ -105,20 +109,38 @@ def s_generation(c, node):
 
 
 def s_block(c, node):
-    """{% block name %}: rendered in place (nothing extends a string template), and kept for `self.name()`. As in
-    Jinja2, a block is a function of its own that reads Jinja2's template context: the top-level variables the
-    template has assigned so far, then the render's variables and the globals — not the loop or macro it sits in,
-    unless it is `scoped`, which adds the variables assigned around it (Jinja2's derived context)."""
+    """{% block name %}: a function of its own, kept in the template's blocks (an inheritance chain puts the most
+    derived first), and where it stands, the statement rendering the most derived block of that name. As in
+    Jinja2, a block reads the template context (composition.TemplateContext: the top-level variables assigned so
+    far, then the render's variables and the globals) — not the loop or macro it sits in, unless it is `scoped`,
+    which adds the variables assigned around it. A `required` block fails when nothing overrides it."""
     if node.name in c.blocks:
         raise error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
-    name, span = node.name, node.span
-    if node.required:
-        def run_required(rs, out, derived=None):
-            raise error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
-        c.blocks[name] = run_required
-        return lambda f, out: run_required(f[0], out)
-    c.blocks[name] = None  # taken (a block of the same name nested in this one is a duplicate)
-    function = Function(None)
+    c.blocks[node.name] = None  # taken (a block of the same name nested in this one is a duplicate)
+    c.needs_context = True
+    run_block = _block_function(c, node)
+    c.blocks[node.name] = run_block
+    if c.toplevel and c.known_extends:
+        return nothing   # Jinja2 renders no block in place after an extends (the parent renders them)
+    name, depth = node.name, c.context_depth()
+    if not node.scoped:
+        def run(f, out):
+            context = context_at(f, depth)
+            context.blocks[name][0](context, out)
+        return run
+    read_locals = variables_reader(c.visible_stores())
+
+    def run_scoped(f, out):
+        context = context_at(f, depth)
+        context.blocks[name][0](context, out, read_locals(f))
+    return run_scoped
+
+
+def _block_function(c, node):
+    """run_block(context, out, derived=None): the block's body in a frame of its own; derived are the variables
+    of a scoped block's surroundings."""
+    name, span, required = node.name, node.span, node.required
+    function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
     with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
@@ -126,54 +148,23 @@ def s_block(c, node):
         body = charging(*compile_body(c, node.body))
         layout = function_layout(c, function, scope)
         self_slot, super_slot = (scope.refs.get(s) if s in special else None for s in ("self", "super"))
-    exports = c.root_exports   # filled once the template's own scope is compiled
-    super_hint = f"there is no parent block called {name!r}."
+    origin = c.origin
 
-    def run_block(rs, out, derived=None):
-        def lookup(name):
-            if derived is not None and name in derived:
-                return derived[name]
-            slot = exports.get(name)
-            if slot is not None:
-                value = rs.root[slot]
-                if value is not MISSING:   # assigned by now (or resolved from the render's variables)
-                    return value
-            return resolve(rs, name)
-        f = layout.new(rs, None, lookup)
-        if self_slot is not None:
-            f[self_slot] = TemplateReference(rs.template_name, rs)
-        if super_slot is not None:
-            f[super_slot] = rs.undefined(super_hint, name="super")
-        body(f, out)
-    c.blocks[name] = run_block
-    if not node.scoped:
-        return lambda f, out: run_block(f[0], out)
-    visible = _stored_names(c)
-
-    def run_scoped(f, out):
-        derived = {}
-        for var, (depth, slot) in visible.items():
-            frame = f
-            for _ in range(depth):
-                frame = frame[1]
-            value = frame[slot]
-            if value is not MISSING:
-                derived[var] = value
-        run_block(f[0], out, derived)
-    return run_scoped
-
-
-def _stored_names(c):
-    """{name: (depth, slot)} of every variable assigned in the current scope and the scopes around it (the
-    innermost wins), as Jinja2's derived context sees them."""
-    visible = {}
-    depth, scope = 0, c.scope
-    while scope is not None:
-        for name in scope.stores:
-            if name not in visible:
-                visible[name] = (depth, scope.refs[name])
-        parent = scope.parent
-        if parent is not None and parent.function is not scope.function:
-            depth += 1
-        scope = parent
-    return visible
+    def run_block(context, out, derived=None):
+        try:
+            if required and len(context.blocks[name]) <= 1:
+                raise error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
+            if derived is None:
+                f = layout.new(context.rs, context, context.lookup)
+            else:
+                f = layout.new(context.rs, context, lambda var: derived[var] if var in derived
+                               else context.lookup(var))
+            if self_slot is not None:
+                f[self_slot] = TemplateReference(context)
+            if super_slot is not None:
+                f[super_slot] = context.super_block(name, run_block)
+            body(f, out)
+        except TemplateError as exc:
+            claim(exc, origin)
+            raise
+    return run_block

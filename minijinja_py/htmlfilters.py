@@ -113,14 +113,18 @@ def _split_punctuation(word):
 @pass_state
 def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=None, extra_schemes=None):
     """Turn URLs (http, https, www., bare domains) and e-mail addresses in the text into links."""
-    rel_words = set((rel or "").split()) | {"noopener"}
+    policies = rs.env.policies   # the defaults of rel, target and extra_schemes, as Jinja2's
+    rel_words = set((rel or "").split()) | set((policies["urlize.rel"] or "").split())
     if nofollow:
         rel_words.add("nofollow")
-    schemes = tuple(extra_schemes or ())
+    if target is None:
+        target = policies["urlize.target"]
+    schemes = tuple(extra_schemes if extra_schemes is not None else policies["urlize.extra_schemes"] or ())
     for scheme in schemes:
         if _SCHEME.fullmatch(scheme) is None:
             raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
-    link_attrs = f' rel="{escape(" ".join(sorted(rel_words)))}"' + (f' target="{_escape(target)}"' if target else "")
+    rel = " ".join(sorted(rel_words))
+    link_attrs = (f' rel="{escape(rel)}"' if rel else "") + (f' target="{_escape(target)}"' if target else "")
     text = str(_escape(value))
     # every word may become a link: <a href="https://WORD" ATTRS>WORD</a>; each costs a few regexps in Python
     words = 2 * sum(1 for _ in _SPACE_RUNS.finditer(text)) + 1
@@ -185,11 +189,18 @@ def do_striptags(value):
 # ------------------------------------------------------------------------------------------------------ json
 @pass_state
 def do_tojson(rs, value, indent=None):
-    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup."""
-    kwargs = {"sort_keys": True}
+    """JSON for HTML (Jinja2's tojson): keys sorted, <>&' escaped, Markup (policies: json.dumps_*)."""
+    # the environment's policies json.dumps_function and json.dumps_kwargs choose the serialiser and its options
+    policies = rs.env.policies
+    kwargs = dict(policies["json.dumps_kwargs"])
     if indent is not None:
         kwargs["indent"] = indent
-    text = safe_json_dumps(rs, value, **kwargs)
+    dumps = policies["json.dumps_function"]
+    if dumps is None:
+        text = safe_json_dumps(rs, value, **kwargs)
+    else:   # the caller's own serialiser: its result is bounded once it is made
+        text = dumps(value, **kwargs)
+        check_str_size(rs.limits, len(text), "JSON")
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
                   .replace("'", "\\u0027"))
 

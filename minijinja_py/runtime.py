@@ -10,14 +10,14 @@ import random as _random
 from collections import deque
 
 from .base import MISSING, limit_exceeded, out_of_fuel, pass_state
-from .errors import SecurityError, TemplateRuntimeError, as_template_error, limit_twin
+from .errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, limit_twin
 from .markup import Markup, escape
 from .printing import safe_repr
 
 __all__ = [
     "BreakLoop", "ContinueLoop", "NotText", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
     "Namespace", "ChatNamespace", "namespace_set", "GroupTuple", "Cycler", "Joiner", "DictFactory", "lipsum",
-    "sandboxed_range", "TemplateReference", "BlockReference", "resolve",
+    "sandboxed_range", "resolve",
 ]
 
 
@@ -212,8 +212,10 @@ class LoopContext:
 class FrameLayout:
     """How to start a frame (the slots of one template function: the template, a macro call, a block, a
     recursive loop call — see compiler.py): slot 0 holds the render state, slot 1 the frame the function was
-    defined in (None for the template's own), the others their start values, then the names no scope assigns
-    are looked up once (resolve)."""
+    defined in (for the outermost function of a template, the root or a block: its template context, or None
+    when the template needs none), the others their start values, then the names no scope assigns are looked up
+    once: in the template context of the frame chain when there is one (Jinja2 resolves them there), else in
+    the render's variables and globals (resolve)."""
 
     __slots__ = ("initial", "resolves", "copies")
 
@@ -223,14 +225,22 @@ class FrameLayout:
         self.copies = copies        # ((slot, depth, source slot), ...): variables that start as another's value
 
     def new(self, rs, parent, lookup=None):
-        """A new frame; the free names found with lookup(name) (a block's context), by default resolve()."""
+        """A new frame; the free names found with lookup(name) (by default, see the class docstring)."""
         f = [rs, parent, *self.initial]
-        if lookup is None:
-            for name, slot in self.resolves:
-                f[slot] = resolve(rs, name)
-        else:
-            for name, slot in self.resolves:
-                f[slot] = lookup(name)
+        resolves = self.resolves
+        if resolves:
+            if lookup is None and parent is not None:
+                context = parent
+                while type(context) is list:   # up the frames to the outermost one's context
+                    context = context[1]
+                if context is not None:
+                    lookup = context.lookup
+            if lookup is None:
+                for name, slot in resolves:
+                    f[slot] = resolve(rs, name)
+            else:
+                for name, slot in resolves:
+                    f[slot] = lookup(name)
         for slot, depth, source in self.copies:
             frame = f
             for _ in range(depth):
@@ -246,9 +256,11 @@ class MacroCode:
     closures (None where a parameter has none); `weight` the steps a call costs besides its body."""
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
-                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain")
+                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
+                 "origin")
 
-    def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight):
+    def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight, origin):
+        self.origin = origin   # (name, filename, source) of the template it is in: errors in its body carry them
         self.name = name
         self.arguments = arguments
         self.param_slots = param_slots
@@ -305,6 +317,9 @@ class Macro:
             if pending:
                 _bind_defaults(code, f, pending, rs.undefined)
             code.body(f, out)
+        except TemplateError as exc:
+            claim(exc, code.origin)
+            raise
         finally:
             rs.depth -= 1
         try:
@@ -364,54 +379,6 @@ def _bind_arguments(code, f, args, kwargs, undefined):
     elif len(args) > count:
         raise TypeError(f"macro {code.name!r} takes not more than {count} argument(s)")
     return pending
-
-
-# ------------------------------------------------------------------------------------------------------ self
-class TemplateReference:
-    """`self` in a template: `self.name()` renders the {% block name %} of this template, as Jinja2's
-    TemplateReference does (with the template's top-level variables, wherever it is called from)."""
-
-    __slots__ = ("_name", "_rs")
-    mj_safe_repr = True
-
-    def __init__(self, name, rs):
-        self._name, self._rs = name, rs
-
-    def __getitem__(self, name):
-        return BlockReference(name, self._rs.blocks[name], self._rs)
-
-    def __repr__(self):
-        return f"<TemplateReference {self._name!r}>"
-
-
-class BlockReference:
-    """self.name: calling it renders the block; `super` is undefined (a template without loader has no parent)."""
-
-    __slots__ = ("name", "_run", "_rs")
-    mj_safe_repr = True
-
-    def __init__(self, name, run, rs):
-        self.name, self._run, self._rs = name, run, rs
-
-    @property
-    def super(self):
-        return self._rs.undefined(f"there is no parent block called {self.name!r}.", name="super")
-
-    def __call__(self):
-        rs = self._rs
-        rs.burn(10)  # as a macro call: a frame, the body's output joined
-        if rs.depth >= rs.limits.max_call_depth:
-            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of block calls through self")
-        out = []
-        rs.depth += 1
-        try:
-            self._run(rs, out)
-        finally:
-            rs.depth -= 1
-        return captured_text(out, rs)
-
-    def __repr__(self):
-        return f"<BlockReference {self.name!r}>"
 
 
 # ------------------------------------------------------------------------------------------------- globals

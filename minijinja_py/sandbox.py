@@ -16,15 +16,14 @@ import string
 import types
 from collections import abc
 
-from .base import CHAR_SHIFT, MISSING, check_str_size, limit_exceeded
+from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
 from .markup import EscapeFormatter, Markup
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .printing import OPAQUE_TYPES, safe_repr, to_str
-from .runtime import (
-    BlockReference, Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace, TemplateReference,
-)
+from .composition import BlockReference, TemplateModule, TemplateReference
+from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
 __all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS"]
@@ -63,6 +62,7 @@ _ALLOWED_BY_TYPE = {
     DictFactory: frozenset({"fromkeys"}),
     TemplateReference: frozenset(),   # self.name: the item fallback finds the block
     BlockReference: frozenset({"name", "super"}),
+    TemplateModule: frozenset(),      # module.name: the item fallback finds the exported name
     # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
     # before any check could run)
     bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
@@ -139,8 +139,17 @@ def getattr_(obj, name, rs):
 
 def _dict_attribute(obj, name, rs):
     if name in DICT_MUTATORS:
-        raise _unsafe(obj, name)
+        return _mutator(obj, name, rs)
     return _bound(obj, name, rs)
+
+
+def _mutator(obj, name, rs):
+    """A method that changes obj: refused in an immutable environment (the default, as Jinja2's
+    ImmutableSandboxedEnvironment); with immutable=False (Jinja2's SandboxedEnvironment) handed out, charged as
+    any method, and the size it leaves obj at checked against max_items."""
+    if rs.env.immutable:
+        raise _unsafe(obj, name)
+    return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
 
 
 def _private(obj, name, rs):
@@ -175,7 +184,7 @@ def _attribute(obj, name, rs, item_fallback):
         if name in allowed:
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
-            raise _unsafe(obj, name)
+            return _mutator(obj, name, rs)
     elif type(obj) is _CheckedMethod:
         return _attribute(obj.method, name, rs, item_fallback)  # it stands for the method: the method's rules
     elif _is_engine_internal(obj):
@@ -191,7 +200,7 @@ def _attribute(obj, name, rs, item_fallback):
             raise _unsafe(obj, name)
         return rs.undefined(obj=obj, name=name)
     elif _is_mutator(obj, name):
-        raise _unsafe(obj, name)
+        return _mutator(obj, name, rs)
     else:
         # an object of the caller's own class: its public attributes are what the caller chose to pass
         try:
@@ -294,7 +303,8 @@ def _bound(obj, name, rs):
 
 
 # Methods that take constant time whatever the size of their object.
-_CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "reset"})
+_CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "reset",
+                            "append", "appendleft", "add", "discard", "popleft", "popitem", "setdefault"})
 
 
 class _CheckedMethod:
@@ -326,6 +336,17 @@ class _CheckedMethod:
 
     def __repr__(self):
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+
+
+class _CheckedMutator(_CheckedMethod):
+    """A method that changes its object (immutable=False only): the object may not grow past max_items."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        result = _CheckedMethod.__call__(self, *args, **kwargs)
+        check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
+        return result
 
 
 def _charge_argument(rs, arg):

@@ -133,8 +133,9 @@ def do_indent(rs, s, width=4, first=False, blank=False):
 @pass_state
 def do_truncate(rs, s, length=255, killwords=False, end="...", leeway=None):
     """Cut the string to length (counting end), at a word boundary unless killwords; leeway (5) is slack."""
+    # leeway's default is the environment's policy truncate.leeway (5 unless changed), as in Jinja2
     if leeway is None:
-        leeway = 5
+        leeway = rs.env.policies["truncate.leeway"]
     if not length >= len(end):
         raise AssertionError(f"expected length >= {len(end)}, got {length}")
     if not leeway >= 0:

@@ -36,13 +36,17 @@ FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent
 class Function:
     """The frame layout of one template function, filled in while its scopes are analysed."""
 
-    __slots__ = ("size", "resolve_slots", "parent_scope", "reentered")
+    __slots__ = ("size", "resolve_slots", "parent_scope", "reentered", "family")
 
-    def __init__(self, parent_scope=None, reentered=False):
+    def __init__(self, parent_scope=None, reentered=False, family=None):
         self.size = FIRST_SLOT
         self.resolve_slots = {}           # name → the slot resolved from the render's variables at entry
         self.parent_scope = parent_scope  # the scope the function is defined in (None: the template, a block)
         self.reentered = reentered        # its own scope starts more than once per frame (a recursive loop's body)
+        # every function of the template, in the order made (meta.find_undeclared_variables reads their names)
+        self.family = parent_scope.function.family if parent_scope is not None else \
+            family if family is not None else []
+        self.family.append(self)
 
     def new_slot(self):
         slot = self.size

@@ -8,7 +8,12 @@ tests/cases/<area>/<name>.out   the expected output, byte for byte, or for an er
 The context may carry an "__env__" object choosing the environment (removed before rendering):
     {"profile": "chat"}   (default) chat_environment(): the transformers profile
     {"profile": "plain", "trim_blocks": ..., "lstrip_blocks": ..., "keep_trailing_newline": ...,
-     "autoescape": ..., "undefined": "StrictUndefined", "extensions": ["do", "loopcontrols"]}
+     "autoescape": ..., "undefined": "StrictUndefined", "extensions": ["do", "loopcontrols"],
+     "newline_sequence": "\r\n", "finalize": "<a name in FINALIZERS>",
+     "immutable": false}  (Jinja2's SandboxedEnvironment rather than the ImmutableSandboxedEnvironment)
+and, in either profile, what is set on the environment once it is made (apply_extras):
+    "templates": {"name": "source", ...}   a DictLoader: the case's template can include, import, extend them
+    "policies": {"truncate.leeway": 0, ...}   updated into env.policies
 Error classes name either a minijinja_py class (UndefinedError, TemplateSyntaxError, SecurityError, ...) or a
 Python built-in (TypeError, ...), which the raised TemplateError must also be an instance of.
 
@@ -23,6 +28,31 @@ expectation (reviewed by hand) and make_expected.py lists it as STRICTER instead
 
 import json
 import os
+
+# finalize functions a case can name (a function cannot be written in JSON)
+FINALIZERS = {
+    "none_as_empty": lambda value: "" if value is None else value,
+    "brackets": lambda value: f"[{value}]",
+}
+EXTRAS = ("templates", "policies")
+
+
+def split_env(options):
+    """(constructor options, extras) of a case's __env__; a finalize name becomes its function."""
+    options = dict(options)
+    extras = {key: options.pop(key) for key in EXTRAS if key in options}
+    if "finalize" in options:
+        options["finalize"] = FINALIZERS[options["finalize"]]
+    return options, extras
+
+
+def apply_extras(env, extras, dict_loader):
+    """Set a case's extras on an environment (either engine's: dict_loader is its DictLoader class)."""
+    if "templates" in extras:
+        env.loader = dict_loader(extras["templates"])
+    env.policies.update(extras.get("policies", {}))
+    return env
+
 
 CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 SEPARATOR = "\n---\n"

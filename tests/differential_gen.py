@@ -20,7 +20,13 @@ What is generated (grammar/jinja.lark names in brackets):
                 blocks; each tag with random whitespace control (`{%-`, `{%+`, `-%}`, `+%}`, `{{-`, `-}}`, `{#-`,
                 ...) and random spacing inside, surrounded by text with spaces, tabs, newlines and indentation.
   contexts      strings (unicode, braces, newlines), ints, floats, bools, None, nested lists and dicts,
-                chat messages (role/content, content parts, tool calls), trees for recursive loops.
+                chat messages (role/content, content parts, tool calls), trees for recursive loops, and the
+                caller's own objects: plain objects with attributes and namedtuples, alone and in lists (`users`),
+                read through attributes and the filters that take attribute= (map, selectattr, groupby, sort...).
+  loaders       some cases come with other templates (Case.templates, given to both engines as a DictLoader): a
+                part to {% include %} (with/without context, ignore missing, a list of names), a library of
+                macros and variables to {% import %} / {% from ... import %}, a base with {% block %}s that the
+                template {% extends %} (blocks with super(), self.<block>(), scoped and required ones).
   options       mostly the transformers profile (trim_blocks and lstrip_blocks on), sometimes either turned off.
 A small share of templates is then mutated (a character deleted, duplicated or inserted) to exercise syntax errors.
 
@@ -28,6 +34,7 @@ Not generated, because Jinja2's output is not deterministic: the `random` filter
 """
 
 import random
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 __all__ = ["Chooser", "RandomChooser", "Case", "generate_case"]
@@ -75,10 +82,23 @@ class Case:
     trim_blocks: bool = True
     lstrip_blocks: bool = True
     notes: list = field(default_factory=list)
+    templates: dict = field(default_factory=dict)   # name → source, loaded by {% include %} and friends
 
     def describe(self):
+        loaded = f"\ntemplates={self.templates!r}" if self.templates else ""
         return (f"trim_blocks={self.trim_blocks} lstrip_blocks={self.lstrip_blocks}\n"
-                f"context={self.context!r}\nsource={self.source!r}")
+                f"context={self.context!r}\nsource={self.source!r}{loaded}")
+
+
+class Obj:
+    """A plain object of the caller's: attributes only (prints with its address in Jinja2)."""
+
+    def __init__(self, **attrs):
+        self.__dict__.update(attrs)
+
+
+User = namedtuple("User", "name id role")
+Point = namedtuple("Point", "x y")
 
 
 # ------------------------------------------------------------------------------------------------ contexts
@@ -115,10 +135,12 @@ def gen_scalar(r):
 
 
 def gen_value(r, depth=0):
-    kind = r.weighted([(6, "scalar"), (3, "list"), (3, "dict"), (1, "message"), (1, "tuple")]) if depth < 3 \
-        else "scalar"
+    kind = r.weighted([(6, "scalar"), (3, "list"), (3, "dict"), (1, "message"), (1, "tuple"), (1, "object")]) \
+        if depth < 3 else "scalar"
     if kind == "scalar":
         return gen_scalar(r)
+    if kind == "object":
+        return gen_object(r, depth)
     if kind == "list":
         return [gen_value(r, depth + 1) for _ in range(r.weighted([(3, r.randint(0, 4)), (1, r.randint(5, 9))]))]
     if kind == "tuple":
@@ -130,6 +152,32 @@ def gen_value(r, depth=0):
         key = r.weighted([(8, r.choice(KEYS)), (1, r.randint(0, 3)), (1, gen_str(r))])
         d[key] = gen_value(r, depth + 1)
     return d
+
+
+def gen_object(r, depth=0):
+    """A plain object or a namedtuple, with the attribute names templates read."""
+    kind = r.choice(["obj", "user", "point"])
+    if kind == "user":
+        return User(gen_str(r) if r.chance(0.3) else r.choice(["ann", "bob", "Cy"]), r.randint(0, 3), r.choice(ROLES))
+    if kind == "point":
+        return Point(r.randint(-2, 3), gen_value(r, depth + 1) if depth < 2 else r.randint(0, 2))
+    names = ["name", "id", "role", "content", "value", "items"]
+    return Obj(**{name: gen_value(r, depth + 1) if depth < 2 else gen_scalar(r)
+                  for name in names[:r.randint(0, len(names))]})
+
+
+def gen_users(r):
+    """A list of the caller's objects, all of a kind (the attribute filters compare and sort them)."""
+    kind = r.choice(["user", "obj", "mixed"])
+    out = []
+    for _ in range(r.randint(0, 4)):
+        name = r.choice(["ann", "bob", "Cy", "dee"])
+        if kind == "user" or kind == "mixed" and r.chance(0.5):
+            out.append(User(name, r.randint(0, 3), r.choice(ROLES)))
+        else:
+            out.append(Obj(name=name, id=r.randint(0, 3), role=r.choice(ROLES),
+                           **({"date": Obj(year=r.choice([2023, 2024]))} if r.chance(0.5) else {})))
+    return out
 
 
 def gen_message(r):
@@ -171,6 +219,8 @@ def kind_of(value):
         return "list"
     if isinstance(value, dict):
         return "msg" if "role" in value else "dict"
+    if isinstance(value, (Obj, User, Point)):
+        return "dict"   # read by attribute, as a dict is
     return "any"
 
 
@@ -183,6 +233,8 @@ def gen_context(r):
         if name == "messages":
             continue
         ctx[name] = gen_tree(r) if name == "tree" else gen_value(r)
+    if r.chance(0.25):
+        ctx["users"] = gen_users(r)
     if r.chance(0.3):
         ctx["add_generation_prompt"] = r.choice([True, False])
     if r.chance(0.2):
@@ -273,8 +325,10 @@ class _Scope:
 
 
 class TemplateGen:
-    def __init__(self, r, context):
+    def __init__(self, r, context, loadable=(), blocks=False):
         self.r = r
+        self.loadable = list(loadable)   # names of the other templates of the case
+        self.blocks = blocks             # generate {% block %}s (a base template, or one that extends it)
         self.scope = _Scope({k: kind_of(v) for k, v in context.items()})
         self.loops = []            # stack of (recursive?) for the enclosing for loops
         self.macros = {}           # name -> (positional parameter count, uses caller)
@@ -385,18 +439,18 @@ class TemplateGen:
             "float": [(3, self.leaf), (3, self.arith), (1, self.num_filter), (1, self.cond)],
             "str": [(4, self.leaf), (3, self.concat), (4, self.str_filter), (2, self.method), (1, self.format),
                     (1, self.cond), (2, self.item), (1, self.macro_call), (1, self.global_call),
-                    (1, self.attr)],
+                    (1, self.attr), (1, self.object_filter)],
             "bool": [(2, self.leaf), (4, self.compare), (3, self.test), (2, self.logic), (1, self.not_),
                      (1, self.loop_attr), (1, self.method)],
             "list": [(3, self.leaf), (3, self.list_filter), (1, self.global_call), (1, self.arith),
-                     (1, self.item), (1, self.method)],
+                     (1, self.item), (1, self.method), (1, self.object_filter)],
             "dict": [(3, self.leaf), (1, self.global_call), (1, self.item), (1, self.attr)],
             "any": [(3, self.leaf), (2, self.arith), (2, self.concat), (2, self.str_filter), (1, self.list_filter),
                     (2, self.compare), (2, self.test), (1, self.logic), (1, self.not_), (1, self.unary),
                     (2, self.attr), (2, self.item), (1, self.slice), (1, self.method), (1, self.cond),
                     (1, self.call_any) if self.r.chance(0.3) else (1, self.leaf), (1, self.loop_attr),
                     (1, self.macro_call), (1, self.global_call),
-                    (1, self.any_filter), (1, self.paren_tuple)],
+                    (1, self.any_filter), (1, self.paren_tuple), (1, self.object_filter)],
         }
         if kind in ("none", "tuple"):
             return self.leaf(kind) if kind == "none" else self.literal("tuple")
@@ -560,6 +614,29 @@ class TemplateGen:
         return self.apply_filter(self.sub(self.r.choice(["list", "list", "str", "dict", "any"]), depth),
                                  ["list", "sort", "reverse", "unique", "select", "reject", "selectattr",
                                   "rejectattr", "map", "batch", "slice", "dictsort", "items", "groupby"], depth)
+
+    def object_filter(self, kind, depth):
+        """What templates do with lists of the caller's objects: attributes through filters and items."""
+        r = self.r
+        if "users" in self.scope.all() and r.chance(0.8):
+            seq = "users"
+        else:
+            seq = self.operand(self.sub("list", depth), FILTER)
+        attr = r.weighted([(4, "name"), (3, "id"), (3, "role"), (1, "date.year"), (1, "nope"), (1, "0"),
+                           (1, "x"), (1, "_x")])
+        forms = [
+            f"{seq}|map(attribute='{attr}')|join(',')", f"{seq}|map(attribute='{attr}', default='d')|list",
+            f"{seq}|selectattr('{attr}')|list|length", f"{seq}|rejectattr('{attr}', 'eq', 1)|map(attribute='name')|list",
+            f"{seq}|selectattr('role', 'equalto', 'user')|map(attribute='name')|list",
+            f"{seq}|groupby('{attr}')|map(attribute='grouper')|list", f"{seq}|groupby('{attr}')|list",
+            f"{seq}|sort(attribute='{attr}')|map(attribute='name')|join", f"{seq}|join(', ', attribute='{attr}')",
+            f"{seq}|sum(attribute='id')", f"{seq}|max(attribute='{attr}')", f"{seq}|min(attribute='id')",
+            f"{seq}|unique(attribute='role')|list|length", f"{seq}|map(attribute='name')|map('upper')|list",
+        ]
+        if r.chance(0.3):
+            return r.choice([f"{seq}[0].{attr}", f"({seq}|first).{attr}", f"({seq}|last)['{attr}']",
+                             f"{seq}[0][1]"]), POSTFIX
+        return r.choice(forms), FILTER
 
     def any_filter(self, kind, depth):
         names = sorted(FILTERS) if self.r.chance(0.1) else [f for f in sorted(FILTERS) if f != "nosuchfilter"]
@@ -759,13 +836,17 @@ class TemplateGen:
                         (2, self.macro_block), (1, self.call_block), (1, self.filter_block), (1, self.with_block),
                         (1, self.generation_block)]
         options += [(1, self.print_stmt), (1, self.ns_set), (2, self.chat_idiom)]
+        if self.loadable:
+            options += [(3, self.load_stmt)]
+        if self.blocks and depth < self.max_depth:
+            options += [(4, self.block_stmt)]
         if self.loops:
             options += [(1, self.loop_control)]
         if r.chance(0.02):
             options = [(1, self.rare_stmt)]
         stmt = r.weighted(options)
         if stmt in (self.text, self.output, self.comment, self.raw, self.print_stmt, self.ns_set,
-                    self.loop_control, self.rare_stmt, self.chat_idiom):
+                    self.loop_control, self.rare_stmt, self.chat_idiom, self.load_stmt):
             return stmt()
         # a block: often on its own indented lines (what lstrip_blocks/trim_blocks are for)
         return stmt(depth + 1)
@@ -1034,6 +1115,72 @@ class TemplateGen:
             out += self.statement(0)
         return out
 
+    # ------------------------------------------------------------------------------------ loading
+    def load_stmt(self):
+        """{% include %}, {% import %} or {% from ... import %} of one of the case's templates (or a missing one)."""
+        r = self.r
+        name = r.choice(self.loadable) if r.chance(0.9) else r.choice(["missing", "x"])
+        kind = r.weighted([(4, "include"), (2, "import"), (2, "from")])
+        context = r.weighted([(6, ""), (1, " with context"), (1, " without context")])
+        if kind == "include":
+            target = r.weighted([(8, repr(name)), (1, f"['nope', {name!r}]"), (1, "[]"), (1, "none"),
+                                 (1, "missing_name")])
+            ignore = " ignore missing" if r.chance(0.2) else ""
+            return self.nl_indent() + self.tag(f"include {target}{ignore}{context}") + self.nl_indent()
+        if kind == "import":
+            alias = r.choice(["lib", "mod"])
+            self.scope.names[alias] = "dict"
+            use = r.choice(["", f"{{{{ {alias} }}}}", f"{{{{ {alias}.m(1) }}}}", f"{{{{ {alias}.v }}}}",
+                            f"{{{{ {alias}.render() }}}}", f"{{{{ {alias}['v'] }}}}", f"{{{{ {alias}.nope }}}}"])
+            return self.tag(f"import {name!r} as {alias}{context}") + use
+        picked = r.choice(["m", "v", "render", "m as mm", "v, m", "nope", "greet as g, fmt"])
+        for part in picked.split(","):
+            bound = part.split(" as ")[-1].strip()
+            self.scope.names[bound] = "any"
+            if bound in ("m", "render", "mm", "greet", "g", "fmt"):
+                self.macros[bound] = (r.randint(0, 2), False)
+        return self.tag(f"from {name!r} import {picked}{context}")
+
+    def block_stmt(self, depth):
+        """{% block %}, its body sometimes calling super() or another block through self."""
+        r = self.r
+        name = r.choice(["a", "b", "c"])
+        modifier = r.weighted([(8, ""), (1, " scoped"), (1, " required")])
+        if modifier == " required":
+            body = r.choice(["", " ", "{# nothing #}", "\n"])
+        else:
+            body = self.body(depth) + r.weighted([(4, ""), (3, "{{ super() }}"), (1, "{{ self.b() }}"),
+                                                  (1, "{{ self.c.super() if self.c is defined }}"),
+                                                  (1, "[{{ super }}]")])
+        end = self.tag(r.choice(["endblock", f"endblock {name}"]))
+        return self.nl_indent() + self.head(f"block {name}{modifier}") + body + end + self.nl_indent()
+
+    def child_template(self):
+        """A template that extends the case's base: block overrides among other statements."""
+        r = self.r
+        target = r.weighted([(8, "'base'"), (1, "base_name"), (1, "'base' if true else 'x'"), (1, "'missing'")])
+        out = self.body(0, r.randint(0, 2)) if r.chance(0.2) else ""
+        out += self.tag(f"extends {target}") + self.body(0, r.randint(1, 5))
+        return out
+
+
+def gen_templates(r, context):
+    """The other templates of a case: some of a part to include, a library to import, a base to extend."""
+    templates = {}
+    names = [name for name in ("part", "lib", "base") if r.chance(0.6)] or ["part"]
+    for name in names:
+        others = [n for n in names if n != name or r.chance(0.05)]   # now and then one that loads itself
+        if name == "lib":
+            gen = TemplateGen(r, context, loadable=others if r.chance(0.2) else ())
+            parts = [gen.macro_block(1) for _ in range(r.randint(1, 2))] + [gen.set_stmt() for _ in range(2)]
+            parts.append(gen.text() if r.chance(0.5) else "")
+            templates[name] = "".join(parts)
+        else:
+            gen = TemplateGen(r, context, loadable=others if r.chance(0.3) else (), blocks=name == "base")
+            gen.budget = r.randint(3, 15)
+            templates[name] = gen.template()
+    return templates
+
 
 def prec_needs_paren(text):
     return " if " in text
@@ -1061,12 +1208,20 @@ def generate_case(r):
     """One Case (source, context, options) from a Chooser."""
     context = gen_context(r)
     trim, lstrip = r.weighted([(6, (True, True)), (1, (False, False)), (1, (True, False)), (1, (False, True))])
-    gen = TemplateGen(r, context)
-    source = gen.template()
+    templates = gen_templates(r, context) if r.chance(0.15) else {}
+    if "base" in templates and r.chance(0.6):
+        context["base_name"] = "base"
+        gen = TemplateGen(r, context, loadable=sorted(templates), blocks=True)
+        source = gen.child_template()
+    else:
+        gen = TemplateGen(r, context, loadable=sorted(templates), blocks=r.chance(0.05))
+        source = gen.template()
+        if templates and r.chance(0.8):   # make sure the other templates are used
+            source = gen.load_stmt() + source if r.chance(0.5) else source + gen.load_stmt()
     if r.chance(0.05):
         source = mutate(r, source)
     if r.chance(0.05):
         source += "\n"   # one trailing newline is dropped (keep_trailing_newline is off)
     if r.chance(0.01):
         source += r.choice(["{#", "{#-", " {% raw %}", "{%- raw -%}", "{{", "{%", " {#"])   # an opener at the end
-    return Case(source, context, trim, lstrip)
+    return Case(source, context, trim, lstrip, templates=templates)

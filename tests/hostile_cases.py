@@ -362,9 +362,9 @@ _RAW = {
     "time/macro_recursion": limit("max_call_depth", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"),
     "time/loop_recursion": limit("max_call_depth", "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}"),
     "time/self_block_recursion": limit("max_call_depth", "{% block a %}{{ self.a() }}{% endblock %}"),
-    "ssti/self_internals": sec("{{ self._rs }}"),
-    "ssti/block_reference_internals": sec("{% block a %}{% endblock %}{{ self.a._run }}"),
-    "ssti/block_reference_attr": sec("{% block a %}{% endblock %}{{ self.a|attr('_rs') }}"),
+    "ssti/self_internals": sec("{{ self._context }}"),
+    "ssti/block_reference_internals": sec("{% block a %}{% endblock %}{{ self.a._context }}"),
+    "ssti/block_reference_attr": sec("{% block a %}{% endblock %}{{ self.a|attr('_context') }}"),
     "time/caller_recursion": limit("max_call_depth", "{% macro m() %}{{ caller() }}{% endmacro %}{% macro r() %}"
                                                      "{% call m() %}{{ r() }}{% endcall %}{% endmacro %}{{ r() }}"),
     "time/recursive_loop_fanout": limit("max_steps", "{% for x in [1, 2] recursive %}{{ loop([1, 2]) if loop.depth < 60 }}"

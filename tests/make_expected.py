@@ -8,6 +8,7 @@ never lets a template mutate data, so Jinja2's unsandboxed Environment is not it
     python tests/make_expected.py --all      # every case (review `git diff tests/cases` afterwards)
     python tests/make_expected.py AREA/NAME  # selected cases
 
+Cases with a "templates" object in __env__ render with a DictLoader of them on both sides (casefiles.py).
 For an error case the class comes from Jinja2 and the line:column from minijinja_py (Jinja2 has no columns);
 the tool reports every case where minijinja_py disagrees with the reference, so they get fixed, not copied
 (cases marked "__xfail__" are listed as XFAIL, and as XPASS once they agree).
@@ -16,6 +17,7 @@ Needs jinja2; the package and its tests never import it.
 
 import argparse
 import builtins
+import copy
 import os
 import sys
 
@@ -31,12 +33,12 @@ import jinja2.sandbox  # noqa: E402
 
 import hf_env  # noqa: E402
 import minijinja_py as mj  # noqa: E402
-from casefiles import all_cases, read_case  # noqa: E402
+from casefiles import all_cases, apply_extras, read_case, split_env  # noqa: E402
 from test_cases import FIXED_NOW, make_env  # noqa: E402
 
 
 def reference_env(options):
-    options = dict(options)
+    options, extras = split_env(options)
     profile = options.pop("profile", "chat")
     if profile == "chat":
         hf_env.set_fixed_now(FIXED_NOW)
@@ -44,12 +46,15 @@ def reference_env(options):
         if options:
             env.trim_blocks = options.get("trim_blocks", env.trim_blocks)
             env.lstrip_blocks = options.get("lstrip_blocks", env.lstrip_blocks)
-        return env
+        return apply_extras(env, extras, jinja2.DictLoader)
     if "undefined" in options:
         options["undefined"] = getattr(jinja2, options["undefined"])
     if "extensions" in options:
         options["extensions"] = [f"jinja2.ext.{e}" if "." not in e else e for e in options["extensions"]]
-    return jinja2.sandbox.ImmutableSandboxedEnvironment(**options)
+    cls = jinja2.sandbox.ImmutableSandboxedEnvironment
+    if options.pop("immutable", True) is False:
+        cls = jinja2.sandbox.SandboxedEnvironment
+    return apply_extras(cls(**options), extras, jinja2.DictLoader)
 
 
 def error_name(exc):
@@ -82,11 +87,11 @@ def main():
             continue
         context, env_options, source, xfail, stricter = read_case(txt)
         try:
-            expected = ("ok", reference_env(env_options).from_string(source).render(context))
+            expected = ("ok", reference_env(env_options).from_string(source).render(copy.deepcopy(context)))
         except Exception as exc:  # noqa: BLE001 - the reference's error is the expectation
             expected = ("error", error_name(exc), getattr(exc, "lineno", None), str(exc))
         try:
-            mine = ("ok", make_env(env_options).from_string(source).render(context))
+            mine = ("ok", make_env(env_options).from_string(source).render(copy.deepcopy(context)))
         except mj.TemplateError as exc:
             mine = ("error", type(exc).__name__, exc.lineno, exc.colno, exc)
         except Exception as exc:  # noqa: BLE001

@@ -7,20 +7,20 @@ import os
 import pytest
 
 import minijinja_py as mj
-from casefiles import all_cases, read_case, read_expected
+from casefiles import all_cases, apply_extras, read_case, read_expected, split_env
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)
 CASES = all_cases()
 
 
 def make_env(options):
-    options = dict(options)
+    options, extras = split_env(options)
     profile = options.pop("profile", "chat")
     if profile == "chat":
-        return mj.chat_environment(now=lambda: FIXED_NOW, **options)
+        return apply_extras(mj.chat_environment(now=lambda: FIXED_NOW, **options), extras, mj.DictLoader)
     if "undefined" in options:
         options["undefined"] = getattr(mj, options["undefined"])
-    return mj.Environment(**options)
+    return apply_extras(mj.Environment(**options), extras, mj.DictLoader)
 
 
 def error_class(name):

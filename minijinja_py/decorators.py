@@ -1,0 +1,98 @@
+"""Jinja2's decorators for filters, tests and global functions that want more than their arguments —
+pass_environment, pass_eval_context, pass_context — and select_autoescape, made on base.pass_state: the function
+is handed what it asks for, built from the render state.
+
+pass_context gives a Context that reads the render's variables and the globals (Jinja2's also has the
+template's top-level variables assigned so far).
+"""
+
+from .base import MISSING, pass_state
+
+__all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape"]
+
+
+def _passing(func, make):
+    @pass_state
+    def wrapper(rs, *args, **kwargs):
+        return func(make(rs), *args, **kwargs)
+    wrapper.__name__ = getattr(func, "__name__", "function")
+    wrapper.__qualname__ = getattr(func, "__qualname__", wrapper.__name__)
+    wrapper.__doc__ = func.__doc__
+    wrapper.__wrapped__ = func
+    return wrapper
+
+
+def pass_environment(func):
+    """func(environment, value, ...): the Environment of the render."""
+    return _passing(func, lambda rs: rs.env)
+
+
+class EvalContext:
+    """What pass_eval_context hands over: the environment and whether output is autoescaped."""
+
+    __slots__ = ("environment", "autoescape", "volatile")
+
+    def __init__(self, environment, autoescape):
+        self.environment, self.autoescape, self.volatile = environment, autoescape, False
+
+
+def pass_eval_context(func):
+    """func(eval_ctx, value, ...): eval_ctx.autoescape and eval_ctx.environment."""
+    return _passing(func, lambda rs: EvalContext(rs.env, rs.autoescape))
+
+
+class Context:
+    """What pass_context hands over: the render's variables and the globals, read-only."""
+
+    __slots__ = ("environment", "eval_ctx", "parent", "vars")
+
+    def __init__(self, rs):
+        self.environment = rs.env
+        self.eval_ctx = EvalContext(rs.env, rs.autoescape)
+        self.parent = {**rs.globals, **rs.context}
+        self.vars = {}
+
+    def resolve_or_missing(self, key):
+        return self.parent.get(key, MISSING)
+
+    def resolve(self, key):
+        value = self.parent.get(key, MISSING)
+        return self.environment.undefined(name=key) if value is MISSING else value
+
+    def get(self, key, default=None):
+        return self.parent.get(key, default)
+
+    def get_all(self):
+        return dict(self.parent)
+
+    def __contains__(self, key):
+        return key in self.parent
+
+    def __getitem__(self, key):
+        value = self.parent.get(key, MISSING)
+        if value is MISSING:
+            raise KeyError(key)
+        return value
+
+
+def pass_context(func):
+    """func(context, value, ...): context.get(name), context.environment, context.eval_ctx."""
+    return _passing(func, Context)
+
+
+def select_autoescape(enabled_extensions=("html", "htm", "xml"), disabled_extensions=(), default_for_string=True,
+                      default=False):
+    """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
+    enabled = tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions)
+    disabled = tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions)
+
+    def autoescape(template_name):
+        if template_name is None:
+            return default_for_string
+        template_name = template_name.lower()
+        if template_name.endswith(enabled):
+            return True
+        if template_name.endswith(disabled):
+            return False
+        return default
+    return autoescape
