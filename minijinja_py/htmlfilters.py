@@ -7,7 +7,6 @@ when the render state is needed).
 
 import re
 from collections import abc
-from urllib.parse import quote_from_bytes
 
 from .base import CHAR_SHIFT, check_items, check_str_size, pass_state
 from .budget import take
@@ -50,6 +49,7 @@ def _url_quote(rs, obj, for_qs=False):
         obj = soft_str(obj).encode("utf-8")
     check_str_size(rs.limits, 3 * len(obj), "a URL-encoded string")   # a byte becomes %XX at most
     rs.burn(len(obj) >> CHAR_SHIFT)
+    from urllib.parse import quote_from_bytes   # only |urlencode needs it: not imported at start-up
     rv = quote_from_bytes(obj, b"" if for_qs else b"/")
     return rv.replace("%20", "+") if for_qs else rv
 

@@ -5,7 +5,6 @@ escapes the plain side and returns Markup, but only where markupsafe does (repla
 center/ljust/rjust escape the fill character; strip and friends escape nothing).
 """
 
-import html
 import string
 
 from .printing import safe_repr, to_str
@@ -125,6 +124,7 @@ class Markup(str):
 
     def unescape(self):
         """The text with HTML entities decoded, as a plain str."""
+        import html   # only unescape() needs it: not imported at start-up
         return html.unescape(str(self))
 
     def striptags(self):
