@@ -8,8 +8,9 @@ raises (a broken template, raise_exception, a limit exceeded) counts as "no". Th
 in the README's "Capabilities" section, so that two readers build the same ones.
 
 decide(render, render_spans) is the decision over any renderer (the tests run it over Jinja2 as the reference);
-decide_capabilities(chat_template, name) runs it through a ChatTemplate's public render methods, with one frozen
-clock reading for all probes (see clock_reading). ChatTemplate.capabilities caches the result.
+decide_capabilities(chat_template, name) runs it through a ChatTemplate (its render path, with the probe's
+variables only: not its special_tokens), with one frozen clock reading for all probes (see clock_reading).
+ChatTemplate.capabilities caches the result.
 """
 
 import datetime
@@ -324,20 +325,24 @@ def _chosen_template(chat_template, name):
 
 def decide_capabilities(chat_template, name=None):
     """The Capabilities of a ChatTemplate (of its template `name` when it holds several), deciding every field
-    through its render() and render_with_generation_spans(), with one clock reading for all probes."""
+    through its one compiled template, as render() renders but with the probe's variables only (not the
+    ChatTemplate's special_tokens: the answer depends on the template's text), with one clock reading for all
+    probes. Limits are the ChatTemplate's own: a probe that exceeds one raised, so it counts as "no"."""
     _, options = _chosen_template(chat_template, name)
 
     def render(messages, **inputs):
         try:
-            return chat_template.render(messages, **options, **inputs)
+            return chat_template._render_probe(messages, None, **options, **inputs)
         except TemplateError:
             return None
 
     def render_spans(messages, **inputs):
+        spans = []
         try:
-            return chat_template.render_with_generation_spans(messages, **options, **inputs)[1]
+            chat_template._render_probe(messages, spans, **options, **inputs)
         except TemplateError:
             return None
+        return spans
 
     token = _probe_clock.set([])
     try:
