@@ -8,7 +8,8 @@ template's top-level variables assigned so far).
 
 from .base import MISSING, pass_state
 
-__all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape"]
+__all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
+           "AutoescapeByExtension"]
 
 
 def _passing(func, make):
@@ -83,16 +84,41 @@ def pass_context(func):
 def select_autoescape(enabled_extensions=("html", "htm", "xml"), disabled_extensions=(), default_for_string=True,
                       default=False):
     """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
-    enabled = tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions)
-    disabled = tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions)
+    return AutoescapeByExtension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
+                                 tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions),
+                                 default_for_string, default)
 
-    def autoescape(template_name):
+
+class AutoescapeByExtension:
+    """What select_autoescape returns: a class rather than a closure, so that an environment holding it pickles."""
+
+    __slots__ = ("enabled", "disabled", "default_for_string", "default")
+
+    def __init__(self, enabled, disabled, default_for_string, default):
+        self.enabled, self.disabled = enabled, disabled
+        self.default_for_string, self.default = default_for_string, default
+
+    def __call__(self, template_name):
         if template_name is None:
-            return default_for_string
+            return self.default_for_string
         template_name = template_name.lower()
-        if template_name.endswith(enabled):
+        if template_name.endswith(self.enabled):
             return True
-        if template_name.endswith(disabled):
+        if template_name.endswith(self.disabled):
             return False
-        return default
-    return autoescape
+        return self.default
+
+    def _key(self):
+        return (self.enabled, self.disabled, self.default_for_string, self.default)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if type(other) is AutoescapeByExtension else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __reduce__(self):
+        return (AutoescapeByExtension, self._key())
+
+    def __repr__(self):
+        return f"<select_autoescape enabled={self.enabled!r} disabled={self.disabled!r}>"

@@ -8,6 +8,8 @@ location. Template.generate/stream give the output piece by piece, Template.modu
 variables and macros; mj.Template(source, **options) compiles with a shared environment per set of options.
 """
 
+import copy
+import pickle
 import threading
 from collections import OrderedDict
 
@@ -306,6 +308,30 @@ class Environment:
         finally:
             leave_render(token)
 
+    # ------------------------------------------------------------------------------------ copies and pickles
+    def __getstate__(self):
+        """Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
+        own. Pickles when its filters, tests, globals, loader, finalize and autoescape do."""
+        state = self.__dict__.copy()
+        for key in ("_cache", "_loaded", "_cache_lock"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._new_caches()
+
+    def __copy__(self):
+        rv = object.__new__(type(self))
+        rv.__setstate__(self.__getstate__())
+        return rv
+
+    def __deepcopy__(self, memo):
+        rv = object.__new__(type(self))
+        memo[id(self)] = rv
+        rv.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return rv
+
 
 class ParsedTemplate(nodes.Template):
     """The AST Environment.parse returns: a nodes.Template that knows its environment (meta reads its globals)."""
@@ -481,7 +507,18 @@ class Template:
         return self._module
 
     def __reduce__(self):
-        return (_rebuild_template, (self.environment, self.source, self.name, self.globals or None))
+        # By source: environment, source and options go as one recipe, compiled once per process (_unpickle).
+        recipe = pickle.dumps((type(self), self.environment, self.source, self.name, self.filename,
+                               self.globals or None))
+        return (_unpickle_template, (recipe,))
+
+    def __copy__(self):
+        return self   # immutable
+
+    def __deepcopy__(self, memo):
+        return type(self)._compile(copy.deepcopy(self.environment, memo), self.source, name=self.name,
+                                   filename=self.filename, globals=copy.deepcopy(self.globals, memo),
+                                   uptodate=self._uptodate)
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
@@ -501,8 +538,26 @@ def _context(args, kwargs):
         raise as_template_error(exc) from None
 
 
-def _rebuild_template(environment, source, name, globals_):
-    return environment.from_string(source, globals=globals_, name=name)
+_UNPICKLED = OrderedDict()   # a pickled template's recipe → the template compiled from it in this process
+_UNPICKLED_LOCK = threading.Lock()
+
+
+def _unpickle_template(recipe):
+    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE: a worker
+    that receives the same template with each task compiles it once. Templates unpickled from one recipe are one
+    object (immutable, as every Template)."""
+    with _UNPICKLED_LOCK:
+        template = _UNPICKLED.get(recipe)
+        if template is not None:
+            _UNPICKLED.move_to_end(recipe)
+            return template
+    cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
+    template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
+    with _UNPICKLED_LOCK:
+        _UNPICKLED[recipe] = template
+        while len(_UNPICKLED) > _CACHE_SIZE:
+            _UNPICKLED.popitem(last=False)
+    return template
 
 
 _SPONTANEOUS = OrderedDict()
