@@ -6,7 +6,10 @@ pass_context gives a Context that reads the render's variables and the globals (
 template's top-level variables assigned so far).
 """
 
-from .base import MISSING, pass_state
+from collections.abc import Iterable
+from typing import Optional
+
+from .base import MISSING, Func, pass_state
 
 __all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
            "AutoescapeByExtension"]
@@ -23,7 +26,7 @@ def _passing(func, make):
     return wrapper
 
 
-def pass_environment(func):
+def pass_environment(func: Func) -> Func:
     """func(environment, value, ...): the Environment of the render."""
     return _passing(func, lambda rs: rs.env)
 
@@ -37,7 +40,7 @@ class EvalContext:
         self.environment, self.autoescape, self.volatile = environment, autoescape, False
 
 
-def pass_eval_context(func):
+def pass_eval_context(func: Func) -> Func:
     """func(eval_ctx, value, ...): eval_ctx.autoescape and eval_ctx.environment."""
     return _passing(func, lambda rs: EvalContext(rs.env, rs.autoescape))
 
@@ -76,13 +79,14 @@ class Context:
         return value
 
 
-def pass_context(func):
+def pass_context(func: Func) -> Func:
     """func(context, value, ...): context.get(name), context.environment, context.eval_ctx."""
     return _passing(func, Context)
 
 
-def select_autoescape(enabled_extensions=("html", "htm", "xml"), disabled_extensions=(), default_for_string=True,
-                      default=False):
+def select_autoescape(enabled_extensions: Iterable[str] = ("html", "htm", "xml"),
+                      disabled_extensions: Iterable[str] = (), default_for_string: bool = True,
+                      default: bool = False) -> "AutoescapeByExtension":
     """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
     return AutoescapeByExtension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
                                  tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions),
@@ -94,11 +98,12 @@ class AutoescapeByExtension:
 
     __slots__ = ("enabled", "disabled", "default_for_string", "default")
 
-    def __init__(self, enabled, disabled, default_for_string, default):
+    def __init__(self, enabled: "tuple[str, ...]", disabled: "tuple[str, ...]", default_for_string: bool,
+                 default: bool) -> None:
         self.enabled, self.disabled = enabled, disabled
         self.default_for_string, self.default = default_for_string, default
 
-    def __call__(self, template_name):
+    def __call__(self, template_name: Optional[str]) -> bool:
         if template_name is None:
             return self.default_for_string
         template_name = template_name.lower()

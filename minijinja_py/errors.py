@@ -227,7 +227,7 @@ class LimitExceeded(TemplateRuntimeError):
 _twins = {}
 
 
-def twin_of(builtin_cls):
+def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
     """The TemplateRuntimeError subclass that is also `builtin_cls` (TemplateTypeError for TypeError, ...)."""
     twin = _twins.get(builtin_cls)
     if twin is None:
