@@ -64,7 +64,7 @@ class Capabilities:
         "documents", "generation_tag",
     )
 
-    def __init__(self, **values):
+    def __init__(self, **values: Any) -> None:
         missing = [f for f in self.FIELDS if f not in values]
         unknown = sorted(set(values) - set(self.FIELDS))
         if missing or unknown:
@@ -81,15 +81,15 @@ class Capabilities:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def fields(cls):
+    def fields(cls) -> "tuple[str, ...]":
         """The field names, in order (as dataclasses.fields() would list them)."""
         return cls.FIELDS
 
-    def as_dict(self):
+    def as_dict(self) -> "dict[str, Any]":
         """{field: value} in field order: JSON-ready."""
         return {name: getattr(self, name) for name in self.FIELDS}
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> "Capabilities":
         """A copy with some fields changed (as dataclasses.replace)."""
         return Capabilities(**{**self.as_dict(), **changes})
 

@@ -191,7 +191,7 @@ def _parameters(func, name):
     return schema, hints
 
 
-def get_json_schema(func):
+def get_json_schema(func: typing.Callable[..., typing.Any]) -> "dict[str, typing.Any]":
     """The tool schema of a function, as transformers.utils.get_json_schema makes it (see the module docstring).
 
     Works for functions, bound and unbound methods, static and class methods. Raises DocstringParsingException
