@@ -31,21 +31,29 @@ def _place(c, node):
 
 
 def _case(c, test):
-    """A branch test of the form `subject == 'const'` or `subject == 'const' and extra` → (subject place, the
-    constant, extra) with extra the test's right side or None; None for any other test."""
+    """A branch test of the form `subject == 'const'`, `subject == 'a' or subject == 'b' ...` or
+    `subject == 'const' and extra` → (subject place, its constants, extra, the subject node) with extra the test's
+    right side or None; None for any other test."""
     extra = None
     if isinstance(test, n.And):
         test, extra = test.left, test.right
-    if not (isinstance(test, n.Compare) and len(test.ops) == 1 and test.ops[0][0] == "=="):
+    parts = [test]
+    while extra is None and isinstance(parts[0], n.Or):   # a left-deep chain of or
+        parts[:1] = [parts[0].left, parts[0].right]
+    if not all(isinstance(part, n.Compare) and len(part.ops) == 1 and part.ops[0][0] == "==" for part in parts):
         return None
-    constant = test.ops[0][1]
-    if not isinstance(constant, n.Const) or type(constant.value) not in (str, int, bool) or \
-            not cheap_constant(constant.value):
+    constants = tuple(part.ops[0][1] for part in parts)
+    if not all(isinstance(x, n.Const) and type(x.value) in (str, int, bool) and cheap_constant(x.value)
+               for x in constants):
         return None
-    place = _place(c, test.first)
-    if place is None and lookup_steps(c, test.first) is not None:
-        place = ("lookup", nodes_dump(test.first))   # a chain of lookups: read once, through one closure
-    return None if place is None else (place, constant.value, extra)
+    subjects = {nodes_dump(part.first) for part in parts}
+    if len(subjects) != 1:
+        return None
+    subject = parts[0].first
+    place = _place(c, subject)
+    if place is None and lookup_steps(c, subject) is not None:
+        place = ("lookup", nodes_dump(subject))   # a chain of lookups: read once, through one closure
+    return None if place is None else (place, tuple(x.value for x in constants), extra, subject)
 
 
 def s_if(c, node):
@@ -88,8 +96,9 @@ def _atom(c, test):
     return None if place is None else place + (kind, constant)
 
 
-def _holds(f, slot, key, kind, constant):
+def _holds(f, atom):
     """An atom's outcome: True or False, or None when its value is not plain data (the general path decides)."""
+    slot, key, kind, constant = atom   # one tuple argument: a call with *atom costs twice as much
     obj = f[slot]
     if key is None:
         if obj is MISSING:
@@ -159,21 +168,28 @@ def s_if_inline(c, node, general, body, else_):
         return _if_atom(c, node, general, atoms[0], body, else_)
     want = combine == "or"   # the outcome that decides the whole test
     (slot, key, kind, constant), rest = atoms[0], atoms[1:]
-    if key is not None and kind in (_EQ, _NE):
-        # `message.role == 'assistant' and ...`: the first atom (the one that usually decides) in line
-        const_type, equal = type(constant), kind == _EQ
+    if kind in (_EQ, _NE, _IN, _NOT_IN):
+        # `message.role == 'assistant' and ...`, `'tool_calls' in message and ...`: the first atom (the one that
+        # usually decides) in line
+        const_type, equal, compares = type(constant), kind in (_EQ, _IN), kind in (_EQ, _NE)
 
         def run_first_inline(f, out):
-            obj = f[slot]
-            if type(obj) is not dict or key not in obj:
+            value = f[slot]
+            if key is not None:
+                if type(value) is not dict or key not in value:
+                    return general(f, out)
+                value = value[key]
+            if compares:
+                if type(value) is not const_type:
+                    return general(f, out)
+                chosen = (value == constant) is equal
+            elif type(value) is dict or type(value) is str and len(value) < BIG_STR:
+                chosen = (constant in value) is equal
+            else:
                 return general(f, out)
-            value = obj[key]
-            if type(value) is not const_type:
-                return general(f, out)
-            chosen = (value == constant) is equal
             if chosen is not want:
                 for atom in rest:
-                    outcome = _holds(f, *atom)
+                    outcome = _holds(f, atom)
                     if outcome is None:
                         return general(f, out)
                     if outcome is want:
@@ -188,7 +204,7 @@ def s_if_inline(c, node, general, body, else_):
     def run(f, out):
         chosen = not want
         for atom in atoms:
-            outcome = _holds(f, *atom)
+            outcome = _holds(f, atom)
             if outcome is None:
                 return general(f, out)
             if outcome is want:
@@ -264,8 +280,11 @@ def _if_atom(c, node, general, atom, body, else_):
             general(f, out)
         return run_truth
 
+    if kind in (_IN, _NOT_IN, _DEFINED, _UNDEFINED):
+        return _if_membership(general, atom, text, body, else_)
+
     def run(f, out):
-        chosen = _holds(f, slot, key, kind, constant)
+        chosen = _holds(f, atom)
         if chosen is None:
             general(f, out)
         elif chosen:
@@ -273,6 +292,53 @@ def _if_atom(c, node, general, atom, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _if_membership(general, atom, text, body, else_):
+    """{% if 'x' in message %}, {% if 'x' in message.content %}, {% if message.x is defined %}: the membership
+    test in line on a plain dict (or a short plain string, for `in`), anything else through the general path."""
+    slot, key, kind, constant = atom
+    want = kind in (_IN, _DEFINED)
+    if kind in (_DEFINED, _UNDEFINED):
+        if key is None:
+            return general
+
+        def run_defined(f, out):
+            obj = f[slot]
+            if type(obj) is not dict:
+                return general(f, out)
+            if key in obj:
+                if type(obj[key]) not in _PLAIN_TYPES:
+                    return general(f, out)   # an undefined kept in a dict, a caller's object...
+                chosen = want
+            else:
+                chosen = not want
+            if chosen:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_defined
+
+    def run_contains(f, out):
+        value = f[slot]
+        if key is not None:
+            if type(value) is not dict or key not in value:
+                return general(f, out)
+            value = value[key]
+        if type(value) is dict or type(value) is str and len(value) < BIG_STR:
+            if (constant in value) is want:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+            return
+        general(f, out)
+    return run_contains
 
 
 def _if_loop_flag(general, slot, first, want, text, body, else_):
@@ -308,17 +374,17 @@ def s_if_switch(c, node, general, bodies, else_):
     tests = [node.test] + [test for test, _ in node.elifs]
     cases = [_case(c, test) for test in tests]
     if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
-            len({type(case[1]) for case in cases}) != 1:
+            len({type(constant) for case in cases for constant in case[1]}) != 1:
         return general
-    (slot, key), kind = cases[0][0], type(cases[0][1])
-    subject = c.expr(node.test.left.first if isinstance(node.test, n.And) else node.test.first) \
-        if slot == "lookup" else None
+    (slot, key), kind = cases[0][0], type(cases[0][1][0])
+    subject = c.expr(cases[0][3]) if slot == "lookup" else None
     with c.flags(soft=True):
         extras = [truth(c, case[2]) if case[2] is not None else None for case in cases]
     # constant → the branches testing it, in order (for one plain type, == is a dict lookup's equality)
     table = {}
     for case, extra, body in zip(cases, extras, bodies):
-        table.setdefault(case[1], []).append((extra, body))
+        for constant in dict.fromkeys(case[1]):
+            table.setdefault(constant, []).append((extra, body))
     table = {constant: tuple(entries) for constant, entries in table.items()}
 
     def run(f, out):
