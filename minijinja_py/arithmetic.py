@@ -115,19 +115,18 @@ def sum_operands(node):
     return operands, spans
 
 
-def sum_chain(operands, slots, evs, spans):
+def sum_chain(operands, places, evs, spans):
     """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
     its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
     string they are gathered and joined once (the same text as adding them in turn); the first that is not one
     is added, as are the rest, step by step from the text so far."""
-    first = evs[0]
-    # how each operand is fetched without a call where it can be: a constant's value, a variable of this frame
-    # read off its slot (slots[i], from expressions.local_slot; its closure only when it is undefined), else its
-    # closure
+    # how each operand is fetched without a call where it can be: a constant's value; a variable of this frame,
+    # or a chain of constant keys from one (places[i] = (slot, keys), see expressions.key_path), read in line
+    # while every step is a plain dict that has the key; else (or when it is not) its closure
     steps = tuple((index, _CONSTANT, x.value, ev, span) if isinstance(x, n.Const) else
-                  (index, _SLOT, slot, ev, span) if slot is not None else
+                  (index, _PATH, place, ev, span) if place is not None else
                   (index, _CLOSURE, None, ev, span)
-                  for index, (x, slot, ev, span) in enumerate(zip(operands[1:], slots[1:], evs[1:], spans)))
+                  for index, (x, place, ev, span) in enumerate(zip(operands, places, evs, (None,) + tuple(spans))))
 
     def add_from(f, total, start):
         for _, kind, payload, operand_ev, span in steps[start:]:
@@ -139,47 +138,52 @@ def sum_chain(operands, slots, evs, spans):
         return total
 
     def ev(f):
-        total = first(f)
-        if type(total) is not str:
-            return add_from(f, total, 0)
-        values = [total]
+        values, size = [], 0
         for index, kind, payload, operand_ev, span in steps:
             if kind is _CONSTANT:
                 b = payload
-            elif kind is _SLOT:
-                b = f[payload]
+            elif kind is _PATH:
+                slot, keys = payload
+                b = f[slot]
+                for key in keys:
+                    if type(b) is not dict or key not in b:
+                        b = MISSING
+                        break
+                    b = b[key]
                 if b is MISSING:
                     b = operand_ev(f)
             else:
                 b = operand_ev(f)
             if type(b) is str:
                 values.append(b)
+                size += len(b)
                 continue
-            total = joined_text(f[0], values)
+            if index == 0:
+                return add_from(f, b, 1)
+            total = joined_text(f[0], values, size)
             try:
                 total = checked_add(f[0], total, b)
             except Exception as exc:
                 raise located(exc, span)
             return add_from(f, total, index + 1)
-        return joined_text(f[0], values)
+        return joined_text(f[0], values, size)
     return ev
 
 
-_CONSTANT, _SLOT, _CLOSURE = "constant", "slot", "closure"
+_CONSTANT, _PATH, _CLOSURE = "constant", "path", "closure"
 
 
 def _operand(f, kind, payload, ev):
     if kind is _CONSTANT:
         return payload
-    if kind is _SLOT:
-        value = f[payload]
+    if kind is _PATH and not payload[1]:
+        value = f[payload[0]]
         return value if value is not MISSING else ev(f)
     return ev(f)
 
 
-def joined_text(rs, values):
-    """"".join(values) of plain strings, sized (and paid for) first when it is long."""
-    size = sum(map(len, values))
+def joined_text(rs, values, size):
+    """"".join(values) of plain strings (size: their length), sized (and paid for) first when it is long."""
     if size >= BIG_STR:
         check_str_size(rs.limits, size)
         rs.burn(size >> CHAR_SHIFT)

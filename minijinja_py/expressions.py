@@ -24,7 +24,7 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
-           "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot"]
+           "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot", "key_path"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -71,6 +71,21 @@ def local_slot(c, node):
         if depth == 0:
             return slot
     return None
+
+
+def key_path(c, node):
+    """(slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
+    (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
+    while every step is a plain dict with the key; else None."""
+    keys = []
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        if key is None:
+            return None
+        keys.append(key)
+        node = node.obj
+    slot = local_slot(c, node)
+    return None if slot is None else (slot, tuple(reversed(keys)))
 
 
 def e_name(c, node):
@@ -356,7 +371,7 @@ def _two_lookups(root, steps, general):
 
 def _sum_chain(c, node):
     operands, spans = sum_operands(node)
-    return sum_chain(operands, [local_slot(c, x) for x in operands], [c.expr(x) for x in operands], spans)
+    return sum_chain(operands, [key_path(c, x) for x in operands], [c.expr(x) for x in operands], spans)
 
 
 def e_unary(c, node):

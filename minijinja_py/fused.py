@@ -20,7 +20,7 @@ from . import nodes as n
 from .base import BIG_STR, MISSING
 from .calls import compile_filter
 from .arithmetic import sum_chain, sum_operands
-from .expressions import cheap_constant, dict_key, e_binop, e_compare, local_slot
+from .expressions import cheap_constant, dict_key, e_binop, e_compare, key_path
 from .statements import s_assign as assign_statement
 
 __all__ = ["inline_read", "filtered_read", "sum_plan", "joined", "FUSED_EXPRESSIONS", "FUSED_ASSIGN"]
@@ -62,7 +62,7 @@ def sum_plan(c, node):
     (expressions.sum_chain); reads is None when some operand is neither a string constant nor such a read."""
     operands, spans = sum_operands(node)
     evs = [c.expr(x) for x in operands]
-    general = sum_chain(operands, [local_slot(c, x) for x in operands], evs, spans)
+    general = sum_chain(operands, [key_path(c, x) for x in operands], evs, spans)
     parts, reads = [], []
     for i, (operand, ev) in enumerate(zip(operands, evs)):
         if isinstance(operand, n.Const) and type(operand.value) is str:

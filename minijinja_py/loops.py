@@ -107,11 +107,7 @@ def _compile_filter(c, node):
 def _run(plan, iter_ev):
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
-    def run(f, out):
-        try:
-            iterable = iter_ev(f)
-        except Exception as exc:
-            raise located(exc, span)
+    def over(f, out, iterable):
         start = len(out)
         try:
             if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
@@ -120,7 +116,52 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
+
+    def run(f, out):
+        try:
+            iterable = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        over(f, out, iterable)
+
+    if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
+        return _plain_run(plan, iter_ev, over)
     return run
+
+
+def _plain_run(plan, iter_ev, over):
+    """run(f, out) of the commonest loop, `for x in list` with no loop variable, filter or else (the tool calls
+    of a message): walked right here, without the calls of the general runner; anything but a list or tuple
+    goes through it (over)."""
+    span, counts_output, target_slot, body, step = plan.span, plan.counts_output, plan.target_slot, plan.body, \
+        plan.step
+
+    def run_plain(f, out):
+        try:
+            items = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        if type(items) is not list and type(items) is not tuple:
+            return over(f, out, items)
+        rs, start = f[0], len(out)
+        try:
+            rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            for index, item in enumerate(items):
+                f[target_slot] = item
+                try:
+                    body(f, out)
+                except ContinueLoop:
+                    continue
+                except BreakLoop:
+                    rs.fuel += (len(items) - index - 1) * step
+                    break
+            if counts_output:
+                count_output(rs, out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    return run_plain
 
 
 def count_output(rs, out, start):
