@@ -11,6 +11,7 @@ from . import nodes as n
 from .base import BIG_STR, CHAR_SHIFT, out_of_fuel
 from .budget import charge_result, charged, charged_unary, guard, take
 from .errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
+from .printing import short_repr
 from .runtime import Macro
 from .tests import BOOL_TESTS, TYPE_TESTS
 from .undefined import Undefined
@@ -42,6 +43,10 @@ def call_value(func, args, kwargs, rs):
         return charge_result(rs, func(rs, *args, **kwargs))
     if isinstance(func, type) and issubclass(func, BaseException):
         raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+    if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
+        # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
+        # unsafe_callable): Jinja2's sandbox refuses it, so does this one
+        raise SecurityError(f"{short_repr(func)} is not safely callable")
     return charge_result(rs, func(*args, **kwargs))
 
 

@@ -58,7 +58,7 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
-    plan.admits = _compile_filter(c, node) if node.filter is not None else None
+    plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -82,11 +82,11 @@ def _with_entry(enter, run):
     return entered
 
 
-def _compile_filter(c, node):
+def _compile_filter(c, node, function):
     """admits(f, item): the loop's `if` test, in a scope of its own where the target is assigned (Jinja2 runs it
-    in a generator function of its own)."""
+    in a generator function of its own); in a recursive loop's function, whose frame it is given."""
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
-    with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target)) as scope:
+    with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
         assign = assigner(c, node.target)
         cond = truth(c, node.filter)
