@@ -36,7 +36,7 @@ def compile_for(c, node):
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
                        store.span)
     iter_ev = c.expr(node.iter)
-    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",))
+    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",)) or _has_scoped_block(c, node)
     params = target_names(node.target) + (("loop",) if uses_loop else ())
     # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
     # an outer loop, and every loop(...) call that renders nothing runs the else block
@@ -70,6 +70,26 @@ def compile_for(c, node):
         plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
         return _recursive_run(plan, iter_ev, not c.counted_by_loop)
     return _run(plan, iter_ev)
+
+
+def _has_scoped_block(c, node):
+    """Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
+    block to see (the block's body is not searched for reads: Jinja2 stops at blocks)."""
+    source = c.origin[2]
+    if source is not None and "scoped" not in source:
+        return False   # the common case, at no cost (without the source, e.g. meta's compile, the walk decides)
+    stack = [node.body, node.else_]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, n.Block):
+            if x.scoped:
+                return True
+            stack.append(x.body)
+        elif isinstance(x, n.Node):
+            stack.extend(getattr(x, field) for field in x.FIELDS)
+    return False
 
 
 def _with_entry(enter, run):
