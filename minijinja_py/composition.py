@@ -285,8 +285,9 @@ class TemplateModule:
     def __init__(self, name, exports, body, outside):
         self._name = name
         self._exports = exports
-        self._body = body
-        self._outside = outside   # (render state, annotate) for macros called from Python, or None
+        self._body = body         # the output's pieces, joined when first printed (as Jinja2 keeps its stream: a
+        self._outside = outside   # piece that is not text fails there, not at the import); (render state,
+        #                           annotate) for macros called from Python, or None
 
     def __getitem__(self, name):
         """The exported name (how the sandbox reads `module.name` in a template)."""
@@ -308,10 +309,13 @@ class TemplateModule:
         return sorted(self._exports)
 
     def __str__(self):
-        return self._body
+        body = self._body
+        if type(body) is not str:
+            body = self._body = join_output(body)
+        return body
 
     def __html__(self):
-        return Markup(self._body)
+        return Markup(str(self))
 
     def __repr__(self):
         return f"<TemplateModule {self._name!r}>" if self._name is not None else "<TemplateModule from_string>"
@@ -361,7 +365,7 @@ def make_module(context, template, variables, outside=None):
         inner = _context_for(context, template, variables)
         out = []
         run_template(inner, template, out)
-        return TemplateModule(template.name, inner.top_level(exported_only=True), join_output(out), outside)
+        return TemplateModule(template.name, inner.top_level(exported_only=True), out, outside)
     finally:
         rs.depth -= 1
 
