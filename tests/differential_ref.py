@@ -268,23 +268,6 @@ def _sources(case):
     return "\n".join([case.source, *case.templates.values()])
 
 
-def _error_text(case, result):
-    """The template text an error of minijinja_py points at ('' when it has no span)."""
-    if result[0] != "error" or not isinstance(result[1], mj.TemplateError):
-        return ""
-    exc = result[1]
-    if exc.lineno is None or exc.colno is None or exc.end_pos is None:
-        return ""
-    source = exc.source if exc.source is not None else case.source   # the template it happened in
-    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    (line, col), (end_line, end_col) = (exc.lineno, exc.colno), exc.end_pos
-    if not 1 <= line <= end_line <= len(lines):
-        return ""
-    if line == end_line:
-        return lines[line - 1][col - 1:end_col - 1]
-    return "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]])
-
-
 def _nfkc_names(case, ref, mine):
     # Jinja2's generated Python code names variables after template names, and Python NFKC-normalises
     # identifiers: names that differ only in their Unicode normalisation (é vs e + U+0301) can share a variable
@@ -350,14 +333,6 @@ def _eager_unsafe_attribute(case, ref, mine):
     ref_security = ref[0] == "error" and isinstance(ref[1], jinja2.exceptions.SecurityError)
     return (not ref_security and mine[0] == "error" and isinstance(mine[1], mj.SecurityError)
             and _UNSAFE.match(_message(mine[1])) is not None)
-
-
-def _dunder_of_undefined(case, ref, mine):
-    # Jinja2: `undefined.__class__` exists, so its sandbox hands out an unsafe-undefined (SecurityError when used,
-    # '' when printed, [] when iterated); minijinja_py raises UndefinedError for any attribute of an undefined
-    if mine[0] != "error" or not isinstance(mine[1], mj.UndefinedError):
-        return False
-    return re.search(r"\.\s*_\w*$", _error_text(case, mine)) is not None
 
 
 def _string_formatting(case, ref, mine):
@@ -453,10 +428,8 @@ KNOWN = [
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' or a mutating method raises "
-          "SecurityError at once; Jinja2 returns an undefined that raises only when used (and a missing one, or a "
-          "dict key, for `x._name`)", _eager_unsafe_attribute),
-    Known("dunder-of-undefined", "sandbox: `undefined.__len__` and the like are an UndefinedError at once; in "
-          "Jinja2 an unsafe undefined (SecurityError when used)", _dunder_of_undefined),
+          "SecurityError at once (an undefined's `__class__` too); Jinja2 returns an undefined that raises only when "
+          "used (and a missing one, or a dict key, for `x._name`)", _eager_unsafe_attribute),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
     Known("sandbox-string-formatting", "sandbox: a str.format field that goes through an undefined or a '_' name "
