@@ -27,7 +27,7 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
-__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS"]
+__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -342,7 +342,6 @@ class _CheckedMethod:
     __slots__ = ("checked", "method", "obj", "rs", "name")
     mj_safe_repr = True
     mj_guards_arguments = True   # __call__ guards them itself
-    alters_data = unsafe_callable = False   # the marks call_value checks: found at once on the class
 
     def __init__(self, checked, method, obj, rs, name):
         self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
@@ -376,6 +375,10 @@ class _CheckedMutator(_CheckedMethod):
         result = _CheckedMethod.__call__(self, *args, **kwargs)
         check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
         return result
+
+
+# The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks)
+CHECKED_METHODS = frozenset({_CheckedMethod, _CheckedMutator})
 
 
 def _charge_argument(rs, arg):
