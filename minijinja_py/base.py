@@ -10,6 +10,7 @@ __str__ of our objects).
 
 import gc
 from contextvars import ContextVar
+from typing import Any, Callable, TypeVar
 
 from .errors import LimitExceeded, limit_twin
 
@@ -31,6 +32,8 @@ class _Missing:
 
 
 MISSING = _Missing()
+
+Func = TypeVar("Func", bound=Callable[..., Any])   # a decorated function keeps its type
 
 CHAR_SHIFT = 4         # the step budget charges 1 step per 2**4 characters read or built
 BIG_STR = 1 << 10      # shorter strings are not worth a charge where they are only read or compared
@@ -222,7 +225,7 @@ def leave_render(token):
     _current_state.reset(token)
 
 
-def pass_state(func):
+def pass_state(func: "Func") -> "Func":
     """Mark a filter, test or global function that needs the render state (environment, limits, undefined) as
     its first argument."""
     func.mj_pass_state = True

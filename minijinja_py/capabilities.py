@@ -8,8 +8,9 @@ raises (a broken template, raise_exception, a limit exceeded) counts as "no". Th
 in the README's "Capabilities" section, so that two readers build the same ones.
 
 decide(render, render_spans) is the decision over any renderer (the tests run it over Jinja2 as the reference);
-decide_capabilities(chat_template, name) runs it through a ChatTemplate's public render methods, with one frozen
-clock reading for all probes (see clock_reading). ChatTemplate.capabilities caches the result.
+decide_capabilities(chat_template, name) runs it through a ChatTemplate (its render path, with the probe's
+variables only: not its special_tokens), with one frozen clock reading for all probes (see clock_reading).
+ChatTemplate.capabilities caches the result.
 """
 
 import datetime
@@ -63,7 +64,7 @@ class Capabilities:
         "documents", "generation_tag",
     )
 
-    def __init__(self, **values):
+    def __init__(self, **values: Any) -> None:
         missing = [f for f in self.FIELDS if f not in values]
         unknown = sorted(set(values) - set(self.FIELDS))
         if missing or unknown:
@@ -80,15 +81,15 @@ class Capabilities:
             object.__setattr__(self, name, value)
 
     @classmethod
-    def fields(cls):
+    def fields(cls) -> "tuple[str, ...]":
         """The field names, in order (as dataclasses.fields() would list them)."""
         return cls.FIELDS
 
-    def as_dict(self):
+    def as_dict(self) -> "dict[str, Any]":
         """{field: value} in field order: JSON-ready."""
         return {name: getattr(self, name) for name in self.FIELDS}
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> "Capabilities":
         """A copy with some fields changed (as dataclasses.replace)."""
         return Capabilities(**{**self.as_dict(), **changes})
 
@@ -324,20 +325,24 @@ def _chosen_template(chat_template, name):
 
 def decide_capabilities(chat_template, name=None):
     """The Capabilities of a ChatTemplate (of its template `name` when it holds several), deciding every field
-    through its render() and render_with_generation_spans(), with one clock reading for all probes."""
+    through its one compiled template, as render() renders but with the probe's variables only (not the
+    ChatTemplate's special_tokens: the answer depends on the template's text), with one clock reading for all
+    probes. Limits are the ChatTemplate's own: a probe that exceeds one raised, so it counts as "no"."""
     _, options = _chosen_template(chat_template, name)
 
     def render(messages, **inputs):
         try:
-            return chat_template.render(messages, **options, **inputs)
+            return chat_template._render_probe(messages, None, **options, **inputs)
         except TemplateError:
             return None
 
     def render_spans(messages, **inputs):
+        spans = []
         try:
-            return chat_template.render_with_generation_spans(messages, **options, **inputs)[1]
+            chat_template._render_probe(messages, spans, **options, **inputs)
         except TemplateError:
             return None
+        return spans
 
     token = _probe_clock.set([])
     try:

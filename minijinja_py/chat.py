@@ -205,7 +205,7 @@ class ChatTemplate:
         ValueError) for bad inputs or a failing template, LimitExceeded past a limit.
         """
         return self._render(messages, tools, documents, add_generation_prompt, continue_final_message,
-                            chat_template, None, kwargs)
+                            chat_template, None, {**self.special_tokens, **kwargs})
 
     def render_with_generation_spans(self, messages: Any, tools: Any = None, documents: Any = None,
                                      add_generation_prompt: bool = False, chat_template: Optional[str] = None,
@@ -213,12 +213,25 @@ class ChatTemplate:
         """(prompt, [(start, end), ...]): the character spans of {% generation %} blocks (assistant turns), as
         transformers' return_assistant_tokens_mask computes them. Raises as render() does."""
         spans: list[tuple[int, int]] = []
-        text = self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans, kwargs)
+        text = self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans,
+                            {**self.special_tokens, **kwargs})
         return text, spans
+
+    def _render_probe(self, messages: Any, spans: Optional[list[tuple[int, int]]], tools: Any = None,
+                      documents: Any = None, add_generation_prompt: bool = False,
+                      chat_template: Optional[str] = None, **variables: Any) -> str:
+        """A capabilities probe (capabilities.py): rendered as render() renders, but with exactly `variables`
+        and none of this ChatTemplate's special_tokens, so that a template's capabilities depend on its text
+        alone (the probes are pinned: bos_token and eos_token given, nothing else). `spans`, when a list,
+        receives the generation spans."""
+        return self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans,
+                            variables)
 
     def _render(self, messages: Any, tools: Any, documents: Any, add_generation_prompt: bool,
                 continue_final_message: Union[bool, str], chat_template: Optional[str],
-                spans: Optional[list[tuple[int, int]]], kwargs: dict[str, Any]) -> str:
+                spans: Optional[list[tuple[int, int]]], variables: dict[str, Any]) -> str:
+        """The render behind render(), render_with_generation_spans() and _render_probe(); `variables` are
+        the template variables beyond messages/tools/documents (special tokens already merged in)."""
         try:
             template = self.select(chat_template, tools)
             if continue_final_message and add_generation_prompt:
@@ -226,7 +239,7 @@ class ChatTemplate:
             # add_generation_prompt is made plain data like every other variable
             chat, tools, documents, kwargs = prepare_inputs(
                 messages, tools, documents,
-                {**self.special_tokens, **kwargs, "add_generation_prompt": add_generation_prompt},
+                {**variables, "add_generation_prompt": add_generation_prompt},
                 self.environment.limits)
             final_message = ""
             if continue_final_message:

@@ -6,10 +6,13 @@ pass_context gives a Context that reads the render's variables and the globals (
 template's top-level variables assigned so far).
 """
 
-from .base import MISSING
+from collections.abc import Iterable
+from typing import Any, Callable, Optional, cast
+
+from .base import MISSING, Func
 
 __all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
-           "Passing"]
+           "AutoescapeByExtension", "Passing"]
 
 
 class Passing:
@@ -21,30 +24,30 @@ class Passing:
     mj_pass_state = True
     mj_safe_repr = True   # prints as a function does, without an address
 
-    def __init__(self, func, make, instance=None):
+    def __init__(self, func: Callable[..., Any], make: Callable[[Any], Any], instance: Any = None) -> None:
         self.func, self.make, self.instance = func, make, instance
         self.__name__ = getattr(func, "__name__", "function")
         self.__qualname__ = getattr(func, "__qualname__", self.__name__)
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
 
-    def __call__(self, rs, *args, **kwargs):
+    def __call__(self, rs: Any, *args: Any, **kwargs: Any) -> Any:
         if self.instance is None:
             return self.func(self.make(rs), *args, **kwargs)
         return self.func(self.instance, self.make(rs), *args, **kwargs)
 
-    def __get__(self, instance, owner=None):
+    def __get__(self, instance: Any, owner: Any = None) -> "Passing":
         return self if instance is None else Passing(self.func, self.make, instance)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<function {self.__qualname__}>"
 
 
-def _passing(func, make):
-    return Passing(func, make)
+def _passing(func: Func, make: Callable[[Any], Any]) -> Func:
+    return cast(Func, Passing(func, make))   # called as the function was, with the state first (base.pass_state)
 
 
-def pass_environment(func):
+def pass_environment(func: Func) -> Func:
     """func(environment, value, ...): the Environment of the render."""
     return _passing(func, lambda rs: rs.env)
 
@@ -58,7 +61,7 @@ class EvalContext:
         self.environment, self.autoescape, self.volatile = environment, autoescape, False
 
 
-def pass_eval_context(func):
+def pass_eval_context(func: Func) -> Func:
     """func(eval_ctx, value, ...): eval_ctx.autoescape and eval_ctx.environment."""
     return _passing(func, lambda rs: EvalContext(rs.env, rs.autoescape))
 
@@ -97,24 +100,51 @@ class Context:
         return value
 
 
-def pass_context(func):
+def pass_context(func: Func) -> Func:
     """func(context, value, ...): context.get(name), context.environment, context.eval_ctx."""
     return _passing(func, Context)
 
 
-def select_autoescape(enabled_extensions=("html", "htm", "xml"), disabled_extensions=(), default_for_string=True,
-                      default=False):
+def select_autoescape(enabled_extensions: Iterable[str] = ("html", "htm", "xml"),
+                      disabled_extensions: Iterable[str] = (), default_for_string: bool = True,
+                      default: bool = False) -> "AutoescapeByExtension":
     """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
-    enabled = tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions)
-    disabled = tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions)
+    return AutoescapeByExtension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
+                                 tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions),
+                                 default_for_string, default)
 
-    def autoescape(template_name):
+
+class AutoescapeByExtension:
+    """What select_autoescape returns: a class rather than a closure, so that an environment holding it pickles."""
+
+    __slots__ = ("enabled", "disabled", "default_for_string", "default")
+
+    def __init__(self, enabled: "tuple[str, ...]", disabled: "tuple[str, ...]", default_for_string: bool,
+                 default: bool) -> None:
+        self.enabled, self.disabled = enabled, disabled
+        self.default_for_string, self.default = default_for_string, default
+
+    def __call__(self, template_name: Optional[str]) -> bool:
         if template_name is None:
-            return default_for_string
+            return self.default_for_string
         template_name = template_name.lower()
-        if template_name.endswith(enabled):
+        if template_name.endswith(self.enabled):
             return True
-        if template_name.endswith(disabled):
+        if template_name.endswith(self.disabled):
             return False
-        return default
-    return autoescape
+        return self.default
+
+    def _key(self):
+        return (self.enabled, self.disabled, self.default_for_string, self.default)
+
+    def __eq__(self, other):
+        return self._key() == other._key() if type(other) is AutoescapeByExtension else NotImplemented
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __reduce__(self):
+        return (AutoescapeByExtension, self._key())
+
+    def __repr__(self):
+        return f"<select_autoescape enabled={self.enabled!r} disabled={self.disabled!r}>"

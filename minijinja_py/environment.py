@@ -8,55 +8,36 @@ location. Template.generate/stream give the output piece by piece, Template.modu
 variables and macros; mj.Template(source, **options) compiles with a shared environment per set of options.
 """
 
+import copy
+import pickle
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Callable, NoReturn, Optional, Union
 
 from . import nodes
 from .base import Limits, RenderState, enter_render, leave_render
 from .budget import charged
 from .compiler import compile_template
-from .composition import TemplateContext, make_module, render_chunks, run_template
+from .composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .errors import (
     LimitExceeded, TemplateError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError, TemplatesNotFound,
     UndefinedError, as_template_error, scrub_message, twin_of,
 )
 from .filters import FILTERS
-from .runtime import (
-    BreakLoop, ContinueLoop, Cycler, DictFactory, Joiner, Namespace, join_output, lipsum, sandboxed_range,
-)
+from .loaders import BaseLoader
+from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
+from .runtime import BreakLoop, ContinueLoop, join_output
 from .streams import TemplateExpression, TemplateStream
 from .syntax import normalize_newlines, parse
 from .tests import TESTS
 from .undefined import Undefined
 
-__all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES"]
+__all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 
-# Jinja2's extension names, and ours. "generation" ({% generation %}) is what transformers' AssistantTracker adds.
-_EXTENSIONS = {
-    "loopcontrols": "loopcontrols", "jinja2.ext.loopcontrols": "loopcontrols",
-    "do": "do", "jinja2.ext.do": "do",
-    "generation": "generation",
-}
 _CACHE_SIZE = 256
-DEFAULT_POLICIES = {
-    "compiler.ascii_str": True, "urlize.rel": "noopener", "urlize.target": None, "urlize.extra_schemes": None,
-    "truncate.leeway": 5, "json.dumps_function": None, "json.dumps_kwargs": {"sort_keys": True},
-    "ext.i18n.trimmed": False,
-}
-# Jinja2 options accepted with their default value only (README: custom delimiters and line statements are
-# not supported), and options accepted and ignored (there is no Python code to optimise or cache).
-_FIXED_OPTIONS = {
-    "block_start_string": "{%", "block_end_string": "%}", "variable_start_string": "{{",
-    "variable_end_string": "}}", "comment_start_string": "{#", "comment_end_string": "#}",
-    "line_statement_prefix": None, "line_comment_prefix": None, "enable_async": False,
-}
-_IGNORED_OPTIONS = ("optimized", "bytecode_cache")
-_NEWLINES = ("\n", "\r\n", "\r")
-
-
-def default_globals():
-    return {"range": sandboxed_range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
-            "namespace": Namespace}
+Autoescape = Union[bool, Callable[[Optional[str]], bool]]   # a flag, or a function of the template name
+Variables = Optional[Mapping[str, Any]]
 
 
 class Environment:
@@ -71,13 +52,37 @@ class Environment:
     is_async = False
     shared = False
     overlayed = False
-    linked_to = None
+    linked_to: "Optional[Environment]" = None
+    trim_blocks: bool
+    lstrip_blocks: bool
+    keep_trailing_newline: bool
+    autoescape: Autoescape
+    undefined: "type[Undefined]"
+    extensions: "frozenset[str]"
+    limits: Limits
+    random_seed: int
+    loader: Optional[BaseLoader]
+    finalize: Optional[Callable[..., Any]]
+    newline_sequence: str
+    immutable: bool
+    cache_size: int
+    auto_reload: bool
+    filters: "dict[str, Callable[..., Any]]"
+    tests: "dict[str, Callable[..., Any]]"
+    globals: "dict[str, Any]"
+    policies: "dict[str, Any]"
 
-    def __init__(self, trim_blocks=False, lstrip_blocks=False, keep_trailing_newline=False, autoescape=False,
-                 undefined=Undefined, extensions=(), limits=None, random_seed=0, *, loader=None, finalize=None,
-                 newline_sequence="\n", immutable=True, cache_size=400, auto_reload=True, **jinja2_options):
+    def __init__(self, trim_blocks: bool = False, lstrip_blocks: bool = False, keep_trailing_newline: bool = False,
+                 autoescape: Autoescape = False, undefined: "type[Undefined]" = Undefined,
+                 extensions: "Iterable[Union[str, type]]" = (), limits: Optional[Limits] = None,
+                 random_seed: int = 0, *, loader: Optional[BaseLoader] = None,
+                 finalize: Optional[Callable[..., Any]] = None, newline_sequence: str = "\n",
+                 immutable: bool = True, cache_size: int = 400, auto_reload: bool = True,
+                 **jinja2_options: Any) -> None:
+        """Raises ValueError for an unsupported option value (custom delimiters, async, an unknown extension or
+        newline_sequence), TypeError for an unknown option or a wrong undefined / limits."""
         self.extensions = frozenset()
-        self._configure(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
+        configure(self, trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
                         keep_trailing_newline=keep_trailing_newline, autoescape=autoescape, undefined=undefined,
                         extensions=extensions, limits=limits, random_seed=random_seed, loader=loader,
                         finalize=finalize, newline_sequence=newline_sequence, immutable=immutable,
@@ -85,52 +90,13 @@ class Environment:
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)
         self.globals = default_globals()
-        self.policies = {key: dict(value) if isinstance(value, dict) else value
-                         for key, value in DEFAULT_POLICIES.items()}
+        self.policies = default_policies()
         self._new_caches()
-
-    def _configure(self, **options):
-        """Set options (the constructor's and overlay's), each checked."""
-        for name, value in options.items():
-            if name in _FIXED_OPTIONS:
-                if value != _FIXED_OPTIONS[name]:
-                    what = "async rendering" if name == "enable_async" else "custom delimiters and line statements"
-                    raise ValueError(f"{name}={value!r}: {what} are not supported by minijinja_py")
-            elif name in _IGNORED_OPTIONS:
-                continue
-            elif name == "undefined":
-                if not (isinstance(value, type) and issubclass(value, Undefined)):
-                    raise TypeError("undefined must be minijinja_py.Undefined or a subclass of it")
-                self.undefined = value
-            elif name == "extensions":
-                self.extensions = self.extensions | frozenset(self._extension(e) for e in value)
-            elif name == "limits":
-                self.limits = value if value is not None else Limits()
-                if not isinstance(self.limits, Limits):
-                    raise TypeError("limits must be a minijinja_py.Limits")
-            elif name == "newline_sequence":
-                if value not in _NEWLINES:
-                    raise ValueError("newline_sequence must be one of '\\n', '\\r\\n' or '\\r'")
-                self.newline_sequence = value
-            elif name in ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "autoescape", "random_seed",
-                          "loader", "finalize", "immutable", "cache_size", "auto_reload"):
-                setattr(self, name, value)
-            else:
-                raise TypeError(f"unexpected Environment option {name!r}")
 
     def _new_caches(self):
         self._cache = OrderedDict()      # from_string: (source, options...) → Template
         self._loaded = OrderedDict()     # get_template: (loader, name, options...) → Template
         self._cache_lock = threading.Lock()
-
-    @staticmethod
-    def _extension(name):
-        key = name if isinstance(name, str) else f"{getattr(name, '__module__', '')}.{getattr(name, '__name__', '')}"
-        try:
-            return _EXTENSIONS[key]
-        except KeyError:
-            raise ValueError(f"unknown extension {name!r}; available: loopcontrols, do "
-                             "(or jinja2.ext.loopcontrols, jinja2.ext.do)") from None
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
@@ -159,8 +125,10 @@ class Environment:
         return template
 
     # ------------------------------------------------------------------------------------------- templates
-    def from_string(self, source, globals=None, template_class=None, name=None):
-        """Compile template source. Raises TemplateSyntaxError (or LimitExceeded) for a bad template."""
+    def from_string(self, source: str, globals: Variables = None, template_class: "Optional[type[Template]]" = None,
+                    name: Optional[str] = None) -> "Template":
+        """Compile template source (cached). Raises TemplateSyntaxError (or LimitExceeded) for a bad template, a
+        TypeError twin for a source that is not a str."""
         _check_source(source)
         cls = template_class or Template
         key = (source, name, cls, id(globals) if globals else None, self._options_key())
@@ -171,9 +139,11 @@ class Environment:
         _check_source(source)
         return Template._compile(self, source, name=name, filename=filename, globals=globals, uptodate=uptodate)
 
-    def get_template(self, name, parent=None, globals=None):
+    def get_template(self, name: "Union[str, Template]", parent: Optional[str] = None,
+                     globals: Variables = None) -> "Template":
         """The template `name` from the loader (cached; reloaded when auto_reload and it changed). Raises
-        TemplateNotFound, or TypeError when the environment has no loader, as Jinja2."""
+        TemplateNotFound, a TypeError twin when the environment has no loader (as Jinja2), TemplateSyntaxError
+        when the template does not compile."""
         if isinstance(name, Template):
             return name
         if parent is not None:
@@ -205,8 +175,9 @@ class Environment:
             return self._template_from_source(source, name, filename, globals, uptodate)
         return self._cached(self._loaded, key, self.cache_size, load)
 
-    def select_template(self, names, parent=None, globals=None):
-        """The first of names the loader has; TemplatesNotFound when none."""
+    def select_template(self, names: "Iterable[Union[str, Template]]", parent: Optional[str] = None,
+                        globals: Variables = None) -> "Template":
+        """The first of names the loader has. Raises TemplatesNotFound when none, as get_template otherwise."""
         if isinstance(names, Undefined):
             names._fail_with_undefined_error()
         if not names:
@@ -222,24 +193,29 @@ class Environment:
                 pass
         raise TemplatesNotFound(names)
 
-    def get_or_select_template(self, template_name_or_list, parent=None, globals=None):
-        """get_template for a name, select_template for a list of names, the template itself for a Template."""
+    def get_or_select_template(self, template_name_or_list: "Union[str, Template, Iterable[Union[str, Template]]]",
+                               parent: Optional[str] = None, globals: Variables = None) -> "Template":
+        """get_template for a name, select_template for a list of names, the template itself for a Template;
+        raises as they do."""
         if isinstance(template_name_or_list, (str, Undefined)):
-            return self.get_template(template_name_or_list, parent, globals)
+            # an Undefined name (a template variable) raises its own error there, as in Jinja2
+            return self.get_template(template_name_or_list, parent, globals)  # type: ignore[arg-type]
         if isinstance(template_name_or_list, Template):
             return template_name_or_list
         return self.select_template(template_name_or_list, parent, globals)
 
-    def list_templates(self, extensions=None, filter_func=None):
-        """The names the loader knows, those with one of extensions or those filter_func accepts."""
-        names = self.loader.list_templates()
+    def list_templates(self, extensions: Optional[Iterable[str]] = None,
+                       filter_func: Optional[Callable[[str], bool]] = None) -> "list[str]":
+        """The names the loader knows, those with one of extensions or those filter_func accepts. Raises
+        TypeError when both are given, or when the loader cannot list its templates."""
+        names: list[str] = self.loader.list_templates()  # type: ignore[union-attr]  # None: Jinja2's error
         if extensions is not None:
             if filter_func is not None:
                 raise TypeError("either extensions or filter_func can be passed, but not both")
             filter_func = lambda name: "." in name and name.rsplit(".", 1)[1] in extensions  # noqa: E731
         return [name for name in names if filter_func(name)] if filter_func is not None else names
 
-    def join_path(self, template, parent):
+    def join_path(self, template: str, parent: str) -> str:
         """The name a template loaded from `parent` asks for means (Jinja2's hook: the name as it is)."""
         return template
 
@@ -247,28 +223,29 @@ class Environment:
         return bool(self.autoescape(name)) if callable(self.autoescape) else bool(self.autoescape)
 
     # ------------------------------------------------------------------------------------------ the rest
-    def overlay(self, **options):
+    def overlay(self, **options: Any) -> "Environment":
         """A new environment sharing this one's filters, tests, globals and policies, with some options changed
-        (extensions are added to this one's), and caches of its own."""
+        (extensions are added to this one's), and caches of its own. Raises as the constructor does."""
         rv = object.__new__(type(self))
         rv.__dict__.update(self.__dict__)
         rv.overlayed, rv.linked_to = True, self
-        rv._configure(**options)
+        configure(rv, **options)
         rv._new_caches()
         return rv
 
-    def extend(self, **attributes):
+    def extend(self, **attributes: Any) -> None:
         """Add attributes the environment does not have yet (Jinja2's hook for extensions)."""
         for key, value in attributes.items():
             if not hasattr(self, key):
                 setattr(self, key, value)
 
-    def make_globals(self, d):
+    def make_globals(self, d: Variables) -> "dict[str, Any]":
         """The globals a template of this environment sees, with d over the environment's."""
         return {**self.globals, **(d or {})}
 
-    def parse(self, source, name=None, filename=None):
-        """The AST of source (nodes.Template), for meta.find_undeclared_variables and friends."""
+    def parse(self, source: str, name: Optional[str] = None, filename: Optional[str] = None) -> "ParsedTemplate":
+        """The AST of source (nodes.Template), for meta.find_undeclared_variables and friends. Raises
+        TemplateSyntaxError."""
         text = normalize_newlines(source, self.keep_trailing_newline)
         try:
             tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting)
@@ -277,18 +254,22 @@ class Environment:
             raise
         return ParsedTemplate(tree.span, tree.body, self)
 
-    def compile_expression(self, source, undefined_to_none=True):
+    def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
         """A callable that evaluates the expression source with the variables it is given (Jinja2's
         compile_expression): env.compile_expression("a > b")(a=2, b=1) is True."""
         template = self.from_string("{% set result = (" + source + "\n) %}")
         return TemplateExpression(template, undefined_to_none)
 
-    def call_filter(self, name, value, args=None, kwargs=None, context=None, eval_context=None):
-        """Apply the filter `name` outside a template (TemplateRuntimeError if there is none)."""
+    def call_filter(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
+                    kwargs: Variables = None, context: Any = None, eval_context: Any = None) -> Any:
+        """Apply the filter `name` outside a template. Raises TemplateRuntimeError if there is none, the
+        filter's error (a TemplateError) if it fails."""
         return self._call_registered(self.filters, "filter", name, value, args, kwargs)
 
-    def call_test(self, name, value, args=None, kwargs=None, context=None, eval_context=None):
-        """Apply the test `name` outside a template (TemplateRuntimeError if there is none)."""
+    def call_test(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
+                  kwargs: Variables = None, context: Any = None, eval_context: Any = None) -> Any:
+        """Apply the test `name` outside a template. Raises TemplateRuntimeError if there is none, the test's
+        error (a TemplateError) if it fails."""
         return self._call_registered(self.tests, "test", name, value, args, kwargs)
 
     def _call_registered(self, registry, kind, name, value, args, kwargs):
@@ -305,6 +286,30 @@ class Environment:
             raise as_template_error(exc) from exc
         finally:
             leave_render(token)
+
+    # ------------------------------------------------------------------------------------ copies and pickles
+    def __getstate__(self):
+        """Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
+        own. Pickles when its filters, tests, globals, loader, finalize and autoescape do."""
+        state = self.__dict__.copy()
+        for key in ("_cache", "_loaded", "_cache_lock"):
+            state.pop(key, None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._new_caches()
+
+    def __copy__(self):
+        rv = object.__new__(type(self))
+        rv.__setstate__(self.__getstate__())
+        return rv
+
+    def __deepcopy__(self, memo):
+        rv = object.__new__(type(self))
+        memo[id(self)] = rv
+        rv.__setstate__(copy.deepcopy(self.__getstate__(), memo))
+        return rv
 
 
 class ParsedTemplate(nodes.Template):
@@ -326,11 +331,14 @@ class Template:
 
     environment: "Environment"
     source: str
-    name: "str | None"
-    filename: "str | None"
-    globals: "dict[str, object]"
+    name: Optional[str]
+    filename: Optional[str]
+    globals: "dict[str, Any]"
+    _uptodate: Optional[Callable[[], bool]]
+    _module: Optional[TemplateModule]
+    _autoescape: bool
 
-    def __new__(cls, source, **options):
+    def __new__(cls, source: str, **options: Any) -> "Template":
         return _spontaneous_environment(options).from_string(source, template_class=cls)
 
     @classmethod
@@ -387,13 +395,14 @@ class Template:
         return env_globals if not self.globals else {**env_globals, **self.globals}
 
     @property
-    def is_up_to_date(self):
+    def is_up_to_date(self) -> bool:
         """False when the loader says the source changed since it was compiled."""
         return self._uptodate is None or bool(self._uptodate())
 
     # ------------------------------------------------------------------------------------------ rendering
-    def render(self, *args, **kwargs):
-        """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature)."""
+    def render(self, *args: Any, **kwargs: Any) -> str:
+        """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature). Raises
+        TemplateError only (a TemplateRuntimeError subclass, LimitExceeded, ...), located in the template."""
         return self._render(_context(args, kwargs), None)
 
     def _start(self, context, fuel=None):
@@ -422,7 +431,7 @@ class Template:
         finally:
             leave_render(token)
 
-    def _raise_leaving(self, exc):
+    def _raise_leaving(self, exc: BaseException) -> NoReturn:
         """Raise what the exception exc, caught inside a render, leaves it as (in an except block)."""
         if isinstance(exc, TemplateError):
             raise self._annotate(exc) from None
@@ -433,14 +442,15 @@ class Template:
             raise self._annotate(error) from error.__cause__
         raise exc   # KeyboardInterrupt, SystemExit, GeneratorExit: not ours to change
 
-    def render_with_generation_spans(self, *args, **kwargs):
-        """Render and also return the (start, end) character spans of {% generation %} blocks."""
-        spans = []
+    def render_with_generation_spans(self, *args: Any, **kwargs: Any) -> "tuple[str, list[tuple[int, int]]]":
+        """Render and also return the (start, end) character spans of {% generation %} blocks. Raises as
+        render()."""
+        spans: list[tuple[int, int]] = []
         return self._render(_context(args, kwargs), spans), spans
 
-    def generate(self, *args, **kwargs):
+    def generate(self, *args: Any, **kwargs: Any) -> Iterator[str]:
         """The output as an iterator of pieces, each rendered when it is asked for: one per top-level statement
-        (empty ones left out), then those of the templates it extends."""
+        (empty ones left out), then those of the templates it extends. Raises as render(), while iterating."""
         return self._generate(_context(args, kwargs))
 
     def _generate(self, context):
@@ -453,14 +463,16 @@ class Template:
         except BaseException as exc:
             self._raise_leaving(exc)
 
-    def stream(self, *args, **kwargs):
+    def stream(self, *args: Any, **kwargs: Any) -> TemplateStream:
         """generate() as a TemplateStream (dump(file), enable_buffering(size))."""
         return TemplateStream(self.generate(*args, **kwargs))
 
     # -------------------------------------------------------------------------------------------- modules
-    def make_module(self, vars=None, shared=False, locals=None):
+    def make_module(self, vars: Variables = None, shared: bool = False,
+                    locals: Variables = None) -> TemplateModule:
         """The template's module: its exported top-level variables and macros as attributes, its output as
-        str(). vars are the variables it renders with (shared: without the globals), locals added over them."""
+        str(). vars are the variables it renders with (shared: without the globals), locals added over them.
+        Raises as render()."""
         variables = dict(vars or {})
         variables.update(locals or {})
         rs = RenderState(self.environment, {} if shared else self._full_globals(), variables, self._autoescape)
@@ -474,14 +486,25 @@ class Template:
             leave_render(token)
 
     @property
-    def module(self):
+    def module(self) -> TemplateModule:
         """make_module() without variables, made once."""
         if self._module is None:
             self._module = self.make_module()
         return self._module
 
     def __reduce__(self):
-        return (_rebuild_template, (self.environment, self.source, self.name, self.globals or None))
+        # By source: environment, source and options go as one recipe, compiled once per process (_unpickle).
+        recipe = pickle.dumps((type(self), self.environment, self.source, self.name, self.filename,
+                               self.globals or None))
+        return (_unpickle_template, (recipe,))
+
+    def __copy__(self):
+        return self   # immutable
+
+    def __deepcopy__(self, memo):
+        return type(self)._compile(copy.deepcopy(self.environment, memo), self.source, name=self.name,
+                                   filename=self.filename, globals=copy.deepcopy(self.globals, memo),
+                                   uptodate=self._uptodate)
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
@@ -501,11 +524,29 @@ def _context(args, kwargs):
         raise as_template_error(exc) from None
 
 
-def _rebuild_template(environment, source, name, globals_):
-    return environment.from_string(source, globals=globals_, name=name)
+_UNPICKLED: "OrderedDict[bytes, Template]" = OrderedDict()   # a pickled template's recipe → the template compiled from it in this process
+_UNPICKLED_LOCK = threading.Lock()
 
 
-_SPONTANEOUS = OrderedDict()
+def _unpickle_template(recipe):
+    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE: a worker
+    that receives the same template with each task compiles it once. Templates unpickled from one recipe are one
+    object (immutable, as every Template)."""
+    with _UNPICKLED_LOCK:
+        template = _UNPICKLED.get(recipe)
+        if template is not None:
+            _UNPICKLED.move_to_end(recipe)
+            return template
+    cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
+    template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
+    with _UNPICKLED_LOCK:
+        _UNPICKLED[recipe] = template
+        while len(_UNPICKLED) > _CACHE_SIZE:
+            _UNPICKLED.popitem(last=False)
+    return template
+
+
+_SPONTANEOUS: "OrderedDict[Any, Environment]" = OrderedDict()
 _SPONTANEOUS_LOCK = threading.Lock()
 
 

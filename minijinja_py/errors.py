@@ -227,24 +227,29 @@ class LimitExceeded(TemplateRuntimeError):
 _twins = {}
 
 
-def twin_of(builtin_cls):
+def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
     """The TemplateRuntimeError subclass that is also `builtin_cls` (TemplateTypeError for TypeError, ...)."""
     twin = _twins.get(builtin_cls)
     if twin is None:
+        name = f"Template{builtin_cls.__name__}"
+        if name in __all__:  # RuntimeError, SyntaxError, AssertionError: the name is one of our own classes'
+            name = f"TemplateBuiltin{builtin_cls.__name__}"
         try:
-            twin = type(f"Template{builtin_cls.__name__}", (TemplateRuntimeError, builtin_cls),
+            twin = type(name, (TemplateRuntimeError, builtin_cls),
                         {"__module__": __name__, "__str__": TemplateError.__str__,
                          "__init__": TemplateError.__init__})
-        except TypeError:  # a built-in whose instance layout cannot be combined: fall back to the plain class
+            twin("")   # a built-in whose __new__ wants more than a message (ExceptionGroup) cannot be twinned
+        except TypeError:  # nor one whose instance layout cannot be combined: fall back to the plain class
             twin = TemplateRuntimeError
         _twins[builtin_cls] = twin
     return twin
 
 
 def __getattr__(name):
-    """Twins by name (TemplateAttributeError, LimitExceededOverflowError, ...), made on first use: pickle finds a
-    twin's class this way in a process that has not made it yet (a worker unpickling an error)."""
-    for prefix, make in (("LimitExceeded", limit_twin), ("Template", twin_of)):
+    """Twins by name (TemplateAttributeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made
+    on first use: pickle finds a twin's class this way in a process that has not made it yet (a worker unpickling
+    an error)."""
+    for prefix, make in (("LimitExceeded", limit_twin), ("TemplateBuiltin", twin_of), ("Template", twin_of)):
         builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
         if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
             twin = make(builtin_cls)

@@ -24,8 +24,14 @@ _MAX_DIGITS = 12    # a width or precision longer than this is refused as it is 
 def percent_format(limits, fmt, args):
     """fmt % args with the sandbox's printing, its size bounded before anything is built."""
     rs = current_state()
-    if type(args) is tuple and len(args) == 1 and fmt == "%s" and type(args[0]) is str:
-        return args[0]   # "%s"|format(x): the commonest use
+    if type(args) is tuple and len(args) == 1 and fmt == "%s" and type(fmt) is str:
+        # "%s"|format(x), the commonest use: a string is itself; an undefined, a bool or a float prints short
+        # text of its own (an undefined as Jinja2 prints it, or its error)
+        value = args[0]
+        if type(value) is str:
+            return value
+        if isinstance(value, Undefined) or type(value) is float or type(value) is bool:
+            return fmt % args
     if isinstance(args, tuple):
         args = tuple(_plain_or_safe(a, rs) for a in args)
     elif isinstance(args, dict):

@@ -7,7 +7,6 @@ when the render state is needed).
 
 import re
 from collections import abc
-from urllib.parse import quote_from_bytes
 
 from .base import CHAR_SHIFT, check_items, check_str_size, pass_state
 from .budget import take
@@ -50,8 +49,19 @@ def _url_quote(rs, obj, for_qs=False):
         obj = soft_str(obj).encode("utf-8")
     check_str_size(rs.limits, 3 * len(obj), "a URL-encoded string")   # a byte becomes %XX at most
     rs.burn(len(obj) >> CHAR_SHIFT)
-    rv = quote_from_bytes(obj, b"" if for_qs else b"/")
+    rv = _quote_from_bytes()(obj, b"" if for_qs else b"/")
     return rv.replace("%20", "+") if for_qs else rv
+
+
+def _quote_from_bytes():
+    global _quote
+    if _quote is None:
+        from urllib.parse import quote_from_bytes   # only |urlencode needs it: not imported at start-up
+        _quote = quote_from_bytes
+    return _quote
+
+
+_quote = None
 
 
 @pass_state
@@ -60,7 +70,7 @@ def do_urlencode(rs, value):
     if isinstance(value, str) or not isinstance(value, abc.Iterable):
         return _url_quote(rs, value)
     items = list(value.items()) if isinstance(value, dict) else take(rs, value, "a query string")
-    rs.burn(8 * len(items))   # a pair quoted and joined, in Python
+    rs.burn(16 * len(items))   # a pair: two quotes and a join, a dozen Python calls
     parts = [f"{_url_quote(rs, k, for_qs=True)}={_url_quote(rs, v, for_qs=True)}" for k, v in items]
     check_str_size(rs.limits, sum(map(len, parts)) + len(parts), "a query string")
     return "&".join(parts)

@@ -13,14 +13,19 @@ max_template_size could hold is refused before it is read.
 
 import os
 import posixpath
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, Optional, Union
 
 from .errors import LimitExceeded, TemplateNotFound
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
-           "split_template_path"]
+           "split_template_path", "Source"]
+
+# what get_source returns: (source, filename or None, uptodate or None)
+Source = tuple[str, Optional[str], Optional[Callable[[], bool]]]
 
 
-def split_template_path(template):
+def split_template_path(template: str) -> "list[str]":
     """A template name → its path segments; TemplateNotFound for a name that could leave the search path."""
     if not isinstance(template, str) or "\x00" in template or "\\" in template:
         raise TemplateNotFound(template)
@@ -40,14 +45,16 @@ class BaseLoader:
 
     has_source_access = True
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
+        """Raises TemplateNotFound when there is no such template."""
         raise TemplateNotFound(template)
 
-    def list_templates(self):
+    def list_templates(self) -> "list[str]":
         raise TypeError("this loader cannot iterate over all templates")
 
-    def load(self, environment, name, globals=None):
-        """The compiled template `name` (what Environment.get_template uses, without its cache)."""
+    def load(self, environment: Any, name: str, globals: Optional[Mapping[str, Any]] = None) -> Any:
+        """The compiled template `name` (what Environment.get_template uses, without its cache). Raises
+        TemplateNotFound, TemplateSyntaxError."""
         source, filename, uptodate = self.get_source(environment, name)
         return environment._template_from_source(source, name, filename, globals, uptodate)
 
@@ -55,27 +62,27 @@ class BaseLoader:
 class DictLoader(BaseLoader):
     """Templates from a dict of name → source."""
 
-    def __init__(self, mapping):
+    def __init__(self, mapping: Mapping[str, str]) -> None:
         self.mapping = mapping
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
         try:
             source = self.mapping[template]
         except (KeyError, TypeError):
             raise TemplateNotFound(template) from None
         return source, None, lambda: source == self.mapping.get(template)
 
-    def list_templates(self):
+    def list_templates(self) -> "list[str]":
         return sorted(self.mapping)
 
 
 class FunctionLoader(BaseLoader):
     """Templates from a function: name → source, or (source, filename, uptodate), or None when there is none."""
 
-    def __init__(self, load_func):
+    def __init__(self, load_func: Callable[[str], Union[None, str, Source]]) -> None:
         self.load_func = load_func
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
         found = self.load_func(template)
         if found is None:
             raise TemplateNotFound(template)
@@ -87,25 +94,25 @@ class FunctionLoader(BaseLoader):
 class PrefixLoader(BaseLoader):
     """Loaders by prefix: "app/index.html" is "index.html" of mapping["app"]."""
 
-    def __init__(self, mapping, delimiter="/"):
+    def __init__(self, mapping: Mapping[str, BaseLoader], delimiter: str = "/") -> None:
         self.mapping = mapping
         self.delimiter = delimiter
 
-    def get_loader(self, template):
+    def get_loader(self, template: str) -> "tuple[BaseLoader, str]":
         try:
             prefix, name = template.split(self.delimiter, 1)
             return self.mapping[prefix], name
         except (ValueError, KeyError, TypeError, AttributeError):
             raise TemplateNotFound(template) from None
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
         loader, name = self.get_loader(template)
         try:
             return loader.get_source(environment, name)
         except TemplateNotFound:
             raise TemplateNotFound(template) from None   # the name asked for, not the loader's part of it
 
-    def list_templates(self):
+    def list_templates(self) -> "list[str]":
         return [prefix + self.delimiter + name for prefix, loader in self.mapping.items()
                 for name in loader.list_templates()]
 
@@ -113,10 +120,10 @@ class PrefixLoader(BaseLoader):
 class ChoiceLoader(BaseLoader):
     """The first of several loaders that has the template."""
 
-    def __init__(self, loaders):
+    def __init__(self, loaders: Iterable[BaseLoader]) -> None:
         self.loaders = loaders
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
         for loader in self.loaders:
             try:
                 return loader.get_source(environment, template)
@@ -124,7 +131,7 @@ class ChoiceLoader(BaseLoader):
                 pass
         raise TemplateNotFound(template)
 
-    def list_templates(self):
+    def list_templates(self) -> "list[str]":
         found = set()
         for loader in self.loaders:
             found.update(loader.list_templates())
@@ -134,14 +141,15 @@ class ChoiceLoader(BaseLoader):
 class FileSystemLoader(BaseLoader):
     """Templates from files under one or more folders (searched in order), read with `encoding`."""
 
-    def __init__(self, searchpath, encoding="utf-8", followlinks=False):
+    def __init__(self, searchpath: "Union[str, os.PathLike[str], Iterable[Union[str, os.PathLike[str]]]]",
+                 encoding: str = "utf-8", followlinks: bool = False) -> None:
         if isinstance(searchpath, (str, os.PathLike)):
             searchpath = [searchpath]
         self.searchpath = [os.fspath(p) for p in searchpath]
         self.encoding = encoding
         self.followlinks = followlinks
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Any, template: str) -> Source:
         pieces = split_template_path(template)
         for folder in self.searchpath:
             filename = os.path.normpath(os.path.join(folder, *pieces))
@@ -162,7 +170,7 @@ class FileSystemLoader(BaseLoader):
                 return False
         return source, filename, uptodate
 
-    def list_templates(self):
+    def list_templates(self) -> "list[str]":
         found = set()
         for folder in self.searchpath:
             for root, _, files in os.walk(folder, followlinks=self.followlinks):

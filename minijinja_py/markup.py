@@ -5,8 +5,9 @@ escapes the plain side and returns Markup, but only where markupsafe does (repla
 center/ljust/rjust escape the fill character; strip and friends escape nothing).
 """
 
-import html
 import string
+from collections.abc import Iterable, Mapping
+from typing import Any, Optional
 
 from .printing import safe_repr, subclass_str, to_str
 
@@ -22,7 +23,7 @@ def _text(value):
     return to_str(value)
 
 
-def escape(value):
+def escape(value: Any) -> "Markup":
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if type(value) is str:
         return Markup(value.translate(_ESCAPES))
@@ -31,7 +32,7 @@ def escape(value):
     return Markup(_text(value).translate(_ESCAPES))
 
 
-def soft_str(value):
+def soft_str(value: Any) -> str:
     """str(value), but Markup stays Markup."""
     return value if isinstance(value, str) else _text(value)
 
@@ -41,7 +42,7 @@ class Markup(str):
 
     __slots__ = ()
 
-    def __new__(cls, base="", encoding=None, errors="strict"):
+    def __new__(cls, base: Any = "", encoding: Optional[str] = None, errors: str = "strict") -> "Markup":
         if hasattr(base, "__html__"):
             base = base.__html__()
         if encoding is None:
@@ -87,54 +88,55 @@ class Markup(str):
     def __getitem__(self, key):
         return type(self)(str.__getitem__(self, key))
 
-    def join(self, iterable):
+    def join(self, iterable: Iterable[Any]) -> "Markup":
         return type(self)(str.join(self, map(self.escape, iterable)))
 
-    def split(self, sep=None, maxsplit=-1):
+    def split(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.split(self, sep, maxsplit)]
 
-    def rsplit(self, sep=None, maxsplit=-1):
+    def rsplit(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.rsplit(self, sep, maxsplit)]
 
-    def splitlines(self, keepends=False):
+    def splitlines(self, keepends: bool = False) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.splitlines(self, keepends)]
 
-    def partition(self, sep):
+    def partition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.partition(self, sep))
 
-    def rpartition(self, sep):
+    def rpartition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.rpartition(self, sep))
 
-    def replace(self, old, new, count=-1):
+    def replace(self, old: str, new: Any, count: int = -1) -> "Markup":  # type: ignore[override]
         return type(self)(str.replace(self, old, self.escape(new), count))
 
-    def center(self, width, fillchar=" "):
+    def center(self, width: int, fillchar: str = " ") -> "Markup":
         return type(self)(str.center(self, width, self.escape(fillchar)))
 
-    def ljust(self, width, fillchar=" "):
+    def ljust(self, width: int, fillchar: str = " ") -> "Markup":
         return type(self)(str.ljust(self, width, self.escape(fillchar)))
 
-    def rjust(self, width, fillchar=" "):
+    def rjust(self, width: int, fillchar: str = " ") -> "Markup":
         return type(self)(str.rjust(self, width, self.escape(fillchar)))
 
-    def format(self, *args, **kwargs):
+    def format(self, *args: Any, **kwargs: Any) -> "Markup":
         return type(self)(EscapeFormatter().vformat(self, args, kwargs))
 
-    def format_map(self, mapping):
+    def format_map(self, mapping: Mapping[str, Any]) -> "Markup":  # type: ignore[override]
         return type(self)(EscapeFormatter().vformat(self, (), mapping))
 
-    def unescape(self):
+    def unescape(self) -> str:
         """The text with HTML entities decoded, as a plain str."""
+        import html   # only unescape() needs it: not imported at start-up
         return html.unescape(str(self))
 
-    def striptags(self):
+    def striptags(self) -> str:
         """Comments and tags removed, whitespace collapsed, entities decoded: a plain str."""
         text = _cut_spans(str(self), "<!--", "-->")
         text = _cut_spans(text, "<", ">")
         return type(self)(" ".join(text.split())).unescape()
 
     @classmethod
-    def escape(cls, s):
+    def escape(cls, s: Any) -> "Markup":
         rv = escape(s)
         return rv if type(rv) is cls else cls(rv)
 
@@ -143,7 +145,7 @@ def _rewrap(name):
     """A str method that keeps its arguments as they are and returns Markup."""
     original = getattr(str, name)
 
-    def method(self, *args):
+    def method(self: Markup, *args: Any) -> Markup:
         return type(self)(original(self, *args))
     method.__name__ = name
     method.__doc__ = original.__doc__

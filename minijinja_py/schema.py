@@ -10,7 +10,6 @@ additionalProperties V, Literal[...] → enum, a union of plain types → a sort
 with a structured member → anyOf, None in a union → "nullable": true; any other class → object.
 """
 
-import inspect
 import json
 import re
 import types
@@ -34,6 +33,11 @@ _PLAIN_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean",
 _LITERAL_TYPES = (int, float, str, bool, type(None))
 _UNION_TYPES = tuple(t for t in (typing.Union, getattr(types, "UnionType", None)) if t is not None)
 
+
+
+def _inspect():
+    import inspect   # heavy (it imports ast, dis, enum...) and only tools given as Python functions need it
+    return inspect
 
 def _hint_schema(hint):
     """The JSON schema of one type hint."""
@@ -166,6 +170,7 @@ def _with_choices(schema, description):
 def _parameters(func, name):
     try:
         hints = typing.get_type_hints(func)
+        inspect = _inspect()
         signature = inspect.signature(func)
     except Exception as exc:  # an annotation that names something undefined, an object with no signature, ...
         raise TypeHintParsingException(f"Cannot read the type hints of {name}: {exc}") from None
@@ -186,7 +191,7 @@ def _parameters(func, name):
     return schema, hints
 
 
-def get_json_schema(func):
+def get_json_schema(func: typing.Callable[..., typing.Any]) -> "dict[str, typing.Any]":
     """The tool schema of a function, as transformers.utils.get_json_schema makes it (see the module docstring).
 
     Works for functions, bound and unbound methods, static and class methods. Raises DocstringParsingException
@@ -197,7 +202,7 @@ def get_json_schema(func):
     name = getattr(func, "__name__", type(func).__name__)
     if not callable(func):
         raise TypeHintParsingException(f"get_json_schema needs a function, not {type(func).__name__}")
-    doc = inspect.getdoc(func)
+    doc = _inspect().getdoc(func)
     if not doc or not doc.strip():
         raise DocstringParsingException(f"Cannot generate JSON schema for {name} because it has no docstring!")
     description, arg_docs, returns_doc = _split_docstring(doc.strip())

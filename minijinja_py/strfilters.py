@@ -2,7 +2,6 @@
 its work paid for) before it builds its result. Registered in filters.FILTERS with the others."""
 
 import re
-import textwrap
 
 from .base import CHAR_SHIFT, check_str_size, pass_state
 from .errors import FilterArgumentError
@@ -11,6 +10,11 @@ from .markup import Markup, escape, soft_str
 
 __all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent", "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
 
+
+
+def _textwrap():
+    import textwrap   # only |wordwrap needs it: imported on first use, not at start-up
+    return textwrap
 
 def do_upper(s):
     """Uppercase the string."""
@@ -170,7 +174,7 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
         check_str_size(rs.limits, len(s) + lines * len(wrapstring), "wrapped text")
         rs.burn(4 * lines + (len(s) >> CHAR_SHIFT))  # textwrap works a chunk at a time, in Python
     return wrapstring.join(
-        wrapstring.join(textwrap.wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
+        wrapstring.join(_textwrap().wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
                                       break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
         for line in s.splitlines())
 

@@ -5,6 +5,8 @@ StrictUndefined refuses printing, iteration, truth tests and comparison too; Cha
 DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.
 """
 
+from typing import Any, NoReturn, Optional
+
 from .base import MISSING
 from .errors import UndefinedError
 from .printing import safe_repr, short_repr
@@ -30,7 +32,8 @@ class Undefined:
     __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
     mj_safe_repr = True   # printing.py: its own str()/repr() are address-free and bounded
 
-    def __init__(self, hint=None, obj=MISSING, name=None, exc=UndefinedError):
+    def __init__(self, hint: Optional[str] = None, obj: Any = MISSING, name: Optional[str] = None,
+                 exc: "type[Exception]" = UndefinedError) -> None:
         self._undefined_hint = hint
         self._undefined_obj = obj
         self._undefined_name = name
@@ -46,7 +49,7 @@ class Undefined:
             return f"{object_type_repr(self._undefined_obj)} has no element {short_repr(self._undefined_name)}"
         return f"{object_type_repr(self._undefined_obj)!r} has no attribute {short_repr(self._undefined_name)}"
 
-    def _fail_with_undefined_error(self, *args, **kwargs):
+    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise self._undefined_exception(self._undefined_message)
 
     def __getattr__(self, name):

@@ -17,3 +17,35 @@ def render_or_error(template, messages):
 
 def raise_in_worker(template, messages):
     return template.render(messages)
+
+
+# Module-level (so picklable by reference) filters, tests, finalize and load functions of the environments
+# tests/test_pickling.py sends to worker processes.
+def shout(value):
+    return str(value).upper() + "!"
+
+
+def is_short(value):
+    return len(value) < 5
+
+
+def finalize_none(value):
+    return "-" if value is None else value
+
+
+def load_by_function(name):
+    return {"fn.txt": "from a function: {{ x }}"}.get(name)
+
+
+def render_template(template, variables):
+    """A plain Template rendered in a worker: (text, None) or (None, the error)."""
+    try:
+        return template.render(**variables), None
+    except Exception as exc:  # noqa: BLE001 - the test looks at whatever came back
+        return None, exc
+
+
+def compiled_identity(pickled_twice):
+    """In a worker: are two unpickles of one pickled Template one compiled object?"""
+    import pickle
+    return pickle.loads(pickled_twice[0]) is pickle.loads(pickled_twice[1])

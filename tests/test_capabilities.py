@@ -7,12 +7,14 @@ import contextlib
 import datetime
 import io
 import json
+import os
 import pickle
+import re
 
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.capabilities import Capabilities, decide, decide_capabilities
+from minijinja_py.capabilities import Capabilities, decide
 from minijinja_py.cli import main
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)   # the reference clock
@@ -230,6 +232,14 @@ def test_probes_share_one_clock_reading_of_a_ticking_clock():
     assert first != second and len(readings) == 3   # outside the probes, the clock is read on every render
 
 
+def test_probes_read_the_chat_templates_own_frozen_clock():
+    source = """{% if strftime_now('%Y-%m-%d %H:%M') != '2030-02-03 04:05' %}{{ raise_exception('clock') }}{% endif %}
+{{- messages[0].content }}"""
+    assert mj.ChatTemplate(source, now=datetime.datetime(2030, 2, 3, 4, 5)).capabilities.string_content
+    assert mj.ChatTemplate(source, now=lambda: datetime.datetime(2030, 2, 3, 4, 5)).capabilities.string_content
+    assert not mj.ChatTemplate(source, now=FIXED_NOW).capabilities.string_content
+
+
 def test_probes_share_one_clock_reading_of_the_real_clock():
     caps = mj.ChatTemplate(CLOCK).capabilities
     assert not caps.add_generation_prompt and not caps.enable_thinking
@@ -244,6 +254,19 @@ def test_a_probe_that_exceeds_a_limit_counts_as_no_and_limits_stay():
     assert ct.environment.limits is limits and limits == mj.Limits(max_output=50_000)
     assert mj.ChatTemplate(source).capabilities.tools is False   # it never shows the tool: no limit needed
     assert mj.ChatTemplate(source).capabilities.tool_responses is True
+
+
+def test_a_probe_past_the_step_limit_counts_as_no():
+    source = """{% if tools %}{% for i in range(10 ** 6) %}{% endfor %}{% endif %}
+{%- for m in messages %}{{ m.content }}|{% endfor %}"""
+    limits = mj.Limits(max_steps=20_000)
+    ct = mj.ChatTemplate(source, limits=limits)
+    with pytest.raises(mj.LimitExceeded):
+        ct.render([{"role": "user", "content": "x"}], tools=[{"type": "function"}])
+    caps = ct.capabilities
+    assert caps.string_content and not caps.requires_tools and not caps.tools and not caps.tool_calls
+    assert not caps.tool_responses and not caps.documents    # every probe with tools was past the limit
+    assert ct.environment.limits is limits and limits == mj.Limits(max_steps=20_000)
 
 
 def test_probes_do_not_touch_special_tokens():
@@ -264,39 +287,75 @@ def test_a_single_template_has_no_other_name():
         mj.ChatTemplate(PLAIN).capabilities_for("tool_use")
 
 
-class _Named:
-    """A stand-in for a ChatTemplate of several named templates (the contract: source is {name: source};
-    render(..., chat_template=name) chooses one, and without a name transformers would pick tool_use when tools
-    are given): capabilities_for must name its template in every probe."""
-
-    def __init__(self, sources):
-        self.source = sources
-        self._templates = {name: mj.ChatTemplate(text, now=lambda: FIXED_NOW) for name, text in sources.items()}
-        self._capabilities = {}
-
-    def _choose(self, inputs):
-        name = inputs.pop("chat_template", None)
-        return self._templates[name or ("tool_use" if inputs.get("tools") else "default")]
-
-    def render(self, messages, **inputs):
-        return self._choose(inputs).render(messages, **inputs)
-
-    def render_with_generation_spans(self, messages, **inputs):
-        return self._choose(inputs).render_with_generation_spans(messages, **inputs)
-
-    capabilities_for = mj.ChatTemplate.capabilities_for
-    capabilities = mj.ChatTemplate.capabilities
-
-
 def test_named_templates_answer_per_name():
-    named = _Named({"default": PLAIN, "tool_use": FULL})
-    assert named.capabilities == capabilities(PLAIN)        # tools probes too went to "default"
+    named = mj.ChatTemplate({"default": PLAIN, "tool_use": FULL}, now=FIXED_NOW)
+    # without a name, transformers would render the probes with tools through "tool_use": every probe names its
+    # template, so the default one's answer is PLAIN's alone
+    assert named.capabilities == capabilities(PLAIN)
     assert named.capabilities_for("tool_use") == capabilities(FULL)
     assert named.capabilities_for("default") is named.capabilities
+    assert named.capabilities_for("tool_use") is named.capabilities_for("tool_use")
     with pytest.raises(ValueError, match="'rag'"):
         named.capabilities_for("rag")
+    no_default = mj.ChatTemplate({"tool_use": FULL}, now=FIXED_NOW)
+    assert no_default.capabilities_for("tool_use") == capabilities(FULL)
     with pytest.raises(ValueError, match="'default'"):
-        decide_capabilities(_Named({"tool_use": FULL}))
+        no_default.capabilities
+
+
+def test_named_templates_from_a_model_folder_answer_as_check_json():
+    named = mj.ChatTemplate.from_pretrained("examples/tiny-model")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["check", "examples/tiny-model", "--json"]) == 0
+    reports = json.loads(out.getvalue())["templates"]
+    assert set(reports) == {"default", "tool_use"}
+    for name, report in reports.items():
+        assert report["capabilities"] == named.capabilities_for(name).as_dict()
+    assert reports["tool_use"]["capabilities"]["requires_tools"] and not reports["default"]["capabilities"]["tools"]
+
+
+# ---------------------------------------------------------------------------------------- the pinned probe inputs
+def test_probes_see_exactly_the_pinned_variables_not_the_special_tokens():
+    """bos_token "<s>" and eos_token "</s>" are given, and nothing else: a ChatTemplate's own special tokens
+    (a tokenizer's pad_token, ...) do not reach the probes, so the answer depends on the template text alone (as
+    `check TEMPLATE --json` and the reference decide it)."""
+    source = """{% if pad_token is defined or bos_token != '<s>' or eos_token != '</s>' %}
+{{- raise_exception('not the pinned tokens') }}{% endif %}
+{%- for m in messages %}{{ m.content }}{% endfor %}"""
+    plain = mj.ChatTemplate(source).capabilities
+    assert plain.string_content
+    tokens = {"bos_token": "<B>", "eos_token": "<E>", "pad_token": "<pad>"}
+    ct = mj.ChatTemplate(source, special_tokens=tokens)
+    assert ct.capabilities == plain
+    assert ct.special_tokens == tokens    # and the ChatTemplate still renders with its own
+    with pytest.raises(mj.TemplateError, match="not the pinned tokens"):
+        ct.render([{"role": "user", "content": "x"}])
+
+
+def test_a_null_key_counts_as_absent():
+    """transformers 5 drops None-valued message keys: content None is the absent content the non_null_content
+    probe gives, so a template that requires content refuses both."""
+    caps = capabilities(FULL)
+    assert caps.non_null_content
+    call = {"id": "idneedle1", "type": "function", "function": {"name": "f", "arguments": {}}}
+    ct = mj.ChatTemplate(FULL)
+    for assistant in ({"role": "assistant", "tool_calls": [call]},
+                      {"role": "assistant", "content": None, "tool_calls": [call]}):
+        with pytest.raises(mj.TemplateError, match="content is required"):
+            ct.render([{"role": "user", "content": "x"}, assistant])
+
+
+def test_tool_call_ids_are_nine_characters():
+    """Some templates insist on 9-character ids (Mistral's): every probe's ids are exactly 9 characters, and each
+    tool message's tool_call_id is its call's id."""
+    source = """{% for m in messages %}
+{%- for call in m.tool_calls or [] %}{% if call.id | length != 9 %}{{ raise_exception('id') }}{% endif %}
+{{- call.id }}:{{ call.function.name }} {% endfor %}
+{%- if m.role == 'tool' %}{% if m.tool_call_id | length != 9 %}{{ raise_exception('id') }}{% endif %}
+{{- m.tool_call_id }}={{ m.content }} {% else %}{{ m.content }} {% endif %}{% endfor %}"""
+    caps = capabilities(source)
+    assert caps.tool_calls and caps.tool_call_id and caps.tool_responses and caps.parallel_tool_calls
 
 
 # ---------------------------------------------------------------------------------------------------- command line
@@ -314,3 +373,27 @@ def test_check_json_of_a_broken_template_is_an_error():
         assert main(["check", "qwen3_flat", "--json"]) == 1
     report = json.loads(out.getvalue())["templates"]["default"]
     assert report["ok"] is False and "capabilities" not in report and report["error"]["line"] == 1
+
+
+# --------------------------------------------------------------------------------------------------------- README
+def _readme_answers():
+    """The README's table of three shipped templates' answers: {template: {field: value}}."""
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md"),
+              encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("Three of the shipped templates answer:"):].split("\n\n")[1]
+    rows = [[cell.strip().strip("`*") for cell in line.strip("|").split("|")] for line in table.splitlines()]
+    names = rows[0][1:]
+    answers = {name: {} for name in names}
+    for row in rows[2:]:
+        for name, cell in zip(names, row[1:]):
+            answers[name][row[0]] = json.loads(cell)
+    return answers
+
+
+def test_readme_table_of_three_templates_is_what_they_answer():
+    answers = _readme_answers()
+    assert len(answers) == 3
+    for name, fields in answers.items():
+        assert list(fields) == list(Capabilities.FIELDS), name
+        assert fields == mj.ChatTemplate(mj.seed_template(name)).capabilities.as_dict(), name

@@ -1,0 +1,87 @@
+"""Environment options: each option the constructor and overlay() take, checked and set (configure), the
+extensions by name, and what every new environment starts with (default_globals, default_policies).
+
+Defaults are Jinja2's. Options Jinja2 has and minijinja_py does not support (custom delimiters, line statements,
+async) are accepted with their default value only, so that code passing them explicitly still runs.
+"""
+
+from typing import Any
+
+from .base import Limits
+from .runtime import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
+from .undefined import Undefined
+
+__all__ = ["DEFAULT_POLICIES", "configure", "default_globals", "default_policies", "extension_name"]
+
+# Jinja2's extension names, and ours. "generation" ({% generation %}) is what transformers' AssistantTracker adds.
+_EXTENSIONS = {
+    "loopcontrols": "loopcontrols", "jinja2.ext.loopcontrols": "loopcontrols",
+    "do": "do", "jinja2.ext.do": "do",
+    "generation": "generation",
+}
+DEFAULT_POLICIES = {
+    "compiler.ascii_str": True, "urlize.rel": "noopener", "urlize.target": None, "urlize.extra_schemes": None,
+    "truncate.leeway": 5, "json.dumps_function": None, "json.dumps_kwargs": {"sort_keys": True},
+    "ext.i18n.trimmed": False,
+}
+# Jinja2 options accepted with their default value only (README: custom delimiters and line statements are
+# not supported), and options accepted and ignored (there is no Python code to optimise or cache).
+_FIXED_OPTIONS = {
+    "block_start_string": "{%", "block_end_string": "%}", "variable_start_string": "{{",
+    "variable_end_string": "}}", "comment_start_string": "{#", "comment_end_string": "#}",
+    "line_statement_prefix": None, "line_comment_prefix": None, "enable_async": False,
+}
+_IGNORED_OPTIONS = ("optimized", "bytecode_cache")
+_NEWLINES = ("\n", "\r\n", "\r")
+_PLAIN_OPTIONS = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "autoescape", "random_seed", "loader",
+                  "finalize", "immutable", "cache_size", "auto_reload")
+
+
+def default_globals() -> "dict[str, Any]":
+    return {"range": sandboxed_range, "dict": DictFactory(), "lipsum": lipsum, "cycler": Cycler, "joiner": Joiner,
+            "namespace": Namespace}
+
+
+def default_policies() -> "dict[str, Any]":
+    """A fresh copy of Jinja2's policies (the dicts in it too: an environment may change them)."""
+    return {key: dict(value) if isinstance(value, dict) else value for key, value in DEFAULT_POLICIES.items()}
+
+
+def configure(env: Any, **options: Any) -> None:
+    """Set options on env (the constructor's and overlay's), each checked: ValueError for an unsupported value,
+    TypeError for an unknown option or a value of the wrong type."""
+    for name, value in options.items():
+        if name in _FIXED_OPTIONS:
+            if value != _FIXED_OPTIONS[name]:
+                what = "async rendering" if name == "enable_async" else "custom delimiters and line statements"
+                raise ValueError(f"{name}={value!r}: {what} are not supported by minijinja_py")
+        elif name in _IGNORED_OPTIONS:
+            continue
+        elif name == "undefined":
+            if not (isinstance(value, type) and issubclass(value, Undefined)):
+                raise TypeError("undefined must be minijinja_py.Undefined or a subclass of it")
+            env.undefined = value
+        elif name == "extensions":
+            env.extensions = env.extensions | frozenset(extension_name(e) for e in value)
+        elif name == "limits":
+            env.limits = value if value is not None else Limits()
+            if not isinstance(env.limits, Limits):
+                raise TypeError("limits must be a minijinja_py.Limits")
+        elif name == "newline_sequence":
+            if value not in _NEWLINES:
+                raise ValueError("newline_sequence must be one of '\\n', '\\r\\n' or '\\r'")
+            env.newline_sequence = value
+        elif name in _PLAIN_OPTIONS:
+            setattr(env, name, value)
+        else:
+            raise TypeError(f"unexpected Environment option {name!r}")
+
+
+def extension_name(name: Any) -> str:
+    """Our name of an extension given by Jinja2's name, ours, or Jinja2's class."""
+    key = name if isinstance(name, str) else f"{getattr(name, '__module__', '')}.{getattr(name, '__name__', '')}"
+    try:
+        return _EXTENSIONS[key]
+    except KeyError:
+        raise ValueError(f"unknown extension {name!r}; available: loopcontrols, do "
+                         "(or jinja2.ext.loopcontrols, jinja2.ext.do)") from None
