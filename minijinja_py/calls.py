@@ -10,8 +10,11 @@ hash or compare passes budget.guard first.
 from . import nodes as n
 from .base import BIG_STR, CHAR_SHIFT, out_of_fuel
 from .budget import charge_result, charged, charged_unary, guard, take
+from .decorators import Passing
 from .errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
+from .printing import short_repr
 from .runtime import Macro
+from .sandbox import CHECKED_METHODS
 from .tests import BOOL_TESTS, TYPE_TESTS
 from .undefined import Undefined
 
@@ -38,11 +41,23 @@ def call_value(func, args, kwargs, rs):
         for value in kwargs.values():
             if type(value) not in _SCALARS:
                 guard(rs, value)
-    if getattr(func, "mj_pass_state", False) is True:
-        return charge_result(rs, func(rs, *args, **kwargs))
-    if isinstance(func, type) and issubclass(func, BaseException):
-        raise SecurityError(f"{func.__name__!r} cannot be called from a template")
-    return charge_result(rs, func(*args, **kwargs))
+    try:
+        if getattr(func, "mj_pass_state", False) is True:
+            return charge_result(rs, func(rs, *args, **kwargs))
+        if type(func) not in CHECKED_METHODS:   # the sandbox's methods (most calls) carry no marks
+            if isinstance(func, type) and issubclass(func, BaseException):
+                raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+            if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
+                # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
+                # unsafe_callable): Jinja2's sandbox refuses it, so does this one
+                raise SecurityError(f"{short_repr(func)} is not safely callable")
+            if type(getattr(type(func), "__call__", None)) is Passing:
+                # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
+                return charge_result(rs, func.__call__(rs, *args, **kwargs))
+        return charge_result(rs, func(*args, **kwargs))
+    except StopIteration:
+        # Jinja2: a call that raises StopIteration (next() of an exhausted iterator) gives an undefined
+        return rs.undefined("value was undefined because a callable raised a StopIteration exception")
 
 
 def compile_args(c, args):

@@ -77,12 +77,13 @@ class TemplateContext:
         """Jinja2's context.get_all(): globals, then parent, then the top-level variables."""
         return {**self.globals, **self.parent, **self.top_level()}
 
-    def super_block(self, name, current):
-        """`super` in the block function `current`: the next block of that name up the chain, or undefined."""
+    def super_block(self, name, current, derived=None):
+        """`super` in the block function `current`: the next block of that name up the chain, or undefined;
+        derived are the variables a scoped block sees, which that block sees too (as in Jinja2)."""
         chain = self.blocks.get(name, ())
         for index, run in enumerate(chain):
             if run is current and index + 1 < len(chain):
-                return BlockReference(name, self, index + 1)
+                return BlockReference(name, self, index + 1, derived)
         return self.rs.undefined(f"there is no parent block called {name!r}.", name="super")
 
 
@@ -90,16 +91,16 @@ class TemplateContext:
 class TemplateReference:
     """`self`: `self.name()` renders the most derived {% block name %} of the context's chain."""
 
-    __slots__ = ("_context",)
+    __slots__ = ("_context", "_derived")
     mj_safe_repr = True
 
-    def __init__(self, context):
-        self._context = context
+    def __init__(self, context, derived=None):
+        self._context, self._derived = context, derived
 
     def __getitem__(self, name):
         if name not in self._context.blocks:
             raise KeyError(name)
-        return BlockReference(name, self._context, 0)
+        return BlockReference(name, self._context, 0, self._derived)
 
     def __repr__(self):
         return f"<TemplateReference {self._context.name!r}>"
@@ -108,17 +109,17 @@ class TemplateReference:
 class BlockReference:
     """self.name or super: calling it renders that block; `.super` is the next one up the chain."""
 
-    __slots__ = ("name", "_context", "_index")
+    __slots__ = ("name", "_context", "_index", "_derived")
     mj_safe_repr = True
 
-    def __init__(self, name, context, index):
-        self.name, self._context, self._index = name, context, index
+    def __init__(self, name, context, index, derived=None):
+        self.name, self._context, self._index, self._derived = name, context, index, derived
 
     @property
     def super(self):
         chain = self._context.blocks[self.name]
         if self._index + 1 < len(chain):
-            return BlockReference(self.name, self._context, self._index + 1)
+            return BlockReference(self.name, self._context, self._index + 1, self._derived)
         return self._context.rs.undefined(f"there is no parent block called {self.name!r}.", name="super")
 
     def __call__(self):
@@ -130,7 +131,7 @@ class BlockReference:
         out = []
         rs.depth += 1
         try:
-            context.blocks[self.name][self._index](context, out)
+            context.blocks[self.name][self._index](context, out, self._derived)
         finally:
             rs.depth -= 1
         return captured_text(out, rs)
@@ -284,8 +285,9 @@ class TemplateModule:
     def __init__(self, name, exports, body, outside):
         self._name = name
         self._exports = exports
-        self._body = body
-        self._outside = outside   # (render state, annotate) for macros called from Python, or None
+        self._body = body         # the output's pieces, joined when first printed (as Jinja2 keeps its stream: a
+        self._outside = outside   # piece that is not text fails there, not at the import); (render state,
+        #                           annotate) for macros called from Python, or None
 
     def __getitem__(self, name):
         """The exported name (how the sandbox reads `module.name` in a template)."""
@@ -307,10 +309,13 @@ class TemplateModule:
         return sorted(self._exports)
 
     def __str__(self):
-        return self._body
+        body = self._body
+        if type(body) is not str:
+            body = self._body = join_output(body)
+        return body
 
     def __html__(self):
-        return Markup(self._body)
+        return Markup(str(self))
 
     def __repr__(self):
         return f"<TemplateModule {self._name!r}>" if self._name is not None else "<TemplateModule from_string>"
@@ -342,6 +347,14 @@ class _OutsideMacro:
     def __repr__(self):
         return repr(self._macro)
 
+    # what Python code reads of a macro, as of Jinja2's (Template.module.name.arguments, ...)
+    name = property(lambda self: self._macro.name)
+    arguments = property(lambda self: self._macro.arguments)
+    catch_kwargs = property(lambda self: self._macro.catch_kwargs)
+    catch_varargs = property(lambda self: self._macro.catch_varargs)
+    caller = property(lambda self: self._macro.caller)
+    explicit_caller = property(lambda self: self._macro.explicit_caller)
+
 
 def make_module(context, template, variables, outside=None):
     """A TemplateModule of template: its root (and the templates it extends) rendered in a context of its own
@@ -352,13 +365,21 @@ def make_module(context, template, variables, outside=None):
         inner = _context_for(context, template, variables)
         out = []
         run_template(inner, template, out)
-        return TemplateModule(template.name, inner.top_level(exported_only=True), join_output(out), outside)
+        return TemplateModule(template.name, inner.top_level(exported_only=True), out, outside)
     finally:
         rs.depth -= 1
 
 
-def default_module(context, template):
-    """The module {% import %} without context binds: made once per render for each template."""
+def default_module(context, template, importing=True):
+    """The module {% import %} without context binds (and whose body an {% include %} without context prints):
+    made once per render for each template. As in Jinja2, an import passes the importer's own globals that the
+    imported template lacks (from_string(..., globals=)) as its variables; a module that gets some is made for
+    that import alone."""
+    own = template._full_globals()
+    extra = {name: value for name, value in context.globals.items() if name not in own} \
+        if importing and context.globals is not own else None
+    if extra:
+        return make_module(context, template, extra)
     key = ("module", id(template))
     module = context.cache.get(key)
     if module is None:

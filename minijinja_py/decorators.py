@@ -7,23 +7,44 @@ template's top-level variables assigned so far).
 """
 
 from collections.abc import Iterable
-from typing import Optional
+from typing import Any, Callable, Optional, cast
 
-from .base import MISSING, Func, pass_state
+from .base import MISSING, Func
 
 __all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
-           "AutoescapeByExtension"]
+           "AutoescapeByExtension", "Passing"]
 
 
-def _passing(func, make):
-    @pass_state
-    def wrapper(rs, *args, **kwargs):
-        return func(make(rs), *args, **kwargs)
-    wrapper.__name__ = getattr(func, "__name__", "function")
-    wrapper.__qualname__ = getattr(func, "__qualname__", wrapper.__name__)
-    wrapper.__doc__ = func.__doc__
-    wrapper.__wrapped__ = func
-    return wrapper
+class Passing:
+    """A function marked pass_environment/pass_eval_context/pass_context: called with the render state first
+    (base.pass_state), it calls the function with what that asks for built from the state. Defined in a class
+    (a callable class's __call__, as Jinja2 allows) it binds to the instance as a method does, the state still
+    first."""
+
+    mj_pass_state = True
+    mj_safe_repr = True   # prints as a function does, without an address
+
+    def __init__(self, func: Callable[..., Any], make: Callable[[Any], Any], instance: Any = None) -> None:
+        self.func, self.make, self.instance = func, make, instance
+        self.__name__ = getattr(func, "__name__", "function")
+        self.__qualname__ = getattr(func, "__qualname__", self.__name__)
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def __call__(self, rs: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.instance is None:
+            return self.func(self.make(rs), *args, **kwargs)
+        return self.func(self.instance, self.make(rs), *args, **kwargs)
+
+    def __get__(self, instance: Any, owner: Any = None) -> "Passing":
+        return self if instance is None else Passing(self.func, self.make, instance)
+
+    def __repr__(self) -> str:
+        return f"<function {self.__qualname__}>"
+
+
+def _passing(func: Func, make: Callable[[Any], Any]) -> Func:
+    return cast(Func, Passing(func, make))   # called as the function was, with the state first (base.pass_state)
 
 
 def pass_environment(func: Func) -> Func:

@@ -29,7 +29,7 @@ class TemplateError(Exception):
     `.source` the template text, all filled in when the error crosses the template boundary.
     """
 
-    def __init__(self, message="", lineno=None, colno=None, *, end=None, name=None, source=None):
+    def __init__(self, message="", lineno=None, colno=None, *, end=None, name=None, source=None, filename=None):
         Exception.__init__(self, message)
         self.message = message
         self.lineno = lineno
@@ -38,7 +38,7 @@ class TemplateError(Exception):
         # reserve for an int
         self.end_pos = end
         self.name = name
-        self.filename = None
+        self.filename = filename
         self.source = source
 
     def _location_name(self):
@@ -56,7 +56,7 @@ class TemplateError(Exception):
         where_name = self._location_name()
         if self.lineno is None:
             return text if where_name is None else f"{text}\n  in {where_name}"
-        where = f"{where_name or '<template>'}:{self.lineno}:{self.colno}"
+        where = f"{where_name or '<template>'}:{self.lineno}" + (f":{self.colno}" if self.colno is not None else "")
         shown = self._source_excerpt()
         return f"{text}\n  --> {where}" + (f"\n{shown}" if shown else "")
 

@@ -588,7 +588,8 @@ def e_concat(c, node):
                 check_str_size(rs.limits, total)
                 rs.burn(total >> CHAR_SHIFT)
                 return Markup("".join(parts))
-            parts = [v if type(v) is str else to_str(v, rs) for v in values]
+            # str() of each part; under autoescape Jinja2 joins a str subclass's own text (a (str, Enum))
+            parts = [v if type(v) is str or autoescape and isinstance(v, str) else to_str(v, rs) for v in values]
             total = 0
             for p in parts:
                 total += len(p)

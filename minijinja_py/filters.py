@@ -19,7 +19,7 @@ from .htmlfilters import (
     do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr,
 )
 from .markup import escape, soft_str
-from .printing import safe_pformat, safe_repr
+from .printing import safe_pformat, safe_repr, to_str
 from .runtime import GroupTuple, Namespace
 from .sandbox import attribute_only, getattr_, getitem_
 from .strfilters import (
@@ -101,7 +101,7 @@ def do_join(rs, value, d="", attribute=None):
         value = map(make_attrgetter(rs, attribute), value)
     items = listed(rs, value, "a join")
     if not rs.autoescape:
-        parts = [soft_str(x) for x in items]
+        parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
         sep = str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
@@ -111,7 +111,7 @@ def do_join(rs, value, d="", attribute=None):
         if any(hasattr(x, "__html__") for x in items):
             d = escape(d)
         else:
-            return str(soft_str(d)).join(soft_str(x) for x in items)
+            return str(soft_str(d)).join(x if type(x) is str else to_str(x, rs) for x in items)
     return d.join(items)
 
 

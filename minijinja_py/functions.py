@@ -160,9 +160,9 @@ def _block_function(c, node):
                 f = layout.new(context.rs, context, lambda var: derived[var] if var in derived
                                else context.lookup(var))
             if self_slot is not None:
-                f[self_slot] = TemplateReference(context)
+                f[self_slot] = TemplateReference(context, derived)
             if super_slot is not None:
-                f[super_slot] = context.super_block(name, run_block)
+                f[super_slot] = context.super_block(name, run_block, derived)
             body(f, out)
         except TemplateError as exc:
             claim(exc, origin)

@@ -88,7 +88,7 @@ def _include(c, node, template_ev, depth):
             raise
         if read_locals is None:
             # without context Jinja2 prints the body of the template's module, made once (as an import's)
-            text = str(default_module(context, template))
+            text = str(default_module(context, template, importing=False))
         else:
             variables = context.everything()
             variables.update(read_locals(f))

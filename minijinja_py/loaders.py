@@ -156,7 +156,10 @@ class FileSystemLoader(BaseLoader):
             if os.path.isfile(filename) and _inside(filename, folder):
                 break
         else:
-            raise TemplateNotFound(template)
+            # Jinja2's message: the name and where it was looked for
+            paths = ", ".join(repr(os.fspath(p)) for p in self.searchpath)
+            plural = "" if len(self.searchpath) == 1 else "s"
+            raise TemplateNotFound(template, f"{template!r} not found in search path{plural}: {paths}")
         source = _read(filename, self.encoding, getattr(environment, "limits", None))
         mtime = os.path.getmtime(filename)
 

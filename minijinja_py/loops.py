@@ -36,7 +36,7 @@ def compile_for(c, node):
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
                        store.span)
     iter_ev = c.expr(node.iter)
-    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",))
+    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",)) or _has_scoped_block(c, node)
     params = target_names(node.target) + (("loop",) if uses_loop else ())
     # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
     # an outer loop, and every loop(...) call that renders nothing runs the else block
@@ -58,7 +58,7 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
-    plan.admits = _compile_filter(c, node) if node.filter is not None else None
+    plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -72,6 +72,26 @@ def compile_for(c, node):
     return _run(plan, iter_ev)
 
 
+def _has_scoped_block(c, node):
+    """Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
+    block to see (the block's body is not searched for reads: Jinja2 stops at blocks)."""
+    source = c.origin[2]
+    if source is not None and "scoped" not in source:
+        return False   # the common case, at no cost (without the source, e.g. meta's compile, the walk decides)
+    stack = [node.body, node.else_]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, n.Block):
+            if x.scoped:
+                return True
+            stack.append(x.body)
+        elif isinstance(x, n.Node):
+            stack.extend(getattr(x, field) for field in x.FIELDS)
+    return False
+
+
 def _with_entry(enter, run):
     if enter is None:
         return run
@@ -82,11 +102,11 @@ def _with_entry(enter, run):
     return entered
 
 
-def _compile_filter(c, node):
+def _compile_filter(c, node, function):
     """admits(f, item): the loop's `if` test, in a scope of its own where the target is assigned (Jinja2 runs it
-    in a generator function of its own)."""
+    in a generator function of its own); in a recursive loop's function, whose frame it is given."""
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
-    with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target)) as scope:
+    with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
         assign = assigner(c, node.target)
         cond = truth(c, node.filter)

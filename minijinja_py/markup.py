@@ -9,7 +9,7 @@ import string
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-from .printing import safe_repr, to_str
+from .printing import safe_repr, subclass_str, to_str
 
 __all__ = ["Markup", "escape", "soft_str"]
 
@@ -19,7 +19,7 @@ _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", 
 def _text(value):
     """str(value) as the sandbox prints it: bounded, and never with a memory address."""
     if isinstance(value, str):
-        return str.__str__(value)
+        return subclass_str(value)
     return to_str(value)
 
 

@@ -24,7 +24,7 @@ from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_excee
 from .budget import tree_size
 from .errors import LimitExceeded
 
-__all__ = ["to_str", "safe_repr", "short_repr", "safe_pformat", "opaque_repr", "OPAQUE_TYPES"]
+__all__ = ["to_str", "subclass_str", "safe_repr", "short_repr", "safe_pformat", "opaque_repr", "OPAQUE_TYPES"]
 
 _DEFAULT_LIMITS = Limits()
 _SCALARS = (str, int, float, bool, type(None))
@@ -111,8 +111,9 @@ class _Printer:
         if cls is list or cls is tuple or cls is dict or cls is set or cls is frozenset:
             self.container(value, cls, depth)
         elif isinstance(value, str):
-            # Markup and other str subclasses: str() is the text, repr() their own (Markup('...'))
-            self.emit(str.__str__(value) if for_str else repr(value))
+            # Markup and other str subclasses: str() is the text, repr() their own (Markup('...')); a subclass
+            # with its own __str__ (a (str, Enum) prints Role.USER) is printed with it, as Jinja2's str() does
+            self.emit(subclass_str(value) if for_str else repr(value))
         elif isinstance(value, (int, float, complex)) and (cls.__repr__ in (int.__repr__, float.__repr__,
                                                                              complex.__repr__)):
             self.emit(str(value) if for_str else repr(value))
@@ -251,6 +252,13 @@ def _state(rs):
     return rs if rs is not None else current_state()
 
 
+def subclass_str(value):
+    """str() of a str subclass: the text itself, unless the subclass defines its own __str__ (the caller's code)."""
+    if type(value).__str__ is str.__str__:
+        return str.__str__(value)
+    return str(value)
+
+
 def to_str(value, rs=None):
     """How {{ value }} prints: Python's str(), bounded, and without memory addresses."""
     cls = type(value)
@@ -259,7 +267,7 @@ def to_str(value, rs=None):
     if cls is int or cls is float or cls is bool or value is None:
         return str(value)
     if isinstance(value, str):
-        return str.__str__(value)
+        return subclass_str(value)
     if getattr(cls, "mj_safe_repr", False):
         return str(value)   # an undefined (prints '') and the engine's other objects: no walk, nothing charged
     return _Printer(_state(rs)).text(value, True)

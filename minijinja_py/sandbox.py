@@ -11,6 +11,7 @@ they would build before building it.
 """
 
 import _string
+import array
 import collections
 import string
 import types
@@ -26,7 +27,7 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
-__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS"]
+__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -77,6 +78,11 @@ _MUTATORS = (
     (abc.MutableSequence, frozenset({"append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove"})),
     (collections.deque, frozenset({"append", "appendleft", "clear", "extend", "extendleft", "pop", "popleft",
                                    "remove", "rotate"})),
+    # the standard library's containers that add mutators of their own (stricter than Jinja2, which hands these
+    # out): a template reads their other public attributes as it reads any caller object's
+    (collections.OrderedDict, frozenset({"move_to_end"})),
+    (collections.Counter, frozenset({"subtract"})),
+    (array.array, frozenset({"byteswap", "frombytes", "fromfile", "fromlist", "fromunicode"})),
 )
 
 # Objects that expose no attributes to a template (functions, modules, classes, generators, ...).
@@ -92,8 +98,15 @@ def _allowed_attrs(obj):
     for cls in type(obj).__mro__:
         allowed = _ALLOWED_BY_TYPE.get(cls)
         if allowed is not None:
+            if allowed is _STR_ATTRS and cls is not type(obj) and hasattr(type(obj), "__html__"):
+                return _MARKUP_ATTRS  # markupsafe's Markup (code written for Jinja2 passes it): ours' methods
             return allowed
     return None
+
+
+def _builtin_base(obj):
+    """The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple)."""
+    return next(cls for cls in type(obj).__mro__ if cls in _ALLOWED_BY_TYPE)
 
 
 def _unsafe_message(obj, name):
@@ -185,6 +198,14 @@ def _attribute(obj, name, rs, item_fallback):
             return _bound(obj, name, rs)
         if _is_mutator(obj, name):
             return _mutator(obj, name, rs)
+        if (type(obj) not in _ALLOWED_BY_TYPE and not _is_engine_internal(obj)
+                and not hasattr(_builtin_base(obj), name)):
+            # the caller's subclass of a built-in (a namedtuple's fields, a str Enum's value, a list subclass's
+            # own attributes): what the subclass adds is the caller's, as a plain object's attributes are; what
+            # the built-in has stays under the built-in's allowlist
+            value = _caller_attribute(obj, name)
+            if value is not MISSING:
+                return value
     elif type(obj) is _CheckedMethod:
         return _attribute(obj.method, name, rs, item_fallback)  # it stands for the method: the method's rules
     elif _is_engine_internal(obj):
@@ -203,13 +224,8 @@ def _attribute(obj, name, rs, item_fallback):
         return _mutator(obj, name, rs)
     else:
         # an object of the caller's own class: its public attributes are what the caller chose to pass
-        try:
-            value = getattr(obj, name)
-        except AttributeError:
-            pass
-        else:
-            if isinstance(value, types.ModuleType) or (isinstance(value, type) and value is not type(obj)):
-                raise _unsafe(obj, name)
+        value = _caller_attribute(obj, name)
+        if value is not MISSING:
             return value
     if item_fallback:
         try:
@@ -219,6 +235,18 @@ def _attribute(obj, name, rs, item_fallback):
         if found is not MISSING:
             return found
     return rs.undefined(obj=obj, name=name)
+
+
+def _caller_attribute(obj, name):
+    """The public attribute `name` of the caller's object, or MISSING; a module or a class other than the
+    object's own is refused (a class would hand out constructors, a module everything in it)."""
+    try:
+        value = getattr(obj, name)
+    except AttributeError:
+        return MISSING
+    if isinstance(value, types.ModuleType) or (isinstance(value, type) and value is not type(obj)):
+        raise _unsafe(obj, name)
+    return value
 
 
 def _caller_item(obj, key):
@@ -349,6 +377,10 @@ class _CheckedMutator(_CheckedMethod):
         return result
 
 
+# The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks)
+CHECKED_METHODS = frozenset({_CheckedMethod, _CheckedMutator})
+
+
 def _charge_argument(rs, arg):
     if type(arg) is str:
         if len(arg) > 1024:
@@ -447,7 +479,7 @@ def safe_format(rs, fmt, args, kwargs):
     escaped after formatting and the result is Markup."""
     # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
     rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
-    if isinstance(fmt, Markup):
+    if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's
         result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
     else:
         result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)

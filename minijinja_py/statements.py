@@ -530,7 +530,14 @@ def s_autoescape(c, node):
             on = True if value(f) else False
         except Exception as exc:
             raise located(exc, span)
-        (escaped if on else plain)(f, out)
+        # and while it runs, it is the render's setting (Jinja2's eval context): what the filters (xmlattr, join,
+        # replace...), pass_eval_context functions and the macros called in the block see
+        rs = f[0]
+        saved, rs.autoescape = rs.autoescape, on
+        try:
+            (escaped if on else plain)(f, out)
+        finally:
+            rs.autoescape = saved
     return run
 
 

@@ -114,7 +114,9 @@ def do_indent(rs, s, width=4, first=False, blank=False):
         check_str_size(rs.limits, width, "an indentation")
     indention = width if isinstance(width, str) else " " * width
     newline = "\n"
-    if isinstance(s, Markup):
+    if isinstance(s, str) and hasattr(s, "__html__"):
+        # Markup, ours or markupsafe's (code written for Jinja2 passes that): the indentation is safe text too,
+        # so the lines (Markup) are not escaped when joined
         indention, newline = Markup(indention), Markup(newline)
     if isinstance(s, str):
         check_str_size(rs.limits, len(s) + (s.count("\n") + 2) * len(indention))

@@ -89,7 +89,9 @@ class Undefined:
         return "Undefined"
 
     def __reduce__(self):
-        return (type(self), (self._undefined_hint, MISSING, self._undefined_name))
+        # all four, as Jinja2's: a copy or unpickled undefined fails with the same message and error class
+        return (type(self), (self._undefined_hint, self._undefined_obj, self._undefined_name,
+                             self._undefined_exception))
 
 
 class StrictUndefined(Undefined):

@@ -17,6 +17,13 @@ and, in either profile, what is set on the environment once it is made (apply_ex
 Error classes name either a minijinja_py class (UndefinedError, TemplateSyntaxError, SecurityError, ...) or a
 Python built-in (TypeError, ...), which the raised TemplateError must also be an instance of.
 
+The caller's own Python objects, which JSON cannot write, are spelt as objects with a marker key (decoded by
+read_case, the same objects for both engines):
+    {"__object__": "Obj", "name": "ann", ...}       an instance of a plain class Obj with those attributes
+    {"__namedtuple__": "User", "name": "ann", ...}  a namedtuple User(name, ...), fields in the order written
+    {"__str_enum__": "Role.USER", "value": "user"}  a member of `class Role(str, Enum)`
+    {"__markup__": "<b>"}                            markupsafe.Markup("<b>"), as code written for Jinja2 passes it
+
 A case where minijinja_py knowingly differs from the reference carries "__xfail__": "<why>" in its context
 (removed before rendering): the .out file still holds the reference's expectation and the test is a strict xfail,
 so the difference stays visible and a fix shows up as XPASS.
@@ -26,8 +33,15 @@ renders as '', see README, Security model) carries "__stricter__": "<why>": its 
 expectation (reviewed by hand) and make_expected.py lists it as STRICTER instead of writing Jinja2's result.
 """
 
+import enum
 import json
 import os
+from collections import namedtuple
+
+try:
+    import markupsafe   # installed with jinja2 (the test extra); only cases that spell a Markup need it
+except ImportError:     # pragma: no cover
+    markupsafe = None
 
 # finalize functions a case can name (a function cannot be written in JSON)
 FINALIZERS = {
@@ -58,6 +72,44 @@ CASES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases")
 SEPARATOR = "\n---\n"
 
 
+_CLASSES = {}   # one class per marker, name and fields, so that equal cases build equal objects
+
+
+def _class(kind, name, fields=()):
+    key = (kind, name, tuple(fields))
+    if key not in _CLASSES:
+        if kind == "namedtuple":
+            _CLASSES[key] = namedtuple(name, fields)
+        elif kind == "object":
+            _CLASSES[key] = type(name, (), {"__init__": lambda self, **kw: self.__dict__.update(kw)})
+        else:
+            _CLASSES[key] = enum.Enum(name, dict(fields), type=str)
+    return _CLASSES[key]
+
+
+def decode_objects(value):
+    """A case's JSON context with the caller's objects (the marker keys above) built."""
+    if isinstance(value, list):
+        return [decode_objects(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    value = {k: decode_objects(v) for k, v in value.items()}
+    if "__object__" in value:
+        name = value.pop("__object__")
+        return _class("object", name)(**value)
+    if "__namedtuple__" in value:
+        name = value.pop("__namedtuple__")
+        return _class("namedtuple", name, value)(**value)
+    if "__str_enum__" in value:
+        name, _, member = value["__str_enum__"].partition(".")
+        return _class("enum", name, [(member, value["value"])])[member]
+    if "__markup__" in value:
+        if markupsafe is None:
+            raise ImportError("this case needs markupsafe (installed with jinja2, the test extra)")
+        return markupsafe.Markup(value["__markup__"])
+    return value
+
+
 def read_case(path):
     """(context dict, env options dict, template source, xfail reason or None, stricter reason or None) of a .txt
     case file."""
@@ -68,6 +120,7 @@ def read_case(path):
         raise ValueError(f"{path}: no '---' line between the context and the template")
     context = json.loads(head) if head.strip() else {}
     env = context.pop("__env__", {})
+    context = decode_objects(context)
     xfail = context.pop("__xfail__", None)
     stricter = context.pop("__stricter__", None)
     return context, env, template, xfail, stricter

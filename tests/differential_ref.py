@@ -14,7 +14,6 @@ methods, generators and other objects); otherwise ("differ", category, detail).
 """
 
 import builtins
-import dataclasses
 import datetime
 import json
 import re
@@ -269,23 +268,6 @@ def _sources(case):
     return "\n".join([case.source, *case.templates.values()])
 
 
-def _error_text(case, result):
-    """The template text an error of minijinja_py points at ('' when it has no span)."""
-    if result[0] != "error" or not isinstance(result[1], mj.TemplateError):
-        return ""
-    exc = result[1]
-    if exc.lineno is None or exc.colno is None or exc.end_pos is None:
-        return ""
-    source = exc.source if exc.source is not None else case.source   # the template it happened in
-    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    (line, col), (end_line, end_col) = (exc.lineno, exc.colno), exc.end_pos
-    if not 1 <= line <= end_line <= len(lines):
-        return ""
-    if line == end_line:
-        return lines[line - 1][col - 1:end_col - 1]
-    return "\n".join([lines[line - 1][col - 1:]] + lines[line:end_line - 1] + [lines[end_line - 1][:end_col - 1]])
-
-
 def _nfkc_names(case, ref, mine):
     # Jinja2's generated Python code names variables after template names, and Python NFKC-normalises
     # identifiers: names that differ only in their Unicode normalisation (é vs e + U+0301) can share a variable
@@ -353,14 +335,6 @@ def _eager_unsafe_attribute(case, ref, mine):
             and _UNSAFE.match(_message(mine[1])) is not None)
 
 
-def _dunder_of_undefined(case, ref, mine):
-    # Jinja2: `undefined.__class__` exists, so its sandbox hands out an unsafe-undefined (SecurityError when used,
-    # '' when printed, [] when iterated); minijinja_py raises UndefinedError for any attribute of an undefined
-    if mine[0] != "error" or not isinstance(mine[1], mj.UndefinedError):
-        return False
-    return re.search(r"\.\s*_\w*$", _error_text(case, mine)) is not None
-
-
 def _string_formatting(case, ref, mine):
     # a str.format field through an undefined or a '_' name ('{0.__class__}'.format(x)): minijinja_py's formatter
     # fails at the field, as its attribute access does; Jinja2's hands out an undefined
@@ -420,8 +394,8 @@ _parse_env = mj.Environment(trim_blocks=True, lstrip_blocks=True, extensions=["l
 
 def _include_without_context_buffered(case, ref, mine):
     # Jinja2 compiles {% include x without context %} to `yield from` whatever frame it is in: in a macro or call
-    # block body the function becomes a generator (its output is a generator object), in a set or filter block
-    # the included text escapes the capture; minijinja_py includes it there as it does everywhere
+    # block body or a recursive loop the function becomes a generator (its output is a generator object), in a set
+    # or filter block the included text escapes the capture; minijinja_py includes it there as it does everywhere
     for source in (case.source, *case.templates.values()):
         if "without" not in source:
             continue
@@ -439,33 +413,10 @@ def _include_without_context_buffered(case, ref, mine):
                 if buffered and node.kind == "include" and tag_modifiers(text, node)[1] is False:
                     return True
             elif isinstance(node, mj_nodes.Node):
-                inner = buffered or isinstance(node, _BUFFERED)
+                # a recursive loop is a function of its own in Jinja2's generated code, buffered as a macro is
+                inner = buffered or isinstance(node, _BUFFERED) or isinstance(node, mj_nodes.For) and node.recursive
                 stack.extend((getattr(node, f), inner) for f in node.FIELDS)
     return False
-
-
-def _as_plain(value):
-    """value with the caller's objects (plain objects, namedtuples) turned into dicts of their attributes."""
-    if isinstance(value, (User, Point)):
-        return {k: _as_plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, Obj):
-        return {k: _as_plain(v) for k, v in vars(value).items()}
-    if isinstance(value, dict):
-        return {k: _as_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_as_plain(v) for v in value)
-    return value
-
-
-def _caller_objects(case, ref, mine):
-    # the lead's fix of attribute reads on the caller's objects and namedtuples (issue 8) is pending: a difference
-    # in a case with such objects that goes away when they are dicts of their attributes is that one
-    plain = dataclasses.replace(case, context=_as_plain(case.context))
-    if plain.context == case.context:
-        return False
-    ref_plain, mine_plain = render_reference(plain), render_mj(plain)
-    return (_classify(ref_plain, mine_plain)[0] in ("same", "excluded")
-            or known_difference(plain, ref_plain, mine_plain) is not None)
 
 
 KNOWN = [
@@ -477,10 +428,8 @@ KNOWN = [
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' or a mutating method raises "
-          "SecurityError at once; Jinja2 returns an undefined that raises only when used (and a missing one, or a "
-          "dict key, for `x._name`)", _eager_unsafe_attribute),
-    Known("dunder-of-undefined", "sandbox: `undefined.__len__` and the like are an UndefinedError at once; in "
-          "Jinja2 an unsafe undefined (SecurityError when used)", _dunder_of_undefined),
+          "SecurityError at once (an undefined's `__class__` too); Jinja2 returns an undefined that raises only when "
+          "used (and a missing one, or a dict key, for `x._name`)", _eager_unsafe_attribute),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
     Known("sandbox-string-formatting", "sandbox: a str.format field that goes through an undefined or a '_' name "
@@ -495,13 +444,9 @@ KNOWN = [
     Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
           "depth) are checked before the work; Jinja2 has none", _design_limit),
     Known("bytes-methods", "sandbox: only decode() and hex() of bytes are allowed", _bytes_methods),
-    Known("caller-objects", "PENDING (issue 8, the lead's part): attributes of the caller's plain objects and "
-          "namedtuples read through filters (map/selectattr/groupby/sort/join attribute=) and on namedtuples "
-          "(users[0].name); checked: the outputs agree once the objects are dicts of their attributes",
-          _caller_objects),
-    Known("include-without-context-buffered", "{% include x without context %} inside a macro, call block, set or "
-          "filter block: Jinja2's generated code yields the included text from the enclosing function (a macro "
-          "then returns a generator, a set or filter block loses the text to the output); minijinja_py includes "
+    Known("include-without-context-buffered", "{% include x without context %} inside a macro, call block, recursive "
+          "loop, set or filter block: Jinja2's generated code yields the included text from the enclosing function "
+          "(a macro or recursive loop then returns a generator, a set or filter block loses the text to the output); minijinja_py includes "
           "it there as everywhere else", _include_without_context_buffered),
     Known("block-set-attribute", "{% set x.attr %}...{% endset %} on a non-namespace: Jinja2 skips its namespace "
           "check and item-assigns (TypeError, or mutates a dict); minijinja_py raises TemplateRuntimeError as for "

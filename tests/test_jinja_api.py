@@ -5,6 +5,7 @@ Where Jinja2 is installed, the behaviour is checked against it side by side (the
 what only minijinja_py does (confinement of FileSystemLoader, limits) is checked on its own.
 """
 
+import copy
 import io
 import os
 import pickle
@@ -442,7 +443,80 @@ def test_meta_agrees_with_jinja2(source):
     ("{% import 'm' as m with context %}{{ m.f() }}", {"m": "{% macro f() %}{{ v }}{% endmacro %}"}, {"v": 1}),
     ("{% for x in [1, 2] %}{% include 'i' %}{% endfor %}", {"i": "{{ x }}"}, {}),
     ("{% from 'm' import a as b %}{{ b }}", {"m": "{% set a = 'A' %}"}, {}),
+    # a scoped block sees the loop around it, and so do super() and self.<block>() called from it
+    ("{% extends 'd' %}{% block item %}{{ super() }}|{{ item * 2 }}|{{ self.other() }}{% endblock %}",
+     {"d": "{% for item in seq %}[{% block item scoped %}{{ item }}{% endblock %}]{% endfor %}"
+           "{% block other %}<{{ item }}>{% endblock %}"}, {"seq": [0, 1]}),
+    ("{% for i in [5, 6] %}{% for j in [1] %}{% block b scoped %}{{ loop.index }}{{ i }}{{ j }}{% endblock %}"
+     "{% endfor %}{% endfor %}", {}, {}),
 ])
 def test_loading_agrees_with_jinja2(source, templates, context):
     ours, ref = both(templates=templates)
     assert ours.from_string(source).render(context) == ref.from_string(source).render(context)
+
+
+@needs_jinja2
+def test_an_import_sees_the_importers_own_globals():
+    """Jinja2 passes the importer's template globals that the imported template lacks (an include without
+    context gets none)."""
+    templates = {"module": "{% macro test() %}[{{ foo }}|{{ bar }}]{% endmacro %}{% set top = foo %}",
+                 "inc": "<{{ foo }}|{{ bar }}>"}
+    ours, ref = both(templates=templates)
+    for env in (ours, ref):
+        env.globals["bar"] = 23
+    for source in ("{% import 'module' as m %}{{ m.test() }}{{ m.top }}", "{% from 'module' import test %}{{ test() }}",
+                   "{% include 'inc' without context %}", "{% include 'inc' %}"):
+        for template_globals in ({"foo": 42}, {}):
+            assert ours.from_string(source, globals=template_globals).render() == \
+                ref.from_string(source, globals=template_globals).render()
+
+
+@needs_jinja2
+def test_a_call_that_raises_stop_iteration_gives_an_undefined():
+    def exhausted():
+        raise StopIteration()
+    ours, ref = both()
+    assert ours.from_string("A{{ f() }}B").render(f=exhausted) == ref.from_string("A{{ f() }}B").render(f=exhausted)
+    with pytest.raises(mj.UndefinedError, match="StopIteration"):
+        ours.from_string("{{ f().x }}").render(f=exhausted)
+
+
+def test_module_macros_show_their_signature():
+    t = mj.Environment(trim_blocks=True).from_string(
+        "{% macro foo(a, b) %}{% endmacro %}{% macro bar() %}{{ varargs }}{{ kwargs }}{% endmacro %}"
+        "{% macro baz() %}{{ caller() }}{% endmacro %}")
+    foo, bar, baz = t.module.foo, t.module.bar, t.module.baz
+    assert (foo.name, foo.arguments, foo.caller, foo.catch_kwargs, foo.catch_varargs) == ("foo", ("a", "b"), False,
+                                                                                           False, False)
+    assert (bar.arguments, bar.catch_kwargs, bar.catch_varargs, baz.caller) == ((), True, True, True)
+
+
+@needs_jinja2
+def test_file_system_loader_says_where_it_looked(tmp_path):
+    for paths in ([str(tmp_path)], [str(tmp_path), "other"]):
+        with pytest.raises(mj.TemplateNotFound) as ours:
+            mj.Environment(loader=mj.FileSystemLoader(paths)).get_template("missing")
+        with pytest.raises(jinja2.TemplateNotFound) as ref:
+            jinja2.Environment(loader=jinja2.FileSystemLoader(paths)).get_template("missing")
+        assert ours.value.message == str(ref.value) and ours.value.name == "missing"
+
+
+def test_pass_context_on_a_callable_class():
+    class Greeter:
+        @mj.pass_context
+        def __call__(self, context, punctuation="!"):
+            return context.resolve("hello") + punctuation
+    out = mj.Environment().from_string("{{ greet() }} {{ greet('?') }}").render(greet=Greeter(), hello="hi")
+    assert out == "hi! hi?"
+
+
+@pytest.mark.parametrize("cls", [mj.Undefined, mj.StrictUndefined, mj.ChainableUndefined, mj.DebugUndefined])
+def test_undefined_copies_keep_what_they_say(cls):
+    undefined = cls("a hint", ["foo"], "a name", mj.TemplateRuntimeError)
+    for copied in (copy.copy(undefined), copy.deepcopy(undefined), pickle.loads(pickle.dumps(undefined))):
+        assert type(copied) is cls
+        assert (copied._undefined_hint, copied._undefined_obj, copied._undefined_name,
+                copied._undefined_exception) == ("a hint", ["foo"], "a name", mj.TemplateRuntimeError)
+    plain = pickle.loads(pickle.dumps(cls(obj={"a": 1}, name="x")))
+    with pytest.raises(mj.UndefinedError, match="'dict object' has no attribute 'x'"):
+        plain._fail_with_undefined_error()
