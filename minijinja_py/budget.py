@@ -14,7 +14,10 @@ naming max_steps). The price list, chosen so that fuel bounds both time and the 
     n times counts n times, as Python's ==, hash() or json.dumps would visit it). tree_size() measures that
     without walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for
     ages, and data nested deeper than limits.max_data_depth (or containing itself) is refused before Python's C
-    code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack).
+    code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack);
+  * work done in Python per item costs what it takes in time (a step is one loop iteration's time, ~70 ns):
+    the walk 16 per container it looks at, printing 4 per value and 24 per container, a **mapping 8 per
+    keyword, map/select by name 8 per item, ... (each price is defined where it is charged).
   * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
     the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
 
