@@ -23,6 +23,9 @@ __all__ = [
 ]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# Python passes a **mapping's keywords one by one at each call they go through (about half a microsecond each:
+# the call here, then a function taking **kwargs builds its dict again): what one keyword costs, in steps
+_KEYWORD_STEPS = 8
 
 
 def call_value(func, args, kwargs, rs):
@@ -38,9 +41,10 @@ def call_value(func, args, kwargs, rs):
         for value in args:
             if type(value) not in _SCALARS:
                 guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
-        for value in kwargs.values():
-            if type(value) not in _SCALARS:
-                guard(rs, value)
+        if kwargs and not _SCALARS.issuperset(map(type, kwargs.values())):
+            for value in kwargs.values():
+                if type(value) not in _SCALARS:
+                    guard(rs, value)
     try:
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
@@ -74,10 +78,10 @@ def compile_args(c, args):
             pos.extend(take(f[0], star(f), "a *argument"))
         if dstar is not None:
             extra = dstar(f)
-            f[0].burn(len(extra) if hasattr(extra, "__len__") else 0)
-            for k in extra:
-                if k in kw:
-                    raise TypeError(f"got multiple values for keyword argument {k!r}")
+            f[0].burn(_KEYWORD_STEPS * len(extra) if hasattr(extra, "__len__") else 0)
+            if kw and not kw.keys().isdisjoint(extra):
+                k = next(k for k in extra if k in kw)
+                raise TypeError(f"got multiple values for keyword argument {k!r}")
             kw.update(extra)
         return pos, kw
     return collect

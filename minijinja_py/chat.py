@@ -72,7 +72,7 @@ class StrftimeNow:
 
     def __call__(self, rs: Any, format: str) -> str:
         if isinstance(format, str):
-            check_str_size(rs.limits, strftime_size(format), "a formatted time")
+            check_str_size(rs.limits, strftime_size(format, rs.limits.max_string), "a formatted time")
         return clock_reading(self.now).strftime(format)
 
     def __repr__(self) -> str:
@@ -82,16 +82,18 @@ class StrftimeNow:
         return (StrftimeNow, (self.now,))
 
 
-def strftime_size(format: str) -> int:
+def strftime_size(format: str, limit: Optional[int] = None) -> int:
     """An upper bound of len(strftime(format)): a directive gives at most 64 characters (the longest locale
-    spelling of %c), or its glibc field width (%200Y) when that is larger."""
+    spelling of %c), or its glibc field width (%200Y) when that is larger. Stops once past `limit`: the text
+    between directives is skipped at C speed and each directive adds at least 64, so a long format costs at
+    most limit / 64 turns of the loop."""
     size, i, end = 0, 0, len(format)
     while i < end:
-        if format[i] != "%":
-            size += 1
-            i += 1
-            continue
-        i += 1
+        j = format.find("%", i)
+        if j < 0:
+            return size + end - i
+        size += j - i
+        i = j + 1
         while i < end and format[i] in "_-0^#":
             i += 1
         start = i
@@ -100,6 +102,8 @@ def strftime_size(format: str) -> int:
         width = int(format[start:i]) if i - start < 12 and i > start else (10 ** 12 if i > start else 0)
         size += max(width, 64)
         i += 1
+        if limit is not None and size > limit:
+            return size
     return size
 
 

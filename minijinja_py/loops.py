@@ -16,7 +16,7 @@ from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
 )
-from .symbols import Function, assigned_first, node_count, target_names
+from .symbols import Function, node_count, target_names
 from .undefined import Undefined
 
 __all__ = ["compile_for"]
@@ -54,7 +54,8 @@ def compile_for(c, node):
         plan.runs = c.last_runs if len(c.last_runs) > 1 else None
         resets, plan.local_copies, plan.enter = scope_start(scope)
         # a variable the body assigns before anything reads it needs no fresh start per iteration
-        assigned = {scope.refs[name] for name in scope.refs if assigned_first(node.body, name)}
+        assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body) if name in scope.refs} \
+            if resets else ()
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None

@@ -20,7 +20,7 @@ printer (a namespace prints its attributes as a dict).
 import types
 from functools import partial
 
-from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
+from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded, out_of_fuel
 from .budget import tree_size
 from .errors import LimitExceeded
 
@@ -29,6 +29,10 @@ __all__ = ["to_str", "subclass_str", "safe_repr", "short_repr", "safe_pformat", 
 _DEFAULT_LIMITS = Limits()
 _SCALARS = (str, int, float, bool, type(None))
 _VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
+# printing one value in Python costs about as long as _VISIT_STEPS steps, and a container (or reusing its text)
+# _CONTAINER_STEPS more
+_VISIT_STEPS = 4
+_CONTAINER_STEPS = 24
 
 # Objects that expose no attributes to a template and print without their address.
 OPAQUE_TYPES = (
@@ -71,7 +75,7 @@ def _default_object_repr(value):
 class _Printer:
     """One str()/repr() of a value: appends pieces to one list, counting their size against max_string."""
 
-    __slots__ = ("rs", "limits", "room", "parts", "size", "nodes", "on_path", "reuse", "cycles")
+    __slots__ = ("rs", "limits", "room", "parts", "size", "steps", "on_path", "reuse", "cycles")
 
     def __init__(self, rs):
         self.rs = rs
@@ -79,7 +83,7 @@ class _Printer:
         self.room = self.limits.max_string
         self.parts = []
         self.size = 0
-        self.nodes = 0
+        self.steps = 0           # what the values printed so far cost (charged at the end; containers at once)
         self.on_path = set()     # containers being printed: meeting one again prints [...] as Python does
         self.reuse = {}          # id → [start, end, text]: containers printed already (and without a [...])
         self.cycles = 0          # [...] markers written so far
@@ -88,7 +92,7 @@ class _Printer:
         self.visit(value, 0, for_str)
         text = "".join(self.parts)
         if self.rs is not None:
-            self.rs.burn(self.nodes + (self.size >> CHAR_SHIFT))
+            self.rs.burn(self.steps + (self.size >> CHAR_SHIFT))
         return text
 
     def emit(self, text):
@@ -99,7 +103,7 @@ class _Printer:
 
     def visit(self, value, depth, for_str):
         cls = type(value)
-        self.nodes += 1
+        self.steps += _VISIT_STEPS
         if cls is str:
             self.emit(value if for_str else self._repr_str(value))
             return
@@ -155,6 +159,13 @@ class _Printer:
         return str(value) if for_str else repr(value)
 
     def container(self, value, cls, depth):
+        # each container met (printed, or its text reused) takes about as long as _CONTAINER_STEPS steps: paid
+        # as the printing goes, so that a print of data shared many times stops when the fuel does
+        rs = self.rs
+        if rs is not None:
+            rs.fuel -= _CONTAINER_STEPS
+            if rs.fuel < 0:
+                raise out_of_fuel(self.limits)
         key = id(value)
         if key in self.on_path:
             self.cycles += 1
@@ -197,7 +208,7 @@ class _Printer:
             return False
         if bound > self.room - self.size:
             return False
-        self.nodes += len(value)
+        self.steps += len(value)   # printed at C speed
         self.emit(repr(value))
         return True
 

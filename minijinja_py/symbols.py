@@ -26,7 +26,7 @@ from .errors import LimitExceeded
 
 __all__ = [
     "PARAM", "RESOLVE", "ALIAS", "UNDEFINED", "Function", "Scope", "analyze", "Summaries", "check_nesting",
-    "own_weight", "node_count", "target_names", "assigned_first",
+    "own_weight", "node_count", "target_names",
 ]
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
@@ -272,6 +272,7 @@ class Summaries:
         self._events = {}
         self._loop_stores = {}
         self._weights = {}
+        self._mentions = {}
 
     def weight(self, statements):
         """The steps running a statement list costs, charged when the list runs: each statement's own nodes,
@@ -325,6 +326,60 @@ class Summaries:
             return _merge(*(self.events(item) for item in x))
         return {}
 
+    def assigned_first(self, statements):
+        """The names this statement list assigns (a plain {% set name = ... %} that does not read it) before
+        anything in it could read them — variables that need no fresh start at each loop iteration.
+        Conservative: a name mentioned first is not one, and nothing after an include/import/block (they read
+        the context) is. One pass over the list, each statement's names memoised (nested loops ask about the
+        same statements: without it compile time grows with size × depth)."""
+        first, seen = set(), set()
+        for stmt in statements:
+            if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget:
+                value = self._names_in(stmt.value)
+                if value is _EVERY:
+                    break
+                if stmt.target.name not in seen and stmt.target.name not in value:
+                    first.add(stmt.target.name)
+                seen.add(stmt.target.name)
+            else:
+                value = self._names_in(stmt)
+                if value is _EVERY:
+                    break
+            seen.update(value)
+        return first
+
+    def _names_in(self, node):
+        """The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
+        include/import/block. Statements holding statements are memoised, so each node is walked at most twice
+        (for its own statement and for the list it sits in)."""
+        names = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            cls = type(current)
+            if cls is n.Name or cls is n.NameTarget or cls is n.NamespaceTarget or cls is n.Param:
+                names.add(current.name)
+            elif cls is n.Load or cls is n.Block:
+                return _EVERY
+            if isinstance(current, (n.Node, n.Args)):
+                if current is not node and "body" in current.FIELDS:
+                    inner = self._memo_names(current)
+                    if inner is _EVERY:
+                        return _EVERY
+                    names.update(inner)
+                else:
+                    stack.extend(getattr(current, f) for f in current.FIELDS)
+            elif isinstance(current, (tuple, list)):
+                stack.extend(current)
+        return names
+
+    def _memo_names(self, stmt):
+        key = id(stmt)
+        found = self._mentions.get(key)
+        if found is None:
+            found = self._mentions[key] = self._names_in(stmt)
+        return found
+
     def loop_store(self, x):
         """The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
         loop that contains one), or None."""
@@ -344,6 +399,7 @@ class Summaries:
         return found
 
 
+_EVERY = frozenset(("*",))   # _names_in: the node may read any name (an include/import/block)
 _NO_EVENTS = {}   # shared: event maps are read, never changed (_merge makes new ones)
 
 
@@ -429,35 +485,6 @@ def own_weight(stmt):
     if isinstance(stmt, n.If):
         parts = [stmt.test] + [test for test, _ in stmt.elifs]
     return 1 + node_count(*parts)
-
-
-def assigned_first(statements, name):
-    """Does this statement list assign `name` (a plain {% set name = ... %} that does not read it) before anything
-    in it could read it — so that the variable needs no fresh start at each loop iteration? Conservative: any
-    mention of the name first, or an include/import/block (they read the context), answers no."""
-    for stmt in statements:
-        if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget and stmt.target.name == name:
-            return not _mentions(stmt.value, name)
-        if _mentions(stmt, name):
-            return False
-    return False
-
-
-def _mentions(node, name):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        cls = type(current)
-        if cls is n.Name or cls is n.NameTarget or cls is n.NamespaceTarget or cls is n.Param:
-            if current.name == name:
-                return True
-        elif cls is n.Load or cls is n.Block:
-            return True
-        if isinstance(current, (n.Node, n.Args)):
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, (tuple, list)):
-            stack.extend(current)
-    return False
 
 
 def target_names(target):

@@ -99,6 +99,10 @@ def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_d
     return size, values + containers
 
 
+# _json_size looks at each item in Python (a shared part once per place it is met): about as long as 12 steps
+_WALK_STEPS = 12
+
+
 def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii, exact=False):
     """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
     part twice; strings measured exactly (encoded, each paid for first) when `exact`. Raises
@@ -107,6 +111,7 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
         return _json_leaf_size(value, ensure_ascii, exact), 1
     cap = limits.max_string
     fuel = rs.fuel if rs is not None else None
+    walked = 0               # the steps this walk costs: _WALK_STEPS for each item looked at (charged at the end)
     known = {}               # id → (size without indentation, values, height) of a container measured already
     on_path = {id(value)}
 
@@ -120,6 +125,7 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
         top = stack[-1]
         is_dict = isinstance(top[0], dict)
         for child in top[1]:
+            walked += _WALK_STEPS
             if top[3]:
                 top[2] += len(item_sep)
             top[3] += 1
@@ -148,7 +154,7 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
                 top[4] += 1
             if top[2] > cap:
                 check_str_size(limits, top[2], "JSON text")
-            if fuel is not None and top[4] > fuel:
+            if fuel is not None and top[4] + walked > fuel:
                 raise limit_exceeded(limits, "max_steps", "the work of this render")
         else:
             stack.pop()
@@ -159,6 +165,8 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
                 size, count, height = result
                 if indent_width is not None:
                     size += count * (1 + indent_width * height)
+                if rs is not None:
+                    rs.burn(walked)
                 return size, count
             parent = stack[-1]
             parent[2] += result[0]

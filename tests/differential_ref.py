@@ -336,9 +336,10 @@ def _eager_unsafe_attribute(case, ref, mine):
 
 
 def _string_formatting(case, ref, mine):
-    # a str.format field through an undefined or a '_' name ('{0.__class__}'.format(x)): minijinja_py's formatter
-    # fails at the field, as its attribute access does; Jinja2's hands out an undefined
-    return (mine[0] == "error" and isinstance(mine[1], (mj.UndefinedError, mj.SecurityError))
+    # a str.format field through a '_' name the object has or a mutating method ('{0.__class__}'.format(x)):
+    # minijinja_py's formatter fails at the field, as its attribute access does; Jinja2's hands out an undefined.
+    # Other fields (a missing name: undefined; through an undefined: UndefinedError) read as Jinja2's do.
+    return (mine[0] == "error" and isinstance(mine[1], mj.SecurityError)
             and _raised_in(mine, "minijinja_py/sandbox.py", {"get_field"}))
 
 
@@ -427,14 +428,15 @@ KNOWN = [
           "(checked against Jinja2 without constant folding)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
-    Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' or a mutating method raises "
-          "SecurityError at once (an undefined's `__class__` too); Jinja2 returns an undefined that raises only when "
-          "used (and a missing one, or a dict key, for `x._name`)", _eager_unsafe_attribute),
+    Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' that the object has (an undefined's "
+          "`__class__` too), or a mutating method, raises SecurityError at once; Jinja2 returns an undefined that "
+          "raises only when used (or a dict's key, for `d._name`); a '_' name the object lacks is undefined in both",
+          _eager_unsafe_attribute),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
-    Known("sandbox-string-formatting", "sandbox: a str.format field that goes through an undefined or a '_' name "
-          "('{0.__class__}'.format(x)) fails at the field; Jinja2's formatter hands out an undefined",
-          _string_formatting),
+    Known("sandbox-string-formatting", "sandbox: a str.format field through a '_' name the object has or a "
+          "mutating method ('{0.__class__}'.format(x)) fails at the field; Jinja2's formatter hands out an "
+          "undefined", _string_formatting),
     Known("class-repr", "printing a class object: Jinja2 shows its module path, minijinja_py only its name",
           _class_repr),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "

@@ -231,6 +231,9 @@ R = "{% set r = range(100000)|list %}"
 D = ("{% set d = dict.fromkeys(range(100000)) %}{% set e = dict.fromkeys(range(1, 100001)) %}"
      "{% set same = dict.fromkeys(range(100000)) %}")
 KEYS = "{% set k = dict.fromkeys(range(100000)|map('string')) %}"
+# many small containers, cheap to build and each looked at in Python to compare, print or serialise it
+B1 = "{% set l = range(100000)|batch(1)|list %}{% set m = range(100000)|batch(1)|list %}"
+B3 = "{% set l = range(60000)|batch(1)|batch(1)|batch(1)|list %}{% set m = range(60000)|batch(1)|batch(1)|batch(1)|list %}"
 
 
 def loop(body, times=100000):
@@ -258,6 +261,22 @@ _SCAN = {
     "scan/items_minus": limit("max_steps", D + loop("{% set x = d.items() - e.items() %}")),
     "scan/keys_minus_range": limit("max_steps", D + loop("{% set x = d.keys() - range(100000) %}")),
     "scan/dict_eq": limit("max_steps", D + loop("{% if d == same %}{% endif %}")),
+    # many small containers (the walk that bounds hashing and comparing, printing, serialising: each container
+    # takes many steps' time in Python) and one container shared a million times
+    "scan/small_lists_eq": limit("max_steps", B1 + loop("{% if l == m %}{% endif %}", 1000)),
+    "scan/small_lists_nested_eq": limit("max_steps", B3 + loop("{% if l == m %}{% endif %}", 1000)),
+    "scan/small_list_in": limit("max_steps", B1 + loop("{% if [5] in l %}{% endif %}", 1000)),
+    "scan/small_lists_print": limit("max_steps", B3 + loop("{% set x = l|string %}", 1000)),
+    "scan/small_lists_tojson": limit("max_steps", B3 + loop("{% set x = l|tojson %}", 1000)),
+    "scan/small_lists_pprint": limit("max_steps", B3 + loop("{% set x = l|pprint %}", 1000)),
+    "scan/shared_empty_print": limit("max_steps", "{% set l = [[]] * 1000000 %}" + loop("{% set x = l|string %}", 1000)),
+    "scan/shared_empty_tojson": limit("max_steps", "{% set l = [[]] * 1000000 %}" + loop("{% set x = l|tojson %}", 1000)),
+    "scan/shared_list_join": limit("max_steps", "{% set l = [[1]] * 1000000 %}" + loop("{% set x = l|join(',') %}", 1000)),
+    # filter pipelines: every item passes through generators, and map/select call a filter or test by name
+    "scan/map_by_name": limit("max_steps", loop("{% set x = range(100000)|map('string')|list %}", 1000)),
+    "scan/select_bare": limit("max_steps", loop("{% set x = range(100000)|select|list %}", 1000)),
+    "scan/select_by_name": limit("max_steps", loop("{% set x = range(100000)|select('odd')|list %}", 1000)),
+    "scan/batch_of_batch": limit("max_steps", loop("{% set x = range(100000)|batch(1)|batch(1)|list %}", 1000)),
     # star-arguments: the whole sequence becomes a tuple at every call
     "scan/macro_star": limit("max_steps", R + "{% macro m() %}{{ varargs|length }}{% endmacro %}"
                                           + loop("{% set x = m(*r) %}")),
