@@ -12,7 +12,7 @@ import random as _random
 from collections import abc
 from itertools import chain, groupby
 
-from .base import check_items, check_str_size, limit_exceeded, pass_state
+from .base import check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from .budget import ITERATES, TREE, charged_call, costs, guard, listed, metered, take
 from .errors import FilterArgumentError, TemplateRuntimeError
 from .htmlfilters import (
@@ -21,10 +21,11 @@ from .htmlfilters import (
 from .markup import escape, soft_str
 from .printing import safe_pformat, safe_repr, to_str
 from .runtime import GroupTuple, Namespace
-from .sandbox import attribute_only, getattr_, getitem_
+from .sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_
 from .strfilters import (
     do_upper, do_lower, do_capitalize, do_title, do_trim, do_center, do_replace, do_indent, do_truncate, do_wordcount, do_wordwrap, do_format, do_string,
 )
+from .tests import TESTS
 from .undefined import Undefined
 
 __all__ = ["FILTERS"]
@@ -445,9 +446,53 @@ def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
             return _call_named(rs, rs.env.tests, "test", name, item, test_args, kwargs)
     else:
         test = bool
+    plan = _inline_attr_test(rs, args, kwargs) if lookup_attr else None
+    if plan is None:
+        for item in value:
+            if bool(test(transform(item))) is keep:
+                yield item
+        return
+    key, kind, constant = plan
     for item in value:
+        # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined') on a plain dict: decided here,
+        # at the price of the named call it stands for; anything else through the test
+        if type(item) is dict:
+            rs.fuel -= _NAMED_CALL_STEPS + 1
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            if key not in item:
+                if kind is not _EQUAL:
+                    if (kind is _UNDEFINED) is keep:
+                        yield item
+                    continue
+            elif type(item[key]) in _PLAIN_VALUES and (kind is not _EQUAL or type(item[key]) is type(constant)):
+                if (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep:
+                    yield item
+                continue
         if bool(test(transform(item))) is keep:
             yield item
+
+
+_EQUAL, _DEFINED, _UNDEFINED = "equal", "defined", "undefined"
+_INLINE_TESTS = {"equalto": _EQUAL, "eq": _EQUAL, "==": _EQUAL, "defined": _DEFINED, "undefined": _UNDEFINED}
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+
+
+def _inline_attr_test(rs, args, kwargs):
+    """(key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
+    key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined."""
+    if kwargs or len(args) < 2 or type(args[0]) is not str or type(args[1]) is not str:
+        return None
+    key, name = args[0], args[1]
+    kind = _INLINE_TESTS.get(name)
+    if kind is None or rs.env.tests.get(name) is not TESTS[name] or key[:1] == "_" or "." in key or \
+            key.isdigit() or key in DICT_ATTRS or key in DICT_MUTATORS:
+        return None
+    if kind is _EQUAL:
+        if len(args) != 3 or type(args[2]) not in (str, int):
+            return None
+        return key, kind, args[2]
+    return (key, kind, None) if len(args) == 2 else None
 
 
 @pass_state

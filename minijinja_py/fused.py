@@ -119,6 +119,8 @@ def e_compare_fused(c, node):
     if len(node.ops) != 1:
         return general
     (name, other), = node.ops
+    if name in ("in", "not in"):
+        return _membership(c, node, general)
     read = inline_read(c, node.first, first)
     if read is None or name not in ("==", "!=") or not isinstance(other, n.Const) or \
             not cheap_constant(other.value):
@@ -138,6 +140,28 @@ def e_compare_fused(c, node):
             return general(f)
         if type(value) is kind:   # same plain type: == is Python's own, it cannot fail
             return (value == constant) is equal
+        return general(f)
+    return ev
+
+
+def _membership(c, node, general):
+    """`'const' in read` / `not in`: a plain dict's keys or a short plain string searched in line."""
+    (name, other), = node.ops
+    if not (isinstance(node.first, n.Const) and type(node.first.value) is str and cheap_constant(node.first.value)):
+        return general
+    place = key_path(c, other)
+    if place is None:
+        return general
+    (slot, keys), constant, inside = place, node.first.value, name == "in"
+
+    def ev(f):
+        value = f[slot]
+        for key in keys:
+            if type(value) is not dict or key not in value:
+                return general(f)
+            value = value[key]
+        if type(value) is dict or type(value) is str and len(value) < BIG_STR:
+            return (constant in value) is inside
         return general(f)
     return ev
 

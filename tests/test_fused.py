@@ -47,6 +47,7 @@ SHAPES = [
     "{% set z = x.k %}{{ z }}", "{% set z = x.k|trim %}{{ z }}", "{% set z = 'p' + x.k + y %}{{ z }}",
     # expressions
     "{{ x.k.a }}|{{ x['k']['a'] }}|{{ x.v.k.a }}", "{% if x.k.a == 1 %}A{% elif x.k.a == 2 %}B{% endif %}.",
+    "{{ 'k' in x }}|{{ 'a' not in x.k }}|{{ 'a' in x.k.a }}|{{ 'a' in y }}",
     "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
 ]
 
@@ -58,6 +59,8 @@ LOOP_SHAPES = [
     "{% for i in range(items|length) %}{% if items[i]['k'] == 'a' %}A{% elif items[i]['k'] == 'b' %}B"
     "{% else %}{{ items[i].k }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
+    "{{ items|selectattr('k', 'equalto', 'a')|list }}|{{ items|rejectattr('k', 'defined')|list|length }}|"
+    "{{ items|selectattr('k', 'undefined')|list|length }}|{{ items|rejectattr('k', '==', 1)|list|length }}",
 ]
 
 
@@ -84,6 +87,7 @@ def contexts():
     yield "x str", {"x": "abc", "y": ["a"], "items": "ab"}
     yield "x missing", {"y": "b", "items": [{"k": "b"}, {"k": 3}]}
     yield "x none", {"x": None, "y": "", "items": [None, {"k": "a"}]}
+    yield "items of every kind", {"x": {}, "y": "a", "items": [{"k": v} for v in VALUES.values()] + [{}, {"j": 1}]}
 
 
 def _same(ref, mine):
