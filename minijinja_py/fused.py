@@ -18,7 +18,8 @@ whenever its fast case does not apply.
 
 from . import nodes as n
 from .base import BIG_STR, MISSING
-from .calls import compile_filter
+from .budget import charge_result
+from .calls import compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
 from .expressions import cheap_constant, dict_key, e_binop, e_compare, key_path
 from .statements import s_assign as assign_statement
@@ -250,5 +251,52 @@ def _accumulates(node):
 
 
 
-FUSED_EXPRESSIONS = {n.BinOp: e_sum, n.Compare: e_compare_fused, n.Filter: e_filter}
+# ------------------------------------------------------------------------------------------------ dict.get
+def e_call_fused(c, node):
+    """`read.get('key')` / `read.get('key', constant)` on a plain dict (tool schemas are read this way): the
+    method called in line, charged as the sandbox's method call is; anything else is the general call."""
+    general = compile_call(c, node)
+    func, args = node.func, node.args
+    if not (isinstance(func, n.Getattr) and func.attr == "get" and not args.keywords and args.star is None and
+            args.dstar is None and 1 <= len(args.positional) <= 2):
+        return general
+    place = key_path(c, func.obj)
+    key, default = (list(args.positional) + [None])[:2]
+    if place is None or not (isinstance(key, n.Const) and type(key.value) is str and len(key.value) <= 1024):
+        return general
+    if default is None:
+        make_default = _none
+    elif isinstance(default, n.Const) and type(default.value) in (str, int, float, bool, type(None)) and \
+            cheap_constant(default.value):
+        value = default.value
+
+        def make_default():
+            return value
+    elif isinstance(default, n.ListExpr) and not default.items or isinstance(default, n.DictExpr) and not default.pairs:
+        make_default = list if isinstance(default, n.ListExpr) else dict   # a new one each time, as the literal is
+    else:
+        return general
+    (slot, keys), key = place, key.value
+
+    def ev(f):
+        obj = f[slot]
+        for step in keys:
+            if type(obj) is not dict or step not in obj:
+                return general(f)
+            obj = obj[step]
+        if type(obj) is not dict:
+            return general(f)
+        rs = f[0]
+        rs.fuel -= 1   # the call (get takes constant time)
+        if rs.fuel < 0:
+            return general(f)   # which fails where the general call would
+        return charge_result(rs, obj.get(key, make_default()))
+    return ev
+
+
+def _none():
+    return None
+
+
+FUSED_EXPRESSIONS = {n.BinOp: e_sum, n.Compare: e_compare_fused, n.Filter: e_filter, n.Call: e_call_fused}
 FUSED_ASSIGN = {n.Assign: s_assign}

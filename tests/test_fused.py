@@ -48,6 +48,8 @@ SHAPES = [
     # expressions
     "{{ x.k.a }}|{{ x['k']['a'] }}|{{ x.v.k.a }}", "{% if x.k.a == 1 %}A{% elif x.k.a == 2 %}B{% endif %}.",
     "{{ 'k' in x }}|{{ 'a' not in x.k }}|{{ 'a' in x.k.a }}|{{ 'a' in y }}",
+    "{{ x.get('k') }}|{{ x.get('k', 'd') }}|{{ x.get('j', 1) }}|{{ x.get('j', []) }}|{{ x.get('j', {}) }}|"
+    "{{ x.get('k', none) }}|{{ x.get('_k', 2) }}|{{ y.get('a') }}|{{ x.k.get('a', 0) }}",
     "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
 ]
 
