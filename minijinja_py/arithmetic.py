@@ -146,10 +146,17 @@ def sum_chain(operands, places, evs, spans):
                 slot, keys = payload
                 b = f[slot]
                 for key in keys:
-                    if type(b) is not dict or key not in b:
-                        b = MISSING
-                        break
-                    b = b[key]
+                    if type(key) is str:
+                        if type(b) is not dict or key not in b:
+                            b = MISSING
+                            break
+                        b = b[key]
+                    else:   # a loop variable's slot: its int indexes a list
+                        index = f[key]
+                        if type(b) is not list or type(index) is not int or not -len(b) <= index < len(b):
+                            b = MISSING
+                            break
+                        b = b[index]
                 if b is MISSING:
                     b = operand_ev(f)
             else:
@@ -166,7 +173,7 @@ def sum_chain(operands, places, evs, spans):
             except Exception as exc:
                 raise located(exc, span)
             return add_from(f, total, index + 1)
-        return joined_text(f[0], values, size)
+        return "".join(values) if size < BIG_STR else joined_text(f[0], values, size)
     return ev
 
 

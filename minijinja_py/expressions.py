@@ -73,13 +73,17 @@ def local_slot(c, node):
     return None
 
 
-def key_path(c, node):
+def key_path(c, node, indexes=False):
     """(slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
     (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
-    while every step is a plain dict with the key; else None."""
+    while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
+    indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int."""
     keys = []
     while isinstance(node, (n.Getattr, n.Getitem)):
         key = dict_key(node)
+        if key is None and indexes and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
+            depth, slot, kind = c.variable(node.key.name)
+            key = slot if depth == 0 and kind == PARAM else None
         if key is None:
             return None
         keys.append(key)
@@ -371,7 +375,7 @@ def _two_lookups(root, steps, general):
 
 def _sum_chain(c, node):
     operands, spans = sum_operands(node)
-    return sum_chain(operands, [key_path(c, x) for x in operands], [c.expr(x) for x in operands], spans)
+    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
 
 
 def e_unary(c, node):

@@ -63,7 +63,7 @@ def sum_plan(c, node):
     (expressions.sum_chain); reads is None when some operand is neither a string constant nor such a read."""
     operands, spans = sum_operands(node)
     evs = [c.expr(x) for x in operands]
-    general = sum_chain(operands, [key_path(c, x) for x in operands], evs, spans)
+    general = sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], evs, spans)
     parts, reads = [], []
     for i, (operand, ev) in enumerate(zip(operands, evs)):
         if isinstance(operand, n.Const) and type(operand.value) is str:

@@ -61,6 +61,8 @@ LOOP_SHAPES = [
     "{% for i in range(items|length) %}{% if items[i]['k'] == 'a' %}A{% elif items[i]['k'] == 'b' %}B"
     "{% else %}{{ items[i].k }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
+    "{% for i in range(items|length) %}{{ '<' + items[i]['k'] + '|' + items[i].k ~ '>' }}{% endfor %}",
+    "{% for i in items %}{{ '<' + items[i]['k'] + '>' if i is number }}{% endfor %}",
     "{{ items|selectattr('k', 'equalto', 'a')|list }}|{{ items|rejectattr('k', 'defined')|list|length }}|"
     "{{ items|selectattr('k', 'undefined')|list|length }}|{{ items|rejectattr('k', '==', 1)|list|length }}",
 ]
