@@ -66,12 +66,15 @@ def s_if(c, node):
 
 
 # The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)
-_TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN = range(10)
+_TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN, _TYPE_IS, _TYPE_IS_NOT = range(12)
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
 _NEGATION = {_TRUTHY: _FALSY, _FALSY: _TRUTHY, _EQ: _NE, _NE: _EQ, _DEFINED: _UNDEFINED, _UNDEFINED: _DEFINED,
-             _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN}
+             _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN, _TYPE_IS: _TYPE_IS_NOT,
+             _TYPE_IS_NOT: _TYPE_IS}
 _TYPE_TESTS = {("defined", False): _DEFINED, ("defined", True): _UNDEFINED, ("undefined", False): _UNDEFINED,
                ("undefined", True): _DEFINED, ("none", False): _NONE, ("none", True): _NOT_NONE}
+# `is string`, `is mapping` on plain data: the one plain type each is true of
+_CLASS_TESTS = {"string": str, "mapping": dict}
 
 
 def _atom(c, test):
@@ -92,6 +95,9 @@ def _atom(c, test):
     elif isinstance(test, n.Test) and test.args.empty and (test.name, test.negated) in _TYPE_TESTS and \
             c.tests.get(test.name) is _BUILTIN_TESTS.get(test.name):
         kind, test = _TYPE_TESTS[(test.name, test.negated)], test.value
+    elif isinstance(test, n.Test) and test.args.empty and test.name in _CLASS_TESTS and \
+            c.tests.get(test.name) is _BUILTIN_TESTS.get(test.name):
+        kind, constant, test = (_TYPE_IS_NOT if test.negated else _TYPE_IS), _CLASS_TESTS[test.name], test.value
     place = _place(c, test)
     return None if place is None else place + (kind, constant)
 
@@ -130,6 +136,8 @@ def _holds(f, atom):
         return True
     if kind == _UNDEFINED:
         return False
+    if kind == _TYPE_IS or kind == _TYPE_IS_NOT:
+        return (type(value) is constant) is (kind == _TYPE_IS)
     return (value is None) is (kind == _NONE)
 
 
@@ -282,6 +290,8 @@ def _if_atom(c, node, general, atom, body, else_):
 
     if kind in (_IN, _NOT_IN, _DEFINED, _UNDEFINED):
         return _if_membership(general, atom, text, body, else_)
+    if kind in (_TYPE_IS, _TYPE_IS_NOT):
+        return _if_type(general, atom, text, body, else_)
 
     def run(f, out):
         chosen = _holds(f, atom)
@@ -339,6 +349,30 @@ def _if_membership(general, atom, text, body, else_):
             return
         general(f, out)
     return run_contains
+
+
+def _if_type(general, atom, text, body, else_):
+    """{% if message.content is string %}, `is not mapping`...: the value's type looked at in line when it is
+    plain data, anything else through the general path."""
+    slot, key, kind, cls = atom
+    want = kind == _TYPE_IS
+
+    def run_type(f, out):
+        value = f[slot]
+        if key is not None:
+            if type(value) is not dict or key not in value:
+                return general(f, out)
+            value = value[key]
+        if type(value) not in _PLAIN_TYPES:
+            return general(f, out)
+        if (type(value) is cls) is want:
+            if text is None:
+                body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_type
 
 
 def _if_loop_flag(general, slot, first, want, text, body, else_):
