@@ -24,7 +24,8 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
-           "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot", "key_path"]
+           "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot", "key_path",
+           "constant_set"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -90,6 +91,18 @@ def key_path(c, node, indexes=False):
         node = node.obj
     slot = local_slot(c, node)
     return None if slot is None else (slot, tuple(reversed(keys)))
+
+
+def constant_set(node):
+    """(frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
+    or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None."""
+    if not isinstance(node, (n.ListExpr, n.TupleExpr)) or not node.items or \
+            not all(isinstance(x, n.Const) and cheap_constant(x.value) for x in node.items):
+        return None
+    kinds = {type(x.value) for x in node.items}
+    if len(kinds) != 1 or not kinds <= {str, int}:
+        return None
+    return frozenset(x.value for x in node.items), kinds.pop()
 
 
 def e_name(c, node):

@@ -7,7 +7,7 @@ a value is not plain data.
 
 from . import nodes as n
 from .base import BIG_STR, MISSING
-from .expressions import cheap_constant, dict_key, lookup_steps, truth
+from .expressions import cheap_constant, constant_set, dict_key, lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .runtime import LoopContext
 from .statements import if_parts, if_runner
@@ -66,11 +66,12 @@ def s_if(c, node):
 
 
 # The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)
-_TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN, _TYPE_IS, _TYPE_IS_NOT = range(12)
+_TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN, _TYPE_IS, _TYPE_IS_NOT, _ONE_OF, \
+    _NONE_OF = range(14)
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
 _NEGATION = {_TRUTHY: _FALSY, _FALSY: _TRUTHY, _EQ: _NE, _NE: _EQ, _DEFINED: _UNDEFINED, _UNDEFINED: _DEFINED,
              _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN, _TYPE_IS: _TYPE_IS_NOT,
-             _TYPE_IS_NOT: _TYPE_IS}
+             _TYPE_IS_NOT: _TYPE_IS, _ONE_OF: _NONE_OF, _NONE_OF: _ONE_OF}
 _TYPE_TESTS = {("defined", False): _DEFINED, ("defined", True): _UNDEFINED, ("undefined", False): _UNDEFINED,
                ("undefined", True): _DEFINED, ("none", False): _NONE, ("none", True): _NOT_NONE}
 # `is string`, `is mapping` on plain data: the one plain type each is true of
@@ -90,6 +91,9 @@ def _atom(c, test):
         elif name in ("in", "not in") and isinstance(test.first, n.Const) and type(test.first.value) is str and \
                 cheap_constant(test.first.value):
             kind, constant, test = (_IN if name == "in" else _NOT_IN), test.first.value, other
+        elif name in ("in", "not in") and constant_set(other) is not None:
+            # `message.role in ['tool', 'tool_results']`: (the constants, their one type)
+            kind, constant, test = (_ONE_OF if name == "in" else _NONE_OF), constant_set(other), test.first
         else:
             return None
     elif isinstance(test, n.Test) and test.args.empty and (test.name, test.negated) in _TYPE_TESTS and \
@@ -138,6 +142,10 @@ def _holds(f, atom):
         return False
     if kind == _TYPE_IS or kind == _TYPE_IS_NOT:
         return (type(value) is constant) is (kind == _TYPE_IS)
+    if kind == _ONE_OF or kind == _NONE_OF:
+        if type(value) is not constant[1]:
+            return None
+        return (value in constant[0]) is (kind == _ONE_OF)
     return (value is None) is (kind == _NONE)
 
 

@@ -35,6 +35,8 @@ SHAPES = [
     "{% if x.k is string %}S{% else %}N{% endif %}", "{% if x.k is not string %}N{% endif %}.",
     "{% if x.k is mapping %}M{% else %}N{% endif %}", "{% if y is string and x.k is not mapping %}B{% endif %}.",
     "{% if not (x.k is string or x.v is mapping) %}N{% else %}E{% endif %}",
+    "{% if x.k in ['a', 'b'] %}I{% else %}O{% endif %}", "{% if x.k not in ('a',) and x.v %}N{% endif %}.",
+    "{% if x.k in [1, 2] or x.k not in ['a'] %}T{% else %}F{% endif %}", "{% if y in ['a', 'b'] %}Y{% endif %}.",
     "{% if 'k' in x %}I{% else %}O{% endif %}", "{% if 'k' not in x %}O{% endif %}.",
     "{% if 'k' in x and x.k %}K{% else %}E{% endif %}", "{% if 'a' in x.k or x.v %}K{% else %}E{% endif %}",
     "{% if 'k' not in x or x.k is none %}N{% else %}V{% endif %}",
