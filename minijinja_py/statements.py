@@ -284,6 +284,17 @@ def assigner(c, target):
             raise located(exc, span)
         for sub, item in zip(subs, items):
             sub(f, item)
+
+    if count == 2 and all(isinstance(t, n.NameTarget) for t in target.items):
+        first, second = (c.scope.refs[t.name] for t in target.items)
+
+        def assign_pair(f, value):
+            # `for key, value in d.items()`: a pair of the frame's variables from a 2-tuple in one go
+            if type(value) is tuple and len(value) == 2:
+                f[first], f[second] = value
+            else:
+                assign_tuple(f, value)
+        return assign_pair
     return assign_tuple
 
 
