@@ -82,8 +82,10 @@ def _atom(c, test):
     """(slot, key, kind, constant) for a test evaluated in line on one in-line read, or None."""
     kind, constant = _TRUTHY, None
     if isinstance(test, n.Not):
-        test, kind = test.operand, _FALSY
-    elif isinstance(test, n.Compare) and len(test.ops) == 1:
+        # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
+        inner = _atom(c, test.operand)
+        return None if inner is None else inner[:2] + (_NEGATION[inner[2]], inner[3])
+    if isinstance(test, n.Compare) and len(test.ops) == 1:
         name, other = test.ops[0]
         if name in ("==", "!=") and isinstance(other, n.Const) and type(other.value) in (str, int, bool) and \
                 cheap_constant(other.value):
@@ -318,14 +320,15 @@ def _if_membership(general, atom, text, body, else_):
     slot, key, kind, constant = atom
     want = kind in (_IN, _DEFINED)
     if kind in (_DEFINED, _UNDEFINED):
-        if key is None:
-            return general
-
         def run_defined(f, out):
             obj = f[slot]
-            if type(obj) is not dict:
+            if key is None:   # a variable: defined when it holds plain data (MISSING and the rest: general)
+                if type(obj) not in _PLAIN_TYPES:
+                    return general(f, out)
+                chosen = want
+            elif type(obj) is not dict:
                 return general(f, out)
-            if key in obj:
+            elif key in obj:
                 if type(obj[key]) not in _PLAIN_TYPES:
                     return general(f, out)   # an undefined kept in a dict, a caller's object...
                 chosen = want
