@@ -180,7 +180,7 @@ def s_if_inline(c, node, general, body, else_):
     tested in line on plain data; general is the statement's general run, used whenever an atom is not."""
     shape = _inline_test(c, node.test)
     if shape is None:
-        return general
+        return _if_mixed(c, node, general, body, else_)
     combine, atoms = shape
     if combine is None:
         return _if_atom(c, node, general, atoms[0], body, else_)
@@ -233,6 +233,43 @@ def s_if_inline(c, node, general, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _if_mixed(c, node, general, body, else_):
+    """An and/or whose parts are atoms and other tests (`message.content is defined and
+    message.content.content is defined`): each atom in line, any other part (or an atom whose value is not plain
+    data) through its own truth closure, in Jinja2's order, stopping at the part that decides."""
+    test = node.test
+    if not isinstance(test, (n.And, n.Or)):
+        return general
+    parts, stack = [], [test]
+    while stack:
+        current = stack.pop()
+        if type(current) is type(test):
+            stack.extend((current.right, current.left))
+        else:
+            parts.append(current)
+    atoms = [_atom(c, part) for part in parts]
+    if all(atom is None for atom in atoms):
+        return general
+    with c.flags(soft=True):
+        parts = tuple(zip(atoms, [truth(c, part) for part in parts]))
+    want = isinstance(test, n.Or)   # the outcome that decides the whole test
+
+    def run_mixed(f, out):
+        chosen = not want
+        for atom, part_truth in parts:
+            outcome = _holds(f, atom) if atom is not None else None
+            if outcome is None:
+                outcome = part_truth(f)
+            if outcome is want:
+                chosen = want
+                break
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_mixed
 
 
 def _if_atom(c, node, general, atom, body, else_):
