@@ -76,12 +76,16 @@ def charge_result(rs, value):
         size = len(value)
         if size > rs.limits.max_string:
             check_str_size(rs.limits, size)
-        rs.burn(size >> CHAR_SHIFT)
+        rs.fuel -= size >> CHAR_SHIFT   # rs.burn in line: this runs for most calls of a render
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
     elif cls is list or cls is tuple or cls is dict:
         size = len(value)
         if size > rs.limits.max_items:
             check_items(rs.limits, size)
-        rs.burn(size)
+        rs.fuel -= size
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
     elif cls is types.GeneratorType:
         return charged_generator(rs, value)
     elif cls is bytes or cls is bytearray:

@@ -17,7 +17,7 @@ from .printing import safe_repr
 __all__ = [
     "BreakLoop", "ContinueLoop", "NotText", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
     "Namespace", "ChatNamespace", "namespace_set", "GroupTuple", "Cycler", "Joiner", "DictFactory", "lipsum",
-    "sandboxed_range", "resolve",
+    "sandboxed_range",
 ]
 
 
@@ -28,15 +28,6 @@ class BreakLoop(BaseException):
 
 class ContinueLoop(BaseException):
     """{% continue %}"""
-
-
-def resolve(rs, name):
-    """A name no enclosing scope assigns: the render's variables, then the globals; MISSING when neither has it
-    (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing)."""
-    value = rs.context.get(name, MISSING)
-    if value is MISSING:
-        return rs.globals.get(name, MISSING)
-    return value
 
 
 # ---------------------------------------------------------------------------------------------------- output
@@ -215,7 +206,7 @@ class FrameLayout:
     defined in (for the outermost function of a template, the root or a block: its template context, or None
     when the template needs none), the others their start values, then the names no scope assigns are looked up
     once: in the template context of the frame chain when there is one (Jinja2 resolves them there), else in
-    the render's variables and globals (resolve)."""
+    the render's variables and globals."""
 
     __slots__ = ("initial", "resolves", "copies")
 
@@ -236,8 +227,12 @@ class FrameLayout:
                 if context is not None:
                     lookup = context.lookup
             if lookup is None:
+                # the render's variables, then the globals; MISSING when neither has it (a read of the variable then
+                # makes an undefined, as Jinja2's resolve_or_missing)
+                context_get, globals_get = rs.context.get, rs.globals.get
                 for name, slot in resolves:
-                    f[slot] = resolve(rs, name)
+                    value = context_get(name, MISSING)
+                    f[slot] = value if value is not MISSING else globals_get(name, MISSING)
             else:
                 for name, slot in resolves:
                     f[slot] = lookup(name)
