@@ -9,7 +9,6 @@ variables and macros; mj.Template(source, **options) compiles with a shared envi
 """
 
 import copy
-import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
@@ -494,6 +493,7 @@ class Template:
 
     def __reduce__(self):
         # By source: environment, source and options go as one recipe, compiled once per process (_unpickle).
+        import pickle   # only pickling needs it: not imported at start-up
         recipe = pickle.dumps((type(self), self.environment, self.source, self.name, self.filename,
                                self.globals or None))
         return (_unpickle_template, (recipe,))
@@ -537,6 +537,7 @@ def _unpickle_template(recipe):
         if template is not None:
             _UNPICKLED.move_to_end(recipe)
             return template
+    import pickle   # only unpickling needs it: not imported at start-up
     cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
     template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
     with _UNPICKLED_LOCK:
