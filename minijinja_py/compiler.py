@@ -101,9 +101,15 @@ def _compile(template, env, autoescape, origin):
 
 
 def _chunks(body):
-    """The top-level statements, one per chunk (Template.generate yields after each). Consecutive texts and
-    {{ }} stay apart: the printer would fuse them, but at the top level each runs once per render."""
-    return [[node] for node in body]
+    """The top-level statements in chunks (Template.generate yields after each): a tag alone, consecutive texts
+    and {{ }} together (compiled as one print run: a template of many top-level prints compiles in one pass)."""
+    chunks = []
+    for node in body:
+        if isinstance(node, (n.Text, n.Output)) and chunks and isinstance(chunks[-1][-1], (n.Text, n.Output)):
+            chunks[-1].append(node)
+        else:
+            chunks.append([node])
+    return chunks
 
 
 def _compile_steps(c, body):
