@@ -25,7 +25,7 @@ from .undefined import Undefined
 
 __all__ = ["EXPRESSIONS", "truth", "cheap_constant", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS",
            "e_binop", "e_compare", "lookup_steps", "dict_key", "local_slot", "key_path",
-           "constant_set"]
+           "read_path", "constant_set"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
@@ -103,6 +103,17 @@ def constant_set(node):
     if len(kinds) != 1 or not kinds <= {str, int}:
         return None
     return frozenset(x.value for x in node.items), kinds.pop()
+
+
+def read_path(f, slot, keys):
+    """What a key_path (without indexes) reads: the slot's value walked through its keys while each step is a
+    plain dict that has the key; MISSING where one is not (the consumer then takes its general path)."""
+    value = f[slot]
+    for key in keys:
+        if type(value) is not dict or key not in value:
+            return MISSING
+        value = value[key]
+    return value
 
 
 def e_name(c, node):

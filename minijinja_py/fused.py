@@ -21,7 +21,7 @@ from .base import BIG_STR, MISSING
 from .budget import charge_result
 from .calls import compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
-from .expressions import cheap_constant, dict_key, e_binop, e_compare, key_path
+from .expressions import cheap_constant, dict_key, e_binop, e_compare, key_path, read_path
 from .statements import s_assign as assign_statement
 
 __all__ = ["inline_read", "filtered_read", "sum_plan", "joined", "FUSED_EXPRESSIONS", "FUSED_ASSIGN"]
@@ -156,11 +156,7 @@ def _membership(c, node, general):
     (slot, keys), constant, inside = place, node.first.value, name == "in"
 
     def ev(f):
-        value = f[slot]
-        for key in keys:
-            if type(value) is not dict or key not in value:
-                return general(f)
-            value = value[key]
+        value = read_path(f, slot, keys)   # MISSING is neither: the general path
         if type(value) is dict or type(value) is str and len(value) < BIG_STR:
             return (constant in value) is inside
         return general(f)
@@ -279,12 +275,8 @@ def e_call_fused(c, node):
     (slot, keys), key = place, key.value
 
     def ev(f):
-        obj = f[slot]
-        for step in keys:
-            if type(obj) is not dict or step not in obj:
-                return general(f)
-            obj = obj[step]
-        if type(obj) is not dict:
+        obj = read_path(f, slot, keys)
+        if type(obj) is not dict:   # MISSING included: the general path
             return general(f)
         rs = f[0]
         rs.fuel -= 1   # the call (get takes constant time)
