@@ -266,9 +266,11 @@ _LOAD, _DECLARE = "load", "declare"
 class Summaries:
     """Answers about subtrees, each computed once (memoised by identity): the first event of each special name
     in Jinja2's visiting order (read: "load", or assigned/declared: "declare"), and the first assignment to
-    `loop`. The tree must have passed check_nesting (these recurse once per level)."""
+    `loop`. The tree must have passed check_nesting (these recurse once per level). Given the template's source,
+    a name that is not in its text is known to be in no subtree without a walk."""
 
-    def __init__(self):
+    def __init__(self, source=None):
+        self._source = source
         self._events = {}
         self._loop_stores = {}
         self._weights = {}
@@ -292,6 +294,8 @@ class Summaries:
 
     def reads(self, statements, names):
         """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
+        if self._source is not None and not any(name in self._source for name in names):
+            return set()
         events = self.events(statements)
         return {name for name in names if events.get(name) == _LOAD}
 

@@ -121,14 +121,18 @@ def fold_negative_powers(template):
 # ------------------------------------------------------------------------------------------- output checks
 def has_conditional_extends(template):
     """Is there an {% extends %} inside an {% if %} at the template's top level (where one may stand)?"""
-    def search(body, nested):
-        for node in body:
-            if type(node) is n.Load and node.kind == "extends" and nested:
-                return True
-            if type(node) is n.If and any(search(b, True) for b in _branches(node)):
-                return True
-        return False
-    return search(template.body, False)
+    return _extends_in(template.body, False)
+
+
+def _extends_in(body, nested):
+    # a module-level function, not a closure: a closure calling itself is a reference cycle, which leaves the
+    # compile's garbage to the cyclic collector
+    for node in body:
+        if type(node) is n.Load and node.kind == "extends" and nested:
+            return True
+        if type(node) is n.If and any(_extends_in(b, True) for b in _branches(node)):
+            return True
+    return False
 
 
 def _branches(node):
