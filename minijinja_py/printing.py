@@ -33,6 +33,8 @@ _VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
 # _CONTAINER_STEPS more
 _VISIT_STEPS = 4
 _CONTAINER_STEPS = 24
+# a tree of plain data with at most this many containers is printed by repr() after one check (_plain_text)
+_PLAIN_CONTAINERS = 256
 
 # Objects that expose no attributes to a template and print without their address.
 OPAQUE_TYPES = (
@@ -89,10 +91,61 @@ class _Printer:
         self.cycles = 0          # [...] markers written so far
 
     def text(self, value, for_str):
+        cls = type(value)
+        if cls is dict or cls is list or cls is tuple:
+            text = self._plain_text(value)
+            if text is not None:
+                return text
         self.visit(value, 0, for_str)
         text = "".join(self.parts)
         if self.rs is not None:
             self.rs.burn(self.steps + (self.size >> CHAR_SHIFT))
+        return text
+
+    def _plain_text(self, value):
+        """Python's repr() of value at C speed when value is a tree of plain data (dicts, lists and tuples of
+        strings, numbers, booleans and None; no container met twice, none nested past max_data_depth) whose text
+        surely fits: paid as the walk would pay, before the text is made. None for anything else (the walk then
+        prints it)."""
+        limits, stack = self.limits, [(value, 0)]
+        seen, visits, bound = set(), 1, 0
+        while stack:
+            container, depth = stack.pop()
+            key = id(container)
+            if key in seen or depth >= limits.max_data_depth or len(seen) >= _PLAIN_CONTAINERS:
+                return None   # shared or cyclic (the walk reuses or marks it), too deep, or large: the walk
+            seen.add(key)
+            if type(container) is dict:
+                visits += 2 * len(container)
+                bound += 2 + 6 * len(container)   # each item at least `k: v, `
+                parts = (container, container.values())
+            else:
+                visits += len(container)
+                bound += 3 + 3 * len(container)   # each item at least `x, `
+                parts = (container,)
+            if bound > self.room:
+                return None   # checked before the items are walked: a long container is never walked twice
+            for part in parts:
+                for item in part:
+                    cls = type(item)
+                    if cls is str:
+                        bound += 10 * len(item) + 2   # repr() writes a character in at most 10 (\U0001f600)
+                    elif cls is int:
+                        bound += item.bit_length() // 3 + 2
+                    elif cls is float or cls is bool or item is None:
+                        bound += 24
+                    elif cls is dict or cls is list or cls is tuple:
+                        stack.append((item, depth + 1))
+                    else:
+                        return None
+            if bound > self.room:
+                return None
+        rs = self.rs
+        if rs is not None:
+            rs.burn(_VISIT_STEPS * visits + _CONTAINER_STEPS * len(seen))
+        text = repr(value)
+        if rs is not None:
+            rs.burn(len(text) >> CHAR_SHIFT)
         return text
 
     def emit(self, text):

@@ -193,6 +193,31 @@ def test_generators_print_without_address():
     assert render("{{ [1]|map('upper') }}") == "<generator object do_map>"
 
 
+def test_plain_data_prints_as_python_prints_it():
+    # printed by repr() after one check (printing._Printer._plain_text), or by the walk: the same text either way
+    shared = [1, "b"]
+    cyclic = [1]
+    cyclic.append(cyclic)
+    values = [
+        {"type": "function", "function": {"name": "f", "parameters": {"a": [1, 2.5, None, True], "b": ("x",)}}},
+        [[], {}, (), ((1,),), [{"k": "\U0001f600\n'\""}]], {1: -2 ** 70, (1, 2): 1e300, None: float("nan")},
+        [shared, shared], cyclic, [mj.Markup("<b>")], {"d": [range(2)]},
+    ]
+    for value in values:
+        assert render("{{ x }}|{{ x|string }}|{{ [x] }}", x=value) == f"{value}|{value}|{[value]}"
+
+
+def test_printing_plain_data_is_bounded():
+    big = ["x" * 1000] * 10
+    with pytest.raises(mj.LimitExceeded):
+        mj.Environment(limits=mj.Limits(max_string=5000)).from_string("{{ x }}").render(x={"a": big})
+    deep = []
+    for _ in range(200):
+        deep = [deep]
+    with pytest.raises(mj.LimitExceeded):
+        render("{{ x }}", x=deep)
+
+
 # ------------------------------------------------------------------------------------------------- lipsum
 def test_lipsum_is_deterministic_and_shaped_like_jinja2s():
     env = mj.Environment()
