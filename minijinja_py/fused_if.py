@@ -13,7 +13,7 @@ from .runtime import LoopContext
 from .statements import if_parts, if_runner
 from .tests import TESTS as _BUILTIN_TESTS
 
-__all__ = ["s_if", "static_text"]
+__all__ = ["s_if", "static_text", "switch_case"]
 
 
 def _place(c, node):
@@ -30,7 +30,7 @@ def _place(c, node):
     return None
 
 
-def _case(c, test):
+def switch_case(c, test):
     """A branch test of the form `subject == 'const'`, `subject == 'a' or subject == 'b' ...` or
     `subject == 'const' and extra` → (subject place, its constants, extra, the subject node) with extra the test's
     right side or None; None for any other test."""
@@ -454,7 +454,7 @@ def s_if_switch(c, node, general, bodies, else_):
     `and` something): the subject is read once, in line, and the branch found by its value; general is the
     chain's general run, used whenever the subject is not a plain value of the constants' type."""
     tests = [node.test] + [test for test, _ in node.elifs]
-    cases = [_case(c, test) for test in tests]
+    cases = [switch_case(c, test) for test in tests]
     if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
             len({type(constant) for case in cases for constant in case[1]}) != 1:
         return general

@@ -9,9 +9,10 @@ iterations ran, as in Jinja2.
 """
 
 from . import nodes as n
-from .base import MISSING, check_items, limit_exceeded, out_of_fuel
+from .base import BIG_STR, MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
 from .expressions import truth
+from .fused_loop import item_plan, joined_plan
 from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
@@ -26,7 +27,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "admits", "simple", "else_", "iter_span",
+                 "admits", "simple", "else_", "iter_span", "item_plan",
                  "recurse_layout", "span", "counts_output")
 
 
@@ -59,6 +60,8 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
+        plan.item_plan = item_plan(c, node.body, plan.target_slot) if plan.simple and not uses_loop and node.filter is None and \
+            not node.else_ and not node.recursive else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
@@ -146,6 +149,8 @@ def _run(plan, iter_ev):
         over(f, out, iterable)
 
     if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
+        if plan.item_plan is not None:
+            return _item_plan_run(plan, iter_ev, over)
         return _plain_run(plan, iter_ev, over)
     return run
 
@@ -183,6 +188,72 @@ def _plain_run(plan, iter_ev, over):
         except LimitExceeded as exc:
             raise located(exc, span)
     return run_plain
+
+
+def _item_plan_run(plan, iter_ev, over):
+    """run(f, out) of a plain loop whose body has an item plan (fused_loop.py): each item's print plan found and
+    printed right here; an item it does not apply to runs the body. Anything but a list or tuple: over."""
+    span, counts_output, target_slot, body, step = plan.span, plan.counts_output, plan.target_slot, plan.body, \
+        plan.step
+    subject, table, default = plan.item_plan
+
+    def run_items(f, out):
+        try:
+            items = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        if type(items) is not list and type(items) is not tuple:
+            return over(f, out, items)
+        rs, start, append = f[0], len(out), out.append
+        try:
+            rs.fuel -= len(items) * step   # paid for up front, as _plain_run (the body holds no break)
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            for item in items:
+                if type(item) is dict:
+                    if subject is None:
+                        count, before, key, method, middle, key2, method2, after = default
+                    else:
+                        value = item.get(subject)
+                        count, before, key, method, middle, key2, method2, after = \
+                            table.get(value, default) if type(value) is str else _NO_PLAN
+                    if count == 0:
+                        if before:
+                            append(before)
+                        continue
+                    if count < 3:
+                        # the pieces are only checked to be strings (a long one makes a long text, which takes
+                        # the general path: its length is checked before it is appended), but not a method's input
+                        value = item.get(key)
+                        text = None
+                        if type(value) is str and (method is None or len(value) < BIG_STR):
+                            if method is not None:
+                                value = method(value)
+                            if count == 1:
+                                text = before + value + middle
+                            else:
+                                second = item.get(key2)
+                                if type(second) is str and (method2 is None or len(second) < BIG_STR):
+                                    text = before + value + middle + (second if method2 is None else
+                                                                      method2(second)) + after
+                        if text is not None and len(text) < BIG_STR:
+                            append(text)
+                            continue
+                    elif count == 3:
+                        text = joined_plan(item, before, key)
+                        if text is not None:
+                            append(text)
+                            continue
+                f[target_slot] = item   # the general path for this item
+                body(f, out)
+            if counts_output:
+                count_output(rs, out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    return run_items
+
+
+_NO_PLAN = (-1, None, None, None, None, None, None, None)   # the subject is not a string: the general path
 
 
 def count_output(rs, out, start):

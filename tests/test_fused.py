@@ -76,6 +76,16 @@ LOOP_SHAPES = [
     "{% for i in items %}{{ '<' + items[i]['k'] + '>' if i is number }}{% endfor %}",
     "{{ items|selectattr('k', 'equalto', 'a')|list }}|{{ items|rejectattr('k', 'defined')|list|length }}|"
     "{{ items|selectattr('k', 'undefined')|list|length }}|{{ items|rejectattr('k', '==', 1)|list|length }}",
+    # item plans (fused_loop.py): one print run, or a switch over one key whose branches are print runs
+    "{% for m in items %}{{ '<' + m['k'] + '|' + m.k + '>' }}{% endfor %}",
+    "{% for m in items %}<{{ m.k }}|{{ m['k']|trim }}>{% endfor %}", "{% for m in items %}[{{ m.k }}]{% endfor %}",
+    "{% for m in items %}{{ m.k ~ '' }}{{ m.k + m.k + m.k }}{% endfor %}", "{% for m in items %}-{% endfor %}",
+    "{% for m in items %}{{ m.k + m.k|trim + '.' + m.k }}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}A{{ m.k }}{% elif m.k == 'b' or m.k == 'x' %}{{ 'B' + m.k|upper }}"
+    "{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m['k'] == 'a' %}{{ m.k }}{% else %}{% if m.k == 'b' %}B{% else %}{{ 'E' + m.k }}"
+    "{% endif %}{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'b' %}1{% elif m.k == 'b' %}2{% elif m.k == 'c' %}{% endif %}{% endfor %}",
 ]
 
 

@@ -1,0 +1,115 @@
+"""Fused message loops: the loop body most chat templates run once per message, decided per item without a call.
+
+A plain `{% for message in messages %}` (no loop variable, filter or else; see loops.py) whose body is
+
+  * one run of text and {{ }} whose values are constants and in-line reads (fused.py), joined with `+` or not
+    (`{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}`), or
+  * an if/elif/else chain that compares one subject with string constants (`message['role'] == 'user'`; an
+    `{% else %}{% if %}` is read as an elif) whose every branch is such a run, or nothing,
+
+gets an *item plan*: the subject's read and a table from its value to the branch's *print plan*, the constants
+and reads of the run. The loop (loops.py) runs the plan in line for each item; any item for which the plan does
+not apply (a value that is not a plain string, a subject that is not one of the constants' type, a read that
+needs the general path) runs the compiled body instead, from the start, so every semantic (undefined values,
+errors and their locations, the sandbox) stays the general path's.
+
+A print plan is a tuple of 8, unpacked in one go: (number of reads, text before, key, method, text after, key,
+method, text after) for up to two reads of the item's keys (method: a str method such as |trim applies, or None),
+unused places empty; (3, constants, ((key, method), ...), ...) for more.
+"""
+
+from . import nodes as n
+from .base import BIG_STR
+from .fused_if import switch_case
+from .fused_print import EVAL, READ, SUM, TEXT, output_part
+
+__all__ = ["item_plan", "joined_plan"]
+
+
+def item_plan(c, body, item_slot):
+    """(subject key, {constant: print plan}, default print plan) for a loop body of the shapes in the module
+    docstring, whose reads are keys of the loop's item (in item_slot); subject key None: no subject, every item
+    gets the default plan. None for any other body."""
+    if c.autoescape or len(body) == 0:
+        return None
+    plan = print_plan(c, body, item_slot)
+    if plan is not None:
+        return None, {}, plan
+    if len(body) != 1 or not isinstance(body[0], n.If):
+        return None
+    tests, bodies, else_ = _chain(body[0])
+    cases = [switch_case(c, test) for test in tests]
+    if any(case is None or case[2] is not None or case[0][0] != item_slot or case[0][1] is None
+           for case in cases) or len({case[0] for case in cases}) != 1 or \
+            any(type(constant) is not str for case in cases for constant in case[1]):
+        return None
+    plans = [print_plan(c, branch, item_slot) for branch in bodies + [else_]]
+    if any(plan is None for plan in plans):
+        return None
+    table = {}
+    for case, plan in zip(cases, plans):
+        for constant in case[1]:
+            table.setdefault(constant, plan)   # the first branch that tests a constant is the one taken
+    return cases[0][0][1], table, plans[-1]
+
+
+def _chain(node):
+    """An if statement's (tests, bodies, else body), an `{% else %}` holding nothing but another if read as its
+    elifs (Jinja2 runs the two the same way: an if starts no scope)."""
+    tests, bodies = [node.test], [node.body]
+    while True:
+        for test, body in node.elifs:
+            tests.append(test)
+            bodies.append(body)
+        if len(node.else_) == 1 and isinstance(node.else_[0], n.If):
+            node = node.else_[0]
+            tests.append(node.test)
+            bodies.append(node.body)
+            continue
+        return tests, bodies, list(node.else_)
+
+
+def print_plan(c, nodes, item_slot):
+    """The print plan of a run of text and {{ }} (see the module docstring), or None when a value is not a
+    constant or a key of the item."""
+    if not all(isinstance(node, (n.Text, n.Output)) for node in nodes):
+        return None
+    constants, reads = [""], []
+    for kind, a, b, _, _ in (output_part(c, node) for node in nodes):
+        if kind is TEXT:
+            constants[-1] += a
+        elif kind is READ and a == item_slot and b is not None:
+            reads.append((b, None))
+            constants.append("")
+        elif kind is SUM and all(slot == item_slot and key is not None for _, slot, key, _, _ in b):
+            pieces = list(a)
+            for index, _, key, method, _ in b:
+                pieces[index] = None
+                reads.append((key, method))
+            for piece in pieces:
+                if piece is None:
+                    constants.append("")
+                else:
+                    constants[-1] += piece
+        else:
+            return None
+    if sum(map(len, constants)) >= BIG_STR:
+        return None   # long pieces are noted as they are appended: the general path does that
+    if len(reads) > 2:
+        return (3, tuple(constants), tuple(reads), None, None, None, None, None)
+    padded = constants + [""] * (3 - len(constants))
+    reads += [(None, None)] * (2 - len(reads))
+    return (len(constants) - 1, padded[0]) + reads[0] + (padded[1],) + reads[1] + (padded[2],)
+
+
+def joined_plan(item, constants, reads):
+    """The text of a print plan of three reads or more, or None when one is not a short plain string."""
+    values = [constants[0]]
+    for (key, method), after in zip(reads, constants[1:]):
+        value = item.get(key)
+        if type(value) is not str or len(value) >= BIG_STR:
+            return None
+        values.append(value if method is None else method(value))
+        values.append(after)
+    text = "".join(values)
+    return text if len(text) < BIG_STR else None
