@@ -84,6 +84,7 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
             # instead of waiting for the cyclic collector (which then walks every object the compile made)
             c.expr = c.stmt = c.print_run = None
             c.functions.clear()   # each function lists the others
+            c.if_bodies = None
 
 
 def _compile(c, template):

@@ -59,6 +59,7 @@ def switch_case(c, test):
 def s_if(c, node):
     """{% if %}: see s_if_switch and s_if_inline, else the general run (statements.if_runner)."""
     tests, else_ = if_parts(c, node)
+    c.if_bodies[id(node)] = [body for _, _, body in tests] + [else_]   # for fused_loop's item plans
     general = if_runner(tests, else_)
     if node.elifs:
         return s_if_switch(c, node, general, [body for _, _, body in tests], else_)

@@ -15,13 +15,15 @@ errors and their locations, the sandbox) stays the general path's.
 
 A print plan is a tuple of 8, unpacked in one go: (number of reads, text before, key, method, text after, key,
 method, text after) for up to two reads of the item's keys (method: a str method such as |trim applies, or None),
-unused places empty; (3, constants, ((key, method), ...), ...) for more.
+unused places empty; (3, constants, ((key, method), ...), ...) for more; (4, run, ...) for a branch that is not a
+print run: its compiled body, run for the item.
 """
 
 from . import nodes as n
 from .base import BIG_STR
+from .arithmetic import sum_operands
+from .expressions import key_path
 from .fused_if import switch_case
-from .fused_print import EVAL, READ, SUM, TEXT, output_part
 
 __all__ = ["item_plan", "joined_plan"]
 
@@ -37,15 +39,21 @@ def item_plan(c, body, item_slot):
         return None, {}, plan
     if len(body) != 1 or not isinstance(body[0], n.If):
         return None
-    tests, bodies, else_ = _chain(body[0])
+    chain = _chain(body[0], c.if_bodies)
+    if chain is None or _has_loop_control(body):
+        return None
+    tests, bodies, else_, compiled = chain
     cases = [switch_case(c, test) for test in tests]
     if any(case is None or case[2] is not None or case[0][0] != item_slot or case[0][1] is None
            for case in cases) or len({case[0] for case in cases}) != 1 or \
             any(type(constant) is not str for case in cases for constant in case[1]):
         return None
     plans = [print_plan(c, branch, item_slot) for branch in bodies + [else_]]
-    if any(plan is None for plan in plans):
+    if all(plan is None for plan in plans):
         return None
+    # a branch that is not one print run runs its compiled body (the if's own), without the if's call
+    plans = [plan if plan is not None else (4, run, None, None, None, None, None, None)
+             for plan, run in zip(plans, compiled)]
     table = {}
     for case, plan in zip(cases, plans):
         for constant in case[1]:
@@ -53,60 +61,96 @@ def item_plan(c, body, item_slot):
     return cases[0][0][1], table, plans[-1]
 
 
-def _chain(node):
-    """An if statement's (tests, bodies, else body), an `{% else %}` holding nothing but another if read as its
-    elifs (Jinja2 runs the two the same way: an if starts no scope)."""
-    tests, bodies = [node.test], [node.body]
+def _has_loop_control(nodes):
+    """Is there a {% break %} or {% continue %} in nodes (outside loops of their own)? The item plan's loop has
+    no place for them."""
+    stack = list(nodes)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (n.Break, n.Continue)):
+            return True
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, n.Node) and not isinstance(x, n.For):
+            stack.extend(getattr(x, field) for field in x.FIELDS)
+    return False
+
+
+def _chain(node, if_bodies):
+    """An if statement's (tests, bodies, else body, the compiled bodies and else body), an `{% else %}` holding
+    nothing but another if read as its elifs (Jinja2 runs the two the same way: an if starts no scope)."""
+    tests, bodies, compiled = [], [], []
     while True:
+        tests.append(node.test)
+        bodies.append(node.body)
         for test, body in node.elifs:
             tests.append(test)
             bodies.append(body)
+        runs = if_bodies.get(id(node))
+        if runs is None:
+            return None
+        compiled.extend(runs[:-1])
         if len(node.else_) == 1 and isinstance(node.else_[0], n.If):
             node = node.else_[0]
-            tests.append(node.test)
-            bodies.append(node.body)
             continue
-        return tests, bodies, list(node.else_)
+        return tests, bodies, list(node.else_), compiled + [runs[-1]]
 
 
 def print_plan(c, nodes, item_slot):
     """The print plan of a run of text and {{ }} (see the module docstring), or None when a value is not a
-    constant or a key of the item."""
+    string constant or a read of the item (a key or a chain of keys, maybe through a str method filter)."""
     if not all(isinstance(node, (n.Text, n.Output)) for node in nodes):
         return None
     constants, reads = [""], []
-    for kind, a, b, _, _ in (output_part(c, node) for node in nodes):
-        if kind is TEXT:
-            constants[-1] += a
-        elif kind is READ and a == item_slot and b is not None:
-            reads.append((b, None))
+    for node in nodes:
+        if isinstance(node, n.Text):
+            constants[-1] += node.value
+            continue
+        operands = sum_operands(node.expr)[0] if isinstance(node.expr, n.BinOp) and node.expr.op == "+" else \
+            [node.expr]
+        for operand in operands:
+            if isinstance(operand, n.Const) and type(operand.value) is str:
+                constants[-1] += operand.value
+                continue
+            read = _item_read(c, operand, item_slot)
+            if read is None:
+                return None
+            reads.append(read)
             constants.append("")
-        elif kind is SUM and all(slot == item_slot and key is not None for _, slot, key, _, _ in b):
-            pieces = list(a)
-            for index, _, key, method, _ in b:
-                pieces[index] = None
-                reads.append((key, method))
-            for piece in pieces:
-                if piece is None:
-                    constants.append("")
-                else:
-                    constants[-1] += piece
-        else:
-            return None
     if sum(map(len, constants)) >= BIG_STR:
         return None   # long pieces are noted as they are appended: the general path does that
-    if len(reads) > 2:
+    if len(reads) > 2 or any(type(key) is tuple for key, _ in reads):
         return (3, tuple(constants), tuple(reads), None, None, None, None, None)
     padded = constants + [""] * (3 - len(constants))
     reads += [(None, None)] * (2 - len(reads))
     return (len(constants) - 1, padded[0]) + reads[0] + (padded[1],) + reads[1] + (padded[2],)
 
 
+def _item_read(c, node, item_slot):
+    """(key or chain of keys, str method or None) for `item.key`, `item['a']['b']`, `item.key|trim`..., else None."""
+    method = None
+    if isinstance(node, n.Filter) and node.args.empty and node.value is not None:
+        method = getattr(c.filters.get(node.name), "mj_str_method", None)
+        if method is None:
+            return None
+        node = node.value
+    path = key_path(c, node)
+    if path is None or path[0] != item_slot or not path[1]:
+        return None
+    keys = path[1]
+    return (keys[0] if len(keys) == 1 else keys), method
+
+
 def joined_plan(item, constants, reads):
     """The text of a print plan of three reads or more, or None when one is not a short plain string."""
     values = [constants[0]]
     for (key, method), after in zip(reads, constants[1:]):
-        value = item.get(key)
+        if type(key) is str:
+            value = item.get(key)
+        else:
+            value = item
+            for step in key:
+                value = value.get(step) if type(value) is dict else None
         if type(value) is not str or len(value) >= BIG_STR:
             return None
         values.append(value if method is None else method(value))

@@ -60,8 +60,8 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
-        plan.item_plan = item_plan(c, node.body, plan.target_slot) if plan.simple and not uses_loop and node.filter is None and \
-            not node.else_ and not node.recursive else None
+        plain = plan.simple and not uses_loop and node.filter is None and not node.else_ and not node.recursive
+        plan.item_plan = item_plan(c, node.body, plan.target_slot) if plain else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
@@ -239,6 +239,10 @@ def _item_plan_run(plan, iter_ev, over):
                         if text is not None and len(text) < BIG_STR:
                             append(text)
                             continue
+                    elif count == 4:   # a branch that is not a print run: its body
+                        f[target_slot] = item
+                        before(f, out)
+                        continue
                     elif count == 3:
                         text = joined_plan(item, before, key)
                         if text is not None:

@@ -86,6 +86,13 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if m['k'] == 'a' %}{{ m.k }}{% else %}{% if m.k == 'b' %}B{% else %}{{ 'E' + m.k }}"
     "{% endif %}{% endif %}{% endfor %}",
     "{% for m in items %}{% if m.k == 'b' %}1{% elif m.k == 'b' %}2{% elif m.k == 'c' %}{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}{% set t = m.k %}{{ t }}!{% elif m.k == 'b' %}B{% else %}"
+    "{% if m.v %}V{% endif %}{{ m.k }}{% endif %}{% endfor %}",
+    "{% for m in items %}{{ m.k.a }}|{{ m['k']['a']|trim + m.k.a }}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}{% break %}{% elif m.k == 'b' %}B{% else %}{{ m.k }}{% endif %}"
+    "{% endfor %}",
+    "{% for m in items %}{% if m.k == 'b' %}{% for i in m.k %}{% continue %}{% endfor %}{% else %}{% if m.k %}"
+    "{{ m.k }}{% endif %}{% endif %}{% endfor %}",
 ]
 
 
@@ -164,3 +171,13 @@ def test_lazy_loop_flags_take_the_general_path():
     context = {"items": [1, 0, 2, 3]}
     ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, context)
     assert mine == ref == ("ok", "1,2,3")
+
+
+def test_item_plan_reads_chains_of_keys_like_jinja2():
+    source = "{% for m in items %}{% if m.role == 'a' %}{{ '<' + m.f.name + '|' + m['f']['args']|trim }}" \
+             "{% else %}{{ m.f.name }}.{% endif %}{% endfor %}"
+    items = [{"role": "a", "f": {"name": "n", "args": " x "}}, {"role": "b", "f": {"name": "m"}},
+             {"role": "a", "f": {"name": 1, "args": "y"}}, {"role": "a", "f": None}, {"role": "a"},
+             {"role": "a", "f": {"name": "n", "args": mj.Markup("<b>")}}]
+    ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, {"items": items})
+    assert _same(ref, mine), (ref, mine)
