@@ -195,6 +195,7 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     # a bound without encoding anything first (the usual case: it is far below the limit); measured exactly,
     # each string encoded and paid for, only when that bound is over the limit
     measured = _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, limits.max_data_depth)
+    plain = measured is not None   # a small tree of plain data (see _quick_json_size)
     if measured is None or measured[0] > limits.max_string:
         try:
             measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
@@ -211,10 +212,71 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     if kwargs:
         text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
                           sort_keys=sort_keys, **kwargs)
+    elif indent is not None and plain and type(ensure_ascii) is bool and type(sort_keys) is bool:
+        text = _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
     else:
         text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
     check_str_size(limits, len(text), "JSON text")
     return text
+
+
+def _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
+    """json.dumps(value, indent=...) of a small tree of plain data (checked by _quick_json_size: str keys; str,
+    int, float, bool and None leaves; nesting within max_data_depth), the same text as json's own indenting
+    encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces."""
+    if not isinstance(indent, str):
+        indent = " " * indent
+    quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    parts = []
+    newlines = ["\n"]   # newlines[level]: a newline and the indentation of that level
+
+    def write(container, level):
+        if not container:
+            parts.append("{}" if type(container) is dict else "[]")
+            return
+        if len(newlines) <= level + 1:
+            newlines.append(newlines[-1] + indent)
+        inner, is_dict = newlines[level + 1], type(container) is dict
+        parts.append("{" + inner if is_dict else "[" + inner)
+        separator = item_sep + inner
+        if is_dict:
+            pairs = sorted(container.items()) if sort_keys else container.items()
+        else:
+            pairs = ((None, item) for item in container)
+        first = True
+        for key, item in pairs:
+            if first:
+                first = False
+            else:
+                parts.append(separator)
+            if is_dict:
+                parts.append(quote(key) + key_sep)
+            cls = type(item)
+            if cls is str:
+                parts.append(quote(item))
+            elif cls is int:
+                parts.append(int.__repr__(item))
+            elif cls is bool:
+                parts.append("true" if item else "false")
+            elif item is None:
+                parts.append("null")
+            elif cls is float:
+                parts.append(_float_json(item))
+            else:
+                write(item, level + 1)
+        parts.append(newlines[level] + ("}" if is_dict else "]"))
+
+    write(value, 0)
+    return "".join(parts)
+
+
+def _float_json(value):
+    """A float as json writes it (allow_nan: NaN, Infinity, -Infinity)."""
+    if value != value:
+        return "NaN"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
 
 
 _json_encoders = {}

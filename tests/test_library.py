@@ -218,6 +218,34 @@ def test_printing_plain_data_is_bounded():
         render("{{ x }}", x=deep)
 
 
+def test_tojson_with_indent_writes_what_json_dumps_writes():
+    # small plain trees are written by tojson._indented_json, anything else by json's own encoder
+    import json
+    import random
+
+    from minijinja_py.tojson import safe_json_dumps
+    rnd = random.Random(5)
+    leaves = ["a", "é\n\"x", "", "\U0001f600", 0, -5, 10 ** 20, 1.5, -0.0, float("nan"), float("inf"),
+              -float("inf"), True, False, None, 1e300]
+
+    def tree(depth=0):
+        r = rnd.random()
+        if depth > 4 or r < 0.4:
+            return rnd.choice(leaves)
+        if r < 0.7:
+            return {rnd.choice(["k", "b", "ü", ""]) + str(i): tree(depth + 1) for i in range(rnd.randint(0, 4))}
+        items = [tree(depth + 1) for _ in range(rnd.randint(0, 4))]
+        return items if r < 0.85 else tuple(items)
+
+    for _ in range(300):
+        value = [tree()]
+        for indent in (0, 2, "\t", -1):
+            for ensure_ascii, sort_keys in ((True, False), (False, True)):
+                separators = rnd.choice([None, (",", ": "), (", ", ":")])
+                options = dict(indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
+                assert safe_json_dumps(None, value, **options) == json.dumps(value, **options)
+
+
 # ------------------------------------------------------------------------------------------------- lipsum
 def test_lipsum_is_deterministic_and_shaped_like_jinja2s():
     env = mj.Environment()
