@@ -8,7 +8,6 @@ that built-in, so both `except TypeError` and `except TemplateError` catch it.
 import builtins
 import re
 import sys
-import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
@@ -108,6 +107,7 @@ def _rebuild_error(cls, message, state):
 
 
 def _printable(text):
+    import unicodedata   # here and in _columns: only error messages need it, not a cold start
     out = []
     for ch in text:
         if ch == "\t":
@@ -121,6 +121,7 @@ def _printable(text):
 
 def _columns(text):
     """How many terminal columns text takes: wide (CJK) characters two, combining marks none."""
+    import unicodedata
     width = 0
     for ch in text:
         if ord(ch) < 0x300:

@@ -13,7 +13,7 @@ a test checks they are current) load lazily, once per process; each option set's
 import json
 import os
 import re
-import threading
+from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 
 from . import lalr
 from . import nodes as n
@@ -161,7 +161,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # installed: minijinja_py/grammar/ (pyproject maps grammar/ into the package); a source checkout: ../grammar/
 _TABLES_PATHS = (os.path.join(_HERE, "grammar", _TABLES_NAME), os.path.join(os.path.dirname(_HERE), "grammar",
                                                                             _TABLES_NAME))
-_lock = threading.Lock()
+_lock = allocate_lock()
 _tables = None
 _parsers = {}
 
