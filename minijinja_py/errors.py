@@ -134,14 +134,15 @@ def _columns(text):
 
 
 # An object's default repr shows its memory address: "<function f at 0x7f...>". Messages never do.
-_ADDRESS = re.compile(r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>")
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_ADDRESS = r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>"
 _MAX_MESSAGE = 2000
 
 
 def scrub_message(message):
     """A Python error message as templates may see it: no memory addresses, at most a few lines long."""
     if " at 0x" in message:
-        message = _ADDRESS.sub(r"\1>", message)
+        message = re.sub(_ADDRESS, r"\1>", message)
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE // 2] + " … " + message[-_MAX_MESSAGE // 2:]
     return message

@@ -124,9 +124,10 @@ def _tuple_schema(hint, args):
 
 
 # ---------------------------------------------------------------------------------------------------- docstrings
-_SECTION = re.compile(r"^\s*(Args|Returns|Raises):\s*$")
-_ARG_LINE = re.compile(r"^\s*(\w+):\s*(.*)$")
-_CHOICES = re.compile(r"\(choices:\s*(.*?)\)\s*$", re.IGNORECASE | re.DOTALL)
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_SECTION = r"^\s*(Args|Returns|Raises):\s*$"
+_ARG_LINE = r"^\s*(\w+):\s*(.*)$"
+_CHOICES = r"(?is)\(choices:\s*(.*?)\)\s*$"
 
 
 def _split_docstring(doc):
@@ -134,7 +135,7 @@ def _split_docstring(doc):
     lines = doc.split("\n")
     sections, current = {"": []}, ""
     for line in lines:
-        heading = _SECTION.match(line)
+        heading = re.match(_SECTION, line)
         if heading:
             current = heading.group(1)
             sections[current] = []
@@ -151,7 +152,7 @@ def _arg_descriptions(lines):
     for line in lines:
         if not line.strip():
             continue
-        start = _ARG_LINE.match(line)
+        start = re.match(_ARG_LINE, line)
         if start:
             current = start.group(1)
             args[current] = [start.group(2).strip()]
@@ -162,7 +163,7 @@ def _arg_descriptions(lines):
 
 def _with_choices(schema, description):
     """A trailing `(choices: [...])` (JSON) of an argument's description becomes the schema's enum."""
-    match = _CHOICES.search(description)
+    match = re.search(_CHOICES, description)
     if match:
         try:
             choices = json.loads(match.group(1))
