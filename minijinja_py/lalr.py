@@ -24,7 +24,7 @@ from operator import itemgetter
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 3
+FORMAT = 4
 
 
 Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
@@ -84,7 +84,8 @@ class Tables:
         row = self.actions[state]
         if row is None:
             _, moves, reductions = self._states[state]
-            row = dict(moves)
+            moves = moves.split()   # "SYMBOL state SYMBOL state ...": split here, not decoded for every state
+            row = dict(zip(moves[::2], map(int, moves[1::2])))
             for action, lookahead in reductions:  # the tables store each set of lookahead terminals once
                 row.update(dict.fromkeys(self._lookaheads[lookahead], action))
             self.actions[state] = row
