@@ -13,14 +13,13 @@ they would build before building it.
 import _string
 import array
 import collections
-import string
 import types
 from collections import abc
 
 from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
-from .markup import EscapeFormatter, Markup
+from .markup import EscapeFormatter, Markup, formatter
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .composition import BlockReference, TemplateModule, TemplateReference
@@ -397,8 +396,9 @@ _SIZE_CHECKED = {
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class _SandboxedFormatter(string.Formatter):
-    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths."""
+class _SandboxedFormatter:
+    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths. Methods
+    of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
 
     def __init__(self, rs):
         self.rs = rs
@@ -480,8 +480,8 @@ def safe_format(rs, fmt, args, kwargs):
     # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
     rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
     if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's
-        result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
+        result = Markup(formatter(_SandboxedEscapeFormatter)(rs).vformat(fmt, args, kwargs))
     else:
-        result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)
+        result = formatter(_SandboxedFormatter)(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
     return result
