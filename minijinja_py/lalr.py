@@ -288,10 +288,8 @@ def _literals(patterns):
             text = _fixed_text(pattern)
             if text is not None:
                 punctuation[name] = text
-    texts = punctuation.values()
-    punctuation = {name: text for name, text in punctuation.items()
-                   if not any(other != text and other.startswith(text) for other in texts)}
-    return {**punctuation, **keywords}
+    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
+    return {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
 
 
 class _Lexer:
