@@ -278,7 +278,8 @@ def _fixed_text(pattern):
 def _literals(patterns):
     """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
     punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
-    character cannot follow, so one that starts another cannot match where that one does)."""
+    character cannot follow, so one that starts another cannot match where that one does); a text that two
+    terminals share is left out."""
     punctuation, keywords = {}, {}
     for name, pattern in patterns.items():
         word = pattern[:-len(_WORD_END)] if pattern.endswith(_WORD_END) else ""
@@ -289,7 +290,9 @@ def _literals(patterns):
             if text is not None:
                 punctuation[name] = text
     starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
-    return {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
+    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
+    texts = list(found.values())
+    return {name: text for name, text in found.items() if texts.count(text) == 1}
 
 
 class _Lexer:
@@ -393,7 +396,7 @@ class _Lexer:
                 run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
                 if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
                     found = _Skip(found, frozenset(run))
-            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first[char]:
+            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
                 found = self._literals_matcher()   # what it finds is one of the state's own
             else:
                 found = self._trier(tuple((self._literals_matcher(), frozenset(names), False) if literals
