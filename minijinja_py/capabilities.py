@@ -16,8 +16,13 @@ ChatTemplate.capabilities caches the result.
 import datetime
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Optional
 from contextvars import ContextVar
+
+# typing costs a cold start ~4 ms: the annotations that need it are strings (not the fields':
+# Capabilities.__annotations__ holds their types, as a dataclass's does)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 from .errors import TemplateError
 
@@ -64,7 +69,7 @@ class Capabilities:
         "documents", "generation_tag",
     )
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, **values: "Any") -> None:
         missing = [f for f in self.FIELDS if f not in values]
         unknown = sorted(set(values) - set(self.FIELDS))
         if missing or unknown:
@@ -89,7 +94,7 @@ class Capabilities:
         """{field: value} in field order: JSON-ready."""
         return {name: getattr(self, name) for name in self.FIELDS}
 
-    def replace(self, **changes: Any) -> "Capabilities":
+    def replace(self, **changes: "Any") -> "Capabilities":
         """A copy with some fields changed (as dataclasses.replace)."""
         return Capabilities(**{**self.as_dict(), **changes})
 
@@ -351,7 +356,8 @@ def decide_capabilities(chat_template, name=None):
         _probe_clock.reset(token)
 
 
-def cached_capabilities(chat_template: Any, name: Optional[str], cache: "dict[str, Capabilities]") -> "Capabilities":
+def cached_capabilities(chat_template: "Any", name: "Optional[str]",
+                        cache: "dict[str, Capabilities]") -> "Capabilities":
     """decide_capabilities once per template name; `cache` is the ChatTemplate's own dict."""
     key, _ = _chosen_template(chat_template, name)
     found = cache.get(key)
@@ -360,6 +366,6 @@ def cached_capabilities(chat_template: Any, name: Optional[str], cache: "dict[st
     return found
 
 
-def capabilities_json(chat_template: Any, name: Optional[str] = None) -> "dict[str, Any]":
+def capabilities_json(chat_template: "Any", name: "Optional[str]" = None) -> "dict[str, Any]":
     """What `check TEMPLATE --json` prints: the capabilities as a JSON-ready dict, in field order."""
     return chat_template.capabilities_for(name).as_dict()

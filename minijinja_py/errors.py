@@ -8,7 +8,6 @@ that built-in, so both `except TypeError` and `except TemplateError` catch it.
 import builtins
 import re
 import sys
-import unicodedata
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
@@ -108,6 +107,7 @@ def _rebuild_error(cls, message, state):
 
 
 def _printable(text):
+    import unicodedata   # here and in _columns: only error messages need it, not a cold start
     out = []
     for ch in text:
         if ch == "\t":
@@ -121,6 +121,7 @@ def _printable(text):
 
 def _columns(text):
     """How many terminal columns text takes: wide (CJK) characters two, combining marks none."""
+    import unicodedata
     width = 0
     for ch in text:
         if ord(ch) < 0x300:
@@ -133,14 +134,15 @@ def _columns(text):
 
 
 # An object's default repr shows its memory address: "<function f at 0x7f...>". Messages never do.
-_ADDRESS = re.compile(r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>")
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_ADDRESS = r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>"
 _MAX_MESSAGE = 2000
 
 
 def scrub_message(message):
     """A Python error message as templates may see it: no memory addresses, at most a few lines long."""
     if " at 0x" in message:
-        message = _ADDRESS.sub(r"\1>", message)
+        message = re.sub(_ADDRESS, r"\1>", message)
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE // 2] + " … " + message[-_MAX_MESSAGE // 2:]
     return message

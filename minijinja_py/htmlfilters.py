@@ -78,7 +78,8 @@ def do_urlencode(rs, value):
 
 # What urlize links: a scheme or "www." plus a host name, a bare host under a classic top-level domain, or a
 # scheme plus an IP address; then an optional port and path. Same language as Jinja2's pattern.
-_LINKABLE = re.compile(r"""
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_LINKABLE = r"""(?ix)
     ^(?:
         (?:https?://|www\.) (?:[\w%-]+\.)* (?:[a-z]{2,63} | xn--[\w%]{2,59})
       | (?:[\w%-]{2,63}\.)+ (?:com|net|int|edu|gov|org|info|mil)
@@ -86,9 +87,9 @@ _LINKABLE = re.compile(r"""
     )
     (?::\d{1,5})?
     (?:[/?#]\S*)?
-    $""", re.IGNORECASE | re.VERBOSE)
-_EMAIL = re.compile(r"^\S+@\w[\w.-]*\.\w+$")
-_SCHEME = re.compile(r"[\w.+-]{2,}:/{0,2}")
+    $"""
+_EMAIL = r"^\S+@\w[\w.-]*\.\w+$"
+_SCHEME = r"[\w.+-]{2,}:/{0,2}"
 _LEADING_PUNCT = ("(", "<", "&lt;")
 _TRAILING_PUNCT = (")", ">", ".", ",", "\n", "&gt;")
 _BRACKETS = (("(", ")"), ("<", ">"), ("&lt;", "&gt;"))
@@ -131,13 +132,13 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
         target = policies["urlize.target"]
     schemes = tuple(extra_schemes if extra_schemes is not None else policies["urlize.extra_schemes"] or ())
     for scheme in schemes:
-        if _SCHEME.fullmatch(scheme) is None:
+        if re.fullmatch(_SCHEME, scheme) is None:
             raise FilterArgumentError(f"{scheme!r} is not a valid URI scheme prefix.")
     rel = " ".join(sorted(rel_words))
     link_attrs = (f' rel="{escape(rel)}"' if rel else "") + (f' target="{_escape(target)}"' if target else "")
     text = str(_escape(value))
     # every word may become a link: <a href="https://WORD" ATTRS>WORD</a>; each costs a few regexps in Python
-    words = 2 * sum(1 for _ in _SPACE_RUNS.finditer(text)) + 1
+    words = 2 * sum(1 for _ in re.finditer(_SPACE_RUNS, text)) + 1
     rs.burn(8 * words + (len(text) >> CHAR_SHIFT))   # paid for first: the work is the reason for the bound
     check_items(rs.limits, words, "the words urlize reads")
     check_str_size(rs.limits, 2 * len(text) + words * (len(link_attrs) + 40), "urlized text")
@@ -147,16 +148,16 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
             return f"{url[:trim_url_limit]}..."
         return url
 
-    words = _SPACE_RUNS.split(text)
+    words = re.split(_SPACE_RUNS, text)
     for i, word in enumerate(words):
         head, middle, tail = _split_punctuation(word)
-        if _LINKABLE.match(middle):
+        if re.match(_LINKABLE, middle):
             href = middle if middle.startswith(("https://", "http://")) else "https://" + middle
             middle = f'<a href="{href}"{link_attrs}>{shown(middle)}</a>'
-        elif middle.startswith("mailto:") and _EMAIL.match(middle[7:]):
+        elif middle.startswith("mailto:") and re.match(_EMAIL, middle[7:]):
             middle = f'<a href="{middle}">{middle[7:]}</a>'
         elif ("@" in middle and not middle.startswith(("www.", "@")) and ":" not in middle
-              and _EMAIL.match(middle)):
+              and re.match(_EMAIL, middle)):
             middle = f'<a href="mailto:{middle}">{middle}</a>'
         else:
             scheme = next((x for x in schemes if middle != x and middle.startswith(x)), None)
@@ -167,8 +168,8 @@ def do_urlize(rs, value, trim_url_limit=None, nofollow=False, target=None, rel=N
     return Markup(rv) if rs.autoescape else rv
 
 
-_SPACE_RUNS = re.compile(r"(\s+)")
-_ATTR_KEY = re.compile(r"[\s/>=]", flags=re.ASCII)
+_SPACE_RUNS = r"(\s+)"
+_ATTR_KEY = r"(?a)[\s/>=]"
 
 
 @pass_state
@@ -180,7 +181,7 @@ def do_xmlattr(rs, d, autospace=True):
     for key, value in d.items():
         if value is None or isinstance(value, Undefined):
             continue
-        if _ATTR_KEY.search(key) is not None:
+        if re.search(_ATTR_KEY, key) is not None:
             raise ValueError(f"Invalid character in attribute name: {key!r}")
         items.append(f'{_escape(key)}="{_escape(value)}"')
         size += len(items[-1]) + 1

@@ -21,8 +21,9 @@ from .runtime import join_output
 
 __all__ = ["s_load", "tag_modifiers"]
 
-_IGNORE_MISSING = re.compile(r"\s*ignore\s+missing\b")
-_CONTEXT = re.compile(r"(?<![\w,])\s*(with|without)\s+context\s*[-+]?$")
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_IGNORE_MISSING = r"\s*ignore\s+missing\b"
+_CONTEXT = r"(?<![\w,])\s*(with|without)\s+context\s*[-+]?$"
 
 
 def tag_modifiers(source, node):
@@ -32,8 +33,8 @@ def tag_modifiers(source, node):
     start = node.template.span.end
     end = source.find("%}", start)
     tail = source[start:end if end >= 0 else len(source)]
-    ignore_missing = node.kind == "include" and _IGNORE_MISSING.match(tail) is not None
-    found = _CONTEXT.search(tail)
+    ignore_missing = node.kind == "include" and re.match(_IGNORE_MISSING, tail) is not None
+    found = re.search(_CONTEXT, tail)
     return ignore_missing, None if found is None else found.group(1) == "with"
 
 

@@ -24,7 +24,7 @@ from operator import itemgetter
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 3
+FORMAT = 4
 
 
 Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
@@ -84,7 +84,8 @@ class Tables:
         row = self.actions[state]
         if row is None:
             _, moves, reductions = self._states[state]
-            row = dict(moves)
+            moves = moves.split()   # "SYMBOL state SYMBOL state ...": split here, not decoded for every state
+            row = dict(zip(moves[::2], map(int, moves[1::2])))
             for action, lookahead in reductions:  # the tables store each set of lookahead terminals once
                 row.update(dict.fromkeys(self._lookaheads[lookahead], action))
             self.actions[state] = row
@@ -252,14 +253,65 @@ def _expected(actions):
     return {symbol for symbol in actions if symbol.isupper()}
 
 
+# A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
+_WORD_END = "(?![^\x00-/:-@[-^`{-\x7f\\s])"
+_TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
+_SPECIAL = frozenset(".^$*+?{}[]()|\\")
+
+
+def _fixed_text(pattern):
+    """The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None."""
+    chars, escaped = [], False
+    for char in pattern:
+        if escaped or char not in _SPECIAL:
+            if char.isalnum() or char == "_" or char.isspace():
+                return None
+            chars.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            return None
+    return "".join(chars) if chars and not escaped else None
+
+
+def _literals(patterns):
+    """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
+    punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
+    character cannot follow, so one that starts another cannot match where that one does); a text that two
+    terminals share is left out."""
+    punctuation, keywords = {}, {}
+    for name, pattern in patterns.items():
+        word = pattern[:-len(_WORD_END)] if pattern.endswith(_WORD_END) else ""
+        if word and word.isascii() and word.isalpha() and word.islower():
+            keywords[name] = word
+        else:
+            text = _fixed_text(pattern)
+            if text is not None:
+                punctuation[name] = text
+    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
+    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
+    texts = list(found.values())
+    return {name: text for name, text in found.items() if texts.count(text) == 1}
+
+
 class _Lexer:
     """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
-    that matches. Two shortcuts with the same result (see tests/grammar_tables.py, which establishes them):
-    only the terminals that can start with the character at hand are tried, and a family of terminals sharing a
-    prefix is tried as one regexp. Each regexp is compiled on first use and shared by all states."""
+    that matches. Three shortcuts with the same result: only the terminals that can start with the character at
+    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tests/grammar_tables.py
+    establishes both); the terminals of one fixed text of which at most one can match at any place (_literals:
+    punctuation and keywords) are all tried by one regexp, which serves every state: a state takes its match
+    when it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is
+    compiled on first use and shared by all states (compiling is a cold start's largest part of a first parse:
+    one regexp for ~35 literals instead of one each)."""
 
     def __init__(self, tables, patterns, edit):
         self.tables, self.patterns = tables, patterns
+        self._literal = _literals(patterns)                        # name → its text
+        self._literal_match = None                                 # their regexp's match, compiled on first use
+        self._literal_first = {}                                   # character → the literals starting with it
+        for name, text in self._literal.items():
+            self._literal_first[text[0]] = self._literal_first.get(text[0], frozenset()) | {name}
         self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
         for prefix, names, leads in tables.families:
             # each member's rest of pattern, its leading literal (if any) in front of its group
@@ -274,6 +326,17 @@ class _Lexer:
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
 
+    def _literals_matcher(self):
+        """The match method of the regexp of all the literal terminals: each one's first character outside its
+        group (the regexp then passes over a branch after one comparison), the keywords' common end after them."""
+        if self._literal_match is None:
+            branches = {True: [], False: []}   # keyword?
+            for name, text in self._literal.items():
+                branches[text.isalpha()].append(f"{re.escape(text[0])}(?P<{name}>{re.escape(text[1:])})")
+            keywords = f"(?:{'|'.join(branches[True])}){_WORD_END}" if branches[True] else None
+            self._literal_match = re.compile("|".join(filter(None, branches[False] + [keywords]))).match
+        return self._literal_match
+
     def _matcher(self, names):
         """The match method of one regexp trying the terminals `names` in turn (terminals of no family, or members
         of one family)."""
@@ -283,7 +346,7 @@ class _Lexer:
             if family is None:
                 regexp = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
             else:
-                regexp = family[0] + "(?:" + "|".join(family[1][name] for name in names) + ")"
+                regexp = family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")"
             found = self._matchers[names] = re.compile(regexp).match
         return found
 
@@ -318,34 +381,46 @@ class _Lexer:
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
         if found is None:
-            units = [(names, accepted) for names, accepted, chars, non_ascii
-                     in self._units(self.tables.lexer_of_state[state])
-                     if (char in chars if key is not None else non_ascii)]
-            if len(units) == 1 and units[0][1] is None:
+            units = []   # (names, accepted, literals?), consecutive literals as one
+            for names, accepted, chars, non_ascii in self._units(self.tables.lexer_of_state[state]):
+                if char in chars if key is not None else non_ascii:
+                    if names[0] not in self._literal:
+                        units.append((names, accepted, False))
+                    elif units and units[-1][2]:
+                        units[-1] = (units[-1][0] + names, None, True)
+                    else:
+                        units.append((names, None, True))
+            if len(units) == 1 and not units[0][2] and units[0][1] is None:
                 names = units[0][0]
                 found = self._matcher(names)
                 run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
                 if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
                     found = _Skip(found, frozenset(run))
+            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+                found = self._literals_matcher()   # what it finds is one of the state's own
             else:
-                found = self._trier(tuple((self._matcher(names), accepted) for names, accepted in units))
+                found = self._trier(tuple((self._literals_matcher(), frozenset(names), False) if literals
+                                          else (self._matcher(names), accepted, True)
+                                          for names, accepted, literals in units))
             table[key] = found
         return found
 
     def _trier(self, units):
-        """A match function trying units ((match, accepted), ...) in turn: the first that matches (a re.Match),
-        or None; accepted is None, or the family members the state accepts when the family's regexp may find
-        another."""
+        """A match function trying units ((match, accepted, family?), ...) in turn: the first that matches (a
+        re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
+        another: a family's members (the state's own are then tried without the others) or literals (then none
+        of the state's own matches here)."""
         def match(text, pos):
-            for match, accepted in units:
+            for match, accepted, family in units:
                 m = match(text, pos)
                 if m is not None:
                     if accepted is None or m.lastgroup in accepted:
                         return m
-                    # the family's regexp found a member this state does not accept: try the state's own members
-                    m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text, pos)
-                    if m is not None:
-                        return m
+                    if family:  # the family's regexp found a member this state does not accept: try its own
+                        m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text,
+                                                                                                           pos)
+                        if m is not None:
+                            return m
             return None
         return match
 
@@ -394,7 +469,7 @@ class _Lexer:
     def _root_match(self, text, pos):
         """The first terminal of the whole grammar that matches at pos, or None."""
         char = text[pos]
-        return self._trier([(self._matcher(names), None) for names, _, chars, non_ascii in self._units(0)
+        return self._trier([(self._matcher(names), None, False) for names, _, chars, non_ascii in self._units(0)
                             if (char in chars if char < "\x80" else non_ascii)])(text, pos)
 
     def _unmatched(self, text, pos, line, line_start, state, values):
@@ -417,6 +492,24 @@ class _Lexer:
                 return UnexpectedToken(token, allowed, state, values)
             at, at_line, at_start = m.end(), end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+
+
+def _shared_ends(alternatives):
+    """The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\\w) (the
+    block tags) have it once, after them: `(?:a|b)(?!\\w)` tries what `a(?!\\w)|b(?!\\w)` tries, in the same
+    order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile)."""
+    end = _TAG_END + ")"
+    parts, run = [], []
+    for alternative in alternatives + [None]:
+        if alternative is not None and alternative.endswith(end):
+            run.append(alternative[:-len(end)] + ")")
+            continue
+        if run:
+            parts.append(f"(?:{'|'.join(run)}){_TAG_END}" if len(run) > 1 else run[0][:-1] + end)
+            run = []
+        if alternative is not None:
+            parts.append(alternative)
+    return "|".join(parts)
 
 
 class _Skip:

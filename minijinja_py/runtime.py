@@ -6,7 +6,6 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 """
 
 import builtins
-import random as _random
 from collections import deque
 
 from .base import MISSING, limit_exceeded, out_of_fuel, pass_state
@@ -554,7 +553,8 @@ def lipsum(rs, n=5, html=True, min=20, max=100):
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
     if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
         rs.burn(4 * n * max)  # up to n * max words at ~4 steps' time each, paid before any is made
-    rng = _random.Random(f"{n}:{html}:{min}:{max}")
+    import random   # ~1.5 ms of a cold start: imported by the first lipsum()
+    rng = random.Random(f"{n}:{html}:{min}:{max}")
     paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max)) for _ in range(n)]
     if not html:
         return "\n\n".join(paragraphs)

@@ -11,16 +11,14 @@ they would build before building it.
 """
 
 import _string
-import array
 import collections
-import string
 import types
 from collections import abc
 
 from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
-from .markup import EscapeFormatter, Markup
+from .markup import EscapeFormatter, Markup, formatter
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .composition import BlockReference, TemplateModule, TemplateReference
@@ -82,8 +80,10 @@ _MUTATORS = (
     # out): a template reads their other public attributes as it reads any caller object's
     (collections.OrderedDict, frozenset({"move_to_end"})),
     (collections.Counter, frozenset({"subtract"})),
-    (array.array, frozenset({"byteswap", "frombytes", "fromfile", "fromlist", "fromunicode"})),
 )
+# and array.array's (checked in _is_mutator: the array module is imported only when a template names one of
+# these, not by import minijinja_py, a cold start's ~0.6 ms)
+_ARRAY_MUTATORS = frozenset({"byteswap", "frombytes", "fromfile", "fromlist", "fromunicode"})
 
 # Objects that expose no attributes to a template (functions, modules, classes, generators, ...).
 _OPAQUE = OPAQUE_TYPES
@@ -123,6 +123,9 @@ def _is_mutator(obj, name):
     for kind, names in _MUTATORS:
         if name in names and isinstance(obj, kind):
             return True
+    if name in _ARRAY_MUTATORS:
+        import array
+        return isinstance(obj, array.array)
     return False
 
 
@@ -397,8 +400,9 @@ _SIZE_CHECKED = {
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class _SandboxedFormatter(string.Formatter):
-    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths."""
+class _SandboxedFormatter:
+    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths. Methods
+    of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
 
     def __init__(self, rs):
         self.rs = rs
@@ -480,8 +484,8 @@ def safe_format(rs, fmt, args, kwargs):
     # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
     rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
     if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's
-        result = Markup(_SandboxedEscapeFormatter(rs).vformat(fmt, args, kwargs))
+        result = Markup(formatter(_SandboxedEscapeFormatter)(rs).vformat(fmt, args, kwargs))
     else:
-        result = _SandboxedFormatter(rs).vformat(fmt, args, kwargs)
+        result = formatter(_SandboxedFormatter)(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
     return result

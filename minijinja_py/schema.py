@@ -10,12 +10,17 @@ additionalProperties V, Literal[...] → enum, a union of plain types → a sort
 with a structured member → anyOf, None in a union → "nullable": true; any other class → object.
 """
 
+from __future__ import annotations
+
 import json
 import re
 import types
-import typing
 
 from .errors import TemplateError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["get_json_schema", "TypeHintParsingException", "DocstringParsingException"]
 
@@ -31,22 +36,27 @@ class DocstringParsingException(TemplateError):
 _PLAIN_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null",
                 list: "array", tuple: "array", dict: "object"}
 _LITERAL_TYPES = (int, float, str, bool, type(None))
-_UNION_TYPES = tuple(t for t in (typing.Union, getattr(types, "UnionType", None)) if t is not None)
-
 
 
 def _inspect():
     import inspect   # heavy (it imports ast, dis, enum...) and only tools given as Python functions need it
     return inspect
 
+
+def _typing():
+    import typing   # ~4 ms of a cold start, and only tools given as Python functions need it
+    return typing
+
+
 def _hint_schema(hint):
     """The JSON schema of one type hint."""
+    typing = _typing()
     if hint is typing.Any:
         return {}
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is None:
         return {"type": _PLAIN_TYPES.get(hint, "object")}
-    if origin in _UNION_TYPES:
+    if origin is typing.Union or origin is getattr(types, "UnionType", None):
         return _union_schema(args)
     if origin is typing.Literal:
         return _literal_schema(args)
@@ -114,9 +124,10 @@ def _tuple_schema(hint, args):
 
 
 # ---------------------------------------------------------------------------------------------------- docstrings
-_SECTION = re.compile(r"^\s*(Args|Returns|Raises):\s*$")
-_ARG_LINE = re.compile(r"^\s*(\w+):\s*(.*)$")
-_CHOICES = re.compile(r"\(choices:\s*(.*?)\)\s*$", re.IGNORECASE | re.DOTALL)
+# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
+_SECTION = r"^\s*(Args|Returns|Raises):\s*$"
+_ARG_LINE = r"^\s*(\w+):\s*(.*)$"
+_CHOICES = r"(?is)\(choices:\s*(.*?)\)\s*$"
 
 
 def _split_docstring(doc):
@@ -124,7 +135,7 @@ def _split_docstring(doc):
     lines = doc.split("\n")
     sections, current = {"": []}, ""
     for line in lines:
-        heading = _SECTION.match(line)
+        heading = re.match(_SECTION, line)
         if heading:
             current = heading.group(1)
             sections[current] = []
@@ -141,7 +152,7 @@ def _arg_descriptions(lines):
     for line in lines:
         if not line.strip():
             continue
-        start = _ARG_LINE.match(line)
+        start = re.match(_ARG_LINE, line)
         if start:
             current = start.group(1)
             args[current] = [start.group(2).strip()]
@@ -152,7 +163,7 @@ def _arg_descriptions(lines):
 
 def _with_choices(schema, description):
     """A trailing `(choices: [...])` (JSON) of an argument's description becomes the schema's enum."""
-    match = _CHOICES.search(description)
+    match = re.search(_CHOICES, description)
     if match:
         try:
             choices = json.loads(match.group(1))
@@ -169,7 +180,7 @@ def _with_choices(schema, description):
 # -------------------------------------------------------------------------------------------------- the schema
 def _parameters(func, name):
     try:
-        hints = typing.get_type_hints(func)
+        hints = _typing().get_type_hints(func)
         inspect = _inspect()
         signature = inspect.signature(func)
     except Exception as exc:  # an annotation that names something undefined, an object with no signature, ...
@@ -191,7 +202,7 @@ def _parameters(func, name):
     return schema, hints
 
 
-def get_json_schema(func: typing.Callable[..., typing.Any]) -> "dict[str, typing.Any]":
+def get_json_schema(func: Callable[..., Any]) -> dict[str, Any]:
     """The tool schema of a function, as transformers.utils.get_json_schema makes it (see the module docstring).
 
     Works for functions, bound and unbound methods, static and class methods. Raises DocstringParsingException

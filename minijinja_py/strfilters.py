@@ -40,7 +40,7 @@ def do_capitalize(s):
 do_capitalize.mj_str_method = str.capitalize
 
 
-_WORD_BEGINNING = re.compile(r"([-\s({\[<]+)")
+_WORD_BEGINNING = r"([-\s({\[<]+)"   # compiled on first use (re's cache), not at import
 
 
 @pass_state
@@ -56,7 +56,7 @@ def do_title(rs, s):
     pieces = []
     start = 0
     while start < len(s):
-        run = _WORD_BEGINNING.search(s, start + _TITLE_CHUNK)
+        run = re.compile(_WORD_BEGINNING).search(s, start + _TITLE_CHUNK)
         end = run.start() if run is not None else len(s)
         pieces.append(_title(s[start:end]))
         start = end
@@ -67,7 +67,7 @@ _TITLE_CHUNK = 1 << 12
 
 
 def _title(s):
-    return "".join(item[0].upper() + item[1:].lower() for item in _WORD_BEGINNING.split(s) if item)
+    return "".join(item[0].upper() + item[1:].lower() for item in re.split(_WORD_BEGINNING, s) if item)
 
 
 def do_trim(value, chars=None):
@@ -154,12 +154,12 @@ def do_truncate(rs, s, length=255, killwords=False, end="...", leeway=None):
     return kept + end
 
 
-_WORD = re.compile(r"\w+")
+_WORD = r"\w+"
 
 
 def do_wordcount(s):
     """Count the words."""
-    return len(_WORD.findall(soft_str(s)))
+    return len(re.findall(_WORD, soft_str(s)))
 
 
 @pass_state

@@ -13,7 +13,7 @@ a test checks they are current) load lazily, once per process; each option set's
 import json
 import os
 import re
-import threading
+from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 
 from . import lalr
 from . import nodes as n
@@ -24,13 +24,13 @@ from .lalr import Token
 
 __all__ = ["parse", "normalize_newlines"]
 
-_NEWLINES = re.compile(r"\r\n|\r|\n")
+_NEWLINES = r"\r\n|\r|\n"   # here and below, compiled on first use (re's cache), not at import
 
 
 def normalize_newlines(source, keep_trailing_newline=False):
     """\\r\\n and \\r become \\n; one trailing newline is dropped unless keep_trailing_newline (as Jinja2)."""
     if "\r" in source:
-        source = _NEWLINES.sub("\n", source)
+        source = re.sub(_NEWLINES, "\n", source)
     if not keep_trailing_newline and source.endswith("\n"):
         source = source[:-1]
     return source
@@ -161,7 +161,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # installed: minijinja_py/grammar/ (pyproject maps grammar/ into the package); a source checkout: ../grammar/
 _TABLES_PATHS = (os.path.join(_HERE, "grammar", _TABLES_NAME), os.path.join(os.path.dirname(_HERE), "grammar",
                                                                             _TABLES_NAME))
-_lock = threading.Lock()
+_lock = allocate_lock()
 _tables = None
 _parsers = {}
 
@@ -238,12 +238,12 @@ def _describe_token(tok):
     return tok.value.strip() or kind
 
 
-_TEXT_TOKENS = re.compile(r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<other>\S+?)")
+_TEXT_TOKENS = r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<other>\S+?)"
 
 
 def _describe_text_at(source, pos):
     """(description, length) of the token at pos the way the expression lexer would see it."""
-    m = _TEXT_TOKENS.match(source, pos)
+    m = re.compile(_TEXT_TOKENS).match(source, pos)
     if m is None:
         return "end of template", 0
     return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
@@ -292,7 +292,7 @@ def _block_message(prefix, stack, found=None):
     return " ".join(parts)
 
 
-_TAG_NAME = re.compile(r"\{%[-+]?\s*(\w*)")
+_TAG_NAME = r"\{%[-+]?\s*(\w*)"
 
 
 def _unreadable(exc, source, pos, line, col, stack):
@@ -308,7 +308,7 @@ def _unreadable(exc, source, pos, line, col, stack):
     if stripped.startswith("{#"):
         return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + 2))
     if stripped.startswith("{%"):
-        m = _TAG_NAME.match(stripped)
+        m = re.match(_TAG_NAME, stripped)
         name = m.group(1)
         if name == "raw":
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + 2))

@@ -5,7 +5,6 @@ filters) are marked with @pass_state and receive it first.
 """
 
 from collections import abc
-from numbers import Number
 
 from .base import pass_state
 from .errors import TemplateError
@@ -107,6 +106,9 @@ def test_mapping(value):
 
 def test_number(value):
     """Is the value a number (bools count, as in Python)?"""
+    if value.__class__ in (int, float, bool):
+        return True
+    from numbers import Number   # not imported at start-up (a cold start's time)
     return isinstance(value, Number)
 
 

@@ -5,7 +5,11 @@ StrictUndefined refuses printing, iteration, truth tests and comparison too; Cha
 DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.
 """
 
-from typing import Any, NoReturn, Optional
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+    from typing import Any, NoReturn, Optional
 
 from .base import MISSING
 from .errors import UndefinedError

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover - Python < 3.11
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 3
+FORMAT = 4
 ASCII = frozenset(map(chr, range(128)))
 
 
@@ -401,7 +401,9 @@ def extract(parser):
         # a reduction's lookahead terminals, as one of the sets that recur across states
         reduce = [[action, lookaheads.setdefault(tuple(symbols), len(lookaheads))]
                   for action, symbols in sorted(reductions.items(), reverse=True)]
-        states.append([lexer_id[names], moves, reduce])
+        # moves as one text, "SYMBOL state SYMBOL state ...": decoding a string is all JSON does with it, and the
+        # driver splits the moves of the states a template reaches (a fraction of them) when it first reaches one
+        states.append([lexer_id[names], " ".join(f"{symbol} {state}" for symbol, state in moves.items()), reduce])
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     _check_common_order(lexers)
     return {

@@ -242,3 +242,12 @@ def test_a_chat_render_budget_grows_with_its_conversation():
     with pytest.raises(mj.LimitExceeded) as caught:
         mj.ChatTemplate(source, limits=tight.replace(steps_per_message=0)).render(messages, bos_token="<s>")
     assert caught.value.limit == "max_steps"
+
+
+def test_split_size_check_knows_every_whitespace_character():
+    """str.split() with no separator splits at any character str.isspace() accepts; methods.py writes them out
+    (computing them at import cost a cold start ~1 ms), so the list must match the running Python's."""
+    import sys
+    from minijinja_py import methods
+    every = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+    assert methods._SPACES == every
