@@ -250,6 +250,22 @@ def e_getattr(c, node):
                 raise located(exc, span)
         return ev_loop
     if not (attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
+        slot = local_slot(c, node.obj)
+        if slot is not None:
+            def ev_local_key(f):
+                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
+                if type(obj) is dict:
+                    if attr in obj:
+                        return obj[attr]
+                    return f[0].undefined(obj=obj, name=attr)
+                if obj is MISSING:
+                    obj = obj_ev(f)
+                try:
+                    return getattr_(obj, attr, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev_local_key
+
         def ev_key(f):
             obj = obj_ev(f)
             if type(obj) is dict:
@@ -278,6 +294,19 @@ def e_getitem(c, node):
         return _slice_item(c, obj_ev, node.key, span)
     key = node.key.value if isinstance(node.key, n.Const) else None
     if type(key) is int or type(key) is str and key[:1] != "_":
+        slot = local_slot(c, node.obj)
+        if type(key) is str and slot is not None:
+            def ev_local_str(f):
+                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
+                if type(obj) is dict and key in obj:
+                    return obj[key]
+                if obj is MISSING:
+                    obj = obj_ev(f)
+                try:
+                    return getitem_(obj, key, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev_local_str
         if type(key) is str:
             def ev_str(f):
                 obj = obj_ev(f)
