@@ -21,6 +21,8 @@ reads the caller's `a` first. The other static questions live here too, each ans
 a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting.
 """
 
+from bisect import bisect_left
+
 from . import nodes as n
 from .errors import LimitExceeded
 
@@ -264,17 +266,34 @@ _LOAD, _DECLARE = "load", "declare"
 
 
 class Summaries:
-    """Answers about subtrees, each computed once (memoised by identity): the first event of each special name
-    in Jinja2's visiting order (read: "load", or assigned/declared: "declare"), and the first assignment to
-    `loop`. The tree must have passed check_nesting (these recurse once per level). Given the template's source,
-    a name that is not in its text is known to be in no subtree without a walk."""
+    """Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
+    order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
+    weights, the names a statement mentions. scan() walks the template once for the nesting check and the
+    special-name events (before any other question; the tree must have passed it, since the other answers
+    recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    subtree without a walk."""
 
     def __init__(self, source=None):
         self._source = source
-        self._events = {}
+        self._index = None
         self._loop_stores = {}
         self._weights = {}
         self._mentions = {}
+        self._spelled = {}
+
+    def _in_source(self, name):
+        found = self._spelled.get(name)
+        if found is None:   # once per name: a search of the whole source per body would be quadratic
+            found = self._spelled[name] = name in self._source
+        return found
+
+    def scan(self, template, limit=None):
+        """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record where
+        the special names occur; again after a rewrite of the tree (limit None: it was checked)."""
+        index = _scan(template.body, limit)
+        if index is None:
+            check_nesting(template, limit)   # raises, naming the node it always named
+        self._index = index
 
     def weight(self, statements):
         """The steps running a statement list costs, charged when the list runs: each statement's own nodes,
@@ -294,41 +313,12 @@ class Summaries:
 
     def reads(self, statements, names):
         """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
-        if self._source is not None and not any(name in self._source for name in names):
+        if self._source is not None and not any(map(self._in_source, names)):
             return set()
-        events = self.events(statements)
-        return {name for name in names if events.get(name) == _LOAD}
-
-    def events(self, x):
-        key = id(x)
-        found = self._events.get(key)
-        if found is None:
-            found = self._events[key] = self._compute_events(x)
-        return found
-
-    def _compute_events(self, x):
-        if type(x) is n.Const or x is None:
-            return _NO_EVENTS
-        if isinstance(x, n.Name):
-            return {x.name: _LOAD} if x.name in _SPECIAL else {}
-        if isinstance(x, (n.NameTarget, n.Param)):
-            first = {x.name: _DECLARE} if x.name in _SPECIAL else {}
-            return _merge(first, self.events(x.default)) if isinstance(x, n.Param) and x.default else first
-        if isinstance(x, n.Block) or x is None or isinstance(x, (str, int, float, bool)):
-            return {}   # Jinja2 stops at blocks
-        if isinstance(x, (n.Macro, n.CallBlock)):
-            # Jinja2 visits (the call,) all parameter names, then the defaults, then the body
-            names = [{p.name: _DECLARE} if p.name in _SPECIAL else {} for p in x.params]
-            parts = ([self.events(x.call)] if isinstance(x, n.CallBlock) else []) + names + \
-                [self.events(p.default) for p in x.params if p.default is not None] + [self.events(x.body)]
-            return _merge(*parts)
-        if isinstance(x, n.FilterBlock):
-            return _merge(self.events(x.body), self.events(x.filters))   # Jinja2 visits the body first
-        if isinstance(x, (n.Node, n.Args)):
-            return _merge(*(self.events(getattr(x, f)) for f in x.FIELDS))
-        if isinstance(x, (tuple, list)):
-            return _merge(*(self.events(item) for item in x))
-        return {}
+        index = self._index
+        if index is None or id(statements) not in index.bodies:
+            index = _scan(statements, None)   # not a body of the scanned tree (or no scan): its own walk
+        return {name for name in names if index.first(statements, name) == _LOAD}
 
     def assigned_first(self, statements):
         """The names this statement list assigns (a plain {% set name = ... %} that does not read it) before
@@ -387,6 +377,8 @@ class Summaries:
     def loop_store(self, x):
         """The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
         loop that contains one), or None."""
+        if self._index is not None and not self._index.loop_targets:
+            return None   # the scan saw no target named loop
         key = id(x)
         if key in self._loop_stores:
             return self._loop_stores[key]
@@ -404,15 +396,6 @@ class Summaries:
 
 
 _EVERY = frozenset(("*",))   # _names_in: the node may read any name (an include/import/block)
-_NO_EVENTS = {}   # shared: event maps are read, never changed (_merge makes new ones)
-
-
-def _merge(*parts):
-    merged = {}
-    for part in parts:
-        for name, event in part.items():
-            merged.setdefault(name, event)
-    return merged
 
 
 def _loop_target(target):
@@ -424,6 +407,160 @@ def _loop_target(target):
             if found is not None:
                 return found
     return None
+
+
+# ------------------------------------------------------------------------------------------- the one scan
+class _Index:
+    """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
+    the walk and their kinds), each body's range of positions, and whether any target is named loop."""
+
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets")
+
+    def first(self, body, name):
+        """The first event of name in body ("load", "declare"), or None."""
+        positions = self.positions.get(name)
+        if positions is None:
+            return None
+        start, end = self.bodies[id(body)]
+        i = bisect_left(positions, start)
+        return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
+
+
+class _Body:
+    """A stack entry of the scan: a statement list, whose range of events is recorded."""
+    __slots__ = ("body",)
+
+    def __init__(self, body):
+        self.body = body
+
+
+class _End:
+    """A stack entry of the scan: where a body's events end."""
+    __slots__ = ("body", "start")
+
+    def __init__(self, body, start):
+        self.body, self.start = body, start
+
+
+class _Emit:
+    """A stack entry of the scan: events that happen at that point (a macro's parameter names)."""
+    __slots__ = ("events",)
+
+    def __init__(self, events):
+        self.events = events
+
+
+# the fields of each node class that can hold nodes, last first (the scan pops them first to last); the other
+# fields hold strings and flags
+_LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
+                          "alias"))
+_OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock)
+
+
+def _fields(cls):
+    return tuple(f for f in reversed(cls.FIELDS) if f not in _LEAF_FIELDS)
+
+
+_KIDS = {cls: _fields(cls) for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node)
+         and cls not in _OWN_ORDER and cls is not n.Node and "body" not in cls.FIELDS}
+_BODY_KIDS = {cls: _fields(cls) for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node)
+              and cls not in _OWN_ORDER and "body" in cls.FIELDS}
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _scan(root, limit):
+    """One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
+    Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts)."""
+    try:
+        return _walk(root, float("inf") if limit is None else limit)
+    except _TooDeep:
+        return None
+
+
+def _walk(root, limit):
+    events, bodies, loop_targets = [], {}, False
+    deferred = [(_Body(root), 0)]
+    while deferred:
+        stack = [deferred.pop()]
+        pop, push = stack.pop, stack.append
+        while stack:
+            x, depth = pop()
+            cls = type(x)
+            kids = _KIDS.get(cls)
+            if kids is not None:
+                depth += 1
+                if depth > limit:
+                    raise _TooDeep
+                for f in kids:
+                    push((getattr(x, f), depth))
+            elif cls is tuple or cls is list:
+                for item in reversed(x):
+                    push((item, depth))
+            elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
+                if depth >= limit:
+                    raise _TooDeep
+                if cls is not n.Const and x.name in _SPECIAL:
+                    events.append((x.name, _LOAD if cls is n.Name else _DECLARE))
+                    loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
+            elif cls is n.Args:
+                for item in (x.dstar, x.star, x.keywords, x.positional):
+                    push((item, depth))
+            elif cls is _Body:
+                push((_End(x.body, len(events)), depth))
+                for item in reversed(x.body):
+                    push((item, depth))
+            elif cls is _End:
+                bodies[id(x.body)] = (x.start, len(events))
+            elif cls is _Emit:
+                events.extend(x.events)
+            elif isinstance(x, n.Node):
+                depth += 1
+                if depth > limit:
+                    raise _TooDeep
+                if not _scan_statement(x, depth, limit, push, deferred):
+                    push((x, depth - 1))   # a node class made elsewhere: walked as the others
+    index = _Index()
+    index.positions, index.kinds, index.bodies, index.loop_targets = {}, {}, bodies, loop_targets
+    for position, (name, kind) in enumerate(events):
+        index.positions.setdefault(name, []).append(position)
+        index.kinds.setdefault(name, []).append(kind)
+    return index
+
+
+def _scan_statement(x, depth, limit, push, deferred):
+    """_scan's nodes with a visiting order of their own, or a body (depth: the node's own). False for a node
+    class it does not know (then registered as a plain node); raises _TooDeep."""
+    cls = type(x)
+    kids = _BODY_KIDS.get(cls)
+    if kids is not None:
+        for f in kids:
+            push((_Body(x.body) if f == "body" else getattr(x, f), depth))
+    elif cls is n.Block:
+        deferred.append((_Body(x.body), depth))
+    elif cls is n.FilterBlock:   # Jinja2 visits the body first
+        push((x.filters, depth))
+        push((_Body(x.body), depth))
+    elif cls is n.Macro or cls is n.CallBlock or cls is n.Param:
+        # (the call,) the parameters' names, their defaults, the body
+        params = (x,) if cls is n.Param else x.params
+        if cls is not n.Param:
+            push((_Body(x.body), depth))
+            depth += 1
+        if params and depth > limit:
+            raise _TooDeep
+        for p in reversed(params):
+            if p.default is not None:
+                push((p.default, depth))
+        push((_Emit([(p.name, _DECLARE) for p in params if p.name in _SPECIAL]), depth))
+        if cls is n.CallBlock:
+            push((x.call, depth - 1))
+    else:
+        _KIDS[cls] = _fields(cls)
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------- other static questions
