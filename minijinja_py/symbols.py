@@ -194,19 +194,25 @@ class _FrameVisitor:
         """Every name an expression reads (iteratively: expressions can be long)."""
         load = self.scope.load
         stack = [node]
+        pop, push, node_fields = stack.pop, stack.append, _NODE_FIELDS
         while stack:
-            current = stack.pop()
+            current = pop()
             cls = type(current)
             if cls is n.Name:
                 load(current.name)
-            elif cls is n.Const or cls is str or current is None:
                 continue
+            fields = node_fields.get(cls)
+            if fields is not None:
+                for f in fields:
+                    push(getattr(current, f))
+            elif cls is tuple or cls is list:
+                stack.extend(current)
+            elif cls is n.Args:
+                stack.extend((current.positional, current.keywords, current.star, current.dstar))
             elif isinstance(current, n.Name):
                 load(current.name)
-            elif isinstance(current, (n.Node, n.Args)):
+            elif isinstance(current, n.Node):
                 stack.extend(getattr(current, f) for f in current.FIELDS)
-            elif isinstance(current, (tuple, list)):
-                stack.extend(current)
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
@@ -461,10 +467,14 @@ def _fields(cls):
     return tuple(f for f in reversed(cls.FIELDS) if f not in _LEAF_FIELDS)
 
 
-_KIDS = {cls: _fields(cls) for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node)
-         and cls not in _OWN_ORDER and cls is not n.Node and "body" not in cls.FIELDS}
-_BODY_KIDS = {cls: _fields(cls) for cls in vars(n).values() if isinstance(cls, type) and issubclass(cls, n.Node)
-              and cls not in _OWN_ORDER and "body" in cls.FIELDS}
+# every node class: its fields that can hold nodes, first to last
+_NODE_FIELDS = {cls: _fields(cls)[::-1] for cls in vars(n).values()
+                if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
+_NODE_FIELDS[n.Const] = _NODE_FIELDS[n.Text] = ()   # a constant's value holds no nodes
+_KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
+         if cls not in _OWN_ORDER and "body" not in cls.FIELDS}
+_BODY_KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
+              if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 
 
 class _TooDeep(Exception):
@@ -591,41 +601,54 @@ _FREE = (n.Const, n.Name)      # a constant or a variable read alone costs next 
 _LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a call gathers does
 
 
+def _count_plan(cls):
+    """(fields to walk, the field whose items each cost a step, or None) of a node class for node_count."""
+    if issubclass(cls, n.CondExpr):
+        return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
+    extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
+    return _NODE_FIELDS[cls] if cls in _NODE_FIELDS else cls.FIELDS, extra
+
+
+_COUNT = {cls: _count_plan(cls) for cls in _NODE_FIELDS if not issubclass(cls, _FREE)}
+
+
 def node_count(*parts):
     """The steps evaluating the template nodes in parts costs: 1 per node that does work (a constant or a variable
     alone is free), and 1 per item of a literal, a concatenation or a call's arguments."""
     count = 0
     stack = list(parts)
+    pop, push = stack.pop, stack.append
     while stack:
-        current = stack.pop()
-        if type(current) in _FREE:
-            continue
-        if isinstance(current, n.Node):
-            if not isinstance(current, _FREE):
-                count += 1
-                if isinstance(current, _LISTS):
-                    count += len(current.items)
-                elif isinstance(current, n.DictExpr):
-                    count += len(current.pairs)
-                elif isinstance(current, n.CondExpr):
-                    stack.append(current.test)   # the branch taken pays when it runs (expressions.e_cond)
-                    continue
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, n.Args):
-            count += len(current.positional) + len(current.keywords)
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, (tuple, list)):
+        current = pop()
+        cls = type(current)
+        plan = _COUNT.get(cls)
+        if plan is not None:
+            fields, extra = plan
+            count += 1 if extra is None else 1 + len(getattr(current, extra))
+            for f in fields:
+                push(getattr(current, f))
+        elif cls is tuple or cls is list:
             stack.extend(current)
+        elif cls is n.Args:
+            count += len(current.positional) + len(current.keywords)
+            stack.extend((current.positional, current.keywords, current.star, current.dstar))
+        elif isinstance(current, n.Node) and not isinstance(current, _FREE):
+            _COUNT[cls] = _count_plan(cls)   # a node class made elsewhere
+            push(current)
     return count
 
 
 def own_weight(stmt):
     """A statement's nodes without the statement lists nested in it (bodies charge when they run): the steps
     running it costs."""
-    parts = [getattr(stmt, f) for f in stmt.FIELDS if f not in _BODY_FIELDS]
-    if isinstance(stmt, n.If):
-        parts = [stmt.test] + [test for test, _ in stmt.elifs]
-    return 1 + node_count(*parts)
+    cls = type(stmt)
+    if cls is n.Text:
+        return 1
+    if cls is n.Output:
+        return 1 + node_count(stmt.expr)
+    if cls is n.If:
+        return 1 + node_count(stmt.test, *(test for test, _ in stmt.elifs))
+    return 1 + node_count(*(getattr(stmt, f) for f in stmt.FIELDS if f not in _BODY_FIELDS))
 
 
 def target_names(target):
