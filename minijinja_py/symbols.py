@@ -309,8 +309,10 @@ class Summaries:
         found = self._weights.get(key)
         if found is None:
             found = 0
+            owns = self._index.owns if self._index is not None else {}
             for stmt in statements:
-                found += own_weight(stmt)
+                own = owns.get(id(stmt))   # counted by the scan
+                found += own[0] if own is not None else own_weight(stmt)
                 if isinstance(stmt, n.If):
                     found += max(self.weight(body) for body in
                                  (stmt.body, stmt.else_, *(body for _, body in stmt.elifs)))
@@ -418,9 +420,10 @@ def _loop_target(target):
 # ------------------------------------------------------------------------------------------- the one scan
 class _Index:
     """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
-    the walk and their kinds), each body's range of positions, and whether any target is named loop."""
+    the walk and their kinds), each body's range of positions, whether any target is named loop, and each
+    statement's own step weight (own_weight) by id, as [weight]."""
 
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets")
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns")
 
     def first(self, body, name):
         """The first event of name in body ("load", "declare"), or None."""
@@ -460,7 +463,9 @@ class _Emit:
 # fields hold strings and flags
 _LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
                           "alias"))
-_OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock)
+_OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock, n.If,
+              n.CondExpr)
+_STATEMENT_LISTS = ("body", "else_")
 
 
 def _fields(cls):
@@ -475,6 +480,8 @@ _KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
          if cls not in _OWN_ORDER and "body" not in cls.FIELDS}
 _BODY_KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
+_ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
+_STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 
 
 class _TooDeep(Exception):
@@ -491,86 +498,113 @@ def _scan(root, limit):
 
 
 def _walk(root, limit):
-    events, bodies, loop_targets = [], {}, False
-    deferred = [(_Body(root), 0)]
+    """_scan. Each stack entry is (value, the depth of its parent node, weight): weight is the [count] of the
+    statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
+    statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
+    events, bodies, owns, loop_targets = [], {}, {}, False
+    deferred = [(_Body(root), 0, None)]
     while deferred:
         stack = [deferred.pop()]
         pop, push = stack.pop, stack.append
         while stack:
-            x, depth = pop()
+            x, depth, weight = pop()
             cls = type(x)
             kids = _KIDS.get(cls)
             if kids is not None:
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
+                if weight is _STMT:
+                    weight = owns[id(x)] = [1]
+                elif weight is not None:
+                    items = _ITEMS.get(cls)
+                    weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 for f in kids:
-                    push((getattr(x, f), depth))
+                    push((getattr(x, f), depth, weight))
             elif cls is tuple or cls is list:
                 for item in reversed(x):
-                    push((item, depth))
+                    push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 if depth >= limit:
                     raise _TooDeep
-                if cls is not n.Const and x.name in _SPECIAL:
-                    events.append((x.name, _LOAD if cls is n.Name else _DECLARE))
-                    loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
+                if cls is not n.Const:
+                    if cls is n.NameTarget and weight is not None:
+                        weight[0] += 1
+                    if x.name in _SPECIAL:
+                        events.append((x.name, _LOAD if cls is n.Name else _DECLARE))
+                        loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
+                if weight is not None:
+                    weight[0] += len(x.positional) + len(x.keywords)
                 for item in (x.dstar, x.star, x.keywords, x.positional):
-                    push((item, depth))
+                    push((item, depth, weight))
             elif cls is _Body:
-                push((_End(x.body, len(events)), depth))
+                push((_End(x.body, len(events)), depth, None))
                 for item in reversed(x.body):
-                    push((item, depth))
+                    push((item, depth, _STMT))
             elif cls is _End:
                 bodies[id(x.body)] = (x.start, len(events))
             elif cls is _Emit:
                 events.extend(x.events)
-            elif isinstance(x, n.Node):
+            elif cls in _BODY_KIDS or cls in _OWN_ORDER:
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
-                if not _scan_statement(x, depth, limit, push, deferred):
-                    push((x, depth - 1))   # a node class made elsewhere: walked as the others
+                if weight is _STMT:
+                    weight = owns[id(x)] = [1]
+                elif weight is not None:
+                    weight[0] += 1
+                _scan_statement(x, depth, limit, weight, push, deferred)
+            elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
+                _KIDS[cls] = _fields(cls)
+                push((x, depth, weight))
     index = _Index()
-    index.positions, index.kinds, index.bodies, index.loop_targets = {}, {}, bodies, loop_targets
+    index.positions, index.kinds, index.bodies, index.loop_targets, index.owns = {}, {}, bodies, loop_targets, owns
     for position, (name, kind) in enumerate(events):
         index.positions.setdefault(name, []).append(position)
         index.kinds.setdefault(name, []).append(kind)
     return index
 
 
-def _scan_statement(x, depth, limit, push, deferred):
-    """_scan's nodes with a visiting order of their own, or a body (depth: the node's own). False for a node
-    class it does not know (then registered as a plain node); raises _TooDeep."""
+def _scan_statement(x, depth, limit, weight, push, deferred):
+    """_walk's nodes with a visiting order of their own, or statement lists (depth: the node's own)."""
     cls = type(x)
     kids = _BODY_KIDS.get(cls)
     if kids is not None:
         for f in kids:
-            push((_Body(x.body) if f == "body" else getattr(x, f), depth))
+            value = getattr(x, f)
+            push((_Body(value), depth, None) if f in _STATEMENT_LISTS else (value, depth, weight))
+    elif cls is n.If:
+        push((_Body(x.else_), depth, None))
+        for test, body in reversed(x.elifs):
+            push((_Body(body), depth, None))
+            push((test, depth, weight))
+        push((_Body(x.body), depth, None))
+        push((x.test, depth, weight))
+    elif cls is n.CondExpr:   # the branch taken pays when it runs (node_count)
+        push((x.else_, depth, None))
+        push((x.then, depth, None))
+        push((x.test, depth, weight))
     elif cls is n.Block:
-        deferred.append((_Body(x.body), depth))
+        deferred.append((_Body(x.body), depth, None))
     elif cls is n.FilterBlock:   # Jinja2 visits the body first
-        push((x.filters, depth))
-        push((_Body(x.body), depth))
-    elif cls is n.Macro or cls is n.CallBlock or cls is n.Param:
-        # (the call,) the parameters' names, their defaults, the body
+        push((x.filters, depth, weight))
+        push((_Body(x.body), depth, None))
+    else:   # Macro, CallBlock, Param: (the call,) the parameters' names, their defaults, the body
         params = (x,) if cls is n.Param else x.params
         if cls is not n.Param:
-            push((_Body(x.body), depth))
+            push((_Body(x.body), depth, None))
             depth += 1
-        if params and depth > limit:
-            raise _TooDeep
+            if params and depth > limit:
+                raise _TooDeep
+            if weight is not None:
+                weight[0] += len(params)
         for p in reversed(params):
             if p.default is not None:
-                push((p.default, depth))
-        push((_Emit([(p.name, _DECLARE) for p in params if p.name in _SPECIAL]), depth))
+                push((p.default, depth, weight))
+        push((_Emit([(p.name, _DECLARE) for p in params if p.name in _SPECIAL]), depth, None))
         if cls is n.CallBlock:
-            push((x.call, depth - 1))
-    else:
-        _KIDS[cls] = _fields(cls)
-        return False
-    return True
+            push((x.call, depth - 1, weight))
 
 
 # ------------------------------------------------------------------------------- other static questions
