@@ -18,13 +18,13 @@ prints nothing in the loop even when the caller passes `greeting`, but {% if %}{
 reads the caller's `a` first. The other static questions live here too, each answered in one pass over the tree
 (never once per enclosing block, so compile time stays linear): which special names (`loop`, `caller`, `kwargs`,
 `varargs`, `self`) a body reads before declaring them, the first assignment to `loop` in a for loop, how many nodes
-a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting.
+a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
+every node are answered by one scan of the tree (treescan.py).
 """
-
-from bisect import bisect_left
 
 from . import nodes as n
 from .errors import LimitExceeded
+from .treescan import LOAD, NODE_FIELDS, scan_tree
 
 __all__ = [
     "PARAM", "RESOLVE", "ALIAS", "UNDEFINED", "Function", "Scope", "analyze", "Summaries", "check_nesting",
@@ -194,7 +194,7 @@ class _FrameVisitor:
         """Every name an expression reads (iteratively: expressions can be long)."""
         load = self.scope.load
         stack = [node]
-        pop, push, node_fields = stack.pop, stack.append, _NODE_FIELDS
+        pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
         while stack:
             current = pop()
             cls = type(current)
@@ -267,16 +267,12 @@ class _FrameVisitor:
 
 
 # ----------------------------------------------------------------------------------- whole-tree summaries
-_SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
-_LOAD, _DECLARE = "load", "declare"
-
-
 class Summaries:
     """Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
     order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
-    weights, the names a statement mentions. scan() walks the template once for the nesting check and the
-    special-name events (before any other question; the tree must have passed it, since the other answers
-    recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    weights, the names a statement mentions. scan() walks the template once for the nesting check, the
+    special-name events and the statements' own weights (before any other question; the tree must have passed
+    it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
     subtree without a walk."""
 
     def __init__(self, source=None):
@@ -294,9 +290,9 @@ class Summaries:
         return found
 
     def scan(self, template, limit=None):
-        """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record where
-        the special names occur; again after a rewrite of the tree (limit None: it was checked)."""
-        index = _scan(template.body, limit)
+        """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record what
+        treescan finds; again after a rewrite of the tree (limit None: it was checked)."""
+        index = scan_tree(template.body, limit)
         if index is None:
             check_nesting(template, limit)   # raises, naming the node it always named
         self._index = index
@@ -325,8 +321,8 @@ class Summaries:
             return set()
         index = self._index
         if index is None or id(statements) not in index.bodies:
-            index = _scan(statements, None)   # not a body of the scanned tree (or no scan): its own walk
-        return {name for name in names if index.first(statements, name) == _LOAD}
+            index = scan_tree(statements, None)   # not a body of the scanned tree (or no scan): its own walk
+        return {name for name in names if index.first(statements, name) == LOAD}
 
     def assigned_first(self, statements):
         """The names this statement list assigns (a plain {% set name = ... %} that does not read it) before
@@ -417,196 +413,6 @@ def _loop_target(target):
     return None
 
 
-# ------------------------------------------------------------------------------------------- the one scan
-class _Index:
-    """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
-    the walk and their kinds), each body's range of positions, whether any target is named loop, and each
-    statement's own step weight (own_weight) by id, as [weight]."""
-
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns")
-
-    def first(self, body, name):
-        """The first event of name in body ("load", "declare"), or None."""
-        positions = self.positions.get(name)
-        if positions is None:
-            return None
-        start, end = self.bodies[id(body)]
-        i = bisect_left(positions, start)
-        return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
-
-
-class _Body:
-    """A stack entry of the scan: a statement list, whose range of events is recorded."""
-    __slots__ = ("body",)
-
-    def __init__(self, body):
-        self.body = body
-
-
-class _End:
-    """A stack entry of the scan: where a body's events end."""
-    __slots__ = ("body", "start")
-
-    def __init__(self, body, start):
-        self.body, self.start = body, start
-
-
-class _Emit:
-    """A stack entry of the scan: events that happen at that point (a macro's parameter names)."""
-    __slots__ = ("events",)
-
-    def __init__(self, events):
-        self.events = events
-
-
-# the fields of each node class that can hold nodes, last first (the scan pops them first to last); the other
-# fields hold strings and flags
-_LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
-                          "alias"))
-_OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock, n.If,
-              n.CondExpr)
-_STATEMENT_LISTS = ("body", "else_")
-
-
-def _fields(cls):
-    return tuple(f for f in reversed(cls.FIELDS) if f not in _LEAF_FIELDS)
-
-
-# every node class: its fields that can hold nodes, first to last
-_NODE_FIELDS = {cls: _fields(cls)[::-1] for cls in vars(n).values()
-                if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
-_NODE_FIELDS[n.Const] = _NODE_FIELDS[n.Text] = ()   # a constant's value holds no nodes
-_KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
-         if cls not in _OWN_ORDER and "body" not in cls.FIELDS}
-_BODY_KIDS = {cls: fields[::-1] for cls, fields in _NODE_FIELDS.items()
-              if cls not in _OWN_ORDER and "body" in cls.FIELDS}
-_ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
-_STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
-
-
-class _TooDeep(Exception):
-    pass
-
-
-def _scan(root, limit):
-    """One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
-    Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts)."""
-    try:
-        return _walk(root, float("inf") if limit is None else limit)
-    except _TooDeep:
-        return None
-
-
-def _walk(root, limit):
-    """_scan. Each stack entry is (value, the depth of its parent node, weight): weight is the [count] of the
-    statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
-    statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
-    events, bodies, owns, loop_targets = [], {}, {}, False
-    deferred = [(_Body(root), 0, None)]
-    while deferred:
-        stack = [deferred.pop()]
-        pop, push = stack.pop, stack.append
-        while stack:
-            x, depth, weight = pop()
-            cls = type(x)
-            kids = _KIDS.get(cls)
-            if kids is not None:
-                depth += 1
-                if depth > limit:
-                    raise _TooDeep
-                if weight is _STMT:
-                    weight = owns[id(x)] = [1]
-                elif weight is not None:
-                    items = _ITEMS.get(cls)
-                    weight[0] += 1 if items is None else 1 + len(getattr(x, items))
-                for f in kids:
-                    push((getattr(x, f), depth, weight))
-            elif cls is tuple or cls is list:
-                for item in reversed(x):
-                    push((item, depth, weight))
-            elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
-                if depth >= limit:
-                    raise _TooDeep
-                if cls is not n.Const:
-                    if cls is n.NameTarget and weight is not None:
-                        weight[0] += 1
-                    if x.name in _SPECIAL:
-                        events.append((x.name, _LOAD if cls is n.Name else _DECLARE))
-                        loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
-            elif cls is n.Args:
-                if weight is not None:
-                    weight[0] += len(x.positional) + len(x.keywords)
-                for item in (x.dstar, x.star, x.keywords, x.positional):
-                    push((item, depth, weight))
-            elif cls is _Body:
-                push((_End(x.body, len(events)), depth, None))
-                for item in reversed(x.body):
-                    push((item, depth, _STMT))
-            elif cls is _End:
-                bodies[id(x.body)] = (x.start, len(events))
-            elif cls is _Emit:
-                events.extend(x.events)
-            elif cls in _BODY_KIDS or cls in _OWN_ORDER:
-                depth += 1
-                if depth > limit:
-                    raise _TooDeep
-                if weight is _STMT:
-                    weight = owns[id(x)] = [1]
-                elif weight is not None:
-                    weight[0] += 1
-                _scan_statement(x, depth, limit, weight, push, deferred)
-            elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
-                _KIDS[cls] = _fields(cls)
-                push((x, depth, weight))
-    index = _Index()
-    index.positions, index.kinds, index.bodies, index.loop_targets, index.owns = {}, {}, bodies, loop_targets, owns
-    for position, (name, kind) in enumerate(events):
-        index.positions.setdefault(name, []).append(position)
-        index.kinds.setdefault(name, []).append(kind)
-    return index
-
-
-def _scan_statement(x, depth, limit, weight, push, deferred):
-    """_walk's nodes with a visiting order of their own, or statement lists (depth: the node's own)."""
-    cls = type(x)
-    kids = _BODY_KIDS.get(cls)
-    if kids is not None:
-        for f in kids:
-            value = getattr(x, f)
-            push((_Body(value), depth, None) if f in _STATEMENT_LISTS else (value, depth, weight))
-    elif cls is n.If:
-        push((_Body(x.else_), depth, None))
-        for test, body in reversed(x.elifs):
-            push((_Body(body), depth, None))
-            push((test, depth, weight))
-        push((_Body(x.body), depth, None))
-        push((x.test, depth, weight))
-    elif cls is n.CondExpr:   # the branch taken pays when it runs (node_count)
-        push((x.else_, depth, None))
-        push((x.then, depth, None))
-        push((x.test, depth, weight))
-    elif cls is n.Block:
-        deferred.append((_Body(x.body), depth, None))
-    elif cls is n.FilterBlock:   # Jinja2 visits the body first
-        push((x.filters, depth, weight))
-        push((_Body(x.body), depth, None))
-    else:   # Macro, CallBlock, Param: (the call,) the parameters' names, their defaults, the body
-        params = (x,) if cls is n.Param else x.params
-        if cls is not n.Param:
-            push((_Body(x.body), depth, None))
-            depth += 1
-            if params and depth > limit:
-                raise _TooDeep
-            if weight is not None:
-                weight[0] += len(params)
-        for p in reversed(params):
-            if p.default is not None:
-                push((p.default, depth, weight))
-        push((_Emit([(p.name, _DECLARE) for p in params if p.name in _SPECIAL]), depth, None))
-        if cls is n.CallBlock:
-            push((x.call, depth - 1, weight))
-
-
 # ------------------------------------------------------------------------------- other static questions
 def check_nesting(template, limit):
     """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
@@ -640,10 +446,10 @@ def _count_plan(cls):
     if issubclass(cls, n.CondExpr):
         return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
     extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
-    return _NODE_FIELDS[cls] if cls in _NODE_FIELDS else cls.FIELDS, extra
+    return NODE_FIELDS[cls] if cls in NODE_FIELDS else cls.FIELDS, extra
 
 
-_COUNT = {cls: _count_plan(cls) for cls in _NODE_FIELDS if not issubclass(cls, _FREE)}
+_COUNT = {cls: _count_plan(cls) for cls in NODE_FIELDS if not issubclass(cls, _FREE)}
 
 
 def node_count(*parts):
