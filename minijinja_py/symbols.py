@@ -33,6 +33,7 @@ __all__ = [
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
 FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
+_PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts the scope
 
 
 class Function:
@@ -88,7 +89,7 @@ class Scope:
         while scope is not None:
             slot = scope.refs.get(name)
             if slot is not None:
-                return depth, slot, scope.loads.get(slot, (PARAM,))[0]
+                return depth, slot, scope.loads.get(slot, _PARAM_LOAD)[0]
             parent = scope.parent
             if parent is not None and parent.function is not scope.function:
                 depth += 1
@@ -104,7 +105,7 @@ class Scope:
         return found
 
     def load(self, name):
-        if self.find(name) is None:
+        if name not in self.refs and self.find_variable(name) is None:
             slot = self.function.resolve_slot(name)
             self.refs[name] = slot
             self.loads[slot] = (RESOLVE, name)
