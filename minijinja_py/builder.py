@@ -379,15 +379,14 @@ class Builder:
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
         names = set()
-        bad = syntax_error("invalid syntax for function call expression", token_span(lpar))
         for kind, a, b in c[1:-1]:
             if kind == "pos":
                 if star is not None or dstar is not None or keywords:
-                    raise bad
+                    raise _bad_call(lpar)
                 positional.append(a)
             elif kind == "kw":
                 if dstar is not None:
-                    raise bad
+                    raise _bad_call(lpar)
                 if a in names:
                     # Jinja2 lets Python's SyntaxError for its generated call escape here
                     raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
@@ -395,11 +394,11 @@ class Builder:
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
-                    raise bad
+                    raise _bad_call(lpar)
                 star = a
             else:
                 if dstar is not None:
-                    raise bad
+                    raise _bad_call(lpar)
                 dstar = a
         return (n.Args(tuple(positional), tuple(keywords), star, dstar), rpar)
 
@@ -477,6 +476,10 @@ def _check_assignable(tok, what):
     'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters."""
     if tok.value in _CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
+
+
+def _bad_call(lpar):
+    return syntax_error("invalid syntax for function call expression", token_span(lpar))
 
 
 def _unescape(tok):

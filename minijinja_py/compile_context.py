@@ -20,8 +20,6 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
            (CONST, value), (VAR, slot), (ITEM, slot, key, ev) or (EVAL, ev)
 """
 
-from contextlib import contextmanager
-
 __all__ = ["CompileContext"]
 
 
@@ -63,22 +61,14 @@ class CompileContext:
         self.stmt = None
         self.print_run = None
 
-    @contextmanager
     def flags(self, **changes):
-        """Set compile-time flags around a nested construct. `soft` also says what frame it opens: an if-branch
-        (soft=True) leaves the template's root level, anything else its top level too."""
+        """Set compile-time flags around a nested construct (`with c.flags(...):`). `soft` also says what frame
+        it opens: an if-branch (soft=True) leaves the template's root level, anything else its top level too."""
         if "soft" in changes:
             changes["rootlevel"] = False
             if not changes["soft"]:
                 changes["toplevel"] = False
-        saved = {name: getattr(self, name) for name in changes}
-        for name, value in changes.items():
-            setattr(self, name, value)
-        try:
-            yield
-        finally:
-            for name, value in saved.items():
-                setattr(self, name, value)
+        return _Flags(self, changes)
 
     def where(self, name):
         """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
@@ -120,3 +110,23 @@ class CompileContext:
             self.scope.load(name)
             found = self.scope.find_variable(name)
         return found
+
+
+class _Flags:
+    """CompileContext.flags: the changes made on entry, the saved values put back on exit (a class rather than a
+    generator-based context manager: the compiler enters thousands per template)."""
+
+    __slots__ = ("context", "changes", "saved")
+
+    def __init__(self, context, changes):
+        self.context, self.changes = context, changes
+
+    def __enter__(self):
+        context = self.context
+        self.saved = [(name, getattr(context, name)) for name in self.changes]
+        for name, value in self.changes.items():
+            setattr(context, name, value)
+
+    def __exit__(self, *exc_info):
+        for name, value in self.saved:
+            setattr(self.context, name, value)

@@ -23,7 +23,7 @@ from .functions import function_layout, s_block, s_call_block, s_generation, s_m
 from .inclusion import s_load
 from .loops import compile_for
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
-from .symbols import Function, Summaries, check_nesting
+from .symbols import Function, Summaries
 from .transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, has_conditional_extends,
     with_newline_sequence,
@@ -89,8 +89,11 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
 
 def _compile(c, template):
     env = c.env
-    check_nesting(template, env.limits.max_nesting)
-    template = prepare(template, env, c.origin[2])
+    c.summaries.scan(template, env.limits.max_nesting)   # refuses a template nested too deep
+    prepared = prepare(template, env, c.origin[2])
+    if prepared is not template:
+        c.summaries.scan(prepared)
+    template = prepared
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)

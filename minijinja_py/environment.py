@@ -11,6 +11,7 @@ variables and macros; mj.Template(source, **options) compiles with a shared envi
 from __future__ import annotations
 
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
+from _weakref import ref as weak_ref   # weakref.ref itself, without importing weakref at start-up
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     Variables = Optional[Mapping[str, Any]]
 
 from . import nodes
-from .base import Limits, RenderState, enter_render, leave_render
+from .base import Limits, RenderState, enter_render, gc_paused, leave_render
 from .budget import charged
 from .compiler import compile_template
 from .composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
@@ -135,8 +136,14 @@ class Environment:
         _check_source(source)
         cls = template_class or Template
         key = (source, name, cls, id(globals) if globals else None, self._options_key())
-        return self._cached(self._cache, key, _CACHE_SIZE,
-                            lambda: cls._compile(self, source, name=name, globals=globals))
+        made = None
+
+        def make():
+            nonlocal made
+            made = cls._compile(self, source, name=name, globals=globals)
+            return _Cached(made)
+        cached = self._cached(self._cache, key, _CACHE_SIZE, make)
+        return made if made is not None else cached.template(self, globals)
 
     def _template_from_source(self, source, name, filename, globals, uptodate):
         _check_source(source)
@@ -326,6 +333,46 @@ class ParsedTemplate(nodes.Template):
         self.environment = environment
 
 
+class _Cached:
+    """A from_string cache entry: the compiled template without its environment, and the one last handed out,
+    held weakly (the same object is returned while someone holds it). A cache holding its templates would make
+    a reference cycle (environment → cache → template → environment): an environment dropped with its templates
+    would then wait for the cyclic collector, whose passes walk every closure of every such template."""
+
+    __slots__ = ("detached", "last")
+
+    def __init__(self, template):
+        self.detached = object.__new__(type(template))
+        self.detached.__dict__.update(template.__dict__, environment=None, globals=None, _module=None)
+        self.last = weak_ref(template)
+
+    def template(self, environment, globals):
+        template = self.last()
+        if template is None:
+            template = object.__new__(type(self.detached))
+            template.__dict__.update(self.detached.__dict__, environment=environment,
+                                     globals=_template_globals(globals))
+            self.last = weak_ref(template)
+        return template
+
+
+def _template_globals(globals):
+    try:
+        return dict(globals) if globals else {}
+    except Exception as exc:
+        raise as_template_error(exc) from None
+
+
+def _parse_and_compile(text, environment, autoescape, origin):
+    """The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
+    the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node."""
+    with gc_paused():
+        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting)
+        compiled = compile_template(tree, environment, autoescape, origin)
+        del tree
+    return compiled
+
+
 class Template:
     """A compiled template. Immutable; safe to render from several threads at once.
 
@@ -354,10 +401,7 @@ class Template:
         self.filename = filename
         self._uptodate = uptodate
         self._module = None
-        try:
-            self.globals = dict(globals) if globals else {}
-        except Exception as exc:
-            raise as_template_error(exc) from None
+        self.globals = _template_globals(globals)
         self._autoescape = environment._autoescape_for(name)
         limits = environment.limits
         try:
@@ -367,9 +411,8 @@ class Template:
                                     limit="max_template_size", value=limits.max_template_size)
             text = normalize_newlines(source, environment.keep_trailing_newline)
             self._text = text
-            tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, limits.max_nesting)
             self._origin = (name, filename, text)
-            self._compiled = compile_template(tree, environment, self._autoescape, self._origin)
+            self._compiled = _parse_and_compile(text, environment, self._autoescape, self._origin)
         except TemplateError as exc:
             raise self._annotate(exc) from None
         except (RecursionError, MemoryError) as exc:

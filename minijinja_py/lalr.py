@@ -117,7 +117,8 @@ class Parser:
         self._callbacks = callbacks
         self._rules = [None] * len(tables.rules)  # rule number → how its reduction goes, made on first use
         self._lexer = _Lexer(tables, self.patterns, edit)
-        self._chains = {}  # (state below, state, lookahead) → state after the chain of unit reductions
+        # (state below, state, lookahead) → (the state after the chain of unit reductions, its action then)
+        self._chains = {}
 
     def _rule(self, number):
         """(kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
@@ -162,12 +163,15 @@ class Parser:
                 if action is None:
                     raise UnexpectedToken(token, _expected(actions[state]), state, values)
                 how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
-                if how is _UNIT:
+                if how is _UNIT:  # a chain of them, taken in one step, with the action that follows it
                     key = (states[-2], state, kind)
-                    state = chains.get(key)
-                    if state is None:
-                        state = chains[key] = self._follow_units(key[0], key[1], kind)
+                    found = chains.get(key)
+                    if found is None:
+                        after = self._follow_units(key[0], key[1], kind)
+                        found = chains[key] = (after, (actions[after] or row(after)).get(kind))
+                    state, action = found
                     states[-1] = state
+                    continue
                 else:  # as _reduce, in line: this is the parser's inner loop
                     if size == 1:
                         children = [values.pop()]

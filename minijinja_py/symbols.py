@@ -18,11 +18,13 @@ prints nothing in the loop even when the caller passes `greeting`, but {% if %}{
 reads the caller's `a` first. The other static questions live here too, each answered in one pass over the tree
 (never once per enclosing block, so compile time stays linear): which special names (`loop`, `caller`, `kwargs`,
 `varargs`, `self`) a body reads before declaring them, the first assignment to `loop` in a for loop, how many nodes
-a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting.
+a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
+every node are answered by one scan of the tree (treescan.py).
 """
 
 from . import nodes as n
 from .errors import LimitExceeded
+from .treescan import LOAD, NODE_FIELDS, scan_tree
 
 __all__ = [
     "PARAM", "RESOLVE", "ALIAS", "UNDEFINED", "Function", "Scope", "analyze", "Summaries", "check_nesting",
@@ -31,6 +33,7 @@ __all__ = [
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
 FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
+_PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts the scope
 
 
 class Function:
@@ -86,7 +89,7 @@ class Scope:
         while scope is not None:
             slot = scope.refs.get(name)
             if slot is not None:
-                return depth, slot, scope.loads.get(slot, (PARAM,))[0]
+                return depth, slot, scope.loads.get(slot, _PARAM_LOAD)[0]
             parent = scope.parent
             if parent is not None and parent.function is not scope.function:
                 depth += 1
@@ -102,7 +105,7 @@ class Scope:
         return found
 
     def load(self, name):
-        if self.find(name) is None:
+        if name not in self.refs and self.find_variable(name) is None:
             slot = self.function.resolve_slot(name)
             self.refs[name] = slot
             self.loads[slot] = (RESOLVE, name)
@@ -192,19 +195,25 @@ class _FrameVisitor:
         """Every name an expression reads (iteratively: expressions can be long)."""
         load = self.scope.load
         stack = [node]
+        pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
         while stack:
-            current = stack.pop()
+            current = pop()
             cls = type(current)
             if cls is n.Name:
                 load(current.name)
-            elif cls is n.Const or cls is str or current is None:
                 continue
+            fields = node_fields.get(cls)
+            if fields is not None:
+                for f in fields:
+                    push(getattr(current, f))
+            elif cls is tuple or cls is list:
+                stack.extend(current)
+            elif cls is n.Args:
+                stack.extend((current.positional, current.keywords, current.star, current.dstar))
             elif isinstance(current, n.Name):
                 load(current.name)
-            elif isinstance(current, (n.Node, n.Args)):
+            elif isinstance(current, n.Node):
                 stack.extend(getattr(current, f) for f in current.FIELDS)
-            elif isinstance(current, (tuple, list)):
-                stack.extend(current)
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
@@ -259,22 +268,35 @@ class _FrameVisitor:
 
 
 # ----------------------------------------------------------------------------------- whole-tree summaries
-_SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
-_LOAD, _DECLARE = "load", "declare"
-
-
 class Summaries:
-    """Answers about subtrees, each computed once (memoised by identity): the first event of each special name
-    in Jinja2's visiting order (read: "load", or assigned/declared: "declare"), and the first assignment to
-    `loop`. The tree must have passed check_nesting (these recurse once per level). Given the template's source,
-    a name that is not in its text is known to be in no subtree without a walk."""
+    """Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
+    order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
+    weights, the names a statement mentions. scan() walks the template once for the nesting check, the
+    special-name events and the statements' own weights (before any other question; the tree must have passed
+    it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    subtree without a walk."""
 
     def __init__(self, source=None):
         self._source = source
-        self._events = {}
+        self._index = None
         self._loop_stores = {}
         self._weights = {}
         self._mentions = {}
+        self._spelled = {}
+
+    def _in_source(self, name):
+        found = self._spelled.get(name)
+        if found is None:   # once per name: a search of the whole source per body would be quadratic
+            found = self._spelled[name] = name in self._source
+        return found
+
+    def scan(self, template, limit=None):
+        """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record what
+        treescan finds; again after a rewrite of the tree (limit None: it was checked)."""
+        index = scan_tree(template.body, limit)
+        if index is None:
+            check_nesting(template, limit)   # raises, naming the node it always named
+        self._index = index
 
     def weight(self, statements):
         """The steps running a statement list costs, charged when the list runs: each statement's own nodes,
@@ -284,8 +306,10 @@ class Summaries:
         found = self._weights.get(key)
         if found is None:
             found = 0
+            owns = self._index.owns if self._index is not None else {}
             for stmt in statements:
-                found += own_weight(stmt)
+                own = owns.get(id(stmt))   # counted by the scan
+                found += own[0] if own is not None else own_weight(stmt)
                 if isinstance(stmt, n.If):
                     found += max(self.weight(body) for body in
                                  (stmt.body, stmt.else_, *(body for _, body in stmt.elifs)))
@@ -294,41 +318,12 @@ class Summaries:
 
     def reads(self, statements, names):
         """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
-        if self._source is not None and not any(name in self._source for name in names):
+        if self._source is not None and not any(map(self._in_source, names)):
             return set()
-        events = self.events(statements)
-        return {name for name in names if events.get(name) == _LOAD}
-
-    def events(self, x):
-        key = id(x)
-        found = self._events.get(key)
-        if found is None:
-            found = self._events[key] = self._compute_events(x)
-        return found
-
-    def _compute_events(self, x):
-        if type(x) is n.Const or x is None:
-            return _NO_EVENTS
-        if isinstance(x, n.Name):
-            return {x.name: _LOAD} if x.name in _SPECIAL else {}
-        if isinstance(x, (n.NameTarget, n.Param)):
-            first = {x.name: _DECLARE} if x.name in _SPECIAL else {}
-            return _merge(first, self.events(x.default)) if isinstance(x, n.Param) and x.default else first
-        if isinstance(x, n.Block) or x is None or isinstance(x, (str, int, float, bool)):
-            return {}   # Jinja2 stops at blocks
-        if isinstance(x, (n.Macro, n.CallBlock)):
-            # Jinja2 visits (the call,) all parameter names, then the defaults, then the body
-            names = [{p.name: _DECLARE} if p.name in _SPECIAL else {} for p in x.params]
-            parts = ([self.events(x.call)] if isinstance(x, n.CallBlock) else []) + names + \
-                [self.events(p.default) for p in x.params if p.default is not None] + [self.events(x.body)]
-            return _merge(*parts)
-        if isinstance(x, n.FilterBlock):
-            return _merge(self.events(x.body), self.events(x.filters))   # Jinja2 visits the body first
-        if isinstance(x, (n.Node, n.Args)):
-            return _merge(*(self.events(getattr(x, f)) for f in x.FIELDS))
-        if isinstance(x, (tuple, list)):
-            return _merge(*(self.events(item) for item in x))
-        return {}
+        index = self._index
+        if index is None or id(statements) not in index.bodies:
+            index = scan_tree(statements, None)   # not a body of the scanned tree (or no scan): its own walk
+        return {name for name in names if index.first(statements, name) == LOAD}
 
     def assigned_first(self, statements):
         """The names this statement list assigns (a plain {% set name = ... %} that does not read it) before
@@ -387,6 +382,8 @@ class Summaries:
     def loop_store(self, x):
         """The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
         loop that contains one), or None."""
+        if self._index is not None and not self._index.loop_targets:
+            return None   # the scan saw no target named loop
         key = id(x)
         if key in self._loop_stores:
             return self._loop_stores[key]
@@ -404,15 +401,6 @@ class Summaries:
 
 
 _EVERY = frozenset(("*",))   # _names_in: the node may read any name (an include/import/block)
-_NO_EVENTS = {}   # shared: event maps are read, never changed (_merge makes new ones)
-
-
-def _merge(*parts):
-    merged = {}
-    for part in parts:
-        for name, event in part.items():
-            merged.setdefault(name, event)
-    return merged
 
 
 def _loop_target(target):
@@ -454,41 +442,54 @@ _FREE = (n.Const, n.Name)      # a constant or a variable read alone costs next 
 _LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a call gathers does
 
 
+def _count_plan(cls):
+    """(fields to walk, the field whose items each cost a step, or None) of a node class for node_count."""
+    if issubclass(cls, n.CondExpr):
+        return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
+    extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
+    return NODE_FIELDS[cls] if cls in NODE_FIELDS else cls.FIELDS, extra
+
+
+_COUNT = {cls: _count_plan(cls) for cls in NODE_FIELDS if not issubclass(cls, _FREE)}
+
+
 def node_count(*parts):
     """The steps evaluating the template nodes in parts costs: 1 per node that does work (a constant or a variable
     alone is free), and 1 per item of a literal, a concatenation or a call's arguments."""
     count = 0
     stack = list(parts)
+    pop, push = stack.pop, stack.append
     while stack:
-        current = stack.pop()
-        if type(current) in _FREE:
-            continue
-        if isinstance(current, n.Node):
-            if not isinstance(current, _FREE):
-                count += 1
-                if isinstance(current, _LISTS):
-                    count += len(current.items)
-                elif isinstance(current, n.DictExpr):
-                    count += len(current.pairs)
-                elif isinstance(current, n.CondExpr):
-                    stack.append(current.test)   # the branch taken pays when it runs (expressions.e_cond)
-                    continue
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, n.Args):
-            count += len(current.positional) + len(current.keywords)
-            stack.extend(getattr(current, f) for f in current.FIELDS)
-        elif isinstance(current, (tuple, list)):
+        current = pop()
+        cls = type(current)
+        plan = _COUNT.get(cls)
+        if plan is not None:
+            fields, extra = plan
+            count += 1 if extra is None else 1 + len(getattr(current, extra))
+            for f in fields:
+                push(getattr(current, f))
+        elif cls is tuple or cls is list:
             stack.extend(current)
+        elif cls is n.Args:
+            count += len(current.positional) + len(current.keywords)
+            stack.extend((current.positional, current.keywords, current.star, current.dstar))
+        elif isinstance(current, n.Node) and not isinstance(current, _FREE):
+            _COUNT[cls] = _count_plan(cls)   # a node class made elsewhere
+            push(current)
     return count
 
 
 def own_weight(stmt):
     """A statement's nodes without the statement lists nested in it (bodies charge when they run): the steps
     running it costs."""
-    parts = [getattr(stmt, f) for f in stmt.FIELDS if f not in _BODY_FIELDS]
-    if isinstance(stmt, n.If):
-        parts = [stmt.test] + [test for test, _ in stmt.elifs]
-    return 1 + node_count(*parts)
+    cls = type(stmt)
+    if cls is n.Text:
+        return 1
+    if cls is n.Output:
+        return 1 + node_count(stmt.expr)
+    if cls is n.If:
+        return 1 + node_count(stmt.test, *(test for test, _ in stmt.elifs))
+    return 1 + node_count(*(getattr(stmt, f) for f in stmt.FIELDS if f not in _BODY_FIELDS))
 
 
 def target_names(target):

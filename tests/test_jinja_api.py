@@ -137,6 +137,30 @@ def test_module_html_under_autoescape():
 
 
 # -------------------------------------------------------------------------------------------------- loaders
+def test_from_string_cache_keeps_a_held_template_and_makes_no_reference_cycle():
+    import gc
+    import weakref
+    env = mj.Environment()
+    first = env.from_string("{{ x }}{{ y }}", globals={"y": "!"})
+    assert env.from_string("{{ x }}{{ y }}") is env.from_string("{{ x }}{{ y }}")   # cached while held
+    g = {"y": 1}
+    held = env.from_string("{{ y }}", globals=g)
+    assert env.from_string("{{ y }}", globals=g) is held
+    del held   # a template nobody holds is made again from the cached code
+    again = env.from_string("{{ y }}", globals=g)
+    assert again.render() == "1" and again.environment is env and first.render(x=1) == "1!"
+    # an environment dropped with its templates is freed at once, without the cyclic collector
+    ref = weakref.ref(env)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del env, first, again
+        assert ref() is None
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def test_dict_loader_get_template_is_cached_and_reloaded():
     mapping = {"a": "A{{ x }}"}
     env = mj.Environment(loader=mj.DictLoader(mapping))
