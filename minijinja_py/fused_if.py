@@ -7,7 +7,7 @@ a value is not plain data.
 
 from . import nodes as n
 from .base import BIG_STR, MISSING
-from .expressions import cheap_constant, constant_set, dict_key, lookup_steps, truth
+from .expressions import cheap_constant, constant_set, dict_key, key_path, lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .runtime import LoopContext
 from .statements import if_parts, if_runner
@@ -469,6 +469,10 @@ def s_if_switch(c, node, general, bodies, else_):
         for constant in dict.fromkeys(case[1]):
             table.setdefault(constant, []).append((extra, body))
     table = {constant: tuple(entries) for constant, entries in table.items()}
+    path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
+    if path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str:
+        # `messages[i]['role']` (i a loop variable): read in line, as a key of a variable is
+        return _switch_on_item(general, else_, table, kind, path[0], path[1][0], path[1][1])
 
     def run(f, out):
         if subject is not None:
@@ -489,3 +493,24 @@ def s_if_switch(c, node, general, bodies, else_):
         if else_ is not None:
             else_(f, out)
     return run
+
+
+def _switch_on_item(general, else_, table, kind, slot, index_slot, key):
+    """s_if_switch's run for a subject `list[i]['key']`, i an int variable: the item read in line while the list
+    is a plain list, i in range and the item a plain dict with the key; else general."""
+    def run_item_switch(f, out):
+        items, index = f[slot], f[index_slot]
+        if type(items) is not list or type(index) is not int or not -len(items) <= index < len(items):
+            return general(f, out)
+        item = items[index]
+        if type(item) is not dict or key not in item:
+            return general(f, out)
+        value = item[key]
+        if type(value) is not kind:
+            return general(f, out)
+        for extra, body in table.get(value, ()):
+            if extra is None or extra(f):
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_item_switch
