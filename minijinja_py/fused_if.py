@@ -277,7 +277,9 @@ def _if_atom(c, node, general, atom, body, else_):
     """A single if whose test is one atom: all in line (this is the commonest statement of a chat template's
     message loop); a body of plain text, inside a loop, appended in place."""
     slot, key, kind, constant = atom
-    text = static_text(node.body) if not c.autoescape and c.counted_by_loop else None
+    # (after a known extends, text is not compiled at all: statements.py)
+    text = static_text(node.body) if not c.autoescape and c.counted_by_loop and not (
+        c.known_extends and c.output_check) else None
     if text is not None:
         def body(f, out):
             out.append(text)

@@ -181,3 +181,15 @@ def test_item_plan_reads_chains_of_keys_like_jinja2():
              {"role": "a", "f": {"name": "n", "args": mj.Markup("<b>")}}]
     ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, {"items": items})
     assert _same(ref, mine), (ref, mine)
+
+
+def test_loops_print_nothing_after_a_known_extends():
+    sources = {"b": "B{% block x %}{% endblock %}",
+               "c": "{% extends 'b' %}{% for m in items %}{{ m.k }}|{% endfor %}",
+               "d": "{% extends 'b' %}{% for m in items %}{% if m.k == 'a' %}A{% else %}{{ m.k }}{% endif %}"
+                    "{% endfor %}",
+               "e": "{% extends 'b' %}{% for m in items %}{% if m.k == 'a' %}A{% endif %}{% endfor %}"}
+    items = [{"k": "a"}, {"k": "z"}]
+    for name in ("c", "d", "e"):
+        ref = ImmutableSandboxedEnvironment(loader=jinja2.DictLoader(sources)).get_template(name).render(items=items)
+        assert mj.Environment(loader=mj.DictLoader(sources)).get_template(name).render(items=items) == ref == "B"
