@@ -475,6 +475,10 @@ def s_if_switch(c, node, general, bodies, else_):
     if path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str:
         # `messages[i]['role']` (i a loop variable): read in line, as a key of a variable is
         return _switch_on_item(general, else_, table, kind, path[0], path[1][0], path[1][1])
+    if subject is None and key is not None and \
+            all(len(entries) == 1 and entries[0][0] is None for entries in table.values()):
+        return _switch_on_key(general, else_, {constant: entries[0][1] for constant, entries in table.items()},
+                              kind, slot, key)
 
     def run(f, out):
         if subject is not None:
@@ -516,3 +520,21 @@ def _switch_on_item(general, else_, table, kind, slot, index_slot, key):
         if else_ is not None:
             else_(f, out)
     return run_item_switch
+
+
+def _switch_on_key(general, else_, bodies, kind, slot, key):
+    """s_if_switch's run for the commonest chain: `var.key == 'a'`, `elif var.key == 'b'`... with no `and`, one
+    body per constant."""
+    def run_key_switch(f, out):
+        obj = f[slot]
+        if type(obj) is dict and key in obj:
+            value = obj[key]
+            if type(value) is kind:
+                body = bodies.get(value)
+                if body is not None:
+                    body(f, out)
+                elif else_ is not None:
+                    else_(f, out)
+                return
+        general(f, out)
+    return run_key_switch
