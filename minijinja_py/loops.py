@@ -149,20 +149,18 @@ def _run(plan, iter_ev):
         over(f, out, iterable)
 
     if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
-        if plan.item_plan is not None:
-            return _item_plan_run(plan, iter_ev, over)
-        return _plain_run(plan, iter_ev, over)
+        return _list_run(plan, iter_ev, over, _item_plan_walk(plan) if plan.item_plan is not None else
+                         _plain_walk(plan))
     return run
 
 
-def _plain_run(plan, iter_ev, over):
-    """run(f, out) of the commonest loop, `for x in list` with no loop variable, filter or else (the tool calls
-    of a message): walked right here, without the calls of the general runner; anything but a list or tuple
-    goes through it (over)."""
-    span, counts_output, target_slot, body, step = plan.span, plan.counts_output, plan.target_slot, plan.body, \
-        plan.step
+def _list_run(plan, iter_ev, over, walk):
+    """run(f, out) of a plain loop (no loop variable, filter or else) over a list or tuple: its iterations paid
+    for up front (walk refunds what a break skips), walk(f, out, items) iterating them, the output counted at
+    the end; anything but a list or tuple goes through the general runner (over)."""
+    span, counts_output, step = plan.span, plan.counts_output, plan.step
 
-    def run_plain(f, out):
+    def run_list(f, out):
         try:
             items = iter_ev(f)
         except Exception as exc:
@@ -171,90 +169,85 @@ def _plain_run(plan, iter_ev, over):
             return over(f, out, items)
         rs, start = f[0], len(out)
         try:
-            rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+            rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            for index, item in enumerate(items):
-                f[target_slot] = item
-                try:
-                    body(f, out)
-                except ContinueLoop:
-                    continue
-                except BreakLoop:
-                    rs.fuel += (len(items) - index - 1) * step
-                    break
+            walk(f, out, items)
             if counts_output:
                 count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)
-    return run_plain
+    return run_list
 
 
-def _item_plan_run(plan, iter_ev, over):
-    """run(f, out) of a plain loop whose body has an item plan (fused_loop.py): each item's print plan found and
-    printed right here; an item it does not apply to runs the body. Anything but a list or tuple: over."""
-    span, counts_output, target_slot, body, step = plan.span, plan.counts_output, plan.target_slot, plan.body, \
-        plan.step
+def _plain_walk(plan):
+    """The commonest loop, `for x in list` (the tool calls of a message): each item in the target's slot, the
+    body run, without the calls of the general runner."""
+    target_slot, body, step = plan.target_slot, plan.body, plan.step
+
+    def walk_plain(f, out, items):
+        for index, item in enumerate(items):
+            f[target_slot] = item
+            try:
+                body(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                f[0].fuel += (len(items) - index - 1) * step
+                break
+    return walk_plain
+
+
+def _item_plan_walk(plan):
+    """A plain loop whose body has an item plan (fused_loop.py): each item's print plan found and printed right
+    here; an item it does not apply to runs the body (which holds no break or continue)."""
+    target_slot, body = plan.target_slot, plan.body
     subject, table, default = plan.item_plan
 
-    def run_items(f, out):
-        try:
-            items = iter_ev(f)
-        except Exception as exc:
-            raise located(exc, span)
-        if type(items) is not list and type(items) is not tuple:
-            return over(f, out, items)
-        rs, start, append = f[0], len(out), out.append
-        try:
-            rs.fuel -= len(items) * step   # paid for up front, as _plain_run (the body holds no break)
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            for item in items:
-                if type(item) is dict:
-                    if subject is None:
-                        count, before, key, method, middle, key2, method2, after = default
-                    else:
-                        value = item.get(subject)
-                        count, before, key, method, middle, key2, method2, after = \
-                            table.get(value, default) if type(value) is str else _NO_PLAN
-                    if count == 0:
-                        if before:
-                            append(before)
+    def walk_items(f, out, items):
+        append = out.append
+        for item in items:
+            if type(item) is dict:
+                if subject is None:
+                    count, before, key, method, middle, key2, method2, after = default
+                else:
+                    value = item.get(subject)
+                    count, before, key, method, middle, key2, method2, after = \
+                        table.get(value, default) if type(value) is str else _NO_PLAN
+                if count == 0:
+                    if before:
+                        append(before)
+                    continue
+                if count < 3:
+                    # the pieces are only checked to be strings (a long one makes a long text, which takes
+                    # the general path: its length is checked before it is appended), but not a method's input
+                    value = item.get(key)
+                    text = None
+                    if type(value) is str and (method is None or len(value) < BIG_STR):
+                        if method is not None:
+                            value = method(value)
+                        if count == 1:
+                            text = before + value + middle
+                        else:
+                            second = item.get(key2)
+                            if type(second) is str and (method2 is None or len(second) < BIG_STR):
+                                text = before + value + middle + (second if method2 is None else
+                                                                  method2(second)) + after
+                    if text is not None and len(text) < BIG_STR:
+                        append(text)
                         continue
-                    if count < 3:
-                        # the pieces are only checked to be strings (a long one makes a long text, which takes
-                        # the general path: its length is checked before it is appended), but not a method's input
-                        value = item.get(key)
-                        text = None
-                        if type(value) is str and (method is None or len(value) < BIG_STR):
-                            if method is not None:
-                                value = method(value)
-                            if count == 1:
-                                text = before + value + middle
-                            else:
-                                second = item.get(key2)
-                                if type(second) is str and (method2 is None or len(second) < BIG_STR):
-                                    text = before + value + middle + (second if method2 is None else
-                                                                      method2(second)) + after
-                        if text is not None and len(text) < BIG_STR:
-                            append(text)
-                            continue
-                    elif count == 4:   # a branch that is not a print run: its body
-                        f[target_slot] = item
-                        before(f, out)
+                elif count == 4:   # a branch that is not a print run: its body
+                    f[target_slot] = item
+                    before(f, out)
+                    continue
+                elif count == 3:
+                    text = joined_plan(item, before, key)
+                    if text is not None:
+                        append(text)
                         continue
-                    elif count == 3:
-                        text = joined_plan(item, before, key)
-                        if text is not None:
-                            append(text)
-                            continue
-                f[target_slot] = item   # the general path for this item
-                body(f, out)
-            if counts_output:
-                count_output(rs, out, start)
-        except LimitExceeded as exc:
-            raise located(exc, span)
-    return run_items
+            f[target_slot] = item   # the general path for this item
+            body(f, out)
+    return walk_items
 
 
 _NO_PLAN = (-1, None, None, None, None, None, None, None)   # the subject is not a string: the general path
