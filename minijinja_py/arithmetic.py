@@ -121,7 +121,7 @@ def sum_chain(operands, places, evs, spans):
     string they are gathered and joined once (the same text as adding them in turn); the first that is not one
     is added, as are the rest, step by step from the text so far."""
     # how each operand is fetched without a call where it can be: a constant's value; a variable of this frame,
-    # or a chain of constant keys from one (places[i] = (slot, keys), see expressions.key_path), read in line
+    # or a chain of constant keys from one (places[i] = (slot, keys), see places.key_path), read in line
     # while every step is a plain dict that has the key; else (or when it is not) its closure
     steps = tuple((index, _CONSTANT, x.value, ev, span) if isinstance(x, n.Const) else
                   (index, _PATH, place, ev, span) if place is not None else

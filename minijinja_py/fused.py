@@ -21,7 +21,8 @@ from .base import BIG_STR, MISSING
 from .budget import charge_result
 from .calls import compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
-from .expressions import cheap_constant, dict_key, e_binop, e_compare, key_path, read_path
+from .expressions import e_binop, e_compare
+from .places import cheap_constant, dict_key, key_path, read_path
 from .statements import s_assign as assign_statement
 
 __all__ = ["inline_read", "filtered_read", "sum_plan", "joined", "FUSED_EXPRESSIONS", "FUSED_ASSIGN"]

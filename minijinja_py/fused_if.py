@@ -7,8 +7,9 @@ a value is not plain data.
 
 from . import nodes as n
 from .base import BIG_STR, MISSING
-from .expressions import cheap_constant, constant_set, dict_key, key_path, lookup_steps, truth
+from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
+from .places import cheap_constant, constant_set, dict_key, key_path
 from .runtime import LoopContext
 from .statements import if_parts, if_runner
 from .tests import TESTS as _BUILTIN_TESTS

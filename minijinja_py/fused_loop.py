@@ -22,7 +22,7 @@ print run: its compiled body, run for the item.
 from . import nodes as n
 from .base import BIG_STR
 from .arithmetic import sum_operands
-from .expressions import key_path
+from .places import key_path
 from .fused_if import switch_case
 
 __all__ = ["item_plan", "joined_plan"]

@@ -1,0 +1,88 @@
+"""Places: where a fused closure reads a value in line, decided at compile time — a variable of the frame (its
+slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a loop variable
+indexing a list — and which constants compare in constant time. Used by expressions.py and the fused modules.
+"""
+
+from . import nodes as n
+from .base import MISSING
+from .sandbox import DICT_ATTRS, DICT_MUTATORS
+from .symbols import PARAM
+
+__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "dict_key"]
+
+
+def cheap_constant(value):
+    """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
+    cls = type(value)
+    if cls is str:
+        return len(value) < 1024
+    if cls is int:
+        return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
+    return cls is float or cls is bool or value is None
+
+
+def local_slot(c, node):
+    """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
+    slot holds its value, or MISSING when it is undefined), else None."""
+    if isinstance(node, n.Name):
+        depth, slot = c.where(node.name)
+        if depth == 0:
+            return slot
+    return None
+
+
+def key_path(c, node, indexes=False):
+    """(slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
+    (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
+    while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
+    indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int."""
+    keys = []
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        if key is None and indexes and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
+            depth, slot, kind = c.variable(node.key.name)
+            key = slot if depth == 0 and kind == PARAM else None
+        if key is None:
+            return None
+        keys.append(key)
+        node = node.obj
+    slot = local_slot(c, node)
+    return None if slot is None else (slot, tuple(reversed(keys)))
+
+
+def constant_set(node):
+    """(frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
+    or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None."""
+    if not isinstance(node, (n.ListExpr, n.TupleExpr)) or not node.items or \
+            not all(isinstance(x, n.Const) and cheap_constant(x.value) for x in node.items):
+        return None
+    kinds = {type(x.value) for x in node.items}
+    if len(kinds) != 1 or not kinds <= {str, int}:
+        return None
+    return frozenset(x.value for x in node.items), kinds.pop()
+
+
+def read_path(f, slot, keys):
+    """What a key_path (without indexes) reads: the slot's value walked through its keys while each step is a
+    plain dict that has the key; MISSING where one is not (the consumer then takes its general path)."""
+    value = f[slot]
+    for key in keys:
+        if type(value) is not dict or key not in value:
+            return MISSING
+        value = value[key]
+    return value
+
+
+def dict_key(node):
+    """The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
+    name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
+    `_` key (and the read is undefined where the dict lacks it)."""
+    if isinstance(node, n.Getattr):
+        key = node.attr
+        if key in DICT_ATTRS or key in DICT_MUTATORS:
+            return None
+    elif isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
+        key = node.key.value
+    else:
+        return None
+    return None if key[:1] == "_" else key
