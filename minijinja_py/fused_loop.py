@@ -28,10 +28,11 @@ from .fused_if import switch_case
 __all__ = ["item_plan", "joined_plan"]
 
 
-def item_plan(c, body, item_slot):
+def item_plan(c, body, item_slot, body_run):
     """(subject key, {constant: print plan}, default print plan) for a loop body of the shapes in the module
     docstring, whose reads are keys of the loop's item (in item_slot); subject key None: no subject, every item
-    gets the default plan. None for any other body."""
+    gets the default plan. None for any other body. body_run is the body's compiled run: an item whose subject
+    is tested with an `and` (`role == 'system' and message.content`) runs it."""
     if c.autoescape or len(body) == 0 or c.known_extends and c.output_check:
         return None   # (after a known extends, text and {{ }} are not compiled: statements.py)
     plan = print_plan(c, body, item_slot)
@@ -44,8 +45,8 @@ def item_plan(c, body, item_slot):
         return None
     tests, bodies, else_, compiled = chain
     cases = [switch_case(c, test) for test in tests]
-    if any(case is None or case[2] is not None or case[0][0] != item_slot or case[0][1] is None
-           for case in cases) or len({case[0] for case in cases}) != 1 or \
+    if any(case is None or case[0][0] != item_slot or case[0][1] is None for case in cases) or \
+            len({case[0] for case in cases}) != 1 or \
             any(type(constant) is not str for case in cases for constant in case[1]):
         return None
     plans = [print_plan(c, branch, item_slot) for branch in bodies + [else_]]
@@ -54,10 +55,12 @@ def item_plan(c, body, item_slot):
     # a branch that is not one print run runs its compiled body (the if's own), without the if's call
     plans = [plan if plan is not None else (4, run, None, None, None, None, None, None)
              for plan, run in zip(plans, compiled)]
+    whole = (4, body_run, None, None, None, None, None, None)
     table = {}
     for case, plan in zip(cases, plans):
         for constant in case[1]:
-            table.setdefault(constant, plan)   # the first branch that tests a constant is the one taken
+            # the first branch that tests a constant decides it; one with an `and` the whole if decides
+            table.setdefault(constant, plan if case[2] is None else whole)
     return cases[0][0][1], table, plans[-1]
 
 

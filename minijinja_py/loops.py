@@ -61,7 +61,7 @@ def compile_for(c, node):
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
         plain = plan.simple and not uses_loop and node.filter is None and not node.else_ and not node.recursive
-        plan.item_plan = item_plan(c, node.body, plan.target_slot) if plain else None
+        plan.item_plan = item_plan(c, node.body, plan.target_slot, body) if plain else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:

@@ -89,6 +89,8 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if m.k == 'a' %}{% set t = m.k %}{{ t }}!{% elif m.k == 'b' %}B{% else %}"
     "{% if m.v %}V{% endif %}{{ m.k }}{% endif %}{% endfor %}",
     "{% for m in items %}{{ m.k.a }}|{{ m['k']['a']|trim + m.k.a }}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' and m.v %}{{ 'A' + m.k }}{% elif m.k == 'b' %}{{ m.k }}{% elif m.k == 'a' %}"
+    "second{% else %}E{% endif %}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' %}{% break %}{% elif m.k == 'b' %}B{% else %}{{ m.k }}{% endif %}"
     "{% endfor %}",
     "{% for m in items %}{% if m.k == 'b' %}{% for i in m.k %}{% continue %}{% endfor %}{% else %}{% if m.k %}"
@@ -193,3 +195,15 @@ def test_loops_print_nothing_after_a_known_extends():
     for name in ("c", "d", "e"):
         ref = ImmutableSandboxedEnvironment(loader=jinja2.DictLoader(sources)).get_template(name).render(items=items)
         assert mj.Environment(loader=mj.DictLoader(sources)).get_template(name).render(items=items) == ref == "B"
+
+
+def test_item_plan_with_an_and_in_a_branch_test():
+    source = "{% for m in items %}{% if m.role == 'system' and m.content %}{{ '<s>' + m.content }}" \
+             "{% elif m.role == 'user' %}{{ '<u>' + m.content }}{% elif m.role == 'system' %}[empty system]" \
+             "{% endif %}{% endfor %}"
+    items = [{"role": "system", "content": "x"}, {"role": "system", "content": ""}, {"role": "user", "content": "q"},
+             {"role": "system"}, {"role": "tool", "content": "t"}]
+    for context in ({"items": items}, {"items": items + [{"role": "user", "content": None}]}):
+        ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, context)
+        assert _same(ref, mine), (ref, mine)
+    assert ref[0] == "error" and mine[0] == "error"   # the second: '<u>' + None
