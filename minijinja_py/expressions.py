@@ -218,11 +218,16 @@ def e_getitem(c, node):
     key = node.key.value if isinstance(node.key, n.Const) else None
     if type(key) is int or type(key) is str and key[:1] != "_":
         slot = local_slot(c, node.obj)
+        # a plain dict without the key: undefined, as the sandbox's lookup decides when no dict method has the name
+        undefined_if_missing = type(key) is str and key not in DICT_ATTRS and key not in DICT_MUTATORS
         if type(key) is str and slot is not None:
             def ev_local_str(f):
                 obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
-                if type(obj) is dict and key in obj:
-                    return obj[key]
+                if type(obj) is dict:
+                    if key in obj:
+                        return obj[key]
+                    if undefined_if_missing:
+                        return f[0].undefined(obj=obj, name=key)
                 if obj is MISSING:
                     obj = obj_ev(f)
                 try:
@@ -233,8 +238,11 @@ def e_getitem(c, node):
         if type(key) is str:
             def ev_str(f):
                 obj = obj_ev(f)
-                if type(obj) is dict and key in obj:
-                    return obj[key]
+                if type(obj) is dict:
+                    if key in obj:
+                        return obj[key]
+                    if undefined_if_missing:
+                        return f[0].undefined(obj=obj, name=key)
                 try:
                     return getitem_(obj, key, f[0])
                 except Exception as exc:
