@@ -32,16 +32,42 @@ def item_plan(c, body, item_slot, body_run):
     """(subject key, {constant: print plan}, default print plan) for a loop body of the shapes in the module
     docstring, whose reads are keys of the loop's item (in item_slot); subject key None: no subject, every item
     gets the default plan. None for any other body. body_run is the body's compiled run: an item whose subject
-    is tested with an `and` (`role == 'system' and message.content`) runs it."""
-    if c.autoescape or len(body) == 0 or c.known_extends and c.output_check:
+    is tested with an `and` (`role == 'system' and message.content`) runs it, as does an item that more than one
+    of several switches on the same subject acts on."""
+    if c.autoescape or len(body) == 0 or c.known_extends and c.output_check or _has_loop_control(body):
         return None   # (after a known extends, text and {{ }} are not compiled: statements.py)
     plan = print_plan(c, body, item_slot)
     if plan is not None:
         return None, {}, plan
-    if len(body) != 1 or not isinstance(body[0], n.If):
+    statements = [node for node in body if not (isinstance(node, n.Text) and not node.value)]
+    if not all(isinstance(node, n.If) for node in statements):
         return None
-    chain = _chain(body[0], c.if_bodies)
-    if chain is None or _has_loop_control(body):
+    whole = (_CLOSURE, body_run, None, None, None, None, None, None)
+    switches = [_switch_plan(c, node, item_slot, whole) for node in statements]
+    if any(switch is None for switch in switches) or len({switch[0] for switch in switches}) != 1:
+        return None
+    if len(switches) == 1:
+        return switches[0]
+    # several switches on one subject (`{% if role == 'user' %}...{% endif %}{% if role == 'assistant' %}...`): a
+    # value that one acts on gets its plan, one that several act on the whole body
+    constants = {constant: None for _, table, _ in switches for constant in table}
+    table = {constant: _one_action([t.get(constant, d) for _, t, d in switches], whole) for constant in constants}
+    return switches[0][0], table, _one_action([d for _, _, d in switches], whole)
+
+
+_CLOSURE = 4
+_NOTHING = (0, "", None, None, "", None, None, "")
+
+
+def _one_action(plans, whole):
+    acting = [plan for plan in plans if plan != _NOTHING]
+    return acting[0] if len(acting) == 1 else _NOTHING if not acting else whole
+
+
+def _switch_plan(c, node, item_slot, whole):
+    """(subject key, {constant: print plan}, else plan) of an if/elif chain over one key of the item, or None."""
+    chain = _chain(node, c.if_bodies)
+    if chain is None:
         return None
     tests, bodies, else_, compiled = chain
     cases = [switch_case(c, test) for test in tests]
@@ -50,16 +76,13 @@ def item_plan(c, body, item_slot, body_run):
             any(type(constant) is not str for case in cases for constant in case[1]):
         return None
     plans = [print_plan(c, branch, item_slot) for branch in bodies + [else_]]
-    if all(plan is None for plan in plans):
-        return None
     # a branch that is not one print run runs its compiled body (the if's own), without the if's call
-    plans = [plan if plan is not None else (4, run, None, None, None, None, None, None)
+    plans = [plan if plan is not None else (_CLOSURE, run, None, None, None, None, None, None)
              for plan, run in zip(plans, compiled)]
-    whole = (4, body_run, None, None, None, None, None, None)
     table = {}
     for case, plan in zip(cases, plans):
         for constant in case[1]:
-            # the first branch that tests a constant decides it; one with an `and` the whole if decides
+            # the first branch that tests a constant decides it; one with an `and` the whole body decides
             table.setdefault(constant, plan if case[2] is None else whole)
     return cases[0][0][1], table, plans[-1]
 

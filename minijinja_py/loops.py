@@ -60,7 +60,9 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
-        plain = plan.simple and not uses_loop and node.filter is None and not node.else_ and not node.recursive
+        # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
+        plain = plan.target_slot is not None and plan.enter is None and \
+            not uses_loop and node.filter is None and not node.else_ and not node.recursive
         plan.item_plan = item_plan(c, node.body, plan.target_slot, body) if plain else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
@@ -148,9 +150,10 @@ def _run(plan, iter_ev):
             raise located(exc, span)
         over(f, out, iterable)
 
+    if plan.item_plan is not None:
+        return _list_run(plan, iter_ev, over, _item_plan_walk(plan))
     if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
-        return _list_run(plan, iter_ev, over, _item_plan_walk(plan) if plan.item_plan is not None else
-                         _plain_walk(plan))
+        return _list_run(plan, iter_ev, over, _plain_walk(plan))
     return run
 
 
@@ -201,7 +204,7 @@ def _plain_walk(plan):
 def _item_plan_walk(plan):
     """A plain loop whose body has an item plan (fused_loop.py): each item's print plan found and printed right
     here; an item it does not apply to runs the body (which holds no break or continue)."""
-    target_slot, body = plan.target_slot, plan.body
+    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
     subject, table, default = plan.item_plan
 
     def walk_items(f, out, items):
@@ -238,6 +241,10 @@ def _item_plan_walk(plan):
                         continue
                 elif count == 4:   # a branch that is not a print run: its body
                     f[target_slot] = item
+                    for slot in resets:
+                        f[slot] = MISSING
+                    for slot, source in local_copies:
+                        f[slot] = f[source]
                     before(f, out)
                     continue
                 elif count == 3:
@@ -246,6 +253,10 @@ def _item_plan_walk(plan):
                         append(text)
                         continue
             f[target_slot] = item   # the general path for this item
+            for slot in resets:
+                f[slot] = MISSING
+            for slot, source in local_copies:
+                f[slot] = f[source]
             body(f, out)
     return walk_items
 

@@ -91,6 +91,12 @@ LOOP_SHAPES = [
     "{% for m in items %}{{ m.k.a }}|{{ m['k']['a']|trim + m.k.a }}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' and m.v %}{{ 'A' + m.k }}{% elif m.k == 'b' %}{{ m.k }}{% elif m.k == 'a' %}"
     "second{% else %}E{% endif %}{% endfor %}",
+    # several switches on one key, variables set in the body (reset, or copied from outside, per item)
+    "{% for m in items %}{% if m.k == 'a' %}{{ 'A' + m.k }}{% endif %}{% if m.k == 'b' and m.k is not none %}"
+    "{% set t = m.k %}{% if 'b' in t %}{% set t = t ~ '!' %}{% endif %}{{ t }}{% endif %}{% if m.k == 'a' %}again"
+    "{{ t is defined }}{% endif %}{% endfor %}{{ t }}",
+    "{% set t = 'outer' %}{% for m in items %}{% if m.k == 'a' %}{{ t }}{% set t = m.k %}{{ t }}{% endif %}"
+    "{% if m.k == 'b' %}B{{ t }}{% endif %}{% endfor %}{{ t }}",
     "{% for m in items %}{% if m.k == 'a' %}{% break %}{% elif m.k == 'b' %}B{% else %}{{ m.k }}{% endif %}"
     "{% endfor %}",
     "{% for m in items %}{% if m.k == 'b' %}{% for i in m.k %}{% continue %}{% endfor %}{% else %}{% if m.k %}"
