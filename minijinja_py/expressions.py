@@ -453,15 +453,6 @@ _COMPARE_COST = {op: charge_compare for op in COMPARE}
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)
 
 
-def _cheap_operand(value):
-    cls = type(value)
-    if cls is str:
-        return len(value) < 1024
-    if cls is int:
-        return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
-    return cls is float or cls is bool or value is None
-
-
 def e_compare(c, node, first=None):
     first = first or c.expr(node.first)
     span = node.span
@@ -496,7 +487,7 @@ def e_compare(c, node, first=None):
             a = first(f)
             b = right(f)
             try:
-                if not (_cheap_operand(a) and _cheap_operand(b)):
+                if not (cheap_constant(a) and cheap_constant(b)):
                     cost(f[0], a, b)
                 return op(a, b)
             except Exception as exc:
@@ -509,7 +500,7 @@ def e_compare(c, node, first=None):
         for op, cost, right in ops:
             b = right(f)
             try:
-                if not (_cheap_operand(a) and _cheap_operand(b)):
+                if not (cheap_constant(a) and cheap_constant(b)):
                     cost(f[0], a, b)
                 if not op(a, b):
                     return False
