@@ -463,7 +463,9 @@ def s_if_switch(c, node, general, bodies, else_):
             len({type(constant) for case in cases for constant in case[1]}) != 1:
         return general
     (slot, key), kind = cases[0][0], type(cases[0][1][0])
-    subject = c.expr(cases[0][3]) if slot == "lookup" else None
+    path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
+    item_path = path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str
+    subject = c.expr(cases[0][3]) if slot == "lookup" and not item_path else None
     with c.flags(soft=True):
         extras = [truth(c, case[2]) if case[2] is not None else None for case in cases]
     # constant → the branches testing it, in order (for one plain type, == is a dict lookup's equality)
@@ -472,8 +474,7 @@ def s_if_switch(c, node, general, bodies, else_):
         for constant in dict.fromkeys(case[1]):
             table.setdefault(constant, []).append((extra, body))
     table = {constant: tuple(entries) for constant, entries in table.items()}
-    path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
-    if path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str:
+    if item_path:
         # `messages[i]['role']` (i a loop variable): read in line, as a key of a variable is
         return _switch_on_item(general, else_, table, kind, path[0], path[1][0], path[1][1])
     if subject is None and key is not None and \

@@ -1,22 +1,25 @@
 """Fused message loops: the loop body most chat templates run once per message, decided per item without a call.
 
-A plain `{% for message in messages %}` (no loop variable, filter or else; see loops.py) whose body is
+A `{% for message in messages %}` with no loop variable, filter or else (see loops.py) whose body is
 
-  * one run of text and {{ }} whose values are constants and in-line reads (fused.py), joined with `+` or not
-    (`{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}`), or
-  * an if/elif/else chain that compares one subject with string constants (`message['role'] == 'user'`; an
-    `{% else %}{% if %}` is read as an elif) whose every branch is such a run, or nothing,
+  * one run of text and {{ }} whose values are string constants and reads of the item (a key or a chain of keys,
+    maybe through a str method filter such as |trim), joined with `+` or not
+    (`{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`), or
+  * if/elif/else chains that compare one key of the item with string constants (`message['role'] == 'user'`; an
+    `{% else %}{% if %}` is read as an elif), one or several in a row on the same key,
 
-gets an *item plan*: the subject's read and a table from its value to the branch's *print plan*, the constants
-and reads of the run. The loop (loops.py) runs the plan in line for each item; any item for which the plan does
-not apply (a value that is not a plain string, a subject that is not one of the constants' type, a read that
-needs the general path) runs the compiled body instead, from the start, so every semantic (undefined values,
-errors and their locations, the sandbox) stays the general path's.
+gets an *item plan*: the subject's key and a table from its value to a *print plan* — the constants and reads of
+a branch that is such a run, or the branch's compiled body when it is not. A value tested with an `and`, or one
+that several of the chains act on, runs the whole body. The loop (loops.py) runs the plan in line for each item;
+any item for which the plan does not apply (a value that is not a plain string, a subject that is not one of the
+constants' type, a read that needs the general path) runs the compiled body instead, from the start, so every
+semantic (undefined values, errors and their locations, the sandbox) stays the general path's. Variables the
+body sets start afresh for an item that runs a statement (print plans read none).
 
 A print plan is a tuple of 8, unpacked in one go: (number of reads, text before, key, method, text after, key,
 method, text after) for up to two reads of the item's keys (method: a str method such as |trim applies, or None),
-unused places empty; (3, constants, ((key, method), ...), ...) for more; (4, run, ...) for a branch that is not a
-print run: its compiled body, run for the item.
+unused places empty; (3, constants, ((key or chain of keys, method), ...), ...) for more reads or a chain of keys;
+(4, run, ...) for a branch that is not a print run: its compiled body, run for the item.
 """
 
 from . import nodes as n

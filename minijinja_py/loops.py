@@ -210,6 +210,7 @@ def _item_plan_walk(plan):
     def walk_items(f, out, items):
         append = out.append
         for item in items:
+            run = body   # what runs for this item unless a print plan prints it
             if type(item) is dict:
                 if subject is None:
                     count, before, key, method, middle, key2, method2, after = default
@@ -240,28 +241,22 @@ def _item_plan_walk(plan):
                         append(text)
                         continue
                 elif count == 4:   # a branch that is not a print run: its body
-                    f[target_slot] = item
-                    for slot in resets:
-                        f[slot] = MISSING
-                    for slot, source in local_copies:
-                        f[slot] = f[source]
-                    before(f, out)
-                    continue
+                    run = before
                 elif count == 3:
                     text = joined_plan(item, before, key)
                     if text is not None:
                         append(text)
                         continue
-            f[target_slot] = item   # the general path for this item
+            f[target_slot] = item
             for slot in resets:
                 f[slot] = MISSING
             for slot, source in local_copies:
                 f[slot] = f[source]
-            body(f, out)
+            run(f, out)
     return walk_items
 
 
-_NO_PLAN = (-1, None, None, None, None, None, None, None)   # the subject is not a string: the general path
+_NO_PLAN = (5, None, None, None, None, None, None, None)   # the subject is not a string: no plan, the body runs
 
 
 def count_output(rs, out, start):
