@@ -11,8 +11,10 @@ from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .places import cheap_constant, constant_set, dict_key, key_path
 from .runtime import LoopContext
+from .sandbox import undefined_on_str
 from .statements import if_parts, if_runner
 from .tests import TESTS as _BUILTIN_TESTS
+from .undefined import PLAIN_EQUALITY
 
 __all__ = ["s_if", "static_text", "switch_case"]
 
@@ -285,23 +287,7 @@ def _if_atom(c, node, general, atom, body, else_):
         def body(f, out):
             out.append(text)
     if key is not None and kind in (_EQ, _NE):
-        const_type, equal = type(constant), kind == _EQ
-
-        def run_compare(f, out):
-            obj = f[slot]
-            if type(obj) is dict and key in obj:
-                value = obj[key]
-                if type(value) is const_type:
-                    if (value == constant) is equal:
-                        if text is None:
-                            body(f, out)
-                        else:
-                            out.append(text)
-                    elif else_ is not None:
-                        else_(f, out)
-                    return
-            general(f, out)
-        return run_compare
+        return _if_key_compare(general, atom, text, body, else_)
     if key is None and kind in (_EQ, _NE):
         const_type, equal = type(constant), kind == _EQ
 
@@ -353,6 +339,35 @@ def _if_atom(c, node, general, atom, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _if_key_compare(general, atom, text, body, else_):
+    """{% if message['role'] == 'user' %}: a plain dict's key compared with a constant in line. A key of a string
+    is undefined (content['type'] of a message whose content is a string: a template looking for images walks
+    it character by character), and equals no constant where the undefined class compares as Jinja2's."""
+    slot, key, kind, constant = atom
+    const_type, equal = type(constant), kind == _EQ
+    undefined_on_strings = type(key) is str and undefined_on_str(key)
+
+    def run_compare(f, out):
+        obj = f[slot]
+        if type(obj) is dict and key in obj:
+            value = obj[key]
+            if type(value) is not const_type:
+                return general(f, out)
+            matched = (value == constant) is equal
+        elif type(obj) is str and undefined_on_strings and f[0].undefined in PLAIN_EQUALITY:
+            matched = not equal
+        else:
+            return general(f, out)
+        if matched:
+            if text is None:
+                body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_compare
 
 
 def _if_membership(general, atom, text, body, else_):

@@ -8,6 +8,8 @@ context, so the filter sees the state the body changed and an error in a later i
 iterations ran, as in Jinja2.
 """
 
+from operator import length_hint
+
 from . import nodes as n
 from .base import BIG_STR, MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
@@ -189,15 +191,16 @@ def _plain_walk(plan):
     target_slot, body, step = plan.target_slot, plan.body, plan.step
 
     def walk_plain(f, out, items):
-        for index, item in enumerate(items):
-            f[target_slot] = item
-            try:
-                body(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                f[0].fuel += (len(items) - index - 1) * step
-                break
+        remaining = iter(items)
+        try:
+            for item in remaining:
+                f[target_slot] = item
+                try:
+                    body(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step   # the items left are refunded
     return walk_plain
 
 
@@ -362,15 +365,16 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
 
 def _walk_simple(plan, f, out, items, loop):
     """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own."""
+    if loop is None:
+        return _walk_items(plan, f, out, items)
     target_slot, body, runs = plan.target_slot, plan.body, plan.runs
     index = -1
     completed = False
     for item in items:
         index += 1
-        if loop is not None:
-            if index <= loop.index0:
-                continue
-            loop.index0 = index
+        if index <= loop.index0:
+            continue   # the body iterated `loop` itself: this item is consumed already
+        loop.index0 = index
         f[target_slot] = item
         try:
             if runs is None:
@@ -384,6 +388,36 @@ def _walk_simple(plan, f, out, items, loop):
             f[0].fuel += (len(items) - index - 1) * plan.step
             break
         completed = True
+    return completed
+
+
+def _walk_items(plan, f, out, items):
+    """_walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
+    refunds the items the list iterator has left). The body's one statement or its statements are two loops,
+    not a test per item."""
+    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
+    completed = False
+    remaining = iter(items)
+    try:
+        if runs is None:
+            for item in remaining:
+                f[target_slot] = item
+                try:
+                    body(f, out)
+                except ContinueLoop:
+                    continue
+                completed = True
+        else:
+            for item in remaining:
+                f[target_slot] = item
+                try:
+                    for run in runs:
+                        run(f, out)
+                except ContinueLoop:
+                    continue
+                completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * plan.step
     return completed
 
 

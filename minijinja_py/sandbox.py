@@ -25,7 +25,7 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
-__all__ = ["getattr_", "getitem_", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
+__all__ = ["getattr_", "getitem_", "undefined_on_str", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -271,6 +271,12 @@ def attribute_only(obj, name, rs):
     return _attribute(obj, name, rs, item_fallback=False)
 
 
+def undefined_on_str(key):
+    """Whether some_str[key] (and some_str.key) is undefined for every str: a public name that is no str method
+    (a str has no mutators)."""
+    return key not in _STR_ATTRS and key[:1] != "_"
+
+
 def getitem_(obj, key, rs):
     """obj[key] — item first, then attribute (Jinja2's order). Plain containers are looked into without raising
     (a string indexed by a string key is common: templates that walk a JSON string)."""
@@ -295,6 +301,10 @@ def getitem_(obj, key, rs):
                 return obj[key]   # bool, or an object with __index__
             except (TypeError, LookupError):
                 pass
+        elif cls is str and undefined_on_str(key):
+            # content['type'] of a message whose content is a string (templates that walk it character by
+            # character): undefined without the policy's walk
+            return rs.undefined(obj=obj, name=key)
     elif isinstance(obj, Undefined):
         if isinstance(key, str) and key[:1] == "_":
             return _private(obj, key, rs)

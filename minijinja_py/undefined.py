@@ -139,3 +139,8 @@ class DebugUndefined(Undefined):
             # printed in full, as Jinja2 prints it: bounded by max_string (and paid for) like any repr
             message = f"no such element: {object_type_repr(self._undefined_obj)}[{safe_repr(self._undefined_name)}]"
         return f"{{{{ {message} }}}}"
+
+
+# The undefined classes whose comparisons are Undefined's own (equal only to an undefined of the same class):
+# `undefined == 'x'` is False for them, without making the undefined
+PLAIN_EQUALITY = frozenset({Undefined, ChainableUndefined, DebugUndefined})

@@ -101,6 +101,12 @@ LOOP_SHAPES = [
     "{% endfor %}",
     "{% for m in items %}{% if m.k == 'b' %}{% for i in m.k %}{% continue %}{% endfor %}{% else %}{% if m.k %}"
     "{{ m.k }}{% endif %}{% endif %}{% endfor %}",
+    # a string walked character by character: a key of a character is undefined (unless it names a method)
+    "{% for c in y %}{% if c['type'] == 'a' %}T{% else %}F{% endif %}{% if c.k != 'a' %}N{% endif %}"
+    "{% if c['upper'] == 'a' %}U{% endif %}{% if c['_k'] == 'a' %}P{% endif %}{% if c[0] == 'a' %}0{% endif %}"
+    "{% endfor %}",
+    "{% for m in items %}{% if m == 'b' %}{% break %}{% endif %}{{ m }}{% endfor %}{% for m in items %}"
+    "{% if m == 'a' %}{% continue %}{% endif %}{{ m }}{% if m %}{% break %}{% endif %}{% endfor %}",
 ]
 
 
@@ -213,3 +219,16 @@ def test_item_plan_with_an_and_in_a_branch_test():
         ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, context)
         assert _same(ref, mine), (ref, mine)
     assert ref[0] == "error" and mine[0] == "error"   # the second: '<u>' + None
+
+
+def test_a_characters_missing_key_under_every_undefined():
+    """content['type'] of a string's characters is undefined: compared in line only where the undefined class
+    compares as Jinja2's default does; StrictUndefined fails as in Jinja2."""
+    source = "{% for c in y %}{% if c['type'] == 'a' %}T{% else %}F{% endif %}{% if c.k != 'a' %}N{% endif %}" \
+             "{% endfor %}"
+    for name in ("Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined"):
+        ref_env = ImmutableSandboxedEnvironment(undefined=getattr(jinja2, name))
+        mj_env = mj.Environment(undefined=getattr(mj, name))
+        ref, mine = _render_pair(ref_env, mj_env, source, {"y": "ab"})
+        assert _same(ref, mine), (name, ref, mine)
+        assert ref[0] == ("error" if name == "StrictUndefined" else "ok")
