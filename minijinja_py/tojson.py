@@ -1,7 +1,8 @@
 """tojson: a template value → JSON text, json.dumps byte for byte, its size (and the work) bounded before any of
 it is built: a walk over the value bounds the text (shared parts measured once, cycles and depth refused) —
 without encoding anything when that bound is far below the limit, the usual case — and the step budget is charged
-for it. The encoder json.dumps would build for the options is made once per plain option set.
+for it. With an indent, a small tree of plain data is written by a writer of our own that bounds the text as it
+goes, without that walk. The encoder json.dumps would build for the options is made once per plain option set.
 """
 
 import json
@@ -192,10 +193,17 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
                             f"{type(key_sep).__name__}")
     if indent_width is not None:
         check_str_size(limits, indent_width, "a JSON indent")
+    if (type(indent) is int or type(indent) is str) and not kwargs and type(value) in (dict, list, tuple) and \
+            type(ensure_ascii) is bool and type(sort_keys) is bool:
+        written = _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
+        if written is not None:
+            text, items = written
+            if rs is not None:
+                rs.burn(items * 2 + (len(text) >> CHAR_SHIFT))
+            return text
     # a bound without encoding anything first (the usual case: it is far below the limit); measured exactly,
     # each string encoded and paid for, only when that bound is over the limit
     measured = _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, limits.max_data_depth)
-    plain = measured is not None   # a small tree of plain data (see _quick_json_size)
     if measured is None or measured[0] > limits.max_string:
         try:
             measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii)
@@ -212,31 +220,64 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     if kwargs:
         text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii,
                           sort_keys=sort_keys, **kwargs)
-    elif indent is not None and plain and type(ensure_ascii) is bool and type(sort_keys) is bool:
-        text = _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
     else:
         text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
     check_str_size(limits, len(text), "JSON text")
     return text
 
 
-def _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
-    """json.dumps(value, indent=...) of a small tree of plain data (checked by _quick_json_size: str keys; str,
-    int, float, bool and None leaves; nesting within max_data_depth), the same text as json's own indenting
-    encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces."""
+class _NotSmall(Exception):
+    """_indented_json gives up: not a small tree of plain data within the limits (the measuring path takes it)."""
+
+
+def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
+    """(json.dumps(value, indent=...), the values and containers in it) for a small tree of plain data: str keys;
+    str, int, float, bool and None leaves; at most 512 values (fewer when the fuel left is short), nested within
+    max_data_depth and 32 levels; an indent of up to 16 characters. The same text as json's own indenting
+    encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces and
+    bounded as it goes (_json_writer), so that no separate walk measures it first. None for anything else,
+    which safe_json_dumps measures before encoding."""
     if not isinstance(indent, str):
         indent = " " * indent
+    newlines = _NEWLINES.get(indent)   # newlines[level]: a newline and the indentation of that level
+    if newlines is None:
+        if len(indent) > 16:
+            return None
+        newlines = tuple("\n" + indent * level for level in range(_LEVELS + 1))
+        if len(_NEWLINES) < 64:
+            _NEWLINES[indent] = newlines
     quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    max_items = _QUICK_JSON_VALUES if rs is None else min(_QUICK_JSON_VALUES, rs.fuel // 2)
     parts = []
-    newlines = ["\n"]   # newlines[level]: a newline and the indentation of that level
+    write = _json_writer(parts, newlines, quote, 12 if ensure_ascii else 6, item_sep, key_sep, sort_keys,
+                         limits.max_string, min(limits.max_data_depth, _LEVELS), max_items)
+    try:
+        items = write(value)
+    except (_NotSmall, TypeError):   # TypeError: a key that is not a str (json converts some, refuses others)
+        return None
+    return "".join(parts), items
+
+
+def _json_writer(parts, newlines, quote, per_char, item_sep, key_sep, sort_keys, cap, max_level, max_items):
+    """_indented_json's writer: write(value) appends its pieces to parts and returns the number of values and
+    containers written, or raises _NotSmall. Each container adds its children's bound (separators, keys,
+    numbers, strings of up to 64 characters; per_char: see _string_size) before they are written, a longer
+    string its own before it is quoted; over cap (max_string), it gives up."""
+    short = 2 * (per_char * _SHORT + 2) + len(item_sep) + len(key_sep) + 24   # a child's bound, short strings
+    size = items = 0
 
     def write(container, level):
+        nonlocal size, items
+        items += len(container) + 1
+        if items > max_items or level >= max_level:
+            raise _NotSmall
         if not container:
             parts.append("{}" if type(container) is dict else "[]")
             return
-        if len(newlines) <= level + 1:
-            newlines.append(newlines[-1] + indent)
         inner, is_dict = newlines[level + 1], type(container) is dict
+        size += (short + len(inner)) * len(container) + len(inner)
+        if size > cap:
+            raise _NotSmall
         parts.append("{" + inner if is_dict else "[" + inner)
         separator = item_sep + inner
         if is_dict:
@@ -250,11 +291,21 @@ def _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
             else:
                 parts.append(separator)
             if is_dict:
-                parts.append(quote(key) + key_sep)
+                if len(key) > _SHORT:
+                    size += per_char * len(key)
+                    if size > cap:
+                        raise _NotSmall
+                parts.append(quote(key) + key_sep)   # a key that is not a str: TypeError, below
             cls = type(item)
             if cls is str:
+                if len(item) > _SHORT:
+                    size += per_char * len(item)
+                    if size > cap:
+                        raise _NotSmall
                 parts.append(quote(item))
             elif cls is int:
+                if not -0xFFFFFFFFFFFFFFFF <= item <= 0xFFFFFFFFFFFFFFFF:
+                    raise _NotSmall
                 parts.append(int.__repr__(item))
             elif cls is bool:
                 parts.append("true" if item else "false")
@@ -262,12 +313,21 @@ def _indented_json(value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
                 parts.append("null")
             elif cls is float:
                 parts.append(_float_json(item))
-            else:
+            elif cls is dict or cls is list or cls is tuple:
                 write(item, level + 1)
+            else:
+                raise _NotSmall
         parts.append(newlines[level] + ("}" if is_dict else "]"))
 
-    write(value, 0)
-    return "".join(parts)
+    def write_all(value):
+        write(value, 0)
+        return items
+    return write_all
+
+
+_SHORT = 64        # _indented_json's strings up to this long are bounded by their container
+_LEVELS = 32       # the nesting _indented_json writes (deeper: the measuring path)
+_NEWLINES = {}     # indent (up to 16 characters) → _indented_json's newlines, for a few indents in use
 
 
 def _float_json(value):

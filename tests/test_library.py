@@ -246,6 +246,27 @@ def test_tojson_with_indent_writes_what_json_dumps_writes():
                 assert safe_json_dumps(None, value, **options) == json.dumps(value, **options)
 
 
+def test_tojson_with_indent_checks_its_limits_before_building_the_text():
+    # the small-tree writer bounds the text as it goes: each of these is refused with LimitExceeded
+    tool = {"name": "f", "description": "d" * 40, "parameters": {"type": "object", "properties": {"a": [1, 2.5]}}}
+    small = mj.Environment(limits=mj.Limits(max_string=100))
+    assert failure("{{ x|tojson(indent=2) }}", small, x=tool).limit == "max_string"
+    assert failure("{{ x|tojson(indent=30000) }}", mj.Environment(limits=mj.Limits(max_string=100_000)),
+                   x=[[[[[1]]]]]).limit == "max_string"
+    shared = [1]
+    for _ in range(30):
+        shared = [shared, shared]   # 2**30 leaves written out
+    assert isinstance(failure("{{ x|tojson(indent=1) }}", x=shared), mj.LimitExceeded)
+    deep = [1]
+    for _ in range(300):
+        deep = [deep]
+    assert failure("{{ x|tojson(indent=1) }}", x=deep).limit == "max_data_depth"
+    assert failure("{{ x|tojson(indent=1) }}", mj.Environment(limits=mj.Limits(max_steps=20)),
+                   x=[tool] * 20).limit == "max_steps"
+    # and what fits is json.dumps's text
+    assert render("{{ x|tojson(indent=2) }}", x=tool) == __import__("json").dumps(tool, indent=2)
+
+
 # ------------------------------------------------------------------------------------------------- lipsum
 def test_lipsum_is_deterministic_and_shaped_like_jinja2s():
     env = mj.Environment()
