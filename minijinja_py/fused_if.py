@@ -11,10 +11,10 @@ from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .places import cheap_constant, constant_set, dict_key, key_path
 from .runtime import LoopContext
-from .sandbox import undefined_on_str
+from .sandbox import DICT_ATTRS, DICT_MUTATORS, undefined_on_str
 from .statements import if_parts, if_runner
 from .tests import TESTS as _BUILTIN_TESTS
-from .undefined import PLAIN_EQUALITY
+from .undefined import PLAIN_UNDEFINED
 
 __all__ = ["s_if", "static_text", "switch_case"]
 
@@ -73,6 +73,8 @@ def s_if(c, node):
 _TRUTHY, _FALSY, _EQ, _NE, _DEFINED, _UNDEFINED, _NONE, _NOT_NONE, _IN, _NOT_IN, _TYPE_IS, _TYPE_IS_NOT, _ONE_OF, \
     _NONE_OF = range(14)
 _PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+# a dict's methods: d['items'] of a dict without that key is the method, not undefined
+_DICT_NAMES = DICT_ATTRS | DICT_MUTATORS
 _NEGATION = {_TRUTHY: _FALSY, _FALSY: _TRUTHY, _EQ: _NE, _NE: _EQ, _DEFINED: _UNDEFINED, _UNDEFINED: _DEFINED,
              _NONE: _NOT_NONE, _NOT_NONE: _NONE, _IN: _NOT_IN, _NOT_IN: _IN, _TYPE_IS: _TYPE_IS_NOT,
              _TYPE_IS_NOT: _TYPE_IS, _ONE_OF: _NONE_OF, _NONE_OF: _ONE_OF}
@@ -124,8 +126,12 @@ def _holds(f, atom):
         return None
     elif key in obj:
         value = obj[key]
+    elif key in _DICT_NAMES:
+        return None   # m['items'] of a dict without the key: its method (the general path)
     elif kind == _DEFINED or kind == _UNDEFINED:
         return kind == _UNDEFINED   # a plain dict without the key: undefined
+    elif (kind == _TRUTHY or kind == _FALSY) and f[0].undefined in PLAIN_UNDEFINED:
+        return kind == _FALSY   # undefined, and false
     else:
         return None
     if type(value) not in _PLAIN_TYPES:
@@ -311,18 +317,24 @@ def _if_atom(c, node, general, atom, body, else_):
 
         def run_truth(f, out):
             obj = f[slot]
-            if type(obj) is dict and key in obj:
+            if type(obj) is not dict:
+                return general(f, out)
+            if key in obj:
                 value = obj[key]
-                if type(value) in _PLAIN_TYPES:
-                    if (True if value else False) is want:
-                        if text is None:
-                            body(f, out)
-                        else:
-                            out.append(text)
-                    elif else_ is not None:
-                        else_(f, out)
-                    return
-            general(f, out)
+                if type(value) not in _PLAIN_TYPES:
+                    return general(f, out)
+                chosen = (True if value else False) is want
+            elif key not in _DICT_NAMES and f[0].undefined in PLAIN_UNDEFINED:
+                chosen = not want   # {% if message.tool_calls %} without the key: undefined, false
+            else:
+                return general(f, out)
+            if chosen:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
         return run_truth
 
     if kind in (_IN, _NOT_IN, _DEFINED, _UNDEFINED):
@@ -356,7 +368,7 @@ def _if_key_compare(general, atom, text, body, else_):
             if type(value) is not const_type:
                 return general(f, out)
             matched = (value == constant) is equal
-        elif type(obj) is str and undefined_on_strings and f[0].undefined in PLAIN_EQUALITY:
+        elif type(obj) is str and undefined_on_strings and f[0].undefined in PLAIN_UNDEFINED:
             matched = not equal
         else:
             return general(f, out)
@@ -388,6 +400,8 @@ def _if_membership(general, atom, text, body, else_):
                 if type(obj[key]) not in _PLAIN_TYPES:
                     return general(f, out)   # an undefined kept in a dict, a caller's object...
                 chosen = want
+            elif key in _DICT_NAMES:
+                return general(f, out)   # m['items'] of a dict without the key: its method
             else:
                 chosen = not want
             if chosen:

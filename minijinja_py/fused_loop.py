@@ -9,8 +9,8 @@ A `{% for message in messages %}` with no loop variable, filter or else (see loo
     `{% else %}{% if %}` is read as an elif), one or several in a row on the same key,
 
 gets an *item plan*: the subject's key and a table from its value to a *print plan* — the constants and reads of
-a branch that is such a run, or the branch's compiled body when it is not. A value tested with an `and`, or one
-that several of the chains act on, runs the whole body. The loop (loops.py) runs the plan in line for each item;
+a branch that is such a run, or the branch's compiled body when it is not. A value tested with an `and` runs
+its if statement; one that several of the chains act on, the whole body. The loop (loops.py) runs the plan in line for each item;
 any item for which the plan does not apply (a value that is not a plain string, a subject that is not one of the
 constants' type, a read that needs the general path) runs the compiled body instead, from the start, so every
 semantic (undefined values, errors and their locations, the sandbox) stays the general path's. Variables the
@@ -31,12 +31,13 @@ from .fused_if import switch_case
 __all__ = ["item_plan", "joined_plan"]
 
 
-def item_plan(c, body, item_slot, body_run):
+def item_plan(c, body, item_slot, body_run, statement_runs):
     """(subject key, {constant: print plan}, default print plan) for a loop body of the shapes in the module
     docstring, whose reads are keys of the loop's item (in item_slot); subject key None: no subject, every item
-    gets the default plan. None for any other body. body_run is the body's compiled run: an item whose subject
-    is tested with an `and` (`role == 'system' and message.content`) runs it, as does an item that more than one
-    of several switches on the same subject acts on."""
+    gets the default plan. None for any other body. body_run is the body's compiled run, statement_runs its
+    statements' (or None for one statement): an item whose subject is tested with an `and` (`role == 'system'
+    and message.content`) runs that if statement, an item that more than one of several switches on the same
+    subject acts on the whole body."""
     if c.autoescape or len(body) == 0 or c.known_extends and c.output_check or _has_loop_control(body):
         return None   # (after a known extends, text and {{ }} are not compiled: statements.py)
     plan = print_plan(c, body, item_slot)
@@ -46,7 +47,10 @@ def item_plan(c, body, item_slot, body_run):
     if not all(isinstance(node, n.If) for node in statements):
         return None
     whole = (_CLOSURE, body_run, None, None, None, None, None, None)
-    switches = [_switch_plan(c, node, item_slot, whole) for node in statements]
+    if statement_runs is None or len(statement_runs) != len(statements):
+        statement_runs = [body_run] * len(statements)
+    switches = [_switch_plan(c, node, item_slot, (_CLOSURE, run, None, None, None, None, None, None))
+                for node, run in zip(statements, statement_runs)]
     if any(switch is None for switch in switches) or len({switch[0] for switch in switches}) != 1:
         return None
     if len(switches) == 1:
@@ -68,7 +72,8 @@ def _one_action(plans, whole):
 
 
 def _switch_plan(c, node, item_slot, whole):
-    """(subject key, {constant: print plan}, else plan) of an if/elif chain over one key of the item, or None."""
+    """(subject key, {constant: print plan}, else plan) of an if/elif chain over one key of the item, or None.
+    whole: the plan that runs the if statement (for a constant tested with an `and`)."""
     chain = _chain(node, c.if_bodies)
     if chain is None:
         return None
@@ -85,7 +90,7 @@ def _switch_plan(c, node, item_slot, whole):
     table = {}
     for case, plan in zip(cases, plans):
         for constant in case[1]:
-            # the first branch that tests a constant decides it; one with an `and` the whole body decides
+            # the first branch that tests a constant decides it; one with an `and`: the whole if statement
             table.setdefault(constant, plan if case[2] is None else whole)
     return cases[0][0][1], table, plans[-1]
 

@@ -65,7 +65,7 @@ def compile_for(c, node):
         # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
         plain = plan.target_slot is not None and plan.enter is None and \
             not uses_loop and node.filter is None and not node.else_ and not node.recursive
-        plan.item_plan = item_plan(c, node.body, plan.target_slot, body) if plain else None
+        plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:

@@ -141,6 +141,6 @@ class DebugUndefined(Undefined):
         return f"{{{{ {message} }}}}"
 
 
-# The undefined classes whose comparisons are Undefined's own (equal only to an undefined of the same class):
-# `undefined == 'x'` is False for them, without making the undefined
-PLAIN_EQUALITY = frozenset({Undefined, ChainableUndefined, DebugUndefined})
+# The undefined classes that compare and test as Jinja2's default one: equal only to an undefined of the same
+# class, false. `undefined == 'x'` and `if undefined` are decided for them without making the undefined.
+PLAIN_UNDEFINED = frozenset({Undefined, ChainableUndefined, DebugUndefined})
