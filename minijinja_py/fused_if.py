@@ -10,7 +10,7 @@ from .base import BIG_STR, MISSING
 from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .places import cheap_constant, constant_set, dict_key, key_path
-from .runtime import LoopContext
+from .runtime import ChatNamespace, LoopContext, Namespace
 from .sandbox import DICT_ATTRS, DICT_MUTATORS, undefined_on_str
 from .statements import if_parts, if_runner
 from .tests import TESTS as _BUILTIN_TESTS
@@ -123,7 +123,9 @@ def _holds(f, atom):
             return None
         value = obj
     elif type(obj) is not dict:
-        return None
+        value = _other_value(obj, key)
+        if value is MISSING:
+            return None
     elif key in obj:
         value = obj[key]
     elif key in _DICT_NAMES:
@@ -159,6 +161,22 @@ def _holds(f, atom):
             return None
         return (value in constant[0]) is (kind == _ONE_OF)
     return (value is None) is (kind == _NONE)
+
+
+def _other_value(obj, key):
+    """An atom's value when its variable holds something other than a plain dict: loop.first/last/index0/index
+    of a loop over a list, a namespace's attribute (`ns.found`); MISSING for anything else (the general path)."""
+    cls = type(obj)
+    if cls is LoopContext and obj._length is not None and key in _LOOP_FLAGS:
+        index0 = obj.index0
+        return index0 == 0 if key == "first" else index0 == obj._length - 1 if key == "last" else \
+            index0 if key == "index0" else index0 + 1
+    if cls is ChatNamespace or cls is Namespace:
+        return obj._attrs.get(key, MISSING)
+    return MISSING
+
+
+_LOOP_FLAGS = frozenset({"first", "last", "index0", "index"})
 
 
 def _inline_test(c, test):

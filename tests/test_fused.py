@@ -110,6 +110,11 @@ LOOP_SHAPES = [
     "{% for c in y %}{% if c['type'] == 'a' %}T{% else %}F{% endif %}{% if c.k != 'a' %}N{% endif %}"
     "{% if c['upper'] == 'a' %}U{% endif %}{% if c['_k'] == 'a' %}P{% endif %}{% if c[0] == 'a' %}0{% endif %}"
     "{% endfor %}",
+    # loop flags and a namespace's attributes as atoms of an and/or
+    "{% set ns = namespace(found=false, k='a', n=none) %}{% for i in items %}{% if i and not ns.found %}"
+    "{% set ns.found = true %}F{% endif %}{% if loop.last and ns.k == 'a' %}L{% endif %}{% if not loop.first and "
+    "loop.index0 == 1 or loop.index == 3 %}I{% endif %}{% if ns.missing or ns.k %}M{% endif %}{% if ns.n is none "
+    "and i %}N{% endif %}{% endfor %}{% for i in items|select %}{% if loop.last and i %}l{% endif %}{% endfor %}",
     "{% for m in items %}{% if m == 'b' %}{% break %}{% endif %}{{ m }}{% endfor %}{% for m in items %}"
     "{% if m == 'a' %}{% continue %}{% endif %}{{ m }}{% if m %}{% break %}{% endif %}{% endfor %}",
 ]
