@@ -137,12 +137,16 @@ def sum_chain(operands, places, evs, spans):
                 raise located(exc, span)
         return total
 
+    # the text's pieces with the string constants in place: each run fills in the rest, in order
+    template = [payload if kind is _CONSTANT and type(payload) is str else None
+                for _, kind, payload, _, _ in steps]
+    filled = tuple(step for step, piece in zip(steps, template) if piece is None)
+    constants_size = sum(len(piece) for piece in template if piece is not None)
+
     def ev(f):
-        values, size = [], 0
-        for index, kind, payload, operand_ev, span in steps:
-            if kind is _CONSTANT:
-                b = payload
-            elif kind is _PATH:
+        values, size = template[:], constants_size
+        for index, kind, payload, operand_ev, span in filled:
+            if kind is _PATH:
                 slot, keys = payload
                 b = f[slot]
                 for key in keys:
@@ -152,22 +156,25 @@ def sum_chain(operands, places, evs, spans):
                             break
                         b = b[key]
                     else:   # a loop variable's slot: its int indexes a list
-                        index = f[key]
-                        if type(b) is not list or type(index) is not int or not -len(b) <= index < len(b):
+                        index0 = f[key]
+                        if type(b) is not list or type(index0) is not int or not -len(b) <= index0 < len(b):
                             b = MISSING
                             break
-                        b = b[index]
+                        b = b[index0]
                 if b is MISSING:
                     b = operand_ev(f)
+            elif kind is _CONSTANT:
+                b = payload
             else:
                 b = operand_ev(f)
             if type(b) is str:
-                values.append(b)
+                values[index] = b
                 size += len(b)
                 continue
             if index == 0:
                 return add_from(f, b, 1)
-            total = joined_text(f[0], values, size)
+            before = values[:index]
+            total = joined_text(f[0], before, sum(map(len, before)))
             try:
                 total = checked_add(f[0], total, b)
             except Exception as exc:

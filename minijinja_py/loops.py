@@ -209,6 +209,8 @@ def _item_plan_walk(plan):
     here; an item it does not apply to runs the body (which holds no break or continue)."""
     target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
     subject, table, default = plan.item_plan
+    if subject is None and 0 < default[0] < 3:
+        return _print_run_walk(plan)
 
     def walk_items(f, out, items):
         append = out.append
@@ -257,6 +259,59 @@ def _item_plan_walk(plan):
                 f[slot] = f[source]
             run(f, out)
     return walk_items
+
+
+def _print_run_walk(plan):
+    """_item_plan_walk for a body that is one print run of one or two reads of the item (`{{ '<|im_start|>' +
+    message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`): nothing to decide per item, the reads
+    and the text in line; an item whose reads are not short plain strings runs the body."""
+    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
+    count, before, key, method, middle, key2, method2, after = plan.item_plan[2]
+
+    def fallback(f, out, item):
+        f[target_slot] = item
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        body(f, out)
+
+    if count == 2 and method is None and method2 is None:
+        def walk_two(f, out, items):   # the commonest: two keys read as they are
+            append = out.append
+            for item in items:
+                if type(item) is dict:
+                    value, second = item.get(key), item.get(key2)
+                    if type(value) is str and type(second) is str:
+                        text = before + value + middle + second + after
+                        if len(text) < BIG_STR:
+                            append(text)
+                            continue
+                fallback(f, out, item)
+        return walk_two
+
+    def walk_run(f, out, items):
+        append = out.append
+        for item in items:
+            if type(item) is dict:
+                value = item.get(key)
+                if type(value) is str and (method is None or len(value) < BIG_STR):
+                    if method is not None:
+                        value = method(value)
+                    if count == 1:
+                        text = before + value + middle
+                    else:
+                        second = item.get(key2)
+                        if type(second) is not str or method2 is not None and len(second) >= BIG_STR:
+                            text = None
+                        else:
+                            text = before + value + middle + (second if method2 is None else method2(second)) + \
+                                after
+                    if text is not None and len(text) < BIG_STR:
+                        append(text)
+                        continue
+            fallback(f, out, item)
+    return walk_run
 
 
 _NO_PLAN = (5, None, None, None, None, None, None, None)   # the subject is not a string: no plan, the body runs
