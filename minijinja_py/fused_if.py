@@ -142,6 +142,8 @@ def _holds(f, atom):
         return True if value else False
     if kind == _FALSY:
         return False if value else True
+    if kind == _NOT_NONE or kind == _NONE:
+        return (value is None) is (kind == _NONE)
     if kind == _EQ or kind == _NE:
         if type(value) is not type(constant):
             return None
@@ -156,11 +158,10 @@ def _holds(f, atom):
         return False
     if kind == _TYPE_IS or kind == _TYPE_IS_NOT:
         return (type(value) is constant) is (kind == _TYPE_IS)
-    if kind == _ONE_OF or kind == _NONE_OF:
-        if type(value) is not constant[1]:
-            return None
-        return (value in constant[0]) is (kind == _ONE_OF)
-    return (value is None) is (kind == _NONE)
+    # _ONE_OF, _NONE_OF: `message.role in ['tool', 'tool_results']`
+    if type(value) is not constant[1]:
+        return None
+    return (value in constant[0]) is (kind == _ONE_OF)
 
 
 def _other_value(obj, key):

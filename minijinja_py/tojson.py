@@ -60,41 +60,42 @@ def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_d
     leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
     if type(value) not in (dict, list, tuple):
         return None
-    per_char = 12 if ensure_ascii else 6
-    chars = values = containers = height = 0
-    stack = [(value, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, level = pop()
-        containers += 1
-        if level > height:
-            height = level
-            if height > max_depth:
-                return None
-        if type(item) is dict:
-            for key in item:
-                if type(key) is not str:
-                    return None
-                chars += per_char * len(key)
-            children = item.values()
-        else:
-            children = item
-        values += len(item)
-        if values > _QUICK_JSON_VALUES:
+    chars = values = containers = height = extra = 0   # chars: of strings and keys (per_char each, at the end)
+    level = [value]   # the containers at one depth, walked level by level
+    while level:
+        height += 1
+        if height > max_depth:
             return None
-        for child in children:
-            cls = type(child)
-            if cls is str:
-                chars += per_char * len(child)   # a bound: see _string_size
-            elif cls is dict or cls is list or cls is tuple:
-                push((child, level + 1))
-            elif cls is int:
-                if not -0xFFFFFFFFFFFFFFFF <= child <= 0xFFFFFFFFFFFFFFFF:
-                    chars += child.bit_length() * 10 // 33 + 2
-            elif cls is not float and cls is not bool and child is not None:
+        containers += len(level)
+        inner = []
+        push = inner.append
+        for item in level:
+            values += len(item)
+            if values > _QUICK_JSON_VALUES:
                 return None
-    # every value: at most 24 characters of its own (a float, quotes...) and its separators
-    size = chars + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
+            if type(item) is dict:
+                for key in item:
+                    if type(key) is not str:
+                        return None
+                    chars += len(key)
+                children = item.values()
+            else:
+                children = item
+            for child in children:
+                cls = type(child)
+                if cls is str:
+                    chars += len(child)
+                elif cls is dict or cls is list or cls is tuple:
+                    push(child)
+                elif cls is int:
+                    if not -0xFFFFFFFFFFFFFFFF <= child <= 0xFFFFFFFFFFFFFFFF:
+                        extra += child.bit_length() * 10 // 33 + 2
+                elif cls is not float and cls is not bool and child is not None:
+                    return None
+        level = inner
+    # a string: at most per_char characters per character (see _string_size); every value: at most 24
+    # characters of its own (a float, quotes...) and its separators
+    size = (12 if ensure_ascii else 6) * chars + extra + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
     if indent_width is not None:
         size += (values + containers) * (1 + indent_width * height)
     return size, values + containers
