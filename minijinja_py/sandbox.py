@@ -143,6 +143,8 @@ def getattr_(obj, name, rs):
         return rs.undefined(obj=obj, name=name)
     if name[:1] == "_":
         return _private(obj, name, rs)
+    if cls is str and undefined_on_str(name):
+        return rs.undefined(obj=obj, name=name)   # message.content.content of a string content
     if isinstance(obj, Undefined):
         if isinstance(obj, ChainableUndefined):
             return obj
