@@ -219,7 +219,8 @@ def test_printing_plain_data_is_bounded():
 
 
 def test_tojson_with_indent_writes_what_json_dumps_writes():
-    # small plain trees are written by tojson._indented_json, anything else by json's own encoder
+    # small plain trees are written by tojson._indented_json (with an indent) or json's C encoder after the quick
+    # walk (without), anything else by json's own encoder
     import json
     import random
 
@@ -239,7 +240,7 @@ def test_tojson_with_indent_writes_what_json_dumps_writes():
 
     for _ in range(300):
         value = [tree()]
-        for indent in (0, 2, "\t", -1):
+        for indent in (None, 0, 2, "\t", -1):
             for ensure_ascii, sort_keys in ((True, False), (False, True)):
                 separators = rnd.choice([None, (",", ": "), (", ", ":")])
                 options = dict(indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys, separators=separators)
