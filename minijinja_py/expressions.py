@@ -482,17 +482,29 @@ def e_compare(c, node, first=None):
                     raise located(exc, span)
             return ev_const
         right, cost = c.expr(other), _COMPARE_COST[name]
+        if name not in ("in", "not in"):
+            def ev1_order(f):
+                a = first(f)
+                b = right(f)
+                try:
+                    # two strings, one of them short: == and < stop within it (what charge_compare finds)
+                    if not (type(a) is str and type(b) is str and (len(a) < 1024 or len(b) < 1024) or
+                            cheap_constant(a) and cheap_constant(b)):
+                        cost(f[0], a, b)
+                    return op(a, b)
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev1_order
 
-        def ev1(f):
+        def ev1_contains(f):
             a = first(f)
             b = right(f)
             try:
-                if not (cheap_constant(a) and cheap_constant(b)):
-                    cost(f[0], a, b)
+                cost(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
                 return op(a, b)
             except Exception as exc:
                 raise located(exc, span)
-        return ev1
+        return ev1_contains
     ops = tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
 
     def ev(f):
