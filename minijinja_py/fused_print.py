@@ -109,7 +109,7 @@ def _uncounted_run(parts):
                     _append_value(f, out, ev, span)
             return run_one_read
         if kind is SUM and len(b) == 2 and b[0][3] is None and b[1][3] is None:
-            return _loop_sum_of_two(a, b, ev, span)
+            return _loop_sum_of_two(a, b, lambda f, out: _append_value(f, out, ev, span))
         if kind is EVAL:
             def run_eval(f, out):
                 try:
@@ -148,7 +148,7 @@ def _uncounted_run(parts):
             out.append(text)
             if len(text) >= BIG_STR:
                 _note(f, text, span)
-    return run
+    return _merged_run(parts, run) or run
 
 
 def _loop_read(slot, key, ev, span):
@@ -174,9 +174,10 @@ def _loop_read(slot, key, ev, span):
     return run_item
 
 
-def _loop_sum_of_two(template, reads, ev, span):
+def _loop_sum_of_two(template, reads, fallback):
     """{{ 'a' + read + 'b' + read + 'c' }} in a loop body (the commonest message line): two in-line reads joined
-    with the constants around them; anything but two plain strings goes through the general chain."""
+    with the constants around them; anything but two plain strings goes through fallback(f, out) (the general
+    chain)."""
     (first, slot1, key1, _, _), (second, slot2, key2, _, _) = reads
     head, middle, tail = "".join(template[:first]), "".join(template[first + 1:second]), \
         "".join(template[second + 1:])
@@ -201,8 +202,37 @@ def _loop_sum_of_two(template, reads, ev, span):
             if len(text) < BIG_STR:
                 out.append(text)
                 return
-        _append_value(f, out, ev, span)
+        fallback(f, out)
     return run_two_reads
+
+
+def _merged_run(parts, run):
+    """A loop body's print run of text and in-line reads (`<|im_start|>{{ message.role }}\n{{ message.content }}`)
+    as one join, like a + chain of them (see fused.joined), when every read is a short plain string; else run, the
+    run part by part. None when some part is neither."""
+    template, reads = [], []
+    for kind, a, b, _, _ in parts:
+        if kind is TEXT:
+            template.append(a)
+        elif kind is READ:
+            reads.append((len(template), a, b, None, None))
+            template.append("")
+        elif kind is SUM:
+            reads.extend((len(template) + read[0],) + read[1:] for read in b)
+            template.extend(a)
+        else:
+            return None
+    template = tuple(template)
+    if len(reads) == 2 and reads[0][3] is None and reads[1][3] is None:
+        return _loop_sum_of_two(template, reads, run)
+
+    def run_joined(f, out):
+        text = joined(f, template, reads)
+        if text is None:
+            run(f, out)
+        else:
+            out.append(text)
+    return run_joined
 
 
 def _append_text(f, out, value, span):
