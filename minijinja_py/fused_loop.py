@@ -10,7 +10,8 @@ A `{% for message in messages %}` with no loop variable, filter or else (see loo
 
 gets an *item plan*: the subject's key and a table from its value to a *print plan* — the constants and reads of
 a branch that is such a run, or the branch's compiled body when it is not. A value tested with an `and` runs
-its if statement; one that several of the chains act on, the whole body. The loop (loops.py) runs the plan in line for each item;
+its if statement; one that several of the chains act on, the whole body. The loop's walk (item_plan_walk, which
+loops.py runs over a list) applies the plan in line for each item;
 any item for which the plan does not apply (a value that is not a plain string, a subject that is not one of the
 constants' type, a read that needs the general path) runs the compiled body instead, from the start, so every
 semantic (undefined values, errors and their locations, the sandbox) stays the general path's. Variables the
@@ -23,12 +24,12 @@ unused places empty; (3, constants, ((key or chain of keys, method), ...), ...) 
 """
 
 from . import nodes as n
-from .base import BIG_STR
+from .base import BIG_STR, MISSING
 from .arithmetic import sum_operands
 from .places import key_path
 from .fused_if import switch_case
 
-__all__ = ["item_plan", "joined_plan"]
+__all__ = ["item_plan", "item_plan_walk"]
 
 
 def item_plan(c, body, item_slot, body_run, statement_runs):
@@ -175,7 +176,7 @@ def _item_read(c, node, item_slot):
     return (keys[0] if len(keys) == 1 else keys), method
 
 
-def joined_plan(item, constants, reads):
+def _joined_plan(item, constants, reads):
     """The text of a print plan of three reads or more, or None when one is not a short plain string."""
     values = [constants[0]]
     for (key, method), after in zip(reads, constants[1:]):
@@ -191,3 +192,141 @@ def joined_plan(item, constants, reads):
         values.append(after)
     text = "".join(values)
     return text if len(text) < BIG_STR else None
+
+
+def item_plan_walk(plan):
+    """A plain loop whose body has an item plan (fused_loop.py): each item's print plan found and printed right
+    here; an item it does not apply to runs the body (which holds no break or continue)."""
+    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
+    subject, table, default = plan.item_plan
+    if subject is None and 0 < default[0] < 3:
+        return _print_run_walk(plan)
+    # nothing to print (the commonest: a loop looking for one role) is None; two reads without a method have their
+    # own code: both tested first
+    table, default = {value: _fast_plan(plan) for value, plan in table.items()}, _fast_plan(default)
+
+    def walk_items(f, out, items):
+        append = out.append
+        for item in items:
+            if type(item) is dict:
+                if subject is None:
+                    chosen = default
+                else:
+                    value = item.get(subject)
+                    chosen = table.get(value, default) if type(value) is str else _NO_PLAN
+                if chosen is None:
+                    continue
+                count, before, key, method, middle, key2, method2, after = chosen
+                if count == _TWO_READS:
+                    value, second = item.get(key), item.get(key2)
+                    if type(value) is str and type(second) is str:
+                        text = before + value + middle + second + after
+                        if len(text) < BIG_STR:
+                            append(text)
+                            continue
+                    count = 2   # the general two-read path below finds it does not apply
+                elif count == 4:   # a branch that is not a print run: its body (the tail below, in line)
+                    f[target_slot] = item
+                    for slot in resets:
+                        f[slot] = MISSING
+                    for slot, source in local_copies:
+                        f[slot] = f[source]
+                    before(f, out)
+                    continue
+                if count == 0:
+                    if before:
+                        append(before)
+                    continue
+                if count < 3:
+                    # the pieces are only checked to be strings (a long one makes a long text, which takes
+                    # the general path: its length is checked before it is appended), but not a method's input
+                    value = item.get(key)
+                    text = None
+                    if type(value) is str and (method is None or len(value) < BIG_STR):
+                        if method is not None:
+                            value = method(value)
+                        if count == 1:
+                            text = before + value + middle
+                        else:
+                            second = item.get(key2)
+                            if type(second) is str and (method2 is None or len(second) < BIG_STR):
+                                text = before + value + middle + (second if method2 is None else
+                                                                  method2(second)) + after
+                    if text is not None and len(text) < BIG_STR:
+                        append(text)
+                        continue
+                elif count == 3:
+                    text = _joined_plan(item, before, key)
+                    if text is not None:
+                        append(text)
+                        continue
+            f[target_slot] = item
+            for slot in resets:
+                f[slot] = MISSING
+            for slot, source in local_copies:
+                f[slot] = f[source]
+            body(f, out)
+    return walk_items
+
+
+def _print_run_walk(plan):
+    """item_plan_walk for a body that is one print run of one or two reads of the item (`{{ '<|im_start|>' +
+    message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`): nothing to decide per item, the reads
+    and the text in line; an item whose reads are not short plain strings runs the body."""
+    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
+    count, before, key, method, middle, key2, method2, after = plan.item_plan[2]
+
+    def fallback(f, out, item):
+        f[target_slot] = item
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        body(f, out)
+
+    if count == 2 and method is None and method2 is None:
+        def walk_two(f, out, items):   # the commonest: two keys read as they are
+            append = out.append
+            for item in items:
+                if type(item) is dict:
+                    value, second = item.get(key), item.get(key2)
+                    if type(value) is str and type(second) is str:
+                        text = before + value + middle + second + after
+                        if len(text) < BIG_STR:
+                            append(text)
+                            continue
+                fallback(f, out, item)
+        return walk_two
+
+    def walk_run(f, out, items):
+        append = out.append
+        for item in items:
+            if type(item) is dict:
+                value = item.get(key)
+                if type(value) is str and (method is None or len(value) < BIG_STR):
+                    if method is not None:
+                        value = method(value)
+                    if count == 1:
+                        text = before + value + middle
+                    else:
+                        second = item.get(key2)
+                        if type(second) is not str or method2 is not None and len(second) >= BIG_STR:
+                            text = None
+                        else:
+                            text = before + value + middle + (second if method2 is None else method2(second)) + \
+                                after
+                    if text is not None and len(text) < BIG_STR:
+                        append(text)
+                        continue
+            fallback(f, out, item)
+    return walk_run
+
+
+_NO_PLAN = (5, None, None, None, None, None, None, None)
+_TWO_READS = 6   # _item_plan_walk's code for a print plan of two reads without a method
+
+
+def _fast_plan(plan):
+    if plan[0] == 0 and not plan[1]:
+        return None
+    return (_TWO_READS,) + plan[1:] if plan[0] == 2 and plan[3] is None and plan[6] is None else plan   # the subject is not a string: no plan, the body runs

@@ -11,10 +11,10 @@ iterations ran, as in Jinja2.
 from operator import length_hint
 
 from . import nodes as n
-from .base import BIG_STR, MISSING, check_items, limit_exceeded, out_of_fuel
+from .base import MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
 from .expressions import truth
-from .fused_loop import item_plan, joined_plan
+from .fused_loop import item_plan, item_plan_walk
 from .runtime import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
@@ -153,7 +153,7 @@ def _run(plan, iter_ev):
         over(f, out, iterable)
 
     if plan.item_plan is not None:
-        return _list_run(plan, iter_ev, over, _item_plan_walk(plan))
+        return _list_run(plan, iter_ev, over, item_plan_walk(plan))
     if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
         return _list_run(plan, iter_ev, over, _plain_walk(plan))
     return run
@@ -202,119 +202,6 @@ def _plain_walk(plan):
         except BreakLoop:
             f[0].fuel += length_hint(remaining) * step   # the items left are refunded
     return walk_plain
-
-
-def _item_plan_walk(plan):
-    """A plain loop whose body has an item plan (fused_loop.py): each item's print plan found and printed right
-    here; an item it does not apply to runs the body (which holds no break or continue)."""
-    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
-    subject, table, default = plan.item_plan
-    if subject is None and 0 < default[0] < 3:
-        return _print_run_walk(plan)
-
-    def walk_items(f, out, items):
-        append = out.append
-        for item in items:
-            run = body   # what runs for this item unless a print plan prints it
-            if type(item) is dict:
-                if subject is None:
-                    count, before, key, method, middle, key2, method2, after = default
-                else:
-                    value = item.get(subject)
-                    count, before, key, method, middle, key2, method2, after = \
-                        table.get(value, default) if type(value) is str else _NO_PLAN
-                if count == 0:
-                    if before:
-                        append(before)
-                    continue
-                if count < 3:
-                    # the pieces are only checked to be strings (a long one makes a long text, which takes
-                    # the general path: its length is checked before it is appended), but not a method's input
-                    value = item.get(key)
-                    text = None
-                    if type(value) is str and (method is None or len(value) < BIG_STR):
-                        if method is not None:
-                            value = method(value)
-                        if count == 1:
-                            text = before + value + middle
-                        else:
-                            second = item.get(key2)
-                            if type(second) is str and (method2 is None or len(second) < BIG_STR):
-                                text = before + value + middle + (second if method2 is None else
-                                                                  method2(second)) + after
-                    if text is not None and len(text) < BIG_STR:
-                        append(text)
-                        continue
-                elif count == 4:   # a branch that is not a print run: its body
-                    run = before
-                elif count == 3:
-                    text = joined_plan(item, before, key)
-                    if text is not None:
-                        append(text)
-                        continue
-            f[target_slot] = item
-            for slot in resets:
-                f[slot] = MISSING
-            for slot, source in local_copies:
-                f[slot] = f[source]
-            run(f, out)
-    return walk_items
-
-
-def _print_run_walk(plan):
-    """_item_plan_walk for a body that is one print run of one or two reads of the item (`{{ '<|im_start|>' +
-    message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`): nothing to decide per item, the reads
-    and the text in line; an item whose reads are not short plain strings runs the body."""
-    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
-    count, before, key, method, middle, key2, method2, after = plan.item_plan[2]
-
-    def fallback(f, out, item):
-        f[target_slot] = item
-        for slot in resets:
-            f[slot] = MISSING
-        for slot, source in local_copies:
-            f[slot] = f[source]
-        body(f, out)
-
-    if count == 2 and method is None and method2 is None:
-        def walk_two(f, out, items):   # the commonest: two keys read as they are
-            append = out.append
-            for item in items:
-                if type(item) is dict:
-                    value, second = item.get(key), item.get(key2)
-                    if type(value) is str and type(second) is str:
-                        text = before + value + middle + second + after
-                        if len(text) < BIG_STR:
-                            append(text)
-                            continue
-                fallback(f, out, item)
-        return walk_two
-
-    def walk_run(f, out, items):
-        append = out.append
-        for item in items:
-            if type(item) is dict:
-                value = item.get(key)
-                if type(value) is str and (method is None or len(value) < BIG_STR):
-                    if method is not None:
-                        value = method(value)
-                    if count == 1:
-                        text = before + value + middle
-                    else:
-                        second = item.get(key2)
-                        if type(second) is not str or method2 is not None and len(second) >= BIG_STR:
-                            text = None
-                        else:
-                            text = before + value + middle + (second if method2 is None else method2(second)) + \
-                                after
-                    if text is not None and len(text) < BIG_STR:
-                        append(text)
-                        continue
-            fallback(f, out, item)
-    return walk_run
-
-
-_NO_PLAN = (5, None, None, None, None, None, None, None)   # the subject is not a string: no plan, the body runs
 
 
 def count_output(rs, out, start):

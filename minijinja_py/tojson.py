@@ -181,7 +181,7 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     rs = _state(rs)
     limits = rs.limits if rs is not None else _DEFAULT_LIMITS
     if indent is None and separators is None and not kwargs and type(value) in (dict, list, tuple) and \
-            type(ensure_ascii) is bool and type(sort_keys) is bool and _c_encoder is not None:
+            type(ensure_ascii) is bool and type(sort_keys) is bool and _HAS_C_ENCODER:
         # the commonest (`tools|tojson`): a small plain tree, bounded by the quick walk, encoded in C
         measured = _quick_json_size(value, None, ", ", ": ", ensure_ascii, limits.max_data_depth)
         if measured is not None and measured[0] <= limits.max_string:
@@ -366,8 +366,7 @@ def _c_encoder(ensure_ascii, sort_keys):
     return encoder
 
 
-if json.encoder.c_make_encoder is None:   # a Python without json's C accelerator: json.dumps's own path
-    _c_encoder = None
+_HAS_C_ENCODER = json.encoder.c_make_encoder is not None   # else (no C accelerator): json.dumps's own path
 
 
 _json_encoders = {}
