@@ -22,6 +22,8 @@ def output_part(c, node):
     if isinstance(node, n.Text):
         return (TEXT, node.value, None, None, node.span)
     expr = node.expr
+    if isinstance(expr, n.Const) and type(expr.value) is str:
+        return (TEXT, expr.value, None, None, node.span)   # {{ '<|im_end|>' }}: printed as it is
     if isinstance(expr, n.BinOp) and expr.op == "+":
         template, reads, general = sum_plan(c, expr)
         if reads is not None:
