@@ -140,13 +140,20 @@ def sum_chain(operands, places, evs, spans):
     # the text's pieces with the string constants in place: each run fills in the rest, in order
     template = [payload if kind is _CONSTANT and type(payload) is str else None
                 for _, kind, payload, _, _ in steps]
-    filled = tuple(step for step, piece in zip(steps, template) if piece is None)
+    # (a variable of the frame, `bos_token`: its slot read first, without a path's loop)
+    filled = tuple((index, _VARIABLE, payload[0], operand_ev, span) if kind is _PATH and not payload[1] else
+                   (index, kind, payload, operand_ev, span)
+                   for (index, kind, payload, operand_ev, span), piece in zip(steps, template) if piece is None)
     constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def ev(f):
         values, size = template[:], constants_size
         for index, kind, payload, operand_ev, span in filled:
-            if kind is _PATH:
+            if kind is _VARIABLE:
+                b = f[payload]
+                if b is MISSING:
+                    b = operand_ev(f)
+            elif kind is _PATH:
                 slot, keys = payload
                 b = f[slot]
                 for key in keys:
@@ -184,7 +191,7 @@ def sum_chain(operands, places, evs, spans):
     return ev
 
 
-_CONSTANT, _PATH, _CLOSURE = "constant", "path", "closure"
+_CONSTANT, _PATH, _VARIABLE, _CLOSURE = "constant", "path", "variable", "closure"
 
 
 def _operand(f, kind, payload, ev):

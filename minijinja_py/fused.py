@@ -215,26 +215,34 @@ def s_assign(c, node):
             f[slot] = ev(f)
         return run
     source, key, method, _ = read
+    # {% set x = y %}, {% set x = m['k'] %}, {% set x = y|trim %}, {% set x = m['k']|lower %}: one closure each
+    if method is None and key is None:
+        def run_copy(f, out):
+            value = f[source]
+            f[slot] = value if value is not MISSING else ev(f)
+        return run_copy
     if method is None:
         def run_read(f, out):
             obj = f[source]
-            if key is None:
-                f[slot] = obj if obj is not MISSING else ev(f)
-            elif type(obj) is dict and key in obj:
+            if type(obj) is dict and key in obj:
                 f[slot] = obj[key]
             else:
                 f[slot] = ev(f)
         return run_read
+    if key is None:
+        def run_filtered_variable(f, out):
+            text = f[source]
+            f[slot] = method(text) if type(text) is str and len(text) < BIG_STR else ev(f)
+        return run_filtered_variable
 
     def run_filtered(f, out):
         obj = f[source]
-        if key is None:
-            text = obj
-        elif type(obj) is dict and key in obj:
+        if type(obj) is dict and key in obj:
             text = obj[key]
-        else:
-            text = None
-        f[slot] = method(text) if type(text) is str and len(text) < BIG_STR else ev(f)
+            if type(text) is str and len(text) < BIG_STR:
+                f[slot] = method(text)
+                return
+        f[slot] = ev(f)
     return run_filtered
 
 

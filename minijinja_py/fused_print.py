@@ -184,6 +184,20 @@ def _loop_sum_of_two(template, reads, fallback):
     head, middle, tail = "".join(template[:first]), "".join(template[first + 1:second]), \
         "".join(template[second + 1:])
 
+    if key1 is not None and key2 is not None:
+        def run_two_keys(f, out):   # message['role'], message['content']: the commonest
+            obj = f[slot1]
+            value1 = obj.get(key1) if type(obj) is dict else None
+            obj = f[slot2]
+            value2 = obj.get(key2) if type(obj) is dict else None
+            if type(value1) is str and type(value2) is str:
+                text = head + value1 + middle + value2 + tail
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    return
+            fallback(f, out)
+        return run_two_keys
+
     def run_two_reads(f, out):
         obj = f[slot1]
         if key1 is None:
