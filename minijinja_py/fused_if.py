@@ -5,6 +5,8 @@ subject with constants (a switch). Each falls back to the statement's general ru
 a value is not plain data.
 """
 
+from functools import partial
+
 from . import nodes as n
 from .base import BIG_STR, MISSING
 from .expressions import lookup_steps, truth
@@ -114,7 +116,7 @@ def _atom(c, test):
     return None if place is None else place + (kind, constant)
 
 
-def _holds(f, atom):
+def _holds(atom, f):
     """An atom's outcome: True or False, or None when its value is not plain data (the general path decides)."""
     slot, key, kind, constant = atom   # one tuple argument: a call with *atom costs twice as much
     obj = f[slot]
@@ -180,6 +182,33 @@ def _other_value(obj, key):
 _LOOP_FLAGS = frozenset({"first", "last", "index0", "index"})
 
 
+def _tester(atom):
+    """test(f) → an atom's outcome (see _holds): the commonest atoms (a loop flag, a key's truth) with a closure
+    of their own, the others through _holds."""
+    slot, key, kind, _ = atom
+    if key in ("first", "last") and kind in (_TRUTHY, _FALSY):
+        first, want = key == "first", kind == _TRUTHY
+
+        def test_loop_flag(f):
+            lc = f[slot]
+            if type(lc) is LoopContext and lc._length is not None:
+                return (lc.index0 == 0 if first else lc.index0 == lc._length - 1) is want
+            return _holds(atom, f)
+        return test_loop_flag
+    if key is not None and kind in (_TRUTHY, _FALSY):
+        want = kind == _TRUTHY
+
+        def test_truth(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value = obj[key]
+                if type(value) in _PLAIN_TYPES:
+                    return (True if value else False) is want
+            return _holds(atom, f)
+        return test_truth
+    return partial(_holds, atom)
+
+
 def _inline_test(c, test):
     """A single if's test as (combine, atoms): combine "and"/"or"/None over one or more atoms; None when the test
     is not of that shape. `not (a or b)` is read as `not a and not b` when a and b are atoms that negate."""
@@ -214,7 +243,7 @@ def s_if_inline(c, node, general, body, else_):
     if combine is None:
         return _if_atom(c, node, general, atoms[0], body, else_)
     want = combine == "or"   # the outcome that decides the whole test
-    (slot, key, kind, constant), rest = atoms[0], atoms[1:]
+    (slot, key, kind, constant), rest = atoms[0], tuple(_tester(atom) for atom in atoms[1:])
     if kind in (_EQ, _NE, _IN, _NOT_IN):
         # `message.role == 'assistant' and ...`, `'tool_calls' in message and ...`: the first atom (the one that
         # usually decides) in line
@@ -235,8 +264,8 @@ def s_if_inline(c, node, general, body, else_):
             else:
                 return general(f, out)
             if chosen is not want:
-                for atom in rest:
-                    outcome = _holds(f, atom)
+                for test in rest:
+                    outcome = test(f)
                     if outcome is None:
                         return general(f, out)
                     if outcome is want:
@@ -248,10 +277,12 @@ def s_if_inline(c, node, general, body, else_):
                 else_(f, out)
         return run_first_inline
 
+    tests = tuple(_tester(atom) for atom in atoms)
+
     def run(f, out):
         chosen = not want
-        for atom in atoms:
-            outcome = _holds(f, atom)
+        for test in tests:
+            outcome = test(f)
             if outcome is None:
                 return general(f, out)
             if outcome is want:
@@ -282,13 +313,13 @@ def _if_mixed(c, node, general, body, else_):
     if all(atom is None for atom in atoms):
         return general
     with c.flags(soft=True):
-        parts = tuple(zip(atoms, [truth(c, part) for part in parts]))
+        parts = tuple(zip([atom and _tester(atom) for atom in atoms], [truth(c, part) for part in parts]))
     want = isinstance(test, n.Or)   # the outcome that decides the whole test
 
     def run_mixed(f, out):
         chosen = not want
-        for atom, part_truth in parts:
-            outcome = _holds(f, atom) if atom is not None else None
+        for atom_test, part_truth in parts:
+            outcome = atom_test(f) if atom_test is not None else None
             if outcome is None:
                 outcome = part_truth(f)
             if outcome is want:
@@ -361,8 +392,10 @@ def _if_atom(c, node, general, atom, body, else_):
     if kind in (_TYPE_IS, _TYPE_IS_NOT):
         return _if_type(general, atom, text, body, else_)
 
+    test = _tester(atom)
+
     def run(f, out):
-        chosen = _holds(f, atom)
+        chosen = test(f)
         if chosen is None:
             general(f, out)
         elif chosen:
