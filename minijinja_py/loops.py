@@ -64,7 +64,7 @@ def compile_for(c, node):
             plan.enter is None
         # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
         plain = plan.target_slot is not None and plan.enter is None and \
-            not uses_loop and node.filter is None and not node.else_ and not node.recursive
+            node.filter is None and not node.else_ and not node.recursive
         plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
     plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
@@ -153,7 +153,8 @@ def _run(plan, iter_ev):
         over(f, out, iterable)
 
     if plan.item_plan is not None:
-        return _list_run(plan, iter_ev, over, item_plan_walk(plan))
+        walk = item_plan_walk(plan)
+        return _list_run(plan, iter_ev, over, walk if plan.loop_slot is None else _with_loop(plan, walk))
     if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
         return _list_run(plan, iter_ev, over, _plain_walk(plan))
     return run
@@ -183,6 +184,26 @@ def _list_run(plan, iter_ev, over, walk):
         except LimitExceeded as exc:
             raise located(exc, span)
     return run_list
+
+
+def _with_loop(plan, walk):
+    """walk (an item plan's) for a body that reads `loop` (in a branch the plan runs as a closure): the loop
+    context in its slot, told where it is as each item is handed over."""
+    loop_slot = plan.loop_slot
+
+    def walk_with_loop(f, out, items):
+        loop = LoopContext(items, f[0].undefined)
+        f[loop_slot] = loop
+        walk(f, out, _handed_over(items, loop))
+    return walk_with_loop
+
+
+def _handed_over(items, loop):
+    for index, item in enumerate(items):
+        if index <= loop.index0:
+            continue   # the body iterated `loop` itself: this item is consumed already
+        loop.index0 = index
+        yield item
 
 
 def _plain_walk(plan):

@@ -110,6 +110,13 @@ LOOP_SHAPES = [
     "{% for c in y %}{% if c['type'] == 'a' %}T{% else %}F{% endif %}{% if c.k != 'a' %}N{% endif %}"
     "{% if c['upper'] == 'a' %}U{% endif %}{% if c['_k'] == 'a' %}P{% endif %}{% if c[0] == 'a' %}0{% endif %}"
     "{% endfor %}",
+    # item plans whose branches read `loop`
+    "{% for m in items %}{% if m.k == 'a' and loop.first %}F{{ m.k }}{% elif m.k == 'a' %}A{% elif m.k == 'b' %}"
+    "{{ loop.index }}{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}{{ m.k }}{% else %}{% if loop.last %}L{% endif %}{{ loop.index0 }}"
+    "{{ loop.length }}{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}{% for x in loop %}<{{ x }}>{% endfor %}{% elif m.k == 'b' %}B"
+    "{{ loop.revindex }}{% endif %}{% endfor %}",
     # loop flags and a namespace's attributes as atoms of an and/or
     "{% set ns = namespace(found=false, k='a', n=none) %}{% for i in items %}{% if i and not ns.found %}"
     "{% set ns.found = true %}F{% endif %}{% if loop.last and ns.k == 'a' %}L{% endif %}{% if not loop.first and "
