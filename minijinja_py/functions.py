@@ -45,12 +45,12 @@ def _macro_code(c, name, params, body, span):
         param_slots = tuple(scope.refs[p] for p in names)
         special_slots = tuple(scope.refs[s] if s in specials else None for s in ("caller", "kwargs", "varargs"))
         defaults = tuple(c.expr(p.default) if p.default is not None else None for p in params)
-        run = charging(*compile_body(c, body))
+        run, weight = compile_body(c, body)
         layout = function_layout(c, function, scope)
-    # a call costs about ten loop iterations' time (a frame, its parameters bound, its output joined); the body
-    # charges when it runs
-    return MacroCode(name, names, param_slots, defaults, run, layout, special_slots, 10 + node_count(params),
-                     c.origin)
+    # a call costs about ten loop iterations' time (a frame, its parameters bound, its output joined), charged
+    # with its body's statements when it starts
+    return MacroCode(name, names, param_slots, defaults, run, layout, special_slots,
+                     10 + node_count(params) + weight, c.origin)
 
 
 def s_macro(c, node):

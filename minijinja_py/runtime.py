@@ -247,7 +247,7 @@ class FrameLayout:
 class MacroCode:
     """What the compiler makes of a {% macro %} or of a call block's body: everything a call needs but the frame
     it was defined in. `arguments` are the parameter names, `param_slots` their slots; `defaults` the default
-    closures (None where a parameter has none); `weight` the steps a call costs besides its body."""
+    closures (None where a parameter has none); `weight` the steps a call costs, its body's statements included."""
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
                  "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
