@@ -111,6 +111,18 @@ def compile_call(c, node):
                 raise located(exc, span)
         return ev_no_args
 
+    if len(positional) == 1:   # f(x): the argument evaluated in line (a list comprehension is a frame more)
+        only, = positional
+
+        def ev_one_arg(f):
+            func = func_ev(f)
+            args = (only(f),)
+            try:
+                return call_value(func, args, {}, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_one_arg
+
     def ev(f):
         func = func_ev(f)
         args = [a(f) for a in positional]

@@ -47,10 +47,14 @@ def _macro_code(c, name, params, body, span):
         defaults = tuple(c.expr(p.default) if p.default is not None else None for p in params)
         run, weight = compile_body(c, body)
         layout = function_layout(c, function, scope)
-    # a call costs about ten loop iterations' time (a frame, its parameters bound, its output joined), charged
-    # with its body's statements when it starts
+    # a call costs about twenty loop iterations' time (a frame, its parameters bound, its output joined, and the
+    # interpreter's own calls below it: recursion that crosses a boundary of CPython's frame stack pays an
+    # allocation per call), charged with its body's statements when it starts
     return MacroCode(name, names, param_slots, defaults, run, layout, special_slots,
-                     10 + node_count(params) + weight, c.origin)
+                     _CALL_STEPS + node_count(params) + weight, c.origin)
+
+
+_CALL_STEPS = 20
 
 
 def s_macro(c, node):
