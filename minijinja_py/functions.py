@@ -47,14 +47,15 @@ def _macro_code(c, name, params, body, span):
         defaults = tuple(c.expr(p.default) if p.default is not None else None for p in params)
         run, weight = compile_body(c, body)
         layout = function_layout(c, function, scope)
-    # a call costs about twenty loop iterations' time (a frame, its parameters bound, its output joined, and the
-    # interpreter's own calls below it: recursion that crosses a boundary of CPython's frame stack pays an
-    # allocation per call), charged with its body's statements when it starts
+    # a call costs ten loop iterations' time (a frame, its parameters bound, its output joined, the interpreter's
+    # own calls below it), and up to four times that when recursion straddles a chunk of CPython 3.11's frame
+    # stack, which then pays an mmap and an munmap per call: forty steps, charged with its body's statements when
+    # it starts
     return MacroCode(name, names, param_slots, defaults, run, layout, special_slots,
                      _CALL_STEPS + node_count(params) + weight, c.origin)
 
 
-_CALL_STEPS = 20
+_CALL_STEPS = 40
 
 
 def s_macro(c, node):
