@@ -199,8 +199,8 @@ def item_plan_walk(plan):
     here; an item it does not apply to runs the body (which holds no break or continue)."""
     target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
     subject, table, default = plan.item_plan
-    if subject is None and 0 < default[0] < 3:
-        return _print_run_walk(plan)
+    if subject is None and _fast_plan(default)[0] == _TWO_READS:
+        return _two_reads_walk(plan)
     # nothing to print (the commonest: a loop looking for one role) is None; two reads without a method have their
     # own code: both tested first
     table, default = {value: _fast_plan(plan) for value, plan in table.items()}, _fast_plan(default)
@@ -225,7 +225,7 @@ def item_plan_walk(plan):
                             append(text)
                             continue
                     count = 2   # the general two-read path below finds it does not apply
-                elif count == 4:   # a branch that is not a print run: its body (the tail below, in line)
+                elif count == 4:   # a branch that is not a print run: its body (_start_item in line: common)
                     f[target_slot] = item
                     for slot in resets:
                         f[slot] = MISSING
@@ -260,66 +260,40 @@ def item_plan_walk(plan):
                     if text is not None:
                         append(text)
                         continue
-            f[target_slot] = item
-            for slot in resets:
-                f[slot] = MISSING
-            for slot, source in local_copies:
-                f[slot] = f[source]
+            _start_item(f, item, target_slot, resets, local_copies)
             body(f, out)
     return walk_items
 
 
-def _print_run_walk(plan):
-    """item_plan_walk for a body that is one print run of one or two reads of the item (`{{ '<|im_start|>' +
+def _two_reads_walk(plan):
+    """item_plan_walk for a body that is one print run of two reads of the item, as they are (`{{ '<|im_start|>' +
     message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`): nothing to decide per item, the reads
     and the text in line; an item whose reads are not short plain strings runs the body."""
     target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
-    count, before, key, method, middle, key2, method2, after = plan.item_plan[2]
+    _, before, key, _, middle, key2, _, after = plan.item_plan[2]
 
-    def fallback(f, out, item):
-        f[target_slot] = item
-        for slot in resets:
-            f[slot] = MISSING
-        for slot, source in local_copies:
-            f[slot] = f[source]
-        body(f, out)
-
-    if count == 2 and method is None and method2 is None:
-        def walk_two(f, out, items):   # the commonest: two keys read as they are
-            append = out.append
-            for item in items:
-                if type(item) is dict:
-                    value, second = item.get(key), item.get(key2)
-                    if type(value) is str and type(second) is str:
-                        text = before + value + middle + second + after
-                        if len(text) < BIG_STR:
-                            append(text)
-                            continue
-                fallback(f, out, item)
-        return walk_two
-
-    def walk_run(f, out, items):
+    def walk_two(f, out, items):
         append = out.append
         for item in items:
             if type(item) is dict:
-                value = item.get(key)
-                if type(value) is str and (method is None or len(value) < BIG_STR):
-                    if method is not None:
-                        value = method(value)
-                    if count == 1:
-                        text = before + value + middle
-                    else:
-                        second = item.get(key2)
-                        if type(second) is not str or method2 is not None and len(second) >= BIG_STR:
-                            text = None
-                        else:
-                            text = before + value + middle + (second if method2 is None else method2(second)) + \
-                                after
-                    if text is not None and len(text) < BIG_STR:
+                value, second = item.get(key), item.get(key2)
+                if type(value) is str and type(second) is str:
+                    text = before + value + middle + second + after
+                    if len(text) < BIG_STR:
                         append(text)
                         continue
-            fallback(f, out, item)
-    return walk_run
+            _start_item(f, item, target_slot, resets, local_copies)
+            body(f, out)
+    return walk_two
+
+
+def _start_item(f, item, target_slot, resets, local_copies):
+    """An item that runs the body (or a branch's): the target set, the body's variables started afresh."""
+    f[target_slot] = item
+    for slot in resets:
+        f[slot] = MISSING
+    for slot, source in local_copies:
+        f[slot] = f[source]
 
 
 _NO_PLAN = (5, None, None, None, None, None, None, None)

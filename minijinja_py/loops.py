@@ -209,20 +209,7 @@ def _handed_over(items, loop):
 def _plain_walk(plan):
     """The commonest loop, `for x in list` (the tool calls of a message): each item in the target's slot, the
     body run, without the calls of the general runner."""
-    target_slot, body, step = plan.target_slot, plan.body, plan.step
-
-    def walk_plain(f, out, items):
-        remaining = iter(items)
-        try:
-            for item in remaining:
-                f[target_slot] = item
-                try:
-                    body(f, out)
-                except ContinueLoop:
-                    continue
-        except BreakLoop:
-            f[0].fuel += length_hint(remaining) * step   # the items left are refunded
-    return walk_plain
+    return lambda f, out, items: _walk_items(plan, f, out, items)
 
 
 def count_output(rs, out, start):
