@@ -16,9 +16,10 @@ import math
 import operator
 
 from . import nodes as n
+from .strfilters import do_indent, do_lower, do_trim, do_upper
 
 __all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_negative_powers",
-           "has_conditional_extends", "check_outputs"]
+           "fold_string_filters", "has_conditional_extends", "check_outputs"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -115,6 +116,52 @@ def fold_negative_powers(template):
                 power = n.BinOp(node.span, "**", n.Const(node.left.span, -value), node.right)
                 return n.UnaryOp(node.span, "-", power)
         return node
+    return _body(template, change)
+
+
+# ---------------------------------------------------------------------------------------- string filters
+# The builtin string filters whose result depends on their arguments alone (and on max_string, which a short
+# result cannot reach): Jinja2's constant folder computes them on constants while compiling
+_STRING_FILTERS = {"indent": do_indent, "upper": do_upper, "lower": do_lower, "trim": do_trim}
+_SHORT_TEXT = 1024
+
+
+class _FoldState:
+    """What do_indent reads of a render state: the limits."""
+    __slots__ = ("limits",)
+
+    def __init__(self, limits):
+        self.limits = limits
+
+
+def fold_string_filters(template, filters, limits):
+    """`'{\n'|indent(4, first=true)`, `'Tools'|upper`: a builtin string filter of a short string literal with
+    constant arguments (small numbers, short strings, booleans) → the text it gives, as Jinja2 folds it. Only
+    the engine's own filters (a filter the environment replaced runs when the template does), and only short
+    results; anything that fails is left to fail where it runs."""
+    state = _FoldState(limits)
+
+    def plain(arg):
+        return type(arg) is n.Const and (type(arg.value) is bool or type(arg.value) is int and -256 <= arg.value <= 256
+                                         or type(arg.value) is str and len(arg.value) < 64)
+
+    def change(node):
+        if type(node) is not n.Filter or filters.get(node.name) is not _STRING_FILTERS.get(node.name, change):
+            return node
+        value, args = node.value, node.args
+        if not (type(value) is n.Const and type(value.value) is str and len(value.value) < _SHORT_TEXT) or \
+                args.star is not None or args.dstar is not None or not all(map(plain, args.positional)) or \
+                not all(plain(x) for _, x in args.keywords):
+            return node
+        func = filters[node.name]
+        positional = [x.value for x in args.positional]
+        keywords = {name: x.value for name, x in args.keywords}
+        try:
+            text = func(state, value.value, *positional, **keywords) if func is do_indent else \
+                func(value.value, *positional, **keywords)
+        except Exception:   # noqa: BLE001 - it fails where it runs, with its location
+            return node
+        return n.Const(node.span, text) if type(text) is str and len(text) < _SHORT_TEXT else node
     return _body(template, change)
 
 

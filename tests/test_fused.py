@@ -62,6 +62,8 @@ SHAPES = [
     "{{ x.get('k') }}|{{ x.get('k', 'd') }}|{{ x.get('j', 1) }}|{{ x.get('j', []) }}|{{ x.get('j', {}) }}|"
     "{{ x.get('k', none) }}|{{ x.get('_k', 2) }}|{{ y.get('a') }}|{{ x.k.get('a', 0) }}",
     "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
+    # string filters of constants, folded while compiling as Jinja2 does
+    "{{ '{\\n'|indent(4, first=true) }}{{ 'a\\nb'|indent(2) ~ x.k }}{{ ' x '|trim|upper }}{{ 'A'|lower(1) }}",
     # a key that names a dict method: the method where the dict lacks the key
     "{% if x['items'] is defined %}D{% else %}U{% endif %}{% if x['keys'] %}T{% endif %}{% if not x['get'] %}N"
     "{% endif %}{% if x['values'] is undefined or x.v %}V{% endif %}{% if x.k and x['copy'] %}C{% endif %}",

@@ -268,6 +268,13 @@ def test_tojson_with_indent_checks_its_limits_before_building_the_text():
     assert render("{{ x|tojson(indent=2) }}", x=tool) == __import__("json").dumps(tool, indent=2)
 
 
+def test_a_replaced_string_filter_is_not_folded_while_compiling():
+    env = mj.chat_environment()
+    assert render("{{ 'ab'|upper }}|{{ 'a'|indent(2, first=true) }}", env) == "AB|  a"
+    env.filters["upper"] = lambda s: s + "!"
+    assert render("{{ 'ab'|upper }}", env) == "ab!"
+
+
 # ------------------------------------------------------------------------------------------------- lipsum
 def test_lipsum_is_deterministic_and_shaped_like_jinja2s():
     env = mj.Environment()
