@@ -26,7 +26,7 @@ from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, c
 from .symbols import Function, Summaries
 from .transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
-    has_conditional_extends, with_newline_sequence,
+    folds_string_filters, has_conditional_extends, with_newline_sequence,
 )
 
 __all__ = ["compile_template", "CompiledTemplate", "LoopControlOutsideLoop", "STATEMENTS", "EXPRESSIONS"]
@@ -67,7 +67,7 @@ def prepare(template, env, source):
         template = with_newline_sequence(template, source, env.newline_sequence)
     if source is None or "**" in source:
         template = fold_negative_powers(template)
-    if source is None or "'|" in source or '"|' in source or "' |" in source or '" |' in source:
+    if source is None or folds_string_filters(source):
         template = fold_string_filters(template, env.filters, env.limits)
     if has_conditional_extends(template):
         template = check_outputs(template)

@@ -14,12 +14,13 @@ passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
 
 import math
 import operator
+import re
 
 from . import nodes as n
 from .strfilters import do_indent, do_lower, do_trim, do_upper
 
 __all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_negative_powers",
-           "fold_string_filters", "has_conditional_extends", "check_outputs"]
+           "fold_string_filters", "folds_string_filters", "has_conditional_extends", "check_outputs"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -132,6 +133,17 @@ class _FoldState:
 
     def __init__(self, limits):
         self.limits = limits
+
+
+_FOLDABLE_SPELLING = None   # a string literal piped into one of them: the regexp compiled on first use
+
+
+def folds_string_filters(source):
+    """Might fold_string_filters change anything in this source? (Its walk over the tree is then worth it.)"""
+    global _FOLDABLE_SPELLING
+    if _FOLDABLE_SPELLING is None:
+        _FOLDABLE_SPELLING = re.compile(r"""['"]\s*\|\s*(?:%s)\b""" % "|".join(_STRING_FILTERS))
+    return _FOLDABLE_SPELLING.search(source) is not None
 
 
 def fold_string_filters(template, filters, limits):
