@@ -39,13 +39,14 @@ def item_plan(c, body, item_slot, body_run, statement_runs):
     statements' (or None for one statement): an item whose subject is tested with an `and` (`role == 'system'
     and message.content`) runs that if statement, an item that more than one of several switches on the same
     subject acts on the whole body."""
-    if c.autoescape or len(body) == 0 or c.known_extends and c.output_check or _has_loop_control(body):
+    if c.autoescape or len(body) == 0 or c.known_extends and c.output_check:
         return None   # (after a known extends, text and {{ }} are not compiled: statements.py)
     plan = print_plan(c, body, item_slot)
     if plan is not None:
         return None, {}, plan
     statements = [node for node in body if not (isinstance(node, n.Text) and not node.value)]
-    if not all(isinstance(node, n.If) for node in statements):
+    if not all(isinstance(node, n.If) for node in statements) or \
+            (c.summaries.in_source("break") or c.summaries.in_source("continue")) and _has_loop_control(body):
         return None
     whole = (_CLOSURE, body_run, None, None, None, None, None, None)
     if statement_runs is None or len(statement_runs) != len(statements):

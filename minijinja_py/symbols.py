@@ -284,7 +284,10 @@ class Summaries:
         self._mentions = {}
         self._spelled = {}
 
-    def _in_source(self, name):
+    def in_source(self, name):
+        """Could the template spell name anywhere (True when the source is unknown)? Searched once per name."""
+        if self._source is None:
+            return True
         found = self._spelled.get(name)
         if found is None:   # once per name: a search of the whole source per body would be quadratic
             found = self._spelled[name] = name in self._source
@@ -318,7 +321,7 @@ class Summaries:
 
     def reads(self, statements, names):
         """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
-        if self._source is not None and not any(map(self._in_source, names)):
+        if not any(map(self.in_source, names)):
             return set()
         index = self._index
         if index is None or id(statements) not in index.bodies:
