@@ -200,7 +200,7 @@ def item_plan_walk(plan):
     here; an item it does not apply to runs the body (which holds no break or continue)."""
     target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
     subject, table, default = plan.item_plan
-    if subject is None and _fast_plan(default)[0] == _TWO_READS:
+    if subject is None and (_fast_plan(default) or _NO_PLAN)[0] == _TWO_READS:
         return _two_reads_walk(plan)
     # nothing to print (the commonest: a loop looking for one role) is None; two reads without a method have their
     # own code: both tested first

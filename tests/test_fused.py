@@ -87,6 +87,7 @@ LOOP_SHAPES = [
     "{% for m in items %}{{ '<' + m['k'] + '|' + m.k + '>' }}{% endfor %}",
     "{% for m in items %}<{{ m.k }}|{{ m['k']|trim }}>{% endfor %}", "{% for m in items %}[{{ m.k }}]{% endfor %}",
     "{% for m in items %}{{ m.k ~ '' }}{{ m.k + m.k + m.k }}{% endfor %}", "{% for m in items %}-{% endfor %}",
+    "{% for m in items %}{{ '' }}{% endfor %}.", "{% for m in items %}{% raw %}{% endraw %}{% endfor %}.",
     "{% for m in items %}{{ m.k + m.k|trim + '.' + m.k }}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' %}A{{ m.k }}{% elif m.k == 'b' or m.k == 'x' %}{{ 'B' + m.k|upper }}"
     "{% endif %}{% endfor %}",
