@@ -14,9 +14,9 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS
 from .tests import TESTS as _BUILTIN_TESTS
 from .undefined import PLAIN_UNDEFINED
 
-__all__ = ["read_place", "atom_of", "holds", "atom_tester", "inline_test", "TRUTHY", "FALSY", "EQ", "NE", "DEFINED",
-           "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS", "TYPE_IS_NOT", "ONE_OF", "NONE_OF",
-           "PLAIN_TYPES", "DICT_NAMES", "NEGATION"]
+__all__ = ["read_place", "atom_of", "holds", "atom_tester", "and_or_parts", "inline_test", "TRUTHY", "FALSY", "EQ",
+           "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS", "TYPE_IS_NOT", "ONE_OF",
+           "NONE_OF", "PLAIN_TYPES", "DICT_NAMES", "NEGATION"]
 
 
 def read_place(c, node):
@@ -171,6 +171,18 @@ def atom_tester(atom):
     return partial(holds, atom)
 
 
+def and_or_parts(test):
+    """The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation."""
+    parts, stack = [], [test]
+    while stack:
+        current = stack.pop()
+        if type(current) is type(test):
+            stack.extend((current.right, current.left))
+        else:
+            parts.append(current)
+    return parts
+
+
 def inline_test(c, test):
     """A single if's test as (combine, atoms): combine "and"/"or"/None over one or more atoms; None when the test
     is not of that shape. `not (a or b)` is read as `not a and not b` when a and b are atoms that negate."""
@@ -182,14 +194,7 @@ def inline_test(c, test):
                 tuple(atom[:2] + (NEGATION[atom[2]], atom[3]) for atom in inner[1]))
     if isinstance(test, (n.And, n.Or)):
         combine = "and" if isinstance(test, n.And) else "or"
-        parts, stack = [], [test]
-        while stack:
-            current = stack.pop()
-            if type(current) is type(test):
-                stack.extend((current.right, current.left))
-            else:
-                parts.append(current)
-        atoms = [atom_of(c, part) for part in parts]
+        atoms = [atom_of(c, part) for part in and_or_parts(test)]
         return None if any(a is None for a in atoms) else (combine, tuple(atoms))
     atom = atom_of(c, test)
     return None if atom is None else (None, (atom,))

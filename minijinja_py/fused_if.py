@@ -8,7 +8,7 @@ a value is not plain data.
 from . import nodes as n
 from .atoms import (
     DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT, UNDEFINED, atom_of,
-    atom_tester, inline_test, read_place,
+    and_or_parts, atom_tester, inline_test, read_place,
 )
 from .base import BIG_STR
 from .expressions import lookup_steps, truth
@@ -127,13 +127,7 @@ def _if_mixed(c, node, general, body, else_):
     test = node.test
     if not isinstance(test, (n.And, n.Or)):
         return general
-    parts, stack = [], [test]
-    while stack:
-        current = stack.pop()
-        if type(current) is type(test):
-            stack.extend((current.right, current.left))
-        else:
-            parts.append(current)
+    parts = and_or_parts(test)
     atoms = [atom_of(c, part) for part in parts]
     if all(atom is None for atom in atoms):
         return general

@@ -297,11 +297,12 @@ def _start_item(f, item, target_slot, resets, local_copies):
         f[slot] = f[source]
 
 
-_NO_PLAN = (5, None, None, None, None, None, None, None)
-_TWO_READS = 6   # _item_plan_walk's code for a print plan of two reads without a method
+_NO_PLAN = (5, None, None, None, None, None, None, None)   # the subject is not a string: no plan, the body runs
+_TWO_READS = 6   # item_plan_walk's code for a print plan of two reads without a method
 
 
 def _fast_plan(plan):
+    """A print plan as item_plan_walk tests it: None for one that prints nothing, _TWO_READS for two plain reads."""
     if plan[0] == 0 and not plan[1]:
         return None
-    return (_TWO_READS,) + plan[1:] if plan[0] == 2 and plan[3] is None and plan[6] is None else plan   # the subject is not a string: no plan, the body runs
+    return (_TWO_READS,) + plan[1:] if plan[0] == 2 and plan[3] is None and plan[6] is None else plan
