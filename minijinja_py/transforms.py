@@ -158,7 +158,8 @@ def fold_string_filters(template, filters, limits):
                                          or type(arg.value) is str and len(arg.value) < 64)
 
     def change(node):
-        if type(node) is not n.Filter or filters.get(node.name) is not _STRING_FILTERS.get(node.name, change):
+        if type(node) is not n.Filter or node.name not in _STRING_FILTERS or \
+                filters.get(node.name) is not _STRING_FILTERS[node.name]:
             return node
         value, args = node.value, node.args
         if not (type(value) is n.Const and type(value.value) is str and len(value.value) < _SHORT_TEXT) or \
@@ -169,8 +170,8 @@ def fold_string_filters(template, filters, limits):
         positional = [x.value for x in args.positional]
         keywords = {name: x.value for name, x in args.keywords}
         try:
-            text = func(state, value.value, *positional, **keywords) if func is do_indent else \
-                func(value.value, *positional, **keywords)
+            text = func(state, value.value, *positional, **keywords) if getattr(func, "mj_pass_state", False) \
+                else func(value.value, *positional, **keywords)
         except Exception:   # noqa: BLE001 - it fails where it runs, with its location
             return node
         return n.Const(node.span, text) if type(text) is str and len(text) < _SHORT_TEXT else node
