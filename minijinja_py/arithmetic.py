@@ -8,6 +8,7 @@ from .base import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, lim
 from .budget import charge_int_op, guard
 from .errors import located
 from .formatting import percent_format
+from .places import path_reader
 
 __all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
 
@@ -119,88 +120,104 @@ def sum_chain(operands, places, evs, spans):
     """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
     its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
     string they are gathered and joined once (the same text as adding them in turn); the first that is not one
-    is added, as are the rest, step by step from the text so far."""
-    # how each operand is fetched without a call where it can be: a constant's value; a variable of this frame,
-    # or a chain of constant keys from one (places[i] = (slot, keys), see places.key_path), read in line
-    # while every step is a plain dict that has the key; else (or when it is not) its closure
-    steps = tuple((index, _CONSTANT, x.value, ev, span) if isinstance(x, n.Const) else
-                  (index, _PATH, place, ev, span) if place is not None else
-                  (index, _CLOSURE, None, ev, span)
-                  for index, (x, place, ev, span) in enumerate(zip(operands, places, evs, (None,) + tuple(spans))))
-
-    def add_from(f, total, start):
-        for _, kind, payload, operand_ev, span in steps[start:]:
-            b = _operand(f, kind, payload, operand_ev)
-            try:
-                total = checked_add(f[0], total, b)
-            except Exception as exc:
-                raise located(exc, span)
-        return total
-
-    # the text's pieces with the string constants in place: each run fills in the rest, in order
-    template = [payload if kind is _CONSTANT and type(payload) is str else None
-                for _, kind, payload, _, _ in steps]
-    # (a variable of the frame, `bos_token`: its slot read first, without a path's loop)
-    filled = tuple((index, _VARIABLE, payload[0], operand_ev, span) if kind is _PATH and not payload[1] else
-                   (index, kind, payload, operand_ev, span)
-                   for (index, kind, payload, operand_ev, span), piece in zip(steps, template) if piece is None)
+    is added, as are the rest, step by step from the text so far. Each operand is evaluated once, in order."""
+    # the text's pieces with the string constants in place; every other operand is read by its reader
+    # (places.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
+    template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
+    operand_spans = (None,) + tuple(spans)
+    readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
+                    for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
+    read_at = dict(readers)
     constants_size = sum(len(piece) for piece in template if piece is not None)
 
-    def ev(f):
+    def add_from(f, total, start):
+        for index in range(start, len(template)):
+            value = template[index]
+            if value is None:
+                value = read_at[index](f)
+            try:
+                total = checked_add(f[0], total, value)
+            except Exception as exc:
+                raise located(exc, operand_spans[index])
+        return total
+
+    def resume(f, got, value):
+        """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
+        what that read returned (None when got holds them all)."""
         values, size = template[:], constants_size
-        for index, kind, payload, operand_ev, span in filled:
-            if kind is _VARIABLE:
-                b = f[payload]
-                if b is MISSING:
-                    b = operand_ev(f)
-            elif kind is _PATH:
-                slot, keys = payload
-                b = f[slot]
-                for key in keys:
-                    if type(key) is str:
-                        if type(b) is not dict or key not in b:
-                            b = MISSING
-                            break
-                        b = b[key]
-                    else:   # a loop variable's slot: its int indexes a list
-                        index0 = f[key]
-                        if type(b) is not list or type(index0) is not int or not -len(b) <= index0 < len(b):
-                            b = MISSING
-                            break
-                        b = b[index0]
-                if b is MISSING:
-                    b = operand_ev(f)
-            elif kind is _CONSTANT:
-                b = payload
-            else:
-                b = operand_ev(f)
-            if type(b) is str:
-                values[index] = b
-                size += len(b)
+        for (index, _), text in zip(readers, got):
+            values[index] = text
+            size += len(text)
+        for position in range(len(got), len(readers)):
+            index, read = readers[position]
+            if position > len(got):
+                value = read(f)
+            if type(value) is str:
+                values[index] = value
+                size += len(value)
                 continue
             if index == 0:
-                return add_from(f, b, 1)
-            before = values[:index]
-            total = joined_text(f[0], before, sum(map(len, before)))
+                return add_from(f, value, 1)
+            total = joined_text(f[0], values[:index], sum(map(len, values[:index])))
             try:
-                total = checked_add(f[0], total, b)
+                total = checked_add(f[0], total, value)
             except Exception as exc:
-                raise located(exc, span)
+                raise located(exc, operand_spans[index])
             return add_from(f, total, index + 1)
-        return "".join(values) if size < BIG_STR else joined_text(f[0], values, size)
+        return joined_text(f[0], values, size)
+    return _short_chain(template, readers, resume) or _any_chain(readers, resume)
+
+
+def _constant_reader(value):
+    return lambda f: value
+
+
+def _short_chain(template, readers, resume):
+    """The chain's closure when it has two operands or fewer that are not string constants (most do:
+    `'<|im_start|>' + message['role'] + '\n'`): the constants around them joined at compile time. None else."""
+    if len(readers) > 2:
+        return None
+    if not readers:
+        text = "".join(template)   # constants only: the template's own text
+        return lambda f: text
+    cuts = [index for index, _ in readers]
+    pieces = ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
+    if len(readers) == 1:
+        (_, read), = readers
+        before, after = pieces
+        room = BIG_STR - len(before) - len(after)
+
+        def ev_one(f):
+            value = read(f)
+            if type(value) is str and len(value) < room:
+                return before + value + after
+            return resume(f, (), value)
+        return ev_one
+    (_, read_first), (_, read_second) = readers
+    before, between, after = pieces
+    room = BIG_STR - len(before) - len(between) - len(after)
+
+    def ev_two(f):
+        first = read_first(f)
+        if type(first) is not str:
+            return resume(f, (), first)
+        second = read_second(f)
+        if type(second) is str and len(first) + len(second) < room:
+            return "".join((before, first, between, second, after))
+        return resume(f, (first,), second)
+    return ev_two
+
+
+def _any_chain(readers, resume):
+    def ev(f):
+        got = []
+        for _, read in readers:
+            value = read(f)
+            if type(value) is not str:
+                return resume(f, got, value)
+            got.append(value)
+        return resume(f, got, None)   # every read gave a string: resume joins them
     return ev
-
-
-_CONSTANT, _PATH, _VARIABLE, _CLOSURE = "constant", "path", "variable", "closure"
-
-
-def _operand(f, kind, payload, ev):
-    if kind is _CONSTANT:
-        return payload
-    if kind is _PATH and not payload[1]:
-        value = f[payload[0]]
-        return value if value is not MISSING else ev(f)
-    return ev(f)
 
 
 def joined_text(rs, values, size):

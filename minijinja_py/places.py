@@ -8,7 +8,7 @@ from .base import MISSING
 from .sandbox import DICT_ATTRS, DICT_MUTATORS
 from .symbols import PARAM
 
-__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "dict_key"]
+__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key"]
 
 
 def cheap_constant(value):
@@ -48,6 +48,48 @@ def key_path(c, node, indexes=False):
         node = node.obj
     slot = local_slot(c, node)
     return None if slot is None else (slot, tuple(reversed(keys)))
+
+
+def path_reader(place, fallback):
+    """f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
+    one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
+    with the index in range, fallback(f) (the operand's general closure) otherwise or when place is None."""
+    if place is None or not place[1]:
+        return fallback   # a variable's own closure reads its slot (or is not a place)
+    slot, keys = place
+    if len(keys) == 1:
+        key, = keys
+        if type(key) is int:
+            def read_item(f):   # messages[i], i a loop variable
+                items, index = f[slot], f[key]
+                if type(items) is list and type(index) is int and -len(items) <= index < len(items):
+                    return items[index]
+                return fallback(f)
+            return read_item
+
+        def read_key(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                return obj[key]
+            return fallback(f)
+        return read_key
+    if len(keys) == 2 and type(keys[0]) is int and type(keys[1]) is str:
+        index_slot, key = keys
+
+        def read_item_key(f):   # messages[i]['content'], i a loop variable
+            items, index = f[slot], f[index_slot]
+            if type(items) is list and type(index) is int and -len(items) <= index < len(items):
+                item = items[index]
+                if type(item) is dict and key in item:
+                    return item[key]
+            return fallback(f)
+        return read_item_key
+    if not any(type(key) is int for key in keys):
+        def read_keys(f):
+            value = read_path(f, slot, keys)
+            return value if value is not MISSING else fallback(f)
+        return read_keys
+    return fallback
 
 
 def constant_set(node):
