@@ -168,7 +168,59 @@ def atom_tester(atom):
                     return (True if value else False) is want
             return holds(atom, f)
         return test_truth
+    if key is not None:
+        return _key_tester(atom) or partial(holds, atom)
     return partial(holds, atom)
+
+
+def _key_tester(atom):
+    """atom_tester for the atoms of a key of a variable that are decided on a plain dict holding it (`m.tool_calls
+    is defined`, `is not none`, `m.role == 'user'`, `m.content is string`); None for another kind."""
+    slot, key, kind, constant = atom
+    if kind in (NONE, NOT_NONE):
+        want = kind == NONE
+
+        def test_none(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                return (obj[key] is None) is want   # `is none` is an identity: exact on any value
+            return holds(atom, f)
+        return test_none
+    if kind in (DEFINED, UNDEFINED) and key not in DICT_NAMES:
+        want = kind == DEFINED
+
+        def test_defined(f):
+            obj = f[slot]
+            if type(obj) is dict:
+                if key not in obj:
+                    return not want   # a plain dict without the key (no method of that name): undefined
+                if type(obj[key]) in PLAIN_TYPES:
+                    return want
+            return holds(atom, f)
+        return test_defined
+    if kind in (EQ, NE):
+        constant_type, want = type(constant), kind == EQ
+
+        def test_equal(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value = obj[key]
+                if type(value) is constant_type:
+                    return (value == constant) is want
+            return holds(atom, f)
+        return test_equal
+    if kind in (TYPE_IS, TYPE_IS_NOT):
+        want = kind == TYPE_IS
+
+        def test_type(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value_type = type(obj[key])
+                if value_type in PLAIN_TYPES:
+                    return (value_type is constant) is want
+            return holds(atom, f)
+        return test_type
+    return None
 
 
 def and_or_parts(test):

@@ -48,6 +48,34 @@ def switch_case(c, test):
     return None if place is None else (place, tuple(x.value for x in constants), extra, subject)
 
 
+def constant_branch_run(c, entries, else_run, whole):
+    """run(f, out) of an if/elif chain over one subject for a subject known to equal one constant: entries are the
+    branches that test it, in order, as (the extra test of `subject == 'c' and extra`, or None; the branch's
+    run); else_run the chain's else (or None). An extra whose value is not plain data hands over to whole, the
+    whole if statement (the subject's test is a read: running it again changes nothing)."""
+    with c.flags(soft=True):
+        tests = tuple((_extra_test(c, extra) if extra is not None else None, run) for extra, run in entries)
+
+    def run_constant(f, out):
+        for test, run in tests:
+            if test is not None:
+                outcome = test(f)
+                if outcome is None:
+                    return whole(f, out)
+                if not outcome:
+                    continue
+            return run(f, out)
+        if else_run is not None:
+            else_run(f, out)
+    return run_constant
+
+
+def _extra_test(c, node):
+    """test(f) → True, False, or None (not plain data: the general path decides) for an `and`'s right side."""
+    atom = atom_of(c, node)
+    return atom_tester(atom) if atom is not None else truth(c, node)
+
+
 def s_if(c, node):
     """{% if %}: see s_if_switch and s_if_inline, else the general run (statements.if_runner)."""
     tests, else_ = if_parts(c, node)

@@ -27,7 +27,7 @@ from . import nodes as n
 from .base import BIG_STR, MISSING
 from .arithmetic import sum_operands
 from .places import key_path
-from .fused_if import switch_case
+from .fused_if import constant_branch_run, switch_case
 
 __all__ = ["item_plan", "item_plan_walk"]
 
@@ -89,11 +89,15 @@ def _switch_plan(c, node, item_slot, whole):
     # a branch that is not one print run runs its compiled body (the if's own), without the if's call
     plans = [plan if plan is not None else (_CLOSURE, run, None, None, None, None, None, None)
              for plan, run in zip(plans, compiled)]
-    table = {}
-    for case, plan in zip(cases, plans):
+    branches = {}   # constant → the branches that test it, in order: (its `and` extra or None, run, plan)
+    for case, run, plan in zip(cases, compiled, plans):
         for constant in case[1]:
-            # the first branch that tests a constant decides it; one with an `and`: the whole if statement
-            table.setdefault(constant, plan if case[2] is None else whole)
+            branches.setdefault(constant, []).append((case[2], run, plan))
+    # the first branch that tests a constant decides it, unless it has an `and`: then its extra test decides
+    table = {constant: entries[0][2] if entries[0][0] is None else
+             (_CLOSURE, constant_branch_run(c, [entry[:2] for entry in entries], compiled[-1], whole[1]),
+              None, None, None, None, None, None)
+             for constant, entries in branches.items()}
     return cases[0][0][1], table, plans[-1]
 
 
@@ -196,96 +200,134 @@ def _joined_plan(item, constants, reads):
 
 
 def item_plan_walk(plan):
-    """A plain loop whose body has an item plan (fused_loop.py): each item's print plan found and printed right
-    here; an item it does not apply to runs the body (which holds no break or continue)."""
+    """A plain loop whose body has an item plan: each item handed to the emitter its subject's value chooses (see
+    _emitter), which prints the item's plan or runs the body (that holds no break or continue) for it. An item
+    that is not a plain dict, or whose subject is not a string, runs the body."""
     target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
     subject, table, default = plan.item_plan
-    if subject is None and (_fast_plan(default) or _NO_PLAN)[0] == _TWO_READS:
-        return _two_reads_walk(plan)
-    # nothing to print (the commonest: a loop looking for one role) is None; two reads without a method have their
-    # own code: both tested first
-    table, default = {value: _fast_plan(plan) for value, plan in table.items()}, _fast_plan(default)
+
+    def run_body(f, out, item):
+        _start_item(f, item, target_slot, resets, local_copies)
+        body(f, out)
+
+    table = {value: _emitter(plan, branch, run_body) for value, branch in table.items()}
+    default = _emitter(plan, default, run_body)
+    if subject is None:
+        emit_every = default or _print_nothing
+
+        def walk_all(f, out, items):
+            for item in items:
+                if type(item) is dict:
+                    emit_every(f, out, item)
+                else:
+                    run_body(f, out, item)
+        return walk_all
 
     def walk_items(f, out, items):
-        append = out.append
         for item in items:
             if type(item) is dict:
-                if subject is None:
-                    chosen = default
-                else:
-                    value = item.get(subject)
-                    chosen = table.get(value, default) if type(value) is str else _NO_PLAN
-                if chosen is None:
+                value = item.get(subject)
+                if type(value) is str:
+                    emit = table.get(value, default)
+                    if emit is not None:
+                        emit(f, out, item)
                     continue
-                count, before, key, method, middle, key2, method2, after = chosen
-                if count == _TWO_READS:
-                    value, second = item.get(key), item.get(key2)
-                    if type(value) is str and type(second) is str:
-                        text = before + value + middle + second + after
-                        if len(text) < BIG_STR:
-                            append(text)
-                            continue
-                    count = 2   # the general two-read path below finds it does not apply
-                elif count == 4:   # a branch that is not a print run: its body (_start_item in line: common)
-                    f[target_slot] = item
-                    for slot in resets:
-                        f[slot] = MISSING
-                    for slot, source in local_copies:
-                        f[slot] = f[source]
-                    before(f, out)
-                    continue
-                if count == 0:
-                    if before:
-                        append(before)
-                    continue
-                if count < 3:
-                    # the pieces are only checked to be strings (a long one makes a long text, which takes
-                    # the general path: its length is checked before it is appended), but not a method's input
-                    value = item.get(key)
-                    text = None
-                    if type(value) is str and (method is None or len(value) < BIG_STR):
-                        if method is not None:
-                            value = method(value)
-                        if count == 1:
-                            text = before + value + middle
-                        else:
-                            second = item.get(key2)
-                            if type(second) is str and (method2 is None or len(second) < BIG_STR):
-                                text = before + value + middle + (second if method2 is None else
-                                                                  method2(second)) + after
-                    if text is not None and len(text) < BIG_STR:
-                        append(text)
-                        continue
-                elif count == 3:
-                    text = _joined_plan(item, before, key)
-                    if text is not None:
-                        append(text)
-                        continue
-            _start_item(f, item, target_slot, resets, local_copies)
-            body(f, out)
+            run_body(f, out, item)
     return walk_items
 
 
-def _two_reads_walk(plan):
-    """item_plan_walk for a body that is one print run of two reads of the item, as they are (`{{ '<|im_start|>' +
-    message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`): nothing to decide per item, the reads
-    and the text in line; an item whose reads are not short plain strings runs the body."""
-    target_slot, body, resets, local_copies = plan.target_slot, plan.body, plan.resets, plan.local_copies
-    _, before, key, _, middle, key2, _, after = plan.item_plan[2]
+def _emitter(loop_plan, plan, run_body):
+    """emit(f, out, item) for a print plan (see the module docstring): the plan's text appended when its reads are
+    short plain strings (a long one makes a long text, which takes the general path: its length is checked before
+    it is appended; a method's input is checked first), else run_body(f, out, item). None for a plan that prints
+    nothing."""
+    count, before, key, method, middle, key2, method2, after = plan
+    if count == _CLOSURE:
+        return _branch_emitter(loop_plan, before)
+    if count == 0:
+        if not before:
+            return None
 
-    def walk_two(f, out, items):
-        append = out.append
-        for item in items:
-            if type(item) is dict:
-                value, second = item.get(key), item.get(key2)
-                if type(value) is str and type(second) is str:
-                    text = before + value + middle + second + after
-                    if len(text) < BIG_STR:
-                        append(text)
-                        continue
-            _start_item(f, item, target_slot, resets, local_copies)
-            body(f, out)
-    return walk_two
+        def emit_text(f, out, item):
+            out.append(before)
+        return emit_text
+    if count == 3:
+        def emit_joined(f, out, item):
+            text = _joined_plan(item, before, key)
+            if text is None:
+                run_body(f, out, item)
+            else:
+                out.append(text)
+        return emit_joined
+    if count == 1:
+        return _one_read_emitter(before, key, method, middle, run_body)
+    if method is None and method2 is None:
+        def emit_two(f, out, item):
+            value, second = item.get(key), item.get(key2)
+            if type(value) is str and type(second) is str:
+                text = before + value + middle + second + after
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    return
+            run_body(f, out, item)
+        return emit_two
+
+    def emit_two_methods(f, out, item):
+        value, second = item.get(key), item.get(key2)
+        if type(value) is str and type(second) is str and len(value) < BIG_STR and len(second) < BIG_STR:
+            text = before + (value if method is None else method(value)) + middle + \
+                (second if method2 is None else method2(second)) + after
+            if len(text) < BIG_STR:
+                out.append(text)
+                return
+        run_body(f, out, item)
+    return emit_two_methods
+
+
+def _print_nothing(f, out, item):
+    pass
+
+
+def _one_read_emitter(before, key, method, after, run_body):
+    if method is None:
+        def emit_one(f, out, item):
+            value = item.get(key)
+            if type(value) is str:
+                text = before + value + after
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    return
+            run_body(f, out, item)
+        return emit_one
+
+    def emit_one_method(f, out, item):
+        value = item.get(key)
+        if type(value) is str and len(value) < BIG_STR:
+            text = before + method(value) + after
+            if len(text) < BIG_STR:
+                out.append(text)
+                return
+        run_body(f, out, item)
+    return emit_one_method
+
+
+def _branch_emitter(loop_plan, run):
+    """A branch that is not a print run: its compiled body run for the item, the body's variables started afresh."""
+    target_slot, resets, local_copies = loop_plan.target_slot, loop_plan.resets, loop_plan.local_copies
+    if resets or local_copies:
+        def emit_branch(f, out, item):
+            f[target_slot] = item   # (_start_item in line: most branches that run statements set variables)
+            for slot in resets:
+                f[slot] = MISSING
+            for slot, source in local_copies:
+                f[slot] = f[source]
+            run(f, out)
+        return emit_branch
+
+    def emit_plain_branch(f, out, item):
+        f[target_slot] = item
+        run(f, out)
+    return emit_plain_branch
 
 
 def _start_item(f, item, target_slot, resets, local_copies):
@@ -295,14 +337,3 @@ def _start_item(f, item, target_slot, resets, local_copies):
         f[slot] = MISSING
     for slot, source in local_copies:
         f[slot] = f[source]
-
-
-_NO_PLAN = (5, None, None, None, None, None, None, None)   # the subject is not a string: no plan, the body runs
-_TWO_READS = 6   # item_plan_walk's code for a print plan of two reads without a method
-
-
-def _fast_plan(plan):
-    """A print plan as item_plan_walk tests it: None for one that prints nothing, _TWO_READS for two plain reads."""
-    if plan[0] == 0 and not plan[1]:
-        return None
-    return (_TWO_READS,) + plan[1:] if plan[0] == 2 and plan[3] is None and plan[6] is None else plan

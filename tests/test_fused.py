@@ -48,6 +48,9 @@ SHAPES = [
     "{% if 'k' not in x or x.k is none %}N{% else %}V{% endif %}",
     "{% if y == 'a' %}Y{% endif %}.", "{% if y %}Y{% else %}N{% endif %}",
     # single if, combinations
+    "{% if y and x.k is defined %}D{% endif %}{% if y and x.k is not mapping %}M{% endif %}{% if y and x.k == 1 %}1"
+    "{% endif %}{% if y and x['items'] is defined %}I{% endif %}{% if y and x.k is none %}N{% endif %}"
+    "{% if y and x.k is undefined %}U{% endif %}{% if y and x.k != 'a' %}A{% endif %}",
     "{% if x.k == 'a' and x.v is not none %}B{% else %}E{% endif %}",
     "{% if x.k or x.v %}O{% else %}E{% endif %}", "{% if not (x.k or x.v) %}N{% else %}E{% endif %}",
     "{% if not (x.k == 'a' or 'b' in x.v) %}N{% else %}E{% endif %}",
@@ -61,7 +64,11 @@ SHAPES = [
     "{{ 'k' in x }}|{{ 'a' not in x.k }}|{{ 'a' in x.k.a }}|{{ 'a' in y }}",
     "{{ x.get('k') }}|{{ x.get('k', 'd') }}|{{ x.get('j', 1) }}|{{ x.get('j', []) }}|{{ x.get('j', {}) }}|"
     "{{ x.get('k', none) }}|{{ x.get('_k', 2) }}|{{ y.get('a') }}|{{ x.k.get('a', 0) }}",
-    "{{ x.k == 'a' }}|{{ x.k != 'a' }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
+    "{{ x.k == 'a' }}|{{ x.k != 'a' }}",
+    # + chains of one, two and more operands that are not string constants; each operand evaluated once, in order
+    "{{ x.k + '.' }}|{{ y + x.k }}|{{ x.k + y + x.v + '.' }}|{{ 1 + x.k }}|{{ x.k + 1 + y }}|{{ '' + x.v }}",
+    "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}"
+    "{{ 'a' + m() + x.k + m() }}{{ ns.n }}|{{ m() + x.k }}{{ ns.n }}|{{ x.k + m() + y + m() + x.k }}{{ ns.n }}", "{{ (x.k|capitalize) ~ '!' }}", "{{ [x.k == 'a'] }}",
     # string filters of constants, folded while compiling as Jinja2 does
     "{{ '{\\n'|indent(4, first=true) }}{{ 'a\\nb'|indent(2) ~ x.k }}{{ ' x '|trim|upper }}{{ 'A'|lower(1) }}",
     # a key that names a dict method: the method where the dict lacks the key
@@ -81,6 +88,8 @@ LOOP_SHAPES = [
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
     "{% for i in range(items|length) %}{{ '<' + items[i]['k'] + '|' + items[i].k ~ '>' }}{% endfor %}",
     "{% for i in items %}{{ '<' + items[i]['k'] + '>' if i is number }}{% endfor %}",
+    "{% for i in range(-1, items|length + 1) %}{{ items[i]['k'] + '|' }}{{ '<' + items[i] + '>' }}"
+    "{{ y + items[i].k + '>' }}{{ items[i].k + items[i]['k'] + y + items[i].k }}{% endfor %}",
     "{{ items|selectattr('k', 'equalto', 'a')|list }}|{{ items|rejectattr('k', 'defined')|list|length }}|"
     "{{ items|selectattr('k', 'undefined')|list|length }}|{{ items|rejectattr('k', '==', 1)|list|length }}",
     # item plans (fused_loop.py): one print run, or a switch over one key whose branches are print runs
