@@ -96,6 +96,8 @@ def _uncounted_run(parts):
         if kind is SUM and len(b) == 1:
             (index, slot, key, method, _), = b
             before, after = "".join(a[:index]), "".join(a[index + 1:])
+            if method is None:
+                return _one_read_run(before, slot, key, after, lambda f, out: _append_value(f, out, ev, span))
 
             def run_one_read(f, out):
                 obj = f[slot]
@@ -220,6 +222,29 @@ def _loop_sum_of_two(template, reads, fallback):
                 return
         fallback(f, out)
     return run_two_reads
+
+
+def _one_read_run(before, slot, key, after, fallback):
+    """{{ 'a' + read + 'b' }} in a loop body, the read without a method: a variable's or a key's own closure (the
+    commonest prints of a message: `'<|im_start|>' + message['role'] + '\n'`, `content + '<|im_end|>'`)."""
+    if key is None:
+        def run_variable_between(f, out):
+            value = f[slot]
+            if type(value) is str and len(value) < BIG_STR:
+                out.append(before + value + after)
+            else:
+                fallback(f, out)
+        return run_variable_between
+
+    def run_key_between(f, out):
+        obj = f[slot]
+        if type(obj) is dict:
+            value = obj.get(key)
+            if type(value) is str and len(value) < BIG_STR:
+                out.append(before + value + after)
+                return
+        fallback(f, out)
+    return run_key_between
 
 
 def _merged_run(parts, run):
