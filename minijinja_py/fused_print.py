@@ -200,6 +200,19 @@ def _loop_sum_of_two(template, reads, fallback):
             fallback(f, out)
         return run_two_keys
 
+    if key1 is None and key2 is not None:
+        def run_variable_and_key(f, out):   # `'<role>' + role + '</role>' + message['content']`
+            value1, obj = f[slot1], f[slot2]
+            if type(value1) is str and type(obj) is dict:
+                value2 = obj.get(key2)
+                if type(value2) is str:
+                    text = head + value1 + middle + value2 + tail
+                    if len(text) < BIG_STR:
+                        out.append(text)
+                        return
+            fallback(f, out)
+        return run_variable_and_key
+
     def run_two_reads(f, out):
         obj = f[slot1]
         if key1 is None:

@@ -86,6 +86,11 @@ LOOP_SHAPES = [
     "{% for i in range(items|length) %}{% if items[i]['k'] == 'a' %}A{% elif items[i]['k'] == 'b' %}B"
     "{% else %}{{ items[i].k }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
+    "{% for m in items %}{% set t = m.k %}{{ '<' + t + '|' + m['k'] + '>' }}{% endfor %}",
+    # bodies of two to five statements, with break and continue
+    "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
+    "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
+    "{% break %}{% endif %}{% set u = t %}{% endfor %}{{ t }}{{ u }}",
     "{% for i in range(items|length) %}{{ '<' + items[i]['k'] + '|' + items[i].k ~ '>' }}{% endfor %}",
     "{% for i in items %}{{ '<' + items[i]['k'] + '>' if i is number }}{% endfor %}",
     "{% for i in range(-1, items|length + 1) %}{{ items[i]['k'] + '|' }}{{ '<' + items[i] + '>' }}"
