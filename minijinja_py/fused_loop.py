@@ -251,6 +251,9 @@ def _emitter(loop_plan, plan, run_body):
         def emit_text(f, out, item):
             out.append(before)
         return emit_text
+    if count == 3 and len(key) == 2 and all(type(path) is tuple and len(path) == 2 and path_method is None
+                                            for path, path_method in key):
+        return _two_chains_emitter(before, key, run_body)
     if count == 3:
         def emit_joined(f, out, item):
             text = _joined_plan(item, before, key)
@@ -282,6 +285,25 @@ def _emitter(loop_plan, plan, run_body):
                 return
         run_body(f, out, item)
     return emit_two_methods
+
+
+def _two_chains_emitter(constants, reads, run_body):
+    """A print plan of two chains of two keys (`'>>>' + tool_call['function']['name'] + '\n' +
+    tool_call['function']['arguments']`): both read in line."""
+    ((key1, inner1), _), ((key2, inner2), _) = reads
+    before, middle, after = constants
+
+    def emit_two_chains(f, out, item):
+        first, second = item.get(key1), item.get(key2)
+        if type(first) is dict and type(second) is dict:
+            value, value2 = first.get(inner1), second.get(inner2)
+            if type(value) is str and type(value2) is str:
+                text = before + value + middle + value2 + after
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    return
+        run_body(f, out, item)
+    return emit_two_chains
 
 
 def _print_nothing(f, out, item):

@@ -126,6 +126,17 @@ def compile_body(c, statements):
             b(f, out)
             d(f, out)
         return run3, weight
+    if len(runs) <= 5:
+        a, b, d, e, g = runs + (None,) * (5 - len(runs))
+
+        def run5(f, out):   # four or five statements (a message's branch often has as many)
+            a(f, out)
+            b(f, out)
+            d(f, out)
+            e(f, out)
+            if g is not None:
+                g(f, out)
+        return run5, weight
 
     def run(f, out):
         for r in runs:

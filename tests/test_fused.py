@@ -111,6 +111,7 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if m.k == 'a' %}{% set t = m.k %}{{ t }}!{% elif m.k == 'b' %}B{% else %}"
     "{% if m.v %}V{% endif %}{{ m.k }}{% endif %}{% endfor %}",
     "{% for m in items %}{{ m.k.a }}|{{ m['k']['a']|trim + m.k.a }}{% endfor %}",
+    "{% for m in items %}{{ '>' + m['k']['a'] + '|' + m.k.a }}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' and m.v %}{{ 'A' + m.k }}{% elif m.k == 'b' %}{{ m.k }}{% elif m.k == 'a' %}"
     "second{% else %}E{% endif %}{% endfor %}",
     # several switches on one key, variables set in the body (reset, or copied from outside, per item)
@@ -154,7 +155,7 @@ class Thing:
 LONG = "a" * 1500 + " "
 VALUES = {
     "str": "a", "other_str": "b", "padded": "  ab  ", "empty": "", "none": None, "int": 1, "zero": 0,
-    "float": 2.0, "list": ["a", "b"], "dict": {"a": 1}, "markup": mj.Markup("<a>"), "long": LONG, "bool": True,
+    "float": 2.0, "list": ["a", "b"], "dict": {"a": 1}, "str_dict": {"a": "b"}, "markup": mj.Markup("<a>"), "long": LONG, "bool": True,
 }
 
 
