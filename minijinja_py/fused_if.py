@@ -259,6 +259,21 @@ def _if_key_compare(general, atom, text, body, else_):
     slot, key, kind, constant = atom
     const_type, equal = type(constant), kind == EQ
     undefined_on_strings = type(key) is str and undefined_on_str(key)
+    if text is None and else_ is None:
+        def run_compare_then(f, out):   # {% if message['role'] == 'tool' %}{% set ... %}{% endif %}: the commonest
+            obj = f[slot]
+            if type(obj) is dict:
+                value = obj.get(key)   # (a missing key's None is no constant's type: the general path)
+                if type(value) is const_type:
+                    if (value == constant) is equal:
+                        body(f, out)
+                    return
+            elif type(obj) is str and undefined_on_strings and f[0].undefined in PLAIN_UNDEFINED:
+                if not equal:
+                    body(f, out)
+                return
+            general(f, out)
+        return run_compare_then
 
     def run_compare(f, out):
         obj = f[slot]
