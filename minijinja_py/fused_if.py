@@ -449,6 +449,28 @@ def s_if_switch(c, node, general, bodies, else_):
 def _switch_on_item(general, else_, table, kind, slot, index_slot, key):
     """s_if_switch's run for a subject `list[i]['key']`, i an int variable: the item read in line while the list
     is a plain list, i in range and the item a plain dict with the key; else general."""
+    if all(len(entries) == 1 and entries[0][0] is None for entries in table.values()):
+        bodies = {constant: entries[0][1] for constant, entries in table.items()}
+
+        def run_plain_item_switch(f, out):   # no `and` in the chain: one body per constant
+            items, index = f[slot], f[index_slot]
+            if type(items) is list and type(index) is int:
+                try:
+                    item = items[index]
+                except IndexError:   # out of range: undefined, as the general path says
+                    return general(f, out)
+                if type(item) is dict:
+                    value = item.get(key)
+                    if type(value) is kind:
+                        body = bodies.get(value)
+                        if body is not None:
+                            body(f, out)
+                        elif else_ is not None:
+                            else_(f, out)
+                        return
+            general(f, out)
+        return run_plain_item_switch
+
     def run_item_switch(f, out):
         items, index = f[slot], f[index_slot]
         if type(items) is not list or type(index) is not int or not -len(items) <= index < len(items):

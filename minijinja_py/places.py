@@ -78,8 +78,11 @@ def path_reader(place, fallback):
 
         def read_item_key(f):   # messages[i]['content'], i a loop variable
             items, index = f[slot], f[index_slot]
-            if type(items) is list and type(index) is int and -len(items) <= index < len(items):
-                item = items[index]
+            if type(items) is list and type(index) is int:
+                try:
+                    item = items[index]
+                except IndexError:   # out of range: the general path's undefined
+                    return fallback(f)
                 if type(item) is dict and key in item:
                     return item[key]
             return fallback(f)
