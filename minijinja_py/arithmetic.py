@@ -10,7 +10,7 @@ from .errors import located
 from .formatting import percent_format
 from .places import path_reader
 
-__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
+__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "chain_printer", "joined_text"]
 
 def checked_add(rs, a, b):
     limits = rs.limits
@@ -165,7 +165,60 @@ def sum_chain(operands, places, evs, spans):
                 raise located(exc, operand_spans[index])
             return add_from(f, total, index + 1)
         return joined_text(f[0], values, size)
-    return _short_chain(template, readers, resume) or _any_chain(readers, resume)
+    chain = _short_chain(template, readers, resume) or _any_chain(readers, resume)
+    chain.mj_parts = (template, readers, resume)   # for chain_printer
+    return chain
+
+
+def chain_printer(chain, emit, span):
+    """run(f, out) printing a sum_chain closure's text in a loop body without calling it: the text appended when
+    the chain's one or two reads are plain strings and it is short, else emit(f, out, value) with the chain's
+    value (finished from the reads already done: none is repeated); an error located at span (the print's) when
+    nothing inside located it. None for another closure or a longer chain."""
+    template, readers, resume = getattr(chain, "mj_parts", (None, (), None))
+    if not 1 <= len(readers) <= 2:
+        return None
+    before, *rest = _constant_pieces(template, readers)
+    room = BIG_STR - len(before) - sum(map(len, rest))
+    if len(readers) == 1:
+        (_, read), = readers
+        after, = rest
+
+        def print_one(f, out):
+            try:
+                value = read(f)
+                if type(value) is str and len(value) < room:
+                    out.append(before + value + after)
+                    return
+                value = resume(f, (), value)
+            except Exception as exc:
+                raise located(exc, span)
+            emit(f, out, value)
+        return print_one
+    (_, read_first), (_, read_second) = readers
+    between, after = rest
+
+    def print_two(f, out):
+        try:
+            first = read_first(f)
+            if type(first) is str:
+                second = read_second(f)
+                if type(second) is str and len(first) + len(second) < room:
+                    out.append("".join((before, first, between, second, after)))
+                    return
+                value = resume(f, (first,), second)
+            else:
+                value = resume(f, (), first)
+        except Exception as exc:
+            raise located(exc, span)
+        emit(f, out, value)
+    return print_two
+
+
+def _constant_pieces(template, readers):
+    """The constants before, between and after the reads, each joined."""
+    cuts = [index for index, _ in readers]
+    return ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
 
 
 def _constant_reader(value):
@@ -180,8 +233,7 @@ def _short_chain(template, readers, resume):
     if not readers:
         text = "".join(template)   # constants only: the template's own text
         return lambda f: text
-    cuts = [index for index, _ in readers]
-    pieces = ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
+    pieces = _constant_pieces(template, readers)
     if len(readers) == 1:
         (_, read), = readers
         before, after = pieces

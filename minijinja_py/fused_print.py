@@ -5,6 +5,7 @@ output is left for the loop to count (compile_context.py: output).
 
 from . import nodes as n
 from .base import BIG_STR, MISSING, limit_exceeded
+from .arithmetic import chain_printer
 from .errors import located
 from .fused import filtered_read, joined, sum_plan
 from .printing import to_str
@@ -115,6 +116,11 @@ def _uncounted_run(parts):
         if kind is SUM and len(b) == 2 and b[0][3] is None and b[1][3] is None:
             return _loop_sum_of_two(a, b, lambda f, out: _append_value(f, out, ev, span))
         if kind is EVAL:
+            # `{{ bos_token + '[INST] ' + messages[i]['content'] }}`: the chain's reads and text in line
+            printer = chain_printer(a, lambda f, out, value: _append_text(f, out, value, span), span)
+            if printer is not None:
+                return printer
+
             def run_eval(f, out):
                 try:
                     value = a(f)

@@ -87,6 +87,9 @@ LOOP_SHAPES = [
     "{% else %}{{ items[i].k }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{{ '<' + t + '|' + m['k'] + '>' }}{% endfor %}",
+    # + chains printed in a loop body: each operand evaluated once, whatever its value
+    "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}"
+    "{% for i in items %}{{ m() + x.k }}{{ x.k + m() + '.' }}{{ '<' + m() + '>' }}{% endfor %}{{ ns.n }}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
