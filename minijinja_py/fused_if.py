@@ -55,6 +55,16 @@ def constant_branch_run(c, entries, else_run, whole):
     whole if statement (the subject's test is a read: running it again changes nothing)."""
     with c.flags(soft=True):
         tests = tuple((_extra_test(c, extra) if extra is not None else None, run) for extra, run in entries)
+    if len(tests) == 1 and tests[0][0] is not None and else_run is None:
+        (test, body), = tests
+
+        def run_guarded(f, out):   # `{% if message.role == 'assistant' and message.content is not none %}`
+            outcome = test(f)
+            if outcome:
+                body(f, out)
+            elif outcome is None:
+                whole(f, out)
+        return run_guarded
 
     def run_constant(f, out):
         for test, run in tests:

@@ -336,6 +336,14 @@ def _one_read_emitter(before, key, method, after, run_body):
 def _branch_emitter(loop_plan, run):
     """A branch that is not a print run: its compiled body run for the item, the body's variables started afresh."""
     target_slot, resets, local_copies = loop_plan.target_slot, loop_plan.resets, loop_plan.local_copies
+    if len(local_copies) == 1 and not resets:
+        (copy, source), = local_copies
+
+        def emit_branch_with_copy(f, out, item):   # the branch sets a variable (`content`): the template's, copied
+            f[target_slot] = item
+            f[copy] = f[source]
+            run(f, out)
+        return emit_branch_with_copy
     if resets or local_copies:
         def emit_branch(f, out, item):
             f[target_slot] = item   # (_start_item in line: most branches that run statements set variables)

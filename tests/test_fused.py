@@ -90,6 +90,10 @@ LOOP_SHAPES = [
     # + chains printed in a loop body: each operand evaluated once, whatever its value
     "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}"
     "{% for i in items %}{{ m() + x.k }}{{ x.k + m() + '.' }}{{ '<' + m() + '>' }}{% endfor %}{{ ns.n }}",
+    "{% for i in range(items|length) %}{{ '<' + items[i] + '>' }}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}{% if m.v %}{% set t = 1 %}{% endif %}{{ t is defined }}{% endif %}"
+    "{% endfor %}{% for m in items %}{% if m.k == 'a' %}{% if m %}{% set t, u = 1, 2 %}{% endif %}{{ u }}{% endif %}"
+    "{% endfor %}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
