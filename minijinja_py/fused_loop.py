@@ -212,6 +212,8 @@ def item_plan_walk(plan):
 
     table = {value: _emitter(plan, branch, run_body) for value, branch in table.items()}
     default = _emitter(plan, default, run_body)
+    if subject is None and default is not None and _two_plain_reads(plan.item_plan[2]):
+        return _two_reads_walk(plan.item_plan[2], run_body)
     if subject is None:
         emit_every = default or _print_nothing
 
@@ -234,6 +236,30 @@ def item_plan_walk(plan):
                     continue
             run_body(f, out, item)
     return walk_items
+
+
+def _two_plain_reads(plan):
+    return plan[0] == 2 and plan[3] is None and plan[6] is None   # two reads, neither through a method
+
+
+def _two_reads_walk(plan, run_body):
+    """item_plan_walk for a body that is one print run of two reads of the item, as they are (`{{ '<|im_start|>' +
+    message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}`, the commonest message loop): the reads and
+    the text in line, without the emitter's call."""
+    _, before, key, _, middle, key2, _, after = plan
+
+    def walk_two(f, out, items):
+        append = out.append
+        for item in items:
+            if type(item) is dict:
+                value, second = item.get(key), item.get(key2)
+                if type(value) is str and type(second) is str:
+                    text = before + value + middle + second + after
+                    if len(text) < BIG_STR:
+                        append(text)
+                        continue
+            run_body(f, out, item)
+    return walk_two
 
 
 def _emitter(loop_plan, plan, run_body):
@@ -264,7 +290,7 @@ def _emitter(loop_plan, plan, run_body):
         return emit_joined
     if count == 1:
         return _one_read_emitter(before, key, method, middle, run_body)
-    if method is None and method2 is None:
+    if _two_plain_reads(plan):
         def emit_two(f, out, item):
             value, second = item.get(key), item.get(key2)
             if type(value) is str and type(second) is str:
