@@ -10,14 +10,15 @@ A `{% for message in messages %}` with no loop variable, filter or else (see loo
 
 gets an *item plan*: the subject's key and a table from its value to a *print plan* — the constants and reads of
 a branch that is such a run, or the branch's compiled body when it is not. A value tested with an `and` runs
-its if statement; one that several of the chains act on, the whole body. The loop's walk (item_plan_walk, which
-loops.py runs over a list) applies the plan in line for each item;
+its extra test, then its branch (or the branches after it); one that several of the chains act on, the whole
+body. The loop's walk (item_plan_walk, which loops.py runs over a list) hands each item to the *emitter* its
+value chooses, a closure made once per print plan that prints it in line;
 any item for which the plan does not apply (a value that is not a plain string, a subject that is not one of the
 constants' type, a read that needs the general path) runs the compiled body instead, from the start, so every
 semantic (undefined values, errors and their locations, the sandbox) stays the general path's. Variables the
 body sets start afresh for an item that runs a statement (print plans read none).
 
-A print plan is a tuple of 8, unpacked in one go: (number of reads, text before, key, method, text after, key,
+A print plan is a tuple of 8, read when the emitters are made: (number of reads, text before, key, method, text after, key,
 method, text after) for up to two reads of the item's keys (method: a str method such as |trim applies, or None),
 unused places empty; (3, constants, ((key or chain of keys, method), ...), ...) for more reads or a chain of keys;
 (4, run, ...) for a branch that is not a print run: its compiled body, run for the item.
