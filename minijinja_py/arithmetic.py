@@ -231,8 +231,8 @@ def _short_chain(template, readers, resume):
     if len(readers) > 2:
         return None
     if not readers:
-        text = "".join(template)   # constants only: the template's own text
-        return lambda f: text
+        text = "".join(template)   # constants only: the template's own text (a long one paid for each time)
+        return (lambda f: text) if len(text) < BIG_STR else (lambda f: joined_text(f[0], template, len(text)))
     pieces = _constant_pieces(template, readers)
     if len(readers) == 1:
         (_, read), = readers
