@@ -22,6 +22,8 @@ from .builder import Builder, tag_span, token_span
 from .errors import LimitExceeded, TemplateSyntaxError
 from .lalr import Token
 
+_new_tuple = tuple.__new__   # a Token from its fields, without namedtuple's argument handling
+
 __all__ = ["parse", "normalize_newlines"]
 
 _NEWLINES = r"\r\n|\r|\n"   # here and below, compiled on first use (re's cache), not at import
@@ -113,6 +115,9 @@ class Postlexer:
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind not in _BRACKET_KINDS:
                 yield tok
+            elif kind == "RBRACES" and not depth and tok.value == "}}":
+                yield _new_tuple(Token, ("VAR_CLOSE",) + tok[1:])   # the commonest: `}}` closing a {{ }}
+                brackets = 0
             elif kind == "RBRACES":
                 yield from self._split(tok, depth)
                 closed = min(depth, len(tok.value))
