@@ -157,6 +157,8 @@ def test_error_kinds_are_twins_of_python_builtins():
     err = failure("{{ 'é'.encode('ascii') }}")
     assert isinstance(err, UnicodeEncodeError) and (err.lineno, err.colno) == (1, 4)
     assert isinstance(failure("{{ 1|round(method='x') }}"), mj.FilterArgumentError)
+    assert isinstance(failure("{{ 1|round(method=1) }}"), mj.FilterArgumentError)
+    assert isinstance(failure("{{ 1|round(2, [1]) }}"), TypeError)   # Jinja2's set lookup of an unhashable method
     assert isinstance(failure("{{ [1]|append }}"), mj.TemplateAssertionError)
 
 
