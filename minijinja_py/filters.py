@@ -188,9 +188,11 @@ def do_float(value, default=0.0):
 @pass_state
 def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
-    if type(method) is not str:
-        hash(method)   # Jinja2 looks the method up in a set: an unhashable one fails there, with a TypeError
-    if method not in {"common", "ceil", "floor"}:
+    if type(method) is not str and type(method).__hash__ is None:
+        # Jinja2 looks the method up in a set, where an unhashable one fails; told by its type, not by hashing
+        # it (a deep or shared tuple would make hashing unbounded)
+        raise TypeError(f"unhashable type: '{type(method).__name__}'")
+    if type(method) is not str or method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
     if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
             abs(precision) * 10 // 3 > rs.limits.max_int_bits:

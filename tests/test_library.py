@@ -159,6 +159,7 @@ def test_error_kinds_are_twins_of_python_builtins():
     assert isinstance(failure("{{ 1|round(method='x') }}"), mj.FilterArgumentError)
     assert isinstance(failure("{{ 1|round(method=1) }}"), mj.FilterArgumentError)
     assert isinstance(failure("{{ 1|round(2, [1]) }}"), TypeError)   # Jinja2's set lookup of an unhashable method
+    assert isinstance(failure("{{ 1|round(2, (1, 2)) }}"), mj.FilterArgumentError)   # a tuple is not hashed
     assert isinstance(failure("{{ [1]|append }}"), mj.TemplateAssertionError)
 
 
