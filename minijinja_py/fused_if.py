@@ -10,6 +10,7 @@ from .atoms import (
     DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT, UNDEFINED, atom_of,
     and_or_parts, atom_tester, inline_test, read_place,
 )
+from .arithmetic import sum_operands
 from .base import BIG_STR
 from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
@@ -242,7 +243,9 @@ def _if_atom(c, node, general, atom, body, else_):
                     out.append(text)
             elif else_ is not None:
                 else_(f, out)
-        return run_truth
+        echo = _echo_of(c, node.body, slot, key) if kind == TRUTHY and text is None and \
+            not c.autoescape and c.counted_by_loop and not (c.known_extends and c.output_check) else None
+        return run_truth if echo is None else _if_echo(run_truth, slot, key, echo, else_)
 
     if kind in (IN, NOT_IN, DEFINED, UNDEFINED):
         return _if_membership(general, atom, text, body, else_)
@@ -260,6 +263,49 @@ def _if_atom(c, node, general, atom, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _echo_of(c, nodes, slot, key):
+    """(text before, text after) when nodes print nothing but the if's own read between constants (`{% if
+    m.content %}{{ '>>>all\n' + m.content }}{% endif %}`), else None."""
+    parts = []
+    for node in nodes:
+        if isinstance(node, n.Text):
+            parts.append(node.value)
+            continue
+        if not isinstance(node, n.Output):
+            return None
+        expr = node.expr
+        for operand in sum_operands(expr)[0] if isinstance(expr, n.BinOp) and expr.op == "+" else [expr]:
+            if isinstance(operand, n.Const) and type(operand.value) is str:
+                parts.append(operand.value)
+            elif read_place(c, operand) == (slot, key):
+                parts.append(None)
+            else:
+                return None
+    if parts.count(None) != 1:
+        return None
+    cut = parts.index(None)
+    return "".join(parts[:cut]), "".join(parts[cut + 1:])
+
+
+def _if_echo(run_truth, slot, key, echo, else_):
+    """{% if m.k %}{{ 'a' + m.k + 'b' }}{% endif %}: the key read once, tested and printed in line when it is a
+    short plain string (the same text as the print's: a string printed is itself); run_truth for anything else."""
+    before, after = echo
+
+    def run_echo(f, out):
+        obj = f[slot]
+        if type(obj) is dict:
+            value = obj.get(key)
+            if type(value) is str and len(value) < BIG_STR:
+                if value:
+                    out.append(before + value + after)
+                elif else_ is not None:
+                    else_(f, out)
+                return
+        run_truth(f, out)
+    return run_echo
 
 
 def _if_key_compare(general, atom, text, body, else_):

@@ -94,6 +94,9 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if m.k == 'a' %}{% if m.v %}{% set t = 1 %}{% endif %}{{ t is defined }}{% endif %}"
     "{% endfor %}{% for m in items %}{% if m.k == 'a' %}{% if m %}{% set t, u = 1, 2 %}{% endif %}{{ u }}{% endif %}"
     "{% endfor %}",
+    # an if on a key that prints the same key
+    "{% for m in items %}{% if m.k %}{{ '<' + m.k + '>' }}{% else %}E{% endif %}{% if m['k'] %}[{{ m.k }}]"
+    "{% endif %}{% if m.k %}{{ m.k ~ '!' }}{% endif %}{% endfor %}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
