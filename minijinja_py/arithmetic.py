@@ -4,7 +4,7 @@ the `+` chains prompts are built with (a dozen strings added in turn) gathered a
 import operator
 
 from . import nodes as n
-from .base import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
+from .base import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded
 from .budget import charge_int_op, guard
 from .errors import located
 from .formatting import percent_format
@@ -158,7 +158,8 @@ def sum_chain(operands, places, evs, spans):
                 continue
             if index == 0:
                 return add_from(f, value, 1)
-            total = joined_text(f[0], values[:index], sum(map(len, values[:index])))
+            before = values[:index]
+            total = joined_text(f[0], before, sum(map(len, before)))
             try:
                 total = checked_add(f[0], total, value)
             except Exception as exc:

@@ -211,10 +211,10 @@ def item_plan_walk(plan):
         _start_item(f, item, target_slot, resets, local_copies)
         body(f, out)
 
+    if subject is None and _two_plain_reads(default):
+        return _two_reads_walk(default, run_body)
     table = {value: _emitter(plan, branch, run_body) for value, branch in table.items()}
     default = _emitter(plan, default, run_body)
-    if subject is None and default is not None and _two_plain_reads(plan.item_plan[2]):
-        return _two_reads_walk(plan.item_plan[2], run_body)
     if subject is None:
         emit_every = default or _print_nothing
 
@@ -373,11 +373,7 @@ def _branch_emitter(loop_plan, run):
         return emit_branch_with_copy
     if resets or local_copies:
         def emit_branch(f, out, item):
-            f[target_slot] = item   # (_start_item in line: most branches that run statements set variables)
-            for slot in resets:
-                f[slot] = MISSING
-            for slot, source in local_copies:
-                f[slot] = f[source]
+            _start_item(f, item, target_slot, resets, local_copies)
             run(f, out)
         return emit_branch
 

@@ -100,7 +100,7 @@ def _uncounted_run(parts):
             if method is None:
                 return _one_read_run(before, slot, key, after, lambda f, out: _append_value(f, out, ev, span))
 
-            def run_one_read(f, out):
+            def run_filtered_read(f, out):   # `'a' + m.k|trim + 'b'`: the method applied in line
                 obj = f[slot]
                 if key is None:
                     value = obj
@@ -109,10 +109,10 @@ def _uncounted_run(parts):
                 else:
                     value = None
                 if type(value) is str and len(value) < BIG_STR:
-                    out.append(before + (value if method is None else method(value)) + after)
+                    out.append(before + method(value) + after)
                 else:
                     _append_value(f, out, ev, span)
-            return run_one_read
+            return run_filtered_read
         if kind is SUM and len(b) == 2 and b[0][3] is None and b[1][3] is None:
             return _loop_sum_of_two(a, b, lambda f, out: _append_value(f, out, ev, span))
         if kind is EVAL:

@@ -62,8 +62,11 @@ def path_reader(place, fallback):
         if type(key) is int:
             def read_item(f):   # messages[i], i a loop variable
                 items, index = f[slot], f[key]
-                if type(items) is list and type(index) is int and -len(items) <= index < len(items):
-                    return items[index]
+                if type(items) is list and type(index) is int:
+                    try:
+                        return items[index]
+                    except IndexError:   # out of range: the general path's undefined
+                        pass
                 return fallback(f)
             return read_item
 
