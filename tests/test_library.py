@@ -250,6 +250,24 @@ def test_tojson_with_indent_writes_what_json_dumps_writes():
                 assert safe_json_dumps(None, value, **options) == json.dumps(value, **options)
 
 
+def test_tojson_of_a_string_quotes_it_whatever_the_layout_and_bounds_it_first():
+    # a tool call's arguments are often a JSON string already: json.dumps quotes it, ignoring indent and sort_keys
+    import json
+
+    from minijinja_py.tojson import safe_json_dumps
+    for text in ["a\"b\\", "é\u2028\n\U0001f600", ""]:
+        for options in ({}, {"indent": 2}, {"indent": "\t", "sort_keys": True}, {"ensure_ascii": False},
+                        {"indent": 4.5, "ensure_ascii": 0}):
+            assert safe_json_dumps(None, text, **options) == json.dumps(text, **options)
+    env = mj.chat_environment()
+    assert env.from_string("{{ s|tojson(indent=4) }}").render(s='{"q": "é"}') == json.dumps('{"q": "é"}',
+                                                                                            ensure_ascii=False)
+    # 6 characters per character at most: over max_string, it is measured exactly (and this one fits)
+    small = mj.Environment(limits=mj.Limits(max_string=100))
+    assert small.from_string("{{ s|tojson }}").render(s="x" * 40) == json.dumps("x" * 40)
+    assert failure("{{ s|tojson }}", small, s="\x01" * 40).limit == "max_string"
+
+
 def test_tojson_with_indent_checks_its_limits_before_building_the_text():
     # the small-tree writer bounds the text as it goes: each of these is refused with LimitExceeded
     tool = {"name": "f", "description": "d" * 40, "parameters": {"type": "object", "properties": {"a": [1, 2.5]}}}
