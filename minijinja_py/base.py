@@ -171,7 +171,7 @@ class RenderState:
     output written so far, the call depth, and the render's own objects (its variables, random generator)."""
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
-                 "autoescape", "generation_spans", "random", "context")
+                 "autoescape", "generation_spans", "random", "context", "frame_starts")
 
     def __init__(self, env, globals_, context, autoescape, fuel=None):
         self.env = env
@@ -186,6 +186,7 @@ class RenderState:
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
         self.random = None              # |random's generator, made on first use
+        self.frame_starts = {}          # FrameLayout → its start values with the free names resolved (see new)
 
     def burn(self, steps=1):
         """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""

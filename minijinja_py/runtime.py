@@ -216,9 +216,10 @@ class FrameLayout:
 
     def new(self, rs, parent, lookup=None):
         """A new frame; the free names found with lookup(name) (by default, see the class docstring)."""
-        f = [rs, parent, *self.initial]
         resolves = self.resolves
-        if resolves:
+        if not resolves:
+            f = [rs, parent, *self.initial]
+        else:
             if lookup is None and parent is not None:
                 context = parent
                 while type(context) is list:   # up the frames to the outermost one's context
@@ -226,13 +227,13 @@ class FrameLayout:
                 if context is not None:
                     lookup = context.lookup
             if lookup is None:
-                # the render's variables, then the globals; MISSING when neither has it (a read of the variable then
-                # makes an undefined, as Jinja2's resolve_or_missing)
-                context_get, globals_get = rs.context.get, rs.globals.get
-                for name, slot in resolves:
-                    value = context_get(name, MISSING)
-                    f[slot] = value if value is not MISSING else globals_get(name, MISSING)
-            else:
+                # the render's variables and globals do not change while it runs: resolved once per render
+                start = rs.frame_starts.get(self)
+                if start is None:
+                    start = rs.frame_starts[self] = self._resolved(rs)
+                f = [rs, parent, *start]
+            else:   # a template context: its top-level variables change as the template runs
+                f = [rs, parent, *self.initial]
                 for name, slot in resolves:
                     f[slot] = lookup(name)
         for slot, depth, source in self.copies:
@@ -241,6 +242,16 @@ class FrameLayout:
                 frame = frame[1]
             f[slot] = frame[source]
         return f
+
+    def _resolved(self, rs):
+        """The start values with the free names found in the render's variables, then in the globals; MISSING
+        where neither has one (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing)."""
+        start = [None, None, *self.initial]
+        context_get, globals_get = rs.context.get, rs.globals.get
+        for name, slot in self.resolves:
+            value = context_get(name, MISSING)
+            start[slot] = value if value is not MISSING else globals_get(name, MISSING)
+        return tuple(start[2:])
 
 
 # ----------------------------------------------------------------------------------------------------- macro

@@ -229,6 +229,19 @@ def test_macro_errors_carry_the_template_that_defined_them():
     assert (info.value.name, info.value.lineno) == ("lib", 2)
 
 
+@needs_jinja2
+def test_a_macros_free_names_come_from_each_renders_variables_and_globals():
+    # a name a macro sets only on some paths is looked up in the render's variables, then the globals, when it
+    # is read before being set (resolved once per render: each render sees its own variables)
+    source = ("{% macro m(flag) %}{% if flag %}{% set word = 'own' %}{% endif %}{{ word }}/{{ g }}{% endmacro %}"
+              "{{ m(true) }} {{ m(false) }} {% for i in range(2) %}{{ m(i) }};{% endfor %}")
+    ours, theirs = both()
+    ours.globals["g"] = theirs.globals["g"] = "global"
+    ours_template, their_template = ours.from_string(source), theirs.from_string(source)
+    for variables in ({}, {"word": "render"}, {"word": "again", "g": "shadow"}, {}):
+        assert ours_template.render(**variables) == their_template.render(**variables)
+
+
 def test_file_system_loader(tmp_path):
     (tmp_path / "sub").mkdir()
     (tmp_path / "base.html").write_text("<{% block x %}{% endblock %}>", encoding="utf-8")
