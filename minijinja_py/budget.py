@@ -68,11 +68,14 @@ def shallow_steps(value):
 
 
 # ----------------------------------------------------------------------------------------------- results
+_GENERATOR = types.GeneratorType
+
+
 def charge_result(rs, value):
     """Charge what a call handed back and check its size; a generator is wrapped so that its items are charged
     as they are pulled. Returns the value to use."""
     cls = type(value)
-    if cls is str or isinstance(value, str):
+    if cls is str:
         size = len(value)
         if size > rs.limits.max_string:
             check_str_size(rs.limits, size)
@@ -86,12 +89,20 @@ def charge_result(rs, value):
         rs.fuel -= size
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
-    elif cls is types.GeneratorType:
+    elif value is None or cls is bool or cls is float:
+        return value   # nothing to charge: the commonest of the rest (a missing key's default)
+    elif cls is int:
+        if value > _SMALL_INT or value < -_SMALL_INT:   # a length: nothing to charge
+            rs.burn(value.bit_length() >> 6)
+    elif isinstance(value, str):   # a Markup
+        size = len(value)
+        if size > rs.limits.max_string:
+            check_str_size(rs.limits, size)
+        rs.burn(size >> CHAR_SHIFT)
+    elif cls is _GENERATOR:
         return charged_generator(rs, value)
     elif cls is bytes or cls is bytearray:
         rs.burn(len(value) >> CHAR_SHIFT)
-    elif cls is int:
-        rs.burn(shallow_steps(value))
     return value
 
 
@@ -415,7 +426,8 @@ def charged_unary(func):
         if type(value) is str and len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
         result = func(rs, value) if state else func(value)
-        if result is True or result is False or result is None or (type(result) is str and len(result) < 16):
+        if result is True or result is False or result is None or (type(result) is str and len(result) < 16) or \
+                (type(result) is int and -_SMALL_INT <= result <= _SMALL_INT):   # |length
             return result
         return charge_result(rs, result)
     return call_unary
