@@ -7,8 +7,8 @@ a value is not plain data.
 
 from . import nodes as n
 from .atoms import (
-    DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT, UNDEFINED, atom_of,
-    and_or_parts, atom_tester, inline_test, read_place,
+    DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, NOT_NONE, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT, UNDEFINED,
+    and_or_parts, atom_of, atom_tester, inline_test, read_place,
 )
 from .arithmetic import sum_operands
 from .base import BIG_STR
@@ -106,6 +106,10 @@ def s_if_inline(c, node, general, body, else_):
     combine, atoms = shape
     if combine is None:
         return _if_atom(c, node, general, atoms[0], body, else_)
+    if combine == "and" and len(atoms) == 2:
+        pair = _presence_pair(atoms)
+        if pair is not None:
+            return _if_present(general, *pair, body, else_)
     want = combine == "or"   # the outcome that decides the whole test
     (slot, key, kind, constant), rest = atoms[0], tuple(atom_tester(atom) for atom in atoms[1:])
     if kind in (EQ, NE, IN, NOT_IN):
@@ -157,6 +161,43 @@ def s_if_inline(c, node, general, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _presence_pair(atoms):
+    """(slot, key, truthy) for a key's presence and then its value's truth or not-none, on one variable:
+    `'tool_calls' in message and message['tool_calls']`, `m.k is defined and m.k is not none`; None else."""
+    (slot, first_key, first_kind, constant), (second_slot, key, second_kind, _) = atoms
+    if first_kind == IN and first_key is None:
+        present = constant
+    elif first_kind == DEFINED and first_key is not None and first_key not in DICT_NAMES:
+        present = first_key   # (m.items is defined: the method, not a missing key)
+    else:
+        return None
+    if second_slot != slot or type(key) is not type(present) or key != present or \
+            second_kind not in (TRUTHY, NOT_NONE):
+        return None
+    return slot, key, second_kind == TRUTHY
+
+
+def _if_present(general, slot, key, truthy, body, else_):
+    """{% if 'k' in m and m['k'] %} (or `m.k is defined and m.k is not none`) on a plain dict: the key looked up
+    once. A missing key makes the test false either way; a value that is not plain data takes the general run."""
+    def run_present(f, out):
+        obj = f[slot]
+        if type(obj) is not dict:
+            return general(f, out)
+        if key in obj:
+            value = obj[key]
+            if type(value) not in PLAIN_TYPES:
+                return general(f, out)
+            chosen = (True if value else False) if truthy else value is not None
+        else:
+            chosen = False
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_present
 
 
 def _if_mixed(c, node, general, body, else_):

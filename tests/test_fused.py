@@ -33,6 +33,11 @@ SHAPES = [
     "{% if x.k is none %}N{% endif %}.", "{% if x.k is not none %}V{% endif %}.",
     "{% if 'a' in x.k %}I{% endif %}.", "{% if 'a' not in x.k %}O{% endif %}.",
     "{% if x.k is defined and x.k.a is defined %}A{% else %}N{% endif %}",
+    # a key's presence, then its value (looked up once)
+    "{% if 'k' in x and x['k'] %}T{% else %}F{% endif %}", "{% if 'k' in x and x.k is not none %}T{% endif %}.",
+    "{% if x.k is defined and x.k is not none %}T{% else %}F{% endif %}",
+    "{% if x['k'] is defined and x['k'] %}T{% endif %}.", "{% if 'items' in x and x['items'] %}T{% endif %}.",
+    "{% if x['items'] is defined and x['items'] is not none %}T{% else %}F{% endif %}",
     "{% if y and x.k|length > 0 %}L{% else %}E{% endif %}", "{% if x.v or x.k.a == 1 or y %}O{% endif %}.",
     "{% if x.k.a is not defined and not x.v and x.k != 'a' %}M{% endif %}.",
     "{% if not y is defined %}N{% else %}D{% endif %}", "{% if not z is defined %}Z{% endif %}.",
