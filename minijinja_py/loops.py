@@ -347,7 +347,9 @@ def _walk_items(plan, f, out, items):
     not a test per item."""
     target_slot, body, runs = plan.target_slot, plan.body, plan.runs
     if runs is not None and len(runs) <= 5:
-        return _walk_few(plan, f, out, items)
+        # two to five statements (most message loops): the calls written out by a walker for that count, not a
+        # loop over them (a quarter of the cost of calling each), nor a test per item of which ones there are
+        return _FEW_WALKERS[len(runs)](target_slot, runs, f, out, iter(items), plan.step)
     completed = False
     remaining = iter(items)
     try:
@@ -373,31 +375,81 @@ def _walk_items(plan, f, out, items):
     return completed
 
 
-def _walk_few(plan, f, out, items):
-    """_walk_items for a body of two to five statements (most message loops): the calls written out, not a loop
-    over them (a quarter of the cost of calling each)."""
-    target_slot, runs = plan.target_slot, plan.runs
-    a, b, c, d, e = runs + (None,) * (5 - len(runs))
+def _walk_two(target_slot, runs, f, out, remaining, step):
+    a, b = runs
     completed = False
-    remaining = iter(items)
     try:
         for item in remaining:
             f[target_slot] = item
             try:
                 a(f, out)
                 b(f, out)
-                if c is not None:
-                    c(f, out)
-                    if d is not None:
-                        d(f, out)
-                        if e is not None:
-                            e(f, out)
             except ContinueLoop:
                 continue
             completed = True
     except BreakLoop:
-        f[0].fuel += length_hint(remaining) * plan.step
+        f[0].fuel += length_hint(remaining) * step
     return completed
+
+
+def _walk_three(target_slot, runs, f, out, remaining, step):
+    a, b, c = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+def _walk_four(target_slot, runs, f, out, remaining, step):
+    a, b, c, d = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+                d(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+def _walk_five(target_slot, runs, f, out, remaining, step):
+    a, b, c, d, e = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+                d(f, out)
+                e(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+_FEW_WALKERS = {2: _walk_two, 3: _walk_three, 4: _walk_four, 5: _walk_five}
 
 
 def _walk_lazy(plan, f, out, items):
