@@ -183,16 +183,12 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     if type(value) is str and separators is None and not kwargs:
         # a string (a tool call's arguments, often JSON already): json.dumps quotes it whatever the indent and
         # the key order, and its JSONEncoder only checks the separators (it unpacks them)
-        # (a bound first; over the limit, the text is made, paid for first, and measured: it can be no longer)
+        # (over the limit, the measuring path below finds its exact size before it is made)
         bound = (12 if ensure_ascii else 6) * len(value) + 2
-        if bound > limits.max_string:
-            check_str_size(limits, len(value) + 2, "JSON text")
-        if rs is not None:
-            rs.burn(1 + (bound >> CHAR_SHIFT))
-        text = (json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring)(value)
-        if bound > limits.max_string:
-            check_str_size(limits, len(text), "JSON text")
-        return text
+        if bound <= limits.max_string:
+            if rs is not None:
+                rs.burn(1 + (bound >> CHAR_SHIFT))
+            return (json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring)(value)
     if indent is None and separators is None and not kwargs and type(value) in (dict, list, tuple) and \
             type(ensure_ascii) is bool and type(sort_keys) is bool and _HAS_C_ENCODER:
         # the commonest (`tools|tojson`): a small plain tree, bounded by the quick walk, encoded in C
