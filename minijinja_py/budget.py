@@ -426,8 +426,12 @@ def charged_unary(func):
         if type(value) is str and len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
         result = func(rs, value) if state else func(value)
-        if result is True or result is False or result is None or (type(result) is str and len(result) < 16) or \
-                (type(result) is int and -_SMALL_INT <= result <= _SMALL_INT):   # |length
+        cls = type(result)
+        if cls is str:
+            if len(result) < 16:
+                return result
+        elif result is True or result is False or result is None or \
+                cls is int and -_SMALL_INT <= result <= _SMALL_INT:   # a test's outcome, |length
             return result
         return charge_result(rs, result)
     return call_unary

@@ -35,6 +35,7 @@ _VISIT_STEPS = 4
 _CONTAINER_STEPS = 24
 # a tree of plain data with at most this many containers is printed by repr() after one check (_plain_text)
 _PLAIN_CONTAINERS = 256
+_SMALL_INT = 0xFFFFFFFFFFFFFFFF   # repr() of a larger int costs more than its digits (and is bounded by them)
 
 # Objects that expose no attributes to a template and print without their address.
 OPAQUE_TYPES = (
@@ -104,45 +105,48 @@ class _Printer:
 
     def _plain_text(self, value):
         """Python's repr() of value at C speed when value is a tree of plain data (dicts, lists and tuples of
-        strings, numbers, booleans and None; no container met twice, none nested past max_data_depth) whose text
+        strings, numbers, booleans and None; at most _PLAIN_CONTAINERS containers counted where they are met, so
+        that a part met twice counts twice and a cycle runs over; none nested past max_data_depth) whose text
         surely fits: paid as the walk would pay, before the text is made. None for anything else (the walk then
-        prints it)."""
-        limits, stack = self.limits, [(value, 0)]
-        seen, visits, bound = set(), 1, 0
-        while stack:
-            container, depth = stack.pop()
-            key = id(container)
-            if key in seen or depth >= limits.max_data_depth or len(seen) >= _PLAIN_CONTAINERS:
-                return None   # shared or cyclic (the walk reuses or marks it), too deep, or large: the walk
-            seen.add(key)
-            if type(container) is dict:
-                visits += 2 * len(container)
-                bound += 2 + 6 * len(container)   # each item at least `k: v, `
-                parts = (container, container.values())
-            else:
-                visits += len(container)
-                bound += 3 + 3 * len(container)   # each item at least `x, `
-                parts = (container,)
-            if bound > self.room:
-                return None   # checked before the items are walked: a long container is never walked twice
-            for part in parts:
-                for item in part:
-                    cls = type(item)
-                    if cls is str:
-                        bound += 10 * len(item) + 2   # repr() writes a character in at most 10 (\U0001f600)
-                    elif cls is int:
-                        bound += item.bit_length() // 3 + 2
-                    elif cls is float or cls is bool or item is None:
-                        bound += 24
-                    elif cls is dict or cls is list or cls is tuple:
-                        stack.append((item, depth + 1))
-                    else:
-                        return None
-            if bound > self.room:
+        prints it). Walked level by level, the containers of a level gathered for the next."""
+        limits, room = self.limits, self.room
+        chars = items = containers = height = extra = 0   # chars: of the strings (10 characters each at most)
+        level = [value]
+        while level:
+            height += 1
+            containers += len(level)
+            if height > limits.max_data_depth or containers > _PLAIN_CONTAINERS:
                 return None
+            inner = []
+            for container in level:
+                if type(container) is dict:
+                    items += 2 * len(container)
+                    parts = (container, container.values())
+                else:
+                    items += len(container)
+                    parts = (container,)
+                if 3 * items > room:
+                    return None   # checked before the items are walked: each is at least `x, `
+                for part in parts:
+                    for item in part:
+                        cls = type(item)
+                        if cls is str:
+                            chars += len(item)
+                        elif cls is dict or cls is list or cls is tuple:
+                            inner.append(item)
+                        elif cls is int:
+                            if not -_SMALL_INT <= item <= _SMALL_INT:
+                                extra += item.bit_length() // 3 + 2
+                        elif cls is not float and cls is not bool and item is not None:
+                            return None
+            level = inner
+        # repr() writes a character of a string in at most 10 (\U0001f600), any other item in at most 24, each
+        # with its quotes and separator; a container its brackets (and a tuple of one its comma)
+        if 10 * chars + extra + 26 * items + 3 * containers > room:
+            return None
         rs = self.rs
         if rs is not None:
-            rs.burn(_VISIT_STEPS * visits + _CONTAINER_STEPS * len(seen))
+            rs.burn(_VISIT_STEPS * (items + 1) + _CONTAINER_STEPS * containers)
         text = repr(value)
         if rs is not None:
             rs.burn(len(text) >> CHAR_SHIFT)

@@ -219,6 +219,11 @@ def test_printing_plain_data_is_bounded():
         deep = [deep]
     with pytest.raises(mj.LimitExceeded):
         render("{{ x }}", x=deep)
+    shared = ["x"]
+    for _ in range(40):
+        shared = [shared, shared]   # 2**40 strings written out: counted where met, the walk refuses it
+    with pytest.raises(mj.LimitExceeded):
+        render("{{ x|string }}", x=shared)
 
 
 def test_tojson_with_indent_writes_what_json_dumps_writes():
