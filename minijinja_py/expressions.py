@@ -24,11 +24,11 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .places import cheap_constant, dict_key, key_path, local_slot
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "truth", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
+__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
            "lookup_steps"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
-_LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
+LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
                           "previtem", "nextitem"})
 _SMALL = 0xFFFFFFFF
 
@@ -162,7 +162,7 @@ def lookup_steps(c, node):
 def e_getattr(c, node):
     obj_ev = c.expr(node.obj)
     attr, span = node.attr, node.span
-    if attr in _LOOP_FIELDS:
+    if attr in LOOP_FIELDS:
         def ev_loop(f):
             obj = obj_ev(f)
             if type(obj) is LoopContext:

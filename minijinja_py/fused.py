@@ -19,10 +19,12 @@ whenever its fast case does not apply.
 from . import nodes as n
 from .base import BIG_STR, MISSING
 from .budget import charge_result
-from .calls import compile_call, compile_filter
+from .calls import call_value, compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
-from .expressions import e_binop, e_compare
+from .errors import located
+from .expressions import LOOP_FIELDS, e_binop, e_compare
 from .places import cheap_constant, dict_key, key_path, read_path
+from .sandbox import getattr_, str_method_call
 from .statements import s_assign as assign_statement
 
 __all__ = ["inline_read", "filtered_read", "sum_plan", "joined", "FUSED_EXPRESSIONS", "FUSED_ASSIGN"]
@@ -259,9 +261,15 @@ def _accumulates(node):
 # ------------------------------------------------------------------------------------------------ dict.get
 def e_call_fused(c, node):
     """`read.get('key')` / `read.get('key', constant)` on a plain dict (tool schemas are read this way): the
-    method called in line, charged as the sandbox's method call is; anything else is the general call."""
+    method called in line, charged as the sandbox's method call is; a str method (see _str_method); anything
+    else is the general call."""
     general = compile_call(c, node)
     func, args = node.func, node.args
+    if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
+            len(args.positional) <= 2 and func.attr not in LOOP_FIELDS:
+        call = str_method_call(func.attr)
+        if call is not None:
+            return _str_method(c, node, call)
     if not (isinstance(func, n.Getattr) and func.attr == "get" and not args.keywords and args.star is None and
             args.dstar is None and 1 <= len(args.positional) <= 2):
         return general
@@ -297,6 +305,33 @@ def e_call_fused(c, node):
 
 def _none():
     return None
+
+
+def _str_method(c, node, call):
+    """`content.strip()`, `text.replace('a', 'b')`, `s.split(x)[0]`...: on a plain str, the method called without
+    the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
+    and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order)."""
+    obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
+    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+
+    def ev_str_method(f):
+        obj = obj_ev(f)
+        if type(obj) is str:
+            args = [a(f) for a in arg_evs]
+            try:
+                return call(f[0], obj, args)
+            except Exception as exc:
+                raise located(exc, span)
+        try:
+            func = getattr_(obj, attr, f[0])
+        except Exception as exc:
+            raise located(exc, attr_span)
+        args = [a(f) for a in arg_evs]
+        try:
+            return call_value(func, args, {}, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_str_method
 
 
 FUSED_EXPRESSIONS = {n.BinOp: e_sum, n.Compare: e_compare_fused, n.Filter: e_filter, n.Call: e_call_fused}

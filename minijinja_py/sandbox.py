@@ -15,7 +15,7 @@ import collections
 import types
 from collections import abc
 
-from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
+from .base import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .budget import charge_result, guard, shallow_steps
 from .errors import SecurityError
 from .markup import EscapeFormatter, Markup, formatter
@@ -25,7 +25,8 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .runtime import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, Undefined
 
-__all__ = ["getattr_", "getitem_", "undefined_on_str", "attribute_only", "safe_format", "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
+__all__ = ["getattr_", "getitem_", "undefined_on_str", "attribute_only", "safe_format", "str_method_call",
+           "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
 
 # ------------------------------------------------------------------------------------------- the allowlists
 _STR_ATTRS = frozenset("""
@@ -390,6 +391,26 @@ class _CheckedMutator(_CheckedMethod):
         result = _CheckedMethod.__call__(self, *args, **kwargs)
         check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
         return result
+
+
+def str_method_call(name):
+    """call(rs, text, args) → text.name(*args) for a plain str text, as calling the method the sandbox hands out
+    (getattr_ then calls.call_value) does it, without the method object: the call's step, the text and the
+    arguments paid for, the size of the result checked before it is built (STR_METHOD_CHECKS), the result
+    charged. None for a name that is no method of str the allowlist grants."""
+    method = getattr(str, name, None) if name in _STR_ATTRS else None
+    if type(method) is not types.MethodDescriptorType:
+        return None   # (str.maketrans is a static method: it takes no text)
+    checked = _SIZE_CHECKED.get(name)
+
+    def call(rs, text, args):
+        rs.fuel -= 2 + (len(text) >> CHAR_SHIFT)   # the call, and the method's work on the text
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        for arg in args:
+            _charge_argument(rs, arg)
+        return charge_result(rs, checked(rs, text, *args) if checked is not None else method(text, *args))
+    return call
 
 
 # The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks)

@@ -70,6 +70,10 @@ SHAPES = [
     "{{ x.get('k') }}|{{ x.get('k', 'd') }}|{{ x.get('j', 1) }}|{{ x.get('j', []) }}|{{ x.get('j', {}) }}|"
     "{{ x.get('k', none) }}|{{ x.get('_k', 2) }}|{{ y.get('a') }}|{{ x.k.get('a', 0) }}",
     "{{ x.k == 'a' }}|{{ x.k != 'a' }}",
+    # str methods called in line on a plain str, the general getattr and call on anything else
+    "{{ x.k.strip() }}|{{ y.upper() }}|{{ x.k.replace('a', 'b').split('b')|length }}|{{ x.k.startswith('a') }}",
+    "{{ (x.k ~ '').lstrip('a').center(3, y) }}|{{ x.k.index('a') if x.k is string and 'a' in x.k }}",
+    "{{ y.format(x.k) }}|{{ y.join([x.k, x.k]) }}|{{ x.strip() }}|{{ x.k.maketrans('a', 'b') }}",
     # + chains of one, two and more operands that are not string constants; each operand evaluated once, in order
     "{{ x.k + '.' }}|{{ y + x.k }}|{{ x.k + y + x.v + '.' }}|{{ 1 + x.k }}|{{ x.k + 1 + y }}|{{ '' + x.v }}",
     "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}"
