@@ -23,6 +23,7 @@ from functools import partial
 from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded, out_of_fuel
 from .budget import tree_size
 from .errors import LimitExceeded
+from .textcache import recall, remember
 
 __all__ = ["to_str", "subclass_str", "safe_repr", "short_repr", "safe_pformat", "opaque_repr", "OPAQUE_TYPES"]
 
@@ -75,6 +76,47 @@ def _default_object_repr(value):
     return f"<{where}{cls.__qualname__} object>"
 
 
+def _plain_bound(value, max_depth, room):
+    """(a bound of len(repr(value)), its items, containers and nesting) for a tree of plain data (dicts, lists
+    and tuples of strings, numbers, booleans and None; at most _PLAIN_CONTAINERS containers counted where they
+    are met, so that a part met twice counts twice and a cycle runs over; nested within max_depth) whose bound
+    is within room; None else. Walked level by level, the containers of a level gathered for the next."""
+    chars = items = containers = height = extra = 0   # chars: of the strings (10 characters each at most)
+    level = [value]
+    while level:
+        height += 1
+        containers += len(level)
+        if height > max_depth or containers > _PLAIN_CONTAINERS:
+            return None
+        inner = []
+        for container in level:
+            if type(container) is dict:
+                items += 2 * len(container)
+                parts = (container, container.values())
+            else:
+                items += len(container)
+                parts = (container,)
+            if 3 * items > room:
+                return None   # checked before the items are walked: each is at least `x, `
+            for part in parts:
+                for item in part:
+                    cls = type(item)
+                    if cls is str:
+                        chars += len(item)
+                    elif cls is dict or cls is list or cls is tuple:
+                        inner.append(item)
+                    elif cls is int:
+                        if not -_SMALL_INT <= item <= _SMALL_INT:
+                            extra += item.bit_length() // 3 + 2
+                    elif cls is not float and cls is not bool and item is not None:
+                        return None
+        level = inner
+    # repr() writes a character of a string in at most 10 (\U0001f600), any other item in at most 24, each
+    # with its quotes and separator; a container its brackets (and a tuple of one its comma)
+    bound = 10 * chars + extra + 26 * items + 3 * containers
+    return None if bound > room else (bound, items, containers, height)
+
+
 class _Printer:
     """One str()/repr() of a value: appends pieces to one list, counting their size against max_string."""
 
@@ -104,52 +146,27 @@ class _Printer:
         return text
 
     def _plain_text(self, value):
-        """Python's repr() of value at C speed when value is a tree of plain data (dicts, lists and tuples of
-        strings, numbers, booleans and None; at most _PLAIN_CONTAINERS containers counted where they are met, so
-        that a part met twice counts twice and a cycle runs over; none nested past max_data_depth) whose text
-        surely fits: paid as the walk would pay, before the text is made. None for anything else (the walk then
-        prints it). Walked level by level, the containers of a level gathered for the next."""
-        limits, room = self.limits, self.room
-        chars = items = containers = height = extra = 0   # chars: of the strings (10 characters each at most)
-        level = [value]
-        while level:
-            height += 1
-            containers += len(level)
-            if height > limits.max_data_depth or containers > _PLAIN_CONTAINERS:
-                return None
-            inner = []
-            for container in level:
-                if type(container) is dict:
-                    items += 2 * len(container)
-                    parts = (container, container.values())
-                else:
-                    items += len(container)
-                    parts = (container,)
-                if 3 * items > room:
-                    return None   # checked before the items are walked: each is at least `x, `
-                for part in parts:
-                    for item in part:
-                        cls = type(item)
-                        if cls is str:
-                            chars += len(item)
-                        elif cls is dict or cls is list or cls is tuple:
-                            inner.append(item)
-                        elif cls is int:
-                            if not -_SMALL_INT <= item <= _SMALL_INT:
-                                extra += item.bit_length() // 3 + 2
-                        elif cls is not float and cls is not bool and item is not None:
-                            return None
-            level = inner
-        # repr() writes a character of a string in at most 10 (\U0001f600), any other item in at most 24, each
-        # with its quotes and separator; a container its brackets (and a tuple of one its comma)
-        if 10 * chars + extra + 26 * items + 3 * containers > room:
+        """Python's repr() of value at C speed when value is a tree of plain data whose text surely fits (see
+        _plain_bound): paid as the walk would pay, before the text is made. None for anything else (the walk
+        then prints it). The text of the same unchanged object made before is found again (textcache)."""
+        limits, room, rs = self.limits, self.room, self.rs
+        known = recall(value, "repr")
+        if known is not None and known[2] <= room and known[3] <= limits.max_data_depth:
+            if rs is not None:
+                rs.burn(known[1])
+            return known[0]
+        measured = _plain_bound(value, limits.max_data_depth, room)
+        if measured is None:
             return None
-        rs = self.rs
+        bound, items, containers, height = measured
+        steps = _VISIT_STEPS * (items + 1) + _CONTAINER_STEPS * containers
         if rs is not None:
-            rs.burn(_VISIT_STEPS * (items + 1) + _CONTAINER_STEPS * containers)
+            rs.burn(steps)
         text = repr(value)
         if rs is not None:
             rs.burn(len(text) >> CHAR_SHIFT)
+        remember(value, "repr", (text, steps + (len(text) >> CHAR_SHIFT), bound, height), items + containers,
+                 len(text))
         return text
 
     def emit(self, text):

@@ -3,6 +3,8 @@ it is built: a walk over the value bounds the text (shared parts measured once, 
 without encoding anything when that bound is far below the limit, the usual case — and the step budget is charged
 for it. With an indent, a small tree of plain data is written by a writer of our own that bounds the text as it
 goes, without that walk. The encoder json.dumps would build for the options is made once per plain option set.
+The text of a small plain tree passed again unchanged (the same tools in every render) is found again in
+textcache.py, charged as when it was made.
 """
 
 import json
@@ -10,6 +12,7 @@ import math
 
 from .base import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
 from .errors import LimitExceeded
+from .textcache import recall, remember
 
 __all__ = ["safe_json_dumps"]
 
@@ -54,7 +57,7 @@ _QUICK_JSON_VALUES = 512
 
 
 def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values) by walking value as a plain tree,
+    """(an upper bound of len(json.dumps(value, ...)), the number of values, the nesting) by walking value as a plain tree,
     when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
     anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
     leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
@@ -98,7 +101,7 @@ def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_d
     size = (12 if ensure_ascii else 6) * chars + extra + 2 * containers + values * (24 + len(item_sep) + len(key_sep))
     if indent_width is not None:
         size += (values + containers) * (1 + indent_width * height)
-    return size, values + containers
+    return size, values + containers, height
 
 
 # _json_size looks at each item in Python (a shared part once per place it is met): about as long as 12 steps
@@ -191,12 +194,9 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
             return (json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring)(value)
     if indent is None and separators is None and not kwargs and type(value) in (dict, list, tuple) and \
             type(ensure_ascii) is bool and type(sort_keys) is bool and _HAS_C_ENCODER:
-        # the commonest (`tools|tojson`): a small plain tree, bounded by the quick walk, encoded in C
-        measured = _quick_json_size(value, None, ", ", ": ", ensure_ascii, limits.max_data_depth)
-        if measured is not None and measured[0] <= limits.max_string:
-            if rs is not None:
-                rs.burn(measured[1] + (measured[0] >> CHAR_SHIFT))
-            return "".join(_c_encoder(ensure_ascii, sort_keys)(value, 0))
+        text = _plain_tree_json(rs, limits, value, ensure_ascii, sort_keys)
+        if text is not None:
+            return text
     if indent is not None and not isinstance(indent, (int, str)) or isinstance(indent, bool):
         indent_width = None if indent is None else 0
     else:
@@ -213,11 +213,8 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         check_str_size(limits, indent_width, "a JSON indent")
     if (type(indent) is int or type(indent) is str) and not kwargs and type(value) in (dict, list, tuple) and \
             type(ensure_ascii) is bool and type(sort_keys) is bool:
-        written = _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
-        if written is not None:
-            text, items = written
-            if rs is not None:
-                rs.burn(items * 2 + (len(text) >> CHAR_SHIFT))
+        text = _small_indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
+        if text is not None:
             return text
     # a bound without encoding anything first (the usual case: it is far below the limit); measured exactly,
     # each string encoded and paid for, only when that bound is over the limit
@@ -231,7 +228,7 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
             measured = None
         if measured is None or measured[0] > limits.max_string:
             measured = _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii, exact=True)
-    size, items = measured
+    size, items = measured[:2]
     check_str_size(limits, size, "JSON text")
     if rs is not None:
         rs.burn(items * (2 if indent is not None else 1) + (size >> CHAR_SHIFT))
@@ -244,12 +241,62 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     return text
 
 
+def _writer_takes(known, rs, limits):
+    """Whether _indented_json would write the value whose text it wrote before (textcache), under these limits
+    and the fuel left: what it checked then, checked again."""
+    _, _, bound, deepest, items = known
+    return bound <= limits.max_string and deepest < min(limits.max_data_depth, _LEVELS) and \
+        items <= (_QUICK_JSON_VALUES if rs is None else min(_QUICK_JSON_VALUES, rs.fuel // 2))
+
+
+def _plain_tree_json(rs, limits, value, ensure_ascii, sort_keys):
+    """json.dumps(value) with its default layout for the commonest (`tools|tojson`): a small plain tree, bounded by
+    the quick walk, encoded in C; the text of the same unchanged object found again (textcache) when the walk
+    would take this path. None for anything else."""
+    kind = ("json", ensure_ascii, sort_keys)
+    known = recall(value, kind)
+    if known is not None and known[2] <= limits.max_string and known[3] <= limits.max_data_depth:
+        if rs is not None:
+            rs.burn(known[1])
+        return known[0]
+    measured = _quick_json_size(value, None, ", ", ": ", ensure_ascii, limits.max_data_depth)
+    if measured is None or measured[0] > limits.max_string:
+        return None
+    steps = measured[1] + (measured[0] >> CHAR_SHIFT)
+    if rs is not None:
+        rs.burn(steps)
+    text = "".join(_c_encoder(ensure_ascii, sort_keys)(value, 0))
+    remember(value, kind, (text, steps, measured[0], measured[2]), measured[1], len(text))
+    return text
+
+
+def _small_indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
+    """json.dumps(value, indent=...) of a small plain tree by _indented_json, or its text made before for the same
+    unchanged object (textcache) when _indented_json would write it; None for anything else."""
+    kind = ("indent", indent, item_sep, key_sep, ensure_ascii, sort_keys)
+    known = recall(value, kind)
+    if known is not None and _writer_takes(known, rs, limits):
+        if rs is not None:
+            rs.burn(known[1])
+        return known[0]
+    written = _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys)
+    if written is None:
+        return None
+    text, items, bound, deepest = written
+    steps = items * 2 + (len(text) >> CHAR_SHIFT)
+    if rs is not None:
+        rs.burn(steps)
+    remember(value, kind, (text, steps, bound, deepest, items), items, len(text))
+    return text
+
+
 class _NotSmall(Exception):
     """_indented_json gives up: not a small tree of plain data within the limits (the measuring path takes it)."""
 
 
 def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
-    """(json.dumps(value, indent=...), the values and containers in it) for a small tree of plain data: str keys;
+    """(json.dumps(value, indent=...), the values and containers in it, the bound it was checked by, the deepest
+    level in it) for a small tree of plain data: str keys;
     str, int, float, bool and None leaves; at most 512 values (fewer when the fuel left is short), nested within
     max_data_depth and 32 levels; an indent of up to 16 characters. The same text as json's own indenting
     encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces and
@@ -270,25 +317,27 @@ def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, s
     write = _json_writer(parts, newlines, quote, 12 if ensure_ascii else 6, item_sep, key_sep, sort_keys,
                          limits.max_string, min(limits.max_data_depth, _LEVELS), max_items)
     try:
-        items = write(value)
+        items, bound, deepest = write(value)
     except (_NotSmall, TypeError):   # TypeError: a key that is not a str (json converts some, refuses others)
         return None
-    return "".join(parts), items
+    return "".join(parts), items, bound, deepest
 
 
 def _json_writer(parts, newlines, quote, per_char, item_sep, key_sep, sort_keys, cap, max_level, max_items):
     """_indented_json's writer: write(value) appends its pieces to parts and returns the number of values and
-    containers written, or raises _NotSmall. Each container adds its children's bound (separators, keys,
+    containers written, the text's bound and the deepest level written, or raises _NotSmall. Each container adds its children's bound (separators, keys,
     numbers, strings of up to 64 characters; per_char: see _string_size) before they are written, a longer
     string its own before it is quoted; over cap (max_string), it gives up."""
     short = 2 * (per_char * _SHORT + 2) + len(item_sep) + len(key_sep) + 24   # a child's bound, short strings
-    size = items = 0
+    size = items = deepest = 0
 
     def write(container, level):
-        nonlocal size, items
+        nonlocal size, items, deepest
         items += len(container) + 1
         if items > max_items or level >= max_level:
             raise _NotSmall
+        if level > deepest:
+            deepest = level
         if not container:
             parts.append("{}" if type(container) is dict else "[]")
             return
@@ -339,7 +388,7 @@ def _json_writer(parts, newlines, quote, per_char, item_sep, key_sep, sort_keys,
 
     def write_all(value):
         write(value, 0)
-        return items
+        return items, size, deepest
     return write_all
 
 

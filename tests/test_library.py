@@ -411,3 +411,61 @@ def test_underscore_key_is_refused_where_present_and_undefined_where_absent():
         with pytest.raises(mj.SecurityError):
             render(source, d={"_x": 1})
     assert render("{{ d['_x'] }}|{{ 'abc'['_'] }}|{{ d._x is defined }}", d={"a": 1}) == "||False"
+
+
+def test_texts_of_the_same_unchanged_object_are_found_again_and_a_change_is_seen():
+    # textcache: tools|tojson, tool|string and tojson(indent) of the object passed again are made once; each
+    # render gives what json.dumps and str() give for the object as it is now
+    import json
+
+    env = mj.chat_environment()
+    template = env.from_string("{{ t|tojson }}|{{ t|tojson(indent=2) }}|{{ t|string }}|{{ t }}")
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"a": [1, 2.5, None, True]}}}]
+
+    def expected():
+        return f"{json.dumps(tools, ensure_ascii=False)}|{json.dumps(tools, indent=2, ensure_ascii=False)}|" \
+               f"{tools}|{tools}"
+    changes = [
+        lambda: None,
+        lambda: tools[0]["function"].update(name="g"),
+        lambda: tools[0]["function"]["parameters"]["a"].__setitem__(0, True),   # 1 → True: equal, not the same
+        lambda: tools[0]["function"]["parameters"]["a"].__setitem__(1, 2),      # 2.5 → 2
+        lambda: tools.append({"b": mj.Markup("<x>")}),                          # a str subclass
+        lambda: tools.pop(),
+        lambda: tools[0].__setitem__("type", "x" * 70),
+    ]
+    for change in changes:
+        change()
+        for _ in range(3):   # noted, remembered, found again
+            assert template.render(t=tools) == expected()
+
+
+def test_a_remembered_text_is_charged_and_limited_as_when_it_is_made():
+    # the steps a render takes do not depend on what textcache holds, and the limits are checked again
+    tools = [{"name": f"tool{i}", "description": "d" * 50, "parameters": {"x": [i, str(i)]}} for i in range(5)]
+    source = "{{ t|tojson }}{{ t|tojson(indent=4) }}{{ t|string }}"
+
+    def renders(max_steps):
+        try:
+            mj.chat_environment(limits=mj.Limits(max_steps=max_steps)).from_string(source).render(t=tools)
+            return True
+        except mj.LimitExceeded:
+            return False
+    low, high = 1, 100_000
+    while low < high:   # the fewest steps the render takes, the object noted, remembered and found again
+        middle = (low + high) // 2
+        if renders(middle):
+            high = middle
+        else:
+            low = middle + 1
+    for _ in range(4):
+        assert renders(low) and not renders(low - 1)
+    from minijinja_py import textcache
+    assert sum(key[0] == id(tools) for key in textcache._entries) == 3
+    assert failure(source, mj.chat_environment(limits=mj.Limits(max_string=500)), t=tools).limit == "max_string"
+    deep = {"a": [[[{"b": [1]}]]]}
+    for _ in range(3):
+        mj.chat_environment().from_string("{{ t|tojson }}{{ t|string }}").render(t=deep)
+    shallow = mj.chat_environment(limits=mj.Limits(max_data_depth=3))
+    assert failure("{{ t|tojson }}", shallow, t=deep).limit == "max_data_depth"
+    assert failure("{{ t|string }}", shallow, t=deep).limit == "max_data_depth"
