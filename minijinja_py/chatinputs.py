@@ -117,6 +117,9 @@ def _tool_schemas(tools: Any) -> Any:
     them; anything else is refused with transformers' message."""
     if tools is None:
         return None
+    if type(tools) is list and all(type(tool) is dict for tool in tools):
+        return tools   # the caller's own list, as a new one would be: the same tools in every render are found
+        #                again with their texts (textcache)
     schemas = []
     for tool in tools:
         if isinstance(tool, dict):
