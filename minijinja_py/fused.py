@@ -217,7 +217,14 @@ def s_assign(c, node):
             f[slot] = ev(f)
         return run
     source, key, method, _ = read
-    # {% set x = y %}, {% set x = m['k'] %}, {% set x = y|trim %}, {% set x = m['k']|lower %}: one closure each
+    run = _read_assignment(slot, source, key, method, ev)
+    run.mj_set = (slot, source, key, method)   # for sequences.fuse_pairs
+    return run
+
+
+def _read_assignment(slot, source, key, method, ev):
+    """{% set x = y %}, {% set x = m['k'] %}, {% set x = y|trim %}, {% set x = m['k']|lower %}: one closure each,
+    ev (the value's general closure) where the read is not plain."""
     if method is None and key is None:
         def run_copy(f, out):
             value = f[source]

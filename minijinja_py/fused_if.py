@@ -258,6 +258,7 @@ def _if_atom(c, node, general, atom, body, else_):
                     else_(f, out)
                 return
             general(f, out)
+        run_var_compare.mj_test = (slot, "compare", constant, equal, _then(text, body), else_)   # sequences.py
         return run_var_compare
     if key in ("first", "last") and kind in (TRUTHY, FALSY):
         return _if_loop_flag(general, slot, key == "first", kind == TRUTHY, text, body, else_)
@@ -464,7 +465,16 @@ def _if_type(general, atom, text, body, else_):
                 out.append(text)
         elif else_ is not None:
             else_(f, out)
+    if key is None:
+        run_type.mj_test = (slot, "type", cls, want, _then(text, body), else_)   # for sequences.fuse_pairs
     return run_type
+
+
+def _then(text, body):
+    """What an if runs when its test holds: its body, or the text it is."""
+    if text is None:
+        return body
+    return lambda f, out: out.append(text)
 
 
 def _if_loop_flag(general, slot, first, want, text, body, else_):

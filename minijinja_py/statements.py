@@ -14,6 +14,7 @@ from .errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError,
 from .markup import Markup, escape
 from .printing import to_str
 from .runtime import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
+from .sequences import fuse_pairs
 from .symbols import Scope, analyze, target_names
 
 __all__ = [
@@ -104,7 +105,7 @@ def compile_body(c, statements):
             merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
         elif not (isinstance(node, n.Text) and not node.value):
             merged.append(node)
-    runs = tuple(_statement_runs(c, merged))
+    runs = fuse_pairs(tuple(_statement_runs(c, merged)))
     weight = c.summaries.weight(statements)
     c.last_runs = runs   # for a caller that runs the statements itself (loops.py: no call for the list)
     if not runs:

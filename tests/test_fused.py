@@ -62,6 +62,12 @@ SHAPES = [
     # output
     "{{ x.k }}|{{ x['k'] }}|{{ y }}", "a{{ x.k }}b{{ y }}c", "{{ 'a' + x.k + 'b' }}", "{{ x.k|trim }}",
     "{{ 'a' + x.k|upper + x.v }}", "{{ x.k|lower }}|{{ 'p' + y }}",
+    # a set and the if that tests the variable it set, run as one (sequences.py)
+    "{% set t = x.k|lower %}{% if t == 'a' %}{% set t = 'B' %}{% endif %}{{ t }}",
+    "{% set t = x.k %}{% if t is not string %}{% set t = t|tojson %}{% endif %}{{ t }}",
+    "{% set t = x.k %}{% if t == 'a' %}A{% else %}E{% endif %}{{ t }}|{% set u = y|upper %}{% if u is string %}S"
+    "{% endif %}{{ u }}|{% set v = x.v %}{% if v == 1 %}1{% elif v %}V{% endif %}{% set w = y %}{% if w is mapping %}"
+    "M{% else %}{{ w }}{% endif %}",
     # set
     "{% set z = x.k %}{{ z }}", "{% set z = x.k|trim %}{{ z }}", "{% set z = 'p' + x.k + y %}{{ z }}",
     # expressions
@@ -106,6 +112,8 @@ LOOP_SHAPES = [
     # an if on a key that prints the same key
     "{% for m in items %}{% if m.k %}{{ '<' + m.k + '>' }}{% else %}E{% endif %}{% if m['k'] %}[{{ m.k }}]"
     "{% endif %}{% if m.k %}{{ m.k ~ '!' }}{% endif %}{% endfor %}",
+    "{% for m in items %}{% set t = m.k|lower %}{% if t == 'a' %}{% set t = 'B' %}{% endif %}{{ t }}{% endfor %}",
+    "{% for m in items %}{% set t = m.k %}{% if t is not string %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"

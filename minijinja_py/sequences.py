@@ -1,0 +1,104 @@
+"""Statement pairs of a statement list run as one closure: a {% set %} of a variable from an in-line read and the
+{% if %} right after it that tests that variable (`{% set role = message['role']|lower %}{% if role == 'user' %}`,
+`{% set content = message['content'] %}{% if content is not string %}`), the value handed from one to the other
+without storing and reading it back through two calls.
+
+The closures say what they are by attributes the fused modules set on them: `mj_set = (slot, source, key,
+method)` on an assignment read in line (fused.s_assign), `mj_test = (slot, kind, constant, want, then, else_)`
+on an if over one variable (fused_if). Whenever the read or the value is not plain data, the pair runs as the two
+statements it was.
+"""
+
+from .base import BIG_STR, MISSING
+
+__all__ = ["fuse_pairs"]
+
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+
+
+def fuse_pairs(runs):
+    """runs with each set-then-test pair replaced by one closure."""
+    fused, index = [], 0
+    while index < len(runs):
+        setter = getattr(runs[index], "mj_set", None)
+        test = getattr(runs[index + 1], "mj_test", None) if index + 1 < len(runs) else None
+        if setter is not None and test is not None and setter[0] == test[0]:
+            fused.append(_set_then_test(setter, runs[index], test, runs[index + 1]))
+            index += 2
+        else:
+            fused.append(runs[index])
+            index += 1
+    return tuple(fused)
+
+
+def _set_then_test(setter, set_run, test, test_run):
+    slot, source, key, method = setter
+    _, kind, constant, want, then, else_ = test
+    if key is not None and method is not None and kind == "compare" and type(constant) is str:
+        def run_filtered_then_compare(f, out):   # {% set role = message['role']|lower %}{% if role == 'user' %}
+            obj = f[source]
+            if type(obj) is dict:
+                value = obj.get(key)
+                if type(value) is str and len(value) < BIG_STR:
+                    value = f[slot] = method(value)
+                    if (value == constant) is want:
+                        then(f, out)
+                    elif else_ is not None:
+                        else_(f, out)
+                    return
+            set_run(f, out)
+            test_run(f, out)
+        return run_filtered_then_compare
+    if key is not None and method is None and kind == "type":
+        def run_read_then_type(f, out):   # {% set content = message['content'] %}{% if content is string %}
+            obj = f[source]
+            if type(obj) is dict and key in obj:
+                value = f[slot] = obj[key]
+                if type(value) in _PLAIN_TYPES:
+                    if (type(value) is constant) is want:
+                        then(f, out)
+                    elif else_ is not None:
+                        else_(f, out)
+                    return
+                return test_run(f, out)
+            set_run(f, out)
+            test_run(f, out)
+        return run_read_then_type
+    if kind == "compare":
+        constant_type = type(constant)
+
+        def run_set_then_compare(f, out):
+            value = f[source]
+            if key is not None:
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
+            if method is not None:
+                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            if value is MISSING:
+                set_run(f, out)
+                return test_run(f, out)
+            f[slot] = value
+            if type(value) is not constant_type:
+                return test_run(f, out)
+            if (value == constant) is want:
+                then(f, out)
+            elif else_ is not None:
+                else_(f, out)
+        return run_set_then_compare
+
+    def run_set_then_type(f, out):   # kind "type": `is string`, `is not mapping`
+        value = f[source]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if method is not None:
+            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        if value is MISSING:
+            set_run(f, out)
+            return test_run(f, out)
+        f[slot] = value
+        if type(value) not in _PLAIN_TYPES:
+            return test_run(f, out)
+        if (type(value) is constant) is want:
+            then(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_set_then_type
