@@ -109,7 +109,8 @@ def s_if_inline(c, node, general, body, else_):
     if combine == "and" and len(atoms) == 2:
         pair = _presence_pair(atoms)
         if pair is not None:
-            return _if_present(general, *pair, body, else_)
+            walk_list = _loop_over_key(c, node.body, body, pair[0], pair[1])
+            return _if_present(general, *pair, body, else_, walk_list)
     want = combine == "or"   # the outcome that decides the whole test
     (slot, key, kind, constant), rest = atoms[0], tuple(atom_tester(atom) for atom in atoms[1:])
     if kind in (EQ, NE, IN, NOT_IN):
@@ -179,9 +180,10 @@ def _presence_pair(atoms):
     return slot, key, second_kind == TRUTHY
 
 
-def _if_present(general, slot, key, truthy, body, else_):
+def _if_present(general, slot, key, truthy, body, else_, walk_list=None):
     """{% if 'k' in m and m['k'] %} (or `m.k is defined and m.k is not none`) on a plain dict: the key looked up
-    once. A missing key makes the test false either way; a value that is not plain data takes the general run."""
+    once. A missing key makes the test false either way; a value that is not plain data takes the general run.
+    With walk_list (the body is a loop over m['k']: _loop_over_key), a list found there is looped over at once."""
     def run_present(f, out):
         obj = f[slot]
         if type(obj) is not dict:
@@ -191,6 +193,8 @@ def _if_present(general, slot, key, truthy, body, else_):
             if type(value) not in PLAIN_TYPES:
                 return general(f, out)
             chosen = (True if value else False) if truthy else value is not None
+            if chosen and walk_list is not None and (type(value) is list or type(value) is tuple):
+                return walk_list(f, out, value)   # what the loop would read again: the same plain dict's key
         else:
             chosen = False
         if chosen:
@@ -198,6 +202,16 @@ def _if_present(general, slot, key, truthy, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_present
+
+
+def _loop_over_key(c, statements, body, slot, key):
+    """The loop's walk over a list already read (loops._list_run) when the if's body is one plain loop over
+    m[key] of the if's variable m (`{% for tool_call in message.tool_calls %}`); None else."""
+    walk_list = getattr(body, "mj_walk_list", None)
+    loops = [node for node in statements if not (isinstance(node, n.Text) and not node.value.strip())]
+    if walk_list is None or len(loops) != 1 or not isinstance(loops[0], n.For):
+        return None
+    return walk_list if key_path(c, loops[0].iter) == (slot, (key,)) else None
 
 
 def _if_mixed(c, node, general, body, else_):

@@ -377,10 +377,47 @@ def _branch_emitter(loop_plan, run):
             run(f, out)
         return emit_branch
 
+    runs = getattr(run, "mj_runs", None)   # the branch's two to five statements (statements.compile_body)
+    if runs is not None:
+        return _unrolled_branch(target_slot, runs)
+
     def emit_plain_branch(f, out, item):
         f[target_slot] = item
         run(f, out)
     return emit_plain_branch
+
+
+def _unrolled_branch(target_slot, runs):
+    """A branch of two to five statements that starts no variables: each statement called from the emitter,
+    without the call of the list (an assistant message's branch often has four)."""
+    if len(runs) == 2:
+        a, b = runs
+
+        def emit_two_statements(f, out, item):
+            f[target_slot] = item
+            a(f, out)
+            b(f, out)
+        return emit_two_statements
+    if len(runs) == 3:
+        a, b, c = runs
+
+        def emit_three_statements(f, out, item):
+            f[target_slot] = item
+            a(f, out)
+            b(f, out)
+            c(f, out)
+        return emit_three_statements
+    a, b, c, d, e = runs + (None,) * (5 - len(runs))
+
+    def emit_statements(f, out, item):
+        f[target_slot] = item
+        a(f, out)
+        b(f, out)
+        c(f, out)
+        d(f, out)
+        if e is not None:
+            e(f, out)
+    return emit_statements
 
 
 def _start_item(f, item, target_slot, resets, local_copies):

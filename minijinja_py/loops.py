@@ -173,6 +173,9 @@ def _list_run(plan, iter_ev, over, walk):
             raise located(exc, span)
         if type(items) is not list and type(items) is not tuple:
             return over(f, out, items)
+        walk_list(f, out, items)
+
+    def walk_list(f, out, items):
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
@@ -183,6 +186,9 @@ def _list_run(plan, iter_ev, over, walk):
                 count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)
+    # the loop over a list already read: for an if that read it (`{% if m.tool_calls %}{% for tc in
+    # m.tool_calls %}`: fused_if._if_present)
+    run_list.mj_walk_list = walk_list
     return run_list
 
 

@@ -118,6 +118,7 @@ def compile_body(c, statements):
         def run2(f, out):
             a(f, out)
             b(f, out)
+        run2.mj_runs = runs   # for a caller that calls them itself (fused_loop's branch emitters)
         return run2, weight
     if len(runs) == 3:
         a, b, d = runs
@@ -126,6 +127,7 @@ def compile_body(c, statements):
             a(f, out)
             b(f, out)
             d(f, out)
+        run3.mj_runs = runs
         return run3, weight
     if len(runs) <= 5:
         a, b, d, e, g = runs + (None,) * (5 - len(runs))
@@ -137,6 +139,7 @@ def compile_body(c, statements):
             e(f, out)
             if g is not None:
                 g(f, out)
+        run5.mj_runs = runs
         return run5, weight
 
     def run(f, out):

@@ -38,6 +38,8 @@ SHAPES = [
     "{% if x.k is defined and x.k is not none %}T{% else %}F{% endif %}",
     "{% if x['k'] is defined and x['k'] %}T{% endif %}.", "{% if 'items' in x and x['items'] %}T{% endif %}.",
     "{% if x['items'] is defined and x['items'] is not none %}T{% else %}F{% endif %}",
+    "{% if 'k' in x and x.k %}{% for t in x.k %}{{ t }},{% endfor %}{% else %}E{% endif %}",
+    "{% if x.k is defined and x.k is not none %}{% for t in x['k'] %}{{ t }};{% else %}none{% endfor %}{% endif %}.",
     "{% if y and x.k|length > 0 %}L{% else %}E{% endif %}", "{% if x.v or x.k.a == 1 or y %}O{% endif %}.",
     "{% if x.k.a is not defined and not x.v and x.k != 'a' %}M{% endif %}.",
     "{% if not y is defined %}N{% else %}D{% endif %}", "{% if not z is defined %}Z{% endif %}.",
@@ -114,6 +116,9 @@ LOOP_SHAPES = [
     "{% endif %}{% if m.k %}{{ m.k ~ '!' }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k|lower %}{% if t == 'a' %}{% set t = 'B' %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t is not string %}{% continue %}{% endif %}{{ t }}{% endfor %}",
+    "{% for m in items %}{% if 'k' in m and m['k'] %}{% for t in m['k'] %}<{{ t }}>{% endfor %}{% endif %}"
+    "{% if m.k is defined and m.k is not none %}{% for t in m.k %}[{{ loop.index }}{{ t }}]{% endfor %}{% endif %}"
+    "{% endfor %}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
@@ -182,7 +187,7 @@ class Thing:
 LONG = "a" * 1500 + " "
 VALUES = {
     "str": "a", "other_str": "b", "padded": "  ab  ", "empty": "", "none": None, "int": 1, "zero": 0,
-    "float": 2.0, "list": ["a", "b"], "dict": {"a": 1}, "str_dict": {"a": "b"}, "markup": mj.Markup("<a>"), "long": LONG, "bool": True,
+    "float": 2.0, "list": ["a", "b"], "empty_list": [], "tuple": ("a",), "dict": {"a": 1}, "str_dict": {"a": "b"}, "markup": mj.Markup("<a>"), "long": LONG, "bool": True,
 }
 
 
