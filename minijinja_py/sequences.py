@@ -64,41 +64,37 @@ def _set_then_test(setter, set_run, test, test_run):
             set_run(f, out)
             test_run(f, out)
         return run_read_then_type
+    # any other read: the value found by _read_value, then the test decided on it (`holds`)
     if kind == "compare":
         constant_type = type(constant)
 
-        def run_set_then_compare(f, out):
-            value = f[source]
-            if key is not None:
-                value = value.get(key, MISSING) if type(value) is dict else MISSING
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-            if value is MISSING:
-                set_run(f, out)
-                return test_run(f, out)
-            f[slot] = value
-            if type(value) is not constant_type:
-                return test_run(f, out)
-            if (value == constant) is want:
-                then(f, out)
-            elif else_ is not None:
-                else_(f, out)
-        return run_set_then_compare
+        def holds(value):
+            return (value == constant) is want if type(value) is constant_type else None
+    else:   # "type": `is string`, `is not mapping`
+        def holds(value):
+            return (type(value) is constant) is want if type(value) in _PLAIN_TYPES else None
 
-    def run_set_then_type(f, out):   # kind "type": `is string`, `is not mapping`
-        value = f[source]
-        if key is not None:
-            value = value.get(key, MISSING) if type(value) is dict else MISSING
-        if method is not None:
-            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+    def run_set_then_test(f, out):
+        value = _read_value(f, source, key, method)
         if value is MISSING:
             set_run(f, out)
             return test_run(f, out)
         f[slot] = value
-        if type(value) not in _PLAIN_TYPES:
-            return test_run(f, out)
-        if (type(value) is constant) is want:
+        outcome = holds(value)
+        if outcome is None:
+            test_run(f, out)
+        elif outcome:
             then(f, out)
         elif else_ is not None:
             else_(f, out)
-    return run_set_then_type
+    return run_set_then_test
+
+
+def _read_value(f, source, key, method):
+    """The value an assignment's in-line read gives (fused.s_assign), or MISSING where it is not plain."""
+    value = f[source]
+    if key is not None:
+        value = value.get(key, MISSING) if type(value) is dict else MISSING
+    if method is not None:
+        value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+    return value
