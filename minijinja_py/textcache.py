@@ -8,6 +8,10 @@ from that content (json.dumps, repr) is the same text. A changed object takes th
 bounds it before any work. What the text cost to make (its steps) is remembered with it and charged again on
 each use, so that a render's step budget does not depend on what this cache holds.
 
+The fingerprint is the one piece of work here not bounded before it is done: a remembered object that the
+caller grew since is marshalled in full once (at C speed, in time and memory linear in the caller's own data,
+shared parts written once), then dropped, and the caller's path bounds it as usual.
+
 An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
 for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
 and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
