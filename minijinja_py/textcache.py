@@ -2,15 +2,15 @@
 a pipeline that passes the same tools object each time, are made once and found again by the object's identity
 while its content has not changed.
 
-The content is compared by marshal's bytes, made at C speed: marshal writes exact types (it refuses every
-subclass) and every string, number and nesting as they are, so equal bytes are equal content, and the text made
-from that content (json.dumps, repr) is the same text. A changed object takes the caller's path again, which
-bounds it before any work. What the text cost to make (its steps) is remembered with it and charged again on
-each use, so that a render's step budget does not depend on what this cache holds.
-
-The fingerprint is the one piece of work here not bounded before it is done: a remembered object that the
-caller grew since is marshalled in full once (at C speed, in time and memory linear in the caller's own data,
-shared parts written once), then dropped, and the caller's path bounds it as usual.
+The content is compared by its fingerprint: the bytes pickle writes for it, at C speed, by a pickler that refuses
+every object but the exact built-in types (its reducer_override is called for all others, and raises) and that
+stops once it has written _MAX_FINGERPRINT bytes (its file refuses more). Pickle writes each string, number (int,
+bool and float apart) and nesting as it is, in order, so equal bytes are equal content, and the text made from
+that content (json.dumps, repr) is the same text. A changed object takes the caller's path again, which bounds
+it before any work. What the text cost to make (its steps) is remembered with it and charged again on each use,
+so that a render's step budget does not depend on what this cache holds. The fingerprint's own work stops at
+its size bound, but for one string of it, which pickle encodes as a whole before writing it (linear in the
+caller's own data, once: a changed object is dropped).
 
 An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
 for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
@@ -18,7 +18,8 @@ and entries hold their object, so that its id cannot be reused while it is remem
 _MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
 """
 
-import marshal
+import pickle
+import threading
 
 __all__ = ["recall", "remember"]
 
@@ -26,8 +27,9 @@ _MIN_ITEMS = 8          # a smaller value is walked faster than it is fingerprin
 _MAX_TEXT = 1 << 16
 _MAX_NOTES = 256
 _MAX_ENTRIES = 64
+_MAX_FINGERPRINT = 1 << 17
 _notes = {}     # (id(value), kind) → value, met once
-_entries = {}   # (id(value), kind) → (value, its marshal bytes, what remember was given)
+_entries = {}   # (id(value), kind) → (value, its fingerprint, what remember was given)
 
 
 def recall(value, kind):
@@ -37,11 +39,7 @@ def recall(value, kind):
     entry = _entries.get(key)
     if entry is None or entry[0] is not value:
         return None
-    try:
-        unchanged = marshal.dumps(value) == entry[1]
-    except ValueError:   # a subclass, or an object marshal does not write, put in it since
-        unchanged = False
-    if unchanged:
+    if _fingerprint(value) == entry[1]:
         return entry[2]
     _entries.pop(key, None)
     return None
@@ -58,11 +56,51 @@ def remember(value, kind, made, items, size):
         _put(_notes, key, value, _MAX_NOTES)
         return
     _notes.pop(key, None)
+    fingerprint = _fingerprint(value)
+    if fingerprint is not None:
+        _put(_entries, key, (value, fingerprint, made), _MAX_ENTRIES)
+
+
+class _Bounded:
+    """The fingerprint pickler's file: it keeps what is written, and refuses more than _MAX_FINGERPRINT bytes."""
+
+    __slots__ = ("room", "parts")
+
+    def __init__(self):
+        self.room, self.parts = _MAX_FINGERPRINT, []
+
+    def write(self, data):
+        self.room -= len(data)
+        if self.room < 0:
+            raise OverflowError("fingerprint too long")
+        self.parts.append(bytes(data))
+        return len(data)
+
+
+class _PlainPickler(pickle.Pickler):
+    def reducer_override(self, obj):   # called for any object that is not of an exact built-in type
+        raise TypeError("not plain data")
+
+
+_local = threading.local()   # a pickler and its file per thread, made once
+
+
+def _fingerprint(value):
+    """The bytes pickle writes for value, or None for a value that is not plain data or is too long to compare."""
     try:
-        fingerprint = marshal.dumps(value)
-    except ValueError:
-        return
-    _put(_entries, key, (value, fingerprint, made), _MAX_ENTRIES)
+        pickler, file = _local.pickler
+    except AttributeError:
+        file = _Bounded()
+        pickler = _PlainPickler(file, 5)
+        _local.pickler = pickler, file
+    file.room = _MAX_FINGERPRINT
+    file.parts.clear()
+    pickler.clear_memo()
+    try:
+        pickler.dump(value)
+    except (TypeError, OverflowError, RecursionError, ValueError, pickle.PicklingError):
+        return None
+    return b"".join(file.parts)
 
 
 def _put(table, key, value, most):

@@ -469,3 +469,18 @@ def test_a_remembered_text_is_charged_and_limited_as_when_it_is_made():
     shallow = mj.chat_environment(limits=mj.Limits(max_data_depth=3))
     assert failure("{{ t|tojson }}", shallow, t=deep).limit == "max_data_depth"
     assert failure("{{ t|string }}", shallow, t=deep).limit == "max_data_depth"
+
+
+def test_textcache_fingerprints_only_plain_data_and_stops_at_its_bound():
+    from minijinja_py import textcache
+
+    class Text(str):
+        def __reduce__(self):   # never called: the fingerprint refuses a subclass before reducing it
+            raise AssertionError("called")
+    assert textcache._fingerprint([{"a": "b", "c": [1, 2.0, True, None]}]) is not None
+    assert textcache._fingerprint([1]) != textcache._fingerprint([True]) != textcache._fingerprint([1.0])
+    assert textcache._fingerprint(["a", Text("b")]) is None
+    assert textcache._fingerprint([[f"{i:064}" for i in range(4096)]]) is None   # past its bound: not compared
+    cyclic = [1]
+    cyclic.append(cyclic)
+    assert textcache._fingerprint(cyclic) is not None   # pickle writes a cycle once (and no text is kept of it)
