@@ -18,8 +18,7 @@ and entries hold their object, so that its id cannot be reused while it is remem
 _MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
 """
 
-import pickle
-import threading
+import _thread
 
 __all__ = ["recall", "remember"]
 
@@ -77,28 +76,42 @@ class _Bounded:
         return len(data)
 
 
-class _PlainPickler(pickle.Pickler):
-    def reducer_override(self, obj):   # called for any object that is not of an exact built-in type
-        raise TypeError("not plain data")
+_shared = None                       # (pickler, its file): made on first use (pickle is imported then)
+_shared_lock = _thread.allocate_lock()
 
 
-_local = threading.local()   # a pickler and its file per thread, made once
+def _new_pickler():
+    import pickle   # for start-up time: only a render that meets the same data twice needs it
+
+    class PlainPickler(pickle.Pickler):
+        def reducer_override(self, obj):   # called for any object that is not of an exact built-in type
+            raise TypeError("not plain data")
+    file = _Bounded()
+    return PlainPickler(file, 5), file, pickle.PicklingError
 
 
 def _fingerprint(value):
-    """The bytes pickle writes for value, or None for a value that is not plain data or is too long to compare."""
+    """The bytes pickle writes for value, or None for a value that is not plain data or is too long to compare.
+    One pickler serves every call; a call that finds it in use (another thread's) makes its own."""
+    global _shared
+    if not _shared_lock.acquire(False):
+        return _pickled(_new_pickler(), value)
     try:
-        pickler, file = _local.pickler
-    except AttributeError:
-        file = _Bounded()
-        pickler = _PlainPickler(file, 5)
-        _local.pickler = pickler, file
+        if _shared is None:
+            _shared = _new_pickler()
+        return _pickled(_shared, value)
+    finally:
+        _shared_lock.release()
+
+
+def _pickled(made, value):
+    pickler, file, pickling_error = made
     file.room = _MAX_FINGERPRINT
     file.parts.clear()
     pickler.clear_memo()
     try:
         pickler.dump(value)
-    except (TypeError, OverflowError, RecursionError, ValueError, pickle.PicklingError):
+    except (TypeError, OverflowError, RecursionError, ValueError, pickling_error):
         return None
     return b"".join(file.parts)
 
