@@ -484,3 +484,23 @@ def test_textcache_fingerprints_only_plain_data_and_stops_at_its_bound():
     cyclic = [1]
     cyclic.append(cyclic)
     assert textcache._fingerprint(cyclic) is not None   # pickle writes a cycle once (and no text is kept of it)
+
+
+def test_texts_remembered_across_threads_are_the_right_ones():
+    import json
+    import threading
+
+    template = mj.chat_environment().from_string("{{ t|tojson }}{{ t|string }}")
+    tools = [[{"name": f"f{i}", "parameters": {"a": [i, str(i), None, True]}} for i in range(4)] for _ in range(3)]
+    failures = []
+
+    def work(own):
+        for _ in range(200):
+            if template.render(t=own) != json.dumps(own, ensure_ascii=False) + str(own):
+                failures.append(own)
+    threads = [threading.Thread(target=work, args=(own,)) for own in tools]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
