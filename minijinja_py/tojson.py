@@ -57,8 +57,8 @@ _QUICK_JSON_VALUES = 512
 
 
 def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values, the nesting) by walking value as a plain tree,
-    when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
+    """(an upper bound of len(json.dumps(value, ...)), the number of values, the nesting) by walking value as a
+    plain tree, when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
     anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
     leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
     if type(value) not in (dict, list, tuple):
@@ -185,8 +185,8 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     limits = rs.limits if rs is not None else _DEFAULT_LIMITS
     if type(value) is str and separators is None and not kwargs:
         # a string (a tool call's arguments, often JSON already): json.dumps quotes it whatever the indent and
-        # the key order, and its JSONEncoder only checks the separators (it unpacks them)
-        # (over the limit, the measuring path below finds its exact size before it is made)
+        # the key order, and its JSONEncoder only checks the separators (it unpacks them); over the limit, the
+        # measuring path below finds its exact size before it is made
         bound = (12 if ensure_ascii else 6) * len(value) + 2
         if bound <= limits.max_string:
             if rs is not None:
