@@ -213,7 +213,7 @@ def item_plan_walk(plan):
 
     if subject is None and _two_plain_reads(default):
         return _two_reads_walk(default, run_body)
-    table = {value: _emitter(plan, branch, run_body) for value, branch in table.items()}
+    table = {value: _emitter(plan, _fold_subject(branch, subject, value), run_body) for value, branch in table.items()}
     default = _emitter(plan, default, run_body)
     if subject is None:
         emit_every = default or _print_nothing
@@ -237,6 +237,27 @@ def item_plan_walk(plan):
                     continue
             run_body(f, out, item)
     return walk_items
+
+
+def _fold_subject(plan, subject, value):
+    """A branch's print plan with its reads of the subject's key (without a method) made text: the branch's
+    constant, which the item's value equals exactly (a plain str, found in the table by it). One read less per
+    message (`'<|start_header_id|>' + message['role'] + ...` in the branch for 'user')."""
+    if plan[0] not in (1, 2):
+        return plan
+    texts, reads = [plan[1], plan[4], plan[7]][:plan[0] + 1], [(plan[2], plan[3]), (plan[5], plan[6])][:plan[0]]
+    kept_texts, kept_reads = [texts[0]], []
+    for (key, method), after in zip(reads, texts[1:]):
+        if type(key) is str and key == subject and method is None:
+            kept_texts[-1] += value + after
+        else:
+            kept_reads.append((key, method))
+            kept_texts.append(after)
+    if len(kept_reads) == len(reads) or sum(map(len, kept_texts)) >= BIG_STR:
+        return plan
+    padded = kept_texts + [""] * (3 - len(kept_texts))
+    kept_reads += [(None, None)] * (2 - len(kept_reads))
+    return (len(kept_texts) - 1, padded[0]) + kept_reads[0] + (padded[1],) + kept_reads[1] + (padded[2],)
 
 
 def _two_plain_reads(plan):

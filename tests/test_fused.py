@@ -119,6 +119,11 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if 'k' in m and m['k'] %}{% for t in m['k'] %}<{{ t }}>{% endfor %}{% endif %}"
     "{% if m.k is defined and m.k is not none %}{% for t in m.k %}[{{ loop.index }}{{ t }}]{% endfor %}{% endif %}"
     "{% endfor %}",
+    # a branch that prints its own subject (the branch's constant)
+    "{% for m in items %}{% if m.k == 'a' %}<{{ m.k }}|{{ m.v }}>{% elif m.k == 'b' %}[{{ m['k'] }}]{% else %}"
+    "({{ m.k }}){% endif %}{% endfor %}",
+    "{% for m in items %}{% if m['k'] == 'a' %}{{ m.v ~ '' }}{{ '<' + m.k + '|' + m.k|upper + '>' }}{% endif %}"
+    "{% endfor %}",
     # bodies of two to five statements, with break and continue
     "{% for m in items %}{% set t = m.k %}{% if t == 'b' %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t == 'a' %}{% set t = 'A' %}{% endif %}{{ t }}{% if m.k == 'b' %}"
