@@ -102,11 +102,12 @@ def compile_call(c, node):
                 raise located(exc, span)
         return ev_general
     positional = tuple(c.expr(a) for a in node.args.positional)
+    # (a macro is called at once: call_value would only call it, a frame more)
     if not positional:
         def ev_no_args(f):
             func = func_ev(f)
             try:
-                return call_value(func, (), {}, f[0])
+                return func() if type(func) is Macro else call_value(func, (), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_no_args
@@ -116,9 +117,9 @@ def compile_call(c, node):
 
         def ev_one_arg(f):
             func = func_ev(f)
-            args = (only(f),)
+            arg = only(f)
             try:
-                return call_value(func, args, {}, f[0])
+                return func(arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_one_arg
@@ -127,7 +128,7 @@ def compile_call(c, node):
         func = func_ev(f)
         args = [a(f) for a in positional]
         try:
-            return call_value(func, args, {}, f[0])
+            return func(*args) if type(func) is Macro else call_value(func, args, {}, f[0])
         except Exception as exc:
             raise located(exc, span)
     return ev

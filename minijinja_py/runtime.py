@@ -262,7 +262,7 @@ class MacroCode:
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
                  "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
-                 "origin")
+                 "origin", "arity")
 
     def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight, origin):
         self.origin = origin   # (name, filename, source) of the template it is in: errors in its body carry them
@@ -280,6 +280,7 @@ class MacroCode:
         self.weight = weight
         # no caller, kwargs or varargs to fill in: a call with exactly its parameters, by position, binds them
         self.plain = not (self.caller or self.catch_kwargs or self.catch_varargs)
+        self.arity = len(param_slots) if self.plain else -1   # the positional arguments of the common call
 
 
 class Macro:
@@ -309,9 +310,8 @@ class Macro:
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
         f = code.layout.new(rs, parent)
-        slots = code.param_slots
-        if not kwargs and len(args) == len(slots) and code.plain:
-            for slot, value in zip(slots, args):   # the common call: every parameter given, in order
+        if len(args) == code.arity and not kwargs:
+            for slot, value in zip(code.param_slots, args):   # the common call: every parameter given, in order
                 f[slot] = value
             pending = ()
         else:
