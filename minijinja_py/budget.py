@@ -40,6 +40,7 @@ __all__ = [
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_VALUES_VIEW = type({}.values())
 _ITEMS_VIEW = type({}.items())
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
@@ -330,10 +331,13 @@ def charge_compare(rs, a, b):
 def charge_contains(rs, item, container):
     """item in container: a scan of a string, sequence, range or dict values, a hash for a mapping or set."""
     cls = type(container)
-    if cls is str or isinstance(container, str):
+    if cls is dict and type(item) is str:   # `'tool_calls' in message`: a hash, a long key's paid
+        if len(item) > BIG_STR:
+            rs.burn(len(item) >> CHAR_SHIFT)
+    elif cls is str or isinstance(container, str):
         if len(container) > BIG_STR:
             rs.burn(len(container) >> CHAR_SHIFT)
-    elif isinstance(container, (list, tuple)) or cls is type({}.values()):
+    elif isinstance(container, (list, tuple)) or cls is _VALUES_VIEW:
         rs.burn(len(container))
         if not type(item) in _SCALARS:
             guard(rs, item)

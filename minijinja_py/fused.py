@@ -299,14 +299,19 @@ def e_call_fused(c, node):
     (slot, keys), key = place, key.value
 
     def ev(f):
-        obj = read_path(f, slot, keys)
+        obj = f[slot] if not keys else read_path(f, slot, keys)
         if type(obj) is not dict:   # MISSING included: the general path
             return general(f)
         rs = f[0]
         rs.fuel -= 1   # the call (get takes constant time)
         if rs.fuel < 0:
             return general(f)   # which fails where the general call would
-        return charge_result(rs, obj.get(key, make_default()))
+        value = obj.get(key, MISSING)
+        if value is MISSING:
+            value = make_default()
+        if value is None or type(value) is str and len(value) < BIG_STR:
+            return value   # nothing to charge (charge_result's own shortcut)
+        return charge_result(rs, value)
     return ev
 
 
