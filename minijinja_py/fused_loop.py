@@ -162,9 +162,14 @@ def print_plan(c, nodes, item_slot):
         return None   # long pieces are noted as they are appended: the general path does that
     if len(reads) > 2 or any(type(key) is tuple for key, _ in reads):
         return (3, tuple(constants), tuple(reads), None, None, None, None, None)
-    padded = constants + [""] * (3 - len(constants))
-    reads += [(None, None)] * (2 - len(reads))
-    return (len(constants) - 1, padded[0]) + reads[0] + (padded[1],) + reads[1] + (padded[2],)
+    return _small_plan(constants, reads)
+
+
+def _small_plan(texts, reads):
+    """The 8-tuple print plan of up to two reads ((key, method), ...) between len(reads) + 1 texts."""
+    padded = texts + [""] * (3 - len(texts))
+    reads = reads + [(None, None)] * (2 - len(reads))
+    return (len(texts) - 1, padded[0]) + reads[0] + (padded[1],) + reads[1] + (padded[2],)
 
 
 def _item_read(c, node, item_slot):
@@ -255,9 +260,7 @@ def _fold_subject(plan, subject, value):
             kept_texts.append(after)
     if len(kept_reads) == len(reads) or sum(map(len, kept_texts)) >= BIG_STR:
         return plan
-    padded = kept_texts + [""] * (3 - len(kept_texts))
-    kept_reads += [(None, None)] * (2 - len(kept_reads))
-    return (len(kept_texts) - 1, padded[0]) + kept_reads[0] + (padded[1],) + kept_reads[1] + (padded[2],)
+    return _small_plan(kept_texts, kept_reads)
 
 
 def _two_plain_reads(plan):

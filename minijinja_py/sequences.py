@@ -9,11 +9,10 @@ on an if over one variable (fused_if). Whenever the read or the value is not pla
 statements it was.
 """
 
+from .atoms import PLAIN_TYPES
 from .base import BIG_STR, MISSING
 
 __all__ = ["fuse_pairs"]
-
-_PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
 
 
 def fuse_pairs(runs):
@@ -54,7 +53,7 @@ def _set_then_test(setter, set_run, test, test_run):
             obj = f[source]
             if type(obj) is dict and key in obj:
                 value = f[slot] = obj[key]
-                if type(value) in _PLAIN_TYPES:
+                if type(value) in PLAIN_TYPES:
                     if (type(value) is constant) is want:
                         then(f, out)
                     elif else_ is not None:
@@ -72,7 +71,7 @@ def _set_then_test(setter, set_run, test, test_run):
             return (value == constant) is want if type(value) is constant_type else None
     else:   # "type": `is string`, `is not mapping`
         def holds(value):
-            return (type(value) is constant) is want if type(value) in _PLAIN_TYPES else None
+            return (type(value) is constant) is want if type(value) in PLAIN_TYPES else None
 
     def run_set_then_test(f, out):
         value = _read_value(f, source, key, method)
