@@ -147,7 +147,7 @@ _LOOP_FLAGS = frozenset({"first", "last", "index0", "index"})
 def atom_tester(atom):
     """test(f) → an atom's outcome (see holds): the commonest atoms (a loop flag, a key's truth) with a closure
     of their own, the others through holds."""
-    slot, key, kind, _ = atom
+    slot, key, kind, constant = atom
     if key in ("first", "last") and kind in (TRUTHY, FALSY):
         first, want = key == "first", kind == TRUTHY
 
@@ -170,12 +170,22 @@ def atom_tester(atom):
         return test_truth
     if key is not None:
         return _key_tester(atom) or partial(holds, atom)
+    if kind in (EQ, NE):
+        constant_type, want = type(constant), kind == EQ
+
+        def test_variable_equal(f):   # `key != 'return'`
+            value = f[slot]
+            if type(value) is constant_type:
+                return (value == constant) is want
+            return holds(atom, f)
+        return test_variable_equal
     return partial(holds, atom)
 
 
 def _key_tester(atom):
     """atom_tester for the atoms of a key of a variable that are decided on a plain dict holding it (`m.tool_calls
-    is defined`, `is not none`, `m.role == 'user'`, `m.content is string`); None for another kind."""
+    is defined`, `is not none`, `m.role == 'user'`, `m.content is string`, `m.role in ['a', 'b']`); None for
+    another kind."""
     slot, key, kind, constant = atom
     if kind in (NONE, NOT_NONE):
         want = kind == NONE
@@ -220,6 +230,17 @@ def _key_tester(atom):
                     return (value_type is constant) is want
             return holds(atom, f)
         return test_type
+    if kind in (ONE_OF, NONE_OF):
+        (members, member_type), want = constant, kind == ONE_OF
+
+        def test_member(f):   # `message.role in ['tool', 'tool_results']`
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                value = obj[key]
+                if type(value) is member_type:
+                    return (value in members) is want
+            return holds(atom, f)
+        return test_member
     return None
 
 

@@ -1,7 +1,7 @@
 """Fused if statements: the tests a chat template's message loop repeats, read and decided in line (see fused.py
 for in-line reads). A single {% if %} whose test is an atom — a read's truth, `read == 'x'`, `'x' in read`,
-`read is defined`, `read is none`, `loop.first`... — or an and/or of atoms; an if/elif chain that compares one
-subject with constants (a switch). Each falls back to the statement's general run (statements.if_runner) whenever
+`read is defined`, `read is none`, `loop.first`... — or an and/or of atoms; an if/elif chain over one subject
+is fused_switch's. Each falls back to the statement's general run (statements.if_runner) whenever
 a value is not plain data.
 """
 
@@ -12,79 +12,15 @@ from .atoms import (
 )
 from .arithmetic import sum_operands
 from .base import BIG_STR
-from .expressions import lookup_steps, truth
-from .nodes import dump as nodes_dump
-from .places import cheap_constant, key_path
+from .expressions import truth
+from .fused_switch import s_if_switch
+from .places import key_path
 from .runtime import LoopContext
 from .sandbox import undefined_on_str
 from .statements import if_parts, if_runner
 from .undefined import PLAIN_UNDEFINED
 
-__all__ = ["s_if", "static_text", "switch_case"]
-
-
-def switch_case(c, test):
-    """A branch test of the form `subject == 'const'`, `subject == 'a' or subject == 'b' ...` or
-    `subject == 'const' and extra` → (subject place, its constants, extra, the subject node) with extra the test's
-    right side or None; None for any other test."""
-    extra = None
-    if isinstance(test, n.And):
-        test, extra = test.left, test.right
-    parts = [test]
-    while extra is None and isinstance(parts[0], n.Or):   # a left-deep chain of or
-        parts[:1] = [parts[0].left, parts[0].right]
-    if not all(isinstance(part, n.Compare) and len(part.ops) == 1 and part.ops[0][0] == "==" for part in parts):
-        return None
-    constants = tuple(part.ops[0][1] for part in parts)
-    if not all(isinstance(x, n.Const) and type(x.value) in (str, int, bool) and cheap_constant(x.value)
-               for x in constants):
-        return None
-    subjects = {nodes_dump(part.first) for part in parts}
-    if len(subjects) != 1:
-        return None
-    subject = parts[0].first
-    place = read_place(c, subject)
-    if place is None and lookup_steps(c, subject) is not None:
-        place = ("lookup", nodes_dump(subject))   # a chain of lookups: read once, through one closure
-    return None if place is None else (place, tuple(x.value for x in constants), extra, subject)
-
-
-def constant_branch_run(c, entries, else_run, whole):
-    """run(f, out) of an if/elif chain over one subject for a subject known to equal one constant: entries are the
-    branches that test it, in order, as (the extra test of `subject == 'c' and extra`, or None; the branch's
-    run); else_run the chain's else (or None). An extra whose value is not plain data hands over to whole, the
-    whole if statement (the subject's test is a read: running it again changes nothing)."""
-    with c.flags(soft=True):
-        tests = tuple((_extra_test(c, extra) if extra is not None else None, run) for extra, run in entries)
-    if len(tests) == 1 and tests[0][0] is not None and else_run is None:
-        (test, body), = tests
-
-        def run_guarded(f, out):   # `{% if message.role == 'assistant' and message.content is not none %}`
-            outcome = test(f)
-            if outcome:
-                body(f, out)
-            elif outcome is None:
-                whole(f, out)
-        return run_guarded
-
-    def run_constant(f, out):
-        for test, run in tests:
-            if test is not None:
-                outcome = test(f)
-                if outcome is None:
-                    return whole(f, out)
-                if not outcome:
-                    continue
-            return run(f, out)
-        if else_run is not None:
-            else_run(f, out)
-    return run_constant
-
-
-def _extra_test(c, node):
-    """test(f) → True, False, or None (not plain data: the general path decides) for an `and`'s right side."""
-    atom = atom_of(c, node)
-    return atom_tester(atom) if atom is not None else truth(c, node)
+__all__ = ["s_if", "static_text"]
 
 
 def s_if(c, node):
@@ -515,114 +451,3 @@ def static_text(statements):
     if statements and all(isinstance(x, n.Text) for x in statements):
         return "".join(x.value for x in statements)
     return None
-
-
-def s_if_switch(c, node, general, bodies, else_):
-    """An if/elif chain whose every test compares one subject with a constant (`message.role == 'user'`, maybe
-    `and` something): the subject is read once, in line, and the branch found by its value; general is the
-    chain's general run, used whenever the subject is not a plain value of the constants' type."""
-    tests = [node.test] + [test for test, _ in node.elifs]
-    cases = [switch_case(c, test) for test in tests]
-    if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
-            len({type(constant) for case in cases for constant in case[1]}) != 1:
-        return general
-    (slot, key), kind = cases[0][0], type(cases[0][1][0])
-    path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
-    item_path = path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str
-    subject = c.expr(cases[0][3]) if slot == "lookup" and not item_path else None
-    with c.flags(soft=True):
-        extras = [truth(c, case[2]) if case[2] is not None else None for case in cases]
-    # constant → the branches testing it, in order (for one plain type, == is a dict lookup's equality)
-    table = {}
-    for case, extra, body in zip(cases, extras, bodies):
-        for constant in dict.fromkeys(case[1]):
-            table.setdefault(constant, []).append((extra, body))
-    table = {constant: tuple(entries) for constant, entries in table.items()}
-    if item_path:
-        # `messages[i]['role']` (i a loop variable): read in line, as a key of a variable is
-        return _switch_on_item(general, else_, table, kind, path[0], path[1][0], path[1][1])
-    if subject is None and key is not None and \
-            all(len(entries) == 1 and entries[0][0] is None for entries in table.values()):
-        return _switch_on_key(general, else_, {constant: entries[0][1] for constant, entries in table.items()},
-                              kind, slot, key)
-
-    def run(f, out):
-        if subject is not None:
-            value = subject(f)
-        else:
-            obj = f[slot]
-            if key is None:
-                value = obj
-            elif type(obj) is dict and key in obj:
-                value = obj[key]
-            else:
-                return general(f, out)
-        if type(value) is not kind:
-            return general(f, out)
-        for extra, body in table.get(value, ()):
-            if extra is None or extra(f):
-                return body(f, out)
-        if else_ is not None:
-            else_(f, out)
-    return run
-
-
-def _switch_on_item(general, else_, table, kind, slot, index_slot, key):
-    """s_if_switch's run for a subject `list[i]['key']`, i an int variable: the item read in line while the list
-    is a plain list, i in range and the item a plain dict with the key; else general."""
-    if all(len(entries) == 1 and entries[0][0] is None for entries in table.values()):
-        bodies = {constant: entries[0][1] for constant, entries in table.items()}
-
-        def run_plain_item_switch(f, out):   # no `and` in the chain: one body per constant
-            items, index = f[slot], f[index_slot]
-            if type(items) is list and type(index) is int:
-                try:
-                    item = items[index]
-                except IndexError:   # out of range: undefined, as the general path says
-                    return general(f, out)
-                if type(item) is dict:
-                    value = item.get(key)
-                    if type(value) is kind:
-                        body = bodies.get(value)
-                        if body is not None:
-                            body(f, out)
-                        elif else_ is not None:
-                            else_(f, out)
-                        return
-            general(f, out)
-        return run_plain_item_switch
-
-    def run_item_switch(f, out):
-        items, index = f[slot], f[index_slot]
-        if type(items) is not list or type(index) is not int or not -len(items) <= index < len(items):
-            return general(f, out)
-        item = items[index]
-        if type(item) is not dict or key not in item:
-            return general(f, out)
-        value = item[key]
-        if type(value) is not kind:
-            return general(f, out)
-        for extra, body in table.get(value, ()):
-            if extra is None or extra(f):
-                return body(f, out)
-        if else_ is not None:
-            else_(f, out)
-    return run_item_switch
-
-
-def _switch_on_key(general, else_, bodies, kind, slot, key):
-    """s_if_switch's run for the commonest chain: `var.key == 'a'`, `elif var.key == 'b'`... with no `and`, one
-    body per constant."""
-    def run_key_switch(f, out):
-        obj = f[slot]
-        if type(obj) is dict and key in obj:
-            value = obj[key]
-            if type(value) is kind:
-                body = bodies.get(value)
-                if body is not None:
-                    body(f, out)
-                elif else_ is not None:
-                    else_(f, out)
-                return
-        general(f, out)
-    return run_key_switch

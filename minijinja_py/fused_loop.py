@@ -28,7 +28,7 @@ from . import nodes as n
 from .base import BIG_STR, MISSING
 from .arithmetic import sum_operands
 from .places import key_path
-from .fused_if import constant_branch_run, switch_case
+from .fused_switch import constant_branch_run, switch_case
 
 __all__ = ["item_plan", "item_plan_walk"]
 

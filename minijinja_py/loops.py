@@ -11,6 +11,7 @@ iterations ran, as in Jinja2.
 from operator import length_hint
 
 from . import nodes as n
+from .atoms import atom_tester, inline_test
 from .base import MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
 from .expressions import truth
@@ -29,7 +30,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "admits", "simple", "else_", "iter_span", "item_plan",
+                 "admits", "prefilter", "simple", "else_", "iter_span", "item_plan",
                  "recurse_layout", "span", "counts_output")
 
 
@@ -66,7 +67,7 @@ def compile_for(c, node):
         plain = plan.target_slot is not None and plan.enter is None and \
             node.filter is None and not node.else_ and not node.recursive
         plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
-    plan.admits = _compile_filter(c, node, function) if node.filter is not None else None
+    plan.admits, plan.prefilter = _compile_filter(c, node, function) if node.filter is not None else (None, None)
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -111,14 +112,17 @@ def _with_entry(enter, run):
 
 
 def _compile_filter(c, node, function):
-    """admits(f, item): the loop's `if` test, in a scope of its own where the target is assigned (Jinja2 runs it
-    in a generator function of its own); in a recursive loop's function, whose frame it is given."""
+    """(admits(f, item), prefilter(f, items) or None) for the loop's `if` test, run in a scope of its own where the
+    target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
+    whose frame it is given. See _prefilter."""
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
     with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
         assign = assigner(c, node.target)
         cond = truth(c, node.filter)
         enter = enter_actions(c, scope)
+        shape = inline_test(c, node.filter)
+        targets = {scope.refs[name] for name in target_names(node.target)}
 
     def admits(f, item):
         rs = f[0]
@@ -129,7 +133,41 @@ def _compile_filter(c, node, function):
             enter(f)
         assign(f, item)
         return cond(f)
-    return admits
+    pure = shape is not None and enter is None and not node.recursive and \
+        all(atom[0] in targets for atom in shape[1])
+    return admits, (_prefilter(assign, shape, weight) if pure else None)
+
+
+def _prefilter(assign, shape, weight):
+    """kept(f, items) → the items of a list the loop's filter admits, or None when the filter is not decided on
+    one of them in line. For a filter made of atoms on the loop's own target (`for key, val in d.items() if key
+    != 'return'`), which reads nothing the body can change and cannot fail: deciding it for every item before
+    the first iteration is what Jinja2's lazy filtering decides, and the loop then walks a list (its loop.last
+    and loop.length known). Charged as admits charges each item, before the work."""
+    combine, atoms = shape
+    testers, want = tuple(atom_tester(atom) for atom in atoms), combine == "or"
+
+    def kept(f, items):
+        rs, cost = f[0], weight * len(items)
+        rs.fuel -= cost
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        admitted = []
+        for item in items:
+            assign(f, item)
+            chosen = not want
+            for test in testers:
+                outcome = test(f)
+                if outcome is None:
+                    rs.fuel += cost   # the lazy runner filters (and charges) them instead
+                    return None
+                if outcome is want:
+                    chosen = want
+                    break
+            if chosen:
+                admitted.append(item)
+        return admitted
+    return kept
 
 
 def _run(plan, iter_ev):
@@ -505,8 +543,12 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
             items = _iteration_items(iterable, rs, plan.iter_span)
         except Exception as exc:
             raise located(exc, plan.iter_span)
-    lazy = plan.admits is not None or type(items) is not list and type(items) is not tuple
-    if plan.admits is not None:
+    sized = type(items) is list or type(items) is tuple
+    kept = plan.prefilter(f, items) if plan.prefilter is not None and sized else None
+    lazy = not sized or plan.admits is not None and kept is None
+    if kept is not None:
+        items = kept
+    elif plan.admits is not None:
         admits = plan.admits
         items = (item for item in items if admits(f, item))
     if plan.loop_slot is None:
@@ -525,11 +567,15 @@ def _iteration_items(value, rs, span):
         return value
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
-    if cls is str or cls is dict or cls is range:  # sized: paid for at once, as the list it becomes
+    if cls is str or cls is dict or cls is range or cls in _DICT_VIEWS:   # sized: paid for at once, as the list
+        # it becomes (a dict cannot change under the loop: the sandbox refuses its mutating methods)
         check_items(rs.limits, len(value), "a for loop")
         rs.burn(len(value))
         return list(value)
     return _bounded(iter(value), rs.limits, span)
+
+
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 
 
 def _bounded(iterator, limits, span):

@@ -26,6 +26,15 @@ SHAPES = [
     "{% if x['k'] == 'b' or x.k == 'a' or x.k == 'b' %}AB{% elif x.k == 'a' %}never{% endif %}.",
     "{% if x.k == 'a' or x.v == 'b' %}mixed{% elif x.k == 'c' %}C{% endif %}.",
     "{% if x.k == 1 or x.k == True %}1{% elif x.k == 2 %}2{% endif %}.",
+    # a switch whose branches may also test something else after the compares (`or other`)
+    "{% if x.k == 'a' %}A{% elif x.k == 'b' or x.v is defined %}B{% elif x.k == 'c' or x.k == 'd' %}C{% else %}E"
+    "{% endif %}",
+    "{% if x.k == 'a' or x.v %}A{% elif x.k == 'b' %}B{% elif x.k == 'a' or x.v is none %}N{% else %}E{% endif %}",
+    "{% if x.k == 'a' or x.k == 'b' or x['v'] == 'ab' or y %}O{% elif x.k == 'c' and x.v %}C{% endif %}.",
+    "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}"
+    "{% if x.k == 'a' or m() == '9' %}A{% elif x.k == 'b' or m() %}B{% elif x.k == 'a' or m() %}C{% endif %}"
+    "{{ ns.n }}",
+    "{% if x.k == 'a' %}A{% elif x.k == 'b' or x.v.z.q %}B{% else %}E{% endif %}",
     # single if, one atom
     "{% if x.k %}T{% else %}F{% endif %}", "{% if not x.k %}T{% else %}F{% endif %}",
     "{% if x.k == 'a' %}T{% endif %}.", "{% if x.k != 'a' %}T{% else %}F{% endif %}",
@@ -177,6 +186,16 @@ LOOP_SHAPES = [
     "{% set ns.found = true %}F{% endif %}{% if loop.last and ns.k == 'a' %}L{% endif %}{% if not loop.first and "
     "loop.index0 == 1 or loop.index == 3 %}I{% endif %}{% if ns.missing or ns.k %}M{% endif %}{% if ns.n is none "
     "and i %}N{% endif %}{% endfor %}{% for i in items|select %}{% if loop.last and i %}l{% endif %}{% endfor %}",
+    # filtered loops: a filter of atoms on the target decided for every item first (a list then walked)
+    "{% for k, v in x.items() if k != 'v' %}{{ k }}={{ v }}{% if not loop.last %},{% endif %}{% endfor %}.",
+    "{% for i in items if i != 'b' %}{{ i }}{{ loop.length }}{{ loop.last }}{% else %}E{% endfor %}",
+    "{% for m in items if m.k == 'a' or m.k is none %}{{ loop.index }}/{{ loop.revindex }}{% else %}E{% endfor %}",
+    "{% for m in items if m.k is defined and m.k %}{{ m.k }}{% if loop.first %}F{% endif %}{% endfor %}.",
+    "{% for k in x.keys() if k %}{{ k }}{% endfor %}{% for v in x.values() %}{{ v }}{% endfor %}",
+    "{% for i in items if i != 'a' %}{% if loop.index > 1 %}{% break %}{% endif %}{{ i }}{% endfor %}.",
+    "{% set ns = namespace(n=0) %}{% for i in items if ns.n < 1 %}{% set ns.n = ns.n + 1 %}{{ i }}{% endfor %}"
+    "{% set ns2 = namespace(on=true) %}{% for i in items if ns2.on %}{% set ns2.on = false %}{{ i }}{% endfor %}",
+    "{% for i in items if i %}{% for j in loop %}<{{ j }}>{% endfor %}{{ loop.index }}{% endfor %}.",
     "{% for m in items %}{% if m == 'b' %}{% break %}{% endif %}{{ m }}{% endfor %}{% for m in items %}"
     "{% if m == 'a' %}{% continue %}{% endif %}{{ m }}{% if m %}{% break %}{% endif %}{% endfor %}",
 ]
