@@ -391,6 +391,8 @@ def _if_membership(general, atom, text, body, else_):
                 else_(f, out)
             return
         general(f, out)
+    if key is None:
+        run_contains.mj_test = (slot, "contains", constant, want, _then(text, body), else_)   # sequences.py
     return run_contains
 
 

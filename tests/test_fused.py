@@ -124,6 +124,14 @@ LOOP_SHAPES = [
     "{% for m in items %}{% if m.k %}{{ '<' + m.k + '>' }}{% else %}E{% endif %}{% if m['k'] %}[{{ m.k }}]"
     "{% endif %}{% if m.k %}{{ m.k ~ '!' }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k|lower %}{% if t == 'a' %}{% set t = 'B' %}{% endif %}{{ t }}{% endfor %}",
+    # a set-then-test pair and the set of its variable through a str method after it (one closure)
+    "{% for m in items %}{% set t = m.k|lower %}{% if t == 'a' %}{% set t = 'b' %}{% endif %}{% set t = t|upper %}"
+    "{{ '<' + t + '>' + m.k }}{% endfor %}",
+    "{% set t = x.k|lower %}{% if t != 'a' %}{% set t = 1 %}{% else %}{% set t = none %}{% endif %}{% set t = t|trim %}"
+    "{{ t }}|{% set u = x.k|trim %}{% if u == 'a' %}{% else %}{% set u = x.v %}{% endif %}{% set u = u|lower %}{{ u }}",
+    # a set and a membership test of its variable
+    "{% for m in items %}{% set c = m['k'] %}{% if 'a' in c %}{% set c = c ~ '!' %}{% endif %}{{ c }}"
+    "{% set d = m.k %}{% if 'b' not in d %}N{% else %}B{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = m.k %}{% if t is not string %}{% continue %}{% endif %}{{ t }}{% endfor %}",
     "{% for m in items %}{% if 'k' in m and m['k'] %}{% for t in m['k'] %}<{{ t }}>{% endfor %}{% endif %}"
     "{% if m.k is defined and m.k is not none %}{% for t in m.k %}[{{ loop.index }}{{ t }}]{% endfor %}{% endif %}"
