@@ -24,7 +24,7 @@ from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from .places import cheap_constant, dict_key, key_path, local_slot
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
+__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "constant_literal", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
            "lookup_steps"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
@@ -79,13 +79,29 @@ def e_name(c, node):
 
 
 def e_tuple(c, node):
+    folded = constant_literal(node)
+    if folded is not MISSING:
+        return lambda f: folded   # immutable: the same tuple every time (as Python's own constant tuples)
     items = tuple(c.expr(x) for x in node.items)
     return lambda f: tuple([ev(f) for ev in items])
 
 
 def e_list(c, node):
+    values = tuple(constant_literal(x) for x in node.items)
+    if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
+        return lambda f: list(values)
     items = tuple(c.expr(x) for x in node.items)
     return lambda f: [ev(f) for ev in items]
+
+
+def constant_literal(node):
+    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING."""
+    if isinstance(node, n.Const):
+        return node.value
+    if isinstance(node, n.TupleExpr):
+        values = tuple(constant_literal(x) for x in node.items)
+        return values if MISSING not in values else MISSING
+    return MISSING
 
 
 def e_dict(c, node):

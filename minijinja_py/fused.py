@@ -22,7 +22,7 @@ from .budget import charge_result
 from .calls import call_value, compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
 from .errors import located
-from .expressions import LOOP_FIELDS, e_binop, e_compare
+from .expressions import LOOP_FIELDS, constant_literal, e_binop, e_compare
 from .places import cheap_constant, dict_key, key_path, read_path
 from .sandbox import getattr_, str_method_call
 from .statements import s_assign as assign_statement
@@ -210,6 +210,15 @@ def s_assign(c, node):
             text = joined(f, template, reads)
             f[slot] = text if text is not None else chain(f)
         return run_sum
+    constant = constant_literal(value)
+    if constant is not MISSING:
+        def run_constant(f, out):   # {% set offset = "" %}
+            f[slot] = constant
+        return run_constant
+    if isinstance(value, n.ListExpr) and not value.items:
+        def run_new_list(f, out):   # {% set examples_info = [] %}: a new list each time
+            f[slot] = []
+        return run_new_list
     ev = c.expr(value)
     read = filtered_read(c, value, ev)
     if read is None:
