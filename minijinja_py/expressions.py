@@ -79,29 +79,40 @@ def e_name(c, node):
 
 
 def e_tuple(c, node):
-    folded = constant_literal(node)
+    folded = constant_literal(c, node)
     if folded is not MISSING:
-        return lambda f: folded   # immutable: the same tuple every time (as Python's own constant tuples)
+        return lambda f: folded   # immutable: the same tuple every time
     items = tuple(c.expr(x) for x in node.items)
     return lambda f: tuple([ev(f) for ev in items])
 
 
 def e_list(c, node):
-    values = tuple(constant_literal(x) for x in node.items)
+    values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
         return lambda f: list(values)
     items = tuple(c.expr(x) for x in node.items)
     return lambda f: [ev(f) for ev in items]
 
 
-def constant_literal(node):
-    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING."""
+def constant_literal(c, node):
+    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
+    Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
+    `('a',) is sameas ('a',)` holds."""
     if isinstance(node, n.Const):
         return node.value
-    if isinstance(node, n.TupleExpr):
-        values = tuple(constant_literal(x) for x in node.items)
-        return values if MISSING not in values else MISSING
-    return MISSING
+    if not isinstance(node, n.TupleExpr):
+        return MISSING
+    values = tuple(constant_literal(c, x) for x in node.items)
+    if MISSING in values:
+        return MISSING
+    return c.constants.setdefault(_constant_key(values), values)
+
+
+def _constant_key(value):
+    """Tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
+    if type(value) is tuple:
+        return tuple, tuple(_constant_key(x) for x in value)
+    return type(value), repr(value) if type(value) is float else value
 
 
 def e_dict(c, node):

@@ -210,7 +210,7 @@ def s_assign(c, node):
             text = joined(f, template, reads)
             f[slot] = text if text is not None else chain(f)
         return run_sum
-    constant = constant_literal(value)
+    constant = constant_literal(c, value)
     if constant is not MISSING:
         def run_constant(f, out):   # {% set offset = "" %}
             f[slot] = constant

@@ -79,6 +79,10 @@ SHAPES = [
     "{% set t = x.k %}{% if t == 'a' %}A{% else %}E{% endif %}{{ t }}|{% set u = y|upper %}{% if u is string %}S"
     "{% endif %}{{ u }}|{% set v = x.v %}{% if v == 1 %}1{% elif v %}V{% endif %}{% set w = y %}{% if w is mapping %}"
     "M{% else %}{{ w }}{% endif %}",
+    # literals of constants: equal tuples one object (as Jinja2's), a list literal a new list each time
+    "{% set t = ('a', 1) %}{% set u = ('a', 1) %}{{ t is sameas u }}{% set a = [1, ('x', 2)] %}{% set b = [1, ('x', "
+    "2)] %}{{ a is sameas b }}{{ a[1] is sameas b[1] }}{{ a }}{% for k, v in [('a', 1), ('b', 2)] %}{{ k }}{{ v }}"
+    "{% endfor %}{% set e = [] %}{{ e|length }}{{ (1,) is sameas (1.0,)|first }}{% set s = 'c' %}{{ s ~ x.k }}",
     # set
     "{% set z = x.k %}{{ z }}", "{% set z = x.k|trim %}{{ z }}", "{% set z = 'p' + x.k + y %}{{ z }}",
     # expressions
