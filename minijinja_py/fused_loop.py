@@ -343,6 +343,18 @@ def _two_chains_emitter(constants, reads, run_body):
     tool_call['function']['arguments']`): both read in line."""
     ((key1, inner1), _), ((key2, inner2), _) = reads
     before, middle, after = constants
+    if key1 == key2:
+        def emit_two_of_one(f, out, item):   # both under tool_call['function']: looked up once
+            inner = item.get(key1)
+            if type(inner) is dict:
+                value, value2 = inner.get(inner1), inner.get(inner2)
+                if type(value) is str and type(value2) is str:
+                    text = before + value + middle + value2 + after
+                    if len(text) < BIG_STR:
+                        out.append(text)
+                        return
+            run_body(f, out, item)
+        return emit_two_of_one
 
     def emit_two_chains(f, out, item):
         first, second = item.get(key1), item.get(key2)
