@@ -179,6 +179,24 @@ def atom_tester(atom):
                 return (value == constant) is want
             return holds(atom, f)
         return test_variable_equal
+    if kind in (IN, NOT_IN):
+        want = kind == IN
+
+        def test_variable_contains(f):   # `'tool_calls' in message`
+            value = f[slot]
+            if type(value) is dict or type(value) is str and len(value) < BIG_STR:
+                return (constant in value) is want
+            return holds(atom, f)
+        return test_variable_contains
+    if kind in (TYPE_IS, TYPE_IS_NOT):
+        want = kind == TYPE_IS
+
+        def test_variable_type(f):   # `content is mapping`
+            value_type = type(f[slot])
+            if value_type in PLAIN_TYPES:
+                return (value_type is constant) is want
+            return holds(atom, f)
+        return test_variable_type
     return partial(holds, atom)
 
 

@@ -113,8 +113,11 @@ def _uncounted_run(parts):
                 else:
                     _append_value(f, out, ev, span)
             return run_filtered_read
-        if kind is SUM and len(b) == 2 and b[0][3] is None and b[1][3] is None:
-            return _loop_sum_of_two(a, b, lambda f, out: _append_value(f, out, ev, span))
+        if kind is SUM and len(b) == 2:
+            fallback = lambda f, out: _append_value(f, out, ev, span)   # noqa: E731
+            if b[0][3] is None and b[1][3] is None:
+                return _loop_sum_of_two(a, b, fallback)
+            return _loop_sum_of_two_filtered(a, b, fallback)
         if kind is EVAL:
             # `{{ bos_token + '[INST] ' + messages[i]['content'] }}`: the chain's reads and text in line
             printer = chain_printer(a, lambda f, out, value: _append_text(f, out, value, span), span)
@@ -241,6 +244,43 @@ def _loop_sum_of_two(template, reads, fallback):
                 return
         fallback(f, out)
     return run_two_reads
+
+
+def _loop_sum_of_two_filtered(template, reads, fallback):
+    """_loop_sum_of_two with a str method on one read or both (`'<|im_start|>' + message['role'] + '\n' +
+    message['content']|trim + '<|im_end|>\n'`), each applied in line to a short plain string."""
+    (first, slot1, key1, method1, _), (second, slot2, key2, method2, _) = reads
+    head, middle, tail = "".join(template[:first]), "".join(template[first + 1:second]), \
+        "".join(template[second + 1:])
+    if key1 is not None and key2 is not None and method1 is None:
+        def run_key_and_filtered_key(f, out):   # the commonest: message['role'], message['content']|trim
+            obj = f[slot1]
+            value1 = obj.get(key1) if type(obj) is dict else None
+            obj = f[slot2]
+            value2 = obj.get(key2) if type(obj) is dict else None
+            if type(value1) is str and type(value2) is str and len(value2) < BIG_STR:
+                text = head + value1 + middle + method2(value2) + tail
+                if len(text) < BIG_STR:
+                    out.append(text)
+                    return
+            fallback(f, out)
+        return run_key_and_filtered_key
+
+    def run_two_filtered(f, out):
+        value1 = f[slot1]
+        if key1 is not None:
+            value1 = value1.get(key1) if type(value1) is dict else None
+        value2 = f[slot2]
+        if key2 is not None:
+            value2 = value2.get(key2) if type(value2) is dict else None
+        if type(value1) is str and type(value2) is str and len(value1) < BIG_STR and len(value2) < BIG_STR:
+            text = head + (value1 if method1 is None else method1(value1)) + middle + \
+                (value2 if method2 is None else method2(value2)) + tail
+            if len(text) < BIG_STR:
+                out.append(text)
+                return
+        fallback(f, out)
+    return run_two_filtered
 
 
 def _one_read_run(before, slot, key, after, fallback):

@@ -6,7 +6,7 @@ order. Anything that is not a plain value of the constants' type runs the chain'
 """
 
 from . import nodes as n
-from .atoms import atom_of, atom_tester, read_place
+from .atoms import and_or_parts, atom_of, atom_tester, inline_test, read_place
 from .expressions import lookup_steps, truth
 from .nodes import dump as nodes_dump
 from .places import cheap_constant, key_path
@@ -121,7 +121,7 @@ def s_if_switch(c, node, general, bodies, else_):
     cases = [switch_case(c, test, alternatives=True) for test in tests]
     if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
             len({type(constant) for case in cases for constant in case[1]}) != 1:
-        return general
+        return _chain_of_tests(c, tests, general, bodies, else_)
     (slot, key), kind = cases[0][0], type(cases[0][1][0])
     path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
     item_path = path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str
@@ -245,3 +245,66 @@ def _switch_on_key(general, else_, bodies, kind, slot, key):
                 return
         general(f, out)
     return run_key_switch
+
+
+def _chain_of_tests(c, tests, general, bodies, else_):
+    """An if/elif chain that is not a switch (`{% if m.role == 'tool' %}...{% elif 'tool_calls' in m %}`): each
+    branch test made of atoms decided in line, through its truth closure where a value is not plain data (an
+    atom is a read: reading it again changes nothing); general when no test has an atom."""
+    with c.flags(soft=True):
+        branches = tuple(_branch_test(c, test) + (body,) for test, body in zip(tests, bodies))
+    if all(tester is decide for tester, decide, _ in branches):
+        return general
+
+    def run_tests(f, out):
+        for tester, decide, body in branches:
+            outcome = tester(f)
+            if outcome is None:
+                outcome = decide(f)
+            if outcome:
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_tests
+
+
+def _branch_test(c, test):
+    """(tester(f) → True, False or None, decide(f) → bool): the test's atoms in line, and its truth closure."""
+    decide, shape = truth(c, test), inline_test(c, test)
+    if shape is None:
+        if isinstance(test, (n.And, n.Or)) and any(atom_of(c, part) for part in and_or_parts(test)):
+            return _mixed_test(c, test), decide
+        return decide, decide
+    combine, atoms = shape
+    testers = tuple(atom_tester(atom) for atom in atoms)
+    if combine is None:
+        return testers[0], decide
+    want = combine == "or"
+
+    def test_atoms(f):
+        for tester in testers:
+            outcome = tester(f)
+            if outcome is None or outcome is want:
+                return outcome
+        return not want
+    return test_atoms, decide
+
+
+def _mixed_test(c, test):
+    """test(f) → bool of an and/or whose parts are atoms and other tests: each atom in line (its truth closure
+    when its value is not plain data), any other part through its truth closure, in Jinja2's order, stopping
+    at the part that decides."""
+    parts = and_or_parts(test)
+    pairs = tuple((atom_tester(atom) if atom is not None else None, truth(c, part))
+                  for part, atom in ((part, atom_of(c, part)) for part in parts))
+    want = isinstance(test, n.Or)   # the outcome that decides the whole test
+
+    def test_mixed(f):
+        for tester, decide in pairs:
+            outcome = tester(f) if tester is not None else None
+            if outcome is None:
+                outcome = decide(f)
+            if outcome is want:
+                return want
+        return not want
+    return test_mixed

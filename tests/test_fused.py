@@ -35,6 +35,14 @@ SHAPES = [
     "{% if x.k == 'a' or m() == '9' %}A{% elif x.k == 'b' or m() %}B{% elif x.k == 'a' or m() %}C{% endif %}"
     "{{ ns.n }}",
     "{% if x.k == 'a' %}A{% elif x.k == 'b' or x.v.z.q %}B{% else %}E{% endif %}",
+    # an if/elif chain that is not a switch: atoms decided in line, other tests as they are, in order
+    "{% if x.k == 'a' %}A{% elif 'k' in x %}K{% elif x.v is defined and x.v %}V{% else %}E{% endif %}",
+    "{% if x.k is mapping or x.k is iterable and x.k is not string %}M{% elif y in ['a', 'b'] %}Y{% elif x.k %}T"
+    "{% endif %}.",
+    "{% set c = x.k %}{% if c is mapping %}M{% elif c is string and 'a' in c %}S{% elif c == 1 %}1{% elif 'a' not in "
+    "x %}N{% else %}E{% endif %}",
+    "{% set ns = namespace(n=0) %}{% macro m() %}{% set ns.n = ns.n + 1 %}{{ ns.n }}{% endmacro %}{% if x.k == 'z' %}"
+    "Z{% elif m() == '1' or x.k %}M{% elif x.v or m() %}V{% endif %}{{ ns.n }}",
     # single if, one atom
     "{% if x.k %}T{% else %}F{% endif %}", "{% if not x.k %}T{% else %}F{% endif %}",
     "{% if x.k == 'a' %}T{% endif %}.", "{% if x.k != 'a' %}T{% else %}F{% endif %}",
@@ -158,6 +166,8 @@ LOOP_SHAPES = [
     # item plans (fused_loop.py): one print run, or a switch over one key whose branches are print runs
     "{% for m in items %}{{ '<' + m['k'] + '|' + m.k + '>' }}{% endfor %}",
     "{% for m in items %}<{{ m.k }}|{{ m['k']|trim }}>{% endfor %}", "{% for m in items %}[{{ m.k }}]{% endfor %}",
+    "{% for m in items %}{% set t = 1 %}{{ '<' + m.k + '|' + m['k']|trim + '>' }}{% set t = 2 %}{{ '<' + m.k|upper + "
+    "'|' + y + '>' }}{% set t = 3 %}{{ y|lower + m.k|trim }}{% endfor %}",
     "{% for m in items %}{{ m.k ~ '' }}{{ m.k + m.k + m.k }}{% endfor %}", "{% for m in items %}-{% endfor %}",
     "{% for m in items %}{{ '' }}{% endfor %}.", "{% for m in items %}{% raw %}{% endraw %}{% endfor %}.",
     "{% for m in items %}{{ m.k + m.k|trim + '.' + m.k }}{% endfor %}",
