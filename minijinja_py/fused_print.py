@@ -222,6 +222,19 @@ def _loop_sum_of_two(template, reads, fallback):
             fallback(f, out)
         return run_variable_and_key
 
+    if key1 is not None and key2 is None:
+        def run_key_and_variable(f, out):   # `'Assistant: ' + message['content'] + eos_token`
+            obj, value2 = f[slot1], f[slot2]
+            if type(obj) is dict and type(value2) is str:
+                value1 = obj.get(key1)
+                if type(value1) is str:
+                    text = head + value1 + middle + value2 + tail
+                    if len(text) < BIG_STR:
+                        out.append(text)
+                        return
+            fallback(f, out)
+        return run_key_and_variable
+
     def run_two_reads(f, out):
         obj = f[slot1]
         if key1 is None:

@@ -166,6 +166,8 @@ LOOP_SHAPES = [
     # item plans (fused_loop.py): one print run, or a switch over one key whose branches are print runs
     "{% for m in items %}{{ '<' + m['k'] + '|' + m.k + '>' }}{% endfor %}",
     "{% for m in items %}<{{ m.k }}|{{ m['k']|trim }}>{% endfor %}", "{% for m in items %}[{{ m.k }}]{% endfor %}",
+    "{% for m in items %}{% set t = 1 %}{{ '<' + m.k + '|' + y + '>' }}{% endfor %}{% for m in items %}{% if m.k == "
+    "'a' %}{{ 'A' + m['k'] + y }}{% elif m.k == 'b' %}{{ m.k + '.' }}{% endif %}{% endfor %}",
     "{% for m in items %}{% set t = 1 %}{{ '<' + m.k + '|' + m['k']|trim + '>' }}{% set t = 2 %}{{ '<' + m.k|upper + "
     "'|' + y + '>' }}{% set t = 3 %}{{ y|lower + m.k|trim }}{% endfor %}",
     "{% for m in items %}{{ m.k ~ '' }}{{ m.k + m.k + m.k }}{% endfor %}", "{% for m in items %}-{% endfor %}",
