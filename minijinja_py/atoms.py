@@ -1,9 +1,10 @@
 """Atoms: the tests a fused if (fused_if.py) decides in line on a plain value — a read's truth, `read == 'x'`,
-`'x' in read`, `read is defined`, `read is none`, `read is string`, `loop.first`, `ns.found` — each as (slot, key,
-kind, constant), read from a variable of the frame or a constant key of one; and their outcome on a frame: True,
-False, or None when the value is not plain data (the general path then decides).
+`'x' in read`, `read is defined`, `read is none`, `read is string`, `idx > 1`, `loop.first`, `ns.found` — each as
+(slot, key, kind, constant), read from a variable of the frame or a constant key of one; and their outcome on a
+frame: True, False, or None when the value is not plain data (the general path then decides).
 """
 
+import operator
 from functools import partial
 
 from . import nodes as n
@@ -16,7 +17,7 @@ from .undefined import PLAIN_UNDEFINED
 
 __all__ = ["read_place", "atom_of", "holds", "atom_tester", "and_or_parts", "inline_test", "TRUTHY", "FALSY", "EQ",
            "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS", "TYPE_IS_NOT", "ONE_OF",
-           "NONE_OF", "PLAIN_TYPES", "DICT_NAMES", "NEGATION"]
+           "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "PLAIN_TYPES", "DICT_NAMES", "NEGATION"]
 
 
 def read_place(c, node):
@@ -35,13 +36,16 @@ def read_place(c, node):
 
 # The tests a single {% if %} evaluates in line on a plain value ("atoms"): (kind, constant)
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
-    NONE_OF = range(14)
+    NONE_OF, LT, LE, GT, GE = range(18)
+# `idx > 1`, `depth >= 1`: an int compared with an int constant (for ints, not < is >=: the negations are exact)
+ORDER = {LT: operator.lt, LE: operator.le, GT: operator.gt, GE: operator.ge}
+_ORDER_KINDS = {"<": LT, "<=": LE, ">": GT, ">=": GE}
 PLAIN_TYPES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
 # a dict's methods: d['items'] of a dict without that key is the method, not undefined
 DICT_NAMES = DICT_ATTRS | DICT_MUTATORS
 NEGATION = {TRUTHY: FALSY, FALSY: TRUTHY, EQ: NE, NE: EQ, DEFINED: UNDEFINED, UNDEFINED: DEFINED,
             NONE: NOT_NONE, NOT_NONE: NONE, IN: NOT_IN, NOT_IN: IN, TYPE_IS: TYPE_IS_NOT,
-            TYPE_IS_NOT: TYPE_IS, ONE_OF: NONE_OF, NONE_OF: ONE_OF}
+            TYPE_IS_NOT: TYPE_IS, ONE_OF: NONE_OF, NONE_OF: ONE_OF, LT: GE, GE: LT, LE: GT, GT: LE}
 _TYPE_TESTS = {("defined", False): DEFINED, ("defined", True): UNDEFINED, ("undefined", False): UNDEFINED,
                ("undefined", True): DEFINED, ("none", False): NONE, ("none", True): NOT_NONE}
 # `is string`, `is mapping` on plain data: the one plain type each is true of
@@ -63,6 +67,9 @@ def atom_of(c, test):
         elif name in ("in", "not in") and isinstance(test.first, n.Const) and type(test.first.value) is str and \
                 cheap_constant(test.first.value):
             kind, constant, test = (IN if name == "in" else NOT_IN), test.first.value, other
+        elif name in _ORDER_KINDS and isinstance(other, n.Const) and type(other.value) is int and \
+                cheap_constant(other.value):
+            kind, constant, test = _ORDER_KINDS[name], other.value, test.first
         elif name in ("in", "not in") and constant_set(other) is not None:
             # `message.role in ['tool', 'tool_results']`: (the constants, their one type)
             kind, constant, test = (ONE_OF if name == "in" else NONE_OF), constant_set(other), test.first
@@ -122,6 +129,8 @@ def holds(atom, f):
         return False
     if kind == TYPE_IS or kind == TYPE_IS_NOT:
         return (type(value) is constant) is (kind == TYPE_IS)
+    if kind in ORDER:
+        return ORDER[kind](value, constant) if type(value) is int else None
     # ONE_OF, NONE_OF: `message.role in ['tool', 'tool_results']`
     if type(value) is not constant[1]:
         return None
@@ -197,6 +206,15 @@ def atom_tester(atom):
                 return (value_type is constant) is want
             return holds(atom, f)
         return test_variable_type
+    if kind in ORDER:
+        compare = ORDER[kind]
+
+        def test_variable_order(f):   # `idx > 1`
+            value = f[slot]
+            if type(value) is int:
+                return compare(value, constant)
+            return holds(atom, f)
+        return test_variable_order
     return partial(holds, atom)
 
 

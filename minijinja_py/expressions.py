@@ -13,7 +13,7 @@ from operator import itemgetter
 from . import nodes as n
 from .base import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
 from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
-from .budget import charge_compare, charge_contains, charge_result, guard, member
+from .budget import charge_result, guard
 from .calls import compile_call, compile_test
 from .errors import located
 from .markup import Markup, escape
@@ -21,10 +21,11 @@ from .printing import to_str
 from .runtime import LoopContext
 from .symbols import PARAM, node_count
 from .sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
-from .places import cheap_constant, dict_key, key_path, local_slot
+from .comparisons import e_compare
+from .places import constant_literal, dict_key, key_path, local_slot
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "constant_literal", "COMPARE", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
+__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
            "lookup_steps"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
@@ -92,27 +93,6 @@ def e_list(c, node):
         return lambda f: list(values)
     items = tuple(c.expr(x) for x in node.items)
     return lambda f: [ev(f) for ev in items]
-
-
-def constant_literal(c, node):
-    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
-    Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
-    `('a',) is sameas ('a',)` holds."""
-    if isinstance(node, n.Const):
-        return node.value
-    if not isinstance(node, n.TupleExpr):
-        return MISSING
-    values = tuple(constant_literal(c, x) for x in node.items)
-    if MISSING in values:
-        return MISSING
-    return c.constants.setdefault(_constant_key(values), values)
-
-
-def _constant_key(value):
-    """Tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
-    if type(value) is tuple:
-        return tuple, tuple(_constant_key(x) for x in value)
-    return type(value), repr(value) if type(value) is float else value
 
 
 def e_dict(c, node):
@@ -469,85 +449,6 @@ def _paying(ev, steps):
             raise out_of_fuel(rs.limits)
         return ev(f)
     return ev_paid
-
-
-# ---------------------------------------------------------------------------------------------- comparison
-COMPARE = {
-    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-    ">=": operator.ge, "in": member, "not in": lambda a, b: not member(a, b),
-}
-_COMPARE_COST = {op: charge_compare for op in COMPARE}
-_COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)
-
-
-def e_compare(c, node, first=None):
-    first = first or c.expr(node.first)
-    span = node.span
-    if len(node.ops) == 1:
-        (name, other), = node.ops
-        op = COMPARE[name]
-        if isinstance(other, n.Const) and cheap_constant(other.value) and name not in ("in", "not in"):
-            # x == 'user', loop.index0 > 1: comparing anything with a short scalar takes constant time
-            constant = other.value
-            slot = local_slot(c, node.first)
-            if slot is not None:
-                def ev_var_const(f):
-                    a = f[slot]
-                    if a is MISSING:
-                        a = first(f)
-                    try:
-                        return op(a, constant)
-                    except Exception as exc:
-                        raise located(exc, span)
-                return ev_var_const
-
-            def ev_const(f):
-                a = first(f)
-                try:
-                    return op(a, constant)
-                except Exception as exc:
-                    raise located(exc, span)
-            return ev_const
-        right, cost = c.expr(other), _COMPARE_COST[name]
-        if name not in ("in", "not in"):
-            def ev1_order(f):
-                a = first(f)
-                b = right(f)
-                try:
-                    # two strings, one of them short: == and < stop within it (what charge_compare finds)
-                    if not (type(a) is str and type(b) is str and (len(a) < 1024 or len(b) < 1024) or
-                            cheap_constant(a) and cheap_constant(b)):
-                        cost(f[0], a, b)
-                    return op(a, b)
-                except Exception as exc:
-                    raise located(exc, span)
-            return ev1_order
-
-        def ev1_contains(f):
-            a = first(f)
-            b = right(f)
-            try:
-                cost(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
-                return op(a, b)
-            except Exception as exc:
-                raise located(exc, span)
-        return ev1_contains
-    ops = tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
-
-    def ev(f):
-        a = first(f)
-        for op, cost, right in ops:
-            b = right(f)
-            try:
-                if not (cheap_constant(a) and cheap_constant(b)):
-                    cost(f[0], a, b)
-                if not op(a, b):
-                    return False
-            except Exception as exc:
-                raise located(exc, span)
-            a = b
-        return True
-    return ev
 
 
 # ------------------------------------------------------------------------------------------------- concat

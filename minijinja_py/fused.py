@@ -22,8 +22,9 @@ from .budget import charge_result
 from .calls import call_value, compile_call, compile_filter
 from .arithmetic import sum_chain, sum_operands
 from .errors import located
-from .expressions import LOOP_FIELDS, constant_literal, e_binop, e_compare
-from .places import cheap_constant, dict_key, key_path, read_path
+from .comparisons import e_compare
+from .expressions import LOOP_FIELDS, e_binop
+from .places import cheap_constant, constant_literal, dict_key, key_path, read_path
 from .sandbox import getattr_, str_method_call
 from .statements import s_assign as assign_statement
 

@@ -7,7 +7,8 @@ a value is not plain data.
 
 from . import nodes as n
 from .atoms import (
-    DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, NOT_NONE, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT, UNDEFINED,
+    DEFINED, DICT_NAMES, EQ, FALSY, IN, NE, NOT_IN, NOT_NONE, ORDER, PLAIN_TYPES, TRUTHY, TYPE_IS, TYPE_IS_NOT,
+    UNDEFINED,
     and_or_parts, atom_of, atom_tester, inline_test, read_place,
 )
 from .arithmetic import sum_operands
@@ -193,23 +194,8 @@ def _if_atom(c, node, general, atom, body, else_):
             out.append(text)
     if key is not None and kind in (EQ, NE):
         return _if_key_compare(general, atom, text, body, else_)
-    if key is None and kind in (EQ, NE):
-        const_type, equal = type(constant), kind == EQ
-
-        def run_var_compare(f, out):
-            value = f[slot]
-            if type(value) is const_type:
-                if (value == constant) is equal:
-                    if text is None:
-                        body(f, out)
-                    else:
-                        out.append(text)
-                elif else_ is not None:
-                    else_(f, out)
-                return
-            general(f, out)
-        run_var_compare.mj_test = (slot, "compare", constant, equal, _then(text, body), else_)   # sequences.py
-        return run_var_compare
+    if key is None and (kind in (EQ, NE) or kind in ORDER):
+        return _if_variable_compare(general, atom, text, body, else_)
     if key in ("first", "last") and kind in (TRUTHY, FALSY):
         return _if_loop_flag(general, slot, key == "first", kind == TRUTHY, text, body, else_)
     if key is not None and kind in (TRUTHY, FALSY):
@@ -255,6 +241,41 @@ def _if_atom(c, node, general, atom, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run
+
+
+def _if_variable_compare(general, atom, text, body, else_):
+    """{% if role == 'user' %}, {% if idx > 1 %}: a variable compared with a constant in line while it holds a
+    value of the constant's type (an int, for an order)."""
+    slot, _, kind, constant = atom
+    if kind in ORDER:
+        compare = ORDER[kind]
+
+        def run_var_order(f, out):   # {% if idx > 1 %}
+            value = f[slot]
+            if type(value) is int:
+                if compare(value, constant):
+                    body(f, out)
+                elif else_ is not None:
+                    else_(f, out)
+                return
+            general(f, out)
+        return run_var_order
+    const_type, equal = type(constant), kind == EQ
+
+    def run_var_compare(f, out):
+        value = f[slot]
+        if type(value) is const_type:
+            if (value == constant) is equal:
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+            return
+        general(f, out)
+    run_var_compare.mj_test = (slot, "compare", constant, equal, _then(text, body), else_)   # sequences.py
+    return run_var_compare
 
 
 def _echo_of(c, nodes, slot, key):

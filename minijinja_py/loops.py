@@ -11,7 +11,7 @@ iterations ran, as in Jinja2.
 from operator import length_hint
 
 from . import nodes as n
-from .atoms import atom_tester, inline_test
+from .atoms import PLAIN_TYPES, atom_tester, inline_test
 from .base import MISSING, check_items, limit_exceeded, out_of_fuel
 from .errors import LimitExceeded, TemplateAssertionError, error_at, located
 from .expressions import truth
@@ -143,9 +143,12 @@ def _prefilter(assign, shape, weight):
     one of them in line. For a filter made of atoms on the loop's own target (`for key, val in d.items() if key
     != 'return'`), which reads nothing the body can change and cannot fail: deciding it for every item before
     the first iteration is what Jinja2's lazy filtering decides, and the loop then walks a list (its loop.last
-    and loop.length known). Charged as admits charges each item, before the work."""
+    and loop.length known). Only while the target holds plain data, which the sandbox lets no template change
+    (a namespace the body sets, `n.found`, is filtered lazily). Charged as admits charges each item, before the
+    work."""
     combine, atoms = shape
     testers, want = tuple(atom_tester(atom) for atom in atoms), combine == "or"
+    slots = tuple({atom[0] for atom in atoms})
 
     def kept(f, items):
         rs, cost = f[0], weight * len(items)
@@ -155,6 +158,10 @@ def _prefilter(assign, shape, weight):
         admitted = []
         for item in items:
             assign(f, item)
+            for slot in slots:
+                if type(f[slot]) not in PLAIN_TYPES:
+                    rs.fuel += cost
+                    return None
             chosen = not want
             for test in testers:
                 outcome = test(f)

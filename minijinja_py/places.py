@@ -8,7 +8,8 @@ from .base import MISSING
 from .sandbox import DICT_ATTRS, DICT_MUTATORS
 from .symbols import PARAM
 
-__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key"]
+__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
+           "constant_literal"]
 
 
 def cheap_constant(value):
@@ -134,3 +135,24 @@ def dict_key(node):
     else:
         return None
     return None if key[:1] == "_" else key
+
+
+def constant_literal(c, node):
+    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
+    Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
+    `('a',) is sameas ('a',)` holds."""
+    if isinstance(node, n.Const):
+        return node.value
+    if not isinstance(node, n.TupleExpr):
+        return MISSING
+    values = tuple(constant_literal(c, x) for x in node.items)
+    if MISSING in values:
+        return MISSING
+    return c.constants.setdefault(_constant_key(values), values)
+
+
+def _constant_key(value):
+    """Tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
+    if type(value) is tuple:
+        return tuple, tuple(_constant_key(x) for x in value)
+    return type(value), repr(value) if type(value) is float else value

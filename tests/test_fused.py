@@ -71,6 +71,10 @@ SHAPES = [
     "{% if 'k' in x and x.k %}K{% else %}E{% endif %}", "{% if 'a' in x.k or x.v %}K{% else %}E{% endif %}",
     "{% if 'k' not in x or x.k is none %}N{% else %}V{% endif %}",
     "{% if y == 'a' %}Y{% endif %}.", "{% if y %}Y{% else %}N{% endif %}",
+    # an int compared with an int constant
+    "{% if x.k > 1 %}G{% elif x.k <= 0 %}L{% else %}E{% endif %}", "{% if not x.k >= 1 %}N{% endif %}.",
+    "{% set i = 3 %}{% if i > 2 %}B{% else %}N{% endif %}{% if not i < 3 and x.k %}K{% endif %}{% set d = x.k %}"
+    "{% if d < 2 %}S{% endif %}",
     # single if, combinations
     "{% if y and x.k is defined %}D{% endif %}{% if y and x.k is not mapping %}M{% endif %}{% if y and x.k == 1 %}1"
     "{% endif %}{% if y and x['items'] is defined %}I{% endif %}{% if y and x.k is none %}N{% endif %}"
@@ -205,6 +209,8 @@ LOOP_SHAPES = [
     "{{ loop.length }}{% endif %}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' %}{% for x in loop %}<{{ x }}>{% endfor %}{% elif m.k == 'b' %}B"
     "{{ loop.revindex }}{% endif %}{% endfor %}",
+    "{% for m in items %}{% if loop.index0 > 0 %},{% endif %}{{ loop.index }}{% if loop.index >= 2 and m %}T{% endif %}"
+    "{% if not loop.revindex0 < 1 %}R{% endif %}{% endfor %}",
     # loop flags and a namespace's attributes as atoms of an and/or
     "{% set ns = namespace(found=false, k='a', n=none) %}{% for i in items %}{% if i and not ns.found %}"
     "{% set ns.found = true %}F{% endif %}{% if loop.last and ns.k == 'a' %}L{% endif %}{% if not loop.first and "
@@ -220,6 +226,8 @@ LOOP_SHAPES = [
     "{% set ns = namespace(n=0) %}{% for i in items if ns.n < 1 %}{% set ns.n = ns.n + 1 %}{{ i }}{% endfor %}"
     "{% set ns2 = namespace(on=true) %}{% for i in items if ns2.on %}{% set ns2.on = false %}{{ i }}{% endfor %}",
     "{% for i in items if i %}{% for j in loop %}<{{ j }}>{% endfor %}{{ loop.index }}{% endfor %}.",
+    "{% set ns = namespace(a=1) %}{% for n in [ns, ns, x] if n.a == 1 %}{% set ns.a = 2 %}{{ loop.index }}{% endfor %}"
+    "{% set ns.a = 1 %}{% for n in [ns, ns] if n.a == 1 %}{% set ns.a = 2 %}{{ loop.length }}{% endfor %}.",
     "{% for m in items %}{% if m == 'b' %}{% break %}{% endif %}{{ m }}{% endfor %}{% for m in items %}"
     "{% if m == 'a' %}{% continue %}{% endif %}{{ m }}{% if m %}{% break %}{% endif %}{% endfor %}",
 ]
