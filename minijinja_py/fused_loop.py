@@ -443,6 +443,17 @@ def _unrolled_branch(target_slot, runs):
             b(f, out)
             c(f, out)
         return emit_three_statements
+    text = getattr(runs[-1], "mj_text", None)
+    if len(runs) == 4 and text is not None:
+        a, b, c, _ = runs
+
+        def emit_statements_then_text(f, out, item):   # three, then `{{ '<|eot_id|>' }}`: appended in line
+            f[target_slot] = item
+            a(f, out)
+            b(f, out)
+            c(f, out)
+            out.append(text)
+        return emit_statements_then_text
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
     def emit_statements(f, out, item):

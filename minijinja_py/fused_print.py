@@ -91,7 +91,10 @@ def _uncounted_run(parts):
     if len(parts) == 1:
         (kind, a, b, ev, span), = parts
         if kind is TEXT and len(a) < BIG_STR:
-            return lambda f, out: out.append(a)
+            def run_text_in_loop(f, out):
+                out.append(a)
+            run_text_in_loop.mj_text = a   # (appended in line by fused_loop's branch emitters)
+            return run_text_in_loop
         if kind is READ:
             return _loop_read(a, b, ev, span)
         if kind is SUM and len(b) == 1:

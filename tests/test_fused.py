@@ -188,6 +188,8 @@ LOOP_SHAPES = [
     "{% for m in items %}{{ '>' + m['k']['a'] + '|' + m.k.a }}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' and m.v %}{{ 'A' + m.k }}{% elif m.k == 'b' %}{{ m.k }}{% elif m.k == 'a' %}"
     "second{% else %}E{% endif %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'a' %}A{% else %}{{ '<' + m.k + '>' }}{% if m.v %}V{% endif %}{% if m.k %}K"
+    "{% endif %}{{ '.' }}{% endif %}{% endfor %}",
     # several switches on one key, variables set in the body (reset, or copied from outside, per item)
     "{% for m in items %}{% if m.k == 'a' %}{{ 'A' + m.k }}{% endif %}{% if m.k == 'b' and m.k is not none %}"
     "{% set t = m.k %}{% if 'b' in t %}{% set t = t ~ '!' %}{% endif %}{{ t }}{% endif %}{% if m.k == 'a' %}again"
