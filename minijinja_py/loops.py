@@ -220,17 +220,27 @@ def _list_run(plan, iter_ev, over, walk):
             return over(f, out, items)
         walk_list(f, out, items)
 
-    def walk_list(f, out, items):
+    def walk_counted(f, out, items):
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
             walk(f, out, items)
-            if counts_output:
-                count_output(rs, out, start)
+            count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)
+
+    def walk_nested(f, out, items):   # a loop inside another: the outer one counts the output
+        rs = f[0]
+        try:
+            rs.fuel -= len(items) * step
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            walk(f, out, items)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    walk_list = walk_counted if counts_output else walk_nested
     # the loop over a list already read: for an if that read it (`{% if m.tool_calls %}{% for tc in
     # m.tool_calls %}`: fused_if._if_present)
     run_list.mj_walk_list = walk_list
