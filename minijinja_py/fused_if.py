@@ -318,6 +318,8 @@ def _if_echo(run_truth, slot, key, echo, else_):
                     else_(f, out)
                 return
         run_truth(f, out)
+    if else_ is None:
+        run_echo.mj_echo = (slot, key, before, after)   # for sequences.fuse_pairs
     return run_echo
 
 

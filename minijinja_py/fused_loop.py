@@ -434,6 +434,16 @@ def _unrolled_branch(target_slot, runs):
             a(f, out)
             b(f, out)
         return emit_two_statements
+    text = getattr(runs[-1], "mj_text", None)
+    if len(runs) == 3 and text is not None:
+        a, b, _ = runs
+
+        def emit_two_then_text(f, out, item):   # two, then `{{ '<|eot_id|>' }}`: appended in line
+            f[target_slot] = item
+            a(f, out)
+            b(f, out)
+            out.append(text)
+        return emit_two_then_text
     if len(runs) == 3:
         a, b, c = runs
 
@@ -443,7 +453,6 @@ def _unrolled_branch(target_slot, runs):
             b(f, out)
             c(f, out)
         return emit_three_statements
-    text = getattr(runs[-1], "mj_text", None)
     if len(runs) == 4 and text is not None:
         a, b, c, _ = runs
 

@@ -319,6 +319,7 @@ def _one_read_run(before, slot, key, after, fallback):
                 out.append(before + value + after)
                 return
         fallback(f, out)
+    run_key_between.mj_print = (slot, key, before, after)   # for sequences.fuse_pairs
     return run_key_between
 
 

@@ -1,12 +1,15 @@
-"""Statement pairs of a statement list run as one closure: a {% set %} of a variable from an in-line read and the
-{% if %} right after it that tests that variable (`{% set role = message['role']|lower %}{% if role == 'user' %}`,
-`{% set content = message['content'] %}{% if content is not string %}`), the value handed from one to the other
-without storing and reading it back through two calls.
+"""Statement pairs of a statement list run as one closure: a print of a key and the {% if %} right after it that
+prints another key of the same variable when that is true (`{{ '<|im_start|>' + m['role'] + '\n' }}{% if
+m['content'] %}{{ m['content'] }}{% endif %}`); a {% set %} of a variable from an in-line read and the {% if %}
+right after it that tests that variable (`{% set role = message['role']|lower %}{% if role == 'user' %}`, `{% set
+content = message['content'] %}{% if content is not string %}`), the value handed from one to the other without
+storing and reading it back through two calls.
 
-The closures say what they are by attributes the fused modules set on them: `mj_set = (slot, source, key,
-method)` on an assignment read in line (fused.s_assign), `mj_test = (slot, kind, constant, want, then, else_)`
-on an if over one variable (fused_if; kind "compare", "type" or "contains"). Whenever the read or the value is not plain data, the pair runs as the two
-statements it was.
+The closures say what they are by attributes the fused modules set on them: `mj_print = (slot, key, before,
+after)` on a print of a key (fused_print), `mj_echo` the same on such an if (fused_if), `mj_set = (slot, source,
+key, method)` on an assignment read in line (fused.s_assign), `mj_test = (slot, kind, constant, want, then,
+else_)` on an if over one variable (fused_if; kind "compare", "type" or "contains"). Whenever the read or the
+value is not plain data, the pair runs as the two statements it was.
 """
 
 from .atoms import PLAIN_TYPES
@@ -20,6 +23,12 @@ def fuse_pairs(runs):
     through a str method right after it, when the pair reads with one: see _then_refilter)."""
     fused, index = [], 0
     while index < len(runs):
+        printed = getattr(runs[index], "mj_print", None)
+        echo = getattr(runs[index + 1], "mj_echo", None) if index + 1 < len(runs) else None
+        if printed is not None and echo is not None and printed[0] == echo[0]:
+            fused.append(_print_then_echo(printed, runs[index], echo, runs[index + 1]))
+            index += 2
+            continue
         setter = getattr(runs[index], "mj_set", None)
         test = getattr(runs[index + 1], "mj_test", None) if index + 1 < len(runs) else None
         if setter is not None and test is not None and setter[0] == test[0]:
@@ -152,6 +161,30 @@ def _then_refilter(setter, set_run, test, test_run, after, after_run):
         test_run(f, out)
         after_run(f, out)
     return run_filtered_compare_refilter
+
+
+def _print_then_echo(printed, print_run, echo, echo_run):
+    """`{{ '<|start_header_id|>' + m['role'] + '\n' }}{% if m['content'] %}{{ m['content'] }}{% endif %}` (the
+    commonest message header and body) as one closure: the message looked up once, each key printed in line when
+    it is a short plain string; else each statement as it is."""
+    slot, key, before, after = printed
+    _, echo_key, echo_before, echo_after = echo
+
+    def run_print_then_echo(f, out):
+        obj = f[slot]
+        if type(obj) is dict:
+            value = obj.get(key)
+            if type(value) is str and len(value) < BIG_STR:
+                out.append(before + value + after)
+                value = obj.get(echo_key)
+                if type(value) is str and len(value) < BIG_STR:
+                    if value:
+                        out.append(echo_before + value + echo_after)
+                    return
+                return echo_run(f, out)
+        print_run(f, out)
+        echo_run(f, out)
+    return run_print_then_echo
 
 
 def _read_value(f, source, key, method):

@@ -190,6 +190,10 @@ LOOP_SHAPES = [
     "second{% else %}E{% endif %}{% endfor %}",
     "{% for m in items %}{% if m.k == 'a' %}A{% else %}{{ '<' + m.k + '>' }}{% if m.v %}V{% endif %}{% if m.k %}K"
     "{% endif %}{{ '.' }}{% endif %}{% endfor %}",
+    # a print of a key, then an if that prints another key when it is true (one closure)
+    "{% for m in items %}{{ '<' + m.k + '>' }}{% if m.v %}{{ '[' + m.v + ']' }}{% endif %}{% set t = 1 %}{% endfor %}",
+    "{% for m in items %}{% if m.k == 'z' %}Z{% else %}{{ '<' + m.k + '>' }}{% if m.k %}{{ m.k + '!' }}{% endif %}"
+    "{{ '.' }}{% endif %}{% endfor %}{{ '(' + x.k + ')' }}{% if x.v %}{{ x.v ~ '' }}{% endif %}",
     # several switches on one key, variables set in the body (reset, or copied from outside, per item)
     "{% for m in items %}{% if m.k == 'a' %}{{ 'A' + m.k }}{% endif %}{% if m.k == 'b' and m.k is not none %}"
     "{% set t = m.k %}{% if 'b' in t %}{% set t = t ~ '!' %}{% endif %}{{ t }}{% endif %}{% if m.k == 'a' %}again"
