@@ -133,19 +133,24 @@ def _compile_filter(c, node, function):
             enter(f)
         assign(f, item)
         return cond(f)
-    pure = shape is not None and enter is None and not node.recursive and \
+    # how many values the target unpacks: 0 for one name; None for a nested tuple (not decided up front)
+    target = node.target
+    size = 0 if isinstance(target, n.NameTarget) else \
+        len(target.items) if all(isinstance(x, n.NameTarget) for x in target.items) else None
+    pure = shape is not None and enter is None and not node.recursive and size is not None and \
         all(atom[0] in targets for atom in shape[1])
-    return admits, (_prefilter(assign, shape, weight) if pure else None)
+    return admits, (_prefilter(assign, size, shape, weight) if pure else None)
 
 
-def _prefilter(assign, shape, weight):
+def _prefilter(assign, size, shape, weight):
     """kept(f, items) → the items of a list the loop's filter admits, or None when the filter is not decided on
     one of them in line. For a filter made of atoms on the loop's own target (`for key, val in d.items() if key
     != 'return'`), which reads nothing the body can change and cannot fail: deciding it for every item before
     the first iteration is what Jinja2's lazy filtering decides, and the loop then walks a list (its loop.last
     and loop.length known). Only while the target holds plain data, which the sandbox lets no template change
-    (a namespace the body sets, `n.found`, is filtered lazily). Charged as admits charges each item, before the
-    work."""
+    (a namespace the body sets, `n.found`, is filtered lazily), and for a tuple target (`key, val`) while each
+    item is a plain tuple or list of its length: unpacking anything else runs code or fails, which must happen
+    when Jinja2's loop reaches the item. Charged as admits charges each item, before the work."""
     combine, atoms = shape
     testers, want = tuple(atom_tester(atom) for atom in atoms), combine == "or"
     slots = tuple({atom[0] for atom in atoms})
@@ -157,6 +162,9 @@ def _prefilter(assign, shape, weight):
             raise out_of_fuel(rs.limits)
         admitted = []
         for item in items:
+            if size and not ((type(item) is tuple or type(item) is list) and len(item) == size):
+                rs.fuel += cost
+                return None
             assign(f, item)
             for slot in slots:
                 if type(f[slot]) not in PLAIN_TYPES:

@@ -361,3 +361,18 @@ def test_a_characters_missing_key_under_every_undefined():
         ref, mine = _render_pair(ref_env, mj_env, source, {"y": "ab"})
         assert _same(ref, mine), (name, ref, mine)
         assert ref[0] == ("error" if name == "StrictUndefined" else "ok")
+
+
+@pytest.mark.parametrize("source, items", [
+    # a later item that does not unpack: Jinja2's loop never reaches it after the break
+    ("{% for k, v in items if k %}{{ k }}{% break %}{% endfor %}.", [("a", 1), "xyz"]),
+    ("{% for k, v in items if k != 'b' %}{{ k }}{{ v }}{{ loop.last }}{% endfor %}", [("a", 1), ["b", 2], ("c", 3)]),
+    ("{% for k, v in items if v %}{{ k }}{% endfor %}.", [("a", 1), ("b", 2, 3)]),
+    ("{% for (k, v), w in items if w %}{{ k }}{{ v }}{% endfor %}.", [(("a", 1), 2), (("b", 2), 0)]),
+    ("{% for m in items if m.k != 'b' %}{{ m.k }}{{ loop.length }}{% endfor %}", [{"k": "a"}, {"k": "b"}, {"k": 1}]),
+])
+def test_filtered_loops_are_decided_up_front_only_on_plain_items(source, items):
+    """A filter of in-line tests on the target is decided for every item first only where that is what Jinja2's
+    lazy filter decides: each item a plain value (a tuple target: a plain tuple or list of its length)."""
+    ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, {"items": items})
+    assert _same(ref, mine), (ref, mine)
