@@ -14,9 +14,11 @@ __all__ = ["compile_filter"]
 
 
 def compile_filter(c, node, function):
-    """(admits(f, item), prefilter(f, items) or None) for the loop's `if` test, run in a scope of its own where the
-    target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
-    whose frame it is given. See _prefilter."""
+    """(admitted(f, items), prefilter(f, items) or None) for the loop's `if` test, run in a scope of its own where
+    the target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
+    whose frame it is given. admitted is the lazy filter: an iterator of the items the test admits, each a
+    tuple of the values it unpacked for a tuple target (Jinja2 unpacks an item once, and yields the values: a
+    caller's iterator item is not read twice). See _prefilter."""
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
     with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
@@ -25,6 +27,9 @@ def compile_filter(c, node, function):
         enter = enter_actions(c, scope)
         shape = inline_test(c, node.filter)
         targets = {scope.refs[name] for name in target_names(node.target)}
+        flat = not isinstance(node.target, n.NameTarget) and \
+            all(isinstance(x, n.NameTarget) for x in node.target.items)
+        slots = tuple(scope.refs[x.name] for x in node.target.items) if flat else ()
 
     def admits(f, item):
         rs = f[0]
@@ -35,13 +40,20 @@ def compile_filter(c, node, function):
             enter(f)
         assign(f, item)
         return cond(f)
+
+    if slots:
+        def admitted(f, items):
+            for item in items:
+                if admits(f, item):
+                    yield tuple([f[slot] for slot in slots])
+    else:
+        def admitted(f, items):
+            return (item for item in items if admits(f, item))
     # how many values the target unpacks: 0 for one name; None for a nested tuple (not decided up front)
-    target = node.target
-    size = 0 if isinstance(target, n.NameTarget) else \
-        len(target.items) if all(isinstance(x, n.NameTarget) for x in target.items) else None
+    size = 0 if isinstance(node.target, n.NameTarget) else len(slots) if slots else None
     pure = shape is not None and enter is None and not node.recursive and size is not None and \
         all(atom[0] in targets for atom in shape[1])
-    return admits, (_prefilter(assign, size, shape, weight) if pure else None)
+    return admitted, (_prefilter(assign, size, shape, weight) if pure else None)
 
 
 def _prefilter(assign, size, shape, weight):
@@ -82,6 +94,6 @@ def _prefilter(assign, size, shape, weight):
                     chosen = want
                     break
             if chosen:
-                admitted.append(item)
+                admitted.append(item if not size or type(item) is tuple else tuple(item))   # as Jinja2 yields it
         return admitted
     return kept

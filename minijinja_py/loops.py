@@ -497,8 +497,7 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
     if kept is not None:
         items = kept
     elif plan.admits is not None:
-        admits = plan.admits
-        items = (item for item in items if admits(f, item))
+        items = plan.admits(f, items)
     if plan.loop_slot is None:
         return items, None
     recurse = _recurser(recursive_call, f) if recursive_call is not None else None

@@ -370,9 +370,25 @@ def test_a_characters_missing_key_under_every_undefined():
     ("{% for k, v in items if v %}{{ k }}{% endfor %}.", [("a", 1), ("b", 2, 3)]),
     ("{% for (k, v), w in items if w %}{{ k }}{{ v }}{% endfor %}.", [(("a", 1), 2), (("b", 2), 0)]),
     ("{% for m in items if m.k != 'b' %}{{ m.k }}{{ loop.length }}{% endfor %}", [{"k": "a"}, {"k": "b"}, {"k": 1}]),
+    # what the body gets for a tuple target: the values, as a tuple (loop.previtem shows it)
+    ("{% for k, v in items if k != 'z' %}{{ loop.previtem }}|{% endfor %}", [("a", 1), ["b", 2], ("c", 3)]),
+    ("{% for k, v in items if k|length %}{{ loop.previtem }}{{ loop.nextitem }}|{% endfor %}", [("a", 1), ["b", 2]]),
+    ("{% for k in items if k %}{{ loop.previtem }}|{% endfor %}", [["a"], ["b"]]),
 ])
 def test_filtered_loops_are_decided_up_front_only_on_plain_items(source, items):
     """A filter of in-line tests on the target is decided for every item first only where that is what Jinja2's
     lazy filter decides: each item a plain value (a tuple target: a plain tuple or list of its length)."""
     ref, mine = _render_pair(differential_ref.reference_env(), differential_ref.mj_env(), source, {"items": items})
     assert _same(ref, mine), (ref, mine)
+
+
+def test_a_filtered_loop_unpacks_each_item_once():
+    """A caller's iterator as an item of a filtered loop with a tuple target: the filter unpacks it, the body gets
+    the values (Jinja2's filter yields them); unpacking it again would find it empty."""
+    def pair():
+        yield "a"
+        yield 1
+    source = "{% for k, v in items if k %}{{ k }}{{ v }}{% endfor %}"
+    ref = differential_ref.reference_env().from_string(source).render(items=[("a", 1), pair()])
+    mine = differential_ref.mj_env().from_string(source).render(items=[("a", 1), pair()])
+    assert mine == ref == "a1a1"
