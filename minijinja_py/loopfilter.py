@@ -30,6 +30,7 @@ def compile_filter(c, node, function):
         flat = not isinstance(node.target, n.NameTarget) and \
             all(isinstance(x, n.NameTarget) for x in node.target.items)
         slots = tuple(scope.refs[x.name] for x in node.target.items) if flat else ()
+        repack = _repacker(scope, node.target) if not flat and not isinstance(node.target, n.NameTarget) else None
 
     def admits(f, item):
         rs = f[0]
@@ -46,6 +47,11 @@ def compile_filter(c, node, function):
             for item in items:
                 if admits(f, item):
                     yield tuple([f[slot] for slot in slots])
+    elif repack is not None:   # `(a, b), c`: the values rebuilt in the target's shape
+        def admitted(f, items):
+            for item in items:
+                if admits(f, item):
+                    yield repack(f)
     else:
         def admitted(f, items):
             return (item for item in items if admits(f, item))
@@ -54,6 +60,13 @@ def compile_filter(c, node, function):
     pure = shape is not None and enter is None and not node.recursive and size is not None and \
         all(atom[0] in targets for atom in shape[1])
     return admitted, (_prefilter(assign, size, shape, weight) if pure else None)
+
+
+def _repacker(scope, target):
+    """repack(f) → the values a tuple target's names were assigned, as nested tuples of its shape."""
+    parts = tuple(_repacker(scope, x) if not isinstance(x, n.NameTarget) else scope.refs[x.name]
+                  for x in target.items)
+    return lambda f: tuple([f[part] if type(part) is int else part(f) for part in parts])
 
 
 def _prefilter(assign, size, shape, weight):

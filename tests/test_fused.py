@@ -374,6 +374,8 @@ def test_a_characters_missing_key_under_every_undefined():
     ("{% for k, v in items if k != 'z' %}{{ loop.previtem }}|{% endfor %}", [("a", 1), ["b", 2], ("c", 3)]),
     ("{% for k, v in items if k|length %}{{ loop.previtem }}{{ loop.nextitem }}|{% endfor %}", [("a", 1), ["b", 2]]),
     ("{% for k in items if k %}{{ loop.previtem }}|{% endfor %}", [["a"], ["b"]]),
+    ("{% for (k, v), w in items if w %}{{ k }}{{ v }}{{ loop.previtem }}|{% endfor %}", [(["x", 1], 2), (("y", 2), 3)]),
+    ("{% for k, (v, w) in items if k %}{{ v }}{{ w }}{{ loop.nextitem }}|{% endfor %}", [("a", [1, 2]), ("b", (3, 4))]),
 ])
 def test_filtered_loops_are_decided_up_front_only_on_plain_items(source, items):
     """A filter of in-line tests on the target is decided for every item first only where that is what Jinja2's
@@ -392,3 +394,7 @@ def test_a_filtered_loop_unpacks_each_item_once():
     ref = differential_ref.reference_env().from_string(source).render(items=[("a", 1), pair()])
     mine = differential_ref.mj_env().from_string(source).render(items=[("a", 1), pair()])
     assert mine == ref == "a1a1"
+    nested = "{% for (k, v), w in items if w %}{{ k }}{{ v }}{{ w }}{% endfor %}"
+    ref = differential_ref.reference_env().from_string(nested).render(items=[(pair(), 2)])
+    mine = differential_ref.mj_env().from_string(nested).render(items=[(pair(), 2)])
+    assert mine == ref == "a12"
