@@ -25,7 +25,7 @@ from .comparisons import e_compare
 from .places import constant_literal, dict_key, key_path, local_slot
 from .undefined import Undefined
 
-__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
+__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "truth_of", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
            "lookup_steps"]
 
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
@@ -36,7 +36,11 @@ _SMALL = 0xFFFFFFFF
 
 def truth(c, node):
     """ev(f) → bool(value), located at node if truth-testing fails (StrictUndefined)."""
-    ev = c.expr(node)
+    return truth_of(c.expr(node), node)
+
+
+def truth_of(ev, node):
+    """truth for node's closure ev, compiled already."""
     if isinstance(node, (n.Not, n.Test)):
         return ev   # already a bool
     span = node.span

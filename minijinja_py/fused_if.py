@@ -13,8 +13,7 @@ from .atoms import (
 )
 from .arithmetic import sum_operands
 from .base import BIG_STR
-from .expressions import truth
-from .fused_switch import s_if_switch
+from .fused_switch import part_pairs, s_if_switch
 from .places import key_path
 from .runtime import LoopContext
 from .sandbox import undefined_on_str
@@ -30,7 +29,7 @@ def s_if(c, node):
     c.if_bodies[id(node)] = [body for _, _, body in tests] + [else_]   # for fused_loop's item plans
     general = if_runner(tests, else_)
     if node.elifs:
-        return s_if_switch(c, node, general, [body for _, _, body in tests], else_)
+        return s_if_switch(c, node, general, tests, else_)
     return s_if_inline(c, node, general, tests[0][2], else_)
 
 
@@ -159,11 +158,10 @@ def _if_mixed(c, node, general, body, else_):
     if not isinstance(test, (n.And, n.Or)):
         return general
     parts = and_or_parts(test)
-    atoms = [atom_of(c, part) for part in parts]
-    if all(atom is None for atom in atoms):
+    if not any(atom_of(c, part) for part in parts):
         return general
     with c.flags(soft=True):
-        parts = tuple(zip([atom and atom_tester(atom) for atom in atoms], [truth(c, part) for part in parts]))
+        parts = part_pairs(c, parts)
     want = isinstance(test, n.Or)   # the outcome that decides the whole test
 
     def run_mixed(f, out):

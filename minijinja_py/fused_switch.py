@@ -7,11 +7,11 @@ order. Anything that is not a plain value of the constants' type runs the chain'
 
 from . import nodes as n
 from .atoms import and_or_parts, atom_of, atom_tester, inline_test, read_place
-from .expressions import lookup_steps, truth
+from .expressions import lookup_steps, truth, truth_of
 from .nodes import dump as nodes_dump
 from .places import cheap_constant, key_path
 
-__all__ = ["switch_case", "constant_branch_run", "s_if_switch"]
+__all__ = ["switch_case", "constant_branch_run", "s_if_switch", "part_pairs"]
 
 
 def switch_case(c, test, alternatives=False):
@@ -93,16 +93,35 @@ def _extra_test(c, node):
 
 
 def _decider(c, parts):
-    """test(f) → bool of `parts[0] or parts[1] ...`, in Jinja2's order: an atom decided in line, and through
-    its truth closure when its value is not plain data (an atom is a read: reading it again changes nothing)."""
-    deciders = []
-    for part in parts:
-        general, atom = truth(c, part), atom_of(c, part)
-        deciders.append(general if atom is None else _atom_or(atom_tester(atom), general))
-    if len(deciders) == 1:
-        return deciders[0]
-    deciders = tuple(deciders)
-    return lambda f: any(decide(f) for decide in deciders)
+    """test(f) → bool of `parts[0] or parts[1] ...`, in Jinja2's order (see _parts_test)."""
+    return _parts_test(c, parts, True)
+
+
+def part_pairs(c, parts):
+    """((atom tester or None, truth closure) of each operand of an and/or): an atom is decided in line, and
+    through its truth closure when its value is not plain data (an atom is a read: reading it again changes
+    nothing); any other operand through its truth closure."""
+    return tuple((atom_tester(atom) if atom is not None else None, truth(c, part))
+                 for part, atom in ((part, atom_of(c, part)) for part in parts))
+
+
+def _parts_test(c, parts, want):
+    """test(f) → bool of the and (want False) or the or (want True) of parts, in Jinja2's order, stopping at the
+    part that decides."""
+    pairs = part_pairs(c, parts)
+    if len(pairs) == 1:
+        (tester, decide), = pairs
+        return decide if tester is None else _atom_or(tester, decide)
+
+    def test_parts(f):
+        for tester, decide in pairs:
+            outcome = tester(f) if tester is not None else None
+            if outcome is None:
+                outcome = decide(f)
+            if outcome is want:
+                return want
+        return not want
+    return test_parts
 
 
 def _atom_or(tester, general):
@@ -112,16 +131,18 @@ def _atom_or(tester, general):
     return decide
 
 
-def s_if_switch(c, node, general, bodies, else_):
+def s_if_switch(c, node, general, compiled, else_):
     """An if/elif chain whose every test compares one subject with a constant (`message.role == 'user'`, maybe
     `and` something, or `or` something after the compares): the subject is read once, in line, and the branch
     found by its value; general is the chain's general run, used whenever the subject is not a plain value of
-    the constants' type."""
+    the constants' type. compiled: the branches' (test closure, its span, body), as statements.if_parts made
+    them."""
     tests = [node.test] + [test for test, _ in node.elifs]
+    bodies = [body for _, _, body in compiled]
     cases = [switch_case(c, test, alternatives=True) for test in tests]
     if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
             len({type(constant) for case in cases for constant in case[1]}) != 1:
-        return _chain_of_tests(c, tests, general, bodies, else_)
+        return _chain_of_tests(c, tests, general, compiled, else_)
     (slot, key), kind = cases[0][0], type(cases[0][1][0])
     path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
     item_path = path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str
@@ -247,12 +268,12 @@ def _switch_on_key(general, else_, bodies, kind, slot, key):
     return run_key_switch
 
 
-def _chain_of_tests(c, tests, general, bodies, else_):
+def _chain_of_tests(c, tests, general, compiled, else_):
     """An if/elif chain that is not a switch (`{% if m.role == 'tool' %}...{% elif 'tool_calls' in m %}`): each
     branch test made of atoms decided in line, through its truth closure where a value is not plain data (an
     atom is a read: reading it again changes nothing); general when no test has an atom."""
     with c.flags(soft=True):
-        branches = tuple(_branch_test(c, test) + (body,) for test, body in zip(tests, bodies))
+        branches = tuple(_branch_test(c, test, ev) + (body,) for test, (ev, _, body) in zip(tests, compiled))
     if all(tester is decide for tester, decide, _ in branches):
         return general
 
@@ -268,9 +289,10 @@ def _chain_of_tests(c, tests, general, bodies, else_):
     return run_tests
 
 
-def _branch_test(c, test):
-    """(tester(f) → True, False or None, decide(f) → bool): the test's atoms in line, and its truth closure."""
-    decide, shape = truth(c, test), inline_test(c, test)
+def _branch_test(c, test, ev):
+    """(tester(f) → True, False or None, decide(f) → bool): the test's atoms in line, and the truth of its
+    closure ev."""
+    decide, shape = truth_of(ev, test), inline_test(c, test)
     if shape is None:
         if isinstance(test, (n.And, n.Or)) and any(atom_of(c, part) for part in and_or_parts(test)):
             return _mixed_test(c, test), decide
@@ -291,20 +313,5 @@ def _branch_test(c, test):
 
 
 def _mixed_test(c, test):
-    """test(f) → bool of an and/or whose parts are atoms and other tests: each atom in line (its truth closure
-    when its value is not plain data), any other part through its truth closure, in Jinja2's order, stopping
-    at the part that decides."""
-    parts = and_or_parts(test)
-    pairs = tuple((atom_tester(atom) if atom is not None else None, truth(c, part))
-                  for part, atom in ((part, atom_of(c, part)) for part in parts))
-    want = isinstance(test, n.Or)   # the outcome that decides the whole test
-
-    def test_mixed(f):
-        for tester, decide in pairs:
-            outcome = tester(f) if tester is not None else None
-            if outcome is None:
-                outcome = decide(f)
-            if outcome is want:
-                return want
-        return not want
-    return test_mixed
+    """test(f) → bool of an and/or whose parts are atoms and other tests (see _parts_test)."""
+    return _parts_test(c, and_or_parts(test), isinstance(test, n.Or))

@@ -77,7 +77,7 @@ def _prefilter(assign, size, shape, weight):
     and loop.length known). Only while the target holds plain data, which the sandbox lets no template change
     (a namespace the body sets, `n.found`, is filtered lazily), and for a tuple target (`key, val`) while each
     item is a plain tuple or list of its length: unpacking anything else runs code or fails, which must happen
-    when Jinja2's loop reaches the item. Charged as admits charges each item, before the work."""
+    when Jinja2's loop reaches the item. Charged as the lazy filter charges each item, before the work."""
     combine, atoms = shape
     testers, want = tuple(atom_tester(atom) for atom in atoms), combine == "or"
     slots = tuple({atom[0] for atom in atoms})
@@ -87,21 +87,24 @@ def _prefilter(assign, size, shape, weight):
         rs.fuel -= cost
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
+        admitted = decided(f, items)
+        if admitted is None:
+            rs.fuel += cost   # the lazy runner filters (and charges) them instead
+        return admitted
+
+    def decided(f, items):
         admitted = []
         for item in items:
             if size and not ((type(item) is tuple or type(item) is list) and len(item) == size):
-                rs.fuel += cost
                 return None
             assign(f, item)
             for slot in slots:
                 if type(f[slot]) not in PLAIN_TYPES:
-                    rs.fuel += cost
                     return None
             chosen = not want
             for test in testers:
                 outcome = test(f)
                 if outcome is None:
-                    rs.fuel += cost   # the lazy runner filters (and charges) them instead
                     return None
                 if outcome is want:
                     chosen = want

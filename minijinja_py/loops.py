@@ -27,7 +27,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "admits", "prefilter", "simple", "else_", "iter_span", "item_plan",
+                 "filtered", "prefilter", "simple", "else_", "iter_span", "item_plan",
                  "recurse_layout", "span", "counts_output")
 
 
@@ -64,7 +64,7 @@ def compile_for(c, node):
         plain = plan.target_slot is not None and plan.enter is None and \
             node.filter is None and not node.else_ and not node.recursive
         plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
-    plan.admits, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
+    plan.filtered, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -131,7 +131,7 @@ def _run(plan, iter_ev):
     if plan.item_plan is not None:
         walk = item_plan_walk(plan)
         return _list_run(plan, iter_ev, over, walk if plan.loop_slot is None else _with_loop(plan, walk))
-    if plan.simple and plan.loop_slot is None and plan.admits is None and plan.runs is None and else_ is None:
+    if plan.simple and plan.loop_slot is None and plan.filtered is None and plan.runs is None and else_ is None:
         return _list_run(plan, iter_ev, over, _plain_walk(plan))
     return run
 
@@ -493,11 +493,11 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
             raise located(exc, plan.iter_span)
     sized = type(items) is list or type(items) is tuple
     kept = plan.prefilter(f, items) if plan.prefilter is not None and sized else None
-    lazy = not sized or plan.admits is not None and kept is None
+    lazy = not sized or plan.filtered is not None and kept is None
     if kept is not None:
         items = kept
-    elif plan.admits is not None:
-        items = plan.admits(f, items)
+    elif plan.filtered is not None:
+        items = plan.filtered(f, items)
     if plan.loop_slot is None:
         return items, None
     recurse = _recurser(recursive_call, f) if recursive_call is not None else None
