@@ -29,7 +29,7 @@ import sys, time
 sys.path.insert(0, sys.argv[1])
 t0 = time.process_time()
 import minijinja_py
-from minijinja_py import syntax
+from minijinja_py.syntax import parse as syntax
 t1 = time.process_time()
 src = open(sys.argv[2], encoding="utf-8", newline="").read()
 src = syntax.normalize_newlines(src)
@@ -91,7 +91,7 @@ def main():
     args = ap.parse_args()
     project = os.path.abspath(args.project)
     sys.path.insert(0, project)
-    from minijinja_py import syntax
+    from minijinja_py.syntax import parse as syntax
     print(f"parse time, CPU, median and best of {args.runs} runs (trim_blocks, lstrip_blocks), project {project}")
     for name, path in templates(project, args.corpus):
         source = syntax.normalize_newlines(read(path))

@@ -95,7 +95,7 @@ def main():
     args = ap.parse_args()
     sys.path.insert(0, os.path.abspath(args.project))
     import minijinja_py
-    from minijinja_py import syntax
+    from minijinja_py.syntax import parse as syntax
     limit = minijinja_py.Limits().max_template_size
     syntax.parse("{{ x }}", True, True)  # load the tables before timing
     print(f"{'shape':32} {'N/10 chars':>10} {'time':>9} {'N chars':>9} {'time':>9} {'exponent':>8}")

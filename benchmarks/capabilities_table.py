@@ -26,7 +26,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 import minijinja_py as mj  # noqa: E402
-from minijinja_py.capabilities import Capabilities, decide, decide_capabilities  # noqa: E402
+from minijinja_py.chat.capabilities import Capabilities, decide, decide_capabilities  # noqa: E402
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)
 SHORT = {   # column headers

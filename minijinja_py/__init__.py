@@ -10,26 +10,28 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
     mj.apply_chat_template(source, messages, add_generation_prompt=True)
 """
 
-from .base import Limits, gc_paused as _gc_paused, pass_state
+from .core.state import Limits, gc_paused as _gc_paused, pass_state
 
 # The import makes tens of thousands of objects and next to no garbage: the cyclic collector's passes over them
 # while it runs were ~1.5 ms of a cold start (it sees them once, after).
 with _gc_paused():
-    from .capabilities import Capabilities
-    from .chat import ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, \
-        seed_template, seed_template_names
-    from .decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
+    from .chat.capabilities import Capabilities
+    from .chat.template import (
+        ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, seed_template,
+        seed_template_names,
+    )
+    from .builtins.decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
     from .environment import Environment, Template
-    from .errors import (
+    from .core.errors import (
         FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateNotFound,
         TemplateRuntimeError, TemplatesNotFound, TemplateSyntaxError, UndefinedError, twin_of,
     )
     from . import meta
     from .loaders import BaseLoader, ChoiceLoader, DictLoader, FileSystemLoader, FunctionLoader, PrefixLoader
-    from .loading import TemplateLoadError
-    from .markup import Markup, escape
-    from .schema import DocstringParsingException, TypeHintParsingException, get_json_schema
-    from .undefined import ChainableUndefined, DebugUndefined, StrictUndefined, Undefined
+    from .chat.loading import TemplateLoadError
+    from .runtime.markup import Markup, escape
+    from .chat.schema import DocstringParsingException, TypeHintParsingException, get_json_schema
+    from .runtime.undefined import ChainableUndefined, DebugUndefined, StrictUndefined, Undefined
 
 __version__ = "0.1.0"
 

@@ -21,14 +21,14 @@ import os
 import sys
 from typing import IO, Any, NoReturn, Optional, Sequence
 
-from .batch import BatchOptions, InputError, Progress, input_size, one_line, render_arguments, run_batch
-from .capabilities import capabilities_json
-from .chat import ChatTemplate, TemplateSource, load_chat_template, seed_template, seed_template_names
+from .analysis.variables import template_variables
+from .chat.batch import BatchOptions, InputError, Progress, input_size, one_line, render_arguments, run_batch
+from .chat.capabilities import capabilities_json
+from .chat.loading import TemplateLoadError
+from .chat.template import ChatTemplate, TemplateSource, load_chat_template, seed_template, seed_template_names
+from .core.errors import TemplateError
+from .core.state import LIMIT_NAMES, Limits
 from .environment import default_globals
-from .errors import TemplateError
-from .loading import TemplateLoadError
-from .base import LIMIT_NAMES, Limits
-from .variables import template_variables
 
 __all__ = ["main"]
 

@@ -21,23 +21,23 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     Autoescape = Union[bool, Callable[[Optional[str]], bool]]   # a flag, or a function of the template name
     Variables = Optional[Mapping[str, Any]]
 
-from . import nodes
-from .base import Limits, RenderState, enter_render, gc_paused, leave_render
-from .budget import charged
-from .compiler import compile_template
-from .composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
-from .errors import (
+from .builtins.filters import FILTERS
+from .builtins.tests import TESTS
+from .compile.compiler import compile_template
+from .core.budget import charged
+from .core.errors import (
     LimitExceeded, TemplateError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError, TemplatesNotFound,
     UndefinedError, as_template_error, scrub_message, twin_of,
 )
-from .filters import FILTERS
+from .core.state import Limits, RenderState, enter_render, gc_paused, leave_render
 from .loaders import BaseLoader
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
-from .runtime import BreakLoop, ContinueLoop, join_output
+from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
+from .runtime.objects import BreakLoop, ContinueLoop, join_output
+from .runtime.undefined import Undefined
 from .streams import TemplateExpression, TemplateStream
-from .syntax import normalize_newlines, parse
-from .tests import TESTS
-from .undefined import Undefined
+from .syntax import nodes
+from .syntax.parse import normalize_newlines, parse
 
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     # what get_source returns: (source, filename or None, uptodate or None)
     Source = tuple[str, Optional[str], Optional[Callable[[], bool]]]
 
-from .errors import LimitExceeded, TemplateNotFound
+from .core.errors import LimitExceeded, TemplateNotFound
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
            "split_template_path", "Source"]

@@ -9,9 +9,9 @@ without the environment's globals: the template is compiled to answer, as Jinja2
 template that cannot compile (an unknown filter outside an if...) raises here too.
 """
 
-from . import nodes as n
-from .compiler import compile_template
+from .compile.compiler import compile_template
 from .environment import Environment
+from .syntax import nodes as n
 
 __all__ = ["find_undeclared_variables", "find_referenced_templates"]
 

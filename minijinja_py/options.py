@@ -11,9 +11,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
     from typing import Any
 
-from .base import Limits
-from .runtime import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
-from .undefined import Undefined
+from .core.state import Limits
+from .runtime.objects import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
+from .runtime.undefined import Undefined
 
 __all__ = ["DEFAULT_POLICIES", "configure", "default_globals", "default_policies", "extension_name"]
 

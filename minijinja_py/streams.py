@@ -3,7 +3,7 @@
 (Environment.compile_expression(): an expression evaluated with the variables it is called with).
 """
 
-from .undefined import Undefined
+from .runtime.undefined import Undefined
 
 __all__ = ["TemplateStream", "TemplateExpression"]
 

@@ -1,8 +1,10 @@
 import os
 import sys
 
-# make tests/casefiles.py importable as a plain module
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the tests' helpers (tests/support/casefiles.py, ...) and the build-time programs they check (tools/grammar_tables.py)
+# importable as plain modules
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(_HERE, "support"), os.path.join(os.path.dirname(_HERE), "tools")]
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import minijinja_py as mj  # noqa: E402
-from minijinja_py import sandbox  # noqa: E402
+from minijinja_py.runtime import sandbox  # noqa: E402
 
 import hostile_runner  # noqa: E402
 

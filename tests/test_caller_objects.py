@@ -157,7 +157,7 @@ def test_the_engines_own_objects_still_show_nothing():
     with pytest.raises(mj.SecurityError):
         render("{% for g in [{'a': 1}]|groupby('a') %}{{ g.__class__ }}{% endfor %}")
     # an object of the engine's that subclasses a built-in (none reaches a template today): nothing of its own
-    internal = type("Internal", (tuple,), {"__module__": "minijinja_py.runtime", "secret": "s"})
+    internal = type("Internal", (tuple,), {"__module__": "minijinja_py.runtime.objects", "secret": "s"})
     assert render("{{ x.secret is defined }}{{ x.count(1) }}", x=internal((1,))) == "False1"
 
 

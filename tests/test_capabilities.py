@@ -14,7 +14,7 @@ import re
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.capabilities import Capabilities, decide
+from minijinja_py.chat.capabilities import Capabilities, decide
 from minijinja_py.cli import main
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)   # the reference clock

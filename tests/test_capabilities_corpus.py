@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.capabilities import decide
+from minijinja_py.chat.capabilities import decide
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(ROOT, "..", "shared")

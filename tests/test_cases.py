@@ -1,4 +1,4 @@
-"""Runs every data-driven case in tests/cases (format: tests/casefiles.py) against minijinja_py."""
+"""Runs every data-driven case in tests/cases (format: tests/support/casefiles.py) against minijinja_py."""
 
 import builtins
 import datetime
@@ -35,7 +35,7 @@ def test_case(name, txt, out, request):
     context, env_options, source, xfail, _stricter = read_case(txt)
     if xfail:
         request.applymarker(pytest.mark.xfail(reason=xfail, strict=True))
-    assert os.path.exists(out), f"{name}: no .out file (run tests/make_expected.py)"
+    assert os.path.exists(out), f"{name}: no .out file (run tools/make_expected.py)"
     expected = read_expected(out)
     env = make_env(env_options)
     if expected[0] == "ok":

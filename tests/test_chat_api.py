@@ -9,7 +9,7 @@ import pickle
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import errors
+from minijinja_py.core import errors
 from pool_workers import MESSAGES, raise_in_worker, render_in_worker, render_or_error
 
 SOURCE = ("{{ bos_token }}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
@@ -33,7 +33,7 @@ def test_a_list_of_conversations_gives_a_list_of_prompts():
 
 
 def test_source_is_compiled_once_and_the_cache_is_bounded():
-    from minijinja_py import chat
+    from minijinja_py.chat import template as chat
     first = chat._cached(SOURCE, NOW, None, None, None)
     assert chat._cached(SOURCE, NOW, None, None, None) is first
     for i in range(chat._CACHE_SIZE + 5):

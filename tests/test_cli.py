@@ -222,7 +222,7 @@ def test_batch_fail_stops_at_the_first_bad_line(capsysbinary, tmp_path):
 def test_batch_progress_lines_when_not_a_terminal(tmp_path):
     """stderr is a pipe here: plain progress lines (every 10 s normally; every chunk with the period set to 0)."""
     source = _jsonl(tmp_path / "in.jsonl", list(_conversations(200)))
-    result = subprocess.run([sys.executable, "-c", "import sys; from minijinja_py import batch, cli; "
+    result = subprocess.run([sys.executable, "-c", "import sys; from minijinja_py import cli; from minijinja_py.chat import batch; "
                              "batch._PLAIN_PROGRESS_SECONDS = 0.0; sys.exit(cli.main(sys.argv[1:]))",
                              "batch", "hermes4", source, "-o", str(tmp_path / "o.jsonl")],
                             capture_output=True, text=True, cwd=ROOT)
@@ -264,7 +264,7 @@ def test_batch_progress_redraws_one_line_on_a_terminal(tmp_path):
     source = _jsonl(tmp_path / "in.jsonl", list(_conversations(200)))
     controller, terminal = pty.openpty()
     try:
-        result = subprocess.run([sys.executable, "-c", "import sys; from minijinja_py import batch, cli; "
+        result = subprocess.run([sys.executable, "-c", "import sys; from minijinja_py import cli; from minijinja_py.chat import batch; "
                                  "batch._TTY_PROGRESS_SECONDS = 0.0; sys.exit(cli.main(sys.argv[1:]))",
                                  "batch", "hermes4", source, "-o", str(tmp_path / "o.jsonl")],
                                 stderr=terminal, stdout=subprocess.DEVNULL, cwd=ROOT)

@@ -1,6 +1,6 @@
-"""Differential test: random templates and contexts, generated from the grammar (tests/differential_gen.py), must
+"""Differential test: random templates and contexts, generated from the grammar (tests/support/differential_gen.py), must
 render the same with minijinja_py (chat_environment, also with trim_blocks/lstrip_blocks off) and with Jinja2
-configured as transformers' apply_chat_template configures it (tests/differential_ref.py, built here from
+configured as transformers' apply_chat_template configures it (tests/support/differential_ref.py, built here from
 Jinja2's public API): the same text, or the same kind of error.
 
 Error kinds: TemplateSyntaxError/TemplateAssertionError ↔ mj.TemplateSyntaxError, UndefinedError, SecurityError,
@@ -18,7 +18,7 @@ predicate, some by a counterfactual render (Jinja2 without constant folding).
 Quick by default (200 derandomized examples). A campaign:
 
     MJ_DIFF_EXAMPLES=20000 python -m pytest -q tests/test_differential.py     # stops at the first difference
-    python tests/differential_campaign.py -n 20000                          # collects and summarises all of them
+    python tools/differential_campaign.py -n 20000                          # collects and summarises all of them
 
 Skipped when jinja2 or hypothesis is not installed (the package never needs either).
 """

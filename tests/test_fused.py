@@ -1,4 +1,4 @@
-"""The fused shapes (minijinja_py/fused.py: reads and tests done in line when the value is plain data) against
+"""The fused shapes (minijinja_py/compile/fused.py: reads and tests done in line when the value is plain data) against
 Jinja2, on every kind of value they may meet: a key present, missing, None, a number, a list, a dict, a Markup,
 a long string; the container not a dict (a list, a string, an undefined, a caller's object); strict undefined;
 loops over lists and lazy loops. Each shape must render what Jinja2 renders, or fail with the same kind of

@@ -1,5 +1,5 @@
 """The grammar and its prebuilt tables: no LALR conflicts or terminal collisions, the committed
-grammar/jinja.tables.json is what the grammar builds today (tests/grammar_tables.py), and the option edits
+grammar/jinja.tables.json is what the grammar builds today (tools/grammar_tables.py), and the option edits
 (trim_blocks/lstrip_blocks off) really change the terminals they target."""
 
 import importlib.util
@@ -8,10 +8,10 @@ import os
 
 import pytest
 
-from minijinja_py import syntax
+from minijinja_py.syntax import parse as syntax
 
 lark = pytest.importorskip("lark")  # a build-time tool: the package itself never imports it
-import grammar_tables  # noqa: E402  (tests/ is on sys.path, see conftest.py)
+import grammar_tables  # noqa: E402  (tools/ is on sys.path, see conftest.py)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
@@ -25,7 +25,7 @@ def test_tables_match_a_fresh_build():
         # another Lark may number or order things differently; test_parser_vs_lark.py still checks the driver
         # against this Lark's own parser
         pytest.skip(f"the tables were built with lark {built_with}, this is lark {lark.__version__}")
-    assert grammar_tables.build() == committed, "stale tables: run python tests/grammar_tables.py --write"
+    assert grammar_tables.build() == committed, "stale tables: run python tools/grammar_tables.py --write"
 
 
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
@@ -114,7 +114,7 @@ def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
     find a terminal exactly when that terminal's own pattern matches there, with the same text, so that a state
     may take its match when the terminal is one of its own and otherwise know that none of its own matches."""
     import re
-    from minijinja_py import lalr
+    from minijinja_py.syntax import lalr
     parser = syntax.parser(trim_blocks, lstrip_blocks)
     literals = lalr._literals(parser.patterns)
     assert {"LPAR", "_COMMA", "POW", "DSLASH", "IN", "_KW_IF", "_WITHOUT", "_KW_WITH"} <= set(literals)

@@ -11,7 +11,9 @@ import os
 
 import pytest
 
-from minijinja_py import compiler, nodes, transforms
+from minijinja_py.compile import compiler
+from minijinja_py.syntax import nodes
+from minijinja_py.analysis import transforms
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "minijinja_py")
 MAX_MODULE_LINES = 700
@@ -19,28 +21,39 @@ MAX_FUNCTION_LINES = 80
 
 
 def _modules():
+    """{dotted module name under the package: its AST}, every folder walked (`compile.loops`, `environment`)."""
     found = {}
-    for name in sorted(os.listdir(PACKAGE)):
-        if name.endswith(".py"):
-            with open(os.path.join(PACKAGE, name), encoding="utf-8") as f:
-                found[name[:-3]] = ast.parse(f.read())
+    for root, _, files in os.walk(PACKAGE):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                rel = os.path.relpath(os.path.join(root, name), PACKAGE)[:-3].replace(os.sep, ".")
+                with open(os.path.join(root, name), encoding="utf-8") as f:
+                    found[rel] = ast.parse(f.read())
     return found
 
 
-def _package_imports(node, module_names):
-    """The package modules an import statement names (`from . import x`, `from .x import y`,
-    `import minijinja_py.x`, `from minijinja_py.x import y`)."""
+def _package_imports(module, node, module_names):
+    """The package modules an import statement of `module` names (`from . import x`, `from ..x import y`,
+    `import minijinja_py.x.y`, `from minijinja_py.x import y`): a name is a module where one exists, else the
+    module it is imported from."""
     if isinstance(node, ast.ImportFrom):
-        base = node.module or ""
-        if node.level == 0:
-            if not base.startswith("minijinja_py"):
-                return set()
-            base = base[len("minijinja_py"):].lstrip(".")
-        if base:
-            return {base.split(".")[0]} & module_names
-        return {alias.name for alias in node.names} & module_names
-    return {alias.name.split(".")[1] for alias in node.names
-            if alias.name.startswith("minijinja_py.") and alias.name.split(".")[1] in module_names}
+        if node.level:
+            package = module.split(".")[:-1]
+            if module.endswith("__init__"):
+                package = module.split(".")[:-1]
+            base = package[:len(package) - (node.level - 1)]
+            head = ".".join(base + ([node.module] if node.module else []))
+        elif (node.module or "").split(".")[0] == "minijinja_py":
+            head = node.module[len("minijinja_py") + 1:]
+        else:
+            return set()
+        found = set()
+        for alias in node.names:
+            candidate = f"{head}.{alias.name}" if head else alias.name
+            found.add(candidate if candidate in module_names else head)
+        return found & module_names
+    return {alias.name[len("minijinja_py") + 1:] for alias in node.names
+            if alias.name.startswith("minijinja_py.")} & module_names
 
 
 def _graph():
@@ -51,10 +64,10 @@ def _graph():
         graph[name] = set()
         for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
-                graph[name] |= _package_imports(node, names) - {name}
+                graph[name] |= _package_imports(name, node, names) - {name}
         for function in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
             for node in ast.walk(function):
-                if isinstance(node, (ast.Import, ast.ImportFrom)) and _package_imports(node, names):
+                if isinstance(node, (ast.Import, ast.ImportFrom)) and _package_imports(name, node, names):
                     inner.append(f"{name}.{function.name}:{node.lineno}")
     return modules, graph, inner
 
@@ -87,6 +100,28 @@ def test_no_import_circle_and_no_import_inside_a_function():
     _, graph, inner = _graph()
     assert _cycle(graph) is None
     assert inner == []
+
+
+# The stage folders, bottom up: a module imports modules of its own folder and of the folders below it only. So
+# `core` imports nothing of the package, `syntax` knows no values (never imports `runtime`), and `chat` sits above
+# the engine. The API face (environment, loaders, ...) sits above the engine and below the chat layer; the command
+# line and the package's __init__ above everything.
+LAYERS = ["core", "syntax", "runtime", "builtins", "analysis", "compile", "api", "chat", "face"]
+FACE = {"__init__", "__main__", "cli"}
+
+
+def _layer(module):
+    if "." in module:
+        return module.split(".")[0]
+    return "face" if module in FACE else "api"
+
+
+def test_stage_folders_import_only_downwards():
+    _, graph, _ = _graph()
+    assert {_layer(name) for name in graph} == set(LAYERS)
+    upward = sorted(f"{name} -> {target}" for name, targets in graph.items() for target in targets
+                    if LAYERS.index(_layer(target)) > LAYERS.index(_layer(name)))
+    assert upward == []
 
 
 def test_modules_and_functions_stay_small():

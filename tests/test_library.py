@@ -7,8 +7,8 @@ import inspect
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.filters import FILTERS
-from minijinja_py.tests import TESTS
+from minijinja_py.builtins.filters import FILTERS
+from minijinja_py.builtins.tests import TESTS
 
 JINJA2_FILTERS = """
     abs attr batch capitalize center count d default dictsort e escape filesizeformat first float forceescape format
@@ -54,7 +54,7 @@ def _case_sources():
 
 def test_every_filter_test_global_and_method_has_a_feature_case():
     import re
-    from minijinja_py.sandbox import DICT_ATTRS as _DICT_ATTRS, _LIST_ATTRS, _STR_ATTRS
+    from minijinja_py.runtime.sandbox import DICT_ATTRS as _DICT_ATTRS, _LIST_ATTRS, _STR_ATTRS
     sources = _case_sources()
 
     def used(*patterns):
@@ -232,7 +232,7 @@ def test_tojson_with_indent_writes_what_json_dumps_writes():
     import json
     import random
 
-    from minijinja_py.tojson import safe_json_dumps
+    from minijinja_py.runtime.tojson import safe_json_dumps
     rnd = random.Random(5)
     leaves = ["a", "é\n\"x", "", "\U0001f600", 0, -5, 10 ** 20, 1.5, -0.0, float("nan"), float("inf"),
               -float("inf"), True, False, None, 1e300]
@@ -259,7 +259,7 @@ def test_tojson_of_a_string_quotes_it_whatever_the_layout_and_bounds_it_first():
     # a tool call's arguments are often a JSON string already: json.dumps quotes it, ignoring indent and sort_keys
     import json
 
-    from minijinja_py.tojson import safe_json_dumps
+    from minijinja_py.runtime.tojson import safe_json_dumps
     for text in ["a\"b\\", "é\u2028\n\U0001f600", ""]:
         for options in ({}, {"indent": 2}, {"indent": "\t", "sort_keys": True}, {"ensure_ascii": False},
                         {"indent": 4.5, "ensure_ascii": 0}):
@@ -460,7 +460,7 @@ def test_a_remembered_text_is_charged_and_limited_as_when_it_is_made():
             low = middle + 1
     for _ in range(4):
         assert renders(low) and not renders(low - 1)
-    from minijinja_py import textcache
+    from minijinja_py.runtime import textcache
     assert sum(key[0] == id(tools) for key in textcache._entries) == 3
     assert failure(source, mj.chat_environment(limits=mj.Limits(max_string=500)), t=tools).limit == "max_string"
     deep = {"a": [[[{"b": [1]}]]]}
@@ -472,7 +472,7 @@ def test_a_remembered_text_is_charged_and_limited_as_when_it_is_made():
 
 
 def test_textcache_fingerprints_only_plain_data_and_stops_at_its_bound():
-    from minijinja_py import textcache
+    from minijinja_py.runtime import textcache
 
     class Text(str):
         def __reduce__(self):   # never called: the fingerprint refuses a subclass before reducing it

@@ -90,7 +90,7 @@ _INSTALLED_CHECK = textwrap.dedent('''
     site, conversation = sys.argv[1:3]
     sys.path[:0] = [site]
     import minijinja_py as mj
-    from minijinja_py import syntax
+    from minijinja_py.syntax import parse as syntax
     assert mj.__file__.startswith(site), mj.__file__
     with open(conversation, encoding="utf-8") as f:
         context = json.load(f)

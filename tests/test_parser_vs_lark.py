@@ -1,5 +1,5 @@
 """minijinja_py's LALR(1) driver and contextual lexer (lalr.py) against Lark's own parser built from the same
-grammar (tests/lark_reference.py): token for token and tree for tree (spans included), for all four
+grammar (tests/support/lark_reference.py): token for token and tree for tree (spans included), for all four
 (trim_blocks, lstrip_blocks) option sets, and the same outcome when the source is bad (where the parse stopped,
 the expected terminals, the parser's value stack, and the TemplateSyntaxError made of it; or what a callback
 raised).
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from minijinja_py import syntax
+from minijinja_py.syntax import parse as syntax
 
 pytest.importorskip("lark")
 hypothesis = pytest.importorskip("hypothesis")

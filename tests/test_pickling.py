@@ -18,7 +18,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import environment, errors
+from minijinja_py import environment
+from minijinja_py.core import errors
 from pool_workers import (
     MESSAGES, compiled_identity, finalize_none, is_short, load_by_function, render_in_worker, render_template,
     shout,

@@ -248,6 +248,6 @@ def test_split_size_check_knows_every_whitespace_character():
     """str.split() with no separator splits at any character str.isspace() accepts; methods.py writes them out
     (computing them at import cost a cold start ~1 ms), so the list must match the running Python's."""
     import sys
-    from minijinja_py import methods
+    from minijinja_py.runtime import methods
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
     assert methods._SPACES == every

@@ -5,7 +5,7 @@ with LimitExceeded). Run with --hypothesis-show-statistics to see how the exampl
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import base
+from minijinja_py.core import state as base
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, event, given, settings  # noqa: E402

@@ -1,0 +1,247 @@
+"""Transforms: rewrites of a template's AST (nodes.py → nodes.py) the compiler makes before compiling, for what
+Jinja2 does in its lexer, constant folder or code generator rather than in the language itself:
+
+  finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
+  newline_sequence  template text (and the newlines written inside string literals) use "\\r\\n" or "\\r";
+  negative powers   `-2 ** k` is -(2 ** k): Jinja2 folds -2 into a constant and writes it before `** k` in the
+                    Python it generates, where the minus binds looser than **;
+  output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no
+                    extends has run (Jinja2's `if parent_template is None` around each output).
+
+Each applies only when the template needs it (the compiler asks), so a plain template pays nothing. The tree has
+passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
+"""
+
+import math
+import operator
+import re
+
+from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
+from ..syntax import nodes as n
+
+__all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_negative_powers",
+           "fold_string_filters", "folds_string_filters", "has_conditional_extends", "check_outputs"]
+
+FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
+
+
+class NoParentYet(n.Node):
+    """An expression: no {% extends %} of the running template has chosen a parent yet."""
+    __slots__ = ()
+
+    def __init__(self, span):
+        self.span = span
+
+
+def _map(value, change):
+    """value with every node rebuilt bottom-up through change(node) → node (unchanged parts kept as they are)."""
+    if isinstance(value, n.Node):
+        fields = [getattr(value, f) for f in value.FIELDS]
+        new = [_map(x, change) for x in fields]
+        if any(a is not b for a, b in zip(new, fields)):
+            value = type(value)(value.span, *new)
+        return change(value)
+    if isinstance(value, n.Args):
+        fields = [getattr(value, f) for f in value.FIELDS]
+        new = [_map(x, change) for x in fields]
+        return n.Args(*new) if any(a is not b for a, b in zip(new, fields)) else value
+    if isinstance(value, (tuple, list)):
+        new = [_map(x, change) for x in value]
+        if any(a is not b for a, b in zip(new, value)):
+            return type(value)(new)
+    return value
+
+
+def _body(template, change):
+    return n.Template(template.span, _map(template.body, change))
+
+
+# ------------------------------------------------------------------------------------------------- finalize
+def finalize_outputs(template):
+    """Every {{ expr }} → {{ expr | <finalize> }}."""
+    def change(node):
+        if type(node) is n.Output:
+            return n.Output(node.span, n.Filter(node.expr.span, node.expr, FINALIZE, n.NO_ARGS))
+        return node
+    return _body(template, change)
+
+
+# ----------------------------------------------------------------------------------------- newline sequence
+def with_newline_sequence(template, source, sequence):
+    """Text, and string literals that span lines without escapes in them, with their newlines as sequence."""
+    def change(node):
+        if type(node) is n.Text and "\n" in node.value:
+            return n.Text(node.span, node.value.replace("\n", sequence))
+        if type(node) is n.Const and type(node.value) is str and "\n" in node.value:
+            written = source[node.span.start:node.span.end]
+            if "\\" not in written and "\n" in written:
+                return n.Const(node.span, node.value.replace("\n", sequence))
+        return node
+    return _body(template, change)
+
+
+# ------------------------------------------------------------------------------------------ negative powers
+_FOLDABLE = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+             "//": operator.floordiv, "%": operator.mod}
+_SMALL = 1 << 64
+
+
+def _number(node):
+    """The value Jinja2's constant folder gives an arithmetic expression of number literals, or None (not a
+    constant, or not one worth folding here)."""
+    if type(node) is n.Const:
+        value = node.value
+        return value if type(value) in (int, float, bool) else None
+    if type(node) is n.UnaryOp:
+        value = _number(node.operand)
+        if value is None:
+            return None
+        return -value if node.op == "-" else +value
+    if type(node) is n.BinOp and node.op in _FOLDABLE:
+        left, right = _number(node.left), _number(node.right)
+        if left is None or right is None or abs(left) >= _SMALL or abs(right) >= _SMALL:
+            return None
+        try:
+            return _FOLDABLE[node.op](left, right)
+        except ArithmeticError:
+            return None
+    return None
+
+
+def fold_negative_powers(template):
+    """`c ** x` where c folds to a negative number and x does not fold → -(|c| ** x)."""
+    def change(node):
+        if type(node) is n.BinOp and node.op == "**" and _number(node.right) is None:
+            value = _number(node.left)
+            if value is not None and math.isfinite(value) and math.copysign(1, value) < 0:
+                power = n.BinOp(node.span, "**", n.Const(node.left.span, -value), node.right)
+                return n.UnaryOp(node.span, "-", power)
+        return node
+    return _body(template, change)
+
+
+# ---------------------------------------------------------------------------------------- string filters
+# The builtin string filters whose result depends on their arguments alone (and on max_string, which a short
+# result cannot reach): Jinja2's constant folder computes them on constants while compiling
+_STRING_FILTERS = {"indent": do_indent, "upper": do_upper, "lower": do_lower, "trim": do_trim}
+_SHORT_TEXT = 1024
+
+
+class _FoldState:
+    """What do_indent reads of a render state: the limits."""
+    __slots__ = ("limits",)
+
+    def __init__(self, limits):
+        self.limits = limits
+
+
+_FOLDABLE_SPELLING = None   # a string literal piped into one of them: the regexp compiled on first use
+
+
+def folds_string_filters(source):
+    """Might fold_string_filters change anything in this source? (Its walk over the tree is then worth it.)"""
+    global _FOLDABLE_SPELLING
+    if _FOLDABLE_SPELLING is None:
+        _FOLDABLE_SPELLING = re.compile(r"""['"]\s*\|\s*(?:%s)\b""" % "|".join(_STRING_FILTERS))
+    return _FOLDABLE_SPELLING.search(source) is not None
+
+
+def fold_string_filters(template, filters, limits):
+    """`'{\n'|indent(4, first=true)`, `'Tools'|upper`: a builtin string filter of a short string literal with
+    constant arguments (small numbers, short strings, booleans) → the text it gives, as Jinja2 folds it. Only
+    the engine's own filters (a filter the environment replaced runs when the template does), and only short
+    results; anything that fails is left to fail where it runs."""
+    state = _FoldState(limits)
+
+    def plain(arg):
+        return type(arg) is n.Const and (type(arg.value) is bool or type(arg.value) is int and -256 <= arg.value <= 256
+                                         or type(arg.value) is str and len(arg.value) < 64)
+
+    def change(node):
+        if type(node) is not n.Filter or node.name not in _STRING_FILTERS or \
+                filters.get(node.name) is not _STRING_FILTERS[node.name]:
+            return node
+        value, args = node.value, node.args
+        if not (type(value) is n.Const and type(value.value) is str and len(value.value) < _SHORT_TEXT) or \
+                args.star is not None or args.dstar is not None or not all(map(plain, args.positional)) or \
+                not all(plain(x) for _, x in args.keywords):
+            return node
+        func = filters[node.name]
+        positional = [x.value for x in args.positional]
+        keywords = {name: x.value for name, x in args.keywords}
+        try:
+            text = func(state, value.value, *positional, **keywords) if getattr(func, "mj_pass_state", False) \
+                else func(value.value, *positional, **keywords)
+        except Exception:   # noqa: BLE001 - it fails where it runs, with its location
+            return node
+        return n.Const(node.span, text) if type(text) is str and len(text) < _SHORT_TEXT else node
+    return _body(template, change)
+
+
+# ------------------------------------------------------------------------------------------- output checks
+def has_conditional_extends(template):
+    """Is there an {% extends %} inside an {% if %} at the template's top level (where one may stand)?"""
+    return _extends_in(template.body, False)
+
+
+def _extends_in(body, nested):
+    # a module-level function, not a closure: a closure calling itself is a reference cycle, which leaves the
+    # compile's garbage to the cyclic collector
+    for node in body:
+        if type(node) is n.Load and node.kind == "extends" and nested:
+            return True
+        if type(node) is n.If and any(_extends_in(b, True) for b in _branches(node)):
+            return True
+    return False
+
+
+def _branches(node):
+    return (node.body, *(body for _, body in node.elifs), node.else_)
+
+
+# the statements whose bodies Jinja2 checks as well (they inherit the root's output check); macros, call and set
+# blocks and blocks do not
+_CHECKED_BODIES = (n.If, n.For, n.With, n.FilterBlock, n.Autoescape)
+
+
+class _OutputChecks:
+    """Wraps each text and {{ }} of the root function (and the blocks placed at the top level after the first
+    extends) in `{% if <no parent yet> %}`, up to the first extends placed directly in the template's body:
+    after it the compiler drops them anyway."""
+
+    def __init__(self):
+        self.extends_seen = False
+
+    def guard(self, node):
+        return n.If(node.span, NoParentYet(node.span), [node], (), ())
+
+    def body(self, statements, toplevel, root):
+        new = []
+        for i, node in enumerate(statements):
+            kind = type(node)
+            if kind is n.Load and node.kind == "extends":
+                self.extends_seen = True
+                if root:
+                    return new + list(statements[i:])
+                new.append(node)
+            elif kind is n.Text or kind is n.Output:
+                new.append(self.guard(node))
+            elif kind is n.Block and toplevel and self.extends_seen:
+                new.append(self.guard(node))
+            elif kind in _CHECKED_BODIES:
+                new.append(self.statement(node, toplevel and kind is n.If))
+            else:
+                new.append(node)
+        return new
+
+    def statement(self, node, toplevel):
+        if type(node) is n.If:
+            return n.If(node.span, node.test, self.body(node.body, toplevel, False),
+                        tuple((test, self.body(body, toplevel, False)) for test, body in node.elifs),
+                        self.body(node.else_, toplevel, False))
+        changes = {f: self.body(getattr(node, f), False, False) for f in ("body", "else_") if f in node.FIELDS}
+        return type(node)(node.span, *(changes.get(f, getattr(node, f)) for f in node.FIELDS))
+
+
+def check_outputs(template):
+    return n.Template(template.span, _OutputChecks().body(template.body, True, True))

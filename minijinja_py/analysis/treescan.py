@@ -1,0 +1,204 @@
+"""Tree scan: one walk over a template's AST answering the static questions that need every node (symbols.py
+asks them): whether it nests deeper than max_nesting, where the special names (`loop`, `caller`, `kwargs`,
+`varargs`, `self`, `super`) are first read or declared in each statement list, in Jinja2's visiting order, whether
+any target is named `loop`, and each statement's own step weight. One pass, iterative, whatever the nesting:
+compile time stays linear in the template's size.
+"""
+
+from bisect import bisect_left
+
+from ..syntax import nodes as n
+
+__all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "Index", "scan_tree"]
+
+SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
+LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree: read, or assigned/declared
+
+
+class Index:
+    """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
+    the walk and their kinds), each body's range of positions, whether any target is named loop, and each
+    statement's own step weight (own_weight) by id, as [weight]."""
+
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns")
+
+    def __init__(self, events, bodies, loop_targets, owns):
+        self.positions, self.kinds, self.bodies, self.loop_targets, self.owns = {}, {}, bodies, loop_targets, owns
+        for position, (name, kind) in enumerate(events):
+            self.positions.setdefault(name, []).append(position)
+            self.kinds.setdefault(name, []).append(kind)
+
+    def first(self, body, name):
+        """The first event of name in body ("load", "declare"), or None."""
+        positions = self.positions.get(name)
+        if positions is None:
+            return None
+        start, end = self.bodies[id(body)]
+        i = bisect_left(positions, start)
+        return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
+
+
+class _Body:
+    """A stack entry of the scan: a statement list, whose range of events is recorded."""
+    __slots__ = ("body",)
+
+    def __init__(self, body):
+        self.body = body
+
+
+class _End:
+    """A stack entry of the scan: where a body's events end."""
+    __slots__ = ("body", "start")
+
+    def __init__(self, body, start):
+        self.body, self.start = body, start
+
+
+class _Emit:
+    """A stack entry of the scan: events that happen at that point (a macro's parameter names)."""
+    __slots__ = ("events",)
+
+    def __init__(self, events):
+        self.events = events
+
+
+# the fields of each node class that can hold nodes, last first (the scan pops them first to last); the other
+# fields hold strings and flags
+LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
+                          "alias"))
+_OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock, n.If,
+              n.CondExpr)
+_STATEMENT_LISTS = ("body", "else_")
+
+
+def _fields(cls):
+    return tuple(f for f in reversed(cls.FIELDS) if f not in LEAF_FIELDS)
+
+
+# every node class: its fields that can hold nodes, first to last
+NODE_FIELDS = {cls: _fields(cls)[::-1] for cls in vars(n).values()
+                if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
+NODE_FIELDS[n.Const] = NODE_FIELDS[n.Text] = ()   # a constant's value holds no nodes
+_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
+         if cls not in _OWN_ORDER and "body" not in cls.FIELDS}
+_BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
+              if cls not in _OWN_ORDER and "body" in cls.FIELDS}
+_ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
+_STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def scan_tree(root, limit):
+    """One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
+    Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts)."""
+    try:
+        return _walk(root, float("inf") if limit is None else limit)
+    except _TooDeep:
+        return None
+
+
+def _walk(root, limit):
+    """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
+    of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
+    nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
+    events, bodies, owns, loop_targets = [], {}, {}, False
+    deferred = [(_Body(root), 0, None)]
+    while deferred:
+        stack = [deferred.pop()]
+        pop, push = stack.pop, stack.append
+        while stack:
+            x, depth, weight = pop()
+            cls = type(x)
+            kids = _KIDS.get(cls)
+            if kids is not None:
+                depth += 1
+                if depth > limit:
+                    raise _TooDeep
+                if weight is _STMT:
+                    weight = owns[id(x)] = [1]
+                elif weight is not None:
+                    items = _ITEMS.get(cls)
+                    weight[0] += 1 if items is None else 1 + len(getattr(x, items))
+                for f in kids:
+                    push((getattr(x, f), depth, weight))
+            elif cls is tuple or cls is list:
+                for item in reversed(x):
+                    push((item, depth, weight))
+            elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
+                if depth >= limit:
+                    raise _TooDeep
+                if cls is not n.Const:
+                    if cls is n.NameTarget and weight is not None:
+                        weight[0] += 1
+                    if x.name in SPECIAL:
+                        events.append((x.name, LOAD if cls is n.Name else DECLARE))
+                        loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
+            elif cls is n.Args:
+                if weight is not None:
+                    weight[0] += len(x.positional) + len(x.keywords)
+                for item in (x.dstar, x.star, x.keywords, x.positional):
+                    push((item, depth, weight))
+            elif cls is _Body:
+                push((_End(x.body, len(events)), depth, None))
+                for item in reversed(x.body):
+                    push((item, depth, _STMT))
+            elif cls is _End:
+                bodies[id(x.body)] = (x.start, len(events))
+            elif cls is _Emit:
+                events.extend(x.events)
+            elif cls in _BODY_KIDS or cls in _OWN_ORDER:
+                _scan_statement(x, depth + 1, limit, weight, owns, push, deferred)
+            elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
+                _KIDS[cls] = _fields(cls)
+                push((x, depth, weight))
+    return Index(events, bodies, loop_targets, owns)
+
+
+def _scan_statement(x, depth, limit, weight, owns, push, deferred):
+    """_walk's nodes with a visiting order of their own, or statement lists (depth: the node's own)."""
+    if depth > limit:
+        raise _TooDeep
+    if weight is _STMT:
+        weight = owns[id(x)] = [1]
+    elif weight is not None:
+        weight[0] += 1
+    cls = type(x)
+    kids = _BODY_KIDS.get(cls)
+    if kids is not None:
+        for f in kids:
+            value = getattr(x, f)
+            push((_Body(value), depth, None) if f in _STATEMENT_LISTS else (value, depth, weight))
+    elif cls is n.If:
+        push((_Body(x.else_), depth, None))
+        for test, body in reversed(x.elifs):
+            push((_Body(body), depth, None))
+            push((test, depth, weight))
+        push((_Body(x.body), depth, None))
+        push((x.test, depth, weight))
+    elif cls is n.CondExpr:   # the branch taken pays when it runs (node_count)
+        push((x.else_, depth, None))
+        push((x.then, depth, None))
+        push((x.test, depth, weight))
+    elif cls is n.Block:
+        deferred.append((_Body(x.body), depth, None))
+    elif cls is n.FilterBlock:   # Jinja2 visits the body first
+        push((x.filters, depth, weight))
+        push((_Body(x.body), depth, None))
+    else:   # Macro, CallBlock, Param: (the call,) the parameters' names, their defaults, the body
+        params = (x,) if cls is n.Param else x.params
+        if cls is not n.Param:
+            push((_Body(x.body), depth, None))
+            depth += 1
+            if params and depth > limit:
+                raise _TooDeep
+            if weight is not None:
+                weight[0] += len(params)
+        for p in reversed(params):
+            if p.default is not None:
+                push((p.default, depth, weight))
+        push((_Emit([(p.name, DECLARE) for p in params if p.name in SPECIAL]), depth, None))
+        if cls is n.CallBlock:
+            push((x.call, depth - 1, weight))

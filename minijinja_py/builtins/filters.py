@@ -1,0 +1,606 @@
+"""Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
+with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do). The string filters
+live in strings.py, the HTML, URL and JSON ones in html.py.
+
+A filter receives the value and its arguments. Filters that need the render state (environment, limits,
+undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
+go through the sandbox's item-then-attribute lookup.
+"""
+
+import math
+from collections import abc
+from itertools import chain, groupby
+
+from .html import do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr
+from .strings import (
+    do_upper, do_lower, do_capitalize, do_title, do_trim, do_center, do_replace, do_indent, do_truncate,
+    do_wordcount, do_wordwrap, do_format, do_string,
+)
+from .tests import TESTS
+from ..core.budget import ITERATES, TREE, charged_call, costs, guard, listed, metered, take
+from ..core.errors import FilterArgumentError, TemplateRuntimeError
+from ..core.state import check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
+from ..runtime.markup import escape, soft_str
+from ..runtime.objects import GroupTuple, Namespace
+from ..runtime.printing import safe_pformat, safe_repr, to_str
+from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_
+from ..runtime.undefined import Undefined
+
+__all__ = ["FILTERS"]
+
+
+def _ignore_case(value):
+    return value.lower() if isinstance(value, str) else value
+
+
+def _attribute_parts(rs, attribute):
+    if attribute is None:
+        return []
+    if isinstance(attribute, str):
+        return [int(x) if x.isdigit() else x for x in attribute.split(".")]
+    if type(attribute) is not int:
+        guard(rs, attribute)  # every item's lookup hashes it: a template-built tuple is walked (and paid for) once
+    return [attribute]
+
+
+def make_attrgetter(rs, attribute, postprocess=None, default=None):
+    """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
+    parts = _attribute_parts(rs, attribute)
+
+    def attrgetter(item):
+        for part in parts:
+            item = getitem_(item, part, rs)
+            if default is not None and isinstance(item, Undefined):
+                item = default
+        if postprocess is not None:
+            item = postprocess(item)
+        return item
+    return attrgetter
+
+
+def make_multi_attrgetter(rs, attribute, postprocess=None):
+    """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
+    split = attribute.split(",") if isinstance(attribute, str) else [attribute]
+    parts = [_attribute_parts(rs, x) for x in split]
+
+    def attrgetter(item):
+        items = [None] * len(parts)
+        for i, path in enumerate(parts):
+            value = item
+            for part in path:
+                value = getitem_(value, part, rs)
+            if postprocess is not None:
+                value = postprocess(value)
+            items[i] = value
+        return items
+    return attrgetter
+
+
+# A filter or test called by name for each item (map('upper'), select('odd')) goes through about ten Python calls
+# (the lookup, the charged wrapper, the filter): each such call costs this many steps besides its own charge
+_NAMED_CALL_STEPS = 8
+
+
+def _call_named(rs, registry, kind, name, value, args, kwargs):
+    rs.burn(_NAMED_CALL_STEPS)
+    if type(name) is not str:
+        guard(rs, name)  # a template-built tuple is hashed by the lookup: walked (and paid for) first
+    func = registry.get(name)  # an unhashable name is a TypeError, as in Jinja2 (its lookup is a dict.get too)
+    if func is None:
+        message = f"No {kind} named {safe_repr(name)}."
+        if isinstance(name, Undefined):
+            try:
+                name._fail_with_undefined_error()
+            except Exception as exc:  # noqa: BLE001 - only its message is wanted
+                message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
+        raise TemplateRuntimeError(message)
+    return charged_call(rs, func, value, args, kwargs)
+
+
+# ------------------------------------------------------------------------------------------------- strings
+@costs(ITERATES)
+@pass_state
+def do_join(rs, value, d="", attribute=None):
+    """Join the items with d (optionally an attribute of each)."""
+    if attribute is not None:
+        value = map(make_attrgetter(rs, attribute), value)
+    items = listed(rs, value, "a join")
+    if not rs.autoescape:
+        parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
+        sep = str(soft_str(d))
+        check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
+        return sep.join(parts)
+    parts = [x if hasattr(x, "__html__") else soft_str(x) for x in items]
+    check_str_size(rs.limits, sum(map(len, parts)) * 6 + len(soft_str(d)) * max(len(parts) - 1, 0))
+    if not hasattr(d, "__html__"):
+        if any(hasattr(x, "__html__") for x in items):
+            d = escape(d)
+        else:
+            return str(soft_str(d)).join(x if type(x) is str else to_str(x, rs) for x in items)
+    return d.join(items)
+
+
+# -------------------------------------------------------------------------------------------------- numbers
+def do_filesizeformat(value, binary=False):
+    """Human-readable file size: 13.0 kB, 1.0 MiB (binary)."""
+    size = float(value)
+    base = 1024 if binary else 1000
+    prefixes = [("KiB" if binary else "kB"), ("MiB" if binary else "MB"), ("GiB" if binary else "GB"),
+                ("TiB" if binary else "TB"), ("PiB" if binary else "PB"), ("EiB" if binary else "EB"),
+                ("ZiB" if binary else "ZB"), ("YiB" if binary else "YB")]
+    if size == 1:
+        return "1 Byte"
+    if size < base:
+        return f"{int(size)} Bytes"
+    for i, prefix in enumerate(prefixes):
+        unit = base ** (i + 2)
+        if size < unit:
+            return f"{base * size / unit:.1f} {prefix}"
+    return f"{base * size / unit:.1f} {prefix}"
+
+
+def do_abs(x):
+    """Absolute value."""
+    return abs(x)
+
+
+@pass_state
+def do_int(rs, value, default=0, base=10):
+    """Convert to int ("42.23" gives 42); default when impossible. A string may give a base (0x, 0o, 0b)."""
+    if isinstance(value, str) and isinstance(base, int) and len(value) > 64:
+        _check_int_digits(rs.limits, value, base)
+    try:
+        return int(value, base) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        pass
+    # "42.23" and "1e3" go through float; a string too long for int() (Python's 4300-digit limit) ends up
+    # here too, and overflows to the default
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
+_BITS_PER_DIGIT = {2: 1, 4: 2, 8: 3, 16: 4, 32: 5}
+
+
+def _check_int_digits(limits, text, base):
+    """int(text, base) for a base that is a power of two (or 0: a 0x/0o/0b prefix) has no digit limit in
+    Python: refuse a number longer than max_int_bits before converting it (other bases stop at 4300 digits)."""
+    text = text.strip()
+    if base == 0:
+        prefix = text.lstrip("+-")[:2].lower()
+        base = {"0x": 16, "0o": 8, "0b": 2}.get(prefix, 10)
+    bits = _BITS_PER_DIGIT.get(base, 0)
+    if bits and len(text) * bits > limits.max_int_bits + 64:
+        raise limit_exceeded(limits, "max_int_bits", "an integer of this many digits")
+
+
+def do_float(value, default=0.0):
+    """Convert to float; default when impossible."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return default
+
+
+@pass_state
+def do_round(rs, value, precision=0, method="common"):
+    """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
+    if type(method) is not str and type(method).__hash__ is None:
+        # Jinja2 looks the method up in a set, where an unhashable one fails; told by its type, not by hashing
+        # it (a deep or shared tuple would make hashing unbounded)
+        raise TypeError(f"unhashable type: '{type(method).__name__}'")
+    if type(method) is not str or method not in {"common", "ceil", "floor"}:
+        raise FilterArgumentError("method must be common, ceil or floor")
+    if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
+            abs(precision) * 10 // 3 > rs.limits.max_int_bits:
+        raise limit_exceeded(rs.limits, "max_int_bits", f"10 ** {abs(precision)}")
+    if type(value) is int and type(precision) is int:
+        # 10 ** |precision| is computed (about quadratic in its size) and divides value: paid for by the sizes,
+        # as big-integer arithmetic is (budget.py)
+        power_words = (abs(precision) * 10 // 3 >> 6) + 1
+        rs.burn(power_words * max(power_words, (value.bit_length() >> 6) + 1) >> 6)
+    if method == "common":
+        return round(value, precision)
+    func = getattr(math, method)
+    return func(value * (10 ** precision)) / (10 ** precision)
+
+
+@costs(ITERATES)
+@pass_state
+def do_sum(rs, iterable, attribute=None, start=0):
+    """Sum of the items (or of an attribute of each), plus start."""
+    if attribute is not None:
+        iterable = map(make_attrgetter(rs, attribute), iterable)
+    iterable = metered(rs, iterable)
+    if not isinstance(start, (list, tuple)):
+        return sum(iterable, start)  # numbers (and sum's own refusal of strings)
+    total = start
+    for item in iterable:
+        if isinstance(item, (list, tuple)):
+            check_items(rs.limits, len(total) + len(item))
+            rs.burn(len(total) + len(item))
+        total = total + item
+    return total
+
+
+def _min_or_max(rs, value, func, case_sensitive, attribute):
+    it = iter(metered(rs, value))
+    try:
+        first = next(it)
+    except StopIteration:
+        return rs.undefined("No aggregated item, sequence was empty.")
+    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    return func(chain([first], it), key=key)
+
+
+@costs(TREE)
+@pass_state
+def do_min(rs, value, case_sensitive=False, attribute=None):
+    """Smallest item (case-insensitive for strings unless case_sensitive)."""
+    return _min_or_max(rs, value, min, case_sensitive, attribute)
+
+
+@costs(TREE)
+@pass_state
+def do_max(rs, value, case_sensitive=False, attribute=None):
+    """Largest item."""
+    return _min_or_max(rs, value, max, case_sensitive, attribute)
+
+
+# -------------------------------------------------------------------------------------------- collections
+def do_length(obj):
+    """Number of items."""
+    return len(obj)
+
+
+@pass_state
+def do_list(rs, value):
+    """Convert to a list (a string gives its characters, a dict its keys)."""
+    return take(rs, value, "a list")
+
+
+def do_items(value):
+    """The (key, value) pairs of a mapping; nothing for undefined."""
+    if isinstance(value, Undefined):
+        return
+    if not isinstance(value, abc.Mapping):
+        raise TypeError("Can only get item pairs from a mapping.")
+    yield from value.items()
+
+
+@pass_state
+def do_first(rs, seq):
+    """The first item."""
+    try:
+        return next(iter(seq))
+    except StopIteration:
+        return rs.undefined("No first item, sequence was empty.")
+
+
+@pass_state
+def do_last(rs, seq):
+    """The last item."""
+    try:
+        return next(iter(reversed(seq)))
+    except StopIteration:
+        return rs.undefined("No last item, sequence was empty.")
+
+
+@pass_state
+def do_random(rs, seq):
+    """A random item (seeded per render: the same inputs give the same output)."""
+    if rs.random is None:
+        import random   # ~1.5 ms of a cold start: imported by the first |random
+        rs.random = random.Random(rs.env.random_seed)
+    try:
+        return rs.random.choice(seq)
+    except IndexError:
+        return rs.undefined("No random item, sequence was empty.")
+
+
+@costs(ITERATES)
+@pass_state
+def do_reverse(rs, value):
+    """Reverse a string, or iterate a sequence backwards."""
+    if isinstance(value, str):
+        return value[::-1]
+    try:
+        return reversed(value)
+    except TypeError:
+        try:
+            rv = listed(rs, value, "a reversed sequence")
+            rv.reverse()
+            return rv
+        except TypeError as e:
+            raise FilterArgumentError("argument must be iterable") from e
+
+
+@costs(TREE)
+@pass_state
+def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
+    """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
+    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
+
+
+@costs(TREE)
+@pass_state
+def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
+    """The items of a dict sorted by key (or by value)."""
+    if by == "key":
+        pos = 0
+    elif by == "value":
+        pos = 1
+    else:
+        raise FilterArgumentError('You can only sort by either "key" or "value"')
+
+    def sort_func(item):
+        v = item[pos]
+        return v if case_sensitive else _ignore_case(v)
+    return sorted(value.items(), key=sort_func, reverse=reverse)
+
+
+@costs(TREE)
+@pass_state
+def do_unique(rs, value, case_sensitive=False, attribute=None):
+    """Items without duplicates (first occurrence kept)."""
+    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    seen = set()
+    for item in value:
+        key = getter(item)
+        if key not in seen:
+            seen.add(key)
+            yield item
+
+
+@costs(ITERATES)
+@pass_state
+def do_batch(rs, value, linecount, fill_with=None):
+    """Lists of linecount items (the last filled with fill_with when given)."""
+    if isinstance(linecount, int) and linecount > rs.limits.max_items:
+        raise limit_exceeded(rs.limits, "max_items", f"a batch of {linecount} items")
+    tmp = []
+    for item in value:
+        if len(tmp) == linecount:
+            yield tmp
+            tmp = []
+        tmp.append(item)
+    if tmp:
+        if fill_with is not None and len(tmp) < linecount:
+            tmp += [fill_with] * (linecount - len(tmp))
+        yield tmp
+
+
+@costs(ITERATES)
+@pass_state
+def do_slice(rs, value, slices, fill_with=None):
+    """Split into `slices` columns."""
+    if isinstance(slices, int) and slices > rs.limits.max_items:
+        raise limit_exceeded(rs.limits, "max_items", f"{slices} slices")
+    seq = list(value)
+    length = len(seq)
+    per_slice = length // slices  # not divmod(): an undefined `slices` must fail as an undefined
+    with_extra = length % slices
+    offset = 0
+    for number in range(slices):
+        start = offset + number * per_slice
+        if number < with_extra:
+            offset += 1
+        end = offset + (number + 1) * per_slice
+        tmp = seq[start:end]
+        if fill_with is not None and number >= with_extra:
+            tmp.append(fill_with)
+        yield tmp
+
+
+@costs(TREE)
+@pass_state
+def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
+    """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
+    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
+    out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
+    if not case_sensitive:
+        output_expr = make_attrgetter(rs, attribute, default=default)
+        out = [GroupTuple(output_expr(values[0]), values) for _, values in out]
+    return out
+
+
+@pass_state
+def do_map(rs, value, *args, **kwargs):
+    """Apply a filter to each item (map('upper')), or take an attribute (map(attribute='name', default=...))."""
+    if value:
+        func = _prepare_map(rs, args, kwargs)
+        for item in value:
+            yield func(item)
+
+
+def _prepare_map(rs, args, kwargs):
+    if not args and "attribute" in kwargs:
+        attribute = kwargs.pop("attribute")
+        default = kwargs.pop("default", None)
+        if kwargs:
+            raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
+        return make_attrgetter(rs, attribute, default=default)
+    if not args:
+        raise FilterArgumentError("map requires a filter argument")
+    name, args = args[0], args[1:]
+    return lambda item: _call_named(rs, rs.env.filters, "filter", name, item, args, kwargs)
+
+
+def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
+    if not value:
+        return
+    if lookup_attr:
+        if not args:
+            raise FilterArgumentError("Missing parameter for attribute name")
+        transform = make_attrgetter(rs, args[0])
+        off = 1
+    else:
+        off = 0
+
+        def transform(x):
+            return x
+    if len(args) > off:
+        name, test_args = args[off], args[1 + off:]
+
+        def test(item):
+            return _call_named(rs, rs.env.tests, "test", name, item, test_args, kwargs)
+    else:
+        test = bool
+    plan = _inline_attr_test(rs, args, kwargs) if lookup_attr else None
+    if plan is None:
+        for item in value:
+            if bool(test(transform(item))) is keep:
+                yield item
+        return
+    key, kind, constant = plan
+    for item in value:
+        # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined') on a plain dict: decided here,
+        # at the price of the named call it stands for; anything else through the test
+        if type(item) is dict:
+            rs.fuel -= _NAMED_CALL_STEPS + 1
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            if key not in item:
+                if kind is not _EQUAL:
+                    if (kind is _UNDEFINED) is keep:
+                        yield item
+                    continue
+            elif type(item[key]) in _PLAIN_VALUES and (kind is not _EQUAL or type(item[key]) is type(constant)):
+                if (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep:
+                    yield item
+                continue
+        if bool(test(transform(item))) is keep:
+            yield item
+
+
+_EQUAL, _DEFINED, _UNDEFINED = "equal", "defined", "undefined"
+_INLINE_TESTS = {"equalto": _EQUAL, "eq": _EQUAL, "==": _EQUAL, "defined": _DEFINED, "undefined": _UNDEFINED}
+_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
+
+
+def _inline_attr_test(rs, args, kwargs):
+    """(key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
+    key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined."""
+    if kwargs or len(args) < 2 or type(args[0]) is not str or type(args[1]) is not str:
+        return None
+    key, name = args[0], args[1]
+    kind = _INLINE_TESTS.get(name)
+    if kind is None or rs.env.tests.get(name) is not TESTS[name] or key[:1] == "_" or "." in key or \
+            key.isdigit() or key in DICT_ATTRS or key in DICT_MUTATORS:
+        return None
+    if kind is _EQUAL:
+        if len(args) != 3 or type(args[2]) not in (str, int):
+            return None
+        return key, kind, args[2]
+    return (key, kind, None) if len(args) == 2 else None
+
+
+@pass_state
+def do_select(rs, value, *args, **kwargs):
+    """Items that pass a test (select('odd')), or are truthy."""
+    return _select_or_reject(rs, value, args, kwargs, True, False)
+
+
+@pass_state
+def do_reject(rs, value, *args, **kwargs):
+    """Items that fail a test."""
+    return _select_or_reject(rs, value, args, kwargs, False, False)
+
+
+@pass_state
+def do_selectattr(rs, value, *args, **kwargs):
+    """Items whose attribute passes a test (selectattr('role', 'equalto', 'user')), or is truthy."""
+    return _select_or_reject(rs, value, args, kwargs, True, True)
+
+
+@pass_state
+def do_rejectattr(rs, value, *args, **kwargs):
+    """Items whose attribute fails a test."""
+    return _select_or_reject(rs, value, args, kwargs, False, True)
+
+
+@pass_state
+def do_attr(rs, obj, name):
+    """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
+    if isinstance(obj, Undefined) or name[:1] == "_":
+        return getattr_(obj, name, rs)  # undefined's own rule; '_' names refused (Jinja2 prints '')
+    if isinstance(obj, Namespace):
+        return getattr_(obj, name, rs)  # a namespace's attributes are its values
+    return attribute_only(obj, name, rs)
+
+
+@pass_state
+def do_pprint(rs, value):
+    """Pretty-print (for debugging)."""
+    return safe_pformat(value, rs)
+
+
+# ------------------------------------------------------------------------------------------------ defaults
+def do_default(value, default_value="", boolean=False):
+    """default_value when value is undefined (or falsy, with boolean=true)."""
+    if isinstance(value, Undefined) or (boolean and not value):
+        return default_value
+    return value
+
+
+FILTERS = {
+    "abs": do_abs,
+    "attr": do_attr,
+    "batch": do_batch,
+    "capitalize": do_capitalize,
+    "center": do_center,
+    "count": do_length,
+    "d": do_default,
+    "default": do_default,
+    "dictsort": do_dictsort,
+    "e": do_escape,
+    "escape": do_escape,
+    "filesizeformat": do_filesizeformat,
+    "first": do_first,
+    "float": do_float,
+    "forceescape": do_forceescape,
+    "format": do_format,
+    "groupby": do_groupby,
+    "indent": do_indent,
+    "int": do_int,
+    "items": do_items,
+    "join": do_join,
+    "last": do_last,
+    "length": do_length,
+    "list": do_list,
+    "lower": do_lower,
+    "map": do_map,
+    "max": do_max,
+    "min": do_min,
+    "pprint": do_pprint,
+    "random": do_random,
+    "reject": do_reject,
+    "rejectattr": do_rejectattr,
+    "replace": do_replace,
+    "reverse": do_reverse,
+    "round": do_round,
+    "safe": do_safe,
+    "select": do_select,
+    "selectattr": do_selectattr,
+    "slice": do_slice,
+    "sort": do_sort,
+    "string": do_string,
+    "striptags": do_striptags,
+    "sum": do_sum,
+    "title": do_title,
+    "tojson": do_tojson,
+    "trim": do_trim,
+    "truncate": do_truncate,
+    "unique": do_unique,
+    "upper": do_upper,
+    "urlencode": do_urlencode,
+    "urlize": do_urlize,
+    "wordcount": do_wordcount,
+    "wordwrap": do_wordwrap,
+    "xmlattr": do_xmlattr,
+}

@@ -1,0 +1,1 @@
+"""Compile: AST → Python closures, once per template. No Python source is generated."""

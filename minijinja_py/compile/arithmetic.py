@@ -1,0 +1,281 @@
+"""Arithmetic: Jinja2's binary operators with their sizes checked and their work charged before it is done, and
+the `+` chains prompts are built with (a dozen strings added in turn) gathered and joined once."""
+
+import operator
+
+from .places import path_reader
+from ..core.budget import charge_int_op, guard
+from ..core.errors import located
+from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded
+from ..runtime.formatting import percent_format
+from ..syntax import nodes as n
+
+__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "chain_printer", "joined_text"]
+
+def checked_add(rs, a, b):
+    limits = rs.limits
+    if isinstance(a, str) and isinstance(b, str):
+        size = len(a) + len(b)
+        check_str_size(limits, size)
+        rs.burn(size >> CHAR_SHIFT)
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        size = len(a) + len(b)
+        check_items(limits, size)
+        rs.burn(size)
+    elif type(a) is int and type(b) is int and (a.bit_length() > 64 or b.bit_length() > 64):
+        if max(a.bit_length(), b.bit_length()) > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", "an integer sum")
+        rs.burn(max(a.bit_length(), b.bit_length()) >> 6)
+    elif isinstance(a, _SET_LIKE) or isinstance(b, _SET_LIKE):
+        _charge_set_operation(rs, a, b)
+    return a + b
+
+
+def _checked_sub(rs, a, b):
+    if isinstance(a, _SET_LIKE) or isinstance(b, _SET_LIKE):
+        _charge_set_operation(rs, a, b)
+    return a - b
+
+
+def _checked_mul(rs, a, b):
+    limits = rs.limits
+    for seq, count in ((a, b), (b, a)):
+        if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
+            size = len(seq) * count
+            if isinstance(seq, str):
+                check_str_size(limits, size)
+                rs.burn(max(size, 0) >> CHAR_SHIFT)
+            else:
+                check_items(limits, size)
+                rs.burn(max(size, 0))
+            return a * b
+    if isinstance(a, int) and isinstance(b, int):
+        if a.bit_length() + b.bit_length() > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", "an integer product")
+        charge_int_op(rs, a, b)
+    return a * b
+
+
+def _checked_pow(rs, a, b):
+    limits = rs.limits
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
+        if (a.bit_length() - 1) * b > limits.max_int_bits:
+            raise limit_exceeded(limits, "max_int_bits", f"the integer {a} ** {b}")
+        rs.burn((a.bit_length() * b) >> 6)
+    return a ** b
+
+
+def _checked_mod(rs, a, b):
+    if isinstance(a, str):
+        return percent_format(rs.limits, a, b)
+    if type(a) is int and type(b) is int:
+        charge_int_op(rs, a, b)
+    return a % b
+
+
+def _checked_floordiv(rs, a, b):
+    if type(a) is int and type(b) is int:
+        charge_int_op(rs, a, b)
+    return a // b
+
+
+def _checked_truediv(rs, a, b):
+    if type(a) is int and type(b) is int:
+        charge_int_op(rs, a, b)
+    return a / b
+
+
+_SET_LIKE = (set, frozenset, type({}.keys()), type({}.items()))
+
+
+def _charge_set_operation(rs, a, b):
+    """keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision)."""
+    for side in (a, b):
+        if hasattr(side, "__len__"):
+            rs.burn(len(side))
+        if isinstance(side, (list, tuple, set, frozenset)):
+            guard(rs, side)
+
+
+CHECKED = {"+": checked_add, "-": _checked_sub, "*": _checked_mul, "**": _checked_pow, "%": _checked_mod,
+            "//": _checked_floordiv, "/": _checked_truediv}
+PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator.pow, "%": operator.mod,
+          "//": operator.floordiv, "/": operator.truediv}
+
+
+def sum_operands(node):
+    """The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep)."""
+    operands, spans = [], []
+    while isinstance(node, n.BinOp) and node.op == "+":
+        operands.append(node.right)
+        spans.append(node.span)
+        node = node.left
+    operands.append(node)
+    operands.reverse()
+    spans.reverse()
+    return operands, spans
+
+
+def sum_chain(operands, places, evs, spans):
+    """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
+    its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
+    string they are gathered and joined once (the same text as adding them in turn); the first that is not one
+    is added, as are the rest, step by step from the text so far. Each operand is evaluated once, in order."""
+    # the text's pieces with the string constants in place; every other operand is read by its reader
+    # (places.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
+    template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
+    operand_spans = (None,) + tuple(spans)
+    readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
+                    for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
+    read_at = dict(readers)
+    constants_size = sum(len(piece) for piece in template if piece is not None)
+
+    def add_from(f, total, start):
+        for index in range(start, len(template)):
+            value = template[index]
+            if value is None:
+                value = read_at[index](f)
+            try:
+                total = checked_add(f[0], total, value)
+            except Exception as exc:
+                raise located(exc, operand_spans[index])
+        return total
+
+    def resume(f, got, value):
+        """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
+        what that read returned (None when got holds them all)."""
+        values, size = template[:], constants_size
+        for (index, _), text in zip(readers, got):
+            values[index] = text
+            size += len(text)
+        for position in range(len(got), len(readers)):
+            index, read = readers[position]
+            if position > len(got):
+                value = read(f)
+            if type(value) is str:
+                values[index] = value
+                size += len(value)
+                continue
+            if index == 0:
+                return add_from(f, value, 1)
+            before = values[:index]
+            total = joined_text(f[0], before, sum(map(len, before)))
+            try:
+                total = checked_add(f[0], total, value)
+            except Exception as exc:
+                raise located(exc, operand_spans[index])
+            return add_from(f, total, index + 1)
+        return joined_text(f[0], values, size)
+    chain = _short_chain(template, readers, resume) or _any_chain(readers, resume)
+    chain.mj_parts = (template, readers, resume)   # for chain_printer
+    return chain
+
+
+def chain_printer(chain, emit, span):
+    """run(f, out) printing a sum_chain closure's text in a loop body without calling it: the text appended when
+    the chain's one or two reads are plain strings and it is short, else emit(f, out, value) with the chain's
+    value (finished from the reads already done: none is repeated); an error located at span (the print's) when
+    nothing inside located it. None for another closure or a longer chain."""
+    template, readers, resume = getattr(chain, "mj_parts", (None, (), None))
+    if not 1 <= len(readers) <= 2:
+        return None
+    before, *rest = _constant_pieces(template, readers)
+    room = BIG_STR - len(before) - sum(map(len, rest))
+    if len(readers) == 1:
+        (_, read), = readers
+        after, = rest
+
+        def print_one(f, out):
+            try:
+                value = read(f)
+                if type(value) is str and len(value) < room:
+                    out.append(before + value + after)
+                    return
+                value = resume(f, (), value)
+            except Exception as exc:
+                raise located(exc, span)
+            emit(f, out, value)
+        return print_one
+    (_, read_first), (_, read_second) = readers
+    between, after = rest
+
+    def print_two(f, out):
+        try:
+            first = read_first(f)
+            if type(first) is str:
+                second = read_second(f)
+                if type(second) is str and len(first) + len(second) < room:
+                    out.append("".join((before, first, between, second, after)))
+                    return
+                value = resume(f, (first,), second)
+            else:
+                value = resume(f, (), first)
+        except Exception as exc:
+            raise located(exc, span)
+        emit(f, out, value)
+    return print_two
+
+
+def _constant_pieces(template, readers):
+    """The constants before, between and after the reads, each joined."""
+    cuts = [index for index, _ in readers]
+    return ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
+
+
+def _constant_reader(value):
+    return lambda f: value
+
+
+def _short_chain(template, readers, resume):
+    """The chain's closure when it has two operands or fewer that are not string constants (most do:
+    `'<|im_start|>' + message['role'] + '\n'`): the constants around them joined at compile time. None else."""
+    if len(readers) > 2:
+        return None
+    if not readers:
+        text = "".join(template)   # constants only: the template's own text (a long one paid for each time)
+        return (lambda f: text) if len(text) < BIG_STR else (lambda f: joined_text(f[0], template, len(text)))
+    pieces = _constant_pieces(template, readers)
+    if len(readers) == 1:
+        (_, read), = readers
+        before, after = pieces
+        room = BIG_STR - len(before) - len(after)
+
+        def ev_one(f):
+            value = read(f)
+            if type(value) is str and len(value) < room:
+                return before + value + after
+            return resume(f, (), value)
+        return ev_one
+    (_, read_first), (_, read_second) = readers
+    before, between, after = pieces
+    room = BIG_STR - len(before) - len(between) - len(after)
+
+    def ev_two(f):
+        first = read_first(f)
+        if type(first) is not str:
+            return resume(f, (), first)
+        second = read_second(f)
+        if type(second) is str and len(first) + len(second) < room:
+            return "".join((before, first, between, second, after))
+        return resume(f, (first,), second)
+    return ev_two
+
+
+def _any_chain(readers, resume):
+    def ev(f):
+        got = []
+        for _, read in readers:
+            value = read(f)
+            if type(value) is not str:
+                return resume(f, got, value)
+            got.append(value)
+        return resume(f, got, None)   # every read gave a string: resume joins them
+    return ev
+
+
+def joined_text(rs, values, size):
+    """"".join(values) of plain strings (size: their length), sized (and paid for) first when it is long."""
+    if size >= BIG_STR:
+        check_str_size(rs.limits, size)
+        rs.burn(size >> CHAR_SHIFT)
+    return "".join(values)

@@ -1,0 +1,270 @@
+"""Calls: `f(args)`, `x | filter(args)`, `x is test(args)` → closures, and what calling a template value does.
+
+The expression half that deals with functions (expressions.py has the rest). Filters and tests are looked up when
+the template compiles (an unknown one is a TemplateAssertionError then, or in a branch Jinja2 defers it, when it
+runs); their cost is what their function declares (budget.costs). Calling a value goes through call_value:
+macros charge their own body, everything else its call and what it returns, and every argument a function could
+hash or compare passes budget.guard first.
+"""
+
+from ..builtins.decorators import Passing
+from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
+from ..core.budget import charge_result, charged, charged_unary, guard, take
+from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
+from ..core.state import BIG_STR, CHAR_SHIFT, out_of_fuel
+from ..runtime.objects import Macro
+from ..runtime.printing import short_repr
+from ..runtime.sandbox import CHECKED_METHODS
+from ..runtime.undefined import Undefined
+from ..syntax import nodes as n
+
+__all__ = [
+    "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
+]
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+# Python passes a **mapping's keywords one by one at each call they go through (about half a microsecond each:
+# the call here, then a function taking **kwargs builds its dict again): what one keyword costs, in steps
+_KEYWORD_STEPS = 8
+
+
+def call_value(func, args, kwargs, rs):
+    """Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions."""
+    if type(func) is Macro:
+        return func(*args, **kwargs)  # charges its own body
+    if isinstance(func, Undefined):
+        return func._fail_with_undefined_error()
+    rs.fuel -= 1
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if getattr(func, "mj_guards_arguments", False) is not True:
+        for value in args:
+            if type(value) not in _SCALARS:
+                guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
+        if kwargs and not _SCALARS.issuperset(map(type, kwargs.values())):
+            for value in kwargs.values():
+                if type(value) not in _SCALARS:
+                    guard(rs, value)
+    try:
+        if getattr(func, "mj_pass_state", False) is True:
+            return charge_result(rs, func(rs, *args, **kwargs))
+        if type(func) not in CHECKED_METHODS:   # the sandbox's methods (most calls) carry no marks
+            if isinstance(func, type) and issubclass(func, BaseException):
+                raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+            if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
+                # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
+                # unsafe_callable): Jinja2's sandbox refuses it, so does this one
+                raise SecurityError(f"{short_repr(func)} is not safely callable")
+            if type(getattr(type(func), "__call__", None)) is Passing:
+                # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
+                return charge_result(rs, func.__call__(rs, *args, **kwargs))
+        return charge_result(rs, func(*args, **kwargs))
+    except StopIteration:
+        # Jinja2: a call that raises StopIteration (next() of an exhausted iterator) gives an undefined
+        return rs.undefined("value was undefined because a callable raised a StopIteration exception")
+
+
+def compile_args(c, args):
+    """Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded."""
+    positional = tuple(c.expr(a) for a in args.positional)
+    keywords = tuple((k, c.expr(v)) for k, v in args.keywords)
+    star = c.expr(args.star) if args.star is not None else None
+    dstar = c.expr(args.dstar) if args.dstar is not None else None
+
+    def collect(f):
+        pos = [a(f) for a in positional]
+        kw = {k: v(f) for k, v in keywords}
+        if star is not None:
+            pos.extend(take(f[0], star(f), "a *argument"))
+        if dstar is not None:
+            extra = dstar(f)
+            f[0].burn(_KEYWORD_STEPS * len(extra) if hasattr(extra, "__len__") else 0)
+            if kw and not kw.keys().isdisjoint(extra):
+                k = next(k for k in extra if k in kw)
+                raise TypeError(f"got multiple values for keyword argument {k!r}")
+            kw.update(extra)
+        return pos, kw
+    return collect
+
+
+def compile_call(c, node):
+    func_ev = c.expr(node.func)
+    span = node.span
+    if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
+        collect = compile_args(c, node.args)
+
+        def ev_general(f):
+            func = func_ev(f)
+            try:
+                args, kwargs = collect(f)
+                return call_value(func, args, kwargs, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_general
+    positional = tuple(c.expr(a) for a in node.args.positional)
+    # (a macro is called at once: call_value would only call it, a frame more)
+    if not positional:
+        def ev_no_args(f):
+            func = func_ev(f)
+            try:
+                return func() if type(func) is Macro else call_value(func, (), {}, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_no_args
+
+    if len(positional) == 1:   # f(x): the argument evaluated in line (a list comprehension is a frame more)
+        only, = positional
+
+        def ev_one_arg(f):
+            func = func_ev(f)
+            arg = only(f)
+            try:
+                return func(arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_one_arg
+
+    def ev(f):
+        func = func_ev(f)
+        args = [a(f) for a in positional]
+        try:
+            return func(*args) if type(func) is Macro else call_value(func, args, {}, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def _missing(kind, name, span):
+    """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
+    it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
+    with a TypeError when given some)."""
+    def missing(*args, **kwargs):
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
+        raise error_at(TemplateRuntimeError, f"No {kind} named {name!r} found.", span)
+    return missing
+
+
+def _lookup(c, registry, kind, name, span):
+    func = registry.get(name)
+    if func is None:
+        if not c.soft:
+            raise error_at(TemplateAssertionError, f"No {kind} named {name!r}.", span)
+        func = _missing(kind, name, span)
+    return func
+
+
+def compile_filter_step(c, node):
+    """A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value)."""
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
+
+
+def compile_filter(c, node, value_ev=None):
+    func = _lookup(c, c.filters, "filter", node.name, node.span)
+    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
+
+
+def _apply(c, func, args, value_ev, span):
+    if args.empty and value_ev is not None:
+        # the common case, x|trim or x is defined: one closure, no argument handling
+        call_unary = charged_unary(func)
+
+        def ev(f):
+            value = value_ev(f)
+            try:
+                return call_unary(f[0], value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev
+    if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
+            1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
+        return _direct_call(c, func, args, value_ev, span)
+    collect = None if args.empty else compile_args(c, args)
+    call = charged(func)
+
+    def step(f, value):
+        try:
+            if collect is None:
+                return call(f[0], value, (), {})
+            pos, kw = collect(f)
+            return call(f[0], value, pos, kw)
+        except Exception as exc:
+            raise located(exc, span)
+    if value_ev is None:
+        return step
+
+    def ev_args(f):
+        return step(f, value_ev(f))
+    return ev_args
+
+
+def _direct_call(c, func, args, value_ev, span):
+    """x|f(a) or x|f(a, b) (or a test) for a function that declares no cost: called directly, charged for long
+    strings in and for what it returns (its call is paid by the node's weight)."""
+    state = getattr(func, "mj_pass_state", False) is True
+    first = c.expr(args.positional[0])
+    second = c.expr(args.positional[1]) if len(args.positional) == 2 else None
+
+    def ev(f):
+        value = value_ev(f)
+        a = first(f)
+        b = second(f) if second is not None else _NONE
+        rs = f[0]
+        try:
+            if type(value) is str and len(value) > BIG_STR:
+                rs.burn(len(value) >> CHAR_SHIFT)
+            if type(a) is str and len(a) > BIG_STR or type(b) is str and len(b) > BIG_STR:
+                rs.burn((len(a) if type(a) is str else 0) + (len(b) if type(b) is str else 0) >> CHAR_SHIFT)
+            if b is _NONE:
+                result = func(rs, value, a) if state else func(value, a)
+            else:
+                result = func(rs, value, a, b) if state else func(value, a, b)
+            if result is True or result is False or result is None or type(result) is str and len(result) < 16:
+                return result
+            return charge_result(rs, result)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+_NONE = object()   # no second argument
+
+
+def compile_test(c, node, value_ev=None):
+    span = node.span
+    value_ev = value_ev or c.expr(node.value)
+    func = _lookup(c, c.tests, "test", node.name, span)
+    if func in TYPE_TESTS and node.args.empty:
+        return type_test(func, value_ev, node.negated, span)
+    test = _apply(c, func, node.args, value_ev, span)
+    if node.negated:
+        return lambda f: not test(f)
+    if func in BOOL_TESTS:
+        return test  # already a bool
+    return lambda f: bool(test(f))
+
+
+def type_test(func, value_ev, negated, span):
+    """x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
+    weight (its node): one closure, one call."""
+    if negated:
+        def ev_not(f):
+            value = value_ev(f)
+            try:
+                return not func(value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_not
+
+    def ev(f):
+        value = value_ev(f)
+        try:
+            return func(value)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def is_type_test(c, node):
+    """Is node `x is [not] <type test>` without arguments (defined, none, string, ...)?"""
+    return isinstance(node, n.Test) and node.args.empty and c.tests.get(node.name) in TYPE_TESTS

@@ -1,0 +1,161 @@
+"""Compiler: AST (nodes.py) → Python closures, once per template. No Python source is generated: each node becomes
+a closure over the closures of its children (the glossary of the interpreter's names is in context.py).
+
+Statements become `run(f, out)` (statements.py, loops.py, functions.py, inclusion.py), expressions `ev(f)`
+(expressions.py, calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a
+test checks that every node class has its entry). Variables are slots of a frame, resolved here with symbols.py:
+every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile
+is linear in the template's size: each node is compiled once, and the analyses answer in one pass
+(symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
+folder's negative powers, output checks around a conditional extends) is rewritten in the AST first
+(transforms.py), only for the templates that need it.
+"""
+
+from ..analysis.symbols import Function, Summaries
+from ..analysis.transforms import (
+    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
+    folds_string_filters, has_conditional_extends, with_newline_sequence,
+)
+from .context import CompileContext
+from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
+from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
+from .fused import FUSED_ASSIGN, FUSED_EXPRESSIONS
+from .fused_if import s_if
+from .fused_print import print_run
+from .inclusion import s_load
+from .loops import compile_for
+from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
+from ..core.state import gc_paused
+from ..runtime.composition import context_at
+from ..syntax import nodes as n
+
+__all__ = ["compile_template", "CompiledTemplate", "LoopControlOutsideLoop", "STATEMENTS", "EXPRESSIONS"]
+
+
+def e_no_parent_yet(c, node):
+    depth = c.context_depth()
+    return lambda f: context_at(f, depth).extends is None
+
+
+EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS, NoParentYet: e_no_parent_yet}
+STATEMENTS = {
+    **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
+    n.Generation: s_generation, n.Block: s_block, n.Load: s_load, n.If: s_if, **FUSED_ASSIGN,
+}
+
+
+class CompiledTemplate:
+    """What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
+    for Template.generate), the layout of its root frame, the slot of `self` (None
+    when the template does not use it), its {% block %} functions by name, its top-level variables
+    {name: slot} (Jinja2's exported context variables), whether a render needs a template context
+    (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
+    variables and the globals, in the order first met (meta.find_undeclared_variables)."""
+
+    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
+
+    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context, resolved):
+        self.run, self.steps, self.layout, self.self_slot = run, steps, layout, self_slot
+        self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
+
+
+def prepare(template, env, source):
+    """The AST rewrites this template needs (transforms.py)."""
+    if env.finalize is not None:
+        template = finalize_outputs(template)
+    if env.newline_sequence != "\n" and source is not None:
+        template = with_newline_sequence(template, source, env.newline_sequence)
+    if source is None or "**" in source:
+        template = fold_negative_powers(template)
+    if source is None or folds_string_filters(source):
+        template = fold_string_filters(template, env.filters, env.limits)
+    if has_conditional_extends(template):
+        template = check_outputs(template)
+    return template
+
+
+def compile_template(template, env, autoescape, origin=(None, None, None)):
+    """nodes.Template → CompiledTemplate. origin is the template's (name, filename, normalised source). Raises
+    TemplateSyntaxError (TemplateAssertionError...) or LimitExceeded for a template that cannot compile."""
+    with gc_paused():
+        c = CompileContext(env, autoescape, Summaries(origin[2]), origin)
+        try:
+            return _compile(c, template)
+        finally:
+            # the context and its helpers refer to each other: unlinked, the compile's garbage is freed at once
+            # instead of waiting for the cyclic collector (which then walks every object the compile made)
+            c.expr = c.stmt = c.print_run = None
+            c.functions.clear()   # each function lists the others
+            c.if_bodies = None
+
+
+def _compile(c, template):
+    env = c.env
+    c.summaries.scan(template, env.limits.max_nesting)   # refuses a template nested too deep
+    prepared = prepare(template, env, c.origin[2])
+    if prepared is not template:
+        c.summaries.scan(prepared)
+    template = prepared
+    if env.finalize is not None:
+        c.filters = {**c.filters, FINALIZE: env.finalize}
+    c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
+    c.stmt = lambda node: STATEMENTS[type(node)](c, node)
+    c.print_run = lambda nodes: print_run(c, nodes)
+    root_self = "self" in c.summaries.reads(template.body, ("self",))
+    c.uses_self = root_self
+    function = Function(None, family=c.functions)
+    with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
+        run, steps = _compile_steps(c, template.body)
+        layout = function_layout(c, function, scope)
+    exports = {name: scope.refs[name] for name in scope.stores}
+    resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
+    return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
+                            dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
+
+
+def _chunks(body):
+    """The top-level statements in chunks (Template.generate yields after each): a tag alone, consecutive texts
+    and {{ }} together (compiled as one print run: a template of many top-level prints compiles in one pass)."""
+    chunks = []
+    for node in body:
+        if isinstance(node, (n.Text, n.Output)) and chunks and isinstance(chunks[-1][-1], (n.Text, n.Output)):
+            chunks[-1].append(node)
+        else:
+            chunks.append([node])
+    return chunks
+
+
+def _compile_steps(c, body):
+    """The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
+    weight by run, and each under its own by its step; nothing after a second extends (as Jinja2)."""
+    chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
+    runs = []
+    for chunk in chunks:
+        extended_before = c.known_extends
+        run, weight = compile_body(c, chunk)
+        if run is not nothing or weight:
+            runs.append((run, weight))
+        if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
+            break
+    steps = tuple(charging(run, weight) for run, weight in runs)
+    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps
+
+
+def _run_all(runs):
+    """One run(f, out) running runs in turn."""
+    if not runs:
+        return nothing
+    if len(runs) == 1:
+        return runs[0]
+    if len(runs) == 2:
+        a, b = runs
+
+        def run2(f, out):
+            a(f, out)
+            b(f, out)
+        return run2
+
+    def run(f, out):
+        for r in runs:
+            r(f, out)
+    return run

@@ -1,0 +1,133 @@
+"""The state of one compile: the environment it compiles for, where the compiler is (the current scope, the
+flags of the constructs around it), and the dispatch to the node compilers (filled in by compiler.py, so the
+expression and statement modules below it can compile their children without importing it).
+
+Glossary of the interpreter's names, used throughout compiler.py, loops.py, expressions.py and calls.py:
+
+  c        this CompileContext
+  f        a frame: the list of slots one template function runs with (symbols.py): f[0] the render state,
+           f[1] the parent frame, f[2:] the variables
+  rs       the render state (state.RenderState): limits, fuel, output size, call depth, undefined class
+  out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
+  ev(f)    a compiled expression: returns its value
+  run(f, out)  a compiled statement or statement list: appends its output
+  span     a node's location (nodes.Span); errors are located at the innermost span (errors.located)
+  weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
+  output   every piece appended to an output list is counted against max_output once, before any join: by the
+           statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
+           (one sum over the pieces the loop appended: per-piece counting would cost more than the printing)
+  operand  a compiled expression in a form the statement compilers can evaluate inline (see expressions.py):
+           (CONST, value), (VAR, slot), (ITEM, slot, key, ev) or (EVAL, ev)
+"""
+
+__all__ = ["CompileContext"]
+
+
+class CompileContext:
+    """Everything the node compilers share during one compile_template()."""
+
+    def __init__(self, env, autoescape, summaries, origin=(None, None, None)):
+        self.env = env
+        # (name, filename, normalised source) of the template: errors located in it carry them, the load tags
+        # read their modifiers in the source and pass the name to the loader as the parent of what they load
+        self.origin = origin
+        self.template_name = origin[0]
+        self.limits = env.limits
+        self.extensions = env.extensions
+        self.filters = env.filters
+        self.tests = env.tests
+        self.undefined_class = env.undefined
+        self.autoescape = autoescape
+        self.summaries = summaries
+        self.scope = None            # the symbols.Scope being compiled
+        self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
+        self.in_loop = False         # break/continue allowed here
+        self.counted_by_loop = False # output here is counted by the enclosing loop when it ends (not per piece)
+        self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
+        self.uses_self = False       # the template or one of its blocks reads `self`
+        self.last_runs = ()          # the statement closures of the list compile_body compiled last
+        self.needs_context = False   # a block, `self` or a load tag: the render needs a composition.TemplateContext
+        self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
+        self.if_bodies = {}          # id of an If node → its branches' compiled bodies, then the else's (or None)
+        self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
+        # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
+        # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
+        # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies
+        self.toplevel = True
+        self.rootlevel = True
+        self.output_check = True
+        self.known_extends = False
+        # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
+        self.expr = None
+        self.stmt = None
+        self.print_run = None
+
+    def flags(self, **changes):
+        """Set compile-time flags around a nested construct (`with c.flags(...):`). `soft` also says what frame
+        it opens: an if-branch (soft=True) leaves the template's root level, anything else its top level too."""
+        if "soft" in changes:
+            changes["rootlevel"] = False
+            if not changes["soft"]:
+                changes["toplevel"] = False
+        return _Flags(self, changes)
+
+    def where(self, name):
+        """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
+        name the compiler asks for)."""
+        return self.variable(name)[:2]
+
+    def context_depth(self):
+        """How many frames up from the current scope's frame the outermost frame of its function chain is (the
+        template's root or a block), whose parent slot holds the template context (composition.py)."""
+        depth, scope = 0, self.scope
+        while scope.parent is not None:
+            if scope.parent.function is not scope.function:
+                depth += 1
+            scope = scope.parent
+        return depth
+
+    def visible_stores(self):
+        """{name: (depth, slot)} of every variable assigned in the current scope and the scopes around it, the
+        innermost first: what Jinja2 passes as the locals of a scoped block, an include or an import with
+        context."""
+        visible = {}
+        depth, scope = 0, self.scope
+        while scope is not None:
+            for name in scope.stores:
+                if name not in visible:
+                    visible[name] = (depth, scope.refs[name])
+            parent = scope.parent
+            if parent is not None and parent.function is not scope.function:
+                depth += 1
+            scope = parent
+        return visible
+
+    def variable(self, name):
+        """(depth, slot, how it starts: symbols.PARAM, RESOLVE, ALIAS or UNDEFINED) of the variable `name`. A
+        parameter always holds a value; any other slot may hold state.MISSING (not assigned yet, or not found when
+        resolved), which a read turns into an undefined, a new one each time, as in Jinja2."""
+        found = self.scope.find_variable(name)
+        if found is None:
+            self.scope.load(name)
+            found = self.scope.find_variable(name)
+        return found
+
+
+class _Flags:
+    """CompileContext.flags: the changes made on entry, the saved values put back on exit (a class rather than a
+    generator-based context manager: the compiler enters thousands per template)."""
+
+    __slots__ = ("context", "changes", "saved")
+
+    def __init__(self, context, changes):
+        self.context, self.changes = context, changes
+
+    def __enter__(self):
+        context = self.context
+        self.saved = [(name, getattr(context, name)) for name in self.changes]
+        for name, value in self.changes.items():
+            setattr(context, name, value)
+
+    def __exit__(self, *exc_info):
+        for name, value in self.saved:
+            setattr(self.context, name, value)

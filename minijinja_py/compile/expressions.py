@@ -1,0 +1,533 @@
+"""Expressions: AST expression nodes → `ev(f)` closures with Jinja2's value semantics and their costs.
+
+Every closure that can fail attaches its node's span to the error (errors.located), so the innermost location
+wins. Attribute and item reads of a plain dict are done in line — the shape of nearly every read in a chat
+template — and everything else goes through sandbox.py. A variable is a slot of the frame (symbols.py).
+
+The shapes chat templates repeat have fused versions in fused.py, which fall back to these.
+"""
+
+import operator
+from operator import itemgetter
+
+from ..analysis.symbols import PARAM, node_count
+from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
+from .calls import compile_call, compile_test
+from .comparisons import e_compare
+from .places import constant_literal, dict_key, key_path, local_slot
+from ..core.budget import charge_result, guard
+from ..core.errors import located
+from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
+from ..runtime.markup import Markup, escape
+from ..runtime.objects import LoopContext
+from ..runtime.printing import to_str
+from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
+from ..runtime.undefined import Undefined
+from ..syntax import nodes as n
+
+__all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "truth_of", "DICT_ATTRS", "DICT_MUTATORS", "e_binop", "e_compare",
+           "lookup_steps"]
+
+# loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
+LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
+                          "previtem", "nextitem"})
+_SMALL = 0xFFFFFFFF
+
+
+def truth(c, node):
+    """ev(f) → bool(value), located at node if truth-testing fails (StrictUndefined)."""
+    return truth_of(c.expr(node), node)
+
+
+def truth_of(ev, node):
+    """truth for node's closure ev, compiled already."""
+    if isinstance(node, (n.Not, n.Test)):
+        return ev   # already a bool
+    span = node.span
+
+    def test(f):
+        try:
+            return True if ev(f) else False
+        except Exception as exc:
+            raise located(exc, span)
+    return test
+
+
+# --------------------------------------------------------------------------------------------- atoms
+def e_const(c, node):
+    value = node.value
+    return lambda f: value
+
+
+def e_name(c, node):
+    name = node.name
+    depth, slot, kind = c.variable(name)
+    if depth == 0 and kind == PARAM:
+        return itemgetter(slot)
+    if depth == 0:
+        def ev_local(f):
+            value = f[slot]
+            if value is MISSING:   # not assigned yet, or not found: a new undefined for each read, as Jinja2
+                return f[0].undefined(name=name)
+            return value
+        return ev_local
+
+    def ev(f):
+        frame = f
+        for _ in range(depth):
+            frame = frame[1]
+        value = frame[slot]
+        if value is MISSING:
+            return f[0].undefined(name=name)
+        return value
+    return ev
+
+
+def e_tuple(c, node):
+    folded = constant_literal(c, node)
+    if folded is not MISSING:
+        return lambda f: folded   # immutable: the same tuple every time
+    items = tuple(c.expr(x) for x in node.items)
+    return lambda f: tuple([ev(f) for ev in items])
+
+
+def e_list(c, node):
+    values = tuple(constant_literal(c, x) for x in node.items)
+    if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
+        return lambda f: list(values)
+    items = tuple(c.expr(x) for x in node.items)
+    return lambda f: [ev(f) for ev in items]
+
+
+def e_dict(c, node):
+    pairs = tuple((c.expr(k), c.expr(v)) for k, v in node.pairs)
+    span = node.span
+
+    def ev(f):
+        # as a Python dict display (Jinja2 compiles to one): every key and value is computed before any key is
+        # hashed, so an error in a later value comes before an unhashable key
+        items = [(k(f), v(f)) for k, v in pairs]
+        try:
+            for key, _ in items:
+                if type(key) is tuple:
+                    guard(f[0], key)
+            return dict(items)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+# ------------------------------------------------------------------------------------------------ lookups
+def e_lookup(c, node):
+    """x.a.b, x['a'][i], messages[idx]['role'], tool_call.function.arguments...: a chain of lookups from a variable
+    — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
+    that has the key or a list that has the index; else the general lookups, step by step."""
+    general = e_getattr(c, node) if isinstance(node, n.Getattr) else e_getitem(c, node)
+    steps = lookup_steps(c, node)
+    if steps is None:
+        return general
+    root, steps = steps
+    root_slot = local_slot(c, _lookup_root(node))
+    if root_slot is not None:
+        root = itemgetter(root_slot)   # MISSING (undefined) is neither dict nor list: the general path takes it
+    if len(steps) == 2 and steps[1][1] is None:
+        return _two_lookups(root, steps, general)
+
+    def ev(f):
+        obj = root(f)
+        for key, index in steps:
+            if index is not None:
+                key = f[index]
+                if type(obj) is list and type(key) is int and -len(obj) <= key < len(obj):
+                    obj = obj[key]
+                    continue
+            if type(obj) is not dict or type(key) is not str or key not in obj:
+                return general(f)
+            obj = obj[key]
+        return obj
+    return ev
+
+
+def lookup_steps(c, node):
+    """(root ev, ((key, None) or (None, slot of the index variable), ...)) for a chain of at least two lookups
+    e_lookup can walk, else None."""
+    steps = []
+    current = node
+    while isinstance(current, (n.Getattr, n.Getitem)):
+        key = dict_key(current)
+        if key is not None:
+            steps.append((key, None))
+        elif isinstance(current, n.Getitem) and isinstance(current.key, n.Name):
+            depth, slot, kind = c.variable(current.key.name)
+            if depth != 0 or kind != PARAM:
+                return None
+            steps.append((None, slot))
+        else:
+            return None
+        current = current.obj
+    if len(steps) < 2 or not isinstance(current, n.Name):
+        return None
+    return c.expr(current), tuple(reversed(steps))
+
+
+def e_getattr(c, node):
+    obj_ev = c.expr(node.obj)
+    attr, span = node.attr, node.span
+    if attr in LOOP_FIELDS:
+        def ev_loop(f):
+            obj = obj_ev(f)
+            if type(obj) is LoopContext:
+                return getattr(obj, attr)  # loop.index and friends: plain properties the sandbox allows
+            try:
+                return getattr_(obj, attr, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_loop
+    if not (attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
+        slot = local_slot(c, node.obj)
+        if slot is not None:
+            def ev_local_key(f):
+                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
+                if type(obj) is dict:
+                    if attr in obj:
+                        return obj[attr]
+                    return f[0].undefined(obj=obj, name=attr)
+                if obj is MISSING:
+                    obj = obj_ev(f)
+                try:
+                    return getattr_(obj, attr, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev_local_key
+
+        def ev_key(f):
+            obj = obj_ev(f)
+            if type(obj) is dict:
+                if attr in obj:
+                    return obj[attr]
+                return f[0].undefined(obj=obj, name=attr)
+            try:
+                return getattr_(obj, attr, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_key
+
+    def ev(f):
+        obj = obj_ev(f)
+        try:
+            return getattr_(obj, attr, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def e_getitem(c, node):
+    obj_ev = c.expr(node.obj)
+    span = node.span
+    if isinstance(node.key, n.Slice):
+        return _slice_item(c, obj_ev, node.key, span)
+    key = node.key.value if isinstance(node.key, n.Const) else None
+    if type(key) is int or type(key) is str and key[:1] != "_":
+        slot = local_slot(c, node.obj)
+        # a plain dict without the key: undefined, as the sandbox's lookup decides when no dict method has the name
+        undefined_if_missing = type(key) is str and key not in DICT_ATTRS and key not in DICT_MUTATORS
+        if type(key) is str and slot is not None:
+            def ev_local_str(f):
+                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
+                if type(obj) is dict:
+                    if key in obj:
+                        return obj[key]
+                    if undefined_if_missing:
+                        return f[0].undefined(obj=obj, name=key)
+                if obj is MISSING:
+                    obj = obj_ev(f)
+                try:
+                    return getitem_(obj, key, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev_local_str
+        if type(key) is str:
+            def ev_str(f):
+                obj = obj_ev(f)
+                if type(obj) is dict:
+                    if key in obj:
+                        return obj[key]
+                    if undefined_if_missing:
+                        return f[0].undefined(obj=obj, name=key)
+                try:
+                    return getitem_(obj, key, f[0])
+                except Exception as exc:
+                    raise located(exc, span)
+            return ev_str
+
+        def ev_int(f):
+            obj = obj_ev(f)
+            if type(obj) is list and -len(obj) <= key < len(obj):
+                return obj[key]
+            try:
+                return getitem_(obj, key, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_int
+    key_ev = c.expr(node.key)
+
+    def ev(f):
+        obj = obj_ev(f)
+        key = key_ev(f)
+        kind = type(key)
+        if kind is int:
+            if type(obj) is list and -len(obj) <= key < len(obj):
+                return obj[key]   # messages[loop.index0 - 1]
+        elif kind is str:
+            if type(obj) is dict and key in obj and key[:1] != "_":
+                return obj[key]
+        else:
+            try:
+                guard(f[0], key)  # hashed by a dict lookup
+            except Exception as exc:
+                raise located(exc, span)
+        try:
+            return getitem_(obj, key, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def _slice_item(c, obj_ev, key, span):
+    # Jinja2 quirk: slices bypass the sandbox's item-then-attribute lookup and subscript directly, so none[1:]
+    # and generator[1:] raise TypeError instead of giving undefined
+    slice_ev = e_slice(c, key)
+
+    def ev(f):
+        obj = obj_ev(f)
+        key = slice_ev(f)
+        try:
+            if isinstance(obj, Undefined):
+                return getitem_(obj, key, f[0])
+            return charge_result(f[0], obj[key])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def e_slice(c, node):
+    start, stop, step = (c.expr(x) if x is not None else None for x in (node.start, node.stop, node.step))
+    return lambda f: slice(start(f) if start else None, stop(f) if stop else None, step(f) if step else None)
+
+
+def e_binop(c, node):
+    if node.op == "+":
+        return _sum_chain(c, node)
+    left, right = c.expr(node.left), c.expr(node.right)
+    span = node.span
+    checked, plain = CHECKED[node.op], PLAIN[node.op]
+    small_ints_are_cheap = node.op != "**"   # 2 ** 100000 is small ints too
+
+    def ev(f):
+        a = left(f)
+        b = right(f)
+        try:
+            if small_ints_are_cheap and type(a) is int and type(b) is int and -_SMALL <= a <= _SMALL \
+                    and -_SMALL <= b <= _SMALL:
+                return plain(a, b)  # loop.index0 % 2: nothing worth charging or checking
+            if type(a) is float and type(b) is float:
+                return plain(a, b)
+            return checked(f[0], a, b)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def _lookup_root(node):
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        node = node.obj
+    return node
+
+
+def _two_lookups(root, steps, general):
+    """e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line."""
+    (key1, index), (key2, _) = steps
+    if index is None:
+        def ev_keys(f):
+            obj = root(f)
+            if type(obj) is dict and key1 in obj:
+                obj = obj[key1]
+                if type(obj) is dict and key2 in obj:
+                    return obj[key2]
+            return general(f)
+        return ev_keys
+
+    def ev_index(f):
+        obj = root(f)
+        i = f[index]
+        if type(obj) is list and type(i) is int and -len(obj) <= i < len(obj):
+            obj = obj[i]
+            if type(obj) is dict and key2 in obj:
+                return obj[key2]
+        return general(f)
+    return ev_index
+
+
+def _sum_chain(c, node):
+    operands, spans = sum_operands(node)
+    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
+
+
+def e_unary(c, node):
+    operand_ev = c.expr(node.operand)
+    op = operator.neg if node.op == "-" else operator.pos
+    span = node.span
+
+    def ev(f):
+        v = operand_ev(f)
+        try:
+            return op(v)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+# ---------------------------------------------------------------------------------------------- logic
+def e_not(c, node):
+    test = truth(c, node.operand)
+    return lambda f: not test(f)
+
+
+def e_and(c, node):
+    left, right = c.expr(node.left), c.expr(node.right)
+    span = node.left.span
+
+    def ev(f):
+        a = left(f)
+        try:
+            if not a:
+                return a
+        except Exception as exc:
+            raise located(exc, span)
+        return right(f)
+    return ev
+
+
+def e_or(c, node):
+    left, right = c.expr(node.left), c.expr(node.right)
+    span = node.left.span
+
+    def ev(f):
+        a = left(f)
+        try:
+            if a:
+                return a
+        except Exception as exc:
+            raise located(exc, span)
+        return right(f)
+    return ev
+
+
+def e_cond(c, node):
+    # the whole expression, test included, is a "soft" place as in Jinja2: an unknown filter or test there fails
+    # only when it is evaluated
+    with c.flags(soft=True, rootlevel=c.rootlevel, toplevel=c.toplevel):
+        test = truth(c, node.test)
+        then = c.expr(node.then)
+        else_ = c.expr(node.else_) if node.else_ is not None else None
+    # the weight of the statement around this expression counts its test; a branch pays for its nodes when taken
+    then = _paying(then, node_count(node.then))
+    if else_ is None:
+        hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section was "
+                "defined.")
+        # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
+        return lambda f: then(f) if test(f) else Undefined(hint)
+    else_ = _paying(else_, node_count(node.else_))
+    return lambda f: then(f) if test(f) else else_(f)
+
+
+def _paying(ev, steps):
+    """ev, charging `steps` to the render each time it runs (none: ev itself)."""
+    if not steps:
+        return ev
+
+    def ev_paid(f):
+        rs = f[0]
+        rs.fuel -= steps
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return ev(f)
+    return ev_paid
+
+
+# ------------------------------------------------------------------------------------------------- concat
+# Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
+_CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
+
+
+def _folded_by_jinja2(c, node):
+    """Would Jinja2's optimizer fold this expression to a constant at compile time?"""
+    def folded(x):
+        return _folded_by_jinja2(c, x)
+    if node is None or isinstance(node, n.Const):
+        return True
+    if isinstance(node, (n.TupleExpr, n.ListExpr, n.Concat)):
+        return all(map(folded, node.items))
+    if isinstance(node, n.DictExpr):
+        return all(folded(k) and folded(v) for k, v in node.pairs)
+    if isinstance(node, (n.BinOp, n.And, n.Or)):
+        return folded(node.left) and folded(node.right)
+    if isinstance(node, (n.UnaryOp, n.Not)):
+        return folded(node.operand)
+    if isinstance(node, n.Compare):
+        return folded(node.first) and all(folded(x) for _, x in node.ops)
+    if isinstance(node, n.CondExpr):
+        return node.else_ is not None and folded(node.test) and folded(node.then) and folded(node.else_)
+    if isinstance(node, n.Getattr):
+        return folded(node.obj)
+    if isinstance(node, n.Getitem):
+        return folded(node.obj) and folded(node.key)
+    if isinstance(node, n.Slice):
+        return folded(node.start) and folded(node.stop) and folded(node.step)
+    if isinstance(node, (n.Filter, n.Test)):
+        known = c.filters if isinstance(node, n.Filter) else c.tests
+        args = node.args
+        return (node.name in known and node.name not in _CONTEXT_FILTERS and node.value is not None
+                and args.star is None and args.dstar is None and folded(node.value)
+                and all(map(folded, args.positional)) and all(folded(v) for _, v in args.keywords))
+    return False
+
+
+def e_concat(c, node):
+    items = tuple((None, x.value) if isinstance(x, n.Const) else (c.expr(x), None) for x in node.items)
+    span = node.span
+    # Jinja2 quirk: a `~` of constants is folded at compile time by joining str() of each part, so under
+    # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
+    autoescape = c.autoescape and not all(_folded_by_jinja2(c, x) for x in node.items)
+
+    def ev(f):
+        values = [constant if item is None else item(f) for item, constant in items]
+        try:
+            rs = f[0]
+            if autoescape and any(hasattr(v, "__html__") for v in values):
+                parts = [escape(v if isinstance(v, str) or hasattr(v, "__html__") else to_str(v, rs))
+                         for v in values]
+                total = sum(map(len, parts))
+                check_str_size(rs.limits, total)
+                rs.burn(total >> CHAR_SHIFT)
+                return Markup("".join(parts))
+            # str() of each part; under autoescape Jinja2 joins a str subclass's own text (a (str, Enum))
+            parts = [v if type(v) is str or autoescape and isinstance(v, str) else to_str(v, rs) for v in values]
+            total = 0
+            for p in parts:
+                total += len(p)
+            if total > rs.limits.max_string:
+                check_str_size(rs.limits, total)
+            rs.burn(total >> CHAR_SHIFT)
+            return "".join(parts)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+EXPRESSIONS = {
+    n.Const: e_const, n.Name: e_name, n.TupleExpr: e_tuple, n.ListExpr: e_list, n.DictExpr: e_dict,
+    n.Getattr: e_lookup, n.Getitem: e_lookup, n.Slice: e_slice, n.Call: compile_call,
+    n.Test: compile_test, n.BinOp: e_binop, n.UnaryOp: e_unary, n.Not: e_not, n.And: e_and, n.Or: e_or,
+    n.Compare: e_compare, n.Concat: e_concat, n.CondExpr: e_cond,
+}

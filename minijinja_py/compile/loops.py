@@ -1,0 +1,541 @@
+"""For loops: `{% for target in iter if test recursive %}body{% else %}else{% endfor %}` → run(f, out).
+
+The body is a scope of its own (symbols.py), in the same frame as the loop, unless the loop is recursive: then
+every loop(...) call runs the body in a frame of its own, as Jinja2 compiles a recursive loop into a function.
+One runner (iterate) drives every kind of loop: over a list or tuple (walked by index, the loop context only
+told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
+context, so the filter sees the state the body changed and an error in a later item comes after the earlier
+iterations ran, as in Jinja2.
+"""
+
+from operator import length_hint
+
+from ..analysis.symbols import Function, target_names
+from .fused_loop import item_plan, item_plan_walk
+from .loopfilter import compile_filter
+from .statements import assigner, charging, compile_body, enter_actions, in_scope, scope_start
+from ..core.errors import LimitExceeded, TemplateAssertionError, error_at, located
+from ..core.state import MISSING, check_items, limit_exceeded, out_of_fuel
+from ..runtime.objects import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
+from ..runtime.undefined import Undefined
+from ..syntax import nodes as n
+
+__all__ = ["compile_for"]
+
+
+class _Loop:
+    """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
+
+    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
+                 "filtered", "prefilter", "simple", "else_", "iter_span", "item_plan",
+                 "recurse_layout", "span", "counts_output")
+
+
+def compile_for(c, node):
+    store = c.summaries.loop_store(node)
+    if store is not None:
+        raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
+                       store.span)
+    iter_ev = c.expr(node.iter)
+    uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",)) or _has_scoped_block(c, node)
+    params = target_names(node.target) + (("loop",) if uses_loop else ())
+    # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
+    # an outer loop, and every loop(...) call that renders nothing runs the else block
+    function = Function(c.scope, reentered=True) if node.recursive else None
+    plan = _Loop()
+    plan.span, plan.iter_span = node.span, node.iter.span
+    # the outermost loop of an output list counts what its run appended (context.py: output)
+    plan.counts_output = node.recursive or not c.counted_by_loop
+    with c.flags(soft=False, in_loop=True, counted_by_loop=True), in_scope(c, node.body, params, function) as scope:
+        plan.assign = assigner(c, node.target)
+        plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
+        plan.loop_slot = scope.refs["loop"] if uses_loop else None
+        body, weight = compile_body(c, node.body)
+        plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
+        plan.runs = c.last_runs if len(c.last_runs) > 1 else None
+        resets, plan.local_copies, plan.enter = scope_start(scope)
+        # a variable the body assigns before anything reads it needs no fresh start per iteration
+        assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body) if name in scope.refs} \
+            if resets else ()
+        plan.resets = tuple(slot for slot in resets if slot not in assigned)
+        plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
+            plan.enter is None
+        # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
+        plain = plan.target_slot is not None and plan.enter is None and \
+            node.filter is None and not node.else_ and not node.recursive
+        plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
+    plan.filtered, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
+    plan.else_ = None
+    if node.else_:
+        with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
+                in_scope(c, node.else_, (), function) as else_scope:
+            else_run = charging(*compile_body(c, node.else_))
+            else_enter = enter_actions(c, else_scope)
+        plan.else_ = _with_entry(else_enter, else_run)
+    if node.recursive:
+        plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
+        return _recursive_run(plan, iter_ev, not c.counted_by_loop)
+    return _run(plan, iter_ev)
+
+
+def _has_scoped_block(c, node):
+    """Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
+    block to see (the block's body is not searched for reads: Jinja2 stops at blocks)."""
+    source = c.origin[2]
+    if source is not None and "scoped" not in source:
+        return False   # the common case, at no cost (without the source, e.g. meta's compile, the walk decides)
+    stack = [node.body, node.else_]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, n.Block):
+            if x.scoped:
+                return True
+            stack.append(x.body)
+        elif isinstance(x, n.Node):
+            stack.extend(getattr(x, field) for field in x.FIELDS)
+    return False
+
+
+def _with_entry(enter, run):
+    if enter is None:
+        return run
+
+    def entered(f, out):
+        enter(f)
+        run(f, out)
+    return entered
+
+
+def _run(plan, iter_ev):
+    span, else_, counts_output = plan.span, plan.else_, plan.counts_output
+
+    def over(f, out, iterable):
+        start = len(out)
+        try:
+            if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
+                else_(f, out)
+            if counts_output:
+                count_output(f[0], out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
+
+    def run(f, out):
+        try:
+            iterable = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        over(f, out, iterable)
+
+    if plan.item_plan is not None:
+        walk = item_plan_walk(plan)
+        return _list_run(plan, iter_ev, over, walk if plan.loop_slot is None else _with_loop(plan, walk))
+    if plan.simple and plan.loop_slot is None and plan.filtered is None and plan.runs is None and else_ is None:
+        return _list_run(plan, iter_ev, over, _plain_walk(plan))
+    return run
+
+
+def _list_run(plan, iter_ev, over, walk):
+    """run(f, out) of a plain loop (no loop variable, filter or else) over a list or tuple: its iterations paid
+    for up front (walk refunds what a break skips), walk(f, out, items) iterating them, the output counted at
+    the end; anything but a list or tuple goes through the general runner (over)."""
+    span, counts_output, step = plan.span, plan.counts_output, plan.step
+
+    def run_list(f, out):
+        try:
+            items = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        if type(items) is not list and type(items) is not tuple:
+            return over(f, out, items)
+        walk_list(f, out, items)
+
+    def walk_counted(f, out, items):
+        rs, start = f[0], len(out)
+        try:
+            rs.fuel -= len(items) * step
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            walk(f, out, items)
+            count_output(rs, out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+
+    def walk_nested(f, out, items):   # a loop inside another: the outer one counts the output
+        rs = f[0]
+        try:
+            rs.fuel -= len(items) * step
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            walk(f, out, items)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    walk_list = walk_counted if counts_output else walk_nested
+    # the loop over a list already read: for an if that read it (`{% if m.tool_calls %}{% for tc in
+    # m.tool_calls %}`: fused_if._if_present)
+    run_list.mj_walk_list = walk_list
+    return run_list
+
+
+def _with_loop(plan, walk):
+    """walk (an item plan's) for a body that reads `loop` (in a branch the plan runs as a closure): the loop
+    context in its slot, told where it is as each item is handed over."""
+    loop_slot = plan.loop_slot
+
+    def walk_with_loop(f, out, items):
+        loop = LoopContext(items, f[0].undefined)
+        f[loop_slot] = loop
+        walk(f, out, _handed_over(items, loop))
+    return walk_with_loop
+
+
+def _handed_over(items, loop):
+    for index, item in enumerate(items):
+        if index <= loop.index0:
+            continue   # the body iterated `loop` itself: this item is consumed already
+        loop.index0 = index
+        yield item
+
+
+def _plain_walk(plan):
+    """The commonest loop, `for x in list` (the tool calls of a message): each item in the target's slot, the
+    body run, without the calls of the general runner."""
+    return lambda f, out, items: _walk_items(plan, f, out, items)
+
+
+def count_output(rs, out, start):
+    """Count the pieces out[start:] against max_output (before anything joins them)."""
+    rs.output_size += sum(map(len, out[start:]))
+    rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
+    if rs.output_size > rs.limits.max_output:
+        raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+def _recursive_run(plan, iter_ev, counts_output):
+    span, layout, else_ = plan.span, plan.recurse_layout, plan.else_
+
+    def call(parent, iterable, depth0):
+        """One loop(...) call (or the loop's first run): the body over iterable in a frame of its own; returns
+        the text it rendered, joined as Jinja2 joins a function's output."""
+        rs = parent[0]
+        f = layout.new(rs, parent)
+        out = []
+        if not iterate(plan, f, out, iterable, depth0, call) and else_ is not None:
+            else_(f, out)
+        count_output(rs, out, 0)
+        return join_output(out)
+
+    def run(f, out):
+        try:
+            iterable = iter_ev(f)
+        except Exception as exc:
+            raise located(exc, span)
+        try:
+            text = call(f, iterable, 0)
+            out.append(text)
+            if counts_output:
+                f[0].grow_output(len(text))
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    return run
+
+
+def _recurser(call, f):
+    """loop(children) inside a recursive loop: a new call of the loop, one level deeper."""
+    def recurse(iterable, depth0):
+        rs = f[0]
+        rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
+        rs.depth += 1
+        try:
+            text = call(f[1], iterable, depth0)
+        finally:
+            rs.depth -= 1
+        return captured_text([text], rs)
+    return recurse
+
+
+def iterate(plan, f, out, iterable, depth0, recursive_call):
+    """The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
+    end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
+    `break` in the first one) still run the else block."""
+    items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
+    if type(items) is not list and type(items) is not tuple:
+        return _walk_lazy(plan, f, out, items)
+    rs, step = f[0], plan.step
+    rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if plan.simple:
+        return _walk_simple(plan, f, out, items, loop)
+    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    resets, local_copies = plan.resets, plan.local_copies
+    index = -1
+    completed = False
+    for item in items:
+        index += 1
+        if loop is not None:
+            if index <= loop.index0:
+                continue   # the body iterated `loop` itself: this item is consumed already
+            loop.index0 = index
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        if enter is not None:
+            enter(f)
+        if target_slot is not None:
+            f[target_slot] = item
+        else:
+            assign(f, item)
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:   # the body's statements, without a call for the list
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            rs.fuel += (len(items) - index - 1) * step
+            break
+        completed = True
+    return completed
+
+
+def _walk_simple(plan, f, out, items, loop):
+    """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own."""
+    if loop is None:
+        return _walk_items(plan, f, out, items)
+    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
+    index = -1
+    completed = False
+    for item in items:
+        index += 1
+        if index <= loop.index0:
+            continue   # the body iterated `loop` itself: this item is consumed already
+        loop.index0 = index
+        f[target_slot] = item
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            f[0].fuel += (len(items) - index - 1) * plan.step
+            break
+        completed = True
+    return completed
+
+
+def _walk_items(plan, f, out, items):
+    """_walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
+    refunds the items the list iterator has left). The body's one statement or its statements are two loops,
+    not a test per item."""
+    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
+    if runs is not None and len(runs) <= 5:
+        # two to five statements (most message loops): the calls written out by a walker for that count, not a
+        # loop over them (a quarter of the cost of calling each), nor a test per item of which ones there are
+        return _FEW_WALKERS[len(runs)](target_slot, runs, f, out, iter(items), plan.step)
+    completed = False
+    remaining = iter(items)
+    try:
+        if runs is None:
+            for item in remaining:
+                f[target_slot] = item
+                try:
+                    body(f, out)
+                except ContinueLoop:
+                    continue
+                completed = True
+        else:
+            for item in remaining:
+                f[target_slot] = item
+                try:
+                    for run in runs:
+                        run(f, out)
+                except ContinueLoop:
+                    continue
+                completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * plan.step
+    return completed
+
+
+def _walk_two(target_slot, runs, f, out, remaining, step):
+    a, b = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+def _walk_three(target_slot, runs, f, out, remaining, step):
+    a, b, c = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+def _walk_four(target_slot, runs, f, out, remaining, step):
+    a, b, c, d = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+                d(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+def _walk_five(target_slot, runs, f, out, remaining, step):
+    a, b, c, d, e = runs
+    completed = False
+    try:
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+                d(f, out)
+                e(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
+    except BreakLoop:
+        f[0].fuel += length_hint(remaining) * step
+    return completed
+
+
+_FEW_WALKERS = {2: _walk_two, 3: _walk_three, 4: _walk_four, 5: _walk_five}
+
+
+def _walk_lazy(plan, f, out, items):
+    """iterate over an iterator or a filtered loop (through the loop context when there is one): each
+    iteration pays as it starts."""
+    rs, step = f[0], plan.step
+    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    resets, local_copies = plan.resets, plan.local_copies
+    completed = False
+    for item in items:
+        rs.fuel -= step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local_copies:
+            f[slot] = f[source]
+        if enter is not None:
+            enter(f)
+        if target_slot is not None:
+            f[target_slot] = item
+        else:
+            assign(f, item)
+        try:
+            if runs is None:
+                body(f, out)
+            else:
+                for run in runs:
+                    run(f, out)
+        except ContinueLoop:
+            continue
+        except BreakLoop:
+            break
+        completed = True
+    return completed
+
+
+def _loop_items(plan, f, iterable, depth0, recursive_call):
+    """(what the runner iterates, the loop context or None): a list or tuple as it is (the runner tells the loop
+    context where it is); anything else, or a filtered loop, lazily — through the loop context when the body
+    uses `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
+    rs = f[0]
+    if type(iterable) is list or type(iterable) is tuple:
+        items = iterable
+    else:
+        try:
+            items = _iteration_items(iterable, rs, plan.iter_span)
+        except Exception as exc:
+            raise located(exc, plan.iter_span)
+    sized = type(items) is list or type(items) is tuple
+    kept = plan.prefilter(f, items) if plan.prefilter is not None and sized else None
+    lazy = not sized or plan.filtered is not None and kept is None
+    if kept is not None:
+        items = kept
+    elif plan.filtered is not None:
+        items = plan.filtered(f, items)
+    if plan.loop_slot is None:
+        return items, None
+    recurse = _recurser(recursive_call, f) if recursive_call is not None else None
+    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
+    f[plan.loop_slot] = loop
+    return (iter(loop._next, MISSING) if lazy else items), loop
+
+
+def _iteration_items(value, rs, span):
+    """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2."""
+    cls = type(value)
+    if cls is list or cls is tuple:
+        return value
+    if isinstance(value, Undefined):
+        return list(value)  # StrictUndefined raises here
+    if cls is str or cls is dict or cls is range or cls in _DICT_VIEWS:   # sized: paid for at once, as the list
+        # it becomes (a dict cannot change under the loop: the sandbox refuses its mutating methods)
+        check_items(rs.limits, len(value), "a for loop")
+        rs.burn(len(value))
+        return list(value)
+    return _bounded(iter(value), rs.limits, span)
+
+
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _bounded(iterator, limits, span):
+    """The items of iterator, at most limits.max_items of them; errors located at the loop's iterable."""
+    count = 0
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise located(exc, span)
+        count += 1
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "a for loop over an iterator")
+        yield item

@@ -1,0 +1,158 @@
+"""Places: where a fused closure reads a value in line, decided at compile time — a variable of the frame (its
+slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a loop variable
+indexing a list — and which constants compare in constant time. Used by expressions.py and the fused modules.
+"""
+
+from ..analysis.symbols import PARAM
+from ..core.state import MISSING
+from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
+from ..syntax import nodes as n
+
+__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
+           "constant_literal"]
+
+
+def cheap_constant(value):
+    """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
+    cls = type(value)
+    if cls is str:
+        return len(value) < 1024
+    if cls is int:
+        return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
+    return cls is float or cls is bool or value is None
+
+
+def local_slot(c, node):
+    """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
+    slot holds its value, or MISSING when it is undefined), else None."""
+    if isinstance(node, n.Name):
+        depth, slot = c.where(node.name)
+        if depth == 0:
+            return slot
+    return None
+
+
+def key_path(c, node, indexes=False):
+    """(slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
+    (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
+    while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
+    indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int."""
+    keys = []
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        if key is None and indexes and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
+            depth, slot, kind = c.variable(node.key.name)
+            key = slot if depth == 0 and kind == PARAM else None
+        if key is None:
+            return None
+        keys.append(key)
+        node = node.obj
+    slot = local_slot(c, node)
+    return None if slot is None else (slot, tuple(reversed(keys)))
+
+
+def path_reader(place, fallback):
+    """f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
+    one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
+    with the index in range, fallback(f) (the operand's general closure) otherwise or when place is None."""
+    if place is None or not place[1]:
+        return fallback   # a variable's own closure reads its slot (or is not a place)
+    slot, keys = place
+    if len(keys) == 1:
+        key, = keys
+        if type(key) is int:
+            def read_item(f):   # messages[i], i a loop variable
+                items, index = f[slot], f[key]
+                if type(items) is list and type(index) is int:
+                    try:
+                        return items[index]
+                    except IndexError:   # out of range: the general path's undefined
+                        pass
+                return fallback(f)
+            return read_item
+
+        def read_key(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                return obj[key]
+            return fallback(f)
+        return read_key
+    if len(keys) == 2 and type(keys[0]) is int and type(keys[1]) is str:
+        index_slot, key = keys
+
+        def read_item_key(f):   # messages[i]['content'], i a loop variable
+            items, index = f[slot], f[index_slot]
+            if type(items) is list and type(index) is int:
+                try:
+                    item = items[index]
+                except IndexError:   # out of range: the general path's undefined
+                    return fallback(f)
+                if type(item) is dict and key in item:
+                    return item[key]
+            return fallback(f)
+        return read_item_key
+    if not any(type(key) is int for key in keys):
+        def read_keys(f):
+            value = read_path(f, slot, keys)
+            return value if value is not MISSING else fallback(f)
+        return read_keys
+    return fallback
+
+
+def constant_set(node):
+    """(frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
+    or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None."""
+    if not isinstance(node, (n.ListExpr, n.TupleExpr)) or not node.items or \
+            not all(isinstance(x, n.Const) and cheap_constant(x.value) for x in node.items):
+        return None
+    kinds = {type(x.value) for x in node.items}
+    if len(kinds) != 1 or not kinds <= {str, int}:
+        return None
+    return frozenset(x.value for x in node.items), kinds.pop()
+
+
+def read_path(f, slot, keys):
+    """What a key_path (without indexes) reads: the slot's value walked through its keys while each step is a
+    plain dict that has the key; MISSING where one is not (the consumer then takes its general path)."""
+    value = f[slot]
+    for key in keys:
+        if type(value) is not dict or key not in value:
+            return MISSING
+        value = value[key]
+    return value
+
+
+def dict_key(node):
+    """The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
+    name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
+    `_` key (and the read is undefined where the dict lacks it)."""
+    if isinstance(node, n.Getattr):
+        key = node.attr
+        if key in DICT_ATTRS or key in DICT_MUTATORS:
+            return None
+    elif isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
+        key = node.key.value
+    else:
+        return None
+    return None if key[:1] == "_" else key
+
+
+def constant_literal(c, node):
+    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
+    Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
+    `('a',) is sameas ('a',)` holds."""
+    if isinstance(node, n.Const):
+        return node.value
+    if not isinstance(node, n.TupleExpr):
+        return MISSING
+    values = tuple(constant_literal(c, x) for x in node.items)
+    if MISSING in values:
+        return MISSING
+    return c.constants.setdefault(_constant_key(values), values)
+
+
+def _constant_key(value):
+    """Tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
+    if type(value) is tuple:
+        return tuple, tuple(_constant_key(x) for x in value)
+    return type(value), repr(value) if type(value) is float else value

@@ -1,0 +1,603 @@
+"""Statements that run in the frame they appear in: statement lists and their cost, text and {{ }}, if, set (also
+the block form), with, filter blocks, autoescape, do, break/continue — and the scopes some of them open.
+
+Each compiler here takes (c, node) and returns run(f, out) (see the glossary in context.py).
+"""
+
+from contextlib import contextmanager
+from sys import getrefcount
+
+from ..analysis.symbols import Scope, analyze, target_names
+from .calls import compile_filter_step
+from .sequences import fuse_pairs
+from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
+from ..runtime.markup import Markup, escape
+from ..runtime.objects import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
+from ..runtime.printing import to_str
+from ..syntax import nodes as n
+
+__all__ = [
+    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
+    "if_parts", "if_runner", "STATEMENT_COMPILERS",
+]
+
+
+class LoopControlOutsideLoop(PythonSyntaxTwin):
+    """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
+
+
+def nothing(f, out):
+    """The run of an empty statement list."""
+
+
+# --------------------------------------------------------------------------------------------------- scopes
+_CURRENT = object()
+
+
+@contextmanager
+def in_scope(c, statements, params=(), function=None, parent=_CURRENT):
+    """Open a new scope for `statements` (in `function`, default the current one), with `params` declared,
+    analysed now with `parent` (default: the current scope; None: no parent) around it; it is the current scope
+    inside the `with`."""
+    scope = Scope(function or c.scope.function, c.scope if parent is _CURRENT else parent)
+    for name in params:
+        scope.declare_parameter(name)
+    analyze(scope, statements)
+    scope.localize_resolved_stores()
+    saved, c.scope = c.scope, scope
+    try:
+        yield scope
+    finally:
+        c.scope = saved
+
+
+def scope_start(scope):
+    """How starting scope sets its variables (symbols.py): (the slots that start undefined, (slot, source) pairs
+    of those that start as another variable of this frame, copy(f) for those that start as a variable of an
+    outer frame or None). Undefined slots hold MISSING: reads make the undefined."""
+    resets, local, copies = [], [], []
+    for slot, kind, arg in scope.entry_actions():
+        if kind == "undefined":
+            resets.append(slot)
+        elif arg[0] == 0:
+            local.append((slot, arg[1]))
+        else:
+            copies.append((slot, arg[0], arg[1]))
+    if not copies:
+        return tuple(resets), tuple(local), None
+    copies = tuple(copies)
+
+    def copy(f):
+        for slot, depth, source in copies:
+            frame = f
+            for _ in range(depth):
+                frame = frame[1]
+            f[slot] = frame[source]
+    return tuple(resets), tuple(local), copy
+
+
+def enter_actions(c, scope):
+    """enter(f) that starts scope's variables (see scope_start), or None when nothing needs doing."""
+    resets, local, copy = scope_start(scope)
+    if not resets and not local:
+        return copy
+
+    def enter(f):
+        for slot in resets:
+            f[slot] = MISSING
+        for slot, source in local:
+            f[slot] = f[source]
+        if copy is not None:
+            copy(f)
+    return enter
+
+
+# ----------------------------------------------------------------------------------------- statement lists
+def compile_body(c, statements):
+    """A statement list → (run(f, out), weight). Running the statements costs `weight`, their own nodes (tags and
+    expressions, not the blocks nested in them, which charge when they run); the caller charges it, where it
+    already touches the budget. Consecutive text and {{ }} become one closure (chat templates are mostly long
+    runs of them)."""
+    merged = []
+    for node in statements:
+        if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
+            merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
+        elif not (isinstance(node, n.Text) and not node.value):
+            merged.append(node)
+    runs = fuse_pairs(tuple(_statement_runs(c, merged)))
+    weight = c.summaries.weight(statements)
+    c.last_runs = runs   # for a caller that runs the statements itself (loops.py: no call for the list)
+    if not runs:
+        return nothing, weight
+    if len(runs) == 1:
+        return runs[0], weight
+    if len(runs) == 2:
+        a, b = runs
+
+        def run2(f, out):
+            a(f, out)
+            b(f, out)
+        run2.mj_runs = runs   # for a caller that calls them itself (fused_loop's branch emitters)
+        return run2, weight
+    if len(runs) == 3:
+        a, b, d = runs
+
+        def run3(f, out):
+            a(f, out)
+            b(f, out)
+            d(f, out)
+        run3.mj_runs = runs
+        return run3, weight
+    if len(runs) <= 5:
+        a, b, d, e, g = runs + (None,) * (5 - len(runs))
+
+        def run5(f, out):   # four or five statements (a message's branch often has as many)
+            a(f, out)
+            b(f, out)
+            d(f, out)
+            e(f, out)
+            if g is not None:
+                g(f, out)
+        run5.mj_runs = runs
+        return run5, weight
+
+    def run(f, out):
+        for r in runs:
+            r(f, out)
+    return run, weight
+
+
+def _statement_runs(c, nodes):
+    pending = []
+    for node in nodes:
+        if isinstance(node, (n.Text, n.Output)) and c.known_extends and c.output_check:
+            continue  # never runs: the template extends another (which fails: there is no loader)
+        if isinstance(node, (n.Text, n.Output)) and not c.autoescape:
+            pending.append(node)
+            continue
+        if pending:
+            yield c.print_run(pending)
+            pending = []
+        extended_before = c.known_extends
+        yield c.stmt(node)
+        if extended_before and isinstance(node, n.Load) and node.kind == "extends":
+            return  # extended twice: Jinja2 compiles nothing more of this statement list
+    if pending:
+        yield c.print_run(pending)
+
+
+def charging(run, weight):
+    """run(f, out) that first charges `weight` steps to the render."""
+    def charged_run(f, out):
+        rs = f[0]
+        rs.fuel -= weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        run(f, out)
+    return charged_run
+
+
+# ------------------------------------------------------------------------------------------- text and {{ }}
+# Without autoescape, runs of text and {{ }} are compiled together (fused.print_run); these are the statements
+# under autoescape, where every value is escaped as it is printed.
+def s_text(c, node):
+    text = node.value
+    size = len(text) if not c.counted_by_loop else 0
+    span = node.span
+
+    def run(f, out):
+        out.append(text)
+        if size:
+            try:
+                f[0].grow_output(size)
+            except Exception as exc:
+                raise located(exc, span)
+    return run
+
+
+def s_output(c, node):
+    ev = c.expr(node.expr)
+    span = node.span
+    counted = not c.counted_by_loop
+
+    def run_escaped(f, out):
+        try:
+            value = ev(f)
+            rs = f[0]
+            text = value if type(value) is Markup else escape(value if isinstance(value, str)
+                                                              or hasattr(value, "__html__")
+                                                              else to_str(value, rs))
+            out.append(text)
+            if counted:
+                rs.grow_output(len(text))
+            elif len(text) >= BIG_STR:
+                rs.note_output(len(text))
+        except Exception as exc:
+            raise located(exc, span)
+    return run_escaped
+
+
+# ---------------------------------------------------------------------------------------------------- if
+def s_if(c, node):
+    return if_runner(*if_parts(c, node))
+
+
+def if_parts(c, node):
+    """The compiled parts of an if statement: ((test ev, its span, body) per branch, else body or None). The test
+    is the expression's own closure: the if statement takes its truth (and locates a failure of that)."""
+    branches = [(node.test, node.body)] + list(node.elifs)
+    tests = []
+    with c.flags(soft=True):
+        for test, body in branches:
+            tests.append((c.expr(test), test.span, compile_body(c, body)[0]))
+        else_ = compile_body(c, node.else_)[0] if node.else_ else None
+    return tests, else_
+
+
+def if_runner(tests, else_):
+    """run(f, out) of an if statement: the first branch whose test holds runs (its cost is in the weight of the
+    statement list around the if: symbols.Summaries.weight)."""
+    if len(tests) == 1:
+        (test, span, body), = tests
+
+        def run(f, out):
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+            if chosen:
+                body(f, out)
+            elif else_ is not None:
+                else_(f, out)
+        return run
+    tests = tuple(tests)
+
+    def run_chain(f, out):
+        for test, span, body in tests:
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:
+                raise located(exc, span)
+            if chosen:
+                body(f, out)
+                return
+        if else_ is not None:
+            else_(f, out)
+    return run_chain
+
+
+# ------------------------------------------------------------------------------------------------ assignment
+def assigner(c, target):
+    """A target node → assign(f, value), in the current scope."""
+    if isinstance(target, n.NameTarget):
+        slot = c.scope.refs[target.name]
+
+        def assign(f, value):
+            f[slot] = value
+        return assign
+    if isinstance(target, n.NamespaceTarget):
+        read = e_read(c, target.name)
+        attr, span = target.attr, target.span
+
+        def assign_ns(f, value):
+            try:
+                namespace_set(read(f), attr, value)
+            except Exception as exc:
+                raise located(exc, span)
+        return assign_ns
+    subs = tuple(assigner(c, t) for t in target.items)
+    count = len(subs)
+    span = target.span
+
+    def assign_tuple(f, value):
+        try:
+            items = _unpack(value, count)
+        except Exception as exc:
+            raise located(exc, span)
+        for sub, item in zip(subs, items):
+            sub(f, item)
+
+    if count == 2 and all(isinstance(t, n.NameTarget) for t in target.items):
+        first, second = (c.scope.refs[t.name] for t in target.items)
+
+        def assign_pair(f, value):
+            # `for key, value in d.items()`: a pair of the frame's variables from a 2-tuple in one go
+            if type(value) is tuple and len(value) == 2:
+                f[first], f[second] = value
+            else:
+                assign_tuple(f, value)
+        return assign_pair
+    return assign_tuple
+
+
+def e_read(c, name):
+    """ev(f) reading the variable `name` as seen from the current scope."""
+    return c.expr(n.Name(n.NO_SPAN, name))
+
+
+def _unpack(value, count):
+    """a, b = value with Python's errors, without trusting len()."""
+    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
+        iterator = iter(value)
+        items = []
+        for item in iterator:
+            items.append(item)
+            if len(items) > count:
+                break
+    else:
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    if len(items) < count:
+        raise ValueError(f"not enough values to unpack (expected {count}, got {len(items)})")
+    if len(items) > count:
+        raise ValueError(f"too many values to unpack (expected {count})")
+    return items
+
+
+def _namespace_check(c, target):
+    """check(f) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a namespace
+    before the value is computed (None for other targets)."""
+    items = target.items if isinstance(target, n.TupleTarget) else (target,)
+    refs = tuple((e_read(c, t.name), t.span) for t in items if isinstance(t, n.NamespaceTarget))
+    if not refs:
+        return None
+
+    def check(f):
+        for read, span in refs:
+            if not isinstance(read(f), Namespace):
+                raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+    return check
+
+
+def _accumulated_slot(c, target, value):
+    """For {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: old(f) → the str or list the target holds (or ''
+    when it holds something else); None for any other assignment."""
+    left = value
+    while isinstance(left, (n.Concat, n.BinOp)):
+        if isinstance(left, n.Concat):
+            left = left.items[0]
+        elif left.op == "+":
+            left = left.left
+        else:
+            return None
+    if isinstance(target, n.NameTarget) and isinstance(left, n.Name) and left.name == target.name:
+        slot = c.scope.refs[target.name]
+
+        def old(f):
+            value = f[slot]
+            return value if type(value) in (str, list) else ""
+        return old
+    if isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
+            and isinstance(left.obj, n.Name) and left.obj.name == target.name:
+        read, attr = e_read(c, target.name), target.attr
+
+        def ns_old(f):
+            ns = read(f)
+            value = ns._attrs.get(attr, "") if isinstance(ns, Namespace) else ""
+            return value if type(value) in (str, list) else ""
+        return ns_old
+    return None
+
+
+def s_assign(c, node):
+    ev = c.expr(node.value)
+    assign = assigner(c, node.target)
+    check = _namespace_check(c, node.target)
+    old_value = _accumulated_slot(c, node.target, node.value)
+    if old_value is None and isinstance(node.target, n.NameTarget):
+        slot = c.scope.refs[node.target.name]
+
+        def run_name(f, out):
+            f[slot] = ev(f)
+        return run_name
+    if isinstance(node.target, n.NamespaceTarget) and node.target.attr[:1] != "_":
+        return _namespace_assignment(c, node.target, ev, old_value)
+    if old_value is None:
+        def run(f, out):
+            if check is not None:
+                check(f)
+            assign(f, ev(f))
+        return run
+
+    # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
+    # is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
+    # only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
+    # not to its square.
+    def run_accumulating(f, out):
+        if check is not None:
+            check(f)
+        old = old_value(f)
+        assign(f, ev(f))
+        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
+            size = len(old)
+            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+    return run_accumulating
+
+
+def _namespace_assignment(c, target, ev, old_value):
+    """{% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
+    namespace first, as Jinja2 does, then the value computed and stored (with the accumulation refund of
+    s_assign when it is `ns.attr = ns.attr ~ ...`)."""
+    read, attr, span = e_read(c, target.name), target.attr, target.span
+
+    def run(f, out):
+        ns = read(f)
+        if not isinstance(ns, Namespace):
+            raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        if old_value is None:
+            ns._attrs[attr] = ev(f)
+            return
+        old = old_value(f)
+        ns._attrs[attr] = ev(f)
+        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
+            size = len(old)
+            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+    return run
+
+
+def _captured_scope_body(c, node, filters=()):
+    """Compile a block that captures its output in a scope of its own (set block, filter block): →
+    (enter, body, apply) where apply(f, value) runs the block's filters."""
+    with c.flags(counted_by_loop=False), in_scope(c, node.body) as scope:
+        for f_node in filters:
+            analyze_expression_loads(scope, f_node)
+        body, weight = compile_body(c, node.body)
+        body = charging(body, weight)
+        steps = tuple(compile_filter_step(c, f_node) for f_node in filters)
+        enter = enter_actions(c, scope)
+
+    def apply(f, value):
+        for step in steps:
+            value = step(f, value)
+        return value
+    return enter, body, apply
+
+
+def analyze_expression_loads(scope, expr):
+    """The names an expression evaluated in `scope` reads (the filters of a set or filter block)."""
+    analyze(scope, (n.ExprStmt(n.NO_SPAN, expr),))
+
+
+def s_assign_block(c, node):
+    with c.flags(soft=False, output_check=False):
+        enter, body, apply = _captured_scope_body(c, node, node.filters)
+    assign = assigner(c, node.target)
+    check = _namespace_check(c, node.target)
+    autoescape = c.autoescape
+
+    def run(f, out):
+        captured = []
+        if enter is not None:
+            enter(f)
+        body(f, captured)
+        if check is not None:
+            check(f)
+        value = join_output(captured)
+        if autoescape:
+            value = Markup(value)
+        assign(f, apply(f, value))
+    return run
+
+
+def emitter(c, span):
+    """emit(f, out, value): write the value of a {% filter %} or {% call %} block.
+
+    Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not), so a
+    value that is not a string makes the join of the enclosing output fail with TypeError — at the end of the
+    template, macro or captured block, after everything before it has run. Appending it as a NotText reproduces
+    that (join_output reports it at this block)."""
+    counted = not c.counted_by_loop
+
+    def emit(f, out, value):
+        if not isinstance(value, str):
+            out.append(NotText(value, span))
+            return
+        out.append(value)
+        if counted:
+            try:
+                f[0].grow_output(len(value))
+            except Exception as exc:
+                raise located(exc, span)
+    return emit
+
+
+def s_filter_block(c, node):
+    with c.flags(soft=False):
+        enter, body, apply = _captured_scope_body(c, node, node.filters)
+    emit = emitter(c, node.span)
+    autoescape = c.autoescape
+
+    def run(f, out):
+        captured = []
+        if enter is not None:
+            enter(f)
+        body(f, captured)
+        value = join_output(captured)
+        emit(f, out, apply(f, Markup(value) if autoescape else value))
+    return run
+
+
+def s_with(c, node):
+    values = tuple(c.expr(v) for v in node.values)
+    params = tuple(name for t in node.targets for name in target_names(t))
+    with c.flags(soft=False), in_scope(c, node.body, params) as scope:
+        assigns = tuple(assigner(c, t) for t in node.targets)
+        body = charging(*compile_body(c, node.body))
+        enter = enter_actions(c, scope)
+
+    def run(f, out):
+        evaluated = [v(f) for v in values]
+        if enter is not None:
+            enter(f)
+        for assign, value in zip(assigns, evaluated):
+            assign(f, value)
+        body(f, out)
+    return run
+
+
+def s_autoescape(c, node):
+    span = node.value.span
+    # compiled both ways; the value (read in the block's own scope) decides when it runs
+    with c.flags(soft=False), in_scope(c, node.body) as scope:
+        analyze_expression_loads(scope, node.value)
+        value = c.expr(node.value)
+        with c.flags(autoescape=True):
+            escaped = charging(*compile_body(c, node.body))
+        with c.flags(autoescape=False):
+            plain = charging(*compile_body(c, node.body))
+        enter = enter_actions(c, scope)
+
+    def run(f, out):
+        if enter is not None:
+            enter(f)
+        try:
+            on = True if value(f) else False
+        except Exception as exc:
+            raise located(exc, span)
+        # and while it runs, it is the render's setting (Jinja2's eval context): what the filters (xmlattr, join,
+        # replace...), pass_eval_context functions and the macros called in the block see
+        rs = f[0]
+        saved, rs.autoescape = rs.autoescape, on
+        try:
+            (escaped if on else plain)(f, out)
+        finally:
+            rs.autoescape = saved
+    return run
+
+
+def s_expr(c, node):
+    if "do" not in c.extensions:
+        raise error_at(TemplateSyntaxError, "Encountered unknown tag 'do'.", node.span)
+    ev = c.expr(node.expr)
+
+    def run(f, out):
+        ev(f)
+    return run
+
+
+def _loop_control(c, node, name, signal):
+    if "loopcontrols" not in c.extensions:
+        raise error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
+    if not c.in_loop:
+        raise error_at(LoopControlOutsideLoop, f"'{name}' outside loop", node.span)
+
+    def run(f, out):
+        raise signal()
+    return run
+
+
+def s_break(c, node):
+    return _loop_control(c, node, "break", BreakLoop)
+
+
+def s_continue(c, node):
+    return _loop_control(c, node, "continue", ContinueLoop)
+
+
+STATEMENT_COMPILERS = {
+    n.Text: s_text, n.Output: s_output, n.If: s_if, n.Assign: s_assign, n.AssignBlock: s_assign_block,
+    n.FilterBlock: s_filter_block, n.With: s_with, n.Autoescape: s_autoescape, n.ExprStmt: s_expr,
+    n.Break: s_break, n.Continue: s_continue,
+}

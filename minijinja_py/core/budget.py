@@ -1,0 +1,455 @@
+"""Budget: an operation on template data → the steps it costs, charged to the render before the work is done.
+
+A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; running dry raises LimitExceeded
+naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
+
+  * running a statement: its own template nodes (tags, expressions; the blocks nested in it charge when they
+    run), so the budget follows the work actually done; a loop iteration: 1 more; a macro or caller() call: 10
+    and its parameters; a recursive loop() call: 20;
+  * a filter, test, method or function call: its node, plus what it reads and builds as declared on the filter
+    itself (@costs below: it walks its input, compares or hashes its items, compares or looks up its argument);
+  * data an operation reads or builds: 1 per item of a list/tuple/dict/set, 1 per 16 characters of a string,
+    1 per 64 bits of a big integer — so one render builds at most max_steps × 16 characters, whatever it keeps;
+  * comparing or hashing nested data, or serialising it: 1 per node of the data *seen as a tree* (a tuple shared
+    n times counts n times, as Python's ==, hash() or json.dumps would visit it). tree_size() measures that
+    without walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for
+    ages, and data nested deeper than limits.max_data_depth (or containing itself) is refused before Python's C
+    code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack);
+  * work done in Python per item costs what it takes in time (a step is one loop iteration's time, ~70 ns):
+    the walk 16 per container it looks at, printing 4 per value and 24 per container, a **mapping 8 per
+    keyword, map/select by name 8 per item, ... (each price is defined where it is charged).
+  * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
+    the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
+
+guard() is the one gate in front of Python's hashing and comparison of template values: every operator, filter,
+test, method and global that hashes or compares goes through it (directly, or through the cost its function
+declares). take() is the one way a star-argument or an iterable becomes a list: size-checked as it is built.
+"""
+
+import types
+from itertools import chain
+from operator import length_hint
+
+from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
+
+__all__ = [
+    "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
+    "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
+    "charged", "charged_unary", "charged_call", "listed", "metered", "member",
+]
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_VALUES_VIEW = type({}.values())
+_ITEMS_VIEW = type({}.items())
+_SEQUENCES = frozenset({list, tuple})
+_WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
+_DICT_ONLY = {dict}
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_SMALL_INT = 0xFFFFFFFFFFFFFFFF
+_SHALLOW_SIZED = (list, tuple, dict, set, frozenset, range) + _VIEWS
+
+
+def shallow_steps(value):
+    """What reading or building value costs, not looking inside its items."""
+    cls = type(value)
+    if cls is str:
+        return len(value) >> CHAR_SHIFT
+    if cls is int:   # (the common cases first: this runs for every item a filter's generator hands out)
+        return value.bit_length() >> 6 if value > _SMALL_INT or value < -_SMALL_INT else 0
+    if cls is list or cls is tuple or cls is dict:
+        return len(value)
+    if cls is float or cls is bool or value is None:
+        return 0
+    if isinstance(value, str):
+        return len(value) >> CHAR_SHIFT
+    if isinstance(value, _SHALLOW_SIZED):
+        return len(value)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- results
+_GENERATOR = types.GeneratorType
+
+
+def charge_result(rs, value):
+    """Charge what a call handed back and check its size; a generator is wrapped so that its items are charged
+    as they are pulled. Returns the value to use."""
+    cls = type(value)
+    if cls is str:
+        size = len(value)
+        if size > rs.limits.max_string:
+            check_str_size(rs.limits, size)
+        rs.fuel -= size >> CHAR_SHIFT   # rs.burn in line: this runs for most calls of a render
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+    elif cls is list or cls is tuple or cls is dict:
+        size = len(value)
+        if size > rs.limits.max_items:
+            check_items(rs.limits, size)
+        rs.fuel -= size
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+    elif value is None or cls is bool or cls is float:
+        return value   # nothing to charge: the commonest of the rest (a missing key's default)
+    elif cls is int:
+        if value > _SMALL_INT or value < -_SMALL_INT:   # a length: nothing to charge
+            rs.burn(value.bit_length() >> 6)
+    elif isinstance(value, str):   # a Markup
+        size = len(value)
+        if size > rs.limits.max_string:
+            check_str_size(rs.limits, size)
+        rs.burn(size >> CHAR_SHIFT)
+    elif cls is _GENERATOR:
+        return charged_generator(rs, value)
+    elif cls is bytes or cls is bytearray:
+        rs.burn(len(value) >> CHAR_SHIFT)
+    return value
+
+
+def charged_generator(rs, generator):
+    """A generator yielding what `generator` yields, charging each item; prints as the original does."""
+    def pull():
+        limits = rs.limits
+        count = 0
+        for item in generator:
+            count += 1
+            if count > limits.max_items:
+                check_items(limits, count, "an iteration")
+            rs.fuel -= 1 + shallow_steps(item)
+            if rs.fuel < 0:
+                raise out_of_fuel(limits)
+            yield item
+    wrapped = pull()
+    wrapped.__name__ = generator.__name__
+    wrapped.__qualname__ = generator.__qualname__
+    return wrapped
+
+
+def take(rs, iterable, what="an iteration"):
+    """list(iterable), built item by item: at most limits.max_items items, each charged, so that a caller's
+    endless iterator or a star-argument of a huge range fails at the limit instead of filling memory."""
+    cls = type(iterable)
+    limits = rs.limits
+    if cls is list or cls is tuple or cls is str or cls is dict or cls is range or cls in _VIEWS:
+        size = len(iterable)
+        check_items(limits, size, what)
+        rs.burn(size)
+        return list(iterable)
+    items = []
+    append = items.append
+    count = 0
+    for item in iterable:
+        count += 1
+        if count > limits.max_items:
+            check_items(limits, count, what)
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+        append(item)
+    return items
+
+
+_SIZED = (list, tuple, str, dict, range, set, frozenset) + _VIEWS
+
+
+def listed(rs, iterable, what):
+    """The items of iterable as a list or tuple to read (not to change), for a filter whose declared cost
+    (ITERATES, TREE) paid for a sized input already; any other iterable (a caller's iterator, maybe endless) is
+    taken item by item (take)."""
+    cls = type(iterable)
+    if cls is list or cls is tuple:
+        return iterable
+    if cls in _SIZED:
+        check_items(rs.limits, len(iterable), what)
+        return list(iterable)
+    return take(rs, iterable, what)
+
+
+def metered(rs, iterable):
+    """iterable as a function consumes it without keeping its items (sum, min, max, in): a sized input as it is
+    (its declared cost paid for it), any other iterable charged an item at a time."""
+    if type(iterable) in _SIZED:
+        return iterable
+    return _metered(rs, iterable)
+
+
+def _metered(rs, iterable):
+    limits = rs.limits
+    for item in iterable:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+        yield item
+
+
+def member(item, container):
+    """`item in container`; a container Python would scan by iterating it (no __contains__: a generator, a
+    caller's iterator) is scanned here, each item charged to the render under way."""
+    cls = type(container)
+    if cls is str or cls is list or cls is dict or cls is tuple or hasattr(cls, "__contains__"):
+        return item in container
+    rs = current_state()
+    if rs is None:
+        return item in container
+    for candidate in _metered(rs, iter(container)):
+        if candidate is item or candidate == item:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------------------------------ nested data
+def _children(value):
+    if isinstance(value, dict):
+        return chain.from_iterable(value.items())
+    return iter(value)
+
+
+def _flat_size(value, rows=True):
+    """The tree size of a container found at C speed, without a walk, where its shape allows — or None. Such
+    containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
+    Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
+    plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
+    lists and tuples, or of flat dicts."""
+    if isinstance(value, dict):
+        if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
+            return 1 + 2 * len(value)
+        return None
+    kinds = set(map(type, value))
+    if _SCALARS.issuperset(kinds):
+        return 1 + len(value)
+    if not rows:
+        return None
+    if _SEQUENCES.issuperset(kinds):
+        if _SCALARS.issuperset(map(type, chain.from_iterable(value))):
+            return 1 + len(value) + sum(map(len, value))
+    elif kinds == _DICT_ONLY:
+        if _SCALARS.issuperset(map(type, chain.from_iterable(value))) and \
+                _SCALARS.issuperset(map(type, chain.from_iterable(map(dict.values, value)))):
+            return 1 + len(value) + 2 * sum(map(len, value))
+    return None
+
+
+def tree_size(rs, value, limit=None):
+    """The number of nodes of value seen as a tree (shared parts counted every time they are reached), found
+    without walking a shared part twice. Raises LimitExceeded('max_steps') as soon as the count passes `limit`
+    (default: the fuel left), and LimitExceeded('max_data_depth') for data too deep or containing itself.
+    The walk itself is charged here: _WALK_STEPS for each container below the top that is looked at in Python
+    (once each: the flat ones and rows of them at C speed, the others item by item), and counted against the
+    limit as it goes."""
+    if not isinstance(value, _CONTAINERS):
+        return 1
+    if limit is None:
+        limit = max(rs.fuel, 0)
+    limits = rs.limits
+    max_depth = limits.max_data_depth
+    size = _flat_size(value, max_depth > 1)
+    if size is not None:
+        if size > limit and len(value):   # (an empty container is one node, whatever the limit)
+            raise out_of_fuel(limits)
+        return size
+    walked = 0                 # the steps the walk has cost so far (charged at the end)
+    known = {}                 # id → size of a container already measured in this walk
+    on_path = {id(value)}      # ids of the containers being measured (a repeat is a cycle)
+    stack = [[value, _children(value), 1]]
+    while True:
+        frame = stack[-1]
+        for child in frame[1]:
+            if isinstance(child, _CONTAINERS) and len(child):
+                key = id(child)
+                size = known.get(key)
+                if size is None:
+                    if key in on_path:
+                        raise limit_exceeded(limits, "max_data_depth", "data that contains itself (cyclic data)")
+                    if len(stack) >= max_depth:
+                        raise limit_exceeded(limits, "max_data_depth", f"data nested more than {max_depth} deep")
+                    walked += _WALK_STEPS
+                    limit -= _WALK_STEPS
+                    if limit < 0:
+                        raise out_of_fuel(limits)
+                    size = known[key] = _flat_size(child, len(stack) + 1 < max_depth)
+                    if size is None:
+                        on_path.add(key)
+                        stack.append([child, _children(child), 1])
+                        break
+                frame[2] += size
+            else:
+                frame[2] += 1
+            if frame[2] > limit:
+                raise out_of_fuel(limits)
+        else:
+            stack.pop()
+            key = id(frame[0])
+            on_path.discard(key)
+            known[key] = frame[2]
+            if not stack:
+                rs.burn(walked)
+                return frame[2]
+            stack[-1][2] += frame[2]
+            if stack[-1][2] > limit:
+                raise out_of_fuel(limits)
+
+
+def guard(rs, value):
+    """The gate before Python hashes or compares a template value: a container is walked (tree_size: depth,
+    cycles, size charged) so the C code that follows can neither recurse past max_data_depth nor run longer
+    than the fuel paid; a long string costs its length. Returns value."""
+    cls = type(value)
+    if cls in _SCALARS:
+        if cls is str and len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        elif cls is int and (value > _SMALL_INT or value < -_SMALL_INT):
+            rs.burn(value.bit_length() >> 6)
+    elif isinstance(value, _CONTAINERS):
+        rs.burn(tree_size(rs, value))
+    elif isinstance(value, str):
+        if len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+    elif isinstance(value, _VIEWS):
+        if type(value) is _ITEMS_VIEW and _SCALARS.issuperset(map(type, chain.from_iterable(value))):
+            rs.burn(1 + 3 * len(value))   # a list of (key, value) pairs of scalars, without making it
+        else:
+            rs.burn(tree_size(rs, list(value)))
+    return value
+
+
+def charge_compare(rs, a, b):
+    """a == b, a < b, ...: strings cost their shared length, nested data its tree size."""
+    ta, tb = type(a), type(b)
+    if ta is str and tb is str:
+        size = min(len(a), len(b))
+        if size > BIG_STR:
+            rs.burn(size >> CHAR_SHIFT)
+        return
+    if ta is int and tb is int:
+        rs.burn(shallow_steps(a))
+        return
+    guard(rs, a)
+    guard(rs, b)
+
+
+def charge_contains(rs, item, container):
+    """item in container: a scan of a string, sequence, range or dict values, a hash for a mapping or set."""
+    cls = type(container)
+    if cls is dict and type(item) is str:   # `'tool_calls' in message`: a hash, a long key's paid
+        if len(item) > BIG_STR:
+            rs.burn(len(item) >> CHAR_SHIFT)
+    elif cls is str or isinstance(container, str):
+        if len(container) > BIG_STR:
+            rs.burn(len(container) >> CHAR_SHIFT)
+    elif isinstance(container, (list, tuple)) or cls is _VALUES_VIEW:
+        rs.burn(len(container))
+        if not type(item) in _SCALARS:
+            guard(rs, item)
+            guard(rs, container)
+    elif cls is range:
+        if type(item) is not int and type(item) is not bool:
+            rs.burn(len(container))   # only an int is found by arithmetic; anything else is compared in turn
+    elif isinstance(container, (dict, set, frozenset)) or cls in _VIEWS:
+        guard(rs, item)
+    else:
+        guard(rs, item)
+
+
+def charge_int_op(rs, a, b):
+    """Arithmetic on big integers costs by their size (division by the product of the sizes)."""
+    rs.burn(((a.bit_length() >> 6) + 1) * ((b.bit_length() >> 6) + 1) >> 6)
+
+
+# --------------------------------------------------------------------------------------- filters and tests
+# What a builtin filter or test reads besides its own node, declared on the function with @costs(...):
+ITERATES = "iterates"           # walks its input once
+TREE = "tree"                   # compares or hashes the items of its input (sort, unique, groupby, ...)
+COMPARE = "compare"             # compares its input with its first argument
+CONTAINS = "contains"           # looks its input up in its first argument
+HASHES = "hashes"               # hashes its input (a registry lookup by name, a set member)
+
+
+def costs(kind):
+    """Declare what a filter or test reads (ITERATES, TREE, COMPARE, CONTAINS, HASHES): the call charges it
+    before the function runs. Functions without a declaration pay for their call and their result only."""
+    def declare(func):
+        func.mj_cost = kind
+        return func
+    return declare
+
+
+def _charge_declared(rs, kind, value, args):
+    if kind is ITERATES:
+        size = length_hint(value) if not isinstance(value, str) else len(value)
+        rs.burn(size)
+    elif kind is TREE:
+        size = tree_size(rs, value)
+        rs.burn(size * max(1, length_hint(value).bit_length()))  # a sort compares about n log n times
+    elif kind is COMPARE:
+        if args:
+            charge_compare(rs, value, args[0])
+    elif kind is CONTAINS:
+        if args:
+            charge_contains(rs, value, args[0])
+    elif kind is HASHES:
+        guard(rs, value)
+
+
+def charged(func):
+    """func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
+    what it declares it reads and by what it returns."""
+    kind = getattr(func, "mj_cost", None)
+    state = getattr(func, "mj_pass_state", False)
+
+    def call(rs, value, args, kwargs):
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        if type(value) is str and len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        for arg in args:
+            if type(arg) is str and len(arg) > BIG_STR:
+                rs.burn(len(arg) >> CHAR_SHIFT)
+        if kind is not None:
+            _charge_declared(rs, kind, value, args)
+        result = func(rs, value, *args, **kwargs) if state else func(value, *args, **kwargs)
+        if result is True or result is False or result is None:
+            return result
+        return charge_result(rs, result)
+    return call
+
+
+def charged_unary(func):
+    """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
+    call(rs, value) → its result, charged as charged() would, without the argument handling."""
+    if getattr(func, "mj_cost", None) is not None:
+        call = charged(func)
+        return lambda rs, value: call(rs, value, (), {})
+    state = getattr(func, "mj_pass_state", False)
+
+    def call_unary(rs, value):
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        if type(value) is str and len(value) > BIG_STR:
+            rs.burn(len(value) >> CHAR_SHIFT)
+        result = func(rs, value) if state else func(value)
+        cls = type(result)
+        if cls is str:
+            if len(result) < 16:
+                return result
+        elif result is True or result is False or result is None or \
+                cls is int and -_SMALL_INT <= result <= _SMALL_INT:   # a test's outcome, |length
+            return result
+        return charge_result(rs, result)
+    return call_unary
+
+
+_charged_cache = {}
+
+
+def charged_call(rs, func, value, args, kwargs):
+    """func(value, *args, **kwargs) for a filter or test looked up at run time (map, select, ...), charged."""
+    key = (type(func), id(func))
+    entry = _charged_cache.get(key)
+    if entry is None or entry[0] is not func:
+        entry = (func, charged(func))
+        if len(_charged_cache) < 1024:
+            _charged_cache[key] = entry   # keeps func alive: ids cannot be reused while it is cached
+    return entry[1](rs, value, args, kwargs)

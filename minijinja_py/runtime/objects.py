@@ -1,0 +1,596 @@
+"""Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, the cycler,
+joiner, `dict` and `range` globals, lipsum — and how captured output is joined.
+
+The compiled closures (compiler.py, loops.py) create and drive these; sandbox.py decides what a template may do
+with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
+"""
+
+import builtins
+from collections import deque
+
+from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, limit_twin
+from ..core.state import MISSING, limit_exceeded, out_of_fuel, pass_state
+from .markup import Markup, escape
+from .printing import safe_repr
+
+__all__ = [
+    "BreakLoop", "ContinueLoop", "NotText", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "Namespace", "ChatNamespace", "namespace_set", "GroupTuple", "Cycler", "Joiner", "DictFactory", "lipsum",
+    "sandboxed_range",
+]
+
+
+class BreakLoop(BaseException):
+    """{% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
+    A BaseException so that the `except Exception` that attaches error locations lets it through."""
+
+
+class ContinueLoop(BaseException):
+    """{% continue %}"""
+
+
+# ---------------------------------------------------------------------------------------------------- output
+class NotText:
+    """A value that is not a string, written to the output as it is by a {% filter %} or {% call %} block (Jinja2
+    quirk). It counts as no text; joining the output fails on it (join_output), as Jinja2's join does."""
+
+    __slots__ = ("value", "span")
+
+    def __init__(self, value, span):
+        self.value = value
+        self.span = span
+
+    def __len__(self):
+        return 0
+
+
+def join_output(out):
+    """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
+    NotText is in there."""
+    try:
+        return "".join(out)
+    except TypeError as exc:
+        for i, item in enumerate(out):
+            if type(item) is NotText:
+                span = item.span
+                error = TypeError(f"sequence item {i}: expected str instance, {type(item.value).__name__} found")
+                raise as_template_error(error, span.line, span.col, (span.end_line, span.end_col)) from None
+        raise exc
+
+
+def captured_text(out, rs):
+    """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
+    as Markup under autoescape (so it is not escaped again where it is printed)."""
+    text = join_output(out)
+    return Markup(text) if rs.autoescape else text
+
+
+# ------------------------------------------------------------------------------------------------------ loop
+class LoopContext:
+    """The `loop` variable. Over a list or tuple everything is known up front; over anything else (an iterator,
+    or a filtered loop `for x in y if c`) items are pulled lazily, one ahead at most unless `loop.length` or
+    `loop.revindex` asks for all, so the filter sees the state the body changed, as in Jinja2."""
+
+    __slots__ = ("index0", "depth0", "_items", "_length", "_iter", "_ahead", "_recurse", "_last_changed",
+                 "_undefined", "_prev", "_current")
+    mj_safe_repr = True
+    mj_guards_arguments = True   # loop(children) hashes and compares nothing
+
+    def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None):
+        self._items = items          # list or tuple, or None when lazy
+        self._length = len(items) if items is not None else None
+        self._iter = lazy            # iterator when lazy
+        self._ahead = deque() if lazy is not None else None   # items pulled but not reached yet
+        self.index0 = -1
+        self.depth0 = depth0
+        self._recurse = recurse
+        self._last_changed = MISSING
+        self._undefined = undefined
+        self._prev = MISSING
+        self._current = MISSING
+
+    def _next(self):
+        """Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)"""
+        if self._items is not None:
+            if self.index0 + 1 < self._length:
+                self.index0 += 1
+                return self._items[self.index0]
+            return MISSING
+        if self.index0 >= 0:
+            self._prev = self._current
+        item = self._ahead.popleft() if self._ahead else next(self._iter, MISSING)
+        if item is not MISSING:
+            self.index0 += 1
+            self._current = item
+        return item
+
+    def _peek(self):
+        if not self._ahead:
+            item = next(self._iter, MISSING)
+            if item is MISSING:
+                return MISSING
+            self._ahead.append(item)
+        return self._ahead[0]
+
+    @property
+    def length(self):
+        if self._length is not None:
+            return self._length
+        self._ahead.extend(self._iter)
+        return self.index0 + 1 + len(self._ahead)
+
+    @property
+    def index(self):
+        return self.index0 + 1
+
+    @property
+    def revindex(self):
+        return self.length - self.index0
+
+    @property
+    def revindex0(self):
+        return self.length - self.index0 - 1
+
+    @property
+    def first(self):
+        return self.index0 == 0
+
+    @property
+    def last(self):
+        if self._length is not None:
+            return self.index0 == self._length - 1
+        return self._peek() is MISSING
+
+    @property
+    def depth(self):
+        return self.depth0 + 1
+
+    @property
+    def previtem(self):
+        if self.index0 <= 0:
+            return self._undefined("there is no previous item")
+        if self._items is not None:
+            return self._items[self.index0 - 1]
+        return self._prev
+
+    @property
+    def nextitem(self):
+        if self._items is not None:
+            if self.index0 + 1 < self._length:
+                return self._items[self.index0 + 1]
+            return self._undefined("there is no next item")
+        item = self._peek()
+        return self._undefined("there is no next item") if item is MISSING else item
+
+    def __len__(self):
+        return self.length
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """Jinja2 quirk: iterating `loop` inside the loop advances the loop itself, yielding (item, loop)."""
+        item = self._next()
+        if item is MISSING:
+            raise StopIteration
+        return item, self
+
+    def cycle(self, *args):
+        """loop.cycle('odd', 'even'): the argument for this iteration, round robin."""
+        if not args:
+            raise TypeError("no items for cycling given")
+        return args[self.index0 % len(args)]
+
+    def changed(self, *value):
+        """loop.changed(x): True on the first iteration and whenever x differs from the previous call's."""
+        if self._last_changed != value:
+            self._last_changed = value
+            return True
+        return False
+
+    def __call__(self, iterable):
+        """loop(children) inside a `recursive` loop: render the loop body over children, one level deeper."""
+        if self._recurse is None:
+            raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
+        return self._recurse(iterable, self.depth0 + 1)
+
+    def __repr__(self):
+        return f"<LoopContext {self.index}/{self.length}>"
+
+
+# ----------------------------------------------------------------------------------------------------- frames
+class FrameLayout:
+    """How to start a frame (the slots of one template function: the template, a macro call, a block, a
+    recursive loop call — see compiler.py): slot 0 holds the render state, slot 1 the frame the function was
+    defined in (for the outermost function of a template, the root or a block: its template context, or None
+    when the template needs none), the others their start values, then the names no scope assigns are looked up
+    once: in the template context of the frame chain when there is one (Jinja2 resolves them there), else in
+    the render's variables and globals."""
+
+    __slots__ = ("initial", "resolves", "copies")
+
+    def __init__(self, initial, resolves, copies=()):
+        self.initial = initial      # tuple: the start value of slots 2, 3, ...
+        self.resolves = resolves    # ((name, slot), ...)
+        self.copies = copies        # ((slot, depth, source slot), ...): variables that start as another's value
+
+    def new(self, rs, parent, lookup=None):
+        """A new frame; the free names found with lookup(name) (by default, see the class docstring)."""
+        resolves = self.resolves
+        if not resolves:
+            f = [rs, parent, *self.initial]
+        else:
+            if lookup is None and parent is not None:
+                context = parent
+                while type(context) is list:   # up the frames to the outermost one's context
+                    context = context[1]
+                if context is not None:
+                    lookup = context.lookup
+            if lookup is None:
+                # the render's variables and globals do not change while it runs: resolved once per render
+                start = rs.frame_starts.get(self)
+                if start is None:
+                    start = rs.frame_starts[self] = self._resolved(rs)
+                f = [rs, parent, *start]
+            else:   # a template context: its top-level variables change as the template runs
+                f = [rs, parent, *self.initial]
+                for name, slot in resolves:
+                    f[slot] = lookup(name)
+        for slot, depth, source in self.copies:
+            frame = f
+            for _ in range(depth):
+                frame = frame[1]
+            f[slot] = frame[source]
+        return f
+
+    def _resolved(self, rs):
+        """The start values with the free names found in the render's variables, then in the globals; MISSING
+        where neither has one (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing)."""
+        start = [None, None, *self.initial]
+        context_get, globals_get = rs.context.get, rs.globals.get
+        for name, slot in self.resolves:
+            value = context_get(name, MISSING)
+            start[slot] = value if value is not MISSING else globals_get(name, MISSING)
+        return tuple(start[2:])
+
+
+# ----------------------------------------------------------------------------------------------------- macro
+class MacroCode:
+    """What the compiler makes of a {% macro %} or of a call block's body: everything a call needs but the frame
+    it was defined in. `arguments` are the parameter names, `param_slots` their slots; `defaults` the default
+    closures (None where a parameter has none); `weight` the steps a call costs, its body's statements included."""
+
+    __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
+                 "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
+                 "origin", "arity")
+
+    def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight, origin):
+        self.origin = origin   # (name, filename, source) of the template it is in: errors in its body carry them
+        self.name = name
+        self.arguments = arguments
+        self.param_slots = param_slots
+        self.defaults = defaults
+        self.body = body
+        self.layout = layout
+        self.caller_slot, self.kwargs_slot, self.varargs_slot = special_slots
+        self.catch_kwargs = self.kwargs_slot is not None     # the body reads `kwargs`
+        self.catch_varargs = self.varargs_slot is not None   # the body reads `varargs`
+        self.caller = self.caller_slot is not None           # the body reads `caller`
+        self.explicit_caller = "caller" in arguments
+        self.weight = weight
+        # no caller, kwargs or varargs to fill in: a call with exactly its parameters, by position, binds them
+        self.plain = not (self.caller or self.catch_kwargs or self.catch_varargs)
+        self.arity = len(param_slots) if self.plain else -1   # the positional arguments of the common call
+
+
+class Macro:
+    """A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
+    is the frame it was defined in (not the caller's), with the parameters bound."""
+
+    __slots__ = ("_code", "_parent")
+    mj_safe_repr = True
+
+    def __init__(self, code, parent):
+        self._code = code
+        self._parent = parent
+
+    name = property(lambda self: self._code.name)
+    arguments = property(lambda self: self._code.arguments)
+    catch_kwargs = property(lambda self: self._code.catch_kwargs)
+    catch_varargs = property(lambda self: self._code.catch_varargs)
+    caller = property(lambda self: self._code.caller)
+    explicit_caller = property(lambda self: self._code.explicit_caller)
+
+    def __call__(self, *args, **kwargs):
+        code, parent = self._code, self._parent
+        rs = parent[0]
+        rs.fuel -= code.weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        if rs.depth >= rs.limits.max_call_depth:
+            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
+        f = code.layout.new(rs, parent)
+        if len(args) == code.arity and not kwargs:
+            for slot, value in zip(code.param_slots, args):   # the common call: every parameter given, in order
+                f[slot] = value
+            pending = ()
+        else:
+            pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
+        out = []
+        rs.depth += 1
+        try:
+            if pending:
+                _bind_defaults(code, f, pending, rs.undefined)
+            code.body(f, out)
+        except TemplateError as exc:
+            claim(exc, code.origin)
+            raise
+        finally:
+            rs.depth -= 1
+        try:
+            text = "".join(out)
+        except TypeError:
+            text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
+        return Markup(text) if rs.autoescape else text
+
+    def __repr__(self):
+        name = self._code.name
+        return "<Macro anonymous>" if name is None else f"<Macro {name!r}>"
+
+
+def _bind_defaults(code, f, pending, undefined):
+    """As in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks; a
+    parameter not yet given its default reads as undefined there (not as an outer variable)."""
+    slots, names = code.param_slots, code.arguments
+    for i in pending:
+        f[slots[i]] = undefined(name=names[i])
+    for i in pending:
+        default = code.defaults[i]
+        f[slots[i]] = default(f) if default is not None else \
+            undefined(f"parameter {names[i]!r} was not provided", name=names[i])
+
+
+def _bind_arguments(code, f, args, kwargs, undefined):
+    """Put a call's arguments into the macro's frame; returns the indices of the parameters left to their
+    defaults. The errors are Jinja2's."""
+    slots, names = code.param_slots, code.arguments
+    count = len(slots)
+    bound = min(len(args), count)
+    for i in range(bound):
+        f[slots[i]] = args[i]
+    found_caller = code.explicit_caller if bound == count else False
+    pending = []
+    for i in range(bound, count):
+        name = names[i]
+        if name == "caller":
+            found_caller = True
+        value = kwargs.pop(name, MISSING)
+        if value is MISSING:
+            pending.append(i)
+        else:
+            f[slots[i]] = value
+    if code.caller and not found_caller:
+        caller = kwargs.pop("caller", None)
+        f[code.caller_slot] = undefined("No caller defined", name="caller") if caller is None else caller
+    if code.catch_kwargs:
+        f[code.kwargs_slot] = kwargs
+    elif kwargs:
+        if "caller" in kwargs:
+            raise TypeError(f"macro {code.name!r} was invoked with two values for the special caller argument. "
+                            "This is most likely a bug.")
+        raise TypeError(f"macro {code.name!r} takes no keyword argument {next(iter(kwargs))!r}")
+    if code.catch_varargs:
+        f[code.varargs_slot] = args[count:]
+    elif len(args) > count:
+        raise TypeError(f"macro {code.name!r} takes not more than {count} argument(s)")
+    return pending
+
+
+# ------------------------------------------------------------------------------------------------- globals
+class Namespace:
+    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}), as Jinja2's."""
+
+    __slots__ = ("_attrs",)
+
+    def __init__(*args, **kwargs):
+        self, args = args[0], args[1:]
+        attrs = dict(*args, **kwargs)
+        for name in attrs:
+            self._check_name(name)
+        self._attrs = attrs
+
+    @staticmethod
+    def _check_name(name):
+        """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
+
+    def mj_print(self, printer, depth):
+        """How printing.py shows a namespace: its attributes as a dict."""
+        printer.emit("<Namespace ")
+        printer.container(self._attrs, dict, depth)
+        printer.emit(">")
+
+    def __repr__(self):
+        return safe_repr(self)  # bounded and cycle-safe: {% set ns.me = [ns] %} prints
+
+
+class ChatNamespace(Namespace):
+    """The chat profile's namespace: transformers' TemplateNamespace, which refuses names starting with '_'."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _check_name(name):
+        if isinstance(name, str) and name.startswith("_"):
+            raise SecurityError(f"Chat templates cannot store underscore-prefixed attributes on a namespace, but got "
+                                f"{name!r}. Please rename the attribute.")
+
+
+def namespace_set(ns, attr, value):
+    """{% set ns.attr = value %}"""
+    if not isinstance(ns, Namespace):
+        raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
+    ns._check_name(attr)
+    ns._attrs[attr] = value
+
+
+@pass_state
+def sandboxed_range(rs, *args):
+    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
+    also the OverflowError Jinja2 raises)."""
+    rng = builtins.range(*args)
+    if len(rng) > rs.limits.max_range:
+        limit = rs.limits.max_range
+        # Jinja2's message (MAX_RANGE is its name for this limit), then ours
+        raise limit_twin(OverflowError)(f"Range too big. The sandbox blocks ranges larger than MAX_RANGE ({limit}). "
+                                        f"(limit max_range={limit})", limit="max_range", value=limit)
+    return rng
+
+
+sandboxed_range.__name__ = "range"   # printed as <function range>, pickled by its qualified name
+
+
+class GroupTuple(tuple):
+    """One group of the groupby filter: a (grouper, list) pair that also has those two names as attributes,
+    and prints as a plain tuple (as Jinja2's namedtuple does)."""
+
+    __slots__ = ()
+
+    def __new__(cls, grouper, items):
+        return tuple.__new__(cls, (grouper, items))
+
+    @property
+    def grouper(self):
+        return self[0]
+
+    @property
+    def list(self):
+        return self[1]
+
+
+class Cycler:
+    """cycler('odd', 'even'): .next() returns the items in turn; .current, .reset()."""
+
+    mj_safe_repr = True
+
+    __slots__ = ("items", "pos")
+
+    def __init__(self, *items):
+        if not items:
+            raise RuntimeError("at least one item has to be provided")
+        self.items = items
+        self.pos = 0
+
+    def reset(self):
+        self.pos = 0
+
+    @property
+    def current(self):
+        return self.items[self.pos]
+
+    def next(self):
+        rv = self.current
+        self.pos = (self.pos + 1) % len(self.items)
+        return rv
+
+    __next__ = next
+
+    def __repr__(self):
+        return "<Cycler>"
+
+
+class Joiner:
+    """joiner(', '): returns '' the first time it is called, then the separator."""
+
+    mj_safe_repr = True
+
+    __slots__ = ("sep", "used")
+
+    def __init__(self, sep=", "):
+        self.sep = sep
+        self.used = False
+
+    def __call__(self):
+        if not self.used:
+            self.used = True
+            return ""
+        return self.sep
+
+    def __repr__(self):
+        return "<Joiner>"
+
+
+class DictFactory:
+    """The `dict` global: dict(a=1), dict([('a', 1)]), dict.fromkeys(keys, value)."""
+
+    mj_safe_repr = True
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        return dict(*args, **kwargs)
+
+    def fromkeys(self, keys, value=None):
+        return dict.fromkeys(keys, value)
+
+    def __repr__(self):
+        return "<class 'dict'>"
+
+
+_LIPSUM_WORDS = (
+    "a ac accumsan ad adipiscing aenean aliquam aliquet amet ante aptent arcu at auctor augue bibendum blandit "
+    "class commodo condimentum congue consectetuer consequat conubia convallis cras cubilia cum curabitur curae "
+    "cursus dapibus diam dictum dictumst dignissim dis dolor donec dui duis egestas eget eleifend elementum elit "
+    "enim erat eros est et etiam eu euismod facilisi facilisis fames faucibus felis fermentum feugiat fringilla "
+    "fusce gravida habitant habitasse hac hendrerit hymenaeos iaculis id imperdiet in inceptos integer interdum "
+    "ipsum justo lacinia lacus laoreet lectus leo libero ligula litora lobortis lorem luctus maecenas magna magnis "
+    "malesuada massa mattis mauris metus mi molestie mollis montes morbi mus nam nascetur natoque nec neque netus "
+    "nibh nisi nisl non nonummy nostra nulla nullam nunc odio orci ornare parturient pede pellentesque penatibus "
+    "per pharetra phasellus placerat platea porta porttitor posuere potenti praesent pretium primis proin pulvinar "
+    "purus quam quis quisque rhoncus ridiculus risus rutrum sagittis sapien scelerisque sed sem semper senectus "
+    "sit sociis sociosqu sodales sollicitudin suscipit suspendisse taciti tellus tempor tempus tincidunt torquent "
+    "tortor tristique turpis ullamcorper ultrices ultricies urna ut varius vehicula vel velit venenatis vestibulum "
+    "vitae vivamus viverra volutpat vulputate"
+).split()
+
+
+@pass_state
+def lipsum(rs, n=5, html=True, min=20, max=100):
+    """lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
+
+    Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
+    repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
+    arguments, so a render is reproducible."""
+    if n > 1000 or max > 10_000:
+        raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
+    if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
+        rs.burn(4 * n * max)  # up to n * max words at ~4 steps' time each, paid before any is made
+    import random   # ~1.5 ms of a cold start: imported by the first lipsum()
+    rng = random.Random(f"{n}:{html}:{min}:{max}")
+    paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max)) for _ in range(n)]
+    if not html:
+        return "\n\n".join(paragraphs)
+    return Markup("\n".join(f"<p>{escape(p)}</p>" for p in paragraphs))
+
+
+def _lorem_paragraph(rng, count):
+    words = []
+    comma_at = stop_at = 0          # word positions of the last comma and the last full stop
+    capital = True
+    for position in range(count):
+        word = rng.choice(_LIPSUM_WORDS)
+        while words and word == words[-1].rstrip(",.").lower():
+            word = rng.choice(_LIPSUM_WORDS)
+        if capital:
+            word, capital = word.capitalize(), False
+        if position - rng.randrange(3, 8) > comma_at:
+            comma_at, stop_at = position, stop_at + 2
+            word += ","
+        if position - rng.randrange(10, 20) > stop_at:
+            comma_at = stop_at = position
+            word += "."
+            capital = True
+        words.append(word)
+    text = " ".join(words)
+    if text.endswith(","):
+        return text[:-1] + "."
+    return text if text.endswith(".") else text + "."

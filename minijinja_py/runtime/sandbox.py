@@ -1,0 +1,524 @@
+"""Sandbox: the one policy for what a template may do with a value — read an attribute or item, call it,
+print it, format with it.
+
+A template sees the values the caller passed, plus an allowlist of pure methods of str, dict, list, tuple,
+set, int and float. Names starting with '_' are refused. Methods that mutate a known mutable type (list.append,
+dict.update, ...) raise SecurityError, as in Jinja2's ImmutableSandboxedEnvironment. Functions, modules, classes,
+code, frames and generators expose no attributes at all, and nothing prints with a memory address (printing.py).
+Every method a template gets is wrapped: the call is charged to the render's fuel by what it reads and returns
+(budget.py), and methods that build strings (center, zfill, replace, join, format, ...) check the size of what
+they would build before building it.
+"""
+
+import _string
+import collections
+import types
+from collections import abc
+
+from ..core.budget import charge_result, guard, shallow_steps
+from ..core.errors import SecurityError
+from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
+from .composition import BlockReference, TemplateModule, TemplateReference
+from .markup import EscapeFormatter, Markup, formatter
+from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
+from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
+from .printing import OPAQUE_TYPES, safe_repr, to_str
+from .undefined import ChainableUndefined, Undefined
+
+__all__ = ["getattr_", "getitem_", "undefined_on_str", "attribute_only", "safe_format", "str_method_call",
+           "DICT_ATTRS", "DICT_MUTATORS", "CHECKED_METHODS"]
+
+# ------------------------------------------------------------------------------------------- the allowlists
+_STR_ATTRS = frozenset("""
+    capitalize casefold center count encode endswith expandtabs find format format_map index isalnum isalpha
+    isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle isupper join ljust lower
+    lstrip maketrans partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit rstrip split
+    splitlines startswith strip swapcase title translate upper zfill
+""".split())
+_MARKUP_ATTRS = _STR_ATTRS | {"escape", "unescape", "striptags"}
+DICT_ATTRS = frozenset({"copy", "fromkeys", "get", "items", "keys", "values"})
+_LIST_ATTRS = frozenset({"copy", "count", "index"})
+_TUPLE_ATTRS = frozenset({"count", "index"})
+_SET_ATTRS = frozenset({"copy", "difference", "intersection", "isdisjoint", "issubset", "issuperset",
+                        "symmetric_difference", "union"})
+_INT_ATTRS = frozenset({"bit_length", "bit_count", "conjugate", "as_integer_ratio", "real", "imag", "numerator",
+                        "denominator", "is_integer"})
+_FLOAT_ATTRS = frozenset({"is_integer", "as_integer_ratio", "conjugate", "hex", "real", "imag"})
+_BYTES_ATTRS = frozenset({"decode", "hex"})
+_VIEW_ATTRS = frozenset({"isdisjoint"})
+
+# Checked in MRO order, so Markup (a str) and bool (an int) find their own entry first.
+_ALLOWED_BY_TYPE = {
+    Markup: _MARKUP_ATTRS, str: _STR_ATTRS, dict: DICT_ATTRS, list: _LIST_ATTRS, tuple: _TUPLE_ATTRS,
+    set: _SET_ATTRS, frozenset: _SET_ATTRS, bool: _INT_ATTRS, int: _INT_ATTRS, float: _FLOAT_ATTRS,
+    bytes: _BYTES_ATTRS, type({}.keys()): _VIEW_ATTRS, type({}.items()): _VIEW_ATTRS,
+    type({}.values()): frozenset(), range: frozenset({"start", "stop", "step", "count", "index"}),
+    LoopContext: frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
+                            "depth0", "previtem", "nextitem", "cycle", "changed"}),
+    Macro: frozenset({"name", "arguments", "catch_kwargs", "catch_varargs", "caller", "explicit_caller"}),
+    Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
+    Joiner: frozenset({"sep"}),
+    GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
+    DictFactory: frozenset({"fromkeys"}),
+    TemplateReference: frozenset(),   # self.name: the item fallback finds the block
+    BlockReference: frozenset({"name", "super"}),
+    TemplateModule: frozenset(),      # module.name: the item fallback finds the exported name
+    # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
+    # before any check could run)
+    bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
+    collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
+}
+
+# Jinja2's ImmutableSandboxedEnvironment refuses these on the matching abstract types.
+_MUTATORS = (
+    (abc.MutableSet, frozenset({"add", "clear", "difference_update", "discard", "pop", "remove",
+                                "symmetric_difference_update", "update", "intersection_update"})),
+    (abc.MutableMapping, frozenset({"clear", "pop", "popitem", "setdefault", "update"})),
+    (abc.MutableSequence, frozenset({"append", "clear", "pop", "reverse", "insert", "sort", "extend", "remove"})),
+    (collections.deque, frozenset({"append", "appendleft", "clear", "extend", "extendleft", "pop", "popleft",
+                                   "remove", "rotate"})),
+    # the standard library's containers that add mutators of their own (stricter than Jinja2, which hands these
+    # out): a template reads their other public attributes as it reads any caller object's
+    (collections.OrderedDict, frozenset({"move_to_end"})),
+    (collections.Counter, frozenset({"subtract"})),
+)
+# and array.array's (checked in _is_mutator: the array module is imported only when a template names one of
+# these, not by import minijinja_py, a cold start's ~0.6 ms)
+_ARRAY_MUTATORS = frozenset({"byteswap", "frombytes", "fromfile", "fromlist", "fromunicode"})
+
+# Objects that expose no attributes to a template (functions, modules, classes, generators, ...).
+_OPAQUE = OPAQUE_TYPES
+
+
+def _is_engine_internal(obj):
+    module = type(obj).__module__
+    return module == "minijinja_py" or module.startswith("minijinja_py.")
+
+
+def _allowed_attrs(obj):
+    for cls in type(obj).__mro__:
+        allowed = _ALLOWED_BY_TYPE.get(cls)
+        if allowed is not None:
+            if allowed is _STR_ATTRS and cls is not type(obj) and hasattr(type(obj), "__html__"):
+                return _MARKUP_ATTRS  # markupsafe's Markup (code written for Jinja2 passes it): ours' methods
+            return allowed
+    return None
+
+
+def _builtin_base(obj):
+    """The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple)."""
+    return next(cls for cls in type(obj).__mro__ if cls in _ALLOWED_BY_TYPE)
+
+
+def _unsafe_message(obj, name):
+    if type(obj) is _CheckedMethod:
+        obj = obj.method  # name the method's type, as Jinja2 does, not the wrapper's
+    return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
+
+
+def _unsafe(obj, name):
+    return SecurityError(_unsafe_message(obj, name))
+
+
+def _is_mutator(obj, name):
+    for kind, names in _MUTATORS:
+        if name in names and isinstance(obj, kind):
+            return True
+    if name in _ARRAY_MUTATORS:
+        import array
+        return isinstance(obj, array.array)
+    return False
+
+
+# ----------------------------------------------------------------------------------------- attribute access
+def getattr_(obj, name, rs):
+    """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
+    cls = type(obj)
+    if cls is dict:
+        if name in obj and name[:1] != "_":
+            return obj[name] if name not in DICT_ATTRS and name not in DICT_MUTATORS else _dict_attribute(obj, name, rs)
+        if name in DICT_ATTRS or name in DICT_MUTATORS:
+            return _dict_attribute(obj, name, rs)
+        if name[:1] == "_":
+            return _private(obj, name, rs)
+        return rs.undefined(obj=obj, name=name)
+    if name[:1] == "_":
+        return _private(obj, name, rs)
+    if cls is str and undefined_on_str(name):
+        return rs.undefined(obj=obj, name=name)   # message.content.content of a string content
+    if isinstance(obj, Undefined):
+        if isinstance(obj, ChainableUndefined):
+            return obj
+        return obj._fail_with_undefined_error()
+    if isinstance(obj, Namespace):
+        value = obj._attrs.get(name, MISSING)
+        return rs.undefined(obj=obj, name=name) if value is MISSING else value
+    return _attribute(obj, name, rs, item_fallback=True)
+
+
+def _dict_attribute(obj, name, rs):
+    if name in DICT_MUTATORS:
+        return _mutator(obj, name, rs)
+    return _bound(obj, name, rs)
+
+
+def _mutator(obj, name, rs):
+    """A method that changes obj: refused in an immutable environment (the default, as Jinja2's
+    ImmutableSandboxedEnvironment); with immutable=False (Jinja2's SandboxedEnvironment) handed out, charged as
+    any method, and the size it leaves obj at checked against max_items."""
+    if rs.env.immutable:
+        raise _unsafe(obj, name)
+    return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
+
+
+def _private(obj, name, rs):
+    """A name starting with '_': refused when obj has it (as an attribute, or as a dict's key), undefined when it
+    has neither — Jinja2 finds no such attribute or item there either (a template looping over a JSON string's
+    characters reads `arguments['_']`)."""
+    if isinstance(obj, Undefined):
+        if hasattr(type(obj), name):
+            raise _unsafe(obj, name)
+        if isinstance(obj, ChainableUndefined):
+            return obj
+        return obj._fail_with_undefined_error()
+    if type(obj) is dict and name in obj or isinstance(obj, Namespace) and name in obj._attrs:
+        raise _unsafe(obj, name)
+    try:
+        # a method handed to a template stands for the method: what the method has counts
+        exists = hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
+    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
+        exists = True
+    if exists:
+        raise _unsafe(obj, name)
+    return rs.undefined(obj=obj, name=name)
+
+
+DICT_MUTATORS = _MUTATORS[1][1]
+
+
+def _attribute(obj, name, rs, item_fallback):
+    """The attribute `name` of obj under the policy; the item of that name when there is no such attribute."""
+    allowed = _allowed_attrs(obj)
+    if allowed is not None:
+        if name in allowed:
+            return _bound(obj, name, rs)
+        if _is_mutator(obj, name):
+            return _mutator(obj, name, rs)
+        if (type(obj) not in _ALLOWED_BY_TYPE and not _is_engine_internal(obj)
+                and not hasattr(_builtin_base(obj), name)):
+            # the caller's subclass of a built-in (a namedtuple's fields, a str Enum's value, a list subclass's
+            # own attributes): what the subclass adds is the caller's, as a plain object's attributes are; what
+            # the built-in has stays under the built-in's allowlist
+            value = _caller_attribute(obj, name)
+            if value is not MISSING:
+                return value
+    elif type(obj) is _CheckedMethod:
+        return _attribute(obj.method, name, rs, item_fallback)  # it stands for the method: the method's rules
+    elif _is_engine_internal(obj):
+        # the engine's own objects (the render state, environment, scopes...) should never reach a template; if
+        # one does, it shows nothing of itself
+        if hasattr(obj, name):
+            raise _unsafe(obj, name)
+        return rs.undefined(obj=obj, name=name)
+    elif isinstance(obj, _OPAQUE):
+        # Functions, modules, classes, generators...: an attribute that exists is refused (Jinja2 would hand out
+        # some of them); one that does not is undefined, as in Jinja2.
+        if hasattr(obj, name):
+            raise _unsafe(obj, name)
+        return rs.undefined(obj=obj, name=name)
+    elif _is_mutator(obj, name):
+        return _mutator(obj, name, rs)
+    else:
+        # an object of the caller's own class: its public attributes are what the caller chose to pass
+        value = _caller_attribute(obj, name)
+        if value is not MISSING:
+            return value
+    if item_fallback:
+        try:
+            found = _caller_item(obj, name)
+        except Exception:
+            found = MISSING
+        if found is not MISSING:
+            return found
+    return rs.undefined(obj=obj, name=name)
+
+
+def _caller_attribute(obj, name):
+    """The public attribute `name` of the caller's object, or MISSING; a module or a class other than the
+    object's own is refused (a class would hand out constructors, a module everything in it)."""
+    try:
+        value = getattr(obj, name)
+    except AttributeError:
+        return MISSING
+    if isinstance(value, types.ModuleType) or (isinstance(value, type) and value is not type(obj)):
+        raise _unsafe(obj, name)
+    return value
+
+
+def _caller_item(obj, key):
+    """obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
+    defaultdict, a Counter) is only read where it has the key: its __missing__ would insert one."""
+    if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
+        try:
+            return obj[key] if key in obj else MISSING
+        except TypeError:   # unhashable
+            return MISSING
+    try:
+        return obj[key]
+    except (TypeError, LookupError):
+        return MISSING
+
+
+def attribute_only(obj, name, rs):
+    """obj.name without the item fallback (the attr filter)."""
+    return _attribute(obj, name, rs, item_fallback=False)
+
+
+def undefined_on_str(key):
+    """Whether some_str[key] (and some_str.key) is undefined for every str: a public name that is no str method
+    (a str has no mutators)."""
+    return key not in _STR_ATTRS and key[:1] != "_"
+
+
+def getitem_(obj, key, rs):
+    """obj[key] — item first, then attribute (Jinja2's order). Plain containers are looked into without raising
+    (a string indexed by a string key is common: templates that walk a JSON string)."""
+    cls = type(obj)
+    if cls is dict:
+        if type(key) is str:
+            if key in obj and key[:1] != "_":
+                return obj[key]
+        else:
+            try:
+                if key in obj:
+                    return obj[key]
+            except TypeError:   # unhashable
+                return rs.undefined(obj=obj, name=key)
+    elif cls is list or cls is tuple or cls is str:
+        if type(key) is int:
+            if -len(obj) <= key < len(obj):
+                return obj[key]
+            return rs.undefined(obj=obj, name=key)
+        if type(key) is not str:
+            try:
+                return obj[key]   # bool, or an object with __index__
+            except (TypeError, LookupError):
+                pass
+        elif cls is str and undefined_on_str(key):
+            # content['type'] of a message whose content is a string (templates that walk it character by
+            # character): undefined without the policy's walk
+            return rs.undefined(obj=obj, name=key)
+    elif isinstance(obj, Undefined):
+        if isinstance(key, str) and key[:1] == "_":
+            return _private(obj, key, rs)
+        if isinstance(obj, ChainableUndefined):
+            return obj
+        return obj._fail_with_undefined_error()
+    elif isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro)):
+        pass
+    else:
+        found = _caller_item(obj, key)
+        if found is not MISSING:
+            return found
+    if isinstance(key, str):
+        if key[:1] == "_":
+            return _private(obj, key, rs)
+        if isinstance(obj, Namespace):
+            value = obj._attrs.get(key, MISSING)
+            if value is not MISSING:
+                return value
+        elif cls is not dict:
+            return _attribute(obj, key, rs, item_fallback=False)
+        elif key in DICT_ATTRS or key in DICT_MUTATORS:
+            return _dict_attribute(obj, key, rs)
+    return rs.undefined(obj=obj, name=key)
+
+
+# -------------------------------------------------------------------------------------- methods with limits
+def _bound(obj, name, rs):
+    value = getattr(obj, name)
+    if not callable(value) or isinstance(value, Undefined):
+        return value  # loop.index, range.start, int.real, loop.previtem (undefined on the first item) ...
+    if isinstance(obj, str):
+        checked = _SIZE_CHECKED.get(name)
+    else:
+        checked = BYTES_METHOD_CHECKS.get(name) if isinstance(obj, (bytes, bytearray)) else None
+    return _CheckedMethod(checked, value, obj, rs, name)
+
+
+# Methods that take constant time whatever the size of their object.
+_CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "reset",
+                            "append", "appendleft", "add", "discard", "popleft", "popitem", "setdefault"})
+
+
+class _CheckedMethod:
+    """A method handed to a template: charged to the render by what it reads and returns, and for the str
+    methods that build strings, checked for the size of the result before it is built."""
+
+    __slots__ = ("checked", "method", "obj", "rs", "name")
+    mj_safe_repr = True
+    mj_guards_arguments = True   # __call__ guards them itself
+
+    def __init__(self, checked, method, obj, rs, name):
+        self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
+
+    def __call__(self, *args, **kwargs):
+        rs, obj = self.rs, self.obj
+        if self.name not in _CONSTANT_TIME:
+            rs.burn(1 + shallow_steps(obj))
+        for arg in args:
+            _charge_argument(rs, arg)
+        for arg in kwargs.values():
+            _charge_argument(rs, arg)
+        if self.checked is not None:
+            result = self.checked(rs, obj, *args, **kwargs)
+        elif self.name == "index" and isinstance(obj, (list, tuple)):
+            result = sequence_index(obj, *args, **kwargs)
+        else:
+            result = self.method(*args, **kwargs)
+        return charge_result(rs, result)
+
+    def __repr__(self):
+        return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+
+
+class _CheckedMutator(_CheckedMethod):
+    """A method that changes its object (immutable=False only): the object may not grow past max_items."""
+
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        result = _CheckedMethod.__call__(self, *args, **kwargs)
+        check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
+        return result
+
+
+def str_method_call(name):
+    """call(rs, text, args) → text.name(*args) for a plain str text, as calling the method the sandbox hands out
+    (getattr_ then calls.call_value) does it, without the method object: the call's step, the text and the
+    arguments paid for, the size of the result checked before it is built (STR_METHOD_CHECKS), the result
+    charged. None for a name that is no method of str the allowlist grants."""
+    method = getattr(str, name, None) if name in _STR_ATTRS else None
+    if type(method) is not types.MethodDescriptorType:
+        return None   # (str.maketrans is a static method: it takes no text)
+    checked = _SIZE_CHECKED.get(name)
+
+    def call(rs, text, args):
+        rs.fuel -= 2 + (len(text) >> CHAR_SHIFT)   # the call, and the method's work on the text
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        for arg in args:
+            _charge_argument(rs, arg)
+        return charge_result(rs, checked(rs, text, *args) if checked is not None else method(text, *args))
+    return call
+
+
+# The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks)
+CHECKED_METHODS = frozenset({_CheckedMethod, _CheckedMutator})
+
+
+def _charge_argument(rs, arg):
+    if type(arg) is str:
+        if len(arg) > 1024:
+            rs.burn(len(arg) >> CHAR_SHIFT)
+    else:
+        guard(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
+
+
+_SIZE_CHECKED = {
+    **STR_METHOD_CHECKS,
+    "format": lambda rs, s, *args, **kwargs: safe_format(rs, s, args, kwargs),
+    "format_map": lambda rs, s, mapping: safe_format(rs, s, (), mapping),
+}
+
+
+# ---------------------------------------------------------------------------------------------- formatting
+class _SandboxedFormatter:
+    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths. Methods
+    of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.limits = rs.limits
+        self.size = 0  # characters of the fields formatted so far
+
+    def get_value(self, key, args, kwargs):
+        if isinstance(key, int):
+            return args[key]
+        if isinstance(kwargs, dict) and type(kwargs).__getitem__ is dict.__getitem__ and key not in kwargs:
+            raise KeyError(key)   # format_map of a caller's defaultdict: its __missing__ would insert the key
+        return kwargs[key]
+
+    def get_field(self, field_name, args, kwargs):
+        first, rest = _formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
+        return obj, first
+
+    def format_field(self, value, format_spec):
+        _check_format_spec(self.limits, format_spec)
+        text = self.format_plain(value, format_spec)
+        self.size += len(text)
+        check_str_size(self.limits, self.size, "a formatted string")
+        return text
+
+    def format_plain(self, value, format_spec):
+        # An empty spec means str(value), which must not show an address; any other spec is the value's own
+        # __format__ (so '{:>5}'.format([1]) fails as in Python).
+        if not format_spec and not isinstance(value, (str, int, float, complex)):
+            return to_str(value, self.rs)
+        return format(value, format_spec)
+
+    def convert_field(self, value, conversion):
+        if conversion == "r":
+            return safe_repr(value, self.rs)
+        if conversion == "s":
+            return to_str(value, self.rs)
+        if conversion == "a":
+            text = safe_repr(value, self.rs)
+            check_str_size(self.limits, len(text) * 10, "a formatted string")
+            return text.encode("ascii", "backslashreplace").decode("ascii")
+        if conversion is None:
+            return value
+        raise ValueError(f"Unknown conversion specifier {conversion}")
+
+
+class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
+    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field."""
+
+    def format_field(self, value, format_spec):
+        _check_format_spec(self.limits, format_spec)
+        return EscapeFormatter.format_field(self, value, format_spec)
+
+
+def _formatter_field_name_split(field_name):
+    return _string.formatter_field_name_split(field_name)
+
+
+def _check_format_spec(limits, spec):
+    digits = []
+    for ch in spec:
+        if ch.isdigit():
+            digits.append(ch)
+        else:
+            if digits and len(digits) > 9:
+                raise limit_exceeded(limits, "max_string", "a format width")
+            if digits and int("".join(digits)) > limits.max_string:
+                raise limit_exceeded(limits, "max_string", "a format width")
+            digits = []
+    if digits and (len(digits) > 9 or int("".join(digits)) > limits.max_string):
+        raise limit_exceeded(limits, "max_string", "a format width")
+
+
+def safe_format(rs, fmt, args, kwargs):
+    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
+    escaped after formatting and the result is Markup."""
+    # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
+    rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
+    if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's
+        result = Markup(formatter(_SandboxedEscapeFormatter)(rs).vformat(fmt, args, kwargs))
+    else:
+        result = formatter(_SandboxedFormatter)(rs).vformat(fmt, args, kwargs)
+    check_str_size(rs.limits, len(result))
+    return result

@@ -1,0 +1,496 @@
+"""Builder: grammar reductions → AST nodes (nodes.py).
+
+The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
+name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
+materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
+method is linear in its children. The builder keeps no state between templates.
+"""
+
+import codecs
+import re
+
+from ..core.errors import PythonSyntaxTwin, TemplateSyntaxError
+from . import nodes as n
+
+_CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code).
+_new_tuple = tuple.__new__
+_Span = n.Span
+
+
+def token_span(tok):
+    return _new_tuple(_Span, (tok.line, tok.column, tok.start_pos, tok.end_pos, tok.end_line, tok.end_column))
+
+
+def tag_span(tok):
+    """Span of a tag token starting at its `{`: tag terminals absorb the whitespace they strip before the tag."""
+    value = tok.value
+    skip = len(value) - len(value.lstrip())
+    if skip == 0:
+        return token_span(tok)
+    stripped = value[:skip]
+    newlines = stripped.count("\n")
+    if newlines:
+        line, col = tok.line + newlines, skip - stripped.rindex("\n")
+    else:
+        line, col = tok.line, tok.column + skip
+    return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
+
+
+def span_of(x):
+    """The span of a node or an intermediate, else of a token."""
+    if isinstance(x, _SPANNED):
+        return x.span
+    return token_span(x)
+
+
+def join_spans(first, last):
+    """From where first starts to where last ends (each a node, an intermediate or a token)."""
+    if isinstance(first, _SPANNED):
+        line, col, start = first.span[:3]
+    else:
+        line, col, start = first.line, first.column, first.start_pos
+    if isinstance(last, _SPANNED):
+        end, end_line, end_col = last.span[3:]
+    else:
+        end, end_line, end_col = last.end_pos, last.end_line, last.end_column
+    return _new_tuple(_Span, (line, col, start, end, end_line, end_col))
+
+
+def syntax_error(message, span, cls=TemplateSyntaxError):
+    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
+
+
+class _Named:
+    """A dotted filter/test name with its span (an intermediate, never part of the AST)."""
+    __slots__ = ("name", "span")
+
+    def __init__(self, name, span):
+        self.name, self.span = name, span
+
+
+_SPANNED = (n.Node, _Named)
+
+
+class _TrailingComma:
+    """A set target written with a trailing comma (an intermediate)."""
+    __slots__ = ("target",)
+
+    def __init__(self, target):
+        self.target = target
+
+
+class _Clause:
+    """elif/else clauses on their way into If/For (an intermediate)."""
+    __slots__ = ("kind", "test", "body", "span")
+
+    def __init__(self, kind, test, body, span):
+        self.kind, self.test, self.body, self.span = kind, test, body, span
+
+
+class Builder:
+    """One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each."""
+
+    # ------------------------------------------------------------------------------------------ statements
+    def start(self, c):
+        body = c[0]
+        return n.Template(n.Span(1, 1), body)
+
+    def body(self, c):
+        stmts = []
+        for x in c:
+            if type(x) is tuple:  # {% print a, b %}
+                stmts.extend(x)
+            elif x is not None:
+                stmts.append(x)
+        return tuple(stmts)
+
+    def text(self, c):
+        return n.Text(token_span(c[0]), c[0].value)
+
+    def comment(self, c):
+        return None
+
+    def raw(self, c):
+        opener, bodies = c[0], c[1:-1]  # the body comes in pieces (RAW_BODY tokens are bounded)
+        return n.Text(tag_span(opener), "".join(body.value for body in bodies))
+
+    def output(self, c):
+        return n.Output(tag_span(c[0]), c[1])
+
+    def print_stmt(self, c):
+        # a tuple of statements, spliced into the enclosing body
+        return tuple(n.Output(x.span, x) for x in c[1:])
+
+    def if_block(self, c):
+        # IF test body elif_clause* else_clause-or-None ENDIF
+        tag, test, body, else_ = c[0], c[1], c[2], c[-2]
+        elifs = tuple((cl.test, cl.body) for cl in c[3:-2])
+        return n.If(tag_span(tag), test, body, elifs, else_.body if else_ is not None else ())
+
+    def elif_clause(self, c):
+        return _Clause("elif", c[1], c[2], tag_span(c[0]))
+
+    def else_clause(self, c):
+        return _Clause("else", None, c[1], tag_span(c[0]))
+
+    def for_block(self, c):
+        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR
+        tag, target, _in, iterable, cond, recursive, body, else_ = c[:8]
+        return n.For(tag_span(tag), target, iterable, body, else_.body if else_ is not None else (),
+                     cond, recursive is not None)
+
+    def target_name(self, c):
+        _check_assignable(c[0], "const")
+        return n.NameTarget(token_span(c[0]), c[0].value)
+
+    def ns_target(self, c):
+        _check_assignable(c[0], "const")
+        return n.NamespaceTarget(join_spans(c[0], c[1]), c[0].value, c[1].value)
+
+    def target_tuple(self, c):
+        items = tuple(x for x in c if x is not None)
+        return n.TupleTarget(join_spans(items[0], items[-1]), items)
+
+    def paren_target(self, c):
+        return c[1]
+
+    def set_tuple(self, c):
+        """{% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
+        set, so one is marked for set_stmt/set_block to check."""
+        target = self.target_tuple(c)
+        return _TrailingComma(target) if c[-1] is None else target
+
+    def set_stmt(self, c):
+        target = c[1]
+        if isinstance(target, _TrailingComma):
+            raise syntax_error("unexpected '=' after the trailing comma of this target (Jinja2 allows one only in "
+                               "a block set: {% set a, %}...{% endset %})", target.target.span)
+        return n.Assign(tag_span(c[0]), target, c[2])
+
+    def set_block(self, c):
+        tag, target = c[0], c[1]
+        filters = c[2] if len(c) == 5 else ()
+        if isinstance(target, _TrailingComma):
+            if filters:
+                raise syntax_error("unexpected '|' after the trailing comma of this target", target.target.span)
+            target = target.target
+        body = c[-2]
+        return n.AssignBlock(tag_span(tag), target, filters, body)
+
+    def filter_chain(self, c):
+        return tuple(c)
+
+    def filter_call(self, c):
+        named, args = c[0], c[1]
+        if args is None:
+            return n.Filter(named.span, None, named.name, n.NO_ARGS)
+        return n.Filter(join_spans(named, args[1]), None, named.name, args[0])
+
+    def macro_block(self, c):
+        tag, name, _lpar, params, _rpar, body = c[:6]
+        _check_assignable(name, "name")
+        return n.Macro(tag_span(tag), name.value, params or (), body)
+
+    def params(self, c):
+        seen_default = False
+        for p in c:
+            if p.default is not None:
+                seen_default = True
+            elif seen_default:
+                raise syntax_error("non-default argument follows default argument", p.span)
+        seen = set()
+        for p in c:
+            if p.name in seen:
+                raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
+            seen.add(p.name)
+        return tuple(c)
+
+    def param(self, c):
+        _check_assignable(c[0], "name")
+        return n.Param(token_span(c[0]), c[0].value, c[1])
+
+    def call_block(self, c):
+        tag, body = c[0], c[-2]
+        params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
+        call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
+        if not isinstance(call, n.Call):
+            raise syntax_error("expected call", call.span)
+        return n.CallBlock(tag_span(tag), call, params, body)
+
+    def filter_block(self, c):
+        tag, body = c[0], c[-2]
+        return n.FilterBlock(tag_span(tag), tuple(c[1:-2]), body)
+
+    def with_block(self, c):
+        tag, body = c[0], c[-2]
+        pairs = c[1:-2]
+        return n.With(tag_span(tag), tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), body)
+
+    def with_assign(self, c):
+        return (c[0], c[1])
+
+    def do_stmt(self, c):
+        return n.ExprStmt(tag_span(c[0]), c[1])
+
+    def break_stmt(self, c):
+        return n.Break(tag_span(c[0]))
+
+    def continue_stmt(self, c):
+        return n.Continue(tag_span(c[0]))
+
+    def block_block(self, c):
+        tag, name, scoped, required, body, _end, end_name = c
+        if end_name is not None and end_name.value != name.value:
+            raise syntax_error(f"expected token 'end of statement block', got {end_name.value!r}",
+                               token_span(end_name))
+        if required is not None and any(not isinstance(x, n.Text) or x.value.strip() for x in body):
+            raise syntax_error("Required blocks can only contain comments or whitespace", tag_span(tag))
+        return n.Block(tag_span(tag), name.value, scoped is not None, required is not None, body)
+
+    def autoescape_block(self, c):
+        return n.Autoescape(tag_span(c[0]), c[1], c[2])
+
+    def include_stmt(self, c):
+        return n.Load(tag_span(c[0]), "include", c[1])
+
+    def import_stmt(self, c):
+        return n.Load(tag_span(c[0]), "import", c[1], alias=c[2].value)
+
+    def from_stmt(self, c):
+        names = tuple(x for x in c[2:] if type(x) is tuple)
+        return n.Load(tag_span(c[0]), "from", c[1], names=names)
+
+    def import_name(self, c):
+        name, alias = c
+        return (name.value, (alias or name).value)
+
+    def extends_stmt(self, c):
+        return n.Load(tag_span(c[0]), "extends", c[1])
+
+    def context_modifier(self, c):
+        return None  # with/without context: nothing to pass context to without a loader
+
+    def generation_block(self, c):
+        return n.Generation(tag_span(c[0]), c[1])
+
+    # ----------------------------------------------------------------------------------------- expressions
+    def tuple(self, c):
+        items = tuple(x for x in c if x is not None)
+        return n.TupleExpr(join_spans(items[0], items[-1]), items)
+
+    def cond_expr(self, c):
+        then, test = c[0], c[1]
+        else_ = c[2] if len(c) > 2 else None
+        return n.CondExpr(join_spans(then, c[-1]), test, then, else_)
+
+    def or_op(self, c):
+        return n.Or(join_spans(c[0], c[1]), c[0], c[1])
+
+    def and_op(self, c):
+        return n.And(join_spans(c[0], c[1]), c[0], c[1])
+
+    def not_op(self, c):
+        return n.Not(join_spans(c[0], c[1]), c[1])
+
+    def compare(self, c):
+        return n.Compare(join_spans(c[0], c[-1][1]), c[0], tuple(c[1:]))
+
+    def comparison(self, c):
+        op = c[0].value
+        return (op, c[1])
+
+    def not_in(self, c):
+        return ("not in", c[2])
+
+    def binop(self, c):
+        left, op, right = c
+        return n.BinOp(join_spans(left, right), op.value, left, right)
+
+    def concat(self, c):
+        # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
+        first = c[0]
+        items = (first.items if isinstance(first, n.Concat) else (first,)) + tuple(c[2::2])
+        return n.Concat(join_spans(first, c[-1]), items)
+
+    def unary_op(self, c):
+        op, operand = c
+        return n.UnaryOp(join_spans(op, operand), op.value, operand)
+
+    def filter(self, c):
+        value, f = c
+        return n.Filter(join_spans(value, f), value, f.name, f.args)
+
+    def test(self, c):
+        value, _is, negated, named, args = c
+        if args is None:
+            return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None)
+        return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
+
+    def filter_then_call(self, c):
+        """x|f(a)(b)(c): the calls apply to the filter's result."""
+        value, named, (args, rpar) = c[0], c[1], c[2]
+        node = n.Filter(join_spans(value, rpar), value, named.name, args)
+        return _calls(node, c[3:])
+
+    def test_then_call(self, c):
+        """x is t(a)(b): the calls apply to the test's result."""
+        value, _is, negated, named, (args, rpar) = c[:5]
+        node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None)
+        return _calls(node, c[5:])
+
+    def dotted_name(self, c):
+        return _Named(".".join(t.value for t in c), join_spans(c[0], c[-1]))
+
+    def single_arg(self, c):
+        return (n.Args(positional=(c[0],)), c[0])
+
+    def getattr(self, c):
+        obj, name = c
+        return n.Getattr(join_spans(obj, name), obj, name.value)
+
+    def getitem_dot(self, c):
+        obj, index = c
+        return n.Getitem(join_spans(obj, index), obj, n.Const(token_span(index), int(index.value.replace("_", ""), 0)))
+
+    def getitem(self, c):
+        obj, _lsqb, subs, rsqb = c
+        if len(subs) == 1:
+            key = subs[0]
+        else:
+            key = n.TupleExpr(join_spans(_lsqb, rsqb), tuple(subs))
+        return n.Getitem(join_spans(obj, rsqb), obj, key)
+
+    def call(self, c):
+        func, (args, rpar) = c
+        return n.Call(join_spans(func, rpar), func, args)
+
+    def subscripts(self, c):
+        return list(c)
+
+    def slice(self, c):
+        start, colon, stop, _colon2, step = (list(c) + [None] * 5)[:5]
+        first = start if start is not None else colon
+        last = next((x for x in (step, _colon2, stop) if x is not None), colon)
+        return n.Slice(join_spans(first, last), start, stop, step)
+
+    def call_args(self, c):
+        """(a, b, k=v, *args, **kwargs) with Jinja2's ordering rules."""
+        lpar, rpar = c[0], c[-1]
+        positional, keywords, star, dstar = [], [], None, None
+        names = set()
+        for kind, a, b in c[1:-1]:
+            if kind == "pos":
+                if star is not None or dstar is not None or keywords:
+                    raise _bad_call(lpar)
+                positional.append(a)
+            elif kind == "kw":
+                if dstar is not None:
+                    raise _bad_call(lpar)
+                if a in names:
+                    # Jinja2 lets Python's SyntaxError for its generated call escape here
+                    raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
+                names.add(a)
+                keywords.append((a, b))
+            elif kind == "star":
+                if star is not None or dstar is not None:
+                    raise _bad_call(lpar)
+                star = a
+            else:
+                if dstar is not None:
+                    raise _bad_call(lpar)
+                dstar = a
+        return (n.Args(tuple(positional), tuple(keywords), star, dstar), rpar)
+
+    def pos_arg(self, c):
+        return ("pos", c[0], None)
+
+    def kw_arg(self, c):
+        return ("kw", c[0].value, c[1])
+
+    def star_arg(self, c):
+        return ("star", c[1], None)
+
+    def dstar_arg(self, c):
+        return ("dstar", c[1], None)
+
+    def name(self, c):
+        tok = c[0]
+        if tok.value in _CONSTANT_NAMES:
+            return n.Const(token_span(tok), _CONSTANT_NAMES[tok.value])
+        return n.Name(token_span(tok), tok.value)
+
+    def string(self, c):
+        if len(c) == 1:
+            return n.Const(token_span(c[0]), _unescape(c[0]))
+        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
+
+    def int(self, c):
+        return n.Const(token_span(c[0]), int(c[0].value.replace("_", ""), 0))
+
+    def float(self, c):
+        return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
+
+    def empty_tuple(self, c):
+        return n.TupleExpr(join_spans(c[0], c[1]), ())
+
+    def paren(self, c):
+        return c[1]
+
+    def paren_tuple(self, c):
+        items = tuple(x for x in c[1:-1] if x is not None)
+        return n.TupleExpr(join_spans(c[0], c[-1]), items)
+
+    def list(self, c):
+        return n.ListExpr(join_spans(c[0], c[-1]), tuple(c[1:-1]))
+
+    def dict(self, c):
+        return n.DictExpr(join_spans(c[0], c[-1]), tuple(c[1:-1]))
+
+    def pair(self, c):
+        return (c[0], c[2])
+
+
+# A backslash and the character after it; the escapes Python's unicode-escape codec knows.
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_KNOWN_ESCAPES = frozenset("\n\\'\"abfnrtv01234567xNuU")
+
+
+def _keep_unknown_escape(m):
+    # Jinja quirk kept: backslashreplace turns '\\é' into '\\\\xe9', which decodes to a backslash and 'xe9'
+    ch = m.group(1)
+    return m.group(0) if ch in _KNOWN_ESCAPES or not ch.isascii() else "\\" + m.group(0)
+
+
+_decode_escapes = codecs.unicode_escape_decode
+
+
+def _calls(func, arg_lists):
+    for args, rpar in arg_lists:
+        func = n.Call(join_spans(func, rpar), func, args)
+    return func
+
+
+def _check_assignable(tok, what):
+    """true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
+    'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters."""
+    if tok.value in _CONSTANT_NAMES:
+        raise syntax_error(f"can't assign to {what!r}", token_span(tok))
+
+
+def _bad_call(lpar):
+    return syntax_error("invalid syntax for function call expression", token_span(lpar))
+
+
+def _unescape(tok):
+    """A string literal's value: Python escape rules (\\n, \\x41, \\u00e9, \\N{...}; unknown escapes kept)."""
+    body = tok.value[1:-1]
+    if "\\" not in body:
+        return body
+    # Unknown escapes (\\q, \\d) are kept as written, as the codec does, but doubled first: the codec warns about
+    # them (a DeprecationWarning, an exception under -W error).
+    body = _ESCAPE.sub(_keep_unknown_escape, body)
+    try:
+        return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
+    except UnicodeDecodeError as exc:
+        raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""A differential campaign: many random cases (the generators of differential_gen.py, a plain seeded random loop),
+every one rendered by minijinja_py and by Jinja2 in the transformers configuration; all differences are
+collected and summarised by category instead of stopping at the first.
+
+    python tools/differential_campaign.py                      # 20 000 cases, seed 0, one worker per CPU
+    python tools/differential_campaign.py -n 100000 --seed 7 --examples 3 --json diffs.json
+    python tools/differential_campaign.py --replay diffs.json   # re-run the differing cases saved there
+    python tools/differential_campaign.py --case 70000123       # show one case and its outcome
+
+Each case has a seed of its own (seed * 10**7 + index), so one case re-generates alone with --case SEED. Cases
+run in worker processes with a memory limit and a time limit: a case that takes longer than --timeout seconds
+(a computation Jinja2 would not finish) is reported as a timeout and its worker replaced.
+Needs jinja2 (a development tool, like the test that uses the same generators).
+"""
+
+import argparse
+import collections
+import json
+import multiprocessing
+import os
+import sys
+import time
+import warnings
+from multiprocessing.connection import wait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from differential_gen import RandomChooser, generate_case  # noqa: E402
+from differential_ref import compare, render_mj  # noqa: E402
+
+MEMORY_LIMIT = 4 * 1024 ** 3
+
+
+def case_for(seed):
+    return generate_case(RandomChooser(seed))
+
+
+def _serve(conn):
+    """Worker: seed in, outcome out, until the pipe closes."""
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))   # fail with MemoryError instead
+    except (ImportError, ValueError, OSError):
+        pass
+    warnings.simplefilter("ignore")   # Python's compiler on Jinja2's generated code, invalid escapes
+    while True:
+        try:
+            seed = conn.recv()
+        except EOFError:
+            return
+        conn.send((seed, compare(case_for(seed))))
+
+
+class _Worker:
+    def __init__(self):
+        self.conn, child = multiprocessing.Pipe()
+        self.process = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.seed = None
+        self.since = None
+
+    def give(self, seed):
+        self.seed, self.since = seed, time.time()
+        self.conn.send(seed)
+
+    def stop(self):
+        self.process.kill()
+        self.process.join()
+
+
+def outcomes(seeds, jobs, timeout):
+    """(seed, outcome) for every seed, in completion order."""
+    pending = list(reversed(seeds))
+    workers = [_Worker() for _ in range(jobs)]
+    busy = {}
+    try:
+        while pending or busy:
+            for worker in workers:
+                if worker.seed is None and pending:
+                    worker.give(pending.pop())
+                    busy[worker.conn] = worker
+            for conn in wait(list(busy), timeout=1):
+                worker = busy.pop(conn)
+                worker.seed = None
+                yield conn.recv()
+            now = time.time()
+            for conn, worker in list(busy.items()):
+                if now - worker.since > timeout:
+                    del busy[conn]
+                    workers.remove(worker)
+                    worker.stop()
+                    yield worker.seed, _timed_out(worker.seed, timeout)
+                    workers.append(_Worker())
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def _render_mj_in(conn, seed):
+    mine = render_mj(case_for(seed))
+    conn.send((mine[0], getattr(mine[1], "limit", None) if mine[0] == "error" else None, str(mine[1])[:300]))
+
+
+def _timed_out(seed, timeout):
+    """A case that did not finish: known when minijinja_py alone refuses it by a limit (it must not run away)."""
+    conn, child = multiprocessing.Pipe()
+    process = multiprocessing.Process(target=_render_mj_in, args=(child, seed), daemon=True)
+    process.start()
+    done = conn.poll(timeout)
+    result = conn.recv() if done else None
+    process.kill()
+    process.join()
+    if result is None:
+        return ("differ", "timeout (minijinja_py too)", f"neither engine finished in {timeout} s")
+    kind, limit, text = result
+    if kind == "error" and limit not in (None, "recursion_limit", "memory"):
+        return ("known", "design-limits", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
+    return ("differ", "timeout (reference)", f"the reference did not finish in {timeout} s; minijinja_py: {text}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-n", type=int, default=20000, help="number of cases")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
+    ap.add_argument("--json", help="write every differing case to this file")
+    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
+    ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
+    ap.add_argument("--replay", help="re-run the cases saved by --json")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
+    args = ap.parse_args()
+
+    if args.case is not None:
+        case = case_for(args.case)
+        print(case.describe())
+        warnings.simplefilter("ignore")
+        print(compare(case))
+        return 0
+
+    if args.replay:
+        with open(args.replay, encoding="utf-8") as f:
+            seeds = [d["seed"] for d in json.load(f)]   # cases re-generate exactly from their seed
+    else:
+        seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
+
+    show_known = set(filter(None, args.show_known.split(",")))
+    counts = collections.Counter()
+    categories = collections.defaultdict(list)
+    start = time.time()
+    total = 0
+    for seed, outcome in outcomes(seeds, args.jobs, args.timeout):
+        total += 1
+        counts[outcome[0] if outcome[0] in ("differ", "excluded") else f"{outcome[0]}: {outcome[1]}"] += 1
+        if outcome[0] == "differ" or (outcome[0] == "known" and outcome[1] in show_known):
+            categories[outcome[1] if outcome[0] == "differ" else f"known: {outcome[1]}"].append((seed, outcome[2]))
+        if total % 5000 == 0:
+            print(f"... {total} cases, {sum(len(v) for k, v in categories.items() if not k.startswith('known: '))} "
+                  f"differences, "
+                  f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
+
+    differing = sum(len(v) for k, v in categories.items() if not k.startswith("known: "))
+    known = sum(v for k, v in counts.items() if k.startswith("known"))
+    print(f"\n{total} cases in {time.time() - start:.0f} s: {differing} differ, {known} known differences, "
+          f"{counts['excluded']} excluded (reference output depends on an object's repr)")
+    for key, value in sorted(counts.items()):
+        print(f"  {value:7d}  {key}")
+    if categories:
+        print("\nDifferences by category (and the known ones asked for):")
+    for category, found in sorted(categories.items(), key=lambda kv: -len(kv[1])):
+        print(f"\n=== {len(found)} × {category}")
+        shown = sorted(((len(case_for(seed).source), seed, detail) for seed, detail in found))[:args.examples]
+        for _, seed, detail in shown:
+            print(f"--- seed {seed}\n{case_for(seed).describe()}\n{detail}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            saved = []
+            for category, found in categories.items():
+                if category.startswith("known: "):
+                    continue
+                for seed, detail in found:
+                    case = case_for(seed)
+                    saved.append({"seed": seed, "category": category, "source": case.source,
+                                  "context": case.context, "trim_blocks": case.trim_blocks,
+                                  "lstrip_blocks": case.lstrip_blocks, "detail": detail})
+            json.dump(saved, f, ensure_ascii=False, indent=1, default=repr)
+    return 1 if differing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

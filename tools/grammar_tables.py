@@ -1,0 +1,475 @@
+#!/usr/bin/env python3
+"""Build time: grammar/jinja.lark → grammar/jinja.tables.json, the tables minijinja_py/syntax/lalr.py runs.
+
+    python tools/grammar_tables.py --write      # after editing the grammar (tests/test_grammar.py checks it)
+    python tools/grammar_tables.py --check      # exit 1 when the committed tables are stale
+
+Lark does the analysis: it builds the LALR(1) parse table, the terminal set of each parser state for its
+contextual lexer (and the order in which a state's lexer tries them: priority, then width, then pattern length),
+and compiles the grammar's EBNF into plain rules, each with how its children are shaped into the callback's
+arguments (filtered `_TOKENS`, inlined `_rules`, `?rule` single-child inlining, `-> alias`, None for a missing
+`[optional]`). This module reads all that off a Lark instance and writes it out as plain data; nothing here runs
+at render time, and the package never imports lark.
+
+The output is canonical (states numbered breadth-first from the start state, symbols visited in name order), so
+the same grammar always gives the same file and a test can tell current tables from stale ones. The grammar is
+analysed once per trim_blocks/lstrip_blocks option set (syntax.py edits two terminal fragments for them); the
+tables must not depend on the options beyond those terminal patterns, and the build fails if they do.
+"""
+
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import lark  # noqa: E402
+
+from minijinja_py.syntax import parse as syntax  # noqa: E402
+
+try:  # the regular expression parser of the running Python (its own module before 3.11)
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_parse
+
+GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
+TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
+OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
+FORMAT = 4
+ASCII = frozenset(map(chr, range(128)))
+
+
+def grammar_text():
+    with open(GRAMMAR, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def analyse(trim_blocks=True, lstrip_blocks=True, strict=False):
+    """Lark's LALR(1) analysis of the grammar with the option edits applied to the terminals."""
+    def edit(term):
+        term.pattern.value = syntax.edit_pattern(term.pattern.value, trim_blocks, lstrip_blocks)
+    return lark.Lark(grammar_text(), parser="lalr", lexer="contextual", maybe_placeholders=True, strict=strict,
+                     postlex=syntax.Postlexer(), edit_terminals=edit)
+
+
+# ------------------------------------------------------------------------------------ lexer acceleration data
+# A contextual lexer tries a state's terminals in order and takes the first that matches. Two facts let the
+# driver do less work with the same result, both established here, by reading each terminal's regexp:
+#   first characters: a terminal whose match cannot start with the character at hand need not be tried (every
+#     terminal consumes at least one character; Lark refuses empty ones);
+#   families: consecutive terminals X·s1, X·s2, ... that share a prefix X may be tried as one regexp
+#     X(?:s1|s2|...) when X can end in only one place where any s_i could start (then X·s_i matches exactly
+#     where s_i matches after that end, and the order of the s_i is kept).
+# Character sets are (ASCII characters, whether any non-ASCII character may be in), always a superset.
+ANYTHING = (ASCII, True)
+
+
+class _Unknown(Exception):
+    """A construct this analysis does not follow; the caller falls back to 'any character'."""
+
+
+def _op(item):
+    return item[0].name
+
+
+def _class_chars(op, av):
+    """(ASCII set, non-ASCII?) of a single-character item."""
+    if op == "LITERAL":
+        return ({chr(av)} if av < 128 else set()), av >= 128
+    if op in ("NOT_LITERAL", "ANY"):
+        return set(ASCII), True
+    if op != "IN":
+        raise _Unknown(op)
+    chars, non_ascii, negate = set(), False, False
+    for sub_op, sub_av in av:
+        name = sub_op.name
+        if name == "NEGATE":
+            negate = True
+        elif name == "LITERAL":
+            chars |= {chr(sub_av)} if sub_av < 128 else set()
+            non_ascii |= sub_av >= 128
+        elif name == "RANGE":
+            lo, hi = sub_av
+            chars |= {chr(c) for c in range(lo, min(hi, 127) + 1)}
+            non_ascii |= hi >= 128
+        elif name == "CATEGORY":
+            pattern = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w",
+                       "CATEGORY_NOT_WORD": r"\W", "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D"}
+            if sub_av.name not in pattern:
+                raise _Unknown(sub_av.name)
+            chars |= {c for c in ASCII if re.match(pattern[sub_av.name], c)}
+            non_ascii = True
+        else:
+            raise _Unknown(name)
+    if negate:
+        return set(ASCII) - chars, True
+    return chars, non_ascii
+
+
+def _first(items):
+    """(ASCII set, non-ASCII?, nullable) of what a sequence of parsed items can start with."""
+    chars, non_ascii = set(), False
+    for op, av in items:
+        name = op.name
+        if name in ("ASSERT", "ASSERT_NOT", "AT"):
+            continue  # zero width (ignoring what a lookaround demands keeps the set a superset)
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            c, n = _class_chars(name, av)
+            return chars | c, non_ascii or n, False
+        if name == "SUBPATTERN":
+            parts, nullable = [av[-1]], False
+            if av[1] & re.IGNORECASE:
+                raise _Unknown("IGNORECASE")
+        elif name == "BRANCH":
+            parts, nullable = av[1], False
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            parts, nullable = [av[2]], av[0] == 0
+        elif name == "ATOMIC_GROUP":
+            parts, nullable = [av], False
+        else:
+            raise _Unknown(name)
+        for part in parts:
+            c, n, part_nullable = _first(part)
+            chars, non_ascii, nullable = chars | c, non_ascii or n, nullable or part_nullable
+        if not nullable:
+            return chars, non_ascii, False
+    return chars, non_ascii, True
+
+
+def first_chars(regexp):
+    """What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may)."""
+    try:
+        parsed = sre_parse.parse(regexp)
+        if parsed.state.flags & re.IGNORECASE:
+            return ANYTHING
+        chars, non_ascii, nullable = _first(list(parsed))
+    except _Unknown:
+        return ANYTHING
+    return ANYTHING if nullable else (frozenset(chars), non_ascii)
+
+
+def _consumed(items):
+    """Every character a sequence of parsed items may consume (lookarounds consume nothing)."""
+    chars, non_ascii = set(), False
+    for op, av in items:
+        name = op.name
+        if name in ("ASSERT", "ASSERT_NOT", "AT"):
+            continue
+        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            c, n = _class_chars(name, av)
+        elif name == "SUBPATTERN":
+            c, n = _consumed(av[-1])
+        elif name == "BRANCH":
+            c, n = set(), False
+            for part in av[1]:
+                pc, pn = _consumed(part)
+                c, n = c | pc, n or pn
+        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            c, n = _consumed(av[2])
+        elif name == "ATOMIC_GROUP":
+            c, n = _consumed(av)
+        else:
+            raise _Unknown(name)
+        chars, non_ascii = chars | c, non_ascii or n
+    return chars, non_ascii
+
+
+def run_chars(regexp):
+    """For a regexp that is a run of one character class (C+): the ASCII characters of C, else "". The lexer
+    skips a one-character run of an ignored terminal without its regexp."""
+    try:
+        items = list(sre_parse.parse(regexp))
+        if len(items) != 1 or _op(items[0]) != "MAX_REPEAT":
+            return ""
+        low, high, body = items[0][1]
+        if low != 1 or high != sre_parse.MAXREPEAT or len(body) != 1:
+            return ""
+        chars, _ = _class_chars(_op(body[0]), body[0][1])
+    except (_Unknown, re.error):
+        return ""
+    return "".join(sorted(chars))
+
+
+def _disjoint(a, b):
+    return not (a[0] & b[0]) and not (a[1] and b[1])
+
+
+def _parse_dump(regexp):
+    """A comparable rendering of how Python parses regexp (non-capturing groups leave no trace)."""
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        sre_parse.parse(regexp).dump()
+    return out.getvalue()
+
+
+def _family_ok(prefix, suffixes):
+    """True when prefix·(s1|s2|...) matches exactly as prefix·s1 | prefix·s2 | ... for these suffixes: the
+    prefix is Y·C* (a trailing run of one character class), no suffix can start with a C character or match
+    empty, and Y never consumes a character a suffix can start with; so the prefix has one end where a suffix
+    may start: after its whole trailing run."""
+    try:
+        for suffix in suffixes:
+            re.compile(suffix)
+            if _parse_dump(prefix + suffix) != _parse_dump(f"(?:{prefix})(?:{suffix})"):
+                return False  # the split is not between two whole parts of the pattern
+        items = list(sre_parse.parse(prefix))
+        if sre_parse.parse(prefix).state.flags & re.IGNORECASE or not items:
+            return False
+        op, av = items[-1]
+        if op.name != "MAX_REPEAT" or av[0] != 0 or len(av[2]) != 1 or av[2][0][0].name not in (
+                "LITERAL", "NOT_LITERAL", "ANY", "IN"):
+            return False
+        run = _class_chars(av[2][0][0].name, av[2][0][1])
+        starts = set(), False
+        for suffix in suffixes:
+            chars, non_ascii = first_chars(suffix)
+            if (chars, non_ascii) == ANYTHING:
+                return False
+            starts = starts[0] | chars, starts[1] or non_ascii
+        return _disjoint(starts, run) and _disjoint(starts, _consumed(items[:-1]))
+    except (re.error, _Unknown):
+        return False
+
+
+def _common_prefix(texts):
+    prefix = texts[0]
+    for text in texts[1:]:
+        while not text.startswith(prefix):
+            prefix = prefix[:-1]
+    return prefix
+
+
+def _best_split(patterns):
+    """The longest prefix the patterns share that makes a valid family, or None."""
+    shared = _common_prefix(patterns)
+    for cut in range(len(shared), 0, -1):
+        prefix = shared[:cut]
+        try:
+            re.compile(prefix)
+        except re.error:
+            continue
+        if all(len(p) > cut for p in patterns) and _family_ok(prefix, [p[cut:] for p in patterns]):
+            return prefix
+    return None
+
+
+def lead_literal(rest):
+    """The letter or digit a family member's rest starts with when it can be moved in front of the member's named
+    group (Python's regexp engine skips a branch that starts with a literal not at hand without entering it), else
+    "" (a plain literal character matches or not: moving it out of the group changes nothing but the group's
+    span, which the driver does not use)."""
+    lead = rest[:1]
+    if not lead.isascii() or not lead.isalnum() or rest[1:2] in ("*", "+", "?", "{"):
+        return ""
+    try:
+        same = _parse_dump(rest) == _parse_dump(f"{lead}(?:{rest[1:]})")
+    except re.error:
+        return ""
+    return lead if same else ""
+
+
+def families(order, patterns):
+    """Maximal runs of consecutive terminals of the lexers' common order that form a family: [[prefix,
+    [names], [lead literal of each member's rest]], ...]."""
+    found, i = [], 0
+    while i < len(order):
+        j, prefix = i + 1, None
+        while j < len(order):
+            candidate = _best_split([patterns[name] for name in order[i:j + 1]])
+            if candidate is None:
+                break
+            prefix, j = candidate, j + 1
+        if prefix is not None:
+            found.append([prefix, order[i:j], [lead_literal(patterns[name][len(prefix):]) for name in order[i:j]]])
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def _contextual_lexer(parser):
+    lexer = parser.parser.lexer
+    return getattr(lexer, "lexer", lexer)  # under a postlexer, Lark wraps it in a PostLexConnector
+
+
+def _match_order(basic_lexer):
+    """Terminal names in the order the lexer tries them. Lark folds a string terminal into a regexp terminal that
+    matches it in full (checking the string after the regexp matched); this driver does not do that, so the build
+    refuses a grammar where it happens."""
+    scanner = basic_lexer.scanner
+    if basic_lexer.callback or [t.name for t in scanner.terminals] != [t.name for t in basic_lexer.terminals]:
+        raise SystemExit("a string terminal is folded into a regexp terminal (Lark's 'unless' callbacks): "
+                         f"{sorted(basic_lexer.callback)}; give it a priority of its own or make it a regexp")
+    return [t.name for t in basic_lexer.terminals]
+
+
+def _canonical_states(table):
+    """Old state numbers in canonical order: breadth-first from the start state, symbols in name order."""
+    order, seen = [], set()
+    queue = [table.start_states["start"]]
+    while queue:
+        state = queue.pop(0)
+        if state in seen:
+            continue
+        seen.add(state)
+        order.append(state)
+        for symbol in sorted(table.states[state]):
+            action, arg = table.states[state][symbol]
+            if action.name == "Shift":
+                queue.append(arg)
+    return order + sorted(set(table.states) - seen)
+
+
+def _child_plan(rule):
+    """How the popped values become the callback's arguments, as Lark's tree builder shapes them: None when they
+    pass unchanged, else [[index, splice, nones before], ..., nones at the end] where splice marks an inlined
+    `_rule` (its list of values is spliced in) and the Nones stand for a missing [optional] part."""
+    empty = rule.options.empty_indices or ()
+    nones = [0] * (len(rule.expansion) + 1)
+    if empty:
+        # empty_indices has one flag per symbol of the written expansion, True where an optional part is missing
+        slot = 0
+        for missing in empty:
+            if missing:
+                nones[slot] += 1
+            else:
+                slot += 1
+    include, pending = [], 0
+    for i, sym in enumerate(rule.expansion):
+        pending += nones[i]
+        if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out):
+            include.append([i, int(not sym.is_term and sym.name.startswith("_")), pending])
+            pending = 0
+    pending += nones[len(rule.expansion)]
+    if not empty and len(include) == len(rule.expansion) and not any(splice for _, splice, _ in include):
+        return None
+    return include + [pending]
+
+
+def _rule_entry(rule):
+    """One line per rule (split when the driver first reduces it): the origin, the number of symbols, the
+    callback's name or - (an inlined _rule: its values go to the parent), 1 when a single resulting child is
+    passed up as it is (`?rule` without alias) else 0, and the child plan or - (index.splice.nones,... ;nones at
+    the end)."""
+    if rule.options.template_source is not None:
+        raise SystemExit(f"rule templates are not supported by the driver: {rule}")
+    origin = str(rule.origin.name)
+    callback = "-" if origin.startswith("_") else str(rule.alias or origin)
+    expand1 = int(bool(rule.options.expand1) and not rule.alias)
+    plan = _child_plan(rule)
+    if plan is not None:
+        plan = ",".join(".".join(map(str, entry)) for entry in plan[:-1]) + f";{plan[-1]}"
+    return f"{origin} {len(rule.expansion)} {callback} {expand1} {plan or '-'}"
+
+
+def _callbacks(parser):
+    """The names the driver calls back: every rule's alias or name, but inlined _rules and single-symbol ?rules
+    (whose one child passes up as it is)."""
+    names = set()
+    for rule in parser.rules:
+        origin, expand1 = str(rule.origin.name), rule.options.expand1 and not rule.alias
+        if not origin.startswith("_") and not (expand1 and len(rule.expansion) == 1 and _child_plan(rule) is None):
+            names.add(str(rule.alias or origin))
+    return sorted(names)
+
+
+def extract(parser):
+    """The tables of one Lark instance as plain data (option-dependent parts: the terminal patterns)."""
+    table = parser.parser.parser._parse_table
+    contextual = _contextual_lexer(parser)
+    order = _canonical_states(table)
+    state_id = {old: new for new, old in enumerate(order)}
+    rule_id = {rule: i for i, rule in enumerate(parser.rules)}
+    lexers, lexer_id = [_match_order(contextual.root_lexer)], {}
+    lexer_id[tuple(lexers[0])] = 0
+    states, lookaheads = [], {}
+    for old in order:
+        names = tuple(_match_order(contextual.lexers[old]))
+        if names not in lexer_id:
+            lexer_id[names] = len(lexers)
+            lexers.append(list(names))
+        moves, reductions = {}, {}
+        for symbol, (action, arg) in sorted(table.states[old].items()):
+            if action.name == "Shift":
+                moves[str(symbol)] = state_id[arg]
+            else:
+                reductions.setdefault(-1 - rule_id[arg], []).append(str(symbol))
+        # a reduction's lookahead terminals, as one of the sets that recur across states
+        reduce = [[action, lookaheads.setdefault(tuple(symbols), len(lookaheads))]
+                  for action, symbols in sorted(reductions.items(), reverse=True)]
+        # moves as one text, "SYMBOL state SYMBOL state ...": decoding a string is all JSON does with it, and the
+        # driver splits the moves of the states a template reaches (a fraction of them) when it first reaches one
+        states.append([lexer_id[names], " ".join(f"{symbol} {state}" for symbol, state in moves.items()), reduce])
+    patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
+    _check_common_order(lexers)
+    return {
+        "format": FORMAT,
+        "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
+        "terminals": patterns,
+        "first": {name: ["".join(sorted(chars)), int(non_ascii)]
+                  for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
+        "families": families(lexers[0], patterns),
+        "ignore": sorted(parser.ignore_tokens),
+        "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
+        "lexers": lexers,
+        "rules": [_rule_entry(rule) for rule in parser.rules],
+        "callbacks": _callbacks(parser),
+        "states": states,
+        "lookaheads": [list(symbols) for symbols in lookaheads],
+        "start": state_id[table.start_states["start"]],
+        "end": state_id[table.end_states["start"]],
+    }
+
+
+def _check_common_order(lexers):
+    """Every state's lexer tries its terminals in the order of the lexer of all terminals (Lark sorts them all by
+    the same key), which is what lets families span the lexers."""
+    rank = {name: i for i, name in enumerate(lexers[0])}
+    for names in lexers:
+        if [rank[name] for name in names] != sorted(rank[name] for name in names):
+            raise SystemExit(f"a state's lexer order differs from the common order: {names}")
+
+
+def build():
+    """The tables as JSON text (the transformers profile's terminal patterns; syntax.py derives the others)."""
+    built = {options: extract(analyse(*options)) for options in OPTION_SETS}
+    base = built[(True, True)]
+    for options, tables in built.items():
+        def edit(pattern):
+            return syntax.edit_pattern(pattern, *options)
+        same = {key: tables[key] == base[key] for key in base if key not in ("terminals", "families")}
+        if not all(same.values()):
+            raise SystemExit(f"the option set trim_blocks={options[0]}, lstrip_blocks={options[1]} changes "
+                             f"the tables' {[key for key, ok in same.items() if not ok]}, not only patterns")
+        if {name: edit(p) for name, p in base["terminals"].items()} != tables["terminals"]:
+            raise SystemExit(f"syntax.edit_pattern on the final patterns differs from Lark's edit for {options}")
+        # the driver edits a family's prefix and each member's rest separately
+        if tables["families"] != [[edit(prefix), names, leads] for prefix, names, leads in base["families"]] or any(
+                edit(prefix) + edit(base["terminals"][name][len(prefix):]) != tables["terminals"][name]
+                for prefix, names, _ in base["families"] for name in names):
+            raise SystemExit(f"the families do not survive the option edits for {options}")
+    return json.dumps(base, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv):
+    if argv == ["--write"]:
+        text = build()
+        with open(TABLES, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        print(f"wrote {TABLES} ({len(text)} bytes)")
+        return 0
+    if argv == ["--check"]:
+        with open(TABLES, encoding="utf-8", newline="") as f:
+            stale = f.read() != build()
+        print("stale: run python tools/grammar_tables.py --write" if stale else "tables are current")
+        return int(stale)
+    print(__doc__.split("\n\n")[1])
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
