@@ -104,9 +104,10 @@ def test_no_import_circle_and_no_import_inside_a_function():
 
 # The stage folders, bottom up: a module imports modules of its own folder and of the folders below it only. So
 # `core` imports nothing of the package, `syntax` knows no values (never imports `runtime`), and `chat` sits above
-# the engine. The API face (environment, loaders, ...) sits above the engine and below the chat layer; the command
+# the engine; `kernels` (the fast paths) sits below `compile` and never imports it: a kernel receives its general
+# closure as data. The API face (environment, loaders, ...) sits above the engine and below the chat layer; the command
 # line and the package's __init__ above everything.
-LAYERS = ["core", "syntax", "runtime", "builtins", "analysis", "compile", "api", "chat", "face"]
+LAYERS = ["core", "syntax", "runtime", "builtins", "analysis", "kernels", "compile", "api", "chat", "face"]
 FACE = {"__init__", "__main__", "cli"}
 
 

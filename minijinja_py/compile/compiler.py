@@ -24,7 +24,10 @@ from .fused_if import s_if
 from .fused_print import print_run
 from .inclusion import s_load
 from .loops import compile_for
-from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
+from .statements import (
+    STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing, print_run as general_print_run,
+)
+from ..kernels import select
 from ..core.state import gc_paused
 from ..runtime.composition import context_at
 from ..syntax import nodes as n
@@ -37,11 +40,13 @@ def e_no_parent_yet(c, node):
     return lambda f: context_at(f, depth).extends is None
 
 
-EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FUSED_EXPRESSIONS, NoParentYet: e_no_parent_yet}
-STATEMENTS = {
+EXPRESSIONS_GENERAL = {**GENERAL_EXPRESSIONS, NoParentYet: e_no_parent_yet}
+EXPRESSIONS = {**EXPRESSIONS_GENERAL, **FUSED_EXPRESSIONS}
+STATEMENTS_GENERAL = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
-    n.Generation: s_generation, n.Block: s_block, n.Load: s_load, n.If: s_if, **FUSED_ASSIGN,
+    n.Generation: s_generation, n.Block: s_block, n.Load: s_load,
 }
+STATEMENTS = {**STATEMENTS_GENERAL, n.If: s_if, **FUSED_ASSIGN}
 
 
 class CompiledTemplate:
@@ -98,9 +103,12 @@ def _compile(c, template):
     template = prepared
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
-    c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
-    c.stmt = lambda node: STATEMENTS[type(node)](c, node)
-    c.print_run = lambda nodes: print_run(c, nodes)
+    c.general_only = select.general_only()
+    expressions, statements = (EXPRESSIONS_GENERAL, STATEMENTS_GENERAL) if c.general_only else (EXPRESSIONS, STATEMENTS)
+    c.expr = lambda node: expressions[type(node)](c, node)
+    c.stmt = lambda node: statements[type(node)](c, node)
+    printer = general_print_run if c.general_only else print_run
+    c.print_run = lambda nodes: printer(c, nodes)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self
     function = Function(None, family=c.functions)

@@ -39,6 +39,7 @@ class CompileContext:
         self.undefined_class = env.undefined
         self.autoescape = autoescape
         self.summaries = summaries
+        self.general_only = False    # kernels/select.py: the general closures only, no fast path chosen
         self.scope = None            # the symbols.Scope being compiled
         self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False         # break/continue allowed here

@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
 from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
-from .calls import compile_call, compile_test
+from .calls import compile_call, compile_filter, compile_test
 from .comparisons import e_compare
 from .places import constant_literal, dict_key, key_path, local_slot
 from ..core.budget import charge_result, guard
@@ -525,8 +525,12 @@ def e_concat(c, node):
     return ev
 
 
+def e_filter(c, node):
+    return compile_filter(c, node)[0]
+
+
 EXPRESSIONS = {
-    n.Const: e_const, n.Name: e_name, n.TupleExpr: e_tuple, n.ListExpr: e_list, n.DictExpr: e_dict,
+    n.Const: e_const, n.Filter: e_filter, n.Name: e_name, n.TupleExpr: e_tuple, n.ListExpr: e_list, n.DictExpr: e_dict,
     n.Getattr: e_lookup, n.Getitem: e_lookup, n.Slice: e_slice, n.Call: compile_call,
     n.Test: compile_test, n.BinOp: e_binop, n.UnaryOp: e_unary, n.Not: e_not, n.And: e_and, n.Or: e_or,
     n.Compare: e_compare, n.Concat: e_concat, n.CondExpr: e_cond,

@@ -62,9 +62,11 @@ def compile_for(c, node):
             plan.enter is None
         # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
         plain = plan.target_slot is not None and plan.enter is None and \
-            node.filter is None and not node.else_ and not node.recursive
+            node.filter is None and not node.else_ and not node.recursive and not c.general_only
         plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
     plan.filtered, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
+    if c.general_only:
+        plan.prefilter = None
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \

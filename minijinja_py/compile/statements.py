@@ -105,7 +105,9 @@ def compile_body(c, statements):
             merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
         elif not (isinstance(node, n.Text) and not node.value):
             merged.append(node)
-    runs = fuse_pairs(tuple(_statement_runs(c, merged)))
+    runs = tuple(_statement_runs(c, merged))
+    if not c.general_only:
+        runs = fuse_pairs(runs)
     weight = c.summaries.weight(statements)
     c.last_runs = runs   # for a caller that runs the statements itself (loops.py: no call for the list)
     if not runs:
@@ -216,6 +218,35 @@ def s_output(c, node):
         except Exception as exc:
             raise located(exc, span)
     return run_escaped
+
+
+def print_run(c, nodes):
+    """run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
+    Python's str() (to_str), the run's output counted once (or, in a loop body, by the loop: context.py)."""
+    parts = tuple((node.value, None, node.span) if isinstance(node, n.Text) else (None, c.expr(node.expr), node.span)
+                  for node in nodes)
+    counted, first_span = not c.counted_by_loop, nodes[0].span
+
+    def run(f, out):
+        rs = f[0]
+        size = 0
+        for text, ev, span in parts:
+            if ev is not None:
+                try:
+                    value = ev(f)
+                    text = value if type(value) is str else to_str(value, rs)
+                except Exception as exc:
+                    raise located(exc, span)
+            out.append(text)
+            size += len(text)
+        try:
+            if counted:
+                rs.grow_output(size)
+            elif size >= BIG_STR:
+                rs.note_output(size)
+        except Exception as exc:
+            raise located(exc, first_span)
+    return run
 
 
 # ---------------------------------------------------------------------------------------------------- if
