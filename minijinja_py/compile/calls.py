@@ -11,12 +11,13 @@ from ..builtins.decorators import Passing
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
-from ..core.state import BIG_STR, CHAR_SHIFT, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.objects import Macro
 from ..runtime.printing import short_repr
-from ..runtime.sandbox import CHECKED_METHODS
+from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
+from .places import operand
 
 __all__ = [
     "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
@@ -88,6 +89,14 @@ def compile_args(c, args):
 
 
 def compile_call(c, node):
+    func, args = node.func, node.args
+    if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
+            len(args.positional) <= 2:
+        call = str_method_call(func.attr)
+        if call is not None:
+            return _str_method(c, node, call)
+        if func.attr == "get" and args.positional:
+            return _dict_get(c, node)
     func_ev = c.expr(node.func)
     span = node.span
     if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
@@ -134,6 +143,72 @@ def compile_call(c, node):
     return ev
 
 
+def _str_method(c, node, call):
+    """`content.strip()`, `text.replace('a', 'b')`, `s.split(x)[0]`...: on a plain str, the method called without
+    the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
+    and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order)."""
+    obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
+    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+
+    def ev_str_method(f):
+        obj = obj_ev(f)
+        if type(obj) is not str:
+            return _call_method(f, obj, attr, arg_evs, attr_span, span)
+        args = [a(f) for a in arg_evs]
+        try:
+            return call(f[0], obj, args)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_str_method
+
+
+def _call_method(f, obj, attr, arg_evs, attr_span, span):
+    """obj.attr(args) the general way, obj evaluated already: the attribute looked up (through the sandbox), then
+    the arguments evaluated, then the call, as Jinja2 does them."""
+    try:
+        method = getattr_(obj, attr, f[0])
+    except Exception as exc:
+        raise located(exc, attr_span)
+    args = [a(f) for a in arg_evs]
+    try:
+        return call_value(method, args, {}, f[0])
+    except Exception as exc:
+        raise located(exc, span)
+
+
+def _dict_get(c, node):
+    """`x.get(key)` / `x.get(key, default)` (tool schemas are read this way): on a plain dict with a str key, the
+    method called in line, charged as the sandbox's method call is; on anything else, the general getattr and
+    call, from the values already evaluated."""
+    obj_ev, attr_span, span = c.expr(node.func.obj), node.func.span, node.span
+    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+    key_ev, default_ev = arg_evs[0], (arg_evs[1] if len(arg_evs) == 2 else None)
+
+    def ev_get(f):
+        obj = obj_ev(f)
+        if type(obj) is not dict:
+            return _call_method(f, obj, "get", arg_evs, attr_span, span)
+        key = key_ev(f)
+        default = default_ev(f) if default_ev is not None else None
+        rs = f[0]
+        if type(key) is str and len(key) <= 1024 and rs.fuel >= 1:
+            rs.fuel -= 1   # the call (get takes constant time)
+            value = obj.get(key, MISSING)
+            if value is MISSING:
+                value = default
+            if value is None or type(value) is str and len(value) < BIG_STR:
+                return value   # nothing to charge (charge_result's own shortcut)
+            try:
+                return charge_result(rs, value)
+            except Exception as exc:
+                raise located(exc, span)
+        try:   # (a plain dict's get: looking it up first or now is the same)
+            return call_value(getattr_(obj, "get", rs), [key] if default_ev is None else [key, default], {}, rs)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_get
+
+
 def _missing(kind, name, span):
     """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
     it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
@@ -161,10 +236,16 @@ def compile_filter_step(c, node):
 
 def compile_filter(c, node, value_ev=None):
     func = _lookup(c, c.filters, "filter", node.name, node.span)
+    method = getattr(func, "mj_str_method", None)
+    if method is not None and node.args.empty and value_ev is None:
+        return _str_method_filter(func, method, operand(c, node.value), node.span), func
     return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
 
 
 def _apply(c, func, args, value_ev, span):
+    method = getattr(func, "mj_str_method", None)
+    if method is not None and args.empty and value_ev is not None:
+        return _str_method_filter(func, method, (None, None, value_ev), span)
     if args.empty and value_ev is not None:
         # the common case, x|trim or x is defined: one closure, no argument handling
         call_unary = charged_unary(func)
@@ -196,6 +277,31 @@ def _apply(c, func, args, value_ev, span):
     def ev_args(f):
         return step(f, value_ev(f))
     return ev_args
+
+
+def _str_method_filter(func, method, operand, span):
+    """x|trim, x|upper...: a filter that declares the str method it is (mj_str_method) applied in line to a short
+    plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
+    variable of this frame or a key of one (places.operand); anything else through the filter."""
+    slot, key, value_ev = operand
+    call_unary = charged_unary(func)
+
+    def ev_str_filter(f):
+        if slot is not None:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
+            if value is MISSING:
+                value = value_ev(f)
+        else:
+            value = value_ev(f)
+        if type(value) is str and len(value) < BIG_STR:
+            return method(value)
+        try:
+            return call_unary(f[0], value)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_str_filter
 
 
 def _direct_call(c, func, args, value_ev, span):

@@ -4,7 +4,7 @@ the frame or a short constant read in line."""
 
 import operator
 
-from .places import cheap_constant, local_slot
+from .places import cheap_constant, local_slot, operand
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
 from ..core.state import MISSING
@@ -20,14 +20,53 @@ _COMPARE_COST = {op: charge_compare for op in COMPARE}
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)
 
 
+def _equality(slot, key, first, constant, equal, span):
+    """`x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
+    where it is a variable of this frame or a key of one (places.operand). (An `==` a caller's object defines may
+    fail: located here.)"""
+    if key is not None:
+        def ev_key_equal(f):
+            obj = f[slot]
+            a = obj.get(key, MISSING) if type(obj) is dict else MISSING
+            if a is MISSING:
+                a = first(f)
+            try:
+                return a == constant if equal else a != constant
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_key_equal
+    if slot is not None:
+        def ev_var_equal(f):
+            a = f[slot]
+            if a is MISSING:
+                a = first(f)
+            try:
+                return a == constant if equal else a != constant
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_var_equal
+
+    def ev_equal(f):
+        a = first(f)
+        try:
+            return a == constant if equal else a != constant
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_equal
+
+
 def e_compare(c, node, first=None):
-    first = first or c.expr(node.first)
     span = node.span
+    if first is None and len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and \
+            isinstance(node.ops[0][1], n.Const) and cheap_constant(node.ops[0][1].value):
+        # x == 'user', m.role != 'tool': comparing anything with a short scalar takes constant time
+        return _equality(*operand(c, node.first), node.ops[0][1].value, node.ops[0][0] == "==", span)
+    first = first or c.expr(node.first)
     if len(node.ops) == 1:
         (name, other), = node.ops
         op = COMPARE[name]
         if isinstance(other, n.Const) and cheap_constant(other.value) and name not in ("in", "not in"):
-            # x == 'user', loop.index0 > 1: comparing anything with a short scalar takes constant time
+            # loop.index0 > 1: comparing anything with a short scalar takes constant time
             constant = other.value
             slot = local_slot(c, node.first)
             if slot is not None:

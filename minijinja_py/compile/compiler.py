@@ -24,9 +24,8 @@ from .fused_if import s_if
 from .fused_print import print_run
 from .inclusion import s_load
 from .loops import compile_for
-from .statements import (
-    STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing, print_run as general_print_run,
-)
+from .output import print_run as general_print_run
+from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
 from ..kernels import select
 from ..core.state import gc_paused
 from ..runtime.composition import context_at

@@ -8,7 +8,7 @@ from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
-__all__ = ["cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
+__all__ = ["operand", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
            "constant_literal"]
 
 
@@ -20,6 +20,19 @@ def cheap_constant(value):
     if cls is int:
         return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
     return cls is float or cls is bool or value is None
+
+
+def operand(c, node):
+    """(slot, key, ev) of an expression a parent closure evaluates: ev its closure; slot the variable of this frame
+    it is (key None) or whose constant key it reads (`message['content']`, `m.role`: see dict_key), for a parent
+    that reads it in line (`f[slot]`, not MISSING; or the key of a plain dict that has it) and calls ev for
+    anything else; slot None where it is neither."""
+    ev = c.expr(node)
+    if isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        slot = local_slot(c, node.obj) if key is not None else None
+        return (slot, key, ev) if slot is not None else (None, None, ev)
+    return local_slot(c, node), None, ev
 
 
 def local_slot(c, node):

@@ -9,12 +9,13 @@ from sys import getrefcount
 
 from ..analysis.symbols import Scope, analyze, target_names
 from .calls import compile_filter_step
+from .output import s_output, s_text
+from .places import dict_key, local_slot
 from .sequences import fuse_pairs
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
-from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
-from ..runtime.markup import Markup, escape
+from ..core.state import CHAR_SHIFT, MISSING, out_of_fuel
+from ..runtime.markup import Markup
 from ..runtime.objects import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
-from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
 __all__ = [
@@ -180,78 +181,44 @@ def charging(run, weight):
     return charged_run
 
 
-# ------------------------------------------------------------------------------------------- text and {{ }}
-# Without autoescape, runs of text and {{ }} are compiled together (fused.print_run); these are the statements
-# under autoescape, where every value is escaped as it is printed.
-def s_text(c, node):
-    text = node.value
-    size = len(text) if not c.counted_by_loop else 0
-    span = node.span
-
-    def run(f, out):
-        out.append(text)
-        if size:
-            try:
-                f[0].grow_output(size)
-            except Exception as exc:
-                raise located(exc, span)
-    return run
-
-
-def s_output(c, node):
-    ev = c.expr(node.expr)
-    span = node.span
-    counted = not c.counted_by_loop
-
-    def run_escaped(f, out):
-        try:
-            value = ev(f)
-            rs = f[0]
-            text = value if type(value) is Markup else escape(value if isinstance(value, str)
-                                                              or hasattr(value, "__html__")
-                                                              else to_str(value, rs))
-            out.append(text)
-            if counted:
-                rs.grow_output(len(text))
-            elif len(text) >= BIG_STR:
-                rs.note_output(len(text))
-        except Exception as exc:
-            raise located(exc, span)
-    return run_escaped
-
-
-def print_run(c, nodes):
-    """run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
-    Python's str() (to_str), the run's output counted once (or, in a loop body, by the loop: context.py)."""
-    parts = tuple((node.value, None, node.span) if isinstance(node, n.Text) else (None, c.expr(node.expr), node.span)
-                  for node in nodes)
-    counted, first_span = not c.counted_by_loop, nodes[0].span
-
-    def run(f, out):
-        rs = f[0]
-        size = 0
-        for text, ev, span in parts:
-            if ev is not None:
-                try:
-                    value = ev(f)
-                    text = value if type(value) is str else to_str(value, rs)
-                except Exception as exc:
-                    raise located(exc, span)
-            out.append(text)
-            size += len(text)
-        try:
-            if counted:
-                rs.grow_output(size)
-            elif size >= BIG_STR:
-                rs.note_output(size)
-        except Exception as exc:
-            raise located(exc, first_span)
-    return run
-
-
 # ---------------------------------------------------------------------------------------------------- if
 def s_if(c, node):
+    if not node.elifs:
+        slot, key, _ = operand_of(c, node.test)
+        if slot is not None:
+            tests, else_ = if_parts(c, node)
+            (test, span, body), = tests
+            return _if_operand(slot, key, test, span, body, else_)
     return if_runner(*if_parts(c, node))
+
+
+def operand_of(c, node):
+    """places.operand's (slot, key) for node without compiling it (None, None, None when it is not one)."""
+    if isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        slot = local_slot(c, node.obj) if key is not None else None
+        return (slot, key, None) if slot is not None else (None, None, None)
+    return local_slot(c, node), None, None
+
+
+def _if_operand(slot, key, test, span, body, else_):
+    """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
+    or a key of one (places.operand); test (its closure) otherwise."""
+    def run_operand(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            value = test(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:   # a truth test can fail (StrictUndefined)
+            raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_operand
 
 
 def if_parts(c, node):

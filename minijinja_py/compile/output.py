@@ -1,0 +1,157 @@
+"""Text and {{ }} statements → run(f, out): under autoescape each value escaped as it is printed (s_text,
+s_output); otherwise a run of them compiled together (print_run), values printed with Python's str() (to_str).
+Every piece appended is counted against max_output once (context.py: output).
+"""
+
+from .places import operand
+from ..core.errors import located
+from ..core.state import BIG_STR, MISSING
+from ..runtime.markup import Markup, escape
+from ..runtime.printing import to_str
+from ..syntax import nodes as n
+
+__all__ = ["s_text", "s_output", "print_run"]
+
+
+# Without autoescape, runs of text and {{ }} are compiled together (fused.print_run); these are the statements
+# under autoescape, where every value is escaped as it is printed.
+def s_text(c, node):
+    text = node.value
+    size = len(text) if not c.counted_by_loop else 0
+    span = node.span
+
+    def run(f, out):
+        out.append(text)
+        if size:
+            try:
+                f[0].grow_output(size)
+            except Exception as exc:
+                raise located(exc, span)
+    return run
+
+
+def s_output(c, node):
+    ev = c.expr(node.expr)
+    span = node.span
+    counted = not c.counted_by_loop
+
+    def run_escaped(f, out):
+        try:
+            value = ev(f)
+            rs = f[0]
+            text = value if type(value) is Markup else escape(value if isinstance(value, str)
+                                                              or hasattr(value, "__html__")
+                                                              else to_str(value, rs))
+            out.append(text)
+            if counted:
+                rs.grow_output(len(text))
+            elif len(text) >= BIG_STR:
+                rs.note_output(len(text))
+        except Exception as exc:
+            raise located(exc, span)
+    return run_escaped
+
+
+def print_run(c, nodes):
+    """run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
+    Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
+    loop body, by the loop: context.py)."""
+    parts = []   # a text, or (slot, key, ev, span) of a value to print (places.operand)
+    for node in nodes:
+        text = _constant_text(node)
+        if text is None and len(nodes) == 1:
+            return _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
+        if text is None:
+            parts.append(operand(c, node.expr) + (node.span,))
+        elif parts and type(parts[-1]) is str:
+            parts[-1] += text
+        else:
+            parts.append(text)
+    counted, first_span = not c.counted_by_loop, nodes[0].span
+    if len(parts) == 1 and type(parts[0]) is str:
+        return _print_text(parts[0], counted, first_span)
+    parts = tuple(parts)
+
+    def run(f, out):
+        rs = f[0]
+        size = 0
+        for part in parts:
+            if type(part) is str:
+                text = part
+            else:
+                slot, key, ev, span = part
+                text = MISSING if slot is None else f[slot] if key is None else \
+                    f[slot].get(key, MISSING) if type(f[slot]) is dict else MISSING
+                if type(text) is not str:
+                    try:
+                        text = ev(f)
+                        if type(text) is not str:
+                            text = to_str(text, rs)
+                    except Exception as exc:
+                        raise located(exc, span)
+            out.append(text)
+            size += len(text)
+        if counted or size >= BIG_STR:
+            _count_output(rs, size, counted, first_span)
+    return run
+
+
+def _constant_text(node):
+    """What a Text node, or {{ }} of a constant, prints; None for another {{ }}."""
+    if isinstance(node, n.Text):
+        return node.value
+    if isinstance(node.expr, n.Const):
+        return to_str(node.expr.value)
+    return None
+
+
+def _count_output(rs, size, counted, span):
+    """Count `size` characters printed: against max_output now, or (in a loop body, for a long piece) noted for
+    the loop that counts them (context.py: output)."""
+    try:
+        if counted:
+            rs.grow_output(size)
+        else:
+            rs.note_output(size)
+    except Exception as exc:
+        raise located(exc, span)
+
+
+def _print_text(text, counted, span):
+    size = len(text)
+    if counted or size >= BIG_STR:
+        def run_counted_text(f, out):
+            out.append(text)
+            _count_output(f[0], size, counted, span)
+        return run_counted_text
+
+    def run_text(f, out):
+        out.append(text)
+    return run_text
+
+
+def _print_value(operand, span, counted):
+    """{{ value }} alone: a string that a variable of this frame holds, or a key of one (places.operand), appended
+    in line; anything else printed through the value's closure."""
+    slot, key, ev = operand
+
+    def run_value(f, out):
+        if slot is not None:
+            text = f[slot]
+            if key is not None:
+                text = text.get(key, MISSING) if type(text) is dict else MISSING
+            if type(text) is str:
+                out.append(text)
+                if counted or len(text) >= BIG_STR:
+                    _count_output(f[0], len(text), counted, span)
+                return
+        try:
+            text = ev(f)
+            if type(text) is not str:
+                text = to_str(text, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+        out.append(text)
+        if counted or len(text) >= BIG_STR:
+            _count_output(f[0], len(text), counted, span)
+    return run_value
