@@ -3,14 +3,14 @@ the `+` chains prompts are built with (a dozen strings added in turn) gathered a
 
 import operator
 
-from .places import path_reader
+from .operands import path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded
 from ..runtime.formatting import percent_format
 from ..syntax import nodes as n
 
-__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "chain_printer", "joined_text"]
+__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
 
 def checked_add(rs, a, b):
     limits = rs.limits
@@ -122,7 +122,7 @@ def sum_chain(operands, places, evs, spans):
     string they are gathered and joined once (the same text as adding them in turn); the first that is not one
     is added, as are the rest, step by step from the text so far. Each operand is evaluated once, in order."""
     # the text's pieces with the string constants in place; every other operand is read by its reader
-    # (places.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
+    # (operands.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
     template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
     operand_spans = (None,) + tuple(spans)
     readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
@@ -166,54 +166,7 @@ def sum_chain(operands, places, evs, spans):
                 raise located(exc, operand_spans[index])
             return add_from(f, total, index + 1)
         return joined_text(f[0], values, size)
-    chain = _short_chain(template, readers, resume) or _any_chain(readers, resume)
-    chain.mj_parts = (template, readers, resume)   # for chain_printer
-    return chain
-
-
-def chain_printer(chain, emit, span):
-    """run(f, out) printing a sum_chain closure's text in a loop body without calling it: the text appended when
-    the chain's one or two reads are plain strings and it is short, else emit(f, out, value) with the chain's
-    value (finished from the reads already done: none is repeated); an error located at span (the print's) when
-    nothing inside located it. None for another closure or a longer chain."""
-    template, readers, resume = getattr(chain, "mj_parts", (None, (), None))
-    if not 1 <= len(readers) <= 2:
-        return None
-    before, *rest = _constant_pieces(template, readers)
-    room = BIG_STR - len(before) - sum(map(len, rest))
-    if len(readers) == 1:
-        (_, read), = readers
-        after, = rest
-
-        def print_one(f, out):
-            try:
-                value = read(f)
-                if type(value) is str and len(value) < room:
-                    out.append(before + value + after)
-                    return
-                value = resume(f, (), value)
-            except Exception as exc:
-                raise located(exc, span)
-            emit(f, out, value)
-        return print_one
-    (_, read_first), (_, read_second) = readers
-    between, after = rest
-
-    def print_two(f, out):
-        try:
-            first = read_first(f)
-            if type(first) is str:
-                second = read_second(f)
-                if type(second) is str and len(first) + len(second) < room:
-                    out.append("".join((before, first, between, second, after)))
-                    return
-                value = resume(f, (first,), second)
-            else:
-                value = resume(f, (), first)
-        except Exception as exc:
-            raise located(exc, span)
-        emit(f, out, value)
-    return print_two
+    return _short_chain(template, readers, resume) or _any_chain(readers, resume)
 
 
 def _constant_pieces(template, readers):

@@ -17,7 +17,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .places import operand
+from .operands import operand
 
 __all__ = [
     "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
@@ -282,7 +282,7 @@ def _apply(c, func, args, value_ev, span):
 def _str_method_filter(func, method, operand, span):
     """x|trim, x|upper...: a filter that declares the str method it is (mj_str_method) applied in line to a short
     plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
-    variable of this frame or a key of one (places.operand); anything else through the filter."""
+    variable of this frame or a key of one (operands.operand); anything else through the filter."""
     slot, key, value_ev = operand
     call_unary = charged_unary(func)
 

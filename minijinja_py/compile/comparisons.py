@@ -4,7 +4,7 @@ the frame or a short constant read in line."""
 
 import operator
 
-from .places import cheap_constant, local_slot, operand
+from .operands import cheap_constant, local_slot, operand
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
 from ..core.state import MISSING
@@ -22,7 +22,7 @@ _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains
 
 def _equality(slot, key, first, constant, equal, span):
     """`x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
-    where it is a variable of this frame or a key of one (places.operand). (An `==` a caller's object defines may
+    where it is a variable of this frame or a key of one (operands.operand). (An `==` a caller's object defines may
     fail: located here.)"""
     if key is not None:
         def ev_key_equal(f):

@@ -19,12 +19,9 @@ from ..analysis.transforms import (
 from .context import CompileContext
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
-from .fused import FUSED_ASSIGN, FUSED_EXPRESSIONS
-from .fused_if import s_if
-from .fused_print import print_run
 from .inclusion import s_load
 from .loops import compile_for
-from .output import print_run as general_print_run
+from .lower import block
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
 from ..kernels import select
 from ..core.state import gc_paused
@@ -39,13 +36,11 @@ def e_no_parent_yet(c, node):
     return lambda f: context_at(f, depth).extends is None
 
 
-EXPRESSIONS_GENERAL = {**GENERAL_EXPRESSIONS, NoParentYet: e_no_parent_yet}
-EXPRESSIONS = {**EXPRESSIONS_GENERAL, **FUSED_EXPRESSIONS}
-STATEMENTS_GENERAL = {
+EXPRESSIONS = {**GENERAL_EXPRESSIONS, NoParentYet: e_no_parent_yet}
+STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
     n.Generation: s_generation, n.Block: s_block, n.Load: s_load,
 }
-STATEMENTS = {**STATEMENTS_GENERAL, n.If: s_if, **FUSED_ASSIGN}
 
 
 class CompiledTemplate:
@@ -88,9 +83,8 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
         finally:
             # the context and its helpers refer to each other: unlinked, the compile's garbage is freed at once
             # instead of waiting for the cyclic collector (which then walks every object the compile made)
-            c.expr = c.stmt = c.print_run = None
+            c.expr = c.stmt = c.block = None
             c.functions.clear()   # each function lists the others
-            c.if_bodies = None
 
 
 def _compile(c, template):
@@ -103,11 +97,9 @@ def _compile(c, template):
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.general_only = select.general_only()
-    expressions, statements = (EXPRESSIONS_GENERAL, STATEMENTS_GENERAL) if c.general_only else (EXPRESSIONS, STATEMENTS)
-    c.expr = lambda node: expressions[type(node)](c, node)
-    c.stmt = lambda node: statements[type(node)](c, node)
-    printer = general_print_run if c.general_only else print_run
-    c.print_run = lambda nodes: printer(c, nodes)
+    c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
+    c.stmt = lambda node: STATEMENTS[type(node)](c, node)
+    c.block = lambda statements: block(c, statements)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self
     function = Function(None, family=c.functions)

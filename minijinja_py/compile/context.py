@@ -16,8 +16,8 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
   output   every piece appended to an output list is counted against max_output once, before any join: by the
            statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
            (one sum over the pieces the loop appended: per-piece counting would cost more than the printing)
-  operand  a compiled expression in a form the statement compilers can evaluate inline (see expressions.py):
-           (CONST, value), (VAR, slot), (ITEM, slot, key, ev) or (EVAL, ev)
+  operand  an expression a parent closure reads in line where it is a variable of this frame or a constant key
+           of one: (slot, key, ev) (operands.operand)
 """
 
 __all__ = ["CompileContext"]
@@ -40,16 +40,15 @@ class CompileContext:
         self.autoescape = autoescape
         self.summaries = summaries
         self.general_only = False    # kernels/select.py: the general closures only, no fast path chosen
+        self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         self.scope = None            # the symbols.Scope being compiled
         self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False         # break/continue allowed here
         self.counted_by_loop = False # output here is counted by the enclosing loop when it ends (not per piece)
         self.blocks = {}             # {% block %} name → its compiled body (rs, out) → None
         self.uses_self = False       # the template or one of its blocks reads `self`
-        self.last_runs = ()          # the statement closures of the list compile_body compiled last
         self.needs_context = False   # a block, `self` or a load tag: the render needs a composition.TemplateContext
         self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
-        self.if_bodies = {}          # id of an If node → its branches' compiled bodies, then the else's (or None)
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no

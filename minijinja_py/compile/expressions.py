@@ -4,7 +4,7 @@ Every closure that can fail attaches its node's span to the error (errors.locate
 wins. Attribute and item reads of a plain dict are done in line — the shape of nearly every read in a chat
 template — and everything else goes through sandbox.py. A variable is a slot of the frame (symbols.py).
 
-The shapes chat templates repeat have fused versions in fused.py, which fall back to these.
+These are the general closures: kernels (kernels/) fall back to them.
 """
 
 import operator
@@ -14,7 +14,7 @@ from ..analysis.symbols import PARAM, node_count
 from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
 from .calls import compile_call, compile_filter, compile_test
 from .comparisons import e_compare
-from .places import constant_literal, dict_key, key_path, local_slot
+from .operands import constant_literal, dict_key, key_path, local_slot
 from ..core.budget import charge_result, guard
 from ..core.errors import located
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel

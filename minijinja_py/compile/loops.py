@@ -11,27 +11,35 @@ iterations ran, as in Jinja2.
 from operator import length_hint
 
 from ..analysis.symbols import Function, target_names
-from .fused_loop import item_plan, item_plan_walk
 from .loopfilter import compile_filter
 from .statements import assigner, charging, compile_body, enter_actions, in_scope, scope_start
 from ..core.errors import LimitExceeded, TemplateAssertionError, error_at, located
 from ..core.state import MISSING, check_items, limit_exceeded, out_of_fuel
-from ..runtime.objects import BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, join_output
+from ..runtime.objects import (
+    BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, count_output, join_output,
+)
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
 
-__all__ = ["compile_for"]
+__all__ = ["compile_for", "loop_parts"]
 
 
 class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
-    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "filtered", "prefilter", "simple", "else_", "iter_span", "item_plan",
-                 "recurse_layout", "span", "counts_output")
+    __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
+                 "filtered", "simple", "else_", "iter_span", "recurse_layout", "span", "counts_output")
 
 
 def compile_for(c, node):
+    return loop_parts(c, node)[-1]
+
+
+def loop_parts(c, node):
+    """(plan, the body's Block, over(f, out, iterable), the iterable's closure, walkable, run(f, out)) of a for
+    loop: over runs the loop on an iterable already evaluated; walkable says that a kernel may walk a list for it
+    (kernels/walks.py: a plain loop — one target name, no filter, else or recursion, a body whose variables start
+    undefined or as another variable of this frame)."""
     store = c.summaries.loop_store(node)
     if store is not None:
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
@@ -50,9 +58,8 @@ def compile_for(c, node):
         plan.assign = assigner(c, node.target)
         plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
-        body, weight = compile_body(c, node.body)
-        plan.body, plan.step = body, 1 + weight   # an iteration, then the statements of the body
-        plan.runs = c.last_runs if len(c.last_runs) > 1 else None
+        block = c.block(node.body)
+        plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
         resets, plan.local_copies, plan.enter = scope_start(scope)
         # a variable the body assigns before anything reads it needs no fresh start per iteration
         assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body) if name in scope.refs} \
@@ -60,13 +67,7 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
-        # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
-        plain = plan.target_slot is not None and plan.enter is None and \
-            node.filter is None and not node.else_ and not node.recursive and not c.general_only
-        plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
-    plan.filtered, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
-    if c.general_only:
-        plan.prefilter = None
+    plan.filtered = compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -76,8 +77,10 @@ def compile_for(c, node):
         plan.else_ = _with_entry(else_enter, else_run)
     if node.recursive:
         plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
-        return _recursive_run(plan, iter_ev, not c.counted_by_loop)
-    return _run(plan, iter_ev)
+        return plan, block, None, iter_ev, False, _recursive_run(plan, iter_ev, not c.counted_by_loop)
+    walkable = plan.target_slot is not None and plan.enter is None and node.filter is None and not node.else_
+    over, run = _run(plan, iter_ev)
+    return plan, block, over, iter_ev, walkable, run
 
 
 def _has_scoped_block(c, node):
@@ -111,6 +114,7 @@ def _with_entry(enter, run):
 
 
 def _run(plan, iter_ev):
+    """(over(f, out, iterable), run(f, out)) of a loop that is not recursive."""
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def over(f, out, iterable):
@@ -129,89 +133,7 @@ def _run(plan, iter_ev):
         except Exception as exc:
             raise located(exc, span)
         over(f, out, iterable)
-
-    if plan.item_plan is not None:
-        walk = item_plan_walk(plan)
-        return _list_run(plan, iter_ev, over, walk if plan.loop_slot is None else _with_loop(plan, walk))
-    if plan.simple and plan.loop_slot is None and plan.filtered is None and plan.runs is None and else_ is None:
-        return _list_run(plan, iter_ev, over, _plain_walk(plan))
-    return run
-
-
-def _list_run(plan, iter_ev, over, walk):
-    """run(f, out) of a plain loop (no loop variable, filter or else) over a list or tuple: its iterations paid
-    for up front (walk refunds what a break skips), walk(f, out, items) iterating them, the output counted at
-    the end; anything but a list or tuple goes through the general runner (over)."""
-    span, counts_output, step = plan.span, plan.counts_output, plan.step
-
-    def run_list(f, out):
-        try:
-            items = iter_ev(f)
-        except Exception as exc:
-            raise located(exc, span)
-        if type(items) is not list and type(items) is not tuple:
-            return over(f, out, items)
-        walk_list(f, out, items)
-
-    def walk_counted(f, out, items):
-        rs, start = f[0], len(out)
-        try:
-            rs.fuel -= len(items) * step
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            walk(f, out, items)
-            count_output(rs, out, start)
-        except LimitExceeded as exc:
-            raise located(exc, span)
-
-    def walk_nested(f, out, items):   # a loop inside another: the outer one counts the output
-        rs = f[0]
-        try:
-            rs.fuel -= len(items) * step
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            walk(f, out, items)
-        except LimitExceeded as exc:
-            raise located(exc, span)
-    walk_list = walk_counted if counts_output else walk_nested
-    # the loop over a list already read: for an if that read it (`{% if m.tool_calls %}{% for tc in
-    # m.tool_calls %}`: fused_if._if_present)
-    run_list.mj_walk_list = walk_list
-    return run_list
-
-
-def _with_loop(plan, walk):
-    """walk (an item plan's) for a body that reads `loop` (in a branch the plan runs as a closure): the loop
-    context in its slot, told where it is as each item is handed over."""
-    loop_slot = plan.loop_slot
-
-    def walk_with_loop(f, out, items):
-        loop = LoopContext(items, f[0].undefined)
-        f[loop_slot] = loop
-        walk(f, out, _handed_over(items, loop))
-    return walk_with_loop
-
-
-def _handed_over(items, loop):
-    for index, item in enumerate(items):
-        if index <= loop.index0:
-            continue   # the body iterated `loop` itself: this item is consumed already
-        loop.index0 = index
-        yield item
-
-
-def _plain_walk(plan):
-    """The commonest loop, `for x in list` (the tool calls of a message): each item in the target's slot, the
-    body run, without the calls of the general runner."""
-    return lambda f, out, items: _walk_items(plan, f, out, items)
-
-
-def count_output(rs, out, start):
-    """Count the pieces out[start:] against max_output (before anything joins them)."""
-    rs.output_size += sum(map(len, out[start:]))
-    rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
-    if rs.output_size > rs.limits.max_output:
-        raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+    return over, run
 
 
 def _recursive_run(plan, iter_ev, counts_output):
@@ -272,7 +194,7 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         raise out_of_fuel(rs.limits)
     if plan.simple:
         return _walk_simple(plan, f, out, items, loop)
-    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
     index = -1
     completed = False
@@ -293,11 +215,7 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
         else:
             assign(f, item)
         try:
-            if runs is None:
-                body(f, out)
-            else:
-                for run in runs:   # the body's statements, without a call for the list
-                    run(f, out)
+            body(f, out)
         except ContinueLoop:
             continue
         except BreakLoop:
@@ -311,7 +229,7 @@ def _walk_simple(plan, f, out, items, loop):
     """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own."""
     if loop is None:
         return _walk_items(plan, f, out, items)
-    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
+    target_slot, body = plan.target_slot, plan.body
     index = -1
     completed = False
     for item in items:
@@ -321,11 +239,7 @@ def _walk_simple(plan, f, out, items, loop):
         loop.index0 = index
         f[target_slot] = item
         try:
-            if runs is None:
-                body(f, out)
-            else:
-                for run in runs:
-                    run(f, out)
+            body(f, out)
         except ContinueLoop:
             continue
         except BreakLoop:
@@ -337,120 +251,28 @@ def _walk_simple(plan, f, out, items, loop):
 
 def _walk_items(plan, f, out, items):
     """_walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
-    refunds the items the list iterator has left). The body's one statement or its statements are two loops,
-    not a test per item."""
-    target_slot, body, runs = plan.target_slot, plan.body, plan.runs
-    if runs is not None and len(runs) <= 5:
-        # two to five statements (most message loops): the calls written out by a walker for that count, not a
-        # loop over them (a quarter of the cost of calling each), nor a test per item of which ones there are
-        return _FEW_WALKERS[len(runs)](target_slot, runs, f, out, iter(items), plan.step)
+    refunds the items the list iterator has left)."""
+    target_slot, body = plan.target_slot, plan.body
     completed = False
     remaining = iter(items)
     try:
-        if runs is None:
-            for item in remaining:
-                f[target_slot] = item
-                try:
-                    body(f, out)
-                except ContinueLoop:
-                    continue
-                completed = True
-        else:
-            for item in remaining:
-                f[target_slot] = item
-                try:
-                    for run in runs:
-                        run(f, out)
-                except ContinueLoop:
-                    continue
-                completed = True
+        for item in remaining:
+            f[target_slot] = item
+            try:
+                body(f, out)
+            except ContinueLoop:
+                continue
+            completed = True
     except BreakLoop:
         f[0].fuel += length_hint(remaining) * plan.step
     return completed
-
-
-def _walk_two(target_slot, runs, f, out, remaining, step):
-    a, b = runs
-    completed = False
-    try:
-        for item in remaining:
-            f[target_slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-            except ContinueLoop:
-                continue
-            completed = True
-    except BreakLoop:
-        f[0].fuel += length_hint(remaining) * step
-    return completed
-
-
-def _walk_three(target_slot, runs, f, out, remaining, step):
-    a, b, c = runs
-    completed = False
-    try:
-        for item in remaining:
-            f[target_slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-                c(f, out)
-            except ContinueLoop:
-                continue
-            completed = True
-    except BreakLoop:
-        f[0].fuel += length_hint(remaining) * step
-    return completed
-
-
-def _walk_four(target_slot, runs, f, out, remaining, step):
-    a, b, c, d = runs
-    completed = False
-    try:
-        for item in remaining:
-            f[target_slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-                c(f, out)
-                d(f, out)
-            except ContinueLoop:
-                continue
-            completed = True
-    except BreakLoop:
-        f[0].fuel += length_hint(remaining) * step
-    return completed
-
-
-def _walk_five(target_slot, runs, f, out, remaining, step):
-    a, b, c, d, e = runs
-    completed = False
-    try:
-        for item in remaining:
-            f[target_slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-                c(f, out)
-                d(f, out)
-                e(f, out)
-            except ContinueLoop:
-                continue
-            completed = True
-    except BreakLoop:
-        f[0].fuel += length_hint(remaining) * step
-    return completed
-
-
-_FEW_WALKERS = {2: _walk_two, 3: _walk_three, 4: _walk_four, 5: _walk_five}
 
 
 def _walk_lazy(plan, f, out, items):
     """iterate over an iterator or a filtered loop (through the loop context when there is one): each
     iteration pays as it starts."""
     rs, step = f[0], plan.step
-    target_slot, assign, enter, body, runs = plan.target_slot, plan.assign, plan.enter, plan.body, plan.runs
+    target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
     completed = False
     for item in items:
@@ -468,11 +290,7 @@ def _walk_lazy(plan, f, out, items):
         else:
             assign(f, item)
         try:
-            if runs is None:
-                body(f, out)
-            else:
-                for run in runs:
-                    run(f, out)
+            body(f, out)
         except ContinueLoop:
             continue
         except BreakLoop:
@@ -493,12 +311,8 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
             items = _iteration_items(iterable, rs, plan.iter_span)
         except Exception as exc:
             raise located(exc, plan.iter_span)
-    sized = type(items) is list or type(items) is tuple
-    kept = plan.prefilter(f, items) if plan.prefilter is not None and sized else None
-    lazy = not sized or plan.filtered is not None and kept is None
-    if kept is not None:
-        items = kept
-    elif plan.filtered is not None:
+    lazy = not (type(items) is list or type(items) is tuple) or plan.filtered is not None
+    if plan.filtered is not None:
         items = plan.filtered(f, items)
     if plan.loop_slot is None:
         return items, None

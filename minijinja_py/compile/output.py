@@ -3,7 +3,7 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
-from .places import operand
+from .operands import operand
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -13,8 +13,8 @@ from ..syntax import nodes as n
 __all__ = ["s_text", "s_output", "print_run"]
 
 
-# Without autoescape, runs of text and {{ }} are compiled together (fused.print_run); these are the statements
-# under autoescape, where every value is escaped as it is printed.
+# Without autoescape, runs of text and {{ }} are compiled together (print_run); these are the statements under
+# autoescape, where every value is escaped as it is printed.
 def s_text(c, node):
     text = node.value
     size = len(text) if not c.counted_by_loop else 0
@@ -56,7 +56,7 @@ def print_run(c, nodes):
     """run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
     Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
     loop body, by the loop: context.py)."""
-    parts = []   # a text, or (slot, key, ev, span) of a value to print (places.operand)
+    parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
@@ -131,7 +131,7 @@ def _print_text(text, counted, span):
 
 
 def _print_value(operand, span, counted):
-    """{{ value }} alone: a string that a variable of this frame holds, or a key of one (places.operand), appended
+    """{{ value }} alone: a string that a variable of this frame holds, or a key of one (operands.operand), appended
     in line; anything else printed through the value's closure."""
     slot, key, ev = operand
 

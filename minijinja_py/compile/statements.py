@@ -9,9 +9,9 @@ from sys import getrefcount
 
 from ..analysis.symbols import Scope, analyze, target_names
 from .calls import compile_filter_step
+from .expressions import truth
 from .output import s_output, s_text
-from .places import dict_key, local_slot
-from .sequences import fuse_pairs
+from .operands import dict_key, local_slot
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
 from ..core.state import CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
@@ -20,7 +20,7 @@ from ..syntax import nodes as n
 
 __all__ = [
     "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
-    "if_parts", "if_runner", "STATEMENT_COMPILERS",
+    "if_parts", "if_runner", "and_or_parts", "s_assign", "STATEMENT_COMPILERS",
 ]
 
 
@@ -96,78 +96,10 @@ def enter_actions(c, scope):
 
 # ----------------------------------------------------------------------------------------- statement lists
 def compile_body(c, statements):
-    """A statement list → (run(f, out), weight). Running the statements costs `weight`, their own nodes (tags and
-    expressions, not the blocks nested in them, which charge when they run); the caller charges it, where it
-    already touches the budget. Consecutive text and {{ }} become one closure (chat templates are mostly long
-    runs of them)."""
-    merged = []
-    for node in statements:
-        if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
-            merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
-        elif not (isinstance(node, n.Text) and not node.value):
-            merged.append(node)
-    runs = tuple(_statement_runs(c, merged))
-    if not c.general_only:
-        runs = fuse_pairs(runs)
-    weight = c.summaries.weight(statements)
-    c.last_runs = runs   # for a caller that runs the statements itself (loops.py: no call for the list)
-    if not runs:
-        return nothing, weight
-    if len(runs) == 1:
-        return runs[0], weight
-    if len(runs) == 2:
-        a, b = runs
-
-        def run2(f, out):
-            a(f, out)
-            b(f, out)
-        run2.mj_runs = runs   # for a caller that calls them itself (fused_loop's branch emitters)
-        return run2, weight
-    if len(runs) == 3:
-        a, b, d = runs
-
-        def run3(f, out):
-            a(f, out)
-            b(f, out)
-            d(f, out)
-        run3.mj_runs = runs
-        return run3, weight
-    if len(runs) <= 5:
-        a, b, d, e, g = runs + (None,) * (5 - len(runs))
-
-        def run5(f, out):   # four or five statements (a message's branch often has as many)
-            a(f, out)
-            b(f, out)
-            d(f, out)
-            e(f, out)
-            if g is not None:
-                g(f, out)
-        run5.mj_runs = runs
-        return run5, weight
-
-    def run(f, out):
-        for r in runs:
-            r(f, out)
-    return run, weight
-
-
-def _statement_runs(c, nodes):
-    pending = []
-    for node in nodes:
-        if isinstance(node, (n.Text, n.Output)) and c.known_extends and c.output_check:
-            continue  # never runs: the template extends another (which fails: there is no loader)
-        if isinstance(node, (n.Text, n.Output)) and not c.autoescape:
-            pending.append(node)
-            continue
-        if pending:
-            yield c.print_run(pending)
-            pending = []
-        extended_before = c.known_extends
-        yield c.stmt(node)
-        if extended_before and isinstance(node, n.Load) and node.kind == "extends":
-            return  # extended twice: Jinja2 compiles nothing more of this statement list
-    if pending:
-        yield c.print_run(pending)
+    """A statement list → (run(f, out), weight): its Block's (lower.py, through the compile context). Running the
+    statements costs `weight`; the caller charges it, where it already touches the budget."""
+    made = c.block(statements)
+    return made.run, made.weight
 
 
 def charging(run, weight):
@@ -183,17 +115,63 @@ def charging(run, weight):
 
 # ---------------------------------------------------------------------------------------------------- if
 def s_if(c, node):
-    if not node.elifs:
+    return if_parts(c, node)[2]
+
+
+def if_parts(c, node):
+    """The compiled parts of an if statement: (branches, the else's Block or None, run(f, out)). A branch is (its
+    test node, the test's closure, its span, parts, its body's Block): the closure is the expression's own, the
+    if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
+    (`a and b and c`), parts is ((operand, its truth closure), ...) and the closure the truth of the chain, each
+    operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
+    branches = []
+    with c.flags(soft=True):
+        for test, body in [(node.test, node.body)] + list(node.elifs):
+            operands = and_or_parts(test) if isinstance(test, (n.And, n.Or)) else None
+            if operands is not None:
+                parts = tuple((operand, truth(c, operand)) for operand in operands)
+                ev = _chain_truth(tuple(part for _, part in parts), isinstance(test, n.Or))
+            else:
+                parts, ev = None, c.expr(test)
+            branches.append((test, ev, test.span, parts, c.block(body)))
+        else_ = c.block(node.else_) if node.else_ else None
+    return branches, else_, _if_run(c, node, branches, else_)
+
+
+def and_or_parts(test):
+    """The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation."""
+    parts, stack = [], [test]
+    while stack:
+        current = stack.pop()
+        if type(current) is type(test):
+            stack.extend((current.right, current.left))
+        else:
+            parts.append(current)
+    return parts
+
+
+def _chain_truth(truths, want):
+    """f → bool of the and (want False) or the or (want True) of the operands' truths."""
+    def chain(f):
+        for operand in truths:
+            if operand(f) is want:
+                return want
+        return not want
+    return chain
+
+
+def _if_run(c, node, branches, else_):
+    else_run = else_.run if else_ is not None else None
+    if len(branches) == 1 and branches[0][3] is None:
         slot, key, _ = operand_of(c, node.test)
         if slot is not None:
-            tests, else_ = if_parts(c, node)
-            (test, span, body), = tests
-            return _if_operand(slot, key, test, span, body, else_)
-    return if_runner(*if_parts(c, node))
+            _, test, span, _, body = branches[0]
+            return _if_operand(slot, key, test, span, body.run, else_run)
+    return if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
 
 
 def operand_of(c, node):
-    """places.operand's (slot, key) for node without compiling it (None, None, None when it is not one)."""
+    """operands.operand's (slot, key) for node without compiling it (None, None, None when it is not one)."""
     if isinstance(node, (n.Getattr, n.Getitem)):
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
@@ -203,7 +181,7 @@ def operand_of(c, node):
 
 def _if_operand(slot, key, test, span, body, else_):
     """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    or a key of one (places.operand); test (its closure) otherwise."""
+    or a key of one (operands.operand); test (its closure) otherwise."""
     def run_operand(f, out):
         value = f[slot]
         if key is not None:
@@ -221,21 +199,10 @@ def _if_operand(slot, key, test, span, body, else_):
     return run_operand
 
 
-def if_parts(c, node):
-    """The compiled parts of an if statement: ((test ev, its span, body) per branch, else body or None). The test
-    is the expression's own closure: the if statement takes its truth (and locates a failure of that)."""
-    branches = [(node.test, node.body)] + list(node.elifs)
-    tests = []
-    with c.flags(soft=True):
-        for test, body in branches:
-            tests.append((c.expr(test), test.span, compile_body(c, body)[0]))
-        else_ = compile_body(c, node.else_)[0] if node.else_ else None
-    return tests, else_
-
-
 def if_runner(tests, else_):
-    """run(f, out) of an if statement: the first branch whose test holds runs (its cost is in the weight of the
-    statement list around the if: symbols.Summaries.weight)."""
+    """run(f, out) of an if statement: tests are (test closure, its span, body run) per branch; the first branch
+    whose test holds runs (its cost is in the weight of the statement list around the if:
+    symbols.Summaries.weight)."""
     if len(tests) == 1:
         (test, span, body), = tests
 
@@ -250,7 +217,6 @@ def if_runner(tests, else_):
             elif else_ is not None:
                 else_(f, out)
         return run
-    tests = tuple(tests)
 
     def run_chain(f, out):
         for test, span, body in tests:

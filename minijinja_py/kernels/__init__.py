@@ -1,1 +1,5 @@
-"""Kernels: the fast paths, chosen by the IR signature of a compiled node, each with its general closure as fallback."""
+"""Kernels: the fast paths. An IR node (ir.py) is run by the kernel its signature chooses (select.py), each kernel
+keeping the node's general closure as its fallback; reads.py says what a kernel may read in line. The kernels'
+modules register their entries when the package is imported."""
+
+from . import atoms, branches, text, walks   # noqa: F401 - their entries register in select.REGISTRY

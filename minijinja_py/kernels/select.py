@@ -1,27 +1,71 @@
-"""Kernel selection: which fast paths a compile may choose.
+"""Kernel selection: an IR node (ir.py) → the closure that runs it. One registry, REGISTRY, from (IR class,
+signature) to a kernel factory; a factory takes the node and returns a closure whose fallback is node.general (it
+may decline: None). A node with no entry for its signature, or whose entry is turned off, runs node.general.
 
-`general_only` turns every fast path off, so a template runs its general closures alone (the path every kernel
-falls back to): set MINIJINJA_PY_GENERAL_ONLY=1 in the environment (read once, at import), or call
-configure(general_only=True) before compiling (templates compiled earlier keep what they chose; an
-Environment caches what it compiled, so use a new one). CI runs the case suite and the chat goldens this way.
+Entries register where their kernels are written (text.py, atoms.py, branches.py, walks.py) with @kernel, when
+the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
+corpus templates choose it, what the whole warm benchmark loses without it.
+
+`general_only` turns every entry off, so a template runs its general closures alone: set
+MINIJINJA_PY_GENERAL_ONLY=1 in the environment (read once, at import), or call configure(general_only=True)
+before compiling (templates compiled earlier keep what they chose; an Environment caches what it compiled, so
+use a new one). `disabled` turns named entries off (kernels_table.py). CI runs the case suite and the chat
+goldens with general_only.
 """
 
 import os
 
-__all__ = ["configure", "general_only", "GENERAL_ONLY_VARIABLE"]
+__all__ = ["kernel", "choose", "configure", "general_only", "enabled", "recording", "REGISTRY",
+           "GENERAL_ONLY_VARIABLE"]
 
 GENERAL_ONLY_VARIABLE = "MINIJINJA_PY_GENERAL_ONLY"
+REGISTRY = {}   # (IR class, signature) → Entry
+
+
+class Entry:
+    __slots__ = ("name", "factory")
+
+    def __init__(self, name, factory):
+        self.name, self.factory = name, factory
 
 
 class _Settings:
-    __slots__ = ("general_only", "disabled")
+    __slots__ = ("general_only", "disabled", "chosen")
 
     def __init__(self):
         self.general_only = os.environ.get(GENERAL_ONLY_VARIABLE, "") not in ("", "0")
         self.disabled = frozenset()
+        self.chosen = None   # a set collecting the names of the entries chosen (recording())
 
 
 _settings = _Settings()
+
+
+def kernel(ir_class, signature):
+    """Register the decorated factory for (ir_class, signature), under the name `module/function`."""
+    def register(factory):
+        name = f"{factory.__module__.rsplit('.', 1)[-1]}/{factory.__name__}"
+        REGISTRY[(ir_class, signature)] = Entry(name, factory)
+        return factory
+    return register
+
+
+def choose(node):
+    """The closure that runs node: its kernel's, or node.general."""
+    entry = REGISTRY.get((type(node), node.signature))
+    if entry is None or entry.name in _settings.disabled:
+        return node.general
+    run = entry.factory(node)
+    if run is None:
+        return node.general
+    if _settings.chosen is not None:
+        _settings.chosen.add(entry.name)
+    return run
+
+
+def enabled(name):
+    """May a compile starting now use the rule or entry `name` (peephole.py's rules are turned off the same way)?"""
+    return not _settings.general_only and name not in _settings.disabled
 
 
 def general_only():
@@ -30,11 +74,29 @@ def general_only():
 
 
 def configure(general_only=None, disabled=None):
-    """Set what later compiles may choose: general_only (bool), disabled (names of registry entries a compile must
-    not choose). Returns the previous (general_only, disabled), for a caller that puts them back."""
+    """Set what later compiles may choose: general_only (bool), disabled (names of registry entries or peephole
+    rules a compile must not use). Returns the previous (general_only, disabled), for a caller that puts them
+    back."""
     previous = (_settings.general_only, _settings.disabled)
     if general_only is not None:
         _settings.general_only = bool(general_only)
     if disabled is not None:
         _settings.disabled = frozenset(disabled)
     return previous
+
+
+class recording:
+    """`with recording() as chosen:` — chosen collects the names of the entries (and rules) compiles choose."""
+
+    def __enter__(self):
+        self.saved, _settings.chosen = _settings.chosen, set()
+        return _settings.chosen
+
+    def __exit__(self, *exc_info):
+        _settings.chosen = self.saved
+
+
+def note(name):
+    """Record that a peephole rule named `name` applied (recording())."""
+    if _settings.chosen is not None:
+        _settings.chosen.add(name)

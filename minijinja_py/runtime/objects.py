@@ -14,7 +14,7 @@ from .markup import Markup, escape
 from .printing import safe_repr
 
 __all__ = [
-    "BreakLoop", "ContinueLoop", "NotText", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
     "Namespace", "ChatNamespace", "namespace_set", "GroupTuple", "Cycler", "Joiner", "DictFactory", "lipsum",
     "sandboxed_range",
 ]
@@ -42,6 +42,15 @@ class NotText:
 
     def __len__(self):
         return 0
+
+
+def count_output(rs, out, start):
+    """Count the pieces out[start:] against max_output (before anything joins them): what a loop appended, counted
+    once when it ends (compile/context.py: output)."""
+    rs.output_size += sum(map(len, out[start:]))
+    rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
+    if rs.output_size > rs.limits.max_output:
+        raise limit_exceeded(rs.limits, "max_output", "the rendered output")
 
 
 def join_output(out):

@@ -1,6 +1,8 @@
-"""Places: where a fused closure reads a value in line, decided at compile time — a variable of the frame (its
-slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a loop variable
-indexing a list — and which constants compare in constant time. Used by expressions.py and the fused modules.
+"""Operands: where a general closure reads a child's value in line, decided at compile time — a variable of the
+frame (its slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a
+loop variable indexing a list — and which constants compare in constant time; the child's own closure reads
+anything else. Used by the general compilers (expressions, comparisons, arithmetic, calls, output, statements)
+and by lower.py.
 """
 
 from ..analysis.symbols import PARAM
@@ -8,7 +10,7 @@ from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
-__all__ = ["operand", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
+__all__ = ["DICT_NAMES", "operand", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
            "constant_literal"]
 
 
@@ -20,6 +22,10 @@ def cheap_constant(value):
     if cls is int:
         return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
     return cls is float or cls is bool or value is None
+
+
+# a dict's methods: d['items'] of a plain dict without that key is the method, not undefined
+DICT_NAMES = DICT_ATTRS | DICT_MUTATORS
 
 
 def operand(c, node):

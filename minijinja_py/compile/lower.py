@@ -1,0 +1,226 @@
+"""Lowering: a statement list's AST → the IR of kernels/ir.py, each node holding the general closure the general
+compilers made for it (output.py, statements.py, loops.py) → the peephole rules (peephole.py) → a closure chosen
+for each node (kernels/select.py) → a Block.
+
+This is the one place that knows what a plain read, an atom or a text looks like in the AST: it only describes
+(no closure is compiled here but by the general compilers), so a kernel chosen for a node holds the node's facts
+and its general closure, nothing compiled twice.
+"""
+
+from ..builtins.tests import TESTS as BUILTIN_TESTS
+from .arithmetic import sum_operands
+from .expressions import truth_of
+from .loops import loop_parts
+from .output import print_run
+from .peephole import rewrite
+from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
+from .statements import if_parts, s_assign
+from ..kernels import atoms as A
+from ..kernels.ir import Assign, Atom, Block, Emit, If, Loop, Opaque, Read, Test
+from ..kernels.select import choose
+from ..runtime.printing import to_str
+from ..syntax import nodes as n
+
+__all__ = ["block", "read_of", "atom_of"]
+
+
+def block(c, statements):
+    """A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
+    templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
+    each and for the list. Running the statements costs the Block's weight (their own nodes, not the blocks
+    nested in them, which charge when they run); the caller charges it, where it already touches the budget."""
+    merged = []
+    for node in statements:
+        if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
+            merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
+        elif not (isinstance(node, n.Text) and not node.value):
+            merged.append(node)
+    nodes = [lower(c, item) for item in _items(c, merged)]
+    if not c.general_only:
+        nodes = rewrite(c, nodes)
+    runs = tuple(node.general if c.general_only else choose(node) for node in nodes)
+    made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs))
+    made.run = made.general if c.general_only else choose(made)
+    return made
+
+
+def _items(c, nodes):
+    """The statements to lower: a statement, or a list of the text and {{ }} statements of a run."""
+    pending = []
+    for node in nodes:
+        if isinstance(node, (n.Text, n.Output)) and c.known_extends and c.output_check:
+            continue  # never runs: the template extends another (which fails: there is no loader)
+        if isinstance(node, (n.Text, n.Output)) and not c.autoescape:
+            pending.append(node)
+            continue
+        if pending:
+            yield pending
+            pending = []
+        extended_before = c.known_extends
+        yield node
+        if extended_before and isinstance(node, n.Load) and node.kind == "extends":
+            return  # extended twice: Jinja2 compiles nothing more of this statement list
+    if pending:
+        yield pending
+
+
+def _run_all(runs):
+    """run(f, out) running runs in turn (the general form of a statement list)."""
+    if not runs:
+        return _nothing
+    if len(runs) == 1:
+        return runs[0]
+
+    def run_all(f, out):
+        for run in runs:
+            run(f, out)
+    return run_all
+
+
+def _nothing(f, out):
+    """The run of an empty statement list."""
+
+
+def lower(c, item):
+    """One statement (or a run of text and {{ }}: a list) → its IR node."""
+    if type(item) is list:
+        return Emit(_print_parts(c, item), not c.counted_by_loop, print_run(c, item))
+    if isinstance(item, n.If):
+        return _lower_if(c, item)
+    if isinstance(item, n.For):
+        plan, body, over, iterable, walkable, run = loop_parts(c, item)
+        return Loop(plan, body, over, iterable, walkable, run)
+    if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget):
+        parts = _value_parts(c, item.value)
+        return Assign(c.scope.refs[item.target.name], parts, s_assign(c, item))
+    return Opaque(c.stmt(item))
+
+
+# ----------------------------------------------------------------------------------------------------- reads
+def read_of(c, node):
+    """The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
+    what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim)."""
+    method = None
+    if isinstance(node, n.Filter) and node.args.empty and node.value is not None:
+        method = getattr(c.filters.get(node.name), "mj_str_method", None)
+        if method is None:
+            return None
+        node = node.value
+    keys = []
+    while isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        if key is None and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
+            key = local_slot(c, node.key)   # `messages[i]`: the slot of the index variable
+        if key is None or key in DICT_NAMES:   # (d['items'] of a dict without that key: the method)
+            return None
+        keys.append(key)
+        node = node.obj
+    if not isinstance(node, n.Name):
+        return None
+    depth, slot, kind = c.variable(node.name)
+    if depth != 0:
+        return None
+    return Read(slot, tuple(reversed(keys)), method)
+
+
+def _text_parts(c, expr, printed):
+    """The parts (str constants and Reads) whose concatenation an expression is when every read is a plain str,
+    or None: a read, a + chain or a ~ chain of reads and constants; printed: a lone constant of another type
+    counts as its printed text."""
+    if isinstance(expr, n.Const):
+        return (expr.value,) if type(expr.value) is str else (to_str(expr.value),) if printed else None
+    if isinstance(expr, n.BinOp) and expr.op == "+":
+        operands, stringify = sum_operands(expr)[0], False
+    elif isinstance(expr, n.Concat):
+        operands, stringify = expr.items, True   # `~` prints each operand
+    else:
+        read = read_of(c, expr)
+        return None if read is None else (read,)
+    parts = []
+    for operand in operands:
+        if isinstance(operand, n.Const) and (type(operand.value) is str or stringify):
+            parts.append(operand.value if type(operand.value) is str else to_str(operand.value))
+            continue
+        read = read_of(c, operand)
+        if read is None:
+            return None
+        parts.append(read)
+    return tuple(parts)
+
+
+def _print_parts(c, nodes):
+    parts = []
+    for node in nodes:
+        found = (node.value,) if isinstance(node, n.Text) else _text_parts(c, node.expr, True)
+        if found is None:
+            return None
+        parts.extend(found)
+    return tuple(parts)
+
+
+def _value_parts(c, value):
+    return _text_parts(c, value, False)
+
+
+# ------------------------------------------------------------------------------------------------------ atoms
+_TYPE_TESTS = {("defined", False): A.DEFINED, ("defined", True): A.UNDEFINED, ("undefined", False): A.UNDEFINED,
+               ("undefined", True): A.DEFINED, ("none", False): A.NONE, ("none", True): A.NOT_NONE}
+_CLASS_TESTS = {"string": str, "mapping": dict}   # `is string`, `is mapping`: the one plain type each holds for
+_ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
+
+
+def atom_of(c, test):
+    """The Atom a test expression is, or None (kernels/atoms.py)."""
+    if isinstance(test, n.Not):
+        # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
+        inner = atom_of(c, test.operand)
+        return None if inner is None else Atom(inner.read, A.NEGATION[inner.kind], inner.constant)
+    kind, constant = A.TRUTHY, None
+    if isinstance(test, n.Compare) and len(test.ops) == 1:
+        kind, constant, test = _compare_atom(test)
+        if kind is None:
+            return None
+    elif isinstance(test, n.Test) and test.args.empty and c.tests.get(test.name) is BUILTIN_TESTS.get(test.name):
+        if (test.name, test.negated) in _TYPE_TESTS:
+            kind, test = _TYPE_TESTS[(test.name, test.negated)], test.value
+        elif test.name in _CLASS_TESTS:
+            kind, constant, test = (A.TYPE_IS_NOT if test.negated else A.TYPE_IS), _CLASS_TESTS[test.name], test.value
+        else:
+            return None
+    read = read_of(c, test)
+    return None if read is None else Atom(read, kind, constant)
+
+
+def _compare_atom(test):
+    """(kind, constant, the node read) of a comparison an atom decides, or (None, None, None)."""
+    (name, other), first = test.ops[0], test.first
+    if name in ("==", "!=") and isinstance(other, n.Const) and type(other.value) in (str, int, bool) and \
+            cheap_constant(other.value):
+        return (A.EQ if name == "==" else A.NE), other.value, first
+    if name in ("in", "not in") and isinstance(first, n.Const) and type(first.value) is str and \
+            cheap_constant(first.value):
+        return (A.IN if name == "in" else A.NOT_IN), first.value, other
+    if name in _ORDER_KINDS and isinstance(other, n.Const) and type(other.value) is int and \
+            cheap_constant(other.value):
+        return _ORDER_KINDS[name], other.value, first
+    if name in ("in", "not in") and constant_set(other) is not None:
+        return (A.ONE_OF if name == "in" else A.NONE_OF), constant_set(other), first
+    return None, None, None
+
+
+def _lower_if(c, node):
+    branches, else_, general = if_parts(c, node)
+    tests, truths = [], []
+    for test, ev, _, parts, _ in branches:
+        if parts is None:
+            atom = atom_of(c, test)
+            tests.append(atom)
+            truths.append(truth_of(ev, test) if atom is not None else None)
+            continue
+        atoms = [atom_of(c, operand) for operand, _ in parts]
+        # (an atom runs nothing but reads; other operands are asked about)
+        pure = all(atoms) or c.effects is not None and not c.effects.changes_data(test)
+        tests.append(Test(isinstance(test, n.Or), zip(atoms, (truth for _, truth in parts)), pure)
+                     if any(atoms) else None)
+        truths.append(ev)   # (a chain's closure: its truth already)
+    return If(tests, truths, [branch[-1] for branch in branches], else_, general)

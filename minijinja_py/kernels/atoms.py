@@ -1,0 +1,207 @@
+"""Atoms: the tests an if decides in line on one read (ir.Atom) — its truth, `== 'x'`, `'x' in`, `is defined`,
+`is none`, `is string`, `in ['a', 'b']`, `> 1` — and the if kernels built on them.
+
+decide() is the one definition of what an atom's outcome is on the value its read gave: True or False where the
+value is plain data (reads.py) or a missing key (undefined), None where the general path must decide. Every test of
+an if kernel keeps its general truth closure: an atom that gives None is decided by it (reading again is exact:
+the read in line ran nothing), so a kernel never runs a test twice nor falls back past a test that ran code.
+"""
+
+import operator
+
+from .ir import Atom, If
+from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
+from .select import kernel
+from ..runtime.undefined import PLAIN_UNDEFINED
+
+__all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
+           "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "tester",
+           "test_runner"]
+
+TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
+    NONE_OF, LT, LE, GT, GE = range(18)
+# `idx > 1`: an int against an int constant (for ints, not < is >=: the negations are exact)
+ORDER = {LT: operator.lt, LE: operator.le, GT: operator.gt, GE: operator.ge}
+NEGATION = {TRUTHY: FALSY, FALSY: TRUTHY, EQ: NE, NE: EQ, DEFINED: UNDEFINED, UNDEFINED: DEFINED,
+            NONE: NOT_NONE, NOT_NONE: NONE, IN: NOT_IN, NOT_IN: IN, TYPE_IS: TYPE_IS_NOT,
+            TYPE_IS_NOT: TYPE_IS, ONE_OF: NONE_OF, NONE_OF: ONE_OF, LT: GE, GE: LT, LE: GT, GT: LE}
+# what an undefined (a missing key) gives, where the undefined class compares and tests as Jinja2's default one
+_ON_UNDEFINED = {DEFINED: False, UNDEFINED: True, TRUTHY: False, FALSY: True, EQ: False, NE: True, NONE: False,
+                 NOT_NONE: True}
+
+
+def decide(kind, constant, value, rs):
+    """An atom's outcome on the value its read gave (MISSING: not plain; ABSENT: undefined): True, False, or None
+    where the general path decides."""
+    if value is ABSENT:
+        if kind == DEFINED or kind == UNDEFINED or rs.undefined in PLAIN_UNDEFINED:
+            return _ON_UNDEFINED.get(kind)
+        return None
+    if value is MISSING:
+        return None
+    if kind == NONE or kind == NOT_NONE:
+        return (value is None) is (kind == NONE)   # an identity: exact on any value
+    cls = type(value)
+    if cls not in PLAIN:
+        return None
+    if kind == TRUTHY or kind == FALSY:
+        return (True if value else False) is (kind == TRUTHY)
+    if kind == EQ or kind == NE:
+        return (value == constant) is (kind == EQ) if cls is type(constant) else None
+    if kind == IN or kind == NOT_IN:
+        if cls is dict or cls is str and len(value) < BIG_STR:
+            return (constant in value) is (kind == IN)
+        return None
+    if kind == DEFINED or kind == UNDEFINED:
+        return kind == DEFINED
+    if kind == TYPE_IS or kind == TYPE_IS_NOT:
+        return (cls is constant) is (kind == TYPE_IS)
+    if kind in ORDER:
+        return ORDER[kind](value, constant) if cls is int else None
+    members, member_type = constant   # ONE_OF, NONE_OF: `role in ['tool', 'tool_results']`
+    return (value in members) is (kind == ONE_OF) if cls is member_type else None
+
+
+def tester(atom):
+    """test(f) → the atom's outcome (decide()) on the value read in line."""
+    slot, key, method, reader = spec(atom.read)
+    kind, constant = atom.kind, atom.constant
+    if reader is None and method is None and key is not None and (kind == EQ or kind == NE):
+        want, kind_type = kind == EQ, type(constant)
+
+        def test_key_equal(f):   # `m.role == 'user'`, the commonest
+            obj = f[slot]
+            value = obj.get(key, ABSENT) if type(obj) is dict else attribute(obj, key)
+            if type(value) is kind_type:
+                return (value == constant) is want
+            return decide(kind, constant, value, f[0])
+        return test_key_equal
+
+    def test(f):
+        if reader is None:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if method is not None:
+                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        else:
+            value = reader(f)
+        return decide(kind, constant, value, f[0])
+    return test
+
+
+def test_runner(test, truth):
+    """decide(f) → bool of a branch test: an Atom (its truth closure deciding where it gives None), or a Test (an
+    and/or of parts, each (Atom or None, its truth closure), decided in Jinja2's order up to the part that
+    decides)."""
+    if type(test) is Atom:
+        atom_test = tester(test)
+
+        def decide_atom(f):
+            outcome = atom_test(f)
+            return truth(f) if outcome is None else outcome
+        return decide_atom
+    want = test.want
+    parts = tuple((tester(atom) if atom is not None else None, part_truth) for atom, part_truth in test.parts)
+
+    def decide_parts(f):
+        for atom_test, part_truth in parts:
+            outcome = atom_test(f) if atom_test is not None else None
+            if outcome is None:
+                outcome = part_truth(f)
+            if outcome is want:
+                return want
+        return not want
+    return decide_parts
+
+
+@kernel(If, "tests")
+def if_tests(node):
+    """An if whose every branch test is an Atom or a Test: the atoms read and decided in line, in Jinja2's order,
+    each through its truth closure where it gives None, and the other operands of an and/or through theirs;
+    the first branch whose test holds runs (an if of one branch and one atom: _if_atom)."""
+    if len(node.bodies) == 1 and type(node.tests[0]) is Atom:
+        return _if_atom(node.tests[0], node.truths[0], node.bodies[0], node.else_)
+    branches = tuple((_rows(test, truth), True if type(test) is Atom else test.want, body.run)
+                     for test, truth, body in zip(node.tests, node.truths, node.bodies))
+    else_ = node.else_.run if node.else_ is not None else None
+
+    def run_tests(f, out):
+        for rows, want, body in branches:
+            outcome = not want
+            for slot, key, method, read_path, kind, constant, constant_type, truth in rows:
+                if kind is None:
+                    value = truth(f)
+                elif read_path is None:
+                    value = f[slot]
+                    if key is not None:
+                        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+                    if method is not None:
+                        value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+                else:
+                    value = read_path(f)
+                if kind is None:
+                    pass
+                elif kind == EQ and type(value) is constant_type:
+                    value = value == constant
+                elif kind == TRUTHY and type(value) in PLAIN:
+                    value = True if value else False
+                else:
+                    value = decide(kind, constant, value, f[0])
+                    if value is None:
+                        value = truth(f)
+                if value is want:
+                    outcome = want
+                    break
+            if outcome:
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_tests
+
+
+def _rows(test, truth):
+    """The atoms of a branch test as rows the if kernel reads: (slot, key, method, reader, kind, constant, the
+    constant's type, truth closure); an operand that is no atom is (None, ..., None kind, ..., its truth)."""
+    parts = ((test, truth),) if type(test) is Atom else test.parts
+    return tuple(spec(atom.read) + (atom.kind, atom.constant, type(atom.constant), part_truth) if atom is not None
+                 else (None, None, None, None, None, None, None, part_truth) for atom, part_truth in parts)
+
+
+def _if_atom(atom, truth, body, else_block):
+    """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
+    (a compare or a truth without a call; the other kinds through decide()); a body that is constant text
+    appended here."""
+    slot, key, method, read_path = spec(atom.read)
+    kind, constant = atom.kind, atom.constant
+    text, run_body = body.text, body.run
+    else_ = else_block.run if else_block is not None else None
+    compares, truths = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY
+    want = kind == EQ or kind == TRUTHY
+    constant_type = type(constant)
+
+    def run_atom(f, out):
+        if read_path is None:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if method is not None:
+                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        else:
+            value = read_path(f)
+        if compares and type(value) is constant_type:
+            outcome = (value == constant) is want
+        elif truths and type(value) in PLAIN:
+            outcome = (True if value else False) is want
+        else:
+            outcome = decide(kind, constant, value, f[0])
+            if outcome is None:
+                outcome = truth(f)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_atom

@@ -1,0 +1,164 @@
+"""IR: what a compile knows about a statement list, for choosing kernels — AST + general closures (compile/lower.py)
+→ these nodes → peephole rules (compile/peephole.py) → select.py → closures. Nothing here is kept by a compiled
+template: the nodes live while their statement list compiles.
+
+Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
+its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
+kernel is chosen by (select.py); a kernel never sees template text.
+
+Values a kernel reads in line:
+  Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
+                            `tool.function.name`) or variables indexing a list (an int: the variable's slot,
+                            `messages[i]['role']`), then maybe a str method (`|trim`: str.strip)
+  Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
+  Test(want, parts)         an and (want False) or or (want True) of parts, in order: Atoms, and truth(f)
+                            closures of the other operands
+"""
+
+from ..core.state import BIG_STR
+
+__all__ = ["Read", "Atom", "Test", "Emit", "Assign", "If", "Switch", "Loop", "Opaque", "Block"]
+
+
+class Read:
+    __slots__ = ("slot", "keys", "method")
+
+    def __init__(self, slot, keys=(), method=None):
+        self.slot, self.keys, self.method = slot, keys, method
+
+    def __eq__(self, other):
+        return type(other) is Read and (self.slot, self.keys, self.method) == (other.slot, other.keys, other.method)
+
+    def __hash__(self):
+        return hash((self.slot, self.keys))
+
+
+class Atom:
+    __slots__ = ("read", "kind", "constant")
+
+    def __init__(self, read, kind, constant=None):
+        self.read, self.kind, self.constant = read, kind, constant
+
+
+class Test:
+    """parts: (Atom or None, the operand's truth closure f → bool) in Jinja2's order; pure: running the operands
+    cannot change data (analysis/effects.py)."""
+    __slots__ = ("want", "parts", "pure")
+
+    def __init__(self, want, parts, pure=False):
+        self.want, self.parts, self.pure = want, tuple(parts), pure
+
+
+# ------------------------------------------------------------------------------------------------- statements
+class Emit:
+    """A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
+    counted (the run counts its output; False in a loop body, whose loop counts it)."""
+    __slots__ = ("parts", "counted", "general")
+
+    def __init__(self, parts, counted, general):
+        self.parts, self.counted, self.general = parts, counted, general
+
+    @property
+    def signature(self):
+        if self.parts is None:
+            return None
+        return "text" if all(type(p) is str for p in self.parts) else "reads"
+
+
+class Assign:
+    """{% set name = value %}: slot, parts (as Emit's: the value is their concatenation, a str) or None."""
+    __slots__ = ("slot", "parts", "general")
+
+    def __init__(self, slot, parts, general):
+        self.slot, self.parts, self.general = slot, parts, general
+
+    @property
+    def signature(self):
+        return None if self.parts is None else "text"
+
+
+class If:
+    """{% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
+    truths (per branch, the test's general truth closure: f → bool), bodies (per branch, a Block), else_ (a Block
+    or None)."""
+    __slots__ = ("tests", "truths", "bodies", "else_", "general")
+
+    def __init__(self, tests, truths, bodies, else_, general):
+        self.tests, self.truths, self.bodies, self.else_ = tuple(tests), tuple(truths), tuple(bodies), else_
+        self.general = general
+
+    @property
+    def signature(self):
+        return "tests" if all(t is not None for t in self.tests) else None
+
+
+class Switch:
+    """An if/elif chain whose tests compare one read with constants of one type (peephole.py): cases (per branch:
+    (its constants, an extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or
+    other` or None, its body Block)), else_ (a Block or None), general (the if statement's), chain (the If it
+    was made from)."""
+    __slots__ = ("subject", "cases", "else_", "general", "chain")
+
+    def __init__(self, subject, cases, else_, general, chain):
+        self.subject, self.cases, self.else_, self.general, self.chain = subject, tuple(cases), else_, general, chain
+
+    @property
+    def signature(self):
+        plain = all(extra is None and alternative is None for _, extra, alternative, _ in self.cases)
+        return "table" if plain else "table+tests"
+
+
+class Loop:
+    """{% for %}: plan (loops.py: the target, the body's scope, its cost), body (a Block), over(f, out, iterable) the
+    general loop over an iterable already evaluated, iterable(f) the loop's iterable, walkable (a plain loop: one
+    target name, no filter, else or recursion, a body that starts no variables of its own and cannot change the
+    data it walks)."""
+    __slots__ = ("plan", "body", "over", "iterable", "walkable", "general")
+
+    def __init__(self, plan, body, over, iterable, walkable, general):
+        self.plan, self.body, self.over, self.iterable = plan, body, over, iterable
+        self.walkable, self.general = walkable, general
+
+    @property
+    def signature(self):
+        if not self.walkable:
+            return None
+        if self.plan.loop_slot is not None:
+            return "walk+loop"
+        if len(self.body.nodes) == 1 and type(self.body.nodes[0]) is Emit and \
+                self.body.nodes[0].signature == "reads" and not self.plan.resets and not self.plan.local_copies:
+            return "walk+text"
+        return "walk"
+
+
+class Opaque:
+    """Any other statement: its general closure is what runs."""
+    __slots__ = ("general",)
+    signature = None
+
+    def __init__(self, general):
+        self.general = general
+
+
+class Block:
+    """A compiled statement list: nodes (the IR of its statements, after the peephole rules), runs (the closure
+    chosen for each), weight (the steps it costs: symbols.Summaries.weight), general (a run(f, out) calling the
+    runs in turn), run (the one chosen for the list: select.py)."""
+    __slots__ = ("nodes", "runs", "weight", "general", "run")
+
+    def __init__(self, nodes, runs, weight, general):
+        self.nodes, self.runs, self.weight, self.general, self.run = tuple(nodes), tuple(runs), weight, general, None
+
+    @property
+    def signature(self):
+        return "sequence" if 2 <= len(self.runs) <= 5 else None
+
+    @property
+    def text(self):
+        """The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
+        Emit of text: a kernel may append it in line), else None."""
+        if len(self.nodes) == 1 and type(self.nodes[0]) is Emit and self.nodes[0].signature == "text" and \
+                not self.nodes[0].counted:
+            text = "".join(self.nodes[0].parts)
+            return text if len(text) < BIG_STR else None
+        return None

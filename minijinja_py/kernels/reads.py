@@ -1,0 +1,97 @@
+"""Reads: the one guard vocabulary of the kernels — what "plain" is, and how a kernel reads a value in line.
+
+Plain data is what a caller's JSON is made of: exactly str, int, float, bool, None, list, tuple and dict (no
+subclass: a subclass may define what reading, comparing or printing it does). A kernel reads a value in line only
+from a variable's slot (a value: not MISSING), a str key of a plain dict (dict.get: one lookup), a namespace's
+attribute or a loop field (attribute()), and decides only on plain values; where anything is not so, the reader
+gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefined value) and the kernel runs its
+general closure, which reads and decides everything again, as Jinja2 does.
+That is exact because a read in line runs no code: reading it again finds the same value.
+
+A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a kernel reads the variable in `slot`,
+then its `key` when not None, then applies `method` (a str method: str.strip for |trim) to a short plain str,
+when not None; or, for a longer chain or an index (`messages[i]['role']`), calls reader(f). Written out in a
+kernel:
+
+    if reader is None:
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if method is not None:
+            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+    else:
+        value = reader(f)
+"""
+
+from ..core.state import BIG_STR, MISSING
+from ..runtime.objects import ChatNamespace, LoopContext, Namespace
+from ..runtime.sandbox import undefined_on_str
+
+__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "spec", "reader"]
+
+
+class _Absent:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()   # a plain dict or namespace without the key read: the read is undefined
+
+PLAIN = frozenset({str, int, float, bool, type(None), list, tuple, dict})
+SCALARS = frozenset({str, int, float, bool, type(None)})
+# the loop fields that are plain values of the loop context (loop.cycle and loop.changed are methods)
+_LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
+                          "depth0", "previtem", "nextitem"})
+
+
+def attribute(obj, key):
+    """A key read of something that is not a plain dict: a namespace's attribute, a loop field (`ns.found`,
+    `loop.first`): its value, ABSENT for a namespace without it or a plain str (`content['type']` of a message
+    whose content is a string: a str has no such item, nor such a method); MISSING for anything else (the general
+    read decides)."""
+    cls = type(obj)
+    if cls is str:
+        return ABSENT if undefined_on_str(key) else MISSING
+    if cls is LoopContext:
+        if key == "first":
+            return obj.index0 == 0
+        if key == "last" and obj._length is not None:   # (a lazy loop looks ahead: its property does)
+            return obj.index0 == obj._length - 1
+        return getattr(obj, key) if key in _LOOP_FIELDS else MISSING
+    if cls is Namespace or cls is ChatNamespace:
+        return obj._attrs.get(key, ABSENT) if key[:1] != "_" else MISSING
+    return MISSING
+
+
+def spec(read):
+    """(slot, key, method, reader) of a Read, as the module docstring reads it."""
+    keys = read.keys
+    if not keys or len(keys) == 1 and type(keys[0]) is str:
+        return read.slot, (keys[0] if keys else None), read.method, None
+    return None, None, None, reader(read)
+
+
+def reader(read, strict=False):
+    """f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
+    module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
+    (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop
+    field)."""
+    slot, keys, method = read.slot, read.keys, read.method
+
+    def read_path(f):
+        value = f[slot]
+        for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
+            if type(key) is int:
+                index, cls = f[key], type(value)
+                value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
+                    -len(value) <= index < len(value) else MISSING
+            elif type(value) is dict:
+                value = value.get(key, ABSENT)
+            else:
+                value = MISSING if strict else attribute(value, key)
+        if method is not None:
+            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        return value
+    return read_path

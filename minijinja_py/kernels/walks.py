@@ -1,0 +1,208 @@
+"""Walk kernels: statement lists run without a call for the list (ir.Block: `sequence`), and plain loops over a
+list or tuple walked without the general runner (ir.Loop: `walk`, `walk_loop`) — each arity form (one to five
+statements) written once here.
+
+A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
+of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
+are paid for up front (a break refunds the rest), each item stored in the target's slot and the body's
+statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
+iterate goes to the general loop (Loop.over), with the value already evaluated.
+"""
+
+from operator import length_hint
+
+from .ir import Block, Loop
+from .select import kernel
+from ..core.errors import LimitExceeded, located
+from ..core.state import MISSING, out_of_fuel
+from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
+
+__all__ = ["sequence", "walk", "walk_loop"]
+
+
+@kernel(Block, "sequence")
+def sequence(block):
+    """Two to five statements, called in turn."""
+    runs = block.runs
+    if len(runs) == 2:
+        a, b = runs
+
+        def run_two(f, out):
+            a(f, out)
+            b(f, out)
+        return run_two
+    if len(runs) == 3:
+        a, b, c = runs
+
+        def run_three(f, out):
+            a(f, out)
+            b(f, out)
+            c(f, out)
+        return run_three
+    a, b, c, d, e = runs + (None,) * (5 - len(runs))
+
+    def run_four_or_five(f, out):
+        a(f, out)
+        b(f, out)
+        c(f, out)
+        d(f, out)
+        if e is not None:
+            e(f, out)
+    return run_four_or_five
+
+
+@kernel(Loop, "walk")
+def walk(node):
+    """A walkable loop that does not read `loop`: the body's statements called for each item."""
+    return _list_loop(node, _walker(node.plan, node.body))
+
+
+@kernel(Loop, "walk+loop")
+def walk_loop(node):
+    """A walkable loop whose body reads `loop`: the loop context told where it is as each item is handed over."""
+    return _list_loop(node, _walker(node.plan, node.body))
+
+
+def _list_loop(node, walker):
+    """run(f, out) of a walkable loop: a list or tuple walked by walker(f, out, items, step), paid for up front
+    and its output counted at the end; anything else through the general loop."""
+    plan, iterable, over = node.plan, node.iterable, node.over
+    span, step, counts_output = plan.span, plan.step, plan.counts_output
+
+    def run_list(f, out):
+        try:
+            items = iterable(f)
+        except Exception as exc:
+            raise located(exc, span)
+        if type(items) is not list and type(items) is not tuple:
+            return over(f, out, items)
+        rs, start = f[0], len(out)
+        try:
+            rs.fuel -= len(items) * step
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            walker(f, out, items, step)
+            if counts_output:
+                count_output(rs, out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
+    return run_list
+
+
+def _walker(plan, body):
+    """walker(f, out, items, step) calling the body's one to five statements (or its run) for each item: the
+    loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items it
+    consumed are skipped); the body's variables started afresh (undefined, or copied from another variable of
+    this frame); the item stored in the target's slot. A break refunds the iterations left."""
+    runs = body.runs if 1 <= len(body.runs) <= 5 else (body.run,)
+    if plan.loop_slot is None and not plan.resets and not plan.local_copies and len(runs) == 1:
+        return _walk_plain(plan.target_slot, runs[0])
+    walk = _walk_one if len(runs) == 1 else _walk_two if len(runs) == 2 else _walk_three_to_five
+    return walk(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
+
+
+def _walk_plain(slot, a):
+    """The commonest: `for tool in tools`, one statement, no loop variable."""
+    def walk_plain(f, out, items, step):
+        remaining = iter(items)
+        try:
+            for item in remaining:
+                f[slot] = item
+                try:
+                    a(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return walk_plain
+
+
+def _walk_one(slot, loop_slot, resets, local_copies, runs):
+    a, = runs
+    starts = bool(resets or local_copies)
+
+    def walk_one(f, out, items, step):
+        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        for index, item in enumerate(items):
+            if loop is not None:
+                if index <= loop.index0:
+                    continue
+                loop.index0 = index
+            if starts:
+                _start(f, resets, local_copies)
+            f[slot] = item
+            try:
+                a(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                f[0].fuel += (len(items) - index - 1) * step
+                break
+    return walk_one
+
+
+def _walk_two(slot, loop_slot, resets, local_copies, runs):
+    a, b = runs
+    starts = bool(resets or local_copies)
+
+    def walk_two(f, out, items, step):
+        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        for index, item in enumerate(items):
+            if loop is not None:
+                if index <= loop.index0:
+                    continue
+                loop.index0 = index
+            if starts:
+                _start(f, resets, local_copies)
+            f[slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                f[0].fuel += (len(items) - index - 1) * step
+                break
+    return walk_two
+
+
+def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
+    a, b, c, d, e = runs + (None,) * (5 - len(runs))
+    starts = bool(resets or local_copies)
+
+    def walk_three_to_five(f, out, items, step):
+        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        for index, item in enumerate(items):
+            if loop is not None:
+                if index <= loop.index0:
+                    continue
+                loop.index0 = index
+            if starts:
+                _start(f, resets, local_copies)
+            f[slot] = item
+            try:
+                a(f, out)
+                b(f, out)
+                c(f, out)
+                if d is not None:
+                    d(f, out)
+                    if e is not None:
+                        e(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                f[0].fuel += (len(items) - index - 1) * step
+                break
+    return walk_three_to_five
+
+
+def _loop_context(f, loop_slot, items):
+    loop = f[loop_slot] = LoopContext(items, f[0].undefined)
+    return loop
+
+
+def _start(f, resets, local_copies):
+    for reset in resets:
+        f[reset] = MISSING
+    for copy, source in local_copies:
+        f[copy] = f[source]
