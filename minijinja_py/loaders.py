@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import errno
 import os
-import posixpath
 from collections.abc import Iterable, Mapping
 
 TYPE_CHECKING = False
@@ -31,7 +30,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .core.errors import LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, scrub_message
 from .core.files import (
-    FileTooLarge, NotRegularFile, NotText, decode_text, descriptor_path, open_regular_file, read_open_file,
+    FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, read_open_file, within,
 )
 from .core.state import Limits
 
@@ -211,13 +210,13 @@ class FileSystemLoader(BaseLoader):
             visited = set()
             for here, folders, names in os.walk(folder, followlinks=self.followlinks):
                 real = os.path.realpath(here)
-                if real in visited or not _within(real, root):
+                if real in visited or not within(real, root):
                     folders[:] = []   # a link cycle, or a link out of the search path: not walked
                     continue
                 visited.add(real)
                 for name in names:
                     path = os.path.join(here, name)
-                    if _within(os.path.realpath(path), root) and os.path.isfile(path):
+                    if within(os.path.realpath(path), root) and os.path.isfile(path):
                         found.add(os.path.relpath(path, folder).replace(os.path.sep, "/"))
         return sorted(found)
 
@@ -226,45 +225,17 @@ class FileSystemLoader(BaseLoader):
 _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 
 
-def _within(real, root):
-    """Is the resolved path real inside the resolved folder root?"""
-    return (posixpath if os.path.sep == "/" else os.path).commonpath([real, root]) == root
-
-
 def _open_inside(filename, folder):
     """(descriptor, fstat) of the regular file at filename when what was opened is inside folder (symbolic links
-    followed), else None. The check is made on what was opened, not on the name before opening: a link flipped
-    between the two cannot lead the read out of the search path."""
+    followed), else None."""
     try:
-        fd, status = open_regular_file(filename)
-    except NotRegularFile:
+        return open_regular_file(filename, folder)
+    except (NotRegularFile, OutsideRoot):
         return None
     except OSError as exc:
         if exc.errno in _ABSENT:
             return None
         raise TemplateLoadError(f"{filename}: cannot be read ({exc.strerror or exc})", path=filename) from None
-    try:
-        if _opened_within(fd, status, filename, os.path.realpath(folder)):
-            return fd, status
-    except BaseException:
-        os.close(fd)
-        raise
-    os.close(fd)
-    return None
-
-
-def _opened_within(fd, status, filename, root):
-    real = descriptor_path(fd)
-    if real is not None:
-        return _within(real, root)
-    # No way to ask the system (neither /proc nor F_GETPATH): the name resolved now must be inside and be the
-    # very file that is open; a flip back and forth in between would have to put the outside file inside.
-    real = os.path.realpath(filename)
-    try:
-        now = os.stat(real)
-    except OSError:
-        return False
-    return _within(real, root) and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino)
 
 
 def _read(fd, filename, encoding, limits):

@@ -130,3 +130,21 @@ def test_descriptor_path_is_where_the_descriptor_leads(tmp_path):
 def test_missing_file_is_the_system_error(tmp_path):
     with pytest.raises(FileNotFoundError):
         files.read_regular_file(str(tmp_path / "nope"), 10)
+
+
+def test_root_is_checked_on_what_was_opened(tmp_path):
+    root = tmp_path / "root"
+    os.mkdir(root)
+    inside = _write(root / "in.txt", b"in")
+    secret = _write(tmp_path / "secret.txt", b"SECRET")
+    os.symlink(secret, root / "out.txt")
+    os.symlink(inside, root / "alias.txt")
+    assert files.read_regular_file(str(root / "alias.txt"), 10, root=str(root)) == b"in"
+    with pytest.raises(files.OutsideRoot) as info:
+        files.read_regular_file(str(root / "out.txt"), 10, root=str(root))
+    assert "leads outside" in info.value.strerror
+
+
+def test_a_nul_in_the_name_is_an_os_error(tmp_path):
+    with pytest.raises(OSError, match="NUL"):
+        files.read_regular_file(str(tmp_path / "a\0b"), 10)

@@ -165,7 +165,7 @@ def test_a_link_swapped_after_the_open_is_judged_by_what_was_opened(tmp_path, mo
     secret = _write(tmp_path / "secret.txt", "SECRET")
     _write(root / "inside.jinja", "inside")
     os.symlink(secret, root / "t.jinja")
-    monkeypatch.setattr(loaders.os.path, "realpath",
+    monkeypatch.setattr(files.os.path, "realpath",
                         lambda p, real=os.path.realpath: real(str(root / "inside.jinja")) if p.endswith("t.jinja")
                         else real(p))
     with pytest.raises(mj.TemplateNotFound):
@@ -179,7 +179,7 @@ def test_without_descriptor_paths_the_open_file_must_be_the_resolved_one(tmp_pat
     _write(root / "t.jinja", "inside")
     secret = _write(tmp_path / "secret.txt", "SECRET")
     os.symlink(secret, root / "s.jinja")
-    monkeypatch.setattr(loaders, "descriptor_path", lambda fd: None)
+    monkeypatch.setattr(files, "descriptor_path", lambda fd: None)
     assert _env(root).get_template("t.jinja").render() == "inside"
     with pytest.raises(mj.TemplateNotFound):
         _env(root).get_template("s.jinja")

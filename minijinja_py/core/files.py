@@ -18,10 +18,11 @@ check where a name led after opening it (FileSystemLoader's search path).
 
 import errno
 import os
+import posixpath
 import stat
 
-__all__ = ["NotRegularFile", "FileTooLarge", "NotText", "open_regular_file", "read_open_file",
-           "read_regular_file", "read_text_file", "decode_text", "descriptor_path"]
+__all__ = ["NotRegularFile", "FileTooLarge", "OutsideRoot", "NotText", "open_regular_file", "read_open_file",
+           "read_regular_file", "read_text_file", "decode_text", "descriptor_path", "within"]
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
@@ -43,6 +44,13 @@ class FileTooLarge(OSError):
         self.limit = limit
 
 
+class OutsideRoot(OSError):
+    """The path leads (through symbolic links) out of the folder it had to stay in."""
+
+    def __init__(self, path: str, root: str) -> None:
+        OSError.__init__(self, errno.EACCES, f"leads outside {root}", path)
+
+
 class NotText(OSError):
     """The bytes are not text in the encoding asked for (or the encoding is unknown)."""
 
@@ -58,11 +66,15 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-def open_regular_file(path: str) -> "tuple[int, os.stat_result]":
+def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.stat_result]":
     """(a read-only descriptor, its fstat) of the regular file path leads to (symbolic links followed). Raises
-    NotRegularFile for anything else, before opening it when it already is something else; OSError when it
-    cannot be opened. The caller closes the descriptor."""
-    mode = os.stat(path).st_mode
+    NotRegularFile for anything else, before opening it when it already is something else; OutsideRoot when
+    root is given and what was opened is not inside it (judged on the descriptor, so a link flipped between a
+    check and the open cannot lead out); OSError when it cannot be opened. The caller closes the descriptor."""
+    try:
+        mode = os.stat(path).st_mode
+    except ValueError:   # a NUL in the name
+        raise OSError(errno.EINVAL, "not a valid file name (it holds a NUL character)", path) from None
     if not stat.S_ISREG(mode):
         raise NotRegularFile(path, mode)
     fd = os.open(path, _OPEN_FLAGS)
@@ -70,10 +82,31 @@ def open_regular_file(path: str) -> "tuple[int, os.stat_result]":
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):   # swapped for something else between the look and the open
             raise NotRegularFile(path, status.st_mode)
+        if root is not None and not _opened_within(fd, status, path, os.path.realpath(root)):
+            raise OutsideRoot(path, root)
     except BaseException:
         os.close(fd)
         raise
     return fd, status
+
+
+def within(real: str, root: str) -> bool:
+    """Is the resolved path real inside (or at) the resolved folder root?"""
+    return (posixpath if os.path.sep == "/" else os.path).commonpath([real, root]) == root
+
+
+def _opened_within(fd, status, path, root):
+    real = descriptor_path(fd)
+    if real is not None:
+        return within(real, root)
+    # No way to ask the system (neither /proc nor F_GETPATH): the name resolved now must be inside and be the
+    # very file that is open; a flip back and forth in between would have to put the outside file inside.
+    real = os.path.realpath(path)
+    try:
+        now = os.stat(real)
+    except OSError:
+        return False
+    return within(real, root) and (now.st_dev, now.st_ino) == (status.st_dev, status.st_ino)
 
 
 def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> bytes:
@@ -91,11 +124,11 @@ def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> b
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def read_regular_file(path: str, limit: int, what: str = "this file") -> bytes:
-    """The bytes of the regular file at path, refused (an OSError: NotRegularFile, FileTooLarge, or the system's)
-    when it is anything else, when it holds more than limit bytes, or when it cannot be read. `what` names the
-    file in FileTooLarge's message ("a template file")."""
-    fd, status = open_regular_file(path)
+def read_regular_file(path: str, limit: int, what: str = "this file", root: "str | None" = None) -> bytes:
+    """The bytes of the regular file at path, refused (an OSError: NotRegularFile, FileTooLarge, OutsideRoot, or
+    the system's) when it is anything else, when it holds more than limit bytes, when it leads outside root (if
+    given), or when it cannot be read. `what` names the file in FileTooLarge's message ("a template file")."""
+    fd, status = open_regular_file(path, root)
     try:
         if status.st_size > limit:   # said before reading anything; a file that lies is caught while reading
             raise FileTooLarge(path, limit, what)
@@ -115,9 +148,10 @@ def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
         raise NotText(path, f"unknown encoding {encoding!r}") from None
 
 
-def read_text_file(path: str, limit: int, encoding: str = "utf-8", what: str = "this file") -> str:
+def read_text_file(path: str, limit: int, encoding: str = "utf-8", what: str = "this file",
+                   root: "str | None" = None) -> str:
     """read_regular_file, decoded (NotText when it is not text in that encoding)."""
-    return decode_text(read_regular_file(path, limit, what), path, encoding)
+    return decode_text(read_regular_file(path, limit, what, root), path, encoding)
 
 
 def descriptor_path(fd: int) -> "str | None":
