@@ -421,3 +421,12 @@ def test_capabilities_of_a_template_printing_megabytes_per_probe():
     ct = mj.ChatTemplate("{{ 'y' * 3000000 }}{% for m in messages %}{{ m.content }}{% endfor %}")
     caps = ct.capabilities
     assert caps.string_content and caps.system_role and not caps.tools
+
+
+def test_needles_are_found_around_their_markers_exactly():
+    from minijinja_py.chat.capabilities import _NEEDLES, _Seen
+    for needle in _NEEDLES:
+        for text in (needle, "x" + needle + "y", needle[1:], needle[:-1], ("NEEDLE needle type " * 40) + needle):
+            assert (needle in _Seen(text).found) == (needle in text), (needle, text[:40])
+    # a needle cut at the start of the text must not be matched from its end (negative offsets)
+    assert "USER_NEEDLE" not in _Seen("NEEDLE...USER_").found

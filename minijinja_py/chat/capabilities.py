@@ -201,9 +201,13 @@ def _thinking_call_chat(form):
             _tool_result("idneedle1", TOOL_RESULT)]
 
 
-# Every string a rule looks for in a probe's output: a probe keeps which of them it showed, not its text.
+# Every string a rule looks for in a probe's output: a probe keeps which of them it showed, not its text. Each
+# contains one of a few markers, looked for first: an output of megabytes without a marker is scanned once for
+# each marker, not once for each needle.
 _NEEDLES = (USER, USER2, SYSTEM, ANSWER, THINK, TOOL_RESULT, DOC, TOOL_NAME, CALL_NAME, ARG_VALUE, "idneedle1",
             "idneedle2", "idneedle3", "call_needle_a", "call_needle_b", "'type'", '"type"') + _UNCLEAN_ARGUMENTS
+_MARKED = tuple((marker, tuple(n for n in _NEEDLES if marker in n and not any(m in n for m in earlier)))
+                for marker, earlier in (("NEEDLE", ()), ("needle", ("NEEDLE",)), ("type", ("NEEDLE", "needle"))))
 
 
 class _Seen:
@@ -213,8 +217,28 @@ class _Seen:
     __slots__ = ("found", "digest")
 
     def __init__(self, text):
-        self.found = frozenset(needle for needle in _NEEDLES if needle in text)
+        found = []
+        for marker, needles in _MARKED:
+            found += _marked_needles(text, marker, needles)
+        self.found = frozenset(found)
         self.digest = (len(text), hash(text))
+
+
+_MAX_MARKS = 64   # marker occurrences looked at one by one; past that, each needle is looked for in the whole text
+
+
+def _marked_needles(text, marker, needles):
+    """The needles (each containing marker) that text shows: found around the places where marker is, so that a
+    long output is scanned about once, not once per needle."""
+    places = []
+    at = text.find(marker)
+    while at >= 0 and len(places) <= _MAX_MARKS:
+        places.append(at)
+        at = text.find(marker, at + 1)
+    if len(places) > _MAX_MARKS:
+        return [needle for needle in needles if needle in text]
+    return [needle for needle in needles if any(
+        place >= needle.find(marker) and text.startswith(needle, place - needle.find(marker)) for place in places)]
 
 
 def _shows(seen, *needles):
