@@ -1,8 +1,9 @@
 """The hostile surfaces section (issue 24): loaders, model files, GGUF, the hub cache, the caches of compiled
-templates and capabilities attacked as hostile_surface_files.py and hostile_surface_formats.py describe, each case in a child process with a
-2 GB address space (hostile_surfaces.py): 0 escapes, 0 exceptions other than the documented ones, 0 cases over
-5 s of CPU or 500 MB of peak memory, 0 inputs changed, 0 hangs. And a symbolic link flipped between a file inside
-FileSystemLoader's search path and one outside while get_source runs: 0 outside reads.
+templates and capabilities, attacked as hostile_surface_files.py and hostile_surface_formats.py describe, each
+case in a child process with a 2 GB address space (hostile_surfaces.py): 0 escapes, 0 exceptions other than the
+documented ones, 0 cases over 5 s of CPU or 500 MB of peak memory, 0 inputs changed, 0 hangs. And a symbolic
+link flipped between a file inside FileSystemLoader's search path and one outside while get_source runs: 0
+outside reads.
 """
 
 import os
