@@ -118,9 +118,7 @@ class Environment:
     @staticmethod
     def _cached(cache, key, make):
         """cache[key], or make() stored there (weighed by its source's length)."""
-        try:
-            hash(key)
-        except TypeError:   # an unhashable filter or test: skip the cache
+        if _hashable(key) is None:   # an unhashable filter or test: skip the cache
             return make()
         found = cache.get(key)
         if found is not None:
@@ -172,41 +170,30 @@ class Environment:
         if rs is not None:
             rs.burn(_LOAD_STEPS)
         options = self._options_key()
-        key = (self.loader, name, options)
-        template = self._cached_template(key)
+        key = _hashable((self.loader, name, options))
+        template = self._loaded.get(key) if key is not None else None
         if template is not None and (not self.auto_reload or template.is_up_to_date):
             if rs is not None:
                 rs.burn(len(template.source) * _COMPILE_STEPS)
             if globals:
                 template.globals.update(globals)
             return template
-        self._loaded.pop(key)
+        if key is not None:
+            self._loaded.pop(key)
         source, filename, uptodate = checked_source(self.loader, self, name)
         if rs is not None:
             rs.burn(len(source) * _COMPILE_STEPS)
         # one file under several names ("x", "./x", "a/../x"...) is compiled once
-        same_file = (self.loader, filename, source, options) if filename is not None else None
-        template = self._cached_template(same_file) if same_file is not None else None
+        same_file = _hashable((self.loader, filename, source, options)) if filename is not None else None
+        template = self._loaded.get(same_file) if same_file is not None else None
         if template is None or (self.auto_reload and not template.is_up_to_date):
             template = self._template_from_source(source, name, filename, globals, uptodate)
-            if same_file is not None:
-                self._store_template(same_file, template)
         elif globals:
             template.globals.update(globals)
-        self._store_template(key, template)
+        for stored in (key, same_file):
+            if stored is not None:
+                self._loaded.put(stored, template, len(source))
         return template
-
-    def _cached_template(self, key):
-        try:
-            return self._loaded.get(key)
-        except TypeError:   # an unhashable filter, test or loader: no cache
-            return None
-
-    def _store_template(self, key, template):
-        try:
-            self._loaded.put(key, template, len(template.source))
-        except TypeError:
-            pass
 
     def select_template(self, names: "Iterable[Union[str, Template]]", parent: Optional[str] = None,
                         globals: Variables = None) -> "Template":
@@ -584,6 +571,15 @@ class Template:
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
+
+
+def _hashable(key):
+    """key, or None when it cannot be a cache key (an unhashable filter, test or loader)."""
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _check_source(source):

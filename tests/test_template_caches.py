@@ -129,3 +129,10 @@ def test_the_steps_a_render_spends_do_not_depend_on_the_cache():
         low, high = (low, middle) if _fits(cold, main, middle) else (middle + 1, high)
     assert low > len(sources["inc"]) * environment._COMPILE_STEPS
     assert _fits(warm, main, low) and not _fits(warm, main, low - 1)
+
+
+def test_an_unhashable_loader_skips_the_cache():
+    class Unhashable(mj.DictLoader):
+        __hash__ = None
+    env = mj.Environment(loader=Unhashable({"a": "x{{ 1 }}"}))
+    assert env.get_template("a").render() == "x1" and env.from_string("{% include 'a' %}").render() == "x1"

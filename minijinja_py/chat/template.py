@@ -139,18 +139,25 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
 
 # ------------------------------------------------------------------------------------------------ ChatTemplate
 class NamedTemplates(Mapping[str, Template]):
-    """{name: Template} of a ChatTemplate's named templates, each compiled when it is first asked for, through the
-    environment's cache of compiled templates (bounded by characters of source): a model file with many large
-    named templates costs the compiling and the memory of those a render uses, not of all of them."""
+    """{name: Template} of a ChatTemplate's named templates: the default one (else the first) compiled at once and
+    held, each other compiled when it is first asked for, through the environment's cache of compiled templates
+    (bounded by characters of source): a model file with many large named templates costs the compiling and the
+    memory of those a render uses, not of all of them."""
 
     def __init__(self, environment: Environment, sources: "dict[str, str]", label: Optional[str]) -> None:
         self._environment = environment
         self._sources = sources
         self._label = label
+        main = "default" if "default" in sources else next(iter(sources))
+        self._held = {main: self._compiled(main)}
+
+    def _compiled(self, key: str) -> Template:
+        return self._environment.from_string(self._sources[key],
+                                             name=f"{self._label}:{key}" if self._label else key)
 
     def __getitem__(self, key: str) -> Template:
-        text = self._sources[key]
-        return self._environment.from_string(text, name=f"{self._label}:{key}" if self._label else key)
+        held = self._held.get(key)
+        return held if held is not None else self._compiled(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self._sources
