@@ -27,8 +27,8 @@ from .compile.compiler import compile_template
 from .core.bounded import BoundedCache
 from .core.budget import charged
 from .core.errors import (
-    LimitExceeded, TemplateError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError, TemplatesNotFound,
-    UndefinedError, as_template_error, scrub_message, twin_of,
+    LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError,
+    TemplatesNotFound, UndefinedError, as_template_error, scrub_message, twin_of,
 )
 from .core.state import Limits, RenderState, current_state, enter_render, gc_paused, leave_render
 from .loaders import BaseLoader, checked_source
@@ -166,13 +166,15 @@ class Environment:
         once per render: composition.load)."""
         if self.loader is None:
             raise twin_of(TypeError)("no loader for this environment specified")
+        if _hashable(name) is None:   # Jinja2's cache lookup fails so (an {% import [...] %})
+            raise twin_of(TypeError)(f"unhashable type: '{type(name).__name__}'")
         rs = current_state()
         if rs is not None:
             rs.burn(_LOAD_STEPS)
         options = self._options_key()
         key = _hashable((self.loader, name, options))
         template = self._loaded.get(key) if key is not None else None
-        if template is not None and (not self.auto_reload or template.is_up_to_date):
+        if template is not None and (not self.auto_reload or _still_current(template, name)):
             if rs is not None:
                 rs.burn(len(template.source) * _COMPILE_STEPS)
             if globals:
@@ -186,7 +188,7 @@ class Environment:
         # one file under several names ("x", "./x", "a/../x"...) is compiled once
         same_file = _hashable((self.loader, filename, source, options)) if filename is not None else None
         template = self._loaded.get(same_file) if same_file is not None else None
-        if template is None or (self.auto_reload and not template.is_up_to_date):
+        if template is None or (self.auto_reload and not _still_current(template, name)):
             template = self._template_from_source(source, name, filename, globals, uptodate)
         elif globals:
             template.globals.update(globals)
@@ -571,6 +573,14 @@ class Template:
 
     def __repr__(self):
         return f"<Template {self.name or 'from_string'!s}>"
+
+
+def _still_current(template, name):
+    """template.is_up_to_date, a loader's uptodate() that fails being a TemplateLoadError naming the template."""
+    try:
+        return template.is_up_to_date
+    except Exception as exc:
+        raise TemplateLoadError(f"{name}: the loader's uptodate() failed ({type(exc).__name__})", path=name) from None
 
 
 def _hashable(key):

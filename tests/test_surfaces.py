@@ -79,4 +79,4 @@ def test_a_link_flipped_while_get_source_runs_never_reads_outside(tmp_path):
         flips = int(flipper.communicate(timeout=30)[0])
     assert counts["outside"] == 0, counts
     # the race was run: both answers came back many times while the link flipped
-    assert flips > 1000 and counts["inside"] > 100 and counts["not found"] > 100, (flips, counts)
+    assert flips > 100 and counts["inside"] > 100 and counts["not found"] > 100, (flips, counts)

@@ -140,13 +140,19 @@ def _(tmp):
 
 
 def _misbehaving(make_loader, name="x", in_render=False):
+    """Load the template twice (a loader's uptodate() is asked the second time), or render twice."""
     def build(tmp):
         import minijinja_py as mj
         env = mj.Environment(loader=make_loader(mj))
         if in_render:
-            return lambda: env.from_string("{% include '" + name + "' %}").render()
-        return _get(env, name)
+            main = env.from_string("{% include '" + name + "' %}")
+            return lambda: [main.render(), main.render()]
+        return lambda: [env.get_template(name).render(), env.get_template(name).render()]
     return build
+
+
+def _failing_uptodate():
+    raise OSError("the loader's source went away")
 
 
 def _choice_of_itself(mj):
@@ -162,7 +168,8 @@ for _label, _make, _name in (
         ("function_raises_value_error", lambda mj: mj.FunctionLoader(lambda name: int(name)), "x"),
         ("prefix_holds_a_non_loader", lambda mj: mj.PrefixLoader({"a": 42}), "a/x"),
         ("choice_holds_a_non_loader", lambda mj: mj.ChoiceLoader([object()]), "x"),
-        ("choice_contains_itself", _choice_of_itself, "x")):
+        ("choice_contains_itself", _choice_of_itself, "x"),
+        ("uptodate_raises", lambda mj: mj.FunctionLoader(lambda name: ("x", None, _failing_uptodate)), "x")):
     case(f"loaders/{_label}", "TemplateLoadError")(_misbehaving(_make, _name))
     case(f"loaders/{_label}_in_a_render", "TemplateLoadError")(_misbehaving(_make, _name, in_render=True))
 
