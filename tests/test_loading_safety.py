@@ -12,24 +12,11 @@ import pytest
 import minijinja_py as mj
 from minijinja_py.chat import gguf, loading
 from gguf_writer import gguf_bytes, llama_like_entries
+from hostile_surface_scenes import sparse, write
 
 SECRET = "SECRET-OUTSIDE-THE-MODEL"
 TEMPLATE = "{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}"
 posix_only = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
-
-
-def write(path, content):
-    os.makedirs(os.path.dirname(str(path)), exist_ok=True)
-    with open(path, "wb" if isinstance(content, bytes) else "w") as f:
-        f.write(content)
-    return str(path)
-
-
-def sparse(path, size, head=b""):
-    with open(path, "wb") as f:
-        f.write(head)
-        f.truncate(size)
-    return str(path)
 
 
 def _load_fails(path, *needles):
@@ -78,7 +65,8 @@ def test_a_snapshot_that_links_out_is_refused(hub, tmp_path):
 
 def test_a_file_of_a_snapshot_that_links_out_is_refused(hub, tmp_path):
     os.remove(hub / "snapshots" / "c0ffee" / "tokenizer_config.json")
-    os.symlink(str(tmp_path / "outside" / "tokenizer_config.json"), hub / "snapshots" / "c0ffee" / "tokenizer_config.json")
+    os.symlink(str(tmp_path / "outside" / "tokenizer_config.json"),
+               hub / "snapshots" / "c0ffee" / "tokenizer_config.json")
     _load_fails("acme/chat", "leads outside")
 
 

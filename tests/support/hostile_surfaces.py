@@ -35,26 +35,10 @@ WALL_SECONDS = 120   # of wall time: a blocked open (a FIFO) shows up so; a busy
 
 import hostile_surface_files  # noqa: E402,F401 - the cases register themselves
 import hostile_surface_formats  # noqa: E402,F401
+from hostile_child import _reset_peak, _status_kb  # noqa: E402 - the hostile suite's own measures
 from hostile_surface_scenes import CASES, SECRET  # noqa: E402
 
 # ================================================================================================ the child side
-def _status_kb(field):
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field):
-                return int(line.split()[1])
-    return None
-
-
-def _reset_peak():
-    try:
-        with open("/proc/self/clear_refs", "w") as refs:
-            refs.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _files_of(tmp):
     """{path: (kind, size, digest of the first MiB)} of everything under tmp: what the case may not change."""
     seen = {}
