@@ -261,3 +261,19 @@ def test_data_containing_itself_is_refused(where):
     with pytest.raises(mj.LimitExceeded) as info:
         prepare_inputs(messages, tools, None, kwargs, Limits())
     assert info.value.limit == "max_data_depth"
+
+
+def test_the_same_tools_found_plain_again_are_looked_at_again_when_changed():
+    tools = [{"type": "function", "function": {"name": f"f{i}", "parameters": {"type": "object"}}} for i in range(4)]
+    for _ in range(3):   # noted, remembered, recalled
+        assert prepare_inputs([{"role": "user"}], tools, None, {}, Limits())[1] is tools
+    tools[2]["function"]["name"] = Role.USER
+    tools[3]["function"]["parameters"]["extra"] = Opaque()
+    made = prepare_inputs([{"role": "user"}], tools, None, {}, Limits())[1]
+    assert made[2]["function"]["name"] == "user" and type(made[2]["function"]["name"]) is str
+    assert made[3]["function"]["parameters"]["extra"] == "<Opaque>" and made[0] is tools[0]
+    cyclic = []
+    cyclic.append(cyclic)
+    tools[0]["function"]["parameters"]["loop"] = cyclic
+    with pytest.raises(mj.LimitExceeded):
+        prepare_inputs([{"role": "user"}], tools, None, {}, Limits())

@@ -17,6 +17,7 @@ from .schema import get_json_schema
 from ..core.errors import twin_of
 from ..core.state import Limits, limit_exceeded
 from ..runtime.printing import short_repr
+from ..runtime.textcache import recall, remember
 
 __all__ = ["prepare_inputs", "mark_final_message", "cut_at_final_message", "value_error", "type_error"]
 
@@ -38,13 +39,24 @@ _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 _FAST_VISITS = 200_000   # elements the fast walk visits before it hands over to the exact one (shared parts)
 
 
-def _plain(value: Any, limits: Limits) -> Any:
+def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
     """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple, anything
     else its plain equivalent (a str subclass its str, a dataclass or pydantic model a dict, an unknown object
     a "<TypeName>" placeholder). What is plain already is returned as it is (no copy: the sandbox never lets a
     template change it), and a copy is made only of the containers on the way to what changes. Data nested
-    deeper than limits.max_data_depth (or containing itself) is refused."""
-    if type(value) in _PLAIN_SCALARS or _plain_walk([value], limits, 0):
+    deeper than limits.max_data_depth (or containing itself) is refused.
+    again: value is often the same object from one call to the next (the tools of a pipeline): once found plain,
+    it is found plain again by its identity while its content has not changed (textcache: its fingerprint,
+    made in C, costs less than the walk)."""
+    if type(value) in _PLAIN_SCALARS:
+        return value
+    kind = ("plain", limits.max_data_depth)
+    if again and recall(value, kind):
+        return value
+    visited = _plain_walk([value], limits, 0)
+    if visited:
+        if again:
+            remember(value, kind, True, visited, 0)
         return value
     return _converted(value, limits)
 
@@ -62,10 +74,11 @@ def _too_deep(limits: Limits) -> Exception:
                           "the template's input data nested this deep (or containing itself)")
 
 
-def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[bool]:
+def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
     """Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
-    they are? True, False, or None when the walk gave up after _FAST_VISITS elements (data that shares its parts
-    can have more paths than elements: the exact walk of _Conversion visits each part once). Level by level,
+    they are? How many containers and values it visited when they are; 0 when they are not; None when the walk
+    gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
+    walk of _Conversion visits each part once). Level by level,
     iteratively: this runs over every input of every render. A container nested deeper than max_data_depth (a
     cycle included) is refused."""
     scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
@@ -91,10 +104,10 @@ def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[bool]:
                     if type(child) not in scalars:
                         push(child)
             else:
-                return False
+                return 0
         level = below
         depth += 1
-    return True
+    return max(visits, 1)
 
 
 class _Conversion:
@@ -227,8 +240,8 @@ def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwar
         for document in documents:
             if not isinstance(document, dict):
                 raise type_error("Documents should be a list of dicts with 'title' and 'text' keys!")
-    tools = _plain(tools, limits)
-    documents = _plain(documents, limits)
+    tools = _plain(tools, limits, again=True)
+    documents = _plain(documents, limits, again=True)
     kwargs = kwargs if kwargs is not None else {}
     if not (_PLAIN_SCALARS.issuperset(map(type, kwargs.values())) and _PLAIN_SCALARS.issuperset(map(type, kwargs))):
         kwargs = _plain(kwargs, limits)
