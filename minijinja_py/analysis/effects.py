@@ -22,6 +22,7 @@ method of that name, or a render variable named like a global, could make a call
 are memoised by node, so nested loops ask about their bodies once each.
 """
 
+from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 
 __all__ = ["Effects", "PURE_METHODS"]
@@ -33,7 +34,11 @@ PURE_METHODS = frozenset(name for name in dir(str) if not name.startswith("_")) 
     "isdisjoint", "issubset", "issuperset", "symmetric_difference", "union", "cycle", "changed"})
 # filters that call the filter or test a string argument names: (the positions of a name in their arguments)
 _NAMING_FILTERS = {"map": (0,), "select": (0,), "reject": (0,), "selectattr": (1,), "rejectattr": (1,)}
-_OPAQUE_STATEMENTS = (n.Load, n.Block, n.CallBlock)   # run code this template does not show
+_OPAQUE = frozenset({n.Load, n.Block, n.CallBlock})   # statements that run code this template does not show
+_ASKED = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock})   # nodes that may run code
+_EXPRESSIONS = frozenset({n.Const, n.Name, n.TupleExpr, n.ListExpr, n.DictExpr, n.Getattr, n.Getitem, n.Slice,
+                          n.Call, n.Filter, n.Test, n.BinOp, n.UnaryOp, n.Not, n.And, n.Or, n.Compare, n.Concat,
+                          n.CondExpr})   # (they hold no statement, no target)
 
 
 def _ours(value):
@@ -50,11 +55,12 @@ def _ours(value):
 class Effects:
     """The answers for one template (its root, as compiled) in one environment (filters, tests, globals)."""
 
-    def __init__(self, template, filters, tests, globals_):
+    def __init__(self, template, filters, tests, globals_, may_define_macros=True):
         self._template = template
         self._filters, self._tests, self._globals = filters, tests, globals_
         self._memo = {}         # id of a node or statement list → (it, kept alive so that the id stays its, the answer)
-        self._macros = None     # name → the Macro nodes of that name; names bound otherwise are left out
+        # name → the Macro nodes of that name (names bound otherwise are left out); found when first asked
+        self._macros = None if may_define_macros else {}
         self._macro_memo = {}   # macro name → changes_data of calling it (False while being decided: recursion)
 
     def changes_data(self, nodes):
@@ -67,23 +73,34 @@ class Effects:
         return found
 
     def _walk(self, root):
-        stack = [root]
+        memo, stack = self._memo, [root]
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
-            x = stack.pop()
-            if isinstance(x, (list, tuple)):
-                known = self._memo.get(id(x))
+            x = pop()
+            cls = type(x)
+            if cls is list or cls is tuple:
+                known = memo.get(id(x))
                 if known is None:
-                    stack.extend(x)
+                    extend(x)
                 elif known[1]:
                     return True
-            elif isinstance(x, n.Node):
-                if isinstance(x, n.Macro):
-                    continue   # a definition runs nothing (its calls are asked about the macro)
-                if isinstance(x, _OPAQUE_STATEMENTS) or self._runs_code(x):
+                continue
+            if cls in _ASKED:
+                if self._runs_code(x):
                     return True
-                stack.extend(getattr(x, field) for field in x.FIELDS)
-            elif isinstance(x, n.Args):
-                stack.extend((x.positional, [value for _, value in x.keywords], x.star, x.dstar))
+            elif cls in _OPAQUE:
+                return True
+            elif cls is n.Macro:
+                continue   # a definition runs nothing (its calls are asked about the macro)
+            elif cls is n.Args:
+                extend((x.positional, x.keywords, x.star, x.dstar))   # (a keyword: a (name, value) pair)
+                continue
+            fields = NODE_FIELDS.get(cls)
+            if fields is None and isinstance(x, n.Node):
+                fields = x.FIELDS   # a node class made elsewhere (transforms.py)
+            if fields:
+                for field in fields:
+                    push(getattr(x, field))
         return False
 
     def _runs_code(self, node):
@@ -141,19 +158,24 @@ class Effects:
         parameter or an import could hold anything when called)."""
         if self._macros is None:
             macros, others, stack = {}, set(), [self._template]
+            pop, push, extend = stack.pop, stack.append, stack.extend
             while stack:
-                x = stack.pop()
-                if isinstance(x, (list, tuple)):
-                    stack.extend(x)
-                elif isinstance(x, n.Node):
-                    if isinstance(x, n.Macro):
-                        macros.setdefault(x.name, []).append(x)
-                    elif isinstance(x, (n.NameTarget, n.Param)):
-                        others.add(x.name)
-                    elif isinstance(x, n.Load):
-                        others.update(alias or name for name, alias in x.names)
-                        others.add(x.alias)
-                    stack.extend(getattr(x, field) for field in x.FIELDS)
+                x = pop()
+                cls = type(x)
+                if cls is list or cls is tuple:
+                    extend(x)
+                    continue
+                if cls in _EXPRESSIONS:
+                    continue
+                if cls is n.Macro:
+                    macros.setdefault(x.name, []).append(x)
+                elif cls is n.NameTarget or cls is n.Param:
+                    others.add(x.name)
+                elif cls is n.Load:
+                    others.update(alias or name for name, alias in x.names)
+                    others.add(x.alias)
+                for field in NODE_FIELDS.get(cls, ()):
+                    push(getattr(x, field))
             self._macros = {name: found for name, found in macros.items() if name not in others}
         return self._macros
 

@@ -99,7 +99,7 @@ def _compile(c, template):
     template = prepared
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
-    c.effects = Effects(template, c.filters, c.tests, env.globals)
+    c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"))
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
     c.stmt = lambda node: STATEMENTS[type(node)](c, node)
     c.print_run = lambda nodes: print_run(c, nodes)
