@@ -11,6 +11,7 @@ folder's negative powers, output checks around a conditional extends) is rewritt
 (transforms.py), only for the templates that need it.
 """
 
+from ..analysis.effects import Effects
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
@@ -85,6 +86,7 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
             # instead of waiting for the cyclic collector (which then walks every object the compile made)
             c.expr = c.stmt = c.block = None
             c.functions.clear()   # each function lists the others
+            c.effects = None
 
 
 def _compile(c, template):
@@ -97,6 +99,7 @@ def _compile(c, template):
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.general_only = select.general_only()
+    c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"))
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
     c.stmt = lambda node: STATEMENTS[type(node)](c, node)
     c.block = lambda statements: block(c, statements)

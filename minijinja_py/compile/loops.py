@@ -28,7 +28,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
-                 "filtered", "simple", "else_", "iter_span", "recurse_layout", "span", "counts_output")
+                 "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output")
 
 
 def compile_for(c, node):
@@ -39,7 +39,7 @@ def loop_parts(c, node):
     """(plan, the body's Block, over(f, out, iterable), the iterable's closure, walkable, run(f, out)) of a for
     loop: over runs the loop on an iterable already evaluated; walkable says that a kernel may walk a list for it
     (kernels/walks.py: a plain loop — one target name, no filter, else or recursion, a body whose variables start
-    undefined or as another variable of this frame)."""
+    undefined or as another variable of this frame, and that cannot change the data it walks)."""
     store = c.summaries.loop_store(node)
     if store is not None:
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
@@ -67,6 +67,9 @@ def loop_parts(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
+        # can the body (or the filter) change the data the loop walks? Then it walks it live, as Jinja2 does
+        plan.stable = not c.effects.changes_data(node.body) and \
+            (node.filter is None or not c.effects.changes_data(node.filter))
     plan.filtered = compile_filter(c, node, function) if node.filter is not None else None
     plan.else_ = None
     if node.else_:
@@ -78,7 +81,8 @@ def loop_parts(c, node):
     if node.recursive:
         plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
         return plan, block, None, iter_ev, False, _recursive_run(plan, iter_ev, not c.counted_by_loop)
-    walkable = plan.target_slot is not None and plan.enter is None and node.filter is None and not node.else_
+    walkable = plan.target_slot is not None and plan.enter is None and plan.stable and node.filter is None and \
+        not node.else_
     over, run = _run(plan, iter_ev)
     return plan, block, over, iter_ev, walkable, run
 
@@ -300,38 +304,47 @@ def _walk_lazy(plan, f, out, items):
 
 
 def _loop_items(plan, f, iterable, depth0, recursive_call):
-    """(what the runner iterates, the loop context or None): a list or tuple as it is (the runner tells the loop
-    context where it is); anything else, or a filtered loop, lazily — through the loop context when the body
-    uses `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
+    """(what the runner iterates, the loop context or None): a list or tuple that cannot change during the loop
+    as it is (the runner tells the loop context where it is); anything else — a list the body may change, an
+    iterator, a filtered loop — lazily, as Jinja2's loop pulls it, through the loop context when the body uses
+    `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
     rs = f[0]
     if type(iterable) is list or type(iterable) is tuple:
         items = iterable
     else:
         try:
-            items = _iteration_items(iterable, rs, plan.iter_span)
+            items = _iteration_items(iterable, rs, plan.iter_span, plan.stable)
         except Exception as exc:
             raise located(exc, plan.iter_span)
-    lazy = not (type(items) is list or type(items) is tuple) or plan.filtered is not None
+    # fixed: a tuple, a list the body cannot change, or the loop's own copy (of a string, a range...)
+    fixed = type(items) is tuple or type(items) is list and (plan.stable or items is not iterable)
+    lazy = not fixed or plan.filtered is not None
     if plan.filtered is not None:
         items = plan.filtered(f, items)
+    elif not fixed:
+        items = iter(items)
     if plan.loop_slot is None:
         return items, None
     recurse = _recurser(recursive_call, f) if recursive_call is not None else None
-    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
+    # Jinja2's loop.length is the length of what it loops over, when that has one, read when first asked
+    sized = iterable if lazy and plan.filtered is None and type(iterable) in _LIVE_SIZED else None
+    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None,
+                       sized=sized)
     f[plan.loop_slot] = loop
     return (iter(loop._next, MISSING) if lazy else items), loop
 
 
-def _iteration_items(value, rs, span):
+def _iteration_items(value, rs, span, stable):
     """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
-    undefined nothing), and anything else as a lazy iterator, as in Jinja2."""
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2. A string or a range, and a dict or
+    its view when the loop is stable (its body cannot change data), become a list at once, paid for as one;
+    a dict the body may change is iterated live (a change of its size fails the loop, as in Jinja2)."""
     cls = type(value)
     if cls is list or cls is tuple:
         return value
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
-    if cls is str or cls is dict or cls is range or cls in _DICT_VIEWS:   # sized: paid for at once, as the list
-        # it becomes (a dict cannot change under the loop: the sandbox refuses its mutating methods)
+    if cls is str or cls is range or stable and (cls is dict or cls in _DICT_VIEWS):
         check_items(rs.limits, len(value), "a for loop")
         rs.burn(len(value))
         return list(value)
@@ -339,6 +352,7 @@ def _iteration_items(value, rs, span):
 
 
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()
 
 
 def _bounded(iterator, limits, span):
