@@ -64,28 +64,15 @@ def decide(kind, constant, value, rs):
 
 def tester(atom):
     """test(f) → the atom's outcome (decide()) on the value read in line."""
-    slot, key, method, reader = spec(atom.read)
+    slot, key, read_path = spec(atom.read)
     kind, constant = atom.kind, atom.constant
-    if reader is None and method is None and key is not None and (kind == EQ or kind == NE):
-        want, kind_type = kind == EQ, type(constant)
-
-        def test_key_equal(f):   # `m.role == 'user'`, the commonest
-            obj = f[slot]
-            value = obj.get(key, ABSENT) if type(obj) is dict else attribute(obj, key)
-            if type(value) is kind_type:
-                return (value == constant) is want
-            return decide(kind, constant, value, f[0])
-        return test_key_equal
 
     def test(f):
-        if reader is None:
+        if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
-            value = reader(f)
+            value = read_path(f)
         return decide(kind, constant, value, f[0])
     return test
 
@@ -129,27 +116,23 @@ def if_tests(node):
     def run_tests(f, out):
         for rows, want, body in branches:
             outcome = not want
-            for slot, key, method, read_path, kind, constant, constant_type, truth in rows:
+            for slot, key, read_path, kind, constant, constant_type, truth in rows:
                 if kind is None:
                     value = truth(f)
-                elif read_path is None:
-                    value = f[slot]
-                    if key is not None:
+                else:
+                    if read_path is None:
+                        value = f[slot]
                         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-                    if method is not None:
-                        value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-                else:
-                    value = read_path(f)
-                if kind is None:
-                    pass
-                elif kind == EQ and type(value) is constant_type:
-                    value = value == constant
-                elif kind == TRUTHY and type(value) in PLAIN:
-                    value = True if value else False
-                else:
-                    value = decide(kind, constant, value, f[0])
-                    if value is None:
-                        value = truth(f)
+                    else:
+                        value = read_path(f)
+                    if kind == EQ and type(value) is constant_type:
+                        value = value == constant
+                    elif kind == TRUTHY and type(value) in PLAIN:
+                        value = True if value else False
+                    else:
+                        value = decide(kind, constant, value, f[0])
+                        if value is None:
+                            value = truth(f)
                 if value is want:
                     outcome = want
                     break
@@ -161,38 +144,51 @@ def if_tests(node):
 
 
 def _rows(test, truth):
-    """The atoms of a branch test as rows the if kernel reads: (slot, key, method, reader, kind, constant, the
-    constant's type, truth closure); an operand that is no atom is (None, ..., None kind, ..., its truth)."""
+    """The atoms of a branch test as rows the if kernel reads: (slot, key, reader, kind, constant, the constant's
+    type, truth closure); an operand that is no atom is (None, None, None, None kind, None, None, its truth)."""
     parts = ((test, truth),) if type(test) is Atom else test.parts
     return tuple(spec(atom.read) + (atom.kind, atom.constant, type(atom.constant), part_truth) if atom is not None
-                 else (None, None, None, None, None, None, None, part_truth) for atom, part_truth in parts)
+                 else (None, None, None, None, None, None, part_truth) for atom, part_truth in parts)
 
 
 def _if_atom(atom, truth, body, else_block):
     """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
-    (a compare or a truth without a call; the other kinds through decide()); a body that is constant text
-    appended here."""
-    slot, key, method, read_path = spec(atom.read)
+    (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
+    body that is constant text appended here."""
+    slot, key, read_path = spec(atom.read)
     kind, constant = atom.kind, atom.constant
     text, run_body = body.text, body.run
     else_ = else_block.run if else_block is not None else None
-    compares, truths = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY
     want = kind == EQ or kind == TRUTHY
-    constant_type = type(constant)
+    if read_path is None and (kind == EQ or kind == NE):
+        constant_type = type(constant)
+
+        def run_key_compare(f, out):
+            value = f[slot]
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if type(value) is constant_type:
+                outcome = (value == constant) is want
+            else:
+                outcome = decide(kind, constant, value, f[0])
+                if outcome is None:
+                    outcome = truth(f)
+            if outcome:
+                if text is None:
+                    run_body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_key_compare
 
     def run_atom(f, out):
         if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
-        if compares and type(value) is constant_type:
-            outcome = (value == constant) is want
-        elif truths and type(value) in PLAIN:
-            outcome = (True if value else False) is want
+        if want and kind == TRUTHY and type(value) in PLAIN:
+            outcome = True if value else False
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:

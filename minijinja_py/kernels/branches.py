@@ -12,7 +12,8 @@ constants' type runs the chain's general closure, which tests it branch by branc
 
 from .atoms import test_runner
 from .ir import Switch
-from .reads import ABSENT, BIG_STR, MISSING, reader, spec
+from .reads import ABSENT, reader, spec, string_key
+from ..runtime.undefined import PLAIN_UNDEFINED
 from .select import kernel
 
 __all__ = ["switch_table", "switch_tests"]
@@ -58,26 +59,33 @@ def _until_taken(entries):
 
 def _switch(node, bodies, table, default):
     """run(f, out): the subject read in line (a variable, or keys of plain dicts and indexes of plain lists, maybe
-    through a str method);
+    through a str method; an undefined subject, a plain dict's or str's missing key, equals no constant);
     bodies: {value: the body to run} (none: the else), or table: {value: (test, body) entries tried in turn}
     (default: those of a value equal to no constant)."""
-    slot, key, method, read_path = spec(node.subject)
+    slot, key, read_path = spec(node.subject)
     if read_path is not None:
         read_path = reader(node.subject, strict=True)
     kind = type(node.cases[0][0][0])
     general, else_ = node.general, node.else_.run if node.else_ is not None else None
+    # a subject that is undefined (a plain str's key: `content['type']` while walking a string) equals no
+    # constant where the undefined class compares as Jinja2's default one: the alternatives, then the else
+    missing_entries = default if table is not None else ()
 
     def run_switch(f, out):
         if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else MISSING
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
         else:
             value = read_path(f)
         if type(value) is not kind:
-            return general(f, out)
+            if value is not ABSENT or f[0].undefined not in PLAIN_UNDEFINED:
+                return general(f, out)
+            for test, body in missing_entries:
+                if test(f):
+                    return body(f, out)
+            if else_ is not None:
+                else_(f, out)
+            return
         if bodies is not None:
             body = bodies.get(value)
             if body is not None:

@@ -8,17 +8,13 @@ gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefi
 general closure, which reads and decides everything again, as Jinja2 does.
 That is exact because a read in line runs no code: reading it again finds the same value.
 
-A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a kernel reads the variable in `slot`,
-then its `key` when not None, then applies `method` (a str method: str.strip for |trim) to a short plain str,
-when not None; or, for a longer chain or an index (`messages[i]['role']`), calls reader(f). Written out in a
-kernel:
+A Read (ir.py) is taken apart as spec(read) = (slot, key, reader): a one-key read of a variable (`m.role`, the
+commonest by far) is read in line, anything else (the variable itself, a longer chain, an index, a str method)
+through reader(f), one call. Written out in a kernel:
 
     if reader is None:
         value = f[slot]
-        if key is not None:
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-        if method is not None:
-            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
     else:
         value = reader(f)
 """
@@ -27,7 +23,7 @@ from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
 from ..runtime.sandbox import undefined_on_str
 
-__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "spec", "reader"]
+__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "string_key", "spec", "reader"]
 
 
 class _Absent:
@@ -65,12 +61,18 @@ def attribute(obj, key):
     return MISSING
 
 
+def string_key(obj, key):
+    """attribute() for a reader that must not read a namespace or a loop field (a switch's subject: a macro its
+    extra tests call could set one): a plain str's key only (immutable), MISSING for anything else."""
+    return ABSENT if type(obj) is str and undefined_on_str(key) else MISSING
+
+
 def spec(read):
-    """(slot, key, method, reader) of a Read, as the module docstring reads it."""
+    """(slot, key, reader) of a Read, as the module docstring reads it."""
     keys = read.keys
-    if not keys or len(keys) == 1 and type(keys[0]) is str:
-        return read.slot, (keys[0] if keys else None), read.method, None
-    return None, None, None, reader(read)
+    if len(keys) == 1 and type(keys[0]) is str and read.method is None:
+        return read.slot, keys[0], None
+    return None, None, reader(read)
 
 
 def reader(read, strict=False):
@@ -79,6 +81,15 @@ def reader(read, strict=False):
     (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop
     field)."""
     slot, keys, method = read.slot, read.keys, read.method
+    if not keys and method is None:
+        def read_variable(f):
+            return f[slot]
+        return read_variable
+    if not keys:
+        def read_filtered(f):
+            value = f[slot]
+            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        return read_filtered
 
     def read_path(f):
         value = f[slot]
@@ -90,7 +101,7 @@ def reader(read, strict=False):
             elif type(value) is dict:
                 value = value.get(key, ABSENT)
             else:
-                value = MISSING if strict else attribute(value, key)
+                value = string_key(value, key) if strict else attribute(value, key)
         if method is not None:
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return value

@@ -41,16 +41,17 @@ def walk_text(node):
     message['content'] + '<|im_end|>\n' }}`): each item's text joined in the walk, without a call; the body's
     general closure for an item whose reads are not two short plain strings."""
     texts, reads = _pieces(node.body.nodes[0].parts)
-    if len(reads) != 2 or any(read.method is not None or len(read.keys) > 1 or read.keys and type(read.keys[0])
-                              is not str for read in reads) or sum(map(len, texts)) >= BIG_STR:
+    if len(reads) != 2 or sum(map(len, texts)) >= BIG_STR:
+        return None
+    (slot, key, read_path), (slot2, key2, read_path2) = spec(reads[0]), spec(reads[1])
+    if read_path is not None or read_path2 is not None:
         return None
     before, middle, after = texts
     room = BIG_STR - sum(map(len, texts))
-    (slot, key, _, _), (slot2, key2, _, _) = spec(reads[0]), spec(reads[1])
     plan, iterable, over, general = node.plan, node.iterable, node.over, node.body.run
     span, step, counts_output, target = plan.span, plan.step, plan.counts_output, plan.target_slot
 
-    if slot == target and slot2 == target and key is not None and key2 is not None:
+    if slot == target and slot2 == target:
         def walk(f, out, items):   # two keys of the item (the variable is set for an item the body runs for)
             append = out.append
             for item in items:
@@ -67,12 +68,10 @@ def walk_text(node):
             for item in items:
                 f[target] = item
                 value = f[slot]
-                if key is not None:
-                    value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
                 if type(value) is str:
                     value2 = f[slot2]
-                    if key2 is not None:
-                        value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
+                    value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
                     if type(value2) is str and len(value) + len(value2) < room:
                         append(before + value + middle + value2 + after)
                         continue
@@ -125,15 +124,12 @@ def _joiner(texts, reads, general, target, counted):
 
 def _join_one(texts, read, room, general, target, counted):
     before, after = texts
-    slot, key, method, read_path = read
+    slot, key, read_path = read
 
     def run_one_read(f, out):
         if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
         if type(value) is str and len(value) < room:
@@ -154,28 +150,21 @@ def _join_one(texts, read, room, general, target, counted):
 
 def _join_two(texts, first, second, room, general, target, counted):
     before, middle, after = texts
-    slot, key, method, read_path = first
-    slot2, key2, method2, read_path2 = second
-    if key is not None and key2 is not None and method is None and method2 is None and target is None and \
-            not counted:
+    slot, key, read_path = first
+    slot2, key2, read_path2 = second
+    if read_path is None and read_path2 is None and target is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
     def run_two_reads(f, out):
         if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
         if type(value) is str:
             if read_path2 is None:
                 value2 = f[slot2]
-                if key2 is not None:
-                    value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
-                if method2 is not None:
-                    value2 = method2(value2) if type(value2) is str and len(value2) < BIG_STR else MISSING
+                value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
             else:
                 value2 = read_path2(f)
             if type(value2) is str and len(value) + len(value2) < room:
@@ -239,15 +228,12 @@ def _join_many(texts, readers, room, general, target, counted):
 
 def _set_read(target, read, general):
     """{% set x = m.content %}: whatever value the read finds (the general closure finds the same object)."""
-    slot, key, method, read_path = spec(read)
+    slot, key, read_path = spec(read)
 
     def run_set_read(f, out):
         if read_path is None:
             value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
         if value is MISSING or value is ABSENT:

@@ -129,7 +129,10 @@ def _walk_one(slot, loop_slot, resets, local_copies, runs):
                     continue
                 loop.index0 = index
             if starts:
-                _start(f, resets, local_copies)
+                for reset in resets:
+                    f[reset] = MISSING
+                for copy, source in local_copies:
+                    f[copy] = f[source]
             f[slot] = item
             try:
                 a(f, out)
@@ -153,7 +156,10 @@ def _walk_two(slot, loop_slot, resets, local_copies, runs):
                     continue
                 loop.index0 = index
             if starts:
-                _start(f, resets, local_copies)
+                for reset in resets:
+                    f[reset] = MISSING
+                for copy, source in local_copies:
+                    f[copy] = f[source]
             f[slot] = item
             try:
                 a(f, out)
@@ -178,7 +184,10 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
                     continue
                 loop.index0 = index
             if starts:
-                _start(f, resets, local_copies)
+                for reset in resets:
+                    f[reset] = MISSING
+                for copy, source in local_copies:
+                    f[copy] = f[source]
             f[slot] = item
             try:
                 a(f, out)
@@ -199,10 +208,3 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
 def _loop_context(f, loop_slot, items):
     loop = f[loop_slot] = LoopContext(items, f[0].undefined)
     return loop
-
-
-def _start(f, resets, local_copies):
-    for reset in resets:
-        f[reset] = MISSING
-    for copy, source in local_copies:
-        f[copy] = f[source]
