@@ -3,6 +3,7 @@ the `+` chains prompts are built with (a dozen strings added in turn) gathered a
 
 import operator
 
+from .context import place
 from .operands import path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
@@ -108,7 +109,7 @@ def sum_operands(node):
     operands, spans = [], []
     while isinstance(node, n.BinOp) and node.op == "+":
         operands.append(node.right)
-        spans.append(node.span)
+        spans.append(place(node.span))
         node = node.left
     operands.append(node)
     operands.reverse()
@@ -120,17 +121,29 @@ def sum_chain(operands, places, evs, spans):
     """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
     its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
     string they are gathered and joined once (the same text as adding them in turn); the first that is not one
-    is added, as are the rest, step by step from the text so far. Each operand is evaluated once, in order."""
+    is added, as are the rest, step by step from the text so far (_Chain.resume). Each operand is evaluated once,
+    in order."""
     # the text's pieces with the string constants in place; every other operand is read by its reader
     # (operands.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
     template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
-    operand_spans = (None,) + tuple(spans)
     readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
                     for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
-    read_at = dict(readers)
-    constants_size = sum(len(piece) for piece in template if piece is not None)
+    chain = _Chain(template, (None,) + tuple(spans), readers)
+    return _short_chain(template, readers, chain) or _any_chain(readers, chain)
 
-    def add_from(f, total, start):
+
+class _Chain:
+    """What a chain's closure needs when an operand is not a plain string: the pieces (constants in place, None
+    for a read), the span of each `+`, the readers ((index, read(f)), ...)."""
+    __slots__ = ("template", "spans", "readers", "read_at", "constants_size")
+
+    def __init__(self, template, spans, readers):
+        self.template, self.spans, self.readers, self.read_at = template, spans, readers, dict(readers)
+        self.constants_size = sum(len(piece) for piece in template if piece is not None)
+
+    def add_from(self, f, total, start):
+        """total + the operands from the start-th on, added in turn."""
+        template, read_at, spans = self.template, self.read_at, self.spans
         for index in range(start, len(template)):
             value = template[index]
             if value is None:
@@ -138,13 +151,14 @@ def sum_chain(operands, places, evs, spans):
             try:
                 total = checked_add(f[0], total, value)
             except Exception as exc:
-                raise located(exc, operand_spans[index])
+                raise located(exc, spans[index])
         return total
 
-    def resume(f, got, value):
+    def resume(self, f, got, value):
         """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
         what that read returned (None when got holds them all)."""
-        values, size = template[:], constants_size
+        readers = self.readers
+        values, size = self.template[:], self.constants_size
         for (index, _), text in zip(readers, got):
             values[index] = text
             size += len(text)
@@ -157,16 +171,15 @@ def sum_chain(operands, places, evs, spans):
                 size += len(value)
                 continue
             if index == 0:
-                return add_from(f, value, 1)
+                return self.add_from(f, value, 1)
             before = values[:index]
             total = joined_text(f[0], before, sum(map(len, before)))
             try:
                 total = checked_add(f[0], total, value)
             except Exception as exc:
-                raise located(exc, operand_spans[index])
-            return add_from(f, total, index + 1)
+                raise located(exc, self.spans[index])
+            return self.add_from(f, total, index + 1)
         return joined_text(f[0], values, size)
-    return _short_chain(template, readers, resume) or _any_chain(readers, resume)
 
 
 def _constant_pieces(template, readers):
@@ -179,7 +192,7 @@ def _constant_reader(value):
     return lambda f: value
 
 
-def _short_chain(template, readers, resume):
+def _short_chain(template, readers, chain):
     """The chain's closure when it has two operands or fewer that are not string constants (most do:
     `'<|im_start|>' + message['role'] + '\n'`): the constants around them joined at compile time. None else."""
     if len(readers) > 2:
@@ -197,7 +210,7 @@ def _short_chain(template, readers, resume):
             value = read(f)
             if type(value) is str and len(value) < room:
                 return before + value + after
-            return resume(f, (), value)
+            return chain.resume(f, (), value)
         return ev_one
     (_, read_first), (_, read_second) = readers
     before, between, after = pieces
@@ -206,23 +219,23 @@ def _short_chain(template, readers, resume):
     def ev_two(f):
         first = read_first(f)
         if type(first) is not str:
-            return resume(f, (), first)
+            return chain.resume(f, (), first)
         second = read_second(f)
         if type(second) is str and len(first) + len(second) < room:
             return "".join((before, first, between, second, after))
-        return resume(f, (first,), second)
+        return chain.resume(f, (first,), second)
     return ev_two
 
 
-def _any_chain(readers, resume):
+def _any_chain(readers, chain):
     def ev(f):
         got = []
         for _, read in readers:
             value = read(f)
             if type(value) is not str:
-                return resume(f, got, value)
+                return chain.resume(f, got, value)
             got.append(value)
-        return resume(f, got, None)   # every read gave a string: resume joins them
+        return chain.resume(f, got, None)   # every read gave a string: resume joins them
     return ev
 
 

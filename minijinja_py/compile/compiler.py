@@ -17,7 +17,7 @@ from ..analysis.transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
     folds_string_filters, has_conditional_extends, with_newline_sequence,
 )
-from .context import CompileContext
+from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
 from .inclusion import s_load
@@ -42,6 +42,13 @@ STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
     n.Generation: s_generation, n.Block: s_block, n.Load: s_load,
 }
+
+
+def _placed(node):
+    """node, its span replaced by its Where (context.place) as it is compiled: the closures made for it keep that
+    (the tree is dropped when the compile ends)."""
+    node.span = place(node.span)
+    return node
 
 
 class CompiledTemplate:
@@ -100,8 +107,8 @@ def _compile(c, template):
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.general_only = select.general_only()
     c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"))
-    c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
-    c.stmt = lambda node: STATEMENTS[type(node)](c, node)
+    c.expr = lambda node: EXPRESSIONS[type(node)](c, _placed(node))
+    c.stmt = lambda node: STATEMENTS[type(node)](c, _placed(node))
     c.block = lambda statements: block(c, statements)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self

@@ -11,7 +11,8 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
   out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
   ev(f)    a compiled expression: returns its value
   run(f, out)  a compiled statement or statement list: appends its output
-  span     a node's location (nodes.Span); errors are located at the innermost span (errors.located)
+  span     a node's location (nodes.Span; what a compiled closure keeps of it: a Where); errors are located at the
+           innermost span (errors.located)
   weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
   output   every piece appended to an output list is counted against max_output once, before any join: by the
            statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
@@ -20,7 +21,29 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
            of one: (slot, key, ev) (operands.operand)
 """
 
-__all__ = ["CompileContext"]
+__all__ = ["CompileContext", "Where", "place"]
+
+
+class Where(int):
+    """A node's location as a located error reports it — line, col, end_line, end_col — packed in one int: what a
+    compiled closure keeps of a node's Span (a Span of six ints is about four times the size, and a template
+    keeps hundreds)."""
+    __slots__ = ()
+
+    line = property(lambda self: self >> 60)
+    col = property(lambda self: self >> 40 & 0xFFFFF)
+    end_line = property(lambda self: self >> 20 & 0xFFFFF)
+    end_col = property(lambda self: self & 0xFFFFF)
+
+
+def place(span):
+    """The Where of a span (a Where as it is; a position past what 20 bits hold is kept as a Span)."""
+    if type(span) is Where:
+        return span
+    line, col, end_line, end_col = span.line, span.col, span.end_line, span.end_col
+    if max(col, end_line, end_col) > 0xFFFFF:
+        return span
+    return Where(line << 60 | col << 40 | end_line << 20 | end_col)
 
 
 class CompileContext:
@@ -50,6 +73,7 @@ class CompileContext:
         self.needs_context = False   # a block, `self` or a load tag: the render needs a composition.TemplateContext
         self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
+        self.shared = {}             # closures that depend on their key only (a constant's, a variable read's)
         self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no

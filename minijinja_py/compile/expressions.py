@@ -14,7 +14,7 @@ from ..analysis.symbols import PARAM, node_count
 from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
 from .calls import compile_call, compile_filter, compile_test
 from .comparisons import e_compare
-from .operands import constant_literal, dict_key, key_path, local_slot
+from .operands import constant_key, constant_literal, dict_key, key_path, local_slot
 from ..core.budget import charge_result, guard
 from ..core.errors import located
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
@@ -56,12 +56,24 @@ def truth_of(ev, node):
 # --------------------------------------------------------------------------------------------- atoms
 def e_const(c, node):
     value = node.value
-    return lambda f: value
+    key = ("const", constant_key(value))
+    found = c.shared.get(key)   # one closure per constant of the template
+    if found is None:
+        found = c.shared[key] = lambda f: value
+    return found
 
 
 def e_name(c, node):
     name = node.name
     depth, slot, kind = c.variable(name)
+    key = ("name", depth, slot, kind == PARAM, name)
+    found = c.shared.get(key)   # one closure per variable read the same way (in any frame of the template)
+    if found is None:
+        found = c.shared[key] = _name_reader(name, depth, slot, kind)
+    return found
+
+
+def _name_reader(name, depth, slot, kind):
     if depth == 0 and kind == PARAM:
         return itemgetter(slot)
     if depth == 0:
@@ -171,8 +183,12 @@ def lookup_steps(c, node):
 
 
 def e_getattr(c, node):
-    obj_ev = c.expr(node.obj)
     attr, span = node.attr, node.span
+    if not (attr in LOOP_FIELDS or attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
+        slot = local_slot(c, node.obj)
+        if slot is not None:
+            return _local_key(slot, node.obj.name, attr, span)
+    obj_ev = c.expr(node.obj)
     if attr in LOOP_FIELDS:
         def ev_loop(f):
             obj = obj_ev(f)
@@ -184,22 +200,6 @@ def e_getattr(c, node):
                 raise located(exc, span)
         return ev_loop
     if not (attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
-        slot = local_slot(c, node.obj)
-        if slot is not None:
-            def ev_local_key(f):
-                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
-                if type(obj) is dict:
-                    if attr in obj:
-                        return obj[attr]
-                    return f[0].undefined(obj=obj, name=attr)
-                if obj is MISSING:
-                    obj = obj_ev(f)
-                try:
-                    return getattr_(obj, attr, f[0])
-                except Exception as exc:
-                    raise located(exc, span)
-            return ev_local_key
-
         def ev_key(f):
             obj = obj_ev(f)
             if type(obj) is dict:
@@ -222,30 +222,18 @@ def e_getattr(c, node):
 
 
 def e_getitem(c, node):
-    obj_ev = c.expr(node.obj)
     span = node.span
+    key = node.key.value if isinstance(node.key, n.Const) else None
+    if type(key) is str and key[:1] != "_":
+        slot = local_slot(c, node.obj)
+        if slot is not None:
+            return _local_key(slot, node.obj.name, key, span, item=True)
+    obj_ev = c.expr(node.obj)
     if isinstance(node.key, n.Slice):
         return _slice_item(c, obj_ev, node.key, span)
-    key = node.key.value if isinstance(node.key, n.Const) else None
     if type(key) is int or type(key) is str and key[:1] != "_":
-        slot = local_slot(c, node.obj)
         # a plain dict without the key: undefined, as the sandbox's lookup decides when no dict method has the name
         undefined_if_missing = type(key) is str and key not in DICT_ATTRS and key not in DICT_MUTATORS
-        if type(key) is str and slot is not None:
-            def ev_local_str(f):
-                obj = f[slot]   # a variable of this frame read in line (MISSING: its closure makes the undefined)
-                if type(obj) is dict:
-                    if key in obj:
-                        return obj[key]
-                    if undefined_if_missing:
-                        return f[0].undefined(obj=obj, name=key)
-                if obj is MISSING:
-                    obj = obj_ev(f)
-                try:
-                    return getitem_(obj, key, f[0])
-                except Exception as exc:
-                    raise located(exc, span)
-            return ev_local_str
         if type(key) is str:
             def ev_str(f):
                 obj = obj_ev(f)
@@ -291,6 +279,36 @@ def e_getitem(c, node):
         except Exception as exc:
             raise located(exc, span)
     return ev
+
+
+def _local_key(slot, name, key, span, item=False):
+    """ev(f) of `var.key` / `var['key']` (a str key: for an attribute, not a dict method's name) of a variable of
+    this frame: a plain dict's key read in line, a plain dict without it undefined (for an item named as a dict
+    method, the method: the sandbox's lookup); anything else through the sandbox (the variable unassigned: an
+    undefined of its name, as its own read makes)."""
+    if item and (key in DICT_ATTRS or key in DICT_MUTATORS):
+        def ev_local_method_name(f):
+            obj = f[slot]
+            if type(obj) is dict and key in obj:
+                return obj[key]
+            try:
+                return getitem_(obj if obj is not MISSING else f[0].undefined(name=name), key, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_local_method_name
+    lookup = getitem_ if item else getattr_
+
+    def ev_local_key(f):
+        obj = f[slot]
+        if type(obj) is dict:
+            if key in obj:
+                return obj[key]
+            return f[0].undefined(obj=obj, name=key)
+        try:
+            return lookup(obj if obj is not MISSING else f[0].undefined(name=name), key, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_local_key
 
 
 def _slice_item(c, obj_ev, key, span):

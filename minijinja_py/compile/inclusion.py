@@ -51,7 +51,8 @@ def s_load(c, node):
     _check(c, node)
     c.needs_context = True
     compile_kind = {"include": _include, "import": _import, "from": _import, "extends": _extends}[node.kind]
-    run = compile_kind(c, node, c.expr(node.template), c.context_depth())
+    modifiers = tag_modifiers(c.origin[2], node)   # (read off the name expression's span before it compiles)
+    run = compile_kind(c, node, c.expr(node.template), c.context_depth(), modifiers)
     span = node.span
 
     def run_located(f, out):
@@ -70,8 +71,8 @@ def _chooser(template):
     return "select_template" if isinstance(template, (n.TupleExpr, n.ListExpr)) else "get_or_select_template"
 
 
-def _include(c, node, template_ev, depth):
-    ignore_missing, with_context = tag_modifiers(c.origin[2], node)
+def _include(c, node, template_ev, depth, modifiers):
+    ignore_missing, with_context = modifiers
     choose, importer = _chooser(node.template), c.template_name
     read_locals = variables_reader(c.visible_stores()) if with_context is not False else None
     counted = not c.counted_by_loop
@@ -103,8 +104,8 @@ def _include(c, node, template_ev, depth):
     return run
 
 
-def _import(c, node, template_ev, depth):
-    _, with_context = tag_modifiers(c.origin[2], node)
+def _import(c, node, template_ev, depth, modifiers):
+    _, with_context = modifiers
     importer = c.template_name
     read_locals = variables_reader(c.visible_stores()) if with_context else None
     line = node.span.line
@@ -133,7 +134,7 @@ def _import(c, node, template_ev, depth):
     return run
 
 
-def _extends(c, node, template_ev, depth):
+def _extends(c, node, template_ev, depth, modifiers):
     importer = c.template_name
     if c.known_extends:
         # Jinja2 compiles a second extends after a known one to this, and nothing after it (statements.py)

@@ -9,7 +9,7 @@ and its general closure, nothing compiled twice.
 
 from ..builtins.tests import TESTS as BUILTIN_TESTS
 from .arithmetic import sum_operands
-from .expressions import truth_of
+from .context import place
 from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
@@ -82,9 +82,13 @@ def _nothing(f, out):
 
 
 def lower(c, item):
-    """One statement (or a run of text and {{ }}: a list) → its IR node."""
+    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their Where as it
+    compiles: context.place)."""
     if type(item) is list:
+        for node in item:
+            node.span = place(node.span)
         return Emit(_print_parts(c, item), not c.counted_by_loop, print_run(c, item))
+    item.span = place(item.span)
     if isinstance(item, n.If):
         return _lower_if(c, item)
     if isinstance(item, n.For):
@@ -120,7 +124,7 @@ def read_of(c, node):
     depth, slot, kind = c.variable(node.name)
     if depth != 0:
         return None
-    return Read(slot, tuple(reversed(keys)), method)
+    return Read(slot, tuple(reversed(keys)), method, node.name)
 
 
 def _text_parts(c, expr, printed):
@@ -210,17 +214,15 @@ def _compare_atom(test):
 
 def _lower_if(c, node):
     branches, else_, general = if_parts(c, node)
-    tests, truths = [], []
-    for test, ev, _, parts, _ in branches:
+    tests, values = [], []
+    for test, ev, span, parts, _ in branches:
+        values.append((ev, span))
         if parts is None:
-            atom = atom_of(c, test)
-            tests.append(atom)
-            truths.append(truth_of(ev, test) if atom is not None else None)
+            tests.append(atom_of(c, test))
             continue
-        atoms = [atom_of(c, operand) for operand, _ in parts]
+        atoms = [atom_of(c, operand) for operand, _, _ in parts]
         # (an atom runs nothing but reads; other operands are asked about)
         pure = all(atoms) or c.effects is not None and not c.effects.changes_data(test)
-        tests.append(Test(isinstance(test, n.Or), zip(atoms, (truth for _, truth in parts)), pure)
+        tests.append(Test(isinstance(test, n.Or), zip(atoms, (part[1:] for part in parts)), pure)
                      if any(atoms) else None)
-        truths.append(ev)   # (a chain's closure: its truth already)
-    return If(tests, truths, [branch[-1] for branch in branches], else_, general)
+    return If(tests, values, [branch[-1] for branch in branches], else_, general, node)

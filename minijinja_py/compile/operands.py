@@ -11,7 +11,7 @@ from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
-           "constant_literal"]
+           "constant_literal", "constant_key"]
 
 
 def cheap_constant(value):
@@ -167,11 +167,11 @@ def constant_literal(c, node):
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING in values:
         return MISSING
-    return c.constants.setdefault(_constant_key(values), values)
+    return c.constants.setdefault(constant_key(values), values)
 
 
-def _constant_key(value):
-    """Tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
+def constant_key(value):
+    """A key for value that tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
     if type(value) is tuple:
-        return tuple, tuple(_constant_key(x) for x in value)
+        return tuple, tuple(constant_key(x) for x in value)
     return type(value), repr(value) if type(value) is float else value

@@ -25,8 +25,8 @@ def else_if(c, nodes, i):
         inner = inner.chain
     if type(inner) is not If:
         return None
-    return (If(node.tests + inner.tests, node.truths + inner.truths, node.bodies + inner.bodies, inner.else_,
-               node.general),), 1
+    return (If(node.tests + inner.tests, node.values + inner.values, node.bodies + inner.bodies, inner.else_,
+               node.general, node.source),), 1
 
 
 def switch(c, nodes, i):
@@ -39,6 +39,56 @@ def switch(c, nodes, i):
     node = nodes[i]
     if type(node) is not If or len(node.tests) < 2:
         return None
+    found = _chain_cases(node)
+    if found is None:
+        return None
+    subject, cases = found
+    return (Switch(subject, ((cases, node.else_),), node.general, (node.source,), node),), 1
+
+
+def switch_sequence(c, nodes, i):
+    """Two switches in a row on one subject (Switches, or ifs whose tests compare it with constants:
+    `{% if m.role == 'user' %}...{% endif %}{% if m.role == 'assistant' and m.content %}...`) → one Switch that
+    reads the subject once for both. Exact where the first cannot change what the second reads: its statements
+    assign no variable named as the subject's (effects.assigns), change no data (effects.changes_data), and the
+    subject is read only through plain dicts and lists (a namespace's attribute, which they may set, is not read
+    by a switch: branches.py)."""
+    if i + 1 >= len(nodes) or c.effects is None:
+        return None
+    first, second = _switch_of(nodes[i]), _switch_of(nodes[i + 1])
+    if first is None or second is None or first.subject != second.subject or \
+            len({type(constant) for cases, _ in first.groups + second.groups for constants, *_ in cases
+                 for constant in constants}) != 1:
+        return None
+    name = first.subject.name
+    if any(c.effects.changes_data(source) or c.effects.assigns((source,), name) for source in first.sources):
+        return None
+    return (Switch(first.subject, first.groups + second.groups, _in_turn(first.general, second.general),
+                   first.sources + second.sources),), 2
+
+
+def _switch_of(node):
+    """node as a Switch (an if whose tests a switch decides, one branch or more), or None."""
+    if type(node) is Switch:
+        return node
+    if type(node) is not If:
+        return None
+    found = _chain_cases(node)
+    if found is None:
+        return None
+    subject, cases = found
+    return Switch(subject, ((cases, node.else_),), node.general, (node.source,), node)
+
+
+def _in_turn(first, second):
+    def run_in_turn(f, out):
+        first(f, out)
+        second(f, out)
+    return run_in_turn
+
+
+def _chain_cases(node):
+    """(subject, cases) of an if whose every test a switch decides (see switch), or None."""
     cases, subject = [], None
     for test, body in zip(node.tests, node.bodies):
         case = _case(test)
@@ -52,7 +102,7 @@ def switch(c, nodes, i):
         cases.append((constants, extra, alternative, body))
     if len({type(constant) for constants, _, _, _ in cases for constant in constants}) != 1:
         return None
-    return (Switch(subject, cases, node.else_, node.general, node),), 1
+    return subject, tuple(cases)
 
 
 def _case(test):
@@ -78,7 +128,7 @@ def _case(test):
     return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
 
 
-RULES = (else_if, switch)
+RULES = (else_if, switch, switch_sequence)
 
 
 def rewrite(c, nodes):

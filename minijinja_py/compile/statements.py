@@ -9,7 +9,6 @@ from sys import getrefcount
 
 from ..analysis.symbols import Scope, analyze, target_names
 from .calls import compile_filter_step
-from .expressions import truth
 from .output import s_output, s_text
 from .operands import dict_key, local_slot
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
@@ -122,15 +121,15 @@ def if_parts(c, node):
     """The compiled parts of an if statement: (branches, the else's Block or None, run(f, out)). A branch is (its
     test node, the test's closure, its span, parts, its body's Block): the closure is the expression's own, the
     if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
-    (`a and b and c`), parts is ((operand, its truth closure), ...) and the closure the truth of the chain, each
-    operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
+    (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
+    each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
     branches = []
     with c.flags(soft=True):
         for test, body in [(node.test, node.body)] + list(node.elifs):
             operands = and_or_parts(test) if isinstance(test, (n.And, n.Or)) else None
             if operands is not None:
-                parts = tuple((operand, truth(c, operand)) for operand in operands)
-                ev = _chain_truth(tuple(part for _, part in parts), isinstance(test, n.Or))
+                parts = tuple((operand, c.expr(operand), operand.span) for operand in operands)
+                ev = _chain_truth(tuple(part[1:] for part in parts), isinstance(test, n.Or))
             else:
                 parts, ev = None, c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
@@ -150,12 +149,16 @@ def and_or_parts(test):
     return parts
 
 
-def _chain_truth(truths, want):
-    """f → bool of the and (want False) or the or (want True) of the operands' truths."""
+def _chain_truth(operands, want):
+    """f → bool of the and (want False) or the or (want True) of the operands ((closure, span), ...)."""
     def chain(f):
-        for operand in truths:
-            if operand(f) is want:
-                return want
+        for operand, span in operands:
+            value = operand(f)
+            try:
+                if (True if value else False) is want:
+                    return want
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
         return not want
     return chain
 

@@ -3,8 +3,9 @@
 
 decide() is the one definition of what an atom's outcome is on the value its read gave: True or False where the
 value is plain data (reads.py) or a missing key (undefined), None where the general path must decide. Every test of
-an if kernel keeps its general truth closure: an atom that gives None is decided by it (reading again is exact:
-the read in line ran nothing), so a kernel never runs a test twice nor falls back past a test that ran code.
+an if kernel keeps its general closure: an atom that gives None is decided by the truth of its value (truth():
+reading again is exact, the read in line ran nothing), so a kernel never runs a test twice nor falls back past a
+test that ran code.
 """
 
 import operator
@@ -12,11 +13,12 @@ import operator
 from .ir import Atom, If
 from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
 from .select import kernel
+from ..core.errors import located
 from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
-           "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "tester",
-           "test_runner"]
+           "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "truth",
+           "tester", "test_runner"]
 
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
     NONE_OF, LT, LE, GT, GE = range(18)
@@ -62,9 +64,19 @@ def decide(kind, constant, value, rs):
     return (value in members) is (kind == ONE_OF) if cls is member_type else None
 
 
+def truth(f, ev, span):
+    """The truth of a test's general value (ev(f)), a failure located at span: what decides where an atom cannot
+    (reading again is exact: the atom's read in line ran nothing)."""
+    value = ev(f)
+    try:
+        return True if value else False
+    except Exception as exc:   # a truth test can fail (StrictUndefined)
+        raise located(exc, span)
+
+
 def tester(atom):
     """test(f) → the atom's outcome (decide()) on the value read in line."""
-    slot, key, read_path = spec(atom.read)
+    slot, key, _, read_path = spec(atom.read)
     kind, constant = atom.kind, atom.constant
 
     def test(f):
@@ -77,25 +89,25 @@ def tester(atom):
     return test
 
 
-def test_runner(test, truth):
-    """decide(f) → bool of a branch test: an Atom (its truth closure deciding where it gives None), or a Test (an
-    and/or of parts, each (Atom or None, its truth closure), decided in Jinja2's order up to the part that
-    decides)."""
+def test_runner(test, value):
+    """decide(f) → bool of a branch test: an Atom (its value's truth deciding where it gives None: value is (the
+    test's closure, its span)), or a Test (an and/or of parts, each (Atom or None, (closure, span)), decided in
+    Jinja2's order up to the part that decides)."""
     if type(test) is Atom:
-        atom_test = tester(test)
+        atom_test, (ev, span) = tester(test), value
 
         def decide_atom(f):
             outcome = atom_test(f)
-            return truth(f) if outcome is None else outcome
+            return truth(f, ev, span) if outcome is None else outcome
         return decide_atom
     want = test.want
-    parts = tuple((tester(atom) if atom is not None else None, part_truth) for atom, part_truth in test.parts)
+    parts = tuple((tester(atom) if atom is not None else None,) + part for atom, part in test.parts)
 
     def decide_parts(f):
-        for atom_test, part_truth in parts:
+        for atom_test, ev, span in parts:
             outcome = atom_test(f) if atom_test is not None else None
             if outcome is None:
-                outcome = part_truth(f)
+                outcome = truth(f, ev, span)
             if outcome is want:
                 return want
         return not want
@@ -105,20 +117,20 @@ def test_runner(test, truth):
 @kernel(If, "tests")
 def if_tests(node):
     """An if whose every branch test is an Atom or a Test: the atoms read and decided in line, in Jinja2's order,
-    each through its truth closure where it gives None, and the other operands of an and/or through theirs;
-    the first branch whose test holds runs (an if of one branch and one atom: _if_atom)."""
+    each by its general value's truth where it gives None, and the other operands of an and/or by theirs; the
+    first branch whose test holds runs (an if of one branch and one atom: _if_atom)."""
     if len(node.bodies) == 1 and type(node.tests[0]) is Atom:
-        return _if_atom(node.tests[0], node.truths[0], node.bodies[0], node.else_)
-    branches = tuple((_rows(test, truth), True if type(test) is Atom else test.want, body.run)
-                     for test, truth, body in zip(node.tests, node.truths, node.bodies))
+        return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
+    branches = tuple((_rows(test, value), True if type(test) is Atom else test.want, body.run)
+                     for test, value, body in zip(node.tests, node.values, node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
 
     def run_tests(f, out):
         for rows, want, body in branches:
             outcome = not want
-            for slot, key, read_path, kind, constant, constant_type, truth in rows:
+            for slot, key, read_path, kind, constant, constant_type, ev, span in rows:
                 if kind is None:
-                    value = truth(f)
+                    value = truth(f, ev, span)
                 else:
                     if read_path is None:
                         value = f[slot]
@@ -132,7 +144,7 @@ def if_tests(node):
                     else:
                         value = decide(kind, constant, value, f[0])
                         if value is None:
-                            value = truth(f)
+                            value = truth(f, ev, span)
                 if value is want:
                     outcome = want
                     break
@@ -143,20 +155,27 @@ def if_tests(node):
     return run_tests
 
 
-def _rows(test, truth):
+def _rows(test, value):
     """The atoms of a branch test as rows the if kernel reads: (slot, key, reader, kind, constant, the constant's
-    type, truth closure); an operand that is no atom is (None, None, None, None kind, None, None, its truth)."""
-    parts = ((test, truth),) if type(test) is Atom else test.parts
-    return tuple(spec(atom.read) + (atom.kind, atom.constant, type(atom.constant), part_truth) if atom is not None
-                 else (None, None, None, None, None, None, part_truth) for atom, part_truth in parts)
+    type, the general closure and its span); an operand that is no atom is (None, None, None, None kind, None,
+    None, its closure and span)."""
+    parts = ((test, value),) if type(test) is Atom else test.parts
+    rows = []
+    for atom, (ev, span) in parts:
+        if atom is None:
+            rows.append((None, None, None, None, None, None, ev, span))
+        else:
+            slot, key, _, read_path = spec(atom.read)
+            rows.append((slot, key, read_path, atom.kind, atom.constant, type(atom.constant), ev, span))
+    return tuple(rows)
 
 
-def _if_atom(atom, truth, body, else_block):
+def _if_atom(atom, value, body, else_block):
     """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
     (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
     body that is constant text appended here."""
-    slot, key, read_path = spec(atom.read)
-    kind, constant = atom.kind, atom.constant
+    slot, key, _, read_path = spec(atom.read)
+    kind, constant, (ev, span) = atom.kind, atom.constant, value
     text, run_body = body.text, body.run
     else_ = else_block.run if else_block is not None else None
     want = kind == EQ or kind == TRUTHY
@@ -171,7 +190,7 @@ def _if_atom(atom, truth, body, else_block):
             else:
                 outcome = decide(kind, constant, value, f[0])
                 if outcome is None:
-                    outcome = truth(f)
+                    outcome = truth(f, ev, span)
             if outcome:
                 if text is None:
                     run_body(f, out)
@@ -192,7 +211,7 @@ def _if_atom(atom, truth, body, else_block):
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:
-                outcome = truth(f)
+                outcome = truth(f, ev, span)
         if outcome:
             if text is None:
                 run_body(f, out)

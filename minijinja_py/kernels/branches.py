@@ -1,99 +1,170 @@
-"""Switch kernels: an if/elif chain over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user'
-%}...{% elif m.role == 'assistant' %}...`) — the subject read once, in line, the branch found by its value in a
-table.
+"""Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
+elif m.role == 'assistant' %}...`, and chains of them in a row) — the subject read once, in line, and what runs
+found by its value in a table made when the template compiles.
 
-Reading it once is what Jinja2's chain reads for every test only because nothing runs between those reads: the
-tests are compares of that same plain value, and the `and` extras (`m.role == 'a' and m.content`) and `or`
-alternatives (`m.role == 'a' or other`) of a switch cannot change data (peephole.py asks analysis/effects.py) nor
-reassign a variable (an expression cannot), and the subject is a variable or a key of a plain dict (never a
-namespace's attribute, which a macro called by an extra may set). A subject that is not a plain value of the
-constants' type runs the chain's general closure, which tests it branch by branch.
+Reading it once is what Jinja2, which reads it for every test, reads only because nothing runs in between that
+could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
+'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a
+variable; the chains after the first run after statements that do neither (peephole.py asks
+analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain lists (never a
+namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
+runs the general closures of the chains, which test it branch by branch; an undefined one (a plain dict's or
+str's missing key) equals no constant where the undefined class compares as Jinja2's default one.
 """
 
 from .atoms import test_runner
-from .ir import Switch
-from .reads import ABSENT, reader, spec, string_key
-from ..runtime.undefined import PLAIN_UNDEFINED
+from .ir import Loop, Switch
+from .reads import ABSENT, MISSING, reader, spec, string_key
 from .select import kernel
+from .walks import list_loop, loop_context
+from ..runtime.objects import BreakLoop, ContinueLoop
+from ..runtime.undefined import PLAIN_UNDEFINED
 
-__all__ = ["switch_table", "switch_tests"]
+__all__ = ["switch_table", "switch_tests", "walk_switch"]
 
 
 @kernel(Switch, "table")
 def switch_table(node):
-    """A chain of plain compares: one body per constant (the first branch that tests it)."""
-    bodies = {}
-    for constants, _, _, body in node.cases:
-        for constant in constants:
-            bodies.setdefault(constant, body.run)
-    return _switch(node, bodies, None, None)
+    """Chains of plain compares: per value, the bodies to run (one per chain at most: the first branch that tests
+    it, or the chain's else)."""
+    runs, default = _table(node)
+    return _switch(node, runs, default, None, None)
 
 
 @kernel(Switch, "table+tests")
 def switch_tests(node):
-    """A chain whose branches may also test something else: per constant, the (test, body) entries a subject
-    equal to it goes through in order (a test is the `and` extra of a branch that tests the constant, or the `or`
-    alternative of one that does not); for a subject equal to none, the alternatives."""
-    cases = [(constants, test_runner(extra, None) if extra is not None else None,
-              test_runner(alternative, None) if alternative is not None else None, body.run)
-             for constants, extra, alternative, body in node.cases]
-    table = {constant: [] for constants, _, _, _ in cases for constant in constants}
-    for constants, extra, alternative, body in cases:
-        for constant, entries in table.items():
-            if constant in constants:
-                entries.append((extra, body))
-            elif alternative is not None:
-                entries.append((alternative, body))
-    table = {constant: _until_taken(entries) for constant, entries in table.items()}
-    default = tuple((alternative, body) for _, _, alternative, body in cases if alternative is not None)
-    return _switch(node, None, table, default)
+    """Chains whose branches may also test something else: per value and chain, the (test, body) entries tried in
+    turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
+    not), then the chain's else."""
+    actions, default = _tested_table(node)
+    return _switch(node, None, None, actions, default)
 
 
-def _until_taken(entries):
-    """entries up to the first that is taken whatever happens (none after it can be reached)."""
-    for index, (test, _) in enumerate(entries):
-        if test is None:
-            return tuple(entries[:index + 1])
+def _table(node):
+    """({value: (body run, ...)}, the runs of a value equal to no constant) of a Switch without tests."""
+    constants = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}
+    runs = {}
+    for constant in constants:
+        chosen = []
+        for cases, else_ in node.groups:
+            body = next((body for values, _, _, body in cases if constant in values), else_)
+            if body is not None:
+                chosen.append(body.run)
+        runs[constant] = tuple(chosen)
+    return runs, tuple(else_.run for _, else_ in node.groups if else_ is not None)
+
+
+def _tested_table(node):
+    """({value: ((entries, else run), ...) per chain}, the same for a value equal to no constant)."""
+    groups = []
+    for cases, else_ in node.groups:
+        tested = [(constants, test_runner(extra, None) if extra is not None else None,
+                   test_runner(alternative, None) if alternative is not None else None, body.run)
+                  for constants, extra, alternative, body in cases]
+        groups.append((tested, else_.run if else_ is not None else None))
+    constants = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}
+    actions = {constant: tuple((_entries(tested, constant), else_) for tested, else_ in groups)
+               for constant in constants}
+    return actions, tuple((_entries(tested, None), else_) for tested, else_ in groups)
+
+
+def _entries(tested, value):
+    """The (test, body) entries a value goes through in one chain, up to the first taken whatever happens."""
+    entries = []
+    for constants, extra, alternative, body in tested:
+        if value is not None and value in constants:
+            entries.append((extra, body))
+            if extra is None:
+                break
+        elif alternative is not None:
+            entries.append((alternative, body))
     return tuple(entries)
 
 
-def _switch(node, bodies, table, default):
-    """run(f, out): the subject read in line (a variable, or keys of plain dicts and indexes of plain lists, maybe
-    through a str method; an undefined subject, a plain dict's or str's missing key, equals no constant);
-    bodies: {value: the body to run} (none: the else), or table: {value: (test, body) entries tried in turn}
-    (default: those of a value equal to no constant)."""
-    slot, key, read_path = spec(node.subject)
-    if read_path is not None:
-        read_path = reader(node.subject, strict=True)
-    kind = type(node.cases[0][0][0])
-    general, else_ = node.general, node.else_.run if node.else_ is not None else None
-    # a subject that is undefined (a plain str's key: `content['type']` while walking a string) equals no
-    # constant where the undefined class compares as Jinja2's default one: the alternatives, then the else
-    missing_entries = default if table is not None else ()
+def _switch(node, runs, default_runs, actions, default_actions):
+    """run(f, out): the subject read in line; runs: {value: bodies}, or actions: {value: ((entries, else), ...)}."""
+    read = _subject_reader(node.subject)
+    kind, general = _kind(node), node.general
 
     def run_switch(f, out):
-        if read_path is None:
-            value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
+        value = read(f)
+        if type(value) is not kind and (value is not ABSENT or f[0].undefined not in PLAIN_UNDEFINED):
+            return general(f, out)
+        if runs is not None:
+            for body in runs.get(value, default_runs) if type(value) is kind else default_runs:
+                body(f, out)
+            return
+        _act(f, out, actions.get(value, default_actions) if type(value) is kind else default_actions)
+    return run_switch
+
+
+def _act(f, out, groups):
+    for entries, else_ in groups:
+        for test, body in entries:
+            if test is None or test(f):
+                body(f, out)
+                break
         else:
-            value = read_path(f)
-        if type(value) is not kind:
-            if value is not ABSENT or f[0].undefined not in PLAIN_UNDEFINED:
-                return general(f, out)
-            for test, body in missing_entries:
-                if test(f):
-                    return body(f, out)
             if else_ is not None:
                 else_(f, out)
-            return
-        if bodies is not None:
-            body = bodies.get(value)
-            if body is not None:
-                return body(f, out)
-        else:
-            for test, body in table.get(value, default):
-                if test is None or test(f):
-                    return body(f, out)
-        if else_ is not None:
-            else_(f, out)
-    return run_switch
+
+
+def _kind(node):
+    return type(node.groups[0][0][0][0][0])
+
+
+def _subject_reader(subject):
+    """f → the subject's value: through plain dicts and lists only (reads.string_key), ABSENT where a plain dict
+    or str lacks the key, MISSING where it is not plain."""
+    slot, key, _, read_path = spec(subject)
+    if read_path is not None:
+        return reader(subject, strict=True)
+
+    def read_key(f):
+        value = f[slot]
+        return value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
+    return read_key
+
+
+@kernel(Loop, "walk+switch")
+def walk_switch(node):
+    """A walkable loop whose body is one switch on the item or one key of it (`{% for m in messages %}{% if
+    m.role == 'user' %}...{% elif ... %}`): each item dispatched in the walk, without a call for the switch."""
+    switch = node.body.nodes[0]
+    if switch.signature != "table":
+        return None
+    runs, default = _table(switch)
+    kind, general, key = _kind(switch), node.body.run, switch.subject.keys[0] if switch.subject.keys else None
+    plan = node.plan
+    slot, loop_slot, resets, local_copies = plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies
+    starts = bool(resets or local_copies)
+
+    def walk(f, out, items, step):
+        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
+        for index, item in enumerate(items):
+            if loop is not None:
+                if index <= loop.index0:
+                    continue
+                loop.index0 = index
+            if starts:
+                for reset in resets:
+                    f[reset] = MISSING
+                for copy, source in local_copies:
+                    f[copy] = f[source]
+            f[slot] = item
+            value = item if key is None else item.get(key, ABSENT) if type(item) is dict else string_key(item, key)
+            try:
+                if type(value) is kind:
+                    for body in runs.get(value, default):
+                        body(f, out)
+                elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                    for body in default:
+                        body(f, out)
+                else:
+                    general(f, out)
+            except ContinueLoop:
+                continue
+            except BreakLoop:
+                f[0].fuel += (len(items) - index - 1) * step
+                break
+    return list_loop(node, walk)

@@ -4,15 +4,16 @@ template: the nodes live while their statement list compiles.
 
 Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
 its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
-kernel is chosen by (select.py); a kernel never sees template text.
+kernel is chosen by (select.py): a name, or names from the most special to the least, the first whose kernel is
+there and takes the node; a kernel never sees template text.
 
 Values a kernel reads in line:
   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
                             `tool.function.name`) or variables indexing a list (an int: the variable's slot,
                             `messages[i]['role']`), then maybe a str method (`|trim`: str.strip)
   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
-  Test(want, parts)         an and (want False) or or (want True) of parts, in order: Atoms, and truth(f)
-                            closures of the other operands
+  Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom or None,
+                            with the operand's (closure, span): its general value, whose truth decides
 """
 
 from ..core.state import BIG_STR
@@ -21,10 +22,11 @@ __all__ = ["Read", "Atom", "Test", "Emit", "Assign", "If", "Switch", "Loop", "Op
 
 
 class Read:
-    __slots__ = ("slot", "keys", "method")
+    """name: the variable's name (for the analyses the peephole rules ask)."""
+    __slots__ = ("slot", "keys", "method", "name")
 
-    def __init__(self, slot, keys=(), method=None):
-        self.slot, self.keys, self.method = slot, keys, method
+    def __init__(self, slot, keys=(), method=None, name=None):
+        self.slot, self.keys, self.method, self.name = slot, keys, method, name
 
     def __eq__(self, other):
         return type(other) is Read and (self.slot, self.keys, self.method) == (other.slot, other.keys, other.method)
@@ -41,8 +43,8 @@ class Atom:
 
 
 class Test:
-    """parts: (Atom or None, the operand's truth closure f → bool) in Jinja2's order; pure: running the operands
-    cannot change data (analysis/effects.py)."""
+    """parts: (Atom or None, (the operand's closure, its span)) in Jinja2's order; pure: running the operands cannot
+    change data (analysis/effects.py)."""
     __slots__ = ("want", "parts", "pure")
 
     def __init__(self, want, parts, pure=False):
@@ -79,13 +81,13 @@ class Assign:
 
 class If:
     """{% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
-    truths (per branch, the test's general truth closure: f → bool), bodies (per branch, a Block), else_ (a Block
-    or None)."""
-    __slots__ = ("tests", "truths", "bodies", "else_", "general")
+    values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
+    Block), else_ (a Block or None), source (the AST statement)."""
+    __slots__ = ("tests", "values", "bodies", "else_", "general", "source")
 
-    def __init__(self, tests, truths, bodies, else_, general):
-        self.tests, self.truths, self.bodies, self.else_ = tuple(tests), tuple(truths), tuple(bodies), else_
-        self.general = general
+    def __init__(self, tests, values, bodies, else_, general, source):
+        self.tests, self.values, self.bodies, self.else_ = tuple(tests), tuple(values), tuple(bodies), else_
+        self.general, self.source = general, source
 
     @property
     def signature(self):
@@ -93,18 +95,21 @@ class If:
 
 
 class Switch:
-    """An if/elif chain whose tests compare one read with constants of one type (peephole.py): cases (per branch:
-    (its constants, an extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or
-    other` or None, its body Block)), else_ (a Block or None), general (the if statement's), chain (the If it
-    was made from)."""
-    __slots__ = ("subject", "cases", "else_", "general", "chain")
+    """If/elif chains whose tests compare one read with constants of one type (peephole.py), one chain or several
+    in a row: groups (per chain: (cases, else_): cases per branch (its constants, an extra Test of `subject == c
+    and extra` or None, an alternative Test of `subject == c or other` or None, its body Block), else_ a Block or
+    None), general (the chains' general closures in turn), sources (their AST statements), chain (the If of a
+    switch made from one, else None)."""
+    __slots__ = ("subject", "groups", "general", "sources", "chain")
 
-    def __init__(self, subject, cases, else_, general, chain):
-        self.subject, self.cases, self.else_, self.general, self.chain = subject, tuple(cases), else_, general, chain
+    def __init__(self, subject, groups, general, sources, chain=None):
+        self.subject, self.groups, self.general, self.sources, self.chain = subject, tuple(groups), general, \
+            tuple(sources), chain
 
     @property
     def signature(self):
-        plain = all(extra is None and alternative is None for _, extra, alternative, _ in self.cases)
+        plain = all(extra is None and alternative is None for cases, _ in self.groups for _, extra, alternative, _
+                    in cases)
         return "table" if plain else "table+tests"
 
 
@@ -123,12 +128,15 @@ class Loop:
     def signature(self):
         if not self.walkable:
             return None
-        if self.plan.loop_slot is not None:
-            return "walk+loop"
-        if len(self.body.nodes) == 1 and type(self.body.nodes[0]) is Emit and \
-                self.body.nodes[0].signature == "reads" and not self.plan.resets and not self.plan.local_copies:
-            return "walk+text"
-        return "walk"
+        plain = "walk" if self.plan.loop_slot is None else "walk+loop"
+        only = self.body.nodes[0] if len(self.body.nodes) == 1 else None
+        if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
+                only.subject.method is None and all(type(key) is str for key in only.subject.keys):
+            return "walk+switch", plain   # the item's key decides the body (the item itself, or one key of it)
+        if type(only) is Emit and only.signature == "reads" and plain == "walk" and not self.plan.resets and \
+                not self.plan.local_copies:
+            return "walk+text", plain
+        return plain
 
 
 class Opaque:

@@ -8,16 +8,20 @@ gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefi
 general closure, which reads and decides everything again, as Jinja2 does.
 That is exact because a read in line runs no code: reading it again finds the same value.
 
-A Read (ir.py) is taken apart as spec(read) = (slot, key, reader): a one-key read of a variable (`m.role`, the
-commonest by far) is read in line, anything else (the variable itself, a longer chain, an index, a str method)
-through reader(f), one call. Written out in a kernel:
+A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a one-key read of a variable (`m.role`,
+the commonest by far) is read in line — for a kernel that asks, through a str method too (`m.content|trim`) —
+and anything else (the variable itself, a longer chain, an index) through reader(f), one call. Written out:
 
     if reader is None:
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if method is not None:   (a kernel that asked for methods in line)
+            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
     else:
         value = reader(f)
 """
+
+from operator import itemgetter
 
 from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
@@ -67,12 +71,13 @@ def string_key(obj, key):
     return ABSENT if type(obj) is str and undefined_on_str(key) else MISSING
 
 
-def spec(read):
-    """(slot, key, reader) of a Read, as the module docstring reads it."""
+def spec(read, methods=False):
+    """(slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
+    str method is read in line too (method None otherwise)."""
     keys = read.keys
-    if len(keys) == 1 and type(keys[0]) is str and read.method is None:
-        return read.slot, keys[0], None
-    return None, None, reader(read)
+    if len(keys) == 1 and type(keys[0]) is str and (read.method is None or methods):
+        return read.slot, keys[0], read.method, None
+    return None, None, None, reader(read)
 
 
 def reader(read, strict=False):
@@ -82,14 +87,20 @@ def reader(read, strict=False):
     field)."""
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
-        def read_variable(f):
-            return f[slot]
-        return read_variable
+        return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     if not keys:
         def read_filtered(f):
             value = f[slot]
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return read_filtered
+    if len(keys) == 1 and type(keys[0]) is str and method is not None and not strict:
+        key, = keys
+
+        def read_key_filtered(f):   # `message['content']|trim`
+            value = f[slot]
+            value = value.get(key) if type(value) is dict else attribute(value, key)
+            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+        return read_key_filtered
 
     def read_path(f):
         value = f[slot]

@@ -51,16 +51,19 @@ def kernel(ir_class, signature):
 
 
 def choose(node):
-    """The closure that runs node: its kernel's, or node.general."""
-    entry = REGISTRY.get((type(node), node.signature))
-    if entry is None or entry.name in _settings.disabled:
-        return node.general
-    run = entry.factory(node)
-    if run is None:
-        return node.general
-    if _settings.chosen is not None:
-        _settings.chosen.add(entry.name)
-    return run
+    """The closure that runs node: the kernel of its signature (of the first of its signatures whose entry is on
+    and takes it), or node.general."""
+    signature = node.signature
+    for signature in signature if type(signature) is tuple else (signature,):
+        entry = REGISTRY.get((type(node), signature))
+        if entry is None or entry.name in _settings.disabled:
+            continue
+        run = entry.factory(node)
+        if run is not None:
+            if _settings.chosen is not None:
+                _settings.chosen.add(entry.name)
+            return run
+    return node.general
 
 
 def enabled(name):

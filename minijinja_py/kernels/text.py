@@ -43,7 +43,7 @@ def walk_text(node):
     texts, reads = _pieces(node.body.nodes[0].parts)
     if len(reads) != 2 or sum(map(len, texts)) >= BIG_STR:
         return None
-    (slot, key, read_path), (slot2, key2, read_path2) = spec(reads[0]), spec(reads[1])
+    (slot, key, _, read_path), (slot2, key2, _, read_path2) = spec(reads[0]), spec(reads[1])
     if read_path is not None or read_path2 is not None:
         return None
     before, middle, after = texts
@@ -116,20 +116,23 @@ def _joiner(texts, reads, general, target, counted):
     if room <= 0:
         return None
     if len(reads) == 1:
-        return _join_one(texts, spec(reads[0]), room, general, target, counted)
+        return _join_one(texts, spec(reads[0], methods=True), room, general, target, counted)
     if len(reads) == 2:
-        return _join_two(texts, spec(reads[0]), spec(reads[1]), room, general, target, counted)
+        return _join_two(texts, spec(reads[0], methods=True), spec(reads[1], methods=True), room, general, target,
+                         counted)
     return _join_many(texts, tuple(reader(read) for read in reads), room, general, target, counted)
 
 
 def _join_one(texts, read, room, general, target, counted):
     before, after = texts
-    slot, key, read_path = read
+    slot, key, method, read_path = read
 
     def run_one_read(f, out):
         if read_path is None:
             value = f[slot]
             value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if method is not None:
+                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         else:
             value = read_path(f)
         if type(value) is str and len(value) < room:
@@ -150,21 +153,26 @@ def _join_one(texts, read, room, general, target, counted):
 
 def _join_two(texts, first, second, room, general, target, counted):
     before, middle, after = texts
-    slot, key, read_path = first
-    slot2, key2, read_path2 = second
-    if read_path is None and read_path2 is None and target is None and not counted:
+    slot, key, method, read_path = first
+    slot2, key2, method2, read_path2 = second
+    if read_path is None and read_path2 is None and method is None and method2 is None and target is None and \
+            not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
     def run_two_reads(f, out):
         if read_path is None:
             value = f[slot]
             value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if method is not None:
+                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         else:
             value = read_path(f)
         if type(value) is str:
             if read_path2 is None:
                 value2 = f[slot2]
                 value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
+                if method2 is not None:
+                    value2 = method2(value2) if type(value2) is str and len(value2) < BIG_STR else MISSING
             else:
                 value2 = read_path2(f)
             if type(value2) is str and len(value) + len(value2) < room:
@@ -228,7 +236,7 @@ def _join_many(texts, readers, room, general, target, counted):
 
 def _set_read(target, read, general):
     """{% set x = m.content %}: whatever value the read finds (the general closure finds the same object)."""
-    slot, key, read_path = spec(read)
+    slot, key, _, read_path = spec(read)
 
     def run_set_read(f, out):
         if read_path is None:

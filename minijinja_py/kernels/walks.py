@@ -17,7 +17,7 @@ from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
-__all__ = ["sequence", "walk", "walk_loop"]
+__all__ = ["sequence", "walk", "walk_loop", "list_loop", "loop_context"]
 
 
 @kernel(Block, "sequence")
@@ -54,16 +54,16 @@ def sequence(block):
 @kernel(Loop, "walk")
 def walk(node):
     """A walkable loop that does not read `loop`: the body's statements called for each item."""
-    return _list_loop(node, _walker(node.plan, node.body))
+    return list_loop(node, _walker(node.plan, node.body))
 
 
 @kernel(Loop, "walk+loop")
 def walk_loop(node):
     """A walkable loop whose body reads `loop`: the loop context told where it is as each item is handed over."""
-    return _list_loop(node, _walker(node.plan, node.body))
+    return list_loop(node, _walker(node.plan, node.body))
 
 
-def _list_loop(node, walker):
+def list_loop(node, walker):
     """run(f, out) of a walkable loop: a list or tuple walked by walker(f, out, items, step), paid for up front
     and its output counted at the end; anything else through the general loop."""
     plan, iterable, over = node.plan, node.iterable, node.over
@@ -122,7 +122,7 @@ def _walk_one(slot, loop_slot, resets, local_copies, runs):
     starts = bool(resets or local_copies)
 
     def walk_one(f, out, items, step):
-        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
         for index, item in enumerate(items):
             if loop is not None:
                 if index <= loop.index0:
@@ -149,7 +149,7 @@ def _walk_two(slot, loop_slot, resets, local_copies, runs):
     starts = bool(resets or local_copies)
 
     def walk_two(f, out, items, step):
-        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
         for index, item in enumerate(items):
             if loop is not None:
                 if index <= loop.index0:
@@ -177,7 +177,7 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
     starts = bool(resets or local_copies)
 
     def walk_three_to_five(f, out, items, step):
-        loop = None if loop_slot is None else _loop_context(f, loop_slot, items)
+        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
         for index, item in enumerate(items):
             if loop is not None:
                 if index <= loop.index0:
@@ -205,6 +205,7 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
     return walk_three_to_five
 
 
-def _loop_context(f, loop_slot, items):
+def loop_context(f, loop_slot, items):
+    """A loop context over a list the walk is about to walk, in the loop variable's slot."""
     loop = f[loop_slot] = LoopContext(items, f[0].undefined)
     return loop
