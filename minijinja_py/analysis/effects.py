@@ -41,6 +41,9 @@ _EXPRESSIONS = frozenset({n.Const, n.Name, n.TupleExpr, n.ListExpr, n.DictExpr, 
                           n.CondExpr})   # (they hold no statement, no target)
 
 
+_PACKAGE = __name__.split(".")[0]   # (the package's own name: a vendored copy under another name is still ours)
+
+
 def _ours(value):
     """Is value one of the package's own functions or objects (a builtin filter, test or global), or None (no
     such filter or test: using it fails, running nothing)?"""
@@ -49,7 +52,7 @@ def _ours(value):
     module = getattr(value, "__module__", None)
     if not isinstance(module, str):
         module = type(value).__module__
-    return module == "minijinja_py" or module.startswith("minijinja_py.")
+    return module == _PACKAGE or module.startswith(_PACKAGE + ".")
 
 
 class Effects:

@@ -97,6 +97,10 @@ def lower(c, item):
     if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget):
         parts = _value_parts(c, item.value)
         return Assign(c.scope.refs[item.target.name], parts, s_assign(c, item))
+    if isinstance(item, n.Assign) and isinstance(item.target, n.NamespaceTarget) and item.target.attr[:1] != "_":
+        namespace = read_of(c, n.Name(item.target.span, item.target.name))
+        parts = _value_parts(c, item.value) if namespace is not None else None
+        return Assign(None, parts, s_assign(c, item), namespace, item.target.attr)
     return Opaque(c.stmt(item))
 
 
@@ -163,6 +167,8 @@ def _print_parts(c, nodes):
 
 
 def _value_parts(c, value):
+    if isinstance(value, n.Const) and type(value.value) is not str:
+        return ((value.value,),)   # `{% set ns.found = true %}`: the constant (a scalar: immutable)
     return _text_parts(c, value, False)
 
 

@@ -9,6 +9,7 @@ test that ran code.
 """
 
 import operator
+from functools import partial
 
 from .ir import Atom, If
 from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
@@ -18,7 +19,7 @@ from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
            "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "truth",
-           "tester", "test_runner"]
+           "holds", "test_runner"]
 
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
     NONE_OF, LT, LE, GT, GE = range(18)
@@ -74,44 +75,38 @@ def truth(f, ev, span):
         raise located(exc, span)
 
 
-def tester(atom):
-    """test(f) → the atom's outcome (decide()) on the value read in line."""
-    slot, key, _, read_path = spec(atom.read)
-    kind, constant = atom.kind, atom.constant
+def test_runner(test):
+    """decide(f) → bool of a Test (an and/or of parts, each (Atom or None, (closure, span))), decided in line in
+    Jinja2's order up to the part that decides (holds())."""
+    return partial(holds, _rows(test, None), test.want)
 
-    def test(f):
-        if read_path is None:
-            value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+
+def holds(rows, want, f):
+    """The and (want False) or or (want True) of rows (_rows), decided in Jinja2's order up to the row that
+    decides: an atom read and decided in line (decide(), or the truth of its value where that gives None), any
+    other operand by the truth of its value."""
+    for slot, key, read_path, kind, constant, constant_type, ev, span in rows:
+        if kind is None:
+            value = truth(f, ev, span)
         else:
-            value = read_path(f)
-        return decide(kind, constant, value, f[0])
-    return test
-
-
-def test_runner(test, value):
-    """decide(f) → bool of a branch test: an Atom (its value's truth deciding where it gives None: value is (the
-    test's closure, its span)), or a Test (an and/or of parts, each (Atom or None, (closure, span)), decided in
-    Jinja2's order up to the part that decides)."""
-    if type(test) is Atom:
-        atom_test, (ev, span) = tester(test), value
-
-        def decide_atom(f):
-            outcome = atom_test(f)
-            return truth(f, ev, span) if outcome is None else outcome
-        return decide_atom
-    want = test.want
-    parts = tuple((tester(atom) if atom is not None else None,) + part for atom, part in test.parts)
-
-    def decide_parts(f):
-        for atom_test, ev, span in parts:
-            outcome = atom_test(f) if atom_test is not None else None
-            if outcome is None:
-                outcome = truth(f, ev, span)
-            if outcome is want:
-                return want
-        return not want
-    return decide_parts
+            if read_path is None:
+                value = f[slot]
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            else:
+                value = read_path(f)
+            if (kind == EQ or kind == NE) and type(value) is constant_type:
+                value = (value == constant) is (kind == EQ)
+            elif (kind == TRUTHY or kind == FALSY) and type(value) in PLAIN:
+                value = (True if value else False) is (kind == TRUTHY)
+            elif (kind == NONE or kind == NOT_NONE) and value is not MISSING and value is not ABSENT:
+                value = (value is None) is (kind == NONE)
+            else:
+                value = decide(kind, constant, value, f[0])
+                if value is None:
+                    value = truth(f, ev, span)
+        if value is want:
+            return want
+    return not want
 
 
 @kernel(If, "tests")
@@ -137,10 +132,10 @@ def if_tests(node):
                         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
                     else:
                         value = read_path(f)
-                    if kind == EQ and type(value) is constant_type:
-                        value = value == constant
-                    elif kind == TRUTHY and type(value) in PLAIN:
-                        value = True if value else False
+                    if (kind == EQ or kind == NE) and type(value) is constant_type:
+                        value = (value == constant) is (kind == EQ)
+                    elif (kind == TRUTHY or kind == FALSY) and type(value) in PLAIN:
+                        value = (True if value else False) is (kind == TRUTHY)
                     else:
                         value = decide(kind, constant, value, f[0])
                         if value is None:
@@ -161,7 +156,7 @@ def _rows(test, value):
     None, its closure and span)."""
     parts = ((test, value),) if type(test) is Atom else test.parts
     rows = []
-    for atom, (ev, span) in parts:
+    for atom, (ev, span) in parts:   # (value None: a Test's own parts carry theirs)
         if atom is None:
             rows.append((None, None, None, None, None, None, ev, span))
         else:
@@ -200,14 +195,24 @@ def _if_atom(atom, value, body, else_block):
                 else_(f, out)
         return run_key_compare
 
+    compares, truths, constant_type = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY, type(constant)
+    contains, nones = kind == IN or kind == NOT_IN, kind == NONE or kind == NOT_NONE
+    want = want or kind == IN or kind == NONE
+
     def run_atom(f, out):
         if read_path is None:
             value = f[slot]
             value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
-        if want and kind == TRUTHY and type(value) in PLAIN:
-            outcome = True if value else False
+        if compares and type(value) is constant_type:
+            outcome = (value == constant) is want
+        elif truths and type(value) in PLAIN:
+            outcome = (True if value else False) is want
+        elif contains and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
+            outcome = (constant in value) is want
+        elif nones and value is not MISSING and value is not ABSENT:
+            outcome = (value is None) is want
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:

@@ -12,6 +12,8 @@ runs the general closures of the chains, which test it branch by branch; an unde
 str's missing key) equals no constant where the undefined class compares as Jinja2's default one.
 """
 
+from operator import length_hint
+
 from .atoms import test_runner
 from .ir import Loop, Switch
 from .reads import ABSENT, MISSING, reader, spec, string_key
@@ -58,8 +60,8 @@ def _tested_table(node):
     """({value: ((entries, else run), ...) per chain}, the same for a value equal to no constant)."""
     groups = []
     for cases, else_ in node.groups:
-        tested = [(constants, test_runner(extra, None) if extra is not None else None,
-                   test_runner(alternative, None) if alternative is not None else None, body.run)
+        tested = [(constants, test_runner(extra) if extra is not None else None,
+                   test_runner(alternative) if alternative is not None else None, body.run)
                   for constants, extra, alternative, body in cases]
         groups.append((tested, else_.run if else_ is not None else None))
     constants = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}
@@ -82,62 +84,81 @@ def _entries(tested, value):
 
 
 def _switch(node, runs, default_runs, actions, default_actions):
-    """run(f, out): the subject read in line; runs: {value: bodies}, or actions: {value: ((entries, else), ...)}."""
-    read = _subject_reader(node.subject)
+    """run(f, out): the subject read in line; runs: {value: bodies}, or actions: {value: ((entries, else), ...)}
+    (one chain: its entries and else tried here)."""
+    slot, key, _, read_path = spec(node.subject)
+    if read_path is not None and node.subject.keys:
+        read_path = reader(node.subject, strict=True)
     kind, general = _kind(node), node.general
+    if runs is None and len(node.groups) == 1:
+        entries_of = {value: groups[0][0] for value, groups in actions.items()}
+        (default_entries, else_), = default_actions
 
-    def run_switch(f, out):
-        value = read(f)
-        if type(value) is not kind and (value is not ABSENT or f[0].undefined not in PLAIN_UNDEFINED):
-            return general(f, out)
-        if runs is not None:
-            for body in runs.get(value, default_runs) if type(value) is kind else default_runs:
-                body(f, out)
-            return
-        _act(f, out, actions.get(value, default_actions) if type(value) is kind else default_actions)
-    return run_switch
-
-
-def _act(f, out, groups):
-    for entries, else_ in groups:
-        for test, body in entries:
-            if test is None or test(f):
-                body(f, out)
-                break
-        else:
+        def run_one_chain(f, out):
+            if read_path is None:
+                value = f[slot]
+                value = value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
+            else:
+                value = read_path(f)
+            if type(value) is kind:
+                entries = entries_of.get(value, default_entries)
+            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                entries = default_entries
+            else:
+                return general(f, out)
+            for test, body in entries:
+                if test is None or test(f):
+                    return body(f, out)
             if else_ is not None:
                 else_(f, out)
+        return run_one_chain
+
+    def run_switch(f, out):
+        if read_path is None:
+            value = f[slot]
+            value = value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
+        else:
+            value = read_path(f)
+        if type(value) is not kind:
+            if value is not ABSENT or f[0].undefined not in PLAIN_UNDEFINED:
+                return general(f, out)
+            value = None   # equal to no constant
+        if runs is not None:
+            for body in runs.get(value, default_runs):
+                body(f, out)
+            return
+        for entries, else_ in actions.get(value, default_actions):
+            for test, body in entries:
+                if test is None or test(f):
+                    body(f, out)
+                    break
+            else:
+                if else_ is not None:
+                    else_(f, out)
+    return run_switch
 
 
 def _kind(node):
     return type(node.groups[0][0][0][0][0])
 
 
-def _subject_reader(subject):
-    """f → the subject's value: through plain dicts and lists only (reads.string_key), ABSENT where a plain dict
-    or str lacks the key, MISSING where it is not plain."""
-    slot, key, _, read_path = spec(subject)
-    if read_path is not None:
-        return reader(subject, strict=True)
-
-    def read_key(f):
-        value = f[slot]
-        return value.get(key, ABSENT) if type(value) is dict else string_key(value, key)
-    return read_key
-
-
 @kernel(Loop, "walk+switch")
 def walk_switch(node):
-    """A walkable loop whose body is one switch on the item or one key of it (`{% for m in messages %}{% if
+    """A walkable loop whose body is one if/elif chain on the item or one key of it (`{% for m in messages %}{% if
     m.role == 'user' %}...{% elif ... %}`): each item dispatched in the walk, without a call for the switch."""
     switch = node.body.nodes[0]
-    if switch.signature != "table":
-        return None
-    runs, default = _table(switch)
+    if len(switch.groups) != 1:
+        return None   # (chains in a row: the switch's own kernel, called for each item)
+    actions, default_actions = _tested_table(switch)
+    entries_of = {value: groups[0][0] for value, groups in actions.items()}
+    (default, else_), = default_actions
     kind, general, key = _kind(switch), node.body.run, switch.subject.keys[0] if switch.subject.keys else None
     plan = node.plan
     slot, loop_slot, resets, local_copies = plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies
     starts = bool(resets or local_copies)
+    if switch.signature == "table" and loop_slot is None and not starts and key is not None:
+        bodies = {value: entries[0][1] for value, entries in entries_of.items()}
+        return list_loop(node, _plain_item_switch(slot, key, kind, bodies, else_, general))
 
     def walk(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
@@ -155,16 +176,48 @@ def walk_switch(node):
             value = item if key is None else item.get(key, ABSENT) if type(item) is dict else string_key(item, key)
             try:
                 if type(value) is kind:
-                    for body in runs.get(value, default):
-                        body(f, out)
+                    entries = entries_of.get(value, default)
                 elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                    for body in default:
-                        body(f, out)
+                    entries = default
                 else:
                     general(f, out)
+                    continue
+                for test, body in entries:
+                    if test is None or test(f):
+                        body(f, out)
+                        break
+                else:
+                    if else_ is not None:
+                        else_(f, out)
             except ContinueLoop:
                 continue
             except BreakLoop:
                 f[0].fuel += (len(items) - index - 1) * step
                 break
     return list_loop(node, walk)
+
+
+def _plain_item_switch(slot, key, kind, bodies, else_, general):
+    """walk_switch's commonest form: one key of the item, one body per value, no loop variable, no variables
+    started per item."""
+    def walk_plain_switch(f, out, items, step):
+        remaining = iter(items)
+        try:
+            for item in remaining:
+                f[slot] = item
+                value = item.get(key, ABSENT) if type(item) is dict else string_key(item, key)
+                try:
+                    if type(value) is kind:
+                        body = bodies.get(value, else_)
+                        if body is not None:
+                            body(f, out)
+                    elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                        if else_ is not None:
+                            else_(f, out)
+                    else:
+                        general(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return walk_plain_switch

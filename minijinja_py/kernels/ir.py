@@ -68,15 +68,19 @@ class Emit:
 
 
 class Assign:
-    """{% set name = value %}: slot, parts (as Emit's: the value is their concatenation, a str) or None."""
-    __slots__ = ("slot", "parts", "general")
+    """{% set name = value %} (slot: the variable's) or {% set ns.attr = value %} (namespace: the Read of the
+    variable holding the namespace, attr): parts (as Emit's: the value is their concatenation, a str; a lone Read:
+    whatever it finds; a lone constant of another type: a tuple of it, a 1-tuple) or None."""
+    __slots__ = ("slot", "namespace", "attr", "parts", "general")
 
-    def __init__(self, slot, parts, general):
-        self.slot, self.parts, self.general = slot, parts, general
+    def __init__(self, slot, parts, general, namespace=None, attr=None):
+        self.slot, self.parts, self.general, self.namespace, self.attr = slot, parts, general, namespace, attr
 
     @property
     def signature(self):
-        return None if self.parts is None else "text"
+        if self.parts is None:
+            return None
+        return "text" if self.namespace is None else "namespace"
 
 
 class If:

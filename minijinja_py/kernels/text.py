@@ -12,11 +12,10 @@ adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading
 from .ir import Assign, Emit, Loop, Read
 from .reads import ABSENT, BIG_STR, MISSING, attribute, reader, spec
 from .select import kernel
-from ..core.errors import LimitExceeded, located
-from ..core.state import out_of_fuel
-from ..runtime.objects import count_output
+from .walks import list_loop
+from ..runtime.objects import ChatNamespace, Namespace
 
-__all__ = ["text_reads", "set_text"]
+__all__ = ["text_reads", "set_text", "set_namespace", "walk_text"]
 
 
 @kernel(Emit, "reads")
@@ -29,9 +28,13 @@ def text_reads(node):
 @kernel(Assign, "text")
 def set_text(node):
     """{% set x = read %} (any value the read gives), {% set x = 'a' + read %} (a string)."""
+    if type(node.parts[0]) is tuple:
+        return _set_text(node.slot, node.parts[0][0])
     texts, reads = _pieces(node.parts)
     if len(reads) == 1 and texts == ("", ""):
         return _set_read(node.slot, reads[0], node.general)
+    if not reads:
+        return _set_text(node.slot, texts[0])
     return _joiner(texts, reads, node.general, node.slot, False)
 
 
@@ -48,11 +51,9 @@ def walk_text(node):
         return None
     before, middle, after = texts
     room = BIG_STR - sum(map(len, texts))
-    plan, iterable, over, general = node.plan, node.iterable, node.over, node.body.run
-    span, step, counts_output, target = plan.span, plan.step, plan.counts_output, plan.target_slot
-
+    general, target = node.body.run, node.plan.target_slot
     if slot == target and slot2 == target:
-        def walk(f, out, items):   # two keys of the item (the variable is set for an item the body runs for)
+        def walk(f, out, items, step):   # two keys of the item (the variable is set for an item the body runs for)
             append = out.append
             for item in items:
                 if type(item) is dict:
@@ -63,7 +64,7 @@ def walk_text(node):
                 f[target] = item
                 general(f, out)
     else:
-        def walk(f, out, items):
+        def walk(f, out, items, step):
             append = out.append
             for item in items:
                 f[target] = item
@@ -76,25 +77,54 @@ def walk_text(node):
                         append(before + value + middle + value2 + after)
                         continue
                 general(f, out)
+    return list_loop(node, walk)
 
-    def run_walk_text(f, out):
-        try:
-            items = iterable(f)
-        except Exception as exc:
-            raise located(exc, span)
-        if type(items) is not list and type(items) is not tuple:
-            return over(f, out, items)
-        rs, start = f[0], len(out)
-        try:
-            rs.fuel -= len(items) * step
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            walk(f, out, items)
-            if counts_output:
-                count_output(rs, out, start)
-        except LimitExceeded as exc:
-            raise located(exc, span)
-    return run_walk_text
+
+@kernel(Assign, "namespace")
+def set_namespace(node):
+    """{% set ns.attr = value %}: on a namespace (checked first, as Jinja2 does), the value of reads and
+    constants (see set_text) stored as its attribute."""
+    if type(node.parts[0]) is tuple:
+        constant = node.parts[0][0]
+        value = lambda f: constant   # noqa: E731
+    else:
+        texts, reads = _pieces(node.parts)
+        value = reader(reads[0]) if len(reads) == 1 and texts == ("", "") else _text_value(texts, reads)
+    if value is None:
+        return None
+    namespace, attr, general = reader(node.namespace), node.attr, node.general
+
+    def run_set_namespace(f, out):
+        ns = namespace(f)
+        if type(ns) is ChatNamespace or type(ns) is Namespace:
+            text = value(f)
+            if text is not MISSING and text is not ABSENT:
+                ns._attrs[attr] = text
+                return
+        general(f, out)
+    return run_set_namespace
+
+
+def _text_value(texts, reads):
+    """f → the text of reads between texts when every read is a short plain str, else MISSING."""
+    room = BIG_STR - sum(map(len, texts))
+    if room <= 0:
+        return None
+    head, rest = texts[0], tuple(zip((reader(read) for read in reads), texts[1:]))
+    if not rest:
+        return lambda f: head
+
+    def text_value(f):
+        pieces, size = [head], 0
+        for read, after in rest:
+            value = read(f)
+            if type(value) is not str:
+                return MISSING
+            size += len(value)
+            pieces.append(value)
+            pieces.append(after)
+        return "".join(pieces) if size < room else MISSING
+    return text_value
 
 
 def _pieces(parts):
@@ -126,6 +156,8 @@ def _joiner(texts, reads, general, target, counted):
 def _join_one(texts, read, room, general, target, counted):
     before, after = texts
     slot, key, method, read_path = read
+    if read_path is None and target is None and not counted:
+        return _one_key(before, slot, key, method, after, room, general)
 
     def run_one_read(f, out):
         if read_path is None:
@@ -191,6 +223,29 @@ def _join_two(texts, first, second, room, general, target, counted):
     return run_two_reads
 
 
+def _one_key(before, slot, key, method, after, room, general):
+    """_join_one's commonest forms: a key of a variable (`message['content']`, maybe `|trim`), printed in a loop
+    body (which counts the output)."""
+    if method is None:
+        def run_one_key(f, out):
+            value = f[slot]
+            value = value.get(key) if type(value) is dict else attribute(value, key)
+            if type(value) is str and len(value) < room:
+                out.append(before + value + after)
+            else:
+                general(f, out)
+        return run_one_key
+
+    def run_one_key_method(f, out):
+        value = f[slot]
+        value = value.get(key) if type(value) is dict else attribute(value, key)
+        if type(value) is str and len(value) < room:
+            out.append(before + method(value) + after)
+        else:
+            general(f, out)
+    return run_one_key_method
+
+
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
     """_join_two's commonest form: two keys of variables (`message['role']`, `message['content']`), printed in
     a loop body (which counts the output)."""
@@ -232,6 +287,13 @@ def _join_many(texts, readers, room, general, target, counted):
             rs.output_size += len(text)
         out.append(text)
     return run_reads
+
+
+def _set_text(target, text):
+    """{% set role = 'HUMAN' %}, {% set found = true %}: the constant."""
+    def run_set_text(f, out):
+        f[target] = text
+    return run_set_text
 
 
 def _set_read(target, read, general):

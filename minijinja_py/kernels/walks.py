@@ -14,7 +14,7 @@ from operator import length_hint
 from .ir import Block, Loop
 from .select import kernel
 from ..core.errors import LimitExceeded, located
-from ..core.state import MISSING, out_of_fuel
+from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
 __all__ = ["sequence", "walk", "walk_loop", "list_loop", "loop_context"]
@@ -67,7 +67,7 @@ def list_loop(node, walker):
     """run(f, out) of a walkable loop: a list or tuple walked by walker(f, out, items, step), paid for up front
     and its output counted at the end; anything else through the general loop."""
     plan, iterable, over = node.plan, node.iterable, node.over
-    span, step, counts_output = plan.span, plan.step, plan.counts_output
+    span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
 
     def run_list(f, out):
         try:
@@ -75,7 +75,9 @@ def list_loop(node, walker):
         except Exception as exc:
             raise located(exc, span)
         if type(items) is not list and type(items) is not tuple:
-            return over(f, out, items)
+            if type(items) is not range:
+                return over(f, out, items)
+            items = _range_items(f[0], items, iter_span)   # (`for i in range(messages|length)`)
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
@@ -87,6 +89,16 @@ def list_loop(node, walker):
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
     return run_list
+
+
+def _range_items(rs, items, iter_span):
+    """A range's items as the list a loop walks, paid for as the general loop pays (one step each)."""
+    try:
+        check_items(rs.limits, len(items), "a for loop")
+        rs.burn(len(items))
+    except Exception as exc:
+        raise located(exc, iter_span)
+    return list(items)
 
 
 def _walker(plan, body):
