@@ -17,7 +17,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import operand
+from .operands import constant_literal, operand
 
 __all__ = [
     "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
@@ -65,16 +65,23 @@ def call_value(func, args, kwargs, rs):
         return rs.undefined("value was undefined because a callable raised a StopIteration exception")
 
 
+def argument(c, node):
+    """(ev, None) of an argument node, or (None, its value) for a constant (a scalar, or a tuple of them)."""
+    constant = constant_literal(c, node)
+    return (c.expr(node), None) if constant is MISSING else (None, constant)
+
+
 def compile_args(c, args):
-    """Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded."""
-    positional = tuple(c.expr(a) for a in args.positional)
-    keywords = tuple((k, c.expr(v)) for k, v in args.keywords)
+    """Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
+    Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`)."""
+    positional = tuple(argument(c, a) for a in args.positional)
+    keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
     star = c.expr(args.star) if args.star is not None else None
     dstar = c.expr(args.dstar) if args.dstar is not None else None
 
     def collect(f):
-        pos = [a(f) for a in positional]
-        kw = {k: v(f) for k, v in keywords}
+        pos = [value if ev is None else ev(f) for ev, value in positional]
+        kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if star is not None:
             pos.extend(take(f[0], star(f), "a *argument"))
         if dstar is not None:
@@ -110,7 +117,7 @@ def compile_call(c, node):
             except Exception as exc:
                 raise located(exc, span)
         return ev_general
-    positional = tuple(c.expr(a) for a in node.args.positional)
+    positional = tuple(argument(c, a) for a in node.args.positional)
     # (a macro is called at once: call_value would only call it, a frame more)
     if not positional:
         def ev_no_args(f):
@@ -122,11 +129,11 @@ def compile_call(c, node):
         return ev_no_args
 
     if len(positional) == 1:   # f(x): the argument evaluated in line (a list comprehension is a frame more)
-        only, = positional
+        (only, only_value), = positional
 
         def ev_one_arg(f):
             func = func_ev(f)
-            arg = only(f)
+            arg = only_value if only is None else only(f)
             try:
                 return func(arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
             except Exception as exc:
@@ -135,7 +142,7 @@ def compile_call(c, node):
 
     def ev(f):
         func = func_ev(f)
-        args = [a(f) for a in positional]
+        args = [value if a is None else a(f) for a, value in positional]
         try:
             return func(*args) if type(func) is Macro else call_value(func, args, {}, f[0])
         except Exception as exc:
@@ -308,13 +315,13 @@ def _direct_call(c, func, args, value_ev, span):
     """x|f(a) or x|f(a, b) (or a test) for a function that declares no cost: called directly, charged for long
     strings in and for what it returns (its call is paid by the node's weight)."""
     state = getattr(func, "mj_pass_state", False) is True
-    first = c.expr(args.positional[0])
-    second = c.expr(args.positional[1]) if len(args.positional) == 2 else None
+    first, first_value = argument(c, args.positional[0])
+    second, second_value = argument(c, args.positional[1]) if len(args.positional) == 2 else (None, _NONE)
 
     def ev(f):
         value = value_ev(f)
-        a = first(f)
-        b = second(f) if second is not None else _NONE
+        a = first_value if first is None else first(f)
+        b = second_value if second is None else second(f)
         rs = f[0]
         try:
             if type(value) is str and len(value) > BIG_STR:

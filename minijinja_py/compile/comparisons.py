@@ -4,7 +4,7 @@ the frame or a short constant read in line."""
 
 import operator
 
-from .operands import cheap_constant, local_slot, operand
+from .operands import cheap_constant, constant_literal, local_slot, operand
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
 from ..core.state import MISSING
@@ -55,6 +55,15 @@ def _equality(slot, key, first, constant, equal, span):
     return ev_equal
 
 
+def _literal_members(c, node):
+    """The constants of a list or tuple literal of constants, as a tuple (what `in` compares with, in order, as
+    it would the list's); MISSING for any other node."""
+    if not isinstance(node, (n.ListExpr, n.TupleExpr)):
+        return MISSING
+    values = tuple(constant_literal(c, x) for x in node.items)
+    return MISSING if MISSING in values else values
+
+
 def e_compare(c, node, first=None):
     span = node.span
     if first is None and len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and \
@@ -87,7 +96,8 @@ def e_compare(c, node, first=None):
                 except Exception as exc:
                     raise located(exc, span)
             return ev_const
-        right, cost = c.expr(other), _COMPARE_COST[name]
+        cost = _COMPARE_COST[name]
+        right = c.expr(other) if name not in ("in", "not in") or _literal_members(c, other) is MISSING else None
         if name not in ("in", "not in"):
             def ev1_order(f):
                 a = first(f)
@@ -102,9 +112,13 @@ def e_compare(c, node, first=None):
                     raise located(exc, span)
             return ev1_order
 
+        members = _literal_members(c, other)
+        if members is not MISSING:   # `x in ['tool', 'ipython']`: the constants, not a new list each time
+            right = None
+
         def ev1_contains(f):
             a = first(f)
-            b = right(f)
+            b = members if right is None else right(f)
             try:
                 cost(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
                 return op(a, b)

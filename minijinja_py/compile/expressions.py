@@ -334,7 +334,7 @@ def e_slice(c, node):
 
 
 def e_binop(c, node):
-    if node.op == "+":
+    if node.op == "+" and not _numeric_sum(node):
         return _sum_chain(c, node)
     left, right = c.expr(node.left), c.expr(node.right)
     span = node.span
@@ -354,6 +354,13 @@ def e_binop(c, node):
         except Exception as exc:
             raise located(exc, span)
     return ev
+
+
+def _numeric_sum(node):
+    """`x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
+    plain binary operator rather than the string chain."""
+    return not isinstance(node.left, n.BinOp) and any(
+        isinstance(x, n.Const) and type(x.value) in (int, float) for x in (node.left, node.right))
 
 
 def _lookup_root(node):

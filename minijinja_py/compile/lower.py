@@ -14,9 +14,9 @@ from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
-from .statements import if_parts, s_assign
+from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
-from ..kernels.ir import Assign, Atom, Block, Emit, If, Loop, Opaque, Read, Test
+from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Test
 from ..kernels.select import choose
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
@@ -94,13 +94,6 @@ def lower(c, item):
     if isinstance(item, n.For):
         plan, body, over, iterable, walkable, run = loop_parts(c, item)
         return Loop(plan, body, over, iterable, walkable, run)
-    if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget):
-        parts = _value_parts(c, item.value)
-        return Assign(c.scope.refs[item.target.name], parts, s_assign(c, item))
-    if isinstance(item, n.Assign) and isinstance(item.target, n.NamespaceTarget) and item.target.attr[:1] != "_":
-        namespace = read_of(c, n.Name(item.target.span, item.target.name))
-        parts = _value_parts(c, item.value) if namespace is not None else None
-        return Assign(None, parts, s_assign(c, item), namespace, item.target.attr)
     return Opaque(c.stmt(item))
 
 
@@ -131,12 +124,11 @@ def read_of(c, node):
     return Read(slot, tuple(reversed(keys)), method, node.name)
 
 
-def _text_parts(c, expr, printed):
-    """The parts (str constants and Reads) whose concatenation an expression is when every read is a plain str,
-    or None: a read, a + chain or a ~ chain of reads and constants; printed: a lone constant of another type
-    counts as its printed text."""
+def _text_parts(c, expr):
+    """The parts (str constants and Reads) of what {{ expr }} prints when every read is a plain str, or None: a
+    read, a + chain or a ~ chain of reads and constants, a constant (its printed text)."""
     if isinstance(expr, n.Const):
-        return (expr.value,) if type(expr.value) is str else (to_str(expr.value),) if printed else None
+        return (expr.value if type(expr.value) is str else to_str(expr.value),)
     if isinstance(expr, n.BinOp) and expr.op == "+":
         operands, stringify = sum_operands(expr)[0], False
     elif isinstance(expr, n.Concat):
@@ -159,17 +151,11 @@ def _text_parts(c, expr, printed):
 def _print_parts(c, nodes):
     parts = []
     for node in nodes:
-        found = (node.value,) if isinstance(node, n.Text) else _text_parts(c, node.expr, True)
+        found = (node.value,) if isinstance(node, n.Text) else _text_parts(c, node.expr)
         if found is None:
             return None
         parts.extend(found)
     return tuple(parts)
-
-
-def _value_parts(c, value):
-    if isinstance(value, n.Const) and type(value.value) is not str:
-        return ((value.value,),)   # `{% set ns.found = true %}`: the constant (a scalar: immutable)
-    return _text_parts(c, value, False)
 
 
 # ------------------------------------------------------------------------------------------------------ atoms
@@ -224,11 +210,25 @@ def _lower_if(c, node):
     for test, ev, span, parts, _ in branches:
         values.append((ev, span))
         if parts is None:
-            tests.append(atom_of(c, test))
+            tests.append(atom_of(c, test) or _atoms_test(c, test))
             continue
-        atoms = [atom_of(c, operand) for operand, _, _ in parts]
-        # (an atom runs nothing but reads; other operands are asked about)
-        pure = all(atoms) or c.effects is not None and not c.effects.changes_data(test)
-        tests.append(Test(isinstance(test, n.Or), zip(atoms, (part[1:] for part in parts)), pure)
-                     if any(atoms) else None)
+        operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]
+        # (atoms run nothing but reads; other operands are asked about)
+        pure = all(operands) or c.effects is not None and not c.effects.changes_data(test)
+        tests.append(Test(isinstance(test, n.Or), zip(operands, (part[1:] for part in parts)), pure)
+                     if any(operands) else None)
     return If(tests, values, [branch[-1] for branch in branches], else_, general, node)
+
+
+def _atoms_test(c, node):
+    """A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
+    closures of their own (an atom that cannot decide hands the whole test back to its closure); else None."""
+    if not isinstance(node, (n.And, n.Or)):
+        return None
+    parts = []
+    for operand in and_or_parts(node):
+        part = atom_of(c, operand) or _atoms_test(c, operand)
+        if part is None:
+            return None
+        parts.append((part, None))
+    return Test(isinstance(node, n.Or), parts, True)

@@ -13,22 +13,6 @@ from ..kernels.select import enabled, note
 __all__ = ["RULES", "rewrite"]
 
 
-def else_if(c, nodes, i):
-    """{% else %}{% if %}...{% endif %} → one more {% elif %}. Exact: an if starts no scope, and the else's if runs
-    exactly when no test before it held, as an elif does. (The else's if may have become a switch already: its
-    chain is what it was made from.)"""
-    node = nodes[i]
-    if type(node) is not If or node.else_ is None or len(node.else_.nodes) != 1:
-        return None
-    inner = node.else_.nodes[0]
-    if type(inner) is Switch:
-        inner = inner.chain
-    if type(inner) is not If:
-        return None
-    return (If(node.tests + inner.tests, node.values + inner.values, node.bodies + inner.bodies, inner.else_,
-               node.general, node.source),), 1
-
-
 def switch(c, nodes, i):
     """An if/elif chain whose every test compares one read with constants of one type (`m.role == 'user'`; maybe
     `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
@@ -43,48 +27,7 @@ def switch(c, nodes, i):
     if found is None:
         return None
     subject, cases = found
-    return (Switch(subject, ((cases, node.else_),), node.general, (node.source,), node),), 1
-
-
-def switch_sequence(c, nodes, i):
-    """Two switches in a row on one subject (Switches, or ifs whose tests compare it with constants:
-    `{% if m.role == 'user' %}...{% endif %}{% if m.role == 'assistant' and m.content %}...`) → one Switch that
-    reads the subject once for both. Exact where the first cannot change what the second reads: its statements
-    assign no variable named as the subject's (effects.assigns), change no data (effects.changes_data), and the
-    subject is read only through plain dicts and lists (a namespace's attribute, which they may set, is not read
-    by a switch: branches.py)."""
-    if i + 1 >= len(nodes) or c.effects is None:
-        return None
-    first, second = _switch_of(nodes[i]), _switch_of(nodes[i + 1])
-    if first is None or second is None or first.subject != second.subject or \
-            len({type(constant) for cases, _ in first.groups + second.groups for constants, *_ in cases
-                 for constant in constants}) != 1:
-        return None
-    name = first.subject.name
-    if any(c.effects.changes_data(source) or c.effects.assigns((source,), name) for source in first.sources):
-        return None
-    return (Switch(first.subject, first.groups + second.groups, _in_turn(first.general, second.general),
-                   first.sources + second.sources),), 2
-
-
-def _switch_of(node):
-    """node as a Switch (an if whose tests a switch decides, one branch or more), or None."""
-    if type(node) is Switch:
-        return node
-    if type(node) is not If:
-        return None
-    found = _chain_cases(node)
-    if found is None:
-        return None
-    subject, cases = found
-    return Switch(subject, ((cases, node.else_),), node.general, (node.source,), node)
-
-
-def _in_turn(first, second):
-    def run_in_turn(f, out):
-        first(f, out)
-        second(f, out)
-    return run_in_turn
+    return (Switch(subject, cases, node.else_, node.general, node),), 1
 
 
 def _chain_cases(node):
@@ -115,11 +58,11 @@ def _case(test):
     parts = test.parts
     if not test.want:   # `subject == 'c' and extra`
         first = parts[0][0]
-        if first is None or first.kind != EQ or not test.pure:
+        if type(first) is not Atom or first.kind != EQ or not test.pure:
             return None
         return first.read, (first.constant,), Test(False, parts[1:], True), None
     compares = 0   # `subject == 'a' or subject == 'b' or other`
-    while compares < len(parts) and parts[compares][0] is not None and parts[compares][0].kind == EQ:
+    while compares < len(parts) and type(parts[compares][0]) is Atom and parts[compares][0].kind == EQ:
         compares += 1
     if compares == 0 or len({parts[k][0].read for k in range(compares)}) != 1 or \
             compares < len(parts) and not test.pure:
@@ -128,7 +71,7 @@ def _case(test):
     return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
 
 
-RULES = (else_if, switch, switch_sequence)
+RULES = (switch,)
 
 
 def rewrite(c, nodes):

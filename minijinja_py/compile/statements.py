@@ -10,11 +10,11 @@ from sys import getrefcount
 from ..analysis.symbols import Scope, analyze, target_names
 from .calls import compile_filter_step
 from .output import s_output, s_text
-from .operands import dict_key, local_slot
+from .operands import constant_literal, dict_key, local_slot, operand
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
 from ..core.state import CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
-from ..runtime.objects import BreakLoop, ContinueLoop, Namespace, NotText, join_output, namespace_set
+from ..runtime.objects import BreakLoop, ContinueLoop, ChatNamespace, Namespace, NotText, join_output, namespace_set
 from ..syntax import nodes as n
 
 __all__ = [
@@ -152,8 +152,8 @@ def and_or_parts(test):
 def _chain_truth(operands, want):
     """f → bool of the and (want False) or the or (want True) of the operands ((closure, span), ...)."""
     def chain(f):
-        for operand, span in operands:
-            value = operand(f)
+        for part, span in operands:
+            value = part(f)
             try:
                 if (True if value else False) is want:
                     return want
@@ -318,9 +318,8 @@ def _namespace_check(c, target):
     return check
 
 
-def _accumulated_slot(c, target, value):
-    """For {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: old(f) → the str or list the target holds (or ''
-    when it holds something else); None for any other assignment."""
+def _accumulates(target, value):
+    """Is it {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: the target's old value the first operand?"""
     left = value
     while isinstance(left, (n.Concat, n.BinOp)):
         if isinstance(left, n.Concat):
@@ -328,79 +327,95 @@ def _accumulated_slot(c, target, value):
         elif left.op == "+":
             left = left.left
         else:
-            return None
-    if isinstance(target, n.NameTarget) and isinstance(left, n.Name) and left.name == target.name:
-        slot = c.scope.refs[target.name]
+            return False
+    if isinstance(target, n.NameTarget):
+        return isinstance(left, n.Name) and left.name == target.name
+    return isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
+        and isinstance(left.obj, n.Name) and left.obj.name == target.name
 
-        def old(f):
-            value = f[slot]
-            return value if type(value) in (str, list) else ""
-        return old
-    if isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
-            and isinstance(left.obj, n.Name) and left.obj.name == target.name:
-        read, attr = e_read(c, target.name), target.attr
 
-        def ns_old(f):
-            ns = read(f)
-            value = ns._attrs.get(attr, "") if isinstance(ns, Namespace) else ""
-            return value if type(value) in (str, list) else ""
-        return ns_old
-    return None
+def _refund(rs, old):
+    """{% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
+    is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
+    only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
+    not to its square."""
+    if len(old) > 4096 and getrefcount(old) <= 3:  # the caller's `old`, ours and getrefcount's argument
+        size = len(old)
+        rs.fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
 
 
 def s_assign(c, node):
+    target = node.target
+    accumulates = _accumulates(target, node.value)
+    if not accumulates and isinstance(target, n.NameTarget):
+        return _name_assignment(c, c.scope.refs[target.name], node.value)
+    if isinstance(target, n.NamespaceTarget) and target.attr[:1] != "_":
+        return _namespace_assignment(c, target, node.value, accumulates)
     ev = c.expr(node.value)
-    assign = assigner(c, node.target)
-    check = _namespace_check(c, node.target)
-    old_value = _accumulated_slot(c, node.target, node.value)
-    if old_value is None and isinstance(node.target, n.NameTarget):
-        slot = c.scope.refs[node.target.name]
-
-        def run_name(f, out):
-            f[slot] = ev(f)
-        return run_name
-    if isinstance(node.target, n.NamespaceTarget) and node.target.attr[:1] != "_":
-        return _namespace_assignment(c, node.target, ev, old_value)
-    if old_value is None:
+    assign = assigner(c, target)
+    check = _namespace_check(c, target)
+    if not accumulates:
         def run(f, out):
             if check is not None:
                 check(f)
             assign(f, ev(f))
         return run
+    slot = c.scope.refs[target.name]   # (a name: a namespace's `_private` attribute is not an accumulation)
 
-    # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
-    # is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
-    # only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
-    # not to its square.
     def run_accumulating(f, out):
-        if check is not None:
-            check(f)
-        old = old_value(f)
+        old = f[slot]
+        old = old if type(old) in (str, list) else ""
         assign(f, ev(f))
-        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
-            size = len(old)
-            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+        _refund(f[0], old)
     return run_accumulating
 
 
-def _namespace_assignment(c, target, ev, old_value):
+def _name_assignment(c, slot, value):
+    """{% set name = value %}: a constant stored as it is (a scalar, or a tuple of them: one object, as Jinja2's);
+    a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else."""
+    constant = constant_literal(c, value)
+    if constant is not MISSING:
+        def run_constant(f, out):
+            f[slot] = constant
+        return run_constant
+    source, key, ev = operand(c, value)
+    if source is None:
+        def run_name(f, out):
+            f[slot] = ev(f)
+        return run_name
+
+    def run_read(f, out):
+        found = f[source]
+        if key is not None:
+            found = found.get(key, MISSING) if type(found) is dict else MISSING
+        f[slot] = found if found is not MISSING else ev(f)
+    return run_read
+
+
+def _namespace_assignment(c, target, value, accumulates):
     """{% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
-    namespace first, as Jinja2 does, then the value computed and stored (with the accumulation refund of
-    s_assign when it is `ns.attr = ns.attr ~ ...`)."""
+    namespace first, as Jinja2 does, then the value computed (a constant as it is) and stored, with the
+    accumulation refund (_refund) when it is `ns.attr = ns.attr ~ ...`. ns is read in line where it is a
+    variable of this frame."""
     read, attr, span = e_read(c, target.name), target.attr, target.span
+    slot = local_slot(c, n.Name(target.span, target.name))
+    constant = constant_literal(c, value)
+    ev = c.expr(value) if constant is MISSING else None
 
     def run(f, out):
-        ns = read(f)
-        if not isinstance(ns, Namespace):
-            raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
-        if old_value is None:
-            ns._attrs[attr] = ev(f)
+        ns = f[slot] if slot is not None else MISSING
+        if type(ns) is not ChatNamespace:
+            if ns is MISSING:
+                ns = read(f)
+            if not isinstance(ns, Namespace):
+                raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        if not accumulates:
+            ns._attrs[attr] = constant if ev is None else ev(f)
             return
-        old = old_value(f)
+        old = ns._attrs.get(attr, "")
+        old = old if type(old) in (str, list) else ""
         ns._attrs[attr] = ev(f)
-        if len(old) > 4096 and getrefcount(old) <= 2:  # our `old` and getrefcount's argument
-            size = len(old)
-            f[0].fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+        _refund(f[0], old)
     return run
 
 

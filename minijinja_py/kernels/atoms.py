@@ -11,15 +11,15 @@ test that ran code.
 import operator
 from functools import partial
 
-from .ir import Atom, If
-from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
+from .ir import Atom, If, Test
+from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, on_string, spec
 from .select import kernel
 from ..core.errors import located
 from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
            "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "truth",
-           "holds", "test_runner"]
+           "decider", "test_runner"]
 
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
     NONE_OF, LT, LE, GT, GE = range(18)
@@ -75,94 +75,119 @@ def truth(f, ev, span):
         raise located(exc, span)
 
 
-def test_runner(test):
-    """decide(f) → bool of a Test (an and/or of parts, each (Atom or None, (closure, span))), decided in line in
-    Jinja2's order up to the part that decides (holds())."""
-    return partial(holds, _rows(test, None), test.want)
+def decider(part, value):
+    """f → bool (or None) of one part of a test: an Atom read and decided in line, a Test (an and/or of parts)
+    decided part by part in Jinja2's order up to the part that decides, or anything else (None) by the truth of
+    its value. value is the part's general (closure, span): where an atom cannot decide (decide() gives None), its
+    truth decides; a part of a Test of atoms only has none, and gives None then (its Test is decided whole)."""
+    ev, span = value if value is not None else (None, None)
+    if part is None:
+        return partial(truth, ev=ev, span=span)
+    if type(part) is Test:
+        parts = tuple(decider(sub, sub_value) for sub, sub_value in part.parts)
+        return _any_of(parts, part.want, ev, span)
+    slot, key, _, read_path = spec(part.read)
+    kind, constant = part.kind, part.constant
+    if kind == EQ or kind == NE:
+        want, constant_type = kind == EQ, type(constant)
 
-
-def holds(rows, want, f):
-    """The and (want False) or or (want True) of rows (_rows), decided in Jinja2's order up to the row that
-    decides: an atom read and decided in line (decide(), or the truth of its value where that gives None), any
-    other operand by the truth of its value."""
-    for slot, key, read_path, kind, constant, constant_type, ev, span in rows:
-        if kind is None:
-            value = truth(f, ev, span)
-        else:
+        def decide_compare(f):
             if read_path is None:
                 value = f[slot]
                 value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
             else:
                 value = read_path(f)
-            if (kind == EQ or kind == NE) and type(value) is constant_type:
-                value = (value == constant) is (kind == EQ)
-            elif (kind == TRUTHY or kind == FALSY) and type(value) in PLAIN:
-                value = (True if value else False) is (kind == TRUTHY)
-            elif (kind == NONE or kind == NOT_NONE) and value is not MISSING and value is not ABSENT:
-                value = (value is None) is (kind == NONE)
-            else:
-                value = decide(kind, constant, value, f[0])
-                if value is None:
-                    value = truth(f, ev, span)
-        if value is want:
-            return want
-    return not want
+            if type(value) is constant_type:
+                return (value == constant) is want
+            outcome = decide(kind, constant, value, f[0])
+            return outcome if outcome is not None or ev is None else truth(f, ev, span)
+        return decide_compare
+    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE)
+
+    def decide_atom(f):
+        if read_path is None:
+            value = f[slot]
+            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        else:
+            value = read_path(f)
+        if type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
+            if family is TRUTHY:
+                return (True if value else False) is want
+            if family is DEFINED:
+                return want
+            if family is TYPE_IS:
+                return (type(value) is constant) is want
+            if family is NONE:
+                return (value is None) is want
+        elif value is ABSENT and family is not None and family is not TYPE_IS and f[0].undefined in PLAIN_UNDEFINED:
+            return not want   # a missing key: undefined, false, not defined, not none
+        outcome = decide(kind, constant, value, f[0])
+        return outcome if outcome is not None or ev is None else truth(f, ev, span)
+    return decide_atom
+
+
+# the kinds decider() decides in line on plain data, by family (the first kind of each: the one wanted true)
+_FAMILY = {TRUTHY: TRUTHY, FALSY: TRUTHY, DEFINED: DEFINED, UNDEFINED: DEFINED, TYPE_IS: TYPE_IS,
+           TYPE_IS_NOT: TYPE_IS, NONE: NONE, NOT_NONE: NONE}
+
+
+def _any_of(parts, want, ev, span):
+    """f → the and (want False) or or (want True) of parts (deciders), in order up to the part that decides;
+    where one gives None, the truth of the whole (ev), or None when there is none."""
+    if len(parts) == 2:
+        first, second = parts
+
+        def decide_two(f):
+            outcome = first(f)
+            if outcome is not want:
+                outcome = second(f) if outcome is not None else None
+            if outcome is None:
+                return truth(f, ev, span) if ev is not None else None
+            return outcome
+        return decide_two
+
+    def decide_parts(f):
+        for part in parts:
+            outcome = part(f)
+            if outcome is None:
+                return truth(f, ev, span) if ev is not None else None
+            if outcome is want:
+                return want
+        return not want
+    return decide_parts
+
+
+def test_runner(test):
+    """decide(f) → bool of a Test whose parts carry their general values (a switch's extra test)."""
+    return decider(test, None)
 
 
 @kernel(If, "tests")
 def if_tests(node):
-    """An if whose every branch test is an Atom or a Test: the atoms read and decided in line, in Jinja2's order,
-    each by its general value's truth where it gives None, and the other operands of an and/or by theirs; the
-    first branch whose test holds runs (an if of one branch and one atom: _if_atom)."""
+    """An if whose every branch test is an Atom or a Test: each decided in line (deciders), in Jinja2's order, the
+    first branch whose test holds run (an if of one branch and one atom: _if_atom, all in line)."""
     if len(node.bodies) == 1 and type(node.tests[0]) is Atom:
         return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
-    branches = tuple((_rows(test, value), True if type(test) is Atom else test.want, body.run)
-                     for test, value, body in zip(node.tests, node.values, node.bodies))
+    branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
+                                                                                   node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
+    if len(branches) == 1:
+        (test, body), = branches
+
+        def run_test(f, out):
+            if test(f):
+                body(f, out)
+            elif else_ is not None:
+                else_(f, out)
+        return run_test
 
     def run_tests(f, out):
-        for rows, want, body in branches:
-            outcome = not want
-            for slot, key, read_path, kind, constant, constant_type, ev, span in rows:
-                if kind is None:
-                    value = truth(f, ev, span)
-                else:
-                    if read_path is None:
-                        value = f[slot]
-                        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-                    else:
-                        value = read_path(f)
-                    if (kind == EQ or kind == NE) and type(value) is constant_type:
-                        value = (value == constant) is (kind == EQ)
-                    elif (kind == TRUTHY or kind == FALSY) and type(value) in PLAIN:
-                        value = (True if value else False) is (kind == TRUTHY)
-                    else:
-                        value = decide(kind, constant, value, f[0])
-                        if value is None:
-                            value = truth(f, ev, span)
-                if value is want:
-                    outcome = want
-                    break
-            if outcome:
+        for test, body in branches:
+            if test(f):
                 return body(f, out)
         if else_ is not None:
             else_(f, out)
     return run_tests
-
-
-def _rows(test, value):
-    """The atoms of a branch test as rows the if kernel reads: (slot, key, reader, kind, constant, the constant's
-    type, the general closure and its span); an operand that is no atom is (None, None, None, None kind, None,
-    None, its closure and span)."""
-    parts = ((test, value),) if type(test) is Atom else test.parts
-    rows = []
-    for atom, (ev, span) in parts:   # (value None: a Test's own parts carry theirs)
-        if atom is None:
-            rows.append((None, None, None, None, None, None, ev, span))
-        else:
-            slot, key, _, read_path = spec(atom.read)
-            rows.append((slot, key, read_path, atom.kind, atom.constant, type(atom.constant), ev, span))
-    return tuple(rows)
 
 
 def _if_atom(atom, value, body, else_block):
@@ -177,11 +202,16 @@ def _if_atom(atom, value, body, else_block):
     if read_path is None and (kind == EQ or kind == NE):
         constant_type = type(constant)
 
+        str_key = on_string(key)
+
         def run_key_compare(f, out):
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else \
+                attribute(value, key)
             if type(value) is constant_type:
                 outcome = (value == constant) is want
+            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                outcome = not want   # undefined equals no constant (`content['type']` of a string's character)
             else:
                 outcome = decide(kind, constant, value, f[0])
                 if outcome is None:
@@ -209,6 +239,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = (value == constant) is want
         elif truths and type(value) in PLAIN:
             outcome = (True if value else False) is want
+        elif truths and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            outcome = not want   # a missing key: undefined, false
         elif contains and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
             outcome = (constant in value) is want
         elif nones and value is not MISSING and value is not ABSENT:

@@ -12,13 +12,14 @@ Values a kernel reads in line:
                             `tool.function.name`) or variables indexing a list (an int: the variable's slot,
                             `messages[i]['role']`), then maybe a str method (`|trim`: str.strip)
   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
-  Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom or None,
-                            with the operand's (closure, span): its general value, whose truth decides
+  Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom, a Test
+                            (of atoms only) or None, with the operand's (closure, span): its general value,
+                            whose truth decides where the part cannot (None inside a Test of atoms only)
 """
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Test", "Emit", "Assign", "If", "Switch", "Loop", "Opaque", "Block"]
+__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Opaque", "Block"]
 
 
 class Read:
@@ -43,8 +44,8 @@ class Atom:
 
 
 class Test:
-    """parts: (Atom or None, (the operand's closure, its span)) in Jinja2's order; pure: running the operands cannot
-    change data (analysis/effects.py)."""
+    """parts: (Atom, Test or None, (the operand's closure, its span) or None) in Jinja2's order; pure: running the
+    operands cannot change data (analysis/effects.py)."""
     __slots__ = ("want", "parts", "pure")
 
     def __init__(self, want, parts, pure=False):
@@ -67,22 +68,6 @@ class Emit:
         return "text" if all(type(p) is str for p in self.parts) else "reads"
 
 
-class Assign:
-    """{% set name = value %} (slot: the variable's) or {% set ns.attr = value %} (namespace: the Read of the
-    variable holding the namespace, attr): parts (as Emit's: the value is their concatenation, a str; a lone Read:
-    whatever it finds; a lone constant of another type: a tuple of it, a 1-tuple) or None."""
-    __slots__ = ("slot", "namespace", "attr", "parts", "general")
-
-    def __init__(self, slot, parts, general, namespace=None, attr=None):
-        self.slot, self.parts, self.general, self.namespace, self.attr = slot, parts, general, namespace, attr
-
-    @property
-    def signature(self):
-        if self.parts is None:
-            return None
-        return "text" if self.namespace is None else "namespace"
-
-
 class If:
     """{% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
     values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
@@ -99,22 +84,20 @@ class If:
 
 
 class Switch:
-    """If/elif chains whose tests compare one read with constants of one type (peephole.py), one chain or several
-    in a row: groups (per chain: (cases, else_): cases per branch (its constants, an extra Test of `subject == c
-    and extra` or None, an alternative Test of `subject == c or other` or None, its body Block), else_ a Block or
-    None), general (the chains' general closures in turn), sources (their AST statements), chain (the If of a
-    switch made from one, else None)."""
-    __slots__ = ("subject", "groups", "general", "sources", "chain")
+    """An if/elif chain whose tests compare one read with constants of one type (peephole.py): cases (per branch:
+    (its constants, an extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or
+    other` or None, its body Block)), else_ (a Block or None), general (the if's general closure), chain (the If it
+    was made from)."""
+    __slots__ = ("subject", "cases", "else_", "general", "chain")
+    signature = "switch"
 
-    def __init__(self, subject, groups, general, sources, chain=None):
-        self.subject, self.groups, self.general, self.sources, self.chain = subject, tuple(groups), general, \
-            tuple(sources), chain
+    def __init__(self, subject, cases, else_, general, chain):
+        self.subject, self.cases, self.else_, self.general, self.chain = subject, tuple(cases), else_, general, chain
 
     @property
-    def signature(self):
-        plain = all(extra is None and alternative is None for cases, _ in self.groups for _, extra, alternative, _
-                    in cases)
-        return "table" if plain else "table+tests"
+    def plain(self):
+        """No branch tests anything but the subject."""
+        return all(extra is None and alternative is None for _, extra, alternative, _ in self.cases)
 
 
 class Loop:
@@ -132,15 +115,11 @@ class Loop:
     def signature(self):
         if not self.walkable:
             return None
-        plain = "walk" if self.plan.loop_slot is None else "walk+loop"
         only = self.body.nodes[0] if len(self.body.nodes) == 1 else None
         if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
                 only.subject.method is None and all(type(key) is str for key in only.subject.keys):
-            return "walk+switch", plain   # the item's key decides the body (the item itself, or one key of it)
-        if type(only) is Emit and only.signature == "reads" and plain == "walk" and not self.plan.resets and \
-                not self.plan.local_copies:
-            return "walk+text", plain
-        return plain
+            return "walk+switch", "walk"   # the item's key decides the body (the item itself, or one key of it)
+        return "walk"
 
 
 class Opaque:
@@ -161,9 +140,7 @@ class Block:
     def __init__(self, nodes, runs, weight, general):
         self.nodes, self.runs, self.weight, self.general, self.run = tuple(nodes), tuple(runs), weight, general, None
 
-    @property
-    def signature(self):
-        return "sequence" if 2 <= len(self.runs) <= 5 else None
+    signature = None
 
     @property
     def text(self):

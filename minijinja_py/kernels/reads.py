@@ -27,7 +27,8 @@ from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
 from ..runtime.sandbox import undefined_on_str
 
-__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "string_key", "spec", "reader"]
+__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "on_string", "string_key", "spec",
+           "reader"]
 
 
 class _Absent:
@@ -42,6 +43,7 @@ ABSENT = _Absent()   # a plain dict or namespace without the key read: the read 
 PLAIN = frozenset({str, int, float, bool, type(None), list, tuple, dict})
 SCALARS = frozenset({str, int, float, bool, type(None)})
 # the loop fields that are plain values of the loop context (loop.cycle and loop.changed are methods)
+_STR_NAMES = frozenset(name for name in dir(str) if not undefined_on_str(name))   # what a str has (sandbox.py)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
                           "depth0", "previtem", "nextitem"})
 
@@ -53,7 +55,7 @@ def attribute(obj, key):
     read decides)."""
     cls = type(obj)
     if cls is str:
-        return ABSENT if undefined_on_str(key) else MISSING
+        return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
     if cls is LoopContext:
         if key == "first":
             return obj.index0 == 0
@@ -63,6 +65,11 @@ def attribute(obj, key):
     if cls is Namespace or cls is ChatNamespace:
         return obj._attrs.get(key, ABSENT) if key[:1] != "_" else MISSING
     return MISSING
+
+
+def on_string(key):
+    """What a str's key `key` reads (a kernel's read in line: ABSENT, undefined, or MISSING, the sandbox's)."""
+    return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
 
 
 def string_key(obj, key):

@@ -1,6 +1,5 @@
-"""Walk kernels: statement lists run without a call for the list (ir.Block: `sequence`), and plain loops over a
-list or tuple walked without the general runner (ir.Loop: `walk`, `walk_loop`) — each arity form (one to five
-statements) written once here.
+"""Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
+statements called from the walk — each arity form (one to five statements) written once here.
 
 A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
 of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
@@ -11,55 +10,19 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 
-from .ir import Block, Loop
+from .ir import Loop
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
-__all__ = ["sequence", "walk", "walk_loop", "list_loop", "loop_context"]
-
-
-@kernel(Block, "sequence")
-def sequence(block):
-    """Two to five statements, called in turn."""
-    runs = block.runs
-    if len(runs) == 2:
-        a, b = runs
-
-        def run_two(f, out):
-            a(f, out)
-            b(f, out)
-        return run_two
-    if len(runs) == 3:
-        a, b, c = runs
-
-        def run_three(f, out):
-            a(f, out)
-            b(f, out)
-            c(f, out)
-        return run_three
-    a, b, c, d, e = runs + (None,) * (5 - len(runs))
-
-    def run_four_or_five(f, out):
-        a(f, out)
-        b(f, out)
-        c(f, out)
-        d(f, out)
-        if e is not None:
-            e(f, out)
-    return run_four_or_five
+__all__ = ["walk", "list_loop", "loop_context"]
 
 
 @kernel(Loop, "walk")
 def walk(node):
-    """A walkable loop that does not read `loop`: the body's statements called for each item."""
-    return list_loop(node, _walker(node.plan, node.body))
-
-
-@kernel(Loop, "walk+loop")
-def walk_loop(node):
-    """A walkable loop whose body reads `loop`: the loop context told where it is as each item is handed over."""
+    """A walkable loop: the body's statements called for each item (the loop context, when the body reads `loop`,
+    told where it is as each item is handed over)."""
     return list_loop(node, _walker(node.plan, node.body))
 
 
