@@ -23,8 +23,8 @@ from ..core.state import check_items, check_str_size, limit_exceeded, out_of_fue
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
 from ..runtime.printing import safe_pformat, safe_repr, to_str
-from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_
-from ..runtime.undefined import Undefined
+from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_, undefined_on_str
+from ..runtime.undefined import PLAIN_UNDEFINED, Undefined
 
 __all__ = ["FILTERS"]
 
@@ -456,9 +456,19 @@ def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
                 yield item
         return
     key, kind, constant = plan
+    # a plain str's key is undefined (selectattr('type', 'equalto', 'image') over a message's content that is a
+    # string walks its characters): decided here too where the undefined compares as Jinja2's default one
+    str_undefined = undefined_on_str(key) and rs.undefined in PLAIN_UNDEFINED
     for item in value:
         # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined') on a plain dict: decided here,
         # at the price of the named call it stands for; anything else through the test
+        if type(item) is str and str_undefined:
+            rs.fuel -= _NAMED_CALL_STEPS + 1
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            if (kind is _UNDEFINED) is keep:
+                yield item
+            continue
         if type(item) is dict:
             rs.fuel -= _NAMED_CALL_STEPS + 1
             if rs.fuel < 0:

@@ -16,36 +16,69 @@ __all__ = ["RULES", "rewrite"]
 def switch(c, nodes, i):
     """An if/elif chain whose every test compares one read with constants of one type (`m.role == 'user'`; maybe
     `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
-    reads the subject once. Exact because between Jinja2's reads of the subject only compares of that plain
-    value run, and extras and alternatives that cannot change data (Test.pure: atoms, or operands
+    reads the subject once. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
+    two the same way: an if starts no scope). Exact because between Jinja2's reads of the subject only compares of
+    that plain value run, and extras and alternatives that cannot change data (Test.pure: atoms, or operands
     analysis/effects.py clears) nor a variable (an expression assigns none); the subject is read only through
     plain dicts and lists (branches.py: never a namespace's attribute, which a macro could set)."""
     node = nodes[i]
-    if type(node) is not If or len(node.tests) < 2:
+    if type(node) is not If:
         return None
-    found = _chain_cases(node)
-    if found is None:
-        return None
-    subject, cases = found
-    return (Switch(subject, cases, node.else_, node.general, node),), 1
+    made = _switch_of(node)
+    return ((made,), 1) if made is not None and len(made.groups[0][0]) >= 2 else None
 
 
-def _chain_cases(node):
-    """(subject, cases) of an if whose every test a switch decides (see switch), or None."""
+def switch_sequence(c, nodes, i):
+    """Two switches in a row on one subject (Switches, or ifs whose tests compare it with constants:
+    `{% if m.role == 'user' %}...{% endif %}{% if m.role == 'assistant' and m.content %}...`) → one Switch that
+    reads the subject once for both. Exact where the first cannot change what the second reads: its statements
+    assign no variable named as the subject's (effects.assigns) and change no data (effects.changes_data), and the
+    subject is read only through plain dicts and lists (a namespace's attribute, which they may set, is not read
+    by a switch: branches.py)."""
+    if i + 1 >= len(nodes) or c.effects is None:
+        return None
+    first, second = _switch_of(nodes[i]), _switch_of(nodes[i + 1])
+    if first is None or second is None or first.subject != second.subject or \
+            len({type(constant) for cases, _ in first.groups + second.groups for constants, *_ in cases
+                 for constant in constants}) != 1 or \
+            any(c.effects.changes_data(source) or c.effects.assigns((source,), first.subject.name)
+                for source in first.sources):
+        return None
+    return (Switch(first.subject, first.groups + second.groups, _in_turn(first.general, second.general),
+                   first.sources + second.sources),), 2
+
+
+def _in_turn(first, second):
+    def run_in_turn(f, out):
+        first(f, out)
+        second(f, out)
+    return run_in_turn
+
+
+def _switch_of(node):
+    """node as a Switch of one chain (an if whose tests a switch decides: one branch or more, an else holding
+    nothing but another if read as more elifs), or None; a Switch as it is."""
+    if type(node) is Switch:
+        return node
+    if type(node) is not If:
+        return None
+    tests, bodies, else_ = list(node.tests), list(node.bodies), node.else_
+    while else_ is not None and len(else_.nodes) == 1 and (type(else_.nodes[0]) is If or
+                                                            type(else_.nodes[0]) is Switch and else_.nodes[0].chain):
+        inner = else_.nodes[0] if type(else_.nodes[0]) is If else else_.nodes[0].chain
+        tests.extend(inner.tests)
+        bodies.extend(inner.bodies)
+        else_ = inner.else_
     cases, subject = [], None
-    for test, body in zip(node.tests, node.bodies):
+    for test, body in zip(tests, bodies):
         case = _case(test)
-        if case is None:
+        if case is None or subject is not None and case[0] != subject:
             return None
-        read, constants, extra, alternative = case
-        if subject is None:
-            subject = read
-        if read != subject:
-            return None
-        cases.append((constants, extra, alternative, body))
+        subject = case[0]
+        cases.append(case[1:] + (body,))
     if len({type(constant) for constants, _, _, _ in cases for constant in constants}) != 1:
         return None
-    return subject, tuple(cases)
+    return Switch(subject, ((cases, else_),), node.general, (node.source,), node)
 
 
 def _case(test):
@@ -71,7 +104,7 @@ def _case(test):
     return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
 
 
-RULES = (switch,)
+RULES = (switch, switch_sequence)
 
 
 def rewrite(c, nodes):

@@ -134,6 +134,8 @@ _FAMILY = {TRUTHY: TRUTHY, FALSY: TRUTHY, DEFINED: DEFINED, UNDEFINED: DEFINED, 
 def _any_of(parts, want, ev, span):
     """f → the and (want False) or or (want True) of parts (deciders), in order up to the part that decides;
     where one gives None, the truth of the whole (ev), or None when there is none."""
+    if len(parts) == 1 and ev is None:
+        return parts[0]
     if len(parts) == 2:
         first, second = parts
 
@@ -168,6 +170,8 @@ def if_tests(node):
     first branch whose test holds run (an if of one branch and one atom: _if_atom, all in line)."""
     if len(node.bodies) == 1 and type(node.tests[0]) is Atom:
         return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
+    if len(node.bodies) == 1 and _compare_first(node.tests[0]):
+        return _if_compare_first(node.tests[0], node.bodies[0], node.else_)
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
@@ -188,6 +192,43 @@ def if_tests(node):
         if else_ is not None:
             else_(f, out)
     return run_tests
+
+
+def _compare_first(test):
+    """Is test an and/or whose first part compares a key with a constant (`m.role == 'a' and ...`)?"""
+    first = test.parts[0][0]
+    return type(first) is Atom and first.kind in (EQ, NE) and spec(first.read)[3] is None and \
+        test.parts[0][1] is not None
+
+
+def _if_compare_first(test, body, else_block):
+    """{% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
+    line, the others by their deciders, in Jinja2's order up to the part that decides."""
+    (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
+    slot, key, _, _ = spec(first.read)
+    kind, constant, constant_type, equal, want = first.kind, first.constant, type(first.constant), \
+        first.kind == EQ, test.want
+    run_body, else_ = body.run, else_block.run if else_block is not None else None
+
+    def run_compare_first(f, out):
+        value = f[slot]
+        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if type(value) is constant_type:
+            outcome = (value == constant) is equal
+        else:
+            outcome = decide(kind, constant, value, f[0])
+            if outcome is None:
+                outcome = truth(f, ev, span)
+        if outcome is not want:
+            for part in rest:
+                outcome = part(f)
+                if outcome is want:
+                    break
+        if outcome:
+            run_body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_compare_first
 
 
 def _if_atom(atom, value, body, else_block):

@@ -1,14 +1,16 @@
-"""Switch kernels: an if/elif chain over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
-elif m.role == 'assistant' %}...`) — the subject read once, in line, and the branch found by its value in a table
-made when the template compiles; in a loop over the items the subject is a key of, the dispatch done in the walk.
+"""Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
+elif m.role == 'assistant' %}...`, and chains of them in a row) — the subject read once, in line, and what runs
+found by its value in a table made when the template compiles; in a loop over the items the subject is a key of,
+the dispatch done in the walk.
 
 Reading it once is what Jinja2, which reads it for every test, reads only because nothing runs in between that
-could change it: the tests are compares of that same plain value, and the `and` extras (`m.role == 'a' and
-m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a variable
-(peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain
-lists (never a namespace's attribute, which a statement may set). A subject that is not a plain value of the
-constants' type runs the chain's general closure, which tests it branch by branch; an undefined one (a plain dict's
-or str's missing key) equals no constant where the undefined class compares as Jinja2's default one.
+could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
+'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a
+variable; the chains after the first run after statements that do neither (peephole.py asks
+analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain lists (never a
+namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
+runs the general closures of the chains, which test it branch by branch; an undefined one (a plain dict's or str's
+missing key) equals no constant where the undefined class compares as Jinja2's default one.
 """
 
 from operator import length_hint
@@ -26,73 +28,75 @@ __all__ = ["switch", "walk_switch"]
 
 @kernel(Switch, "switch")
 def switch(node):
-    """The subject read once: per value, the body of the first branch that tests it (or the else); where the
-    branches also test something else, the (test, body) entries a value goes through in turn."""
+    """The subject read once, then what its value runs: per chain, the body of the first branch that tests it (or
+    the chain's else); where a branch also tests something else, the (test, body) entries the value goes through
+    in turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
+    not)."""
     slot, key, _, read_path = spec(node.subject)
     if read_path is not None and node.subject.keys:
         read_path = reader(node.subject, strict=True)
-    kind, general, str_key = type(node.cases[0][0][0]), node.general, on_string(key) if key is not None else None
-    else_ = node.else_.run if node.else_ is not None else None
-    if node.plain:
-        bodies = _bodies(node)
+    kind, general, act = _kind(node), node.general, actor(node)
+    str_key = on_string(key) if key is not None else None
 
-        def run_switch(f, out):
-            if read_path is None:
-                value = f[slot]
-                value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else MISSING
-            else:
-                value = read_path(f)
-            if type(value) is kind:
-                body = bodies.get(value, else_)
-            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                body = else_
-            else:
-                return general(f, out)
-            if body is not None:
-                body(f, out)
-        return run_switch
-    entries_of, default = _entries_table(node)
-
-    def run_tested_switch(f, out):
+    def run_switch(f, out):
         if read_path is None:
             value = f[slot]
             value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else MISSING
         else:
             value = read_path(f)
-        if type(value) is kind:
-            entries = entries_of.get(value, default)
-        elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            entries = default
+        if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            act(f, out, value)
         else:
-            return general(f, out)
-        for test, body in entries:
-            if test is None or test(f):
-                return body(f, out)
-        if else_ is not None:
-            else_(f, out)
-    return run_tested_switch
+            general(f, out)
+    return run_switch
 
 
-def _bodies(node):
-    """{value: the body run of the first branch that tests it}."""
-    bodies = {}
-    for constants, _, _, body in node.cases:
+def actor(node):
+    """act(f, out, value): run what a plain value of the constants' type (or ABSENT: equal to none) runs."""
+    if len(node.groups) == 1 and node.plain:
+        bodies, else_ = _bodies(node.groups[0])
+
+        def act_one(f, out, value):
+            body = bodies.get(value, else_)
+            if body is not None:
+                body(f, out)
+        return act_one
+    plans = _plans(node)
+    default = plans.pop(MISSING)
+
+    def act(f, out, value):
+        for entries, else_ in plans.get(value, default):
+            for test, body in entries:
+                if test is None or test(f):
+                    body(f, out)
+                    break
+            else:
+                if else_ is not None:
+                    else_(f, out)
+    return act
+
+
+def _bodies(group):
+    """({value: the body run of the first branch that tests it}, the else run) of a chain without tests."""
+    (cases, else_), bodies = group, {}
+    for constants, _, _, body in cases:
         for constant in constants:
             bodies.setdefault(constant, body.run)
-    return bodies
+    return bodies, else_.run if else_ is not None else None
 
 
-def _entries_table(node):
-    """({value: its (test, body) entries}, the entries of a value equal to no constant)."""
-    cases = [(constants, test_runner(extra) if extra is not None else None,
-              test_runner(alternative) if alternative is not None else None, body.run)
-             for constants, extra, alternative, body in node.cases]
-    constants = {constant: None for case in cases for constant in case[0]}
-    return {constant: _entries(cases, constant) for constant in constants}, _entries(cases, MISSING)
+def _plans(node):
+    """{value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
+    body) pairs a value goes through in a chain, up to the first taken whatever happens."""
+    groups = [([(constants, test_runner(extra) if extra is not None else None,
+                 test_runner(alternative) if alternative is not None else None, body.run)
+                for constants, extra, alternative, body in cases], else_.run if else_ is not None else None)
+              for cases, else_ in node.groups]
+    values = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}
+    return {value: tuple((_entries(cases, value), else_) for cases, else_ in groups) for value in (*values, MISSING)}
 
 
 def _entries(cases, value):
-    """The (test, body) entries a value goes through, up to the first taken whatever happens."""
     entries = []
     for constants, extra, alternative, body in cases:
         if value in constants:
@@ -104,20 +108,22 @@ def _entries(cases, value):
     return tuple(entries)
 
 
+def _kind(node):
+    return type(node.groups[0][0][0][0][0])
+
+
 @kernel(Loop, "walk+switch")
 def walk_switch(node):
-    """A walkable loop whose body is one if/elif chain on the item or one key of it (`{% for m in messages %}{% if
-    m.role == 'user' %}...{% elif ... %}`): each item dispatched in the walk, without a call for the switch."""
+    """A walkable loop whose body switches on the item or one key of it (`{% for m in messages %}{% if m.role ==
+    'user' %}...{% elif ... %}`): each item dispatched in the walk, without a call for the switch."""
     chain = node.body.nodes[0]
-    entries_of, default = _entries_table(chain)
-    kind, general, key = type(chain.cases[0][0][0]), node.body.run, chain.subject.keys[0] if chain.subject.keys \
-        else None
-    str_key, else_ = on_string(key) if key is not None else None, chain.else_.run if chain.else_ is not None else None
-    plan = node.plan
+    kind, general, key = _kind(chain), node.body.run, chain.subject.keys[0] if chain.subject.keys else None
+    str_key, plan = on_string(key) if key is not None else None, node.plan
     slot, loop_slot, resets, local_copies = plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies
-    starts = bool(resets or local_copies)
-    if chain.plain and loop_slot is None and not starts and key is not None:
-        return list_loop(node, _plain_item_switch(slot, key, str_key, kind, _bodies(chain), else_, general))
+    if len(chain.groups) == 1 and chain.plain and loop_slot is None and not resets and not local_copies and \
+            key is not None:
+        return list_loop(node, _plain_item_switch(slot, key, str_key, kind, *_bodies(chain.groups[0]), general))
+    act, starts = actor(chain), bool(resets or local_copies)
 
     def walk(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
@@ -135,20 +141,10 @@ def walk_switch(node):
             value = item if key is None else item.get(key, ABSENT) if type(item) is dict else \
                 str_key if type(item) is str else MISSING
             try:
-                if type(value) is kind:
-                    entries = entries_of.get(value, default)
-                elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                    entries = default
+                if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                    act(f, out, value)
                 else:
                     general(f, out)
-                    continue
-                for test, body in entries:
-                    if test is None or test(f):
-                        body(f, out)
-                        break
-                else:
-                    if else_ is not None:
-                        else_(f, out)
             except ContinueLoop:
                 continue
             except BreakLoop:
@@ -158,7 +154,7 @@ def walk_switch(node):
 
 
 def _plain_item_switch(slot, key, str_key, kind, bodies, else_, general):
-    """walk_switch's commonest form: one key of the item, one body per value, no loop variable, no variables
+    """walk_switch's commonest form: one key of the item, one chain without tests, no loop variable, no variables
     started per item."""
     def walk_plain_switch(f, out, items, step):
         remaining = iter(items)

@@ -84,20 +84,23 @@ class If:
 
 
 class Switch:
-    """An if/elif chain whose tests compare one read with constants of one type (peephole.py): cases (per branch:
-    (its constants, an extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or
-    other` or None, its body Block)), else_ (a Block or None), general (the if's general closure), chain (the If it
-    was made from)."""
-    __slots__ = ("subject", "cases", "else_", "general", "chain")
+    """If/elif chains whose tests compare one read with constants of one type (peephole.py), one chain or several
+    in a row: groups (per chain: (cases, else_): cases per branch (its constants, an extra Test of `subject == c
+    and extra` or None, an alternative Test of `subject == c or other` or None, its body Block), else_ a Block or
+    None), general (the chains' general closures in turn), sources (their AST statements), chain (the If of a
+    switch made from one chain)."""
+    __slots__ = ("subject", "groups", "general", "sources", "chain")
     signature = "switch"
 
-    def __init__(self, subject, cases, else_, general, chain):
-        self.subject, self.cases, self.else_, self.general, self.chain = subject, tuple(cases), else_, general, chain
+    def __init__(self, subject, groups, general, sources, chain=None):
+        self.subject, self.groups, self.general, self.sources, self.chain = subject, tuple(groups), general, \
+            tuple(sources), chain
 
     @property
     def plain(self):
         """No branch tests anything but the subject."""
-        return all(extra is None and alternative is None for _, extra, alternative, _ in self.cases)
+        return all(extra is None and alternative is None for cases, _ in self.groups for _, extra, alternative, _
+                   in cases)
 
 
 class Loop:
