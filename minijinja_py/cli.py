@@ -24,7 +24,7 @@ from typing import IO, Any, NoReturn, Optional, Sequence
 
 from .analysis.variables import template_variables
 from .chat.batch import (MAX_CONVERSATION_BYTES, BatchOptions, InputError, Progress, check_variable_names,
-                         input_size, one_line, render_arguments, run_batch)
+                         WorkerFailed, input_size, one_line, parse_conversation, render_arguments, run_batch)
 from .chat.capabilities import capabilities_json
 from .chat.loading import TemplateLoadError
 from .chat.template import (ChatTemplate, TemplateSource, load_chat_template, seed_special_tokens, seed_template,
@@ -149,7 +149,9 @@ def _read_json(path: str, what: str) -> Any:
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     try:
-        return json.loads(data.decode("utf-8"))
+        return parse_conversation(data)
+    except InputError as exc:
+        raise UsageError(f"{path}: the {what} holds {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise UsageError(f"{path}: the {what} is not valid JSON ({one_line(exc)})") from None
 
@@ -363,6 +365,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     except TemplateError as exc:
         sys.stderr.write(f"error: {one_line(exc)}\n")
+        return 1
+    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
+        sys.stderr.write(f"error: {exc}\n")
         return 1
     except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
         sys.stderr.close()

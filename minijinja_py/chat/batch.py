@@ -9,27 +9,24 @@ an object with "messages" (and optionally "tools", "documents", "add_generation_
 a bare list of messages.
 """
 
-import collections
 import json
-import multiprocessing
 import os
-import signal
 import sys
-import threading
 import time
 from typing import IO, Any, Callable, Iterator, NamedTuple, Optional, Protocol
 
 from ..core.errors import TemplateError
+from .workers import WorkerFailed, ordered_results
 
-__all__ = ["InputError", "render_arguments", "check_variable_names", "BatchOptions", "run_batch", "one_line",
-           "MAX_CONVERSATION_BYTES", "usable_cpus"]
+__all__ = ["InputError", "render_arguments", "check_variable_names", "parse_conversation", "BatchOptions",
+           "run_batch", "one_line", "MAX_CONVERSATION_BYTES", "MAX_JSON_VALUES", "usable_cpus", "WorkerFailed"]
 
 _OPTION_KEYS = ("tools", "documents", "add_generation_prompt", "continue_final_message", "chat_template")
 _RESERVED = {"self": "it is the name of the render method's own object",
              "messages": "the messages are the conversation itself"}
-MAX_CONVERSATION_BYTES = 16 * 1024 * 1024  # one conversation (a JSONL line or a file); parsed, up to ~25x that
+MAX_CONVERSATION_BYTES = 16 * 1024 * 1024  # one conversation (a JSONL line or a file)
+MAX_JSON_VALUES = 2_000_000  # in one conversation: 16 MiB of `[],[],...` would parse to ~400 MB in seconds
 _BLOCK_BYTES = 256 * 1024   # input read (and sent to a worker) at a time, in whole lines
-_PENDING_PER_WORKER = 3     # blocks in flight per worker: bounds memory, keeps workers busy
 _PLAIN_PROGRESS_SECONDS = 10.0
 _TTY_PROGRESS_SECONDS = 0.2
 
@@ -53,6 +50,16 @@ def one_line(exc: BaseException) -> str:
             text += f" (at {exc.name or '<template>'}:{exc.lineno}:{exc.colno})"
         return text
     return " ".join(str(exc).split("\n")) or type(exc).__name__
+
+
+def parse_conversation(data: bytes) -> Any:
+    """The JSON value of one conversation's bytes. Raises InputError past MAX_JSON_VALUES (counted before
+    parsing, from the commas and brackets: an upper bound), ValueError for bad UTF-8 or JSON, RecursionError
+    for JSON nested past Python's recursion limit."""
+    values = data.count(b",") + data.count(b"[") + data.count(b"{")
+    if values > MAX_JSON_VALUES:
+        raise InputError(f"more than {MAX_JSON_VALUES:,} JSON values in one conversation")
+    return json.loads(data.decode("utf-8"))
 
 
 def check_variable_names(names: Any, where: str = "the conversation") -> None:
@@ -107,7 +114,7 @@ Result = "tuple[Optional[bytes], Optional[tuple[int, str]]]"
 def render_line(template: Any, number: int, raw: bytes, options: BatchOptions) -> Result:
     """(output bytes or None, None or (exit status, one-line error)) for one input line."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = parse_conversation(raw)
         messages, arguments = render_arguments(data, options.defaults)
     except (ValueError, RecursionError, InputError) as exc:
         return None, (2, f"not a conversation: {one_line(exc)}")
@@ -138,7 +145,7 @@ def render_block(template: Any, options: BatchOptions, block: Block) -> Rendered
     out: "list[bytes]" = []
     errors: "list[tuple[int, int, str]]" = []
     for number, raw in enumerate(block.data.split(b"\n"), block.first):
-        if number in block.too_long:
+        if number in block.too_long or len(raw) > MAX_CONVERSATION_BYTES:
             error: "Optional[tuple[int, str]]" = (2, f"not a conversation: the line is longer than "
                                                      f"{MAX_CONVERSATION_BYTES // (1024 * 1024)} MiB")
         elif not raw.strip():
@@ -156,7 +163,8 @@ def render_block(template: Any, options: BatchOptions, block: Block) -> Rendered
 
 def blocks(stream: IO[bytes], block_bytes: int = _BLOCK_BYTES) -> "Iterator[tuple[Block, int]]":
     """The input as blocks of whole lines, each with the bytes read so far. A line longer than
-    MAX_CONVERSATION_BYTES is skipped as it is read (never held) and named in its block's too_long."""
+    MAX_CONVERSATION_BYTES is skipped as it is read (never held past the cap and a block) and named in its
+    block's too_long."""
     number, read, pending, skipping = 1, 0, b"", False
     while True:
         piece = stream.read(block_bytes)
@@ -183,16 +191,9 @@ def blocks(stream: IO[bytes], block_bytes: int = _BLOCK_BYTES) -> "Iterator[tupl
         yield Block(number, pending), read
 
 
-_worker: "dict[str, Any]" = {}
-
-
-def _start_worker(template: Any, options: BatchOptions) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
-    _worker["template"], _worker["options"] = template, options
-
-
-def _render_in_worker(block: Block) -> Rendered:
-    return render_block(_worker["template"], _worker["options"], block)
+def _render_task(context: "tuple[Any, BatchOptions]", block: Block) -> Rendered:
+    """A worker's task (workers.py): one block rendered with the template and options it was started with."""
+    return render_block(context[0], context[1], block)
 
 
 def usable_cpus() -> int:
@@ -239,48 +240,6 @@ class Progress:
             self.stream.write("\r" + " " * 70 + "\r")
 
 
-def _ignoring_sigint() -> Any:
-    """SIGINT ignored from here (so that processes forked now inherit it); returns what to restore, or None off
-    the main thread, where signals cannot be changed."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _restore_sigint(previous: Any) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _pooled(template: Any, options: BatchOptions, first: "list[tuple[Block, int]]",
-            rest: "Iterator[tuple[Block, int]]", workers: int) -> "Iterator[tuple[Rendered, int]]":
-    """Blocks rendered by a pool of `workers` processes, in input order. Workers ignore SIGINT; on Ctrl-C (or
-    any early stop) the parent terminates the pool and reaps every worker before it goes on."""
-    previous = _ignoring_sigint()
-    try:
-        pool = multiprocessing.get_context().Pool(workers, _start_worker, (template, options))
-    finally:
-        _restore_sigint(previous)
-    try:
-        pending: "collections.deque[Any]" = collections.deque()
-        for block, read in _chained(first, rest):
-            pending.append((pool.apply_async(_render_in_worker, (block,)), read))
-            while len(pending) >= workers * _PENDING_PER_WORKER:
-                result, done = pending.popleft()
-                yield result.get(), done
-        while pending:
-            result, done = pending.popleft()
-            yield result.get(), done
-        pool.close()
-    finally:
-        previous = _ignoring_sigint()  # a second Ctrl-C must not interrupt the cleanup
-        try:
-            pool.terminate()
-            pool.join()
-        finally:
-            _restore_sigint(previous)
-
-
 def _chained(first: "list[tuple[Block, int]]", rest: "Iterator[tuple[Block, int]]") -> "Iterator[tuple[Block, int]]":
     yield from first
     yield from rest
@@ -299,7 +258,7 @@ def _rendered_blocks(template: Any, options: BatchOptions, stream: IO[bytes],
             break
     workers = min(workers, len(first))
     if workers > 1:
-        yield from _pooled(template, options, first, source, workers)
+        yield from ordered_results(_render_task, (template, options), _chained(first, source), workers)
         return
     for block, read in _chained(first, source):
         yield render_block(template, options, block), read
