@@ -11,15 +11,18 @@ TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template
 a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
 ("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
 "chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
-Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input; one line on stderr
-per failure.
+Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs are read only from regular files (or stdin); the output (-o) is written
+through a temporary file renamed over it when the command succeeds, and is never one of the inputs.
 """
 
 import argparse
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 from typing import IO, Any, NoReturn, Optional, Sequence
 
 from .analysis.variables import template_variables
@@ -81,7 +84,8 @@ def _render_options() -> _Parser:
 def _parser() -> _Parser:
     parser = _Parser(prog="minijinja-py", description="Render LLM chat templates exactly as transformers' "
                      "apply_chat_template does, without Jinja2.",
-                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input.")
+                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 "
+                     "interrupted, 143 terminated.")
     parser.add_argument("--version", action="version", version=f"minijinja-py {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = [_template_arguments(), _limit_arguments()]
@@ -93,7 +97,7 @@ def _parser() -> _Parser:
                            help="render every conversation of a JSONL file")
     batch.add_argument("input", help="JSONL file, one conversation per line ('-' for stdin)")
     batch.add_argument("-o", "--output", metavar="OUT", required=True, help="JSONL file of prompts ('-' for stdout)")
-    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1; at most the CPUs this process may use)")
     batch.add_argument("--on-error", choices=("fail", "skip"), default="fail",
                        help="fail: stop at the first bad line; skip: report it and go on")
     batch.add_argument("--text", action="store_true",
@@ -355,11 +359,33 @@ def _run(argv: Optional[Sequence[str]]) -> int:
     return commands[args.command](args)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is so that it cleans up (a batch's workers, the output's temporary
+    file) as for Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input).
-    Never raises: every failure is one line on stderr."""
+    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input, 130
+    interrupted, 143 terminated). Never raises: every failure is one line on stderr."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         return _run(argv)
+    except _Terminated:
+        sys.stderr.write("error: terminated\n")
+        return 143
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2

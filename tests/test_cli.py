@@ -227,6 +227,42 @@ def test_batch_fail_stops_at_the_first_bad_line(capsysbinary, tmp_path):
     assert status == 2
 
 
+def test_the_shipped_example_batch_renders_every_valid_line(tmp_path):
+    """The command a new user tries first (issue 21): a shipped name carries its model's special tokens."""
+    out = tmp_path / "out.jsonl"
+    example = os.path.join(ROOT, "examples", "conversations.jsonl")
+    result = subprocess.run([sys.executable, "-m", "minijinja_py", "batch", "hermes4", example, "-o", str(out),
+                             "--on-error", "skip"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0
+    assert result.stderr.splitlines()[0].startswith(f"error: {example}:3: not a conversation: Expecting ','")
+    assert result.stderr.splitlines()[1].startswith("batch: 3 rendered, 1 skipped, ")
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    with open(example, encoding="utf-8") as f:
+        valid = [(number, json.loads(line)) for number, line in enumerate(f, 1) if number != 3]
+    ct = mj.ChatTemplate(mj.seed_template("hermes4"), special_tokens=mj.seed_special_tokens("hermes4"))
+    expected = []
+    for number, data in valid:
+        data = {"messages": data} if isinstance(data, list) else data
+        expected.append({"line": number, "prompt": ct.render(data.pop("messages"), **data)})
+    assert lines == expected and all(x["prompt"].startswith("<|begin_of_text|>") for x in lines)
+
+
+def test_shipped_names_carry_their_special_tokens():
+    assert mj.seed_special_tokens("hermes4") == {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}
+    assert mj.seed_special_tokens("falcon3") == {"eos_token": "<|endoftext|>"}
+    assert mj.seed_special_tokens("qwen3_flat_fixed")["eos_token"] == "<|im_end|>"
+    assert set(mj.seed_template_names()) <= set(json.loads(mj._resources.read_text("templates",
+                                                                                     "special_tokens.json")))
+    with pytest.raises(KeyError):
+        mj.seed_special_tokens("nope")
+    for name in mj.seed_template_names():  # the CLI renders a shipped name with them, every name
+        tokens = mj.seed_special_tokens(name)
+        if name != "qwen3_flat":  # not valid Jinja (test_broken_seed.py)
+            conversation = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]
+            assert mj.ChatTemplate(mj.seed_template(name), special_tokens=tokens).render(conversation) == \
+                mj.ChatTemplate(mj.seed_template(name)).render(conversation, **tokens)
+
+
 def test_batch_progress_lines_when_not_a_terminal(tmp_path):
     """stderr is a pipe here: plain progress lines (every 10 s normally; every chunk with the period set to 0)."""
     source = _jsonl(tmp_path / "in.jsonl", list(_conversations(200)))

@@ -25,6 +25,7 @@ class WorkerFailed(Exception):
 
 def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
     while True:
         try:
             message = connection.recv()
