@@ -12,8 +12,9 @@ a model folder, a .gguf file, or a model id in the local Hugging Face cache. A c
 ("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
 "chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
 Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 interrupted
-(Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs are read only from regular files (or stdin); the output (-o) is written
-through a temporary file renamed over it when the command succeeds, and is never one of the inputs.
+(Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs are read only from regular files (or
+stdin); the output (-o) is written through a temporary file renamed over it when the command succeeds, and is
+never one of the inputs (cli_files.py).
 """
 
 import argparse
@@ -97,7 +98,8 @@ def _parser() -> _Parser:
                            help="render every conversation of a JSONL file")
     batch.add_argument("input", help="JSONL file, one conversation per line ('-' for stdin)")
     batch.add_argument("-o", "--output", metavar="OUT", required=True, help="JSONL file of prompts ('-' for stdout)")
-    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1; at most the CPUs this process may use)")
+    batch.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="worker processes (default 1; at most the CPUs this process may use)")
     batch.add_argument("--on-error", choices=("fail", "skip"), default="fail",
                        help="fail: stop at the first bad line; skip: report it and go on")
     batch.add_argument("--text", action="store_true",
@@ -303,6 +305,8 @@ def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOp
         status, rendered, skipped = run_batch(template, source, output, options, args.workers, progress, report)
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
+    except BrokenPipeError:  # stdout's reader went away: main() ends quietly
+        raise
     except OSError as exc:  # the output's errors are FileProblems: this is the input's
         raise UsageError(f"{args.input}: cannot read ({exc.strerror or exc})") from None
     finally:

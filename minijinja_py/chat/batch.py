@@ -142,6 +142,7 @@ class Rendered(NamedTuple):
 
 
 def render_block(template: Any, options: BatchOptions, block: Block) -> Rendered:
+    """A block's lines parsed, rendered and encoded (blank lines skipped), in one process: what a worker does."""
     out: "list[bytes]" = []
     errors: "list[tuple[int, int, str]]" = []
     for number, raw in enumerate(block.data.split(b"\n"), block.first):

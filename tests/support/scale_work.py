@@ -110,8 +110,11 @@ def with_datasets(paths, out_folder, num_proc):
     start = time.perf_counter()
     lines = datasets.load_dataset("text", data_files=paths, split="train", cache_dir=cache,
                                   num_proc=num_proc if num_proc > 1 else None)
-    rendered = lines.map(lambda batch: {"prompt": [json.loads(x)["prompt"] for x in render_lines(template, batch["text"])]},
-                         batched=True, batch_size=1000, num_proc=num_proc if num_proc > 1 else None,
+
+    def to_prompts(batch):
+        return {"prompt": [json.loads(x)["prompt"] for x in render_lines(template, batch["text"])]}
+
+    rendered = lines.map(to_prompts, batched=True, batch_size=1000, num_proc=num_proc if num_proc > 1 else None,
                          remove_columns=["text"], load_from_cache_file=False)
     out = os.path.join(out_folder, "prompts.jsonl")
     rendered.to_json(out, num_proc=num_proc if num_proc > 1 else None, force_ascii=False)
