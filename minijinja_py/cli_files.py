@@ -2,9 +2,10 @@
 path → a file written through a temporary file in the same folder, renamed over the final name only when the
 command succeeded, and never the same file as one of the command's inputs.
 
-A FIFO, a device or a socket named as an input is refused before it is opened (reading one could block forever
-or never end); an output that already exists as such (`-o /dev/null`, a named pipe) is written to directly,
-since it cannot be replaced.
+Inputs are read through core/files.py, as every named file of the package is: a FIFO, a device or a socket
+named as an input is refused before it is opened (reading one could block forever or never end). An output that
+already exists as one of those (`-o /dev/null`, a named pipe) is written to directly, since it cannot be
+replaced.
 """
 
 import os
@@ -12,6 +13,8 @@ import stat
 import sys
 import tempfile
 from typing import IO, Iterable, Optional
+
+from .core.files import open_regular_file, read_regular_file
 
 __all__ = ["FileProblem", "open_regular", "read_regular", "read_stream", "same_file_as", "Output"]
 
@@ -25,29 +28,23 @@ def _reason(exc: OSError) -> str:
 
 
 def open_regular(path: str, what: str) -> IO[bytes]:
-    """The regular file at `path` (symbolic links followed), open for reading in binary: anything else (a folder,
-    FIFO, device, socket) is a FileProblem, and is never opened for what opening it might do. The file opened is
-    checked to be the one examined."""
+    """The regular file at `path` (symbolic links followed), open for reading in binary, as core/files.py opens
+    it: anything else (a folder, FIFO, device, socket) is a FileProblem, and is never opened for what opening it
+    might do."""
     try:
-        before = os.stat(path)
-        if not stat.S_ISREG(before.st_mode):
-            raise FileProblem(f"{path}: the {what} is not a regular file")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-        file = os.fdopen(fd, "rb")
-        opened = os.fstat(fd)
+        fd, _status = open_regular_file(path)
     except OSError as exc:
         raise FileProblem(f"{path}: cannot read the {what} ({_reason(exc)})") from None
-    if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
-        file.close()
-        raise FileProblem(f"{path}: the {what} changed while it was opened")
-    return file
+    return os.fdopen(fd, "rb")
 
 
 def read_regular(path: str, limit: int, what: str) -> bytes:
-    """The bytes of the regular file at `path` (as open_regular opens it), at most `limit` of them: a larger
-    file is a FileProblem, found after reading limit + 1 bytes, never more."""
-    with open_regular(path, what) as file:
-        return read_stream(file, limit, path, what)
+    """The bytes of the regular file at `path` (core/files.py: regular files only, at most limit + 1 bytes
+    read): anything else, or a larger file, is a FileProblem."""
+    try:
+        return read_regular_file(path, limit, f"the {what}")
+    except OSError as exc:
+        raise FileProblem(f"{path}: cannot read the {what} ({_reason(exc)})") from None
 
 
 def read_stream(stream: IO[bytes], limit: int, name: str, what: str) -> bytes:
@@ -57,7 +54,7 @@ def read_stream(stream: IO[bytes], limit: int, name: str, what: str) -> bytes:
     except OSError as exc:
         raise FileProblem(f"{name}: cannot read the {what} ({_reason(exc)})") from None
     if len(data) > limit:
-        raise FileProblem(f"{name}: the {what} is larger than {limit:,} bytes")
+        raise FileProblem(f"{name}: cannot read the {what} (larger than the {limit} bytes allowed for the {what})")
     return data
 
 

@@ -191,7 +191,7 @@ def test_a_conversation_file_past_the_cap_is_refused_after_reading_the_cap(tmp_p
     with open(big, "w") as f:
         f.write('{"messages": [], "x": "' + "a" * batch.MAX_CONVERSATION_BYTES + '"}')
     status, _, err = cli(tmp_path, "render", "hermes4", str(big))
-    assert status == 2 and "is larger than 16,777,216 bytes" in err
+    assert status == 2 and "larger than the 16777216 bytes allowed for the conversation" in err
 
 
 def test_a_jsonl_line_past_the_cap_is_one_bad_line(tmp_path):
