@@ -154,6 +154,8 @@ class Output:
             if self._temporary is not None:
                 os.replace(self._temporary, self._final)
                 self._temporary = None
+        except BrokenPipeError:  # stdout's reader went away: not an error (main() ends quietly)
+            raise
         except OSError as exc:
             self.discard()
             raise FileProblem(f"{self.path}: cannot write ({_reason(exc)})") from None
