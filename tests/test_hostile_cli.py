@@ -336,3 +336,41 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
     assert not _group_alive(child.pid), "a worker outlived the batch"
     assert _digest([long_input]) == before
     assert os.listdir(tmp_path) == []  # neither a half output under the final name nor a temporary file
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to find the workers")
+def test_a_worker_killed_fails_the_batch_in_one_line(tmp_path, long_input):
+    """A worker that dies (the out-of-memory killer, kill -9) ends the batch with status 1 and one line, the
+    other worker reaped, no output left: never a hang on a result that cannot come. (The workers are found as the
+    batch's children: multiprocessing forks them on Linux up to Python 3.13.)"""
+    out = tmp_path / "out.jsonl"
+    child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "batch", "hermes4", long_input, "-o", str(out),
+                              "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                             preexec_fn=_cap_address_space, start_new_session=True)
+    started = time.monotonic()
+    while len(_children(child.pid)) < 2 and child.poll() is None and time.monotonic() - started < 20:
+        time.sleep(0.01)
+    workers = _children(child.pid)
+    assert len(workers) == 2
+    time.sleep(0.3)
+    os.kill(workers[0], signal.SIGKILL)
+    try:
+        stdout, stderr = child.communicate(timeout=MAX_SECONDS)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    assert child.returncode == 1
+    assert stderr == b"error: a batch worker process died (exit status -9)\n", stderr
+    deadline = time.monotonic() + 2
+    while _group_alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(child.pid)
+    assert os.listdir(tmp_path) == []
