@@ -18,6 +18,7 @@ the same cores are not scaling figures.
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 
@@ -30,6 +31,12 @@ import scale_work  # noqa: E402
 
 def _load():
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _cpu():
+    """CPU seconds used so far by this process and every process it reaped (workers, the batch command)."""
+    return sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for field in ("ru_utime", "ru_stime"))
 
 
 def main():
@@ -50,25 +57,31 @@ def main():
     if "datasets" in args.only:
         ways += [("datasets, num_proc=1", lambda p, o: scale_work.with_datasets(p, o, 1)),
                  ("datasets, num_proc=2", lambda p, o: scale_work.with_datasets(p, o, 2))]
-    best = {}
+    best, cpu = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         paths = scale_work.write_parts(tmp, args.count, parts=8)
         for _ in range(args.repeat):
+            before = _cpu()
             expected, seconds = scale_work.serial(paths)
             best["one process"] = min(best.get("one process", seconds), seconds)
+            cpu["one process"] = min(cpu.get("one process", 1e9), _cpu() - before)
             print(f"  one process: {seconds:.1f} s", flush=True)
             for number, (name, run) in enumerate(ways):
                 out = os.path.join(tmp, f"out{number}")
                 os.makedirs(out, exist_ok=True)
+                before = _cpu()
                 prompts, seconds = run(paths, out)
+                used = _cpu() - before
                 if prompts != expected:
                     raise SystemExit(f"{name}: the prompts differ from the serial render")
                 best[name] = min(best.get(name, seconds), seconds)
-                print(f"  {name}: {seconds:.1f} s, identical to the serial render", flush=True)
+                cpu[name] = min(cpu.get(name, 1e9), used)
+                print(f"  {name}: {seconds:.1f} s ({used:.1f} s of CPU, start-up included), identical "
+                      "to the serial render; load average now " + _load(), flush=True)
     print(f"load average after: {_load()}")
-    print(f"\n| way | seconds | conversations/s |\n| --- | --- | --- |")
+    print("\n| way | seconds | conversations/s | CPU seconds, all processes |\n| --- | --- | --- | --- |")
     for name, seconds in best.items():
-        print(f"| {name} | {seconds:.1f} | {args.count / seconds:,.0f} |")
+        print(f"| {name} | {seconds:.1f} | {args.count / seconds:,.0f} | {cpu[name]:.1f} |")
     for one, two in (("batch --workers 1", "batch --workers 2"), ("Dask, 1 worker", "Dask, 2 workers"),
                      ("datasets, num_proc=1", "datasets, num_proc=2")):
         if one in best and two in best:
