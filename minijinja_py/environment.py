@@ -24,12 +24,13 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 from .builtins.filters import FILTERS
 from .builtins.tests import TESTS
 from .compile.compiler import compile_template
+from .core.bounded import BoundedCache
 from .core.budget import charged
 from .core.errors import (
-    LimitExceeded, TemplateError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError, TemplatesNotFound,
-    UndefinedError, as_template_error, scrub_message, twin_of,
+    LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError,
+    TemplatesNotFound, UndefinedError, as_template_error, scrub_message, twin_of,
 )
-from .core.state import Limits, RenderState, enter_render, gc_paused, leave_render
+from .core.state import Limits, RenderState, current_state, enter_render, gc_paused, leave_render
 from .loaders import BaseLoader, checked_source
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
@@ -42,6 +43,9 @@ from .syntax.parse import normalize_newlines, parse
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 
 _CACHE_SIZE = 256
+_CACHE_CHARS = 1 << 19    # characters of source one cache of compiled templates holds (the corpus's 135: 453 000)
+_LOAD_STEPS = 1000        # asking the loader for a template, inside a render (about as long as 1000 steps)
+_COMPILE_STEPS = 16       # per character of a template a render loads: compiling takes about that long
 
 
 class Environment:
@@ -98,9 +102,11 @@ class Environment:
         self._new_caches()
 
     def _new_caches(self):
-        self._cache = OrderedDict()      # from_string: (source, options...) → Template
-        self._loaded = OrderedDict()     # get_template: (loader, name, options...) → Template
-        self._cache_lock = allocate_lock()
+        # from_string: (source, options...) → _Cached; get_template: (loader, name, options...) → Template, and
+        # (loader, filename, source, options...) → Template for a file loaded under several names. Both bounded
+        # by the characters of source they hold (see BoundedCache), not only by their entries.
+        self._cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
+        self._loaded = BoundedCache(self.cache_size if self.cache_size >= 0 else None, _CACHE_CHARS)
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
@@ -109,24 +115,17 @@ class Environment:
                 self.extensions, self.limits, self.finalize, self.newline_sequence,
                 tuple(self.filters.items()), tuple(self.tests.items()))
 
-    def _cached(self, cache, key, size, make):
-        """cache[key], or make() stored there (least recently used dropped past size; size < 0: unbounded)."""
-        try:
-            hash(key)
-        except TypeError:   # an unhashable filter or test: skip the cache
+    @staticmethod
+    def _cached(cache, key, make):
+        """cache[key], or make() stored there (weighed by its source's length)."""
+        if _hashable(key) is None:   # an unhashable filter or test: skip the cache
             return make()
-        with self._cache_lock:
-            template = cache.get(key)
-            if template is not None:
-                cache.move_to_end(key)
-                return template
-        template = make()
-        if size:
-            with self._cache_lock:
-                cache[key] = template
-                while 0 < size < len(cache):
-                    cache.popitem(last=False)
-        return template
+        found = cache.get(key)
+        if found is not None:
+            return found
+        made = make()
+        cache.put(key, made, len(made.source))
+        return made
 
     # ------------------------------------------------------------------------------------------- templates
     def from_string(self, source: str, globals: Variables = None, template_class: "Optional[type[Template]]" = None,
@@ -142,7 +141,7 @@ class Environment:
             nonlocal made
             made = cls._compile(self, source, name=name, globals=globals)
             return _Cached(made)
-        cached = self._cached(self._cache, key, _CACHE_SIZE, make)
+        cached = self._cached(self._cache, key, make)
         return made if made is not None else cached.template(self, globals)
 
     def _template_from_source(self, source, name, filename, globals, uptodate):
@@ -161,22 +160,42 @@ class Environment:
         return self._load_template(name, globals)
 
     def _load_template(self, name, globals):
+        """The template `name` from the loader or the cache. Inside a render, loading is charged to its step
+        budget: _LOAD_STEPS for asking, and what compiling the source costs (by its length) whether or not the
+        cache had it, so that the render's budget does not depend on what the cache holds (each name is loaded
+        once per render: composition.load)."""
         if self.loader is None:
             raise twin_of(TypeError)("no loader for this environment specified")
-        key = (self.loader, name, self._options_key())
-        with self._cache_lock:
-            template = self._loaded.get(key)
-        if template is not None and (not self.auto_reload or template.is_up_to_date):
+        if _hashable(name) is None:   # Jinja2's cache lookup fails so (an {% import [...] %})
+            raise twin_of(TypeError)(f"unhashable type: '{type(name).__name__}'")
+        rs = current_state()
+        if rs is not None:
+            rs.burn(_LOAD_STEPS)
+        options = self._options_key()
+        key = _hashable((self.loader, name, options))
+        template = self._loaded.get(key) if key is not None else None
+        if template is not None and (not self.auto_reload or _still_current(template, name)):
+            if rs is not None:
+                rs.burn(len(template.source) * _COMPILE_STEPS)
             if globals:
                 template.globals.update(globals)
             return template
-        with self._cache_lock:
-            self._loaded.pop(key, None)
-
-        def load():
-            source, filename, uptodate = checked_source(self.loader, self, name)
-            return self._template_from_source(source, name, filename, globals, uptodate)
-        return self._cached(self._loaded, key, self.cache_size, load)
+        if key is not None:
+            self._loaded.pop(key)
+        source, filename, uptodate = checked_source(self.loader, self, name)
+        if rs is not None:
+            rs.burn(len(source) * _COMPILE_STEPS)
+        # one file under several names ("x", "./x", "a/../x"...) is compiled once
+        same_file = _hashable((self.loader, filename, source, options)) if filename is not None else None
+        template = self._loaded.get(same_file) if same_file is not None else None
+        if template is None or (self.auto_reload and not _still_current(template, name)):
+            template = self._template_from_source(source, name, filename, globals, uptodate)
+        elif globals:
+            template.globals.update(globals)
+        for stored in (key, same_file):
+            if stored is not None:
+                self._loaded.put(stored, template, len(source))
+        return template
 
     def select_template(self, names: "Iterable[Union[str, Template]]", parent: Optional[str] = None,
                         globals: Variables = None) -> "Template":
@@ -295,7 +314,7 @@ class Environment:
         """Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
         own. Pickles when its filters, tests, globals, loader, finalize and autoescape do."""
         state = self.__dict__.copy()
-        for key in ("_cache", "_loaded", "_cache_lock"):
+        for key in ("_cache", "_loaded"):
             state.pop(key, None)
         return state
 
@@ -333,6 +352,10 @@ class _Cached:
     would then wait for the cyclic collector, whose passes walk every closure of every such template."""
 
     __slots__ = ("detached", "last")
+
+    @property
+    def source(self):
+        return self.detached.source
 
     def __init__(self, template):
         self.detached = object.__new__(type(template))
@@ -552,6 +575,23 @@ class Template:
         return f"<Template {self.name or 'from_string'!s}>"
 
 
+def _still_current(template, name):
+    """template.is_up_to_date, a loader's uptodate() that fails being a TemplateLoadError naming the template."""
+    try:
+        return template.is_up_to_date
+    except Exception as exc:
+        raise TemplateLoadError(f"{name}: the loader's uptodate() failed ({type(exc).__name__})", path=name) from None
+
+
+def _hashable(key):
+    """key, or None when it cannot be a cache key (an unhashable filter, test or loader)."""
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _check_source(source):
     if not isinstance(source, str):
         raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
@@ -566,26 +606,21 @@ def _context(args, kwargs):
         raise as_template_error(exc) from None
 
 
-_UNPICKLED: "OrderedDict[bytes, Template]" = OrderedDict()   # a pickled template's recipe → the template compiled from it in this process
-_UNPICKLED_LOCK = allocate_lock()
+# a pickled template's recipe → the template compiled from it in this process
+_UNPICKLED = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
 def _unpickle_template(recipe):
-    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE: a worker
-    that receives the same template with each task compiles it once. Templates unpickled from one recipe are one
-    object (immutable, as every Template)."""
-    with _UNPICKLED_LOCK:
-        template = _UNPICKLED.get(recipe)
-        if template is not None:
-            _UNPICKLED.move_to_end(recipe)
-            return template
+    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE (and
+    _CACHE_CHARS of source): a worker that receives the same template with each task compiles it once.
+    Templates unpickled from one recipe are one object (immutable, as every Template)."""
+    template = _UNPICKLED.get(recipe)
+    if template is not None:
+        return template
     import pickle   # only unpickling needs it: not imported at start-up
     cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
     template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
-    with _UNPICKLED_LOCK:
-        _UNPICKLED[recipe] = template
-        while len(_UNPICKLED) > _CACHE_SIZE:
-            _UNPICKLED.popitem(last=False)
+    _UNPICKLED.put(recipe, template, len(source))
     return template
 
 
