@@ -347,7 +347,8 @@ def _children(pid):
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to find the workers")
-def test_a_worker_killed_fails_the_batch_in_one_line(tmp_path, long_input):
+@pytest.mark.parametrize("when", [0.0, 0.3, 0.8])
+def test_a_worker_killed_fails_the_batch_in_one_line(tmp_path, long_input, when):
     """A worker that dies (the out-of-memory killer, kill -9) ends the batch with status 1 and one line, the
     other worker reaped, no output left: never a hang on a result that cannot come. (The workers are found as the
     batch's children: multiprocessing forks them on Linux up to Python 3.13.)"""
@@ -360,7 +361,7 @@ def test_a_worker_killed_fails_the_batch_in_one_line(tmp_path, long_input):
         time.sleep(0.01)
     workers = _children(child.pid)
     assert len(workers) == 2
-    time.sleep(0.3)
+    time.sleep(when)  # busy or idle: a result that cannot come, or a block that cannot go
     os.kill(workers[0], signal.SIGKILL)
     try:
         stdout, stderr = child.communicate(timeout=MAX_SECONDS)

@@ -132,7 +132,7 @@ def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> 
                 exhausted = True
                 break
             worker = idle.pop()
-            pool.connections[worker].send((sent, item))
+            _send(pool, worker, (sent, item))
             busy[worker], tags[sent] = sent, tag
             sent += 1
         while handed in done:
@@ -150,11 +150,22 @@ def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> 
             done[number] = result
 
 
+def _send(pool: _Pool, worker: int, message: Any) -> None:
+    try:
+        pool.connections[worker].send(message)
+    except OSError:  # a broken pipe here is a dead worker, not a reader gone from stdout
+        raise _died(pool, worker) from None
+
+
 def _receive(pool: _Pool, worker: int) -> "tuple[int, bool, Any]":
     try:
         message: "tuple[int, bool, Any]" = pool.connections[worker].recv()
     except (EOFError, OSError):
-        process = pool.processes[worker]
-        process.join(_JOIN_SECONDS)
-        raise WorkerFailed(f"a batch worker process died (exit status {process.exitcode})") from None
+        raise _died(pool, worker) from None
     return message
+
+
+def _died(pool: _Pool, worker: int) -> WorkerFailed:
+    process = pool.processes[worker]
+    process.join(_JOIN_SECONDS)
+    return WorkerFailed(f"a batch worker process died (exit status {process.exitcode})")
