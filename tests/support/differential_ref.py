@@ -143,10 +143,24 @@ def _with_loader(env, case, loader_class):
     return env
 
 
+_overlays = {}
+
+
+def _delimited(env, delimiters):
+    """env (one the module keeps), or its overlay with the case's other delimiters (one per set, kept)."""
+    if not delimiters:
+        return env
+    key = (id(env), tuple(sorted(delimiters.items())))
+    if key not in _overlays:
+        _overlays[key] = (env, env.overlay(**delimiters))   # env held: its id stays its own
+    return _overlays[key][1]
+
+
 def render_reference(case, env=None):
     """("ok", text) or ("error", exception, phase) with phase "compile" (from_string) or "render"."""
     if env is None:
         env = reference_env(case.trim_blocks, case.lstrip_blocks)
+    env = _delimited(env, case.delimiters)
     _with_loader(env, case, jinja2.DictLoader)
     try:
         template = env.from_string(case.source)
@@ -160,8 +174,8 @@ def render_reference(case, env=None):
 
 def render_mj(case):
     try:
-        template = _with_loader(mj_env(case.trim_blocks, case.lstrip_blocks), case, mj.DictLoader).from_string(
-            case.source)
+        env = _delimited(mj_env(case.trim_blocks, case.lstrip_blocks), case.delimiters)
+        template = _with_loader(env, case, mj.DictLoader).from_string(case.source)
         return ("ok", template.render(_copy(case.context)))
     except Exception as exc:  # noqa: BLE001 - compared below; anything but a TemplateError is a failure
         return ("error", exc)
