@@ -37,7 +37,8 @@ from collections import namedtuple
 from .firstchars import first_chars
 from . import lalr
 
-__all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check", "lexicons"]
+__all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check",
+           "line_statement_at", "lexicons"]
 
 Delimiters = namedtuple("Delimiters", "block_start block_end variable_start variable_end comment_start comment_end "
                                       "line_statement_prefix line_comment_prefix")
@@ -67,6 +68,16 @@ def check(delimiters: Delimiters) -> None:
     if delimiters.block_start == delimiters.variable_start or \
             delimiters.variable_start == delimiters.comment_start:
         raise ValueError("block, variable and comment start strings must be different")
+
+
+def line_statement_at(d, source, pos):
+    """Does a line statement start at pos: its prefix there, at the start of a line (after spaces, tabs or vertical
+    tabs), and not a longer block delimiter (which Jinja2 tries first)?"""
+    prefix = d.line_statement_prefix
+    if prefix is None or not source.startswith(prefix, pos) or \
+            source.startswith(d.block_start, pos) and len(d.block_start) > len(prefix):
+        return False
+    return not source[source.rfind("\n", 0, pos) + 1:pos].strip(" \t\v")
 
 
 # ------------------------------------------------------------------------------------------------- openers

@@ -208,10 +208,9 @@ _TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after
 def _opener(source, at, d):
     """(kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
     statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none."""
+    if syntax_options.line_statement_at(d, source, at):
+        return "line", len(d.line_statement_prefix)
     kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
-    line_start = source.rfind("\n", 0, at) + 1
-    if d.line_statement_prefix is not None and not source[line_start:at].strip(" \t\v"):
-        kinds.append(("line", d.line_statement_prefix))
     for kind, delimiter in sorted(kinds, key=lambda k: len(k[1]), reverse=True):
         if source.startswith(delimiter, at):
             return kind, len(delimiter)

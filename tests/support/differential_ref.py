@@ -411,11 +411,12 @@ def _include_without_context_buffered(case, ref, mine):
     # Jinja2 compiles {% include x without context %} to `yield from` whatever frame it is in: in a macro or call
     # block body or a recursive loop the function becomes a generator (its output is a generator object), in a set
     # or filter block the included text escapes the capture; minijinja_py includes it there as it does everywhere
+    env = _delimited(_parse_env, case.delimiters)
     for source in (case.source, *case.templates.values()):
         if "without" not in source:
             continue
         try:
-            tree = _parse_env.parse(source)
+            tree = env.parse(source)
         except mj.TemplateError:
             continue
         text = normalize_newlines(source, False)
@@ -425,7 +426,7 @@ def _include_without_context_buffered(case, ref, mine):
             if isinstance(node, (list, tuple)):
                 stack.extend((x, buffered) for x in node)
             elif isinstance(node, mj_nodes.Load):
-                if buffered and node.kind == "include" and tag_modifiers(text, node)[1] is False:
+                if buffered and node.kind == "include" and tag_modifiers(text, node, env._delimiters)[1] is False:
                     return True
             elif isinstance(node, mj_nodes.Node):
                 # a recursive loop is a function of its own in Jinja2's generated code, buffered as a macro is
