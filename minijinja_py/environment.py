@@ -73,7 +73,7 @@ class Environment:
     undefined: "type[Undefined]"
     extensions: "frozenset[str]"
     limits: Limits
-    random_seed: int
+    random_seed: Optional[int]
     loader: Optional[BaseLoader]
     finalize: Optional[Callable[..., Any]]
     newline_sequence: str
@@ -95,7 +95,7 @@ class Environment:
                  finalize: Optional[Callable[..., Any]] = None, autoescape: Autoescape = False,
                  loader: Optional[BaseLoader] = None, cache_size: int = 400, auto_reload: bool = True,
                  bytecode_cache: Any = None, enable_async: bool = False, *, limits: Optional[Limits] = None,
-                 random_seed: int = 0, immutable: bool = True) -> None:
+                 random_seed: Optional[int] = None, immutable: bool = True) -> None:
         """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
         option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
         wrong undefined / limits / delimiter."""

@@ -157,8 +157,10 @@ def _comment(d, w, trim_blocks, lstrip_blocks):
     """A comment, and a line comment."""
     e = re.escape
     start, end = w["comment_begin"], e(d.comment_end)
+    # A `-` or `+` after the opener is its sign, whatever follows (Jinja2 finds the opener first, the end after
+    # it): `<!---->` with `-->` as the end is `<!--` `-` and no end yet
     opener = [rf"\s*{start}-"] + ([rf"(?m:^)[^\S\n]*{start}(?![+-])"] if lstrip_blocks else []) + \
-        [rf"{start}\+?"]
+        [rf"{start}(?:\+|(?!-))"]
     # as the grammar's COMMENT: an opener that ends the template is no error (Jinja2's quirk)
     comment = rf"(?:{'|'.join(opener)})(?:(?s:.*?)(?:\+{end}|-{end}\s*|{end}{_newline(trim_blocks)})|\Z)"
     if d.line_comment_prefix is None:
