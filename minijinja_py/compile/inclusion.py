@@ -24,7 +24,7 @@ __all__ = ["s_load", "tag_modifiers"]
 
 # (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
 _IGNORE_MISSING = r"\s*ignore\s+missing\b"
-_CONTEXT = r"(?<![\w,])\s*(with|without)\s+context\s*[-+]?$"
+_CONTEXT = r"(?<!\w)\s*(with|without)\s+context\s*[-+]?$"
 
 
 def tag_modifiers(source, node, delimiters=None):

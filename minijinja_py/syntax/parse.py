@@ -273,6 +273,12 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
+        if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
+                source.startswith("-", tok.start_pos):
+            # Jinja2's parser says so for a `-` after a block's name ({% block foo-bar %})
+            return TemplateSyntaxError("Block names in Jinja have to be valid Python identifiers and may not "
+                                       "contain hyphens, use an underscore instead.", span.line, span.col,
+                                       end=(span.line, span.col + 1))
         if "DATA" in exc.expected or tok.type in ("DATA", "RAW_BODY"):
             # no terminal of this state read the text (an unknown tag, an unclosed comment or string) and the
             # lexer's fallback found some other token there
