@@ -29,7 +29,7 @@ MESSAGES = [
     ("{% do x %}", (1, 1), "Encountered unknown tag 'do'."),
     ("{% block foo-bar-baz %}", (1, 13), "Block names in Jinja have to be valid Python identifiers and may not "
      "contain hyphens, use an underscore instead."),
-    ("{% from 'x' import a, with foo %}", (1, 29), "expected token 'end of statement block', got 'foo'"),
+    ("{% from 'x' import a, with foo %}", (1, 28), "expected token 'end of statement block', got 'foo'"),
 ]
 
 
