@@ -32,7 +32,7 @@ Start delimiters and prefixes must not start with whitespace (check).
 """
 
 import re
-from collections import namedtuple
+from operator import itemgetter
 
 from .firstchars import first_chars
 from . import lalr
@@ -40,8 +40,30 @@ from . import lalr
 __all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check",
            "line_statement_at", "lexicons"]
 
-Delimiters = namedtuple("Delimiters", "block_start block_end variable_start variable_end comment_start comment_end "
-                                      "line_statement_prefix line_comment_prefix")
+
+
+class Delimiters(tuple):
+    """The eight syntax options, in Jinja2's order (a tuple: hashable, compared by value; a named tuple would cost
+    a cold start ~0.15 ms)."""
+
+    __slots__ = ()
+
+    def __new__(cls, block_start: str, block_end: str, variable_start: str, variable_end: str, comment_start: str,
+                comment_end: str, line_statement_prefix: "str | None" = None,
+                line_comment_prefix: "str | None" = None) -> "Delimiters":
+        return tuple.__new__(cls, (block_start, block_end, variable_start, variable_end, comment_start,
+                                   comment_end, line_statement_prefix, line_comment_prefix))
+
+    block_start, block_end, variable_start, variable_end, comment_start, comment_end, line_statement_prefix, \
+        line_comment_prefix = (property(itemgetter(i)) for i in range(8))
+
+    def __repr__(self):
+        return f"Delimiters{tuple.__repr__(self)}"
+
+    def __reduce__(self):
+        return (Delimiters, tuple(self))
+
+
 DEFAULT = Delimiters("{%", "%}", "{{", "}}", "{#", "#}", None, None)
 # Jinja2's names of the options, in its order (Environment's first eight positional parameters)
 OPTIONS = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",

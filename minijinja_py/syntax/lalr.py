@@ -99,11 +99,16 @@ _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a l
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
 
 
-Lexicon = namedtuple("Lexicon", "patterns first families")
-Lexicon.__doc__ = """The terminals as one lexer reads them: {name: regexp}, with what speeds lexing them: {name: (the
-ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families, [(prefix,
-[member names], [each member's lead literal])], where every member's regexp starts with the prefix (see
-tools/grammar_tables.py)."""
+class Lexicon:
+    """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
+    (the ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families,
+    [(prefix, [member names], [each member's lead literal])], where every member's regexp starts with the prefix
+    (see tools/grammar_tables.py)."""
+
+    __slots__ = ("patterns", "first", "families")
+
+    def __init__(self, patterns, first, families):
+        self.patterns, self.first, self.families = patterns, first, families
 
 
 def lexicon(tables, edit=None):
