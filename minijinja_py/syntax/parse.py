@@ -2,12 +2,13 @@
 
 Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
 ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
-brace postlexer → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError that names
-what was found, what would fit and the innermost open block.
+postlexer (postlex.py) → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError that
+names what was found, what would fit and the innermost open block.
 
-The Jinja specifics live here: the trim_blocks/lstrip_blocks edits of the terminal patterns, the postlexer and
-the error messages. The tables (grammar/jinja.tables.json, written by `python tests/grammar_tables.py --write`;
-a test checks they are current) load lazily, once per process; each option set's lexers compile on first use.
+Here: the trim_blocks/lstrip_blocks edits of the grammar's terminal patterns, the parser of each option set (with
+other delimiters, the lexer modes of delimiters.py), and the error messages. The tables
+(grammar/jinja.tables.json, written by `python tools/grammar_tables.py --write`; a test checks they are current)
+load lazily, once per process; each option set's lexers compile on first use.
 """
 
 import json

@@ -42,6 +42,16 @@ def _follow_test(tok, kind, test):
     return tok, kind, None
 
 
+def _invalid_name(tok):
+    return TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
+                               end=(tok.end_line, tok.end_column))
+
+
+def _too_deep(tok, limit):
+    return LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}", tok.line, tok.column,
+                         limit="max_nesting", value=limit)
+
+
 class Postlexer:
     """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
     `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
@@ -62,8 +72,7 @@ class Postlexer:
         for tok in stream:
             kind = tok.type
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
-                                          end=(tok.end_line, tok.end_column))
+                raise _invalid_name(tok)
             if test is not None or kind == "IS":
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind not in _BRACKET_KINDS:
@@ -86,8 +95,7 @@ class Postlexer:
                 if kind == "LBRACE":
                     depth += 1
                 if limit is not None and brackets > limit:
-                    raise LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}",
-                                        tok.line, tok.column, limit="max_nesting", value=limit)
+                    raise _too_deep(tok, limit)
                 yield tok
             else:  # ) or ]
                 brackets = max(0, brackets - 1)
@@ -149,15 +157,13 @@ class ModalPostlexer:
         for tok in stream:
             kind = tok.type
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
-                                          end=(tok.end_line, tok.end_column))
+                raise _invalid_name(tok)
             if test is not None or kind == "IS":
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind in _OPENERS:
                 brackets += 1
                 if limit is not None and brackets > limit:
-                    raise LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}",
-                                        tok.line, tok.column, limit="max_nesting", value=limit)
+                    raise _too_deep(tok, limit)
                 mode[0] = BRACKETS
             elif kind == "RBRACES":
                 closes = brackets == 0 and tag == VARIABLE and tok.value == variable_end
