@@ -4,7 +4,7 @@ prefixes) → the lexer modes that read a template written with them: one lalr.L
 The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
 environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
 only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What
-closes a tag depends on how it was opened, so there are four lexer modes (ModalPostlexer in postlex.py follows
+closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in postlex.py follows
 the tags and brackets and sets the mode before each token is lexed):
 
   BODY      between tags: only the openers, text and comments are lexed (no whitespace is skipped)
@@ -39,7 +39,6 @@ from . import lalr
 
 __all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check",
            "line_statement_at", "lexicons"]
-
 
 
 class Delimiters(tuple):
