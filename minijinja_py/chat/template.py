@@ -129,7 +129,7 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
     Raises TypeError (a TemplateError twin) when now is neither, TypeError when limits is not a Limits.
     """
     env = Environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
-                      extensions=("loopcontrols", "generation"), limits=limits)
+                      extensions=("loopcontrols", "generation"), limits=limits, random_seed=0)   # reproducible
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = StrftimeNow(_clock(now))
