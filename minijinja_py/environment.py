@@ -61,6 +61,15 @@ class Environment:
     shared = False
     overlayed = False
     linked_to: "Optional[Environment]" = None
+    block_start_string = "{%"
+    block_end_string = "%}"
+    variable_start_string = "{{"
+    variable_end_string = "}}"
+    comment_start_string = "{#"
+    comment_end_string = "#}"
+    line_statement_prefix: Optional[str] = None
+    line_comment_prefix: Optional[str] = None
+    _delimiters = None   # syntax.delimiters.Delimiters, None for Jinja2's defaults (options.configure sets it)
     trim_blocks: bool
     lstrip_blocks: bool
     keep_trailing_newline: bool
@@ -68,7 +77,7 @@ class Environment:
     undefined: "type[Undefined]"
     extensions: "frozenset[str]"
     limits: Limits
-    random_seed: int
+    random_seed: Optional[int]
     loader: Optional[BaseLoader]
     finalize: Optional[Callable[..., Any]]
     newline_sequence: str
@@ -80,21 +89,30 @@ class Environment:
     globals: "dict[str, Any]"
     policies: "dict[str, Any]"
 
-    def __init__(self, trim_blocks: bool = False, lstrip_blocks: bool = False, keep_trailing_newline: bool = False,
-                 autoescape: Autoescape = False, undefined: "type[Undefined]" = Undefined,
-                 extensions: "Iterable[Union[str, type]]" = (), limits: Optional[Limits] = None,
-                 random_seed: int = 0, *, loader: Optional[BaseLoader] = None,
-                 finalize: Optional[Callable[..., Any]] = None, newline_sequence: str = "\n",
-                 immutable: bool = True, cache_size: int = 400, auto_reload: bool = True,
-                 **jinja2_options: Any) -> None:
-        """Raises ValueError for an unsupported option value (custom delimiters, async, an unknown extension or
-        newline_sequence), TypeError for an unknown option or a wrong undefined / limits."""
+    def __init__(self, block_start_string: str = "{%", block_end_string: str = "%}",
+                 variable_start_string: str = "{{", variable_end_string: str = "}}",
+                 comment_start_string: str = "{#", comment_end_string: str = "#}",
+                 line_statement_prefix: Optional[str] = None, line_comment_prefix: Optional[str] = None,
+                 trim_blocks: bool = False, lstrip_blocks: bool = False, newline_sequence: str = "\n",
+                 keep_trailing_newline: bool = False, extensions: "Iterable[Union[str, type]]" = (),
+                 optimized: bool = True, undefined: "type[Undefined]" = Undefined,
+                 finalize: Optional[Callable[..., Any]] = None, autoescape: Autoescape = False,
+                 loader: Optional[BaseLoader] = None, cache_size: int = 400, auto_reload: bool = True,
+                 bytecode_cache: Any = None, enable_async: bool = False, *, limits: Optional[Limits] = None,
+                 random_seed: Optional[int] = None, immutable: bool = True) -> None:
+        """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
+        option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
+        wrong undefined / limits / delimiter."""
         self.extensions = frozenset()
-        configure(self, trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
-                        keep_trailing_newline=keep_trailing_newline, autoescape=autoescape, undefined=undefined,
-                        extensions=extensions, limits=limits, random_seed=random_seed, loader=loader,
-                        finalize=finalize, newline_sequence=newline_sequence, immutable=immutable,
-                        cache_size=cache_size, auto_reload=auto_reload, **jinja2_options)
+        configure(self, block_start_string=block_start_string, block_end_string=block_end_string,
+                  variable_start_string=variable_start_string, variable_end_string=variable_end_string,
+                  comment_start_string=comment_start_string, comment_end_string=comment_end_string,
+                  line_statement_prefix=line_statement_prefix, line_comment_prefix=line_comment_prefix,
+                  trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, newline_sequence=newline_sequence,
+                  keep_trailing_newline=keep_trailing_newline, extensions=extensions, optimized=optimized,
+                  undefined=undefined, finalize=finalize, autoescape=autoescape, loader=loader,
+                  cache_size=cache_size, auto_reload=auto_reload, bytecode_cache=bytecode_cache,
+                  enable_async=enable_async, limits=limits, random_seed=random_seed, immutable=immutable)
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)
         self.globals = default_globals()
@@ -110,7 +128,7 @@ class Environment:
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
-        return (self.trim_blocks, self.lstrip_blocks, self.keep_trailing_newline,
+        return (self.trim_blocks, self.lstrip_blocks, self._delimiters, self.keep_trailing_newline,
                 bool(self.autoescape) if not callable(self.autoescape) else self.autoescape, self.undefined,
                 self.extensions, self.limits, self.finalize, self.newline_sequence,
                 tuple(self.filters.items()), tuple(self.tests.items()))
@@ -270,7 +288,7 @@ class Environment:
         TemplateSyntaxError."""
         text = normalize_newlines(source, self.keep_trailing_newline)
         try:
-            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting)
+            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting, self._delimiters)
         except TemplateError as exc:
             exc.name, exc.filename, exc.source = name, filename, text
             raise
@@ -279,7 +297,7 @@ class Environment:
     def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
         """A callable that evaluates the expression source with the variables it is given (Jinja2's
         compile_expression): env.compile_expression("a > b")(a=2, b=1) is True."""
-        template = self.from_string("{% set result = (" + source + "\n) %}")
+        template = self.from_string(f"{self.block_start_string} set result = ({source}\n) {self.block_end_string}")
         return TemplateExpression(template, undefined_to_none)
 
     def call_filter(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
@@ -383,7 +401,8 @@ def _parse_and_compile(text, environment, autoescape, origin):
     """The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
     the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node."""
     with gc_paused():
-        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting)
+        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting,
+                     environment._delimiters)
         compiled = compile_template(tree, environment, autoescape, origin)
         del tree
     return compiled

@@ -1,8 +1,11 @@
 """Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
 continue_final_message handling around the render.
 
-messages: None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON
-schema; everything made plain data (str/int/float/bool/None/dict/list/tuple) without mutating the caller's.
+messages: message objects (dataclasses, pydantic models, mappings, a conversation object's `messages`) made
+dicts, None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON schema;
+everything made plain data (str/int/float/bool/None/dict/list/tuple) without changing the caller's: plain data
+is found plain by one iterative walk and passed as it is (the sandbox never lets a template change it), anything
+else converted by one exact walk that copies only the containers on the way to what changes.
 """
 
 from __future__ import annotations
@@ -76,11 +79,10 @@ def _too_deep(limits: Limits) -> Exception:
 
 def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
     """Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
-    they are? How many containers and values it visited when they are; 0 when they are not; None when the walk
+    they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
     gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
-    walk of _Conversion visits each part once). Level by level,
-    iteratively: this runs over every input of every render. A container nested deeper than max_data_depth (a
-    cycle included) is refused."""
+    walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
+    render. A container nested deeper than max_data_depth (a cycle included) is refused."""
     scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
     visits = 0
     while level:
@@ -231,7 +233,7 @@ def _tool_schemas(tools: Any) -> Any:
 def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwargs: Optional[dict[str, Any]] = None,
                    limits: Optional[Limits] = None) -> tuple[list[Any], Any, Any, dict[str, Any]]:
     """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
-    dict of this call's own (it is made plain in place of a copy)."""
+    dict of this call's own: returned as it is when it holds plain data only."""
     limits = limits or Limits()
     chat = _normalized_messages(messages, limits)
     chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in chat]

@@ -34,7 +34,8 @@ from ..runtime.objects import ChatNamespace
 from ..runtime.printing import to_str
 
 __all__ = ["chat_environment", "ChatTemplate", "apply_chat_template", "raise_exception", "load_chat_template",
-           "seed_template", "seed_template_names", "TemplateLoadError", "Clock", "TemplateSource"]
+           "seed_template", "seed_template_names", "seed_special_tokens", "TemplateLoadError", "Clock",
+           "TemplateSource"]
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -129,7 +130,7 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
     Raises TypeError (a TemplateError twin) when now is neither, TypeError when limits is not a Limits.
     """
     env = Environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
-                      extensions=("loopcontrols", "generation"), limits=limits)
+                      extensions=("loopcontrols", "generation"), limits=limits, random_seed=0)   # reproducible
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = StrftimeNow(_clock(now))
@@ -346,10 +347,6 @@ _CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all 
 _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
-def _source_key(source: TemplateSource) -> Any:
-    return source if isinstance(source, str) else tuple(source.items())
-
-
 def _source_chars(source: TemplateSource) -> int:
     return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
 
@@ -358,15 +355,14 @@ def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: 
             special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
     """A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
     (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache)."""
+    key: Any = (source if isinstance(source, str) else tuple(source.items()), now, limits, name,
+                tuple(sorted(special_tokens.items())) if special_tokens else ())
     try:
-        key: Any = (_source_key(source), now, limits, name, tuple(sorted((special_tokens or {}).items())))
-        hash(key)
-    except TypeError:
-        key = None
-    if key is not None:
         found = _cache.get(key)
-        if found is not None:
-            return found   # type: ignore[return-value]
+    except TypeError:   # an unhashable option
+        key = found = None
+    if found is not None:
+        return found   # type: ignore[return-value]
     made = ChatTemplate(source, now=now, limits=limits, name=name, special_tokens=special_tokens)
     if key is not None:
         _cache.put(key, made, _source_chars(source))
@@ -453,3 +449,14 @@ def seed_template(name: str) -> str:
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
     text: str = _resources.read_text("templates", name + ".jinja")
     return text
+
+
+def seed_special_tokens(name: str) -> dict[str, str]:
+    """The special tokens (bos_token, eos_token, ...) of a shipped template's model, as its tokenizer_config.json
+    sets them (templates/special_tokens.json; templates/SOURCES.md cites the files), so that the shipped name
+    renders as its model folder would. Raises KeyError for an unknown name."""
+    if name not in seed_template_names():
+        raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
+    import json  # only here: the shipped names' tokens, not worth a module import at start-up
+    table = json.loads(_resources.read_text("templates", "special_tokens.json"))
+    return {key: str(value) for key, value in table.get(name, {}).items()}

@@ -46,8 +46,9 @@ STATEMENTS = {
 
 def _placed(node):
     """node, its span replaced by its Where (context.place) as it is compiled: the closures made for it keep that
-    (the tree is dropped when the compile ends)."""
-    node.span = place(node.span)
+    (the tree is dropped when the compile ends). A load tag keeps its Span: it reads the source around it."""
+    if type(node) is not n.Load:
+        node.span = place(node.span)
     return node
 
 

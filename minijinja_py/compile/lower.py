@@ -88,7 +88,8 @@ def lower(c, item):
         for node in item:
             node.span = place(node.span)
         return Emit(_print_parts(c, item), not c.counted_by_loop, print_run(c, item))
-    item.span = place(item.span)
+    if not isinstance(item, n.Load):   # (a load tag reads the source around its Span)
+        item.span = place(item.span)
     if isinstance(item, n.If):
         return _lower_if(c, item)
     if isinstance(item, n.For):
