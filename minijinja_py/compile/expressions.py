@@ -523,13 +523,38 @@ def e_concat(c, node):
     span = node.span
     # Jinja2 quirk: a `~` of constants is folded at compile time by joining str() of each part, so under
     # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
-    autoescape = c.autoescape and not all(_folded_by_jinja2(c, x) for x in node.items)
+    if c.autoescape and not all(_folded_by_jinja2(c, x) for x in node.items):
+        return _escaping_concat(items, span)
 
+    def ev_concat(f):
+        # every operand evaluated, then each printed (str() of it) and the pieces joined, as Jinja2's str_join
+        values = []
+        for item, constant in items:
+            values.append(constant if item is None else item(f))
+        try:
+            rs, total = f[0], 0
+            for index, value in enumerate(values):
+                if type(value) is not str:
+                    value = values[index] = to_str(value, rs)
+                total += len(value)
+            if total > rs.limits.max_string:
+                check_str_size(rs.limits, total)
+            rs.fuel -= total >> CHAR_SHIFT
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            return "".join(values)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_concat
+
+
+def _escaping_concat(items, span):
+    """e_concat under autoescape: pieces with an __html__ make the whole a Markup, the others escaped."""
     def ev(f):
         values = [constant if item is None else item(f) for item, constant in items]
         try:
             rs = f[0]
-            if autoescape and any(hasattr(v, "__html__") for v in values):
+            if any(hasattr(v, "__html__") for v in values):
                 parts = [escape(v if isinstance(v, str) or hasattr(v, "__html__") else to_str(v, rs))
                          for v in values]
                 total = sum(map(len, parts))
@@ -537,10 +562,8 @@ def e_concat(c, node):
                 rs.burn(total >> CHAR_SHIFT)
                 return Markup("".join(parts))
             # str() of each part; under autoescape Jinja2 joins a str subclass's own text (a (str, Enum))
-            parts = [v if type(v) is str or autoescape and isinstance(v, str) else to_str(v, rs) for v in values]
-            total = 0
-            for p in parts:
-                total += len(p)
+            parts = [v if isinstance(v, str) else to_str(v, rs) for v in values]
+            total = sum(map(len, parts))
             if total > rs.limits.max_string:
                 check_str_size(rs.limits, total)
             rs.burn(total >> CHAR_SHIFT)
