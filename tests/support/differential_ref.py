@@ -422,8 +422,8 @@ def _include_without_context_buffered(case, ref, mine):
 
 KNOWN = [
     Known("constant-folding", "Jinja2 computes constant expressions while compiling: errors there fail from_string "
-          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), a failing slice of a constant "
-          "prints as undefined in {{ }} (none[1:]), an unknown filter/test or a repeated keyword argument in a "
+          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), an unknown filter/test or a "
+          "repeated keyword argument in a "
           "folded-away expression (true or x|nosuch) is no error; minijinja_py evaluates when the expression runs "
           "(checked against Jinja2 without constant folding)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
