@@ -30,7 +30,7 @@ from .core.errors import (
     UndefinedError, as_template_error, scrub_message, twin_of,
 )
 from .core.state import Limits, RenderState, enter_render, gc_paused, leave_render
-from .loaders import BaseLoader
+from .loaders import BaseLoader, checked_source
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .runtime.objects import BreakLoop, ContinueLoop, join_output
@@ -174,14 +174,7 @@ class Environment:
             self._loaded.pop(key, None)
 
         def load():
-            try:
-                source, filename, uptodate = self.loader.get_source(self, name)
-            except TemplateNotFound:
-                raise
-            except Exception as exc:
-                if type(exc).__name__ in ("TemplateNotFound", "TemplatesNotFound"):   # a Jinja2 loader's
-                    raise TemplateNotFound(name) from None
-                raise
+            source, filename, uptodate = checked_source(self.loader, self, name)
             return self._template_from_source(source, name, filename, globals, uptodate)
         return self._cached(self._loaded, key, self.cache_size, load)
 

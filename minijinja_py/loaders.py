@@ -7,14 +7,19 @@ BaseLoader to derive others from. Template names are "/"-separated whatever the 
 
 FileSystemLoader stays inside its search path: a name with a ".." segment, an absolute name, a drive or a
 backslash is not found (Jinja2 refuses ".." and reads "/etc/x" as "etc/x"; here both are refused), and neither
-is a file that a symbolic link leads out of the search path to. A file larger than the environment's
-max_template_size could hold is refused before it is read.
+is a file that a symbolic link leads out of the search path to. Where a name leads is checked on the file it
+opened (the descriptor's real path), so a link flipped between a check and the open cannot lead out either.
+Only regular files are templates (a FIFO, a device or a folder under the name is not found, and opening never
+blocks), and no more of a file is read than max_template_size allows (core/files.py). A file that cannot be
+read or is not text in `encoding` is a TemplateLoadError naming it; so is any failure of a loader
+(checked_source: a loader that raises something other than TemplateNotFound, returns something other than
+(source, filename, uptodate), or contains itself).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import posixpath
 from collections.abc import Iterable, Mapping
 
 TYPE_CHECKING = False
@@ -23,10 +28,16 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     # what get_source returns: (source, filename or None, uptodate or None)
     Source = tuple[str, Optional[str], Optional[Callable[[], bool]]]
 
-from .core.errors import LimitExceeded, TemplateNotFound
+from .core.errors import LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, scrub_message
+from .core.files import (
+    FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, read_open_file, within,
+)
+from .core.state import Limits
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
-           "split_template_path", "Source"]
+           "split_template_path", "checked_source", "Source"]
+
+_DEFAULT_LIMITS = Limits()
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -69,7 +80,7 @@ class BaseLoader:
     def load(self, environment: Any, name: str, globals: Optional[Mapping[str, Any]] = None) -> Any:
         """The compiled template `name` (what Environment.get_template uses, without its cache). Raises
         TemplateNotFound, TemplateSyntaxError."""
-        source, filename, uptodate = self.get_source(environment, name)
+        source, filename, uptodate = checked_source(self, environment, name)
         return environment._template_from_source(source, name, filename, globals, uptodate)
 
 
@@ -165,17 +176,23 @@ class FileSystemLoader(BaseLoader):
 
     def get_source(self, environment: Any, template: str) -> Source:
         pieces = split_template_path(template)
+        limits = getattr(environment, "limits", None)
         for folder in self.searchpath:
             filename = os.path.normpath(os.path.join(folder, *pieces))
-            if os.path.isfile(filename) and _inside(filename, folder):
+            opened = _open_inside(filename, folder)
+            if opened is not None:
                 break
         else:
             # Jinja2's message: the name and where it was looked for
             paths = ", ".join(repr(os.fspath(p)) for p in self.searchpath)
             plural = "" if len(self.searchpath) == 1 else "s"
             raise TemplateNotFound(template, f"{template!r} not found in search path{plural}: {paths}")
-        source = _read(filename, self.encoding, getattr(environment, "limits", None))
-        mtime = os.path.getmtime(filename)
+        fd, status = opened
+        try:
+            source = _read(fd, filename, self.encoding, limits)
+        finally:
+            os.close(fd)
+        mtime = status.st_mtime
 
         def uptodate():
             try:
@@ -185,31 +202,87 @@ class FileSystemLoader(BaseLoader):
         return source, filename, uptodate
 
     def list_templates(self) -> "list[str]":
+        """The names of the regular files under the search path that get_source would load: a folder is walked
+        once however many links lead to it, and never one outside the search path (followlinks=True)."""
         found = set()
         for folder in self.searchpath:
-            for root, _, files in os.walk(folder, followlinks=self.followlinks):
-                for name in files:
-                    path = os.path.join(root, name)
-                    if _inside(path, folder):
+            root = os.path.realpath(folder)
+            visited = set()
+            for here, folders, names in os.walk(folder, followlinks=self.followlinks):
+                real = os.path.realpath(here)
+                if real in visited or not within(real, root):
+                    folders[:] = []   # a link cycle, or a link out of the search path: not walked
+                    continue
+                visited.add(real)
+                for name in names:
+                    path = os.path.join(here, name)
+                    if within(os.path.realpath(path), root) and os.path.isfile(path):
                         found.add(os.path.relpath(path, folder).replace(os.path.sep, "/"))
         return sorted(found)
 
 
-def _inside(path, folder):
-    """Is the file at path (symbolic links followed) inside folder (followed too)?"""
-    real, root = os.path.realpath(path), os.path.realpath(folder)
-    return posixpath.commonpath([real, root]) == root if os.path.sep == "/" else \
-        os.path.commonpath([real, root]) == root
+# what an open fails with when the name leads nowhere: the template is not there (a name too long, a link loop)
+_ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLONG})
 
 
-def _read(filename, encoding, limits):
-    """The text of a template file, refused before reading when it is too big for max_template_size."""
-    if limits is not None:
-        size = os.path.getsize(filename)
-        # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
-        if size > 4 * limits.max_template_size:
-            raise LimitExceeded(f"template file of {size} bytes exceeds the limit max_template_size="
-                                f"{limits.max_template_size}", limit="max_template_size",
-                                value=limits.max_template_size)
-    with open(filename, encoding=encoding) as f:
-        return f.read()
+def _open_inside(filename, folder):
+    """(descriptor, fstat) of the regular file at filename when what was opened is inside folder (symbolic links
+    followed), else None."""
+    try:
+        return open_regular_file(filename, folder)
+    except (NotRegularFile, OutsideRoot):
+        return None
+    except OSError as exc:
+        if exc.errno in _ABSENT:
+            return None
+        raise TemplateLoadError(f"{filename}: cannot be read ({exc.strerror or exc})", path=filename) from None
+
+
+def _read(fd, filename, encoding, limits):
+    """The text of an open template file, refused having read no more than max_template_size allows."""
+    max_size = (limits or _DEFAULT_LIMITS).max_template_size
+    # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
+    try:
+        data = read_open_file(fd, 4 * max_size, filename, "a template file")
+    except FileTooLarge:
+        raise LimitExceeded(f"template file {filename} is larger than the limit max_template_size={max_size} "
+                            "allows", limit="max_template_size", value=max_size) from None
+    except OSError as exc:
+        raise TemplateLoadError(f"{filename}: cannot be read ({exc.strerror or exc})", path=filename) from None
+    try:
+        return decode_text(data, filename, encoding)
+    except NotText as exc:
+        raise TemplateLoadError(f"{filename}: {exc.strerror}", path=filename) from None
+
+
+def checked_source(loader: Any, environment: Any, name: str) -> Source:
+    """loader.get_source(environment, name), held to its contract: (source str, filename str or None, uptodate
+    callable or None), and only TemplateErrors out (a loader that raised anything else, returned something else,
+    contains itself, ... is a TemplateLoadError naming the template; Jinja2's TemplateNotFound is ours)."""
+    try:
+        found = loader.get_source(environment, name)
+    except TemplateError:
+        raise
+    except Exception as exc:
+        if type(exc).__name__ in ("TemplateNotFound", "TemplatesNotFound"):   # a Jinja2 loader's
+            raise TemplateNotFound(name) from None
+        raise TemplateLoadError(f"{name}: the loader failed ({_describe(exc)})", path=name) from None
+    if type(found) is not tuple or len(found) != 3:
+        shape = f"a {len(found)}-tuple" if type(found) is tuple else type(found).__name__
+        raise TemplateLoadError(f"{name}: the loader returned {shape}, not (source, filename, uptodate)", path=name)
+    source, filename, uptodate = found
+    if type(source) is not str or not (filename is None or type(filename) is str) \
+            or not (uptodate is None or callable(uptodate)):
+        raise TemplateLoadError(f"{name}: the loader returned ({type(source).__name__}, {type(filename).__name__}, "
+                                f"{type(uptodate).__name__}), not (str, str or None, a callable or None)", path=name)
+    return found
+
+
+def _describe(exc):
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    if isinstance(exc, RecursionError):
+        text = "it calls itself without end"
+    return scrub_message(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     Found = Union[str, "dict[str, str]"]
 
 from .gguf import GGUFFormatError, is_gguf, read_chat_metadata
-from ..core.errors import TemplateError
+from ..core.errors import TemplateLoadError
 
 __all__ = ["TemplateLoadError", "load_chat_template", "hub_cache_dir", "choose_named"]
 
@@ -28,14 +28,6 @@ SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_
 _FOLDER_FILES = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
 _MODEL_ID = r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$"   # compiled on first use (re's cache), not at import
 _MAX_FILE = 256 * 1024 * 1024  # a JSON or template file past this is not one (tokenizer.json is not read)
-
-
-class TemplateLoadError(TemplateError):
-    """A chat template could not be loaded: `.path` names the file (or model id), the message says why."""
-
-    def __init__(self, message: str = "", path: "str | None" = None, **kw: Any) -> None:
-        TemplateError.__init__(self, message, **kw)  # type: ignore[no-untyped-call]
-        self.path = path
 
 
 def _fail(path: str, problem: str) -> TemplateLoadError:

@@ -12,7 +12,7 @@ import sys
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
-    "twin_of", "limit_twin", "claim",
+    "TemplateLoadError", "twin_of", "limit_twin", "claim",
     "as_template_error", "scrub_message", "located", "error_at",
 ]
 
@@ -211,6 +211,16 @@ class TemplatesNotFound(TemplateNotFound):
             message = "none of the templates given were found: " + ", ".join(map(str, parts))
         TemplateNotFound.__init__(self, names[-1] if names else None, message)
         self.templates = names
+
+
+class TemplateLoadError(TemplateError):
+    """A template or model file could not be loaded: `.path` names the file (or the model id, or the template
+    name a loader was asked for), the message says why: unreadable, not a regular file, too large, not text,
+    malformed, or a loader that failed."""
+
+    def __init__(self, message="", path=None, **kw):
+        TemplateError.__init__(self, message, **kw)
+        self.path = path
 
 
 class FilterArgumentError(TemplateRuntimeError):
