@@ -527,8 +527,8 @@ def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
-    if isinstance(obj, Undefined) or name[:1] == "_":
-        return getattr_(obj, name, rs)  # undefined's own rule; '_' names refused (Jinja2 prints '')
+    if isinstance(obj, Undefined):
+        return getattr_(obj, name, rs)  # undefined's own rule
     if isinstance(obj, Namespace):
         return getattr_(obj, name, rs)  # a namespace's attributes are its values
     return attribute_only(obj, name, rs)

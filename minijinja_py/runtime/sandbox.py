@@ -135,10 +135,10 @@ def getattr_(obj, name, rs):
     """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
     cls = type(obj)
     if cls is dict:
-        if name in obj and name[:1] != "_":
-            return obj[name] if name not in DICT_ATTRS and name not in DICT_MUTATORS else _dict_attribute(obj, name, rs)
         if name in DICT_ATTRS or name in DICT_MUTATORS:
             return _dict_attribute(obj, name, rs)
+        if name in obj and (name[:1] != "_" or name not in _DICT_OWN):
+            return obj[name]   # data: `_id`, `_meta` keys too (what dict has itself, `__class__`, is refused)
         if name[:1] == "_":
             return _private(obj, name, rs)
         return rs.undefined(obj=obj, name=name)
@@ -171,29 +171,38 @@ def _mutator(obj, name, rs):
     return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
 
 
-def _private(obj, name, rs):
-    """A name starting with '_': refused when obj has it (as an attribute, or as a dict's key), undefined when it
-    has neither — Jinja2 finds no such attribute or item there either (a template looping over a JSON string's
-    characters reads `arguments['_']`)."""
+def _private(obj, name, rs, item_fallback=True):
+    """obj._name: refused when obj has that attribute; else the item of that name, as Jinja2 reads it (a mapping's
+    `_id` key is data), or undefined where there is none (a template looping over a JSON string's characters
+    reads `arguments['_']`)."""
     if isinstance(obj, Undefined):
         if hasattr(type(obj), name):
             raise _unsafe(obj, name)
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
-    if type(obj) is dict and name in obj or isinstance(obj, Namespace) and name in obj._attrs:
+    if isinstance(obj, Namespace) and name in obj._attrs:
+        raise _unsafe(obj, name)   # a namespace's values are its attributes
+    if _has_attribute(obj, name):
         raise _unsafe(obj, name)
-    try:
-        # a method handed to a template stands for the method: what the method has counts
-        exists = hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
-    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
-        exists = True
-    if exists:
-        raise _unsafe(obj, name)
+    if item_fallback and not isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro, _CheckedMethod)) \
+            and not _is_engine_internal(obj):
+        found = _caller_item(obj, name)
+        if found is not MISSING:
+            return found
     return rs.undefined(obj=obj, name=name)
 
 
+def _has_attribute(obj, name):
+    try:
+        # a method handed to a template stands for the method: what the method has counts
+        return hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
+    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
+        return True
+
+
 DICT_MUTATORS = _MUTATORS[1][1]
+_DICT_OWN = frozenset(dir(dict))   # the attributes a dict has: its own, not its keys
 
 
 def _attribute(obj, name, rs, item_fallback):
@@ -257,10 +266,11 @@ def _caller_attribute(obj, name):
 
 def _caller_item(obj, key):
     """obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
-    defaultdict, a Counter) is only read where it has the key: its __missing__ would insert one."""
+    defaultdict, a Counter) is read from its own items: its __missing__ would insert one, and its own
+    __contains__ may say it has a key it has not."""
     if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
         try:
-            return obj[key] if key in obj else MISSING
+            return dict.get(obj, key, MISSING)
         except TypeError:   # unhashable
             return MISSING
     try:
@@ -271,6 +281,8 @@ def _caller_item(obj, key):
 
 def attribute_only(obj, name, rs):
     """obj.name without the item fallback (the attr filter)."""
+    if name[:1] == "_":
+        return _private(obj, name, rs, item_fallback=False)
     return _attribute(obj, name, rs, item_fallback=False)
 
 
@@ -286,8 +298,8 @@ def getitem_(obj, key, rs):
     cls = type(obj)
     if cls is dict:
         if type(key) is str:
-            if key in obj and key[:1] != "_":
-                return obj[key]
+            if key in obj:
+                return obj[key]   # data first: d['__class__'] is the key's value when d has that key
         else:
             try:
                 if key in obj:
@@ -322,7 +334,7 @@ def getitem_(obj, key, rs):
             return found
     if isinstance(key, str):
         if key[:1] == "_":
-            return _private(obj, key, rs)
+            return _private(obj, key, rs, item_fallback=False)   # (the item was looked for first)
         if isinstance(obj, Namespace):
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:

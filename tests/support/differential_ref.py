@@ -430,7 +430,8 @@ KNOWN = [
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' that the object has (an undefined's "
           "`__class__` too), or a mutating method, raises SecurityError at once; Jinja2 returns an undefined that "
-          "raises only when used (or a dict's key, for `d._name`); a '_' name the object lacks is undefined in both",
+          "raises only when used; a mapping's items come first in both, and a '_' name the object lacks is "
+          "undefined in both",
           _eager_unsafe_attribute),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
