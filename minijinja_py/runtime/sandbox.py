@@ -19,6 +19,7 @@ from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
+from .counterparts import jinja2_has, jinja2_type_name
 from .markup import EscapeFormatter, Markup, formatter
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
@@ -111,9 +112,9 @@ def _builtin_base(obj):
 
 
 def _unsafe_message(obj, name):
-    if type(obj) is _CheckedMethod:
-        obj = obj.method  # name the method's type, as Jinja2 does, not the wrapper's
-    return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
+    # the type of what Jinja2 hands out there (a method's type, not the wrapper's)
+    kind = jinja2_type_name(obj, (obj.method, obj.name, obj.obj) if type(obj) is _CheckedMethod else None)
+    return f"access to attribute {name!r} of {kind!r} object is unsafe."
 
 
 def _unsafe(obj, name):
@@ -176,14 +177,18 @@ def _private(obj, name, rs, item_fallback=True):
     `_id` key is data), or undefined where there is none (a template looping over a JSON string's characters
     reads `arguments['_']`)."""
     if isinstance(obj, Undefined):
-        if hasattr(type(obj), name):
+        if jinja2_has(obj, name):
             raise _unsafe(obj, name)
-        if isinstance(obj, ChainableUndefined):
-            return obj
         return obj._fail_with_undefined_error()
-    if isinstance(obj, Namespace) and name in obj._attrs:
-        raise _unsafe(obj, name)   # a namespace's values are its attributes
-    if _has_attribute(obj, name):
+    if type(obj) is _CheckedMethod:
+        if name == "__wrapped__" and obj.name in ("format", "format_map") and isinstance(obj.obj, str):
+            return obj   # Jinja2 hands out its wrapper around str.format; what it wraps is wrapped again
+        exists = jinja2_has(obj, name, (obj.method, obj.name, obj.obj))
+    else:
+        exists = jinja2_has(obj, name)
+    if exists is None:
+        exists = _has_attribute(obj, name)
+    if exists:
         raise _unsafe(obj, name)
     if item_fallback and not isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro, _CheckedMethod)) \
             and not _is_engine_internal(obj):
