@@ -139,9 +139,11 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
-def do_abs(x):
+def do_abs(*args):
     """Absolute value."""
-    return abs(x)
+    if len(args) != 1:   # (Jinja2's abs filter is the built-in: its message)
+        raise TypeError(f"abs() takes exactly one argument ({len(args)} given)")
+    return abs(args[0])
 
 
 @pass_state

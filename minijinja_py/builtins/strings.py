@@ -125,7 +125,7 @@ def do_indent(rs, s, width=4, first=False, blank=False):
     # splitlines(); here the caller's list is left alone and the error is the same
     if isinstance(s, list):
         raise AttributeError("'list' object has no attribute 'splitlines'")
-    s = s + newline
+    s += newline   # (Jinja2's spelling, and its message for a value that cannot: "for +=")
     lines = s.splitlines()
     if blank:
         rv = (newline + indention).join(lines)

@@ -192,6 +192,9 @@ def member(item, container):
     rs = current_state()
     if rs is None:
         return item in container
+    if not hasattr(cls, "__iter__") and not hasattr(cls, "__getitem__"):
+        # what Python's `in` says (iter() would say "'int' object is not iterable")
+        raise TypeError(f"argument of type {cls.__name__!r} is not iterable")
     for candidate in _metered(rs, iter(container)):
         if candidate is item or candidate == item:
             return True

@@ -442,10 +442,19 @@ def _charge_argument(rs, arg):
         guard(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
 
 
+def _format_map(rs, s, *args, **kwargs):
+    # (with the messages of Jinja2's wrapper around format_map)
+    if kwargs:
+        raise TypeError("format_map() takes no keyword arguments")
+    if len(args) != 1:
+        raise TypeError(f"format_map() takes exactly one argument ({len(args)} given)")
+    return safe_format(rs, s, (), args[0])
+
+
 _SIZE_CHECKED = {
     **STR_METHOD_CHECKS,
     "format": lambda rs, s, *args, **kwargs: safe_format(rs, s, args, kwargs),
-    "format_map": lambda rs, s, mapping: safe_format(rs, s, (), mapping),
+    "format_map": _format_map,
 }
 
 
