@@ -198,17 +198,19 @@ class EscapeFormatter:
     of a string.Formatter: formatter(EscapeFormatter) is the class."""
 
     def format_field(self, value, format_spec):
+        return str(escape(self.field_text(value, format_spec)))
+
+    def field_text(self, value, format_spec):
+        """The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to."""
         if hasattr(value, "__html_format__"):
-            text = value.__html_format__(format_spec)
-        elif hasattr(value, "__html__"):
+            return value.__html_format__(format_spec)
+        if hasattr(value, "__html__"):
             if format_spec:
                 raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
                                  "__html_format__. A class that defines __html__ must define __html_format__ "
                                  "to work with format specifiers.")
-            text = value.__html__()
-        else:
-            text = self.format_plain(value, str(format_spec))
-        return str(escape(text))
+            return value.__html__()
+        return self.format_plain(value, str(format_spec))
 
     def format_plain(self, value, format_spec):
         """How a field that is not HTML-aware is formatted before it is escaped."""

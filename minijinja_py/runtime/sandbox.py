@@ -20,7 +20,8 @@ from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
 from .counterparts import jinja2_has, jinja2_type_name
-from .markup import EscapeFormatter, Markup, formatter
+from .formatting import escaped_size, field_least_size, literal_size
+from .markup import EscapeFormatter, Markup, escape, formatter
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
 from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
@@ -460,13 +461,19 @@ _SIZE_CHECKED = {
 
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter:
-    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths. Methods
-    of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
+    """str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
+    field is formatted (formatting.py: the widths written in the format added up first, then each field's as it
+    comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
 
     def __init__(self, rs):
         self.rs = rs
         self.limits = rs.limits
-        self.size = 0  # characters of the fields formatted so far
+        self.literal = 0   # characters of the format's literal text
+        self.size = 0      # characters of the fields formatted so far
+
+    def vformat(self, format_string, args, kwargs):
+        self.literal = literal_size(self.limits, format_string)
+        return super().vformat(format_string, args, kwargs)
 
     def get_value(self, key, args, kwargs):
         if isinstance(key, int):
@@ -482,11 +489,16 @@ class _SandboxedFormatter:
             obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
         return obj, first
 
+    def reserve(self, size):
+        """Check that `size` more characters keep the result within max_string (before they are made)."""
+        check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
+
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
+        self.reserve(field_least_size(format_spec, value))
         text = self.format_plain(value, format_spec)
         self.size += len(text)
-        check_str_size(self.limits, self.size, "a formatted string")
+        self.reserve(0)
         return text
 
     def format_plain(self, value, format_spec):
@@ -511,11 +523,19 @@ class _SandboxedFormatter:
 
 
 class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
-    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field."""
+    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field, the size of
+    the escaped field checked before it is escaped."""
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
-        return EscapeFormatter.format_field(self, value, format_spec)
+        self.reserve(field_least_size(format_spec, value))
+        text = self.field_text(value, format_spec)
+        if not hasattr(text, "__html__"):
+            self.reserve(escaped_size(text))
+        text = str(escape(text))
+        self.size += len(text)
+        self.reserve(0)
+        return text
 
 
 def _formatter_field_name_split(field_name):

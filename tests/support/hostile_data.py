@@ -319,14 +319,17 @@ _UNDERSCORE = {
     "underscore/map_attribute_missing": out("[Undefined]", "{{ [{'a': 1}]|map(attribute='_x')|list }}"),
     "underscore/selectattr_missing": out("[]", "{{ [{'a': 1}]|selectattr('_x')|list }}"),
     # names that exist stay refused
-    "underscore/dict_key_present": err("SecurityError", "{{ d._x }}", context={"d": {"_x": 1}}),
-    "underscore/dict_item_present": err("SecurityError", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
-    "underscore/dict_key_present_defined": err("SecurityError", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    # a mapping's items are data (issue 23): read before any attribute rule, as Jinja2 reads them
+    "underscore/dict_key_present": out("1", "{{ d._x }}", context={"d": {"_x": 1}}),
+    "underscore/dict_item_present": out("1", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
+    "underscore/dict_key_present_defined": out("True", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    "underscore/dict_dunder_key": out("k", "{{ d['__class__'] }}", context={"d": {"__class__": "k"}}),
+    "underscore/dict_dunder_key_dot": err("SecurityError", "{{ d.__class__ }}", context={"d": {"__class__": "k"}}),
     "underscore/str_dunder": err("SecurityError", '{{ "abc"["__class__"] }}'),
     "underscore/str_dunder_defined": err("SecurityError", '{{ "abc".__class__ is defined }}'),
     "underscore/int_dunder": err("SecurityError", "{{ n.__class__ }}", context={"n": 5}),
     "underscore/list_dunder_item": err("SecurityError", '{{ l["__len__"] }}', context={"l": [1]}),
-    "underscore/map_attribute_present": err("SecurityError", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
+    "underscore/map_attribute_present": out("[1]", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
 }
 
 
