@@ -27,6 +27,7 @@ declares). take() is the one way a star-argument or an iterable becomes a list: 
 """
 
 import types
+from collections import deque
 from itertools import chain
 from operator import length_hint
 
@@ -38,10 +39,14 @@ __all__ = [
     "charged", "charged_unary", "charged_call", "listed", "metered", "member",
 ]
 
-_CONTAINERS = (list, tuple, dict, set, frozenset)
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _VALUES_VIEW = type({}.values())
 _ITEMS_VIEW = type({}.items())
+_MAPPING_PROXY = types.MappingProxyType
+# what Python's comparison or hash walks: containers, a dict's views (a keys or items view compares as a set of
+# them), a read-only mapping, a deque
+_CONTAINERS = (list, tuple, dict, set, frozenset, _MAPPING_PROXY, deque) + _VIEWS
+_MAPPINGS = (dict, _MAPPING_PROXY)
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
 _DICT_ONLY = {dict}
@@ -203,8 +208,10 @@ def member(item, container):
 
 # ------------------------------------------------------------------------------------------ nested data
 def _children(value):
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         return chain.from_iterable(value.items())
+    if type(value) is _ITEMS_VIEW:
+        return chain.from_iterable(value)
     return iter(value)
 
 
@@ -214,7 +221,7 @@ def _flat_size(value, rows=True):
     Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
     lists and tuples, or of flat dicts."""
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
             return 1 + 2 * len(value)
         return None
@@ -308,11 +315,6 @@ def guard(rs, value):
     elif isinstance(value, str):
         if len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
-    elif isinstance(value, _VIEWS):
-        if type(value) is _ITEMS_VIEW and _SCALARS.issuperset(map(type, chain.from_iterable(value))):
-            rs.burn(1 + 3 * len(value))   # a list of (key, value) pairs of scalars, without making it
-        else:
-            rs.burn(tree_size(rs, list(value)))
     return value
 
 
