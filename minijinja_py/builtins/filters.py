@@ -296,10 +296,9 @@ def do_random(rs, seq):
     if rs.random is None:
         import random   # ~1.5 ms of a cold start: imported by the first |random
         rs.random = random.Random(rs.env.random_seed)
-    try:
-        return rs.random.choice(seq)
-    except IndexError:
+    if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
+    return rs.random.choice(seq)
 
 
 @costs(ITERATES)
@@ -530,7 +529,7 @@ def do_attr(rs, obj, name):
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
     if isinstance(obj, Undefined):
-        return getattr_(obj, name, rs)  # undefined's own rule
+        return attribute_only(obj, name, rs)  # undefined's own rule
     if isinstance(obj, Namespace):
         return getattr_(obj, name, rs)  # a namespace's attributes are its values
     return attribute_only(obj, name, rs)

@@ -7,8 +7,8 @@ without a default; a first argument `self`/`cls` without a hint is the method's 
 
 Hints: int → integer, float → number, str → string, bool → boolean, None → null, Any → {}, list/tuple → array,
 dict → object; an Enum class → the JSON types and the values of its members ("enum"); list[X] → items X,
-tuple[X, Y] → prefixItems, dict[K, V] → additionalProperties V, Literal[...] → enum; a union of plain types → their
-sorted names, with a structured member → anyOf, with None → "nullable". Any other class raises
+tuple[X, Y] → prefixItems, dict[K, V] → additionalProperties V, Literal[...] → enum; a union of plain types →
+their sorted names, with a structured member → anyOf, with None → "nullable". Any other class raises
 TypeHintParsingException (its JSON form cannot be known); an unconvertible return hint just leaves "return" out.
 
 Docstring: the description is the text before the first `Args:`, `Returns:` or `Raises:`; the `Args:` section

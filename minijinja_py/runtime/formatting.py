@@ -98,11 +98,15 @@ def _number(fmt, i, end):
     return i, (fmt[start:i] or None)
 
 
+_NUMERIC = frozenset("diouxXeEfFgGc")
+
+
 def _fields_size(limits, fmt, args):
     """(characters of the field specs, an upper bound of the characters the fields print) for fmt % args."""
     total = spec_chars = 0
     positional = args if isinstance(args, tuple) else (args,)
     position = 0
+    numbers_so_far = True   # every numeric field so far holds a number (Python gets to the next one)
     for key, width, precision, conversion, length in _specs(fmt):
         spec_chars += length
         if conversion == "%":
@@ -127,6 +131,11 @@ def _fields_size(limits, fmt, args):
         else:
             value = positional[position] if position < len(positional) else None
             position += 1
+        if conversion in _NUMERIC and numbers_so_far:
+            if isinstance(value, Undefined):
+                # CPython reads it as a number, and the undefined fails (PyPy's % refuses any non-number first)
+                value._fail_with_undefined_error()
+            numbers_so_far = isinstance(value, (int, float))
         total += _field_size(value, conversion)
     return spec_chars, total
 

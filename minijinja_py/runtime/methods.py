@@ -11,7 +11,7 @@ import codecs
 import encodings
 from encodings import normalize_encoding
 from encodings.aliases import aliases as _ALIASES
-from operator import indexOf
+from operator import index, indexOf
 
 from ..core.budget import take
 from ..core.errors import SecurityError
@@ -32,6 +32,8 @@ def _check_expandtabs(limits, s, tabsize=8, **kwargs):
 
 def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
     count = kwargs.get("count", count)
+    if type(count) is not int:
+        index(count)   # (CPython's TypeError, not PyPy's reading through __int__)
     if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
         if isinstance(count, int) and count >= 0:

@@ -14,6 +14,7 @@ import _string
 import collections
 import types
 from collections import abc
+from enum import Enum
 
 from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
@@ -287,6 +288,14 @@ def _caller_item(obj, key):
 
 def attribute_only(obj, name, rs):
     """obj.name without the item fallback (the attr filter)."""
+    if isinstance(obj, Undefined):
+        # as Python's getattr() on Jinja2's undefined answers: what it has (refused, for a '_' name), a dunder it
+        # lacks (AttributeError: |attr gives an undefined), anything else (it fails; a chainable one is itself)
+        if name[:1] == "_" and jinja2_has(obj, name):
+            raise _unsafe(obj, name)
+        if name[:2] == "__":
+            return rs.undefined(obj=obj, name=name)
+        return obj if isinstance(obj, ChainableUndefined) else obj._fail_with_undefined_error()
     if name[:1] == "_":
         return _private(obj, name, rs, item_fallback=False)
     return _attribute(obj, name, rs, item_fallback=False)
@@ -382,6 +391,8 @@ class _CheckedMethod:
 
     def __call__(self, *args, **kwargs):
         rs, obj = self.rs, self.obj
+        if kwargs:
+            _check_keywords(obj, self.name)
         if self.name not in _CONSTANT_TIME:
             rs.burn(1 + shallow_steps(obj))
         for arg in args:
@@ -398,6 +409,30 @@ class _CheckedMethod:
 
     def __repr__(self):
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+
+
+# The methods of the built-in types on the allowlists that take keyword arguments in CPython 3.11 (the reference's
+# Python); the others refuse them, with CPython's message, also where the interpreter takes them (PyPy's
+# dict.get(default=1), CPython 3.13's str.replace(count=1)); format and format_map are Jinja2's own wrappers,
+# which check their arguments themselves. Methods named alone in CPython's message: _NAMED_ALONE.
+_TAKES_KEYWORDS = {str: frozenset({"encode", "expandtabs", "split", "rsplit", "splitlines", "format",
+                                   "format_map"}),
+                   bytes: frozenset({"decode", "hex"}), bytearray: frozenset({"decode", "hex"}),
+                   memoryview: frozenset({"hex"}), dict: frozenset({"update"}), list: frozenset({"sort"})}
+_NAMED_ALONE = frozenset({"count", "endswith", "find", "index", "rfind", "rindex", "startswith", "difference",
+                          "intersection", "union"})
+_BUILTIN_TYPES = frozenset({str, dict, list, tuple, set, frozenset, int, float, bytes, bytearray, range, memoryview,
+                            collections.deque, type({}.keys()), type({}.items()), type({}.values())})
+
+
+def _check_keywords(obj, name):
+    base = next((cls for cls in type(obj).__mro__ if cls in _BUILTIN_TYPES), None)
+    if base is None or name in _TAKES_KEYWORDS.get(base, ()) or getattr(type(obj), name, None) is not \
+            getattr(base, name, None):
+        return   # (not a built-in type's own method: a Markup's are Python functions that take keywords)
+    if name in _NAMED_ALONE and type(obj) in (str, set, frozenset):
+        raise TypeError(f"{name}() takes no keyword arguments")
+    raise TypeError(f"{'bool' if type(obj) is bool else base.__name__}.{name}() takes no keyword arguments")
 
 
 class _CheckedMutator(_CheckedMethod):
@@ -506,6 +541,8 @@ class _SandboxedFormatter:
         # __format__ (so '{:>5}'.format([1]) fails as in Python).
         if not format_spec and not isinstance(value, (str, int, float, complex)):
             return to_str(value, self.rs)
+        if isinstance(value, str) and isinstance(value, Enum):
+            value = str(value)   # a (str, Enum) member formats as it prints (Python 3.11's format; 3.9's: its value)
         return format(value, format_spec)
 
     def convert_field(self, value, conversion):

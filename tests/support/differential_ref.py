@@ -14,6 +14,7 @@ methods, generators and other objects); otherwise ("differ", category, detail).
 """
 
 import builtins
+import dataclasses
 import datetime
 import json
 import re
@@ -28,6 +29,7 @@ import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import minijinja_py as mj
+from differential_edges import copy_edge_value
 from differential_gen import Obj, Point, User
 from minijinja_py.syntax import nodes as mj_nodes
 from minijinja_py.compile.inclusion import tag_modifiers
@@ -124,6 +126,9 @@ def mj_env(trim_blocks=True, lstrip_blocks=True):
 def _copy(value):
     """A deep copy of plain data and the caller's objects, so a render cannot affect the other one (it should not
     mutate anyway)."""
+    edge = copy_edge_value(value, _copy)
+    if edge is not None:
+        return edge
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -133,7 +138,7 @@ def _copy(value):
     if isinstance(value, tuple):
         return tuple(_copy(v) for v in value)
     if isinstance(value, Obj):
-        return Obj(**{k: _copy(v) for k, v in vars(value).items()})
+        return type(value)(**{k: _copy(v) for k, v in vars(value).items()})
     return value
 
 
@@ -329,10 +334,34 @@ def _inf_literal(case, ref, mine):
 _UNSAFE = re.compile(r"access to attribute '[^']*' of '[^']*' object is unsafe\.$")
 
 
+class _EagerSandbox(ImmutableSandboxedEnvironment):
+    """Jinja2's sandbox refusing an unsafe attribute where it is read, not where its undefined is used."""
+
+    def unsafe_undefined(self, obj, attribute):
+        raise jinja2.exceptions.SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object "
+                                              "is unsafe.")
+
+
+_eager_envs = {}
+
+
 def _eager_unsafe_attribute(case, ref, mine):
+    # checked: Jinja2 refusing the same attribute where it reads it gives minijinja_py's outcome (so the attribute
+    # is one Jinja2's object has: the one refused here is not the engine's own)
     ref_security = ref[0] == "error" and isinstance(ref[1], jinja2.exceptions.SecurityError)
-    return (not ref_security and mine[0] == "error" and isinstance(mine[1], mj.SecurityError)
-            and _UNSAFE.match(_message(mine[1])) is not None)
+    if ref_security or mine[0] != "error" or not isinstance(mine[1], mj.SecurityError) or \
+            _UNSAFE.match(_message(mine[1])) is None:
+        return False
+    for folded in (True, False):   # (and with constant folding's difference as well: see _constant_folding)
+        key = (case.trim_blocks, case.lstrip_blocks, folded)
+        env = _eager_envs.get(key)
+        if env is None:
+            options = {} if folded else {"optimized": False, "finalize": _identity_finalize}
+            env = _eager_envs[key] = _build_reference_env(case.trim_blocks, case.lstrip_blocks, _EagerSandbox,
+                                                          **options)
+        if _classify(render_reference(case, env), mine)[0] in ("same", "excluded"):
+            return True
+    return False
 
 
 def _string_formatting(case, ref, mine):
@@ -377,6 +406,18 @@ def _class_repr(case, ref, mine):
 def _limit_instead_of_overflow(case, ref, mine):
     return (ref[0] == "error" and isinstance(ref[1], (OverflowError, MemoryError))
             and mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded))
+
+
+# a subscript holding a comma and a colon outside parentheses: a tuple with a slice in it (x[0, 1:2], x[:1, 0])
+_SLICE_IN_TUPLE = re.compile(r"\[[^\[\]()]*(?:,[^\[\]()]*:|:[^\[\]()]*,)")
+
+
+def _slice_in_tuple_subscript(case, ref, mine):
+    # Jinja2 writes a slice inside a tuple subscript as Python's `x[(0, :1)]`, which Python refuses (SyntaxError
+    # when the template compiles, unless its folder evaluated the subscript); minijinja_py subscripts with the
+    # tuple (0, slice(None, 1)), which reads as an undefined
+    return (ref[0] == "error" and type(ref[1]) is SyntaxError
+            and _SLICE_IN_TUPLE.search(_sources(case)) is not None)
 
 
 _BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+\w+\s*\.\s*\w+\s*(\||[-+]?%\})")
@@ -442,6 +483,9 @@ KNOWN = [
           _class_repr),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
+    Known("slice-in-tuple-subscript", "a slice inside a tuple subscript (x[0, :1]): Jinja2 generates `x[(0, :1)]`, "
+          "which Python refuses (SyntaxError); minijinja_py subscripts with the tuple (an undefined)",
+          _slice_in_tuple_subscript),
     Known("empty-print-with-extends", "Jinja2 generates invalid Python (IndentationError) for an empty {% print %} "
           "in a template with an {% extends %}; minijinja_py prints nothing there", _empty_print_with_extends),
     Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
@@ -467,7 +511,7 @@ def known_difference(case, ref, mine):
 def _reference_is_deterministic(case, ref):
     """Render the reference again (1) with other objects at the old addresses and (2) twice more with other reprs
     (a long one and a one-word one) for what shows a memory address in Jinja2: the iterators filters return,
-    functions, methods and the `dict` global. An output that changes depends on such a repr, perhaps transformed
+    functions, methods, the `dict` global and the caller's plain objects. An output that changes depends on such a repr, perhaps transformed
     (`x|map('upper')|string|wordcount`)."""
     keep = [(i for i in ()) for _ in range(2000)] + [object() for _ in range(2000)]
     again = render_reference(case)
@@ -475,10 +519,23 @@ def _reference_is_deterministic(case, ref):
     if _signature(again) != _signature(ref):
         return False
     for text in _RENAMES:
-        renamed = render_reference(case, _renamed_env(case.trim_blocks, case.lstrip_blocks, text))
+        renamed_case = dataclasses.replace(case, context=_renamed_objects(case.context, text))
+        renamed = render_reference(renamed_case, _renamed_env(case.trim_blocks, case.lstrip_blocks, text))
         if _signature(renamed) != _signature(ref):
             return False
     return True
+
+
+def _renamed_objects(value, text):
+    """The context with each of the caller's plain objects (their repr shows an address) printing as text."""
+    if type(value) is Obj:
+        renamed = type("Obj", (Obj,), {"__repr__": lambda self: text, "__module__": Obj.__module__})
+        return renamed(**{k: _renamed_objects(v, text) for k, v in vars(value).items()})
+    if type(value) is dict:
+        return {k: _renamed_objects(v, text) for k, v in value.items()}
+    if type(value) is list:
+        return [_renamed_objects(v, text) for v in value]
+    return value
 
 
 def _signature(result):
