@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const prefix = process.argv[2] || path.join(root, ".ci", "node");
+const prefix = path.resolve(process.argv[2] || path.join(root, ".ci", "node"));
 const require = createRequire(path.join(prefix, "package.json"));
 
 let pyodide;
