@@ -24,12 +24,13 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 from .builtins.filters import FILTERS
 from .builtins.tests import TESTS
 from .compile.compiler import compile_template
+from .core.bounded import BoundedCache
 from .core.budget import charged
 from .core.errors import (
-    LimitExceeded, TemplateError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError, TemplatesNotFound,
-    UndefinedError, as_template_error, scrub_message, twin_of,
+    LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError,
+    TemplatesNotFound, UndefinedError, as_template_error, scrub_message, twin_of,
 )
-from .core.state import Limits, RenderState, enter_render, gc_paused, leave_render
+from .core.state import Limits, RenderState, current_state, enter_render, gc_paused, leave_render
 from .loaders import BaseLoader, checked_source
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
@@ -42,6 +43,9 @@ from .syntax.parse import normalize_newlines, parse
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 
 _CACHE_SIZE = 256
+_CACHE_CHARS = 1 << 19    # characters of source one cache of compiled templates holds (the corpus's 135: 453 000)
+_LOAD_STEPS = 1000        # asking the loader for a template, inside a render (about as long as 1000 steps)
+_COMPILE_STEPS = 16       # per character of a template a render loads: compiling takes about that long
 
 
 class Environment:
@@ -57,6 +61,15 @@ class Environment:
     shared = False
     overlayed = False
     linked_to: "Optional[Environment]" = None
+    block_start_string = "{%"
+    block_end_string = "%}"
+    variable_start_string = "{{"
+    variable_end_string = "}}"
+    comment_start_string = "{#"
+    comment_end_string = "#}"
+    line_statement_prefix: Optional[str] = None
+    line_comment_prefix: Optional[str] = None
+    _delimiters = None   # syntax.delimiters.Delimiters, None for Jinja2's defaults (options.configure sets it)
     trim_blocks: bool
     lstrip_blocks: bool
     keep_trailing_newline: bool
@@ -64,7 +77,7 @@ class Environment:
     undefined: "type[Undefined]"
     extensions: "frozenset[str]"
     limits: Limits
-    random_seed: int
+    random_seed: Optional[int]
     loader: Optional[BaseLoader]
     finalize: Optional[Callable[..., Any]]
     newline_sequence: str
@@ -76,21 +89,30 @@ class Environment:
     globals: "dict[str, Any]"
     policies: "dict[str, Any]"
 
-    def __init__(self, trim_blocks: bool = False, lstrip_blocks: bool = False, keep_trailing_newline: bool = False,
-                 autoescape: Autoescape = False, undefined: "type[Undefined]" = Undefined,
-                 extensions: "Iterable[Union[str, type]]" = (), limits: Optional[Limits] = None,
-                 random_seed: int = 0, *, loader: Optional[BaseLoader] = None,
-                 finalize: Optional[Callable[..., Any]] = None, newline_sequence: str = "\n",
-                 immutable: bool = True, cache_size: int = 400, auto_reload: bool = True,
-                 **jinja2_options: Any) -> None:
-        """Raises ValueError for an unsupported option value (custom delimiters, async, an unknown extension or
-        newline_sequence), TypeError for an unknown option or a wrong undefined / limits."""
+    def __init__(self, block_start_string: str = "{%", block_end_string: str = "%}",
+                 variable_start_string: str = "{{", variable_end_string: str = "}}",
+                 comment_start_string: str = "{#", comment_end_string: str = "#}",
+                 line_statement_prefix: Optional[str] = None, line_comment_prefix: Optional[str] = None,
+                 trim_blocks: bool = False, lstrip_blocks: bool = False, newline_sequence: str = "\n",
+                 keep_trailing_newline: bool = False, extensions: "Iterable[Union[str, type]]" = (),
+                 optimized: bool = True, undefined: "type[Undefined]" = Undefined,
+                 finalize: Optional[Callable[..., Any]] = None, autoescape: Autoescape = False,
+                 loader: Optional[BaseLoader] = None, cache_size: int = 400, auto_reload: bool = True,
+                 bytecode_cache: Any = None, enable_async: bool = False, *, limits: Optional[Limits] = None,
+                 random_seed: Optional[int] = None, immutable: bool = True) -> None:
+        """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
+        option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
+        wrong undefined / limits / delimiter."""
         self.extensions = frozenset()
-        configure(self, trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
-                        keep_trailing_newline=keep_trailing_newline, autoescape=autoescape, undefined=undefined,
-                        extensions=extensions, limits=limits, random_seed=random_seed, loader=loader,
-                        finalize=finalize, newline_sequence=newline_sequence, immutable=immutable,
-                        cache_size=cache_size, auto_reload=auto_reload, **jinja2_options)
+        configure(self, block_start_string=block_start_string, block_end_string=block_end_string,
+                  variable_start_string=variable_start_string, variable_end_string=variable_end_string,
+                  comment_start_string=comment_start_string, comment_end_string=comment_end_string,
+                  line_statement_prefix=line_statement_prefix, line_comment_prefix=line_comment_prefix,
+                  trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, newline_sequence=newline_sequence,
+                  keep_trailing_newline=keep_trailing_newline, extensions=extensions, optimized=optimized,
+                  undefined=undefined, finalize=finalize, autoescape=autoescape, loader=loader,
+                  cache_size=cache_size, auto_reload=auto_reload, bytecode_cache=bytecode_cache,
+                  enable_async=enable_async, limits=limits, random_seed=random_seed, immutable=immutable)
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)
         self.globals = default_globals()
@@ -98,35 +120,30 @@ class Environment:
         self._new_caches()
 
     def _new_caches(self):
-        self._cache = OrderedDict()      # from_string: (source, options...) → Template
-        self._loaded = OrderedDict()     # get_template: (loader, name, options...) → Template
-        self._cache_lock = allocate_lock()
+        # from_string: (source, options...) → _Cached; get_template: (loader, name, options...) → Template, and
+        # (loader, filename, source, options...) → Template for a file loaded under several names. Both bounded
+        # by the characters of source they hold (see BoundedCache), not only by their entries.
+        self._cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
+        self._loaded = BoundedCache(self.cache_size if self.cache_size >= 0 else None, _CACHE_CHARS)
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
-        return (self.trim_blocks, self.lstrip_blocks, self.keep_trailing_newline,
+        return (self.trim_blocks, self.lstrip_blocks, self._delimiters, self.keep_trailing_newline,
                 bool(self.autoescape) if not callable(self.autoescape) else self.autoescape, self.undefined,
                 self.extensions, self.limits, self.finalize, self.newline_sequence,
                 tuple(self.filters.items()), tuple(self.tests.items()))
 
-    def _cached(self, cache, key, size, make):
-        """cache[key], or make() stored there (least recently used dropped past size; size < 0: unbounded)."""
-        try:
-            hash(key)
-        except TypeError:   # an unhashable filter or test: skip the cache
+    @staticmethod
+    def _cached(cache, key, make):
+        """cache[key], or make() stored there (weighed by its source's length)."""
+        if _hashable(key) is None:   # an unhashable filter or test: skip the cache
             return make()
-        with self._cache_lock:
-            template = cache.get(key)
-            if template is not None:
-                cache.move_to_end(key)
-                return template
-        template = make()
-        if size:
-            with self._cache_lock:
-                cache[key] = template
-                while 0 < size < len(cache):
-                    cache.popitem(last=False)
-        return template
+        found = cache.get(key)
+        if found is not None:
+            return found
+        made = make()
+        cache.put(key, made, len(made.source))
+        return made
 
     # ------------------------------------------------------------------------------------------- templates
     def from_string(self, source: str, globals: Variables = None, template_class: "Optional[type[Template]]" = None,
@@ -142,7 +159,7 @@ class Environment:
             nonlocal made
             made = cls._compile(self, source, name=name, globals=globals)
             return _Cached(made)
-        cached = self._cached(self._cache, key, _CACHE_SIZE, make)
+        cached = self._cached(self._cache, key, make)
         return made if made is not None else cached.template(self, globals)
 
     def _template_from_source(self, source, name, filename, globals, uptodate):
@@ -161,22 +178,42 @@ class Environment:
         return self._load_template(name, globals)
 
     def _load_template(self, name, globals):
+        """The template `name` from the loader or the cache. Inside a render, loading is charged to its step
+        budget: _LOAD_STEPS for asking, and what compiling the source costs (by its length) whether or not the
+        cache had it, so that the render's budget does not depend on what the cache holds (each name is loaded
+        once per render: composition.load)."""
         if self.loader is None:
             raise twin_of(TypeError)("no loader for this environment specified")
-        key = (self.loader, name, self._options_key())
-        with self._cache_lock:
-            template = self._loaded.get(key)
-        if template is not None and (not self.auto_reload or template.is_up_to_date):
+        if _hashable(name) is None:   # Jinja2's cache lookup fails so (an {% import [...] %})
+            raise twin_of(TypeError)(f"unhashable type: '{type(name).__name__}'")
+        rs = current_state()
+        if rs is not None:
+            rs.burn(_LOAD_STEPS)
+        options = self._options_key()
+        key = _hashable((self.loader, name, options))
+        template = self._loaded.get(key) if key is not None else None
+        if template is not None and (not self.auto_reload or _still_current(template, name)):
+            if rs is not None:
+                rs.burn(len(template.source) * _COMPILE_STEPS)
             if globals:
                 template.globals.update(globals)
             return template
-        with self._cache_lock:
-            self._loaded.pop(key, None)
-
-        def load():
-            source, filename, uptodate = checked_source(self.loader, self, name)
-            return self._template_from_source(source, name, filename, globals, uptodate)
-        return self._cached(self._loaded, key, self.cache_size, load)
+        if key is not None:
+            self._loaded.pop(key)
+        source, filename, uptodate = checked_source(self.loader, self, name)
+        if rs is not None:
+            rs.burn(len(source) * _COMPILE_STEPS)
+        # one file under several names ("x", "./x", "a/../x"...) is compiled once
+        same_file = _hashable((self.loader, filename, source, options)) if filename is not None else None
+        template = self._loaded.get(same_file) if same_file is not None else None
+        if template is None or (self.auto_reload and not _still_current(template, name)):
+            template = self._template_from_source(source, name, filename, globals, uptodate)
+        elif globals:
+            template.globals.update(globals)
+        for stored in (key, same_file):
+            if stored is not None:
+                self._loaded.put(stored, template, len(source))
+        return template
 
     def select_template(self, names: "Iterable[Union[str, Template]]", parent: Optional[str] = None,
                         globals: Variables = None) -> "Template":
@@ -251,7 +288,7 @@ class Environment:
         TemplateSyntaxError."""
         text = normalize_newlines(source, self.keep_trailing_newline)
         try:
-            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting)
+            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting, self._delimiters)
         except TemplateError as exc:
             exc.name, exc.filename, exc.source = name, filename, text
             raise
@@ -260,7 +297,7 @@ class Environment:
     def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
         """A callable that evaluates the expression source with the variables it is given (Jinja2's
         compile_expression): env.compile_expression("a > b")(a=2, b=1) is True."""
-        template = self.from_string("{% set result = (" + source + "\n) %}")
+        template = self.from_string(f"{self.block_start_string} set result = ({source}\n) {self.block_end_string}")
         return TemplateExpression(template, undefined_to_none)
 
     def call_filter(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
@@ -295,7 +332,7 @@ class Environment:
         """Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
         own. Pickles when its filters, tests, globals, loader, finalize and autoescape do."""
         state = self.__dict__.copy()
-        for key in ("_cache", "_loaded", "_cache_lock"):
+        for key in ("_cache", "_loaded"):
             state.pop(key, None)
         return state
 
@@ -334,6 +371,10 @@ class _Cached:
 
     __slots__ = ("detached", "last")
 
+    @property
+    def source(self):
+        return self.detached.source
+
     def __init__(self, template):
         self.detached = object.__new__(type(template))
         self.detached.__dict__.update(template.__dict__, environment=None, globals=None, _module=None)
@@ -360,7 +401,8 @@ def _parse_and_compile(text, environment, autoescape, origin):
     """The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
     the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node."""
     with gc_paused():
-        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting)
+        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting,
+                     environment._delimiters)
         compiled = compile_template(tree, environment, autoescape, origin)
         del tree
     return compiled
@@ -552,6 +594,23 @@ class Template:
         return f"<Template {self.name or 'from_string'!s}>"
 
 
+def _still_current(template, name):
+    """template.is_up_to_date, a loader's uptodate() that fails being a TemplateLoadError naming the template."""
+    try:
+        return template.is_up_to_date
+    except Exception as exc:
+        raise TemplateLoadError(f"{name}: the loader's uptodate() failed ({type(exc).__name__})", path=name) from None
+
+
+def _hashable(key):
+    """key, or None when it cannot be a cache key (an unhashable filter, test or loader)."""
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _check_source(source):
     if not isinstance(source, str):
         raise twin_of(TypeError)(f"template source must be a str, not {type(source).__name__} (decode bytes "
@@ -566,26 +625,21 @@ def _context(args, kwargs):
         raise as_template_error(exc) from None
 
 
-_UNPICKLED: "OrderedDict[bytes, Template]" = OrderedDict()   # a pickled template's recipe → the template compiled from it in this process
-_UNPICKLED_LOCK = allocate_lock()
+# a pickled template's recipe → the template compiled from it in this process
+_UNPICKLED = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
 def _unpickle_template(recipe):
-    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE: a worker
-    that receives the same template with each task compiles it once. Templates unpickled from one recipe are one
-    object (immutable, as every Template)."""
-    with _UNPICKLED_LOCK:
-        template = _UNPICKLED.get(recipe)
-        if template is not None:
-            _UNPICKLED.move_to_end(recipe)
-            return template
+    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE (and
+    _CACHE_CHARS of source): a worker that receives the same template with each task compiles it once.
+    Templates unpickled from one recipe are one object (immutable, as every Template)."""
+    template = _UNPICKLED.get(recipe)
+    if template is not None:
+        return template
     import pickle   # only unpickling needs it: not imported at start-up
     cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
     template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
-    with _UNPICKLED_LOCK:
-        _UNPICKLED[recipe] = template
-        while len(_UNPICKLED) > _CACHE_SIZE:
-            _UNPICKLED.popitem(last=False)
+    _UNPICKLED.put(recipe, template, len(source))
     return template
 
 

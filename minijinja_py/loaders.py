@@ -189,7 +189,7 @@ class FileSystemLoader(BaseLoader):
             raise TemplateNotFound(template, f"{template!r} not found in search path{plural}: {paths}")
         fd, status = opened
         try:
-            source = _read(fd, filename, self.encoding, limits)
+            source = _read(fd, status.st_size, filename, self.encoding, limits)
         finally:
             os.close(fd)
         mtime = status.st_mtime
@@ -238,11 +238,14 @@ def _open_inside(filename, folder):
         raise TemplateLoadError(f"{filename}: cannot be read ({exc.strerror or exc})", path=filename) from None
 
 
-def _read(fd, filename, encoding, limits):
-    """The text of an open template file, refused having read no more than max_template_size allows."""
+def _read(fd, size, filename, encoding, limits):
+    """The text of an open template file of `size` bytes (as it says), refused before reading when that is more
+    than max_template_size allows, and having read no more than that when it says less."""
     max_size = (limits or _DEFAULT_LIMITS).max_template_size
     # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
     try:
+        if size > 4 * max_size:
+            raise FileTooLarge(filename, 4 * max_size)
         data = read_open_file(fd, 4 * max_size, filename, "a template file")
     except FileTooLarge:
         raise LimitExceeded(f"template file {filename} is larger than the limit max_template_size={max_size} "

@@ -1,8 +1,10 @@
 """Environment options: each option the constructor and overlay() take, checked and set (configure), the
 extensions by name, and what every new environment starts with (default_globals, default_policies).
 
-Defaults are Jinja2's. Options Jinja2 has and minijinja_py does not support (custom delimiters, line statements,
-async) are accepted with their default value only, so that code passing them explicitly still runs.
+Defaults are Jinja2's. The delimiters and line prefixes are checked together (syntax/delimiters.py) and kept as
+env._delimiters: None for Jinja2's defaults, else what the parser reads templates with. Options Jinja2 has and
+minijinja_py does not support (async) are accepted with their default value only, so that code passing them
+explicitly still runs.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     from typing import Any
 
 from .core.state import Limits
+from .syntax.delimiters import DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check
 from .runtime.objects import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
 from .runtime.undefined import Undefined
 
@@ -28,13 +31,9 @@ DEFAULT_POLICIES = {
     "truncate.leeway": 5, "json.dumps_function": None, "json.dumps_kwargs": {"sort_keys": True},
     "ext.i18n.trimmed": False,
 }
-# Jinja2 options accepted with their default value only (README: custom delimiters and line statements are
-# not supported), and options accepted and ignored (there is no Python code to optimise or cache).
-_FIXED_OPTIONS = {
-    "block_start_string": "{%", "block_end_string": "%}", "variable_start_string": "{{",
-    "variable_end_string": "}}", "comment_start_string": "{#", "comment_end_string": "#}",
-    "line_statement_prefix": None, "line_comment_prefix": None, "enable_async": False,
-}
+# Jinja2 options accepted with their default value only (README: async rendering is not supported), and options
+# accepted and ignored (there is no Python code to optimise or cache).
+_FIXED_OPTIONS = {"enable_async": False}
 _IGNORED_OPTIONS = ("optimized", "bytecode_cache")
 _NEWLINES = ("\n", "\r\n", "\r")
 _PLAIN_OPTIONS = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "autoescape", "random_seed", "loader",
@@ -57,8 +56,7 @@ def configure(env: Any, **options: Any) -> None:
     for name, value in options.items():
         if name in _FIXED_OPTIONS:
             if value != _FIXED_OPTIONS[name]:
-                what = "async rendering" if name == "enable_async" else "custom delimiters and line statements"
-                raise ValueError(f"{name}={value!r}: {what} are not supported by minijinja_py")
+                raise ValueError(f"{name}={value!r}: async rendering is not supported by minijinja_py")
         elif name in _IGNORED_OPTIONS:
             continue
         elif name == "undefined":
@@ -75,10 +73,14 @@ def configure(env: Any, **options: Any) -> None:
             if value not in _NEWLINES:
                 raise ValueError("newline_sequence must be one of '\\n', '\\r\\n' or '\\r'")
             env.newline_sequence = value
-        elif name in _PLAIN_OPTIONS:
+        elif name in _PLAIN_OPTIONS or name in DELIMITER_OPTIONS:
             setattr(env, name, value)
         else:
             raise TypeError(f"unexpected Environment option {name!r}")
+    if any(name in DELIMITER_OPTIONS for name in options):
+        delimiters = Delimiters(*(getattr(env, name) for name in DELIMITER_OPTIONS))
+        check(delimiters)
+        env._delimiters = None if delimiters == DEFAULT_DELIMITERS else delimiters
 
 
 def extension_name(name: Any) -> str:

@@ -397,3 +397,36 @@ def test_readme_table_of_three_templates_is_what_they_answer():
     for name, fields in answers.items():
         assert list(fields) == list(Capabilities.FIELDS), name
         assert fields == mj.ChatTemplate(mj.seed_template(name)).capabilities.as_dict(), name
+
+
+def test_probes_keep_what_the_rules_need_not_the_outputs():
+    """A template that prints megabytes per probe: deciding holds one probe's output at a time (issue 24)."""
+    import tracemalloc
+    padding = "x" * 4_000_000
+
+    def render(messages, tools=None, documents=None, add_generation_prompt=False, **variables):
+        return padding + "".join(str(m.get("content")) for m in messages) + str(add_generation_prompt)
+
+    tracemalloc.start()
+    try:
+        caps = decide(render, lambda messages, **kw: [])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert caps.string_content and caps.add_generation_prompt and not caps.tools
+    assert peak < 3 * len(padding)   # every probe's output kept would be about 25 times that
+
+
+def test_capabilities_of_a_template_printing_megabytes_per_probe():
+    ct = mj.ChatTemplate("{{ 'y' * 3000000 }}{% for m in messages %}{{ m.content }}{% endfor %}")
+    caps = ct.capabilities
+    assert caps.string_content and caps.system_role and not caps.tools
+
+
+def test_needles_are_found_around_their_markers_exactly():
+    from minijinja_py.chat.capabilities import _NEEDLES, _Seen
+    for needle in _NEEDLES:
+        for text in (needle, "x" + needle + "y", needle[1:], needle[:-1], ("NEEDLE needle type " * 40) + needle):
+            assert (needle in _Seen(text).found) == (needle in text), (needle, text[:40])
+    # a needle cut at the start of the text must not be matched from its end (negative offsets)
+    assert "USER_NEEDLE" not in _Seen("NEEDLE...USER_").found

@@ -175,6 +175,20 @@ def test_random_is_seeded_per_environment():
     assert len(picks) == 20 and all(0 <= x < 1000 for x in picks) and len(set(picks)) > 1
 
 
+def test_random_follows_pythons_random_without_a_seed():
+    """As Jinja2 (its test_random): Environment's default random_seed=None draws from the `random` module."""
+    import random
+    state = random.getstate()
+    try:
+        random.seed("jinja")
+        expected = [random.choice("1234567890") for _ in range(10)]
+        random.seed("jinja")
+        template = mj.Environment().from_string('{{ "1234567890"|random }}')
+        assert [template.render() for _ in range(10)] == expected
+    finally:
+        random.setstate(state)
+
+
 def test_chat_profile_random_is_reproducible():
     source = "{{ ['a', 'b', 'c', 'd', 'e', 'f']|random }}{{ range(100)|random }}"
     assert render(source) == render(source)

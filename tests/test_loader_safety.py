@@ -122,6 +122,17 @@ MISBEHAVING = {
 }
 
 
+def test_an_uptodate_that_fails_is_a_load_error():
+    def uptodate():
+        raise OSError("gone")
+    env = mj.Environment(loader=mj.FunctionLoader(lambda name: ("x", None, uptodate)))
+    env.get_template("x")
+    with pytest.raises(mj.TemplateLoadError, match="x: the loader's uptodate"):
+        env.get_template("x")
+    with pytest.raises(mj.TemplateLoadError):
+        env.from_string("{% include 'x' %}").render()
+
+
 @pytest.mark.parametrize("label", sorted(MISBEHAVING))
 def test_a_misbehaving_loader_is_a_load_error(label):
     name = "a/x" if "prefix" in label else "x"

@@ -27,6 +27,9 @@ MESSAGES = [
     ("{{ 1 + }}", (1, 8), "unexpected 'end of print statement'"),
     ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'"),
     ("{% do x %}", (1, 1), "Encountered unknown tag 'do'."),
+    ("{% block foo-bar-baz %}", (1, 13), "Block names in Jinja have to be valid Python identifiers and may not "
+     "contain hyphens, use an underscore instead."),
+    ("{% from 'x' import a, with foo %}", (1, 28), "expected token 'end of statement block', got 'foo'"),
 ]
 
 

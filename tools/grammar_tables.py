@@ -28,17 +28,14 @@ sys.path.insert(0, ROOT)
 import lark  # noqa: E402
 
 from minijinja_py.syntax import parse as syntax  # noqa: E402
-
-try:  # the regular expression parser of the running Python (its own module before 3.11)
-    from re import _parser as sre_parse
-except ImportError:  # pragma: no cover - Python < 3.11
-    import sre_parse
+from minijinja_py.syntax.firstchars import (  # noqa: E402
+    ANYTHING, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
+)
 
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
 FORMAT = 4
-ASCII = frozenset(map(chr, range(128)))
 
 
 def grammar_text():
@@ -62,92 +59,12 @@ def analyse(trim_blocks=True, lstrip_blocks=True, strict=False):
 #   families: consecutive terminals X·s1, X·s2, ... that share a prefix X may be tried as one regexp
 #     X(?:s1|s2|...) when X can end in only one place where any s_i could start (then X·s_i matches exactly
 #     where s_i matches after that end, and the order of the s_i is kept).
-# Character sets are (ASCII characters, whether any non-ASCII character may be in), always a superset.
-ANYTHING = (ASCII, True)
-
-
-class _Unknown(Exception):
-    """A construct this analysis does not follow; the caller falls back to 'any character'."""
+# Character sets are (ASCII characters, whether any non-ASCII character may be in), always a superset
+# (syntax/firstchars.py).
 
 
 def _op(item):
     return item[0].name
-
-
-def _class_chars(op, av):
-    """(ASCII set, non-ASCII?) of a single-character item."""
-    if op == "LITERAL":
-        return ({chr(av)} if av < 128 else set()), av >= 128
-    if op in ("NOT_LITERAL", "ANY"):
-        return set(ASCII), True
-    if op != "IN":
-        raise _Unknown(op)
-    chars, non_ascii, negate = set(), False, False
-    for sub_op, sub_av in av:
-        name = sub_op.name
-        if name == "NEGATE":
-            negate = True
-        elif name == "LITERAL":
-            chars |= {chr(sub_av)} if sub_av < 128 else set()
-            non_ascii |= sub_av >= 128
-        elif name == "RANGE":
-            lo, hi = sub_av
-            chars |= {chr(c) for c in range(lo, min(hi, 127) + 1)}
-            non_ascii |= hi >= 128
-        elif name == "CATEGORY":
-            pattern = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w",
-                       "CATEGORY_NOT_WORD": r"\W", "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D"}
-            if sub_av.name not in pattern:
-                raise _Unknown(sub_av.name)
-            chars |= {c for c in ASCII if re.match(pattern[sub_av.name], c)}
-            non_ascii = True
-        else:
-            raise _Unknown(name)
-    if negate:
-        return set(ASCII) - chars, True
-    return chars, non_ascii
-
-
-def _first(items):
-    """(ASCII set, non-ASCII?, nullable) of what a sequence of parsed items can start with."""
-    chars, non_ascii = set(), False
-    for op, av in items:
-        name = op.name
-        if name in ("ASSERT", "ASSERT_NOT", "AT"):
-            continue  # zero width (ignoring what a lookaround demands keeps the set a superset)
-        if name in ("LITERAL", "NOT_LITERAL", "ANY", "IN"):
-            c, n = _class_chars(name, av)
-            return chars | c, non_ascii or n, False
-        if name == "SUBPATTERN":
-            parts, nullable = [av[-1]], False
-            if av[1] & re.IGNORECASE:
-                raise _Unknown("IGNORECASE")
-        elif name == "BRANCH":
-            parts, nullable = av[1], False
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            parts, nullable = [av[2]], av[0] == 0
-        elif name == "ATOMIC_GROUP":
-            parts, nullable = [av], False
-        else:
-            raise _Unknown(name)
-        for part in parts:
-            c, n, part_nullable = _first(part)
-            chars, non_ascii, nullable = chars | c, non_ascii or n, nullable or part_nullable
-        if not nullable:
-            return chars, non_ascii, False
-    return chars, non_ascii, True
-
-
-def first_chars(regexp):
-    """What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may)."""
-    try:
-        parsed = sre_parse.parse(regexp)
-        if parsed.state.flags & re.IGNORECASE:
-            return ANYTHING
-        chars, non_ascii, nullable = _first(list(parsed))
-    except _Unknown:
-        return ANYTHING
-    return ANYTHING if nullable else (frozenset(chars), non_ascii)
 
 
 def _consumed(items):

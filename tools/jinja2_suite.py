@@ -22,8 +22,9 @@ Each test's outcome is one of:
   failed         it failed otherwise: a difference from Jinja2 in something minijinja_py supports
   sandbox        it failed with minijinja_py's SecurityError: the sandbox is always on (Jinja2's unsandboxed
                  Environment lets a template reach what minijinja_py refuses by design)
-  not supported  it used something the README's compatibility table lists as not supported (a stand-in above, a
-                 custom delimiter or line statement, async rendering, an extension other than loopcontrols/do)
+  not supported  it used something the README's compatibility table lists as not supported (a stand-in above,
+                 async rendering, an extension other than loopcontrols/do, an attribute of Jinja2's AST nodes read
+                 from minijinja_py's AST)
   skipped        skipped by the suite itself (an optional dependency such as trio is missing)
 and a test module that cannot even be imported (it subclasses a stand-in at its top level) counts as one
 collection error. The pass rate is passed / (passed + failed): the applicable checks.
@@ -270,8 +271,19 @@ _PLUGIN = textwrap.dedent('''
     _OUT = open(os.environ["JINJA2_SUITE_RESULTS"], "a", encoding="utf-8")
     _NOT_SUPPORTED_TEXT = ("not supported by minijinja_py", "unexpected Environment option", "unknown extension")
     # an attribute of Jinja2's Environment or Template that minijinja_py's (made by from_string/get_template, not
-    # through the adapter's classes) does not have
-    _MISSING_API = re.compile(r"^'(Environment|Template)' object has no attribute '(\\w+)'")
+    # through the adapter's classes) does not have, or of a jinja2.nodes node read from minijinja_py's AST (whose
+    # shape the README lists as its own)
+    _MISSING_API = re.compile(r"^'(\\w+)' object has no attribute '(\\w+)'")
+
+
+    def _missing_api(exc):
+        from minijinja_py.syntax import nodes
+        m = _MISSING_API.match(str(exc))
+        if m is None:
+            return False
+        node_class = getattr(nodes, m.group(1), None)
+        return m.group(1) in ("Environment", "Template") or \
+            isinstance(node_class, type) and issubclass(node_class, nodes.Node)
 
 
     def _chain(exc):
@@ -290,7 +302,7 @@ _PLUGIN = textwrap.dedent('''
         for e in _chain(exc):
             if isinstance(e, NotSupported) or any(t in str(e) for t in _NOT_SUPPORTED_TEXT):
                 return "not supported"
-            if type(e) is AttributeError and _MISSING_API.match(str(e)):
+            if type(e) is AttributeError and _missing_api(e):
                 return "not supported"
         for e in _chain(exc):
             if isinstance(e, minijinja_py.SecurityError):
@@ -386,7 +398,7 @@ def main():
         print(f"applicable checks: {counts['passed']} / {applicable} pass ({100 * counts['passed'] / applicable:.1f}%)")
     missing = collections.Counter(m.group(1) or f"{m.group(2)}.{m.group(3)}"
                                   for r in outcomes if r["outcome"] == "not supported"
-                                  for m in [re.search(r"adapter: (\S+) is not supported|'(Environment|Template)' "
+                                  for m in [re.search(r"adapter: (\S+) is not supported|'(\w+)' "
                                                       r"object has no attribute '(\w+)'", r["detail"])] if m)
     if missing:
         print("not supported, by name: " + ", ".join(f"{name} ({n})" for name, n in missing.most_common()))

@@ -292,10 +292,13 @@ def do_last(rs, seq):
 
 @pass_state
 def do_random(rs, seq):
-    """A random item (seeded per render: the same inputs give the same output)."""
+    """A random item: from Python's `random` module as Jinja2, or seeded per render by random_seed."""
+    # Environment's random_seed is None by default (random.seed() decides, as in Jinja2); the chat profile's is 0:
+    # a generator seeded per render, so the same inputs give the same output
     if rs.random is None:
         import random   # ~1.5 ms of a cold start: imported by the first |random
-        rs.random = random.Random(rs.env.random_seed)
+        seed = rs.env.random_seed
+        rs.random = random if seed is None else random.Random(seed)
     if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
     return rs.random.choice(seq)

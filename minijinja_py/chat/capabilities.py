@@ -201,16 +201,57 @@ def _thinking_call_chat(form):
             _tool_result("idneedle1", TOOL_RESULT)]
 
 
-def _shows(text, *needles):
-    return text is not None and all(needle in text for needle in needles)
+# Every string a rule looks for in a probe's output: a probe keeps which of them it showed, not its text. Each
+# contains one of a few markers, looked for first: an output of megabytes without a marker is scanned once for
+# each marker, not once for each needle.
+_NEEDLES = (USER, USER2, SYSTEM, ANSWER, THINK, TOOL_RESULT, DOC, TOOL_NAME, CALL_NAME, ARG_VALUE, "idneedle1",
+            "idneedle2", "idneedle3", "call_needle_a", "call_needle_b", "'type'", '"type"') + _UNCLEAN_ARGUMENTS
+_MARKED = tuple((marker, tuple(n for n in _NEEDLES if marker in n and not any(m in n for m in earlier)))
+                for marker, earlier in (("NEEDLE", ()), ("needle", ("NEEDLE",)), ("type", ("NEEDLE", "needle"))))
+
+
+class _Seen:
+    """What the rules need of one probe's output: the needles it shows, and a digest to tell two outputs apart.
+    A template can print tens of megabytes per probe; the texts are not kept."""
+
+    __slots__ = ("found", "digest")
+
+    def __init__(self, text):
+        found = []
+        for marker, needles in _MARKED:
+            found += _marked_needles(text, marker, needles)
+        self.found = frozenset(found)
+        self.digest = (len(text), hash(text))
+
+
+_MAX_MARKS = 64   # marker occurrences looked at one by one; past that, each needle is looked for in the whole text
+
+
+def _marked_needles(text, marker, needles):
+    """The needles (each containing marker) that text shows: found around the places where marker is, so that a
+    long output is scanned about once, not once per needle."""
+    places = []
+    at = text.find(marker)
+    while at >= 0 and len(places) <= _MAX_MARKS:
+        places.append(at)
+        at = text.find(marker, at + 1)
+    if len(places) > _MAX_MARKS:
+        return [needle for needle in needles if needle in text]
+    return [needle for needle in needles if any(
+        place >= needle.find(marker) and text.startswith(needle, place - needle.find(marker)) for place in places)]
+
+
+def _shows(seen, *needles):
+    return seen is not None and all(needle in seen.found for needle in needles)
 
 
 def _differ(first, second):
-    return first is not None and second is not None and first != second
+    return first is not None and second is not None and first.digest != second.digest
 
 
 class _Probes:
-    """Each probe rendered once, by name (several fields read the same one): its text, or None when it raised.
+    """Each probe rendered once, by name (several fields read the same one): what it showed (a _Seen), or None
+    when it raised.
 
     render(messages, tools=, documents=, add_generation_prompt=, **variables) -> str or None;
     render_spans(messages, ...) -> the list of generation spans, or None when it raised."""
@@ -218,14 +259,14 @@ class _Probes:
     def __init__(self, render, render_spans):
         self._render = render
         self._render_spans = render_spans
-        self._texts = {}
+        self._seen = {}
 
     def text(self, name, make_messages, tools=False, documents=None, add_generation_prompt=False, **variables):
-        if name not in self._texts:
-            self._texts[name] = self._render(make_messages(), tools=_tools() if tools else None,
-                                             documents=documents, add_generation_prompt=add_generation_prompt,
-                                             **_SPECIAL_TOKENS, **variables)
-        return self._texts[name]
+        if name not in self._seen:
+            text = self._render(make_messages(), tools=_tools() if tools else None, documents=documents,
+                                add_generation_prompt=add_generation_prompt, **_SPECIAL_TOKENS, **variables)
+            self._seen[name] = None if text is None else _Seen(text)
+        return self._seen[name]
 
     def spans(self, make_messages):
         return self._render_spans(make_messages(), tools=None, documents=None, add_generation_prompt=False,
@@ -243,7 +284,7 @@ def _content_fields(probes):
     spans = probes.spans(lambda: [_user(), _answer()])
     return {
         "string_content": _shows(user, USER),
-        "typed_content": _shows(typed, USER) and "'type'" not in typed and '"type"' not in typed,
+        "typed_content": _shows(typed, USER) and "'type'" not in typed.found and '"type"' not in typed.found,
         "system_role": _shows(probes.text("system", lambda: [{"role": "system", "content": SYSTEM}, _user()]), SYSTEM),
         "add_generation_prompt": _differ(user, probes.text("user+prompt", lambda: [_user()],
                                                            add_generation_prompt=True)),
@@ -257,8 +298,8 @@ def _content_fields(probes):
     }
 
 
-def _clean_arguments(text):
-    return _shows(text, ARG_VALUE) and not any(unclean in text for unclean in _UNCLEAN_ARGUMENTS)
+def _clean_arguments(seen):
+    return _shows(seen, ARG_VALUE) and not any(unclean in seen.found for unclean in _UNCLEAN_ARGUMENTS)
 
 
 def _tool_call_fields(probes):

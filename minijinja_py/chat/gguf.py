@@ -8,17 +8,23 @@ most of the file). GGUF versions 2 and 3, little- and big-endian. A GGUF file is
 each key/value is `key: string, type: u32, value`, a string is `length: u64, UTF-8 bytes`, an array is
 `item type: u32, count: u64, items`. Every size is checked against what is left of the file before anything
 is read or allocated, so a corrupt or hostile file fails with a GGUFFormatError, never a MemoryError or a hang.
+A sparse file can be as long as it claims, so the counts are also held to what a real file holds: 65 536
+keys of at most 1 KiB each, 4 million string or array items in all (a vocabulary and its merges are under a
+million), 256 templates and 32 MiB of kept text. What the templates do not need is skipped without being
+decoded: scalar arrays by one seek, strings by their lengths alone (read a chunk at a time).
 """
 
 from __future__ import annotations
 
 import os
 
+from ..core.files import open_regular_file
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
     from typing import Any, BinaryIO
 
-__all__ = ["GGUF_MAGIC", "GGUFFormatError", "is_gguf", "read_chat_metadata"]
+__all__ = ["GGUF_MAGIC", "GGUFFormatError", "is_gguf", "read_chat_metadata", "metadata_of"]
 
 GGUF_MAGIC = b"GGUF"
 
@@ -30,6 +36,13 @@ _SCALARS = {
 _STRING, _ARRAY = 8, 9
 _MAX_ARRAY_NESTING = 8  # arrays of arrays: the format allows them, no tokenizer uses more than one level
 _MAX_KEPT_STRING = 16 * 1024 * 1024  # a template or token text past this is not one: refused before reading it
+_MAX_KEPT_TOTAL = 32 * 1024 * 1024   # all the templates and token texts kept from one file
+_MAX_KEYS = 1 << 16                  # key/value pairs (a real file has a few dozen)
+_MAX_KEY = 1024                      # bytes of one key (a real one is under 100)
+_MAX_ITEMS = 1 << 22                 # string and array items walked in one file (a vocabulary is under 300 000)
+_MAX_TEMPLATES = 256
+_MIN_KV_BYTES = 8 + 4 + 1            # a key's length, a type, the smallest value
+_CHUNK = 1 << 16
 
 _TEMPLATE_KEY = "tokenizer.chat_template"
 _TOKENS_KEY = "tokenizer.ggml.tokens"
@@ -52,14 +65,18 @@ def is_gguf(head: bytes) -> bool:
 
 
 class _Reader:
-    """Sequential reads from a binary file in one byte order, each checked against the file's size."""
+    """Sequential reads from a binary file in one byte order, each checked against the file's size and against
+    what one file may hold (the items walked, the text kept)."""
 
     def __init__(self, file: BinaryIO, size: int) -> None:
         import struct   # only GGUF files need it: not imported at start-up (a cold start's time)
         self.unpack = struct.unpack
+        self.lengths = {"<": struct.Struct("<Q").unpack_from, ">": struct.Struct(">Q").unpack_from}
         self.file = file
         self.size = size
         self.order = "<"
+        self.items = 0   # string and array items walked so far
+        self.kept = 0    # characters of text kept so far
 
     def left(self) -> int:
         return self.size - self.file.tell()
@@ -80,22 +97,48 @@ class _Reader:
     def u64(self, what: str) -> int:
         return int(self.scalar(10, what))
 
-    def string(self, what: str) -> str:
+    def string(self, what: str, most: int = _MAX_KEPT_STRING, kept: bool = True) -> str:
+        """The next string; `kept` strings (templates, token texts) count towards what one file may hold."""
         length = self.u64(f"the length of {what}")
-        if _MAX_KEPT_STRING < length <= self.left():
-            raise GGUFFormatError(f"{what} is {length} bytes long, more than the {_MAX_KEPT_STRING} this reader keeps")
-        data = self.take(length, what)
+        if length > self.left():
+            raise GGUFFormatError(f"truncated: {what} needs {length} bytes at offset {self.file.tell()}, "
+                                  f"{self.left()} left")
+        if length > most:
+            raise GGUFFormatError(f"{what} is {length} bytes long, more than the {most} this reader keeps")
+        if kept:
+            self.kept += length
+            if self.kept > _MAX_KEPT_TOTAL:
+                raise GGUFFormatError(f"more than {_MAX_KEPT_TOTAL} bytes of templates and token texts")
+        data = self.file.read(length)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise GGUFFormatError(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
-    def skip_string(self, what: str) -> None:
-        length = self.u64(f"the length of {what}")
-        if length > self.left():
-            raise GGUFFormatError(f"truncated: {what} of {length} bytes at offset {self.file.tell()}, "
-                                  f"{self.left()} left")
-        self.file.seek(length, os.SEEK_CUR)
+    def count_items(self, count: int, what: str) -> None:
+        """Charge count items to what one file may hold (_MAX_ITEMS), before walking them."""
+        self.items += count
+        if self.items > _MAX_ITEMS:
+            raise GGUFFormatError(f"{what} takes the file past {_MAX_ITEMS} string and array items, more than "
+                                  "a real model file holds")
+
+    def skip_strings(self, count: int, what: str) -> None:
+        """Move past count strings by their lengths alone, reading the file a chunk at a time."""
+        self.count_items(count, what)
+        file, end, length_at = self.file, self.size, self.lengths[self.order]
+        position = base = file.tell()
+        chunk = b""
+        for number in range(count):
+            offset = position - base
+            if offset + 8 > len(chunk):
+                file.seek(position)
+                chunk, base, offset = file.read(_CHUNK), position, 0
+                if len(chunk) < 8:
+                    raise GGUFFormatError(f"truncated: string {number + 1} of {what} at offset {position}")
+            position += 8 + length_at(chunk, offset)[0]
+            if position > end:
+                raise GGUFFormatError(f"truncated: string {number + 1} of {what} ends past the end of the file")
+        file.seek(position)
 
 
 def _check_type(kind: int, key: str) -> None:
@@ -110,7 +153,7 @@ def _skip_value(reader: _Reader, kind: int, key: str, depth: int = 0) -> None:
         size = _SCALARS[kind][1]
         reader.take(size, f"the value of {key!r}")
     elif kind == _STRING:
-        reader.skip_string(f"the value of {key!r}")
+        reader.skip_strings(1, f"the value of {key!r}")
     else:
         _skip_array(reader, key, depth)
 
@@ -131,8 +174,12 @@ def _skip_array(reader: _Reader, key: str, depth: int) -> None:
     # every string or array item takes at least 8 bytes: a count past that is corrupt, not a long loop
     if count * 8 > reader.left():
         raise GGUFFormatError(f"truncated: array {key!r} claims {count} items, the file is too short")
+    if item_kind == _STRING:
+        reader.skip_strings(count, f"array {key!r}")
+        return
+    reader.count_items(count, f"array {key!r}")
     for _ in range(count):
-        _skip_value(reader, item_kind, key, depth + 1)
+        _skip_array(reader, key, depth + 1)
 
 
 def _read_header(reader: _Reader) -> "tuple[int, int]":
@@ -147,7 +194,12 @@ def _read_header(reader: _Reader) -> "tuple[int, int]":
     if version not in (2, 3):
         raise GGUFFormatError(f"GGUF version {version} is not supported (versions 2 and 3 are)")
     reader.u64("the tensor count")
-    return version, reader.u64("the key/value count")
+    count = reader.u64("the key/value count")
+    if count > _MAX_KEYS:
+        raise GGUFFormatError(f"{count} key/value pairs, more than the {_MAX_KEYS} a real model file holds")
+    if count * _MIN_KV_BYTES > reader.left():
+        raise GGUFFormatError(f"truncated: {count} key/value pairs claimed, the file is too short")
+    return version, count
 
 
 def read_chat_metadata(path: str) -> "dict[str, Any]":
@@ -155,30 +207,39 @@ def read_chat_metadata(path: str) -> "dict[str, Any]":
 
     The unnamed template `tokenizer.chat_template` is under the name "default", each `tokenizer.chat_template.<name>`
     under its name. Special tokens are the texts that tokenizer.ggml.tokens holds at the ids of the bos, eos, unk
-    and pad keys, as llama.cpp hands them to a template. Raises OSError when the file cannot be read and
-    GGUFFormatError when it is not a (supported, intact) GGUF file.
+    and pad keys, as llama.cpp hands them to a template. Raises OSError when the file cannot be read or is not a
+    regular file and GGUFFormatError when it is not a (supported, intact) GGUF file.
     """
-    with open(path, "rb") as file:
-        reader = _Reader(file, os.fstat(file.fileno()).st_size)
-        version, kv_count = _read_header(reader)
-        templates: "dict[str, str]" = {}
-        token_ids: "dict[str, int]" = {}
-        tokens_at = None
-        for index in range(kv_count):
-            key = reader.string(f"key number {index + 1}")
-            kind = reader.u32(f"the type of {key!r}")
-            if key == _TEMPLATE_KEY or key.startswith(_TEMPLATE_KEY + "."):
-                if kind != _STRING:
-                    raise GGUFFormatError(f"{key!r} is not a string (type {kind})")
-                templates[key[len(_TEMPLATE_KEY) + 1:] or "default"] = reader.string(f"the value of {key!r}")
-            elif key in _TOKEN_ID_KEYS and kind in _SCALARS and kind not in (6, 7, 12):
-                token_ids[_TOKEN_ID_KEYS[key]] = reader.scalar(kind, f"the value of {key!r}")
-            elif key == _TOKENS_KEY and kind == _ARRAY:
-                tokens_at = file.tell()
-                _skip_value(reader, kind, key)
-            else:
-                _skip_value(reader, kind, key)
-        special = _token_texts(reader, tokens_at, token_ids) if tokens_at is not None else {}
+    fd, status = open_regular_file(path)
+    with os.fdopen(fd, "rb") as file:
+        return metadata_of(file, status.st_size)
+
+
+def metadata_of(file: BinaryIO, size: int) -> "dict[str, Any]":
+    """read_chat_metadata of a GGUF file open for binary reads (from its start), `size` bytes long."""
+    file.seek(0)
+    reader = _Reader(file, size)
+    version, kv_count = _read_header(reader)
+    templates: "dict[str, str]" = {}
+    token_ids: "dict[str, int]" = {}
+    tokens_at = None
+    for index in range(kv_count):
+        key = reader.string(f"key number {index + 1}", _MAX_KEY, kept=False)
+        kind = reader.u32(f"the type of {key!r}")
+        if key == _TEMPLATE_KEY or key.startswith(_TEMPLATE_KEY + "."):
+            if kind != _STRING:
+                raise GGUFFormatError(f"{key!r} is not a string (type {kind})")
+            if len(templates) >= _MAX_TEMPLATES:
+                raise GGUFFormatError(f"more than {_MAX_TEMPLATES} chat templates")
+            templates[key[len(_TEMPLATE_KEY) + 1:] or "default"] = reader.string(f"the value of {key!r}")
+        elif key in _TOKEN_ID_KEYS and kind in _SCALARS and kind not in (6, 7, 12):
+            token_ids[_TOKEN_ID_KEYS[key]] = reader.scalar(kind, f"the value of {key!r}")
+        elif key == _TOKENS_KEY and kind == _ARRAY:
+            tokens_at = file.tell()
+            _skip_value(reader, kind, key)
+        else:
+            _skip_value(reader, kind, key)
+    special = _token_texts(reader, tokens_at, token_ids) if tokens_at is not None else {}
     return {"templates": templates, "special_tokens": special, "version": version}
 
 
@@ -193,12 +254,11 @@ def _token_texts(reader: _Reader, tokens_at: int, token_ids: "dict[str, int]") -
         if 0 <= token_id < count:
             wanted.setdefault(token_id, []).append(name)
     texts: "dict[str, str]" = {}
-    last = max(wanted, default=-1)
-    for token_id in range(last + 1):
-        if token_id in wanted:
-            text = reader.string(f"token {token_id}")
-            for name in wanted[token_id]:
-                texts[name] = text
-        else:
-            reader.skip_string(f"token {token_id}")
+    at = 0
+    for token_id in sorted(wanted):   # the tokens before each wanted one skipped by their lengths alone
+        reader.skip_strings(token_id - at, repr(_TOKENS_KEY))
+        text = reader.string(f"token {token_id}")
+        at = token_id + 1
+        for name in wanted[token_id]:
+            texts[name] = text
     return {name: texts[name] for name in _TOKEN_ID_KEYS.values() if name in texts}

@@ -6,6 +6,15 @@ special tokens from tokenizer_config.json and special_tokens_map.json), one of t
 special tokens of that file and of its folder), a .jinja file, a GGUF file (gguf.py), or a model id in the local
 Hugging Face cache. Files are told apart by content (the GGUF magic, a JSON object), not only by extension.
 Never touches the network. Every failure is a TemplateLoadError naming the file and the problem.
+
+What a model folder or the cache holds is untrusted, and the file-system rules say what is read of it:
+  * only regular files, each read without blocking and never past its cap (core/files.py): a template file
+    16 MiB, a JSON config 32 MiB and 3 million values (what JSON of that size could inflate to is bounded by
+    its values, counted before parsing), a refs file 1 KiB;
+  * a model folder's files (and what their links lead to) stay inside the folder, or inside the repository
+    folder for a snapshot of the Hugging Face cache (whose files link to ../../blobs); a cached model's revision
+    is a name listed in its snapshots/ folder, nothing that could lead elsewhere;
+  * at most 256 named templates and 32 MiB of template text for one model.
 """
 
 from __future__ import annotations
@@ -19,15 +28,24 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     from typing import Any, Union
     Found = Union[str, "dict[str, str]"]
 
-from .gguf import GGUFFormatError, is_gguf, read_chat_metadata
+from .gguf import GGUFFormatError, is_gguf, metadata_of
 from ..core.errors import TemplateLoadError
+from ..core.files import FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, \
+    read_open_file, read_regular_file
 
 __all__ = ["TemplateLoadError", "load_chat_template", "hub_cache_dir", "choose_named"]
 
 SPECIAL_TOKEN_NAMES = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 _FOLDER_FILES = ("chat_template.jinja", "chat_template.json", "tokenizer_config.json")
 _MODEL_ID = r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$"   # compiled on first use (re's cache), not at import
-_MAX_FILE = 256 * 1024 * 1024  # a JSON or template file past this is not one (tokenizer.json is not read)
+_JINJA = (".jinja", ".jinja2", ".j2")
+MAX_TEMPLATE_FILE = 16 << 20     # bytes of a template file (64 times the default max_template_size at 1 byte each)
+MAX_CONFIG_FILE = 32 << 20       # bytes of a JSON config (tokenizer.json, the big one, is never read)
+MAX_CONFIG_VALUES = 3_000_000    # JSON values of a config: a real one holds a few thousand, and each costs memory
+MAX_NAMED = 256                  # named templates of one model (real models have one to three)
+MAX_TEMPLATE_TEXT = 32 << 20     # characters of all the templates of one model together
+_MAX_REF = 1024                  # bytes of a refs file (a 40-character commit hash)
+_MAX_LISTED = 10_000             # entries of additional_chat_templates/ looked at
 
 
 def _fail(path: str, problem: str) -> TemplateLoadError:
@@ -40,21 +58,28 @@ def load_chat_template(path: "Union[str, os.PathLike[str]]", name: "str | None" 
     source is a str, or {name: source} when the file has several named templates (transformers' list form,
     additional_chat_templates/, tokenizer.chat_template.<name> in a GGUF). With `name`, only that template's
     source (a str) is returned: "default" names the unnamed one. special_tokens maps bos_token, eos_token, ...
-    to their text. Raises TemplateLoadError for a missing, unreadable, malformed or template-less input and for
-    an unknown name.
+    to their text. Raises TemplateLoadError for a missing, unreadable, malformed, oversized or template-less
+    input, for a file that is not a regular file or that leads out of its model folder, and for an unknown name.
     """
     path = str(os.fspath(path))
-    found: Found
-    if os.path.isdir(path):
-        found, special = _load_folder(path)
-    elif os.path.exists(path):
-        found, special = _load_file(path)
-    else:
-        folder = _hub_snapshot(path)
-        found, special = _load_folder(folder)
+    try:
+        found, special = _load(path)
+    except MemoryError:
+        raise _fail(path, "too large to load (out of memory)") from None
+    except RecursionError:
+        raise _fail(path, "nested too deeply to load") from None
     if name is not None:
         found = choose_named(found, name, path)
     return found, special
+
+
+def _load(path: str) -> "tuple[Found, dict[str, str]]":
+    if os.path.isdir(path):
+        return _load_folder(path, folder_root(path))
+    if os.path.lexists(path):
+        return _load_file(path)
+    repo, snapshot = _hub_snapshot(path)
+    return _load_folder(snapshot, repo)
 
 
 def choose_named(found: Found, name: str, where: str) -> str:
@@ -65,27 +90,47 @@ def choose_named(found: Found, name: str, where: str) -> str:
     return named[name]
 
 
+def folder_root(folder: str) -> str:
+    """The folder a model folder's files must resolve into: the folder itself, or for a snapshot of the Hugging
+    Face cache (.../models--org--name/snapshots/<revision>, whose files link to ../../blobs/) its repository
+    folder."""
+    real = os.path.realpath(folder)
+    parent = os.path.dirname(real)
+    if os.path.basename(parent) == "snapshots" and os.path.basename(os.path.dirname(parent)).startswith("models--"):
+        return os.path.dirname(parent)
+    return real
+
+
 # ----------------------------------------------------------------------------------------------- file reading
-def _read_bytes(path: str) -> bytes:
+def _refused(path: str, exc: OSError) -> TemplateLoadError:
+    if isinstance(exc, (NotRegularFile, FileTooLarge, OutsideRoot, NotText)):
+        return _fail(path, exc.strerror)
+    return _fail(path, f"cannot be read ({exc.strerror or exc})")
+
+
+def _read_bytes(path: str, limit: int, what: str, root: "str | None" = None) -> bytes:
     try:
-        with open(path, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
-            if size > _MAX_FILE:
-                raise _fail(path, f"{size} bytes is too large for a template or tokenizer config file")
-            return file.read()
+        return read_regular_file(path, limit, what, root)
     except OSError as exc:
-        raise _fail(path, f"cannot be read ({exc.strerror or exc})") from None
+        raise _refused(path, exc) from None
 
 
 def _decode(path: str, data: bytes) -> str:
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise _fail(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return decode_text(data, path, "UTF-8")
+    except NotText as exc:
+        raise _refused(path, exc) from None
 
 
-def _read_json(path: str, data: "bytes | None" = None) -> "dict[str, Any]":
-    text = _decode(path, _read_bytes(path) if data is None else data)
+def _read_template(path: str, root: "str | None" = None) -> str:
+    return _decode(path, _read_bytes(path, MAX_TEMPLATE_FILE, "a template file", root))
+
+
+def _read_json(path: str, data: "bytes | None" = None, root: "str | None" = None) -> "dict[str, Any]":
+    if data is None:
+        data = _read_bytes(path, MAX_CONFIG_FILE, "a JSON config file", root)
+    text = _decode(path, data)
+    _check_values(path, data)
     try:
         value = json.loads(text)
     except ValueError as exc:
@@ -97,45 +142,67 @@ def _read_json(path: str, data: "bytes | None" = None) -> "dict[str, Any]":
     return value
 
 
-def _head(path: str) -> bytes:
-    try:
-        with open(path, "rb") as file:
-            return file.read(4)
-    except OSError as exc:
-        raise _fail(path, f"cannot be read ({exc.strerror or exc})") from None
+def _json_values(data: bytes) -> int:
+    """At most how many values JSON text holds (each one after the first in a container follows a comma, and each
+    container holds one first value): counted at C speed, before parsing builds them."""
+    return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
+
+
+def _check_values(path: str, data: bytes) -> None:
+    if _json_values(data) > MAX_CONFIG_VALUES:
+        raise _fail(path, f"holds more than the {MAX_CONFIG_VALUES} JSON values allowed for a config file")
 
 
 def _load_file(path: str) -> "tuple[Found, dict[str, str]]":
     """One file: GGUF by its magic; JSON by its extension or by parsing as an object; a template otherwise."""
-    if is_gguf(_head(path)):
-        return _load_gguf(path)
-    lower = path.lower()
-    if lower.endswith((".jinja", ".jinja2", ".j2")):
-        return _decode(path, _read_bytes(path)), _folder_special_tokens(os.path.dirname(path))
-    data = _read_bytes(path)
+    try:
+        fd, status = open_regular_file(path)
+    except OSError as exc:
+        raise _refused(path, exc) from None
+    with os.fdopen(fd, "rb") as file:
+        try:
+            head = os.read(fd, 4)
+            os.lseek(fd, 0, os.SEEK_SET)
+            if is_gguf(head):
+                return _load_gguf(path, file, status.st_size)
+            lower = path.lower()
+            limit, what = (MAX_TEMPLATE_FILE, "a template file") if lower.endswith(_JINJA) else \
+                (MAX_CONFIG_FILE, "a JSON config or template file")
+            if status.st_size > limit:
+                raise FileTooLarge(path, limit, what)
+            data = read_open_file(fd, limit, path, what)
+        except OSError as exc:
+            raise _refused(path, exc) from None
+    folder = os.path.dirname(path)
+    if lower.endswith(_JINJA):
+        return _decode(path, data), _folder_special_tokens(folder)
     if lower.endswith(".json") or _looks_like_json_object(data):
         config = _read_json(path, data)
         found = _template_of_config(path, config)
         # the file's own tokens, unless its folder's tokenizer files say otherwise (the same as for the folder
         # when the file is that folder's tokenizer_config.json)
-        return found, {**_special_tokens_of(config), **_folder_special_tokens(os.path.dirname(path))}
+        return found, {**_special_tokens_of(config), **_folder_special_tokens(folder)}
     if lower.endswith(".gguf"):
         raise _fail(path, f"not a GGUF file (starts with {data[:4]!r}, not b'GGUF')")
-    return _decode(path, data), _folder_special_tokens(os.path.dirname(path))
+    if len(data) > MAX_TEMPLATE_FILE:
+        raise _fail(path, f"larger than the {MAX_TEMPLATE_FILE} bytes allowed for a template file")
+    return _decode(path, data), _folder_special_tokens(folder)
 
 
 def _looks_like_json_object(data: bytes) -> bool:
     if not data.lstrip()[:1] == b"{":
         return False
+    if _json_values(data) > MAX_CONFIG_VALUES:
+        return True   # _read_json refuses it, naming the reason
     try:
         return isinstance(json.loads(data), dict)
     except (ValueError, RecursionError):
         return False  # a template that starts with "{{" or "{%"
 
 
-def _load_gguf(path: str) -> "tuple[Found, dict[str, str]]":
+def _load_gguf(path: str, file: Any, size: int) -> "tuple[Found, dict[str, str]]":
     try:
-        metadata = read_chat_metadata(path)
+        metadata = metadata_of(file, size)
     except GGUFFormatError as exc:
         raise _fail(path, f"corrupt or unsupported GGUF file: {exc}") from None
     except OSError as exc:
@@ -155,6 +222,8 @@ def _template_of_config(path: str, config: "dict[str, Any]") -> Found:
     if isinstance(template, str):
         return template
     if isinstance(template, list):
+        if len(template) > MAX_NAMED:
+            raise _fail(path, f"has {len(template)} named chat templates, more than the {MAX_NAMED} allowed")
         named = {}
         for entry in template:
             if not (isinstance(entry, dict) and isinstance(entry.get("name"), str)
@@ -183,29 +252,34 @@ def _special_tokens_of(config: "dict[str, Any]") -> "dict[str, str]":
     return special
 
 
-def _folder_special_tokens(folder: str) -> "dict[str, str]":
+def _folder_special_tokens(folder: str, root: "str | None" = None) -> "dict[str, str]":
     """Special tokens of a folder's tokenizer_config.json, overridden by its special_tokens_map.json (the order
     transformers applies them in). Files that are missing are skipped; broken ones are errors."""
+    folder = folder or "."
+    root = folder_root(folder) if root is None else root
     special = {}
     for name in ("tokenizer_config.json", "special_tokens_map.json"):
-        file = os.path.join(folder or ".", name)
-        if os.path.isfile(file):
-            special.update(_special_tokens_of(_read_json(file)))
+        file = os.path.join(folder, name)
+        if os.path.lexists(file):
+            special.update(_special_tokens_of(_read_json(file, root=root)))
     return special
 
 
 # ----------------------------------------------------------------------------------------------------- folders
-def _load_folder(folder: str) -> "tuple[Found, dict[str, str]]":
-    special = _folder_special_tokens(folder)
+def _load_folder(folder: str, root: str) -> "tuple[Found, dict[str, str]]":
+    """A model folder's template(s) and special tokens, every file read resolving inside root."""
+    special = _folder_special_tokens(folder, root)
     jinja = os.path.join(folder, "chat_template.jinja")
-    extra = _additional_templates(folder)
-    if os.path.isfile(jinja):
-        source = _decode(jinja, _read_bytes(jinja))
+    extra = _additional_templates(folder, root)
+    if os.path.lexists(jinja):
+        source = _read_template(jinja, root)
+        if extra and len(source) + sum(map(len, extra.values())) > MAX_TEMPLATE_TEXT:
+            raise _fail(folder, f"holds more than the {MAX_TEMPLATE_TEXT} characters of templates allowed")
         return ({"default": source, **extra} if extra else source), special
     for name in ("chat_template.json", "tokenizer_config.json"):
         file = os.path.join(folder, name)
-        if os.path.isfile(file):
-            config = _read_json(file)
+        if os.path.lexists(file):
+            config = _read_json(file, root=root)
             if config.get("chat_template") is not None:
                 return _template_of_config(file, config), special
     if extra:
@@ -213,16 +287,29 @@ def _load_folder(folder: str) -> "tuple[Found, dict[str, str]]":
     raise _fail(folder, f"no chat template found (looked for {', '.join(_FOLDER_FILES)})")
 
 
-def _additional_templates(folder: str) -> "dict[str, str]":
+def _additional_templates(folder: str, root: str) -> "dict[str, str]":
     """transformers' additional_chat_templates/<name>.jinja files: named templates beside chat_template.jinja."""
     extra_dir = os.path.join(folder, "additional_chat_templates")
     if not os.path.isdir(extra_dir):
         return {}
-    named = {}
-    for entry in sorted(os.listdir(extra_dir)):
-        if entry.endswith(".jinja"):
-            file = os.path.join(extra_dir, entry)
-            named[entry[:-len(".jinja")]] = _decode(file, _read_bytes(file))
+    names = []
+    try:
+        with os.scandir(extra_dir) as entries:
+            for count, entry in enumerate(entries):
+                if count >= _MAX_LISTED:
+                    raise _fail(extra_dir, f"holds more than {_MAX_LISTED} entries")
+                if entry.name.endswith(".jinja"):
+                    names.append(entry.name)
+    except OSError as exc:
+        raise _fail(extra_dir, f"cannot be listed ({exc.strerror or exc})") from None
+    if len(names) > MAX_NAMED:
+        raise _fail(extra_dir, f"holds {len(names)} templates, more than the {MAX_NAMED} allowed")
+    named, total = {}, 0
+    for entry in sorted(names):
+        named[entry[:-len(".jinja")]] = text = _read_template(os.path.join(extra_dir, entry), root)
+        total += len(text)
+        if total > MAX_TEMPLATE_TEXT:
+            raise _fail(extra_dir, f"holds more than the {MAX_TEMPLATE_TEXT} characters of templates allowed")
     return named
 
 
@@ -240,8 +327,10 @@ def hub_cache_dir() -> str:
     return os.path.join(os.path.expanduser(home), "hub")
 
 
-def _hub_snapshot(model_id: str) -> str:
-    """The folder of the refs/main snapshot of a model id in the local cache (no network, ever)."""
+def _hub_snapshot(model_id: str) -> "tuple[str, str]":
+    """(repository folder, snapshot folder) of the refs/main revision of a model id in the local cache (no
+    network, ever). The revision must be a name in the repository's snapshots/ folder (as huggingface_hub uses
+    it), and the snapshot must resolve inside the repository folder."""
     if not re.match(_MODEL_ID, model_id):
         raise _fail(model_id, "no such file or folder")
     cache = hub_cache_dir()
@@ -251,11 +340,26 @@ def _hub_snapshot(model_id: str) -> str:
                               "download it first, e.g. `hf download " + model_id + "`")
     ref = os.path.join(repo, "refs", "main")
     try:
-        with open(ref, encoding="utf-8") as file:
-            commit = file.read().strip()
-    except OSError:
+        data = read_regular_file(ref, _MAX_REF, "a refs file", repo)
+    except FileNotFoundError:
         raise _fail(model_id, f"the cached model has no refs/main ({ref})") from None
-    snapshot = os.path.join(repo, "snapshots", commit)
-    if not commit or not os.path.isdir(snapshot):
-        raise _fail(model_id, f"refs/main names snapshot {commit!r}, which is not in {os.path.dirname(snapshot)}")
-    return snapshot
+    except OSError as exc:
+        raise _refused(ref, exc) from None
+    try:
+        revision = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise _fail(ref, "is not a revision (not ASCII text)") from None
+    snapshots = os.path.join(repo, "snapshots")
+    snapshot = os.path.join(snapshots, revision)
+    if not _is_entry_name(revision) or not os.path.isdir(snapshot):
+        raise _fail(model_id, f"refs/main names snapshot {revision[:100]!r}, which is not in {snapshots}")
+    real_repo = os.path.realpath(repo)
+    if os.path.dirname(os.path.realpath(snapshot)) != os.path.join(real_repo, "snapshots"):
+        raise _fail(model_id, f"the snapshot {snapshot} leads outside {repo}")
+    return real_repo, snapshot
+
+
+def _is_entry_name(name: str) -> bool:
+    """Is name one plain entry of a folder (no separator, not . or .., nothing a path could climb with)?"""
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
+        and name.isprintable()

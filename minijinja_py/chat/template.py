@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
-from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
@@ -28,6 +26,7 @@ from ..builtins.html import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .loading import TemplateLoadError, load_chat_template
+from ..core.bounded import BoundedCache
 from ..core.errors import TemplateError, as_template_error
 from ..core.state import Limits, check_str_size
 from ..environment import Environment, Template
@@ -130,7 +129,7 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
     Raises TypeError (a TemplateError twin) when now is neither, TypeError when limits is not a Limits.
     """
     env = Environment(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks,
-                      extensions=("loopcontrols", "generation"), limits=limits)
+                      extensions=("loopcontrols", "generation"), limits=limits, random_seed=0)   # reproducible
     env.filters["tojson"] = chat_tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = StrftimeNow(_clock(now))
@@ -139,18 +138,51 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
 
 
 # ------------------------------------------------------------------------------------------------ ChatTemplate
+class NamedTemplates(Mapping[str, Template]):
+    """{name: Template} of a ChatTemplate's named templates: the default one (else the first) compiled at once and
+    held, each other compiled when it is first asked for, through the environment's cache of compiled templates
+    (bounded by characters of source): a model file with many large named templates costs the compiling and the
+    memory of those a render uses, not of all of them."""
+
+    def __init__(self, environment: Environment, sources: "dict[str, str]", label: Optional[str]) -> None:
+        self._environment = environment
+        self._sources = sources
+        self._label = label
+        main = "default" if "default" in sources else next(iter(sources))
+        self._held = {main: self._compiled(main)}
+
+    def _compiled(self, key: str) -> Template:
+        return self._environment.from_string(self._sources[key],
+                                             name=f"{self._label}:{key}" if self._label else key)
+
+    def __getitem__(self, key: str) -> Template:
+        held = self._held.get(key)
+        return held if held is not None else self._compiled(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._sources
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+
 class ChatTemplate:
     """A chat template compiled once in the transformers profile; render() many conversations with it.
 
     source: the template text, or {name: text} for a model with several named templates (transformers'
-        list form: "default", "tool_use", ...), each compiled here.
+        list form: "default", "tool_use", ...): the default one (else the first) compiled here, the others when
+        first used.
     now: a datetime, or a callable returning one, freezing strftime_now (default: the real clock).
     limits: a Limits for this template (default: Limits()).
     name: the name errors show for the template.
     special_tokens: default template variables (bos_token, eos_token, ...), as a tokenizer provides them.
 
-    Raises TemplateSyntaxError (or LimitExceeded) for a template that does not compile, TypeError twins for a
-    source that is neither a str nor a mapping of str. A ChatTemplate pickles and deep-copies by its constructor's
+    Raises TemplateSyntaxError (or LimitExceeded) for a template that does not compile (a named one other than
+    the default: when it is first used), TypeError twins for a source that is neither a str nor a mapping of
+    str. A ChatTemplate pickles and deep-copies by its constructor's
     arguments (recompiled once per process); a `now` callable must then be picklable (a datetime always is).
     """
 
@@ -167,19 +199,18 @@ class ChatTemplate:
         self._named = not isinstance(source, str)
         self._capabilities: dict[str, Capabilities] = {}
 
-    def _compile(self, source: TemplateSource, name: Optional[str]) -> dict[str, Template]:
+    def _compile(self, source: TemplateSource, name: Optional[str]) -> Mapping[str, Template]:
         if isinstance(source, str):
             return {"default": self.environment.from_string(source, name=name)}
         if not isinstance(source, Mapping) or not source:
             raise type_error("a chat template is a str, or a non-empty mapping {name: str} of named templates; "
                              f"got {type(source).__name__}")
-        templates = {}
         for key, text in source.items():
             if not isinstance(key, str):
                 raise type_error(f"chat template names must be str, not {type(key).__name__}")
-            label = f"{name}:{key}" if name else key
-            templates[key] = self.environment.from_string(text, name=label)
-        return templates
+            if not isinstance(text, str):
+                raise type_error(f"template source must be a str, not {type(text).__name__} (the template {key!r})")
+        return NamedTemplates(self.environment, dict(source), name)
 
     @property
     def template_names(self) -> list[str]:
@@ -310,35 +341,34 @@ class ChatTemplate:
 
 # ---------------------------------------------------------------------------------- compiled-template cache
 _CACHE_SIZE = 64
-_cache: "OrderedDict[Any, ChatTemplate]" = OrderedDict()
-_cache_lock = allocate_lock()
+_CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all (see core/bounded.py)
+_cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
 def _source_key(source: TemplateSource) -> Any:
     return source if isinstance(source, str) else tuple(source.items())
 
 
+def _source_chars(source: TemplateSource) -> int:
+    return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
+
+
 def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
             special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
     """A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
-    (keyed by source and options; an unhashable option skips the cache)."""
+    (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache)."""
     try:
         key: Any = (_source_key(source), now, limits, name, tuple(sorted((special_tokens or {}).items())))
         hash(key)
     except TypeError:
         key = None
     if key is not None:
-        with _cache_lock:
-            found = _cache.get(key)
-            if found is not None:
-                _cache.move_to_end(key)
-                return found
+        found = _cache.get(key)
+        if found is not None:
+            return found   # type: ignore[return-value]
     made = ChatTemplate(source, now=now, limits=limits, name=name, special_tokens=special_tokens)
     if key is not None:
-        with _cache_lock:
-            _cache[key] = made
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+        _cache.put(key, made, _source_chars(source))
     return made
 
 

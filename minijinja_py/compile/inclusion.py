@@ -6,8 +6,8 @@ no loader — a template is a string, as in transformers — they fail with Jinj
 environment specified" TypeError, after evaluating the name. With one, composition.py does the rest.
 
 The AST does not record `ignore missing` and `with context` / `without context` (the parser drops them), so they
-are read back from the tag's source, after the name expression: what can follow it there is keywords, names
-and commas only.
+are read back from the tag's source, after the name expression up to the end of the tag (the block end, or the
+end of the line for a line statement): what can be there is keywords, names and commas only.
 """
 
 import re
@@ -18,20 +18,23 @@ from ..runtime.composition import (
 )
 from ..runtime.objects import join_output
 from ..syntax import nodes as n
+from ..syntax.delimiters import DEFAULT, line_statement_at
 
 __all__ = ["s_load", "tag_modifiers"]
 
 # (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
 _IGNORE_MISSING = r"\s*ignore\s+missing\b"
-_CONTEXT = r"(?<![\w,])\s*(with|without)\s+context\s*[-+]?$"
+_CONTEXT = r"(?<!\w)\s*(with|without)\s+context\s*[-+]?$"
 
 
-def tag_modifiers(source, node):
-    """(ignore_missing, with_context) of a load tag as written: with_context is True, False or None (not said)."""
+def tag_modifiers(source, node, delimiters=None):
+    """(ignore_missing, with_context) of a load tag as written: with_context is True, False or None (not said).
+    delimiters: the syntax.delimiters.Delimiters the source is written with, None for Jinja2's."""
     if source is None:
         return False, None
+    d = delimiters or DEFAULT
     start = node.template.span.end
-    end = source.find("%}", start)
+    end = source.find("\n" if line_statement_at(d, source, node.span.start) else d.block_end, start)
     tail = source[start:end if end >= 0 else len(source)]
     ignore_missing = node.kind == "include" and re.match(_IGNORE_MISSING, tail) is not None
     found = re.search(_CONTEXT, tail)
@@ -71,7 +74,7 @@ def _chooser(template):
 
 
 def _include(c, node, template_ev, depth):
-    ignore_missing, with_context = tag_modifiers(c.origin[2], node)
+    ignore_missing, with_context = tag_modifiers(c.origin[2], node, c.env._delimiters)
     choose, importer = _chooser(node.template), c.template_name
     read_locals = variables_reader(c.visible_stores()) if with_context is not False else None
     counted = not c.counted_by_loop
@@ -110,7 +113,7 @@ def _include(c, node, template_ev, depth):
 
 
 def _import(c, node, template_ev, depth):
-    _, with_context = tag_modifiers(c.origin[2], node)
+    _, with_context = tag_modifiers(c.origin[2], node, c.env._delimiters)
     importer = c.template_name
     read_locals = variables_reader(c.visible_stores()) if with_context else None
     line = node.span.line

@@ -149,7 +149,21 @@ def scrub_message(message):
 
 
 class TemplateSyntaxError(TemplateError):
-    """The template source is malformed; raised by `from_string`, never later."""
+    """The template source is malformed; raised by `from_string`, never later.
+
+    Made by hand it also takes Jinja2's positional arguments, (message, lineno, name, filename): a string where
+    the column goes is the template's name."""
+
+    def __init__(self, message="", lineno=None, colno=None, *jinja2_filename, **kw):
+        if isinstance(colno, str):
+            kw.setdefault("name", colno)
+            colno = None
+            if jinja2_filename:
+                kw.setdefault("filename", jinja2_filename[0])
+        elif jinja2_filename:
+            raise TypeError("TemplateSyntaxError takes (message, lineno, colno) or Jinja2's (message, lineno, name, "
+                            "filename)")
+        TemplateError.__init__(self, message, lineno, colno, **kw)
 
 
 class TemplateAssertionError(TemplateSyntaxError):

@@ -198,9 +198,10 @@ def _steps(context, template, out):
 
 
 def render_chunks(context, template, out):
-    """The render of template in context as the texts of its top-level statements (and of those of the templates
-    it extends), each produced when it is asked for (Template.generate). The render is entered for each step
-    only: the caller's code between two steps is not part of it."""
+    """The render of template in context as the pieces of text it writes (each text and each {{ }} value, as
+    Jinja2 yields them, where the compiler did not join them), those of one top-level statement (or of one of the
+    templates it extends) made when the first of them is asked for (Template.generate). The render is entered for
+    each step only: the caller's code between two steps is not part of it."""
     rs = context.rs
     steps = _steps(context, template, out)
     while True:
@@ -211,10 +212,10 @@ def render_chunks(context, template, out):
             leave_render(token)
         if start is None:
             return
-        text = join_output(out[start:])
+        pieces = out[start:]
         del out[start:]
-        if text:
-            yield text
+        join_output(pieces)   # raises, located, for a piece that is not text
+        yield from filter(None, pieces)
 
 
 def extend(context, template):

@@ -403,6 +403,16 @@ class Namespace:
     def _check_name(name):
         """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
+    def __getattr__(self, name):
+        """An attribute read by Python code (a filter given a namespace), as Jinja2's namespace answers it; never a
+        '_' name (what Python's own protocols look up, __html__ and the like, stays the class's)."""
+        if not name.startswith("_"):
+            try:
+                return object.__getattribute__(self, "_attrs")[name]
+            except KeyError:
+                pass
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def mj_print(self, printer, depth):
         """How printing.py shows a namespace: its attributes as a dict."""
         printer.emit("<Namespace ")

@@ -269,7 +269,14 @@ class Builder:
         return n.Load(tag_span(c[0]), "extends", c[1])
 
     def context_modifier(self, c):
-        return None  # with/without context: nothing to pass context to without a loader
+        return None  # with/without context: read back from the source by compile/inclusion.py
+
+    def names_context(self, c):
+        """`with context` / `without context` after a comma, lexed as two names (grammar: from_stmt)."""
+        first, second = c
+        if first.value in ("with", "without") and second.value == "context":
+            return None
+        raise syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
 
     def generation_block(self, c):
         return n.Generation(tag_span(c[0]), c[1])

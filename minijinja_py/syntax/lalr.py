@@ -99,15 +99,39 @@ _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a l
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
 
 
+class Lexicon:
+    """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
+    (the ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families,
+    [(prefix, [member names], [each member's lead literal])], where every member's regexp starts with the prefix
+    (see tools/grammar_tables.py)."""
+
+    __slots__ = ("patterns", "first", "families")
+
+    def __init__(self, patterns, first, families):
+        self.patterns, self.first, self.families = patterns, first, families
+
+
+def lexicon(tables, edit=None):
+    """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
+    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
+    edit = edit or (lambda pattern: pattern)
+    first = {name: (frozenset(chars), bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
+                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
+
+
 class Parser:
     """One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
     to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
-    compiled on first use and shared, each parse keeps its own stacks."""
+    compiled on first use and shared, each parse keeps its own stacks.
 
-    def __init__(self, tables, callbacks, edit=None):
+    modes, if given, replaces edit: a list of Lexicons, one per lexer mode, of which a parse lexes each token with
+    the one its `mode` names when the token is lexed (see parse)."""
+
+    def __init__(self, tables, callbacks, edit=None, modes=None):
         self.tables = tables
-        edit = edit or (lambda pattern: pattern)
-        self.patterns = {name: edit(p) for name, p in tables.terminals.items()}
+        lexicons = modes or [lexicon(tables, edit)]
+        self.patterns = lexicons[0].patterns
         self._ignore = tables.ignore
         self._actions = tables.actions
         self._end = tables.end
@@ -116,7 +140,8 @@ class Parser:
             raise ValueError(f"no callback for the rules {', '.join(missing)}")
         self._callbacks = callbacks
         self._rules = [None] * len(tables.rules)  # rule number → how its reduction goes, made on first use
-        self._lexer = _Lexer(tables, self.patterns, edit)
+        self._lexers = [_Lexer(tables, lexicon) for lexicon in lexicons]
+        self._lexer = self._lexers[0]
         # (state below, state, lookahead) → (the state after the chain of unit reductions, its action then)
         self._chains = {}
 
@@ -145,12 +170,17 @@ class Parser:
         return (_EXPAND1 if expand1 == "1" else _CALL, origin, size, getattr(callbacks, name), shaper)
 
     # ----------------------------------------------------------------------------------------------- parsing
-    def parse(self, text, postlex=None):
+    def parse(self, text, postlex=None, mode=None):
         """The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
-        generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for)."""
+        generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
+        mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
+        lexed in (the postlexer sets it as it goes; it starts as it is given)."""
         state = self.tables.start
         states, values = [state], []
-        stream = self._lexer.lex(text, states, values)
+        if mode is None:
+            stream = self._lexer.lex(text, states, values)
+        else:
+            stream = _lex_modes(self._lexers, mode, text, states, values)
         if postlex is not None:
             stream = postlex(stream)
         actions, rules, chains = self._actions, self._rules, self._chains
@@ -309,7 +339,8 @@ class _Lexer:
     compiled on first use and shared by all states (compiling is a cold start's largest part of a first parse:
     one regexp for ~35 literals instead of one each)."""
 
-    def __init__(self, tables, patterns, edit):
+    def __init__(self, tables, lexicon):
+        patterns = lexicon.patterns
         self.tables, self.patterns = tables, patterns
         self._literal = _literals(patterns)                        # name → its text
         self._literal_match = None                                 # their regexp's match, compiled on first use
@@ -317,14 +348,14 @@ class _Lexer:
         for name, text in self._literal.items():
             self._literal_first[text[0]] = self._literal_first.get(text[0], frozenset()) | {name}
         self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
-        for prefix, names, leads in tables.families:
+        for prefix, names, leads in lexicon.families:
             # each member's rest of pattern, its leading literal (if any) in front of its group
-            alternatives = {name: f"{lead}(?P<{name}>{edit(tables.terminals[name][len(prefix) + len(lead):])})"
+            alternatives = {name: f"{lead}(?P<{name}>{patterns[name][len(prefix) + len(lead):]})"
                             for name, lead in zip(names, leads)}
-            family = (edit(prefix), alternatives, tuple(names))
+            family = (prefix, alternatives, tuple(names))
             for name in names:
                 self._family[name] = family
-        self._first = {name: (frozenset(chars), bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+        self._first = lexicon.first
         self._units_of_lexer = [None] * len(tables.lexers)
         by_lexer = [{} for _ in tables.lexers]                     # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
@@ -496,6 +527,32 @@ class _Lexer:
                 return UnexpectedToken(token, allowed, state, values)
             at, at_line, at_start = m.end(), end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+
+
+def _lex_modes(lexers, mode, text, states, values):
+    """_Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
+    asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
+    environments with other delimiters, not the hot path."""
+    ignore = lexers[0].tables.ignore
+    pos, line, line_start, size = 0, 1, 0, len(text)
+    while pos < size:
+        lexer = lexers[mode[0]]
+        state = states[-1]
+        char = text[pos]
+        match = lexer._candidates_of_state[state].get(char) or lexer.candidates(state, char)
+        m = (match.match if match.__class__ is _Skip else match)(text, pos)
+        if m is None:
+            raise lexer._unmatched(text, pos, line, line_start, state, values)
+        end = m.end()
+        value = text[pos:end]
+        newlines = value.count("\n")
+        end_line = line + newlines
+        end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
+        if m.lastgroup not in ignore:
+            yield Token(m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
+        elif end == pos:
+            raise ValueError(f"terminal {m.lastgroup} matched the empty string")
+        pos, line, line_start = end, end_line, end_line_start
 
 
 def _shared_ends(alternatives):

@@ -2,12 +2,13 @@
 
 Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
 ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
-brace postlexer → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError that names
-what was found, what would fit and the innermost open block.
+postlexer (postlex.py) → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError that
+names what was found, what would fit and the innermost open block.
 
-The Jinja specifics live here: the trim_blocks/lstrip_blocks edits of the terminal patterns, the postlexer and
-the error messages. The tables (grammar/jinja.tables.json, written by `python tests/grammar_tables.py --write`;
-a test checks they are current) load lazily, once per process; each option set's lexers compile on first use.
+Here: the trim_blocks/lstrip_blocks edits of the grammar's terminal patterns, the parser of each option set (with
+other delimiters, the lexer modes of delimiters.py), and the error messages. The tables
+(grammar/jinja.tables.json, written by `python tools/grammar_tables.py --write`; a test checks they are current)
+load lazily, once per process; each option set's lexers compile on first use.
 """
 
 import json
@@ -15,16 +16,16 @@ import os
 import re
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 
-from ..core.errors import LimitExceeded, TemplateSyntaxError
+from ..core.errors import TemplateSyntaxError
 from ..core.state import gc_paused
 from .builder import Builder, tag_span, token_span
+from . import delimiters as syntax_options
 from . import lalr
 from .lalr import Token
 from . import nodes as n
+from .postlex import TAG_TERMINALS as _TAG_TERMINALS, ModalPostlexer, Postlexer
 
-_new_tuple = tuple.__new__   # a Token from its fields, without namedtuple's argument handling
-
-__all__ = ["parse", "normalize_newlines"]
+__all__ = ["parse", "normalize_newlines", "Postlexer"]
 
 _NEWLINES = r"\r\n|\r|\n"   # here and below, compiled on first use (re's cache), not at import
 
@@ -60,106 +61,6 @@ def edit_pattern(pattern, trim_blocks, lstrip_blocks):
     return pattern
 
 
-# ------------------------------------------------------------------------------------------------ postlexer
-# Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
-# `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
-_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
-_OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
-_CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
-_BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
-
-
-def _follow_test(tok, kind, test):
-    """One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
-    name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error."""
-    if test == "name" and kind in _TEST_ARG_KEYWORDS:
-        return Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
-                     tok.end_pos), "NAME", None
-    if kind == "IS":
-        if test == "name":
-            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
-                                      end=(tok.end_line, tok.end_column))
-        return tok, kind, "is"
-    if test == "is" and kind == "NOT":
-        return tok, kind, "not"
-    if test in ("is", "not", "dot") and kind in ("NAME", "IN"):
-        return tok, kind, "name"
-    if test == "name" and kind == "_DOT":
-        return tok, kind, "dot"
-    return tok, kind, None
-
-
-class Postlexer:
-    """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
-    `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
-    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
-    follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
-    second `is` there is an error), and refuses names that are not identifiers."""
-
-    always_accept = ("RBRACES",)  # offered by the lexer in every state (the tables are built with it)
-
-    def __init__(self, max_nesting=None):
-        self.max_nesting = max_nesting
-
-    def process(self, stream):
-        depth = 0          # open `{` inside the current tag
-        brackets = 0       # all open brackets inside the current tag
-        test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
-        limit = self.max_nesting
-        for tok in stream:
-            kind = tok.type
-            if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
-                                          end=(tok.end_line, tok.end_column))
-            if test is not None or kind == "IS":
-                tok, kind, test = _follow_test(tok, kind, test)
-            if kind not in _BRACKET_KINDS:
-                yield tok
-            elif kind == "RBRACES" and not depth and tok.value == "}}":
-                yield _new_tuple(Token, ("VAR_CLOSE",) + tok[1:])   # the commonest: `}}` closing a {{ }}
-                brackets = 0
-            elif kind == "RBRACES":
-                yield from self._split(tok, depth)
-                closed = min(depth, len(tok.value))
-                depth -= closed
-                brackets = max(0, brackets - closed)
-                if closed < len(tok.value):
-                    depth = brackets = 0
-            elif kind in _CLOSERS:
-                depth = brackets = 0
-                yield tok
-            elif kind in _OPENERS:
-                brackets += 1
-                if kind == "LBRACE":
-                    depth += 1
-                if limit is not None and brackets > limit:
-                    raise LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}",
-                                        tok.line, tok.column, limit="max_nesting", value=limit)
-                yield tok
-            else:  # ) or ]
-                brackets = max(0, brackets - 1)
-                yield tok
-
-    @staticmethod
-    def _split(tok, depth):
-        value = tok.value
-        pos, line, col = tok.start_pos, tok.line, tok.column
-        for i in range(len(value)):
-            if i < depth:
-                yield Token("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
-                continue
-            rest = len(value) - i
-            if rest >= 2:
-                yield Token("VAR_CLOSE", "}}", pos + i, line, col + i, line, col + i + 2, pos + i + 2)
-                if rest > 2:
-                    # the braces after the tag are template text (the lexer resumes after this token)
-                    yield Token("DATA", "}" * (rest - 2), pos + i + 2, line, col + i + 2, line,
-                                col + len(value), pos + len(value))
-            else:
-                yield Token("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
-            return
-
-
 # -------------------------------------------------------------------------------------------- parser tables
 _TABLES_NAME = "jinja.tables.json"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -169,6 +70,7 @@ _TABLES_PATHS = (os.path.join(_PACKAGE, "grammar", _TABLES_NAME),
 _lock = allocate_lock()
 _tables = None
 _parsers = {}
+_MAX_DELIMITED_PARSERS = 32   # parsers kept for environments with other delimiters (the oldest goes first)
 
 
 def load_tables():
@@ -185,39 +87,43 @@ def load_tables():
     return _tables
 
 
-def parser(trim_blocks, lstrip_blocks):
-    """The parser of an option set, made on first use and shared."""
-    key = (bool(trim_blocks), bool(lstrip_blocks))
+def parser(trim_blocks, lstrip_blocks, delimiters=None):
+    """The parser of an option set, made on first use and shared. delimiters: None for Jinja2's defaults (the
+    grammar's own terminals), else a delimiters.Delimiters (the lexer modes delimiters.py writes for it)."""
+    key = (bool(trim_blocks), bool(lstrip_blocks), delimiters)
     found = _parsers.get(key)
     if found is None:
         with _lock:
             found = _parsers.get(key)
             if found is None:
-                found = _parsers[key] = lalr.Parser(load_tables(), Builder(),
-                                                    lambda pattern: edit_pattern(pattern, *key))
+                if delimiters is None:
+                    found = lalr.Parser(load_tables(), Builder(), lambda pattern: edit_pattern(pattern, *key[:2]))
+                else:
+                    modes = syntax_options.lexicons(load_tables(), delimiters, *key[:2])
+                    found = lalr.Parser(load_tables(), Builder(), modes=modes)
+                    others = [other for other in _parsers if other[2] is not None]
+                    if len(others) >= _MAX_DELIMITED_PARSERS:
+                        del _parsers[others[0]]
+                _parsers[key] = found
     return found
 
 
 # ---------------------------------------------------------------------------------------------------- parse
-def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None):
-    """Parse normalised template source into a nodes.Template. Raises TemplateSyntaxError (or LimitExceeded)."""
+def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, delimiters=None):
+    """Parse normalised template source into a nodes.Template. delimiters: None (Jinja2's), or the
+    delimiters.Delimiters the template is written with. Raises TemplateSyntaxError (or LimitExceeded)."""
     try:
         with gc_paused():
-            return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
+            if delimiters is None:
+                return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
+            mode = [syntax_options.BODY]
+            return parser(trim_blocks, lstrip_blocks, delimiters).parse(
+                source, ModalPostlexer(delimiters, mode, max_nesting).process, mode)
     except lalr.UnexpectedInput as exc:
-        raise describe(exc, source) from None
+        raise describe(exc, source, delimiters or syntax_options.DEFAULT) from None
 
 
 # ------------------------------------------------------------------------------------------ error messages
-_TAG_TERMINALS = {
-    "IF": "if", "ELIF": "elif", "ELSE": "else", "ENDIF": "endif", "FOR": "for", "ENDFOR": "endfor",
-    "SET": "set", "ENDSET": "endset", "MACRO": "macro", "ENDMACRO": "endmacro", "CALL": "call",
-    "ENDCALL": "endcall", "FILTER": "filter", "ENDFILTER": "endfilter", "WITH": "with", "ENDWITH": "endwith",
-    "PRINT": "print", "DO": "do", "BREAK": "break", "CONTINUE": "continue", "GENERATION": "generation",
-    "ENDGENERATION": "endgeneration", "RAW_OPEN": "raw", "RAW_CLOSE": "endraw", "BLOCK": "block",
-    "ENDBLOCK": "endblock", "AUTOESCAPE": "autoescape", "ENDAUTOESCAPE": "endautoescape", "INCLUDE": "include",
-    "IMPORT": "import", "FROM": "from", "EXTENDS": "extends",
-}
 # Block tags and the tags that may close or continue them.
 _BLOCK_ENDS = {
     "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
@@ -297,12 +203,24 @@ def _block_message(prefix, stack, found=None):
     return " ".join(parts)
 
 
-_TAG_NAME = r"\{%[-+]?\s*(\w*)"
+_TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after the opener
 
 
-def _unreadable(exc, source, pos, line, col, stack):
+def _opener(source, at, d):
+    """(kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
+    statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none."""
+    if syntax_options.line_statement_at(d, source, at):
+        return "line", len(d.line_statement_prefix)
+    kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
+    for kind, delimiter in sorted(kinds, key=lambda k: len(k[1]), reverse=True):
+        if source.startswith(delimiter, at):
+            return kind, len(delimiter)
+    return None, 0
+
+
+def _unreadable(exc, source, pos, line, col, stack, d):
     """The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
-    unknown tag, a string that is never closed; None for anything else."""
+    unknown tag, a string that is never closed; None for anything else. d: the delimiters."""
     rest = source[pos:]
     stripped = rest.lstrip()
     skipped = rest[:len(rest) - len(stripped)]
@@ -310,15 +228,16 @@ def _unreadable(exc, source, pos, line, col, stack):
         newlines = skipped.count("\n")
         line += newlines
         col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
-    if stripped.startswith("{#"):
-        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + 2))
-    if stripped.startswith("{%"):
-        m = re.match(_TAG_NAME, stripped)
+    kind, width = _opener(source, pos + len(skipped), d)
+    if kind == "comment":
+        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + width))
+    if kind in _TAG_NAME:
+        m = re.compile(_TAG_NAME[kind]).match(stripped, width)
         name = m.group(1)
-        if name == "raw":
-            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + 2))
+        if name == "raw" and kind == "block":
+            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
         if not name:
-            return TemplateSyntaxError("tag name expected", line, col, end=(line, col + 2))
+            return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
         end = None if "\n" in m.group(0) else (line, col + m.end(1))
         return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
                                    line, col, end=end)
@@ -329,8 +248,9 @@ def _unreadable(exc, source, pos, line, col, stack):
     return None
 
 
-def describe(exc, source):
-    """The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters)."""
+def describe(exc, source, delimiters=syntax_options.DEFAULT):
+    """The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
+    template written with delimiters (a delimiters.Delimiters)."""
     stack = _open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
@@ -354,10 +274,16 @@ def describe(exc, source):
                 msg = f"unexpected tag {name!r} inside an expression"
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
+        if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
+                source.startswith("-", tok.start_pos):
+            # Jinja2's parser says so for a `-` after a block's name ({% block foo-bar %})
+            return TemplateSyntaxError("Block names in Jinja have to be valid Python identifiers and may not "
+                                       "contain hyphens, use an underscore instead.", span.line, span.col,
+                                       end=(span.line, span.col + 1))
         if "DATA" in exc.expected or tok.type in ("DATA", "RAW_BODY"):
             # no terminal of this state read the text (an unknown tag, an unclosed comment or string) and the
             # lexer's fallback found some other token there
-            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack)
+            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters)
             if err is not None:
                 return err
         if tok.type in ("DATA", "RAW_BODY"):
@@ -382,7 +308,7 @@ def describe(exc, source):
         return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
     # no terminal of the grammar matches the text there
     pos = exc.pos_in_stream
-    err = _unreadable(exc, source, pos, exc.line, exc.column, stack)
+    err = _unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters)
     if err is not None:
         return err
     ch = source[pos:pos + 1]

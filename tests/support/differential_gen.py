@@ -31,12 +31,17 @@ What is generated (grammar/jinja.lark names in brackets):
                 subscripts and slices, mappings with `_` and dunder keys, unsafe attributes of callables, methods
                 and template objects, the caller's mappings whose __contains__ lies.
   options       mostly the transformers profile (trim_blocks and lstrip_blocks on), sometimes either turned off.
+  delimiters    now and then the case is written with other delimiters (DELIMITER_SETS: ERB, PHP, HTML
+                comments, LaTeX, `${ }`, delimiters that are prefixes of each other, line statements and line
+                comments): the default delimiters of the generated template are replaced, tags alone on a line
+                become line statements, and line comments are added at ends of lines (with_delimiters).
 A small share of templates is then mutated (a character deleted, duplicated or inserted) to exercise syntax errors.
 
 Not generated, because Jinja2's output is not deterministic: the `random` filter and `lipsum()`.
 """
 
 import random
+import re
 from collections import namedtuple
 from dataclasses import dataclass, field
 
@@ -88,10 +93,12 @@ class Case:
     lstrip_blocks: bool = True
     notes: list = field(default_factory=list)
     templates: dict = field(default_factory=dict)   # name → source, loaded by {% include %} and friends
+    delimiters: dict = field(default_factory=dict)  # Jinja2's delimiter options (block_start_string=...), if any
 
     def describe(self):
         loaded = f"\ntemplates={self.templates!r}" if self.templates else ""
-        return (f"trim_blocks={self.trim_blocks} lstrip_blocks={self.lstrip_blocks}\n"
+        delimiters = f" {self.delimiters!r}" if self.delimiters else ""
+        return (f"trim_blocks={self.trim_blocks} lstrip_blocks={self.lstrip_blocks}{delimiters}\n"
                 f"context={self.context!r}\nsource={self.source!r}{loaded}")
 
 
@@ -1215,6 +1222,62 @@ def mutate(r, source):
     return source
 
 
+# ---------------------------------------------------------------------------------------------- delimiters
+_DELIMITER_NAMES = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
+                    "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix")
+DELIMITER_SETS = [
+    ("<%", "%>", "<%=", "%>", "<%#", "%>"),                       # ERB: one end, starts that share a prefix
+    ("<?", "?>", "<?=", "?>", "<!--", "-->"),                     # PHP, HTML comments
+    ("<!--", "-->", "${", "}", "<!--#", "-->"),                   # HTML comments, an end that starts with -
+    ("{%", "%}", "${", "}"),                                      # a one-brace variable end
+    ("[%", "%]", "[[", "]]", "[#", "#]"),                         # ends made of brackets
+    ("\\BLOCK{", "}", "\\VAR{", "}", "\\#{", "}", "%%", "%#"),   # the LaTeX recipe (word characters)
+    ("{%", "%}", "{{", "}}", "{#", "#}", "#", "##"),              # the defaults with line statements
+    ("{%", "%}", "{{", "}}", "{#", "#}", "%"),
+    ("<%", "%>", "${", "}", "<%#", "%>", "%", "##"),              # Jinja2's own test sets
+    ("{%", "%}", "${", "}", "/*", "*/", "##", "#"),
+    ("{{%", "%}}", "{{", "}}", "{#", "#}"),                       # a variable start that starts the block start
+    ("(%", "%)", "((", "))", "(#", "#)", None, "//"),             # ends made of parentheses
+]
+_DEFAULT_DELIMITER = re.compile(r"\{%|%\}|\{\{|\}\}|\{#|#\}")
+
+
+def _with_delimiters(r, source, spelling):
+    """source (written with the default delimiters) written with others: spelling is {default: other} of the six
+    delimiters, plus "line" (the line statement prefix) and "comment" (the line comment prefix), or None."""
+    source = _DEFAULT_DELIMITER.sub(lambda m: spelling[m.group()], source)
+    block, end, line = spelling["{%"], spelling["%}"], spelling["line"]
+    if line is not None:
+        # a tag alone on its line becomes a line statement, now and then
+        tag = re.compile(r"^([ \t]*)" + re.escape(block) + r"[-+]?[ \t]*(.*?)[ \t]*[-+]?" + re.escape(end) + r"[ \t]*$",
+                         re.M)
+
+        def as_line(m):
+            content = m.group(2)
+            if block in content or end in content or content.startswith(("raw", "endraw")) or r.chance(0.3):
+                return m.group()
+            return f"{m.group(1)}{line} {content}"
+        source = tag.sub(as_line, source)
+    if spelling["comment"] is not None:
+        comment = spelling["comment"]
+        source = re.sub(r"\n", lambda m: f" {comment} note\n" if r.chance(0.15) else m.group(), source)
+        if r.chance(0.3):
+            source = f"{comment} first line\n" + source
+    return source
+
+
+def with_delimiters(r, case):
+    """The case written with one of DELIMITER_SETS (its other templates too)."""
+    chosen = r.choice(DELIMITER_SETS)
+    options = dict(zip(_DELIMITER_NAMES, chosen))
+    values = dict(zip(_DELIMITER_NAMES, ("{%", "%}", "{{", "}}", "{#", "#}", None, None)), **options)
+    spelling = dict(zip(("{%", "%}", "{{", "}}", "{#", "#}", "line", "comment"), values.values()))
+    case.source = _with_delimiters(r, case.source, spelling)
+    case.templates = {name: _with_delimiters(r, text, spelling) for name, text in case.templates.items()}
+    case.delimiters = options
+    return case
+
+
 def generate_case(r):
     """One Case (source, context, options) from a Chooser."""
     context = gen_context(r)
@@ -1235,4 +1298,5 @@ def generate_case(r):
         source += "\n"   # one trailing newline is dropped (keep_trailing_newline is off)
     if r.chance(0.01):
         source += r.choice(["{#", "{#-", " {% raw %}", "{%- raw -%}", "{{", "{%", " {#"])   # an opener at the end
-    return Case(source, context, trim, lstrip, templates=templates)
+    case = Case(source, context, trim, lstrip, templates=templates)
+    return with_delimiters(r, case) if r.chance(0.1) else case

@@ -148,10 +148,24 @@ def _with_loader(env, case, loader_class):
     return env
 
 
+_overlays = {}
+
+
+def _delimited(env, delimiters):
+    """env (one the module keeps), or its overlay with the case's other delimiters (one per set, kept)."""
+    if not delimiters:
+        return env
+    key = (id(env), tuple(sorted(delimiters.items())))
+    if key not in _overlays:
+        _overlays[key] = (env, env.overlay(**delimiters))   # env held: its id stays its own
+    return _overlays[key][1]
+
+
 def render_reference(case, env=None):
     """("ok", text) or ("error", exception, phase) with phase "compile" (from_string) or "render"."""
     if env is None:
         env = reference_env(case.trim_blocks, case.lstrip_blocks)
+    env = _delimited(env, case.delimiters)
     _with_loader(env, case, jinja2.DictLoader)
     try:
         template = env.from_string(case.source)
@@ -165,8 +179,8 @@ def render_reference(case, env=None):
 
 def render_mj(case):
     try:
-        template = _with_loader(mj_env(case.trim_blocks, case.lstrip_blocks), case, mj.DictLoader).from_string(
-            case.source)
+        env = _delimited(mj_env(case.trim_blocks, case.lstrip_blocks), case.delimiters)
+        template = _with_loader(env, case, mj.DictLoader).from_string(case.source)
         return ("ok", template.render(_copy(case.context)))
     except Exception as exc:  # noqa: BLE001 - compared below; anything but a TemplateError is a failure
         return ("error", exc)
@@ -294,6 +308,16 @@ def _design_limit(case, ref, mine):
     # minijinja_py's resource limits (mj.Limits) are checked before the work; Jinja2 has none of them
     return (mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded)
             and getattr(mine[1], "limit", None) not in (None, "recursion_limit", "memory"))
+
+
+_NOT_TEXT = r"sequence item \d+: expected str instance, \w+ found"
+
+
+def _output_not_text_first(case, ref, mine):
+    # a piece of output that is not text (a filter block ending in |list or |length): minijinja_py fails where it
+    # is made, Jinja2 when the output is joined, after the rest of the render (or the include) ran
+    return mine[0] == "error" and isinstance(mine[1], TypeError) and re.match(_NOT_TEXT, _message(mine[1])) \
+        and ref[0] == "error" and ref[2] == "render"
 
 
 def _bytes_methods(case, ref, mine):
@@ -438,11 +462,12 @@ def _include_without_context_buffered(case, ref, mine):
     # Jinja2 compiles {% include x without context %} to `yield from` whatever frame it is in: in a macro or call
     # block body or a recursive loop the function becomes a generator (its output is a generator object), in a set
     # or filter block the included text escapes the capture; minijinja_py includes it there as it does everywhere
+    env = _delimited(_parse_env, case.delimiters)
     for source in (case.source, *case.templates.values()):
         if "without" not in source:
             continue
         try:
-            tree = _parse_env.parse(source)
+            tree = env.parse(source)
         except mj.TemplateError:
             continue
         text = normalize_newlines(source, False)
@@ -452,7 +477,7 @@ def _include_without_context_buffered(case, ref, mine):
             if isinstance(node, (list, tuple)):
                 stack.extend((x, buffered) for x in node)
             elif isinstance(node, mj_nodes.Load):
-                if buffered and node.kind == "include" and tag_modifiers(text, node)[1] is False:
+                if buffered and node.kind == "include" and tag_modifiers(text, node, env._delimiters)[1] is False:
                     return True
             elif isinstance(node, mj_nodes.Node):
                 # a recursive loop is a function of its own in Jinja2's generated code, buffered as a macro is
@@ -495,6 +520,9 @@ KNOWN = [
           "loop, set or filter block: Jinja2's generated code yields the included text from the enclosing function "
           "(a macro or recursive loop then returns a generator, a set or filter block loses the text to the output); minijinja_py includes "
           "it there as everywhere else", _include_without_context_buffered),
+    Known("output-not-text-first", "a piece of output that is not text (a filter block ending in |list): "
+          "minijinja_py fails where it is made; Jinja2 joins the output at the end, so an error after it comes "
+          "first", _output_not_text_first),
     Known("block-set-attribute", "{% set x.attr %}...{% endset %} on a non-namespace: Jinja2 skips its namespace "
           "check and item-assigns (TypeError, or mutates a dict); minijinja_py raises TemplateRuntimeError as for "
           "{% set x.attr = ... %}", _block_set_attribute_of_non_namespace),
@@ -511,8 +539,8 @@ def known_difference(case, ref, mine):
 def _reference_is_deterministic(case, ref):
     """Render the reference again (1) with other objects at the old addresses and (2) twice more with other reprs
     (a long one and a one-word one) for what shows a memory address in Jinja2: the iterators filters return,
-    functions, methods, the `dict` global and the caller's plain objects. An output that changes depends on such a repr, perhaps transformed
-    (`x|map('upper')|string|wordcount`)."""
+    functions, methods, the `dict` global and the caller's plain objects (Obj). An output that changes depends on
+    such a repr, perhaps transformed (`x|map('upper')|string|wordcount`, `users|string|length`)."""
     keep = [(i for i in ()) for _ in range(2000)] + [object() for _ in range(2000)]
     again = render_reference(case)
     del keep
@@ -527,14 +555,22 @@ def _reference_is_deterministic(case, ref):
 
 
 def _renamed_objects(value, text):
-    """The context with each of the caller's plain objects (their repr shows an address) printing as text."""
-    if type(value) is Obj:
+    """The context with each of the caller's plain objects (Obj, whose repr shows its address) one whose repr is
+    text."""
+    edge = copy_edge_value(value, lambda v: _renamed_objects(v, text))
+    if edge is not None:
+        return edge
+    if isinstance(value, dict):
+        return {k: _renamed_objects(v, text) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed_objects(v, text) for v in value]
+    if isinstance(value, (User, Point)):
+        return type(value)(*(_renamed_objects(v, text) for v in value))
+    if isinstance(value, tuple):
+        return tuple(_renamed_objects(v, text) for v in value)
+    if isinstance(value, Obj):
         renamed = type("Obj", (Obj,), {"__repr__": lambda self: text, "__module__": Obj.__module__})
         return renamed(**{k: _renamed_objects(v, text) for k, v in vars(value).items()})
-    if type(value) is dict:
-        return {k: _renamed_objects(v, text) for k, v in value.items()}
-    if type(value) is list:
-        return [_renamed_objects(v, text) for v in value]
     return value
 
 
