@@ -98,7 +98,7 @@ def _number(fmt, i, end):
     return i, (fmt[start:i] or None)
 
 
-_NUMERIC = frozenset("diouxXeEfFgGc")
+_NUMERIC = frozenset("diueEfFgG")   # the fields CPython reads through __int__ or __float__ (x, o, c: __index__)
 
 
 def _fields_size(limits, fmt, args):

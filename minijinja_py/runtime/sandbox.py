@@ -336,8 +336,8 @@ def getitem_(obj, key, rs):
             # character): undefined without the policy's walk
             return rs.undefined(obj=obj, name=key)
     elif isinstance(obj, Undefined):
-        if isinstance(key, str) and key[:1] == "_":
-            return _private(obj, key, rs)
+        # an undefined's item fails (a chainable one is itself), whatever the key: Jinja2 never gets to the
+        # attribute of that name
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
