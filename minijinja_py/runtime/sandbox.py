@@ -23,7 +23,7 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .counterparts import jinja2_has, jinja2_type_name
 from .formatting import escaped_size, field_least_size, literal_size
 from .markup import EscapeFormatter, Markup, escape, formatter
-from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
+from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, sequence_index
 from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
@@ -392,7 +392,7 @@ class _CheckedMethod:
     def __call__(self, *args, **kwargs):
         rs, obj = self.rs, self.obj
         if kwargs:
-            _check_keywords(obj, self.name)
+            check_keywords(obj, self.name)
         if self.name not in _CONSTANT_TIME:
             rs.burn(1 + shallow_steps(obj))
         for arg in args:
@@ -409,30 +409,6 @@ class _CheckedMethod:
 
     def __repr__(self):
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
-
-
-# The methods of the built-in types on the allowlists that take keyword arguments in CPython 3.11 (the reference's
-# Python); the others refuse them, with CPython's message, also where the interpreter takes them (PyPy's
-# dict.get(default=1), CPython 3.13's str.replace(count=1)); format and format_map are Jinja2's own wrappers,
-# which check their arguments themselves. Methods named alone in CPython's message: _NAMED_ALONE.
-_TAKES_KEYWORDS = {str: frozenset({"encode", "expandtabs", "split", "rsplit", "splitlines", "format",
-                                   "format_map"}),
-                   bytes: frozenset({"decode", "hex"}), bytearray: frozenset({"decode", "hex"}),
-                   memoryview: frozenset({"hex"}), dict: frozenset({"update"}), list: frozenset({"sort"})}
-_NAMED_ALONE = frozenset({"count", "endswith", "find", "index", "rfind", "rindex", "startswith", "difference",
-                          "intersection", "union"})
-_BUILTIN_TYPES = frozenset({str, dict, list, tuple, set, frozenset, int, float, bytes, bytearray, range, memoryview,
-                            collections.deque, type({}.keys()), type({}.items()), type({}.values())})
-
-
-def _check_keywords(obj, name):
-    base = next((cls for cls in type(obj).__mro__ if cls in _BUILTIN_TYPES), None)
-    if base is None or name in _TAKES_KEYWORDS.get(base, ()) or getattr(type(obj), name, None) is not \
-            getattr(base, name, None):
-        return   # (not a built-in type's own method: a Markup's are Python functions that take keywords)
-    if name in _NAMED_ALONE and type(obj) in (str, set, frozenset):
-        raise TypeError(f"{name}() takes no keyword arguments")
-    raise TypeError(f"{'bool' if type(obj) is bool else base.__name__}.{name}() takes no keyword arguments")
 
 
 class _CheckedMutator(_CheckedMethod):
