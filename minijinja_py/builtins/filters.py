@@ -16,85 +16,19 @@ from .strings import (
     do_upper, do_lower, do_capitalize, do_title, do_trim, do_center, do_replace, do_indent, do_truncate,
     do_wordcount, do_wordwrap, do_format, do_string,
 )
-from .tests import TESTS
-from ..core.budget import ITERATES, TREE, charged_call, costs, guard, listed, metered, take
-from ..core.errors import FilterArgumentError, TemplateRuntimeError
-from ..core.state import check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
+from .itemwise import (
+    do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
+)
+from ..core.budget import ITERATES, TREE, costs, listed, metered, take
+from ..core.errors import FilterArgumentError
+from ..core.state import check_items, check_str_size, limit_exceeded, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
-from ..runtime.printing import safe_pformat, safe_repr, to_str
-from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_
+from ..runtime.printing import safe_pformat, to_str
+from ..runtime.sandbox import attribute_only, getattr_
 from ..runtime.undefined import Undefined
 
 __all__ = ["FILTERS"]
-
-
-def _ignore_case(value):
-    return value.lower() if isinstance(value, str) else value
-
-
-def _attribute_parts(rs, attribute):
-    if attribute is None:
-        return []
-    if isinstance(attribute, str):
-        return [int(x) if x.isdigit() else x for x in attribute.split(".")]
-    if type(attribute) is not int:
-        guard(rs, attribute)  # every item's lookup hashes it: a template-built tuple is walked (and paid for) once
-    return [attribute]
-
-
-def make_attrgetter(rs, attribute, postprocess=None, default=None):
-    """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
-    parts = _attribute_parts(rs, attribute)
-
-    def attrgetter(item):
-        for part in parts:
-            item = getitem_(item, part, rs)
-            if default is not None and isinstance(item, Undefined):
-                item = default
-        if postprocess is not None:
-            item = postprocess(item)
-        return item
-    return attrgetter
-
-
-def make_multi_attrgetter(rs, attribute, postprocess=None):
-    """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
-    split = attribute.split(",") if isinstance(attribute, str) else [attribute]
-    parts = [_attribute_parts(rs, x) for x in split]
-
-    def attrgetter(item):
-        items = [None] * len(parts)
-        for i, path in enumerate(parts):
-            value = item
-            for part in path:
-                value = getitem_(value, part, rs)
-            if postprocess is not None:
-                value = postprocess(value)
-            items[i] = value
-        return items
-    return attrgetter
-
-
-# A filter or test called by name for each item (map('upper'), select('odd')) goes through about ten Python calls
-# (the lookup, the charged wrapper, the filter): each such call costs this many steps besides its own charge
-_NAMED_CALL_STEPS = 8
-
-
-def _call_named(rs, registry, kind, name, value, args, kwargs):
-    rs.burn(_NAMED_CALL_STEPS)
-    if type(name) is not str:
-        guard(rs, name)  # a template-built tuple is hashed by the lookup: walked (and paid for) first
-    func = registry.get(name)  # an unhashable name is a TypeError, as in Jinja2 (its lookup is a dict.get too)
-    if func is None:
-        message = f"No {kind} named {safe_repr(name)}."
-        if isinstance(name, Undefined):
-            try:
-                name._fail_with_undefined_error()
-            except Exception as exc:  # noqa: BLE001 - only its message is wanted
-                message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
-        raise TemplateRuntimeError(message)
-    return charged_call(rs, func, value, args, kwargs)
 
 
 # ------------------------------------------------------------------------------------------------- strings
@@ -231,7 +165,7 @@ def _min_or_max(rs, value, func, case_sensitive, attribute):
         first = next(it)
     except StopIteration:
         return rs.undefined("No aggregated item, sequence was empty.")
-    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     return func(chain([first], it), key=key)
 
 
@@ -324,7 +258,7 @@ def do_reverse(rs, value):
 @pass_state
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
-    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
 
 
@@ -341,7 +275,7 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
 
     def sort_func(item):
         v = item[pos]
-        return v if case_sensitive else _ignore_case(v)
+        return v if case_sensitive else ignore_case(v)
     return sorted(value.items(), key=sort_func, reverse=reverse)
 
 
@@ -349,7 +283,7 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
 @pass_state
 def do_unique(rs, value, case_sensitive=False, attribute=None):
     """Items without duplicates (first occurrence kept)."""
-    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     seen = set()
     for item in value:
         key = getter(item)
@@ -402,127 +336,12 @@ def do_slice(rs, value, slices, fill_with=None):
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
-    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
+    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case, default=default)
     out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
         out = [GroupTuple(output_expr(values[0]), values) for _, values in out]
     return out
-
-
-@pass_state
-def do_map(rs, value, *args, **kwargs):
-    """Apply a filter to each item (map('upper')), or take an attribute (map(attribute='name', default=...))."""
-    if value:
-        func = _prepare_map(rs, args, kwargs)
-        for item in value:
-            yield func(item)
-
-
-def _prepare_map(rs, args, kwargs):
-    if not args and "attribute" in kwargs:
-        attribute = kwargs.pop("attribute")
-        default = kwargs.pop("default", None)
-        if kwargs:
-            raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
-        return make_attrgetter(rs, attribute, default=default)
-    if not args:
-        raise FilterArgumentError("map requires a filter argument")
-    name, args = args[0], args[1:]
-    return lambda item: _call_named(rs, rs.env.filters, "filter", name, item, args, kwargs)
-
-
-def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
-    if not value:
-        return
-    if lookup_attr:
-        if not args:
-            raise FilterArgumentError("Missing parameter for attribute name")
-        transform = make_attrgetter(rs, args[0])
-        off = 1
-    else:
-        off = 0
-
-        def transform(x):
-            return x
-    if len(args) > off:
-        name, test_args = args[off], args[1 + off:]
-
-        def test(item):
-            return _call_named(rs, rs.env.tests, "test", name, item, test_args, kwargs)
-    else:
-        test = bool
-    plan = _inline_attr_test(rs, args, kwargs) if lookup_attr else None
-    if plan is None:
-        for item in value:
-            if bool(test(transform(item))) is keep:
-                yield item
-        return
-    key, kind, constant = plan
-    for item in value:
-        # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined') on a plain dict: decided here,
-        # at the price of the named call it stands for; anything else through the test
-        if type(item) is dict:
-            rs.fuel -= _NAMED_CALL_STEPS + 1
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            if key not in item:
-                if kind is not _EQUAL:
-                    if (kind is _UNDEFINED) is keep:
-                        yield item
-                    continue
-            elif type(item[key]) in _PLAIN_VALUES and (kind is not _EQUAL or type(item[key]) is type(constant)):
-                if (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep:
-                    yield item
-                continue
-        if bool(test(transform(item))) is keep:
-            yield item
-
-
-_EQUAL, _DEFINED, _UNDEFINED = "equal", "defined", "undefined"
-_INLINE_TESTS = {"equalto": _EQUAL, "eq": _EQUAL, "==": _EQUAL, "defined": _DEFINED, "undefined": _UNDEFINED}
-_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
-
-
-def _inline_attr_test(rs, args, kwargs):
-    """(key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
-    key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined."""
-    if kwargs or len(args) < 2 or type(args[0]) is not str or type(args[1]) is not str:
-        return None
-    key, name = args[0], args[1]
-    kind = _INLINE_TESTS.get(name)
-    if kind is None or rs.env.tests.get(name) is not TESTS[name] or key[:1] == "_" or "." in key or \
-            key.isdigit() or key in DICT_ATTRS or key in DICT_MUTATORS:
-        return None
-    if kind is _EQUAL:
-        if len(args) != 3 or type(args[2]) not in (str, int):
-            return None
-        return key, kind, args[2]
-    return (key, kind, None) if len(args) == 2 else None
-
-
-@pass_state
-def do_select(rs, value, *args, **kwargs):
-    """Items that pass a test (select('odd')), or are truthy."""
-    return _select_or_reject(rs, value, args, kwargs, True, False)
-
-
-@pass_state
-def do_reject(rs, value, *args, **kwargs):
-    """Items that fail a test."""
-    return _select_or_reject(rs, value, args, kwargs, False, False)
-
-
-@pass_state
-def do_selectattr(rs, value, *args, **kwargs):
-    """Items whose attribute passes a test (selectattr('role', 'equalto', 'user')), or is truthy."""
-    return _select_or_reject(rs, value, args, kwargs, True, True)
-
-
-@pass_state
-def do_rejectattr(rs, value, *args, **kwargs):
-    """Items whose attribute fails a test."""
-    return _select_or_reject(rs, value, args, kwargs, False, True)
 
 
 @pass_state

@@ -11,7 +11,7 @@ from collections import abc
 from ..core.budget import take
 from ..core.errors import FilterArgumentError
 from ..core.state import CHAR_SHIFT, check_items, check_str_size, pass_state
-from ..runtime.markup import Markup, escape, soft_str
+from ..runtime.markup import Markup, new_markup, escape, soft_str
 from ..runtime.printing import to_str
 from ..runtime.tojson import safe_json_dumps
 from ..runtime.undefined import Undefined
@@ -41,6 +41,8 @@ def do_forceescape(value):
 
 def do_safe(value):
     """Mark the value safe: autoescape leaves it alone."""
+    if type(value) is str:
+        return new_markup(Markup, value)
     return Markup(soft_str(value))
 
 

@@ -35,7 +35,7 @@ from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_sta
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
     "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
-    "charged", "charged_unary", "charged_call", "listed", "metered", "member",
+    "charged", "charged_unary", "charged_forms", "listed", "metered", "member",
 ]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -444,12 +444,14 @@ def charged_unary(func):
 _charged_cache = {}
 
 
-def charged_call(rs, func, value, args, kwargs):
-    """func(value, *args, **kwargs) for a filter or test looked up at run time (map, select, ...), charged."""
+def charged_forms(func):
+    """(func, charged(func), charged_unary(func)) for a filter or test looked up at run time (map, select, ...),
+    made once per function."""
     key = (type(func), id(func))
     entry = _charged_cache.get(key)
     if entry is None or entry[0] is not func:
-        entry = (func, charged(func))
+        entry = (func, charged(func), charged_unary(func))
         if len(_charged_cache) < 1024:
             _charged_cache[key] = entry   # keeps func alive: ids cannot be reused while it is cached
-    return entry[1](rs, value, args, kwargs)
+    return entry
+
