@@ -14,25 +14,36 @@ class OwnUndefined(mj.Undefined):
     __slots__ = ()
 
 
-def _render(source, context, max_steps, **options):
-    env = mj.Environment(limits=mj.Limits(max_steps=max_steps, steps_per_message=0), **options)
-    return env.from_string(source).render(context)
+def _outcome(source, context, max_steps, options):
+    """The output, or (error class, message) for an error that is not max_steps, or None when max_steps ran out."""
+    profile = options.pop("profile", None)
+    try:
+        limits = mj.Limits(max_steps=max_steps, steps_per_message=0)
+        env = mj.chat_environment(limits=limits) if profile == "chat" else mj.Environment(limits=limits, **options)
+        return env.from_string(source).render(context)
+    except mj.LimitExceeded as exc:
+        if exc.limit == "max_steps":
+            return None
+        return type(exc).__name__, exc.message
+    except mj.TemplateError as exc:
+        return type(exc).__name__, exc.message
+    finally:
+        if profile is not None:
+            options["profile"] = profile
 
 
 def steps_needed(source, context, **options):
-    """(the output, the smallest max_steps the render succeeds with)."""
-    output = _render(source, context, 10 ** 8, **options)
-    low, high = 0, 10 ** 8   # fails with low, succeeds with high
+    """(the outcome, the smallest max_steps that gives it)."""
+    outcome = _outcome(source, context, 10 ** 8, options)
+    low, high = 0, 10 ** 8   # runs out with low, not with high
     while high - low > 1:
         middle = (low + high) // 2
-        try:
-            _render(source, context, middle, **options)
-        except mj.LimitExceeded as exc:
-            assert exc.limit == "max_steps"
+        if _outcome(source, context, middle, options) is None:
             low = middle
         else:
             high = middle
-    return output, high
+    assert _outcome(source, context, high, options) == outcome
+    return outcome, high
 
 
 SELECTIONS = [
@@ -63,3 +74,24 @@ def test_a_named_call_costs_steps_for_each_item(source):
     short = steps_needed(source, {"items": list(range(100))})[1]
     long = steps_needed(source, {"items": list(range(200))})[1]
     assert long - short >= 9 * 100   # the named call's 8 and the call's own 1, for each of 100 more items
+
+
+VALUES = {"short": "abc", "padded": "  some text, long enough to be charged  ", "long": "x" * 2000 + " ",
+          "list": [1, "two", [3]], "tuple": (1, 2), "dict": {"a": 1, "b": [1, 2], "c": {"d": None}}, "empty": [],
+          "big": 12345678901234567890123, "float": 1.5, "true": True, "none": None, "markup": mj.Markup("<b> x")}
+UNARY = [("string", None), ("trim", None), ("upper", None), ("lower", None), ("capitalize", None),
+         ("length", None), ("list", None), ("first", None), ("last", None), ("safe", None), ("tojson", "chat"),
+         ("items", None)]
+
+
+@pytest.mark.parametrize("name,profile", UNARY)
+@pytest.mark.parametrize("value", sorted(VALUES) + ["missing"])
+def test_unary_forms_cost_what_the_general_call_costs(name, profile, value, monkeypatch):
+    source = "{% for k in x|items %}{{ k }}{% endfor %}" if name == "items" else "{{ x|" + name + " }}"
+    context = {} if value == "missing" else {"x": VALUES[value]}
+    options = {"profile": profile} if profile else {}
+    fast = steps_needed(source, context, **options)
+    func = (mj.chat_environment() if profile == "chat" else mj.Environment()).filters[name]
+    assert getattr(func, "mj_unary", None) is not None
+    monkeypatch.delattr(func, "mj_unary")
+    assert steps_needed(source, context, **options) == fast

@@ -19,9 +19,9 @@ from .strings import (
 from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
-from ..core.budget import ITERATES, TREE, costs, listed, metered, take
+from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, unary_result
 from ..core.errors import FilterArgumentError
-from ..core.state import check_items, check_str_size, limit_exceeded, pass_state
+from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
 from ..runtime.printing import safe_pformat, to_str
@@ -220,6 +220,74 @@ def do_last(rs, seq):
         return next(iter(reversed(seq)))
     except StopIteration:
         return rs.undefined("No last item, sequence was empty.")
+
+
+# ---------------------------------------------------------------- the unary forms (budget.unary): plain values
+# Each takes a plain str, list, tuple or dict in one Python call, charged as budget.general_unary charges the
+# call and its result (a string argument over BIG_STR characters is never taken in line: it is charged its
+# length there); any other value goes through general_unary.
+def _length_unary(rs, value):
+    cls = type(value)
+    if cls is list or cls is dict or cls is tuple or cls is str and len(value) <= BIG_STR:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return len(value)
+    return _length_general(rs, value)
+
+
+def _list_unary(rs, value):
+    cls = type(value)
+    if cls is list or cls is tuple or cls is dict or cls is str and len(value) <= BIG_STR:
+        size = len(value)
+        check_items(rs.limits, size, "a list")
+        rs.fuel -= 1 + 2 * size   # the call, take()'s items, then the list handed back
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return list(value)
+    return _list_general(rs, value)
+
+
+def _first_unary(rs, value):
+    if (type(value) is list or type(value) is tuple) and value:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return unary_result(rs, value[0])
+    return _first_general(rs, value)
+
+
+def _last_unary(rs, value):
+    if (type(value) is list or type(value) is tuple) and value:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return unary_result(rs, value[-1])
+    return _last_general(rs, value)
+
+
+def _items_unary(rs, value):
+    """A plain dict's pairs, each charged at the call as budget.charged_generator would charge it when pulled
+    (1 step, and 2 for the pair): checked against max_items before the first is made."""
+    if type(value) is not dict:
+        return _items_general(rs, value)
+    size = len(value)
+    check_items(rs.limits, size, "an iteration")
+    rs.fuel -= 1 + 3 * size
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    return _dict_pairs(value)
+
+
+def _dict_pairs(value):
+    yield from value.items()
+
+
+_dict_pairs.__name__ = _dict_pairs.__qualname__ = do_items.__name__   # prints as do_items' generator does
+_length_general, _list_general, _first_general, _last_general, _items_general = map(
+    general_unary, (do_length, do_list, do_first, do_last, do_items))
+do_length.mj_unary, do_list.mj_unary, do_first.mj_unary, do_last.mj_unary, do_items.mj_unary = \
+    _length_unary, _list_unary, _first_unary, _last_unary, _items_unary
 
 
 @pass_state

@@ -35,7 +35,7 @@ from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_sta
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
     "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
-    "charged", "charged_unary", "charged_forms", "listed", "metered", "member",
+    "charged", "charged_unary", "general_unary", "unary", "unary_result", "charged_forms", "listed", "metered", "member",
 ]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -417,7 +417,25 @@ def charged(func):
 
 def charged_unary(func):
     """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
-    call(rs, value) → its result, charged as charged() would, without the argument handling."""
+    call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
+    carry its own such form (func.mj_unary, see unary()): one Python call instead of two."""
+    kernel = getattr(func, "mj_unary", None)
+    return kernel if kernel is not None else general_unary(func)
+
+
+def unary(kernel):
+    """Declare kernel(rs, value) as the decorated filter's charged_unary form: it returns what the function
+    returns and charges what general_unary's call charges, in one Python call (general_unary(func) is its
+    fallback for the values it does not take in line)."""
+    def declare(func):
+        func.mj_unary = kernel
+        return func
+    return declare
+
+
+def general_unary(func):
+    """charged_unary's form made for any function: the call charged 1 step and a long string argument its length,
+    then the function, then its result (unary_result)."""
     if getattr(func, "mj_cost", None) is not None:
         call = charged(func)
         return lambda rs, value: call(rs, value, (), {})
@@ -439,6 +457,18 @@ def charged_unary(func):
             return result
         return charge_result(rs, result)
     return call_unary
+
+
+def unary_result(rs, result):
+    """What a unary call hands back, charged as general_unary charges it (nothing for a short string, a bool,
+    None or a small int)."""
+    cls = type(result)
+    if cls is str:
+        if len(result) < 16:
+            return result
+    elif result is True or result is False or result is None or cls is int and -_SMALL_INT <= result <= _SMALL_INT:
+        return result
+    return charge_result(rs, result)
 
 
 _charged_cache = {}

@@ -46,7 +46,7 @@ def escape(value: Any) -> "Markup":
 
 def soft_str(value: Any) -> str:
     """str(value), but Markup stays Markup."""
-    return value if isinstance(value, str) else _text(value)
+    return value if isinstance(value, str) else to_str(value)
 
 
 class Markup(str):
