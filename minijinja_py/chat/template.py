@@ -34,7 +34,8 @@ from ..runtime.objects import ChatNamespace
 from ..runtime.printing import to_str
 
 __all__ = ["chat_environment", "ChatTemplate", "apply_chat_template", "raise_exception", "load_chat_template",
-           "seed_template", "seed_template_names", "TemplateLoadError", "Clock", "TemplateSource"]
+           "seed_template", "seed_template_names", "seed_special_tokens", "TemplateLoadError", "Clock",
+           "TemplateSource"]
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -448,3 +449,14 @@ def seed_template(name: str) -> str:
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
     text: str = _resources.read_text("templates", name + ".jinja")
     return text
+
+
+def seed_special_tokens(name: str) -> dict[str, str]:
+    """The special tokens (bos_token, eos_token, ...) of a shipped template's model, as its tokenizer_config.json
+    sets them (templates/special_tokens.json; templates/SOURCES.md cites the files), so that the shipped name
+    renders as its model folder would. Raises KeyError for an unknown name."""
+    if name not in seed_template_names():
+        raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
+    import json  # only here: the shipped names' tokens, not worth a module import at start-up
+    table = json.loads(_resources.read_text("templates", "special_tokens.json"))
+    return {key: str(value) for key, value in table.get(name, {}).items()}
