@@ -95,3 +95,15 @@ def test_unary_forms_cost_what_the_general_call_costs(name, profile, value, monk
     assert getattr(func, "mj_unary", None) is not None
     monkeypatch.delattr(func, "mj_unary")
     assert steps_needed(source, context, **options) == fast
+
+
+def test_dictsort_by_key_pays_for_the_keys_it_compares_and_by_value_for_the_values():
+    small = {"b": 1, "a": 2, "c": 3}
+    nested = {"b": [list(range(50))] * 20, "a": {"x": list(range(300))}, "c": 3}
+    by_key = "{% for k, v in d|dictsort %}{{ k }}{% endfor %}"
+    by_value = "{{ d|dictsort(false, 'value')|length }}"
+    assert steps_needed(by_key, {"d": small})[1] == steps_needed(by_key, {"d": nested})[1]
+    assert steps_needed(by_value, {"d": nested})[1] > steps_needed(by_value, {"d": small})[1] + 1000
+    mixed = {(1, (2,)): "a", "b": [1] * 1000}   # a key that is no scalar: the whole tree, as before
+    outcome, steps = steps_needed("{{ d|dictsort }}", {"d": mixed})
+    assert outcome[0] == "TemplateTypeError" and steps > 1000

@@ -8,6 +8,7 @@ go through the sandbox's item-then-attribute lookup.
 """
 
 import math
+from operator import length_hint
 from collections import abc
 from itertools import chain, groupby
 
@@ -19,7 +20,7 @@ from .strings import (
 from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
-from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, unary_result
+from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, tree_size, unary_result
 from ..core.errors import FilterArgumentError
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
@@ -29,6 +30,9 @@ from ..runtime.sandbox import attribute_only, getattr_
 from ..runtime.undefined import Undefined
 
 __all__ = ["FILTERS"]
+
+_STR_ONLY = frozenset({str})
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 # ------------------------------------------------------------------------------------------------- strings
@@ -40,8 +44,11 @@ def do_join(rs, value, d="", attribute=None):
         value = map(make_attrgetter(rs, attribute), value)
     items = listed(rs, value, "a join")
     if not rs.autoescape:
-        parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
-        sep = str(soft_str(d))
+        if _STR_ONLY.issuperset(map(type, items)):   # plain strings (the commonest), told apart at C speed
+            parts = items
+        else:
+            parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
+        sep = d if type(d) is str else str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
     parts = [x if hasattr(x, "__html__") else soft_str(x) for x in items]
@@ -330,10 +337,10 @@ def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
 
 
-@costs(TREE)
 @pass_state
 def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     """The items of a dict sorted by key (or by value)."""
+    _charge_dictsort(rs, value, by)
     if by == "key":
         pos = 0
     elif by == "value":
@@ -345,6 +352,17 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
         v = item[pos]
         return v if case_sensitive else ignore_case(v)
     return sorted(value.items(), key=sort_func, reverse=reverse)
+
+
+def _charge_dictsort(rs, value, by):
+    """What sorting a dict's items compares, charged before: by key, a plain dict's keys only when they are
+    scalars (distinct keys: the values are never compared), as many times as a sort compares (n log n);
+    anything else as a TREE cost: the whole of it, nested values included."""
+    if type(value) is dict and by == "key" and _SCALARS.issuperset(map(type, value)):
+        size = len(value)
+        rs.burn((1 + 2 * size) * max(1, size.bit_length()))   # (what tree_size gives a flat dict)
+    else:
+        rs.burn(tree_size(rs, value) * max(1, length_hint(value).bit_length()))
 
 
 @costs(TREE)

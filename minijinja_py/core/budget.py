@@ -334,6 +334,10 @@ def charge_contains(rs, item, container):
     if cls is dict and type(item) is str:   # `'tool_calls' in message`: a hash, a long key's paid
         if len(item) > BIG_STR:
             rs.burn(len(item) >> CHAR_SHIFT)
+    elif (cls is list or cls is tuple) and type(item) in _SCALARS:   # `key not in ['type', 'name']`: a scan
+        rs.fuel -= len(container)
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
     elif cls is str or isinstance(container, str):
         if len(container) > BIG_STR:
             rs.burn(len(container) >> CHAR_SHIFT)
