@@ -231,6 +231,8 @@ def do_tojson(rs, value, indent=None):
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
+    if indent is None and separators is None and sort_keys is False and type(ensure_ascii) is bool:
+        return plain_json(rs, x, ensure_ascii)   # the default layout (tojson(ensure_ascii=false))
     return safe_json_dumps(rs, x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
                            sort_keys=sort_keys)
 

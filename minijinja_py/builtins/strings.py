@@ -93,7 +93,8 @@ def do_replace(rs, s, old, new, count=None):
     if count is None:
         count = -1
     if not rs.autoescape:
-        s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
+        if type(s) is not str or type(old) is not str or type(new) is not str:   # (plain strings as they are)
+            s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
     else:
         # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
         # except that a safe `new` alone leaves a Markup `s` as it is

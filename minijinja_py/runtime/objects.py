@@ -323,7 +323,8 @@ class Macro:
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
         pending = ()
-        if len(args) == code.arity and not kwargs:   # the common call: every parameter given, in order
+        count = len(args)
+        if count == code.arity and not kwargs:   # the common call: every parameter given, in order
             tail = code.frame_tail
             if tail is not None:
                 f = [rs, parent, *args, *tail]
@@ -331,6 +332,11 @@ class Macro:
                 f = code.layout.new(rs, parent)
                 for slot, value in zip(code.param_slots, args):
                     f[slot] = value
+        elif count < code.arity and not kwargs and code.frame_tail is not None:
+            # the first parameters given in order, the others left to their defaults (what _bind_arguments
+            # finds for a macro without caller, kwargs or varargs)
+            f = [rs, parent, *args, *code.layout.initial[count:]]
+            pending = range(count, code.arity)
         else:
             f = code.layout.new(rs, parent)
             pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
