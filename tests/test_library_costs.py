@@ -107,3 +107,19 @@ def test_dictsort_by_key_pays_for_the_keys_it_compares_and_by_value_for_the_valu
     mixed = {(1, (2,)): "a", "b": [1] * 1000}   # a key that is no scalar: the whole tree, as before
     outcome, steps = steps_needed("{{ d|dictsort }}", {"d": mixed})
     assert outcome[0] == "TemplateTypeError" and steps > 1000
+
+
+@pytest.mark.parametrize("source", [
+    "{{ items|map('abs')|list|length }}", "{{ items|map(attribute='x')|join }}", "{{ items|select|list|length }}",
+    "{% for i in items|reject('none') %}{% endfor %}", "{{ dicts|selectattr('x', 'equalto', 1)|list|length }}",
+    "{{ dicts|rejectattr('y', 'defined')|map(attribute='x')|sum }}",
+])
+def test_filter_generators_charge_and_count_each_item_they_hand_out(source):
+    context = {"items": list(range(1, 3001)), "dicts": [{"x": 1}] * 3000}
+    env = mj.Environment(limits=mj.Limits(max_items=2000))
+    with pytest.raises(mj.LimitExceeded) as info:
+        env.from_string(source).render(context)
+    assert info.value.limit == "max_items"
+    small = steps_needed(source, {"items": list(range(1, 1001)), "dicts": [{"x": 1}] * 1000})[1]
+    large = steps_needed(source, {"items": list(range(1, 2001)), "dicts": [{"x": 1}] * 2000})[1]
+    assert large - small >= 1000 * 2   # each item: at least its own step and the consumer's

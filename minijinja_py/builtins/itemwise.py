@@ -9,9 +9,9 @@ selectattr/rejectattr with the engine's own equalto or (un)defined on plain dict
 at that same price.
 """
 
-from ..core.budget import charged_forms, guard
+from ..core.budget import charge_item, charged_forms, charges_own_items, guard, shallow_steps
 from ..core.errors import TemplateRuntimeError
-from ..core.state import MISSING, out_of_fuel, pass_state
+from ..core.state import CHAR_SHIFT, MISSING, check_items, out_of_fuel, pass_state
 from ..runtime.printing import safe_repr
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, getitem_, undefined_on_str
 from ..runtime.undefined import PLAIN_UNDEFINED, Undefined
@@ -63,6 +63,7 @@ def _key_getter(rs, part):
         if type(item) is dict and part in item:
             return item[part]
         return getitem_(item, part, rs)
+    get_key.mj_key = part   # (for the callers that read a plain dict's key in line)
     return get_key
 
 
@@ -123,28 +124,42 @@ def _not_found(kind, name):
 
 
 # ----------------------------------------------------------------------------------------------------- map
+@charges_own_items
 @pass_state
 def do_map(rs, value, *args, **kwargs):
     """Apply a filter to each item (map('upper')), or take an attribute (map(attribute='name', default=...))."""
     if value:
-        func = _prepare_map(rs, args, kwargs)
+        func, key = _prepare_map(rs, args, kwargs)
+        limits = rs.limits
+        count = 0
         for item in value:
-            yield func(item)
+            # map(attribute='role') over plain dicts: the key read in line, as _key_getter reads it
+            result = item[key] if key is not None and type(item) is dict and key in item else func(item)
+            count += 1
+            if count > limits.max_items:
+                check_items(limits, count, "an iteration")
+            rs.fuel -= 1 + (len(result) >> CHAR_SHIFT if type(result) is str else shallow_steps(result))
+            if rs.fuel < 0:
+                raise out_of_fuel(limits)
+            yield result
 
 
 def _prepare_map(rs, args, kwargs):
+    """(item → mapped item, the plain key a dict item is read by in line, or None)."""
     if not args and "attribute" in kwargs:
         attribute = kwargs.pop("attribute")
         default = kwargs.pop("default", None)
         if kwargs:
             raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
-        return make_attrgetter(rs, attribute, default=default)
+        getter = make_attrgetter(rs, attribute, default=default)
+        return getter, getattr(getter, "mj_key", None)
     if not args:
         raise FilterArgumentError("map requires a filter argument")
-    return named_caller(rs, rs.env.filters, "filter", args[0], args[1:], kwargs)
+    return named_caller(rs, rs.env.filters, "filter", args[0], args[1:], kwargs), None
 
 
 # ---------------------------------------------------------------------------------------- select, reject
+@charges_own_items
 def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
     if not value:
         return
@@ -163,14 +178,13 @@ def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
     plan = _inline_attr_test(rs, args, kwargs) if lookup_attr else None
     if plan is not None:
         yield from _select_planned(rs, value, plan, keep, test, transform)
-    elif transform is None:
-        for item in value:
-            if bool(test(item)) is keep:
-                yield item
-    else:
-        for item in value:
-            if bool(test(transform(item))) is keep:
-                yield item
+        return
+    count = 0
+    for item in value:
+        if bool(test(item if transform is None else transform(item))) is keep:
+            count += 1
+            charge_item(rs, item, count)
+            yield item
 
 
 _EQUAL, _DEFINED, _UNDEFINED = "equal", "defined", "undefined"
@@ -207,29 +221,29 @@ def _select_planned(rs, value, plan, keep, test, transform):
     if type(value) is str and on_str and not str_passes:
         rs.burn(steps * len(value))   # no character passes: the walk's price, paid before it is skipped
         return
+    count = 0
     for item in value:
         cls = type(item)
+        passes = None   # not decided in line: the test decides
         if cls is dict:
             rs.fuel -= steps
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
             if key not in item:
                 if kind is not _EQUAL:
-                    if (kind is _UNDEFINED) is keep:
-                        yield item
-                    continue
+                    passes = (kind is _UNDEFINED) is keep
             elif type(item[key]) in _PLAIN_VALUES and (kind is not _EQUAL or type(item[key]) is type(constant)):
-                if (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep:
-                    yield item
-                continue
+                passes = (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep
         elif cls is str and on_str:
             rs.fuel -= steps
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            if str_passes:
-                yield item
-            continue
-        if bool(test(transform(item))) is keep:
+            passes = str_passes
+        if passes is None:
+            passes = bool(test(transform(item))) is keep
+        if passes:
+            count += 1
+            charge_item(rs, item, count)
             yield item
 
 

@@ -27,14 +27,14 @@ declares). take() is the one way a star-argument or an iterable becomes a list: 
 """
 
 import types
-from itertools import chain
+from itertools import chain, islice
 from operator import length_hint
 
 from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
 
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
-    "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
+    "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
     "charged", "charged_unary", "general_unary", "unary", "unary_result", "charged_forms", "listed", "metered", "member",
 ]
 
@@ -101,10 +101,31 @@ def charge_result(rs, value):
             check_str_size(rs.limits, size)
         rs.burn(size >> CHAR_SHIFT)
     elif cls is _GENERATOR:
-        return charged_generator(rs, value)
+        return value if value.gi_code in _SELF_CHARGING else charged_generator(rs, value)
     elif cls is bytes or cls is bytearray:
         rs.burn(len(value) >> CHAR_SHIFT)
     return value
+
+
+_SELF_CHARGING = set()   # the code of filters' generator functions that charge their own items
+
+
+def charges_own_items(func):
+    """Mark a filter's generator function whose generators charge each item as charged_generator charges it (1
+    step and its shallow_steps, the count checked against max_items) before handing it out: charge_result hands
+    them out as they are, without a second generator around them."""
+    _SELF_CHARGING.add(func.__code__)
+    return func
+
+
+def charge_item(rs, item, count):
+    """Charge the count-th item a generator hands out as charged_generator charges it (for charges_own_items)."""
+    limits = rs.limits
+    if count > limits.max_items:
+        check_items(limits, count, "an iteration")
+    rs.fuel -= 1 + shallow_steps(item)
+    if rs.fuel < 0:
+        raise out_of_fuel(limits)
 
 
 def charged_generator(rs, generator):
@@ -136,6 +157,13 @@ def take(rs, iterable, what="an iteration"):
         check_items(limits, size, what)
         rs.burn(size)
         return list(iterable)
+    if cls is _GENERATOR and iterable.gi_code in _SELF_CHARGING:
+        # a filter's generator that charges (and counts against max_items) each item before handing it out:
+        # listed at C speed, at most one past the limit, its items' 1 step each paid at once
+        items = list(islice(iterable, limits.max_items + 1))
+        check_items(limits, len(items), what)
+        rs.burn(len(items))
+        return items
     items = []
     append = items.append
     count = 0
