@@ -229,7 +229,7 @@ def do_last(rs, seq):
         return rs.undefined("No last item, sequence was empty.")
 
 
-# ---------------------------------------------------------------- the unary forms (budget.unary): plain values
+# ----------------------------------------------------- the unary forms (budget.charged_unary): plain values
 # Each takes a plain str, list, tuple or dict in one Python call, charged as budget.general_unary charges the
 # call and its result (a string argument over BIG_STR characters is never taken in line: it is charged its
 # length there); any other value goes through general_unary.
@@ -255,22 +255,19 @@ def _list_unary(rs, value):
     return _list_general(rs, value)
 
 
-def _first_unary(rs, value):
-    if (type(value) is list or type(value) is tuple) and value:
-        rs.fuel -= 1
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        return unary_result(rs, value[0])
-    return _first_general(rs, value)
+def _end_unary(func, index):
+    """|first (index 0) or |last (index -1) of a plain list or tuple: the item read in line."""
+    general = general_unary(func)
 
-
-def _last_unary(rs, value):
-    if (type(value) is list or type(value) is tuple) and value:
-        rs.fuel -= 1
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        return unary_result(rs, value[-1])
-    return _last_general(rs, value)
+    def kernel(rs, value):
+        if (type(value) is list or type(value) is tuple) and value:
+            rs.fuel -= 1
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            item = value[index]
+            return item if type(item) is str and len(item) < 16 else unary_result(rs, item)
+        return general(rs, value)
+    return kernel
 
 
 def _items_unary(rs, value):
@@ -291,10 +288,9 @@ def _dict_pairs(value):
 
 
 _dict_pairs.__name__ = _dict_pairs.__qualname__ = do_items.__name__   # prints as do_items' generator does
-_length_general, _list_general, _first_general, _last_general, _items_general = map(
-    general_unary, (do_length, do_list, do_first, do_last, do_items))
-do_length.mj_unary, do_list.mj_unary, do_first.mj_unary, do_last.mj_unary, do_items.mj_unary = \
-    _length_unary, _list_unary, _first_unary, _last_unary, _items_unary
+_length_general, _list_general, _items_general = map(general_unary, (do_length, do_list, do_items))
+do_length.mj_unary, do_list.mj_unary, do_items.mj_unary = _length_unary, _list_unary, _items_unary
+do_first.mj_unary, do_last.mj_unary = _end_unary(do_first, 0), _end_unary(do_last, -1)
 
 
 @pass_state

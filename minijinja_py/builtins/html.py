@@ -8,7 +8,7 @@ when the render state is needed).
 import re
 from collections import abc
 
-from ..core.budget import general_unary, take
+from ..core.budget import charge_result, general_unary, take
 from ..core.errors import FilterArgumentError
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
 from ..runtime.markup import Markup, new_markup, escape, soft_str
@@ -246,14 +246,7 @@ def _chat_tojson_unary(rs, value):
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
     text = plain_json(rs, value, False)
-    if len(text) < 16:
-        return text
-    if len(text) > rs.limits.max_string:
-        check_str_size(rs.limits, len(text))
-    rs.fuel -= len(text) >> CHAR_SHIFT
-    if rs.fuel < 0:
-        raise out_of_fuel(rs.limits)
-    return text
+    return text if len(text) < 16 else charge_result(rs, text)
 
 
 _safe_general, _chat_tojson_general = general_unary(do_safe), general_unary(chat_tojson)

@@ -3,13 +3,14 @@ its work paid for) before it builds its result. Registered in filters.FILTERS wi
 
 import re
 
-from ..core.budget import general_unary
+from ..core.budget import charge_result, general_unary
 from ..core.errors import FilterArgumentError
 from ..core.state import BIG_STR, CHAR_SHIFT, check_str_size, out_of_fuel, pass_state
 from ..runtime.formatting import percent_format
 from ..runtime.markup import Markup, escape, soft_str
 
-__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent", "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
+__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent",
+           "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
 
 
 
@@ -196,7 +197,7 @@ def do_string(value):
 
 def _string_unary(rs, value):
     """{{ x|string }}: a str as it is, a number, bool or None by str() (as to_str prints them), charged as
-    general_unary charges the call (_charge_text); anything else through general_unary."""
+    general_unary charges the call; anything else through general_unary."""
     cls = type(value)
     if cls is str:
         rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
@@ -208,19 +209,7 @@ def _string_unary(rs, value):
         return _string_general(rs, value)
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
-    return text if len(text) < 16 else _charge_text(rs, text)
-
-
-def _charge_text(rs, text):
-    """text, the result of a unary call, charged as general_unary charges it: its size checked against max_string,
-    1 step per 16 characters."""
-    size = len(text)
-    if size > rs.limits.max_string:
-        check_str_size(rs.limits, size)
-    rs.fuel -= size >> CHAR_SHIFT
-    if rs.fuel < 0:
-        raise out_of_fuel(rs.limits)
-    return text
+    return text if len(text) < 16 else charge_result(rs, text)
 
 
 def _str_method_unary(func):
@@ -235,7 +224,7 @@ def _str_method_unary(func):
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
         text = method(value)
-        return text if len(text) < 16 else _charge_text(rs, text)
+        return text if len(text) < 16 else charge_result(rs, text)
     func.mj_unary = kernel
     return func
 

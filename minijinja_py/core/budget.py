@@ -34,8 +34,9 @@ from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_sta
 
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
-    "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
-    "charged", "charged_unary", "general_unary", "unary", "unary_result", "charged_forms", "listed", "metered", "member",
+    "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare",
+    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "general_unary", "unary_result",
+    "charged_forms", "listed", "metered", "member",
 ]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -450,19 +451,10 @@ def charged(func):
 def charged_unary(func):
     """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
     call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
-    carry its own such form (func.mj_unary, see unary()): one Python call instead of two."""
+    carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
+    call, a plain value done in one Python call (general_unary(func) is its fallback for any other)."""
     kernel = getattr(func, "mj_unary", None)
     return kernel if kernel is not None else general_unary(func)
-
-
-def unary(kernel):
-    """Declare kernel(rs, value) as the decorated filter's charged_unary form: it returns what the function
-    returns and charges what general_unary's call charges, in one Python call (general_unary(func) is its
-    fallback for the values it does not take in line)."""
-    def declare(func):
-        func.mj_unary = kernel
-        return func
-    return declare
 
 
 def general_unary(func):
