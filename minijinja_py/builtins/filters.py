@@ -80,9 +80,11 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
-def do_abs(x):
+def do_abs(*args):
     """Absolute value."""
-    return abs(x)
+    if len(args) != 1:   # (Jinja2's abs filter is the built-in: its message)
+        raise TypeError(f"abs() takes exactly one argument ({len(args)} given)")
+    return abs(args[0])
 
 
 @pass_state
@@ -283,11 +285,13 @@ def _items_unary(rs, value):
     return _dict_pairs(value)
 
 
-def _dict_pairs(value):
-    yield from value.items()
+def _pairs_of():
+    def do_items(value):   # (named as the filter: its generators print as do_items' own do)
+        yield from value.items()
+    return do_items
 
 
-_dict_pairs.__name__ = _dict_pairs.__qualname__ = do_items.__name__   # prints as do_items' generator does
+_dict_pairs = _pairs_of()
 _length_general, _list_general, _items_general = map(general_unary, (do_length, do_list, do_items))
 do_length.mj_unary, do_list.mj_unary, do_items.mj_unary = _length_unary, _list_unary, _items_unary
 do_first.mj_unary, do_last.mj_unary = _end_unary(do_first, 0), _end_unary(do_last, -1)
@@ -302,10 +306,9 @@ def do_random(rs, seq):
         import random   # ~1.5 ms of a cold start: imported by the first |random
         seed = rs.env.random_seed
         rs.random = random if seed is None else random.Random(seed)
-    try:
-        return rs.random.choice(seq)
-    except IndexError:
+    if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
+    return rs.random.choice(seq)
 
 
 @costs(ITERATES)
@@ -431,8 +434,8 @@ def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
-    if isinstance(obj, Undefined) or name[:1] == "_":
-        return getattr_(obj, name, rs)  # undefined's own rule; '_' names refused (Jinja2 prints '')
+    if isinstance(obj, Undefined):
+        return attribute_only(obj, name, rs)  # undefined's own rule
     if isinstance(obj, Namespace):
         return getattr_(obj, name, rs)  # a namespace's attributes are its values
     return attribute_only(obj, name, rs)

@@ -27,7 +27,12 @@ declares). take() is the one way a star-argument or an iterable becomes a list: 
 """
 
 import types
+<<<<<<< HEAD
 from itertools import chain, islice
+=======
+from collections import deque
+from itertools import chain
+>>>>>>> main
 from operator import length_hint
 
 from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -39,10 +44,14 @@ __all__ = [
     "charged_forms", "listed", "metered", "member",
 ]
 
-_CONTAINERS = (list, tuple, dict, set, frozenset)
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _VALUES_VIEW = type({}.values())
 _ITEMS_VIEW = type({}.items())
+_MAPPING_PROXY = types.MappingProxyType
+# what Python's comparison or hash walks: containers, a dict's views (a keys or items view compares as a set of
+# them), a read-only mapping, a deque
+_CONTAINERS = (list, tuple, dict, set, frozenset, _MAPPING_PROXY, deque) + _VIEWS
+_MAPPINGS = (dict, _MAPPING_PROXY)
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
 _DICT_ONLY = {dict}
@@ -221,6 +230,9 @@ def member(item, container):
     rs = current_state()
     if rs is None:
         return item in container
+    if not hasattr(cls, "__iter__") and not hasattr(cls, "__getitem__"):
+        # what Python's `in` says (iter() would say "'int' object is not iterable")
+        raise TypeError(f"argument of type {cls.__name__!r} is not iterable")
     for candidate in _metered(rs, iter(container)):
         if candidate is item or candidate == item:
             return True
@@ -229,8 +241,10 @@ def member(item, container):
 
 # ------------------------------------------------------------------------------------------ nested data
 def _children(value):
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         return chain.from_iterable(value.items())
+    if type(value) is _ITEMS_VIEW:
+        return chain.from_iterable(value)
     return iter(value)
 
 
@@ -240,7 +254,7 @@ def _flat_size(value, rows=True):
     Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
     lists and tuples, or of flat dicts."""
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
             return 1 + 2 * len(value)
         return None
@@ -334,11 +348,6 @@ def guard(rs, value):
     elif isinstance(value, str):
         if len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
-    elif isinstance(value, _VIEWS):
-        if type(value) is _ITEMS_VIEW and _SCALARS.issuperset(map(type, chain.from_iterable(value))):
-            rs.burn(1 + 3 * len(value))   # a list of (key, value) pairs of scalars, without making it
-        else:
-            rs.burn(tree_size(rs, list(value)))
     return value
 
 

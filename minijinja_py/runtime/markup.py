@@ -95,10 +95,12 @@ class Markup(str):
         return NotImplemented
 
     def __mul__(self, count):
-        return type(self)(str.__mul__(self, count))
+        result = str.__mul__(self, count)
+        if result is NotImplemented:   # (PyPy's str says so where CPython's raises)
+            raise TypeError(f"can't multiply sequence by non-int of type {type(count).__name__!r}")
+        return type(self)(result)
 
-    def __rmul__(self, count):
-        return type(self)(str.__mul__(self, count))
+    __rmul__ = __mul__
 
     def __mod__(self, arg):
         if isinstance(arg, tuple):
@@ -112,7 +114,7 @@ class Markup(str):
     def __getitem__(self, key):
         return type(self)(str.__getitem__(self, key))
 
-    def join(self, iterable: Iterable[Any]) -> "Markup":
+    def join(self, iterable: Iterable[Any], /) -> "Markup":
         return type(self)(str.join(self, map(self.escape, iterable)))
 
     def split(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
@@ -124,22 +126,22 @@ class Markup(str):
     def splitlines(self, keepends: bool = False) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.splitlines(self, keepends)]
 
-    def partition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
+    def partition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.partition(self, sep))
 
-    def rpartition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
+    def rpartition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.rpartition(self, sep))
 
-    def replace(self, old: str, new: Any, count: int = -1) -> "Markup":  # type: ignore[override]
+    def replace(self, old: str, new: Any, count: int = -1, /) -> "Markup":  # type: ignore[override]
         return type(self)(str.replace(self, old, self.escape(new), count))
 
-    def center(self, width: int, fillchar: str = " ") -> "Markup":
+    def center(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.center(self, width, self.escape(fillchar)))
 
-    def ljust(self, width: int, fillchar: str = " ") -> "Markup":
+    def ljust(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.ljust(self, width, self.escape(fillchar)))
 
-    def rjust(self, width: int, fillchar: str = " ") -> "Markup":
+    def rjust(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.rjust(self, width, self.escape(fillchar)))
 
     def format(self, *args: Any, **kwargs: Any) -> "Markup":
@@ -221,17 +223,19 @@ class EscapeFormatter:
     of a string.Formatter: formatter(EscapeFormatter) is the class."""
 
     def format_field(self, value, format_spec):
+        return str(escape(self.field_text(value, format_spec)))
+
+    def field_text(self, value, format_spec):
+        """The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to."""
         if hasattr(value, "__html_format__"):
-            text = value.__html_format__(format_spec)
-        elif hasattr(value, "__html__"):
+            return value.__html_format__(format_spec)
+        if hasattr(value, "__html__"):
             if format_spec:
                 raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
                                  "__html_format__. A class that defines __html__ must define __html_format__ "
                                  "to work with format specifiers.")
-            text = value.__html__()
-        else:
-            text = self.format_plain(value, str(format_spec))
-        return str(escape(text))
+            return value.__html__()
+        return self.format_plain(value, str(format_spec))
 
     def format_plain(self, value, format_spec):
         """How a field that is not HTML-aware is formatted before it is escaped."""

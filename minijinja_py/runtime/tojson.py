@@ -440,7 +440,8 @@ def _c_encoder(ensure_ascii, sort_keys):
     return encoder
 
 
-_HAS_C_ENCODER = json.encoder.c_make_encoder is not None   # else (no C accelerator): json.dumps's own path
+# else (PyPy, or no C accelerator): json.dumps's own path
+_HAS_C_ENCODER = getattr(json.encoder, "c_make_encoder", None) is not None
 _QUOTE, _QUOTE_ASCII = json.encoder.encode_basestring, json.encoder.encode_basestring_ascii
 
 
