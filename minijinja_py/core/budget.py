@@ -27,12 +27,8 @@ declares). take() is the one way a star-argument or an iterable becomes a list: 
 """
 
 import types
-<<<<<<< HEAD
-from itertools import chain, islice
-=======
 from collections import deque
-from itertools import chain
->>>>>>> main
+from itertools import chain, islice
 from operator import length_hint
 
 from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
