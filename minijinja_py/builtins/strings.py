@@ -4,12 +4,14 @@ its work paid for) before it builds its result. Registered in filters.FILTERS wi
 import operator
 import re
 
+from ..core.budget import charge_result, general_unary
 from ..core.errors import FilterArgumentError
-from ..core.state import CHAR_SHIFT, check_str_size, pass_state
+from ..core.state import BIG_STR, CHAR_SHIFT, check_str_size, out_of_fuel, pass_state
 from ..runtime.formatting import percent_format
 from ..runtime.markup import Markup, escape, soft_str
 
-__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent", "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
+__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent",
+           "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
 
 
 
@@ -114,7 +116,8 @@ def do_replace(rs, s, old, new, count=None):
     elif type(count) is not int:
         count = operator.index(count)   # (CPython's reading, and its TypeError, on every interpreter)
     if not rs.autoescape:
-        s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
+        if type(s) is not str or type(old) is not str or type(new) is not str:   # (plain strings as they are)
+            s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
     else:
         # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
         # except that a safe `new` alone leaves a Markup `s` as it is
@@ -212,5 +215,45 @@ def do_format(rs, value, *args, **kwargs):
 def do_string(value):
     """Convert to a string (Markup stays Markup)."""
     return soft_str(value)
+
+
+def _string_unary(rs, value):
+    """{{ x|string }}: a str as it is, a number, bool or None by str() (as to_str prints them), charged as
+    general_unary charges the call; anything else through general_unary."""
+    cls = type(value)
+    if cls is str:
+        rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
+        text = value
+    elif cls is int or cls is float or cls is bool or value is None:
+        rs.fuel -= 1
+        text = str(value)
+    else:
+        return _string_general(rs, value)
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    return text if len(text) < 16 else charge_result(rs, text)
+
+
+def _str_method_unary(func):
+    """The charged_unary form of a filter that is a str method on a plain string (func.mj_str_method: trim,
+    upper, lower, capitalize): the method applied in line, anything else through general_unary."""
+    method, general = func.mj_str_method, general_unary(func)
+
+    def kernel(rs, value):
+        if type(value) is not str:
+            return general(rs, value)
+        rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        text = method(value)
+        return text if len(text) < 16 else charge_result(rs, text)
+    func.mj_unary = kernel
+    return func
+
+
+_string_general = general_unary(do_string)
+do_string.mj_unary = _string_unary
+for _func in (do_upper, do_lower, do_capitalize, do_trim):
+    _str_method_unary(_func)
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .printing import safe_repr, subclass_str, to_str
 
-__all__ = ["Markup", "escape", "soft_str", "formatter"]
+__all__ = ["Markup", "new_markup", "escape", "soft_str", "formatter"]
 
 
 
@@ -36,7 +36,9 @@ def _text(value):
 def escape(value: Any) -> "Markup":
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if type(value) is str:
-        return Markup(_escaped(value))
+        return new_markup(Markup, _escaped(value))
+    if type(value) is Markup:
+        return new_markup(Markup, value)   # a new object, as markupsafe's Markup(value.__html__())
     if hasattr(value, "__html__"):
         return Markup(value.__html__())
     return Markup(_escaped(_text(value)))
@@ -44,7 +46,7 @@ def escape(value: Any) -> "Markup":
 
 def soft_str(value: Any) -> str:
     """str(value), but Markup stays Markup."""
-    return value if isinstance(value, str) else _text(value)
+    return value if isinstance(value, str) else to_str(value)
 
 
 class Markup(str):
@@ -53,11 +55,13 @@ class Markup(str):
     __slots__ = ()
 
     def __new__(cls, base: Any = "", encoding: Optional[str] = None, errors: str = "strict") -> "Markup":
+        if type(base) is str and encoding is None:
+            return new_markup(cls, base)   # the commonest: no __html__ to ask
         if hasattr(base, "__html__"):
             base = base.__html__()
         if encoding is None:
-            return super().__new__(cls, base)
-        return super().__new__(cls, base, encoding, errors)
+            return new_markup(cls, base)
+        return new_markup(cls, base, encoding, errors)
 
     def __html__(self):
         return self
@@ -71,11 +75,21 @@ class Markup(str):
         return f"{type(self).__name__}({str.__repr__(self)})"
 
     def __add__(self, other):
-        if isinstance(other, str) or hasattr(other, "__html__"):
-            return type(self)(str.__add__(self, self.escape(other)))
-        return NotImplemented
+        # (a plain str or a Markup on the other side, the commonest, joined without the general escape's calls)
+        cls = type(other)
+        if cls is str:
+            text = str.__add__(self, _escaped(other))
+        elif cls is Markup:
+            text = str.__add__(self, other)
+        elif isinstance(other, str) or hasattr(other, "__html__"):
+            text = str.__add__(self, self.escape(other))
+        else:
+            return NotImplemented
+        return new_markup(Markup, text) if type(self) is Markup else type(self)(text)
 
     def __radd__(self, other):
+        if type(other) is str and type(self) is Markup:
+            return new_markup(Markup, str.__add__(_escaped(other), self))
         if isinstance(other, str) or hasattr(other, "__html__"):
             return self.escape(other).__add__(self)
         return NotImplemented
@@ -151,6 +165,9 @@ class Markup(str):
     def escape(cls, s: Any) -> "Markup":
         rv = escape(s)
         return rv if type(rv) is cls else cls(rv)
+
+
+new_markup = str.__new__   # new_markup(Markup, text): a Markup of a str, without Markup.__new__'s checks (a C call)
 
 
 def _rewrap(name):
