@@ -24,7 +24,7 @@ from operator import itemgetter
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 4
+FORMAT = 5
 
 
 Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
@@ -59,7 +59,9 @@ class UnexpectedCharacters(UnexpectedInput):
 
 
 class Tables:
-    """The decoded tables file (see tests/grammar_tables.py for its fields)."""
+    """The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
+    per lexer are kept as the file's texts and split when first used (a template visits a fraction of them):
+    decoding the file and holding it are a cold start's cost."""
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -69,27 +71,47 @@ class Tables:
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.ignore = frozenset(data["ignore"])
         self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
-        self.lexers = data["lexers"]                # terminal names in match order; [0] has them all
         self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
-        self.lexer_of_state = [lexer for lexer, _, _ in data["states"]]
+        self.lexer_of_state = data["state_lexers"]
+        self.lexer_count = len(data["lexers"])
+        # lexer → its terminal names in match order ([0] has them all), a tuple once split
+        self._lexers = data["lexers"]
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
-        # when the parser first reaches the state (a template visits a fraction of them)
+        # when the parser first reaches the state
         self.actions = [None] * len(data["states"])
         self._states, self._lookaheads = data["states"], data["lookaheads"]
+        self._symbols = {}   # one str per terminal name, shared by the lexers and the lookahead sets
         self.start, self.end = data["start"], data["end"]
+
+    def lexer(self, number):
+        """The terminal names of a lexer, in match order."""
+        names = self._lexers[number]
+        if names.__class__ is str:
+            names = names.split()
+            names = self._lexers[number] = tuple(map(self._symbols.setdefault, names, names))
+        return names
 
     def row(self, state):
         """The actions of a state, made from its moves and reductions on first use."""
         row = self.actions[state]
         if row is None:
-            _, moves, reductions = self._states[state]
-            moves = moves.split()   # "SYMBOL state SYMBOL state ...": split here, not decoded for every state
+            moves, _, reductions = self._states[state].partition(";")
+            moves = moves.split()   # "SYMBOL state SYMBOL state ..."
             row = dict(zip(moves[::2], map(int, moves[1::2])))
-            for action, lookahead in reductions:  # the tables store each set of lookahead terminals once
-                row.update(dict.fromkeys(self._lookaheads[lookahead], action))
+            reductions = reductions.split()   # "action lookahead action lookahead ..."
+            for action, lookahead in zip(map(int, reductions[::2]), map(int, reductions[1::2])):
+                row.update(dict.fromkeys(self._lookahead(lookahead), action))
             self.actions[state] = row
         return row
+
+    def _lookahead(self, number):
+        """A set of lookahead terminals, stored once for the states that share it."""
+        names = self._lookaheads[number]
+        if names.__class__ is str:
+            names = names.split()
+            names = self._lookaheads[number] = tuple(map(self._symbols.setdefault, names, names))
+        return names
 
 
 # What a reduction does, by rule
@@ -115,7 +137,8 @@ def lexicon(tables, edit=None):
     """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
     edit = edit or (lambda pattern: pattern)
-    first = {name: (frozenset(chars), bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+    sets = {chars: frozenset(chars) for chars, _ in tables.first.values()}   # terminals that start alike share one
+    first = {name: (sets[chars], bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
 
@@ -356,8 +379,8 @@ class _Lexer:
             for name in names:
                 self._family[name] = family
         self._first = lexicon.first
-        self._units_of_lexer = [None] * len(tables.lexers)
-        by_lexer = [{} for _ in tables.lexers]                     # {character: match function}
+        self._units_of_lexer = [None] * tables.lexer_count
+        by_lexer = [{} for _ in range(tables.lexer_count)]                     # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
 
@@ -392,7 +415,7 @@ class _Lexer:
         units = self._units_of_lexer[lexer]
         if units is None:
             units, done = [], set()
-            names = self.tables.lexers[lexer]
+            names = self.tables.lexer(lexer)
             for name in names:
                 family = self._family.get(name)
                 if family is None:
@@ -510,7 +533,7 @@ class _Lexer:
     def _unmatched(self, text, pos, line, line_start, state, values):
         """The error for text no terminal of the state matches: what the whole grammar's terminals find there
         (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
-        allowed = set(self.tables.lexers[self.tables.lexer_of_state[state]]) - self.tables.ignore
+        allowed = set(self.tables.lexer(self.tables.lexer_of_state[state])) - self.tables.ignore
         allowed = allowed or {"<END-OF-FILE>"}
         at, at_line, at_start = pos, line, line_start
         while at < len(text):
