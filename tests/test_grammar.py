@@ -110,16 +110,17 @@ def test_name_character_class_is_word_or_other_non_space():
 
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
-    """The lexer tries the punctuation and keyword terminals with one regexp (lalr._literals): at any place it must
-    find a terminal exactly when that terminal's own pattern matches there, with the same text, so that a state
-    may take its match when the terminal is one of its own and otherwise know that none of its own matches."""
+    """The lexer tries the punctuation and keyword terminals with one matcher (lexer._literals, found without a
+    regexp of theirs): at any place it must find a terminal exactly when that terminal's own pattern matches
+    there, with the same text, so that a state may take its match when the terminal is one of its own and
+    otherwise know that none of its own matches."""
     import re
-    from minijinja_py.syntax import lalr
+    from minijinja_py.syntax import lexer
     parser = syntax.parser(trim_blocks, lstrip_blocks)
-    literals = lalr._literals(parser.patterns)
+    literals = lexer._literals(parser.patterns)
     assert {"LPAR", "_COMMA", "POW", "DSLASH", "IN", "_KW_IF", "_WITHOUT", "_KW_WITH"} <= set(literals)
     assert not {"STAR", "SLASH", "NAME", "CMP_OP", "VAR_OPEN"} & set(literals)  # a prefix of POW/DSLASH; regexps
-    shared = parser._lexer._literals_matcher()
+    shared = parser._lexer._literals_matcher
     own = {name: re.compile(parser.patterns[name]).match for name in literals}
     texts = set(literals.values()) | {"*", "/", "-}}", "é", "_", "0", " ", "x", "—", ""}
     probes = {a + b for a in texts for b in texts} | {a + b + c for a in ("in", "is", "if", "with", "*", "-")
