@@ -135,6 +135,7 @@ class Lexer:
             else:
                 self._punctuation[text[0]] = self._punctuation.get(text[0], ()) + ((text, name),)
         self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
+        self._native = {}   # members → their _KeywordFamily, until it has read its share of tags
         for prefix, names, leads in lexicon.families:
             # each member's rest of pattern, its leading literal (if any) in front of its group
             alternatives = {name: f"{lead}(?P<{name}>{patterns[name][len(prefix) + len(lead):]})"
@@ -142,10 +143,13 @@ class Lexer:
             family = (prefix, alternatives, tuple(names))
             for name in names:
                 self._family[name] = family
+            native = _KeywordFamily.of(self, prefix, names, patterns)
+            if native is not None:
+                self._native[family[2]] = native
         self._first = lexicon.first
         self._units_of_lexer = [None] * tables.lexer_count
         self._single_units = {}
-        by_lexer = [{} for _ in range(tables.lexer_count)]                     # {character: match function}
+        self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
         self._word = re.compile(_WORD).match                       # a run of name characters (keywords)
@@ -170,8 +174,13 @@ class Lexer:
         return None if name is None else _Found(name, text, pos, word.end())
 
     def _matcher(self, names):
-        """The match method of one regexp trying the terminals `names` in turn (terminals of no family, or members
-        of one family)."""
+        """The match function trying the terminals `names` in turn (terminals of no family, or members of one
+        family): a family's _KeywordFamily while it reads natively, else one regexp's match method."""
+        native = self._native.get(names)
+        return native.match if native is not None else self._matcher_regexp(names)
+
+    def _matcher_regexp(self, names):
+        """The match method of one regexp trying the terminals `names` in turn."""
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
@@ -181,6 +190,13 @@ class Lexer:
                 regexp = family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")"
             found = self._matchers[names] = re.compile(regexp).match
         return found
+
+    def _tier_up(self, native):
+        """A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
+        them, and the lexer's entries are made again to use it."""
+        if self._native.pop(native.names, None) is not None:
+            for table in self._by_lexer:
+                table.clear()
 
     def _units(self, lexer):
         """The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
@@ -387,6 +403,70 @@ def _shared_ends(alternatives):
         if alternative is not None:
             parts.append(alternative)
     return "|".join(parts)
+
+
+# Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
+# template has, so that a process rendering one template never compiles it, and one compiling many soon does.
+NATIVE_FAMILY_TAGS = 512
+_KEYWORD_LED = re.compile(r"([a-z]+)(.*)", re.S)
+
+
+class _KeywordFamily:
+    """A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
+    block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
+    largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
+    prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
+    pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
+    the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp."""
+
+    __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
+
+    def __init__(self, lexer, names, head, tags, special):
+        self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
+        self.order = {name: i for i, name in enumerate(names)}
+        self.left = NATIVE_FAMILY_TAGS
+
+    @classmethod
+    def of(cls, lexer, prefix, names, patterns):
+        """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
+        tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
+        for name in names:
+            led = _KEYWORD_LED.fullmatch(patterns[name][len(prefix):])
+            if led is None:
+                return None
+            keyword, end = led.groups()
+            if end == _TAG_END and keyword not in tags:
+                tags[keyword] = name
+            else:
+                special.append((keyword, keyword + end, name))
+        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
+        return cls(lexer, tuple(names), head, tags, tuple(special))
+
+    def match(self, text, pos):
+        head = self.head(text, pos)
+        if head is None:
+            return None
+        at, best, end = head.start("_keyword_"), None, None
+        name = self.tags.get(head.group("_keyword_"))
+        if name is not None:
+            best, end = name, head.end()
+        for keyword, rest, member in self.special:
+            if text.startswith(keyword, at) and (best is None or self.order[member] < self.order[best]):
+                m = _compiled(rest)(text, at)
+                if m is not None:
+                    best, end = member, m.end()
+        if best is None:   # no member where the prefix's first way ends: the regexp tries the others
+            return self.lexer._matcher_regexp(self.names)(text, pos)
+        self.left -= 1
+        if self.left <= 0:
+            self.lexer._tier_up(self)
+        return _Found(best, text, pos, end)
+
+
+def _compiled(pattern):
+    """The match method of a pattern (re's own cache keeps it)."""
+    return re.compile(pattern).match
 
 
 class _Fixed:
