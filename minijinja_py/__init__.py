@@ -17,8 +17,8 @@ from .core.state import Limits, gc_paused as _gc_paused, pass_state
 with _gc_paused():
     from .chat.capabilities import Capabilities
     from .chat.template import (
-        ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, seed_template,
-        seed_template_names,
+        ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, seed_special_tokens,
+        seed_template, seed_template_names,
     )
     from .builtins.decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
     from .environment import Environment, Template
@@ -37,7 +37,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Environment", "Template", "ChatTemplate", "Capabilities", "apply_chat_template", "chat_environment", "load_chat_template",
-    "get_json_schema", "seed_template", "seed_template_names", "raise_exception", "TemplateError",
+    "get_json_schema", "seed_template", "seed_template_names", "seed_special_tokens", "raise_exception", "TemplateError",
     "TemplateSyntaxError", "TemplateAssertionError", "TemplateRuntimeError", "UndefinedError", "SecurityError",
     "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound", "TemplateLoadError",
     "BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader", "DocstringParsingException",

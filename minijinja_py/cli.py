@@ -11,21 +11,29 @@ TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template
 a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
 ("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
 "chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
-Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input; one line on stderr
-per failure.
+Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 interrupted
+(Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs are read only from regular files (or
+stdin); the output (-o) is written through a temporary file renamed over it when the command succeeds, and is
+never one of the inputs (cli_files.py).
 """
 
 import argparse
 import json
 import os
+import signal
+import stat
 import sys
+import threading
 from typing import IO, Any, NoReturn, Optional, Sequence
 
 from .analysis.variables import template_variables
-from .chat.batch import BatchOptions, InputError, Progress, input_size, one_line, render_arguments, run_batch
+from .chat.batch import (MAX_CONVERSATION_BYTES, BatchOptions, InputError, Progress, check_variable_names,
+                         WorkerFailed, input_size, one_line, parse_conversation, render_arguments, run_batch)
 from .chat.capabilities import capabilities_json
 from .chat.loading import TemplateLoadError
-from .chat.template import ChatTemplate, TemplateSource, load_chat_template, seed_template, seed_template_names
+from .chat.template import (ChatTemplate, TemplateSource, load_chat_template, seed_special_tokens, seed_template,
+                            seed_template_names)
+from .cli_files import FileProblem, Output, open_regular, read_regular, read_stream, same_file_as
 from .core.errors import TemplateError
 from .core.state import LIMIT_NAMES, Limits
 from .environment import default_globals
@@ -77,7 +85,8 @@ def _render_options() -> _Parser:
 def _parser() -> _Parser:
     parser = _Parser(prog="minijinja-py", description="Render LLM chat templates exactly as transformers' "
                      "apply_chat_template does, without Jinja2.",
-                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input.")
+                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 "
+                     "interrupted, 143 terminated.")
     parser.add_argument("--version", action="version", version=f"minijinja-py {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = [_template_arguments(), _limit_arguments()]
@@ -89,7 +98,8 @@ def _parser() -> _Parser:
                            help="render every conversation of a JSONL file")
     batch.add_argument("input", help="JSONL file, one conversation per line ('-' for stdin)")
     batch.add_argument("-o", "--output", metavar="OUT", required=True, help="JSONL file of prompts ('-' for stdout)")
-    batch.add_argument("--workers", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    batch.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="worker processes (default 1; at most the CPUs this process may use)")
     batch.add_argument("--on-error", choices=("fail", "skip"), default="fail",
                        help="fail: stop at the first bad line; skip: report it and go on")
     batch.add_argument("--text", action="store_true",
@@ -123,21 +133,33 @@ def _parse_var(text: str) -> tuple[str, Any]:
     if not sep or not name:
         raise UsageError(f"--var takes NAME=VALUE, got {text!r}")
     try:
+        check_variable_names([name], "--var")
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    try:
         return name, json.loads(value)
+    except RecursionError:
+        raise UsageError(f"--var {name}: the JSON value is nested too deeply") from None
     except ValueError:
         return name, value  # a bare string
 
 
 def _read_json(path: str, what: str) -> Any:
+    """A JSON file of the command line (a conversation, tools; '-' for stdin): a regular file, at most
+    MAX_CONVERSATION_BYTES. Unreadable or not JSON: UsageError (exit status 2)."""
     try:
         if path == "-":
-            return json.load(sys.stdin)
-        with open(path, encoding="utf-8") as file:
-            return json.load(file)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+            data = read_stream(sys.stdin.buffer, MAX_CONVERSATION_BYTES, "<stdin>", what)
+        else:
+            data = read_regular(path, MAX_CONVERSATION_BYTES, what)
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        return parse_conversation(data)
+    except InputError as exc:
+        raise UsageError(f"{path}: the {what} holds {exc}") from None
     except (ValueError, RecursionError) as exc:
-        raise UsageError(f"{path}: the {what} is not valid JSON ({exc})") from None
+        raise UsageError(f"{path}: the {what} is not valid JSON ({one_line(exc)})") from None
 
 
 def _defaults(args: argparse.Namespace) -> dict[str, Any]:
@@ -164,11 +186,17 @@ def _load(spec: str) -> tuple[TemplateSource, dict[str, str], str]:
     """(source, special tokens, label) for TEMPLATE: a path first, then a shipped name, then a cached model id."""
     label = os.path.basename(os.path.normpath(spec)) or spec
     if not os.path.exists(spec) and spec in seed_template_names():
-        return seed_template(spec), {}, spec
+        return seed_template(spec), seed_special_tokens(spec), spec
+    try:
+        mode = os.stat(spec).st_mode
+    except (OSError, ValueError):
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a FIFO would block, a device not end
+        raise UsageError(f"{spec}: the template is neither a regular file nor a folder")
     try:
         source, special = load_chat_template(spec)
     except TemplateLoadError as exc:
-        if not os.path.exists(spec):
+        if mode is None:
             raise UsageError(f"{exc.message} (nor a shipped template: {', '.join(seed_template_names())})") from None
         raise UsageError(exc.message) from None
     return source, special, label
@@ -180,20 +208,41 @@ def _chat_template(args: argparse.Namespace) -> ChatTemplate:
 
 
 # ------------------------------------------------------------------------------------------------- commands
-def _write_text(text: str, output: Optional[str]) -> None:
-    data = text.encode("utf-8", "surrogatepass")
-    if output is None or output == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Optional[str]]) -> None:
+    """UsageError when the output (a path, or '-' for stdout) is one of the inputs, by device and inode: checked
+    before anything is opened for writing, so that `-o` naming the input (or a link to it) never empties it."""
+    if args.output is None:
+        return
+    named = [path for path in inputs if path is not None]
+    if os.path.exists(args.template):
+        named.append(args.template)
+    clash = same_file_as(args.output, named)
+    if clash is not None:
+        shown = "stdout" if args.output == "-" else args.output
+        raise UsageError(f"{shown}: the output is the same file as the input {clash!r}; write it elsewhere")
+
+
+def _open_output(path: str) -> Output:
+    output = Output(path)
+    try:
+        output.open()
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    return output
+
+
+def _finish_output(output: Output, succeeded: bool) -> None:
+    if not succeeded:
+        output.discard()
         return
     try:
-        with open(output, "wb") as file:
-            file.write(data)
-    except OSError as exc:
-        raise UsageError(f"{output}: cannot write ({exc.strerror or exc})") from None
+        output.commit()
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_render(args: argparse.Namespace) -> int:
+    _refuse_overwriting_an_input(args, [args.conversation, args.tools])
     defaults = _defaults(args)
     data = _read_json(args.conversation, "conversation")
     template = _chat_template(args)
@@ -202,46 +251,68 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise UsageError(f"{args.conversation}: {exc}") from None
     prompt = template.render(messages, **arguments)  # output written exactly: no newline added
-    _write_text(prompt, args.output)
+    output = _open_output(args.output or "-")
+    succeeded = False
+    try:
+        output.write(prompt.encode("utf-8", "surrogatepass"))
+        succeeded = True
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        _finish_output(output, succeeded)
     return 0
 
 
-def _open_binary(path: str, mode: str, std: IO[bytes]) -> IO[bytes]:
+def _open_input(path: str) -> IO[bytes]:
     if path == "-":
-        return std
+        return sys.stdin.buffer
     try:
-        return open(path, mode)
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot open ({exc.strerror or exc})") from None
+        return open_regular(path, "input")
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _cmd_batch(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    _refuse_overwriting_an_input(args, [args.input, args.tools])
     options = BatchOptions(_defaults(args), text=args.text, on_error=args.on_error)
     template = _chat_template(args)
-    source = _open_binary(args.input, "rb", sys.stdin.buffer)
-    out = _open_binary(args.output, "wb", sys.stdout.buffer)
+    source = _open_input(args.input)
+    try:
+        status, rendered, skipped, seconds = _batch_to(args, template, options, source)
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+    if not args.quiet:
+        rate = rendered / seconds if seconds > 0 else 0.0
+        sys.stderr.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
+    return status
+
+
+def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOptions,
+              source: IO[bytes]) -> tuple[int, int, int, float]:
+    """Run the batch into its output; the output keeps its final name only when every line was rendered or
+    skipped (status 0): a failed or interrupted run leaves the final name as it was."""
+    output = _open_output(args.output)
     progress = Progress(input_size(source), quiet=args.quiet)
 
     def report(number: int, message: str) -> None:
         sys.stderr.write(f"error: {args.input}:{number}: {message}\n")
 
+    status = 2
     try:
-        status, rendered, skipped = run_batch(template, source, out, options, args.workers, progress, report)
+        status, rendered, skipped = run_batch(template, source, output, options, args.workers, progress, report)
+    except FileProblem as exc:
+        raise UsageError(str(exc)) from None
+    except BrokenPipeError:  # stdout's reader went away: main() ends quietly
+        raise
+    except OSError as exc:  # the output's errors are FileProblems: this is the input's
+        raise UsageError(f"{args.input}: cannot read ({exc.strerror or exc})") from None
     finally:
         progress.finish()
-        if out is not sys.stdout.buffer:
-            out.close()
-        else:
-            out.flush()
-        if source is not sys.stdin.buffer:
-            source.close()
-    if not args.quiet:
-        seconds = progress.elapsed()
-        rate = rendered / seconds if seconds > 0 else 0.0
-        sys.stderr.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
-    return status
+        _finish_output(output, status == 0)
+    return status, rendered, skipped, progress.elapsed()
 
 
 def template_report(name: str, source: str, limits: Limits) -> dict[str, Any]:
@@ -292,16 +363,41 @@ def _run(argv: Optional[Sequence[str]]) -> int:
     return commands[args.command](args)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is so that it cleans up (a batch's workers, the output's temporary
+    file) as for Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input).
-    Never raises: every failure is one line on stderr."""
+    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input, 130
+    interrupted, 143 terminated). Never raises: every failure is one line on stderr."""
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     try:
         return _run(argv)
+    except _Terminated:
+        sys.stderr.write("error: terminated\n")
+        return 143
     except UsageError as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 2
     except TemplateError as exc:
         sys.stderr.write(f"error: {one_line(exc)}\n")
+        return 1
+    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
+        sys.stderr.write(f"error: {exc}\n")
         return 1
     except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
         sys.stderr.close()

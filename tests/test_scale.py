@@ -1,72 +1,59 @@
-"""Beyond one process, on the engines users already run (the `scale` extra; skipped when it is not installed):
-10 000 conversations rendered through datasets.Dataset.map(num_proc=2) and through a Dask LocalCluster of two
-worker processes, each identical to a serial render. Prints the throughput of each (run with -s to see it)."""
-
-import time
+"""Scale-out where the work is (issue 21): conversations in 8 JSONL files rendered on a Dask LocalCluster with 1
+and with 2 worker processes (each file read, rendered and written by a worker), through 🤗 datasets from the same
+files (read as text, mapped and written by 1 and 2 processes), and by `batch --workers 1/2`; every way's prompts
+identical to a serial render. The workload is tests/support/scale_work.py's; `benchmarks/bench_scale.py` runs it
+on 200 000 conversations for the figures (this test uses 4 000 so that CI stays fast, and prints the rates: run
+with -s to see them). dask[distributed] and datasets are in the `test` extra, so this runs wherever the tests do."""
 
 import pytest
 
-import minijinja_py as mj
+import scale_work
 
-COUNT = 10_000
-SPECIAL = {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Current weather",
-                                           "parameters": {"type": "object",
-                                                          "properties": {"city": {"type": "string"}},
-                                                          "required": ["city"]}}}]
+COUNT = 4_000
 
-
-def conversations(count=COUNT):
-    """Varied, deterministic conversations: 1 to 4 exchanges, some with a system prompt."""
-    for i in range(count):
-        messages = [{"role": "system", "content": f"You are assistant number {i % 7}."}] if i % 3 == 0 else []
-        for turn in range(1 + i % 4):
-            messages.append({"role": "user", "content": f"Question {i}.{turn}: what is {i} × {turn}?"})
-            messages.append({"role": "assistant", "content": f"It is {i * turn}."})
-        messages.append({"role": "user", "content": f"Thanks, {i}!"})
-        yield messages
+pytest.importorskip("dask.bag", reason="the test extra installs dask[distributed]")
+pytest.importorskip("distributed")
+pytest.importorskip("datasets", reason="the test extra installs datasets")
 
 
-def template():
-    return mj.ChatTemplate(mj.seed_template("hermes4"), special_tokens=SPECIAL)
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("parts")
+    paths = scale_work.write_parts(str(folder), COUNT, parts=8)
+    expected, seconds = scale_work.serial(paths)
+    print(f"\none process: {COUNT} conversations in {seconds:.2f} s, {COUNT / seconds:,.0f}/s")
+    return paths, expected
 
 
-def serial(ct, items):
-    return [ct.render(messages, tools=TOOLS, add_generation_prompt=True) for messages in items]
+def _report(what, seconds):
+    print(f"\n{what}: {COUNT} conversations in {seconds:.2f} s, {COUNT / seconds:,.0f}/s")
 
 
-def test_datasets_map_with_two_processes():
-    datasets = pytest.importorskip("datasets")
-    items = list(conversations())
-    ct = template()
-    expected = serial(ct, items)
-    dataset = datasets.Dataset.from_dict({"messages": items})
+def test_the_files_hold_every_conversation(parts):
+    paths, expected = parts
+    assert len(paths) == 8 and len(expected) == COUNT and len(set(expected)) == COUNT
 
-    def to_prompt(row):  # the ChatTemplate travels to the workers pickled (by its source), compiled once there
-        return {"prompt": ct.render(row["messages"], tools=TOOLS, add_generation_prompt=True)}
 
-    start = time.perf_counter()
-    rendered = dataset.map(to_prompt, num_proc=2, remove_columns=["messages"], load_from_cache_file=False)
-    prompts = rendered["prompt"]
-    seconds = time.perf_counter() - start
-    print(f"\ndatasets.map(num_proc=2): {COUNT} conversations in {seconds:.2f} s, {COUNT / seconds:,.0f}/s")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dask_reads_renders_and_writes_on_the_workers(parts, tmp_path, workers):
+    paths, expected = parts
+    prompts, seconds, startup = scale_work.dask_local(paths, str(tmp_path), workers)
+    _report(f"Dask LocalCluster, {workers} worker process(es) (cluster start {startup:.1f} s apart)", seconds)
+    assert prompts == expected
+    assert len(list(tmp_path.glob("prompts-*.jsonl"))) == 8  # one output file per input file: written by partition
+
+
+@pytest.mark.parametrize("num_proc", [1, 2])
+def test_datasets_from_the_same_files(parts, tmp_path, num_proc):
+    paths, expected = parts
+    prompts, seconds = scale_work.with_datasets(paths, str(tmp_path), num_proc)
+    _report(f"datasets, num_proc={num_proc}", seconds)
     assert prompts == expected
 
 
-def test_dask_local_cluster_with_two_worker_processes():
-    pytest.importorskip("dask.bag")
-    distributed = pytest.importorskip("distributed")
-    import dask.bag as db
-    items = list(conversations())
-    ct = template()
-    expected = serial(ct, items)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            distributed.Client(cluster):
-        start = time.perf_counter()
-        bag = db.from_sequence(items, npartitions=4)
-        # one task per partition: the ChatTemplate is unpickled (compiled once per worker process) per task
-        prompts = bag.map_partitions(lambda part: serial(ct, part)).compute()
-        seconds = time.perf_counter() - start
-    print(f"\nDask LocalCluster (2 worker processes): {COUNT} conversations in {seconds:.2f} s, "
-          f"{COUNT / seconds:,.0f}/s")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_batch_command(parts, tmp_path, workers):
+    paths, expected = parts
+    prompts, seconds = scale_work.batch_cli(paths, str(tmp_path), workers)
+    _report(f"minijinja-py batch --workers {workers} (process start included)", seconds)
     assert prompts == expected

@@ -1,8 +1,11 @@
 """Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
 continue_final_message handling around the render.
 
-messages: None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON
-schema; everything made plain data (str/int/float/bool/None/dict/list/tuple) without mutating the caller's.
+messages: message objects (dataclasses, pydantic models, mappings, a conversation object's `messages`) made
+dicts, None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON schema;
+everything made plain data (str/int/float/bool/None/dict/list/tuple) without changing the caller's: plain data
+is found plain by one iterative walk and passed as it is (the sandbox never lets a template change it), anything
+else converted by one exact walk that copies only the containers on the way to what changes.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from .schema import get_json_schema
 from ..core.errors import twin_of
 from ..core.state import Limits, limit_exceeded
 from ..runtime.printing import short_repr
+from ..runtime.textcache import recall, remember
 
 __all__ = ["prepare_inputs", "mark_final_message", "cut_at_final_message", "value_error", "type_error"]
 
@@ -34,44 +38,38 @@ def type_error(message: str) -> Exception:
     return twin_of(TypeError)(message)
 
 
-def _plain(value: Any, limits: Limits, depth: int = 0) -> Any:
-    """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple.
-    Already-plain data is returned as is (no copy): the sandbox never lets a template mutate it.
-    Data nested deeper than limits.max_data_depth (or containing itself) is refused."""
-    cls = type(value)
-    if value is None or cls is str or cls is int or cls is float or cls is bool:
+_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FAST_VISITS = 200_000   # elements the fast walk visits before it hands over to the exact one (shared parts)
+
+
+def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
+    """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple, anything
+    else its plain equivalent (a str subclass its str, a dataclass or pydantic model a dict, an unknown object
+    a "<TypeName>" placeholder). What is plain already is returned as it is (no copy: the sandbox never lets a
+    template change it), and a copy is made only of the containers on the way to what changes. Data nested
+    deeper than limits.max_data_depth (or containing itself) is refused.
+    again: value is often the same object from one call to the next (the tools of a pipeline): once found plain,
+    it is found plain again by its identity while its content has not changed (textcache: its fingerprint,
+    made in C, costs less than the walk)."""
+    if type(value) in _PLAIN_SCALARS:
         return value
-    if depth > limits.max_data_depth:
-        raise _too_deep(limits)
-    if cls is dict or cls is list or cls is tuple:
-        if _is_plain(value, depth, limits):
-            return value
-        if cls is dict:
-            return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
-        if cls is list:
-            return [_plain(v, limits, depth + 1) for v in value]
-        return tuple(_plain(v, limits, depth + 1) for v in value)
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int.__int__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    if isinstance(value, Mapping):
-        return {_plain(k, limits, depth + 1): _plain(v, limits, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v, limits, depth + 1) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(v, limits, depth + 1) for v in value)
-    if hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type):
-        import dataclasses  # ~17 ms to import (inspect, ast): only for a caller that passes a dataclass
-        return {f.name: _plain(getattr(value, f.name), limits, depth + 1) for f in dataclasses.fields(value)}
-    model_dump = getattr(value, "model_dump", None)
-    if callable(model_dump):
-        return _plain(model_dump(), limits, depth + 1)
-    return f"<{type(value).__name__}>"
+    kind = ("plain", limits.max_data_depth)
+    if again and recall(value, kind):
+        return value
+    visited = _plain_walk([value], limits, 0)
+    if visited:
+        if again:
+            remember(value, kind, True, visited, 0)
+        return value
+    return _converted(value, limits)
+
+
+def _converted(value: Any, limits: Limits) -> Any:
+    """_plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on."""
+    try:
+        return _Conversion(limits).plain(value, 0)
+    except RecursionError:
+        raise _too_deep(limits) from None
 
 
 def _too_deep(limits: Limits) -> Exception:
@@ -79,37 +77,137 @@ def _too_deep(limits: Limits) -> Exception:
                           "the template's input data nested this deep (or containing itself)")
 
 
-_PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _is_plain(value: Any, depth: int, limits: Limits) -> bool:
-    """Is value made only of plain types already (so _plain would return an equal copy)? Iterative: this runs
-    over every input of every render. Data nested deeper than max_data_depth (a cycle included) is refused."""
-    scalars = _PLAIN_SCALARS
-    max_depth = limits.max_data_depth
-    stack = [(value, depth)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item, level = pop()
-        cls = type(item)
-        if cls in scalars:
-            continue
-        if level > max_depth:
+def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
+    """Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
+    they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
+    gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
+    walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
+    render. A container nested deeper than max_data_depth (a cycle included) is refused."""
+    scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
+    visits = 0
+    while level:
+        if depth > max_depth:
             raise _too_deep(limits)
-        level += 1
-        if cls is dict:
-            for key, child in item.items():
-                if type(key) not in scalars:
-                    push((key, level))
-                if type(child) not in scalars:
-                    push((child, level))
-        elif cls is list or cls is tuple:
-            for child in item:
-                if type(child) not in scalars:
-                    push((child, level))
+        visits += len(level)
+        if visits > _FAST_VISITS:
+            return None
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            cls = type(item)
+            if cls is dict:
+                for key, child in item.items():
+                    if type(key) not in scalars:
+                        push(key)
+                    if type(child) not in scalars:
+                        push(child)
+            elif cls is list or cls is tuple:
+                for child in item:
+                    if type(child) not in scalars:
+                        push(child)
+            else:
+                return 0
+        level = below
+        depth += 1
+    return max(visits, 1)
+
+
+class _Conversion:
+    """One exact walk of _plain: each container converted (or found plain) once, by identity, with its height (the
+    levels of containers and objects in it, itself included), so that shared parts cost once and a part met
+    again deeper is refused where it would pass max_data_depth; a part met again while it is being converted is
+    a cycle (refused). One frame per level of the data."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.max_depth = limits.max_data_depth
+        self.limits = limits
+        self.done: dict[int, tuple[Any, Any, int]] = {}   # id → (the object, kept alive; its plain form; height)
+        self.open: set[int] = set()
+
+    def plain(self, value: Any, depth: int) -> Any:
+        return self._convert(value, depth)[0]
+
+    def _convert(self, value: Any, depth: int) -> tuple[Any, int]:
+        """(value's plain form, its height: 0 for an exact scalar)."""
+        cls = type(value)
+        if cls in _PLAIN_SCALARS:
+            return value, 0
+        if depth > self.max_depth:
+            raise _too_deep(self.limits)
+        key = id(value)
+        found = self.done.get(key)
+        if found is not None:
+            if depth + found[2] - 1 > self.max_depth:
+                raise _too_deep(self.limits)
+            return found[1], found[2]
+        if key in self.open:
+            raise _too_deep(self.limits)   # it contains itself
+        self.open.add(key)
+        if cls is dict or cls is list or cls is tuple:
+            made, height = self._container(value, cls, depth, True)
         else:
-            return False
-    return True
+            made, height = self._other(value, depth)
+        self.open.discard(key)
+        self.done[key] = (value, made, height)
+        return made, height
+
+    def _container(self, value: Any, cls: type, depth: int, keep: bool) -> tuple[Any, int]:
+        """A dict, list or tuple made plain (the same object when keep and nothing in it changes)."""
+        convert, below, height, same = self._convert, depth + 1, 0, keep
+        made: Any = []
+        for item in (value.items() if cls is dict else value):
+            if cls is dict:
+                (key, key_height), (child, child_height) = convert(item[0], below), convert(item[1], below)
+                same = same and key is item[0] and child is item[1]
+                made.append((key, child))
+                height = max(height, key_height, child_height)
+            else:
+                child, child_height = convert(item, below)
+                same = same and child is item
+                made.append(child)
+                height = max(height, child_height)
+        if same:
+            return value, height + 1
+        return (dict(made) if cls is dict else made if cls is list else tuple(made)), height + 1
+
+    def _other(self, value: Any, depth: int) -> tuple[Any, int]:
+        """What transformers makes of anything but an exact dict, list, tuple or scalar: a str, int or float
+        subclass its base value, a Mapping a dict, a list or tuple subclass a list or tuple, a numpy scalar its
+        item(), a dataclass a dict of its fields, a pydantic model its model_dump(), anything else a
+        "<TypeName>" placeholder."""
+        if isinstance(value, str):
+            return str.__str__(value), 1
+        if isinstance(value, int):
+            return int.__int__(value), 1
+        if isinstance(value, float):
+            return float.__float__(value), 1
+        if isinstance(value, Mapping):
+            return self._container(dict(value.items()), dict, depth, False)
+        if isinstance(value, list):
+            return self._container(value, list, depth, False)
+        if isinstance(value, tuple):
+            return self._container(value, tuple, depth, False)
+        if _is_numpy_scalar(value):
+            made, _ = self._convert(value.item(), depth)
+            return made, 1
+        if _is_dataclass(value):
+            import dataclasses  # ~17 ms to import (inspect, ast): only for a caller that passes a dataclass
+            fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            return self._container(fields, dict, depth, False)
+        model_dump = getattr(value, "model_dump", None)
+        if callable(model_dump):
+            made, height = self._convert(model_dump(), depth + 1)
+            return made, height + 1
+        return f"<{type(value).__name__}>", 1
+
+
+def _is_dataclass(value: Any) -> bool:
+    return hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type)
+
+
+def _is_numpy_scalar(value: Any) -> bool:
+    """Is value a numpy scalar (numpy.generic: np.bool_, np.int64...), without importing numpy?"""
+    return any(c.__name__ == "generic" and c.__module__ == "numpy" for c in type(value).__mro__)
 
 
 def _tool_schemas(tools: Any) -> Any:
@@ -134,36 +232,80 @@ def _tool_schemas(tools: Any) -> Any:
 
 def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwargs: Optional[dict[str, Any]] = None,
                    limits: Optional[Limits] = None) -> tuple[list[Any], Any, Any, dict[str, Any]]:
-    """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template."""
+    """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
+    dict of this call's own: returned as it is when it holds plain data only."""
     limits = limits or Limits()
-    if isinstance(messages, (list, tuple)) and len(messages) == 0:
-        raise value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
-    if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
-        raise type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
-    chat = []
-    for message in messages:
-        if not isinstance(message, dict):
-            raise type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got "
-                             f"{short_repr(message)}.")
-        chat.append({k: v for k, v in message.items() if v is not None})
+    chat = _normalized_messages(messages, limits)
+    chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in chat]
     tools = _tool_schemas(tools)
     if documents is not None:
         for document in documents:
             if not isinstance(document, dict):
                 raise type_error("Documents should be a list of dicts with 'title' and 'text' keys!")
-    tools = _plain(tools, limits)
-    documents = _plain(documents, limits)
-    kwargs = _plain(dict(kwargs or {}), limits)
-    chat = [_alias_reasoning(m) for m in _plain(chat, limits)]
-    return chat, tools, documents, kwargs  # type: ignore[return-value]
+    tools = _plain(tools, limits, again=True)
+    documents = _plain(documents, limits, again=True)
+    kwargs = kwargs if kwargs is not None else {}
+    if not (_PLAIN_SCALARS.issuperset(map(type, kwargs.values())) and _PLAIN_SCALARS.issuperset(map(type, kwargs))):
+        kwargs = _plain(kwargs, limits)
+    return chat, tools, documents, kwargs
 
 
-def _alias_reasoning(message: Any) -> Any:
-    if isinstance(message, dict):
-        for field in _REASONING_FIELDS:
-            reasoning = message.get(field)
-            if reasoning is not None:
-                return {"thinking": reasoning, **message, "reasoning_content": reasoning}
+_REASONING = frozenset(_REASONING_FIELDS)
+
+
+def _normalized_messages(messages: Any, limits: Limits) -> list[dict[Any, Any]]:
+    """transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
+    `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
+    model or another mapping converted) without its None-valued keys, made plain (see _plain)."""
+    if isinstance(messages, (list, tuple)):
+        if not messages:
+            raise value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
+    else:
+        messages = getattr(messages, "messages", messages)
+        if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
+            raise type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
+    # the None-valued keys dropped and the messages' values looked at in one pass: containers go on to the walk
+    scalars, chat, below = _PLAIN_SCALARS, [], []
+    push = below.append
+    for message in messages:
+        if type(message) is not dict:
+            message = _message_dict(message, message, limits.max_data_depth)
+        kept = {}
+        for key, value in message.items():
+            if value is not None:
+                kept[key] = value
+                if type(value) not in scalars:
+                    push(value)
+                if type(key) not in scalars:
+                    push(key)
+        chat.append(kept)
+    if chat and limits.max_data_depth < 1:
+        raise _too_deep(limits)
+    return chat if _plain_walk(below, limits, 2) else _converted(chat, limits)
+
+
+def _message_dict(message: Any, given: Any, room: int) -> Any:
+    """A message that is not a dict as one (transformers' _message_objects_to_dicts at the top level: what is
+    inside is made plain with everything else): a mapping, a dataclass's fields, a pydantic model's
+    model_dump(); anything else is refused with transformers' message."""
+    if isinstance(message, Mapping):
+        return message
+    if room > 0 and _is_dataclass(message):
+        import dataclasses  # ~17 ms to import (inspect, ast): only for a caller that passes a dataclass
+        return {f.name: getattr(message, f.name) for f in dataclasses.fields(message)}
+    model_dump = getattr(message, "model_dump", None)
+    if room > 0 and callable(model_dump) and not isinstance(message, type):
+        return _message_dict(model_dump(), given, room - 1)
+    raise type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got {short_repr(given)}.")
+
+
+def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
+    """A message with a reasoning field (reasoning_content, thinking or reasoning) under all of these names, as
+    transformers aliases it."""
+    for field in _REASONING_FIELDS:
+        reasoning = message.get(field)
+        if reasoning is not None:
+            return {"thinking": reasoning, **message, "reasoning_content": reasoning}
     return message
 
 

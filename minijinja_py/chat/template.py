@@ -34,7 +34,8 @@ from ..runtime.objects import ChatNamespace
 from ..runtime.printing import to_str
 
 __all__ = ["chat_environment", "ChatTemplate", "apply_chat_template", "raise_exception", "load_chat_template",
-           "seed_template", "seed_template_names", "TemplateLoadError", "Clock", "TemplateSource"]
+           "seed_template", "seed_template_names", "seed_special_tokens", "TemplateLoadError", "Clock",
+           "TemplateSource"]
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -283,7 +284,8 @@ class ChatTemplate:
         """The render behind render(), render_with_generation_spans() and _render_probe(); `variables` are
         the template variables beyond messages/tools/documents (special tokens already merged in)."""
         try:
-            template = self.select(chat_template, tools)
+            template = self.template if chat_template is None and not self._named else \
+                self.select(chat_template, tools)
             if continue_final_message and add_generation_prompt:
                 raise value_error("continue_final_message and add_generation_prompt are not compatible.")
             # add_generation_prompt is made plain data like every other variable
@@ -345,10 +347,6 @@ _CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all 
 _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
-def _source_key(source: TemplateSource) -> Any:
-    return source if isinstance(source, str) else tuple(source.items())
-
-
 def _source_chars(source: TemplateSource) -> int:
     return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
 
@@ -357,15 +355,14 @@ def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: 
             special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
     """A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
     (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache)."""
+    key: Any = (source if isinstance(source, str) else tuple(source.items()), now, limits, name,
+                tuple(sorted(special_tokens.items())) if special_tokens else ())
     try:
-        key: Any = (_source_key(source), now, limits, name, tuple(sorted((special_tokens or {}).items())))
-        hash(key)
-    except TypeError:
-        key = None
-    if key is not None:
         found = _cache.get(key)
-        if found is not None:
-            return found   # type: ignore[return-value]
+    except TypeError:   # an unhashable option
+        key = found = None
+    if found is not None:
+        return found   # type: ignore[return-value]
     made = ChatTemplate(source, now=now, limits=limits, name=name, special_tokens=special_tokens)
     if key is not None:
         _cache.put(key, made, _source_chars(source))
@@ -403,8 +400,12 @@ def _drop_tokenizer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_batch(conversation: Any) -> bool:
-    return isinstance(conversation, (list, tuple)) and len(conversation) > 0 \
-        and isinstance(conversation[0], (list, tuple))
+    """A list of conversations, as transformers tells one: its first item a list or tuple of messages, or an
+    object holding them in `messages`."""
+    if not isinstance(conversation, (list, tuple)) or not conversation:
+        return False
+    first = conversation[0]
+    return type(first) is not dict and (isinstance(first, (list, tuple)) or hasattr(first, "messages"))
 
 
 def apply_chat_template(template: Union[TemplateSource, ChatTemplate], conversation: Any, tools: Any = None,
@@ -424,16 +425,15 @@ def apply_chat_template(template: Union[TemplateSource, ChatTemplate], conversat
     Raises TemplateError only: TemplateSyntaxError for a template that does not compile, the errors of
     ChatTemplate.render otherwise.
     """
-    kwargs = _drop_tokenizer_arguments(kwargs)
-    if isinstance(template, ChatTemplate):
-        compiled = template
-    else:
-        compiled = _cached(template, now, limits, None, None)
-    options = dict(tools=tools, documents=documents, chat_template=chat_template,
-                   add_generation_prompt=add_generation_prompt, continue_final_message=continue_final_message)
+    if kwargs and not _TOKENIZER_ONLY.keys().isdisjoint(kwargs):
+        kwargs = _drop_tokenizer_arguments(kwargs)
+    compiled = template if isinstance(template, ChatTemplate) else _cached(template, now, limits, None, None)
+    variables = {**compiled.special_tokens, **kwargs} if compiled.special_tokens else kwargs
     if _is_batch(conversation):
-        return [compiled.render(messages, **options, **kwargs) for messages in conversation]
-    return compiled.render(conversation, **options, **kwargs)
+        return [compiled._render(messages, tools, documents, add_generation_prompt, continue_final_message,
+                                 chat_template, None, variables) for messages in conversation]
+    return compiled._render(conversation, tools, documents, add_generation_prompt, continue_final_message,
+                            chat_template, None, variables)
 
 
 # ------------------------------------------------------------------------------------------- shipped templates
@@ -449,3 +449,14 @@ def seed_template(name: str) -> str:
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
     text: str = _resources.read_text("templates", name + ".jinja")
     return text
+
+
+def seed_special_tokens(name: str) -> dict[str, str]:
+    """The special tokens (bos_token, eos_token, ...) of a shipped template's model, as its tokenizer_config.json
+    sets them (templates/special_tokens.json; templates/SOURCES.md cites the files), so that the shipped name
+    renders as its model folder would. Raises KeyError for an unknown name."""
+    if name not in seed_template_names():
+        raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
+    import json  # only here: the shipped names' tokens, not worth a module import at start-up
+    table = json.loads(_resources.read_text("templates", "special_tokens.json"))
+    return {key: str(value) for key, value in table.get(name, {}).items()}

@@ -11,6 +11,7 @@ folder's negative powers, output checks around a conditional extends) is rewritt
 (transforms.py), only for the templates that need it.
 """
 
+from ..analysis.effects import Effects
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
@@ -86,7 +87,7 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
             # instead of waiting for the cyclic collector (which then walks every object the compile made)
             c.expr = c.stmt = c.print_run = None
             c.functions.clear()   # each function lists the others
-            c.if_bodies = None
+            c.if_bodies = c.effects = None
 
 
 def _compile(c, template):
@@ -98,6 +99,7 @@ def _compile(c, template):
     template = prepared
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
+    c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"))
     c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
     c.stmt = lambda node: STATEMENTS[type(node)](c, node)
     c.print_run = lambda nodes: print_run(c, nodes)

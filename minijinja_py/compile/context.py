@@ -50,6 +50,7 @@ class CompileContext:
         self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         self.if_bodies = {}          # id of an If node → its branches' compiled bodies, then the else's (or None)
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
+        self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies

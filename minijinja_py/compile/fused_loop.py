@@ -33,13 +33,15 @@ from ..syntax import nodes as n
 __all__ = ["item_plan", "item_plan_walk"]
 
 
-def item_plan(c, body, item_slot, body_run, statement_runs):
+def item_plan(c, body, target, item_slot, body_run, statement_runs):
     """(subject key, {constant: print plan}, default print plan) for a loop body of the shapes in the module
-    docstring, whose reads are keys of the loop's item (in item_slot); subject key None: no subject, every item
-    gets the default plan. None for any other body. body_run is the body's compiled run, statement_runs its
-    statements' (or None for one statement): an item whose subject is tested with an `and` (`role == 'system'
-    and message.content`) runs that if statement, an item that more than one of several switches on the same
-    subject acts on the whole body."""
+    docstring, whose reads are keys of the loop's item (the variable target, in item_slot); subject key None: no
+    subject, every item gets the default plan. None for any other body. body_run is the body's compiled run,
+    statement_runs its statements' (or None for one statement): an item whose subject is tested with an `and`
+    (`role == 'system' and message.content`) runs that if statement, an item that more than one of several
+    switches on the same subject acts on the whole body. Several switches are decided from the item at the
+    start only when no switch before the last can change what a later one reads: none assigns the target (`{%
+    set m = {...} %}`) or runs code that may change data (analysis/effects.py); Jinja2 reads it again."""
     if c.autoescape or len(body) == 0 or c.known_extends and c.output_check:
         return None   # (after a known extends, text and {{ }} are not compiled: statements.py)
     plan = print_plan(c, body, item_slot)
@@ -58,6 +60,9 @@ def item_plan(c, body, item_slot, body_run, statement_runs):
         return None
     if len(switches) == 1:
         return switches[0]
+    earlier = statements[:-1]
+    if c.effects.assigns(earlier, target) or any(c.effects.changes_data(node) for node in earlier):
+        return None
     # several switches on one subject (`{% if role == 'user' %}...{% endif %}{% if role == 'assistant' %}...`): a
     # value that one acts on gets its plan, one that several act on the whole body
     constants = {constant: None for _, table, _ in switches for constant in table}
@@ -84,8 +89,9 @@ def _switch_plan(c, node, item_slot, whole):
     cases = [switch_case(c, test) for test in tests]
     if any(case is None or case[0][0] != item_slot or case[0][1] is None for case in cases) or \
             len({case[0] for case in cases}) != 1 or \
-            any(type(constant) is not str for case in cases for constant in case[1]):
-        return None
+            any(type(constant) is not str for case in cases for constant in case[1]) or \
+            any(case[2] is not None and c.effects.changes_data(case[2]) for case in cases):
+        return None   # (an `and` extra that may change the item: the tests after it read it again)
     plans = [print_plan(c, branch, item_slot) for branch in bodies + [else_]]
     # a branch that is not one print run runs its compiled body (the if's own), without the if's call
     plans = [plan if plan is not None else (_CLOSURE, run, None, None, None, None, None, None)

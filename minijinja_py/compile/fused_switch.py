@@ -8,6 +8,7 @@ order. Anything that is not a plain value of the constants' type runs the chain'
 from .atoms import and_or_parts, atom_of, atom_tester, inline_test, read_place
 from .expressions import lookup_steps, truth, truth_of
 from .places import cheap_constant, key_path
+from ..core.state import MISSING
 from ..syntax import nodes as n
 from ..syntax.nodes import dump as nodes_dump
 
@@ -141,12 +142,14 @@ def s_if_switch(c, node, general, compiled, else_):
     bodies = [body for _, _, body in compiled]
     cases = [switch_case(c, test, alternatives=True) for test in tests]
     if any(case is None for case in cases) or len({case[0] for case in cases}) != 1 or \
-            len({type(constant) for case in cases for constant in case[1]}) != 1:
+            len({type(constant) for case in cases for constant in case[1]}) != 1 or \
+            any(c.effects.changes_data(part) for case in cases for part in _extras(case)):
+        # (an extra or alternative that may change the subject's data: each test reads it again, as Jinja2)
         return _chain_of_tests(c, tests, general, compiled, else_)
     (slot, key), kind = cases[0][0], type(cases[0][1][0])
     path = key_path(c, cases[0][3], indexes=True) if slot == "lookup" else None
     item_path = path is not None and len(path[1]) == 2 and type(path[1][0]) is int and type(path[1][1]) is str
-    subject = c.expr(cases[0][3]) if slot == "lookup" and not item_path else None
+    subject = _plain_lookup(c, cases[0][3]) if slot == "lookup" and not item_path else None
     table, default = _branch_table(c, cases, bodies)
     if item_path:
         # `messages[i]['role']` (i a loop variable): read in line, as a key of a variable is
@@ -175,6 +178,33 @@ def s_if_switch(c, node, general, compiled, else_):
         if else_ is not None:
             else_(f, out)
     return run
+
+
+def _extras(case):
+    """The tests a switch case runs besides its compares: its `and` extra, its `or` alternatives."""
+    return ((case[2],) if case[2] is not None else ()) + (case[4] or ())
+
+
+def _plain_lookup(c, node):
+    """f → the value of a chain of lookups (`ns.d.k`, `tool.function.name`) while every step is a plain dict with
+    the key, or a plain list indexed in range by an int variable; MISSING anywhere else (a namespace, a
+    caller's object: the chain's general run then reads it for each test, as Jinja2 does)."""
+    root, steps = lookup_steps(c, node)
+
+    def read(f):
+        value = root(f)
+        for key, index_slot in steps:
+            if key is not None:
+                if type(value) is not dict or key not in value:
+                    return MISSING
+                value = value[key]
+            else:
+                index = f[index_slot]
+                if type(value) is not list or type(index) is not int or not -len(value) <= index < len(value):
+                    return MISSING
+                value = value[index]
+        return value
+    return read
 
 
 def _branch_table(c, cases, bodies):

@@ -58,7 +58,7 @@ def compile_filter(c, node, function):
     # how many values the target unpacks: 0 for one name; None for a nested tuple (not decided up front)
     size = 0 if isinstance(node.target, n.NameTarget) else len(slots) if slots else None
     pure = shape is not None and enter is None and not node.recursive and size is not None and \
-        all(atom[0] in targets for atom in shape[1])
+        all(atom[0] in targets for atom in shape[1]) and not c.effects.changes_data(node.body)
     return admitted, (_prefilter(assign, size, shape, weight) if pure else None)
 
 
@@ -74,8 +74,10 @@ def _prefilter(assign, size, shape, weight):
     one of them in line. For a filter made of atoms on the loop's own target (`for key, val in d.items() if key
     != 'return'`), which reads nothing the body can change and cannot fail: deciding it for every item before
     the first iteration is what Jinja2's lazy filtering decides, and the loop then walks a list (its loop.last
-    and loop.length known). Only while the target holds plain data, which the sandbox lets no template change
-    (a namespace the body sets, `n.found`, is filtered lazily), and for a tuple target (`key, val`) while each
+    and loop.length known). Only for a body that cannot change data (analysis/effects.py: no caller's function,
+    no mutating method of the mutable profile, which could change, add or remove items the filter has not
+    reached yet), only while the target holds plain data, which nothing else can change (a namespace the body
+    sets, `n.found`, is filtered lazily), and for a tuple target (`key, val`) while each
     item is a plain tuple or list of its length: unpacking anything else runs code or fails, which must happen
     when Jinja2's loop reaches the item. Charged as the lazy filter charges each item, before the work."""
     combine, atoms = shape

@@ -27,7 +27,7 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "runs", "step", "loop_slot",
-                 "filtered", "prefilter", "simple", "else_", "iter_span", "item_plan",
+                 "filtered", "prefilter", "simple", "stable", "else_", "iter_span", "item_plan",
                  "recurse_layout", "span", "counts_output")
 
 
@@ -60,10 +60,14 @@ def compile_for(c, node):
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
+        # can the body (or the filter) change the data the loop walks? Then it walks it live, as Jinja2 does
+        plan.stable = not c.effects.changes_data(node.body) and \
+            (node.filter is None or not c.effects.changes_data(node.filter))
         # (the variables the body sets start afresh for an item that runs a statement: print plans read none)
-        plain = plan.target_slot is not None and plan.enter is None and \
+        plain = plan.target_slot is not None and plan.enter is None and plan.stable and \
             node.filter is None and not node.else_ and not node.recursive
-        plan.item_plan = item_plan(c, node.body, plan.target_slot, body, plan.runs) if plain else None
+        plan.item_plan = item_plan(c, node.body, node.target.name, plan.target_slot, body, plan.runs) \
+            if plain else None
     plan.filtered, plan.prefilter = compile_filter(c, node, function) if node.filter is not None else (None, None)
     plan.else_ = None
     if node.else_:
@@ -131,7 +135,8 @@ def _run(plan, iter_ev):
     if plan.item_plan is not None:
         walk = item_plan_walk(plan)
         return _list_run(plan, iter_ev, over, walk if plan.loop_slot is None else _with_loop(plan, walk))
-    if plan.simple and plan.loop_slot is None and plan.filtered is None and plan.runs is None and else_ is None:
+    if plan.simple and plan.stable and plan.loop_slot is None and plan.filtered is None and plan.runs is None and \
+            else_ is None:
         return _list_run(plan, iter_ev, over, _plain_walk(plan))
     return run
 
@@ -480,42 +485,50 @@ def _walk_lazy(plan, f, out, items):
 
 
 def _loop_items(plan, f, iterable, depth0, recursive_call):
-    """(what the runner iterates, the loop context or None): a list or tuple as it is (the runner tells the loop
-    context where it is); anything else, or a filtered loop, lazily — through the loop context when the body
-    uses `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
+    """(what the runner iterates, the loop context or None): a list or tuple that cannot change during the loop
+    as it is (the runner tells the loop context where it is); anything else — a list the body may change, an
+    iterator, a filtered loop — lazily, as Jinja2's loop pulls it, through the loop context when the body uses
+    `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
     rs = f[0]
     if type(iterable) is list or type(iterable) is tuple:
         items = iterable
     else:
         try:
-            items = _iteration_items(iterable, rs, plan.iter_span)
+            items = _iteration_items(iterable, rs, plan.iter_span, plan.stable)
         except Exception as exc:
             raise located(exc, plan.iter_span)
-    sized = type(items) is list or type(items) is tuple
-    kept = plan.prefilter(f, items) if plan.prefilter is not None and sized else None
-    lazy = not sized or plan.filtered is not None and kept is None
+    # fixed: a tuple, a list the body cannot change, or the loop's own copy (of a string, a range...)
+    fixed = type(items) is tuple or type(items) is list and (plan.stable or items is not iterable)
+    kept = plan.prefilter(f, items) if plan.prefilter is not None and fixed else None
+    lazy = not fixed or plan.filtered is not None and kept is None
     if kept is not None:
         items = kept
     elif plan.filtered is not None:
         items = plan.filtered(f, items)
+    elif not fixed:
+        items = iter(items)
     if plan.loop_slot is None:
         return items, None
     recurse = _recurser(recursive_call, f) if recursive_call is not None else None
-    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None)
+    # Jinja2's loop.length is the length of what it loops over, when that has one, read when first asked
+    sized = iterable if lazy and plan.filtered is None and type(iterable) in _LIVE_SIZED else None
+    loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None,
+                       sized=sized)
     f[plan.loop_slot] = loop
     return (iter(loop._next, MISSING) if lazy else items), loop
 
 
-def _iteration_items(value, rs, span):
+def _iteration_items(value, rs, span, stable):
     """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
-    undefined nothing), and anything else as a lazy iterator, as in Jinja2."""
+    undefined nothing), and anything else as a lazy iterator, as in Jinja2. A string or a range, and a dict or
+    its view when the loop is stable (its body cannot change data), become a list at once, paid for as one;
+    a dict the body may change is iterated live (a change of its size fails the loop, as in Jinja2)."""
     cls = type(value)
     if cls is list or cls is tuple:
         return value
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
-    if cls is str or cls is dict or cls is range or cls in _DICT_VIEWS:   # sized: paid for at once, as the list
-        # it becomes (a dict cannot change under the loop: the sandbox refuses its mutating methods)
+    if cls is str or cls is range or stable and (cls is dict or cls in _DICT_VIEWS):
         check_items(rs.limits, len(value), "a for loop")
         rs.burn(len(value))
         return list(value)
@@ -523,6 +536,7 @@ def _iteration_items(value, rs, span):
 
 
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+_LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()
 
 
 def _bounded(iterator, limits, span):

@@ -67,19 +67,23 @@ def captured_text(out, rs):
 
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
-    """The `loop` variable. Over a list or tuple everything is known up front; over anything else (an iterator,
-    or a filtered loop `for x in y if c`) items are pulled lazily, one ahead at most unless `loop.length` or
-    `loop.revindex` asks for all, so the filter sees the state the body changed, as in Jinja2."""
+    """The `loop` variable. Over a list or tuple that cannot change during the loop everything is known up front;
+    over anything else (a list the body may change, an iterator, or a filtered loop `for x in y if c`) items are
+    pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter and
+    loop.last see the state the body changed, as in Jinja2 — whose loop.length is, for what has a length (a
+    list, a dict: `sized`), that length when first asked."""
 
     __slots__ = ("index0", "depth0", "_items", "_length", "_iter", "_ahead", "_recurse", "_last_changed",
-                 "_undefined", "_prev", "_current")
+                 "_undefined", "_prev", "_current", "_sized", "_measured")
     mj_safe_repr = True
     mj_guards_arguments = True   # loop(children) hashes and compares nothing
 
-    def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None):
+    def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None, sized=None):
         self._items = items          # list or tuple, or None when lazy
         self._length = len(items) if items is not None else None
         self._iter = lazy            # iterator when lazy
+        self._sized = sized          # when lazy: what len() measures for loop.length (None: count the items)
+        self._measured = None        # its length, once asked
         self._ahead = deque() if lazy is not None else None   # items pulled but not reached yet
         self.index0 = -1
         self.depth0 = depth0
@@ -116,6 +120,10 @@ class LoopContext:
     def length(self):
         if self._length is not None:
             return self._length
+        if self._sized is not None:
+            if self._measured is None:
+                self._measured = len(self._sized)
+            return self._measured
         self._ahead.extend(self._iter)
         return self.index0 + 1 + len(self._ahead)
 

@@ -893,8 +893,32 @@ class TemplateGen:
             f"{o} strftime_now('%d %B %Y') {c}",
             lambda: t("set content = message.reasoning_content if message is defined and message.reasoning_content "
                       "is defined else ''") + f"{o} content.split('</think>')[-1].lstrip('\n') {c}",
+            self.rebinding_idiom,
+            self.subject_changed_idiom,
         ]
         return self.nl_indent() + r.choice(idioms)() + self.nl_indent()
+
+    def rebinding_idiom(self):
+        """A message loop whose switch rebinds the loop variable before another switch tests it again (a system
+        message folded into the next turn): Jinja2 tests the new value."""
+        r, t, (o, c) = self.r, self.tag, (self.r.choice(["{{", "{{-"]), self.r.choice(["}}", "-}}"]))
+        first, second, new = r.choice(ROLES), r.choice(ROLES), r.choice(ROLES)
+        rebind = r.choice([f"set m = {{'role': '{new}', 'content': m.content ~ '+'}}",
+                           f"set m, extra = {{'role': '{new}'}}, 1"])
+        rest = t(f"elif m.role == '{r.choice(ROLES)}'") + "E" if r.chance(0.5) else ""
+        return (t("for m in messages") + t(f"if m.role == '{first}'") + t(rebind) + "R" + rest + t("endif") +
+                t(f"if m.role == '{second}'") + f"<{o} m.content {c}>" + t(f"elif m.role == '{new}'") + "N" +
+                t("endif") + t("endfor"))
+
+    def subject_changed_idiom(self):
+        """A switch on a namespace's dict whose `and` extra or `or` alternative calls a macro that replaces the
+        dict: Jinja2 reads the subject again for the next test."""
+        r, t = self.r, self.tag
+        first, second = r.choice(ROLES), r.choice(ROLES)
+        test = r.choice([f"st.m.role == '{first}' and swap('{second}')", f"st.m.role == 'x' or swap('{second}')"])
+        return (t("macro swap(role)") + t("set st.m = {'role': role}") + t("endmacro") +
+                t(f"set st = namespace(m={{'role': '{first}'}})") + t("for message in messages") + t(f"if {test}") +
+                "A" + t(f"elif st.m.role == '{second}'") + "B" + t("else") + "E" + t("endif") + t("endfor"))
 
     def nl_indent(self):
         r = self.r

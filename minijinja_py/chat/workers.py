@@ -1,0 +1,171 @@
+"""Worker processes for batch: items → function(context, item) computed in N processes, results in input order.
+
+Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
+large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
+worker blocked writing a large result). Workers ignore SIGINT: Ctrl-C is the parent's, which stops every
+worker and reaps it before it goes on. At most `workers * WINDOW` items are in flight or waiting to be handed
+back in order, so memory does not follow the input's length.
+"""
+
+import multiprocessing
+import signal
+import threading
+from multiprocessing.connection import wait
+from typing import Any, Callable, Iterator
+
+__all__ = ["WorkerFailed", "ordered_results"]
+
+WINDOW = 3  # items a worker may be ahead of the oldest result not yet handed back
+_JOIN_SECONDS = 2.0
+
+
+class WorkerFailed(Exception):
+    """A worker process died, or its function raised: the message says which and how."""
+
+
+def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        number, item = message
+        try:
+            connection.send((number, True, function(context, item)))
+        except Exception as exc:  # noqa: BLE001 - handed to the parent as a WorkerFailed, never a traceback
+            connection.send((number, False, f"{type(exc).__name__}: {exc}"))
+
+
+class _SigintHeld:
+    """SIGINT held while workers start: processes forked meanwhile do not die of it (they ignore it from their
+    first line on), and a Ctrl-C that came meanwhile is raised as KeyboardInterrupt at the end. Off the main
+    thread, where signals cannot be changed, it does nothing."""
+
+    def __enter__(self) -> "_SigintHeld":
+        self.came = False
+        self.previous: Any = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._hold)
+        return self
+
+    def _hold(self, signum: int, frame: Any) -> None:
+        self.came = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.came and exc[0] is None:
+            raise KeyboardInterrupt
+
+
+class _Pool:
+    """The worker processes and the parent's ends of their pipes."""
+
+    def __init__(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
+        self.processes: "list[Any]" = []
+        self.connections: "list[Any]" = []
+        made = multiprocessing.get_context()
+        with _SigintHeld():
+            for _ in range(workers):
+                parent, child = made.Pipe()
+                process = made.Process(target=_worker_main, args=(child, function, context), daemon=True)
+                self.processes.append(process)
+                self.connections.append(parent)
+                process.start()
+                child.close()
+
+    def stop(self, finished: bool) -> None:
+        """Finished: each worker told to end; otherwise terminated. Every worker is reaped; a second Ctrl-C
+        meanwhile is ignored."""
+        main = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+        try:
+            for connection, process in zip(self.connections, self.processes):
+                if finished:
+                    try:
+                        connection.send(None)
+                    except OSError:
+                        pass
+                elif process.is_alive():
+                    process.terminate()
+            for connection, process in zip(self.connections, self.processes):
+                process.join(_JOIN_SECONDS)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+                connection.close()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+
+def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "Iterator[tuple[Any, Any]]",
+                    workers: int) -> "Iterator[tuple[Any, Any]]":
+    """(function(context, item), tag) for each (item, tag) of `items`, in order, computed by `workers`
+    processes (the tag stays in the parent). `function` must be a module-level function and `context` must
+    pickle (they travel to each worker once). Raises WorkerFailed when a worker dies or its function raises."""
+    pool = _Pool(function, context, workers)
+    finished = False
+    try:
+        yield from _schedule(pool, items, workers)
+        finished = True
+    finally:
+        pool.stop(finished)
+
+
+def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> "Iterator[tuple[Any, Any]]":
+    idle = list(range(workers))
+    busy: "dict[int, int]" = {}        # worker -> number of the item it holds
+    tags: "dict[int, Any]" = {}        # number -> tag, for items sent and not handed back
+    done: "dict[int, Any]" = {}        # number -> result, waiting for the ones before it
+    sent = handed = 0
+    exhausted = False
+    while True:
+        while idle and not exhausted and sent < handed + workers * WINDOW:
+            try:
+                item, tag = next(items)
+            except StopIteration:
+                exhausted = True
+                break
+            worker = idle.pop()
+            _send(pool, worker, (sent, item))
+            busy[worker], tags[sent] = sent, tag
+            sent += 1
+        while handed in done:
+            yield done.pop(handed), tags.pop(handed)
+            handed += 1
+        if not busy:  # everything sent was handed back, and nothing is left to send
+            return
+        for connection in wait([pool.connections[w] for w in busy]):
+            worker = pool.connections.index(connection)
+            number, ok, result = _receive(pool, worker)
+            if not ok:
+                raise WorkerFailed(f"a batch worker failed: {result}")
+            del busy[worker]
+            idle.append(worker)
+            done[number] = result
+
+
+def _send(pool: _Pool, worker: int, message: Any) -> None:
+    try:
+        pool.connections[worker].send(message)
+    except OSError:  # a broken pipe here is a dead worker, not a reader gone from stdout
+        raise _died(pool, worker) from None
+
+
+def _receive(pool: _Pool, worker: int) -> "tuple[int, bool, Any]":
+    try:
+        message: "tuple[int, bool, Any]" = pool.connections[worker].recv()
+    except (EOFError, OSError):
+        raise _died(pool, worker) from None
+    return message
+
+
+def _died(pool: _Pool, worker: int) -> WorkerFailed:
+    process = pool.processes[worker]
+    process.join(_JOIN_SECONDS)
+    return WorkerFailed(f"a batch worker process died (exit status {process.exitcode})")
