@@ -53,10 +53,14 @@ class Tables:
 
     def lexer(self, number):
         """The terminal names of a lexer, in match order."""
-        names = self._lexers[number]
+        return self._names(self._lexers, number)
+
+    def _names(self, texts, number):
+        """texts[number], names separated by spaces, as a tuple of the shared strings (split on first use)."""
+        names = texts[number]
         if names.__class__ is str:
             names = names.split()
-            names = self._lexers[number] = tuple(map(self._symbols.setdefault, names, names))
+            names = texts[number] = tuple(map(self._symbols.setdefault, names, names))
         return names
 
     def row(self, state):
@@ -69,17 +73,10 @@ class Tables:
             row = dict(zip(map(self._symbols.setdefault, symbols, symbols), map(int, moves[1::2])))
             reductions = reductions.split()   # "action lookahead action lookahead ..."
             for action, lookahead in zip(map(int, reductions[::2]), map(int, reductions[1::2])):
-                row.update(dict.fromkeys(self._lookahead(lookahead), action))
+                # the tables store each set of lookahead terminals once
+                row.update(dict.fromkeys(self._names(self._lookaheads, lookahead), action))
             self.actions[state] = row
         return row
-
-    def _lookahead(self, number):
-        """A set of lookahead terminals, stored once for the states that share it."""
-        names = self._lookaheads[number]
-        if names.__class__ is str:
-            names = names.split()
-            names = self._lookaheads[number] = tuple(map(self._symbols.setdefault, names, names))
-        return names
 
 
 # What a reduction does, by rule

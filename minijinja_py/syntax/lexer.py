@@ -113,8 +113,8 @@ def _literals(patterns):
 class Lexer:
     """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
     that matches. Three shortcuts with the same result: only the terminals that can start with the character at
-    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tests/grammar_tables.py
-    establishes both); the terminals of one fixed text of which at most one can match at any place (_literals:
+    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
+    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one fixed text of which at most one can match at any place (_literals:
     punctuation and keywords) are all tried by one matcher without a regexp of theirs (a text compared where
     it would start; a keyword is the run of name characters at hand when the run is its text), which serves
     every state: a state takes its match when it is one of the state's own, and knows that none of its own
@@ -408,7 +408,7 @@ def _shared_ends(alternatives):
 # Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
 # template has, so that a process rendering one template never compiles it, and one compiling many soon does.
 NATIVE_FAMILY_TAGS = 512
-_KEYWORD_LED = re.compile(r"([a-z]+)(.*)", re.S)
+_KEYWORD_LED = r"([a-z]+)(.*)"   # a member's rest of pattern: its keyword, then how it ends (compiled on first use)
 
 
 class _KeywordFamily:
@@ -432,7 +432,7 @@ class _KeywordFamily:
         """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
         tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
         for name in names:
-            led = _KEYWORD_LED.fullmatch(patterns[name][len(prefix):])
+            led = re.fullmatch(_KEYWORD_LED, patterns[name][len(prefix):], re.S)
             if led is None:
                 return None
             keyword, end = led.groups()
