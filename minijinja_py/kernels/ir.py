@@ -122,6 +122,9 @@ class Loop:
         if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
                 only.subject.method is None and all(type(key) is str for key in only.subject.keys):
             return "walk+switch", "walk"   # the item's key decides the body (the item itself, or one key of it)
+        if type(only) is Emit and not only.counted and only.signature == "reads" and self.plan.loop_slot is None \
+                and not self.plan.resets and not self.plan.local_copies:
+            return "walk+text", "walk"   # the body prints reads (keys of the item: text.walk_text decides)
         return "walk"
 
 

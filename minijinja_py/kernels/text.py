@@ -8,11 +8,15 @@ result too long to make before it is checked, the output limit reached) runs the
 adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
 """
 
-from .ir import Emit, Read
+from operator import length_hint
+
+from .ir import Emit, Loop, Read
 from .reads import ABSENT, BIG_STR, MISSING, attribute, reader, spec
 from .select import kernel
+from .walks import list_loop
+from ..runtime.objects import BreakLoop, ContinueLoop
 
-__all__ = ["text_reads"]
+__all__ = ["text_reads", "walk_text"]
 
 
 @kernel(Emit, "reads")
@@ -171,3 +175,43 @@ def _join_many(texts, readers, room, general, counted):
             rs.output_size += len(text)
         out.append(text)
     return run_reads
+
+
+@kernel(Loop, "walk+text")
+def walk_text(node):
+    """A plain loop whose body prints one or two keys of the item between constants (`{% for m in messages %}{{
+    '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}`, the commonest message loop): the item's keys
+    read and joined in the walk, without a call for the body; an item that is not a plain dict with short plain
+    strings there runs the body's closure."""
+    texts, reads = _pieces(node.body.nodes[0].parts)
+    slot = node.plan.target_slot
+    if not 1 <= len(reads) <= 2 or any(read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str
+                                       or read.method is not None for read in reads):
+        return None
+    room = BIG_STR - sum(map(len, texts))
+    if room <= 0:
+        return None
+    body = node.body.run
+    before, middle = texts[0], texts[1]
+    after = texts[2] if len(reads) == 2 else ""
+    key, key2 = reads[0].keys[0], reads[-1].keys[0]
+    single = len(reads) == 1
+
+    def walk_keys(f, out, items, step):
+        append, remaining = out.append, iter(items)
+        try:
+            for item in remaining:
+                f[slot] = item
+                if type(item) is dict:
+                    value = item.get(key)
+                    value2 = "" if single else item.get(key2)
+                    if type(value) is str and type(value2) is str and len(value) + len(value2) < room:
+                        append(before + value + middle + value2 + after)
+                        continue
+                try:
+                    body(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return list_loop(node, walk_keys)
