@@ -180,13 +180,13 @@ def _join_many(texts, readers, room, general, counted):
 @kernel(Loop, "walk+text")
 def walk_text(node):
     """A plain loop whose body prints one or two keys of the item between constants (`{% for m in messages %}{{
-    '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}`, the commonest message loop): the item's keys
-    read and joined in the walk, without a call for the body; an item that is not a plain dict with short plain
+    '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}`, the commonest message loop; maybe through a str
+    method, `m.content|trim`): the item's keys read and joined in the walk, without a call for the body; an item that is not a plain dict with short plain
     strings there runs the body's closure."""
     texts, reads = _pieces(node.body.nodes[0].parts)
     slot = node.plan.target_slot
     if not 1 <= len(reads) <= 2 or any(read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str
-                                       or read.method is not None for read in reads):
+                                       for read in reads):
         return None
     room = BIG_STR - sum(map(len, texts))
     if room <= 0:
@@ -195,7 +195,7 @@ def walk_text(node):
     before, middle = texts[0], texts[1]
     after = texts[2] if len(reads) == 2 else ""
     key, key2 = reads[0].keys[0], reads[-1].keys[0]
-    single = len(reads) == 1
+    single, method, method2 = len(reads) == 1, reads[0].method, reads[-1].method
 
     def walk_keys(f, out, items, step):
         append, remaining = out.append, iter(items)
@@ -205,6 +205,10 @@ def walk_text(node):
                 if type(item) is dict:
                     value = item.get(key)
                     value2 = "" if single else item.get(key2)
+                    if method is not None and type(value) is str:   # (`m.content|trim`: that str method)
+                        value = method(value) if len(value) < BIG_STR else None
+                    if method2 is not None and type(value2) is str and not single:
+                        value2 = method2(value2) if len(value2) < BIG_STR else None
                     if type(value) is str and type(value2) is str and len(value) + len(value2) < room:
                         append(before + value + middle + value2 + after)
                         continue
