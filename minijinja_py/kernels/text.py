@@ -10,13 +10,13 @@ adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading
 
 from operator import length_hint
 
-from .ir import Emit, Loop, Read
+from .ir import Block, Emit, Loop, Read, text_of
 from .reads import ABSENT, BIG_STR, MISSING, attribute, reader, spec
 from .select import kernel
 from .walks import list_loop
 from ..runtime.objects import BreakLoop, ContinueLoop
 
-__all__ = ["text_reads", "walk_text"]
+__all__ = ["text_reads", "walk_text", "framed"]
 
 
 @kernel(Emit, "reads")
@@ -219,3 +219,32 @@ def walk_text(node):
         except BreakLoop:
             f[0].fuel += length_hint(remaining) * step
     return list_loop(node, walk_keys)
+
+
+@kernel(Block, "framed")
+def framed(node):
+    """A statement list of a statement between constant texts a loop counts (or a text and a statement): the texts
+    appended in line around the statement's run, as running the three in turn appends them."""
+    first, *_, last = node.nodes
+    before, after = text_of(first), text_of(last)
+    if len(node.nodes) == 2:
+        if before is not None:
+            run = node.runs[1]
+
+            def run_after_text(f, out):
+                out.append(before)
+                run(f, out)
+            return run_after_text
+        run = node.runs[0]
+
+        def run_before_text(f, out):
+            run(f, out)
+            out.append(after)
+        return run_before_text
+    run = node.runs[1]
+
+    def run_framed(f, out):
+        out.append(before)
+        run(f, out)
+        out.append(after)
+    return run_framed
