@@ -28,33 +28,6 @@ def switch(c, nodes, i):
     return ((made,), 1) if made is not None and len(made.groups[0][0]) >= 2 else None
 
 
-def switch_sequence(c, nodes, i):
-    """Two switches in a row on one subject (Switches, or ifs whose tests compare it with constants:
-    `{% if m.role == 'user' %}...{% endif %}{% if m.role == 'assistant' and m.content %}...`) → one Switch that
-    reads the subject once for both. Exact where the first cannot change what the second reads: its statements
-    assign no variable named as the subject's (effects.assigns) and change no data (effects.changes_data), and the
-    subject is read only through plain dicts and lists (a namespace's attribute, which they may set, is not read
-    by a switch: branches.py)."""
-    if i + 1 >= len(nodes) or c.effects is None:
-        return None
-    first, second = _switch_of(nodes[i]), _switch_of(nodes[i + 1])
-    if first is None or second is None or first.subject != second.subject or \
-            len({type(constant) for cases, _ in first.groups + second.groups for constants, *_ in cases
-                 for constant in constants}) != 1 or \
-            any(c.effects.changes_data(source) or c.effects.assigns((source,), first.subject.name)
-                for source in first.sources):
-        return None
-    return (Switch(first.subject, first.groups + second.groups, _in_turn(first.general, second.general),
-                   first.sources + second.sources),), 2
-
-
-def _in_turn(first, second):
-    def run_in_turn(f, out):
-        first(f, out)
-        second(f, out)
-    return run_in_turn
-
-
 def _switch_of(node):
     """node as a Switch of one chain (an if whose tests a switch decides: one branch or more, an else holding
     nothing but another if read as more elifs), or None; a Switch as it is."""
@@ -104,7 +77,7 @@ def _case(test):
     return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
 
 
-RULES = (switch, switch_sequence)
+RULES = (switch,)
 
 
 def rewrite(c, nodes):
