@@ -7,7 +7,7 @@ template right, only to choose a kernel.
 """
 
 from ..kernels.ir import Atom, If, Switch, Test
-from ..kernels.atoms import EQ
+from ..kernels.atoms import EQ, ONE_OF
 from ..kernels.select import enabled, note
 
 __all__ = ["RULES", "rewrite"]
@@ -56,25 +56,35 @@ def _switch_of(node):
 
 def _case(test):
     """(read, constants, extra Test or None, alternative Test or None) of a branch test a switch decides, or
-    None."""
+    None. A compare is `subject == c` or `subject in [c1, c2]` (constants of one type: membership is equality
+    with one of them for a value of that type)."""
     if type(test) is Atom:
-        return (test.read, (test.constant,), None, None) if test.kind == EQ else None
+        return (test.read, _constants(test), None, None) if _constants(test) else None
     if type(test) is not Test:
         return None
     parts = test.parts
     if not test.want:   # `subject == 'c' and extra`
         first = parts[0][0]
-        if type(first) is not Atom or first.kind != EQ or not test.pure:
+        if type(first) is not Atom or not _constants(first) or not test.pure:
             return None
-        return first.read, (first.constant,), Test(False, parts[1:], True), None
+        return first.read, _constants(first), Test(False, parts[1:], True), None
     compares = 0   # `subject == 'a' or subject == 'b' or other`
-    while compares < len(parts) and type(parts[compares][0]) is Atom and parts[compares][0].kind == EQ:
+    while compares < len(parts) and type(parts[compares][0]) is Atom and _constants(parts[compares][0]):
         compares += 1
     if compares == 0 or len({parts[k][0].read for k in range(compares)}) != 1 or \
             compares < len(parts) and not test.pure:
         return None
     alternative = Test(True, parts[compares:], True) if compares < len(parts) else None
-    return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
+    return parts[0][0].read, sum((_constants(parts[k][0]) for k in range(compares)), ()), None, alternative
+
+
+def _constants(atom):
+    """The constants an atom compares its read with for equality (`== c`: (c,); `in [c1, c2]`: (c1, c2)), or ()."""
+    if atom.kind == EQ:
+        return (atom.constant,)
+    if atom.kind == ONE_OF:
+        return tuple(sorted(atom.constant[0]))
+    return ()
 
 
 RULES = (switch,)
