@@ -275,6 +275,7 @@ def _if_atom(atom, value, body, else_block):
     compares, truths, constant_type = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY, type(constant)
     contains, nones = kind == IN or kind == NOT_IN, kind == NONE or kind == NOT_NONE
     types = kind == TYPE_IS or kind == TYPE_IS_NOT   # `is string`, `is mapping`: exact on plain values
+    order = ORDER.get(kind)   # `idx > 1`: ints only
     want = want or kind == IN or kind == NONE or kind == TYPE_IS
 
     def run_atom(f, out):
@@ -295,6 +296,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = (value is None) is want
         elif types and type(value) in PLAIN:
             outcome = (type(value) is constant) is want
+        elif order is not None and type(value) is int:
+            outcome = order(value, constant)
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:
