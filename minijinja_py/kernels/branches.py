@@ -11,7 +11,7 @@ runs the general closures of the chains, which test it branch by branch; an unde
 missing key) equals no constant where the undefined class compares as Jinja2's default one.
 """
 
-from .atoms import test_runner
+from .atoms import guarded, test_runner
 from .ir import Switch
 from .reads import ABSENT, MISSING, on_string, reader, spec
 from .select import kernel
@@ -66,7 +66,7 @@ def _plan_run(chains):
         if entries and entries[0][0] is None:
             runs.append(entries[0][1])
         elif len(entries) == 1:
-            runs.append(_guarded(*entries[0], else_))
+            runs.append(guarded(*entries[0], else_))
         elif entries:
             runs.append(_first_taken(entries, else_))
         elif else_ is not None:
@@ -80,15 +80,6 @@ def _plan_run(chains):
         for run in runs:
             run(f, out)
     return run_chains
-
-
-def _guarded(test, body, else_):
-    def run_guarded(f, out):
-        if test(f):
-            body(f, out)
-        elif else_ is not None:
-            else_(f, out)
-    return run_guarded
 
 
 def _first_taken(entries, else_):
