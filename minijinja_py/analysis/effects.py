@@ -19,7 +19,8 @@ What is taken as a read that changes nothing: reading or printing a caller's obj
 __iter__, __len__, __format__), and a call whose callee is spelt as a pure method of plain data (`x.strip()`,
 `d.get(k)`) or as a package global (`range`, `namespace`, `raise_exception`) — which a caller's object with a
 method of that name, or a render variable named like a global, could make a call of the caller's code. Answers
-are memoised by node, so nested loops ask about their bodies once each.
+are memoised by node, so nested loops ask about their bodies once each; a statement list the tree scan indexed
+(treescan.Index: its range of the nodes that may run code) is answered from that range, without a walk.
 """
 
 from .treescan import NODE_FIELDS
@@ -58,8 +59,9 @@ def _ours(value):
 class Effects:
     """The answers for one template (its root, as compiled) in one environment (filters, tests, globals)."""
 
-    def __init__(self, template, filters, tests, globals_, may_define_macros=True):
+    def __init__(self, template, filters, tests, globals_, may_define_macros=True, index=None):
         self._template = template
+        self._index = index     # the scan of template (treescan.Index), or None
         self._filters, self._tests, self._globals = filters, tests, globals_
         self._memo = {}         # id of a node or statement list → (it, kept alive so that the id stays its, the answer)
         # name → the Macro nodes of that name (names bound otherwise are left out); found when first asked
@@ -71,9 +73,25 @@ class Effects:
         known = self._memo.get(id(nodes))
         if known is not None:
             return known[1]
-        found = self._walk(nodes)
+        indexed = self._index.bodies.get(id(nodes)) if self._index is not None and type(nodes) is tuple else None
+        found = self._walk(nodes) if indexed is None else self._runs_in(indexed[2], indexed[3])
         self._memo[id(nodes)] = (nodes, found)
         return found
+
+    def _runs_in(self, start, end):
+        """_walk's answer for the runners [start, end) of the scan (a statement list's): a macro definition's are
+        passed over (asked about where it is called)."""
+        runners, ends = self._index.runners, self._index.ends
+        while start < end:
+            x = runners[start]
+            cls = type(x)
+            if cls is n.Macro:
+                start = ends[start]
+                continue
+            if cls in _OPAQUE or self._runs_code(x):
+                return True
+            start += 1
+        return False
 
     def _walk(self, root):
         memo, stack = self._memo, [root]

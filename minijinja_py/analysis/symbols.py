@@ -293,6 +293,11 @@ class Summaries:
             found = self._spelled[name] = name in self._source
         return found
 
+    @property
+    def index(self):
+        """What the last scan found (treescan.Index), or None before any."""
+        return self._index
+
     def scan(self, template, limit=None):
         """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record what
         treescan finds; again after a rewrite of the tree (limit None: it was checked)."""

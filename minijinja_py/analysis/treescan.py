@@ -1,29 +1,37 @@
 """Tree scan: one walk over a template's AST answering the static questions that need every node (symbols.py
 asks them): whether it nests deeper than max_nesting, where the special names (`loop`, `caller`, `kwargs`,
 `varargs`, `self`, `super`) are first read or declared in each statement list, in Jinja2's visiting order, whether
-any target is named `loop`, and each statement's own step weight. One pass, iterative, whatever the nesting:
-compile time stays linear in the template's size.
+any target is named `loop`, each statement's own step weight, and the nodes that may run code (calls, filters,
+tests, load tags, blocks, call blocks, macro definitions: what effects.py asks about), in order, with each
+statement list's range of them. One pass, iterative, whatever the nesting: compile time stays linear in the
+template's size.
 """
 
 from bisect import bisect_left
 
 from ..syntax import nodes as n
 
-__all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "Index", "scan_tree"]
+__all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS", "Index", "scan_tree"]
 
 SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
 LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree: read, or assigned/declared
+# the nodes that may run code not shown where they stand (effects.py): the scan lists them in its visiting order
+RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.Load, n.Block, n.CallBlock,
+                     n.Macro})
 
 
 class Index:
     """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
-    the walk and their kinds), each body's range of positions, whether any target is named loop, and each
-    statement's own step weight (own_weight) by id, as [weight]."""
+    the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
+    by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
+    position] is the position after its parameters and body), and each body's range of positions in the events
+    and in the runners, by id: (start, end, first runner, after its last runner)."""
 
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns")
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends")
 
-    def __init__(self, events, bodies, loop_targets, owns):
+    def __init__(self, events, bodies, loop_targets, owns, runners, ends):
         self.positions, self.kinds, self.bodies, self.loop_targets, self.owns = {}, {}, bodies, loop_targets, owns
+        self.runners, self.ends = runners, ends
         for position, (name, kind) in enumerate(events):
             self.positions.setdefault(name, []).append(position)
             self.kinds.setdefault(name, []).append(kind)
@@ -33,7 +41,7 @@ class Index:
         positions = self.positions.get(name)
         if positions is None:
             return None
-        start, end = self.bodies[id(body)]
+        start, end = self.bodies[id(body)][:2]
         i = bisect_left(positions, start)
         return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
 
@@ -47,11 +55,19 @@ class _Body:
 
 
 class _End:
-    """A stack entry of the scan: where a body's events end."""
-    __slots__ = ("body", "start")
+    """A stack entry of the scan: where a body's events and runners end."""
+    __slots__ = ("body", "start", "runners")
 
-    def __init__(self, body, start):
-        self.body, self.start = body, start
+    def __init__(self, body, start, runners):
+        self.body, self.start, self.runners = body, start, runners
+
+
+class _MacroEnd:
+    """A stack entry of the scan: where the runners of a macro definition (the one at `position`) end."""
+    __slots__ = ("position",)
+
+    def __init__(self, position):
+        self.position = position
 
 
 class _Emit:
@@ -104,7 +120,7 @@ def _walk(root, limit):
     """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
     of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
     nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
-    events, bodies, owns, loop_targets = [], {}, {}, False
+    events, bodies, owns, loop_targets, runners, ends = [], {}, {}, False, [], {}
     deferred = [(_Body(root), 0, None)]
     while deferred:
         stack = [deferred.pop()]
@@ -117,6 +133,8 @@ def _walk(root, limit):
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
+                if cls in RUNNERS:
+                    runners.append(x)
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
@@ -142,19 +160,25 @@ def _walk(root, limit):
                 for item in (x.dstar, x.star, x.keywords, x.positional):
                     push((item, depth, weight))
             elif cls is _Body:
-                push((_End(x.body, len(events)), depth, None))
+                push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):
                     push((item, depth, _STMT))
             elif cls is _End:
-                bodies[id(x.body)] = (x.start, len(events))
+                bodies[id(x.body)] = (x.start, len(events), x.runners, len(runners))
+            elif cls is _MacroEnd:
+                ends[x.position] = len(runners)
             elif cls is _Emit:
                 events.extend(x.events)
             elif cls in _BODY_KIDS or cls in _OWN_ORDER:
+                if cls in RUNNERS:
+                    if cls is n.Macro:
+                        push((_MacroEnd(len(runners)), depth, None))   # (popped after all of the macro)
+                    runners.append(x)
                 _scan_statement(x, depth + 1, limit, weight, owns, push, deferred)
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
                 _KIDS[cls] = _fields(cls)
                 push((x, depth, weight))
-    return Index(events, bodies, loop_targets, owns)
+    return Index(events, bodies, loop_targets, owns, runners, ends)
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):

@@ -17,7 +17,7 @@ from ..analysis.transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_string_filters, folds_string_filters,
     has_conditional_extends, with_newline_sequence,
 )
-from .context import CompileContext, place
+from .context import CompileContext, Where, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
 from .folded import FOLDING_EXPRESSIONS, fold_constants, may_fold
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
@@ -45,12 +45,22 @@ STATEMENTS = {
 }
 
 
-def _placed(node):
-    """node, its span replaced by its Where (context.place) as it is compiled: the closures made for it keep that
-    (the tree is dropped when the compile ends). A load tag keeps its Span: it reads the source around it."""
-    if type(node) is not n.Load:
-        node.span = place(node.span)
-    return node
+def _dispatchers(c):
+    """(expr(node), stmt(node)): compile a node by the tables, its span first replaced by its Where
+    (context.place): the closures made for it keep that (the tree is dropped when the compile ends). A load tag
+    keeps its Span: it reads the source around it. (Called for every node compiled: the check is in line.)"""
+    expressions, statements = EXPRESSIONS, STATEMENTS
+
+    def expr(node):
+        if node.span.__class__ is not Where:
+            node.span = place(node.span)
+        return expressions[type(node)](c, node)
+
+    def stmt(node):
+        if node.span.__class__ is not Where and type(node) is not n.Load:
+            node.span = place(node.span)
+        return statements[type(node)](c, node)
+    return expr, stmt
 
 
 class CompiledTemplate:
@@ -110,9 +120,8 @@ def _compile(c, template):
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.general_only = select.general_only()
-    c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"))
-    c.expr = lambda node: EXPRESSIONS[type(node)](c, _placed(node))
-    c.stmt = lambda node: STATEMENTS[type(node)](c, _placed(node))
+    c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"), c.summaries.index)
+    c.expr, c.stmt = _dispatchers(c)
     c.block = lambda statements: block(c, statements)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self

@@ -38,12 +38,12 @@ class Where(int):
 
 def place(span):
     """The Where of a span (a Where as it is; a position past what 20 bits hold is kept as a Span)."""
-    if type(span) is Where:
+    if span.__class__ is Where:
         return span
-    line, col, end_line, end_col = span.line, span.col, span.end_line, span.end_col
-    if max(col, end_line, end_col) > 0xFFFFF:
+    col, end_line, end_col = span.col, span.end_line, span.end_col
+    if col > 0xFFFFF or end_line > 0xFFFFF or end_col > 0xFFFFF:   # (not max(): a call per node compiled)
         return span
-    return Where(line << 60 | col << 40 | end_line << 20 | end_col)
+    return Where(span.line << 60 | col << 40 | end_line << 20 | end_col)
 
 
 class CompileContext:
