@@ -12,6 +12,7 @@ import pytest
 
 import minijinja_py as mj
 from minijinja_py.analysis.effects import Effects
+from minijinja_py.analysis.treescan import scan_tree
 from minijinja_py.syntax.parse import parse
 
 try:
@@ -279,6 +280,30 @@ def _effects(source):
 def test_what_may_change_data(source, changes):
     effects, template = _effects(source)
     assert effects.changes_data(template.body) is changes
+
+
+@pytest.mark.parametrize("source,changes", CHANGES + [
+    ("{% macro m() %}{{ hook() }}{% endmacro %}x", False),   # a definition runs nothing
+    ("{% for x in xs %}{% macro m() %}{{ hook() }}{% endmacro %}{% endfor %}{{ y|relabel }}", True),
+    ("{% for x in xs %}{% if x %}{{ x|relabel }}{% endif %}{% endfor %}", True),
+])
+def test_what_may_change_data_from_the_scan(source, changes):
+    """The same answers from the tree scan's list of the nodes that may run code (each body's range of it), and
+    for every statement list of the template the same as the walk's."""
+    env = _ours_chat()
+    env.extensions = env.extensions | {"do"}
+    template = parse(source)
+    index = scan_tree(template.body, None)
+    effects = Effects(template, env.filters, env.tests, env.globals, index=index)
+    assert effects.changes_data(template.body) is changes
+    bodies = [template.body]
+    while bodies:
+        body = bodies.pop()
+        walked = Effects(template, env.filters, env.tests, env.globals)
+        assert Effects(template, env.filters, env.tests, env.globals, index=index).changes_data(body) is \
+            walked.changes_data(body), body
+        for stmt in body:
+            bodies.extend(getattr(stmt, f) for f in ("body", "else_") if isinstance(getattr(stmt, f, None), tuple))
 
 
 @pytest.mark.parametrize("source,assigns", [
