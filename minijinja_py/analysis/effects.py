@@ -177,6 +177,8 @@ class Effects:
     def _macro_table(self):
         """{name: its Macro nodes} for the names only macros bind (a name also bound by a set, a loop, a
         parameter or an import could hold anything when called)."""
+        if self._macros is None and self._index is not None:
+            self._macros = self._macros_scanned(self._index)
         if self._macros is None:
             macros, others, stack = {}, set(), [self._template]
             pop, push, extend = stack.pop, stack.append, stack.extend
@@ -199,6 +201,21 @@ class Effects:
                     push(getattr(x, field))
             self._macros = {name: found for name, found in macros.items() if name not in others}
         return self._macros
+
+    @staticmethod
+    def _macros_scanned(index):
+        """_macro_table's answer from the tree scan: its macro definitions, targets, parameters and load tags."""
+        macros, others = {}, set(index.targets)
+        for x in index.runners:
+            cls = type(x)
+            if cls is n.Macro:
+                macros.setdefault(x.name, []).append(x)
+            if cls is n.Macro or cls is n.CallBlock:
+                others.update(p.name for p in x.params)
+            elif cls is n.Load:
+                others.update(alias or name for name, alias in x.names)
+                others.add(x.alias)
+        return {name: found for name, found in macros.items() if name not in others}
 
     @staticmethod
     def assigns(nodes, name):

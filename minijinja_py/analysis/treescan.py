@@ -24,14 +24,15 @@ class Index:
     """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
     the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
     by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
-    position] is the position after its parameters and body), and each body's range of positions in the events
-    and in the runners, by id: (start, end, first runner, after its last runner)."""
+    position] is the position after its parameters and body), each body's range of positions in the events
+    and in the runners, by id: (start, end, first runner, after its last runner), and the names of the
+    assignment targets (NameTarget: set, for, with)."""
 
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends")
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets")
 
-    def __init__(self, events, bodies, loop_targets, owns, runners, ends):
+    def __init__(self, events, bodies, loop_targets, owns, runners, ends, targets):
         self.positions, self.kinds, self.bodies, self.loop_targets, self.owns = {}, {}, bodies, loop_targets, owns
-        self.runners, self.ends = runners, ends
+        self.runners, self.ends, self.targets = runners, ends, targets
         for position, (name, kind) in enumerate(events):
             self.positions.setdefault(name, []).append(position)
             self.kinds.setdefault(name, []).append(kind)
@@ -120,7 +121,7 @@ def _walk(root, limit):
     """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
     of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
     nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
-    events, bodies, owns, loop_targets, runners, ends = [], {}, {}, False, [], {}
+    events, bodies, owns, loop_targets, runners, ends, targets = [], {}, {}, False, [], {}, set()
     deferred = [(_Body(root), 0, None)]
     while deferred:
         stack = [deferred.pop()]
@@ -149,8 +150,10 @@ def _walk(root, limit):
                 if depth >= limit:
                     raise _TooDeep
                 if cls is not n.Const:
-                    if cls is n.NameTarget and weight is not None:
-                        weight[0] += 1
+                    if cls is n.NameTarget:
+                        targets.add(x.name)
+                        if weight is not None:
+                            weight[0] += 1
                     if x.name in SPECIAL:
                         events.append((x.name, LOAD if cls is n.Name else DECLARE))
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
@@ -178,7 +181,7 @@ def _walk(root, limit):
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
                 _KIDS[cls] = _fields(cls)
                 push((x, depth, weight))
-    return Index(events, bodies, loop_targets, owns, runners, ends)
+    return Index(events, bodies, loop_targets, owns, runners, ends, targets)
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):

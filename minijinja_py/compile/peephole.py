@@ -88,18 +88,21 @@ def _constants(atom):
 
 
 RULES = (switch,)
+_NAMED = tuple((rule, "peephole/" + rule.__name__) for rule in RULES)   # (rule, its name for select.enabled)
 
 
 def rewrite(c, nodes):
-    """nodes with RULES applied (those select.enabled allows)."""
+    """nodes with RULES applied (those select.enabled allows: asked once per list, not per position)."""
+    rules = tuple((rule, name) for rule, name in _NAMED if enabled(name))
+    if not rules:
+        return nodes
     nodes, i = list(nodes), 0
     while i < len(nodes):
         applied = True
         while applied:
             applied = False
-            for rule in RULES:
-                name = "peephole/" + rule.__name__
-                found = enabled(name) and rule(c, nodes, i)
+            for rule, name in rules:
+                found = rule(c, nodes, i)
                 if found:
                     replacement, consumed = found
                     nodes[i:i + consumed] = replacement
