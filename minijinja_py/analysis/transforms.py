@@ -10,7 +10,6 @@ Each applies only when the template needs it (the compiler asks), so a plain tem
 passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
 """
 
-import re
 
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
 from ..syntax import nodes as n
@@ -91,15 +90,15 @@ class _FoldState:
         self.limits = limits
 
 
-_FOLDABLE_SPELLING = None   # a string literal piped into one of them: the regexp compiled on first use
-
-
-def folds_string_filters(source):
-    """Might fold_string_filters change anything in this source? (Its walk over the tree is then worth it.)"""
-    global _FOLDABLE_SPELLING
-    if _FOLDABLE_SPELLING is None:
-        _FOLDABLE_SPELLING = re.compile(r"""['"]\s*\|\s*(?:%s)\b""" % "|".join(_STRING_FILTERS))
-    return _FOLDABLE_SPELLING.search(source) is not None
+def folds_string_filters(runners):
+    """Might fold_string_filters change anything in a template whose tree scan found these runners
+    (treescan.Index.runners: its calls, filters, ...)? Only where one of these filters is applied to a string
+    literal (its walk over the tree is then worth it)."""
+    for x in runners:
+        if type(x) is n.Filter and x.name in _STRING_FILTERS and type(x.value) is n.Const and \
+                type(x.value.value) is str:
+            return True
+    return False
 
 
 def fold_string_filters(template, filters, limits):

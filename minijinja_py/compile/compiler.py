@@ -87,7 +87,7 @@ def prepare(c, template):
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:
         template = with_newline_sequence(template, source, env.newline_sequence)
-    if source is None or folds_string_filters(source):
+    if c.summaries.index is None or folds_string_filters(c.summaries.index.runners):
         template = fold_string_filters(template, env.filters, env.limits)
     if has_conditional_extends(template):
         template = check_outputs(template)
