@@ -361,23 +361,31 @@ class Summaries:
         (for its own statement and for the list it sits in)."""
         names = set()
         stack = [node]
+        pop, push, extend, node_fields = stack.pop, stack.append, stack.extend, NODE_FIELDS
         while stack:
-            current = stack.pop()
+            current = pop()
             cls = type(current)
-            if cls is n.Name or cls is n.NameTarget or cls is n.NamespaceTarget or cls is n.Param:
+            if cls is tuple or cls is list:
+                extend(current)
+                continue
+            if cls in _NAMED:
                 names.add(current.name)
             elif cls is n.Load or cls is n.Block:
                 return _EVERY
-            if isinstance(current, (n.Node, n.Args)):
-                if current is not node and "body" in current.FIELDS:
-                    inner = self._memo_names(current)
-                    if inner is _EVERY:
-                        return _EVERY
-                    names.update(inner)
-                else:
-                    stack.extend(getattr(current, f) for f in current.FIELDS)
-            elif isinstance(current, (tuple, list)):
-                stack.extend(current)
+            fields = node_fields.get(cls)
+            if fields is None:
+                if cls is n.Args:
+                    extend((current.positional, current.keywords, current.star, current.dstar))
+                elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
+                    extend(getattr(current, f) for f in current.FIELDS)
+            elif current is not node and cls in _HOLDS_BODY:
+                inner = self._memo_names(current)
+                if inner is _EVERY:
+                    return _EVERY
+                names.update(inner)
+            else:
+                for f in fields:
+                    push(getattr(current, f))
         return names
 
     def _memo_names(self, stmt):
@@ -409,6 +417,8 @@ class Summaries:
 
 
 _EVERY = frozenset(("*",))   # _names_in: the node may read any name (an include/import/block)
+_NAMED = frozenset({n.Name, n.NameTarget, n.NamespaceTarget, n.Param})   # _names_in: the nodes that name one
+_HOLDS_BODY = frozenset(cls for cls in NODE_FIELDS if "body" in cls.FIELDS)   # _names_in: memoised per statement
 
 
 def _loop_target(target):
