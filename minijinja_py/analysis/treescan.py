@@ -101,6 +101,7 @@ _KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
 _BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
+_CONST = n.Const
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 
 
@@ -142,9 +143,18 @@ def _walk(root, limit):
                     items = _ITEMS.get(cls)
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 for f in kids:
-                    push((getattr(x, f), depth, weight))
+                    value = getattr(x, f)
+                    if value.__class__ is _CONST or value is None:   # a leaf: checked here, never pushed
+                        if depth >= limit and value is not None:
+                            raise _TooDeep
+                        continue
+                    push((value, depth, weight))
             elif cls is tuple or cls is list:
                 for item in reversed(x):
+                    if item.__class__ is _CONST:
+                        if depth >= limit:
+                            raise _TooDeep
+                        continue
                     push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 if depth >= limit:
