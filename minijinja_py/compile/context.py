@@ -148,11 +148,9 @@ class _Flags:
         self.context, self.changes = context, changes
 
     def __enter__(self):
-        context = self.context
-        self.saved = [(name, getattr(context, name)) for name in self.changes]
-        for name, value in self.changes.items():
-            setattr(context, name, value)
+        values = self.context.__dict__   # (the flags are plain attributes: set and put back as one dict update)
+        self.saved = {name: values[name] for name in self.changes}
+        values.update(self.changes)
 
     def __exit__(self, *exc_info):
-        for name, value in self.saved:
-            setattr(self.context, name, value)
+        self.context.__dict__.update(self.saved)
