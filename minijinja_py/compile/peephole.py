@@ -10,7 +10,7 @@ from ..kernels.ir import Atom, If, Switch, Test
 from ..kernels.atoms import EQ, ONE_OF
 from ..kernels.select import enabled, note
 
-__all__ = ["RULES", "rewrite"]
+__all__ = ["RULES", "enabled_rules", "rewrite"]
 
 
 def switch(c, nodes, i):
@@ -91,9 +91,14 @@ RULES = (switch,)
 _NAMED = tuple((rule, "peephole/" + rule.__name__) for rule in RULES)   # (rule, its name for select.enabled)
 
 
+def enabled_rules():
+    """The (rule, name) pairs of RULES a compile starting now may use (select.enabled): asked once per compile."""
+    return tuple((rule, name) for rule, name in _NAMED if enabled(name))
+
+
 def rewrite(c, nodes):
-    """nodes with RULES applied (those select.enabled allows: asked once per list, not per position)."""
-    rules = tuple((rule, name) for rule, name in _NAMED if enabled(name))
+    """nodes with the compile's rules applied (c.rules: enabled_rules())."""
+    rules = c.rules
     if not rules:
         return nodes
     nodes, i = list(nodes), 0
