@@ -101,7 +101,7 @@ _KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
 _BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
-_CONST = n.Const
+_CONST, _NAME = n.Const, n.Name
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 
 
@@ -144,14 +144,18 @@ def _walk(root, limit):
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 for f in kids:
                     value = getattr(x, f)
-                    if value.__class__ is _CONST or value is None:   # a leaf: checked here, never pushed
+                    leaf = value.__class__
+                    # a leaf with nothing to record (a constant, a name not special, an empty field): checked
+                    # here, never pushed
+                    if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
                         if depth >= limit and value is not None:
                             raise _TooDeep
                         continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
                 for item in reversed(x):
-                    if item.__class__ is _CONST:
+                    leaf = item.__class__
+                    if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
                         if depth >= limit:
                             raise _TooDeep
                         continue
