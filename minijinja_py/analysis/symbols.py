@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
+_CONST = n.Const
 FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
 _PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts the scope
 
@@ -205,7 +206,9 @@ class _FrameVisitor:
             fields = node_fields.get(cls)
             if fields is not None:
                 for f in fields:
-                    push(getattr(current, f))
+                    value = getattr(current, f)
+                    if value.__class__ is not _CONST:   # (a constant reads nothing: not pushed)
+                        push(value)
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
