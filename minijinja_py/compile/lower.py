@@ -31,14 +31,19 @@ def block(c, statements):
     nested in them, which charge when they run); the caller charges it, where it already touches the budget."""
     merged = []
     for node in statements:
-        if isinstance(node, n.Text) and merged and isinstance(merged[-1], n.Text):
-            merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
-        elif not (isinstance(node, n.Text) and not node.value):
+        if type(node) is n.Text:
+            if merged and type(merged[-1]) is n.Text:
+                merged[-1] = n.Text(merged[-1].span, merged[-1].value + node.value)
+            elif node.value:
+                merged.append(node)
+        else:
             merged.append(node)
     nodes = [lower(c, item) for item in _items(c, merged)]
-    if not c.general_only:
+    if c.general_only:
+        runs = tuple(node.general for node in nodes)
+    else:
         nodes = rewrite(c, nodes)
-    runs = tuple(node.general if c.general_only else choose(node) for node in nodes)
+        runs = tuple(map(choose, nodes))
     made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
     made.run = made.general if c.general_only else choose(made)
     return made
