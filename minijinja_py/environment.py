@@ -103,22 +103,16 @@ class Environment:
         """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
         option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
         wrong undefined / limits / delimiter."""
-        options = dict(
-            block_start_string=block_start_string, block_end_string=block_end_string,
-            variable_start_string=variable_start_string, variable_end_string=variable_end_string,
-            comment_start_string=comment_start_string, comment_end_string=comment_end_string,
-            line_statement_prefix=line_statement_prefix, line_comment_prefix=line_comment_prefix,
-            trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, newline_sequence=newline_sequence,
-            keep_trailing_newline=keep_trailing_newline, extensions=extensions, optimized=optimized,
-            undefined=undefined, finalize=finalize, autoescape=autoescape, loader=loader, cache_size=cache_size,
-            auto_reload=auto_reload, bytecode_cache=bytecode_cache, enable_async=enable_async, limits=limits,
-            random_seed=random_seed, immutable=immutable)
-        # what the defaults configure to, set as they are (an environment per compile is common: transformers'
-        # uncached path); the options given otherwise checked and set by configure, as overlay() does
-        self.__dict__.update(_DEFAULT_STATE)
-        given = {name: value for name, value in options.items() if value is not _OPTION_DEFAULTS[name]}
-        if given:
-            configure(self, **given)
+        self.extensions = frozenset()
+        configure(self, block_start_string=block_start_string, block_end_string=block_end_string,
+                  variable_start_string=variable_start_string, variable_end_string=variable_end_string,
+                  comment_start_string=comment_start_string, comment_end_string=comment_end_string,
+                  line_statement_prefix=line_statement_prefix, line_comment_prefix=line_comment_prefix,
+                  trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, newline_sequence=newline_sequence,
+                  keep_trailing_newline=keep_trailing_newline, extensions=extensions, optimized=optimized,
+                  undefined=undefined, finalize=finalize, autoescape=autoescape, loader=loader,
+                  cache_size=cache_size, auto_reload=auto_reload, bytecode_cache=bytecode_cache,
+                  enable_async=enable_async, limits=limits, random_seed=random_seed, immutable=immutable)
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)
         self.globals = default_globals()
@@ -607,27 +601,6 @@ def _still_current(template, name):
         return template.is_up_to_date
     except Exception as exc:
         raise TemplateLoadError(f"{name}: the loader's uptodate() failed ({type(exc).__name__})", path=name) from None
-
-
-def _option_defaults(init):
-    """{option: its default} of the constructor init."""
-    code = init.__code__
-    names = code.co_varnames[1:code.co_argcount]
-    defaults = dict(zip(names[len(names) - len(init.__defaults__):], init.__defaults__))
-    defaults.update(init.__kwdefaults__ or {})
-    return defaults
-
-
-class _Configured:
-    """What configure sets on an environment given the default options (_DEFAULT_STATE)."""
-
-    def __init__(self):
-        self.extensions = frozenset()
-        configure(self, **_OPTION_DEFAULTS)
-
-
-_OPTION_DEFAULTS = _option_defaults(Environment.__init__)
-_DEFAULT_STATE = dict(vars(_Configured()))
 
 
 def _hashable(key):
