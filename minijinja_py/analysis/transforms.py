@@ -10,7 +10,6 @@ Each applies only when the template needs it (the compiler asks), so a plain tem
 passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
 """
 
-
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
 from ..syntax import nodes as n
 
