@@ -18,6 +18,7 @@ LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree:
 # the nodes that may run code not shown where they stand (effects.py): the scan lists them in its visiting order
 RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.Load, n.Block, n.CallBlock,
                      n.Macro})
+_NOTED = RUNNERS | {n.Slice}   # (a slice: Index.slices)
 
 
 class Index:
@@ -25,14 +26,14 @@ class Index:
     the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
     by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
     position] is the position after its parameters and body), each body's range of positions in the events
-    and in the runners, by id: (start, end, first runner, after its last runner), and the names of the
-    assignment targets (NameTarget: set, for, with)."""
+    and in the runners, by id: (start, end, first runner, after its last runner), the names of the
+    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`)."""
 
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets")
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
-    def __init__(self, events, bodies, loop_targets, owns, runners, ends, targets):
+    def __init__(self, events, bodies, loop_targets, owns, runners, ends, targets, slices):
         self.positions, self.kinds, self.bodies, self.loop_targets, self.owns = {}, {}, bodies, loop_targets, owns
-        self.runners, self.ends, self.targets = runners, ends, targets
+        self.runners, self.ends, self.targets, self.slices = runners, ends, targets, slices
         for position, (name, kind) in enumerate(events):
             self.positions.setdefault(name, []).append(position)
             self.kinds.setdefault(name, []).append(kind)
@@ -122,7 +123,7 @@ def _walk(root, limit):
     """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
     of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
     nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
-    events, bodies, owns, loop_targets, runners, ends, targets = [], {}, {}, False, [], {}, set()
+    events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     deferred = [(_Body(root), 0, None)]
     while deferred:
         stack = [deferred.pop()]
@@ -135,8 +136,11 @@ def _walk(root, limit):
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
-                if cls in RUNNERS:
-                    runners.append(x)
+                if cls in _NOTED:
+                    if cls is n.Slice:
+                        slices = True
+                    else:
+                        runners.append(x)
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
@@ -195,7 +199,7 @@ def _walk(root, limit):
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
                 _KIDS[cls] = _fields(cls)
                 push((x, depth, weight))
-    return Index(events, bodies, loop_targets, owns, runners, ends, targets)
+    return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices)
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):

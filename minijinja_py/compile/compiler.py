@@ -81,14 +81,15 @@ class CompiledTemplate:
 
 def prepare(c, template):
     """The AST rewrites this template needs (transforms.py, folding.py)."""
-    env, source = c.env, c.origin[2]
-    if source is None or may_fold(source):
+    env, source, index = c.env, c.origin[2], c.summaries.index
+    # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing)
+    if source is None or "**" in source or (index is None or index.slices) and may_fold(source):
         template = fold_constants(c, template)
     if env.finalize is not None:
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:
         template = with_newline_sequence(template, source, env.newline_sequence)
-    if c.summaries.index is None or folds_string_filters(c.summaries.index.runners):
+    if index is None or folds_string_filters(index.runners):
         template = fold_string_filters(template, env.filters, env.limits)
     if has_conditional_extends(template):
         template = check_outputs(template)
