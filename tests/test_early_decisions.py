@@ -12,6 +12,7 @@ import pytest
 
 import minijinja_py as mj
 from minijinja_py.analysis.effects import Effects
+from minijinja_py.analysis.transforms import folds_string_filters
 from minijinja_py.analysis.treescan import scan_tree
 from minijinja_py.syntax.parse import parse
 
@@ -304,6 +305,18 @@ def test_what_may_change_data_from_the_scan(source, changes):
             walked.changes_data(body), body
         for stmt in body:
             bodies.extend(getattr(stmt, f) for f in ("body", "else_") if isinstance(getattr(stmt, f, None), tuple))
+
+
+def test_the_scan_says_where_a_compile_time_fold_may_apply():
+    """The compiler runs the string-filter folder only where the scan found a string filter of a string literal,
+    and Jinja2's constant folder only where it found a slice (or the source spells a power)."""
+    def index(source):
+        return scan_tree(parse(source).body, None)
+    assert folds_string_filters(index("{{ 'ab'|upper }}").runners)
+    assert folds_string_filters(index("{% if x %}{{ 'a'|trim|indent(2) }}{% endif %}").runners)
+    assert not folds_string_filters(index("{{ x|upper }}{{ 'a'|length }}{{ ('a' ~ x)|trim }}").runners)
+    assert index("{% for m in ms[1:] %}{% endfor %}").slices
+    assert not index("{{ x[1] }}{{ {'a': 1} }}{% if a %}:{% endif %}").slices
 
 
 @pytest.mark.parametrize("source,assigns", [
