@@ -321,9 +321,11 @@ class Summaries:
             for stmt in statements:
                 own = owns.get(id(stmt))   # counted by the scan
                 found += own[0] if own is not None else own_weight(stmt)
-                if isinstance(stmt, n.If):
-                    found += max(self.weight(body) for body in
-                                 (stmt.body, stmt.else_, *(body for _, body in stmt.elifs)))
+                if isinstance(stmt, n.If):   # (its heaviest branch: a loop, not a generator per if)
+                    heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
+                    for _, body in stmt.elifs:
+                        heaviest = max(heaviest, self.weight(body))
+                    found += heaviest
             self._weights[key] = found
         return found
 
