@@ -18,7 +18,6 @@ LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree:
 # the nodes that may run code not shown where they stand (effects.py): the scan lists them in its visiting order
 RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.Load, n.Block, n.CallBlock,
                      n.Macro})
-_NOTED = RUNNERS | {n.Slice}   # (a slice: Index.slices)
 
 
 class Index:
@@ -122,7 +121,9 @@ def scan_tree(root, limit):
 def _walk(root, limit):
     """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
     of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
-    nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list."""
+    nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list.
+    A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
+    lists it, never pushed."""
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     deferred = [(_Body(root), 0, None)]
     while deferred:
@@ -136,11 +137,10 @@ def _walk(root, limit):
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
-                if cls in _NOTED:
-                    if cls is n.Slice:
-                        slices = True
-                    else:
-                        runners.append(x)
+                if cls in RUNNERS:
+                    runners.append(x)
+                elif cls is n.Slice:
+                    slices = True
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
@@ -149,8 +149,6 @@ def _walk(root, limit):
                 for f in kids:
                     value = getattr(x, f)
                     leaf = value.__class__
-                    # a leaf with nothing to record (a constant, a name not special, an empty field): checked
-                    # here, never pushed
                     if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
                         if depth >= limit and value is not None:
                             raise _TooDeep
