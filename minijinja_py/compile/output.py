@@ -3,7 +3,8 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
-from .operands import operand
+from .arithmetic import sum_operands
+from .operands import in_line_place, operand
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -60,7 +61,8 @@ def print_run(c, nodes):
     for node in nodes:
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
-            return _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
+            general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
+            return _print_sum(c, node.expr, node.span, general) or general
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -155,3 +157,58 @@ def _print_value(operand, span, counted):
         if counted or len(text) >= BIG_STR:
             _count_output(f[0], len(text), counted, span)
     return run_value
+
+
+def _print_sum(c, expr, span, general):
+    """{{ '<|im_start|>' + message['role'] + '\n' }} alone: a `+` chain of string constants and one or two values
+    read in line (a variable of this frame, a constant key of one: operands.operand) — when both are plain
+    strings and the text is short, their join appended (what adding them in turn makes; the chain charges
+    nothing there either); anything else through general, its print of the chain's closure. None for other
+    expressions."""
+    if not isinstance(expr, n.BinOp) or expr.op != "+":
+        return None
+    pieces, reads = [""], []
+    for item in sum_operands(expr)[0]:
+        if isinstance(item, n.Const) and type(item.value) is str:
+            pieces[-1] += item.value
+            continue
+        slot, key = in_line_place(c, item)
+        if slot is None:
+            return None
+        reads.append((slot, key))
+        pieces.append("")
+    room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
+    if not 1 <= len(reads) <= 2 or room <= 0:
+        return None
+    if len(reads) == 1:
+        return _print_sum_one(pieces, reads[0], room, counted, span, general)
+    (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
+
+    def run_sum(f, out):
+        first = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
+        second = f[slot2] if key2 is None else f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] \
+            else None
+        if type(first) is str and type(second) is str and len(first) + len(second) < room:
+            text = "".join((before, first, between, second, after))
+            out.append(text)
+            if counted:
+                _count_output(f[0], len(text), counted, span)
+        else:
+            general(f, out)
+    return run_sum
+
+
+def _print_sum_one(pieces, read, room, counted, span, general):
+    """_print_sum's run for one value between constants."""
+    (before, after), (slot, key) = pieces, read
+
+    def run_sum_one(f, out):
+        value = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
+        if type(value) is str and len(value) < room:
+            text = before + value + after
+            out.append(text)
+            if counted:
+                _count_output(f[0], len(text), counted, span)
+        else:
+            general(f, out)
+    return run_sum_one
