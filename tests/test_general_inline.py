@@ -89,3 +89,18 @@ def test_the_in_line_print_is_counted_against_max_output(source):
     with pytest.raises(mj.TemplateError) as info:
         env.from_string(source).render(**long)
     assert info.value.limit == "max_output"
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% endif %}{% if m.w != 7 %}W{% else %}-{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% else %}O{% endif %}{% if w == none %}N{% endif %}{% if v != true %}T{% endif %}",
+])
+def test_if_equal_matches_jinja2(source):
+    env, reference = mj.chat_environment(), reference_env()
+    ours, theirs = env.from_string(source), reference.from_string(source)
+    for first in sorted(VALUES):
+        for second in sorted(VALUES):
+            context = _context(first, second)
+            mine = _outcome(lambda: ours.render(**context))
+            expected = _outcome(lambda: theirs.render(**context))
+            assert _kind(mine) == _kind(expected), (source, first, second, mine, expected)

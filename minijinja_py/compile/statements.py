@@ -11,7 +11,7 @@ from ..analysis.symbols import Scope, analyze, target_names
 from .assignment import assigner, namespace_check, s_assign
 from .calls import compile_filter_step
 from .output import s_output, s_text
-from .operands import in_line_place
+from .operands import cheap_constant, in_line_place
 from ..core.errors import PythonSyntaxTwin, TemplateSyntaxError, error_at, located
 from ..core.state import MISSING, out_of_fuel
 from ..runtime.markup import Markup
@@ -167,10 +167,13 @@ def _chain_truth(operands, want):
 def _if_run(c, node, branches, else_):
     else_run = else_.run if else_ is not None else None
     if len(branches) == 1 and branches[0][3] is None:
+        _, test, span, _, body = branches[0]
         slot, key = in_line_place(c, node.test)
         if slot is not None:
-            _, test, span, _, body = branches[0]
             return _if_operand(slot, key, test, span, body.run, else_run)
+        equality = _equality_of(c, node.test)
+        if equality is not None:
+            return _if_equal(*equality, test, span, body.run, else_run)
     return if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
 
 
@@ -192,6 +195,42 @@ def _if_operand(slot, key, test, span, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_operand
+
+
+def _equality_of(c, test):
+    """(slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
+    variable of this frame or a key of one: operands.operand), else None."""
+    if not isinstance(test, n.Compare) or len(test.ops) != 1:
+        return None
+    (op, other), = test.ops
+    if op not in ("==", "!=") or not isinstance(other, n.Const) or not cheap_constant(other.value):
+        return None
+    slot, key = in_line_place(c, test.first)
+    return None if slot is None else (slot, key, other.value, op == "==")
+
+
+def _if_equal(slot, key, constant, equal, test, span, body, else_):
+    """{% if m.role == 'user' %}: a value of the constant's own type read in line compared with Python's == (what
+    the comparison's closure does, whose truth cannot fail); anything else through test."""
+    constant_type = type(constant)
+
+    def run_equal(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else MISSING
+        if type(value) is constant_type:
+            chosen = (value == constant) is equal
+        else:
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_equal
 
 
 def if_runner(tests, else_):
