@@ -104,3 +104,19 @@ def test_if_equal_matches_jinja2(source):
             mine = _outcome(lambda: ours.render(**context))
             expected = _outcome(lambda: theirs.render(**context))
             assert _kind(mine) == _kind(expected), (source, first, second, mine, expected)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% elif m.w == 7 %}S{% elif m.v %}T{% else %}-{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% elif v != none %}N{% endif %}{% if w is string %}s{% elif w == 7 %}7{% endif %}",
+])
+def test_if_chain_of_equalities_matches_jinja2(source):
+    test_if_equal_matches_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' and m.w %}A{% elif m.w != 7 or m.v == none %}O{% endif %}{% endfor %}",
+    "{% if v == 'user' and w == 7 and v %}A{% endif %}{% if v != 'x' or w == 'user' %}O{% endif %}",
+])
+def test_and_or_of_equalities_matches_jinja2(source):
+    test_if_equal_matches_jinja2(source)

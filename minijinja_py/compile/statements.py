@@ -130,7 +130,8 @@ def if_parts(c, node):
             operands = and_or_parts(test) if isinstance(test, (n.And, n.Or)) else None
             if operands is not None:
                 parts = tuple((operand, c.expr(operand), operand.span) for operand in operands)
-                ev = _chain_truth(tuple(part[1:] for part in parts), isinstance(test, n.Or))
+                ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                                        for operand, ev, span in parts), isinstance(test, n.Or))
             else:
                 parts, ev = None, c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
@@ -151,9 +152,21 @@ def and_or_parts(test):
 
 
 def _chain_truth(operands, want):
-    """f → bool of the and (want False) or the or (want True) of the operands ((closure, span), ...)."""
+    """f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
+    constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
+    in line as _if_equal does, the others through their closures."""
+    operands = tuple(operand + (type(operand[4]),) for operand in operands)
+
     def chain(f):
-        for part, span in operands:
+        for part, span, slot, key, constant, equal, constant_type in operands:
+            if slot is not None:
+                value = f[slot]
+                if key is not None:
+                    value = value[key] if type(value) is dict and key in value else MISSING
+                if type(value) is constant_type:
+                    if ((value == constant) is equal) is want:
+                        return want
+                    continue
             value = part(f)
             try:
                 if (True if value else False) is want:
@@ -174,7 +187,40 @@ def _if_run(c, node, branches, else_):
         equality = _equality_of(c, node.test)
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
+    if len(branches) > 1:
+        equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+        if any(equalities):
+            return _equality_chain(tuple(
+                (equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span, body.run)
+                for equality, (_, test, span, _, body) in zip(equalities, branches)), else_run)
     return if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
+
+
+def _equality_chain(branches, else_):
+    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
+    equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
+    other tests through their closures. branches: ((slot or None, key, constant, equal, the constant's type, test,
+    span, body run), ...)."""
+    def run_equalities(f, out):
+        for slot, key, constant, equal, constant_type, test, span, body in branches:
+            if slot is not None:
+                value = f[slot]
+                if key is not None:
+                    value = value[key] if type(value) is dict and key in value else MISSING
+                if type(value) is constant_type:
+                    if (value == constant) is equal:
+                        return body(f, out)
+                    continue
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+            if chosen:
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_equalities
 
 
 def _if_operand(slot, key, test, span, body, else_):
