@@ -120,3 +120,12 @@ def test_if_chain_of_equalities_matches_jinja2(source):
 ])
 def test_and_or_of_equalities_matches_jinja2(source):
     test_if_equal_matches_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% elif m['v'] == 'sub' %}S{% elif m['v'] == 'user' %}X"
+    "{% else %}-{% endif %}{% endfor %}",
+    "{% if w == 7 %}7{% elif w == 8 %}8{% endif %}{% if v == 'user' %}U{% elif v == '' %}E{% else %}O{% endif %}",
+])
+def test_if_chain_of_one_subject_matches_jinja2(source):
+    test_if_equal_matches_jinja2(source)

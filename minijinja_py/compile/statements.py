@@ -189,11 +189,40 @@ def _if_run(c, node, branches, else_):
             return _if_equal(*equality, test, span, body.run, else_run)
     if len(branches) > 1:
         equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+        if all(equalities) and len({equality[:2] for equality in equalities}) == 1 and \
+                all(equality[3] for equality in equalities) and len({type(e[2]) for e in equalities}) == 1 and \
+                type(equalities[0][2]) in (str, int):
+            return _one_subject(equalities, if_runner(tuple((test, span, body.run) for _, test, span, _, body in
+                                                            branches), else_run), branches, else_run)
         if any(equalities):
             return _equality_chain(tuple(
                 (equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span, body.run)
                 for equality, (_, test, span, _, body) in zip(equalities, branches)), else_run)
     return if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
+
+
+def _one_subject(equalities, general, branches, else_):
+    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
+    (_equality_of) with a constant of one type, str or int. Nothing runs between the tests and reading a variable of
+    this frame or a plain dict's key runs nothing, so the subject read once is what each test reads: a value of
+    the constants' type picks the first branch with its constant by a dict (== of two strs or two ints is the
+    dict's key equality); any other value through general, the chain's closures in turn."""
+    (slot, key, constant, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
+    for equality, (_, _, _, _, body) in zip(equalities, branches):
+        bodies.setdefault(equality[2], body.run)
+
+    def run_one_subject(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else MISSING
+        if type(value) is not constant_type:
+            return general(f, out)
+        body = bodies.get(value)
+        if body is not None:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_one_subject
 
 
 def _equality_chain(branches, else_):
