@@ -1,4 +1,4 @@
-"""The general closures that read their operands in line (compile/output.py's print of a `+` chain,
+"""The general closures that read their operands in line (compile/output.py's print run of reads and `+` chains,
 arithmetic.py's short chains, comparisons.py's `in`, assignment.py's {% set %} of a read or of a str-method filter
 of one) against Jinja2, with the kernels off (kernels.select.configure(general_only=True)) so that the general
 closures run: a lattice of values — plain strings short and long, numbers, None, a missing key, an undefined
@@ -31,6 +31,9 @@ SNIPPETS = [
     "{% for m in ms %}{{ '<r>' + m.v + '\n' }}{% endfor %}",
     "{{ '<r>' + v + '|' + w }}",
     "{{ v + w }}",
+    "{% for m in ms %}<|im_start|>{{ m.v }}\n{{ m['w'] }}<|im_end|>\n{% endfor %}",
+    "{% for m in ms %}[{{ '<r>' + m.v }}|{{ 1 }}]{% endfor %}",
+    "<{{ v }}>{{ w }}",
     "{% set s = '[' + v + ']' %}{{ s }}",
     "{% for m in ms %}{% if '</think>' in m['v'] %}T{% else %}F{% endif %}{% endfor %}",
     "{% if 'a' in v %}T{% endif %}{% if w not in v %}N{% endif %}",
@@ -78,7 +81,7 @@ def test_in_line_reads_match_jinja2(source, first):
 
 
 @pytest.mark.parametrize("source", [
-    "{{ '<r>' + v + '</r>' + w }}", "{{ '<r>' + v }}",
+    "{{ '<r>' + v + '</r>' + w }}", "{{ '<r>' + v }}", "<r>{{ v }}</r>{{ w }}",
     "{% for m in ms %}{{ '<r>' + m['v'] + '</r>' + m['w'] }}{% endfor %}",
 ])
 def test_the_in_line_print_is_counted_against_max_output(source):

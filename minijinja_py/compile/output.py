@@ -62,7 +62,8 @@ def print_run(c, nodes):
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
-            return _print_sum(c, node.expr, node.span, general) or general
+            sum_alone = isinstance(node.expr, n.BinOp) and node.expr.op == "+"
+            return (_print_joined(c, nodes, general) if sum_alone else None) or general
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -72,8 +73,12 @@ def print_run(c, nodes):
     counted, first_span = not c.counted_by_loop, nodes[0].span
     if len(parts) == 1 and type(parts[0]) is str:
         return _print_text(parts[0], counted, first_span)
-    parts = tuple(parts)
+    general = _print_parts(tuple(parts), counted, first_span)
+    return _print_joined(c, nodes, general) or general
 
+
+def _print_parts(parts, counted, first_span):
+    """print_run's general run: parts are texts and (slot, key, ev, span) of the values to print."""
     def run(f, out):
         rs = f[0]
         size = 0
@@ -159,29 +164,34 @@ def _print_value(operand, span, counted):
     return run_value
 
 
-def _print_sum(c, expr, span, general):
-    """{{ '<|im_start|>' + message['role'] + '\n' }} alone: a `+` chain of string constants and one or two values
-    read in line (a variable of this frame, a constant key of one: operands.operand) — when both are plain
-    strings and the text is short, their join appended (what adding them in turn makes; the chain charges
-    nothing there either); anything else through general, its print of the chain's closure. None for other
-    expressions."""
-    if not isinstance(expr, n.BinOp) or expr.op != "+":
-        return None
-    pieces, reads = [""], []
-    for item in sum_operands(expr)[0]:
-        if isinstance(item, n.Const) and type(item.value) is str:
-            pieces[-1] += item.value
+def _print_joined(c, nodes, general):
+    """A run of text and {{ }} whose values are one or two read in line (a variable of this frame, a constant key
+    of one: operands.operand), alone or in `+` chains with string constants (`<|im_start|>{{ message.role }}\n`,
+    `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
+    join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
+    charges anything there), counted as the run counts it; anything else through general, which reads them again
+    (reading in line ran nothing). None for other runs."""
+    pieces, reads, span = [""], [], nodes[0].span
+    for node in nodes:
+        text = _constant_text(node)
+        if text is not None:
+            pieces[-1] += text
             continue
-        slot, key = in_line_place(c, item)
-        if slot is None:
-            return None
-        reads.append((slot, key))
-        pieces.append("")
+        expr = node.expr
+        for item in sum_operands(expr)[0] if isinstance(expr, n.BinOp) and expr.op == "+" else (expr,):
+            if isinstance(item, n.Const) and type(item.value) is str:
+                pieces[-1] += item.value
+                continue
+            slot, key = in_line_place(c, item)
+            if slot is None:
+                return None
+            reads.append((slot, key))
+            pieces.append("")
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
     if len(reads) == 1:
-        return _print_sum_one(pieces, reads[0], room, counted, span, general)
+        return _print_joined_one(pieces, reads[0], room, counted, span, general)
     (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
 
     def run_sum(f, out):
@@ -198,8 +208,8 @@ def _print_sum(c, expr, span, general):
     return run_sum
 
 
-def _print_sum_one(pieces, read, room, counted, span, general):
-    """_print_sum's run for one value between constants."""
+def _print_joined_one(pieces, read, room, counted, span, general):
+    """_print_joined's run for one value between constants."""
     (before, after), (slot, key) = pieces, read
 
     def run_sum_one(f, out):
