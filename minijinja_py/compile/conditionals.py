@@ -196,19 +196,20 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else MISSING
-        if type(value) is constant_type:
-            chosen = (value == constant) is equal
-        else:
-            value = test(f)
-            try:
-                chosen = True if value else False
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
+        chosen = (value == constant) is equal if type(value) is constant_type else truth_at(test(f), span)
         if chosen:
             body(f, out)
         elif else_ is not None:
             else_(f, out)
     return run_equal
+
+
+def truth_at(value, span):
+    """The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined)."""
+    try:
+        return True if value else False
+    except Exception as exc:
+        raise located(exc, span)
 
 
 def if_runner(tests, else_):
