@@ -7,7 +7,7 @@ from .context import place
 from .operands import path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
-from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, limit_exceeded
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from ..runtime.formatting import percent_format
 from ..syntax import nodes as n
 
@@ -140,7 +140,18 @@ def sum_chain(operands, places, evs, spans):
     readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
                     for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
     chain = _Chain(template, (None,) + tuple(spans), readers)
-    return _short_chain(template, readers, chain) or _any_chain(readers, chain)
+    inline = tuple(_in_line(place) for x, place in zip(operands, places) if not isinstance(x, n.Const))
+    if len(inline) != len(readers):   # (a constant that is not a string is read by its reader)
+        inline = ((None, None),) * len(readers)
+    return _short_chain(template, readers, chain, inline) or _any_chain(readers, chain)
+
+
+def _in_line(place):
+    """(slot, key or None) of an operand that is a variable of this frame or one constant key of one (a key_path
+    without indexes), which a short chain reads in line before calling its reader; (None, None) else."""
+    if place is None or len(place[1]) > 1 or place[1] and type(place[1][0]) is not str:
+        return None, None
+    return place[0], (place[1][0] if place[1] else None)
 
 
 class _Chain:
@@ -203,7 +214,7 @@ def _constant_reader(value):
     return lambda f: value
 
 
-def _short_chain(template, readers, chain):
+def _short_chain(template, readers, chain, inline):
     """The chain's closure when it has two operands or fewer that are not string constants (most do:
     `'<|im_start|>' + message['role'] + '\n'`): the constants around them joined at compile time. None else."""
     if len(readers) > 2:
@@ -214,24 +225,36 @@ def _short_chain(template, readers, chain):
     pieces = _constant_pieces(template, readers)
     if len(readers) == 1:
         (_, read), = readers
+        (slot, key), = inline
         before, after = pieces
         room = BIG_STR - len(before) - len(after)
 
         def ev_one(f):
-            value = read(f)
+            # the operand read in line (a plain dict's key, a variable that is set) or by its reader
+            value = MISSING if slot is None else f[slot] if key is None else \
+                f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
+            if value is MISSING:
+                value = read(f)
             if type(value) is str and len(value) < room:
                 return before + value + after
             return chain.resume(f, (), value)
         return ev_one
     (_, read_first), (_, read_second) = readers
+    (slot, key), (slot2, key2) = inline
     before, between, after = pieces
     room = BIG_STR - len(before) - len(between) - len(after)
 
     def ev_two(f):
-        first = read_first(f)
+        first = MISSING if slot is None else f[slot] if key is None else \
+            f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
+        if first is MISSING:
+            first = read_first(f)
         if type(first) is not str:
             return chain.resume(f, (), first)
-        second = read_second(f)
+        second = MISSING if slot2 is None else f[slot2] if key2 is None else \
+            f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] else MISSING
+        if second is MISSING:
+            second = read_second(f)
         if type(second) is str and len(first) + len(second) < room:
             return "".join((before, first, between, second, after))
         return chain.resume(f, (first,), second)

@@ -4,10 +4,10 @@ the frame or a short constant read in line."""
 
 import operator
 
-from .operands import cheap_constant, constant_literal, local_slot, operand
+from .operands import cheap_constant, constant_literal, in_line_place, local_slot, operand
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
-from ..core.state import MISSING
+from ..core.state import BIG_STR, MISSING
 from ..syntax import nodes as n
 
 __all__ = ["COMPARE", "e_compare"]
@@ -53,6 +53,36 @@ def _equality(slot, key, first, constant, equal, span):
         except Exception as exc:
             raise located(exc, span)
     return ev_equal
+
+
+def _contains(c, node, first, right, want, span):
+    """`x in y`, `x not in y`: a string in a short string or a dict decided in line (Python's `in`, nothing to
+    charge: budget.charge_contains), a constant or literal list on either side taken as it is and the right side
+    read in line where it is a variable of this frame or a key of one (operands.operand); anything else charged
+    and tested by budget.charge_contains and member."""
+    other = node.ops[0][1]
+    members = _literal_members(c, other)   # `x in ['tool', 'ipython']`: the constants, not a new list each time
+    literal = node.first.value if isinstance(node.first, n.Const) and type(node.first.value) is str else MISSING
+    slot, key = in_line_place(c, other) if members is MISSING else (None, None)
+
+    def ev1_contains(f):
+        a = first(f) if literal is MISSING else literal
+        if members is not MISSING:
+            b = members
+        elif slot is None:
+            b = right(f)
+        else:
+            b = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
+            if b is MISSING:
+                b = right(f)
+        if type(a) is str and (type(b) is str and len(b) <= BIG_STR or type(b) is dict and len(a) <= BIG_STR):
+            return (a in b) is want
+        try:
+            charge_contains(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
+            return member(a, b) is want
+        except Exception as exc:
+            raise located(exc, span)
+    return ev1_contains
 
 
 def _literal_members(c, node):
@@ -112,19 +142,7 @@ def e_compare(c, node, first=None):
                     raise located(exc, span)
             return ev1_order
 
-        members = _literal_members(c, other)
-        if members is not MISSING:   # `x in ['tool', 'ipython']`: the constants, not a new list each time
-            right = None
-
-        def ev1_contains(f):
-            a = first(f)
-            b = members if right is None else right(f)
-            try:
-                cost(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
-                return op(a, b)
-            except Exception as exc:
-                raise located(exc, span)
-        return ev1_contains
+        return _contains(c, node, first, right, name == "in", span)
     ops = tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
 
     def ev(f):

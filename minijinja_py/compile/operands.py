@@ -10,7 +10,7 @@ from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
-__all__ = ["DICT_NAMES", "operand", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
+__all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
            "constant_literal", "constant_key"]
 
 
@@ -39,6 +39,15 @@ def operand(c, node):
         slot = local_slot(c, node.obj) if key is not None else None
         return (slot, key, ev) if slot is not None else (None, None, ev)
     return local_slot(c, node), None, ev
+
+
+def in_line_place(c, node):
+    """operand's (slot, key) for node without compiling it ((None, None) when it is not one)."""
+    if isinstance(node, (n.Getattr, n.Getitem)):
+        key = dict_key(node)
+        slot = local_slot(c, node.obj) if key is not None else None
+        return (slot, key) if slot is not None else (None, None)
+    return local_slot(c, node), None
 
 
 def local_slot(c, node):

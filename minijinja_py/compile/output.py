@@ -3,7 +3,8 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
-from .operands import operand
+from .arithmetic import sum_operands
+from .operands import in_line_place, operand
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -60,7 +61,9 @@ def print_run(c, nodes):
     for node in nodes:
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
-            return _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
+            general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
+            sum_alone = isinstance(node.expr, n.BinOp) and node.expr.op == "+"
+            return (_print_joined(c, nodes, general) if sum_alone else None) or general
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -70,8 +73,12 @@ def print_run(c, nodes):
     counted, first_span = not c.counted_by_loop, nodes[0].span
     if len(parts) == 1 and type(parts[0]) is str:
         return _print_text(parts[0], counted, first_span)
-    parts = tuple(parts)
+    general = _print_parts(tuple(parts), counted, first_span)
+    return _print_joined(c, nodes, general) or general
 
+
+def _print_parts(parts, counted, first_span):
+    """print_run's general run: parts are texts and (slot, key, ev, span) of the values to print."""
     def run(f, out):
         rs = f[0]
         size = 0
@@ -155,3 +162,63 @@ def _print_value(operand, span, counted):
         if counted or len(text) >= BIG_STR:
             _count_output(f[0], len(text), counted, span)
     return run_value
+
+
+def _print_joined(c, nodes, general):
+    """A run of text and {{ }} whose values are one or two read in line (a variable of this frame, a constant key
+    of one: operands.operand), alone or in `+` chains with string constants (`<|im_start|>{{ message.role }}\n`,
+    `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
+    join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
+    charges anything there), counted as the run counts it; anything else through general, which reads them again
+    (reading in line ran nothing). None for other runs."""
+    pieces, reads, span = [""], [], nodes[0].span
+    for node in nodes:
+        text = _constant_text(node)
+        if text is not None:
+            pieces[-1] += text
+            continue
+        expr = node.expr
+        for item in sum_operands(expr)[0] if isinstance(expr, n.BinOp) and expr.op == "+" else (expr,):
+            if isinstance(item, n.Const) and type(item.value) is str:
+                pieces[-1] += item.value
+                continue
+            slot, key = in_line_place(c, item)
+            if slot is None:
+                return None
+            reads.append((slot, key))
+            pieces.append("")
+    room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
+    if not 1 <= len(reads) <= 2 or room <= 0:
+        return None
+    if len(reads) == 1:
+        return _print_joined_one(pieces, reads[0], room, counted, span, general)
+    (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
+
+    def run_sum(f, out):
+        first = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
+        second = f[slot2] if key2 is None else f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] \
+            else None
+        if type(first) is str and type(second) is str and len(first) + len(second) < room:
+            text = "".join((before, first, between, second, after))
+            out.append(text)
+            if counted:
+                _count_output(f[0], len(text), counted, span)
+        else:
+            general(f, out)
+    return run_sum
+
+
+def _print_joined_one(pieces, read, room, counted, span, general):
+    """_print_joined's run for one value between constants."""
+    (before, after), (slot, key) = pieces, read
+
+    def run_sum_one(f, out):
+        value = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
+        if type(value) is str and len(value) < room:
+            text = before + value + after
+            out.append(text)
+            if counted:
+                _count_output(f[0], len(text), counted, span)
+        else:
+            general(f, out)
+    return run_sum_one

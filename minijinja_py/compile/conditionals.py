@@ -1,0 +1,273 @@
+"""The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
+and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
+line; an equality with a short constant (`m.role == 'user'`) compared in line, alone, in an and/or chain or in
+each elif; an if/elif chain of == tests of one subject picking its branch by the subject's value.
+"""
+
+from .operands import cheap_constant, in_line_place
+from ..core.errors import located
+from ..core.state import MISSING
+from ..syntax import nodes as n
+
+__all__ = ["s_if", "if_parts", "and_or_parts", "if_runner"]
+
+
+def s_if(c, node):
+    return if_parts(c, node)[2]
+
+
+def if_parts(c, node):
+    """The compiled parts of an if statement: (branches, the else's Block or None, run(f, out)). A branch is (its
+    test node, the test's closure, its span, parts, its body's Block): the closure is the expression's own, the
+    if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
+    (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
+    each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
+    branches = []
+    with c.flags(soft=True):
+        for test, body in [(node.test, node.body)] + list(node.elifs):
+            operands = and_or_parts(test) if isinstance(test, (n.And, n.Or)) else None
+            if operands is not None:
+                parts = tuple((operand, c.expr(operand), operand.span) for operand in operands)
+                ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                                        for operand, ev, span in parts), isinstance(test, n.Or))
+            else:
+                parts, ev = None, c.expr(test)
+            branches.append((test, ev, test.span, parts, c.block(body)))
+        else_ = c.block(node.else_) if node.else_ else None
+    return branches, else_, _if_run(c, node, branches, else_)
+
+
+def and_or_parts(test):
+    """The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation."""
+    parts, stack = [], [test]
+    while stack:
+        current = stack.pop()
+        if type(current) is type(test):
+            stack.extend((current.right, current.left))
+        else:
+            parts.append(current)
+    return parts
+
+
+def _chain_truth(operands, want):
+    """f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
+    constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
+    in line as _if_equal does, the others through their closures."""
+    operands = tuple(operand + (type(operand[4]),) for operand in operands)
+
+    def chain(f):
+        for part, span, slot, key, constant, equal, constant_type in operands:
+            if slot is not None:
+                value = f[slot]
+                if key is not None:
+                    value = value[key] if type(value) is dict and key in value else MISSING
+                if type(value) is constant_type:
+                    if ((value == constant) is equal) is want:
+                        return want
+                    continue
+            value = part(f)
+            try:
+                if (True if value else False) is want:
+                    return want
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+        return not want
+    return chain
+
+
+def _if_run(c, node, branches, else_):
+    else_run = else_.run if else_ is not None else None
+    if len(branches) == 1 and branches[0][3] is None:
+        _, test, span, _, body = branches[0]
+        slot, key = in_line_place(c, node.test)
+        if slot is not None:
+            return _if_operand(slot, key, test, span, body.run, else_run)
+        equality = _equality_of(c, node.test)
+        if equality is not None:
+            return _if_equal(*equality, test, span, body.run, else_run)
+    general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
+    return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
+
+
+def _elif_run(c, branches, else_, general):
+    """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
+    subject with constants of one type (str or int); equalities compared in line (_equality_chain) when some tests
+    are; general (if_runner's) otherwise."""
+    equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+    if all(equalities) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in equalities}) == 1 \
+            and equalities[0][3] and type(equalities[0][2]) in (str, int):
+        return _one_subject(equalities, general, branches, else_)
+    if any(equalities):
+        return _equality_chain(tuple(
+            (equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span, body.run)
+            for equality, (_, test, span, _, body) in zip(equalities, branches)), else_)
+    return general
+
+
+def _one_subject(equalities, general, branches, else_):
+    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
+    (_equality_of) with a constant of one type, str or int. Nothing runs between the tests and reading a variable of
+    this frame or a plain dict's key runs nothing, so the subject read once is what each test reads: a value of
+    the constants' type picks the first branch with its constant by a dict (== of two strs or two ints is the
+    dict's key equality); any other value through general, the chain's closures in turn."""
+    (slot, key, constant, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
+    for equality, (_, _, _, _, body) in zip(equalities, branches):
+        bodies.setdefault(equality[2], body.run)
+
+    def run_one_subject(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else MISSING
+        if type(value) is not constant_type:
+            return general(f, out)
+        body = bodies.get(value)
+        if body is not None:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_one_subject
+
+
+def _equality_chain(branches, else_):
+    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
+    equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
+    other tests through their closures. branches: ((slot or None, key, constant, equal, the constant's type, test,
+    span, body run), ...)."""
+    def run_equalities(f, out):
+        for slot, key, constant, equal, constant_type, test, span, body in branches:
+            if slot is not None:
+                value = f[slot]
+                if key is not None:
+                    value = value[key] if type(value) is dict and key in value else MISSING
+                if type(value) is constant_type:
+                    if (value == constant) is equal:
+                        return body(f, out)
+                    continue
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+            if chosen:
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_equalities
+
+
+def _if_operand(slot, key, test, span, body, else_):
+    """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
+    or a key of one (operands.operand); test (its closure) otherwise."""
+    def run_operand(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            value = test(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:   # a truth test can fail (StrictUndefined)
+            raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_operand
+
+
+def _equality_of(c, test):
+    """(slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
+    variable of this frame or a key of one: operands.operand), else None."""
+    if not isinstance(test, n.Compare) or len(test.ops) != 1:
+        return None
+    (op, other), = test.ops
+    if op not in ("==", "!=") or not isinstance(other, n.Const) or not cheap_constant(other.value):
+        return None
+    slot, key = in_line_place(c, test.first)
+    return None if slot is None else (slot, key, other.value, op == "==")
+
+
+def _if_equal(slot, key, constant, equal, test, span, body, else_):
+    """{% if m.role == 'user' %}: a value of the constant's own type read in line compared with Python's == (what
+    the comparison's closure does, whose truth cannot fail); anything else through test."""
+    constant_type = type(constant)
+
+    def run_equal(f, out):
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else MISSING
+        chosen = (value == constant) is equal if type(value) is constant_type else truth_at(test(f), span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_equal
+
+
+def truth_at(value, span):
+    """The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined)."""
+    try:
+        return True if value else False
+    except Exception as exc:
+        raise located(exc, span)
+
+
+def if_runner(tests, else_):
+    """run(f, out) of an if statement: tests are (test closure, its span, body run) per branch; the first branch
+    whose test holds runs (its cost is in the weight of the statement list around the if:
+    symbols.Summaries.weight)."""
+    if len(tests) == 1:
+        (test, span, body), = tests
+
+        def run(f, out):
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+            if chosen:
+                body(f, out)
+            elif else_ is not None:
+                else_(f, out)
+        return run
+
+    if len(tests) == 2:
+        return _two_branches(tests, else_)
+
+    def run_chain(f, out):
+        for test, span, body in tests:
+            value = test(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:
+                raise located(exc, span)
+            if chosen:
+                body(f, out)
+                return
+        if else_ is not None:
+            else_(f, out)
+    return run_chain
+
+
+def _two_branches(tests, else_):
+    """if_runner's form for an if with one elif, written out."""
+    (test, span, body), (test2, span2, body2) = tests
+
+    def run_two(f, out):
+        value = test(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:
+            raise located(exc, span)
+        if chosen:
+            return body(f, out)
+        value = test2(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:
+            raise located(exc, span2)
+        if chosen:
+            body2(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_two

@@ -1,0 +1,132 @@
+"""The general closures that read their operands in line (compile/output.py's print run of reads and `+` chains,
+arithmetic.py's short chains, comparisons.py's `in`, assignment.py's {% set %} of a read or of a str-method filter
+of one) against Jinja2, with the kernels off (kernels.select.configure(general_only=True)) so that the general
+closures run: a lattice of values — plain strings short and long, numbers, None, a missing key, an undefined
+variable, Markup, a caller's str subclass, a dict, a list — for each snippet, under the chat profile's
+configuration (tests/support/differential_ref.py). A value the in-line read does not take goes to the general
+closure, which must answer (or fail) as Jinja2 does.
+"""
+
+import pytest
+
+import minijinja_py as mj
+from minijinja_py.kernels import select
+from minijinja_py.runtime.markup import Markup
+
+jinja2 = pytest.importorskip("jinja2")
+from differential_ref import reference_env  # noqa: E402
+
+
+class Text(str):
+    """A caller's str subclass (not a plain str: the in-line paths leave it to the general closure)."""
+
+
+VALUES = {
+    "short": "user", "long": "x" * 1500, "empty": "", "int": 7, "none": None, "markup": Markup("<b>"),
+    "subclass": Text("sub"), "dict": {"a": 1}, "list": ["</think>"], "think": "a</think>b",
+}
+
+SNIPPETS = [
+    "{% for m in ms %}{{ '<r>' + m['v'] + '</r>' + m['w'] }}{% endfor %}",
+    "{% for m in ms %}{{ '<r>' + m.v + '\n' }}{% endfor %}",
+    "{{ '<r>' + v + '|' + w }}",
+    "{{ v + w }}",
+    "{% for m in ms %}<|im_start|>{{ m.v }}\n{{ m['w'] }}<|im_end|>\n{% endfor %}",
+    "{% for m in ms %}[{{ '<r>' + m.v }}|{{ 1 }}]{% endfor %}",
+    "<{{ v }}>{{ w }}",
+    "{% set s = '[' + v + ']' %}{{ s }}",
+    "{% for m in ms %}{% if '</think>' in m['v'] %}T{% else %}F{% endif %}{% endfor %}",
+    "{% if 'a' in v %}T{% endif %}{% if w not in v %}N{% endif %}",
+    "{% for m in ms %}{% set r = m['v'] | lower %}{% set r = r | upper %}{{ r }}{% endfor %}",
+    "{% for m in ms %}{% set r = m['v'] %}{% set q = r %}{{ q }}{% endfor %}",
+]
+
+
+def _context(first, second):
+    v, w = VALUES[first], VALUES[second]
+    messages = [{"v": v, "w": w}, {"w": w}, {"v": w, "w": v}]
+    return {"ms": messages, "v": v, "w": w}
+
+
+def _outcome(render):
+    try:
+        return "ok", render()
+    except Exception as exc:  # the kind of failure, as each engine names it
+        return "error", type(exc).__name__
+
+
+def _kind(outcome):
+    """An error's class name differs between the engines (TemplateError subclasses here, Python's there):
+    what must agree is that both fail."""
+    return outcome if outcome[0] == "ok" else ("error",)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def general_only():
+    previous = select.configure(general_only=True)
+    yield
+    select.configure(general_only=previous[0])
+
+
+@pytest.mark.parametrize("source", SNIPPETS)
+@pytest.mark.parametrize("first", sorted(VALUES))
+def test_in_line_reads_match_jinja2(source, first):
+    _renders_as_jinja2(source, (first,))
+
+
+def _renders_as_jinja2(source, firsts=tuple(sorted(VALUES))):
+    env, reference = mj.chat_environment(), reference_env()
+    ours, theirs = env.from_string(source), reference.from_string(source)
+    for first in firsts:
+        for second in sorted(VALUES):
+            context = _context(first, second)
+            mine = _outcome(lambda: ours.render(**context))
+            expected = _outcome(lambda: theirs.render(**context))
+            assert _kind(mine) == _kind(expected), (source, first, second, mine, expected)
+
+
+@pytest.mark.parametrize("source", [
+    "{{ '<r>' + v + '</r>' + w }}", "{{ '<r>' + v }}", "<r>{{ v }}</r>{{ w }}",
+    "{% for m in ms %}{{ '<r>' + m['v'] + '</r>' + m['w'] }}{% endfor %}",
+])
+def test_the_in_line_print_is_counted_against_max_output(source):
+    env = mj.Environment(limits=mj.Limits(max_output=60))
+    short = {"v": "abcdefghij", "w": "klmnopqrst", "ms": [{"v": "abcdefghij", "w": "klmnopqrst"}]}
+    assert env.from_string(source).render(**short).startswith("<r>abcdefghij")
+    long = {"v": "a" * 70, "w": "b", "ms": [{"v": "a" * 20, "w": "b" * 20}] * 3}
+    with pytest.raises(mj.TemplateError) as info:
+        env.from_string(source).render(**long)
+    assert info.value.limit == "max_output"
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% endif %}{% if m.w != 7 %}W{% else %}-{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% else %}O{% endif %}{% if w == none %}N{% endif %}{% if v != true %}T{% endif %}",
+])
+def test_if_equal_matches_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% elif m.w == 7 %}S{% elif m.v %}T{% else %}-{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% elif v != none %}N{% endif %}{% if w is string %}s{% elif w == 7 %}7{% endif %}",
+])
+def test_if_chain_of_equalities_matches_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' and m.w %}A{% elif m.w != 7 or m.v == none %}O{% endif %}{% endfor %}",
+    "{% if v == 'user' and w == 7 and v %}A{% endif %}{% if v != 'x' or w == 'user' %}O{% endif %}",
+])
+def test_and_or_of_equalities_matches_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% elif m['v'] == 'sub' %}S{% elif m['v'] == 'user' %}X"
+    "{% else %}-{% endif %}{% endfor %}",
+    "{% if w == 7 %}7{% elif w == 8 %}8{% endif %}{% if v == 'user' %}U{% elif v == '' %}E{% else %}O{% endif %}",
+])
+def test_if_chain_of_one_subject_matches_jinja2(source):
+    _renders_as_jinja2(source)
