@@ -1,0 +1,408 @@
+"""Every kernel entry, tested two ways (issue 22, point 5) — the entries of kernels/select.py's REGISTRY and the
+rules of compile/peephole.py, enumerated from the package itself, so a new entry without tests fails here:
+
+- selection: a snippet → the entries its compile chooses (select.recording()), and a near miss that must not
+  choose the entry (its nodes run their general closures);
+- lattice: snippets of each entry rendered three ways — with kernels (the default), with general_only, and by
+  Jinja2 configured as transformers configures it (tests/support/differential_ref.py) — over values of every
+  kind a read meets: plain str, int, float, bool, None, lists and dicts, a missing key, an undefined variable,
+  Markup, a str subclass, a caller's dict subclass, Mapping and object with attributes; with the chat profile and
+  with StrictUndefined. The three outcomes are equal, or the same kind of error (kernels and general: the same
+  error, message and line). Rebinding, mutation between reads, namespaces and loops whose list grows are in
+  test_kernels_dynamic.py.
+"""
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+
+import pytest
+
+import minijinja_py as mj
+from minijinja_py.compile.peephole import RULES
+from minijinja_py.kernels import select
+
+try:
+    import jinja2
+    import jinja2.sandbox
+    from markupsafe import Markup
+    from differential_ref import FIXED_NOW, mj_kind, reference_env, reference_kind
+except ImportError:  # the reference is optional: the comparisons with it are skipped
+    jinja2 = None
+    Markup = mj.Markup
+
+
+def entry_names():
+    """The registry's entries and the peephole rules, by the names select.recording() reports."""
+    return sorted({entry.name for entry in select.REGISTRY.values()} | {"peephole/" + rule.__name__ for rule in RULES})
+
+
+# ------------------------------------------------------------------------------------------------ selection
+# entry → (snippet, the entries its compile chooses, near miss, the entries the near miss chooses)
+SELECTION = {
+    "text/text_reads": ("<{{ m.role }}>", {"text/text_reads"},
+                        "<{{ m.role|length }}>", set()),          # a filter that is no str method
+    "atoms/if_tests": ("{% if m.role == 'a' %}A{% endif %}", {"atoms/if_tests"},
+                       "{% if m.role|length > 1 %}A{% endif %}", set()),   # a test that is no atom
+    "branches/switch": ("{% if x == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"branches/switch", "peephole/switch"},
+                        "{% if x == 'a' %}A{% elif x == 1 %}B{% endif %}", {"atoms/if_tests"}),   # two types
+    "peephole/switch": ("{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+                        {"branches/switch", "peephole/switch"},
+                        "{% if m.role == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"atoms/if_tests"}),   # two reads
+    "peephole/switch_sequence": (
+        # (in a statement list: the template's own top-level statements are compiled one by one)
+        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}{% endif %}",
+        {"branches/switch", "peephole/switch_sequence"},
+        # the first assigns the subject's variable: the second must read it again
+        "{% if true %}{% if m.role == 'a' %}{% set m = {} %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
+        "{% endif %}", {"atoms/if_tests"}),
+    "walks/walk": ("{% for m in ms %}{{ m }}{% endfor %}", {"walks/walk", "text/text_reads"},
+                   "{% for m in ms if m %}{{ m }}{% endfor %}", {"text/text_reads"}),   # a loop filter
+    "branches/walk_switch": (
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
+        {"branches/walk_switch", "branches/switch", "peephole/switch"},
+        # the body is the switch and more: a walk calling it
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
+        {"walks/walk", "branches/switch", "peephole/switch"}),
+}
+
+
+def chosen_by(source, environment=None):
+    """The entries compiling source chooses (a fresh chat environment: nothing cached)."""
+    with select.recording() as chosen:
+        (environment or mj.chat_environment)().from_string(source)
+    return set(chosen)
+
+
+def test_every_entry_has_a_selection_case():
+    assert sorted(SELECTION) == entry_names()
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_the_snippet_selects_the_entry(name):
+    source, chosen, _, _ = SELECTION[name]
+    assert chosen_by(source) == chosen
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_the_near_miss_does_not_select_it(name):
+    _, _, near_miss, chosen = SELECTION[name]
+    assert name not in chosen
+    assert chosen_by(near_miss) == chosen
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_general_only_selects_nothing(name):
+    source, _, _, _ = SELECTION[name]
+    previous = select.configure(general_only=True)
+    try:
+        assert chosen_by(source) == set()
+    finally:
+        select.configure(*previous)
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_a_disabled_entry_is_not_selected(name):
+    source, chosen, _, _ = SELECTION[name]
+    previous = select.configure(disabled=(name,))
+    try:
+        assert name not in chosen_by(source)
+    finally:
+        select.configure(*previous)
+
+
+def test_the_environment_variable_turns_selection_off():
+    """MINIJINJA_PY_GENERAL_ONLY=1, read at import: no entry chosen, the same output."""
+    program = ("import minijinja_py as mj\nfrom minijinja_py.kernels import select\n"
+               "with select.recording() as chosen:\n"
+               "    t = mj.chat_environment().from_string(%r)\n"
+               "print(sorted(chosen), t.render(ms=[{'role': 'a'}, {'role': 'b'}]))" % SELECTION[
+                   "branches/walk_switch"][0])
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, select.GENERAL_ONLY_VARIABLE: "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] AB"
+
+
+# ------------------------------------------------------------------------------------------------- lattice
+class StrSub(str):
+    """A caller's str subclass (not plain: it may define what comparing or printing it does)."""
+
+
+class DictSub(dict):
+    """A caller's dict subclass."""
+
+
+class Map(Mapping):
+    """A caller's Mapping that is no dict."""
+
+    def __init__(self, items):
+        self._items = dict(items)
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __repr__(self):
+        return f"Map({self._items!r})"
+
+
+class Attrs:
+    """A caller's object whose fields are attributes."""
+
+    def __init__(self, items):
+        self.__dict__.update(items)
+
+    def __repr__(self):
+        return f"Attrs({sorted(self.__dict__)!r})"
+
+
+ABSENT = object()   # the key is not there (the variable: not in the context)
+
+VALUES = [("str", "a"), ("other str", "b"), ("empty", ""), ("spaces", " a "), ("html", "<a>"), ("none", None),
+          ("zero", 0), ("one", 1), ("two", 2), ("negative", -1), ("float", 1.0), ("true", True), ("false", False),
+          ("list", ["a"]), ("empty list", []), ("tuple", ("a", "b")), ("dict", {"a": 1}), ("empty dict", {}),
+          ("markup", Markup("a")), ("markup html", Markup("<b>")), ("str subclass", StrSub("a")),
+          ("absent", ABSENT)]
+
+# how a message holds its keys: each is built from {key: value} (a value ABSENT: the key left out)
+HOLDERS = {"dict": dict, "dict subclass": DictSub, "mapping": Map, "object": Attrs}
+# a message that is not a holder (the value varies only x): m undefined, None, a str, a list
+SUBJECTS = {"undefined": ABSENT, "none": None, "string": "text", "list": ["a"]}
+
+
+def _holder(make, value):
+    fields = {"role": value, "content": value, "a": {"b": value} if value is not ABSENT else {}}
+    return make({key: item for key, item in fields.items() if item is not ABSENT})
+
+
+def context(kind, value):
+    """The context of one lattice point: m (a holder of value, or a subject that is no holder), ms (m then a
+    holder of 'b'; for a subject, m twice), x (value), i (0), n (2); ABSENT values left out (an undefined m: no ms
+    either)."""
+    if kind in HOLDERS:
+        make = HOLDERS[kind]
+        m, other = _holder(make, value), make({"role": "b", "content": "c", "a": {"b": "b"}})
+    else:
+        m = SUBJECTS[kind]
+        other = m
+    found = {"m": m, "ms": [m, other] if m is not ABSENT else ABSENT, "x": value, "i": 0, "n": 2}
+    return {key: item for key, item in found.items() if item is not ABSENT}
+
+
+# entry → snippets (each compiled selects the entry: checked)
+LATTICE = {
+    "text/text_reads": [
+        "<{{ x }}>",
+        "<{{ m.role }}>",
+        "<{{ m.content|trim }}|{{ m.role|upper }}>",
+        "{{ m.role ~ ':' ~ m.content }}",
+        "{{ '<' + m.role + '|' + x + '|' + m.content + '>' }}",
+        "{{ m.role ~ 1 ~ x ~ none }}",
+        "{{ m.a.b }}/{{ ms[i].role }}",
+        "{% for m in ms %}[{{ m.role }}]{% endfor %}",
+        "{% for m in ms %}[{{ m.content|capitalize }}]{% endfor %}",
+        "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
+        "{% for m in ms %}{{ loop.index }}{{ m.role + m.content }}{{ loop.last }}{% endfor %}",
+    ],
+    "atoms/if_tests": [
+        "{% if m.role == 'a' %}A{% else %}E{% endif %}",
+        "{% if m.role != 'a' %}N{% endif %}",
+        "{% if m.role %}T{% else %}F{% endif %}{% if not x %}!{% endif %}",
+        "{% if 'a' in m.role %}I{% else %}O{% endif %}{% if 'a' not in x %}!{% endif %}",
+        "{% if m.role is defined %}D{% endif %}{% if x is undefined %}U{% endif %}",
+        "{% if m.role is none %}N{% endif %}{% if x is not none %}V{% endif %}",
+        "{% if m.role is string %}S{% endif %}{% if x is not mapping %}M{% endif %}",
+        "{% if m.role in ['a', 'b'] %}1{% endif %}{% if x not in [1, 2] %}2{% endif %}",
+        "{% if m.role > 0 %}G{% endif %}{% if x <= 1 %}L{% endif %}",
+        "{% if x == 1 %}1{% endif %}{% if x == true %}T{% endif %}{% if x != false %}F{% endif %}",
+        "{% if m.role == 'a' and m.content %}A{% else %}E{% endif %}",
+        "{% if m.role != 'b' or x %}O{% endif %}",
+        "{% if m.role == 'a' %}A{% elif x %}X{% elif m.content is defined %}C{% else %}E{% endif %}",
+        "{% if (m.role == 'a' or m.role == 'b') and not x %}Y{% else %}N{% endif %}",
+        "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
+        "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+    ],
+    "branches/switch": [
+        "{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+        "{% if x == 1 %}1{% elif x == 2 %}2{% else %}E{% endif %}",
+        "{% if x == true %}T{% elif x == false %}F{% endif %}",
+        "{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+        "{% if m.role == 'a' or m.role == 'b' %}AB{% elif m.role == '' %}0{% else %}E{% endif %}",
+        "{% if m.role == 'x' or x %}X{% elif m.role == 'a' %}A{% else %}E{% endif %}",
+        "{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}E{% endif %}{% endif %}",
+        "{% if ms[i].role == 'a' %}A{% elif ms[i].role == 'b' %}B{% endif %}",
+        "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
+    ],
+    "peephole/switch": [
+        "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
+        "{% if x == 'a' %}A{% elif x == 'b' and m.role %}B{% elif x == 'b' %}b{% endif %}",
+    ],
+    "peephole/switch_sequence": [
+        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% elif m.role == 'a' %}a{% endif %}"
+        "{% endif %}",
+        "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
+        "{% endif %}",
+        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}{% if m.role %}.{% endif %}"
+        "{% endfor %}",
+    ],
+    "walks/walk": [
+        "{% for m in ms %}{{ m.role }},{% endfor %}",
+        "{% for v in x %}[{{ v }}]{% endfor %}",
+        "{% for m in ms %}{{ m.role }}{% if m.content %}C{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if loop.first %}F{% endif %}{{ m.role }}{{ loop.index }}/{{ loop.length }}"
+        "{% if not loop.last %},{% endif %}{% endfor %}",
+        "{% for m in ms %}{% set y = m.role %}{{ y }}{% endfor %}{{ y }}",
+        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% endif %}{{ m.role }}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{% continue %}{% endif %}{{ m.role }}{% endfor %}",
+        "{% for i in range(n) %}{{ ms[i].role }}{% endfor %}",
+        "{% for m in ms %}{{ loop.previtem }}{{ loop.cycle('<', '>') }}{% for v in ms %}{{ loop.index }}{% endfor %}"
+        "{{ loop.revindex }}{% endfor %}",
+        "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
+    ],
+    "branches/walk_switch": [
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for v in x %}{% if v == 'a' %}A{% elif v == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{{ loop.index }}{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}"
+        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% elif m.role == 'a' %}A{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
+        "{% endif %}{% endfor %}",
+    ],
+}
+
+# profile → (our environment, Jinja2's)
+PROFILES = {
+    "chat": (lambda: mj.chat_environment(now=lambda: FIXED_NOW), lambda: reference_env()),
+    "strict": (lambda: mj.Environment(undefined=mj.StrictUndefined, extensions=("loopcontrols",)),
+               lambda: jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined,
+                                                                    extensions=["jinja2.ext.loopcontrols"])),
+}
+if jinja2 is None:
+    PROFILES = {"chat": (mj.chat_environment, None),
+                "strict": (lambda: mj.Environment(undefined=mj.StrictUndefined, extensions=("loopcontrols",)), None)}
+
+_compiled = {}
+
+
+def compiled(profile, source, way):
+    """source compiled for profile, way "kernels", "general" (general_only) or "jinja2" (None without Jinja2)."""
+    key = (profile, source, way)
+    if key not in _compiled:
+        ours, reference = PROFILES[profile]
+        if way == "jinja2":
+            _compiled[key] = reference().from_string(source) if reference is not None and jinja2 else None
+        else:
+            previous = select.configure(general_only=way == "general")
+            try:
+                _compiled[key] = ours().from_string(source)
+            finally:
+                select.configure(*previous)
+    return _compiled[key]
+
+
+def outcome(template, ctx):
+    """("ok", text) or ("error", the exception)."""
+    try:
+        return "ok", template.render(ctx)
+    except Exception as exc:  # noqa: BLE001 - compared by the caller
+        return "error", exc
+
+
+def _our_error(exc):
+    return type(exc).__name__, getattr(exc, "message", str(exc)), getattr(exc, "lineno", None)
+
+
+def differences(kernels, general, reference):
+    """What differs between the three outcomes: [] when kernels and general are the same text or the same error
+    (class, message, line), and Jinja2 (reference; None: not compared) the same text or the same kind of error."""
+    found = []
+    if kernels[0] != general[0] or (kernels[1] != general[1] if kernels[0] == "ok" else
+                                    _our_error(kernels[1]) != _our_error(general[1])):
+        found.append(f"kernels {_shown(kernels)} vs general {_shown(general)}")
+    if kernels[0] == "error" and not isinstance(kernels[1], mj.TemplateError):
+        found.append(f"not a TemplateError: {_shown(kernels)}")
+    if reference is not None:
+        if reference[0] != kernels[0]:
+            same = False
+        elif reference[0] == "ok":
+            same = reference[1] == kernels[1]
+        else:
+            kind = reference_kind(reference[1])
+            same = mj_kind(kernels[1]) == kind and (kind != "raise" or kernels[1].message == reference[1].message)
+        if not same:
+            found.append(f"kernels {_shown(kernels)} vs Jinja2 {_shown(reference)}")
+    return found
+
+
+def _shown(result):
+    if result[0] == "ok":
+        return repr(result[1])
+    return f"{type(result[1]).__name__}({getattr(result[1], 'message', str(result[1]))!r})"
+
+
+def three_ways(profile, source, make_context):
+    """The differences of rendering source three ways, each with a fresh context from make_context()."""
+    kernels = outcome(compiled(profile, source, "kernels"), make_context())
+    general = outcome(compiled(profile, source, "general"), make_context())
+    reference = compiled(profile, source, "jinja2")
+    return differences(kernels, general, outcome(reference, make_context()) if reference is not None else None)
+
+
+LATTICE_CASES = [(name, source) for name in sorted(LATTICE) for source in LATTICE[name]]
+# known differences: (source, profile, kind) → the reason (xfail, strict)
+KNOWN = {}
+
+
+def _lattice_params():
+    for name, source in LATTICE_CASES:
+        for profile in PROFILES:
+            for kind in (*HOLDERS, *SUBJECTS):
+                marks = ()
+                reason = KNOWN.get((source, profile, kind))
+                if reason:
+                    marks = (pytest.mark.xfail(reason=reason, strict=True),)
+                yield pytest.param(name, source, profile, kind, marks=marks,
+                                   id=f"{name}-{LATTICE[name].index(source)}-{profile}-{kind}")
+
+
+def test_every_entry_has_lattice_snippets():
+    assert sorted(LATTICE) == entry_names()
+    assert all(len(snippets) >= 2 for snippets in LATTICE.values())
+
+
+@pytest.mark.parametrize("name,source", LATTICE_CASES)
+def test_each_lattice_snippet_selects_its_entry(name, source):
+    assert name in chosen_by(source)
+
+
+@pytest.mark.parametrize("name,source,profile,kind", list(_lattice_params()))
+def test_kernels_general_and_jinja2_agree(name, source, profile, kind):
+    found = []
+    for label, value in (VALUES if kind in HOLDERS else VALUES[:2] + VALUES[-1:]):
+        for problem in three_ways(profile, source, lambda: context(kind, value)):
+            found.append(f"{label}: {problem}")
+    assert not found, "\n".join(found)
+
+
+# the output limit: a kernel that counts its output fails where the general closure fails
+@pytest.mark.parametrize("source", [s for s in LATTICE["text/text_reads"] if "for" not in s][:4] +
+                         [LATTICE["walks/walk"][0], LATTICE["branches/walk_switch"][0]])
+@pytest.mark.parametrize("max_output", [0, 1, 2, 3, 5, 8])
+def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
+    results = []
+    for general in (False, True):
+        previous = select.configure(general_only=general)
+        try:
+            template = mj.chat_environment(limits=mj.Limits(max_output=max_output)).from_string(source)
+        finally:
+            select.configure(*previous)
+        results.append(outcome(template, context("dict", "ab")))
+    assert differences(results[0], results[1], None) == []
