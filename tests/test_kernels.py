@@ -20,22 +20,13 @@ from collections.abc import Mapping
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.compile.peephole import RULES
+from kernel_lattice import chosen_by, differences, entry_names, outcome, three_ways
 from minijinja_py.kernels import select
 
 try:
-    import jinja2
-    import jinja2.sandbox
     from markupsafe import Markup
-    from differential_ref import FIXED_NOW, mj_kind, reference_env, reference_kind
-except ImportError:  # the reference is optional: the comparisons with it are skipped
-    jinja2 = None
+except ImportError:
     Markup = mj.Markup
-
-
-def entry_names():
-    """The registry's entries and the peephole rules, by the names select.recording() reports."""
-    return sorted({entry.name for entry in select.REGISTRY.values()} | {"peephole/" + rule.__name__ for rule in RULES})
 
 
 # ------------------------------------------------------------------------------------------------ selection
@@ -66,13 +57,6 @@ SELECTION = {
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
         {"walks/walk", "branches/switch", "peephole/switch"}),
 }
-
-
-def chosen_by(source, environment=None):
-    """The entries compiling source chooses (a fresh chat environment: nothing cached)."""
-    with select.recording() as chosen:
-        (environment or mj.chat_environment)().from_string(source)
-    return set(chosen)
 
 
 def test_every_entry_has_a_selection_case():
@@ -278,99 +262,20 @@ LATTICE = {
     ],
 }
 
-# profile → (our environment, Jinja2's)
-PROFILES = {
-    "chat": (lambda: mj.chat_environment(now=lambda: FIXED_NOW), lambda: reference_env()),
-    "strict": (lambda: mj.Environment(undefined=mj.StrictUndefined, extensions=("loopcontrols",)),
-               lambda: jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined,
-                                                                    extensions=["jinja2.ext.loopcontrols"])),
-}
-if jinja2 is None:
-    PROFILES = {"chat": (mj.chat_environment, None),
-                "strict": (lambda: mj.Environment(undefined=mj.StrictUndefined, extensions=("loopcontrols",)), None)}
-
-_compiled = {}
-
-
-def compiled(profile, source, way):
-    """source compiled for profile, way "kernels", "general" (general_only) or "jinja2" (None without Jinja2)."""
-    key = (profile, source, way)
-    if key not in _compiled:
-        ours, reference = PROFILES[profile]
-        if way == "jinja2":
-            _compiled[key] = reference().from_string(source) if reference is not None and jinja2 else None
-        else:
-            previous = select.configure(general_only=way == "general")
-            try:
-                _compiled[key] = ours().from_string(source)
-            finally:
-                select.configure(*previous)
-    return _compiled[key]
-
-
-def outcome(template, ctx):
-    """("ok", text) or ("error", the exception)."""
-    try:
-        return "ok", template.render(ctx)
-    except Exception as exc:  # noqa: BLE001 - compared by the caller
-        return "error", exc
-
-
-def _our_error(exc):
-    return type(exc).__name__, getattr(exc, "message", str(exc)), getattr(exc, "lineno", None)
-
-
-def differences(kernels, general, reference):
-    """What differs between the three outcomes: [] when kernels and general are the same text or the same error
-    (class, message, line), and Jinja2 (reference; None: not compared) the same text or the same kind of error."""
-    found = []
-    if kernels[0] != general[0] or (kernels[1] != general[1] if kernels[0] == "ok" else
-                                    _our_error(kernels[1]) != _our_error(general[1])):
-        found.append(f"kernels {_shown(kernels)} vs general {_shown(general)}")
-    if kernels[0] == "error" and not isinstance(kernels[1], mj.TemplateError):
-        found.append(f"not a TemplateError: {_shown(kernels)}")
-    if reference is not None:
-        if reference[0] != kernels[0]:
-            same = False
-        elif reference[0] == "ok":
-            same = reference[1] == kernels[1]
-        else:
-            kind = reference_kind(reference[1])
-            same = mj_kind(kernels[1]) == kind and (kind != "raise" or kernels[1].message == reference[1].message)
-        if not same:
-            found.append(f"kernels {_shown(kernels)} vs Jinja2 {_shown(reference)}")
-    return found
-
-
-def _shown(result):
-    if result[0] == "ok":
-        return repr(result[1])
-    return f"{type(result[1]).__name__}({getattr(result[1], 'message', str(result[1]))!r})"
-
-
-def three_ways(profile, source, make_context):
-    """The differences of rendering source three ways, each with a fresh context from make_context()."""
-    kernels = outcome(compiled(profile, source, "kernels"), make_context())
-    general = outcome(compiled(profile, source, "general"), make_context())
-    reference = compiled(profile, source, "jinja2")
-    return differences(kernels, general, outcome(reference, make_context()) if reference is not None else None)
-
-
 LATTICE_CASES = [(name, source) for name in sorted(LATTICE) for source in LATTICE[name]]
-# known differences: (source, profile, kind) → the reason (xfail, strict)
+LATTICE_PROFILES = ("chat", "strict", "chainable", "debug", "autoescape")   # (kernel_lattice.py)
+# known differences: (source, kind) → the reason (xfail, strict)
 KNOWN = {}
 
 
 def _lattice_params():
     for name, source in LATTICE_CASES:
-        for profile in PROFILES:
-            for kind in (*HOLDERS, *SUBJECTS):
-                marks = ()
-                reason = KNOWN.get((source, profile, kind))
-                if reason:
-                    marks = (pytest.mark.xfail(reason=reason, strict=True),)
-                yield pytest.param(name, source, profile, kind, marks=marks,
-                                   id=f"{name}-{LATTICE[name].index(source)}-{profile}-{kind}")
+        for kind in (*HOLDERS, *SUBJECTS):
+            marks = ()
+            reason = KNOWN.get((source, kind))
+            if reason:
+                marks = (pytest.mark.xfail(reason=reason, strict=True),)
+            yield pytest.param(name, source, kind, marks=marks, id=f"{name}-{LATTICE[name].index(source)}-{kind}")
 
 
 def test_every_entry_has_lattice_snippets():
@@ -383,12 +288,13 @@ def test_each_lattice_snippet_selects_its_entry(name, source):
     assert name in chosen_by(source)
 
 
-@pytest.mark.parametrize("name,source,profile,kind", list(_lattice_params()))
-def test_kernels_general_and_jinja2_agree(name, source, profile, kind):
+@pytest.mark.parametrize("name,source,kind", list(_lattice_params()))
+def test_kernels_general_and_jinja2_agree(name, source, kind):
     found = []
-    for label, value in (VALUES if kind in HOLDERS else VALUES[:2] + VALUES[-1:]):
-        for problem in three_ways(profile, source, lambda: context(kind, value)):
-            found.append(f"{label}: {problem}")
+    for profile in LATTICE_PROFILES:
+        for label, value in (VALUES if kind in HOLDERS else VALUES[:2] + VALUES[-1:]):
+            for problem in three_ways(profile, source, lambda: context(kind, value)):
+                found.append(f"{profile}, {label}: {problem}")
     assert not found, "\n".join(found)
 
 
@@ -406,3 +312,23 @@ def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
             select.configure(*previous)
         results.append(outcome(template, context("dict", "ab")))
     assert differences(results[0], results[1], None) == []
+
+
+# the step budget: a kernel pays what the general closure pays (a loop: its iterations up front)
+@pytest.mark.parametrize("source", [LATTICE["walks/walk"][5], LATTICE["walks/walk"][7], LATTICE["branches/walk_switch"][0],
+                                    LATTICE["text/text_reads"][8], "{% for x in ms %}{% for y in ms %}{{ y.role }}"
+                                    "{% endfor %}{% endfor %}"])
+def test_the_step_budget_holds_with_kernels_as_without(source):
+    found = []
+    for max_steps in range(1, 120, 3):
+        results = []
+        for general in (False, True):
+            previous = select.configure(general_only=general)
+            try:
+                template = mj.chat_environment(limits=mj.Limits(max_steps=max_steps)).from_string(source)
+            finally:
+                select.configure(*previous)
+            ms = [{"role": role, "content": "c"} for role in "abab" * 5]
+            results.append(outcome(template, {"ms": ms, "i": 0, "n": 20}))
+        found += [f"max_steps={max_steps}: {problem}" for problem in differences(*results, None)]
+    assert not found, "\n".join(found)
