@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
     from typing import Any
 
-from .core.state import Limits
+from .core.state import DEFAULT_LIMITS, Limits
 from .syntax.delimiters import DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check
 from .runtime.objects import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
 from .runtime.undefined import Undefined
@@ -38,6 +38,9 @@ _IGNORED_OPTIONS = ("optimized", "bytecode_cache")
 _NEWLINES = ("\n", "\r\n", "\r")
 _PLAIN_OPTIONS = ("trim_blocks", "lstrip_blocks", "keep_trailing_newline", "autoescape", "random_seed", "loader",
                   "finalize", "immutable", "cache_size", "auto_reload")
+_SET_AS_GIVEN = frozenset(_PLAIN_OPTIONS + DELIMITER_OPTIONS)   # most of what every Environment() passes
+_DELIMITER_NAMES = frozenset(DELIMITER_OPTIONS)
+_DEFAULT_DELIMITER_TYPES = tuple(map(type, DEFAULT_DELIMITERS))
 
 
 def default_globals() -> "dict[str, Any]":
@@ -54,7 +57,9 @@ def configure(env: Any, **options: Any) -> None:
     """Set options on env (the constructor's and overlay's), each checked: ValueError for an unsupported value,
     TypeError for an unknown option or a value of the wrong type."""
     for name, value in options.items():
-        if name in _FIXED_OPTIONS:
+        if name in _SET_AS_GIVEN:
+            setattr(env, name, value)
+        elif name in _FIXED_OPTIONS:
             if value != _FIXED_OPTIONS[name]:
                 raise ValueError(f"{name}={value!r}: async rendering is not supported by minijinja_py")
         elif name in _IGNORED_OPTIONS:
@@ -66,21 +71,23 @@ def configure(env: Any, **options: Any) -> None:
         elif name == "extensions":
             env.extensions = env.extensions | frozenset(extension_name(e) for e in value)
         elif name == "limits":
-            env.limits = value if value is not None else Limits()
+            env.limits = value if value is not None else DEFAULT_LIMITS   # immutable: one serves them all
             if not isinstance(env.limits, Limits):
                 raise TypeError("limits must be a minijinja_py.Limits")
         elif name == "newline_sequence":
             if value not in _NEWLINES:
                 raise ValueError("newline_sequence must be one of '\\n', '\\r\\n' or '\\r'")
             env.newline_sequence = value
-        elif name in _PLAIN_OPTIONS or name in DELIMITER_OPTIONS:
-            setattr(env, name, value)
         else:
             raise TypeError(f"unexpected Environment option {name!r}")
-    if any(name in DELIMITER_OPTIONS for name in options):
+    if not _DELIMITER_NAMES.isdisjoint(options):
         delimiters = Delimiters(*(getattr(env, name) for name in DELIMITER_OPTIONS))
-        check(delimiters)
-        env._delimiters = None if delimiters == DEFAULT_DELIMITERS else delimiters
+        if delimiters == DEFAULT_DELIMITERS and tuple(map(type, delimiters)) == _DEFAULT_DELIMITER_TYPES:
+            # Jinja2's own (valid): the commonest case needs no check
+            env._delimiters = None
+        else:
+            check(delimiters)
+            env._delimiters = delimiters
 
 
 def extension_name(name: Any) -> str:

@@ -110,16 +110,17 @@ def test_name_character_class_is_word_or_other_non_space():
 
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
-    """The lexer tries the punctuation and keyword terminals with one regexp (lalr._literals): at any place it must
-    find a terminal exactly when that terminal's own pattern matches there, with the same text, so that a state
-    may take its match when the terminal is one of its own and otherwise know that none of its own matches."""
+    """The lexer tries the punctuation and keyword terminals with one matcher (lexer._literals, found without a
+    regexp of theirs): at any place it must find a terminal exactly when that terminal's own pattern matches
+    there, with the same text, so that a state may take its match when the terminal is one of its own and
+    otherwise know that none of its own matches."""
     import re
-    from minijinja_py.syntax import lalr
+    from minijinja_py.syntax import lexer
     parser = syntax.parser(trim_blocks, lstrip_blocks)
-    literals = lalr._literals(parser.patterns)
+    literals = lexer._literals(parser.patterns)
     assert {"LPAR", "_COMMA", "POW", "DSLASH", "IN", "_KW_IF", "_WITHOUT", "_KW_WITH"} <= set(literals)
     assert not {"STAR", "SLASH", "NAME", "CMP_OP", "VAR_OPEN"} & set(literals)  # a prefix of POW/DSLASH; regexps
-    shared = parser._lexer._literals_matcher()
+    shared = parser._lexer._literals_matcher
     own = {name: re.compile(parser.patterns[name]).match for name in literals}
     texts = set(literals.values()) | {"*", "/", "-}}", "é", "_", "0", " ", "x", "—", ""}
     probes = {a + b for a in texts for b in texts} | {a + b + c for a in ("in", "is", "if", "with", "*", "-")
@@ -132,3 +133,49 @@ def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
                 assert found is None or found.lastgroup != name, (probe, name)
             else:
                 assert found is not None and found.lastgroup == name and found.end() == m.end(), (probe, name)
+
+
+@pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])
+@pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
+def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):
+    """A family of block tags is first read without its regexp (lexer._KeywordFamily: the prefix, then the keyword
+    after it): at any place it must find what the family's regexp finds, the same member and the same end."""
+    from minijinja_py.syntax import delimiters as syntax_options
+    options = None if delimiters is None else syntax_options.Delimiters(*delimiters)
+    monkeypatch.setattr(syntax, "_parsers", {})   # a new parser, whose families have not tiered up yet
+    parser = syntax.parser(trim_blocks, lstrip_blocks, options)
+    words = ("if", "elif", "endif", "for", "endfor", "raw", "endraw", "set", "iff", "if_", "ifé", "if—", "end",
+             "x", "", "IF", "endraw2", "raw-", "macro", "endmacro9")
+    opens = ("{%", "{%-", "{%+", "  {%", "\n  {%", "x {%", "<%", "<%-", "\n%", " %", "%", "{{", "{#", "")
+    ends = ("", " ", "%}", " %}", "-%}", "+%}", "%}\n", " -%}  x", "x", "\n", "%>", "-%>", " >>")
+    probes = {o + s + w + e for o in opens for s in ("", " ", "  ") for w in words for e in ends}
+    checked = 0
+    for lexer in parser._lexers:
+        for names, native in list(lexer._native.items()):
+            regexp = lexer._matcher_regexp(names)
+            native.left = len(probes) * 4   # no tier-up while probing
+            for probe in probes:
+                for pos in range(min(len(probe), 3)):
+                    want, got = regexp(probe, pos), native.match(probe, pos)
+                    assert (want is None) == (got is None), (probe, pos)
+                    if want is not None:
+                        assert (got.lastgroup, got.end()) == (want.lastgroup, want.end()), (probe, pos)
+                        checked += 1
+    assert checked > 100
+
+
+def test_a_tag_family_tiers_up_to_its_regexp(monkeypatch):
+    """After NATIVE_FAMILY_TAGS tags read natively, a lexer reads its tag families with their regexps, and parses
+    the same."""
+    from minijinja_py.syntax import lexer as lexing
+    source = "{% for m in ms %}{% if m %}{{ m }}{% elif not m %}-{% else %}{% raw %}{{x}}{% endraw %}{% endif %}" \
+             "{% endfor %}"
+    before = syntax.parse(source, True, True)
+    monkeypatch.setattr(lexing, "NATIVE_FAMILY_TAGS", 3)
+    monkeypatch.setattr(syntax, "_parsers", {})
+    parser = syntax.parser(True, True)
+    assert parser._lexer._native
+    from minijinja_py.syntax import nodes
+    assert nodes.dump(syntax.parse(source, True, True)) == nodes.dump(before)
+    assert not parser._lexer._native   # tiered up
+    assert nodes.dump(syntax.parse(source, True, True)) == nodes.dump(before)

@@ -290,8 +290,10 @@ def test_a_thousand_workers_start_no_more_processes_than_cpus(tmp_path):
 @pytest.fixture(scope="module")
 def long_input(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sigint")
-    lines = [{"messages": [{"role": "user", "content": f"Question {i} " * 20},
-                           {"role": "assistant", "content": "Answer " * 20}] * 3} for i in range(40_000)]
+    # Many short messages: about 3 s of rendering for two workers here, so that the signal (at most 0.5 s after
+    # the output is opened) always lands while the batch runs, on a faster machine too.
+    lines = [{"messages": [{"role": "user", "content": f"Q{i}"}, {"role": "assistant", "content": "A"}] * 15}
+             for i in range(60_000)]
     return jsonl(folder / "in.jsonl", lines)
 
 
@@ -316,7 +318,8 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
     started = time.monotonic()  # once the batch runs (its output opened): Ctrl-C during an import is Python's
     while not os.listdir(tmp_path) and child.poll() is None and time.monotonic() - started < 20:
         time.sleep(0.01)
-    time.sleep(random.Random(attempt).uniform(0.0, 1.0))
+    time.sleep(random.Random(attempt).uniform(0.0, 0.5))
+    assert child.poll() is None, "the batch ended before the signal: the input is too short for this machine"
     sent = time.monotonic()
     if target == "group":
         os.killpg(child.pid, signal.SIGINT)

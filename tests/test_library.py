@@ -418,13 +418,16 @@ def test_underscore_name_that_does_not_exist_is_undefined():
     assert render("{{ 'a'._x is defined }}") == "False"
 
 
-def test_underscore_key_is_refused_where_present_and_undefined_where_absent():
-    # issue 12's rule: a `_` name the object has is refused, through a dot or an item, constant or computed
-    for source in ("{{ d._x }}", "{{ d['_x'] }}", "{% set k = '_x' %}{{ d[k] }}", "{{ [d]|map(attribute='_x')|list }}",
-                   "{% if d['_x'] %}{% endif %}", "{{ d['_x'] ~ 'a' }}"):
+def test_underscore_key_is_data_and_undefined_where_absent():
+    # issue 23's rule (it replaces issue 12's refusal): a mapping's items come first, as Jinja2 reads them, through
+    # a dot or an item, constant or computed; the dict's own `_` attributes stay refused
+    for source in ("{{ d._x }}", "{{ d['_x'] }}", "{% set k = '_x' %}{{ d[k] }}", "{{ [d]|map(attribute='_x')|first }}",
+                   "{% if d['_x'] %}1{% endif %}", "{{ d['_x'] ~ '' }}"):
+        assert render(source, d={"_x": 1}) == "1"
+    assert render("{{ d['_x'] }}|{{ 'abc'['_'] }}|{{ d._x is defined }}", d={"a": 1}) == "||False"
+    for source in ("{{ d.__class__ }}", "{% set k = '__len__' %}{{ d[k] }}"):
         with pytest.raises(mj.SecurityError):
             render(source, d={"_x": 1})
-    assert render("{{ d['_x'] }}|{{ 'abc'['_'] }}|{{ d._x is defined }}", d={"a": 1}) == "||False"
 
 
 def test_texts_of_the_same_unchanged_object_are_found_again_and_a_change_is_seen():

@@ -4,9 +4,15 @@ transformers is not installed here; each expected schema is written down from tr
 (its get_json_schema docstring) and the cases of its test suite (tests/utils/test_chat_template_utils.py): the same
 kinds of hints and docstrings, in functions of our own. Dict equality ignores key order, so the key order
 transformers produces (type-derived keys, then enum, then description) is checked separately through a render.
+The cases of transformers 5.25's behaviour (Enum hints, custom classes, unconvertible returns, `name (type):`
+lines, star arguments, the order of Literal types, ...) carry transformers 5.25's own output for the same
+function, copied as facts (issue 23).
 """
 
+import enum
+import functools
 import json
+import time
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 import pytest
@@ -420,3 +426,373 @@ def test_functions_as_tools_in_a_render():
         mj.ChatTemplate(source).render(messages, tools=[missing_arg_doc])
     with pytest.raises(mj.TemplateError, match="Tools should either be a JSON schema"):
         mj.ChatTemplate(source).render(messages, tools=["get_weather"])
+
+
+# ------------------------------------------------------------------------------ transformers 5.25's behaviours
+class Color(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class Mixed(enum.Enum):
+    ONE = 1
+    NAME = "b"
+    NOTHING = None
+
+
+class NoMembers(enum.Enum):
+    pass
+
+
+class PairValued(enum.Enum):
+    PAIR = (1, 2)
+
+
+class Point:
+    """A class of the caller's."""
+
+
+def paint(color: Color, level: Level, mixed: Mixed):
+    """
+    Paint something.
+
+    Args:
+        color: The color
+        level: How strong
+        mixed: Anything of a kind
+    """
+
+
+def optional_enums(color: Optional[Color] = None, colors: List[Color] = None, by_name: Dict[str, Level] = None):
+    """
+    Enums inside other hints.
+
+    Args:
+        color: A color or nothing
+        colors: Some colors
+        by_name: A level per name
+    """
+
+
+def enum_with_choices(color: Color):
+    """
+    Choices in the docstring replace an Enum's values.
+
+    Args:
+        color: The color (choices: ["red"])
+    """
+
+
+def unconvertible_return(x: int) -> Point:
+    """
+    The return hint has no JSON form: the return is left out.
+
+    Args:
+        x: The input
+
+    Returns:
+        A point
+    """
+
+
+def unconvertible_return_set(x: int) -> set:
+    """
+    Returns a set.
+
+    Args:
+        x: The input
+    """
+
+
+def google_types(city: str, days: int = 3, units: Literal["metric", "imperial"] = "metric"):
+    """
+    Forecast the weather.
+
+    Args:
+        city (str): The city
+        days(int): How many days
+        units (Literal["metric", "imperial"]): The unit system
+    """
+
+
+def entry_lines(x: int, y: int, note: int = 0):
+    """
+    Argument lines that look like entries.
+
+    Args:
+        x: The first input, which mentions
+            deeper: a line indented deeper, still x's
+        y:
+            The description on the line under the name
+        note: set
+    """
+
+
+def same_indent_text(x: int, y: int):
+    """
+    A line at an entry's indentation that looks like an entry starts one.
+
+    Args:
+        x: The x
+        value: how x is read
+        y: The y
+    """
+
+
+def star_arguments(*values: int, **options: str):
+    """
+    Star arguments are arguments too.
+
+    Args:
+        values: Some numbers
+        options: Some options
+    """
+
+
+def literal_orders(a: Literal["x", 1], b: Literal[1, "x", None], c: Literal[True, 0]):
+    """
+    Literal types in the order first met.
+
+    Args:
+        a: A
+        b: B
+        c: C
+    """
+
+
+def inline_sections(x: int):
+    """
+    This description mentions Returns: inline, where it ends.
+
+    Args:
+        x: The input. Raises: no, this ends the Args section
+    """
+
+
+def choices_shapes(a: str, b: str):
+    """
+    Choices that are not a list.
+
+    Args:
+        a: A string of choices (choices: "ab")
+        b: A mapping of choices (CHOICES: {"k": 1, "j": 2})
+    """
+
+
+def returns_then_raises(x: int) -> int:
+    """
+    Sections after Returns.
+
+    Args:
+        x: The input
+
+    Returns:
+        The output
+        over two lines
+
+    Raises:
+        ValueError: never
+    """
+
+
+def method_like(self, x: int):
+    """
+    A function whose first argument is self.
+
+    Args:
+        x: The input
+    """
+
+
+TRANSFORMERS_5_25 = [
+    (paint, _fn("paint", "Paint something.",
+                {"color": {"type": "string", "enum": ["red", "green"], "description": "The color"},
+                 "level": {"type": "integer", "enum": [1, 2], "description": "How strong"},
+                 "mixed": {"type": ["integer", "string", "null"], "enum": [1, "b", None],
+                           "description": "Anything of a kind"}},
+                ["color", "level", "mixed"])),
+    (optional_enums, _fn("optional_enums", "Enums inside other hints.",
+                         {"color": {"type": "string", "enum": ["red", "green"], "nullable": True,
+                                    "description": "A color or nothing"},
+                          "colors": {"type": "array", "items": {"type": "string", "enum": ["red", "green"]},
+                                     "description": "Some colors"},
+                          "by_name": {"type": "object", "additionalProperties": {"type": "integer", "enum": [1, 2]},
+                                      "description": "A level per name"}})),
+    (enum_with_choices, _fn("enum_with_choices", "Choices in the docstring replace an Enum's values.",
+                            {"color": {"type": "string", "enum": ["red"], "description": "The color"}}, ["color"])),
+    (unconvertible_return, _fn("unconvertible_return", "The return hint has no JSON form: the return is left out.",
+                               X_INT, ["x"])),
+    (unconvertible_return_set, _fn("unconvertible_return_set", "Returns a set.", X_INT, ["x"])),
+    (google_types, _fn("google_types", "Forecast the weather.",
+                       {"city": {"type": "string", "description": "The city"},
+                        "days": {"type": "integer", "description": "How many days"},
+                        "units": {"type": "string", "enum": ["metric", "imperial"], "description": "The unit system"}},
+                       ["city"])),
+    (entry_lines, _fn("entry_lines", "Argument lines that look like entries.",
+                      {"x": {"type": "integer",
+                             "description": "The first input, which mentions deeper: a line indented deeper, still x's"},
+                       "y": {"type": "integer", "description": "The description on the line under the name"},
+                       "note": {"type": "integer", "description": "set"}}, ["x", "y"])),
+    (same_indent_text, _fn("same_indent_text", "A line at an entry's indentation that looks like an entry starts one.",
+                           {"x": {"type": "integer", "description": "The x"},
+                            "y": {"type": "integer", "description": "The y"}}, ["x", "y"])),
+    (star_arguments, _fn("star_arguments", "Star arguments are arguments too.",
+                         {"values": {"type": "integer", "description": "Some numbers"},
+                          "options": {"type": "string", "description": "Some options"}}, ["values", "options"])),
+    (literal_orders, _fn("literal_orders", "Literal types in the order first met.",
+                         {"a": {"type": ["string", "integer"], "enum": ["x", 1], "description": "A"},
+                          "b": {"type": ["integer", "string", "null"], "enum": [1, "x", None], "description": "B"},
+                          "c": {"type": ["boolean", "integer"], "enum": [True, 0], "description": "C"}},
+                         ["a", "b", "c"])),
+    (inline_sections, _fn("inline_sections", "This description mentions",
+                          {"x": {"type": "integer", "description": "The input."}}, ["x"])),
+    (choices_shapes, _fn("choices_shapes", "Choices that are not a list.",
+                         {"a": {"type": "string", "enum": ["a", "b"], "description": "A string of choices"},
+                          "b": {"type": "string", "enum": ["k", "j"], "description": "A mapping of choices"}},
+                         ["a", "b"])),
+    (returns_then_raises, _fn("returns_then_raises", "Sections after Returns.", X_INT, ["x"],
+                              returns={"type": "integer", "description": "The output\n    over two lines"})),
+    (method_like, _fn("method_like", "A function whose first argument is self.", X_INT, ["x"])),
+]
+
+
+@pytest.mark.parametrize("function, expected", TRANSFORMERS_5_25, ids=[c[0].__name__ for c in TRANSFORMERS_5_25])
+def test_schema_is_transformers_5_25(function, expected):
+    schema = mj.get_json_schema(function)
+    assert schema == expected
+    assert json.dumps(schema) == json.dumps(expected)   # key order too
+
+
+def hinted(hint, doc="Test function.\n\nArgs:\n    x: The input"):
+    def fn(x):
+        pass
+    fn.__annotations__ = {"x": hint}
+    fn.__doc__ = doc
+    return fn
+
+
+@pytest.mark.parametrize("hint, message", [
+    (NoMembers, "The Enum NoMembers has no members, so no value could ever match it."),
+    (PairValued, "The Enum PairValued has member values that cannot be written as JSON scalars."),
+    (Point, "Couldn't convert the type hint <class 'test_schema.Point'> to a JSON schema, likely because it is a "
+            "custom class"),
+    (set, "Couldn't convert the type hint <class 'set'> to a JSON schema"),
+    (frozenset, "Couldn't convert the type hint <class 'frozenset'>"),
+    (Literal[Color.RED], "Only the valid python literals can be listed in typing.Literal."),
+])
+def test_hints_transformers_5_25_refuses(hint, message):
+    with pytest.raises(mj.TypeHintParsingException) as caught:
+        mj.get_json_schema(hinted(hint))
+    assert caught.value.message.startswith(message)
+
+
+def test_a_generic_it_cannot_parse_reads_as_transformers_says_it():
+    with pytest.raises(mj.TypeHintParsingException) as caught:
+        mj.get_json_schema(hinted(set[int]))
+    assert caught.value.message == str(("Couldn't parse this type hint, likely due to a custom class or object: ",
+                                        set[int]))
+
+
+def test_an_unannotated_star_argument_is_a_missing_hint():
+    def fn(*values):
+        """Test function.
+
+        Args:
+            values: Some values
+        """
+    with pytest.raises(mj.TypeHintParsingException, match="Argument values is missing a type hint in function fn"):
+        mj.get_json_schema(fn)
+
+
+def test_two_choices_blocks_take_the_last():
+    # transformers 5.25 reads from the first `(choices:` to the end, and fails on '["x"]) then (choices: ["y"]' as
+    # JSON (a JSONDecodeError escapes); here only the last block counts (issue 24: one scan, not one per block)
+    fn = hinted(str, 'Test function.\n\nArgs:\n    x: Two blocks (choices: ["x"]) then (choices: ["y", " z "])')
+    assert mj.get_json_schema(fn)["function"]["parameters"]["properties"]["x"] == {
+        "type": "string", "enum": ["y", "z"], "description": 'Two blocks (choices: ["x"]) then'}
+
+
+# ------------------------------------------------------------------ issue 24: only the documented exceptions
+class _HashRaises(type):
+    def __hash__(cls):
+        raise RuntimeError("no hash")
+
+
+class _Unhashable(metaclass=_HashRaises):
+    pass
+
+
+class _DocRaises:
+    @property
+    def __doc__(self):
+        raise RuntimeError("no doc")
+
+    def __call__(self, x: int):
+        pass
+
+
+class _NameRaises:
+    """Test function.
+
+    Args:
+        x: The input
+    """
+
+    def __getattr__(self, name):
+        if name == "__name__":
+            raise RuntimeError("no name")
+        raise AttributeError(name)
+
+    def __call__(self, x: int):
+        pass
+
+
+def _nested_list(depth):
+    return functools.reduce(lambda hint, _: list[hint], range(depth), int)   # (built without typing's cache)
+
+
+@pytest.mark.parametrize("make, error", [
+    (lambda: hinted([int]), mj.TypeHintParsingException),                  # transformers: TypeError (unhashable)
+    (lambda: hinted(_Unhashable), mj.TypeHintParsingException),            # RuntimeError out of the hint's hash
+    (lambda: hinted(_nested_list(20000)), mj.TypeHintParsingException),    # RecursionError
+    (_DocRaises, mj.DocstringParsingException),                            # RuntimeError out of __doc__
+    (_NameRaises, mj.DocstringParsingException),                           # RuntimeError out of __name__
+    (lambda: hinted(str, "T.\n\nArgs:\n    x: deep (choices: " + "[" * 100000 + "]" * 100000 + ")"),
+     mj.DocstringParsingException),                                        # RecursionError out of json.loads
+    (lambda: hinted(str, "T.\n\nArgs:\n    x: number (choices: 3)"), mj.DocstringParsingException),   # TypeError
+    (lambda: hinted(str, "T.\n\nArgs:\n    x: bad (choices: [nope)"), mj.DocstringParsingException),
+], ids=["list_instance_hint", "hash_raises", "nested_too_deep", "doc_raises", "name_raises", "deep_choices",
+        "number_choices", "bad_json_choices"])
+def test_what_escapes_transformers_is_a_documented_exception(make, error):
+    with pytest.raises(error):
+        mj.get_json_schema(make())
+
+
+@pytest.mark.parametrize("description", [
+    "(choices: " * 40000 + "x",               # 400 KB of `(choices: `: transformers' regexp is quadratic in them
+    "(choices: )" * 40000,
+    "(choices: )" + " " * 400000 + "x",
+])
+def test_long_descriptions_take_linear_time(description):
+    start = time.process_time()
+    try:
+        mj.get_json_schema(hinted(str, "T.\n\nArgs:\n    x: " + description))
+    except mj.DocstringParsingException:
+        pass
+    assert time.process_time() - start < 1.0
+
+
+@pytest.mark.parametrize("doc", [
+    "T.\n" + "\n" * 200000 + "Args:\n    x: y",
+    "T.\n\n" + "xArgs:\n" * 100000 + "\nArgs:\n    x: y",
+    "T.\n\nArgs:\n" + "    x: y\n" * 50000,
+])
+def test_long_docstrings_take_linear_time(doc):
+    start = time.process_time()
+    assert mj.get_json_schema(hinted(str, doc))["function"]["parameters"]["properties"]["x"]["description"] == "y"
+    assert time.process_time() - start < 2.0

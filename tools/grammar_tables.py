@@ -35,7 +35,7 @@ from minijinja_py.syntax.firstchars import (  # noqa: E402
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 4
+FORMAT = 5
 
 
 def grammar_text():
@@ -303,7 +303,7 @@ def extract(parser):
     rule_id = {rule: i for i, rule in enumerate(parser.rules)}
     lexers, lexer_id = [_match_order(contextual.root_lexer)], {}
     lexer_id[tuple(lexers[0])] = 0
-    states, lookaheads = [], {}
+    states, state_lexers, lookaheads = [], [], {}
     for old in order:
         names = tuple(_match_order(contextual.lexers[old]))
         if names not in lexer_id:
@@ -318,9 +318,12 @@ def extract(parser):
         # a reduction's lookahead terminals, as one of the sets that recur across states
         reduce = [[action, lookaheads.setdefault(tuple(symbols), len(lookaheads))]
                   for action, symbols in sorted(reductions.items(), reverse=True)]
-        # moves as one text, "SYMBOL state SYMBOL state ...": decoding a string is all JSON does with it, and the
-        # driver splits the moves of the states a template reaches (a fraction of them) when it first reaches one
-        states.append([lexer_id[names], " ".join(f"{symbol} {state}" for symbol, state in moves.items()), reduce])
+        # a state as one text, "SYMBOL state SYMBOL state ...;action lookahead action lookahead ...": decoding a
+        # string is all JSON does with it, and the driver splits the states a template reaches (a fraction of them)
+        # when it first reaches one
+        state_lexers.append(lexer_id[names])
+        states.append(" ".join(f"{symbol} {state}" for symbol, state in moves.items()) + ";" +
+                      " ".join(f"{action} {lookahead}" for action, lookahead in reduce))
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     _check_common_order(lexers)
     return {
@@ -332,11 +335,13 @@ def extract(parser):
         "families": families(lexers[0], patterns),
         "ignore": sorted(parser.ignore_tokens),
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
-        "lexers": lexers,
+        # name lists as texts ("NAME NAME ..."), split by the driver when it first uses one
+        "lexers": [" ".join(names) for names in lexers],
         "rules": [_rule_entry(rule) for rule in parser.rules],
         "callbacks": _callbacks(parser),
         "states": states,
-        "lookaheads": [list(symbols) for symbols in lookaheads],
+        "state_lexers": state_lexers,
+        "lookaheads": [" ".join(symbols) for symbols in lookaheads],
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }

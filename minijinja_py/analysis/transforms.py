@@ -3,8 +3,6 @@ Jinja2 does in its lexer, constant folder or code generator rather than in the l
 
   finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
   newline_sequence  template text (and the newlines written inside string literals) use "\\r\\n" or "\\r";
-  negative powers   `-2 ** k` is -(2 ** k): Jinja2 folds -2 into a constant and writes it before `** k` in the
-                    Python it generates, where the minus binds looser than **;
   output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no
                     extends has run (Jinja2's `if parent_template is None` around each output).
 
@@ -12,15 +10,13 @@ Each applies only when the template needs it (the compiler asks), so a plain tem
 passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
 """
 
-import math
-import operator
 import re
 
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
 from ..syntax import nodes as n
 
-__all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_negative_powers",
-           "fold_string_filters", "folds_string_filters", "has_conditional_extends", "check_outputs"]
+__all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_string_filters",
+           "folds_string_filters", "has_conditional_extends", "check_outputs"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -76,46 +72,6 @@ def with_newline_sequence(template, source, sequence):
             written = source[node.span.start:node.span.end]
             if "\\" not in written and "\n" in written:
                 return n.Const(node.span, node.value.replace("\n", sequence))
-        return node
-    return _body(template, change)
-
-
-# ------------------------------------------------------------------------------------------ negative powers
-_FOLDABLE = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-             "//": operator.floordiv, "%": operator.mod}
-_SMALL = 1 << 64
-
-
-def _number(node):
-    """The value Jinja2's constant folder gives an arithmetic expression of number literals, or None (not a
-    constant, or not one worth folding here)."""
-    if type(node) is n.Const:
-        value = node.value
-        return value if type(value) in (int, float, bool) else None
-    if type(node) is n.UnaryOp:
-        value = _number(node.operand)
-        if value is None:
-            return None
-        return -value if node.op == "-" else +value
-    if type(node) is n.BinOp and node.op in _FOLDABLE:
-        left, right = _number(node.left), _number(node.right)
-        if left is None or right is None or abs(left) >= _SMALL or abs(right) >= _SMALL:
-            return None
-        try:
-            return _FOLDABLE[node.op](left, right)
-        except ArithmeticError:
-            return None
-    return None
-
-
-def fold_negative_powers(template):
-    """`c ** x` where c folds to a negative number and x does not fold → -(|c| ** x)."""
-    def change(node):
-        if type(node) is n.BinOp and node.op == "**" and _number(node.right) is None:
-            value = _number(node.left)
-            if value is not None and math.isfinite(value) and math.copysign(1, value) < 0:
-                power = n.BinOp(node.span, "**", n.Const(node.left.span, -value), node.right)
-                return n.UnaryOp(node.span, "-", power)
         return node
     return _body(template, change)
 

@@ -8,6 +8,7 @@ go through the sandbox's item-then-attribute lookup.
 """
 
 import math
+from operator import length_hint
 from collections import abc
 from itertools import chain, groupby
 
@@ -16,85 +17,22 @@ from .strings import (
     do_upper, do_lower, do_capitalize, do_title, do_trim, do_center, do_replace, do_indent, do_truncate,
     do_wordcount, do_wordwrap, do_format, do_string,
 )
-from .tests import TESTS
-from ..core.budget import ITERATES, TREE, charged_call, costs, guard, listed, metered, take
-from ..core.errors import FilterArgumentError, TemplateRuntimeError
-from ..core.state import check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
+from .itemwise import (
+    do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
+)
+from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, tree_size, unary_result
+from ..core.errors import FilterArgumentError
+from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
-from ..runtime.printing import safe_pformat, safe_repr, to_str
-from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, attribute_only, getattr_, getitem_, undefined_on_str
-from ..runtime.undefined import PLAIN_UNDEFINED, Undefined
+from ..runtime.printing import safe_pformat, to_str
+from ..runtime.sandbox import attribute_only, getattr_
+from ..runtime.undefined import Undefined
 
 __all__ = ["FILTERS"]
 
-
-def _ignore_case(value):
-    return value.lower() if isinstance(value, str) else value
-
-
-def _attribute_parts(rs, attribute):
-    if attribute is None:
-        return []
-    if isinstance(attribute, str):
-        return [int(x) if x.isdigit() else x for x in attribute.split(".")]
-    if type(attribute) is not int:
-        guard(rs, attribute)  # every item's lookup hashes it: a template-built tuple is walked (and paid for) once
-    return [attribute]
-
-
-def make_attrgetter(rs, attribute, postprocess=None, default=None):
-    """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
-    parts = _attribute_parts(rs, attribute)
-
-    def attrgetter(item):
-        for part in parts:
-            item = getitem_(item, part, rs)
-            if default is not None and isinstance(item, Undefined):
-                item = default
-        if postprocess is not None:
-            item = postprocess(item)
-        return item
-    return attrgetter
-
-
-def make_multi_attrgetter(rs, attribute, postprocess=None):
-    """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
-    split = attribute.split(",") if isinstance(attribute, str) else [attribute]
-    parts = [_attribute_parts(rs, x) for x in split]
-
-    def attrgetter(item):
-        items = [None] * len(parts)
-        for i, path in enumerate(parts):
-            value = item
-            for part in path:
-                value = getitem_(value, part, rs)
-            if postprocess is not None:
-                value = postprocess(value)
-            items[i] = value
-        return items
-    return attrgetter
-
-
-# A filter or test called by name for each item (map('upper'), select('odd')) goes through about ten Python calls
-# (the lookup, the charged wrapper, the filter): each such call costs this many steps besides its own charge
-_NAMED_CALL_STEPS = 8
-
-
-def _call_named(rs, registry, kind, name, value, args, kwargs):
-    rs.burn(_NAMED_CALL_STEPS)
-    if type(name) is not str:
-        guard(rs, name)  # a template-built tuple is hashed by the lookup: walked (and paid for) first
-    func = registry.get(name)  # an unhashable name is a TypeError, as in Jinja2 (its lookup is a dict.get too)
-    if func is None:
-        message = f"No {kind} named {safe_repr(name)}."
-        if isinstance(name, Undefined):
-            try:
-                name._fail_with_undefined_error()
-            except Exception as exc:  # noqa: BLE001 - only its message is wanted
-                message = f"{message} ({exc.message}; did you forget to quote the callable name?)"
-        raise TemplateRuntimeError(message)
-    return charged_call(rs, func, value, args, kwargs)
+_STR_ONLY = frozenset({str})
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 # ------------------------------------------------------------------------------------------------- strings
@@ -106,8 +44,11 @@ def do_join(rs, value, d="", attribute=None):
         value = map(make_attrgetter(rs, attribute), value)
     items = listed(rs, value, "a join")
     if not rs.autoescape:
-        parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
-        sep = str(soft_str(d))
+        if _STR_ONLY.issuperset(map(type, items)):   # plain strings (the commonest), told apart at C speed
+            parts = items
+        else:
+            parts = [x if type(x) is str else to_str(x, rs) for x in items]   # str() of each, as Jinja2's
+        sep = d if type(d) is str else str(soft_str(d))
         check_str_size(rs.limits, sum(map(len, parts)) + len(sep) * max(len(parts) - 1, 0))
         return sep.join(parts)
     parts = [x if hasattr(x, "__html__") else soft_str(x) for x in items]
@@ -139,9 +80,11 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
-def do_abs(x):
+def do_abs(*args):
     """Absolute value."""
-    return abs(x)
+    if len(args) != 1:   # (Jinja2's abs filter is the built-in: its message)
+        raise TypeError(f"abs() takes exactly one argument ({len(args)} given)")
+    return abs(args[0])
 
 
 @pass_state
@@ -231,7 +174,7 @@ def _min_or_max(rs, value, func, case_sensitive, attribute):
         first = next(it)
     except StopIteration:
         return rs.undefined("No aggregated item, sequence was empty.")
-    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    key = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     return func(chain([first], it), key=key)
 
 
@@ -288,6 +231,72 @@ def do_last(rs, seq):
         return rs.undefined("No last item, sequence was empty.")
 
 
+# ----------------------------------------------------- the unary forms (budget.charged_unary): plain values
+# Each takes a plain str, list, tuple or dict in one Python call, charged as budget.general_unary charges the
+# call and its result (a string argument over BIG_STR characters is never taken in line: it is charged its
+# length there); any other value goes through general_unary.
+def _length_unary(rs, value):
+    cls = type(value)
+    if cls is list or cls is dict or cls is tuple or cls is str and len(value) <= BIG_STR:
+        rs.fuel -= 1
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return len(value)
+    return _length_general(rs, value)
+
+
+def _list_unary(rs, value):
+    cls = type(value)
+    if cls is list or cls is tuple or cls is dict or cls is str and len(value) <= BIG_STR:
+        size = len(value)
+        check_items(rs.limits, size, "a list")
+        rs.fuel -= 1 + 2 * size   # the call, take()'s items, then the list handed back
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return list(value)
+    return _list_general(rs, value)
+
+
+def _end_unary(func, index):
+    """|first (index 0) or |last (index -1) of a plain list or tuple: the item read in line."""
+    general = general_unary(func)
+
+    def kernel(rs, value):
+        if (type(value) is list or type(value) is tuple) and value:
+            rs.fuel -= 1
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            item = value[index]
+            return item if type(item) is str and len(item) < 16 else unary_result(rs, item)
+        return general(rs, value)
+    return kernel
+
+
+def _items_unary(rs, value):
+    """A plain dict's pairs, each charged at the call as budget.charged_generator would charge it when pulled
+    (1 step, and 2 for the pair): checked against max_items before the first is made."""
+    if type(value) is not dict:
+        return _items_general(rs, value)
+    size = len(value)
+    check_items(rs.limits, size, "an iteration")
+    rs.fuel -= 1 + 3 * size
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    return _dict_pairs(value)
+
+
+def _pairs_of():
+    def do_items(value):   # (named as the filter: its generators print as do_items' own do)
+        yield from value.items()
+    return do_items
+
+
+_dict_pairs = _pairs_of()
+_length_general, _list_general, _items_general = map(general_unary, (do_length, do_list, do_items))
+do_length.mj_unary, do_list.mj_unary, do_items.mj_unary = _length_unary, _list_unary, _items_unary
+do_first.mj_unary, do_last.mj_unary = _end_unary(do_first, 0), _end_unary(do_last, -1)
+
+
 @pass_state
 def do_random(rs, seq):
     """A random item: from Python's `random` module as Jinja2, or seeded per render by random_seed."""
@@ -297,10 +306,9 @@ def do_random(rs, seq):
         import random   # ~1.5 ms of a cold start: imported by the first |random
         seed = rs.env.random_seed
         rs.random = random if seed is None else random.Random(seed)
-    try:
-        return rs.random.choice(seq)
-    except IndexError:
+    if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
+    return rs.random.choice(seq)
 
 
 @costs(ITERATES)
@@ -324,14 +332,14 @@ def do_reverse(rs, value):
 @pass_state
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
-    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
 
 
-@costs(TREE)
 @pass_state
 def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     """The items of a dict sorted by key (or by value)."""
+    _charge_dictsort(rs, value, by)
     if by == "key":
         pos = 0
     elif by == "value":
@@ -341,15 +349,26 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
 
     def sort_func(item):
         v = item[pos]
-        return v if case_sensitive else _ignore_case(v)
+        return v if case_sensitive else ignore_case(v)
     return sorted(value.items(), key=sort_func, reverse=reverse)
+
+
+def _charge_dictsort(rs, value, by):
+    """What sorting a dict's items compares, charged before: by key, a plain dict's keys only when they are
+    scalars (distinct keys: the values are never compared), as many times as a sort compares (n log n);
+    anything else as a TREE cost: the whole of it, nested values included."""
+    if type(value) is dict and by == "key" and _SCALARS.issuperset(map(type, value)):
+        size = len(value)
+        rs.burn((1 + 2 * size) * max(1, size.bit_length()))   # (what tree_size gives a flat dict)
+    else:
+        rs.burn(tree_size(rs, value) * max(1, length_hint(value).bit_length()))
 
 
 @costs(TREE)
 @pass_state
 def do_unique(rs, value, case_sensitive=False, attribute=None):
     """Items without duplicates (first occurrence kept)."""
-    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case)
+    getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     seen = set()
     for item in value:
         key = getter(item)
@@ -402,7 +421,7 @@ def do_slice(rs, value, slices, fill_with=None):
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
-    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else _ignore_case, default=default)
+    expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case, default=default)
     out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
@@ -411,137 +430,12 @@ def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
 
 
 @pass_state
-def do_map(rs, value, *args, **kwargs):
-    """Apply a filter to each item (map('upper')), or take an attribute (map(attribute='name', default=...))."""
-    if value:
-        func = _prepare_map(rs, args, kwargs)
-        for item in value:
-            yield func(item)
-
-
-def _prepare_map(rs, args, kwargs):
-    if not args and "attribute" in kwargs:
-        attribute = kwargs.pop("attribute")
-        default = kwargs.pop("default", None)
-        if kwargs:
-            raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
-        return make_attrgetter(rs, attribute, default=default)
-    if not args:
-        raise FilterArgumentError("map requires a filter argument")
-    name, args = args[0], args[1:]
-    return lambda item: _call_named(rs, rs.env.filters, "filter", name, item, args, kwargs)
-
-
-def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
-    if not value:
-        return
-    if lookup_attr:
-        if not args:
-            raise FilterArgumentError("Missing parameter for attribute name")
-        transform = make_attrgetter(rs, args[0])
-        off = 1
-    else:
-        off = 0
-
-        def transform(x):
-            return x
-    if len(args) > off:
-        name, test_args = args[off], args[1 + off:]
-
-        def test(item):
-            return _call_named(rs, rs.env.tests, "test", name, item, test_args, kwargs)
-    else:
-        test = bool
-    plan = _inline_attr_test(rs, args, kwargs) if lookup_attr else None
-    if plan is None:
-        for item in value:
-            if bool(test(transform(item))) is keep:
-                yield item
-        return
-    key, kind, constant = plan
-    # a plain str's key is undefined (selectattr('type', 'equalto', 'image') over a message's content that is a
-    # string walks its characters): decided here too where the undefined compares as Jinja2's default one
-    str_undefined = undefined_on_str(key) and rs.undefined in PLAIN_UNDEFINED
-    for item in value:
-        # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined') on a plain dict: decided here,
-        # at the price of the named call it stands for; anything else through the test
-        if type(item) is str and str_undefined:
-            rs.fuel -= _NAMED_CALL_STEPS + 1
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            if (kind is _UNDEFINED) is keep:
-                yield item
-            continue
-        if type(item) is dict:
-            rs.fuel -= _NAMED_CALL_STEPS + 1
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            if key not in item:
-                if kind is not _EQUAL:
-                    if (kind is _UNDEFINED) is keep:
-                        yield item
-                    continue
-            elif type(item[key]) in _PLAIN_VALUES and (kind is not _EQUAL or type(item[key]) is type(constant)):
-                if (item[key] == constant if kind is _EQUAL else kind is _DEFINED) is keep:
-                    yield item
-                continue
-        if bool(test(transform(item))) is keep:
-            yield item
-
-
-_EQUAL, _DEFINED, _UNDEFINED = "equal", "defined", "undefined"
-_INLINE_TESTS = {"equalto": _EQUAL, "eq": _EQUAL, "==": _EQUAL, "defined": _DEFINED, "undefined": _UNDEFINED}
-_PLAIN_VALUES = frozenset({str, int, float, bool, type(None), list, dict, tuple})
-
-
-def _inline_attr_test(rs, args, kwargs):
-    """(key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
-    key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined."""
-    if kwargs or len(args) < 2 or type(args[0]) is not str or type(args[1]) is not str:
-        return None
-    key, name = args[0], args[1]
-    kind = _INLINE_TESTS.get(name)
-    if kind is None or rs.env.tests.get(name) is not TESTS[name] or key[:1] == "_" or "." in key or \
-            key.isdigit() or key in DICT_ATTRS or key in DICT_MUTATORS:
-        return None
-    if kind is _EQUAL:
-        if len(args) != 3 or type(args[2]) not in (str, int):
-            return None
-        return key, kind, args[2]
-    return (key, kind, None) if len(args) == 2 else None
-
-
-@pass_state
-def do_select(rs, value, *args, **kwargs):
-    """Items that pass a test (select('odd')), or are truthy."""
-    return _select_or_reject(rs, value, args, kwargs, True, False)
-
-
-@pass_state
-def do_reject(rs, value, *args, **kwargs):
-    """Items that fail a test."""
-    return _select_or_reject(rs, value, args, kwargs, False, False)
-
-
-@pass_state
-def do_selectattr(rs, value, *args, **kwargs):
-    """Items whose attribute passes a test (selectattr('role', 'equalto', 'user')), or is truthy."""
-    return _select_or_reject(rs, value, args, kwargs, True, True)
-
-
-@pass_state
-def do_rejectattr(rs, value, *args, **kwargs):
-    """Items whose attribute fails a test."""
-    return _select_or_reject(rs, value, args, kwargs, False, True)
-
-
-@pass_state
 def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
-    if isinstance(obj, Undefined) or name[:1] == "_":
-        return getattr_(obj, name, rs)  # undefined's own rule; '_' names refused (Jinja2 prints '')
+    if isinstance(obj, Undefined):
+        return attribute_only(obj, name, rs)  # undefined's own rule
     if isinstance(obj, Namespace):
         return getattr_(obj, name, rs)  # a namespace's attributes are its values
     return attribute_only(obj, name, rs)

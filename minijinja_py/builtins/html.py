@@ -8,12 +8,12 @@ when the render state is needed).
 import re
 from collections import abc
 
-from ..core.budget import take
+from ..core.budget import charge_result, general_unary, take
 from ..core.errors import FilterArgumentError
-from ..core.state import CHAR_SHIFT, check_items, check_str_size, pass_state
-from ..runtime.markup import Markup, escape, soft_str
+from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
+from ..runtime.markup import Markup, new_markup, escape, soft_str
 from ..runtime.printing import to_str
-from ..runtime.tojson import safe_json_dumps
+from ..runtime.tojson import plain_json, safe_json_dumps
 from ..runtime.undefined import Undefined
 
 __all__ = [
@@ -41,7 +41,19 @@ def do_forceescape(value):
 
 def do_safe(value):
     """Mark the value safe: autoescape leaves it alone."""
+    if type(value) is str:
+        return new_markup(Markup, value)
     return Markup(soft_str(value))
+
+
+def _safe_unary(rs, value):
+    """{{ x|safe }} of a plain string in one Python call, charged as budget.general_unary charges it."""
+    if type(value) is not str or len(value) > BIG_STR or len(value) > rs.limits.max_string:
+        return _safe_general(rs, value)
+    rs.fuel -= 1 + (len(value) >> CHAR_SHIFT)   # the call, and the Markup handed back
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    return new_markup(Markup, value)
 
 
 def _url_quote(rs, obj, for_qs=False):
@@ -219,5 +231,23 @@ def do_tojson(rs, value, indent=None):
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
+    if indent is None and separators is None and sort_keys is False and type(ensure_ascii) is bool:
+        return plain_json(rs, x, ensure_ascii)   # the default layout (tojson(ensure_ascii=false))
     return safe_json_dumps(rs, x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
                            sort_keys=sort_keys)
+
+
+def _chat_tojson_unary(rs, value):
+    """{{ x|tojson }} in the chat profile: json.dumps(x, ensure_ascii=False) in one Python call (plain_json),
+    charged as budget.general_unary charges it."""
+    if type(value) is str and len(value) > BIG_STR:
+        return _chat_tojson_general(rs, value)
+    rs.fuel -= 1
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    text = plain_json(rs, value, False)
+    return text if len(text) < 16 else charge_result(rs, text)
+
+
+_safe_general, _chat_tojson_general = general_unary(do_safe), general_unary(chat_tojson)
+do_safe.mj_unary, chat_tojson.mj_unary = _safe_unary, _chat_tojson_unary

@@ -1,20 +1,42 @@
 """String filters: `text | name(args)` → new text, with Jinja2's signatures, defaults and quirks; each sized (and
 its work paid for) before it builds its result. Registered in filters.FILTERS with the others."""
 
+import operator
 import re
 
+from ..core.budget import charge_result, general_unary
 from ..core.errors import FilterArgumentError
-from ..core.state import CHAR_SHIFT, check_str_size, pass_state
+from ..core.state import BIG_STR, CHAR_SHIFT, check_str_size, out_of_fuel, pass_state
 from ..runtime.formatting import percent_format
 from ..runtime.markup import Markup, escape, soft_str
 
-__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent", "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
+__all__ = ["do_upper", "do_lower", "do_capitalize", "do_title", "do_trim", "do_center", "do_replace", "do_indent",
+           "do_truncate", "do_wordcount", "do_wordwrap", "do_format", "do_string"]
 
 
 
-def _textwrap():
-    import textwrap   # only |wordwrap needs it: imported on first use, not at start-up
-    return textwrap
+_wrapper_class = None
+
+
+def _wrapper(**options):
+    """A textwrap.TextWrapper that breaks a long word as Python 3.10 and later do, on every interpreter: after the
+    last hyphen that fits, when something other than hyphens comes before it (3.9's breaks at the width)."""
+    global _wrapper_class
+    if _wrapper_class is None:
+        import textwrap   # only |wordwrap needs it: imported on first use, not at start-up
+
+        class Wrapper(textwrap.TextWrapper):
+            def _handle_long_word(self, reversed_chunks, cur_line, cur_len, width):
+                chunk, room = reversed_chunks[-1], 1 if width < 1 else width - cur_len
+                if self.break_long_words and self.break_on_hyphens and len(chunk) > room:
+                    cut = chunk.rfind("-", 0, room)
+                    if cut > 0 and chunk[:cut].strip("-"):
+                        cur_line.append(chunk[:cut + 1])
+                        reversed_chunks[-1] = chunk[cut + 1:]
+                        return
+                super()._handle_long_word(reversed_chunks, cur_line, cur_len, width)
+        _wrapper_class = Wrapper
+    return _wrapper_class(**options)
 
 def do_upper(s):
     """Uppercase the string."""
@@ -91,8 +113,11 @@ def do_replace(rs, s, old, new, count=None):
     """Replace occurrences of old by new (only the first count ones when count is given)."""
     if count is None:
         count = -1
+    elif type(count) is not int:
+        count = operator.index(count)   # (CPython's reading, and its TypeError, on every interpreter)
     if not rs.autoescape:
-        s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
+        if type(s) is not str or type(old) is not str or type(new) is not str:   # (plain strings as they are)
+            s, old, new = str(soft_str(s)), str(soft_str(old)), str(soft_str(new))
     else:
         # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
         # except that a safe `new` alone leaves a Markup `s` as it is
@@ -125,7 +150,7 @@ def do_indent(rs, s, width=4, first=False, blank=False):
     # splitlines(); here the caller's list is left alone and the error is the same
     if isinstance(s, list):
         raise AttributeError("'list' object has no attribute 'splitlines'")
-    s = s + newline
+    s += newline   # (Jinja2's spelling, and its message for a value that cannot: "for +=")
     lines = s.splitlines()
     if blank:
         rv = (newline + indention).join(lines)
@@ -174,8 +199,8 @@ def do_wordwrap(rs, s, width=79, break_long_words=True, wrapstring=None, break_o
         check_str_size(rs.limits, len(s) + lines * len(wrapstring), "wrapped text")
         rs.burn(4 * lines + (len(s) >> CHAR_SHIFT))  # textwrap works a chunk at a time, in Python
     return wrapstring.join(
-        wrapstring.join(_textwrap().wrap(line, width=width, expand_tabs=False, replace_whitespace=False,
-                                      break_long_words=break_long_words, break_on_hyphens=break_on_hyphens))
+        wrapstring.join(_wrapper(width=width, expand_tabs=False, replace_whitespace=False,
+                                 break_long_words=break_long_words, break_on_hyphens=break_on_hyphens).wrap(line))
         for line in s.splitlines())
 
 
@@ -190,5 +215,45 @@ def do_format(rs, value, *args, **kwargs):
 def do_string(value):
     """Convert to a string (Markup stays Markup)."""
     return soft_str(value)
+
+
+def _string_unary(rs, value):
+    """{{ x|string }}: a str as it is, a number, bool or None by str() (as to_str prints them), charged as
+    general_unary charges the call; anything else through general_unary."""
+    cls = type(value)
+    if cls is str:
+        rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
+        text = value
+    elif cls is int or cls is float or cls is bool or value is None:
+        rs.fuel -= 1
+        text = str(value)
+    else:
+        return _string_general(rs, value)
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    return text if len(text) < 16 else charge_result(rs, text)
+
+
+def _str_method_unary(func):
+    """The charged_unary form of a filter that is a str method on a plain string (func.mj_str_method: trim,
+    upper, lower, capitalize): the method applied in line, anything else through general_unary."""
+    method, general = func.mj_str_method, general_unary(func)
+
+    def kernel(rs, value):
+        if type(value) is not str:
+            return general(rs, value)
+        rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        text = method(value)
+        return text if len(text) < 16 else charge_result(rs, text)
+    func.mj_unary = kernel
+    return func
+
+
+_string_general = general_unary(do_string)
+do_string.mj_unary = _string_unary
+for _func in (do_upper, do_lower, do_capitalize, do_trim):
+    _str_method_unary(_func)
 
 

@@ -1,17 +1,29 @@
 """Schema: a typed Python function with a Google-style docstring → the JSON schema of it as a tool.
 
-Follows transformers.utils.get_json_schema's documented rules (its output is what chat templates are written
-against): {"type": "function", "function": {"name", "description", "parameters", "return"?}}; parameters is a
-JSON-schema object whose properties come from the type hints and whose descriptions come from the docstring's
-Args: section; parameters without a default are "required"; a `(choices: [...])` at the end of an argument's
-description becomes its "enum". Types: int → integer, float → number, str → string, bool → boolean,
-None → null, Any → {}, list[X] → array of X, tuple[X, Y] → array with prefixItems, dict[K, V] → object with
-additionalProperties V, Literal[...] → enum, a union of plain types → a sorted list of type names, a union
-with a structured member → anyOf, None in a union → "nullable": true; any other class → object.
+What transformers 5.x's get_json_schema makes of the same function (chat templates are written against its
+output): {"type": "function", "function": {"name", "description", "parameters", "return"?}}. parameters is a
+JSON-schema object: a property per argument (and per *args/**kwargs) from its type hint, "required" for those
+without a default; a first argument `self`/`cls` without a hint is the method's receiver and left out.
+
+Hints: int → integer, float → number, str → string, bool → boolean, None → null, Any → {}, list/tuple → array,
+dict → object; an Enum class → the JSON types and the values of its members ("enum"); list[X] → items X,
+tuple[X, Y] → prefixItems, dict[K, V] → additionalProperties V, Literal[...] → enum; a union of plain types →
+their sorted names, with a structured member → anyOf, with None → "nullable". Any other class raises
+TypeHintParsingException (its JSON form cannot be known); an unconvertible return hint just leaves "return" out.
+
+Docstring: the description is the text before the first `Args:`, `Returns:` or `Raises:`; the `Args:` section
+(a line of its own) lists `name: text` or `name (type): text` entries, an entry's text going on over the lines
+that are indented deeper or do not look like an entry; `(choices: [...])` (JSON) at the end of a description
+becomes the property's "enum"; the `Returns:` section describes "return".
+
+Where transformers lets a Python error out (a hint that cannot be hashed, a docstring or name that fails to be
+read, choices that are no JSON), this raises DocstringParsingException or TypeHintParsingException, both
+TemplateErrors; and where it scans a description once per `(choices:` in it, this looks at the last one only.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import re
 import types
@@ -26,20 +38,21 @@ __all__ = ["get_json_schema", "TypeHintParsingException", "DocstringParsingExcep
 
 
 class TypeHintParsingException(TemplateError):
-    """A type hint that has no JSON-schema form (a missing hint, tuple[X], tuple[X, ...], a bad Literal)."""
+    """A type hint that has no JSON-schema form (a missing hint, a custom class, tuple[X], tuple[X, ...], a bad
+    Literal or Enum), or hints that cannot be read."""
 
 
 class DocstringParsingException(TemplateError):
-    """A docstring that is missing or does not describe every argument."""
+    """A docstring that is missing, cannot be read or does not describe every argument, or choices that are no
+    JSON list."""
 
 
-_PLAIN_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null",
-                list: "array", tuple: "array", dict: "object"}
-_LITERAL_TYPES = (int, float, str, bool, type(None))
+_SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean", type(None): "null"}
+_CONTAINERS = {list: "array", tuple: "array", dict: "object"}
 
 
 def _inspect():
-    import inspect   # heavy (it imports ast, dis, enum...) and only tools given as Python functions need it
+    import inspect   # heavy (it imports ast, dis...) and only tools given as Python functions need it
     return inspect
 
 
@@ -48,18 +61,21 @@ def _typing():
     return typing
 
 
+# ---------------------------------------------------------------------------------------------------- hints
 def _hint_schema(hint):
     """The JSON schema of one type hint."""
     typing = _typing()
-    if hint is typing.Any:
-        return {}
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is None:
-        return {"type": _PLAIN_TYPES.get(hint, "object")}
+        if isinstance(hint, type) and issubclass(hint, enum.Enum):
+            return _enum_schema(hint)
+        return _bare_schema(hint)
     if origin is typing.Union or origin is getattr(types, "UnionType", None):
         return _union_schema(args)
-    if origin is typing.Literal:
-        return _literal_schema(args)
+    if origin is typing.Literal and args:
+        if any(type(arg) not in _SCALARS for arg in args):
+            raise TypeHintParsingException("Only the valid python literals can be listed in typing.Literal.")
+        return _values_schema(list(args))
     if origin is list:
         return {"type": "array", "items": _hint_schema(args[0])} if args else {"type": "array"}
     if origin is tuple:
@@ -69,42 +85,56 @@ def _hint_schema(hint):
         if len(args) == 2:
             schema["additionalProperties"] = _hint_schema(args[1])
         return schema
-    raise TypeHintParsingException(f"Couldn't parse this type hint, likely due to a custom class or object: {hint}")
+    # (transformers raises this one with two arguments: its text is the tuple's)
+    raise TypeHintParsingException(str(("Couldn't parse this type hint, likely due to a custom class or object: ",
+                                        hint)))
 
 
-def _merge_types(schemas):
-    """One schema for alternatives that are all plain {"type": name}: the name, or the sorted unique names;
-    None when some alternative has more to it than a type name (then it takes anyOf)."""
-    names = []
-    for schema in schemas:
-        if set(schema) != {"type"} or not isinstance(schema["type"], str):
-            return None
-        if schema["type"] not in names:
-            names.append(schema["type"])
-    return {"type": names[0] if len(names) == 1 else sorted(names)}
+def _bare_schema(hint):
+    typing = _typing()
+    if hint is typing.Any:
+        return {}
+    kind = _SCALARS.get(hint) or _CONTAINERS.get(hint) if isinstance(hint, type) else None
+    if kind is None:
+        raise TypeHintParsingException(
+            f"Couldn't convert the type hint {hint!r} to a JSON schema, likely because it is a custom class or "
+            "object. Supported type hints are basic types like int, float, str and bool, Enum classes, "
+            "typing.Literal, and list, tuple, dict and Union types containing those. If you need a more complex "
+            "schema than that, you can write the JSON schema for your tool by hand and pass that instead of the "
+            "function.")
+    return {"type": kind}
+
+
+def _enum_schema(hint):
+    """An Enum class: what the model writes are its members' values."""
+    values = [member.value for member in hint]
+    if not values:
+        raise TypeHintParsingException(f"The Enum {hint.__name__} has no members, so no value could ever match it.")
+    if any(type(value) not in _SCALARS for value in values):
+        raise TypeHintParsingException(
+            f"The Enum {hint.__name__} has member values that cannot be written as JSON scalars.\nValues: {values}\n"
+            "Enum member values must be int, float, str, bool or None to be converted to a JSON schema.")
+    return _values_schema(values)
+
+
+def _values_schema(values):
+    """{"type": the JSON types of the values, in the order first met (one: a name), "enum": the values}."""
+    kinds = list(dict.fromkeys(_SCALARS[type(value)] for value in values))
+    return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
 
 
 def _union_schema(args):
     members = [_hint_schema(arg) for arg in args if arg is not type(None)]
     if len(members) == 1:
         schema = members[0]
+    elif all(set(member) == {"type"} and isinstance(member["type"], str) for member in members):
+        names = sorted({member["type"] for member in members})
+        schema = {"type": names[0] if len(names) == 1 else names}
     else:
-        schema = _merge_types(members) or {"anyOf": members}
+        schema = {"anyOf": members}
     if type(None) in args:
         schema["nullable"] = True
     return schema
-
-
-def _literal_schema(values):
-    kinds = []
-    for value in values:
-        if type(value) not in _LITERAL_TYPES:
-            raise TypeHintParsingException(f"Only the valid python types can be used in literals, not "
-                                           f"{type(value).__name__} ({value!r})")
-        name = _PLAIN_TYPES[type(value)]
-        if name not in kinds:
-            kinds.append(name)
-    return {"type": kinds[0] if len(kinds) == 1 else sorted(kinds), "enum": list(values)}
 
 
 def _tuple_schema(hint, args):
@@ -123,109 +153,157 @@ def _tuple_schema(hint, args):
     return {"type": "array", "prefixItems": [_hint_schema(arg) for arg in args]}
 
 
-# ---------------------------------------------------------------------------------------------------- docstrings
+def _parameters(func, name):
+    """(the parameters' schema, the return's schema or None) from the function's hints and signature."""
+    inspect = _inspect()
+    hints = _typing().get_type_hints(func)
+    signature = inspect.signature(func)
+    params = list(signature.parameters.values())
+    empty = inspect.Parameter.empty
+    receiver = params[0].name if params and params[0].name in ("self", "cls") and params[0].annotation is empty \
+        else None
+    required = []
+    for param in params:
+        if param.name == receiver:
+            continue
+        if param.annotation is empty:
+            raise TypeHintParsingException(f"Argument {param.name} is missing a type hint in function {name}")
+        if param.default is empty:
+            required.append(param.name)
+    properties, returned = {}, None
+    for arg, hint in hints.items():
+        if arg == receiver:
+            continue
+        if arg == "return":
+            try:   # the model never writes the return value: a hint with no JSON form is left out
+                returned = _hint_schema(hint)
+            except TypeHintParsingException:
+                pass
+        elif arg in signature.parameters:   # (a bound method's hints still name its receiver)
+            properties[arg] = _hint_schema(hint)
+    schema = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema, returned
+
+
+# ---------------------------------------------------------------------------------------------- docstrings
 # (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
-_SECTION = r"^\s*(Args|Returns|Raises):\s*$"
-_ARG_LINE = r"^\s*(\w+):\s*(.*)$"
-_CHOICES = r"(?is)\(choices:\s*(.*?)\)\s*$"
+_ENTRY = r"([ \t]*)(\w+)(?:[ \t]*\([^()\n]*\))?:"   # `name:` or `name (type):` starting an argument's line
+_CHOICES = r"\(choices:"
+
+
+def _section(doc, heading):
+    """Where the text of the section under `heading` (a line of its own, `Args:\\n`, after a line break) starts
+    in doc, or -1: its first occurrence preceded by whitespace back to a line break."""
+    at = doc.find(heading)
+    while at >= 0:
+        k = at - 1
+        while k >= 0 and doc[k].isspace():
+            if doc[k] == "\n":
+                return at + len(heading)
+            k -= 1
+        at = doc.find(heading, at + 1)
+    return -1
+
+
+def _first_of(doc, words, start=0):
+    found = [at for at in (doc.find(word, start) for word in words) if at >= 0]
+    return min(found) if found else len(doc)
 
 
 def _split_docstring(doc):
     """(description, {arg: description}, returns description or None) of a Google-style docstring."""
-    lines = doc.split("\n")
-    sections, current = {"": []}, ""
-    for line in lines:
-        heading = re.match(_SECTION, line)
-        if heading:
-            current = heading.group(1)
-            sections[current] = []
-        else:
-            sections[current].append(line)
-    description = "\n".join(sections[""]).strip()
-    returns = "\n".join(sections["Returns"]).strip() if "Returns" in sections else None
-    return description, _arg_descriptions(sections.get("Args", [])), returns
+    description = doc[:_first_of(doc, ("Args:", "Returns:", "Raises:"))].strip()
+    start = _section(doc, "Args:\n")
+    args = {}
+    if start >= 0:
+        args = _arg_descriptions(doc[start:_first_of(doc, ("Returns:", "Raises:"), start)].rstrip())
+    start = _section(doc, "Returns:\n")
+    returns = doc[start:_first_of(doc, ("Raises:",), start)].strip() if start >= 0 else None
+    return description, args, returns
 
 
-def _arg_descriptions(lines):
-    """Each `name: text` line starts an argument; the lines under it continue its text (joined by spaces)."""
-    args, current = {}, None
-    for line in lines:
-        if not line.strip():
-            continue
-        start = re.match(_ARG_LINE, line)
-        if start:
-            current = start.group(1)
-            args[current] = [start.group(2).strip()]
-        elif current is not None:
-            args[current].append(line.strip())
-    return {name: " ".join(part for part in parts if part) for name, parts in args.items()}
+def _arg_descriptions(block):
+    """{name: description} of the Args: section's entries. An entry's description is the text after its colon,
+    or the next line when nothing follows the colon, and the lines after it up to the next line that starts an
+    entry and is not indented deeper than this one; its lines are joined by single spaces."""
+    lines = [line for line in block.split("\n") if line.strip()]
+    args, i = {}, 0
+    while i < len(lines) and re.match(_ENTRY, lines[i]) is None:
+        i += 1
+    while i < len(lines):
+        entry = re.match(_ENTRY, lines[i])
+        indent, name, rest = entry.group(1), entry.group(2), lines[i][entry.end():]
+        parts, i = [rest], i + 1
+        if not rest.strip() and i < len(lines):
+            parts, i = [lines[i]], i + 1   # (the line under a bare `name:` is its description, whatever it says)
+        while i < len(lines) and (re.match(_ENTRY, lines[i]) is None or lines[i].startswith((indent + " ",
+                                                                                             indent + "\t"))):
+            parts.append(lines[i])
+            i += 1
+        args[name] = " ".join(part.strip() for part in "\n".join(parts).strip().split("\n"))
+    return args
 
 
 def _with_choices(schema, description):
-    """A trailing `(choices: [...])` (JSON) of an argument's description becomes the schema's enum."""
-    match = re.search(_CHOICES, description)
-    if match:
+    """A `(choices: [...])` (JSON) that ends an argument's description becomes the schema's enum (the last one:
+    an earlier `(choices:` is part of the text)."""
+    found = None
+    for found in re.finditer(_CHOICES, description, re.IGNORECASE):
+        pass
+    tail = re.match(r"\s*(.*?)\)\s*$", description[found.end():]) if found is not None else None
+    if tail is not None:
         try:
-            choices = json.loads(match.group(1))
-        except ValueError as exc:
-            raise DocstringParsingException(f"the choices {match.group(1)!r} are not a JSON list ({exc})") from None
-        if not isinstance(choices, list):
-            raise DocstringParsingException(f"the choices {match.group(1)!r} are not a JSON list")
+            choices = json.loads(tail.group(1))
+        except (ValueError, RecursionError) as exc:
+            raise DocstringParsingException(f"the choices {tail.group(1)[:200]!r} are not JSON "
+                                            f"({type(exc).__name__})") from None
+        if not isinstance(choices, (list, str, dict)):
+            raise DocstringParsingException(f"the choices {tail.group(1)[:200]!r} are not a JSON list")
         schema["enum"] = [c.strip() if isinstance(c, str) else c for c in choices]
-        description = description[:match.start()].strip()
+        description = description[:found.start()].strip()
     schema["description"] = description
     return schema
 
 
 # -------------------------------------------------------------------------------------------------- the schema
-def _parameters(func, name):
+def _read(func, what, attribute, default):
     try:
-        hints = _typing().get_type_hints(func)
-        inspect = _inspect()
-        signature = inspect.signature(func)
-    except Exception as exc:  # an annotation that names something undefined, an object with no signature, ...
-        raise TypeHintParsingException(f"Cannot read the type hints of {name}: {exc}") from None
-    properties, required = {}, []
-    for index, param in enumerate(signature.parameters.values()):
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        if index == 0 and param.name in ("self", "cls") and param.name not in hints:
-            continue  # a method taken from its class (Tool.method): its self is no argument of the tool
-        if param.name not in hints:
-            raise TypeHintParsingException(f"Argument {param.name} is missing a type hint in function {name}")
-        properties[param.name] = _hint_schema(hints[param.name])
-        if param.default is inspect.Parameter.empty:
-            required.append(param.name)
-    schema = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    return schema, hints
+        return getattr(func, attribute, default) if attribute != "__doc__" else _inspect().getdoc(func)
+    except Exception as exc:   # noqa: BLE001 - the caller's object: any error reading it is its own
+        raise DocstringParsingException(f"Cannot read the {what} of {type(func).__name__} ({exc!r})") from None
 
 
 def get_json_schema(func: Callable[..., Any]) -> dict[str, Any]:
     """The tool schema of a function, as transformers.utils.get_json_schema makes it (see the module docstring).
 
     Works for functions, bound and unbound methods, static and class methods. Raises DocstringParsingException
-    when the docstring is missing or an argument has no description in its Args: section, and
+    when the docstring is missing or cannot be read, or an argument has no description in its Args: section, and
     TypeHintParsingException when an argument has no type hint or a hint with no JSON-schema form; both are
     TemplateErrors.
     """
-    name = getattr(func, "__name__", type(func).__name__)
     if not callable(func):
         raise TypeHintParsingException(f"get_json_schema needs a function, not {type(func).__name__}")
-    doc = _inspect().getdoc(func)
-    if not doc or not doc.strip():
+    name = _read(func, "name", "__name__", "operation")
+    doc = _read(func, "docstring", "__doc__", None)
+    if not doc:
         raise DocstringParsingException(f"Cannot generate JSON schema for {name} because it has no docstring!")
     description, arg_docs, returns_doc = _split_docstring(doc.strip())
-    parameters, hints = _parameters(func, name)
+    try:
+        parameters, returned = _parameters(func, name)
+    except TemplateError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - hints that cannot be read, hashed or compared; nested too deep
+        raise TypeHintParsingException(f"Cannot read the type hints of {name} ({type(exc).__name__}: "
+                                       f"{str(exc)[:200]})") from None
     for arg, schema in parameters["properties"].items():
         if arg not in arg_docs:
             raise DocstringParsingException(f"Cannot generate JSON schema for {name} because the docstring has no "
                                             f"description for the argument '{arg}'")
         _with_choices(schema, arg_docs[arg])
     function = {"name": name, "description": description, "parameters": parameters}
-    if "return" in hints:
-        returned = _hint_schema(hints["return"])
+    if returned is not None:
         if returns_doc is not None:
             returned["description"] = returns_doc
         function["return"] = returned

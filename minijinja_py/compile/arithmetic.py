@@ -29,7 +29,18 @@ def checked_add(rs, a, b):
         rs.burn(max(a.bit_length(), b.bit_length()) >> 6)
     elif isinstance(a, _SET_LIKE) or isinstance(b, _SET_LIKE):
         _charge_set_operation(rs, a, b)
-    return a + b
+    try:
+        return a + b
+    except TypeError:
+        cls = type(a)
+        if cls in _CONCATENATED and type(b) is not cls and not hasattr(type(b), "__radd__"):
+            # CPython's message on every interpreter (PyPy's: "unsupported operand type(s) for +")
+            raise TypeError(f'can only concatenate {cls.__name__} (not "{type(b).__name__}") to {cls.__name__}') \
+                from None
+        raise
+
+
+_CONCATENATED = frozenset({str, list, tuple})
 
 
 def _checked_sub(rs, a, b):

@@ -7,18 +7,19 @@ test checks that every node class has its entry). Variables are slots of a frame
 every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile
 is linear in the template's size: each node is compiled once, and the analyses answer in one pass
 (symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
-folder's negative powers, output checks around a conditional extends) is rewritten in the AST first
-(transforms.py), only for the templates that need it.
+folder's negative powers and slices, output checks around a conditional extends) is rewritten in the AST first
+(transforms.py, folding.py), only for the templates that need it.
 """
 
 from ..analysis.effects import Effects
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
-    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_negative_powers, fold_string_filters,
-    folds_string_filters, has_conditional_extends, with_newline_sequence,
+    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_string_filters, folds_string_filters,
+    has_conditional_extends, with_newline_sequence,
 )
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
+from .folded import FOLDING_EXPRESSIONS, fold_constants, may_fold
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
 from .inclusion import s_load
 from .loops import compile_for
@@ -37,7 +38,7 @@ def e_no_parent_yet(c, node):
     return lambda f: context_at(f, depth).extends is None
 
 
-EXPRESSIONS = {**GENERAL_EXPRESSIONS, NoParentYet: e_no_parent_yet}
+EXPRESSIONS = {**GENERAL_EXPRESSIONS, **FOLDING_EXPRESSIONS, NoParentYet: e_no_parent_yet}
 STATEMENTS = {
     **STATEMENT_COMPILERS, n.For: compile_for, n.Macro: s_macro, n.CallBlock: s_call_block,
     n.Generation: s_generation, n.Block: s_block, n.Load: s_load,
@@ -67,14 +68,15 @@ class CompiledTemplate:
         self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
 
 
-def prepare(template, env, source):
-    """The AST rewrites this template needs (transforms.py)."""
+def prepare(c, template):
+    """The AST rewrites this template needs (transforms.py, folding.py)."""
+    env, source = c.env, c.origin[2]
+    if source is None or may_fold(source):
+        template = fold_constants(c, template)
     if env.finalize is not None:
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:
         template = with_newline_sequence(template, source, env.newline_sequence)
-    if source is None or "**" in source:
-        template = fold_negative_powers(template)
     if source is None or folds_string_filters(source):
         template = fold_string_filters(template, env.filters, env.limits)
     if has_conditional_extends(template):
@@ -100,7 +102,8 @@ def compile_template(template, env, autoescape, origin=(None, None, None)):
 def _compile(c, template):
     env = c.env
     c.summaries.scan(template, env.limits.max_nesting)   # refuses a template nested too deep
-    prepared = prepare(template, env, c.origin[2])
+    c.expr = lambda node: EXPRESSIONS[type(node)](c, node)
+    prepared = prepare(c, template)
     if prepared is not template:
         c.summaries.scan(prepared)
     template = prepared

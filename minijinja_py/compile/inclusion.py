@@ -101,7 +101,13 @@ def _include(c, node, template_ev, depth, modifiers):
             # rendered into a list of its own and appended as one piece, as a macro's output is
             inner = []
             include(context, template, inner, variables)
-            text = join_output(inner)
+            try:
+                text = join_output(inner)
+            except TypeError:
+                # a piece that is no text ({% filter list %}): Jinja2 yields the included pieces into the output,
+                # so the render fails where the whole output is joined (unless something fails before that)
+                out.extend(inner)
+                return
         out.append(text)
         if counted:
             context.rs.grow_output(len(text))

@@ -70,6 +70,21 @@ def _run_all(runs):
         return _nothing
     if len(runs) == 1:
         return runs[0]
+    if len(runs) == 2:
+        a, b = runs
+
+        def run_two(f, out):
+            a(f, out)
+            b(f, out)
+        return run_two
+    if len(runs) == 3:
+        a, b, c = runs
+
+        def run_three(f, out):
+            a(f, out)
+            b(f, out)
+            c(f, out)
+        return run_three
 
     def run_all(f, out):
         for run in runs:

@@ -5,14 +5,19 @@ Each compiler here takes (c, node) and returns run(f, out) (see the glossary in 
 """
 
 from contextlib import contextmanager
-from sys import getrefcount
+
+try:
+    from sys import getrefcount
+except ImportError:   # PyPy counts no references: the accumulation refund below is never given there
+    def getrefcount(value):
+        return 3   # (more than "our `old` and the argument": the value may be held elsewhere)
 
 from ..analysis.symbols import Scope, analyze, target_names
 from .calls import compile_filter_step
 from .output import s_output, s_text
 from .operands import constant_literal, dict_key, local_slot, operand
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
-from ..core.state import CHAR_SHIFT, MISSING, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
 from ..runtime.objects import BreakLoop, ContinueLoop, ChatNamespace, Namespace, NotText, join_output, namespace_set
 from ..syntax import nodes as n
@@ -378,6 +383,9 @@ def _name_assignment(c, slot, value):
         def run_constant(f, out):
             f[slot] = constant
         return run_constant
+    filtered = _str_method_of(c, value)
+    if filtered is not None:
+        return _name_from_str_method(c, slot, value, *filtered)
     source, key, ev = operand(c, value)
     if source is None:
         def run_name(f, out):
@@ -390,6 +398,31 @@ def _name_assignment(c, slot, value):
             found = found.get(key, MISSING) if type(found) is dict else MISSING
         f[slot] = found if found is not MISSING else ev(f)
     return run_read
+
+
+def _str_method_of(c, value):
+    """(method, source, key) of `read|trim` (a filter that is a str method, applied to a variable of this frame or
+    a constant key of one: operands.operand's), or None."""
+    if not isinstance(value, n.Filter) or not value.args.empty or value.value is None:
+        return None
+    method = getattr(c.filters.get(value.name), "mj_str_method", None)
+    inner = value.value
+    key = dict_key(inner) if isinstance(inner, (n.Getattr, n.Getitem)) else None
+    source = local_slot(c, inner.obj if key is not None else inner)
+    return None if method is None or source is None else (method, source, key)
+
+
+def _name_from_str_method(c, slot, value, method, source, key):
+    """{% set name = m.content|trim %}: a short plain str read in line gets the method (what the filter is on it,
+    uncharged as the filter's own form); anything else through the filter's closure."""
+    ev = c.expr(value)
+
+    def run_method(f, out):
+        found = f[source]
+        if key is not None:
+            found = found.get(key, MISSING) if type(found) is dict else MISSING
+        f[slot] = method(found) if type(found) is str and len(found) < BIG_STR else ev(f)
+    return run_method
 
 
 def _namespace_assignment(c, target, value, accumulates):

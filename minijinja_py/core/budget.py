@@ -27,21 +27,27 @@ declares). take() is the one way a star-argument or an iterable becomes a list: 
 """
 
 import types
-from itertools import chain
+from collections import deque
+from itertools import chain, islice
 from operator import length_hint
 
 from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
 
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
-    "charged_generator", "tree_size", "guard", "charge_compare", "charge_contains", "charge_int_op", "take",
-    "charged", "charged_unary", "charged_call", "listed", "metered", "member",
+    "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare",
+    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "general_unary", "unary_result",
+    "charged_forms", "listed", "metered", "member",
 ]
 
-_CONTAINERS = (list, tuple, dict, set, frozenset)
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _VALUES_VIEW = type({}.values())
 _ITEMS_VIEW = type({}.items())
+_MAPPING_PROXY = types.MappingProxyType
+# what Python's comparison or hash walks: containers, a dict's views (a keys or items view compares as a set of
+# them), a read-only mapping, a deque
+_CONTAINERS = (list, tuple, dict, set, frozenset, _MAPPING_PROXY, deque) + _VIEWS
+_MAPPINGS = (dict, _MAPPING_PROXY)
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
 _DICT_ONLY = {dict}
@@ -101,10 +107,31 @@ def charge_result(rs, value):
             check_str_size(rs.limits, size)
         rs.burn(size >> CHAR_SHIFT)
     elif cls is _GENERATOR:
-        return charged_generator(rs, value)
+        return value if value.gi_code in _SELF_CHARGING else charged_generator(rs, value)
     elif cls is bytes or cls is bytearray:
         rs.burn(len(value) >> CHAR_SHIFT)
     return value
+
+
+_SELF_CHARGING = set()   # the code of filters' generator functions that charge their own items
+
+
+def charges_own_items(func):
+    """Mark a filter's generator function whose generators charge each item as charged_generator charges it (1
+    step and its shallow_steps, the count checked against max_items) before handing it out: charge_result hands
+    them out as they are, without a second generator around them."""
+    _SELF_CHARGING.add(func.__code__)
+    return func
+
+
+def charge_item(rs, item, count):
+    """Charge the count-th item a generator hands out as charged_generator charges it (for charges_own_items)."""
+    limits = rs.limits
+    if count > limits.max_items:
+        check_items(limits, count, "an iteration")
+    rs.fuel -= 1 + shallow_steps(item)
+    if rs.fuel < 0:
+        raise out_of_fuel(limits)
 
 
 def charged_generator(rs, generator):
@@ -136,6 +163,13 @@ def take(rs, iterable, what="an iteration"):
         check_items(limits, size, what)
         rs.burn(size)
         return list(iterable)
+    if cls is _GENERATOR and iterable.gi_code in _SELF_CHARGING:
+        # a filter's generator that charges (and counts against max_items) each item before handing it out:
+        # listed at C speed, at most one past the limit, its items' 1 step each paid at once
+        items = list(islice(iterable, limits.max_items + 1))
+        check_items(limits, len(items), what)
+        rs.burn(len(items))
+        return items
     items = []
     append = items.append
     count = 0
@@ -192,6 +226,9 @@ def member(item, container):
     rs = current_state()
     if rs is None:
         return item in container
+    if not hasattr(cls, "__iter__") and not hasattr(cls, "__getitem__"):
+        # what Python's `in` says (iter() would say "'int' object is not iterable")
+        raise TypeError(f"argument of type {cls.__name__!r} is not iterable")
     for candidate in _metered(rs, iter(container)):
         if candidate is item or candidate == item:
             return True
@@ -200,8 +237,10 @@ def member(item, container):
 
 # ------------------------------------------------------------------------------------------ nested data
 def _children(value):
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         return chain.from_iterable(value.items())
+    if type(value) is _ITEMS_VIEW:
+        return chain.from_iterable(value)
     return iter(value)
 
 
@@ -211,7 +250,7 @@ def _flat_size(value, rows=True):
     Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
     lists and tuples, or of flat dicts."""
-    if isinstance(value, dict):
+    if isinstance(value, _MAPPINGS):
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
             return 1 + 2 * len(value)
         return None
@@ -305,11 +344,6 @@ def guard(rs, value):
     elif isinstance(value, str):
         if len(value) > BIG_STR:
             rs.burn(len(value) >> CHAR_SHIFT)
-    elif isinstance(value, _VIEWS):
-        if type(value) is _ITEMS_VIEW and _SCALARS.issuperset(map(type, chain.from_iterable(value))):
-            rs.burn(1 + 3 * len(value))   # a list of (key, value) pairs of scalars, without making it
-        else:
-            rs.burn(tree_size(rs, list(value)))
     return value
 
 
@@ -334,6 +368,10 @@ def charge_contains(rs, item, container):
     if cls is dict and type(item) is str:   # `'tool_calls' in message`: a hash, a long key's paid
         if len(item) > BIG_STR:
             rs.burn(len(item) >> CHAR_SHIFT)
+    elif (cls is list or cls is tuple) and type(item) in _SCALARS:   # `key not in ['type', 'name']`: a scan
+        rs.fuel -= len(container)
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
     elif cls is str or isinstance(container, str):
         if len(container) > BIG_STR:
             rs.burn(len(container) >> CHAR_SHIFT)
@@ -417,7 +455,16 @@ def charged(func):
 
 def charged_unary(func):
     """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
-    call(rs, value) → its result, charged as charged() would, without the argument handling."""
+    call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
+    carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
+    call, a plain value done in one Python call (general_unary(func) is its fallback for any other)."""
+    kernel = getattr(func, "mj_unary", None)
+    return kernel if kernel is not None else general_unary(func)
+
+
+def general_unary(func):
+    """charged_unary's form made for any function: the call charged 1 step and a long string argument its length,
+    then the function, then its result (unary_result)."""
     if getattr(func, "mj_cost", None) is not None:
         call = charged(func)
         return lambda rs, value: call(rs, value, (), {})
@@ -441,15 +488,29 @@ def charged_unary(func):
     return call_unary
 
 
+def unary_result(rs, result):
+    """What a unary call hands back, charged as general_unary charges it (nothing for a short string, a bool,
+    None or a small int)."""
+    cls = type(result)
+    if cls is str:
+        if len(result) < 16:
+            return result
+    elif result is True or result is False or result is None or cls is int and -_SMALL_INT <= result <= _SMALL_INT:
+        return result
+    return charge_result(rs, result)
+
+
 _charged_cache = {}
 
 
-def charged_call(rs, func, value, args, kwargs):
-    """func(value, *args, **kwargs) for a filter or test looked up at run time (map, select, ...), charged."""
+def charged_forms(func):
+    """(func, charged(func), charged_unary(func)) for a filter or test looked up at run time (map, select, ...),
+    made once per function."""
     key = (type(func), id(func))
     entry = _charged_cache.get(key)
     if entry is None or entry[0] is not func:
-        entry = (func, charged(func))
+        entry = (func, charged(func), charged_unary(func))
         if len(_charged_cache) < 1024:
             _charged_cache[key] = entry   # keeps func alive: ids cannot be reused while it is cached
-    return entry[1](rs, value, args, kwargs)
+    return entry
+

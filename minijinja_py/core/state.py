@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     Func = TypeVar("Func", bound=Callable[..., Any])   # a decorated function keeps its type
 
 __all__ = [
-    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "limit_exceeded", "check_str_size", "check_items", "check_depth",
+    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items", "check_depth",
     "RenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
 ]
 
@@ -138,6 +138,9 @@ class Limits:
 
     def __deepcopy__(self, memo):
         return self
+
+
+DEFAULT_LIMITS = Limits()   # what an environment given no limits has (immutable: one serves them all)
 
 
 def limit_exceeded(limits, name, what, also=None):

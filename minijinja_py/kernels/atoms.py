@@ -268,7 +268,8 @@ def _if_atom(atom, value, body, else_block):
 
     compares, truths, constant_type = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY, type(constant)
     contains, nones = kind == IN or kind == NOT_IN, kind == NONE or kind == NOT_NONE
-    want = want or kind == IN or kind == NONE
+    types = kind == TYPE_IS or kind == TYPE_IS_NOT   # `is string`, `is mapping`: exact on plain values
+    want = want or kind == IN or kind == NONE or kind == TYPE_IS
 
     def run_atom(f, out):
         if read_path is None:
@@ -286,6 +287,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = (constant in value) is want
         elif nones and value is not MISSING and value is not ABSENT:
             outcome = (value is None) is want
+        elif types and type(value) in PLAIN:
+            outcome = (type(value) is constant) is want
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:

@@ -35,7 +35,7 @@ def switch(node):
     slot, key, _, read_path = spec(node.subject)
     if read_path is not None and node.subject.keys:
         read_path = reader(node.subject, strict=True)
-    kind, general, act = _kind(node), node.general, actor(node)
+    kind, general, (runs, default) = _kind(node), node.general, table(node)
     str_key = on_string(key) if key is not None else None
 
     def run_switch(f, out):
@@ -45,35 +45,67 @@ def switch(node):
         else:
             value = read_path(f)
         if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            act(f, out, value)
+            run = runs.get(value, default)
+            if run is not None:
+                run(f, out)
         else:
             general(f, out)
     return run_switch
 
 
-def actor(node):
-    """act(f, out, value): run what a plain value of the constants' type (or ABSENT: equal to none) runs."""
+def table(node):
+    """({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
+    the constants' type (or ABSENT: equal to none) runs, each value's plan made into one closure when the template
+    compiles."""
     if len(node.groups) == 1 and node.plain:
-        bodies, else_ = _bodies(node.groups[0])
-
-        def act_one(f, out, value):
-            body = bodies.get(value, else_)
-            if body is not None:
-                body(f, out)
-        return act_one
+        return _bodies(node.groups[0])
     plans = _plans(node)
-    default = plans.pop(MISSING)
+    default = _plan_run(plans.pop(MISSING))
+    return {value: _plan_run(plan) for value, plan in plans.items()}, default
 
-    def act(f, out, value):
-        for entries, else_ in plans.get(value, default):
-            for test, body in entries:
-                if test is None or test(f):
-                    body(f, out)
-                    break
-            else:
-                if else_ is not None:
-                    else_(f, out)
-    return act
+
+def _plan_run(chains):
+    """One value's plan (per chain: its (test, body) entries and the chain's else run) → run(f, out), or None
+    where it runs nothing."""
+    runs = []
+    for entries, else_ in chains:
+        if entries and entries[0][0] is None:
+            runs.append(entries[0][1])
+        elif len(entries) == 1:
+            runs.append(_guarded(*entries[0], else_))
+        elif entries:
+            runs.append(_first_taken(entries, else_))
+        elif else_ is not None:
+            runs.append(else_)
+    if not runs:
+        return None
+    if len(runs) == 1:
+        return runs[0]
+
+    def run_chains(f, out):
+        for run in runs:
+            run(f, out)
+    return run_chains
+
+
+def _guarded(test, body, else_):
+    def run_guarded(f, out):
+        if test(f):
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_guarded
+
+
+def _first_taken(entries, else_):
+    def run_first(f, out):
+        for test, body in entries:
+            if test is None or test(f):
+                body(f, out)
+                return
+        if else_ is not None:
+            else_(f, out)
+    return run_first
 
 
 def _bodies(group):
@@ -123,7 +155,7 @@ def walk_switch(node):
     if len(chain.groups) == 1 and chain.plain and loop_slot is None and not resets and not local_copies and \
             key is not None:
         return list_loop(node, _plain_item_switch(slot, key, str_key, kind, *_bodies(chain.groups[0]), general))
-    act, starts = actor(chain), bool(resets or local_copies)
+    (runs, default), starts = table(chain), bool(resets or local_copies)
 
     def walk(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
@@ -142,7 +174,9 @@ def walk_switch(node):
                 str_key if type(item) is str else MISSING
             try:
                 if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                    act(f, out, value)
+                    run = runs.get(value, default)
+                    if run is not None:
+                        run(f, out)
                 else:
                     general(f, out)
             except ContinueLoop:

@@ -109,6 +109,9 @@ def reader(read, strict=False):
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return read_key_filtered
 
+    if len(keys) == 2 and method is None and not strict:
+        return _two_steps(slot, *keys)
+
     def read_path(f):
         value = f[slot]
         for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
@@ -124,3 +127,26 @@ def reader(read, strict=False):
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return value
     return read_path
+
+
+def _two_steps(slot, first, second):
+    """reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
+    reads, written out."""
+    def read_two(f):
+        value = f[slot]
+        if type(first) is int:
+            index, cls = f[first], type(value)
+            value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
+                -len(value) <= index < len(value) else MISSING
+        elif type(value) is dict:
+            value = value.get(first, ABSENT)
+        else:
+            value = attribute(value, first)
+        if type(value) is dict:
+            return value.get(second, ABSENT) if type(second) is str else MISSING
+        if type(second) is int:
+            index, cls = f[second], type(value)
+            return value[index] if (cls is list or cls is tuple) and type(index) is int and \
+                -len(value) <= index < len(value) else MISSING
+        return attribute(value, second)
+    return read_two

@@ -7,12 +7,14 @@ know the exact fields and bound the result — every width, precision and field 
 Values that are not plain data are printed the sandbox's way (no addresses, bounded).
 """
 
+import _string
+
 from ..core.state import CHAR_SHIFT, check_str_size, current_state, limit_exceeded
 from .markup import Markup
 from .printing import safe_repr, to_str
 from .undefined import Undefined
 
-__all__ = ["percent_format"]
+__all__ = ["percent_format", "spec_numbers", "field_least_size", "literal_size", "escaped_size"]
 
 _FLAGS = frozenset("-+ #0")
 _LENGTH_MODIFIERS = frozenset("hlL")
@@ -96,11 +98,15 @@ def _number(fmt, i, end):
     return i, (fmt[start:i] or None)
 
 
+_NUMERIC = frozenset("diueEfFgG")   # the fields CPython reads through __int__ or __float__ (x, o, c: __index__)
+
+
 def _fields_size(limits, fmt, args):
     """(characters of the field specs, an upper bound of the characters the fields print) for fmt % args."""
     total = spec_chars = 0
     positional = args if isinstance(args, tuple) else (args,)
     position = 0
+    numbers_so_far = True   # every numeric field so far holds a number (Python gets to the next one)
     for key, width, precision, conversion, length in _specs(fmt):
         spec_chars += length
         if conversion == "%":
@@ -125,6 +131,11 @@ def _fields_size(limits, fmt, args):
         else:
             value = positional[position] if position < len(positional) else None
             position += 1
+        if conversion in _NUMERIC and numbers_so_far:
+            if isinstance(value, Undefined):
+                # CPython reads it as a number, and the undefined fails (PyPy's % refuses any non-number first)
+                value._fail_with_undefined_error()
+            numbers_so_far = isinstance(value, (int, float))
         total += _field_size(value, conversion)
     return spec_chars, total
 
@@ -185,3 +196,66 @@ def _plain_or_safe(value, rs):
     if value is None or isinstance(value, (str, int, float, Undefined)):
         return value
     return _SafeText(value, rs)
+
+
+# --------------------------------------------------------------------------------------------- str.format
+# `fmt.format(...)` / `format_map` on str and Markup (sandbox.safe_format): the widths and precisions written in
+# the fields are added up with the literal text before anything is formatted, and each field is checked again,
+# with its spec as formatting resolves it (`{0:>{1}}`), before it is formatted, and once more before a Markup
+# escapes it (escaping can make text five times longer).
+_ALIGNS = frozenset("<>=^")
+_WIDTH_TYPES = frozenset("eEfF%")   # a precision of these (of a number) is digits written out
+
+
+def spec_numbers(spec):
+    """(width, precision) of a standard format spec, [[fill]align][sign][z][#][0][width][,_][.precision][type];
+    0 where there is none."""
+    i = 2 if len(spec) > 1 and spec[1] in _ALIGNS else 1 if spec[:1] in _ALIGNS else 0
+    while i < len(spec) and spec[i] in "+- z#0":
+        i += 1
+    start = i
+    while i < len(spec) and spec[i].isdigit():
+        i += 1
+    width = int(spec[start:i]) if i > start else 0
+    while i < len(spec) and spec[i] in ",_":
+        i += 1
+    precision = 0
+    if spec[i:i + 1] == ".":
+        start = i = i + 1
+        while i < len(spec) and spec[i].isdigit():
+            i += 1
+        precision = int(spec[start:i]) if i > start else 0
+    return width, precision
+
+
+def field_least_size(spec, value):
+    """The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
+    number."""
+    if len(spec) > 40:   # (a spec this long holds a number past any limit: _check_format_spec refuses it)
+        return 0
+    width, precision = spec_numbers(spec)
+    if precision and spec[-1:] in _WIDTH_TYPES and isinstance(value, (int, float)):
+        return max(width, precision)
+    return width
+
+
+def literal_size(limits, fmt):
+    """The characters of fmt's literal text, checked with the widths written in its fields (`{0:>9000000}` a
+    hundred times is refused here, before the first is formatted); a malformed format is left to formatting,
+    which raises where Python does."""
+    literal = widths = 0
+    try:
+        for text, name, spec, _conversion in _string.formatter_parser(fmt):
+            literal += len(text)
+            if name is not None and spec and "{" not in spec:
+                widths += field_least_size(spec, None)
+    except ValueError:
+        pass
+    check_str_size(limits, literal + widths, "a formatted string")
+    return literal
+
+
+def escaped_size(text):
+    """len(escape(text)): & ' " grow by 4 characters, < > by 3."""
+    return len(text) + 4 * (text.count("&") + text.count("'") + text.count('"')) + \
+        3 * (text.count("<") + text.count(">"))

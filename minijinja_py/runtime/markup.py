@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .printing import safe_repr, subclass_str, to_str
 
-__all__ = ["Markup", "escape", "soft_str", "formatter"]
+__all__ = ["Markup", "new_markup", "escape", "soft_str", "formatter"]
 
 
 
@@ -36,7 +36,9 @@ def _text(value):
 def escape(value: Any) -> "Markup":
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if type(value) is str:
-        return Markup(_escaped(value))
+        return new_markup(Markup, _escaped(value))
+    if type(value) is Markup:
+        return new_markup(Markup, value)   # a new object, as markupsafe's Markup(value.__html__())
     if hasattr(value, "__html__"):
         return Markup(value.__html__())
     return Markup(_escaped(_text(value)))
@@ -44,7 +46,7 @@ def escape(value: Any) -> "Markup":
 
 def soft_str(value: Any) -> str:
     """str(value), but Markup stays Markup."""
-    return value if isinstance(value, str) else _text(value)
+    return value if isinstance(value, str) else to_str(value)
 
 
 class Markup(str):
@@ -53,11 +55,13 @@ class Markup(str):
     __slots__ = ()
 
     def __new__(cls, base: Any = "", encoding: Optional[str] = None, errors: str = "strict") -> "Markup":
+        if type(base) is str and encoding is None:
+            return new_markup(cls, base)   # the commonest: no __html__ to ask
         if hasattr(base, "__html__"):
             base = base.__html__()
         if encoding is None:
-            return super().__new__(cls, base)
-        return super().__new__(cls, base, encoding, errors)
+            return new_markup(cls, base)
+        return new_markup(cls, base, encoding, errors)
 
     def __html__(self):
         return self
@@ -71,20 +75,32 @@ class Markup(str):
         return f"{type(self).__name__}({str.__repr__(self)})"
 
     def __add__(self, other):
-        if isinstance(other, str) or hasattr(other, "__html__"):
-            return type(self)(str.__add__(self, self.escape(other)))
-        return NotImplemented
+        # (a plain str or a Markup on the other side, the commonest, joined without the general escape's calls)
+        cls = type(other)
+        if cls is str:
+            text = str.__add__(self, _escaped(other))
+        elif cls is Markup:
+            text = str.__add__(self, other)
+        elif isinstance(other, str) or hasattr(other, "__html__"):
+            text = str.__add__(self, self.escape(other))
+        else:
+            return NotImplemented
+        return new_markup(Markup, text) if type(self) is Markup else type(self)(text)
 
     def __radd__(self, other):
+        if type(other) is str and type(self) is Markup:
+            return new_markup(Markup, str.__add__(_escaped(other), self))
         if isinstance(other, str) or hasattr(other, "__html__"):
             return self.escape(other).__add__(self)
         return NotImplemented
 
     def __mul__(self, count):
-        return type(self)(str.__mul__(self, count))
+        result = str.__mul__(self, count)
+        if result is NotImplemented:   # (PyPy's str says so where CPython's raises)
+            raise TypeError(f"can't multiply sequence by non-int of type {type(count).__name__!r}")
+        return type(self)(result)
 
-    def __rmul__(self, count):
-        return type(self)(str.__mul__(self, count))
+    __rmul__ = __mul__
 
     def __mod__(self, arg):
         if isinstance(arg, tuple):
@@ -98,7 +114,7 @@ class Markup(str):
     def __getitem__(self, key):
         return type(self)(str.__getitem__(self, key))
 
-    def join(self, iterable: Iterable[Any]) -> "Markup":
+    def join(self, iterable: Iterable[Any], /) -> "Markup":
         return type(self)(str.join(self, map(self.escape, iterable)))
 
     def split(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
@@ -110,22 +126,22 @@ class Markup(str):
     def splitlines(self, keepends: bool = False) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.splitlines(self, keepends)]
 
-    def partition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
+    def partition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.partition(self, sep))
 
-    def rpartition(self, sep: str) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
+    def rpartition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.rpartition(self, sep))
 
-    def replace(self, old: str, new: Any, count: int = -1) -> "Markup":  # type: ignore[override]
+    def replace(self, old: str, new: Any, count: int = -1, /) -> "Markup":  # type: ignore[override]
         return type(self)(str.replace(self, old, self.escape(new), count))
 
-    def center(self, width: int, fillchar: str = " ") -> "Markup":
+    def center(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.center(self, width, self.escape(fillchar)))
 
-    def ljust(self, width: int, fillchar: str = " ") -> "Markup":
+    def ljust(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.ljust(self, width, self.escape(fillchar)))
 
-    def rjust(self, width: int, fillchar: str = " ") -> "Markup":
+    def rjust(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.rjust(self, width, self.escape(fillchar)))
 
     def format(self, *args: Any, **kwargs: Any) -> "Markup":
@@ -149,6 +165,9 @@ class Markup(str):
     def escape(cls, s: Any) -> "Markup":
         rv = escape(s)
         return rv if type(rv) is cls else cls(rv)
+
+
+new_markup = str.__new__   # new_markup(Markup, text): a Markup of a str, without Markup.__new__'s checks (a C call)
 
 
 def _rewrap(name):
@@ -204,17 +223,19 @@ class EscapeFormatter:
     of a string.Formatter: formatter(EscapeFormatter) is the class."""
 
     def format_field(self, value, format_spec):
+        return str(escape(self.field_text(value, format_spec)))
+
+    def field_text(self, value, format_spec):
+        """The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to."""
         if hasattr(value, "__html_format__"):
-            text = value.__html_format__(format_spec)
-        elif hasattr(value, "__html__"):
+            return value.__html_format__(format_spec)
+        if hasattr(value, "__html__"):
             if format_spec:
                 raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
                                  "__html_format__. A class that defines __html__ must define __html_format__ "
                                  "to work with format specifiers.")
-            text = value.__html__()
-        else:
-            text = self.format_plain(value, str(format_spec))
-        return str(escape(text))
+            return value.__html__()
+        return self.format_plain(value, str(format_spec))
 
     def format_plain(self, value, format_spec):
         """How a field that is not HTML-aware is formatted before it is escaped."""

@@ -1,23 +1,25 @@
 """Methods: the size checks of the str and bytes methods a template may call, made before the method runs.
 
 Each check looks at the arguments it understands and bounds the result; the real method then runs with the
-original arguments, so argument errors are Python's own (str.replace(count=1) on Python < 3.13, ...). Encoding and
+original arguments, so argument errors are Python's own, but for keyword arguments, which a method of a built-in
+type refuses as CPython 3.11 does (check_keywords) on every interpreter. Encoding and
 decoding go through an allowlist of codecs (the UTF family and single-byte ones: linear, and none of them kept in
 Python's codec cache under a name a template made up) and of error handlers, with the expansion each can cause.
 sandbox.py hands these out with the methods (its _CheckedMethod).
 """
 
 import codecs
+import collections
 import encodings
 from encodings import normalize_encoding
 from encodings.aliases import aliases as _ALIASES
-from operator import indexOf
+from operator import index, indexOf
 
 from ..core.budget import take
 from ..core.errors import SecurityError
 from ..core.state import check_items, check_str_size
 
-__all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index"]
+__all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index", "check_keywords"]
 
 
 def _check_width(limits, s, width=0, *args, **kwargs):
@@ -32,6 +34,8 @@ def _check_expandtabs(limits, s, tabsize=8, **kwargs):
 
 def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
     count = kwargs.get("count", count)
+    if type(count) is not int:
+        index(count)   # (CPython's TypeError, not PyPy's reading through __int__)
     if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
         occurrences = s.count(old) if old else len(s) + 1
         if isinstance(count, int) and count >= 0:
@@ -196,3 +200,28 @@ def sequence_index(seq, value, *args):
         return indexOf(seq[slice(*args[:2])] if args else seq, value) + start
     except ValueError:
         raise ValueError("sequence.index(x): x not in sequence") from None
+
+
+# The methods of the built-in types on the allowlists that take keyword arguments in CPython 3.11 (the reference's
+# Python); the others refuse them, with CPython's message, also where the interpreter takes them (PyPy's
+# dict.get(default=1), CPython 3.13's str.replace(count=1)); format and format_map are Jinja2's own wrappers,
+# which check their arguments themselves. Methods named alone in CPython's message: _NAMED_ALONE.
+_TAKES_KEYWORDS = {str: frozenset({"encode", "expandtabs", "split", "rsplit", "splitlines", "format",
+                                   "format_map"}),
+                   bytes: frozenset({"decode", "hex"}), bytearray: frozenset({"decode", "hex"}),
+                   memoryview: frozenset({"hex"}), dict: frozenset({"update"}), list: frozenset({"sort"})}
+_NAMED_ALONE = frozenset({"count", "endswith", "find", "index", "rfind", "rindex", "startswith", "difference",
+                          "intersection", "union"})
+_BUILTIN_TYPES = frozenset({str, dict, list, tuple, set, frozenset, int, float, bytes, bytearray, range, memoryview,
+                            collections.deque, type({}.keys()), type({}.items()), type({}.values())})
+
+
+def check_keywords(obj, name):
+    """Refuse keyword arguments to a method of a built-in type that takes none in CPython 3.11."""
+    base = next((cls for cls in type(obj).__mro__ if cls in _BUILTIN_TYPES), None)
+    if base is None or name in _TAKES_KEYWORDS.get(base, ()) or getattr(type(obj), name, None) is not \
+            getattr(base, name, None):
+        return   # (not a built-in type's own method: a Markup's are Python functions that take keywords)
+    if name in _NAMED_ALONE and type(obj) in (str, set, frozenset):
+        raise TypeError(f"{name}() takes no keyword arguments")
+    raise TypeError(f"{'bool' if type(obj) is bool else base.__name__}.{name}() takes no keyword arguments")

@@ -279,7 +279,7 @@ class MacroCode:
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
                  "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
-                 "origin", "arity")
+                 "origin", "arity", "frame_tail")
 
     def __init__(self, name, arguments, param_slots, defaults, body, layout, special_slots, weight, origin):
         self.origin = origin   # (name, filename, source) of the template it is in: errors in its body carry them
@@ -298,6 +298,11 @@ class MacroCode:
         # no caller, kwargs or varargs to fill in: a call with exactly its parameters, by position, binds them
         self.plain = not (self.caller or self.catch_kwargs or self.catch_varargs)
         self.arity = len(param_slots) if self.plain else -1   # the positional arguments of the common call
+        # the common call's frame is [rs, parent, *args, *frame_tail] when the parameters come first (slots 2, 3,
+        # ...) and the frame resolves and copies nothing when it starts; None else (FrameLayout.new makes it)
+        leading = param_slots == tuple(range(2, 2 + len(param_slots)))
+        self.frame_tail = layout.initial[len(param_slots):] if self.plain and leading and not layout.resolves \
+            and not layout.copies else None
 
 
 class Macro:
@@ -326,12 +331,23 @@ class Macro:
             raise out_of_fuel(rs.limits)
         if rs.depth >= rs.limits.max_call_depth:
             raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
-        f = code.layout.new(rs, parent)
-        if len(args) == code.arity and not kwargs:
-            for slot, value in zip(code.param_slots, args):   # the common call: every parameter given, in order
-                f[slot] = value
-            pending = ()
+        pending = ()
+        count = len(args)
+        if count == code.arity and not kwargs:   # the common call: every parameter given, in order
+            tail = code.frame_tail
+            if tail is not None:
+                f = [rs, parent, *args, *tail]
+            else:
+                f = code.layout.new(rs, parent)
+                for slot, value in zip(code.param_slots, args):
+                    f[slot] = value
+        elif count < code.arity and not kwargs and code.frame_tail is not None:
+            # the first parameters given in order, the others left to their defaults (what _bind_arguments
+            # finds for a macro without caller, kwargs or varargs)
+            f = [rs, parent, *args, *code.layout.initial[count:]]
+            pending = range(count, code.arity)
         else:
+            f = code.layout.new(rs, parent)
             pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
         out = []
         rs.depth += 1

@@ -351,6 +351,8 @@ def to_str(value, rs=None):
         return value
     if cls is int or cls is float or cls is bool or value is None:
         return str(value)
+    if cls is complex:
+        return repr(value)   # (CPython's str; PyPy's str writes 12 digits)
     if isinstance(value, str):
         return subclass_str(value)
     if getattr(cls, "mj_safe_repr", False):

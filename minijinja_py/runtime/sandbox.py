@@ -14,13 +14,16 @@ import _string
 import collections
 import types
 from collections import abc
+from enum import Enum
 
 from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .markup import EscapeFormatter, Markup, formatter
-from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, sequence_index
+from .counterparts import jinja2_has, jinja2_type_name
+from .formatting import escaped_size, field_least_size, literal_size
+from .markup import EscapeFormatter, Markup, escape, formatter
+from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, sequence_index
 from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
@@ -111,9 +114,9 @@ def _builtin_base(obj):
 
 
 def _unsafe_message(obj, name):
-    if type(obj) is _CheckedMethod:
-        obj = obj.method  # name the method's type, as Jinja2 does, not the wrapper's
-    return f"access to attribute {name!r} of {type(obj).__name__!r} object is unsafe."
+    # the type of what Jinja2 hands out there (a method's type, not the wrapper's)
+    kind = jinja2_type_name(obj, (obj.method, obj.name, obj.obj) if type(obj) is _CheckedMethod else None)
+    return f"access to attribute {name!r} of {kind!r} object is unsafe."
 
 
 def _unsafe(obj, name):
@@ -135,10 +138,10 @@ def getattr_(obj, name, rs):
     """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
     cls = type(obj)
     if cls is dict:
-        if name in obj and name[:1] != "_":
-            return obj[name] if name not in DICT_ATTRS and name not in DICT_MUTATORS else _dict_attribute(obj, name, rs)
         if name in DICT_ATTRS or name in DICT_MUTATORS:
             return _dict_attribute(obj, name, rs)
+        if name in obj and (name[:1] != "_" or name not in _DICT_OWN):
+            return obj[name]   # data: `_id`, `_meta` keys too (what dict has itself, `__class__`, is refused)
         if name[:1] == "_":
             return _private(obj, name, rs)
         return rs.undefined(obj=obj, name=name)
@@ -171,29 +174,42 @@ def _mutator(obj, name, rs):
     return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
 
 
-def _private(obj, name, rs):
-    """A name starting with '_': refused when obj has it (as an attribute, or as a dict's key), undefined when it
-    has neither — Jinja2 finds no such attribute or item there either (a template looping over a JSON string's
-    characters reads `arguments['_']`)."""
+def _private(obj, name, rs, item_fallback=True):
+    """obj._name: refused when obj has that attribute; else the item of that name, as Jinja2 reads it (a mapping's
+    `_id` key is data), or undefined where there is none (a template looping over a JSON string's characters
+    reads `arguments['_']`)."""
     if isinstance(obj, Undefined):
-        if hasattr(type(obj), name):
+        if jinja2_has(obj, name):
             raise _unsafe(obj, name)
-        if isinstance(obj, ChainableUndefined):
-            return obj
         return obj._fail_with_undefined_error()
-    if type(obj) is dict and name in obj or isinstance(obj, Namespace) and name in obj._attrs:
-        raise _unsafe(obj, name)
-    try:
-        # a method handed to a template stands for the method: what the method has counts
-        exists = hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
-    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
-        exists = True
+    if type(obj) is _CheckedMethod:
+        if name == "__wrapped__" and obj.name in ("format", "format_map") and isinstance(obj.obj, str):
+            return obj   # Jinja2 hands out its wrapper around str.format; what it wraps is wrapped again
+        exists = jinja2_has(obj, name, (obj.method, obj.name, obj.obj))
+    else:
+        exists = jinja2_has(obj, name)
+    if exists is None:
+        exists = _has_attribute(obj, name)
     if exists:
         raise _unsafe(obj, name)
+    if item_fallback and not isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro, _CheckedMethod)) \
+            and not _is_engine_internal(obj):
+        found = _caller_item(obj, name)
+        if found is not MISSING:
+            return found
     return rs.undefined(obj=obj, name=name)
 
 
+def _has_attribute(obj, name):
+    try:
+        # a method handed to a template stands for the method: what the method has counts
+        return hasattr(obj.method if type(obj) is _CheckedMethod else obj, name)
+    except Exception:   # a caller's __getattr__ that fails otherwise than with AttributeError
+        return True
+
+
 DICT_MUTATORS = _MUTATORS[1][1]
+_DICT_OWN = frozenset(dir(dict))   # the attributes a dict has: its own, not its keys
 
 
 def _attribute(obj, name, rs, item_fallback):
@@ -257,10 +273,11 @@ def _caller_attribute(obj, name):
 
 def _caller_item(obj, key):
     """obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
-    defaultdict, a Counter) is only read where it has the key: its __missing__ would insert one."""
+    defaultdict, a Counter) is read from its own items: its __missing__ would insert one, and its own
+    __contains__ may say it has a key it has not."""
     if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
         try:
-            return obj[key] if key in obj else MISSING
+            return dict.get(obj, key, MISSING)
         except TypeError:   # unhashable
             return MISSING
     try:
@@ -271,6 +288,16 @@ def _caller_item(obj, key):
 
 def attribute_only(obj, name, rs):
     """obj.name without the item fallback (the attr filter)."""
+    if isinstance(obj, Undefined):
+        # as Python's getattr() on Jinja2's undefined answers: what it has (refused, for a '_' name), a dunder it
+        # lacks (AttributeError: |attr gives an undefined), anything else (it fails; a chainable one is itself)
+        if name[:1] == "_" and jinja2_has(obj, name):
+            raise _unsafe(obj, name)
+        if name[:2] == "__":
+            return rs.undefined(obj=obj, name=name)
+        return obj if isinstance(obj, ChainableUndefined) else obj._fail_with_undefined_error()
+    if name[:1] == "_":
+        return _private(obj, name, rs, item_fallback=False)
     return _attribute(obj, name, rs, item_fallback=False)
 
 
@@ -286,8 +313,8 @@ def getitem_(obj, key, rs):
     cls = type(obj)
     if cls is dict:
         if type(key) is str:
-            if key in obj and key[:1] != "_":
-                return obj[key]
+            if key in obj:
+                return obj[key]   # data first: d['__class__'] is the key's value when d has that key
         else:
             try:
                 if key in obj:
@@ -309,8 +336,8 @@ def getitem_(obj, key, rs):
             # character): undefined without the policy's walk
             return rs.undefined(obj=obj, name=key)
     elif isinstance(obj, Undefined):
-        if isinstance(key, str) and key[:1] == "_":
-            return _private(obj, key, rs)
+        # an undefined's item fails (a chainable one is itself), whatever the key: Jinja2 never gets to the
+        # attribute of that name
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
@@ -322,7 +349,7 @@ def getitem_(obj, key, rs):
             return found
     if isinstance(key, str):
         if key[:1] == "_":
-            return _private(obj, key, rs)
+            return _private(obj, key, rs, item_fallback=False)   # (the item was looked for first)
         if isinstance(obj, Namespace):
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:
@@ -364,6 +391,8 @@ class _CheckedMethod:
 
     def __call__(self, *args, **kwargs):
         rs, obj = self.rs, self.obj
+        if kwargs:
+            check_keywords(obj, self.name)
         if self.name not in _CONSTANT_TIME:
             rs.burn(1 + shallow_steps(obj))
         for arg in args:
@@ -425,22 +454,37 @@ def _charge_argument(rs, arg):
         guard(rs, arg)  # compared or hashed by count/index/get/fromkeys/changed ...
 
 
+def _format_map(rs, s, *args, **kwargs):
+    # (with the messages of Jinja2's wrapper around format_map)
+    if kwargs:
+        raise TypeError("format_map() takes no keyword arguments")
+    if len(args) != 1:
+        raise TypeError(f"format_map() takes exactly one argument ({len(args)} given)")
+    return safe_format(rs, s, (), args[0])
+
+
 _SIZE_CHECKED = {
     **STR_METHOD_CHECKS,
     "format": lambda rs, s, *args, **kwargs: safe_format(rs, s, args, kwargs),
-    "format_map": lambda rs, s, mapping: safe_format(rs, s, (), mapping),
+    "format_map": _format_map,
 }
 
 
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter:
-    """str.format with the sandbox's attribute/item policy, address-free printing and a cap on field widths. Methods
-    of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
+    """str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
+    field is formatted (formatting.py: the widths written in the format added up first, then each field's as it
+    comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
 
     def __init__(self, rs):
         self.rs = rs
         self.limits = rs.limits
-        self.size = 0  # characters of the fields formatted so far
+        self.literal = 0   # characters of the format's literal text
+        self.size = 0      # characters of the fields formatted so far
+
+    def vformat(self, format_string, args, kwargs):
+        self.literal = literal_size(self.limits, format_string)
+        return super().vformat(format_string, args, kwargs)
 
     def get_value(self, key, args, kwargs):
         if isinstance(key, int):
@@ -456,11 +500,16 @@ class _SandboxedFormatter:
             obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
         return obj, first
 
+    def reserve(self, size):
+        """Check that `size` more characters keep the result within max_string (before they are made)."""
+        check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
+
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
+        self.reserve(field_least_size(format_spec, value))
         text = self.format_plain(value, format_spec)
         self.size += len(text)
-        check_str_size(self.limits, self.size, "a formatted string")
+        self.reserve(0)
         return text
 
     def format_plain(self, value, format_spec):
@@ -468,6 +517,8 @@ class _SandboxedFormatter:
         # __format__ (so '{:>5}'.format([1]) fails as in Python).
         if not format_spec and not isinstance(value, (str, int, float, complex)):
             return to_str(value, self.rs)
+        if isinstance(value, str) and isinstance(value, Enum):
+            value = str(value)   # a (str, Enum) member formats as it prints (Python 3.11's format; 3.9's: its value)
         return format(value, format_spec)
 
     def convert_field(self, value, conversion):
@@ -485,11 +536,19 @@ class _SandboxedFormatter:
 
 
 class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
-    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field."""
+    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field, the size of
+    the escaped field checked before it is escaped."""
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
-        return EscapeFormatter.format_field(self, value, format_spec)
+        self.reserve(field_least_size(format_spec, value))
+        text = self.field_text(value, format_spec)
+        if not hasattr(text, "__html__"):
+            self.reserve(escaped_size(text))
+        text = str(escape(text))
+        self.size += len(text)
+        self.reserve(0)
+        return text
 
 
 def _formatter_field_name_split(field_name):

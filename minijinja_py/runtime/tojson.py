@@ -14,7 +14,7 @@ from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
 from .textcache import recall, remember
 
-__all__ = ["safe_json_dumps"]
+__all__ = ["safe_json_dumps", "plain_json"]
 
 _DEFAULT_LIMITS = Limits()
 
@@ -179,6 +179,22 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
             parent[5] = max(parent[5], result[2])
 
 
+def plain_json(rs, value, ensure_ascii):
+    """json.dumps(value, ensure_ascii=ensure_ascii) (a bool; the default layout, keys in their order) for a render
+    under way (rs): a string or a small plain tree made at once, anything else by safe_json_dumps."""
+    cls = type(value)
+    if cls is str:
+        bound = (12 if ensure_ascii else 6) * len(value) + 2
+        if bound <= rs.limits.max_string:
+            rs.burn(1 + (bound >> CHAR_SHIFT))
+            return (_QUOTE_ASCII if ensure_ascii else _QUOTE)(value)
+    elif (cls is dict or cls is list or cls is tuple) and _HAS_C_ENCODER:
+        text = _plain_tree_json(rs, rs.limits, value, ensure_ascii, False)
+        if text is not None:
+            return text
+    return safe_json_dumps(rs, value, ensure_ascii=ensure_ascii)
+
+
 def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
     """json.dumps(value, ...) with its size (and the work) bounded before anything is built."""
     rs = _state(rs)
@@ -191,7 +207,7 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         if bound <= limits.max_string:
             if rs is not None:
                 rs.burn(1 + (bound >> CHAR_SHIFT))
-            return (json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring)(value)
+            return (_QUOTE_ASCII if ensure_ascii else _QUOTE)(value)
     if indent is None and separators is None and not kwargs and type(value) in (dict, list, tuple) and \
             type(ensure_ascii) is bool and type(sort_keys) is bool and _HAS_C_ENCODER:
         text = _plain_tree_json(rs, limits, value, ensure_ascii, sort_keys)
@@ -424,7 +440,9 @@ def _c_encoder(ensure_ascii, sort_keys):
     return encoder
 
 
-_HAS_C_ENCODER = json.encoder.c_make_encoder is not None   # else (no C accelerator): json.dumps's own path
+# else (PyPy, or no C accelerator): json.dumps's own path
+_HAS_C_ENCODER = getattr(json.encoder, "c_make_encoder", None) is not None
+_QUOTE, _QUOTE_ASCII = json.encoder.encode_basestring, json.encoder.encode_basestring_ascii
 
 
 _json_encoders = {}

@@ -1,5 +1,5 @@
 """Jinja2's syntax options (the block, variable and comment delimiters, the line statement and line comment
-prefixes) → the lexer modes that read a template written with them: one lalr.Lexicon per mode.
+prefixes) → the lexer modes that read a template written with them: one lexer.Lexicon per mode.
 
 The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
 environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
@@ -35,7 +35,7 @@ import re
 from operator import itemgetter
 
 from .firstchars import first_chars
-from . import lalr
+from . import lexer
 
 __all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check",
            "line_statement_at", "lexicons"]
@@ -240,11 +240,11 @@ def _closers(d, trim_blocks):
 
 
 def lexicons(tables, delimiters, trim_blocks, lstrip_blocks):
-    """The lalr.Lexicon of each mode (BODY, BLOCK, VARIABLE, LINE, BRACKETS) for templates written with
+    """The lexer.Lexicon of each mode (BODY, BLOCK, VARIABLE, LINE, BRACKETS) for templates written with
     delimiters."""
     d = delimiters
     w = _winning(_openers(d))
-    base = lalr.lexicon(tables)
+    base = lexer.lexicon(tables)
     prefix, names, leads = next(family for family in base.families if _TAG_FAMILY_MEMBER in family[1])
     tag_prefix = _tag_prefix(d, w, lstrip_blocks)
     tags = [(name, lead) for name, lead in zip(names, leads) if name not in _RAW_TERMINALS]
@@ -267,5 +267,5 @@ def lexicons(tables, delimiters, trim_blocks, lstrip_blocks):
             if patterns[name] not in firsts:
                 firsts[patterns[name]] = first_chars(patterns[name])
             first[name] = firsts[patterns[name]]
-        found.append(lalr.Lexicon(patterns, first, families))
+        found.append(lexer.Lexicon(patterns, first, families))
     return found

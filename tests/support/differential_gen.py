@@ -27,6 +27,9 @@ What is generated (grammar/jinja.lark names in brackets):
                 part to {% include %} (with/without context, ignore missing, a list of names), a library of
                 macros and variables to {% import %} / {% from ... import %}, a base with {% block %}s that the
                 template {% extends %} (blocks with super(), self.<block>(), scoped and required ones).
+  edges         the shapes of differential_edges.py: unary and ** with filters and folded operands, failing
+                subscripts and slices, mappings with `_` and dunder keys, unsafe attributes of callables, methods
+                and template objects, the caller's mappings whose __contains__ lies.
   options       mostly the transformers profile (trim_blocks and lstrip_blocks on), sometimes either turned off.
   delimiters    now and then the case is written with other delimiters (DELIMITER_SETS: ERB, PHP, HTML
                 comments, LaTeX, `${ }`, delimiters that are prefixes of each other, line statements and line
@@ -41,6 +44,8 @@ import random
 import re
 from collections import namedtuple
 from dataclasses import dataclass, field
+
+import differential_edges
 
 __all__ = ["Chooser", "RandomChooser", "Case", "generate_case"]
 
@@ -247,6 +252,7 @@ def gen_context(r):
     if r.chance(0.2):
         ctx["bos_token"] = "<s>"
         ctx["eos_token"] = "</s>"
+    differential_edges.edge_context(r, ctx)
     return ctx
 
 
@@ -442,7 +448,7 @@ class TemplateGen:
             return self.leaf(kind)
         productions = {
             "int": [(4, self.leaf), (4, self.arith), (1, self.unary), (3, self.num_filter), (1, self.method),
-                    (2, self.loop_attr), (1, self.cond), (1, self.item)],
+                    (2, self.loop_attr), (1, self.cond), (1, self.item), (1, self.edge)],
             "float": [(3, self.leaf), (3, self.arith), (1, self.num_filter), (1, self.cond)],
             "str": [(4, self.leaf), (3, self.concat), (4, self.str_filter), (2, self.method), (1, self.format),
                     (1, self.cond), (2, self.item), (1, self.macro_call), (1, self.global_call),
@@ -457,7 +463,7 @@ class TemplateGen:
                     (2, self.attr), (2, self.item), (1, self.slice), (1, self.method), (1, self.cond),
                     (1, self.call_any) if self.r.chance(0.3) else (1, self.leaf), (1, self.loop_attr),
                     (1, self.macro_call), (1, self.global_call),
-                    (1, self.any_filter), (1, self.paren_tuple), (1, self.object_filter)],
+                    (1, self.any_filter), (1, self.paren_tuple), (1, self.object_filter), (3, self.edge)],
         }
         if kind in ("none", "tuple"):
             return self.leaf(kind) if kind == "none" else self.literal("tuple")
@@ -470,6 +476,11 @@ class TemplateGen:
 
     def sub(self, kind, depth):
         return self.expr(kind, depth)
+
+    def edge(self, kind, depth):
+        """One of the shapes of differential_edges.py (issue 23)."""
+        text, level = differential_edges.edge(self, kind, depth)
+        return text, globals()[level]
 
     def arith(self, kind, depth):
         r = self.r

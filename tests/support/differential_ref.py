@@ -29,6 +29,7 @@ import jinja2.utils
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import minijinja_py as mj
+from differential_edges import copy_edge_value
 from differential_gen import Obj, Point, User
 from minijinja_py.syntax import nodes as mj_nodes
 from minijinja_py.compile.inclusion import tag_modifiers
@@ -125,6 +126,9 @@ def mj_env(trim_blocks=True, lstrip_blocks=True):
 def _copy(value):
     """A deep copy of plain data and the caller's objects, so a render cannot affect the other one (it should not
     mutate anyway)."""
+    edge = copy_edge_value(value, _copy)
+    if edge is not None:
+        return edge
     if isinstance(value, dict):
         return {k: _copy(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -354,10 +358,34 @@ def _inf_literal(case, ref, mine):
 _UNSAFE = re.compile(r"access to attribute '[^']*' of '[^']*' object is unsafe\.$")
 
 
+class _EagerSandbox(ImmutableSandboxedEnvironment):
+    """Jinja2's sandbox refusing an unsafe attribute where it is read, not where its undefined is used."""
+
+    def unsafe_undefined(self, obj, attribute):
+        raise jinja2.exceptions.SecurityError(f"access to attribute {attribute!r} of {type(obj).__name__!r} object "
+                                              "is unsafe.")
+
+
+_eager_envs = {}
+
+
 def _eager_unsafe_attribute(case, ref, mine):
+    # checked: Jinja2 refusing the same attribute where it reads it gives minijinja_py's outcome (so the attribute
+    # is one Jinja2's object has: the one refused here is not the engine's own)
     ref_security = ref[0] == "error" and isinstance(ref[1], jinja2.exceptions.SecurityError)
-    return (not ref_security and mine[0] == "error" and isinstance(mine[1], mj.SecurityError)
-            and _UNSAFE.match(_message(mine[1])) is not None)
+    if ref_security or mine[0] != "error" or not isinstance(mine[1], mj.SecurityError) or \
+            _UNSAFE.match(_message(mine[1])) is None:
+        return False
+    for folded in (True, False):   # (and with constant folding's difference as well: see _constant_folding)
+        key = (case.trim_blocks, case.lstrip_blocks, folded)
+        env = _eager_envs.get(key)
+        if env is None:
+            options = {} if folded else {"optimized": False, "finalize": _identity_finalize}
+            env = _eager_envs[key] = _build_reference_env(case.trim_blocks, case.lstrip_blocks, _EagerSandbox,
+                                                          **options)
+        if _classify(render_reference(case, env), mine)[0] in ("same", "excluded"):
+            return True
+    return False
 
 
 def _string_formatting(case, ref, mine):
@@ -404,6 +432,18 @@ def _limit_instead_of_overflow(case, ref, mine):
             and mine[0] == "error" and isinstance(mine[1], mj.LimitExceeded))
 
 
+# a subscript holding a comma and a colon outside parentheses: a tuple with a slice in it (x[0, 1:2], x[:1, 0])
+_SLICE_IN_TUPLE = re.compile(r"\[[^\[\]()]*(?:,[^\[\]()]*:|:[^\[\]()]*,)")
+
+
+def _slice_in_tuple_subscript(case, ref, mine):
+    # Jinja2 writes a slice inside a tuple subscript as Python's `x[(0, :1)]`, which Python refuses (SyntaxError
+    # when the template compiles, unless its folder evaluated the subscript); minijinja_py subscripts with the
+    # tuple (0, slice(None, 1)), which reads as an undefined
+    return (ref[0] == "error" and type(ref[1]) is SyntaxError
+            and _SLICE_IN_TUPLE.search(_sources(case)) is not None)
+
+
 _BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+\w+\s*\.\s*\w+\s*(\||[-+]?%\})")
 
 
@@ -448,15 +488,16 @@ def _include_without_context_buffered(case, ref, mine):
 
 KNOWN = [
     Known("constant-folding", "Jinja2 computes constant expressions while compiling: errors there fail from_string "
-          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), a failing slice of a constant "
-          "prints as undefined in {{ }} (none[1:]), an unknown filter/test or a repeated keyword argument in a "
+          "even in a branch never taken ({[1]: 2} in an expression, 10 ** 5000), an unknown filter/test or a "
+          "repeated keyword argument in a "
           "folded-away expression (true or x|nosuch) is no error; minijinja_py evaluates when the expression runs "
           "(checked against Jinja2 without constant folding)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' that the object has (an undefined's "
           "`__class__` too), or a mutating method, raises SecurityError at once; Jinja2 returns an undefined that "
-          "raises only when used (or a dict's key, for `d._name`); a '_' name the object lacks is undefined in both",
+          "raises only when used; a mapping's items come first in both, and a '_' name the object lacks is "
+          "undefined in both",
           _eager_unsafe_attribute),
     Known("limit-instead-of-overflow", "limits: minijinja_py refuses a huge list/string/int with LimitExceeded "
           "before allocating, where Jinja2 fails with OverflowError or MemoryError", _limit_instead_of_overflow),
@@ -467,6 +508,9 @@ KNOWN = [
           _class_repr),
     Known("nfkc-names", "Jinja2 compiles names to Python identifiers, which Python NFKC-normalises: names that "
           "differ only in Unicode normalisation can clash there", _nfkc_names),
+    Known("slice-in-tuple-subscript", "a slice inside a tuple subscript (x[0, :1]): Jinja2 generates `x[(0, :1)]`, "
+          "which Python refuses (SyntaxError); minijinja_py subscripts with the tuple (an undefined)",
+          _slice_in_tuple_subscript),
     Known("empty-print-with-extends", "Jinja2 generates invalid Python (IndentationError) for an empty {% print %} "
           "in a template with an {% extends %}; minijinja_py prints nothing there", _empty_print_with_extends),
     Known("design-limits", "minijinja_py's resource limits (list/string/int sizes, range, steps, output, call "
@@ -513,6 +557,9 @@ def _reference_is_deterministic(case, ref):
 def _renamed_objects(value, text):
     """The context with each of the caller's plain objects (Obj, whose repr shows its address) one whose repr is
     text."""
+    edge = copy_edge_value(value, lambda v: _renamed_objects(v, text))
+    if edge is not None:
+        return edge
     if isinstance(value, dict):
         return {k: _renamed_objects(v, text) for k, v in value.items()}
     if isinstance(value, list):

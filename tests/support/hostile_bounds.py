@@ -11,12 +11,15 @@ naming the limit that should stop the work, or the TemplateError class.
   poison/   one render changing what later renders in the same process do (caches keyed loosely, caches that
             keep every name, state kept in a compiled template)
   prealloc/ memory allocated before any size check: result sizes that Python computes inside C code
+  fields/   every formatting entry point (str.format, format_map, %, |format, on str and Markup) adds up its
+            fields' widths, precisions and escaping before it allocates
   scan/     seconds of C or Python work for one step: scans, star-arguments, codecs, big-integer operations
   compile/  templates up to max_template_size: compiling must stay under 2 s (near-linear in the source)
   caller/   a caller's defaultdict must not gain keys when a template reads it
   order/    output that depends on memory addresses: no address printed, the same text in every process
   misc/     `is sequence` swallowing errors; add_generation_prompt converted like the other inputs
-  underscore/ a `_` name the object does not have is undefined, as in Jinja2; one it has stays refused
+  underscore/ a mapping's `_` keys are data; a `_` name the object has neither way is undefined, as in Jinja2; an
+            attribute it has stays refused
 """
 
 import itertools
@@ -27,6 +30,49 @@ from hostile_cases import CASES, Case, err, limit, out
 
 def then(case, *steps):
     return case._replace(then=tuple(steps))
+
+
+# ======================================================================================== fields: formats summed
+# Every formatting entry point adds up its fields before it allocates: a hundred fields of 9 MB each must stop at
+# max_string, not after 900 MB (issue 23: Markup.format peaked at 1.7 GB). str.format and format_map on str and
+# Markup, widths written in the format and nested ones, precisions, Markup's escaping (up to 5 characters for
+# one), `%` on str and Markup and the |format filter.
+W = "9000000"
+
+
+def _hundred(field):
+    return f"('{field}' * 100)"
+
+
+_FIELDS = {
+    "fields/str_format_widths": limit("max_string", "{{ %s.format('')|length }}" % _hundred("{0:>" + W + "}")),
+    "fields/markup_format_widths": limit("max_string", "{{ (%s|safe).format('')|length }}" % _hundred("{0:>" + W + "}")),
+    "fields/str_format_map_widths": limit("max_string",
+                                          "{{ %s.format_map({'a': ''})|length }}" % _hundred("{a:>" + W + "}")),
+    "fields/markup_format_map_widths": limit("max_string",
+                                             "{{ (%s|safe).format_map({'a': ''})|length }}" % _hundred("{a:>" + W + "}")),
+    "fields/str_format_nested_widths": limit("max_string", "{{ %s.format('', %s)|length }}" % (_hundred("{0:>{1}}"), W)),
+    "fields/markup_format_nested_widths": limit("max_string",
+                                                "{{ (%s|safe).format('', %s)|length }}" % (_hundred("{0:>{1}}"), W)),
+    "fields/str_format_precisions": limit("max_string", "{{ %s.format(1.5)|length }}" % _hundred("{0:." + W + "f}")),
+    "fields/markup_format_precisions": limit("max_string",
+                                             "{{ (%s|safe).format(1.5)|length }}" % _hundred("{0:." + W + "f}")),
+    "fields/str_format_auto_numbering": limit("max_string", "{{ ('{:>%s}' * 100).format(*([''] * 100))|length }}" % W),
+    "fields/markup_format_escaping": limit("max_string", "{{ (%s|safe).format('\"' * 3000000)|length }}" % _hundred("{0}")),
+    "fields/markup_format_one_escaped_field": limit("max_string", "{{ ('{0}'|safe).format('\"' * 3000000)|length }}"),
+    "fields/markup_format_fill_escaped": limit("max_string", "{{ ('{0:<>%s}'|safe).format('')|length }}" % W),
+    "fields/percent_widths": limit("max_string", "{{ (%s %% (('',) * 100))|length }}" % _hundred("%" + W + "s")),
+    "fields/markup_percent_widths": limit("max_string", "{{ ((%s|safe) %% (('',) * 100))|length }}" % _hundred("%" + W + "s")),
+    "fields/percent_key_widths": limit("max_string", "{{ (%s %% {'a': ''})|length }}" % _hundred("%(a)" + W + "s")),
+    "fields/format_filter_widths": limit("max_string", "{{ %s|format(*([''] * 100))|length }}" % _hundred("%" + W + "s")),
+    "fields/format_filter_kwargs_widths": limit("max_string", "{{ %s|format(a='')|length }}" % _hundred("%(a)" + W + "s")),
+    "fields/markup_percent_escaping": limit("max_string",
+                                            "{{ ((%s|safe) %% (('\"' * 1000000,) * 100))|length }}" % _hundred("%s")),
+    "fields/autoescape_printed_format": limit("max_output", "{{ ('{0}' * 9).format(s) }}{{ ('{0}' * 9).format(s) }}",
+                                              mode="plain_autoescape", context={"s": '"' * 1000000}),
+    "fields/str_format_ok": out("  a|<&amp;>|  1.50|x  x", "{{ '{0:>3}'.format('a') }}|{{ ('<{0}>'|safe).format('&') }}|"
+                                "{{ '{0:6.2f}'.format(1.5) }}|{{ '%s%3s'|format('x', 'x') }}"),
+}
 
 
 # ============================================================================================ poison: later renders
@@ -374,7 +420,7 @@ _COMPILE = {
 }
 
 
-_RAW = {**hostile_data.RAW, **_POISON, **_PREALLOC, **_SCAN, **_COMPILE}
+_RAW = {**hostile_data.RAW, **_POISON, **_PREALLOC, **_FIELDS, **_SCAN, **_COMPILE}
 
 
 def _finish(raw):

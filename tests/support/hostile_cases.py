@@ -116,7 +116,7 @@ _RAW = {
     "ssti/rejectattr": sec("{{ messages|rejectattr('__class__')|list }}", context=chat()),
     "ssti/rejectattr_missing": out("[{'role': 'system', 'content': 'be nice'}, {'role': 'user', 'content': 'hi'}]",
                                    "{{ messages|rejectattr('_x')|list }}", context=chat()),
-    "ssti/rejectattr_present": sec("{{ [{'_x': 1}]|rejectattr('_x')|list }}"),
+    "ssti/rejectattr_present": out("[]", "{{ [{'_x': 1}]|rejectattr('_x')|list }}"),   # a key is data (issue 23)
     "ssti/sort_attribute": sec("{{ messages|sort(attribute='__class__') }}", context=chat()),
     "ssti/groupby": sec("{{ messages|groupby('__class__') }}", context=chat()),
     "ssti/sum_attribute": sec("{{ messages|sum(attribute='__len__') }}", context=chat()),
@@ -130,19 +130,22 @@ _RAW = {
     "ssti/dict_global_class": sec("{{ dict.__class__.__base__ }}"),
     "ssti/dict_fromkeys_self": sec("{{ dict.fromkeys.__self__ }}"),
     "ssti/namespace_init": sec("{{ namespace.__init__.__globals__ }}"),
-    "ssti/namespace_attrs": sec("{{ namespace(a=1)._attrs }}"),
+    "ssti/namespace_attrs": out("", "{{ namespace(a=1)._attrs }}"),   # Jinja2's namespace has no such attribute
+    "ssti/namespace_jinja2_attrs": sec("{{ namespace(a=1)._Namespace__attrs }}"),
     "ssti/namespace_set_dunder": sec("{% set ns = namespace() %}{% set ns.__class__ = 1 %}"),
     "ssti/cycler_init": sec("{{ cycler.__init__ }}"),
     "ssti/cycler_next_self": sec("{{ cycler(1).next.__self__ }}"),
-    "ssti/joiner_dict": out("", "{{ joiner().__dict__ }}"),
+    "ssti/joiner_dict": sec("{{ joiner().__dict__ }}"),   # Jinja2's joiner has one (its unsafe undefined)
     "ssti/raise_exception_globals": sec("{{ raise_exception.__globals__ }}"),
     "ssti/strftime_closure": sec("{{ strftime_now.__call__ }}"),
     "ssti/strftime_clock": sec("{{ strftime_now.now }}"),
     "ssti/loop_class": sec("{% for x in [1] %}{{ loop.__class__ }}{% endfor %}"),
     "ssti/loop_recurse_private": sec("{% for x in [1] recursive %}{{ loop._recurse }}{% endfor %}"),
     "ssti/loop_cycle_self": sec("{% for x in [1] %}{{ loop.cycle.__self__ }}{% endfor %}"),
-    "ssti/macro_body": sec("{% macro m() %}{% endmacro %}{{ m._code }}"),
-    "ssti/macro_scope": sec("{% macro m() %}{% endmacro %}{{ m._parent }}"),
+    "ssti/macro_body": out("", "{% macro m() %}{% endmacro %}{{ m._code }}"),   # the engine's names never show
+    "ssti/macro_scope": out("", "{% macro m() %}{% endmacro %}{{ m._parent }}"),
+    "ssti/macro_func": sec("{% macro m() %}{% endmacro %}{{ m._func }}"),   # Jinja2's macro has these
+    "ssti/macro_environment": sec("{% macro m() %}{% endmacro %}{{ m._environment }}"),
     "ssti/macro_call_globals": sec("{% macro m() %}{% endmacro %}{{ m.__call__.__globals__ }}"),
     "ssti/caller_class": sec("{% macro m() %}{{ caller.__class__ }}{% endmacro %}{% call m() %}x{% endcall %}"),
     "ssti/method_self": sec("{{ ''.join.__self__ }}"),
@@ -362,7 +365,8 @@ _RAW = {
     "time/macro_recursion": limit("max_call_depth", "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}"),
     "time/loop_recursion": limit("max_call_depth", "{% for x in [1] recursive %}{{ loop([1]) }}{% endfor %}"),
     "time/self_block_recursion": limit("max_call_depth", "{% block a %}{{ self.a() }}{% endblock %}"),
-    "ssti/self_internals": sec("{{ self._context }}"),
+    "ssti/self_internals": out("", "{{ self._context }}"),   # Jinja2's TemplateReference has no _context
+    "ssti/self_jinja2_internals": sec("{{ self._TemplateReference__context }}"),
     "ssti/block_reference_internals": sec("{% block a %}{% endblock %}{{ self.a._context }}"),
     "ssti/block_reference_attr": sec("{% block a %}{% endblock %}{{ self.a|attr('_context') }}"),
     "time/caller_recursion": limit("max_call_depth", "{% macro m() %}{{ caller() }}{% endmacro %}{% macro r() %}"

@@ -6,10 +6,14 @@ hostile_bounds.py for the groups' meaning and hostile_cases.py for the Case form
   caller/      a caller's defaultdict must not gain keys when a template reads it
   order/       output that depends on memory addresses: no address printed, the same text in every process
   misc/        `is sequence` swallowing errors; add_generation_prompt converted like the other inputs
-  underscore/  a `_` name the object does not have is undefined, as in Jinja2; one it has stays refused
+  underscore/  a mapping's `_` keys are data; a `_` name the object has neither way is undefined; an attribute it
+               has stays refused
+  walk/        comparing or hashing dict views, sets, mappings, deques: charged by what it walks, before it walks
 """
 
+import collections
 import dataclasses
+import types
 from collections import defaultdict
 
 from hostile_cases import Case, Opaque, deep_list, err, limit, out
@@ -319,15 +323,63 @@ _UNDERSCORE = {
     "underscore/map_attribute_missing": out("[Undefined]", "{{ [{'a': 1}]|map(attribute='_x')|list }}"),
     "underscore/selectattr_missing": out("[]", "{{ [{'a': 1}]|selectattr('_x')|list }}"),
     # names that exist stay refused
-    "underscore/dict_key_present": err("SecurityError", "{{ d._x }}", context={"d": {"_x": 1}}),
-    "underscore/dict_item_present": err("SecurityError", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
-    "underscore/dict_key_present_defined": err("SecurityError", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    # a mapping's items are data (issue 23): read before any attribute rule, as Jinja2 reads them
+    "underscore/dict_key_present": out("1", "{{ d._x }}", context={"d": {"_x": 1}}),
+    "underscore/dict_item_present": out("1", '{{ d["_x"] }}', context={"d": {"_x": 1}}),
+    "underscore/dict_key_present_defined": out("True", "{{ d._x is defined }}", context={"d": {"_x": 1}}),
+    "underscore/dict_dunder_key": out("k", "{{ d['__class__'] }}", context={"d": {"__class__": "k"}}),
+    "underscore/dict_dunder_key_dot": err("SecurityError", "{{ d.__class__ }}", context={"d": {"__class__": "k"}}),
     "underscore/str_dunder": err("SecurityError", '{{ "abc"["__class__"] }}'),
     "underscore/str_dunder_defined": err("SecurityError", '{{ "abc".__class__ is defined }}'),
     "underscore/int_dunder": err("SecurityError", "{{ n.__class__ }}", context={"n": 5}),
     "underscore/list_dunder_item": err("SecurityError", '{{ l["__len__"] }}', context={"l": [1]}),
-    "underscore/map_attribute_present": err("SecurityError", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
+    "underscore/map_attribute_present": out("[1]", "{{ [{'_x': 1}]|map(attribute='_x')|list }}"),
 }
 
 
-RAW = {**_HASH, **_SHARED, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE}
+# =========================================================================== walks: comparisons of what they walk
+# Comparing or hashing a container walks it: a dict's keys and items views compare as sets of their keys (pairs),
+# values views and deques item by item, sets, frozensets, dicts and read-only mappings by their items. Each is
+# charged by what it will walk before it walks (issue 23: `l == m` over lists of a thousand 10 000-key views
+# compared 10**7 keys per step charged, past 15 s in a loop): every comparison and hash site, every such container.
+def big_containers():
+    d = {str(i): i for i in range(10000)}
+    return {"d": d, "s": set(d), "fs": frozenset(d), "mp": types.MappingProxyType(d), "dq": collections.deque(d),
+            "od": collections.OrderedDict(d)}
+
+
+_HEAVY = {"keys": "d.keys()", "items": "d.items()", "values": "d.values()", "set": "s", "frozenset": "fs",
+          "dict": "d", "proxy": "mp", "deque": "dq", "ordered": "od"}
+_SITES = {
+    "eq": "{% if l == m %}{% endif %}", "ne": "{% if l != m %}{% endif %}", "lt": "{% if l < m %}{% endif %}",
+    "in": "{% if m[0] in l %}{% endif %}", "is_eq": "{% if l is eq m %}{% endif %}",
+    "unique": "{% set u = l|unique|list %}", "select_eq": "{% set u = l|select('eq', m[0])|list %}",
+    "changed": "{% for x in [1, 2] %}{% if loop.changed(l) %}{% endif %}{% endfor %}",
+    "groupby": "{% set g = [{'a': l}, {'a': m}]|groupby('a')|list %}", "sort": "{% set g = [l, m]|sort %}",
+    "max": "{% set g = [l, m]|max %}", "count": "{% set g = [l, m].count(l) %}",
+    "index": "{% set g = [l, m].index(m) %}", "in_list": "{% set g = l in [m, m] %}",
+    "is_in": "{% set g = l is in [m, m] %}", "tuple_ne": "{% set g = (l,) != (m,) %}",
+    "dictsort": "{% set g = {'a': l, 'b': m}|dictsort(by='value') %}",
+}
+
+
+def _walk_case(heavy, site):
+    shared = f"{{% set l = [{heavy}] * 1000 %}}{{% set m = [{heavy}] * 1000 %}}"
+    return limit("max_steps", shared + "{% for i in range(100) %}" + site + "{% endfor %}",
+                 context=big_containers(), mode="plain")
+
+
+_WALKS = {f"walk/{name}_{site}": _walk_case(heavy, source)
+          for name, heavy in _HEAVY.items() for site, source in _SITES.items()}
+_WALKS.update({
+    "walk/keys_eq_issue": limit("max_steps", "{% set l = [d.keys()] * 1000 %}{% set m = [d.keys()] * 1000 %}"
+                                "{% for i in range(100) %}{% if l == m %}{% endif %}{% endfor %}",
+                                context=big_containers(), mode="plain"),
+    "walk/views_ok": out("True True False True True True",
+                         "{{ d.keys() == d.keys() }} {{ d.items() == od.items() }} {{ d.values() == d.values() }} "
+                         "{{ s == fs }} {{ '5' in d.keys() }} {{ [d.keys()] * 3 == [d.keys()] * 3 }}",
+                         context=big_containers(), mode="plain"),
+})
+
+
+RAW = {**_HASH, **_SHARED, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE, **_WALKS}

@@ -1,0 +1,501 @@
+"""Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
+
+Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
+terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
+when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The
+state is read from the parser's stack when the next token is asked for (lalr.py drives it).
+"""
+
+import re
+from collections import namedtuple
+
+__all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
+           "lex_modes"]
+
+
+Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
+Token.__doc__ = """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
+line/column of its first character and of the position just after it. A tuple: one is made per token, and the
+lexer builds it with tuple.__new__ (the named tuple's own constructor is Python code)."""
+_new_tuple = tuple.__new__
+
+
+class UnexpectedInput(Exception):
+    """The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
+    results of what is still open, outermost first)."""
+
+
+class UnexpectedToken(UnexpectedInput):
+    """`token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
+    of the state's terminals matches but another terminal of the grammar does: `token` is that one and
+    `expected` the state's terminals."""
+
+    def __init__(self, token, expected, state, values):
+        super().__init__(f"unexpected {token.type} at {token.line}:{token.column}")
+        self.token, self.expected, self.state, self.values = token, expected, state, values
+
+
+class UnexpectedCharacters(UnexpectedInput):
+    """No terminal of the grammar matches at pos_in_stream."""
+
+    def __init__(self, pos_in_stream, line, column, allowed, state, values):
+        super().__init__(f"no terminal matches at {line}:{column}")
+        self.pos_in_stream, self.line, self.column = pos_in_stream, line, column
+        self.allowed, self.state, self.values = allowed, state, values
+
+
+class Lexicon:
+    """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
+    (the ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families,
+    [(prefix, [member names], [each member's lead literal])], where every member's regexp starts with the prefix
+    (see tools/grammar_tables.py)."""
+
+    __slots__ = ("patterns", "first", "families")
+
+    def __init__(self, patterns, first, families):
+        self.patterns, self.first, self.families = patterns, first, families
+
+
+def lexicon(tables, edit=None):
+    """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
+    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
+    edit = edit or (lambda pattern: pattern)
+    sets = {chars: frozenset(chars) for chars, _ in tables.first.values()}   # terminals that start alike share one
+    first = {name: (sets[chars], bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
+                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
+
+
+# A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
+_NAME_CHAR = "[^\x00-/:-@[-^`{-\x7f\\s]"
+_WORD_END = f"(?!{_NAME_CHAR})"
+_WORD = f"{_NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
+_TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
+_SPECIAL = frozenset(".^$*+?{}[]()|\\")
+
+
+def _fixed_text(pattern):
+    """The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None."""
+    chars, escaped = [], False
+    for char in pattern:
+        if escaped or char not in _SPECIAL:
+            if char.isalnum() or char == "_" or char.isspace():
+                return None
+            chars.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            return None
+    return "".join(chars) if chars and not escaped else None
+
+
+def _literals(patterns):
+    """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
+    punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
+    character cannot follow, so one that starts another cannot match where that one does); a text that two
+    terminals share is left out."""
+    punctuation, keywords = {}, {}
+    for name, pattern in patterns.items():
+        word = pattern[:-len(_WORD_END)] if pattern.endswith(_WORD_END) else ""
+        if word and word.isascii() and word.isalpha() and word.islower():
+            keywords[name] = word
+        else:
+            text = _fixed_text(pattern)
+            if text is not None:
+                punctuation[name] = text
+    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
+    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
+    texts = list(found.values())
+    return {name: text for name, text in found.items() if texts.count(text) == 1}
+
+
+class Lexer:
+    """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
+    that matches. Three shortcuts with the same result: only the terminals that can start with the character at
+    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
+    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one fixed text of which at most one can match at any place (_literals:
+    punctuation and keywords) are all tried by one matcher without a regexp of theirs (a text compared where
+    it would start; a keyword is the run of name characters at hand when the run is its text), which serves
+    every state: a state takes its match when it is one of the state's own, and knows that none of its own
+    matches otherwise. Each regexp is compiled on first use and shared by all states (compiling is a cold
+    start's largest part of a first parse)."""
+
+    def __init__(self, tables, lexicon):
+        patterns = lexicon.patterns
+        self.tables, self.patterns = tables, patterns
+        self._literal = _literals(patterns)                        # name → its text
+        self._literal_first = {}                                   # character → the literals starting with it
+        self._punctuation = {}                                     # character → ((text, name), ...) starting so
+        self._keywords = {}                                        # keyword text → name
+        for name, text in self._literal.items():
+            self._literal_first[text[0]] = self._literal_first.get(text[0], frozenset()) | {name}
+            if text.isalpha():
+                self._keywords[text] = name
+            else:
+                self._punctuation[text[0]] = self._punctuation.get(text[0], ()) + ((text, name),)
+        self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
+        self._native = {}   # members → their _KeywordFamily, until it has read its share of tags
+        for prefix, names, leads in lexicon.families:
+            # each member's rest of pattern, its leading literal (if any) in front of its group
+            alternatives = {name: f"{lead}(?P<{name}>{patterns[name][len(prefix) + len(lead):]})"
+                            for name, lead in zip(names, leads)}
+            family = (prefix, alternatives, tuple(names))
+            for name in names:
+                self._family[name] = family
+            native = _KeywordFamily.of(self, prefix, names, patterns)
+            if native is not None:
+                self._native[family[2]] = native
+        self._first = lexicon.first
+        self._units_of_lexer = [None] * tables.lexer_count
+        self._single_units = {}
+        self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
+        self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
+        self._matchers = {}                                        # terminal names → compiled match
+        self._word = re.compile(_WORD).match                       # a run of name characters (keywords)
+
+    def _literals_matcher(self, text, pos):
+        """The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
+        None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
+        name characters at pos when the run is its text (at most one literal can match at any place, see
+        _literals)."""
+        found = self._punctuation.get(text[pos:pos + 1])
+        if found is None:
+            return self._keyword_matcher(text, pos)
+        for literal, name in found:
+            if text.startswith(literal, pos):
+                return _Found(name, text, pos, pos + len(literal))
+        return None
+
+    def _keyword_matcher(self, text, pos):
+        """The keyword terminal whose text is the run of name characters at pos, or None."""
+        word = self._word(text, pos)
+        name = self._keywords.get(word.group()) if word is not None else None
+        return None if name is None else _Found(name, text, pos, word.end())
+
+    def _matcher(self, names):
+        """The match function trying the terminals `names` in turn (terminals of no family, or members of one
+        family): a family's _KeywordFamily while it reads natively, else one regexp's match method."""
+        native = self._native.get(names)
+        return native.match if native is not None else self._matcher_regexp(names)
+
+    def _matcher_regexp(self, names):
+        """The match method of one regexp trying the terminals `names` in turn."""
+        found = self._matchers.get(names)
+        if found is None:
+            family = self._family.get(names[0])
+            if family is None:
+                regexp = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
+            else:
+                regexp = family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")"
+            found = self._matchers[names] = re.compile(regexp).match
+        return found
+
+    def _tier_up(self, native):
+        """A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
+        them, and the lexer's entries are made again to use it."""
+        if self._native.pop(native.names, None) is not None:
+            for table in self._by_lexer:
+                table.clear()
+
+    def _units(self, lexer):
+        """The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
+        characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
+        members of a family it does not have all of."""
+        units = self._units_of_lexer[lexer]
+        if units is None:
+            units, done = [], set()
+            names = self.tables.lexer(lexer)
+            for name in names:
+                family = self._family.get(name)
+                if family is None:
+                    units.append(self._single_unit(name))
+                elif family[2] not in done:
+                    done.add(family[2])
+                    mine = frozenset(n for n in names if n in family[1])
+                    chars = frozenset().union(*(self._first[n][0] for n in family[2]))
+                    non_ascii = any(self._first[n][1] for n in family[2])
+                    units.append((family[2], None if len(mine) == len(family[2]) else mine, chars, non_ascii))
+            self._units_of_lexer[lexer] = units
+        return units
+
+    def _single_unit(self, name):
+        """The unit of a terminal of no family, made once for all the lexers that have it."""
+        unit = self._single_units.get(name)
+        if unit is None:
+            chars, non_ascii = self._first[name]
+            unit = self._single_units[name] = ((name,), None, chars, non_ascii)
+        return unit
+
+    def candidates(self, state, char):
+        """The match function of the state's lexer for text starting with char: one compiled regexp's match when
+        the terminals that can start with char make one unit, else a function trying the units in turn (each
+        regexp serves every state: combining a state's candidates into one would compile the same terminals
+        into many regexps)."""
+        table = self._candidates_of_state[state]
+        key = char if char < "\x80" else None  # one entry for all non-ASCII characters
+        found = table.get(key)
+        if found is None:
+            units = []   # (names, accepted, literals?), consecutive literals as one
+            for names, accepted, chars, non_ascii in self._units(self.tables.lexer_of_state[state]):
+                if char in chars if key is not None else non_ascii:
+                    if names[0] not in self._literal:
+                        units.append((names, accepted, False))
+                    elif units and units[-1][2]:
+                        units[-1] = (units[-1][0] + names, None, True)
+                    else:
+                        units.append((names, None, True))
+            if len(units) == 1 and not units[0][2] and units[0][1] is None:
+                names = units[0][0]
+                found = self._matcher(names)
+                run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
+                if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
+                    found = _Skip(found, frozenset(run))
+            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+                # what a literal finds is one of the state's own; one punctuation text needs no search
+                texts = self._punctuation.get(char, ())
+                found = _Fixed(*texts[0]) if len(texts) == 1 else self._literals_matcher
+            else:
+                literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
+                found = self._trier(tuple((literal, frozenset(names), False) if literals
+                                          else (self._matcher(names), accepted, True)
+                                          for names, accepted, literals in units))
+            table[key] = found
+        return found
+
+    def _trier(self, units):
+        """A match function trying units ((match, accepted, family?), ...) in turn: the first that matches (a
+        re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
+        another: a family's members (the state's own are then tried without the others) or literals (then none
+        of the state's own matches here)."""
+        def match(text, pos):
+            for match, accepted, family in units:
+                m = match(text, pos)
+                if m is not None:
+                    if accepted is None or m.lastgroup in accepted:
+                        return m
+                    if family:  # the family's regexp found a member this state does not accept: try its own
+                        m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text,
+                                                                                                           pos)
+                        if m is not None:
+                            return m
+            return None
+        return match
+
+    def lex(self, text, states, values):
+        """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
+        for (the parser's stacks, shared)."""
+        by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
+        pos, line, line_start, size = 0, 1, 0, len(text)
+        while pos < size:
+            state = states[-1]
+            char = text[pos]
+            match = by_state[state].get(char)
+            if match is None:
+                match = candidates(state, char)
+            if match.__class__ is _Skip:
+                after = text[pos + 1:pos + 2]
+                if after < "\x80" and after not in match.chars:  # a run of one character: skip it
+                    if char == "\n":
+                        line, line_start = line + 1, pos + 1
+                    pos += 1
+                    continue
+                match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
+            if match.__class__ is _Fixed:
+                kind, end = match.name, pos + match.size
+                if match.size > 1 and not text.startswith(match.text, pos):
+                    raise self._unmatched(text, pos, line, line_start, state, values)
+            else:
+                m = match(text, pos)
+                if m is None:
+                    raise self._unmatched(text, pos, line, line_start, state, values)
+                end = m.end()
+                kind = m.lastgroup
+            value = text[pos:end]
+            if kind in ignore:
+                if end == pos:
+                    raise ValueError(f"terminal {kind} matched the empty string")
+                if "\n" in value:
+                    line, line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
+                pos = end
+                continue
+            if "\n" in value:
+                end_line, end_line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
+                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line,
+                                         end - end_line_start + 1, end))
+                line, line_start = end_line, end_line_start
+            else:
+                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, line, end - line_start + 1,
+                                         end))
+            pos = end
+
+    def _root_match(self, text, pos):
+        """The first terminal of the whole grammar that matches at pos, or None."""
+        char = text[pos]
+        return self._trier([(self._matcher(names), None, False) for names, _, chars, non_ascii in self._units(0)
+                            if (char in chars if char < "\x80" else non_ascii)])(text, pos)
+
+    def _unmatched(self, text, pos, line, line_start, state, values):
+        """The error for text no terminal of the state matches: what the whole grammar's terminals find there
+        (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
+        allowed = set(self.tables.lexer(self.tables.lexer_of_state[state])) - self.tables.ignore
+        allowed = allowed or {"<END-OF-FILE>"}
+        at, at_line, at_start = pos, line, line_start
+        while at < len(text):
+            m = self._root_match(text, at)
+            if m is None or m.end() == at:
+                break
+            value = m.group()
+            newlines = value.count("\n")
+            end_line = at_line + newlines
+            end_start = at + value.rindex("\n") + 1 if newlines else at_start
+            if m.lastgroup not in self.tables.ignore:
+                token = Token(m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
+                              m.end())
+                return UnexpectedToken(token, allowed, state, values)
+            at, at_line, at_start = m.end(), end_line, end_start
+        return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+
+
+def lex_modes(lexers, mode, text, states, values):
+    """Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
+    asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
+    environments with other delimiters, not the hot path."""
+    ignore = lexers[0].tables.ignore
+    pos, line, line_start, size = 0, 1, 0, len(text)
+    while pos < size:
+        lexer = lexers[mode[0]]
+        state = states[-1]
+        char = text[pos]
+        match = lexer._candidates_of_state[state].get(char) or lexer.candidates(state, char)
+        if match.__class__ is _Skip:
+            match = match.match
+        elif match.__class__ is _Fixed:
+            match = lexer._literals_matcher
+        m = match(text, pos)
+        if m is None:
+            raise lexer._unmatched(text, pos, line, line_start, state, values)
+        end = m.end()
+        value = text[pos:end]
+        newlines = value.count("\n")
+        end_line = line + newlines
+        end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
+        if m.lastgroup not in ignore:
+            yield Token(m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
+        elif end == pos:
+            raise ValueError(f"terminal {m.lastgroup} matched the empty string")
+        pos, line, line_start = end, end_line, end_line_start
+
+
+def _shared_ends(alternatives):
+    """The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\\w) (the
+    block tags) have it once, after them: `(?:a|b)(?!\\w)` tries what `a(?!\\w)|b(?!\\w)` tries, in the same
+    order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile)."""
+    end = _TAG_END + ")"
+    parts, run = [], []
+    for alternative in alternatives + [None]:
+        if alternative is not None and alternative.endswith(end):
+            run.append(alternative[:-len(end)] + ")")
+            continue
+        if run:
+            parts.append(f"(?:{'|'.join(run)}){_TAG_END}" if len(run) > 1 else run[0][:-1] + end)
+            run = []
+        if alternative is not None:
+            parts.append(alternative)
+    return "|".join(parts)
+
+
+# Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
+# template has, so that a process rendering one template never compiles it, and one compiling many soon does.
+NATIVE_FAMILY_TAGS = 512
+_KEYWORD_LED = r"([a-z]+)(.*)"   # a member's rest of pattern: its keyword, then how it ends (compiled on first use)
+
+
+class _KeywordFamily:
+    """A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
+    block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
+    largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
+    prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
+    pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
+    the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp."""
+
+    __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
+
+    def __init__(self, lexer, names, head, tags, special):
+        self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
+        self.order = {name: i for i, name in enumerate(names)}
+        self.left = NATIVE_FAMILY_TAGS
+
+    @classmethod
+    def of(cls, lexer, prefix, names, patterns):
+        """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
+        tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
+        for name in names:
+            led = re.fullmatch(_KEYWORD_LED, patterns[name][len(prefix):], re.S)
+            if led is None:
+                return None
+            keyword, end = led.groups()
+            if end == _TAG_END and keyword not in tags:
+                tags[keyword] = name
+            else:
+                special.append((keyword, keyword + end, name))
+        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
+        return cls(lexer, tuple(names), head, tags, tuple(special))
+
+    def match(self, text, pos):
+        head = self.head(text, pos)
+        if head is None:
+            return None
+        at, best, end = head.start("_keyword_"), None, None
+        name = self.tags.get(head.group("_keyword_"))
+        if name is not None:
+            best, end = name, head.end()
+        for keyword, rest, member in self.special:
+            if text.startswith(keyword, at) and (best is None or self.order[member] < self.order[best]):
+                m = _compiled(rest)(text, at)
+                if m is not None:
+                    best, end = member, m.end()
+        if best is None:   # no member where the prefix's first way ends: the regexp tries the others
+            return self.lexer._matcher_regexp(self.names)(text, pos)
+        self.left -= 1
+        if self.left <= 0:
+            self.lexer._tier_up(self)
+        return _Found(best, text, pos, end)
+
+
+def _compiled(pattern):
+    """The match method of a pattern (re's own cache keeps it)."""
+    return re.compile(pattern).match
+
+
+class _Fixed:
+    """A lexer's entry for a character where one punctuation terminal, of one fixed text, is all that can start
+    (and is the state's own): the token is that text when the text is there, with no regexp."""
+    __slots__ = ("name", "text", "size")
+
+    def __init__(self, text, name):
+        self.name, self.text, self.size = name, text, len(text)
+
+
+class _Found:
+    """A literal terminal found without a regexp, told as a re.Match tells what it found."""
+    __slots__ = ("lastgroup", "_text", "_start", "_end")
+
+    def __init__(self, name, text, start, end):
+        self.lastgroup, self._text, self._start, self._end = name, text, start, end
+
+    def end(self):
+        return self._end
+
+    def group(self):
+        return self._text[self._start:self._end]
+
+
+class _Skip:
+    """A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
+    its match function, and the run's ASCII characters, to skip a one-character run without the regexp."""
+    __slots__ = ("match", "chars")
+
+    def __init__(self, match, chars):
+        self.match, self.chars = match, chars

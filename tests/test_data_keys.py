@@ -1,0 +1,117 @@
+"""The caller's mappings are data: their items are read before any attribute rule (`{'_id': 1}._id` is 1, `d['__class__']`
+with such a key is its value), by every read path (attributes, subscripts, the attribute= filters, tests, str.format
+fields), while the attributes objects have themselves stay refused; and a mapping whose own __contains__ answers
+yes for every key gives undefined for a key it lacks, as in Jinja2, not a KeyError. Checked against Jinja2's sandbox
+(as transformers configures it) on the caller objects the case files cannot spell: dict subclasses, Mapping classes,
+OrderedDict, defaultdict."""
+
+from collections import OrderedDict, defaultdict
+from collections.abc import Mapping
+
+import pytest
+
+import minijinja_py as mj
+
+pytest.importorskip("jinja2")
+from differential_edges import LyingDict, LyingMapping  # noqa: E402  (mappings that say they have every key)
+from differential_ref import reference_env  # noqa: E402  (Jinja2 as transformers configures it)
+
+
+class LyingDefaultDict(defaultdict):
+    def __contains__(self, key):
+        return True
+
+
+class Record(Mapping):
+    """A caller's mapping class with `_` keys and a private attribute of its own."""
+
+    def __init__(self, data):
+        self._data = data
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+class Tagged(dict):
+    _tag = "attribute"
+
+
+def context():
+    return {
+        "ld": LyingDict(a=1, _id=2), "lm": LyingMapping({"a": 1, "_id": 2}),
+        "msgs": [LyingDict(role="user", content="x"), LyingMapping({"role": "assistant", "content": "y"})],
+        "od": OrderedDict([("_id", 5), ("__class__", "k"), ("n", "od")]),
+        "rec": Record({"_id": 7, "__typename": "T", "_meta": {"_x": 1}}),
+        "tagged": Tagged(_tag="item", _other=3),
+        "rows": [Record({"_id": 2, "n": "b"}), OrderedDict(_id=1, n="a"), {"_id": 1, "n": "c"}],
+    }
+
+
+SAME_AS_JINJA2 = [
+    # a lying __contains__: undefined for what it lacks, on every path
+    "[{{ ld.b }}][{{ ld['b'] }}][{{ ld._b }}][{{ ld['_b'] }}][{{ lm.b }}][{{ lm['b'] }}]",
+    "{{ ld.b is defined }} {{ lm['b'] is defined }} {{ ld.a }} {{ ld._id }} {{ lm._id }} {{ 'b' in ld }}",
+    "{% for m in msgs %}[{{ m.x }}{{ m['y'] }}{% if m.z %}z{% endif %}{{ m.role }}]{% endfor %}",
+    "{{ msgs|map(attribute='q')|list }} {{ msgs|selectattr('q')|list|length }} {{ msgs|rejectattr('q')|list|length }}",
+    "{{ msgs|map(attribute='q', default='-')|join }} {{ msgs|map(attribute='q')|select('defined')|list }}",
+    "{{ msgs|sort(attribute='q')|map(attribute='role')|join }} [{{ '{0[b]}'.format(ld) }}] {{ ld|attr('b') is defined }}",
+    "{{ ld|dictsort }} {{ ld|tojson }} {{ ld.get('b') }} {{ ld|length }}",
+    # `_` keys of mappings that are not plain dicts
+    "{{ od._id }} {{ od['_id'] }} {{ od['__class__'] }} {{ od.n }} {{ rec._id }} {{ rec['_id'] }} {{ rec.__typename }}",
+    "{{ rec._meta._x }} {{ rec['_meta']['_x'] }} {{ rec._nope is defined }} {{ tagged['_tag'] }} {{ tagged._other }}",
+    "{{ rows|map(attribute='_id')|list }} {{ rows|sort(attribute='_id')|map(attribute='n')|join }}",
+    "{{ rows|selectattr('_id', 'equalto', 1)|map(attribute='n')|join }} {{ rows|sum(attribute='_id') }}",
+    "{% for g in rows|groupby('_id') %}{{ g.grouper }}={{ g.list|map(attribute='n')|join }} {% endfor %}",
+    "{% for r in rows %}{{ r._id }}{{ r['_id'] }}{% if r._id == 1 %}!{% endif %}{% endfor %}",
+    "{{ '{0._id}/{0[_id]}'.format(rec) }} {{ rows|map(attribute='_nope')|list|length }}",
+]
+
+# refused where Jinja2 hands out an undefined that fails when used (the object has the attribute itself)
+REFUSED = ["{{ od.__class__ }}", "{{ tagged._tag }}", "{{ rec._data }}", "{{ rec['_data'] }}", "{{ ld.__len__ }}",
+           "{{ rows|map(attribute='_data')|list }}"]
+
+
+def _ours(source, ctx):
+    try:
+        return ("ok", mj.chat_environment().from_string(source).render(ctx))
+    except mj.TemplateError as exc:
+        return ("error", type(exc))
+
+
+def _jinja2(source, ctx):
+    try:
+        return ("ok", reference_env().from_string(source).render(ctx))
+    except Exception as exc:  # noqa: BLE001 - the reference's error is the expectation
+        return ("error", exc)
+
+
+@pytest.mark.parametrize("source", SAME_AS_JINJA2)
+def test_same_as_jinja2(source):
+    ours, theirs = _ours(source, context()), _jinja2(source, context())
+    assert theirs[0] == "ok", theirs
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("source", REFUSED)
+def test_attributes_the_object_has_stay_refused(source):
+    assert _ours(source, context()) == ("error", mj.SecurityError)
+
+
+def test_a_lying_defaultdict_is_neither_grown_nor_a_key_error():
+    dd = LyingDefaultDict(list, a=1)
+    assert mj.chat_environment().from_string("[{{ dd.b }}][{{ dd['b'] }}]{{ dd.a }}").render(dd=dd) == "[][]1"
+    assert dict(dd) == {"a": 1}   # (Jinja2 inserts 'b' through __missing__)
+
+
+def test_the_caller_data_is_unchanged():
+    ctx = context()
+    before = repr(ctx)
+    for source in SAME_AS_JINJA2:
+        _ours(source, ctx)
+    assert repr(ctx) == before
