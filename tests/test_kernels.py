@@ -190,6 +190,7 @@ LATTICE = {
         "{{ '<' + m.role + '|' + x + '|' + m.content + '>' }}",
         "{{ m.role ~ 1 ~ x ~ none }}",
         "{{ m.a.b }}/{{ ms[i].role }}",
+        "{{ ms[x].role }}|{{ ms[x].a.b }}|{{ ms[i].a.b }}",   # x an index: any value
         "{% for m in ms %}[{{ m.role }}]{% endfor %}",
         "{% for m in ms %}[{{ m.content|capitalize }}]{% endfor %}",
         "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
@@ -211,6 +212,7 @@ LATTICE = {
         "{% if m.role == 'a' %}A{% elif x %}X{% elif m.content is defined %}C{% else %}E{% endif %}",
         "{% if (m.role == 'a' or m.role == 'b') and not x %}Y{% else %}N{% endif %}",
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
+        "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
     ],
     "branches/switch": [
@@ -222,6 +224,8 @@ LATTICE = {
         "{% if m.role == 'x' or x %}X{% elif m.role == 'a' %}A{% else %}E{% endif %}",
         "{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}E{% endif %}{% endif %}",
         "{% if ms[i].role == 'a' %}A{% elif ms[i].role == 'b' %}B{% endif %}",
+        "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}",
+        "{% if m.role == 'a' and x %}A{% elif m.role == 'a' %}a{% elif m.role == 'b' or x %}B{% else %}E{% endif %}",
         "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
     ],
     "peephole/switch": [
