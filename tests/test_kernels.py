@@ -6,10 +6,11 @@ rules of compile/peephole.py, enumerated from the package itself, so a new entry
 - lattice: snippets of each entry rendered three ways — with kernels (the default), with general_only, and by
   Jinja2 configured as transformers configures it (tests/support/differential_ref.py) — over values of every
   kind a read meets: plain str, int, float, bool, None, lists and dicts, a missing key, an undefined variable,
-  Markup, a str subclass, a caller's dict subclass, Mapping and object with attributes; with the chat profile and
-  with StrictUndefined. The three outcomes are equal, or the same kind of error (kernels and general: the same
-  error, message and line). Rebinding, mutation between reads, namespaces and loops whose list grows are in
-  test_kernels_dynamic.py.
+  Markup, a str subclass, a caller's dict subclass, Mapping and object with attributes; in the chat profile and
+  with StrictUndefined, ChainableUndefined, DebugUndefined and autoescape. The three outcomes are equal, or the
+  same kind of error (kernels and general: the same error, message and line): tests/support/kernel_lattice.py.
+  Rebinding, mutation between reads, namespaces and loops whose list grows: test_kernels_dynamic.py.
+- limits: kernels and general closures run out of output or steps at the same point.
 """
 
 import os
@@ -20,7 +21,7 @@ from collections.abc import Mapping
 import pytest
 
 import minijinja_py as mj
-from kernel_lattice import chosen_by, differences, entry_names, outcome, three_ways
+from kernel_lattice import chosen_by, compile_chat, differences, entry_names, outcome, three_ways
 from minijinja_py.kernels import select
 
 try:
@@ -237,8 +238,8 @@ LATTICE = {
         "{% endif %}",
         "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
         "{% endif %}",
-        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}{% if m.role %}.{% endif %}"
-        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
+        "{% if m.role %}.{% endif %}{% endfor %}",
     ],
     "walks/walk": [
         "{% for m in ms %}{{ m.role }},{% endfor %}",
@@ -268,18 +269,12 @@ LATTICE = {
 
 LATTICE_CASES = [(name, source) for name in sorted(LATTICE) for source in LATTICE[name]]
 LATTICE_PROFILES = ("chat", "strict", "chainable", "debug", "autoescape")   # (kernel_lattice.py)
-# known differences: (source, kind) → the reason (xfail, strict)
-KNOWN = {}
 
 
 def _lattice_params():
     for name, source in LATTICE_CASES:
         for kind in (*HOLDERS, *SUBJECTS):
-            marks = ()
-            reason = KNOWN.get((source, kind))
-            if reason:
-                marks = (pytest.mark.xfail(reason=reason, strict=True),)
-            yield pytest.param(name, source, kind, marks=marks, id=f"{name}-{LATTICE[name].index(source)}-{kind}")
+            yield pytest.param(name, source, kind, id=f"{name}-{LATTICE[name].index(source)}-{kind}")
 
 
 def test_every_entry_has_lattice_snippets():
@@ -307,32 +302,20 @@ def test_kernels_general_and_jinja2_agree(name, source, kind):
                          [LATTICE["walks/walk"][0], LATTICE["branches/walk_switch"][0]])
 @pytest.mark.parametrize("max_output", [0, 1, 2, 3, 5, 8])
 def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
-    results = []
-    for general in (False, True):
-        previous = select.configure(general_only=general)
-        try:
-            template = mj.chat_environment(limits=mj.Limits(max_output=max_output)).from_string(source)
-        finally:
-            select.configure(*previous)
-        results.append(outcome(template, context("dict", "ab")))
-    assert differences(results[0], results[1], None) == []
+    kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(max_output=max_output)),
+                                context("dict", "ab")) for general in (False, True))
+    assert differences(kernels, general, None) == []
 
 
 # the step budget: a kernel pays what the general closure pays (a loop: its iterations up front)
-@pytest.mark.parametrize("source", [LATTICE["walks/walk"][5], LATTICE["walks/walk"][7], LATTICE["branches/walk_switch"][0],
-                                    LATTICE["text/text_reads"][8], "{% for x in ms %}{% for y in ms %}{{ y.role }}"
-                                    "{% endfor %}{% endfor %}"])
+@pytest.mark.parametrize("source", [LATTICE["walks/walk"][5], LATTICE["walks/walk"][7],
+                                    LATTICE["branches/walk_switch"][0], LATTICE["text/text_reads"][8],
+                                    "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}"])
 def test_the_step_budget_holds_with_kernels_as_without(source):
     found = []
     for max_steps in range(1, 120, 3):
-        results = []
-        for general in (False, True):
-            previous = select.configure(general_only=general)
-            try:
-                template = mj.chat_environment(limits=mj.Limits(max_steps=max_steps)).from_string(source)
-            finally:
-                select.configure(*previous)
-            ms = [{"role": role, "content": "c"} for role in "abab" * 5]
-            results.append(outcome(template, {"ms": ms, "i": 0, "n": 20}))
-        found += [f"max_steps={max_steps}: {problem}" for problem in differences(*results, None)]
+        kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(max_steps=max_steps)),
+                                    {"ms": [{"role": role, "content": "c"} for role in "abab" * 5], "n": 20, "i": 0})
+                            for general in (False, True))
+        found += [f"max_steps={max_steps}: {problem}" for problem in differences(kernels, general, None)]
     assert not found, "\n".join(found)

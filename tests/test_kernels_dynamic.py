@@ -106,8 +106,8 @@ CASES = [
      AB, True),
     ("text/text_reads", "mutable", "{% for m in ms %}{% do ms.append({'role': 'z'}) if loop.first %}"
      "<{{ m.role }}>{% endfor %}", AB, True),
-    ("text/text_reads", "chat", "{% for m in ms %}[{{ m.role }}]{% set _ = hook(m, 'x') %}[{{ m.role }}]{% endfor %}", AB,
-     True),
+    ("text/text_reads", "chat", "{% for m in ms %}[{{ m.role }}]{% set _ = hook(m, 'x') %}[{{ m.role }}]{% endfor %}",
+     AB, True),
     # if: the subject changed by the branch it ran, before the next if reads it
     ("atoms/if_tests", "chat", "{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{% endif %}"
      "{% if m.role == 'b' %}B{% endif %}{% if m.role %}T{% endif %}", AB, True),

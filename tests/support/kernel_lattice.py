@@ -79,6 +79,15 @@ def compiled(profile, source, way):
     return _compiled[key]
 
 
+def compile_chat(source, general, **options):
+    """source compiled by a fresh chat environment (options: chat_environment's), with kernels or general_only."""
+    previous = select.configure(general_only=general)
+    try:
+        return mj.chat_environment(**options).from_string(source)
+    finally:
+        select.configure(*previous)
+
+
 def outcome(template, ctx):
     """("ok", text) or ("error", the exception), and the caller's data after it (the repr of what the context
     holds but its callables)."""
