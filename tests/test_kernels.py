@@ -8,7 +8,7 @@ rules of compile/peephole.py, enumerated from the package itself, so a new entry
   kind a read meets: plain str, int, float, bool, None, lists and dicts, a missing key, an undefined variable,
   Markup, a str subclass, a caller's dict subclass, Mapping and object with attributes; in the chat profile and
   with StrictUndefined, ChainableUndefined, DebugUndefined and autoescape. The three outcomes are equal, or the
-  same kind of error (kernels and general: the same error, message and line): tests/support/kernel_lattice.py.
+  same kind of error (kernels and general: the same error, message, line and column): tests/support/kernel_lattice.py.
   Rebinding, mutation between reads, namespaces and loops whose list grows: test_kernels_dynamic.py.
 - limits: kernels and general closures run out of output or steps at the same point.
 """
@@ -196,6 +196,7 @@ LATTICE = {
         "{% for m in ms %}[{{ m.content|capitalize }}]{% endfor %}",
         "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
         "{% for m in ms %}{{ loop.index }}{{ m.role + m.content }}{{ loop.last }}{% endfor %}",
+        "{% for m in ms %}\n  {{ m.role }}\n  {{ loop.index }}{{ m.role + m.content }}\n{% endfor %}\n{{ m.a.b }}",
     ],
     "atoms/if_tests": [
         "{% if m.role == 'a' %}A{% else %}E{% endif %}",
@@ -215,6 +216,8 @@ LATTICE = {
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
         "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+        "{% for m in ms %}\n{% if m.role > 1 %}G\n{% elif m.content < 'b' %}L{% endif %}\n   {% if m.a.b %}T{% endif %}"
+        "{% endfor %}",
     ],
     "branches/switch": [
         "{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
@@ -228,6 +231,7 @@ LATTICE = {
         "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}",
         "{% if m.role == 'a' and x %}A{% elif m.role == 'a' %}a{% elif m.role == 'b' or x %}B{% else %}E{% endif %}",
         "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
+        "\n\n  {% if m.a.b == 'a' %}A\n{% elif m.a.b == '' %}0\n{% elif m.a.b == 'b' %}B{% endif %}",
     ],
     "peephole/switch": [
         "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
@@ -254,6 +258,7 @@ LATTICE = {
         "{% for m in ms %}{{ loop.previtem }}{{ loop.cycle('<', '>') }}{% for v in ms %}{{ loop.index }}{% endfor %}"
         "{{ loop.revindex }}{% endfor %}",
         "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
+        "x\n  {% for m in ms %}\n  {{ m.role }}\n{% for v in m.content %}{{ v }}{% endfor %}\n{% endfor %}",
     ],
     "branches/walk_switch": [
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
@@ -262,6 +267,8 @@ LATTICE = {
         "{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% elif m.role == 'a' %}A{% endif %}{% endfor %}",
+        "\n{% for v in m.content %}{% if v == 'a' %}\nA{% elif v == 'c' %}C{% else %}\n  {{ v.x }}{% endif %}"
+        "{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
         "{% endif %}{% endfor %}",
     ],

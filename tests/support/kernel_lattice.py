@@ -99,7 +99,8 @@ def outcome(template, ctx):
 
 
 def _our_error(exc):
-    return type(exc).__name__, getattr(exc, "message", str(exc)), getattr(exc, "lineno", None)
+    return type(exc).__name__, getattr(exc, "message", str(exc)), getattr(exc, "lineno", None), \
+        getattr(exc, "colno", None)
 
 
 def _same(first, second, reference=False):
@@ -115,7 +116,7 @@ def _same(first, second, reference=False):
 
 def differences(kernels, general, reference):
     """What differs between the three outcomes: [] when kernels and general give the same text or the same error
-    (class, message, line) and leave the same data, and Jinja2 (reference; None: not compared) the same text or
+    (class, message, line and column) and leave the same data, and Jinja2 (reference; None: not compared) the same text or
     the same kind of error and the same data."""
     found = []
     if not _same(kernels, general) or kernels[2] != general[2]:
