@@ -25,8 +25,10 @@ from kernel_lattice import chosen_by, compile_chat, differences, entry_names, ou
 from minijinja_py.kernels import select
 
 try:
+    import jinja2.sandbox
     from markupsafe import Markup
-except ImportError:
+except ImportError:  # the reference is optional: the comparisons with it are skipped
+    jinja2 = None
     Markup = mj.Markup
 
 
@@ -108,6 +110,31 @@ def test_the_environment_variable_turns_selection_off():
                             env={**os.environ, select.GENERAL_ONLY_VARIABLE: "1"})
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[] AB"
+
+
+def _callers_own(env):
+    """env with a caller's filters and tests in place of the builtins a kernel decides in line, and a finalize."""
+    env.filters["upper"] = lambda value: f"{value}!"
+    env.filters["trim"] = lambda value: "T"
+    env.tests["defined"] = lambda value: "D"
+    env.tests["string"] = lambda value: False
+    env.finalize = lambda value: f"<{value}>"
+    return env
+
+
+@pytest.mark.parametrize("source", [
+    "{{ m.role|upper }}{{ m.role|trim }}{{ m.role }}",
+    "{% if m.role|trim == 'T' %}Y{% elif m.role|trim == 'a' %}N{% endif %}",
+    "{% if m.nope is defined %}D{% endif %}{% if m.role is string %}S{% endif %}",
+    "{% for m in ms %}{% if m.role|upper == 'a!' %}Y{% elif m.role|upper == 'A' %}N{% endif %}{% endfor %}",
+])
+def test_a_callers_filter_test_or_finalize_is_not_decided_in_line(source):
+    """Near misses by configuration: the kernels decide builtins only; the general closures call the caller's."""
+    assert chosen_by(source, lambda: _callers_own(mj.chat_environment())) == set()
+    text = _callers_own(mj.chat_environment()).from_string(source).render(context("dict", "a"))
+    if jinja2 is not None:
+        reference = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        assert text == _callers_own(reference).from_string(source).render(context("dict", "a"))
 
 
 # ------------------------------------------------------------------------------------------------- lattice
