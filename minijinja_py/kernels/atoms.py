@@ -102,7 +102,7 @@ def decider(part, value):
             outcome = decide(kind, constant, value, f[0])
             return outcome if outcome is not None or ev is None else truth(f, ev, span)
         return decide_compare
-    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE)
+    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN)
 
     def decide_atom(f):
         if read_path is None:
@@ -119,7 +119,10 @@ def decider(part, value):
                 return (type(value) is constant) is want
             if family is NONE:
                 return (value is None) is want
-        elif value is ABSENT and family is not None and family is not TYPE_IS and f[0].undefined in PLAIN_UNDEFINED:
+            if family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
+                return (constant in value) is want   # `'tool_calls' in m`
+        elif value is ABSENT and family is not None and family is not TYPE_IS and family is not IN and \
+                f[0].undefined in PLAIN_UNDEFINED:
             return not want   # a missing key: undefined, false, not defined, not none
         outcome = decide(kind, constant, value, f[0])
         return outcome if outcome is not None or ev is None else truth(f, ev, span)
@@ -128,7 +131,7 @@ def decider(part, value):
 
 # the kinds decider() decides in line on plain data, by family (the first kind of each: the one wanted true)
 _FAMILY = {TRUTHY: TRUTHY, FALSY: TRUTHY, DEFINED: DEFINED, UNDEFINED: DEFINED, TYPE_IS: TYPE_IS,
-           TYPE_IS_NOT: TYPE_IS, NONE: NONE, NOT_NONE: NONE}
+           TYPE_IS_NOT: TYPE_IS, NONE: NONE, NOT_NONE: NONE, IN: IN, NOT_IN: IN}
 
 
 def _any_of(parts, want, ev, span):

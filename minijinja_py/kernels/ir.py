@@ -19,7 +19,7 @@ Values a kernel reads in line:
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Opaque", "Block"]
+__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Opaque", "Block", "text_of"]
 
 
 class Read:
@@ -122,6 +122,9 @@ class Loop:
         if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
                 only.subject.method is None and all(type(key) is str for key in only.subject.keys):
             return "walk+switch", "walk"   # the item's key decides the body (the item itself, or one key of it)
+        if type(only) is Emit and not only.counted and only.signature == "reads" and self.plan.loop_slot is None \
+                and not self.plan.resets and not self.plan.local_copies:
+            return "walk+text", "walk"   # the body prints reads (keys of the item: text.walk_text decides)
         return "walk"
 
 
@@ -143,14 +146,25 @@ class Block:
     def __init__(self, nodes, runs, weight, general):
         self.nodes, self.runs, self.weight, self.general, self.run = tuple(nodes), tuple(runs), weight, general, None
 
-    signature = None
+    @property
+    def signature(self):
+        # a statement between constant texts a loop counts (`{{ '<|im_start|>' }}{% if ... %}{{ '<|im_end|>' }}`)
+        nodes = self.nodes
+        if 2 <= len(nodes) <= 3 and (text_of(nodes[0]) is not None or text_of(nodes[-1]) is not None) and \
+                (len(nodes) == 2 or text_of(nodes[0]) is not None and text_of(nodes[-1]) is not None):
+            return "framed"
+        return None
 
     @property
     def text(self):
         """The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
         Emit of text: a kernel may append it in line), else None."""
-        if len(self.nodes) == 1 and type(self.nodes[0]) is Emit and self.nodes[0].signature == "text" and \
-                not self.nodes[0].counted:
-            text = "".join(self.nodes[0].parts)
-            return text if len(text) < BIG_STR else None
-        return None
+        return text_of(self.nodes[0]) if len(self.nodes) == 1 else None
+
+
+def text_of(node):
+    """The text an uncounted Emit of constants only prints (short: a kernel may append it in line), else None."""
+    if type(node) is Emit and node.signature == "text" and not node.counted:
+        text = "".join(node.parts)
+        return text if len(text) < BIG_STR else None
+    return None

@@ -65,11 +65,12 @@ def _range_items(rs, items, iter_span):
 
 
 def _walker(plan, body):
-    """walker(f, out, items, step) calling the body's one to five statements (or its run) for each item: the
+    """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or
+    the kernel chosen for the list) for each item: the
     loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items it
     consumed are skipped); the body's variables started afresh (undefined, or copied from another variable of
     this frame); the item stored in the target's slot. A break refunds the iterations left."""
-    runs = body.runs if 1 <= len(body.runs) <= 5 else (body.run,)
+    runs = body.runs if 1 <= len(body.runs) <= 5 and body.run is body.general else (body.run,)
     if plan.loop_slot is None and not plan.resets and not plan.local_copies and len(runs) == 1:
         return _walk_plain(plan.target_slot, runs[0])
     walk = _walk_one if len(runs) == 1 else _walk_two if len(runs) == 2 else _walk_three_to_five
