@@ -190,6 +190,20 @@ CASES = [
     ("branches/walk_switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}{% do ms.append({'role': 'a'}) %}"
      "{% do ms[0].update(role='z') %};{% endfor %}", AB, True),
+    # text walks and framed statements: data changed between walks, or by the framed statement
+    ("text/walk_text", "chat", "{% for a in xs %}{% for m in ms %}<{{ m.role }}>{% endfor %}{{ grow() if loop.first }}"
+     "{{ hook(ms[0], 'q') }};{% endfor %}", AB, True),
+    ("text/walk_text", "mutable", "{% for a in xs %}{% for m in ms %}<{{ m.role }}|{{ m.content }}>{% endfor %}"
+     "{% do ms[0].update(role=none) %}{% do ms.append({'role': 'q', 'content': 'Q'}) if loop.first %};{% endfor %}",
+     AB, True),
+    ("text/walk_text", "chat", "{% for m in ms %}<{{ m.role }}>{% endfor %}{% set ms = ms + [{'role': 'r'}] %}"
+     "{% for m in ms %}<{{ m.role }}>{% endfor %}", AB, True),
+    ("text/framed", "chat", "{% for m in ms %}{% if true %}<{% if m.role == 'a' %}{% set _ = hook(ms[1], 'c') %}A"
+     "{% endif %}>{% endif %}{% if m.role == 'c' %}C{% endif %}{% endfor %}", AB, True),
+    ("text/framed", "chat", "{% set ns = namespace(n='') %}{% for x in xs %}[{% set ns.n = ns.n ~ x %}]{% endfor %}"
+     "{{ ns.n }}", ABA, True),
+    ("text/framed", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>{% endif %}"
+     "{{ x }}{{ loop.length }}{% endfor %}", AB, True),
     # the loop context consumed or listed by the body; iterables that are no list; keys of a str
     ("walks/walk", "chat", "{% for x in xs %}{{ x }}{% if x == 'b' %}{% for y in loop %}({{ y }}{{ loop.index }})"
      "{% endfor %}{% endif %}{{ loop.index }}{% endfor %}", letters, True),
