@@ -359,9 +359,20 @@ def test_kernels_general_and_jinja2_agree(name, source, kind):
     assert not found, "\n".join(found)
 
 
-# the output limit: a kernel that counts its output fails where the general closure fails
-@pytest.mark.parametrize("source", [s for s in LATTICE["text/text_reads"] if "for" not in s][:4] +
-                         [LATTICE["walks/walk"][0], LATTICE["branches/walk_switch"][0]])
+# the limits: kernels and general closures run out at the same point (snippets that count output or pay steps)
+LIMIT_SNIPPETS = [
+    "<{{ x }}>", "<{{ m.role }}>", "<{{ m.content|trim }}|{{ m.role|upper }}>", "{{ m.role ~ ':' ~ m.content }}",
+    "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% endif %}{{ m.role }}{% endfor %}",
+    "{% for i in range(n) %}{{ ms[i].role }}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+    "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
+    "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
+    "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}",
+]
+
+
+@pytest.mark.parametrize("source", LIMIT_SNIPPETS)
 @pytest.mark.parametrize("max_output", [0, 1, 2, 3, 5, 8])
 def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
     kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(max_output=max_output)),
@@ -369,10 +380,7 @@ def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
     assert differences(kernels, general, None) == []
 
 
-# the step budget: a kernel pays what the general closure pays (a loop: its iterations up front)
-@pytest.mark.parametrize("source", [LATTICE["walks/walk"][5], LATTICE["walks/walk"][7],
-                                    LATTICE["branches/walk_switch"][0], LATTICE["text/text_reads"][8],
-                                    "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}"])
+@pytest.mark.parametrize("source", LIMIT_SNIPPETS)
 def test_the_step_budget_holds_with_kernels_as_without(source):
     found = []
     for max_steps in range(1, 120, 3):
