@@ -10,7 +10,6 @@ it must decline (the rule of issue 22: read once only where nothing in between c
 import pytest
 
 from kernel_lattice import chosen_by, entry_names, our_environment, three_ways
-from minijinja_py.kernels import select
 
 
 def roles(*values):
@@ -271,8 +270,4 @@ def test_kernels_general_and_jinja2_agree_as_the_data_moves(profile, source, mak
 
 def test_general_only_is_what_the_general_way_compiled():
     """The "general" way really ran without kernels: its compile chooses nothing."""
-    previous = select.configure(general_only=True)
-    try:
-        assert all(not chosen_by(source) for _, profile, source, *_ in CASES if profile == "chat")
-    finally:
-        select.configure(*previous)
+    assert all(not chosen_by(source, general=True) for _, profile, source, *_ in CASES if profile == "chat")

@@ -27,10 +27,15 @@ def entry_names():
     return sorted({entry.name for entry in select.REGISTRY.values()} | {"peephole/" + rule.__name__ for rule in RULES})
 
 
-def chosen_by(source, environment=None):
-    """The entries compiling source chooses (a fresh environment: nothing cached; chat by default)."""
-    with select.recording() as chosen:
-        (environment or mj.chat_environment)().from_string(source)
+def chosen_by(source, environment=None, general=False):
+    """The entries compiling source chooses (a fresh environment: nothing cached; chat by default), with kernels
+    (whatever MINIJINJA_PY_GENERAL_ONLY says) or general_only."""
+    previous = select.configure(general_only=general)
+    try:
+        with select.recording() as chosen:
+            (environment or mj.chat_environment)().from_string(source)
+    finally:
+        select.configure(*previous)
     return set(chosen)
 
 
