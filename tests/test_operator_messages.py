@@ -1,7 +1,7 @@
 """An operation that fails says what Jinja2 says for it (the message of the Python error its generated code meets):
 every binary and unary operator and comparison, `in`, subscripts and calls, over operands of every plain type,
 and the filters and methods whose messages are their own (`'a' in 1` is "argument of type 'int' is not
-iterable", `1|indent` fails "for +=", `'x'.format_map()` and `1|abs(2)` count arguments as Jinja2's do).
+iterable", `1|indent` fails "for +=", `'x'.format_map()`, `1|abs(2)` and `'a'|urlencode(1)` count arguments as Jinja2's do).
 Checked against Jinja2 as transformers configures it."""
 
 import pytest
@@ -24,6 +24,10 @@ OTHERS = [
     "{{ s.format_map(a=1) }}", "{{ s * s }}", "{{ l + s }}", "{{ d + d }}", "{{ 1 // 0 }}", "{{ 1 % 0 }}",
     "{{ 1.0 / 0 }}", "{{ 0 ** -1 }}", "{{ 10.0 ** 400 }}", "{{ i is divisibleby(0) }}", "{{ s is odd }}",
     "{{ s[1:2:0] }}", "{{ l[s:] }}",
+    # too many arguments to filters that take the render state where Jinja2's take no context (the state not counted)
+    "{{ s|urlencode(1) }}", "{{ s|indent(1, 2, 3, 4) }}", "{{ i|int(1, 2, 3) }}", "{{ f|round(1, 2, 3) }}",
+    "{{ l|reverse(1) }}", "{{ d|dictsort(1, 2, 3, 4) }}", "{{ l|batch(1, 2, 3) }}", "{{ l|batch }}",
+    "{{ i|pprint(1) }}", "{{ s|title(2) }}", "{{ s|center(1, 2) }}", "{{ s|tojson(1, 2) }}",
 ]
 
 

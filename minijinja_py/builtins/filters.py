@@ -21,7 +21,7 @@ from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
 from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, tree_size, unary_result
-from ..core.errors import FilterArgumentError
+from ..core.errors import FilterArgumentError, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
@@ -87,6 +87,7 @@ def do_abs(*args):
     return abs(args[0])
 
 
+@state_not_counted
 @pass_state
 def do_int(rs, value, default=0, base=10):
     """Convert to int ("42.23" gives 42); default when impossible. A string may give a base (0x, 0o, 0b)."""
@@ -127,6 +128,7 @@ def do_float(value, default=0.0):
         return default
 
 
+@state_not_counted
 @pass_state
 def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
@@ -312,6 +314,7 @@ def do_random(rs, seq):
 
 
 @costs(ITERATES)
+@state_not_counted
 @pass_state
 def do_reverse(rs, value):
     """Reverse a string, or iterate a sequence backwards."""
@@ -336,6 +339,7 @@ def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
 
 
+@state_not_counted
 @pass_state
 def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     """The items of a dict sorted by key (or by value)."""
@@ -378,6 +382,7 @@ def do_unique(rs, value, case_sensitive=False, attribute=None):
 
 
 @costs(ITERATES)
+@state_not_counted
 @pass_state
 def do_batch(rs, value, linecount, fill_with=None):
     """Lists of linecount items (the last filled with fill_with when given)."""
@@ -441,6 +446,7 @@ def do_attr(rs, obj, name):
     return attribute_only(obj, name, rs)
 
 
+@state_not_counted
 @pass_state
 def do_pprint(rs, value):
     """Pretty-print (for debugging)."""

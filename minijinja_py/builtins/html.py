@@ -9,7 +9,7 @@ import re
 from collections import abc
 
 from ..core.budget import charge_result, general_unary, take
-from ..core.errors import FilterArgumentError
+from ..core.errors import FilterArgumentError, state_not_counted
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
 from ..runtime.markup import Markup, new_markup, escape, soft_str
 from ..runtime.printing import to_str
@@ -76,6 +76,7 @@ def _quote_from_bytes():
 _quote = None
 
 
+@state_not_counted
 @pass_state
 def do_urlencode(rs, value):
     """URL-encode a string, or a dict / list of pairs as a query string."""

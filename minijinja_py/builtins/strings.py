@@ -5,7 +5,7 @@ import operator
 import re
 
 from ..core.budget import charge_result, general_unary
-from ..core.errors import FilterArgumentError
+from ..core.errors import FilterArgumentError, state_not_counted
 from ..core.state import BIG_STR, CHAR_SHIFT, check_str_size, out_of_fuel, pass_state
 from ..runtime.formatting import percent_format
 from ..runtime.markup import Markup, escape, soft_str
@@ -65,6 +65,7 @@ do_capitalize.mj_str_method = str.capitalize
 _WORD_BEGINNING = r"([-\s({\[<]+)"   # compiled on first use (re's cache), not at import
 
 
+@state_not_counted
 @pass_state
 def do_title(rs, s):
     """Titlecase: words start uppercase (words begin after whitespace, '-', and opening brackets)."""
@@ -100,6 +101,7 @@ def do_trim(value, chars=None):
 do_trim.mj_str_method = str.strip
 
 
+@state_not_counted
 @pass_state
 def do_center(rs, value, width=80):
     """Center the string in a field of width."""
@@ -132,6 +134,7 @@ def do_replace(rs, s, old, new, count=None):
     return s.replace(old, new, count)
 
 
+@state_not_counted
 @pass_state
 def do_indent(rs, s, width=4, first=False, blank=False):
     """Indent every line but the first by width spaces (or the string width); first/blank indent those too."""

@@ -16,7 +16,7 @@ from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
-from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Test
+from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Test, text_of
 from ..kernels.select import choose
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
@@ -39,7 +39,7 @@ def block(c, statements):
     if not c.general_only:
         nodes = rewrite(c, nodes)
     runs = tuple(node.general if c.general_only else choose(node) for node in nodes)
-    made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs))
+    made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
     made.run = made.general if c.general_only else choose(made)
     return made
 
@@ -64,12 +64,18 @@ def _items(c, nodes):
         yield pending
 
 
-def _run_all(runs):
-    """run(f, out) running runs in turn (the general form of a statement list)."""
+def _run_all(runs, nodes):
+    """run(f, out) running runs in turn (the general form of a statement list); a statement between constant
+    texts a loop counts (`{{ '### Human: ' }}{% if ... %}...{% endif %}{{ '\n' }}`) with the texts appended in
+    line, as their runs append them."""
     if not runs:
         return _nothing
     if len(runs) == 1:
         return runs[0]
+    if len(runs) <= 3 and (text_of(nodes[0]) is not None or text_of(nodes[-1]) is not None):
+        framed = _framed(text_of(nodes[0]), runs, text_of(nodes[-1]))
+        if framed is not None:
+            return framed
     if len(runs) == 2:
         a, b = runs
 
@@ -90,6 +96,33 @@ def _run_all(runs):
         for run in runs:
             run(f, out)
     return run_all
+
+
+def _framed(before, runs, after):
+    """_run_all's forms for text then a statement, a statement then text, and a statement between texts."""
+    if len(runs) == 3 and before is not None and after is not None:
+        run = runs[1]
+
+        def run_framed(f, out):
+            out.append(before)
+            run(f, out)
+            out.append(after)
+        return run_framed
+    if len(runs) != 2:
+        return None
+    if before is not None:
+        run = runs[1]
+
+        def run_after_text(f, out):
+            out.append(before)
+            run(f, out)
+        return run_after_text
+    run = runs[0]
+
+    def run_before_text(f, out):
+        run(f, out)
+        out.append(after)
+    return run_before_text
 
 
 def _nothing(f, out):

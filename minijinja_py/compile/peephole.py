@@ -7,7 +7,7 @@ template right, only to choose a kernel.
 """
 
 from ..kernels.ir import Atom, If, Switch, Test
-from ..kernels.atoms import EQ
+from ..kernels.atoms import EQ, ONE_OF
 from ..kernels.select import enabled, note
 
 __all__ = ["RULES", "rewrite"]
@@ -26,33 +26,6 @@ def switch(c, nodes, i):
         return None
     made = _switch_of(node)
     return ((made,), 1) if made is not None and len(made.groups[0][0]) >= 2 else None
-
-
-def switch_sequence(c, nodes, i):
-    """Two switches in a row on one subject (Switches, or ifs whose tests compare it with constants:
-    `{% if m.role == 'user' %}...{% endif %}{% if m.role == 'assistant' and m.content %}...`) → one Switch that
-    reads the subject once for both. Exact where the first cannot change what the second reads: its statements
-    assign no variable named as the subject's (effects.assigns) and change no data (effects.changes_data), and the
-    subject is read only through plain dicts and lists (a namespace's attribute, which they may set, is not read
-    by a switch: branches.py)."""
-    if i + 1 >= len(nodes) or c.effects is None:
-        return None
-    first, second = _switch_of(nodes[i]), _switch_of(nodes[i + 1])
-    if first is None or second is None or first.subject != second.subject or \
-            len({type(constant) for cases, _ in first.groups + second.groups for constants, *_ in cases
-                 for constant in constants}) != 1 or \
-            any(c.effects.changes_data(source) or c.effects.assigns((source,), first.subject.name)
-                for source in first.sources):
-        return None
-    return (Switch(first.subject, first.groups + second.groups, _in_turn(first.general, second.general),
-                   first.sources + second.sources),), 2
-
-
-def _in_turn(first, second):
-    def run_in_turn(f, out):
-        first(f, out)
-        second(f, out)
-    return run_in_turn
 
 
 def _switch_of(node):
@@ -83,28 +56,38 @@ def _switch_of(node):
 
 def _case(test):
     """(read, constants, extra Test or None, alternative Test or None) of a branch test a switch decides, or
-    None."""
+    None. A compare is `subject == c` or `subject in [c1, c2]` (constants of one type: membership is equality
+    with one of them for a value of that type)."""
     if type(test) is Atom:
-        return (test.read, (test.constant,), None, None) if test.kind == EQ else None
+        return (test.read, _constants(test), None, None) if _constants(test) else None
     if type(test) is not Test:
         return None
     parts = test.parts
     if not test.want:   # `subject == 'c' and extra`
         first = parts[0][0]
-        if type(first) is not Atom or first.kind != EQ or not test.pure:
+        if type(first) is not Atom or not _constants(first) or not test.pure:
             return None
-        return first.read, (first.constant,), Test(False, parts[1:], True), None
+        return first.read, _constants(first), Test(False, parts[1:], True), None
     compares = 0   # `subject == 'a' or subject == 'b' or other`
-    while compares < len(parts) and type(parts[compares][0]) is Atom and parts[compares][0].kind == EQ:
+    while compares < len(parts) and type(parts[compares][0]) is Atom and _constants(parts[compares][0]):
         compares += 1
     if compares == 0 or len({parts[k][0].read for k in range(compares)}) != 1 or \
             compares < len(parts) and not test.pure:
         return None
     alternative = Test(True, parts[compares:], True) if compares < len(parts) else None
-    return parts[0][0].read, tuple(parts[k][0].constant for k in range(compares)), None, alternative
+    return parts[0][0].read, sum((_constants(parts[k][0]) for k in range(compares)), ()), None, alternative
 
 
-RULES = (switch, switch_sequence)
+def _constants(atom):
+    """The constants an atom compares its read with for equality (`== c`: (c,); `in [c1, c2]`: (c1, c2)), or ()."""
+    if atom.kind == EQ:
+        return (atom.constant,)
+    if atom.kind == ONE_OF:
+        return tuple(sorted(atom.constant[0]))
+    return ()
+
+
+RULES = (switch,)
 
 
 def rewrite(c, nodes):

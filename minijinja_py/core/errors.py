@@ -13,7 +13,7 @@ __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
     "TemplateLoadError", "twin_of", "limit_twin", "claim",
-    "as_template_error", "scrub_message", "located", "error_at",
+    "as_template_error", "scrub_message", "located", "error_at", "state_not_counted",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -137,6 +137,33 @@ def _columns(text):
 # (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
 _ADDRESS = r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>"
 _MAX_MESSAGE = 2000
+
+
+# Built-in filters that take the render state as their first argument where Jinja2's take nothing: Python counts
+# that argument in an arity error ("do_urlencode() takes 2 positional arguments but 3 were given"); Jinja2's
+# message, for the same template, counts one less. Keyed by the function's name, which is all the message holds.
+_STATE_NOT_COUNTED = set()
+_ARITY = re.compile(r"(\w+)\(\) takes (?:from (\d+) to (\d+)|(\d+)) positional arguments? but (\d+) (?:was|were) given")
+
+
+def state_not_counted(func):
+    """Mark a built-in that takes the state where Jinja2's counterpart takes no context (see _STATE_NOT_COUNTED)."""
+    _STATE_NOT_COUNTED.add(func.__name__)
+    return func
+
+
+def _arity_as_jinja2_says(message):
+    """An arity message about a function of _STATE_NOT_COUNTED, its counts as Jinja2 gives them."""
+    found = _ARITY.fullmatch(message)
+    if found is None or found.group(1) not in _STATE_NOT_COUNTED:
+        return message
+    name, low, high, exact, given = found.groups()
+
+    def arguments(n):
+        return f"{n} positional argument{'' if n == 1 else 's'}"
+    takes = f"from {int(low) - 1} to {int(high) - 1} positional arguments" if low else arguments(int(exact) - 1)
+    given = int(given) - 1
+    return f"{name}() takes {takes} but {given} {'was' if given == 1 else 'were'} given"
 
 
 def scrub_message(message):
@@ -341,6 +368,8 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
         except Exception:  # an exception whose str() fails: its class is all there is to say
             message = type(exc).__name__
         message = scrub_message(message)
+        if base is TypeError and _STATE_NOT_COUNTED:
+            message = _arity_as_jinja2_says(message)
         err = (twin_of(base) if base is not None and base is not Exception else TemplateRuntimeError)(message)
         if isinstance(exc, OSError):
             err.args = (message,)

@@ -15,6 +15,7 @@ from .ir import Atom, If, Test
 from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, on_string, spec
 from .select import kernel
 from ..core.errors import located
+from ..runtime.objects import LoopContext
 from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
@@ -102,7 +103,7 @@ def decider(part, value):
             outcome = decide(kind, constant, value, f[0])
             return outcome if outcome is not None or ev is None else truth(f, ev, span)
         return decide_compare
-    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN)
+    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
 
     def decide_atom(f):
         if read_path is None:
@@ -121,7 +122,9 @@ def decider(part, value):
                 return (value is None) is want
             if family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
                 return (constant in value) is want   # `'tool_calls' in m`
-        elif value is ABSENT and family is not None and family is not TYPE_IS and family is not IN and \
+            if family is ONE_OF and type(value) is constant[1]:
+                return (value in constant[0]) is want   # `m.role in ['user', 'system']`
+        elif value is ABSENT and (family is TRUTHY or family is DEFINED or family is NONE) and \
                 f[0].undefined in PLAIN_UNDEFINED:
             return not want   # a missing key: undefined, false, not defined, not none
         outcome = decide(kind, constant, value, f[0])
@@ -131,7 +134,7 @@ def decider(part, value):
 
 # the kinds decider() decides in line on plain data, by family (the first kind of each: the one wanted true)
 _FAMILY = {TRUTHY: TRUTHY, FALSY: TRUTHY, DEFINED: DEFINED, UNDEFINED: DEFINED, TYPE_IS: TYPE_IS,
-           TYPE_IS_NOT: TYPE_IS, NONE: NONE, NOT_NONE: NONE, IN: IN, NOT_IN: IN}
+           TYPE_IS_NOT: TYPE_IS, NONE: NONE, NOT_NONE: NONE, IN: IN, NOT_IN: IN, ONE_OF: ONE_OF, NONE_OF: ONE_OF}
 
 
 def _any_of(parts, want, ev, span):
@@ -272,6 +275,7 @@ def _if_atom(atom, value, body, else_block):
     compares, truths, constant_type = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY, type(constant)
     contains, nones = kind == IN or kind == NOT_IN, kind == NONE or kind == NOT_NONE
     types = kind == TYPE_IS or kind == TYPE_IS_NOT   # `is string`, `is mapping`: exact on plain values
+    order = ORDER.get(kind)   # `idx > 1`: ints only
     want = want or kind == IN or kind == NONE or kind == TYPE_IS
 
     def run_atom(f, out):
@@ -292,6 +296,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = (value is None) is want
         elif types and type(value) in PLAIN:
             outcome = (type(value) is constant) is want
+        elif order is not None and type(value) is int:
+            outcome = order(value, constant)
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:
@@ -303,4 +309,23 @@ def _if_atom(atom, value, body, else_block):
                 out.append(text)
         elif else_ is not None:
             else_(f, out)
+    if read_path is None and truths and (key == "first" or key == "last"):
+        return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
     return run_atom
+
+
+def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
+    """{% if loop.first %}, {% if not loop.last %}: the loop context's index read in line (a loop that knows its
+    length); anything else in that variable through run_atom."""
+    def run_loop_flag(f, out):
+        loop = f[slot]
+        if type(loop) is not LoopContext or not first and loop._length is None:
+            return run_atom(f, out)
+        if (loop.index0 == 0 if first else loop.index0 == loop._length - 1) is want:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_loop_flag

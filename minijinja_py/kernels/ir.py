@@ -122,9 +122,6 @@ class Loop:
         if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
                 only.subject.method is None and all(type(key) is str for key in only.subject.keys):
             return "walk+switch", "walk"   # the item's key decides the body (the item itself, or one key of it)
-        if type(only) is Emit and not only.counted and only.signature == "reads" and self.plan.loop_slot is None \
-                and not self.plan.resets and not self.plan.local_copies:
-            return "walk+text", "walk"   # the body prints reads (keys of the item: text.walk_text decides)
         return "walk"
 
 
@@ -146,14 +143,7 @@ class Block:
     def __init__(self, nodes, runs, weight, general):
         self.nodes, self.runs, self.weight, self.general, self.run = tuple(nodes), tuple(runs), weight, general, None
 
-    @property
-    def signature(self):
-        # a statement between constant texts a loop counts (`{{ '<|im_start|>' }}{% if ... %}{{ '<|im_end|>' }}`)
-        nodes = self.nodes
-        if 2 <= len(nodes) <= 3 and (text_of(nodes[0]) is not None or text_of(nodes[-1]) is not None) and \
-                (len(nodes) == 2 or text_of(nodes[0]) is not None and text_of(nodes[-1]) is not None):
-            return "framed"
-        return None
+    signature = None
 
     @property
     def text(self):

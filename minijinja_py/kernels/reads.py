@@ -109,8 +109,8 @@ def reader(read, strict=False):
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return read_key_filtered
 
-    if len(keys) == 2 and method is None and not strict:
-        return _two_steps(slot, *keys)
+    if len(keys) == 2 and method is None:
+        return _two_steps(slot, *keys, string_key if strict else attribute)
 
     def read_path(f):
         value = f[slot]
@@ -129,9 +129,9 @@ def reader(read, strict=False):
     return read_path
 
 
-def _two_steps(slot, first, second):
+def _two_steps(slot, first, second, attribute):
     """reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
-    reads, written out."""
+    reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict)."""
     def read_two(f):
         value = f[slot]
         if type(first) is int:

@@ -8,15 +8,11 @@ result too long to make before it is checked, the output limit reached) runs the
 adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
 """
 
-from operator import length_hint
-
-from .ir import Block, Emit, Loop, Read, text_of
+from .ir import Emit, Read
 from .reads import ABSENT, BIG_STR, MISSING, attribute, reader, spec
 from .select import kernel
-from .walks import list_loop
-from ..runtime.objects import BreakLoop, ContinueLoop
 
-__all__ = ["text_reads", "walk_text", "framed"]
+__all__ = ["text_reads"]
 
 
 @kernel(Emit, "reads")
@@ -176,75 +172,3 @@ def _join_many(texts, readers, room, general, counted):
         out.append(text)
     return run_reads
 
-
-@kernel(Loop, "walk+text")
-def walk_text(node):
-    """A plain loop whose body prints one or two keys of the item between constants (`{% for m in messages %}{{
-    '<|im_start|>' + m.role + '\n' + m.content + '<|im_end|>\n' }}`, the commonest message loop; maybe through a str
-    method, `m.content|trim`): the item's keys read and joined in the walk, without a call for the body; an item that is not a plain dict with short plain
-    strings there runs the body's closure."""
-    texts, reads = _pieces(node.body.nodes[0].parts)
-    slot = node.plan.target_slot
-    if not 1 <= len(reads) <= 2 or any(read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str
-                                       for read in reads):
-        return None
-    room = BIG_STR - sum(map(len, texts))
-    if room <= 0:
-        return None
-    body = node.body.run
-    before, middle = texts[0], texts[1]
-    after = texts[2] if len(reads) == 2 else ""
-    key, key2 = reads[0].keys[0], reads[-1].keys[0]
-    single, method, method2 = len(reads) == 1, reads[0].method, reads[-1].method
-
-    def walk_keys(f, out, items, step):
-        append, remaining = out.append, iter(items)
-        try:
-            for item in remaining:
-                f[slot] = item
-                if type(item) is dict:
-                    value = item.get(key)
-                    value2 = "" if single else item.get(key2)
-                    if method is not None and type(value) is str:   # (`m.content|trim`: that str method)
-                        value = method(value) if len(value) < BIG_STR else None
-                    if method2 is not None and type(value2) is str and not single:
-                        value2 = method2(value2) if len(value2) < BIG_STR else None
-                    if type(value) is str and type(value2) is str and len(value) + len(value2) < room:
-                        append(before + value + middle + value2 + after)
-                        continue
-                try:
-                    body(f, out)
-                except ContinueLoop:
-                    continue
-        except BreakLoop:
-            f[0].fuel += length_hint(remaining) * step
-    return list_loop(node, walk_keys)
-
-
-@kernel(Block, "framed")
-def framed(node):
-    """A statement list of a statement between constant texts a loop counts (or a text and a statement): the texts
-    appended in line around the statement's run, as running the three in turn appends them."""
-    first, *_, last = node.nodes
-    before, after = text_of(first), text_of(last)
-    if len(node.nodes) == 2:
-        if before is not None:
-            run = node.runs[1]
-
-            def run_after_text(f, out):
-                out.append(before)
-                run(f, out)
-            return run_after_text
-        run = node.runs[0]
-
-        def run_before_text(f, out):
-            run(f, out)
-            out.append(after)
-        return run_before_text
-    run = node.runs[1]
-
-    def run_framed(f, out):
-        out.append(before)
-        run(f, out)
-        out.append(after)
-    return run_framed

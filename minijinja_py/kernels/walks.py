@@ -10,7 +10,7 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 
-from .ir import Loop
+from .ir import Loop, text_of
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
@@ -65,12 +65,13 @@ def _range_items(rs, items, iter_span):
 
 
 def _walker(plan, body):
-    """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or
-    the kernel chosen for the list) for each item: the
+    """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
+    statement between constant texts, which the run appends in line) for each item: the
     loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items it
     consumed are skipped); the body's variables started afresh (undefined, or copied from another variable of
     this frame); the item stored in the target's slot. A break refunds the iterations left."""
-    runs = body.runs if 1 <= len(body.runs) <= 5 and body.run is body.general else (body.run,)
+    framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
+    runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
     if plan.loop_slot is None and not plan.resets and not plan.local_copies and len(runs) == 1:
         return _walk_plain(plan.target_slot, runs[0])
     walk = _walk_one if len(runs) == 1 else _walk_two if len(runs) == 2 else _walk_three_to_five
