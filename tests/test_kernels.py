@@ -44,13 +44,6 @@ SELECTION = {
     "peephole/switch": ("{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
                         {"branches/switch", "peephole/switch"},
                         "{% if m.role == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"atoms/if_tests"}),   # two reads
-    "peephole/switch_sequence": (
-        # (in a statement list: the template's own top-level statements are compiled one by one)
-        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}{% endif %}",
-        {"branches/switch", "peephole/switch_sequence"},
-        # the first assigns the subject's variable: the second must read it again
-        "{% if true %}{% if m.role == 'a' %}{% set m = {} %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
-        "{% endif %}", {"atoms/if_tests"}),
     "walks/walk": ("{% for m in ms %}{{ m }}{% endfor %}", {"walks/walk", "text/text_reads"},
                    "{% for m in ms if m %}{{ m }}{% endfor %}", {"text/text_reads"}),   # a loop filter
     "branches/walk_switch": (
@@ -58,15 +51,7 @@ SELECTION = {
         {"branches/walk_switch", "branches/switch", "peephole/switch"},
         # the body is the switch and more: a walk calling it
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
-        {"walks/walk", "branches/switch", "peephole/switch", "text/framed"}),
-    "text/walk_text": ("{% for m in ms %}<{{ m.role }}>{% endfor %}", {"text/walk_text", "text/text_reads"},
-                       # a read that is not a key of the item: a walk calling the body's text kernel
-                       "{% for m in ms %}<{{ m.role }}{{ x }}>{% endfor %}", {"walks/walk", "text/text_reads"}),
-    "text/framed": ("{% for m in ms %}<{% if m.role %}A{% endif %}>{% endfor %}",
-                    {"text/framed", "atoms/if_tests", "walks/walk"},
-                    # two statements between the texts
-                    "{% for m in ms %}<{% if m.role %}A{% endif %}{% if x %}X{% endif %}>{% endfor %}",
-                    {"atoms/if_tests", "walks/walk"}),
+        {"walks/walk", "branches/switch", "peephole/switch"}),
 }
 
 
@@ -247,6 +232,8 @@ LATTICE = {
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
         "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
+        "{% if m.role %}.{% endif %}{% endfor %}",
         "{% for m in ms %}\n{% if m.role > 1 %}G\n{% elif m.content < 'b' %}L{% endif %}\n   {% if m.a.b %}T{% endif %}"
         "{% endfor %}",
     ],
@@ -262,29 +249,25 @@ LATTICE = {
         "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}",
         "{% if m.role == 'a' and x %}A{% elif m.role == 'a' %}a{% elif m.role == 'b' or x %}B{% else %}E{% endif %}",
         "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
+        # chains in a row on one subject: each reads it
+        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% elif m.role == 'a' %}a{% endif %}"
+        "{% endif %}",
+        "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
+        "{% endif %}",
         "\n\n  {% if m.a.b == 'a' %}A\n{% elif m.a.b == '' %}0\n{% elif m.a.b == 'b' %}B{% endif %}",
     ],
     "peephole/switch": [
         "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
         "{% if x == 'a' %}A{% elif x == 'b' and m.role %}B{% elif x == 'b' %}b{% endif %}",
     ],
-    "peephole/switch_sequence": [
-        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% elif m.role == 'a' %}a{% endif %}"
-        "{% endif %}",
-        "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
-        "{% endif %}",
-        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
-        "{% if m.role %}.{% endif %}{% endfor %}",
-    ],
-    "text/walk_text": [
+    "walks/walk": [
+        "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
         "{% for m in ms %}{{ m.role }},{% endfor %}",
         "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
         "{% for m in ms %}{{ '<' + m.role + '|' + m.content|upper + '>' }}{% endfor %}",
         "{% for m in ms %}{{ m.content|capitalize ~ m.role|lower }}{% endfor %}",
         "{% for v in x %}<{{ v.role }}>{% endfor %}",
         "{% for m in ms %}\n<{{ m.role }}>\n{% endfor %}",
-    ],
-    "text/framed": [
         "{% for m in ms %}<{% if m.role %}A{% endif %}>{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
         "{% for m in ms %}[{% for v in m.content %}{{ v }}{% endfor %}{% endfor %}",
@@ -292,9 +275,6 @@ LATTICE = {
         "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
         "{% for m in ms %}<{% if m.role == 'a' %}{% continue %}{% endif %}>{% endfor %}",
         "{% for m in ms %}<{% set y = m.role %}>{% endfor %}{{ y }}",
-    ],
-    "walks/walk": [
-        "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
         "{% for v in x %}[{{ v }}]{% endfor %}",
         "{% for m in ms %}{{ m.role }}{% if m.content %}C{% endif %}{% endfor %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{{ m.role }}{{ loop.index }}/{{ loop.length }}"

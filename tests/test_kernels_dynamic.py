@@ -138,17 +138,17 @@ CASES = [
      AB, False),   # the extra changes the subject: an if whose tests run in turn
     ("branches/switch", "chat", "{% if true %}{% if m.role == 'a' %}{{ hook(m) }}A{% endif %}{% if m.role == 'b' %}B"
      "{% elif m.role == 'a' %}a{% endif %}{% endif %}", AB, True),
-    # the sequence rule: two chains on one subject read once — declined where the first can change it
-    ("peephole/switch_sequence", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A"
-     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endfor %}", AB, False),
-    ("peephole/switch_sequence", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m, 'c') }}"
+    # two chains in a row on one subject: the second reads it again after the first changed it (issue 22's item plan)
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A"
+     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endfor %}", AB, True),
+    ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m, 'c') }}"
      "{% elif m.role == 'x' %}X{% endif %}{% if m.role == 'c' %}C{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
-     AB, False),
-    ("peephole/switch_sequence", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do m.update(role='b') %}A"
-     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endfor %}", AB, False),
-    ("peephole/switch_sequence", "chat", "{% set ns = namespace(k='a') %}{% for m in ms %}{% if ns.k == 'a' %}"
-     "{% set ns.k = 'b' %}A{% endif %}{% if ns.k == 'b' %}B{% endif %}{% endfor %}", AB, False),
-    ("peephole/switch_sequence", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set r = 'x' %}A{% endif %}"
+     AB, True),
+    ("atoms/if_tests", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do m.update(role='b') %}A"
+     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endfor %}", AB, True),
+    ("atoms/if_tests", "chat", "{% set ns = namespace(k='a') %}{% for m in ms %}{% if ns.k == 'a' %}"
+     "{% set ns.k = 'b' %}A{% endif %}{% if ns.k == 'b' %}B{% endif %}{% endfor %}", AB, True),
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set r = 'x' %}A{% endif %}"
      "{% if m.role == 'b' %}B{{ r }}{% elif m.role == 'a' %}{{ r }}{% endif %}{% endfor %}", ABA, True),
     ("peephole/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A"
      "{% elif m.role == 'b' %}B{% endif %}{{ m.role }}{% endfor %}", AB, True),
@@ -189,19 +189,19 @@ CASES = [
     ("branches/walk_switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}{% do ms.append({'role': 'a'}) %}"
      "{% do ms[0].update(role='z') %};{% endfor %}", AB, True),
-    # text walks and framed statements: data changed between walks, or by the framed statement
-    ("text/walk_text", "chat", "{% for a in xs %}{% for m in ms %}<{{ m.role }}>{% endfor %}{{ grow() if loop.first }}"
+    # loops printing keys of the item, statements between texts: data changed between walks, or by the statement
+    ("walks/walk", "chat", "{% for a in xs %}{% for m in ms %}<{{ m.role }}>{% endfor %}{{ grow() if loop.first }}"
      "{{ hook(ms[0], 'q') }};{% endfor %}", AB, True),
-    ("text/walk_text", "mutable", "{% for a in xs %}{% for m in ms %}<{{ m.role }}|{{ m.content }}>{% endfor %}"
+    ("walks/walk", "mutable", "{% for a in xs %}{% for m in ms %}<{{ m.role }}|{{ m.content }}>{% endfor %}"
      "{% do ms[0].update(role=none) %}{% do ms.append({'role': 'q', 'content': 'Q'}) if loop.first %};{% endfor %}",
      AB, True),
-    ("text/walk_text", "chat", "{% for m in ms %}<{{ m.role }}>{% endfor %}{% set ms = ms + [{'role': 'r'}] %}"
+    ("walks/walk", "chat", "{% for m in ms %}<{{ m.role }}>{% endfor %}{% set ms = ms + [{'role': 'r'}] %}"
      "{% for m in ms %}<{{ m.role }}>{% endfor %}", AB, True),
-    ("text/framed", "chat", "{% for m in ms %}{% if true %}<{% if m.role == 'a' %}{% set _ = hook(ms[1], 'c') %}A"
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% if true %}<{% if m.role == 'a' %}{% set _ = hook(ms[1], 'c') %}A"
      "{% endif %}>{% endif %}{% if m.role == 'c' %}C{% endif %}{% endfor %}", AB, True),
-    ("text/framed", "chat", "{% set ns = namespace(n='') %}{% for x in xs %}[{% set ns.n = ns.n ~ x %}]{% endfor %}"
+    ("walks/walk", "chat", "{% set ns = namespace(n='') %}{% for x in xs %}[{% set ns.n = ns.n ~ x %}]{% endfor %}"
      "{{ ns.n }}", ABA, True),
-    ("text/framed", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>{% endif %}"
+    ("text/text_reads", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>{% endif %}"
      "{{ x }}{{ loop.length }}{% endfor %}", AB, True),
     # the loop context consumed or listed by the body; iterables that are no list; keys of a str
     ("walks/walk", "chat", "{% for x in xs %}{{ x }}{% if x == 'b' %}{% for y in loop %}({{ y }}{{ loop.index }})"
@@ -229,10 +229,10 @@ CASES = [
      True, _LOOP_LENGTH),
     ("walks/walk", "chat", "{% for x in xs %}{{ o }}{% if loop.last %}L{% endif %}{{ x }}{% endfor %}", sides, True,
      _LOOP_LENGTH),
-    ("peephole/switch_sequence", "chat", "{% for m in ms %}{% if m.role == 'a' %}A{{ o }}{% endif %}"
-     "{% if m.role == 'b' %}B{% endif %}{% endfor %}", sides, True, _READ_ONCE),
-    ("peephole/switch_sequence", "chat", "{% if true %}{% set m = ms[0] %}{% if m.role == 'a' %}A{% if o %}{% endif %}"
-     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endif %}", sides, True, _READ_ONCE),
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% if m.role == 'a' %}A{{ o }}{% endif %}"
+     "{% if m.role == 'b' %}B{% endif %}{% endfor %}", sides, True),
+    ("atoms/if_tests", "chat", "{% if true %}{% set m = ms[0] %}{% if m.role == 'a' %}A{% if o %}{% endif %}"
+     "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endif %}", sides, True),
     ("branches/switch", "chat", "{% set m = ms[0] %}{% if m.role == 'x' or o.bump %}X{% elif m.role == 'b' %}B"
      "{% else %}E{% endif %}", sides, True, _READ_ONCE),
     ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'x' or o.bump %}X{% elif m.role == 'b' %}B"
