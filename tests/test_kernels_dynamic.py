@@ -201,8 +201,8 @@ CASES = [
      "{% endif %}>{% endif %}{% if m.role == 'c' %}C{% endif %}{% endfor %}", AB, True),
     ("walks/walk", "chat", "{% set ns = namespace(n='') %}{% for x in xs %}[{% set ns.n = ns.n ~ x %}]{% endfor %}"
      "{{ ns.n }}", ABA, True),
-    ("text/text_reads", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>{% endif %}"
-     "{{ x }}{{ loop.length }}{% endfor %}", AB, True),
+    ("text/text_reads", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>"
+     "{% endif %}{{ x }}{{ loop.length }}{% endfor %}", AB, True),
     # the loop context consumed or listed by the body; iterables that are no list; keys of a str
     ("walks/walk", "chat", "{% for x in xs %}{{ x }}{% if x == 'b' %}{% for y in loop %}({{ y }}{{ loop.index }})"
      "{% endfor %}{% endif %}{{ loop.index }}{% endfor %}", letters, True),

@@ -121,8 +121,8 @@ def _same(first, second, reference=False):
 
 def differences(kernels, general, reference):
     """What differs between the three outcomes: [] when kernels and general give the same text or the same error
-    (class, message, line and column) and leave the same data, and Jinja2 (reference; None: not compared) the same text or
-    the same kind of error and the same data."""
+    (class, message, line and column) and leave the same data, and Jinja2 (reference; None: not compared) the same
+    text or the same kind of error and the same data."""
     found = []
     if not _same(kernels, general) or kernels[2] != general[2]:
         found.append(f"kernels {shown(kernels)} vs general {shown(general)}")
