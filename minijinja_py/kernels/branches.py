@@ -1,13 +1,12 @@
 """Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
-elif m.role == 'assistant' %}...`, and chains of them in a row) — the subject read once, in line, and what runs
+elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) — the subject read once, in line, and what runs
 found by its value in a table made when the template compiles; in a loop over the items the subject is a key of,
 the dispatch done in the walk.
 
 Reading it once is what Jinja2, which reads it for every test, reads only because nothing runs in between that
 could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
 'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a
-variable; the chains after the first run after statements that do neither (peephole.py asks
-analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain lists (never a
+variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain lists (never a
 namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
 runs the general closures of the chains, which test it branch by branch; an undefined one (a plain dict's or str's
 missing key) equals no constant where the undefined class compares as Jinja2's default one.

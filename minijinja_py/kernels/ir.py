@@ -84,11 +84,11 @@ class If:
 
 
 class Switch:
-    """If/elif chains whose tests compare one read with constants of one type (peephole.py), one chain or several
-    in a row: groups (per chain: (cases, else_): cases per branch (its constants, an extra Test of `subject == c
-    and extra` or None, an alternative Test of `subject == c or other` or None, its body Block), else_ a Block or
-    None), general (the chains' general closures in turn), sources (their AST statements), chain (the If of a
-    switch made from one chain)."""
+    """If/elif chains whose tests compare one read with constants of one type (peephole.py makes one chain; a
+    kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
+    extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
+    body Block), else_ a Block or None), general (the chains' general closures in turn), sources (their AST
+    statements), chain (the If of a switch made from one chain)."""
     __slots__ = ("subject", "groups", "general", "sources", "chain")
     signature = "switch"
 
