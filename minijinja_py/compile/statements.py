@@ -226,6 +226,9 @@ def if_runner(tests, else_):
                 else_(f, out)
         return run
 
+    if len(tests) == 2:
+        return _two_branches(tests, else_)
+
     def run_chain(f, out):
         for test, span, body in tests:
             value = test(f)
@@ -239,6 +242,30 @@ def if_runner(tests, else_):
         if else_ is not None:
             else_(f, out)
     return run_chain
+
+
+def _two_branches(tests, else_):
+    """if_runner's form for an if with one elif, written out."""
+    (test, span, body), (test2, span2, body2) = tests
+
+    def run_two(f, out):
+        value = test(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:
+            raise located(exc, span)
+        if chosen:
+            return body(f, out)
+        value = test2(f)
+        try:
+            chosen = True if value else False
+        except Exception as exc:
+            raise located(exc, span2)
+        if chosen:
+            body2(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_two
 
 
 # ------------------------------------------------------------------------------------------------ assignment

@@ -72,7 +72,9 @@ def _walker(plan, body):
     this frame); the item stored in the target's slot. A break refunds the iterations left."""
     framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
     runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
-    if plan.loop_slot is None and not plan.resets and not plan.local_copies:
+    if plan.loop_slot is None and not plan.local_copies:
+        if plan.resets:
+            return _walk_plain_many(plan.target_slot, runs, plan.resets)
         return _walk_plain(plan.target_slot, runs[0]) if len(runs) == 1 else _walk_plain_many(plan.target_slot, runs)
     walk = _walk_one if len(runs) == 1 else _walk_two if len(runs) == 2 else _walk_three_to_five
     return walk(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
@@ -94,17 +96,22 @@ def _walk_plain(slot, a):
     return walk_plain
 
 
-def _walk_plain_many(slot, runs):
-    """Two to five statements, no loop variable, no variables started per item."""
+def _walk_plain_many(slot, runs, resets=()):
+    """One to five statements, no loop variable, no variables copied per item (those in resets started undefined:
+    a body's `{% set content = ... %}` in a branch)."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
     def walk_plain_many(f, out, items, step):
         remaining = iter(items)
         try:
             for item in remaining:
+                for reset in resets:
+                    f[reset] = MISSING
                 f[slot] = item
                 try:
                     a(f, out)
+                    if b is None:
+                        continue
                     b(f, out)
                     if c is not None:
                         c(f, out)
