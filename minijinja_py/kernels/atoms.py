@@ -20,7 +20,7 @@ from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
            "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "truth",
-           "decider", "test_runner"]
+           "decider", "test_runner", "guarded"]
 
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
     NONE_OF, LT, LE, GT, GE = range(18)
@@ -182,14 +182,7 @@ def if_tests(node):
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
     if len(branches) == 1:
-        (test, body), = branches
-
-        def run_test(f, out):
-            if test(f):
-                body(f, out)
-            elif else_ is not None:
-                else_(f, out)
-        return run_test
+        return guarded(*branches[0], else_)
 
     def run_tests(f, out):
         for test, body in branches:
@@ -198,6 +191,16 @@ def if_tests(node):
         if else_ is not None:
             else_(f, out)
     return run_tests
+
+
+def guarded(test, body, else_):
+    """run(f, out): body where test(f) holds, else else_ (None: nothing)."""
+    def run_test(f, out):
+        if test(f):
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_test
 
 
 def _compare_first(test):

@@ -1,28 +1,23 @@
 """Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
 elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) — the subject read once, in line, and what runs
-found by its value in a table made when the template compiles; in a loop over the items the subject is a key of,
-the dispatch done in the walk.
+found by its value in a table made when the template compiles.
 
 Reading it once is what Jinja2, which reads it for every test, reads only because nothing runs in between that
 could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
 'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a
-variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of plain lists (never a
-namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
+variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of
+plain lists (never a namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
 runs the general closures of the chains, which test it branch by branch; an undefined one (a plain dict's or str's
 missing key) equals no constant where the undefined class compares as Jinja2's default one.
 """
 
-from operator import length_hint
-
-from .atoms import test_runner
-from .ir import Loop, Switch
+from .atoms import guarded, test_runner
+from .ir import Switch
 from .reads import ABSENT, MISSING, on_string, reader, spec
 from .select import kernel
-from .walks import list_loop, loop_context
-from ..runtime.objects import BreakLoop, ContinueLoop
 from ..runtime.undefined import PLAIN_UNDEFINED
 
-__all__ = ["switch", "walk_switch"]
+__all__ = ["switch"]
 
 
 @kernel(Switch, "switch")
@@ -71,7 +66,7 @@ def _plan_run(chains):
         if entries and entries[0][0] is None:
             runs.append(entries[0][1])
         elif len(entries) == 1:
-            runs.append(_guarded(*entries[0], else_))
+            runs.append(guarded(*entries[0], else_))
         elif entries:
             runs.append(_first_taken(entries, else_))
         elif else_ is not None:
@@ -85,15 +80,6 @@ def _plan_run(chains):
         for run in runs:
             run(f, out)
     return run_chains
-
-
-def _guarded(test, body, else_):
-    def run_guarded(f, out):
-        if test(f):
-            body(f, out)
-        elif else_ is not None:
-            else_(f, out)
-    return run_guarded
 
 
 def _first_taken(entries, else_):
@@ -141,72 +127,3 @@ def _entries(cases, value):
 
 def _kind(node):
     return type(node.groups[0][0][0][0][0])
-
-
-@kernel(Loop, "walk+switch")
-def walk_switch(node):
-    """A walkable loop whose body switches on the item or one key of it (`{% for m in messages %}{% if m.role ==
-    'user' %}...{% elif ... %}`): each item dispatched in the walk, without a call for the switch."""
-    chain = node.body.nodes[0]
-    kind, general, key = _kind(chain), node.body.run, chain.subject.keys[0] if chain.subject.keys else None
-    str_key, plan = on_string(key) if key is not None else None, node.plan
-    slot, loop_slot, resets, local_copies = plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies
-    if len(chain.groups) == 1 and chain.plain and loop_slot is None and not resets and not local_copies and \
-            key is not None:
-        return list_loop(node, _plain_item_switch(slot, key, str_key, kind, *_bodies(chain.groups[0]), general))
-    (runs, default), starts = table(chain), bool(resets or local_copies)
-
-    def walk(f, out, items, step):
-        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items):
-            if loop is not None:
-                if index <= loop.index0:
-                    continue
-                loop.index0 = index
-            if starts:
-                for reset in resets:
-                    f[reset] = MISSING
-                for copy, source in local_copies:
-                    f[copy] = f[source]
-            f[slot] = item
-            value = item if key is None else item.get(key, ABSENT) if type(item) is dict else \
-                str_key if type(item) is str else MISSING
-            try:
-                if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                    run = runs.get(value, default)
-                    if run is not None:
-                        run(f, out)
-                else:
-                    general(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                f[0].fuel += (len(items) - index - 1) * step
-                break
-    return list_loop(node, walk)
-
-
-def _plain_item_switch(slot, key, str_key, kind, bodies, else_, general):
-    """walk_switch's commonest form: one key of the item, one chain without tests, no loop variable, no variables
-    started per item."""
-    def walk_plain_switch(f, out, items, step):
-        remaining = iter(items)
-        try:
-            for item in remaining:
-                f[slot] = item
-                value = item.get(key, ABSENT) if type(item) is dict else str_key if type(item) is str else MISSING
-                try:
-                    if type(value) is kind:
-                        body = bodies.get(value, else_)
-                        if body is not None:
-                            body(f, out)
-                    elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                        if else_ is not None:
-                            else_(f, out)
-                    else:
-                        general(f, out)
-                except ContinueLoop:
-                    continue
-        except BreakLoop:
-            f[0].fuel += length_hint(remaining) * step
-    return walk_plain_switch

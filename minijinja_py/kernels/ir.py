@@ -116,13 +116,7 @@ class Loop:
 
     @property
     def signature(self):
-        if not self.walkable:
-            return None
-        only = self.body.nodes[0] if len(self.body.nodes) == 1 else None
-        if type(only) is Switch and only.subject.slot == self.plan.target_slot and len(only.subject.keys) <= 1 and \
-                only.subject.method is None and all(type(key) is str for key in only.subject.keys):
-            return "walk+switch", "walk"   # the item's key decides the body (the item itself, or one key of it)
-        return "walk"
+        return "walk" if self.walkable else None
 
 
 class Opaque:
