@@ -46,12 +46,6 @@ SELECTION = {
                         "{% if m.role == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"atoms/if_tests"}),   # two reads
     "walks/walk": ("{% for m in ms %}{{ m }}{% endfor %}", {"walks/walk", "text/text_reads"},
                    "{% for m in ms if m %}{{ m }}{% endfor %}", {"text/text_reads"}),   # a loop filter
-    "branches/walk_switch": (
-        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
-        {"branches/walk_switch", "branches/switch", "peephole/switch"},
-        # the body is the switch and more: a walk calling it
-        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
-        {"walks/walk", "branches/switch", "peephole/switch"}),
 }
 
 
@@ -93,8 +87,8 @@ def test_the_environment_variable_turns_selection_off():
     program = ("import minijinja_py as mj\nfrom minijinja_py.kernels import select\n"
                "with select.recording() as chosen:\n"
                "    t = mj.chat_environment().from_string(%r)\n"
-               "print(sorted(chosen), t.render(ms=[{'role': 'a'}, {'role': 'b'}]))" % SELECTION[
-                   "branches/walk_switch"][0])
+               "print(sorted(chosen), t.render(ms=[{'role': 'a'}, {'role': 'b'}]))" % (
+                   "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",))
     result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
                             env={**os.environ, select.GENERAL_ONLY_VARIABLE: "1"})
     assert result.returncode == 0, result.stderr
@@ -255,6 +249,17 @@ LATTICE = {
         "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
         "{% endif %}",
         "\n\n  {% if m.a.b == 'a' %}A\n{% elif m.a.b == '' %}0\n{% elif m.a.b == 'b' %}B{% endif %}",
+        # in a walked loop: the switch per item (the walk calls it)
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for v in x %}{% if v == 'a' %}A{% elif v == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{{ loop.index }}{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}"
+        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% elif m.role == 'a' %}A{% endif %}{% endfor %}",
+        "\n{% for v in m.content %}{% if v == 'a' %}\nA{% elif v == 'c' %}C{% else %}\n  {{ v.x }}{% endif %}"
+        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
+        "{% endif %}{% endfor %}",
     ],
     "peephole/switch": [
         "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
@@ -287,18 +292,6 @@ LATTICE = {
         "{{ loop.revindex }}{% endfor %}",
         "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
         "x\n  {% for m in ms %}\n  {{ m.role }}\n{% for v in m.content %}{{ v }}{% endfor %}\n{% endfor %}",
-    ],
-    "branches/walk_switch": [
-        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
-        "{% for v in x %}{% if v == 'a' %}A{% elif v == 'b' %}B{% else %}E{% endif %}{% endfor %}",
-        "{% for m in ms %}{% if m.role == 'a' %}{{ loop.index }}{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}"
-        "{% endfor %}",
-        "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
-        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% elif m.role == 'a' %}A{% endif %}{% endfor %}",
-        "\n{% for v in m.content %}{% if v == 'a' %}\nA{% elif v == 'c' %}C{% else %}\n  {{ v.x }}{% endif %}"
-        "{% endfor %}",
-        "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
-        "{% endif %}{% endfor %}",
     ],
 }
 

@@ -177,16 +177,16 @@ CASES = [
     ("walks/walk", "chat", "{% for x in xs %}{% if x == 'b' %}{% set r = 'R' %}{% endif %}{{ r }}{{ x }},{% endfor %}"
      "{{ r }}", ABA, True),
     # a switch per item: the item rebound or changed by its own branch; data changed between walks
-    ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}"
+    ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}"
      "{% elif m.role == 'b' %}B{% endif %}{% endfor %}", ABA, True),
-    ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m) }}A{% elif m.role == 'b' %}B"
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m) }}A{% elif m.role == 'b' %}B"
      "{% endif %}{% endfor %}", ABA, False),
-    ("branches/walk_switch", "chat", "{% set ns = namespace(seen='') %}{% for m in ms %}{% if m.role == 'a' %}"
+    ("branches/switch", "chat", "{% set ns = namespace(seen='') %}{% for m in ms %}{% if m.role == 'a' %}"
      "{% set ns.seen = ns.seen ~ 'a' %}{% elif m.role == 'b' %}{{ ns.seen }}B{% endif %}{% endfor %}{{ ns.seen }}",
      ABA, True),
-    ("branches/walk_switch", "chat", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}"
+    ("branches/switch", "chat", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}"
      "B{% else %}E{% endif %}{% endfor %}{{ hook(ms[0]) }}{{ grow() if loop.first }};{% endfor %}", AB, True),
-    ("branches/walk_switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
+    ("branches/switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}{% do ms.append({'role': 'a'}) %}"
      "{% do ms[0].update(role='z') %};{% endfor %}", AB, True),
     # loops printing keys of the item, statements between texts: data changed between walks, or by the statement
@@ -211,11 +211,11 @@ CASES = [
     ("walks/walk", "chat", "{% set x = 'out' %}{% for x in xs %}{% set x = x ~ '!' %}{{ x }}{% endfor %}{{ x }}"
      "{% for i in range(-2, n, 2) %}{{ i }}{{ loop.last }}{% endfor %}{% for x in t %}{{ loop.nextitem }}{% endfor %}",
      letters, True),
-    ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% for y in loop %}{{ y.role }}"
+    ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% for y in loop %}{{ y.role }}"
      "{% endfor %}{% elif m.role == 'b' %}B{% endif %}{% endfor %}", letters, True),
-    ("branches/walk_switch", "chat", "{% for c in 'abc' %}{% if c == 'a' %}A{% elif c == 'b' %}B{% endif %}{% endfor %}"
+    ("branches/switch", "chat", "{% for c in 'abc' %}{% if c == 'a' %}A{% elif c == 'b' %}B{% endif %}{% endfor %}"
      "{% for k in {'a': 1, 'b': 2} %}{% if k == 'a' %}A{% elif k == 'b' %}B{% endif %}{% endfor %}", letters, True),
-    ("branches/walk_switch", "strict", "{% for x in xs %}{% if x.title == 'a' %}A{% elif x.title == 'b' %}B{% else %}E"
+    ("branches/switch", "strict", "{% for x in xs %}{% if x.title == 'a' %}A{% elif x.title == 'b' %}B{% else %}E"
      "{% endif %}{% endfor %}", letters, True),
     ("branches/switch", "chat", "{% for m in ms %}{% if m.role.x == 'a' %}A{% elif m.role.x == 'b' %}B{% else %}E"
      "{% endif %}{% if m.role.title == 'a' %}T{% elif m.role.title == 'b' %}t{% endif %}{% endfor %}", letters,
@@ -235,11 +235,11 @@ CASES = [
      "{% endif %}{% if m.role == 'b' %}B{% endif %}{% endif %}", sides, True),
     ("branches/switch", "chat", "{% set m = ms[0] %}{% if m.role == 'x' or o.bump %}X{% elif m.role == 'b' %}B"
      "{% else %}E{% endif %}", sides, True, _READ_ONCE),
-    ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'x' or o.bump %}X{% elif m.role == 'b' %}B"
+    ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'x' or o.bump %}X{% elif m.role == 'b' %}B"
      "{% else %}E{% endif %}{% endfor %}", sides, True, _READ_ONCE),
-    ("branches/walk_switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ o }}{{ loop.length }}"
+    ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ o }}{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}", sides, True),
-    ("branches/walk_switch", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do ms.append({'role': 'b'}) %}A"
+    ("walks/walk", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do ms.append({'role': 'b'}) %}A"
      "{% elif m.role == 'b' %}B{% endif %}{% endfor %}", AB, False),
 ]
 
