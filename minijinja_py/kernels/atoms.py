@@ -324,8 +324,13 @@ def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
         loop = f[slot]
         if type(loop) is not LoopContext or not first and loop._items is None:
             return run_atom(f, out)
-        # (last: a list loop's list now; at its end, the property spends the walk)
-        if (loop.index0 == 0 if first else loop.index0 + 1 >= len(loop._items) and loop.last) is want:
+        if first:
+            outcome = loop.index0 == 0
+        else:   # a list loop's list now; at its end, the walk spent (LoopContext.last, written out)
+            outcome = loop.index0 + 1 >= len(loop._items)
+            if outcome:
+                next(loop._iter, None)
+        if outcome is want:
             if text is None:
                 run_body(f, out)
             else:

@@ -17,7 +17,7 @@ compares as Jinja2's default one.
 """
 
 from .atoms import test_runner, truth
-from .ir import Switch
+from .ir import Switch, Test
 from .reads import ABSENT, MISSING, on_string, reader, spec
 from .select import kernel
 from ..runtime.undefined import PLAIN_UNDEFINED
@@ -64,10 +64,11 @@ def table(node):
     compiles."""
     if len(node.groups) == 1 and node.plain:
         return _bodies(node.groups[0])
-    plans, now = _plans(node), _plan_now(node)
+    ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code
+    plans, recheck = _plans(node, ran), (ran, _plan_now(node))
     tails = tuple(_tail(cases, values, else_) for (cases, else_), values in zip(node.groups, node.values))
-    default = _plan_run(plans.pop(MISSING), MISSING, now, tails)
-    return {value: _plan_run(plan, value, now, tails) for value, plan in plans.items()}, default
+    default = _plan_run(plans.pop(MISSING), MISSING, recheck, tails)
+    return {value: _plan_run(plan, value, recheck, tails) for value, plan in plans.items()}, default
 
 
 def _plan_now(node):
@@ -92,6 +93,28 @@ def _plan_now(node):
     return now
 
 
+def _watched(test, ran):
+    """test with each part's general value counting in ran[0] that it ran: a part not decided in line (its value
+    not plain), whose general value, or its truth, may run a caller's code (a count, not a flag: a switch run
+    inside it cannot hide it)."""
+    parts = []
+    for part, value in test.parts:
+        if type(part) is Test:
+            part = _watched(part, ran)
+        if value is not None:
+            value = (_counting(value[0], ran), value[1])
+        parts.append((part, value))
+    return Test(test.want, parts, test.pure)
+
+
+def _counting(ev, ran):
+    def ev_counted(f):
+        value = ev(f)
+        ran[0] += 1
+        return value
+    return ev_counted
+
+
 def _tail(cases, values, else_):
     """run(f, out, start): a chain from its branch start on as Jinja2 runs it — each branch's whole test (its
     general closure) in turn, the first that holds runs its body, else the else."""
@@ -107,7 +130,7 @@ def _tail(cases, values, else_):
     return run_tail
 
 
-def _plan_run(chains, value, now, tails):
+def _plan_run(chains, value, recheck, tails):
     """One value's plan (per chain: its (test, body, the next branch) entries and the chain's else run) →
     run(f, out), or None where it runs nothing."""
     runs = []
@@ -115,7 +138,7 @@ def _plan_run(chains, value, now, tails):
         if entries and entries[0][0] is None:
             runs.append(entries[0][1])
         elif entries:
-            runs.append(_first_taken(entries, else_, value, now, tail))
+            runs.append(_first_taken(entries, else_, value, recheck, tail))
         elif else_ is not None:
             runs.append(else_)
     if not runs:
@@ -129,17 +152,19 @@ def _plan_run(chains, value, now, tails):
     return run_chains
 
 
-def _first_taken(entries, else_, value, now, tail):
+def _first_taken(entries, else_, value, recheck, tail):
     """The entries of a value's plan in a chain, in turn: the first whose test holds runs its body; after a test
-    that does not (it may have run a caller's code), the subject read again — of another plan now, the rest of
-    the chain as Jinja2 runs it."""
+    that does not and ran a general value (recheck: the count of them, and now(f)), the subject read again — of
+    another plan now, the rest of the chain as Jinja2 runs it."""
+    ran, now = recheck
     if len(entries) == 1:
         (test, body, after), = entries
 
         def run_one(f, out):
+            before = ran[0]
             if test(f):
                 body(f, out)
-            elif now(f) is not value:
+            elif ran[0] != before and now(f) is not value:
                 tail(f, out, after)
             elif else_ is not None:
                 else_(f, out)
@@ -147,10 +172,12 @@ def _first_taken(entries, else_, value, now, tail):
 
     def run_first(f, out):
         for test, body, after in entries:
-            if test is None or test(f):
-                body(f, out)
-                return
-            if now(f) is not value:
+            if test is None:
+                return body(f, out)
+            before = ran[0]
+            if test(f):
+                return body(f, out)
+            if ran[0] != before and now(f) is not value:
                 return tail(f, out, after)
         if else_ is not None:
             else_(f, out)
@@ -166,11 +193,11 @@ def _bodies(group):
     return bodies, else_.run if else_ is not None else None
 
 
-def _plans(node):
+def _plans(node, ran):
     """{value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
     body, the index of the next branch) a value goes through in a chain, up to the first taken whatever happens."""
-    groups = [([(constants, test_runner(extra) if extra is not None else None,
-                 test_runner(alternative) if alternative is not None else None, body.run)
+    groups = [([(constants, test_runner(_watched(extra, ran)) if extra is not None else None,
+                 test_runner(_watched(alternative, ran)) if alternative is not None else None, body.run)
                 for constants, extra, alternative, body in cases], else_.run if else_ is not None else None)
               for cases, else_ in node.groups]
     values = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}

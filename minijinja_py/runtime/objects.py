@@ -7,7 +7,6 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 
 import builtins
 from collections import deque
-from operator import length_hint
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, limit_twin
 from ..core.state import MISSING, limit_exceeded, out_of_fuel, pass_state
@@ -78,7 +77,7 @@ def captured_text(out, rs):
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
     """The `loop` variable. Over a list or tuple the loop runner walks the list iterator the loop context holds
-    (`walked`), and tells it where it is; over anything else (an iterator, or a filtered loop `for x in y if c`)
+    (`_iter`), and tells it where it is; over anything else (an iterator, or a filtered loop `for x in y if c`)
     items are pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter
     and loop.last see the state the body changed. As in Jinja2, what looks at the rest of the loop is measured
     when asked, since the body may change a list it walks (a caller's property, __str__ or __bool__ can): the
@@ -94,10 +93,13 @@ class LoopContext:
     def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None, sized=None):
         self._items = items          # list or tuple, or None when lazy
         self._length = None          # the length, once asked
-        # the list iterator the runner walks, or the lazy iterator
-        self._iter = iter(items) if items is not None else lazy
-        self._sized = items if items is not None else sized   # what len() measures (None: count the items)
-        self._ahead = deque() if lazy is not None else None   # items pulled but not reached yet
+        if items is not None:
+            self._iter = iter(items)     # the list iterator the runner walks
+            self._sized, self._ahead = items, None
+        else:
+            self._iter = lazy
+            self._sized = sized      # what len() measures for loop.length (None: count the items)
+            self._ahead = deque()    # items pulled but not reached yet
         self.index0 = -1
         self.depth0 = depth0
         self._recurse = recurse
@@ -105,11 +107,6 @@ class LoopContext:
         self._undefined = undefined
         self._prev = MISSING
         self._current = MISSING
-
-    @property
-    def walked(self):
-        """The iterator a list loop's runner walks (the one loop.last spends at the end)."""
-        return self._iter
 
     def _next(self):
         """Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)"""
@@ -135,12 +132,11 @@ class LoopContext:
         return self._ahead[0]
 
     def _at_end(self):
-        """A list loop with no item after the current one now: its walk is spent (when the runner is where the
-        loop context is: the body did not iterate `loop` ahead of it)."""
+        """A list loop with no item after the current one now: its walk is spent (a list iterator that found its
+        end stays at it; where the body iterated `loop` to the end, the item taken is one the runner skips)."""
         if self.index0 + 1 < len(self._items):
             return False
-        if length_hint(self._iter) == 0:
-            next(self._iter, None)   # a list iterator that found its end stays at it
+        next(self._iter, None)
         return True
 
     @property
@@ -171,9 +167,13 @@ class LoopContext:
 
     @property
     def last(self):
-        if self._items is not None:
-            return self._at_end()
-        return self._peek() is MISSING
+        items = self._items
+        if items is None:
+            return self._peek() is MISSING
+        if self.index0 + 1 < len(items):
+            return False
+        next(self._iter, None)   # (_at_end written out: the commonest end of a short loop)
+        return True
 
     @property
     def depth(self):
