@@ -306,6 +306,8 @@ CASES = [
     ("branches/switch", "chat", "{% set m = ms[0] %}{% if m.role == 'a' and o.bump %}A{% elif m.role == 'c' %}C"
      "{% elif m.role == 'b' and m.x is not defined %}B{% else %}E{% endif %}{% if m.role == 'b' and o.bump %}b"
      "{% elif m.role == 'b' %}2{% endif %}", sides, True),
+    ("branches/switch", "chat", "{% set m = ms[0] %}{% if m.role == 'a' and (o.bump or m.nope) %}A"
+     "{% elif m.role == 'b' %}B{% else %}E{% endif %}", sides, True),
     ("branches/switch", "chat", "{% set m = ms[1] %}{% if m.role == 'a' and o.bump %}A{% elif m.role == 'b' and o.bump %}"
      "B{% elif m.role == 'b' %}b{% else %}E{% endif %}{{ ms }}", sides, True),
     ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' and o|length > 5 %}A{% elif m.role == 'b' %}B"
