@@ -8,9 +8,10 @@ could change it: the tests of a chain are compares of that same plain value, and
 nor assign a variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts
 and indexes of plain lists (never a namespace's attribute, which a statement may set). But an extra that reads a
 caller's object (its property, truth, length, comparing...) runs the caller's code, which may change the
-subject: so after an extra or alternative that does not hold — where Jinja2 reads the subject again — the
-subject is read again (in line: that runs nothing), and where it is no longer what the plan was chosen for, the
-rest of the chain is tested as Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
+subject: so after an extra or alternative that does not hold — where Jinja2 reads the subject again — and that
+ran a general value (a part not decided in line on plain values: _watched), the subject is read again (in line:
+that runs nothing), and where it is no longer what the plan was chosen for, the rest of the chain is tested as
+Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
 is not a plain value of the constants' type runs the general closures of the chains, which test it branch by
 branch; an undefined one (a plain dict's or str's missing key) equals no constant where the undefined class
 compares as Jinja2's default one.
