@@ -202,7 +202,7 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
     resets, local_copies = plan.resets, plan.local_copies
     index = -1
     completed = False
-    for item in items:
+    for item in items if loop is None else loop._iter:   # (loop.last spends the walk at the end: Jinja2's)
         index += 1
         if loop is not None:
             if index <= loop.index0:
@@ -236,7 +236,7 @@ def _walk_simple(plan, f, out, items, loop):
     target_slot, body = plan.target_slot, plan.body
     index = -1
     completed = False
-    for item in items:
+    for item in loop._iter:
         index += 1
         if index <= loop.index0:
             continue   # the body iterated `loop` itself: this item is consumed already

@@ -18,9 +18,11 @@ def switch(c, nodes, i):
     `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
     reads the subject once. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
     two the same way: an if starts no scope). Exact because between Jinja2's reads of the subject only compares of
-    that plain value run, and extras and alternatives that cannot change data (Test.pure: atoms, or operands
-    analysis/effects.py clears) nor a variable (an expression assigns none); the subject is read only through
-    plain dicts and lists (branches.py: never a namespace's attribute, which a macro could set)."""
+    that plain value run, and extras and alternatives that call nothing that changes data (Test.pure: atoms, or
+    operands analysis/effects.py clears) nor assign a variable (an expression assigns none); the subject is read
+    only through plain dicts and lists (branches.py: never a namespace's attribute, which a macro could set), and
+    read again after an extra that does not hold, which may have run a caller's object's code (branches.py).
+    The branches' whole tests go with it (Switch.values), for the rest of a chain whose subject that changed."""
     node = nodes[i]
     if type(node) is not If:
         return None
@@ -35,11 +37,12 @@ def _switch_of(node):
         return node
     if type(node) is not If:
         return None
-    tests, bodies, else_ = list(node.tests), list(node.bodies), node.else_
+    tests, values, bodies, else_ = list(node.tests), list(node.values), list(node.bodies), node.else_
     while else_ is not None and len(else_.nodes) == 1 and (type(else_.nodes[0]) is If or
                                                             type(else_.nodes[0]) is Switch and else_.nodes[0].chain):
         inner = else_.nodes[0] if type(else_.nodes[0]) is If else else_.nodes[0].chain
         tests.extend(inner.tests)
+        values.extend(inner.values)
         bodies.extend(inner.bodies)
         else_ = inner.else_
     cases, subject = [], None
@@ -51,7 +54,7 @@ def _switch_of(node):
         cases.append(case[1:] + (body,))
     if len({type(constant) for constants, _, _, _ in cases for constant in constants}) != 1:
         return None
-    return Switch(subject, ((cases, else_),), node.general, (node.source,), node)
+    return Switch(subject, ((cases, else_),), node.general, (node.source,), (tuple(values),), node)
 
 
 def _case(test):

@@ -318,13 +318,19 @@ def _if_atom(atom, value, body, else_block):
 
 
 def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
-    """{% if loop.first %}, {% if not loop.last %}: the loop context's index read in line (a loop that knows its
-    length); anything else in that variable through run_atom."""
+    """{% if loop.first %}, {% if not loop.last %}: the loop context's index read in line (for last, a list loop's
+    list as it is now); anything else in that variable through run_atom."""
     def run_loop_flag(f, out):
         loop = f[slot]
-        if type(loop) is not LoopContext or not first and loop._length is None:
+        if type(loop) is not LoopContext or not first and loop._items is None:
             return run_atom(f, out)
-        if (loop.index0 == 0 if first else loop.index0 == loop._length - 1) is want:
+        if first:
+            outcome = loop.index0 == 0
+        else:   # a list loop's list now; at its end, the walk spent (LoopContext.last, written out)
+            outcome = loop.index0 + 1 >= len(loop._items)
+            if outcome:
+                next(loop._iter, None)
+        if outcome is want:
             if text is None:
                 run_body(f, out)
             else:

@@ -2,17 +2,23 @@
 elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) — the subject read once, in line, and what runs
 found by its value in a table made when the template compiles.
 
-Reading it once is what Jinja2, which reads it for every test, reads only because nothing runs in between that
+Reading it once is what Jinja2, which reads it for every test, reads only where nothing runs in between that
 could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
-'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch cannot change data nor assign a
-variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts and indexes of
-plain lists (never a namespace's attribute, which a statement may set). A subject that is not a plain value of the constants' type
-runs the general closures of the chains, which test it branch by branch; an undefined one (a plain dict's or str's
-missing key) equals no constant where the undefined class compares as Jinja2's default one.
+'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch call nothing that changes data
+nor assign a variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts
+and indexes of plain lists (never a namespace's attribute, which a statement may set). But an extra that reads a
+caller's object (its property, truth, length, comparing...) runs the caller's code, which may change the
+subject: so after an extra or alternative that does not hold — where Jinja2 reads the subject again — and that
+ran a general value (a part not decided in line on plain values: _watched), the subject is read again (in line:
+that runs nothing), and where it is no longer what the plan was chosen for, the rest of the chain is tested as
+Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
+is not a plain value of the constants' type runs the general closures of the chains, which test it branch by
+branch; an undefined one (a plain dict's or str's missing key) equals no constant where the undefined class
+compares as Jinja2's default one.
 """
 
-from .atoms import guarded, test_runner
-from .ir import Switch
+from .atoms import test_runner, truth
+from .ir import Switch, Test
 from .reads import ABSENT, MISSING, on_string, reader, spec
 from .select import kernel
 from ..runtime.undefined import PLAIN_UNDEFINED
@@ -26,11 +32,8 @@ def switch(node):
     the chain's else); where a branch also tests something else, the (test, body) entries the value goes through
     in turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
     not)."""
-    slot, key, _, read_path = spec(node.subject)
-    if read_path is not None and node.subject.keys:
-        read_path = reader(node.subject, strict=True)
+    slot, key, str_key, read_path = _subject(node)
     kind, general, (runs, default) = _kind(node), node.general, table(node)
-    str_key = on_string(key) if key is not None else None
 
     def run_switch(f, out):
         if read_path is None:
@@ -47,28 +50,96 @@ def switch(node):
     return run_switch
 
 
+def _subject(node):
+    """(slot, key, what a str's key reads, None) of a one-key subject, read in line; (None, None, None, reader) of
+    any other (reads.py)."""
+    slot, key, _, read_path = spec(node.subject)
+    if read_path is not None and node.subject.keys:
+        read_path = reader(node.subject, strict=True)
+    return slot, key, on_string(key) if key is not None else None, read_path
+
+
 def table(node):
     """({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
     the constants' type (or ABSENT: equal to none) runs, each value's plan made into one closure when the template
     compiles."""
     if len(node.groups) == 1 and node.plain:
         return _bodies(node.groups[0])
-    plans = _plans(node)
-    default = _plan_run(plans.pop(MISSING))
-    return {value: _plan_run(plan) for value, plan in plans.items()}, default
+    ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code
+    plans, recheck = _plans(node, ran), (ran, _plan_now(node))
+    tails = tuple(_tail(cases, values, else_) for (cases, else_), values in zip(node.groups, node.values))
+    default = _plan_run(plans.pop(MISSING), MISSING, recheck, tails)
+    return {value: _plan_run(plan, value, recheck, tails) for value, plan in plans.items()}, default
 
 
-def _plan_run(chains):
-    """One value's plan (per chain: its (test, body) entries and the chain's else run) → run(f, out), or None
-    where it runs nothing."""
+def _plan_now(node):
+    """now(f) → the plan the subject's value now is of (its constant, or MISSING: equal to none), or None where it
+    is not plain (what an extra that does not hold reads again)."""
+    (slot, key, str_key, read_path), kind = _subject(node), _kind(node)
+    constants = {}   # each constant as the plans hold it (the first of equal ones: _plans' keys)
+    for cases, _ in node.groups:
+        for listed, *_ in cases:
+            for constant in listed:
+                constants.setdefault(constant, constant)
+
+    def now(f):
+        if read_path is None:
+            value = f[slot]
+            value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else MISSING
+        else:
+            value = read_path(f)
+        if type(value) is kind:
+            return constants.get(value, MISSING)
+        return MISSING if value is ABSENT and f[0].undefined in PLAIN_UNDEFINED else None
+    return now
+
+
+def _watched(test, ran):
+    """test with each part's general value counting in ran[0] that it ran: a part not decided in line (its value
+    not plain), whose general value, or its truth, may run a caller's code (a count, not a flag: a switch run
+    inside it cannot hide it)."""
+    parts = []
+    for part, value in test.parts:
+        if type(part) is Test:
+            part = _watched(part, ran)
+        if value is not None:
+            value = (_counting(value[0], ran), value[1])
+        parts.append((part, value))
+    return Test(test.want, parts, test.pure)
+
+
+def _counting(ev, ran):
+    def ev_counted(f):
+        value = ev(f)
+        ran[0] += 1
+        return value
+    return ev_counted
+
+
+def _tail(cases, values, else_):
+    """run(f, out, start): a chain from its branch start on as Jinja2 runs it — each branch's whole test (its
+    general closure) in turn, the first that holds runs its body, else the else."""
+    branches, else_ = tuple((ev, span, body.run) for (ev, span), (*_, body) in zip(values, cases)), \
+        else_.run if else_ is not None else None
+
+    def run_tail(f, out, start):
+        for ev, span, body in branches[start:]:
+            if truth(f, ev, span):
+                return body(f, out)
+        if else_ is not None:
+            else_(f, out)
+    return run_tail
+
+
+def _plan_run(chains, value, recheck, tails):
+    """One value's plan (per chain: its (test, body, the next branch) entries and the chain's else run) →
+    run(f, out), or None where it runs nothing."""
     runs = []
-    for entries, else_ in chains:
+    for (entries, else_), tail in zip(chains, tails):
         if entries and entries[0][0] is None:
             runs.append(entries[0][1])
-        elif len(entries) == 1:
-            runs.append(guarded(*entries[0], else_))
         elif entries:
-            runs.append(_first_taken(entries, else_))
+            runs.append(_first_taken(entries, else_, value, recheck, tail))
         elif else_ is not None:
             runs.append(else_)
     if not runs:
@@ -82,12 +153,33 @@ def _plan_run(chains):
     return run_chains
 
 
-def _first_taken(entries, else_):
-    def run_first(f, out):
-        for test, body in entries:
-            if test is None or test(f):
+def _first_taken(entries, else_, value, recheck, tail):
+    """The entries of a value's plan in a chain, in turn: the first whose test holds runs its body; after a test
+    that does not and ran a general value (recheck: the count of them, and now(f)), the subject read again — of
+    another plan now, the rest of the chain as Jinja2 runs it."""
+    ran, now = recheck
+    if len(entries) == 1:
+        (test, body, after), = entries
+
+        def run_one(f, out):
+            before = ran[0]
+            if test(f):
                 body(f, out)
-                return
+            elif ran[0] != before and now(f) is not value:
+                tail(f, out, after)
+            elif else_ is not None:
+                else_(f, out)
+        return run_one
+
+    def run_first(f, out):
+        for test, body, after in entries:
+            if test is None:
+                return body(f, out)
+            before = ran[0]
+            if test(f):
+                return body(f, out)
+            if ran[0] != before and now(f) is not value:
+                return tail(f, out, after)
         if else_ is not None:
             else_(f, out)
     return run_first
@@ -102,11 +194,11 @@ def _bodies(group):
     return bodies, else_.run if else_ is not None else None
 
 
-def _plans(node):
+def _plans(node, ran):
     """{value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
-    body) pairs a value goes through in a chain, up to the first taken whatever happens."""
-    groups = [([(constants, test_runner(extra) if extra is not None else None,
-                 test_runner(alternative) if alternative is not None else None, body.run)
+    body, the index of the next branch) a value goes through in a chain, up to the first taken whatever happens."""
+    groups = [([(constants, test_runner(_watched(extra, ran)) if extra is not None else None,
+                 test_runner(_watched(alternative, ran)) if alternative is not None else None, body.run)
                 for constants, extra, alternative, body in cases], else_.run if else_ is not None else None)
               for cases, else_ in node.groups]
     values = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}
@@ -115,13 +207,13 @@ def _plans(node):
 
 def _entries(cases, value):
     entries = []
-    for constants, extra, alternative, body in cases:
+    for after, (constants, extra, alternative, body) in enumerate(cases, 1):
         if value in constants:
-            entries.append((extra, body))
+            entries.append((extra, body, after))
             if extra is None:
                 break
         elif alternative is not None:
-            entries.append((alternative, body))
+            entries.append((alternative, body, after))
     return tuple(entries)
 
 

@@ -88,13 +88,15 @@ class Switch:
     kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
     extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
     body Block), else_ a Block or None), general (the chains' general closures in turn), sources (their AST
-    statements), chain (the If of a switch made from one chain)."""
-    __slots__ = ("subject", "groups", "general", "sources", "chain")
+    statements), values (per chain, each branch's whole test as its general (closure, span): what tests the rest
+    of a chain whose extra changed the subject), chain (the If of a switch made from one chain)."""
+    __slots__ = ("subject", "groups", "general", "sources", "chain", "values")
     signature = "switch"
 
-    def __init__(self, subject, groups, general, sources, chain=None):
+    def __init__(self, subject, groups, general, sources, values, chain=None):
         self.subject, self.groups, self.general, self.sources, self.chain = subject, tuple(groups), general, \
             tuple(sources), chain
+        self.values = tuple(values)
 
     @property
     def plain(self):

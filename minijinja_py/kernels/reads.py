@@ -59,8 +59,8 @@ def attribute(obj, key):
     if cls is LoopContext:
         if key == "first":
             return obj.index0 == 0
-        if key == "last" and obj._length is not None:   # (a lazy loop looks ahead: its property does)
-            return obj.index0 == obj._length - 1
+        if key == "last" and obj._items is not None and obj.index0 + 1 < len(obj._items):
+            return False   # (at the end, its property spends the walk; a lazy loop looks ahead)
         return getattr(obj, key) if key in _LOOP_FIELDS else MISSING
     if cls is Namespace or cls is ChatNamespace:
         return obj._attrs.get(key, ABSENT) if key[:1] != "_" else MISSING

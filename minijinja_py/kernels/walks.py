@@ -132,7 +132,7 @@ def _walk_one(slot, loop_slot, resets, local_copies, runs):
 
     def walk_one(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items):
+        for index, item in enumerate(items if loop is None else loop._iter):
             if loop is not None:
                 if index <= loop.index0:
                     continue
@@ -159,7 +159,7 @@ def _walk_two(slot, loop_slot, resets, local_copies, runs):
 
     def walk_two(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items):
+        for index, item in enumerate(items if loop is None else loop._iter):
             if loop is not None:
                 if index <= loop.index0:
                     continue
@@ -187,7 +187,7 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
 
     def walk_three_to_five(f, out, items, step):
         loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items):
+        for index, item in enumerate(items if loop is None else loop._iter):
             if loop is not None:
                 if index <= loop.index0:
                     continue
@@ -215,6 +215,7 @@ def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
 
 
 def loop_context(f, loop_slot, items):
-    """A loop context over a list the walk is about to walk, in the loop variable's slot."""
+    """A loop context over a list the walk is about to walk (through loop._iter: the loop context's list
+    iterator, which loop.last spends at the end), in the loop variable's slot."""
     loop = f[loop_slot] = LoopContext(items, f[0].undefined)
     return loop

@@ -76,24 +76,30 @@ def captured_text(out, rs):
 
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
-    """The `loop` variable. Over a list or tuple that cannot change during the loop everything is known up front;
-    over anything else (a list the body may change, an iterator, or a filtered loop `for x in y if c`) items are
-    pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter and
-    loop.last see the state the body changed, as in Jinja2 — whose loop.length is, for what has a length (a
-    list, a dict: `sized`), that length when first asked."""
+    """The `loop` variable. Over a list or tuple the loop runner walks the list iterator the loop context holds
+    (`_iter`), and tells it where it is; over anything else (an iterator, or a filtered loop `for x in y if c`)
+    items are pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter
+    and loop.last see the state the body changed. As in Jinja2, what looks at the rest of the loop is measured
+    when asked, since the body may change a list it walks (a caller's property, __str__ or __bool__ can): the
+    length is the iterable's len() (a list, a dict: `sized`; else the items counted) when first asked, kept;
+    `last` and `nextitem` look at the list then — and when there is nothing after the current item, the walk is
+    spent, so the loop ends even if the list grows later, as Jinja2's look-ahead spends its iterator."""
 
     __slots__ = ("index0", "depth0", "_items", "_length", "_iter", "_ahead", "_recurse", "_last_changed",
-                 "_undefined", "_prev", "_current", "_sized", "_measured")
+                 "_undefined", "_prev", "_current", "_sized")
     mj_safe_repr = True
     mj_guards_arguments = True   # loop(children) hashes and compares nothing
 
     def __init__(self, items, undefined, depth0=0, recurse=None, lazy=None, sized=None):
         self._items = items          # list or tuple, or None when lazy
-        self._length = len(items) if items is not None else None
-        self._iter = lazy            # iterator when lazy
-        self._sized = sized          # when lazy: what len() measures for loop.length (None: count the items)
-        self._measured = None        # its length, once asked
-        self._ahead = deque() if lazy is not None else None   # items pulled but not reached yet
+        self._length = None          # the length, once asked
+        if items is not None:
+            self._iter = iter(items)     # the list iterator the runner walks
+            self._sized, self._ahead = items, None
+        else:
+            self._iter = lazy
+            self._sized = sized      # what len() measures for loop.length (None: count the items)
+            self._ahead = deque()    # items pulled but not reached yet
         self.index0 = -1
         self.depth0 = depth0
         self._recurse = recurse
@@ -105,7 +111,7 @@ class LoopContext:
     def _next(self):
         """Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)"""
         if self._items is not None:
-            if self.index0 + 1 < self._length:
+            if self.index0 + 1 < len(self._items):
                 self.index0 += 1
                 return self._items[self.index0]
             return MISSING
@@ -125,16 +131,23 @@ class LoopContext:
             self._ahead.append(item)
         return self._ahead[0]
 
+    def _at_end(self):
+        """A list loop with no item after the current one now: its walk is spent (a list iterator that found its
+        end stays at it; where the body iterated `loop` to the end, the item taken is one the runner skips)."""
+        if self.index0 + 1 < len(self._items):
+            return False
+        next(self._iter, None)
+        return True
+
     @property
     def length(self):
-        if self._length is not None:
-            return self._length
-        if self._sized is not None:
-            if self._measured is None:
-                self._measured = len(self._sized)
-            return self._measured
-        self._ahead.extend(self._iter)
-        return self.index0 + 1 + len(self._ahead)
+        if self._length is None:
+            if self._sized is None:
+                self._ahead.extend(self._iter)
+                self._length = self.index0 + 1 + len(self._ahead)
+            else:
+                self._length = len(self._sized)
+        return self._length
 
     @property
     def index(self):
@@ -154,9 +167,13 @@ class LoopContext:
 
     @property
     def last(self):
-        if self._length is not None:
-            return self.index0 == self._length - 1
-        return self._peek() is MISSING
+        items = self._items
+        if items is None:
+            return self._peek() is MISSING
+        if self.index0 + 1 < len(items):
+            return False
+        next(self._iter, None)   # (_at_end written out: the commonest end of a short loop)
+        return True
 
     @property
     def depth(self):
@@ -173,9 +190,9 @@ class LoopContext:
     @property
     def nextitem(self):
         if self._items is not None:
-            if self.index0 + 1 < self._length:
-                return self._items[self.index0 + 1]
-            return self._undefined("there is no next item")
+            if self._at_end():
+                return self._undefined("there is no next item")
+            return self._items[self.index0 + 1]
         item = self._peek()
         return self._undefined("there is no next item") if item is MISSING else item
 

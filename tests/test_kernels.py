@@ -1,0 +1,360 @@
+"""Every kernel entry, tested two ways (issue 22, point 5) — the entries of kernels/select.py's REGISTRY and the
+rules of compile/peephole.py, enumerated from the package itself, so a new entry without tests fails here:
+
+- selection: a snippet → the entries its compile chooses (select.recording()), and a near miss that must not
+  choose the entry (its nodes run their general closures);
+- lattice: snippets of each entry rendered three ways — with kernels (the default), with general_only, and by
+  Jinja2 configured as transformers configures it (tests/support/differential_ref.py) — over values of every
+  kind a read meets: plain str, int, float, bool, None, lists and dicts, a missing key, an undefined variable,
+  Markup, a str subclass, a caller's dict subclass, Mapping and object with attributes; in the chat profile and
+  with StrictUndefined, ChainableUndefined, DebugUndefined and autoescape. The three outcomes are equal, or the
+  same kind of error (kernels and general: the same error, message, line and column): tests/support/kernel_lattice.py.
+  Rebinding, mutation between reads, namespaces and loops whose list grows: test_kernels_dynamic.py.
+- limits: kernels and general closures run out of output or steps at the same point.
+"""
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+
+import pytest
+
+import minijinja_py as mj
+from kernel_lattice import chosen_by, compile_chat, differences, entry_names, our_environment, outcome, three_ways
+from minijinja_py.kernels import select
+
+try:
+    import jinja2.sandbox
+    from markupsafe import Markup
+except ImportError:  # the reference is optional: the comparisons with it are skipped
+    jinja2 = None
+    Markup = mj.Markup
+
+
+# ------------------------------------------------------------------------------------------------ selection
+# entry → (snippet, the entries its compile chooses, near miss, the entries the near miss chooses)
+SELECTION = {
+    "text/text_reads": ("<{{ m.role }}>", {"text/text_reads"},
+                        "<{{ m.role|length }}>", set()),          # a filter that is no str method
+    "atoms/if_tests": ("{% if m.role == 'a' %}A{% endif %}", {"atoms/if_tests"},
+                       "{% if m.role|length > 1 %}A{% endif %}", set()),   # a test that is no atom
+    "branches/switch": ("{% if x == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"branches/switch", "peephole/switch"},
+                        "{% if x == 'a' %}A{% elif x == 1 %}B{% endif %}", {"atoms/if_tests"}),   # two types
+    "peephole/switch": ("{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+                        {"branches/switch", "peephole/switch"},
+                        "{% if m.role == 'a' %}A{% elif x == 'b' %}B{% endif %}", {"atoms/if_tests"}),   # two reads
+    "walks/walk": ("{% for m in ms %}{{ m }}{% endfor %}", {"walks/walk", "text/text_reads"},
+                   "{% for m in ms if m %}{{ m }}{% endfor %}", {"text/text_reads"}),   # a loop filter
+}
+
+
+def test_every_entry_has_a_selection_case():
+    assert sorted(SELECTION) == entry_names()
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_the_snippet_selects_the_entry(name):
+    source, chosen, _, _ = SELECTION[name]
+    assert chosen_by(source) == chosen
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_the_near_miss_does_not_select_it(name):
+    _, _, near_miss, chosen = SELECTION[name]
+    assert name not in chosen
+    assert chosen_by(near_miss) == chosen
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_general_only_selects_nothing(name):
+    source, _, _, _ = SELECTION[name]
+    assert chosen_by(source, general=True) == set()
+
+
+@pytest.mark.parametrize("name", sorted(SELECTION))
+def test_a_disabled_entry_is_not_selected(name):
+    source, chosen, _, _ = SELECTION[name]
+    previous = select.configure(disabled=(name,))
+    try:
+        assert name not in chosen_by(source)
+    finally:
+        select.configure(*previous)
+
+
+def test_the_environment_variable_turns_selection_off():
+    """MINIJINJA_PY_GENERAL_ONLY=1, read at import: no entry chosen, the same output."""
+    program = ("import minijinja_py as mj\nfrom minijinja_py.kernels import select\n"
+               "with select.recording() as chosen:\n"
+               "    t = mj.chat_environment().from_string(%r)\n"
+               "print(sorted(chosen), t.render(ms=[{'role': 'a'}, {'role': 'b'}]))" % (
+                   "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",))
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, select.GENERAL_ONLY_VARIABLE: "1"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[] AB"
+
+
+def _callers_own(env):
+    """env with a caller's filters and tests in place of the builtins a kernel decides in line, and a finalize."""
+    env.filters["upper"] = lambda value: f"{value}!"
+    env.filters["trim"] = lambda value: "T"
+    env.tests["defined"] = lambda value: "D"
+    env.tests["string"] = lambda value: False
+    env.finalize = lambda value: f"<{value}>"
+    return env
+
+
+@pytest.mark.parametrize("source", [
+    "{{ m.role|upper }}{{ m.role|trim }}{{ m.role }}",
+    "{% if m.role|trim == 'T' %}Y{% elif m.role|trim == 'a' %}N{% endif %}",
+    "{% if m.nope is defined %}D{% endif %}{% if m.role is string %}S{% endif %}",
+    "{% for m in ms %}{% if m.role|upper == 'a!' %}Y{% elif m.role|upper == 'A' %}N{% endif %}{% endfor %}",
+])
+def test_a_callers_filter_test_or_finalize_is_not_decided_in_line(source):
+    """Near misses by configuration: the kernels decide builtins only; the general closures call the caller's."""
+    assert chosen_by(source, lambda: _callers_own(mj.chat_environment())) == set()
+    text = _callers_own(mj.chat_environment()).from_string(source).render(context("dict", "a"))
+    if jinja2 is not None:
+        reference = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        assert text == _callers_own(reference).from_string(source).render(context("dict", "a"))
+
+
+# ------------------------------------------------------------------------------------------------- lattice
+class StrSub(str):
+    """A caller's str subclass (not plain: it may define what comparing or printing it does)."""
+
+
+class DictSub(dict):
+    """A caller's dict subclass."""
+
+
+class Map(Mapping):
+    """A caller's Mapping that is no dict."""
+
+    def __init__(self, items):
+        self._items = dict(items)
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+    def __repr__(self):
+        return f"Map({self._items!r})"
+
+
+class Attrs:
+    """A caller's object whose fields are attributes."""
+
+    def __init__(self, items):
+        self.__dict__.update(items)
+
+    def __repr__(self):
+        return f"Attrs({sorted(self.__dict__)!r})"
+
+
+ABSENT = object()   # the key is not there (the variable: not in the context)
+
+VALUES = [("str", "a"), ("other str", "b"), ("empty", ""), ("spaces", " a "), ("html", "<a>"), ("none", None),
+          ("zero", 0), ("one", 1), ("two", 2), ("negative", -1), ("float", 1.0), ("true", True), ("false", False),
+          ("list", ["a"]), ("empty list", []), ("tuple", ("a", "b")), ("dict", {"a": 1}), ("empty dict", {}),
+          ("markup", Markup("a")), ("markup html", Markup("<b>")), ("str subclass", StrSub("a")),
+          ("absent", ABSENT)]
+
+# how a message holds its keys: each is built from {key: value} (a value ABSENT: the key left out)
+HOLDERS = {"dict": dict, "dict subclass": DictSub, "mapping": Map, "object": Attrs}
+# a message that is not a holder (the value varies only x): m undefined, None, a str, a list
+SUBJECTS = {"undefined": ABSENT, "none": None, "string": "text", "list": ["a"]}
+
+
+def _holder(make, value):
+    fields = {"role": value, "content": value, "a": {"b": value} if value is not ABSENT else {}}
+    return make({key: item for key, item in fields.items() if item is not ABSENT})
+
+
+def context(kind, value):
+    """The context of one lattice point: m (a holder of value, or a subject that is no holder), ms (m then a
+    holder of 'b'; for a subject, m twice), x (value), i (0), n (2); ABSENT values left out (an undefined m: no ms
+    either)."""
+    if kind in HOLDERS:
+        make = HOLDERS[kind]
+        m, other = _holder(make, value), make({"role": "b", "content": "c", "a": {"b": "b"}})
+    else:
+        m = SUBJECTS[kind]
+        other = m
+    found = {"m": m, "ms": [m, other] if m is not ABSENT else ABSENT, "x": value, "i": 0, "n": 2}
+    return {key: item for key, item in found.items() if item is not ABSENT}
+
+
+# entry → snippets (each compiled selects the entry: checked)
+LATTICE = {
+    "text/text_reads": [
+        "<{{ x }}>",
+        "<{{ m.role }}>",
+        "<{{ m.content|trim }}|{{ m.role|upper }}>",
+        "{{ m.role ~ ':' ~ m.content }}",
+        "{{ '<' + m.role + '|' + x + '|' + m.content + '>' }}",
+        "{{ m.role ~ 1 ~ x ~ none }}",
+        "{{ m.a.b }}/{{ ms[i].role }}",
+        "{{ ms[x].role }}|{{ ms[x].a.b }}|{{ ms[i].a.b }}",   # x an index: any value
+        "{% for m in ms %}[{{ m.role }}]{% endfor %}",
+        "{% for m in ms %}[{{ m.content|capitalize }}]{% endfor %}",
+        "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
+        "{% for m in ms %}{{ loop.index }}{{ m.role + m.content }}{{ loop.last }}{% endfor %}",
+        "{% for m in ms %}\n  {{ m.role }}\n  {{ loop.index }}{{ m.role + m.content }}\n{% endfor %}\n{{ m.a.b }}",
+    ],
+    "atoms/if_tests": [
+        "{% if m.role == 'a' %}A{% else %}E{% endif %}",
+        "{% if m.role != 'a' %}N{% endif %}",
+        "{% if m.role %}T{% else %}F{% endif %}{% if not x %}!{% endif %}",
+        "{% if 'a' in m.role %}I{% else %}O{% endif %}{% if 'a' not in x %}!{% endif %}",
+        "{% if m.role is defined %}D{% endif %}{% if x is undefined %}U{% endif %}",
+        "{% if m.role is none %}N{% endif %}{% if x is not none %}V{% endif %}",
+        "{% if m.role is string %}S{% endif %}{% if x is not mapping %}M{% endif %}",
+        "{% if m.role in ['a', 'b'] %}1{% endif %}{% if x not in [1, 2] %}2{% endif %}",
+        "{% if m.role > 0 %}G{% endif %}{% if x <= 1 %}L{% endif %}",
+        "{% if x == 1 %}1{% endif %}{% if x == true %}T{% endif %}{% if x != false %}F{% endif %}",
+        "{% if m.role == 'a' and m.content %}A{% else %}E{% endif %}",
+        "{% if m.role != 'b' or x %}O{% endif %}",
+        "{% if m.role == 'a' %}A{% elif x %}X{% elif m.content is defined %}C{% else %}E{% endif %}",
+        "{% if (m.role == 'a' or m.role == 'b') and not x %}Y{% else %}N{% endif %}",
+        "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
+        "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
+        "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
+        "{% if m.role %}.{% endif %}{% endfor %}",
+        "{% for m in ms %}\n{% if m.role > 1 %}G\n{% elif m.content < 'b' %}L{% endif %}\n   {% if m.a.b %}T{% endif %}"
+        "{% endfor %}",
+    ],
+    "branches/switch": [
+        "{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+        "{% if x == 1 %}1{% elif x == 2 %}2{% else %}E{% endif %}",
+        "{% if x == true %}T{% elif x == false %}F{% endif %}",
+        "{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
+        "{% if m.role == 'a' or m.role == 'b' %}AB{% elif m.role == '' %}0{% else %}E{% endif %}",
+        "{% if m.role == 'x' or x %}X{% elif m.role == 'a' %}A{% else %}E{% endif %}",
+        "{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}E{% endif %}{% endif %}",
+        "{% if ms[i].role == 'a' %}A{% elif ms[i].role == 'b' %}B{% endif %}",
+        "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}",
+        "{% if m.role == 'a' and x %}A{% elif m.role == 'a' %}a{% elif m.role == 'b' or x %}B{% else %}E{% endif %}",
+        "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
+        # chains in a row on one subject: each reads it
+        "{% if true %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% elif m.role == 'a' %}a{% endif %}"
+        "{% endif %}",
+        "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
+        "{% endif %}",
+        "\n\n  {% if m.a.b == 'a' %}A\n{% elif m.a.b == '' %}0\n{% elif m.a.b == 'b' %}B{% endif %}",
+        # in a walked loop: the switch per item (the walk calls it)
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for v in x %}{% if v == 'a' %}A{% elif v == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{{ loop.index }}{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}"
+        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% elif m.role == 'a' %}A{% endif %}{% endfor %}",
+        "\n{% for v in m.content %}{% if v == 'a' %}\nA{% elif v == 'c' %}C{% else %}\n  {{ v.x }}{% endif %}"
+        "{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
+        "{% endif %}{% endfor %}",
+    ],
+    "peephole/switch": [
+        "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
+        "{% if x == 'a' %}A{% elif x == 'b' and m.role %}B{% elif x == 'b' %}b{% endif %}",
+    ],
+    "walks/walk": [
+        "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
+        "{% for m in ms %}{{ m.role }},{% endfor %}",
+        "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
+        "{% for m in ms %}{{ '<' + m.role + '|' + m.content|upper + '>' }}{% endfor %}",
+        "{% for m in ms %}{{ m.content|capitalize ~ m.role|lower }}{% endfor %}",
+        "{% for v in x %}<{{ v.role }}>{% endfor %}",
+        "{% for m in ms %}\n<{{ m.role }}>\n{% endfor %}",
+        "{% for m in ms %}<{% if m.role %}A{% endif %}>{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
+        "{% for m in ms %}[{% for v in m.content %}{{ v }}{% endfor %}{% endfor %}",
+        "{% for m in ms %}{% if x %}<{% if m.role is string %}S{% endif %}>{% endif %}{% endfor %}",
+        "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
+        "{% for m in ms %}<{% if m.role == 'a' %}{% continue %}{% endif %}>{% endfor %}",
+        "{% for m in ms %}<{% set y = m.role %}>{% endfor %}{{ y }}",
+        "{% for v in x %}[{{ v }}]{% endfor %}",
+        "{% for m in ms %}{{ m.role }}{% if m.content %}C{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if loop.first %}F{% endif %}{{ m.role }}{{ loop.index }}/{{ loop.length }}"
+        "{% if not loop.last %},{% endif %}{% endfor %}",
+        "{% for m in ms %}{% set y = m.role %}{{ y }}{% endfor %}{{ y }}",
+        "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% endif %}{{ m.role }}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'a' %}{% continue %}{% endif %}{{ m.role }}{% endfor %}",
+        "{% for i in range(n) %}{{ ms[i].role }}{% endfor %}",
+        "{% for m in ms %}{{ loop.previtem }}{{ loop.cycle('<', '>') }}{% for v in ms %}{{ loop.index }}{% endfor %}"
+        "{{ loop.revindex }}{% endfor %}",
+        "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
+        "x\n  {% for m in ms %}\n  {{ m.role }}\n{% for v in m.content %}{{ v }}{% endfor %}\n{% endfor %}",
+    ],
+}
+
+LATTICE_CASES = [(name, source) for name in sorted(LATTICE) for source in LATTICE[name]]
+LATTICE_PROFILES = ("chat", "strict", "chainable", "debug", "autoescape")   # (kernel_lattice.py)
+
+
+def _lattice_params():
+    for name, source in LATTICE_CASES:
+        for kind in (*HOLDERS, *SUBJECTS):
+            yield pytest.param(name, source, kind, id=f"{name}-{LATTICE[name].index(source)}-{kind}")
+
+
+def test_every_entry_has_lattice_snippets():
+    assert sorted(LATTICE) == entry_names()
+    assert all(len(snippets) >= 2 for snippets in LATTICE.values())
+
+
+@pytest.mark.parametrize("name,source", LATTICE_CASES)
+def test_each_lattice_snippet_selects_its_entry_in_each_profile(name, source):
+    """(but the text kernels with autoescape: a run of text and {{ }} is lowered to an Emit only without it)"""
+    for profile in LATTICE_PROFILES:
+        chosen = chosen_by(source, lambda: our_environment(profile))
+        assert (name in chosen) is not (profile == "autoescape" and name.startswith("text/")), profile
+
+
+@pytest.mark.parametrize("name,source,kind", list(_lattice_params()))
+def test_kernels_general_and_jinja2_agree(name, source, kind):
+    found = []
+    for profile in LATTICE_PROFILES:
+        for label, value in (VALUES if kind in HOLDERS else VALUES[:2] + VALUES[-1:]):
+            for problem in three_ways(profile, source, lambda: context(kind, value)):
+                found.append(f"{profile}, {label}: {problem}")
+    assert not found, "\n".join(found)
+
+
+# the limits: kernels and general closures run out at the same point (snippets that count output or pay steps)
+LIMIT_SNIPPETS = [
+    "<{{ x }}>", "<{{ m.role }}>", "<{{ m.content|trim }}|{{ m.role|upper }}>", "{{ m.role ~ ':' ~ m.content }}",
+    "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'b' %}{% break %}{% endif %}{{ m.role }}{% endfor %}",
+    "{% for i in range(n) %}{{ ms[i].role }}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
+    "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
+    "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
+    "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}",
+]
+
+
+@pytest.mark.parametrize("source", LIMIT_SNIPPETS)
+@pytest.mark.parametrize("max_output", [0, 1, 2, 3, 5, 8])
+def test_the_output_limit_holds_with_kernels_as_without(source, max_output):
+    kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(max_output=max_output)),
+                                context("dict", "ab")) for general in (False, True))
+    assert differences(kernels, general, None) == []
+
+
+@pytest.mark.parametrize("source", LIMIT_SNIPPETS)
+def test_the_step_budget_holds_with_kernels_as_without(source):
+    found = []
+    for max_steps in range(1, 120, 3):
+        kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(max_steps=max_steps)),
+                                    {"ms": [{"role": role, "content": "c"} for role in "abab" * 5], "n": 20, "i": 0})
+                            for general in (False, True))
+        found += [f"max_steps={max_steps}: {problem}" for problem in differences(kernels, general, None)]
+    assert not found, "\n".join(found)
