@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .core.state import DEFAULT_LIMITS, Limits
 from .syntax.delimiters import DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check
-from .runtime.objects import Cycler, DictFactory, Joiner, Namespace, lipsum, sandboxed_range
+from .runtime.globalfuncs import Cycler, DictFactory, Joiner, lipsum, sandboxed_range
+from .runtime.objects import Namespace
 from .runtime.undefined import Undefined
 
 __all__ = ["DEFAULT_POLICIES", "configure", "default_globals", "default_policies", "extension_name"]

@@ -14,7 +14,8 @@ import jinja2.utils  # noqa: E402
 
 from minijinja_py.runtime import counterparts as cp  # noqa: E402
 from minijinja_py.runtime.composition import BlockReference, TemplateModule, TemplateReference  # noqa: E402
-from minijinja_py.runtime.objects import Cycler, DictFactory, Joiner, LoopContext, Macro  # noqa: E402
+from minijinja_py.runtime.globalfuncs import Cycler, DictFactory, Joiner  # noqa: E402
+from minijinja_py.runtime.objects import LoopContext, Macro  # noqa: E402
 from minijinja_py.runtime.undefined import StrictUndefined, Undefined  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),

@@ -13,7 +13,8 @@ Python object has, and what a Python function has, are taken from this Python.
 """
 
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .objects import Cycler, DictFactory, Joiner, LoopContext, Macro, Namespace
+from .globalfuncs import Cycler, DictFactory, Joiner
+from .objects import LoopContext, Macro, Namespace
 from .undefined import ChainableUndefined, StrictUndefined, Undefined
 
 __all__ = ["jinja2_has", "jinja2_type_name"]

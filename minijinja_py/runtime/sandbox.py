@@ -24,7 +24,8 @@ from .counterparts import jinja2_has, jinja2_type_name
 from .formatting import escaped_size, field_least_size, literal_size
 from .markup import EscapeFormatter, Markup, escape, formatter
 from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, sequence_index
-from .objects import Cycler, DictFactory, GroupTuple, Joiner, LoopContext, Macro, Namespace
+from .globalfuncs import Cycler, DictFactory, Joiner
+from .objects import GroupTuple, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
 
