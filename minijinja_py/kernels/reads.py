@@ -109,8 +109,9 @@ def reader(read, strict=False):
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return read_key_filtered
 
+    step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
     if len(keys) == 2 and method is None:
-        return _two_steps(slot, *keys, string_key if strict else attribute)
+        return _two_steps(slot, *keys, step)
 
     def read_path(f):
         value = f[slot]
@@ -122,7 +123,7 @@ def reader(read, strict=False):
             elif type(value) is dict:
                 value = value.get(key, ABSENT)
             else:
-                value = string_key(value, key) if strict else attribute(value, key)
+                value = step(value, key)
         if method is not None:
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return value
