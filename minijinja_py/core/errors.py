@@ -300,9 +300,9 @@ def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
 
 
 def __getattr__(name):
-    """Twins by name (TemplateAttributeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made
-    on first use: pickle finds a twin's class this way in a process that has not made it yet (a worker unpickling
-    an error)."""
+    """Twins by name (TemplateTypeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made on
+    first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its time): pickle
+    finds a twin's class this way in a process that has not made it yet (a worker unpickling an error)."""
     for prefix, make in (("LimitExceeded", limit_twin), ("TemplateBuiltin", twin_of), ("Template", twin_of)):
         builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
         if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
@@ -324,15 +324,6 @@ def limit_twin(builtin_cls):
         _limit_twins[builtin_cls] = twin
         globals()[twin.__name__] = twin  # so that it pickles by name
     return twin
-
-
-# The common twins, importable by name.
-TemplateTypeError = twin_of(TypeError)
-TemplateValueError = twin_of(ValueError)
-TemplateZeroDivisionError = twin_of(ZeroDivisionError)
-TemplateOverflowError = twin_of(OverflowError)
-TemplateKeyError = twin_of(KeyError)
-TemplateIndexError = twin_of(IndexError)
 
 
 def _builtin_base(exc):
