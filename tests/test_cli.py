@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import minijinja_py as mj
+from minijinja_py.chat.template import _shipped_text
 from minijinja_py.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -251,8 +252,7 @@ def test_shipped_names_carry_their_special_tokens():
     assert mj.seed_special_tokens("hermes4") == {"bos_token": "<|begin_of_text|>", "eos_token": "<|eot_id|>"}
     assert mj.seed_special_tokens("falcon3") == {"eos_token": "<|endoftext|>"}
     assert mj.seed_special_tokens("qwen3_flat_fixed")["eos_token"] == "<|im_end|>"
-    assert set(mj.seed_template_names()) <= set(json.loads(mj._resources.read_text("templates",
-                                                                                     "special_tokens.json")))
+    assert set(mj.seed_template_names()) <= set(json.loads(_shipped_text("special_tokens.json")))
     with pytest.raises(KeyError):
         mj.seed_special_tokens("nope")
     for name in mj.seed_template_names():  # the CLI renders a shipped name with them, every name

@@ -16,7 +16,7 @@ ChatTemplate.capabilities caches the result.
 import datetime
 import json
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
+from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
 
 # typing costs a cold start ~4 ms: the annotations that need it are strings (not the fields':
 # Capabilities.__annotations__ holds their types, as a dataclass's does)

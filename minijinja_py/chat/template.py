@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
     Clock = Union[datetime.datetime, Callable[[], datetime.datetime], None]
     TemplateSource = Union[str, Mapping[str, str]]
 
-from .. import _resources
 from ..builtins.html import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
@@ -437,9 +436,35 @@ def apply_chat_template(template: Union[TemplateSource, ChatTemplate], conversat
 
 
 # ------------------------------------------------------------------------------------------- shipped templates
+# templates/ is installed as the package minijinja_py.templates (pyproject.toml); in a source checkout it is the
+# folder next to the package, which the fallbacks read so that the package also runs straight from a source tree.
+_CHECKOUT_TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                   "templates")
+
+
+def _shipped_text(name: str) -> str:
+    """Text of templates/<name>, from the installed package or the source checkout."""
+    from importlib import resources  # ~20 ms to import: paid by the first shipped template read, not at import
+    try:
+        return resources.files("minijinja_py.templates").joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        with open(os.path.join(_CHECKOUT_TEMPLATES, name), encoding="utf-8", newline="") as f:
+            return f.read()
+
+
+def _shipped_names(suffix: str) -> list[str]:
+    """Names of the files in templates/ ending with suffix."""
+    from importlib import resources
+    try:
+        entries = [e.name for e in resources.files("minijinja_py.templates").iterdir()]
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        entries = os.listdir(_CHECKOUT_TEMPLATES)
+    return sorted(e for e in entries if e.endswith(suffix))
+
+
 def seed_template_names() -> list[str]:
     """Names of the chat templates shipped with the package (templates/*.jinja)."""
-    return [f[:-len(".jinja")] for f in _resources.list_names("templates", ".jinja")]
+    return [f[:-len(".jinja")] for f in _shipped_names(".jinja")]
 
 
 def seed_template(name: str) -> str:
@@ -447,7 +472,7 @@ def seed_template(name: str) -> str:
     unknown name."""
     if name not in seed_template_names():
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
-    text: str = _resources.read_text("templates", name + ".jinja")
+    text: str = _shipped_text(name + ".jinja")
     return text
 
 
@@ -458,5 +483,5 @@ def seed_special_tokens(name: str) -> dict[str, str]:
     if name not in seed_template_names():
         raise KeyError(f"no shipped template {name!r}; available: {', '.join(seed_template_names())}")
     import json  # only here: the shipped names' tokens, not worth a module import at start-up
-    table = json.loads(_resources.read_text("templates", "special_tokens.json"))
+    table = json.loads(_shipped_text("special_tokens.json"))
     return {key: str(value) for key, value in table.get(name, {}).items()}

@@ -11,7 +11,7 @@ __str__ of our objects).
 from __future__ import annotations
 
 import gc
-from contextvars import ContextVar
+from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
 
 from .errors import LimitExceeded, limit_twin
 
