@@ -31,10 +31,9 @@ from .core.state import Limits, RenderState, current_state, enter_render, leave_
 from .loaders import BaseLoader, checked_source
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
 from .runtime.undefined import Undefined
-from .streams import TemplateExpression
 from .syntax import nodes
 from .syntax.parse import normalize_newlines, parse
-from .template import CACHE_CHARS, CACHE_SIZE, Template, template_globals
+from .template import CACHE_CHARS, CACHE_SIZE, Template, TemplateExpression, template_globals
 from .template import _unpickle_template  # noqa: F401  pickles made before Template had its own module name it here
 
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]

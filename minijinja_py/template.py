@@ -1,4 +1,5 @@
-"""Template: a compiled template → rendered text (render, generate, stream, module), and its compile from source.
+"""Template: a compiled template → rendered text (render, generate, stream, module), and its compile from source;
+the wrappers over its output that Jinja2 has (TemplateStream, TemplateExpression).
 
 Template.render(**context) runs the compiled closures and is the error boundary: whatever happens inside, what
 comes out is a string or a TemplateError carrying the template name, the source and a location. Template.generate
@@ -23,10 +24,10 @@ from .core.errors import (
 from .core.state import RenderState, enter_render, gc_paused, leave_render
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .runtime.objects import BreakLoop, ContinueLoop, join_output
-from .streams import TemplateStream
+from .runtime.undefined import Undefined
 from .syntax.parse import normalize_newlines, parse
 
-__all__ = ["Template"]
+__all__ = ["Template", "TemplateStream", "TemplateExpression"]
 
 CACHE_SIZE = 256
 CACHE_CHARS = 1 << 19    # characters of source one cache of compiled templates holds (the corpus's 135: 453 000)
@@ -265,3 +266,77 @@ def _unpickle_template(recipe):
     template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
     _UNPICKLED.put(recipe, template, len(source))
     return template
+
+
+# ------------------------------------------------------------------------------- wrappers over a template's output
+class TemplateStream:
+    """Template.stream(): an iterator over a render's text pieces (those of generate()); dump(file) writes them,
+    enable_buffering(size) joins them in groups of size non-empty pieces."""
+
+    def __init__(self, pieces: Iterator[str]) -> None:
+        self._pieces = pieces
+        self.disable_buffering()
+
+    def dump(self, fp: Any, encoding: Optional[str] = None, errors: str = "strict") -> None:
+        """Write the stream to fp: a file name (written as UTF-8 unless encoding says otherwise) or a file
+        object (text, or bytes when encoding is given)."""
+        close = False
+        if isinstance(fp, str):
+            encoding = encoding or "utf-8"
+            fp = open(fp, "wb")
+            close = True
+        try:
+            pieces = (piece.encode(encoding, errors) for piece in self) if encoding is not None else self
+            if hasattr(fp, "writelines"):
+                fp.writelines(pieces)
+            else:
+                for piece in pieces:
+                    fp.write(piece)
+        finally:
+            if close:
+                fp.close()
+
+    def disable_buffering(self) -> None:
+        self._next = self._pieces.__next__
+        self.buffered = False
+
+    def enable_buffering(self, size: int = 5) -> None:
+        if size <= 1:
+            raise ValueError("buffer size too small")
+        self._next = self._buffered(size).__next__
+        self.buffered = True
+
+    def _buffered(self, size: int) -> Iterator[str]:
+        buffer: list[str] = []
+        count = 0
+        for piece in self._pieces:
+            buffer.append(piece)
+            if piece:
+                count += 1
+            if count >= size:
+                yield "".join(buffer)
+                buffer, count = [], 0
+        if count:
+            yield "".join(buffer)
+
+    def __iter__(self) -> TemplateStream:
+        return self
+
+    def __next__(self) -> str:
+        return self._next()
+
+
+class TemplateExpression:
+    """Environment.compile_expression(source): calling it evaluates the expression with the variables given (a
+    mapping and/or keywords); an undefined result is None unless undefined_to_none is false."""
+
+    def __init__(self, template: Template, undefined_to_none: bool) -> None:
+        self._template = template
+        self._undefined_to_none = undefined_to_none
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        module = self._template.make_module(dict(*args, **kwargs))
+        value = module["result"]
+        if self._undefined_to_none and isinstance(value, Undefined):
+            return None
+        return value
