@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .builtins.filters import FILTERS
 from .builtins.tests import TESTS
-from .core.bounded import BoundedCache
 from .core.budget import charged
 from .core.errors import (
     TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplatesNotFound, UndefinedError,
@@ -33,7 +32,7 @@ from .options import DEFAULT_POLICIES, configure, default_globals, default_polic
 from .runtime.undefined import Undefined
 from .syntax import nodes
 from .syntax.parse import normalize_newlines, parse
-from .template import CACHE_CHARS, CACHE_SIZE, Template, TemplateExpression, template_globals
+from .template import CACHE_CHARS, CACHE_SIZE, BoundedCache, Template, TemplateExpression, template_globals
 from .template import _unpickle_template  # noqa: F401  pickles made before Template had its own module name it here
 
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]

@@ -25,10 +25,10 @@ from ..builtins.html import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .loading import TemplateLoadError, load_chat_template
-from ..core.bounded import BoundedCache
 from ..core.errors import TemplateError, as_template_error
 from ..core.state import Limits, check_str_size
 from ..environment import Environment, Template
+from ..template import BoundedCache
 from ..runtime.objects import ChatNamespace
 from ..runtime.printing import to_str
 
@@ -342,7 +342,7 @@ class ChatTemplate:
 
 # ---------------------------------------------------------------------------------- compiled-template cache
 _CACHE_SIZE = 64
-_CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all (see core/bounded.py)
+_CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all (see template.BoundedCache)
 _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
