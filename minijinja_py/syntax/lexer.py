@@ -316,18 +316,21 @@ class Lexer:
         pos, line, line_start, size = 0, 1, 0, len(text)
         while pos < size:
             state = states[-1]
+            table = by_state[state]
             char = text[pos]
-            match = by_state[state].get(char)
-            if match is None:
-                match = candidates(state, char)
-            if match.__class__ is _Skip:
+            match = table.get(char) or candidates(state, char)
+            while match.__class__ is _Skip:   # skipped whitespace leaves the state as it is: on to what follows
                 after = text[pos + 1:pos + 2]
-                if after < "\x80" and after not in match.chars:  # a run of one character: skip it
-                    if char == "\n":
-                        line, line_start = line + 1, pos + 1
-                    pos += 1
-                    continue
-                match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
+                if after >= "\x80" or after in match.chars:
+                    match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
+                    break
+                if char == "\n":   # a run of one character: skip it
+                    line, line_start = line + 1, pos + 1
+                pos += 1
+                if not after:
+                    return
+                char = after
+                match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:
                 kind, end = match.name, pos + match.size
                 if match.size > 1 and not text.startswith(match.text, pos):
