@@ -61,7 +61,18 @@ def _case_sources():
         yield os.path.relpath(path, casefiles.CASES_DIR), casefiles.read_case(path)[2]
 
 
-def test_case_files():
+@pytest.fixture(params=["cold", "warm"])
+def lexer_form(request, monkeypatch):
+    """Fresh parsers whose lexers are as in a fresh process (tag families read natively, a state's terminals
+    tried in turn) or as after NATIVE_FAMILY_TAGS tags (the families' regexps, one regexp per state and
+    character): both must lex as Lark does."""
+    from minijinja_py.syntax import lexer as lexing
+    monkeypatch.setattr(syntax, "_parsers", {})
+    monkeypatch.setattr(lexing, "NATIVE_FAMILY_TAGS", 10 ** 9 if request.param == "cold" else 1)
+    return request.param
+
+
+def test_case_files(lexer_form):
     sources = list(_case_sources())
     assert len(sources) > 500
     _assert_same(sources)
@@ -78,13 +89,13 @@ def test_differential_generator_templates():
 
 
 @pytest.mark.skipif(not os.path.isdir(CORPUS), reason="the shared corpus (../shared/corpus) is not there")
-def test_corpus_templates():
+def test_corpus_templates(lexer_form):
     paths = sorted(glob.glob(os.path.join(CORPUS, "*.jinja")))
     assert len(paths) > 100
     _assert_same((os.path.basename(p), _read(p)) for p in paths)
 
 
-def test_limits_and_odd_input():
+def test_limits_and_odd_input(lexer_form):
     """The nesting limit, the braces postlexer, ignored whitespace at the edges, unreadable text."""
     sources = [
         "", " ", "\n", "{{", "}}", "{%", "%}", "{#", "x{", "{{ x }}}", "{{ {'a': {'b': 1}} }}", "{{ {}}}",

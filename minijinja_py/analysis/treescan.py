@@ -102,6 +102,15 @@ _BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
 _CONST, _NAME = n.Const, n.Name
+
+
+def _info(cls, kids):
+    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a slice,
+    else None, the field whose items its weight counts or None)."""
+    return kids, True if cls in RUNNERS else False if cls is n.Slice else None, _ITEMS.get(cls)
+
+
+_INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 
 
@@ -132,19 +141,19 @@ def _walk(root, limit):
         while stack:
             x, depth, weight = pop()
             cls = type(x)
-            kids = _KIDS.get(cls)
-            if kids is not None:
+            info = _INFO.get(cls)
+            if info is not None:
+                kids, mark, items = info
                 depth += 1
                 if depth > limit:
                     raise _TooDeep
-                if cls in RUNNERS:
+                if mark:
                     runners.append(x)
-                elif cls is n.Slice:
+                elif mark is not None:
                     slices = True
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
-                    items = _ITEMS.get(cls)
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 for f in kids:
                     value = getattr(x, f)
@@ -195,7 +204,7 @@ def _walk(root, limit):
                     runners.append(x)
                 _scan_statement(x, depth + 1, limit, weight, owns, push, deferred)
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
-                _KIDS[cls] = _fields(cls)
+                _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices)
 

@@ -14,7 +14,8 @@ from ..core.errors import PythonSyntaxTwin, TemplateSyntaxError
 from . import nodes as n
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
-# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code).
+# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code); the
+# commonest callbacks, which know which of their parts are tokens and which nodes, build theirs in line.
 _new_tuple = tuple.__new__
 _Span = n.Span
 # a token's fields (lexer.Token: type value start_pos line column end_line end_column end_pos) in a Span's order,
@@ -302,7 +303,8 @@ class Builder:
         return n.Not(join_spans(c[0], c[1]), c[1])
 
     def compare(self, c):
-        return n.Compare(join_spans(c[0], c[-1][1]), c[0], tuple(c[1:]))
+        first = c[0]
+        return n.Compare(_new_tuple(_Span, _SPAN_START(first.span) + _SPAN_END(c[-1][1].span)), first, tuple(c[1:]))
 
     def comparison(self, c):
         op = c[0].value
@@ -313,7 +315,7 @@ class Builder:
 
     def binop(self, c):
         left, op, right = c
-        return n.BinOp(join_spans(left, right), op.value, left, right)
+        return n.BinOp(_new_tuple(_Span, _SPAN_START(left.span) + _SPAN_END(right.span)), op.value, left, right)
 
     def concat(self, c):
         # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
@@ -327,7 +329,7 @@ class Builder:
 
     def filter(self, c):
         value, f = c
-        return n.Filter(join_spans(value, f), value, f.name, f.args)
+        return n.Filter(_new_tuple(_Span, _SPAN_START(value.span) + _SPAN_END(f.span)), value, f.name, f.args)
 
     def test(self, c):
         value, _is, negated, named, args = c
@@ -355,7 +357,7 @@ class Builder:
 
     def getattr(self, c):
         obj, name = c
-        return n.Getattr(join_spans(obj, name), obj, name.value)
+        return n.Getattr(_new_tuple(_Span, _SPAN_START(obj.span) + _TOKEN_END(name)), obj, name.value)
 
     def getitem_dot(self, c):
         obj, index = c
@@ -367,11 +369,11 @@ class Builder:
             key = subs[0]
         else:
             key = n.TupleExpr(join_spans(_lsqb, rsqb), tuple(subs))
-        return n.Getitem(join_spans(obj, rsqb), obj, key)
+        return n.Getitem(_new_tuple(_Span, _SPAN_START(obj.span) + _TOKEN_END(rsqb)), obj, key)
 
     def call(self, c):
         func, (args, rpar) = c
-        return n.Call(join_spans(func, rpar), func, args)
+        return n.Call(_new_tuple(_Span, _SPAN_START(func.span) + _TOKEN_END(rpar)), func, args)
 
     def subscripts(self, c):
         return list(c)
@@ -424,13 +426,20 @@ class Builder:
 
     def name(self, c):
         tok = c[0]
-        if tok.value in _CONSTANT_NAMES:
-            return n.Const(token_span(tok), _CONSTANT_NAMES[tok.value])
-        return n.Name(token_span(tok), tok.value)
+        value = tok.value
+        if value in _CONSTANT_NAMES:
+            return n.Const(token_span(tok), _CONSTANT_NAMES[value])
+        return n.Name(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
 
     def string(self, c):
         if len(c) == 1:
-            return n.Const(token_span(c[0]), _unescape(c[0]))
+            tok = c[0]
+            value = tok.value
+            if "\\" in value:
+                value = _unescape(tok)
+            else:
+                value = value[1:-1]
+            return n.Const(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
         return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
 
     def int(self, c):

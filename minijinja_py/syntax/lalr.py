@@ -169,24 +169,24 @@ class Parser:
                     states[-1] = state
                     continue
                 else:  # as _reduce, in line: this is the parser's inner loop
-                    if size == 1:
-                        children = [values.pop()]
-                        states.pop()
+                    if size == 1:   # the rule's symbol's slots take its value and the state after it
+                        children = [values[-1]]
                     elif size:
                         children = values[-size:]
-                        del values[-size:]
-                        del states[-size:]
+                        del values[1 - size:]
+                        del states[1 - size:]
                     else:
                         children = []
+                        states.append(state)
+                        values.append(None)
                     if shaper is not None:
                         children = shaper(children)
                     if how is _CALL:
                         children = callback(children)
                     elif how is _EXPAND1:
                         children = children[0] if len(children) == 1 else callback(children)
-                    state = actions[states[-1]][origin]
-                    states.append(state)
-                    values.append(children)
+                    state = states[-1] = actions[states[-2]][origin]
+                    values[-1] = children
                 action = (actions[state] or row(state)).get(kind)
             states.append(action)
             values.append(token)

@@ -119,7 +119,8 @@ class Lexer:
     it would start; a keyword is the run of name characters at hand when the run is its text), which serves
     every state: a state takes its match when it is one of the state's own, and knows that none of its own
     matches otherwise. Each regexp is compiled on first use and shared by all states (compiling is a cold
-    start's largest part of a first parse)."""
+    start's largest part of a first parse). Once its families read with their regexps (_tier_up), a lexer tries
+    the units a state has for a character with one regexp of them all (_combined) instead of in turn."""
 
     def __init__(self, tables, lexicon):
         patterns = lexicon.patterns
@@ -256,11 +257,37 @@ class Lexer:
                 texts = self._punctuation.get(char, ())
                 found = _Fixed(*texts[0]) if len(texts) == 1 else self._literals_matcher
             else:
-                literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
-                found = self._trier(tuple((literal, frozenset(names), False) if literals
-                                          else (self._matcher(names), accepted, True)
-                                          for names, accepted, literals in units))
+                found = None if self._native or not units else self._combined(units)
+                if found is None:
+                    literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
+                    found = self._trier(tuple((literal, frozenset(names), False) if literals
+                                              else (self._matcher(names), accepted, True)
+                                              for names, accepted, literals in units))
             table[key] = found
+        return found
+
+    def _combined(self, units):
+        """The match method of one regexp trying units [(names, accepted, literals?), ...] as _trier tries them,
+        in one call: each unit's alternatives in turn, a family with only the members the state accepts (where
+        the family's regexp finds another member, _trier tries the state's own, which is what the first way to
+        match of the accepted ones alone is), a literal unit with the state's own literals (at most one literal
+        matches at any place). For a warm lexer only (no family read natively): one regexp per state and
+        character costs a first parse more compiling than it saves."""
+        parts = []
+        for names, accepted, literals in units:
+            family = None if literals else self._family.get(names[0])
+            if family is None:
+                parts.extend(f"(?P<{name}>{self.patterns[name]})" for name in names)
+            else:
+                mine = [family[1][name] for name in names if accepted is None or name in accepted]
+                parts.append(family[0] + "(?:" + _shared_ends(mine) + ")")
+        regexp = "|".join(parts)
+        found = self._matchers.get(regexp)
+        if found is None:
+            try:
+                found = self._matchers[regexp] = re.compile(regexp).match
+            except re.error:   # (a pattern with flags of its own for the whole regexp: tried in turn)
+                return None
         return found
 
     def _trier(self, units):
@@ -289,18 +316,21 @@ class Lexer:
         pos, line, line_start, size = 0, 1, 0, len(text)
         while pos < size:
             state = states[-1]
+            table = by_state[state]
             char = text[pos]
-            match = by_state[state].get(char)
-            if match is None:
-                match = candidates(state, char)
-            if match.__class__ is _Skip:
+            match = table.get(char) or candidates(state, char)
+            while match.__class__ is _Skip:   # skipped whitespace leaves the state as it is: on to what follows
                 after = text[pos + 1:pos + 2]
-                if after < "\x80" and after not in match.chars:  # a run of one character: skip it
-                    if char == "\n":
-                        line, line_start = line + 1, pos + 1
-                    pos += 1
-                    continue
-                match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
+                if after >= "\x80" or after in match.chars:
+                    match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
+                    break
+                if char == "\n":   # a run of one character: skip it
+                    line, line_start = line + 1, pos + 1
+                pos += 1
+                if not after:
+                    return
+                char = after
+                match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:
                 kind, end = match.name, pos + match.size
                 if match.size > 1 and not text.startswith(match.text, pos):
