@@ -182,6 +182,8 @@ def if_tests(node):
         return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
     if len(node.bodies) == 1 and _compare_first(node.tests[0]):
         return _if_compare_first(node.tests[0], node.bodies[0], node.else_)
+    if len(node.bodies) == 1 and type(node.tests[0]) is Test and len(node.tests[0].parts) == 2:
+        return _if_two_parts(node.tests[0], node.values[0], node.bodies[0], node.else_)
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
@@ -250,6 +252,29 @@ def _if_compare_first(test, body, else_block):
         elif else_ is not None:
             else_(f, out)
     return run_compare_first
+
+
+def _if_two_parts(test, value, body, else_block):
+    """{% if m.tool_calls and m.content %}: the two parts' deciders called from here (decide_two's order and
+    fallback, without its call)."""
+    (first, second), want, (ev, span) = (decider(part, part_value) for part, part_value in test.parts), test.want, \
+        value
+    run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+
+    def run_two_parts(f, out):
+        outcome = first(f)
+        if outcome is not want:
+            outcome = second(f) if outcome is not None else None
+            if outcome is None:
+                outcome = truth(f, ev, span)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_two_parts
 
 
 def _if_atom(atom, value, body, else_block):
