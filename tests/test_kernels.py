@@ -217,6 +217,10 @@ LATTICE = {
         "{% if m.content and x %}A{% else %}E{% endif %}{% if x or m.role is none %}O{% endif %}",
         "{% for m in ms %}{% if m.role and m.content is string %}<{{ m.role }}>{% endif %}{% endfor %}",
         "{% if x is string and 'a' in x %}S{% endif %}{% if m.role == 'a' and x %}A{% else %}E{% endif %}",
+        # a key compare, then the truth or `is none` of a key, all in line
+        "{% if m.role == 'a' and m.content is not none %}A{% endif %}{% if m.role == 'b' or not m.content %}B"
+        "{% else %}E{% endif %}{% if m.role != 'a' and m.content is none %}N{% endif %}",
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}<{{ m.content }}>{% endif %}{% endfor %}",
         "{% if m.role != 'a' %}N{% endif %}",
         "{% if m.role %}T{% else %}F{% endif %}{% if not x %}!{% endif %}",
         "{% if 'a' in m.role %}I{% else %}O{% endif %}{% if 'a' not in x %}!{% endif %}",

@@ -222,13 +222,20 @@ def _compare_first(test):
 
 def _if_compare_first(test, body, else_block):
     """{% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
-    line, the others by their deciders, in Jinja2's order up to the part that decides."""
+    line, the others by their deciders, in Jinja2's order up to the part that decides; a second and last part
+    that is the truth or `is none` of a key (the commonest) decided in line where its value is plain."""
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     kind, constant, constant_type, equal, want = first.kind, first.constant, type(first.constant), \
         first.kind == EQ, test.want
     unequal = not equal
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+    second = test.parts[1][0] if len(rest) == 1 else None
+    slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
+        else (None, None)
+    if key2 is not None:
+        truths2, want2 = _FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)
+        unwanted2, second = not want2, rest[0]
 
     def run_compare_first(f, out):
         value = f[slot]
@@ -240,10 +247,21 @@ def _if_compare_first(test, body, else_block):
             if outcome is None:
                 outcome = truth(f, ev, span)
         if outcome is not want:
-            for part in rest:
-                outcome = part(f)
-                if outcome is want:
-                    break
+            if key2 is not None:
+                value = f[slot2]
+                value = value.get(key2, ABSENT) if type(value) is dict else attribute(value, key2)
+                if type(value) in PLAIN:
+                    if truths2:
+                        outcome = want2 if value else unwanted2
+                    else:
+                        outcome = want2 if value is None else unwanted2
+                else:   # its decider reads it again (nothing ran since) and decides, or takes its truth
+                    outcome = second(f)
+            else:
+                for part in rest:
+                    outcome = part(f)
+                    if outcome is want:
+                        break
         if outcome:
             if text is None:
                 run_body(f, out)
