@@ -310,33 +310,7 @@ def _if_atom(atom, value, body, else_block):
     want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
     unwanted = not want
     if key is not None and (kind == EQ or kind == NE):
-        str_key = on_string(key)
-
-        def run_key_compare(f, out):
-            value = f[slot]
-            if type(value) is dict:
-                try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
-                    value = value[key]
-                except KeyError:
-                    value = ABSENT
-            else:
-                value = str_key if type(value) is str else attribute(value, key)
-            if type(value) is constant_type:
-                outcome = want if value == constant else unwanted
-            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
-            else:
-                outcome = decide(kind, constant, value, f[0])
-                if outcome is None:
-                    outcome = truth(f, ev, span)
-            if outcome:
-                if text is None:
-                    run_body(f, out)
-                else:
-                    out.append(text)
-            elif else_ is not None:
-                else_(f, out)
-        return run_key_compare
+        return _key_compare(slot, key, kind, constant, want, ev, span, text, run_body, else_)
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
     truths, types, nones, contains = family is TRUTHY, family is TYPE_IS, family is NONE, family is IN
@@ -382,6 +356,37 @@ def _if_atom(atom, value, body, else_block):
     if family is TRUTHY and (key == "first" or key == "last"):
         return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
     return run_atom
+
+
+def _key_compare(slot, key, kind, constant, want, ev, span, text, run_body, else_):
+    """_if_atom's form for `== c`, `!= c` of a key (the commonest), read and compared in line."""
+    constant_type, unwanted, str_key = type(constant), not want, on_string(key)
+
+    def run_key_compare(f, out):
+        value = f[slot]
+        if type(value) is dict:
+            try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
+                value = value[key]
+            except KeyError:
+                value = ABSENT
+        else:
+            value = str_key if type(value) is str else attribute(value, key)
+        if type(value) is constant_type:
+            outcome = want if value == constant else unwanted
+        elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
+        else:
+            outcome = decide(kind, constant, value, f[0])
+            if outcome is None:
+                outcome = truth(f, ev, span)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_key_compare
 
 
 def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
