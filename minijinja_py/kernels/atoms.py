@@ -107,9 +107,6 @@ def decider(part, value):
         return decide_compare
     family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
     unwanted = not want
-    # the family as flags (a closure's bool is one load, `family is TRUTHY` three)
-    truths, defines, types, nones = family is TRUTHY, family is DEFINED, family is TYPE_IS, family is NONE
-    contains, members, undefined_known = family is IN, family is ONE_OF, truths or defines or nones
 
     def decide_atom(f):
         if read_path is None:
@@ -119,19 +116,20 @@ def decider(part, value):
         else:
             value = read_path(f)
         if type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
-            if truths:
+            if family is TRUTHY:
                 return want if value else unwanted
-            if defines:
+            if family is DEFINED:
                 return want
-            if types:
+            if family is TYPE_IS:
                 return want if type(value) is constant else unwanted
-            if nones:
+            if family is NONE:
                 return want if value is None else unwanted
-            if contains and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
+            if family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
                 return want if constant in value else unwanted   # `'tool_calls' in m`
-            if members and type(value) is constant[1]:
+            if family is ONE_OF and type(value) is constant[1]:
                 return want if value in constant[0] else unwanted   # `m.role in ['user', 'system']`
-        elif value is ABSENT and undefined_known and f[0].undefined in PLAIN_UNDEFINED:
+        elif value is ABSENT and (family is TRUTHY or family is DEFINED or family is NONE) and \
+                f[0].undefined in PLAIN_UNDEFINED:
             return unwanted   # a missing key: undefined, false, not defined, not none
         outcome = decide(kind, constant, value, f[0])
         return outcome if outcome is not None or ev is None else truth(f, ev, span)
@@ -310,10 +308,35 @@ def _if_atom(atom, value, body, else_block):
     want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
     unwanted = not want
     if key is not None and (kind == EQ or kind == NE):
-        return _key_compare(slot, key, kind, constant, want, ev, span, text, run_body, else_)
+        str_key = on_string(key)
+
+        def run_key_compare(f, out):
+            value = f[slot]
+            if type(value) is dict:
+                try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
+                    value = value[key]
+                except KeyError:
+                    value = ABSENT
+            else:
+                value = str_key if type(value) is str else attribute(value, key)
+            if type(value) is constant_type:
+                outcome = want if value == constant else unwanted
+            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
+            else:
+                outcome = decide(kind, constant, value, f[0])
+                if outcome is None:
+                    outcome = truth(f, ev, span)
+            if outcome:
+                if text is None:
+                    run_body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_key_compare
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
-    truths, types, nones, contains = family is TRUTHY, family is TYPE_IS, family is NONE, family is IN
 
     def run_atom(f, out):
         if read_path is None:
@@ -322,27 +345,21 @@ def _if_atom(atom, value, body, else_block):
                 value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
-        outcome = None   # (the kind's family first: one test to the case in line, a missing key's included)
-        if truths:
-            if type(value) in PLAIN:
-                outcome = want if value else unwanted
-            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                outcome = unwanted   # a missing key: undefined, false
-        elif types:
-            if type(value) in PLAIN:   # `is string`, `is mapping`: exact on plain values
-                outcome = want if type(value) is constant else unwanted
-        elif compares:
-            if type(value) is constant_type:
-                outcome = want if value == constant else unwanted
-        elif nones:
-            if value is not MISSING and value is not ABSENT:
-                outcome = want if value is None else unwanted
-        elif contains:
-            if type(value) is dict or type(value) is str and len(value) < BIG_STR:
-                outcome = want if constant in value else unwanted
+        if family is TRUTHY and type(value) in PLAIN:
+            outcome = want if value else unwanted
+        elif family is TYPE_IS and type(value) in PLAIN:   # `is string`, `is mapping`: exact on plain values
+            outcome = want if type(value) is constant else unwanted
+        elif compares and type(value) is constant_type:
+            outcome = want if value == constant else unwanted
+        elif family is NONE and value is not MISSING and value is not ABSENT:
+            outcome = want if value is None else unwanted
+        elif family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
+            outcome = want if constant in value else unwanted
+        elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            outcome = unwanted   # a missing key: undefined, false
         elif order is not None and type(value) is int:
             outcome = order(value, constant)
-        if outcome is None:
+        else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:
                 outcome = truth(f, ev, span)
@@ -356,37 +373,6 @@ def _if_atom(atom, value, body, else_block):
     if family is TRUTHY and (key == "first" or key == "last"):
         return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
     return run_atom
-
-
-def _key_compare(slot, key, kind, constant, want, ev, span, text, run_body, else_):
-    """_if_atom's form for `== c`, `!= c` of a key (the commonest), read and compared in line."""
-    constant_type, unwanted, str_key = type(constant), not want, on_string(key)
-
-    def run_key_compare(f, out):
-        value = f[slot]
-        if type(value) is dict:
-            try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
-                value = value[key]
-            except KeyError:
-                value = ABSENT
-        else:
-            value = str_key if type(value) is str else attribute(value, key)
-        if type(value) is constant_type:
-            outcome = want if value == constant else unwanted
-        elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
-        else:
-            outcome = decide(kind, constant, value, f[0])
-            if outcome is None:
-                outcome = truth(f, ev, span)
-        if outcome:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
-            else_(f, out)
-    return run_key_compare
 
 
 def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
