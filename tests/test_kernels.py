@@ -207,9 +207,20 @@ LATTICE = {
         "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
         "{% for m in ms %}{{ loop.index }}{{ m.role + m.content }}{{ loop.last }}{% endfor %}",
         "{% for m in ms %}\n  {{ m.role }}\n  {{ loop.index }}{{ m.role + m.content }}\n{% endfor %}\n{{ m.a.b }}",
+        # a variable itself read in line (spec(variables=True)), alone, with a key, through a str method
+        "{{ x ~ '|' ~ m.role }}<{{ x|trim }}>",
+        "{% for m in ms %}[{{ m.role + x }}]{{ x }}{% endfor %}",
     ],
     "atoms/if_tests": [
         "{% if m.role == 'a' %}A{% else %}E{% endif %}",
+        # two parts decided from the if's own closure; a variable's atoms read in line
+        "{% if m.content and x %}A{% else %}E{% endif %}{% if x or m.role is none %}O{% endif %}",
+        "{% for m in ms %}{% if m.role and m.content is string %}<{{ m.role }}>{% endif %}{% endfor %}",
+        "{% if x is string and 'a' in x %}S{% endif %}{% if m.role == 'a' and x %}A{% else %}E{% endif %}",
+        # a key compare, then the truth or `is none` of a key, all in line
+        "{% if m.role == 'a' and m.content is not none %}A{% endif %}{% if m.role == 'b' or not m.content %}B"
+        "{% else %}E{% endif %}{% if m.role != 'a' and m.content is none %}N{% endif %}",
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}<{{ m.content }}>{% endif %}{% endfor %}",
         "{% if m.role != 'a' %}N{% endif %}",
         "{% if m.role %}T{% else %}F{% endif %}{% if not x %}!{% endif %}",
         "{% if 'a' in m.role %}I{% else %}O{% endif %}{% if 'a' not in x %}!{% endif %}",
@@ -267,6 +278,10 @@ LATTICE = {
     ],
     "walks/walk": [
         "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
+        # variables the body starts per item: undefined, or as another of this frame; with a loop context
+        "{% for m in ms %}{% if m.role == 'a' %}{% set c = m.content %}{% endif %}{{ c }}.{% endfor %}",
+        "{% set c = 'o' %}{% for m in ms %}{{ c }}{% if m.role %}{% set c = m.role %}{% endif %}{{ c }}{% endfor %}{{ c }}",
+        "{% for m in ms %}{% if loop.first %}{% set c = m.role %}{% endif %}{{ c }}{{ loop.index }}{% endfor %}",
         "{% for m in ms %}{{ m.role }},{% endfor %}",
         "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
         "{% for m in ms %}{{ '<' + m.role + '|' + m.content|upper + '>' }}{% endfor %}",

@@ -87,46 +87,50 @@ def decider(part, value):
     if type(part) is Test:
         parts = tuple(decider(sub, sub_value) for sub, sub_value in part.parts)
         return _any_of(parts, part.want, ev, span)
-    slot, key, _, read_path = spec(part.read)
+    slot, key, _, read_path = spec(part.read, variables=True)
     kind, constant = part.kind, part.constant
     if kind == EQ or kind == NE:
         want, constant_type = kind == EQ, type(constant)
+        unwanted = not want   # (`want if a == b else unwanted`: a compare and a jump, which CPython specialises)
 
         def decide_compare(f):
             if read_path is None:
                 value = f[slot]
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+                if key is not None:
+                    value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
             else:
                 value = read_path(f)
             if type(value) is constant_type:
-                return (value == constant) is want
+                return want if value == constant else unwanted
             outcome = decide(kind, constant, value, f[0])
             return outcome if outcome is not None or ev is None else truth(f, ev, span)
         return decide_compare
     family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
+    unwanted = not want
 
     def decide_atom(f):
         if read_path is None:
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
         if type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
             if family is TRUTHY:
-                return (True if value else False) is want
+                return want if value else unwanted
             if family is DEFINED:
                 return want
             if family is TYPE_IS:
-                return (type(value) is constant) is want
+                return want if type(value) is constant else unwanted
             if family is NONE:
-                return (value is None) is want
+                return want if value is None else unwanted
             if family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
-                return (constant in value) is want   # `'tool_calls' in m`
+                return want if constant in value else unwanted   # `'tool_calls' in m`
             if family is ONE_OF and type(value) is constant[1]:
-                return (value in constant[0]) is want   # `m.role in ['user', 'system']`
+                return want if value in constant[0] else unwanted   # `m.role in ['user', 'system']`
         elif value is ABSENT and (family is TRUTHY or family is DEFINED or family is NONE) and \
                 f[0].undefined in PLAIN_UNDEFINED:
-            return not want   # a missing key: undefined, false, not defined, not none
+            return unwanted   # a missing key: undefined, false, not defined, not none
         outcome = decide(kind, constant, value, f[0])
         return outcome if outcome is not None or ev is None else truth(f, ev, span)
     return decide_atom
@@ -178,11 +182,13 @@ def if_tests(node):
         return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
     if len(node.bodies) == 1 and _compare_first(node.tests[0]):
         return _if_compare_first(node.tests[0], node.bodies[0], node.else_)
+    if len(node.bodies) == 1 and type(node.tests[0]) is Test and len(node.tests[0].parts) == 2:
+        return _if_two_parts(node.tests[0], node.values[0], node.bodies[0], node.else_)
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
     if len(branches) == 1:
-        return guarded(*branches[0], else_)
+        return guarded(*branches[0], else_, node.bodies[0].text)
 
     def run_tests(f, out):
         for test, body in branches:
@@ -193,11 +199,15 @@ def if_tests(node):
     return run_tests
 
 
-def guarded(test, body, else_):
-    """run(f, out): body where test(f) holds, else else_ (None: nothing)."""
+def guarded(test, body, else_, text=None):
+    """run(f, out): body where test(f) holds (text: the constant text it prints, appended here), else else_
+    (None: nothing)."""
     def run_test(f, out):
         if test(f):
-            body(f, out)
+            if text is None:
+                body(f, out)
+            else:
+                out.append(text)
         elif else_ is not None:
             else_(f, out)
     return run_test
@@ -212,56 +222,107 @@ def _compare_first(test):
 
 def _if_compare_first(test, body, else_block):
     """{% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
-    line, the others by their deciders, in Jinja2's order up to the part that decides."""
+    line, the others by their deciders, in Jinja2's order up to the part that decides; a second and last part
+    that is the truth or `is none` of a key (the commonest) decided in line where its value is plain."""
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     kind, constant, constant_type, equal, want = first.kind, first.constant, type(first.constant), \
         first.kind == EQ, test.want
-    run_body, else_ = body.run, else_block.run if else_block is not None else None
+    unequal = not equal
+    run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+    second = test.parts[1][0] if len(rest) == 1 else None
+    slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
+        else (None, None)
+    if key2 is not None:
+        truths2, want2 = _FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)
+        unwanted2, second = not want2, rest[0]
 
     def run_compare_first(f, out):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is constant_type:
-            outcome = (value == constant) is equal
+            outcome = equal if value == constant else unequal
         else:
             outcome = decide(kind, constant, value, f[0])
             if outcome is None:
                 outcome = truth(f, ev, span)
         if outcome is not want:
-            for part in rest:
-                outcome = part(f)
-                if outcome is want:
-                    break
+            if key2 is not None:
+                value = f[slot2]
+                value = value.get(key2, ABSENT) if type(value) is dict else attribute(value, key2)
+                if type(value) in PLAIN:
+                    if truths2:
+                        outcome = want2 if value else unwanted2
+                    else:
+                        outcome = want2 if value is None else unwanted2
+                else:   # its decider reads it again (nothing ran since) and decides, or takes its truth
+                    outcome = second(f)
+            else:
+                for part in rest:
+                    outcome = part(f)
+                    if outcome is want:
+                        break
         if outcome:
-            run_body(f, out)
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
         elif else_ is not None:
             else_(f, out)
     return run_compare_first
 
 
+def _if_two_parts(test, value, body, else_block):
+    """{% if m.tool_calls and m.content %}: the two parts' deciders called from here (decide_two's order and
+    fallback, without its call)."""
+    (first, second), want, (ev, span) = (decider(part, part_value) for part, part_value in test.parts), test.want, \
+        value
+    run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+
+    def run_two_parts(f, out):
+        outcome = first(f)
+        if outcome is not want:
+            outcome = second(f) if outcome is not None else None
+            if outcome is None:
+                outcome = truth(f, ev, span)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_two_parts
+
+
 def _if_atom(atom, value, body, else_block):
     """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
     (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
-    body that is constant text appended here."""
-    slot, key, _, read_path = spec(atom.read)
+    body that is constant text appended here. (`want if test else unwanted`: a test and a jump, which CPython
+    specialises, where `(test) is want` makes a bool and compares it.)"""
+    slot, key, _, read_path = spec(atom.read, variables=True)
     kind, constant, (ev, span) = atom.kind, atom.constant, value
     text, run_body = body.text, body.run
     else_ = else_block.run if else_block is not None else None
-    want = kind == EQ or kind == TRUTHY
-    if read_path is None and (kind == EQ or kind == NE):
-        constant_type = type(constant)
-
+    family, constant_type = _FAMILY.get(kind), type(constant)
+    want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
+    unwanted = not want
+    if key is not None and (kind == EQ or kind == NE):
         str_key = on_string(key)
 
         def run_key_compare(f, out):
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else \
-                attribute(value, key)
+            if type(value) is dict:
+                try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
+                    value = value[key]
+                except KeyError:
+                    value = ABSENT
+            else:
+                value = str_key if type(value) is str else attribute(value, key)
             if type(value) is constant_type:
-                outcome = (value == constant) is want
+                outcome = want if value == constant else unwanted
             elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                outcome = not want   # undefined equals no constant (`content['type']` of a string's character)
+                outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
             else:
                 outcome = decide(kind, constant, value, f[0])
                 if outcome is None:
@@ -275,30 +336,27 @@ def _if_atom(atom, value, body, else_block):
                 else_(f, out)
         return run_key_compare
 
-    compares, truths, constant_type = kind == EQ or kind == NE, kind == TRUTHY or kind == FALSY, type(constant)
-    contains, nones = kind == IN or kind == NOT_IN, kind == NONE or kind == NOT_NONE
-    types = kind == TYPE_IS or kind == TYPE_IS_NOT   # `is string`, `is mapping`: exact on plain values
-    order = ORDER.get(kind)   # `idx > 1`: ints only
-    want = want or kind == IN or kind == NONE or kind == TYPE_IS
+    compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
     def run_atom(f, out):
         if read_path is None:
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         else:
             value = read_path(f)
-        if compares and type(value) is constant_type:
-            outcome = (value == constant) is want
-        elif truths and type(value) in PLAIN:
-            outcome = (True if value else False) is want
-        elif truths and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            outcome = not want   # a missing key: undefined, false
-        elif contains and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
-            outcome = (constant in value) is want
-        elif nones and value is not MISSING and value is not ABSENT:
-            outcome = (value is None) is want
-        elif types and type(value) in PLAIN:
-            outcome = (type(value) is constant) is want
+        if family is TRUTHY and type(value) in PLAIN:
+            outcome = want if value else unwanted
+        elif family is TYPE_IS and type(value) in PLAIN:   # `is string`, `is mapping`: exact on plain values
+            outcome = want if type(value) is constant else unwanted
+        elif compares and type(value) is constant_type:
+            outcome = want if value == constant else unwanted
+        elif family is NONE and value is not MISSING and value is not ABSENT:
+            outcome = want if value is None else unwanted
+        elif family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
+            outcome = want if constant in value else unwanted
+        elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            outcome = unwanted   # a missing key: undefined, false
         elif order is not None and type(value) is int:
             outcome = order(value, constant)
         else:
@@ -312,7 +370,7 @@ def _if_atom(atom, value, body, else_block):
                 out.append(text)
         elif else_ is not None:
             else_(f, out)
-    if read_path is None and truths and (key == "first" or key == "last"):
+    if family is TRUTHY and (key == "first" or key == "last"):
         return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
     return run_atom
 

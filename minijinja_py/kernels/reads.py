@@ -78,12 +78,13 @@ def string_key(obj, key):
     return ABSENT if type(obj) is str and undefined_on_str(key) else MISSING
 
 
-def spec(read, methods=False):
+def spec(read, methods=False, variables=False):
     """(slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
-    str method is read in line too (method None otherwise)."""
+    str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
+    kernel that asks reads `f[slot]` and no key)."""
     keys = read.keys
-    if len(keys) == 1 and type(keys[0]) is str and (read.method is None or methods):
-        return read.slot, keys[0], read.method, None
+    if (len(keys) == 1 and type(keys[0]) is str or variables and not keys) and (read.method is None or methods):
+        return read.slot, keys[0] if keys else None, read.method, None
     return None, None, None, reader(read)
 
 

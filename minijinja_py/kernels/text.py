@@ -41,22 +41,23 @@ def _joiner(texts, reads, general, counted):
     if room <= 0:
         return None
     if len(reads) == 1:
-        return _join_one(texts, spec(reads[0], methods=True), room, general, counted)
+        return _join_one(texts, spec(reads[0], True, True), room, general, counted)
     if len(reads) == 2:
-        return _join_two(texts, spec(reads[0], methods=True), spec(reads[1], methods=True), room, general, counted)
+        return _join_two(texts, spec(reads[0], True, True), spec(reads[1], True, True), room, general, counted)
     return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
 
 
 def _join_one(texts, read, room, general, counted):
     before, after = texts
     slot, key, method, read_path = read
-    if read_path is None and not counted:
+    if read_path is None and key is not None and not counted:
         return _one_key(before, slot, key, method, after, room, general)
 
     def run_one_read(f, out):
         if read_path is None:
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
             if method is not None:
                 value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         else:
@@ -78,13 +79,15 @@ def _join_two(texts, first, second, room, general, counted):
     before, middle, after = texts
     slot, key, method, read_path = first
     slot2, key2, method2, read_path2 = second
-    if read_path is None and read_path2 is None and method is None and method2 is None and not counted:
+    if read_path is None and read_path2 is None and method is None and method2 is None and not counted and \
+            key is not None and key2 is not None:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
     def run_two_reads(f, out):
         if read_path is None:
             value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
             if method is not None:
                 value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         else:
@@ -92,7 +95,8 @@ def _join_two(texts, first, second, room, general, counted):
         if type(value) is str:
             if read_path2 is None:
                 value2 = f[slot2]
-                value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
+                if key2 is not None:
+                    value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
                 if method2 is not None:
                     value2 = method2(value2) if type(value2) is str and len(value2) < BIG_STR else MISSING
             else:

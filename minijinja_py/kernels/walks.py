@@ -72,16 +72,15 @@ def _walker(plan, body):
     this frame); the item stored in the target's slot. A break refunds the iterations left."""
     framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
     runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
-    if plan.loop_slot is None and not plan.local_copies:
-        if plan.resets:
-            return _walk_plain_many(plan.target_slot, runs, plan.resets)
-        return _walk_plain(plan.target_slot, runs[0]) if len(runs) == 1 else _walk_plain_many(plan.target_slot, runs)
-    walk = _walk_one if len(runs) == 1 else _walk_two if len(runs) == 2 else _walk_three_to_five
-    return walk(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
+    if plan.loop_slot is not None:
+        return _walk_loop(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
+    if len(runs) == 1 and not plan.resets and not plan.local_copies:
+        return _walk_plain(plan.target_slot, runs[0])
+    return _walk_many(plan.target_slot, plan.resets, plan.local_copies, runs)
 
 
 def _walk_plain(slot, a):
-    """The commonest: `for tool in tools`, one statement, no loop variable."""
+    """The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item."""
     def walk_plain(f, out, items, step):
         remaining = iter(items)
         try:
@@ -96,22 +95,58 @@ def _walk_plain(slot, a):
     return walk_plain
 
 
-def _walk_plain_many(slot, runs, resets=()):
-    """One to five statements, no loop variable, no variables copied per item (those in resets started undefined:
-    a body's `{% set content = ... %}` in a branch)."""
+def _walk_many(slot, resets, local_copies, runs):
+    """One to five statements, no loop variable; the body's variables started per item where it has any."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
-    def walk_plain_many(f, out, items, step):
+    def walk_many(f, out, items, step):
         remaining = iter(items)
         try:
             for item in remaining:
-                for reset in resets:
-                    f[reset] = MISSING
+                if resets:
+                    for reset in resets:
+                        f[reset] = MISSING
+                if local_copies:
+                    for copy, source in local_copies:
+                        f[copy] = f[source]
                 f[slot] = item
                 try:
                     a(f, out)
-                    if b is None:
-                        continue
+                    if b is not None:
+                        b(f, out)
+                        if c is not None:
+                            c(f, out)
+                            if d is not None:
+                                d(f, out)
+                                if e is not None:
+                                    e(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return walk_many
+
+
+def _walk_loop(slot, loop_slot, resets, local_copies, runs):
+    """One to five statements, the loop context told where it is as each item is handed over."""
+    a, b, c, d, e = runs + (None,) * (5 - len(runs))
+
+    def walk_loop(f, out, items, step):
+        loop = loop_context(f, loop_slot, items)
+        for index, item in enumerate(loop._iter):
+            if index <= loop.index0:
+                continue   # consumed by the body (it iterated `loop`)
+            loop.index0 = index
+            if resets:
+                for reset in resets:
+                    f[reset] = MISSING
+            if local_copies:
+                for copy, source in local_copies:
+                    f[copy] = f[source]
+            f[slot] = item
+            try:
+                a(f, out)
+                if b is not None:
                     b(f, out)
                     if c is not None:
                         c(f, out)
@@ -119,99 +154,12 @@ def _walk_plain_many(slot, runs, resets=()):
                             d(f, out)
                             if e is not None:
                                 e(f, out)
-                except ContinueLoop:
-                    continue
-        except BreakLoop:
-            f[0].fuel += length_hint(remaining) * step
-    return walk_plain_many
-
-
-def _walk_one(slot, loop_slot, resets, local_copies, runs):
-    a, = runs
-    starts = bool(resets or local_copies)
-
-    def walk_one(f, out, items, step):
-        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items if loop is None else loop._iter):
-            if loop is not None:
-                if index <= loop.index0:
-                    continue
-                loop.index0 = index
-            if starts:
-                for reset in resets:
-                    f[reset] = MISSING
-                for copy, source in local_copies:
-                    f[copy] = f[source]
-            f[slot] = item
-            try:
-                a(f, out)
             except ContinueLoop:
                 continue
             except BreakLoop:
                 f[0].fuel += (len(items) - index - 1) * step
                 break
-    return walk_one
-
-
-def _walk_two(slot, loop_slot, resets, local_copies, runs):
-    a, b = runs
-    starts = bool(resets or local_copies)
-
-    def walk_two(f, out, items, step):
-        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items if loop is None else loop._iter):
-            if loop is not None:
-                if index <= loop.index0:
-                    continue
-                loop.index0 = index
-            if starts:
-                for reset in resets:
-                    f[reset] = MISSING
-                for copy, source in local_copies:
-                    f[copy] = f[source]
-            f[slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                f[0].fuel += (len(items) - index - 1) * step
-                break
-    return walk_two
-
-
-def _walk_three_to_five(slot, loop_slot, resets, local_copies, runs):
-    a, b, c, d, e = runs + (None,) * (5 - len(runs))
-    starts = bool(resets or local_copies)
-
-    def walk_three_to_five(f, out, items, step):
-        loop = None if loop_slot is None else loop_context(f, loop_slot, items)
-        for index, item in enumerate(items if loop is None else loop._iter):
-            if loop is not None:
-                if index <= loop.index0:
-                    continue
-                loop.index0 = index
-            if starts:
-                for reset in resets:
-                    f[reset] = MISSING
-                for copy, source in local_copies:
-                    f[copy] = f[source]
-            f[slot] = item
-            try:
-                a(f, out)
-                b(f, out)
-                c(f, out)
-                if d is not None:
-                    d(f, out)
-                    if e is not None:
-                        e(f, out)
-            except ContinueLoop:
-                continue
-            except BreakLoop:
-                f[0].fuel += (len(items) - index - 1) * step
-                break
-    return walk_three_to_five
+    return walk_loop
 
 
 def loop_context(f, loop_slot, items):
