@@ -130,3 +130,41 @@ def test_and_or_of_equalities_matches_jinja2(source):
 ])
 def test_if_chain_of_one_subject_matches_jinja2(source):
     _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% for x in m.v %}[{{ x }}]{% endfor %}|{% endfor %}",
+    "{% for m in ms %}{% for x in m['v'] %}{{ loop.index }}{% else %}E{% endfor %}{% endfor %}",
+    "{% for x in v %}{{ x }}{% endfor %}{% for x in nothing %}y{% else %}n{% endfor %}{% for x in w %}{% endfor %}",
+])
+def test_loops_over_nothing_match_jinja2(source):
+    """A loop over an undefined or an empty list, dict or string runs nothing (loops.py returns at once where
+    there is no else); any other value iterates, or fails, as in Jinja2."""
+    _renders_as_jinja2(source)
+
+
+def test_a_loop_over_a_strict_undefined_still_fails():
+    env = mj.Environment(undefined=mj.StrictUndefined)
+    with pytest.raises(mj.UndefinedError):
+        env.from_string("{% for m in ms %}{% for x in m.tool_calls %}{% endfor %}{% endfor %}").render(ms=[{}])
+
+
+@pytest.mark.parametrize("source", [
+    "{{ '<a>'|safe + v + \"'\"|safe + w }}",
+    "{% for m in ms %}{{ \"&'\"|safe + m['v'] + '\"' + m.w + '<'|safe }}{% endfor %}",
+    "{{ v + '<b>'|safe + w + '>' }}",
+    "{{ '<'|safe + ' x '|trim + v|safe + w }}",
+])
+def test_markup_chains_match_jinja2(source):
+    """`+` chains that reach a Markup: the texts after it escaped and joined once (arithmetic.py), |safe and
+    str-method filters of string constants computed when the template compiles (calls.py)."""
+    _renders_as_jinja2(source)
+
+
+def test_a_markup_chain_is_sized_before_it_is_joined():
+    env = mj.Environment(limits=mj.Limits(max_string=100))
+    source = "{{ '<a>'|safe + v + w + v }}"
+    assert env.from_string(source).render(v="x" * 30, w="&" * 5) == "<a>" + "x" * 30 + "&amp;" * 5 + "x" * 30
+    with pytest.raises(mj.TemplateError) as info:
+        env.from_string(source).render(v="x" * 40, w="y" * 40)
+    assert info.value.limit == "max_string"

@@ -9,6 +9,7 @@ from ..core.budget import charge_int_op, guard
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from ..runtime.formatting import percent_format
+from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
 __all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
@@ -164,17 +165,34 @@ class _Chain:
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def add_from(self, f, total, start):
-        """total + the operands from the start-th on, added in turn."""
-        template, read_at, spans = self.template, self.read_at, self.spans
+        """total + the operands from the start-th on, added in turn. Texts added to a Markup (`"<x>"|safe +
+        name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
+        step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
+        are joined and checked_add fails it)."""
+        template, read_at, spans, rs = self.template, self.read_at, self.spans, f[0]
+        pieces = size = None   # the Markup total's pieces, not joined yet, and their size
         for index in range(start, len(template)):
             value = template[index]
             if value is None:
                 value = read_at[index](f)
+            cls = type(value)
+            if (cls is str or cls is Markup) and (pieces is not None or type(total) is Markup):
+                if pieces is None:
+                    pieces, size = [total], len(total)
+                step = size + len(value)
+                if step <= rs.limits.max_string and rs.fuel >= step >> CHAR_SHIFT:
+                    rs.fuel -= step >> CHAR_SHIFT
+                    text = escaped_text(value) if cls is str else value
+                    pieces.append(text)
+                    size += len(text)
+                    continue
+            if pieces is not None:
+                total, pieces = new_markup(Markup, "".join(pieces)), None
             try:
-                total = checked_add(f[0], total, value)
+                total = checked_add(rs, total, value)
             except Exception as exc:
                 raise located(exc, spans[index])
-        return total
+        return total if pieces is None else new_markup(Markup, "".join(pieces))
 
     def resume(self, f, got, value):
         """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
