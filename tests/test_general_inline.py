@@ -168,3 +168,20 @@ def test_a_markup_chain_is_sized_before_it_is_joined():
     with pytest.raises(mj.TemplateError) as info:
         env.from_string(source).render(v="x" * 40, w="y" * 40)
     assert info.value.limit == "max_string"
+
+
+def test_a_loop_asks_nothing_of_a_callers_object_before_iterating_it():
+    """The loop's shortcut for nothing to iterate looks at the type first: a caller's object is only iterated."""
+    asked = []
+
+    class Items:
+        def __bool__(self):
+            asked.append("bool")
+            return False
+
+        def __iter__(self):
+            asked.append("iter")
+            return iter(["a"])
+
+    assert mj.Environment().from_string("{% for x in v %}{{ x }}{% endfor %}").render(v=Items()) == "a"
+    assert asked == ["iter"]

@@ -122,7 +122,7 @@ def _run(plan, iter_ev):
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def over(f, out, iterable):
-        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or not iterable and type(iterable) in _EMPTY_AT_ONCE):
+        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
             return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
         try:
