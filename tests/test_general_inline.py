@@ -185,3 +185,44 @@ def test_a_loop_asks_nothing_of_a_callers_object_before_iterating_it():
 
     assert mj.Environment().from_string("{% for x in v %}{{ x }}{% endfor %}").render(v=Items()) == "a"
     assert asked == ["iter"]
+
+
+class Flag:
+    """A caller's object that counts how often its truth is taken."""
+
+    def __init__(self, value, log):
+        self.value, self.log = value, log
+
+    def __bool__(self):
+        self.log.append(self.value)
+        return self.value
+
+    def __str__(self):
+        return f"Flag({self.value})"
+
+
+@pytest.mark.parametrize("source", [
+    "{% if not (a or b or c) %}N{% else %}Y{% endif %}",
+    "{% if a and (b or not c) %}Y{% elif not (a and b) %}N{% endif %}",
+    "{{ 'Y' if not (a or b) and c else 'N' }}",
+    "{% for x in [1, 2] if a or b %}{{ x }}{% endfor %}",
+])
+@pytest.mark.parametrize("values", [(True, False, True), (False, False, False), (False, True, False),
+                                    (True, True, True)])
+def test_conditions_take_each_truth_as_jinja2_does(source, values):
+    """In an if, a conditional expression or a loop filter, Jinja2's Python takes each operand's truth once, in
+    order (CPython compiles and/or/not there into jumps), where the truth of a value `not (a or b)` took a's
+    truth three times."""
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(**dict(zip("abc", (Flag(v, log) for v in values))))
+    expected = reference_env().from_string(source).render(**dict(zip("abc", (Flag(v, theirs) for v in values))))
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.index0 % 2 }}{{ loop.index - 1 }}"
+    "{% endfor %}",
+    "{{ loop.index }}{% set loop = v %}{{ loop.first }}{{ v - 1 }}{{ w % 2 }}{{ v // 0 }}",
+])
+def test_loop_counters_and_int_constants_match_jinja2(source):
+    _renders_as_jinja2(source)
