@@ -1,11 +1,9 @@
-"""Environment and Template: options + filters/tests/globals (+ a loader) → compiled templates → rendered text.
+"""Environment: options + filters/tests/globals (+ a loader) → compiled templates (template.Template), cached.
 
 Environment(...) mirrors jinja2.Environment (an immutable sandbox by default: see README, compatibility table);
 env.from_string(source) and env.get_template(name) parse and compile once (TemplateSyntaxError there, never later
-for syntax) and cache; Template.render(**context) runs the compiled closures and is the error boundary: whatever
-happens inside, what comes out is a string or a TemplateError carrying the template name, the source and a
-location. Template.generate/stream give the output piece by piece, Template.module a template's exported
-variables and macros; mj.Template(source, **options) compiles with a shared environment per set of options.
+for syntax) and cache; the Template they return renders (template.py). mj.Template(source, **options) compiles
+with a shared environment per set of options (made here).
 """
 
 from __future__ import annotations
@@ -13,37 +11,34 @@ from __future__ import annotations
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from _weakref import ref as weak_ref   # weakref.ref itself, without importing weakref at start-up
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
-    from typing import Any, Callable, NoReturn, Optional, Union
+    from typing import Any, Callable, Optional, Union
     Autoescape = Union[bool, Callable[[Optional[str]], bool]]   # a flag, or a function of the template name
     Variables = Optional[Mapping[str, Any]]
 
 from .builtins.filters import FILTERS
 from .builtins.tests import TESTS
-from .compile.compiler import compile_template
 from .core.bounded import BoundedCache
 from .core.budget import charged
 from .core.errors import (
-    LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplateSyntaxError,
-    TemplatesNotFound, UndefinedError, as_template_error, scrub_message, twin_of,
+    TemplateError, TemplateLoadError, TemplateNotFound, TemplateRuntimeError, TemplatesNotFound, UndefinedError,
+    as_template_error, twin_of,
 )
-from .core.state import Limits, RenderState, current_state, enter_render, gc_paused, leave_render
+from .core.state import Limits, RenderState, current_state, enter_render, leave_render
 from .loaders import BaseLoader, checked_source
 from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
-from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
-from .runtime.objects import BreakLoop, ContinueLoop, join_output
 from .runtime.undefined import Undefined
-from .streams import TemplateExpression, TemplateStream
+from .streams import TemplateExpression
 from .syntax import nodes
 from .syntax.parse import normalize_newlines, parse
+from .template import CACHE_CHARS, CACHE_SIZE, Template, template_globals
+from .template import _unpickle_template  # noqa: F401  pickles made before Template had its own module name it here
 
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 
-_CACHE_SIZE = 256
-_CACHE_CHARS = 1 << 19    # characters of source one cache of compiled templates holds (the corpus's 135: 453 000)
 _LOAD_STEPS = 1000        # asking the loader for a template, inside a render (about as long as 1000 steps)
 _COMPILE_STEPS = 16       # per character of a template a render loads: compiling takes about that long
 
@@ -123,8 +118,8 @@ class Environment:
         # from_string: (source, options...) → _Cached; get_template: (loader, name, options...) → Template, and
         # (loader, filename, source, options...) → Template for a file loaded under several names. Both bounded
         # by the characters of source they hold (see BoundedCache), not only by their entries.
-        self._cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
-        self._loaded = BoundedCache(self.cache_size if self.cache_size >= 0 else None, _CACHE_CHARS)
+        self._cache = BoundedCache(CACHE_SIZE, CACHE_CHARS)
+        self._loaded = BoundedCache(self.cache_size if self.cache_size >= 0 else None, CACHE_CHARS)
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
@@ -386,213 +381,9 @@ class _Cached:
         if template is None:
             template = object.__new__(type(self.detached))
             template.__dict__.update(self.detached.__dict__, environment=environment,
-                                     globals=_template_globals(globals))
+                                     globals=template_globals(globals))
             self.last = weak_ref(template)
         return template
-
-
-def _template_globals(globals):
-    try:
-        return dict(globals) if globals else {}
-    except Exception as exc:
-        raise as_template_error(exc) from None
-
-
-def _parse_and_compile(text, environment, autoescape, origin):
-    """The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
-    the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node."""
-    with gc_paused():
-        tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting,
-                     environment._delimiters)
-        compiled = compile_template(tree, environment, autoescape, origin)
-        del tree
-    return compiled
-
-
-class Template:
-    """A compiled template. Immutable; safe to render from several threads at once.
-
-    Template(source, **options) compiles source with a shared Environment(**options), as jinja2.Template does;
-    environments make theirs with from_string() and get_template().
-    """
-
-    environment: "Environment"
-    source: str
-    name: Optional[str]
-    filename: Optional[str]
-    globals: "dict[str, Any]"
-    _uptodate: Optional[Callable[[], bool]]
-    _module: Optional[TemplateModule]
-    _autoescape: bool
-
-    def __new__(cls, source: str, **options: Any) -> "Template":
-        return _spontaneous_environment(options).from_string(source, template_class=cls)
-
-    @classmethod
-    def _compile(cls, environment, source, name=None, filename=None, globals=None, uptodate=None):
-        self = object.__new__(cls)
-        self.environment = environment
-        self.source = source
-        self.name = name
-        self.filename = filename
-        self._uptodate = uptodate
-        self._module = None
-        self.globals = _template_globals(globals)
-        self._autoescape = environment._autoescape_for(name)
-        limits = environment.limits
-        try:
-            if len(source) > limits.max_template_size:
-                raise LimitExceeded(f"template of {len(source)} characters exceeds the limit "
-                                    f"max_template_size={limits.max_template_size}",
-                                    limit="max_template_size", value=limits.max_template_size)
-            text = normalize_newlines(source, environment.keep_trailing_newline)
-            self._text = text
-            self._origin = (name, filename, text)
-            self._compiled = _parse_and_compile(text, environment, self._autoescape, self._origin)
-        except TemplateError as exc:
-            raise self._annotate(exc) from None
-        except (RecursionError, MemoryError) as exc:
-            raise self._annotate(as_template_error(exc)) from None
-        except Exception as exc:  # anything else the parser or compiler raised is still a syntax error
-            error = TemplateSyntaxError(scrub_message(f"{type(exc).__name__}: {exc}"))
-            raise self._annotate(error) from exc
-        return self
-
-    def _annotate(self, exc):
-        """The error as it leaves this template: its name, file and source unless a template it uses claimed it
-        (errors.claim), its message scrubbed."""
-        if exc.source is None:
-            exc.filename = self.filename
-            exc.source = getattr(self, "_text", None) or normalize_newlines(self.source, True)
-            if isinstance(exc, TemplateNotFound):
-                exc.loading_template = self.name
-            else:
-                exc.name = self.name
-        if type(exc) is not TemplateError:  # raise_exception() messages stay verbatim
-            exc.message = scrub_message(exc.message) if isinstance(exc.message, str) else exc.message
-            exc.args = (exc.message,) + exc.args[1:]
-        return exc
-
-    def _full_globals(self):
-        env_globals = self.environment.globals
-        return env_globals if not self.globals else {**env_globals, **self.globals}
-
-    @property
-    def is_up_to_date(self) -> bool:
-        """False when the loader says the source changed since it was compiled."""
-        return self._uptodate is None or bool(self._uptodate())
-
-    # ------------------------------------------------------------------------------------------ rendering
-    def render(self, *args: Any, **kwargs: Any) -> str:
-        """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature). Raises
-        TemplateError only (a TemplateRuntimeError subclass, LimitExceeded, ...), located in the template."""
-        return self._render(_context(args, kwargs), None)
-
-    def _start(self, context, fuel=None):
-        """The render state and, when the template needs one, the template context of a new render; fuel: the
-        step budget when not limits.max_steps (a chat render's grows with its input)."""
-        globals_ = self._full_globals()
-        rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
-        if not self._compiled.needs_context:
-            return rs, None
-        return rs, TemplateContext(rs, self.name, context, globals_, self._compiled.blocks, {})
-
-    def _render(self, context, generation_spans, fuel=None):
-        rs, template_context = self._start(context, fuel)
-        rs.generation_spans = generation_spans
-        compiled = self._compiled
-        out = []
-        token = enter_render(rs)
-        try:
-            if template_context is None:
-                compiled.run(compiled.layout.new(rs, None), out)
-            else:
-                run_template(template_context, self, out)
-            return join_output(out)
-        except BaseException as exc:
-            self._raise_leaving(exc)
-        finally:
-            leave_render(token)
-
-    def _raise_leaving(self, exc: BaseException) -> NoReturn:
-        """Raise what the exception exc, caught inside a render, leaves it as (in an except block)."""
-        if isinstance(exc, TemplateError):
-            raise self._annotate(exc) from None
-        if isinstance(exc, (BreakLoop, ContinueLoop)):   # the compiler allows them only inside loops
-            raise self._annotate(TemplateSyntaxError("break or continue outside a loop")) from None
-        if isinstance(exc, Exception):   # an internal failure still leaves as a TemplateError, its cause chained
-            error = as_template_error(exc)
-            raise self._annotate(error) from error.__cause__
-        raise exc   # KeyboardInterrupt, SystemExit, GeneratorExit: not ours to change
-
-    def render_with_generation_spans(self, *args: Any, **kwargs: Any) -> "tuple[str, list[tuple[int, int]]]":
-        """Render and also return the (start, end) character spans of {% generation %} blocks. Raises as
-        render()."""
-        spans: list[tuple[int, int]] = []
-        return self._render(_context(args, kwargs), spans), spans
-
-    def generate(self, *args: Any, **kwargs: Any) -> Iterator[str]:
-        """The output as an iterator of pieces, each rendered when it is asked for: one per top-level statement
-        (empty ones left out), then those of the templates it extends. Raises as render(), while iterating."""
-        return self._generate(_context(args, kwargs))
-
-    def _generate(self, context):
-        rs, _ = self._start(context)
-        template_context = TemplateContext(rs, self.name, context, rs.globals, self._compiled.blocks, {})
-        try:
-            yield from render_chunks(template_context, self, [])
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            self._raise_leaving(exc)
-
-    def stream(self, *args: Any, **kwargs: Any) -> TemplateStream:
-        """generate() as a TemplateStream (dump(file), enable_buffering(size))."""
-        return TemplateStream(self.generate(*args, **kwargs))
-
-    # -------------------------------------------------------------------------------------------- modules
-    def make_module(self, vars: Variables = None, shared: bool = False,
-                    locals: Variables = None) -> TemplateModule:
-        """The template's module: its exported top-level variables and macros as attributes, its output as
-        str(). vars are the variables it renders with (shared: without the globals), locals added over them.
-        Raises as render()."""
-        variables = dict(vars or {})
-        variables.update(locals or {})
-        rs = RenderState(self.environment, {} if shared else self._full_globals(), variables, self._autoescape)
-        holder = TemplateContext(rs, self.name, variables, rs.globals, {}, {})
-        token = enter_render(rs)
-        try:
-            return make_module(holder, self, variables, outside=(rs, self._annotate))
-        except BaseException as exc:
-            self._raise_leaving(exc)
-        finally:
-            leave_render(token)
-
-    @property
-    def module(self) -> TemplateModule:
-        """make_module() without variables, made once."""
-        if self._module is None:
-            self._module = self.make_module()
-        return self._module
-
-    def __reduce__(self):
-        # By source: environment, source and options go as one recipe, compiled once per process (_unpickle).
-        import pickle   # only pickling needs it: not imported at start-up
-        recipe = pickle.dumps((type(self), self.environment, self.source, self.name, self.filename,
-                               self.globals or None))
-        return (_unpickle_template, (recipe,))
-
-    def __copy__(self):
-        return self   # immutable
-
-    def __deepcopy__(self, memo):
-        import copy
-        return type(self)._compile(copy.deepcopy(self.environment, memo), self.source, name=self.name,
-                                   filename=self.filename, globals=copy.deepcopy(self.globals, memo),
-                                   uptodate=self._uptodate)
-
-    def __repr__(self):
-        return f"<Template {self.name or 'from_string'!s}>"
 
 
 def _still_current(template, name):
@@ -634,32 +425,6 @@ def _check_source(source):
                                  "first, e.g. with errors='surrogateescape')")
 
 
-def _context(args, kwargs):
-    """render()'s variables: a mapping and/or keywords, as dict() takes them (a bad argument is a TemplateError)."""
-    try:
-        return dict(*args, **kwargs)
-    except Exception as exc:
-        raise as_template_error(exc) from None
-
-
-# a pickled template's recipe → the template compiled from it in this process
-_UNPICKLED = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
-
-
-def _unpickle_template(recipe):
-    """The template a pickle holds, compiled at most once per process while among the last _CACHE_SIZE (and
-    _CACHE_CHARS of source): a worker that receives the same template with each task compiles it once.
-    Templates unpickled from one recipe are one object (immutable, as every Template)."""
-    template = _UNPICKLED.get(recipe)
-    if template is not None:
-        return template
-    import pickle   # only unpickling needs it: not imported at start-up
-    cls, environment, source, name, filename, globals_ = pickle.loads(recipe)
-    template = cls._compile(environment, source, name=name, filename=filename, globals=globals_)
-    _UNPICKLED.put(recipe, template, len(source))
-    return template
-
-
 _SPONTANEOUS: "OrderedDict[Any, Environment]" = OrderedDict()
 _SPONTANEOUS_LOCK = allocate_lock()
 
@@ -687,3 +452,6 @@ def _spontaneous_environment(options):
 def _shared(env):
     env.shared = True
     return env
+
+
+Template._spontaneous_environment = staticmethod(_spontaneous_environment)

@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import environment
+from minijinja_py import template as compiled_template
 from minijinja_py.core import errors
 from pool_workers import (
     MESSAGES, compiled_identity, finalize_none, is_short, load_by_function, render_in_worker, render_template,
@@ -152,9 +152,9 @@ def test_an_unpickled_template_is_compiled_once_per_process_and_the_cache_is_bou
     data = pickle.dumps(env.get_template("page.html"))
     assert pickle.loads(data) is pickle.loads(data)
     assert pickle.loads(pickle.dumps(env.get_template("page.html"))) is pickle.loads(data)
-    for i in range(environment._CACHE_SIZE + 3):
+    for i in range(compiled_template.CACHE_SIZE + 3):
         pickle.loads(pickle.dumps(env.from_string(f"{i}")))
-    assert len(environment._UNPICKLED) == environment._CACHE_SIZE
+    assert len(compiled_template._UNPICKLED) == compiled_template.CACHE_SIZE
 
 
 def test_an_unpicklable_filter_is_a_pickling_error_but_copies_work():

@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 import minijinja_py as mj
-from minijinja_py import environment
+from minijinja_py import environment, template as compiled_template
 from minijinja_py.chat import template as chat
 
 
@@ -16,8 +16,8 @@ BUDGET = 20_000   # the caches' character budget in these tests (a smaller one, 
 
 @pytest.fixture
 def small_budget(monkeypatch):
-    monkeypatch.setattr(environment, "_CACHE_CHARS", BUDGET)
-    monkeypatch.setattr(environment._UNPICKLED, "max_weight", BUDGET)
+    monkeypatch.setattr(environment, "CACHE_CHARS", BUDGET)
+    monkeypatch.setattr(compiled_template._UNPICKLED, "max_weight", BUDGET)
     monkeypatch.setattr(chat._cache, "max_weight", BUDGET)
 
 
@@ -27,7 +27,7 @@ def _big(i, size=5_000):
 
 
 def test_the_default_budget_holds_the_corpus_and_two_of_the_largest_templates():
-    assert environment._CACHE_CHARS >= 2 * mj.Limits().max_template_size and chat._CACHE_CHARS >= 453_000
+    assert compiled_template.CACHE_CHARS >= 2 * mj.Limits().max_template_size and chat._CACHE_CHARS >= 453_000
 
 
 def test_from_string_cache_is_bounded_by_characters(small_budget):
@@ -59,7 +59,7 @@ def test_unpickled_templates_are_bounded_by_characters(small_budget):
     env = mj.Environment()
     for i in range(12):
         pickle.loads(pickle.dumps(env.from_string(_big(i))))
-    assert environment._UNPICKLED.weight <= BUDGET
+    assert compiled_template._UNPICKLED.weight <= BUDGET
 
 
 def test_one_file_under_several_names_is_compiled_once(tmp_path):

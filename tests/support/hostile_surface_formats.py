@@ -166,7 +166,7 @@ def _(tmp):
 def _(tmp):
     import pickle
     import minijinja_py as mj
-    from minijinja_py import environment
+    from minijinja_py import template as compiled_template
     env = mj.Environment()
 
     class Pickled:   # what pickling a Template writes (Template.__reduce__), without compiling it here first
@@ -174,7 +174,7 @@ def _(tmp):
             self.recipe = pickle.dumps((mj.Template, env, source, None, None, None))
 
         def __reduce__(self):
-            return (environment._unpickle_template, (self.recipe,))
+            return (compiled_template._unpickle_template, (self.recipe,))
     pickles = [pickle.dumps(Pickled(tag_dense(240_000, str(i)))) for i in range(_SOURCES)]
     return lambda: [pickle.loads(data).render(x=1)[:5] for data in pickles]
 
