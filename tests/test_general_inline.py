@@ -226,3 +226,13 @@ def test_conditions_take_each_truth_as_jinja2_does(source, values):
 ])
 def test_loop_counters_and_int_constants_match_jinja2(source):
     _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{{ m.v|length }}|{{ m['w']|tojson }}|{{ m.v|string }}{% endfor %}",
+    "{{ v|length }}{{ w|tojson }}{{ nothing|length }}{% for m in ms %}{{ m.missing|tojson }}{% endfor %}",
+])
+def test_filters_of_reads_match_jinja2(source):
+    """x|f without arguments where x is a variable of this frame or a key of one: read in line (calls.py), every
+    other value through the general read."""
+    _renders_as_jinja2(source)

@@ -253,7 +253,37 @@ def compile_filter(c, node, value_ev=None):
     method = getattr(func, "mj_str_method", None)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func
+    if node.args.empty and value_ev is None:
+        slot, key, value_ev = operand(c, node.value)
+        if slot is not None:
+            return _unary_of_read(charged_unary(func), slot, key, value_ev, node.span), func
     return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
+
+
+def _unary_of_read(call_unary, slot, key, value_ev, span):
+    """x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
+    constant key of one (operands.operand): the value read in line where it is there, by its closure else."""
+    if key is None:
+        def ev_unary_name(f):
+            value = f[slot]
+            if value is MISSING:
+                value = value_ev(f)
+            try:
+                return call_unary(f[0], value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_unary_name
+
+    def ev_unary_key(f):
+        value = f[slot]
+        value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            value = value_ev(f)
+        try:
+            return call_unary(f[0], value)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_unary_key
 
 
 def _folded(func, text):
