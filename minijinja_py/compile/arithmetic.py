@@ -45,7 +45,7 @@ def e_binop(c, node):
 
 def _int_right(left, constant, checked, plain, span):
     """ev(f) of `x - 1`, `loop.index0 % 2`, `(messages|length - 1)`: a small int constant on the right, used as
-    it is; e_binop's ev for the rest."""
+    it is; any other left operand checked and charged as e_binop checks it."""
     def ev_int_right(f):
         a = left(f)
         try:

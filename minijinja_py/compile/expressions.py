@@ -285,7 +285,7 @@ def e_getitem(c, node):
     return ev
 
 
-def loop_field(obj, attr, span, f):
+def _loop_field(obj, attr, span, f):
     """obj.<attr> for loop.index and friends: a loop context's plain properties (the sandbox allows them), read
     directly; anything else through the sandbox."""
     if type(obj) is LoopContext:
@@ -302,21 +302,21 @@ _LOOP_COUNTERS = frozenset({"index", "index0", "first"})
 def _loop_counter(slot, attr, obj_ev, span):
     """ev(f) of loop.index, loop.index0 or loop.first where `loop` is a variable of this frame: the loop context's
     count read in line (its properties compute no more than this); anything else the variable holds through
-    loop_field."""
+    _loop_field."""
     if attr == "index0":
         def ev_index0(f):
             loop = f[slot]
-            return loop.index0 if type(loop) is LoopContext else loop_field(obj_ev(f), "index0", span, f)
+            return loop.index0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index0", span, f)
         return ev_index0
     if attr == "index":
         def ev_index(f):
             loop = f[slot]
-            return loop.index0 + 1 if type(loop) is LoopContext else loop_field(obj_ev(f), "index", span, f)
+            return loop.index0 + 1 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index", span, f)
         return ev_index
 
     def ev_first(f):
         loop = f[slot]
-        return loop.index0 == 0 if type(loop) is LoopContext else loop_field(obj_ev(f), "first", span, f)
+        return loop.index0 == 0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "first", span, f)
     return ev_first
 
 
