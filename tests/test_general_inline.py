@@ -130,3 +130,109 @@ def test_and_or_of_equalities_matches_jinja2(source):
 ])
 def test_if_chain_of_one_subject_matches_jinja2(source):
     _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% for x in m.v %}[{{ x }}]{% endfor %}|{% endfor %}",
+    "{% for m in ms %}{% for x in m['v'] %}{{ loop.index }}{% else %}E{% endfor %}{% endfor %}",
+    "{% for x in v %}{{ x }}{% endfor %}{% for x in nothing %}y{% else %}n{% endfor %}{% for x in w %}{% endfor %}",
+])
+def test_loops_over_nothing_match_jinja2(source):
+    """A loop over an undefined or an empty list, dict or string runs nothing (loops.py returns at once where
+    there is no else); any other value iterates, or fails, as in Jinja2."""
+    _renders_as_jinja2(source)
+
+
+def test_a_loop_over_a_strict_undefined_still_fails():
+    env = mj.Environment(undefined=mj.StrictUndefined)
+    with pytest.raises(mj.UndefinedError):
+        env.from_string("{% for m in ms %}{% for x in m.tool_calls %}{% endfor %}{% endfor %}").render(ms=[{}])
+
+
+@pytest.mark.parametrize("source", [
+    "{{ '<a>'|safe + v + \"'\"|safe + w }}",
+    "{% for m in ms %}{{ \"&'\"|safe + m['v'] + '\"' + m.w + '<'|safe }}{% endfor %}",
+    "{{ v + '<b>'|safe + w + '>' }}",
+    "{{ '<'|safe + ' x '|trim + v|safe + w }}",
+])
+def test_markup_chains_match_jinja2(source):
+    """`+` chains that reach a Markup: the texts after it escaped and joined once (arithmetic.py), |safe and
+    str-method filters of string constants computed when the template compiles (calls.py)."""
+    _renders_as_jinja2(source)
+
+
+def test_a_markup_chain_is_sized_before_it_is_joined():
+    env = mj.Environment(limits=mj.Limits(max_string=100))
+    source = "{{ '<a>'|safe + v + w + v }}"
+    assert env.from_string(source).render(v="x" * 30, w="&" * 5) == "<a>" + "x" * 30 + "&amp;" * 5 + "x" * 30
+    with pytest.raises(mj.TemplateError) as info:
+        env.from_string(source).render(v="x" * 40, w="y" * 40)
+    assert info.value.limit == "max_string"
+
+
+def test_a_loop_asks_nothing_of_a_callers_object_before_iterating_it():
+    """The loop's shortcut for nothing to iterate looks at the type first: a caller's object is only iterated."""
+    asked = []
+
+    class Items:
+        def __bool__(self):
+            asked.append("bool")
+            return False
+
+        def __iter__(self):
+            asked.append("iter")
+            return iter(["a"])
+
+    assert mj.Environment().from_string("{% for x in v %}{{ x }}{% endfor %}").render(v=Items()) == "a"
+    assert asked == ["iter"]
+
+
+class Flag:
+    """A caller's object that counts how often its truth is taken."""
+
+    def __init__(self, value, log):
+        self.value, self.log = value, log
+
+    def __bool__(self):
+        self.log.append(self.value)
+        return self.value
+
+    def __str__(self):
+        return f"Flag({self.value})"
+
+
+@pytest.mark.parametrize("source", [
+    "{% if not (a or b or c) %}N{% else %}Y{% endif %}",
+    "{% if a and (b or not c) %}Y{% elif not (a and b) %}N{% endif %}",
+    "{{ 'Y' if not (a or b) and c else 'N' }}",
+    "{% for x in [1, 2] if a or b %}{{ x }}{% endfor %}",
+])
+@pytest.mark.parametrize("values", [(True, False, True), (False, False, False), (False, True, False),
+                                    (True, True, True)])
+def test_conditions_take_each_truth_as_jinja2_does(source, values):
+    """In an if, a conditional expression or a loop filter, Jinja2's Python takes each operand's truth once, in
+    order (CPython compiles and/or/not there into jumps), where the truth of a value `not (a or b)` took a's
+    truth three times."""
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(**dict(zip("abc", (Flag(v, log) for v in values))))
+    expected = reference_env().from_string(source).render(**dict(zip("abc", (Flag(v, theirs) for v in values))))
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.index0 % 2 }}{{ loop.index - 1 }}"
+    "{% endfor %}",
+    "{{ loop.index }}{% set loop = v %}{{ loop.first }}{{ v - 1 }}{{ w % 2 }}{{ v // 0 }}",
+])
+def test_loop_counters_and_int_constants_match_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{{ m.v|length }}|{{ m['w']|tojson }}|{{ m.v|string }}{% endfor %}",
+    "{{ v|length }}{{ w|tojson }}{{ nothing|length }}{% for m in ms %}{{ m.missing|tojson }}{% endfor %}",
+])
+def test_filters_of_reads_match_jinja2(source):
+    """x|f without arguments where x is a variable of this frame or a key of one: read in line (calls.py), every
+    other value through the general read."""
+    _renders_as_jinja2(source)

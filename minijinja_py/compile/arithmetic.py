@@ -4,14 +4,70 @@ the `+` chains prompts are built with (a dozen strings added in turn) gathered a
 import operator
 
 from .context import place
-from .operands import path_reader
+from .operands import key_path, path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from ..runtime.formatting import percent_format
+from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
-__all__ = ["checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
+__all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
+
+_SMALL = 0xFFFFFFFF   # ints up to this size: operators on them are not worth charging or checking
+
+
+def e_binop(c, node):
+    if node.op == "+" and not _numeric_sum(node):
+        return _sum_chain(c, node)
+    checked, plain = CHECKED[node.op], PLAIN[node.op]
+    if node.op != "**" and isinstance(node.right, n.Const) and type(node.right.value) is int and \
+            -_SMALL <= node.right.value <= _SMALL:
+        return _int_right(c.expr(node.left), node.right.value, checked, plain, node.span)
+    left, right = c.expr(node.left), c.expr(node.right)
+    span = node.span
+    small_ints_are_cheap = node.op != "**"   # 2 ** 100000 is small ints too
+
+    def ev(f):
+        a = left(f)
+        b = right(f)
+        try:
+            if small_ints_are_cheap and type(a) is int and type(b) is int and -_SMALL <= a <= _SMALL \
+                    and -_SMALL <= b <= _SMALL:
+                return plain(a, b)  # loop.index0 % 2: nothing worth charging or checking
+            if type(a) is float and type(b) is float:
+                return plain(a, b)
+            return checked(f[0], a, b)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+def _int_right(left, constant, checked, plain, span):
+    """ev(f) of `x - 1`, `loop.index0 % 2`, `(messages|length - 1)`: a small int constant on the right, used as
+    it is; any other left operand checked and charged as e_binop checks it."""
+    def ev_int_right(f):
+        a = left(f)
+        try:
+            if type(a) is int and -_SMALL <= a <= _SMALL:
+                return plain(a, constant)  # nothing worth charging or checking
+            return checked(f[0], a, constant)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_int_right
+
+
+def _numeric_sum(node):
+    """`x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
+    plain binary operator rather than the string chain."""
+    return not isinstance(node.left, n.BinOp) and any(
+        isinstance(x, n.Const) and type(x.value) in (int, float) for x in (node.left, node.right))
+
+
+def _sum_chain(c, node):
+    operands, spans = sum_operands(node)
+    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
+
 
 def checked_add(rs, a, b):
     limits = rs.limits
@@ -164,17 +220,34 @@ class _Chain:
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def add_from(self, f, total, start):
-        """total + the operands from the start-th on, added in turn."""
-        template, read_at, spans = self.template, self.read_at, self.spans
+        """total + the operands from the start-th on, added in turn. Texts added to a Markup (`"<x>"|safe +
+        name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
+        step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
+        are joined and checked_add fails it)."""
+        template, read_at, spans, rs = self.template, self.read_at, self.spans, f[0]
+        pieces = size = None   # the Markup total's pieces, not joined yet, and their size
         for index in range(start, len(template)):
             value = template[index]
             if value is None:
                 value = read_at[index](f)
+            cls = type(value)
+            if (cls is str or cls is Markup) and (pieces is not None or type(total) is Markup):
+                if pieces is None:
+                    pieces, size = [total], len(total)
+                step = size + len(value)
+                if step <= rs.limits.max_string and rs.fuel >= step >> CHAR_SHIFT:
+                    rs.fuel -= step >> CHAR_SHIFT
+                    text = escaped_text(value) if cls is str else value
+                    pieces.append(text)
+                    size += len(text)
+                    continue
+            if pieces is not None:
+                total, pieces = new_markup(Markup, "".join(pieces)), None
             try:
-                total = checked_add(f[0], total, value)
+                total = checked_add(rs, total, value)
             except Exception as exc:
                 raise located(exc, spans[index])
-        return total
+        return total if pieces is None else new_markup(Markup, "".join(pieces))
 
     def resume(self, f, got, value):
         """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value

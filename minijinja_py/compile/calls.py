@@ -8,10 +8,12 @@ hash or compare passes budget.guard first.
 """
 
 from ..builtins.decorators import Passing
+from ..builtins.html import do_safe
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
+from ..runtime.markup import Markup, new_markup
 from ..runtime.objects import Macro
 from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
@@ -243,10 +245,55 @@ def compile_filter_step(c, node):
 
 def compile_filter(c, node, value_ev=None):
     func = _lookup(c, c.filters, "filter", node.name, node.span)
+    if value_ev is None and node.args.empty and isinstance(node.value, n.Const) and \
+            type(node.value.value) is str and len(node.value.value) < BIG_STR:
+        folded = _folded(func, node.value.value)
+        if folded is not None:
+            return (lambda f: folded), func
     method = getattr(func, "mj_str_method", None)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func
+    if node.args.empty and value_ev is None:
+        slot, key, value_ev = operand(c, node.value)
+        if slot is not None:
+            return _unary_of_read(charged_unary(func), slot, key, value_ev, node.span), func
     return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
+
+
+def _unary_of_read(call_unary, slot, key, value_ev, span):
+    """x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
+    constant key of one (operands.operand): the value read in line where it is there, by its closure else."""
+    if key is None:
+        def ev_unary_name(f):
+            value = f[slot]
+            if value is MISSING:
+                value = value_ev(f)
+            try:
+                return call_unary(f[0], value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_unary_name
+
+    def ev_unary_key(f):
+        value = f[slot]
+        value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            value = value_ev(f)
+        try:
+            return call_unary(f[0], value)
+        except Exception as exc:
+            raise located(exc, span)
+    return ev_unary_key
+
+
+def _folded(func, text):
+    """A built-in filter that is a pure function of a string (|safe, a str method: |trim, |upper...) applied to a
+    string constant (`"<x>"|safe`): its value, computed once, as Jinja2's constant folder computes it; None for any
+    other filter."""
+    if func is do_safe:
+        return new_markup(Markup, text)
+    method = getattr(func, "mj_str_method", None)
+    return method(text) if method is not None else None
 
 
 def _apply(c, func, args, value_ev, span):

@@ -9,7 +9,7 @@ from ..core.errors import located
 from ..core.state import MISSING
 from ..syntax import nodes as n
 
-__all__ = ["s_if", "if_parts", "and_or_parts", "if_runner"]
+__all__ = ["s_if", "if_parts", "and_or_parts", "if_runner", "condition"]
 
 
 def s_if(c, node):
@@ -25,13 +25,13 @@ def if_parts(c, node):
     branches = []
     with c.flags(soft=True):
         for test, body in [(node.test, node.body)] + list(node.elifs):
-            operands = and_or_parts(test) if isinstance(test, (n.And, n.Or)) else None
-            if operands is not None:
-                parts = tuple((operand, c.expr(operand), operand.span) for operand in operands)
+            if isinstance(test, (n.And, n.Or)):
+                parts = tuple((operand, _operand_condition(c, operand), operand.span)
+                              for operand in and_or_parts(test))
                 ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
                                         for operand, ev, span in parts), isinstance(test, n.Or))
             else:
-                parts, ev = None, c.expr(test)
+                parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
         else_ = c.block(node.else_) if node.else_ else None
     return branches, else_, _if_run(c, node, branches, else_)
@@ -47,6 +47,63 @@ def and_or_parts(test):
         else:
             parts.append(current)
     return parts
+
+
+def condition(c, node):
+    """f → bool: node's truth where Jinja2's Python tests it (an if or elif, a conditional expression's test, a
+    loop filter). CPython compiles `and`, `or` and `not` there into jumps: each operand's truth is taken once, in
+    order, up to the one that decides (as a value, `a or b` takes a's truth to choose it, and the test takes it
+    again), and `not (a or b)` is the negated chain, not the truth of a value."""
+    if isinstance(node, (n.And, n.Or)):
+        return _chain_of(c, node)
+    if isinstance(node, n.Not) and _is_chain(node.operand):
+        inner = condition(c, node.operand)
+        return lambda f: not inner(f)
+    if isinstance(node, (n.Not, n.Test)):
+        return c.expr(node)   # already a bool (`not x`: not the truth of x)
+    ev, span = c.expr(node), node.span
+
+    def test(f):
+        try:
+            return True if ev(f) else False
+        except Exception as exc:   # a truth test can fail (StrictUndefined)
+            raise located(exc, span)
+    return test
+
+
+def _is_chain(node):
+    """Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?"""
+    while isinstance(node, n.Not):
+        node = node.operand
+    return isinstance(node, (n.And, n.Or))
+
+
+def _operand_condition(c, operand):
+    """The closure of an operand of an and/or chain whose truth the chain takes: its own condition where it is a
+    chain itself (the jumps go on inside it), else its value's."""
+    return condition(c, operand) if _is_chain(operand) else c.expr(operand)
+
+
+def _chain_of(c, chain):
+    """condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
+    plain loop over the operands' truths (lighter to keep)."""
+    operands, want = and_or_parts(chain), isinstance(chain, n.Or)
+    equalities = [_equality_of(c, operand) for operand in operands]
+    parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
+    if any(equalities):
+        return _chain_truth(tuple(part + (equality or (None, None, None, True))
+                                  for part, equality in zip(parts, equalities)), want)
+
+    def truths(f):
+        for part, span in parts:
+            value = part(f)
+            try:
+                if (True if value else False) is want:
+                    return want
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+        return not want
+    return truths
 
 
 def _chain_truth(operands, want):

@@ -11,10 +11,11 @@ import operator
 from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
-from .arithmetic import CHECKED, PLAIN, sum_chain, sum_operands
+from .arithmetic import e_binop
 from .calls import compile_call, compile_filter, compile_test
 from .comparisons import e_compare
-from .operands import constant_key, constant_literal, dict_key, key_path, local_slot
+from .conditionals import condition
+from .operands import constant_key, constant_literal, dict_key, local_slot
 from ..core.budget import charge_result, guard
 from ..core.errors import located
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
@@ -31,7 +32,6 @@ __all__ = ["EXPRESSIONS", "LOOP_FIELDS", "truth", "truth_of", "DICT_ATTRS", "DIC
 # loop attributes that are plain properties (loop.cycle and loop.changed are methods: the sandbox wraps those)
 LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
                           "previtem", "nextitem"})
-_SMALL = 0xFFFFFFFF
 
 
 def truth(c, node):
@@ -190,6 +190,10 @@ def e_getattr(c, node):
             return _local_key(slot, node.obj.name, attr, span)
     obj_ev = c.expr(node.obj)
     if attr in LOOP_FIELDS:
+        slot = local_slot(c, node.obj)
+        if slot is not None and attr in _LOOP_COUNTERS:
+            return _loop_counter(slot, attr, obj_ev, span)
+
         def ev_loop(f):
             obj = obj_ev(f)
             if type(obj) is LoopContext:
@@ -281,6 +285,41 @@ def e_getitem(c, node):
     return ev
 
 
+def _loop_field(obj, attr, span, f):
+    """obj.<attr> for loop.index and friends: a loop context's plain properties (the sandbox allows them), read
+    directly; anything else through the sandbox."""
+    if type(obj) is LoopContext:
+        return getattr(obj, attr)
+    try:
+        return getattr_(obj, attr, f[0])
+    except Exception as exc:
+        raise located(exc, span)
+
+
+_LOOP_COUNTERS = frozenset({"index", "index0", "first"})
+
+
+def _loop_counter(slot, attr, obj_ev, span):
+    """ev(f) of loop.index, loop.index0 or loop.first where `loop` is a variable of this frame: the loop context's
+    count read in line (its properties compute no more than this); anything else the variable holds through
+    _loop_field."""
+    if attr == "index0":
+        def ev_index0(f):
+            loop = f[slot]
+            return loop.index0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index0", span, f)
+        return ev_index0
+    if attr == "index":
+        def ev_index(f):
+            loop = f[slot]
+            return loop.index0 + 1 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index", span, f)
+        return ev_index
+
+    def ev_first(f):
+        loop = f[slot]
+        return loop.index0 == 0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "first", span, f)
+    return ev_first
+
+
 def _local_key(slot, name, key, span, item=False):
     """ev(f) of `var.key` / `var['key']` (a str key: for an attribute, not a dict method's name) of a variable of
     this frame: a plain dict's key read in line, a plain dict without it undefined (for an item named as a dict
@@ -333,36 +372,6 @@ def e_slice(c, node):
     return lambda f: slice(start(f) if start else None, stop(f) if stop else None, step(f) if step else None)
 
 
-def e_binop(c, node):
-    if node.op == "+" and not _numeric_sum(node):
-        return _sum_chain(c, node)
-    left, right = c.expr(node.left), c.expr(node.right)
-    span = node.span
-    checked, plain = CHECKED[node.op], PLAIN[node.op]
-    small_ints_are_cheap = node.op != "**"   # 2 ** 100000 is small ints too
-
-    def ev(f):
-        a = left(f)
-        b = right(f)
-        try:
-            if small_ints_are_cheap and type(a) is int and type(b) is int and -_SMALL <= a <= _SMALL \
-                    and -_SMALL <= b <= _SMALL:
-                return plain(a, b)  # loop.index0 % 2: nothing worth charging or checking
-            if type(a) is float and type(b) is float:
-                return plain(a, b)
-            return checked(f[0], a, b)
-        except Exception as exc:
-            raise located(exc, span)
-    return ev
-
-
-def _numeric_sum(node):
-    """`x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
-    plain binary operator rather than the string chain."""
-    return not isinstance(node.left, n.BinOp) and any(
-        isinstance(x, n.Const) and type(x.value) in (int, float) for x in (node.left, node.right))
-
-
 def _lookup_root(node):
     while isinstance(node, (n.Getattr, n.Getitem)):
         node = node.obj
@@ -391,11 +400,6 @@ def _two_lookups(root, steps, general):
                 return obj[key2]
         return general(f)
     return ev_index
-
-
-def _sum_chain(c, node):
-    operands, spans = sum_operands(node)
-    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
 
 
 def e_unary(c, node):
@@ -452,7 +456,7 @@ def e_cond(c, node):
     # the whole expression, test included, is a "soft" place as in Jinja2: an unknown filter or test there fails
     # only when it is evaluated
     with c.flags(soft=True, rootlevel=c.rootlevel, toplevel=c.toplevel):
-        test = truth(c, node.test)
+        test = condition(c, node.test)
         then = c.expr(node.then)
         else_ = c.expr(node.else_) if node.else_ is not None else None
     # the weight of the statement around this expression counts its test; a branch pays for its nodes when taken

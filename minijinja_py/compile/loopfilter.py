@@ -3,7 +3,7 @@ loop pulls it (loops.py's lazy runner), as Jinja2 filters: lazily, so the test s
 """
 
 from ..analysis.symbols import node_count, target_names
-from .expressions import truth
+from .conditionals import condition
 from .statements import analyze_expression_loads, assigner, enter_actions, in_scope
 from ..core.state import out_of_fuel
 from ..syntax import nodes as n
@@ -21,7 +21,7 @@ def compile_filter(c, node, function):
     with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
         assign = assigner(c, node.target)
-        cond = truth(c, node.filter)
+        cond = condition(c, node.filter)
         enter = enter_actions(c, scope)
         flat = not isinstance(node.target, n.NameTarget) and \
             all(isinstance(x, n.NameTarget) for x in node.target.items)

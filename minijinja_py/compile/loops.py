@@ -18,7 +18,7 @@ from ..core.state import MISSING, check_items, limit_exceeded, out_of_fuel
 from ..runtime.objects import (
     BreakLoop, ContinueLoop, FrameLayout, LoopContext, captured_text, count_output, join_output,
 )
-from ..runtime.undefined import Undefined
+from ..runtime.undefined import PLAIN_UNDEFINED, Undefined
 from ..syntax import nodes as n
 
 __all__ = ["compile_for", "loop_parts"]
@@ -122,6 +122,8 @@ def _run(plan, iter_ev):
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def over(f, out, iterable):
+        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
+            return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
         try:
             if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
@@ -351,6 +353,7 @@ def _iteration_items(value, rs, span, stable):
     return _bounded(iter(value), rs.limits, span)
 
 
+_EMPTY_AT_ONCE = frozenset({list, tuple, dict, str})   # an empty one of these has nothing to iterate, at no cost
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 from .printing import safe_repr, subclass_str, to_str
 
-__all__ = ["Markup", "new_markup", "escape", "soft_str", "formatter"]
+__all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter"]
 
 
 
@@ -24,6 +24,9 @@ def _escaped(text):
     its argument when nothing matches, about 15x faster than str.translate's per-character table lookups."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;") \
         .replace("'", "&#39;")
+
+
+escaped_text = _escaped   # (what Markup + a plain str escapes the str with: arithmetic.py's Markup chains)
 
 
 def _text(value):
