@@ -59,6 +59,15 @@ def test_the_snippet_selects_the_entry(name):
     assert chosen_by(source) == chosen
 
 
+@pytest.mark.parametrize("source", [
+    "{% if not (m.role == 'a' or m.content) %}A{% endif %}",
+    "{% if not (m.role == 'a' and not (x or m.content is none)) %}A{% else %}B{% endif %}",
+])
+def test_a_negated_and_or_of_atoms_is_decided_in_line(source):
+    assert chosen_by(source) == {"atoms/if_tests"}
+    assert chosen_by(source.replace("m.role == 'a'", "m.role|length == 1")) == set()   # a part that is no atom
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -234,6 +243,9 @@ LATTICE = {
         "{% if m.role != 'b' or x %}O{% endif %}",
         "{% if m.role == 'a' %}A{% elif x %}X{% elif m.content is defined %}C{% else %}E{% endif %}",
         "{% if (m.role == 'a' or m.role == 'b') and not x %}Y{% else %}N{% endif %}",
+        # De Morgan: `not (a or b)` decided as `not a and not b`, at any depth
+        "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
+        "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
         "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",

@@ -224,7 +224,7 @@ def atom_of(c, test):
     if isinstance(test, n.Not):
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
-        return None if inner is None else Atom(inner.read, A.NEGATION[inner.kind], inner.constant)
+        return None if inner is None else _negated(inner)
     kind, constant = A.TRUTHY, None
     if isinstance(test, n.Compare) and len(test.ops) == 1:
         kind, constant, test = _compare_atom(test)
@@ -276,7 +276,11 @@ def _lower_if(c, node):
 
 def _atoms_test(c, node):
     """A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
-    closures of their own (an atom that cannot decide hands the whole test back to its closure); else None."""
+    closures of their own (an atom that cannot decide hands the whole test back to its closure); else None.
+    `not (a or b)` is `not a and not b` (De Morgan: the same reads in the same order, each outcome negated)."""
+    if isinstance(node, n.Not):
+        inner = _atoms_test(c, node.operand)
+        return None if inner is None else _negated(inner)
     if not isinstance(node, (n.And, n.Or)):
         return None
     parts = []
@@ -286,3 +290,10 @@ def _atoms_test(c, node):
             return None
         parts.append((part, None))
     return Test(isinstance(node, n.Or), parts, True)
+
+
+def _negated(part):
+    """The Atom or Test that holds exactly where part does not (De Morgan down to the atoms)."""
+    if type(part) is Atom:
+        return Atom(part.read, A.NEGATION[part.kind], part.constant)
+    return Test(not part.want, ((_negated(sub), None) for sub, _ in part.parts), part.pure)
