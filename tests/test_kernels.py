@@ -68,6 +68,26 @@ def test_a_negated_and_or_of_atoms_is_decided_in_line(source):
     assert chosen_by(source.replace("m.role == 'a'", "m.role|length == 1")) == set()   # a part that is no atom
 
 
+def test_a_key_there_and_true_is_one_lookup_only_on_one_variable_and_key():
+    from minijinja_py.kernels import atoms
+    calls = []
+    original = atoms._if_key_there
+
+    def spy(*args):
+        kernel = original(*args)
+        calls.append(kernel is not None)
+        return kernel
+    atoms._if_key_there = spy
+    try:
+        for source in ("{% if 'k' in m and m['k'] %}A{% endif %}", "{% if m.k is defined and m.k %}A{% endif %}",
+                       "{% if 'k' in m and m.j %}A{% endif %}", "{% if 'k' in m or m.k %}A{% endif %}",
+                       "{% if 'k' in x and m.k %}A{% endif %}", "{% if m.k is defined and m.k is none %}A{% endif %}"):
+            assert chosen_by(source) == {"atoms/if_tests"}
+    finally:
+        atoms._if_key_there = original
+    assert calls == [True, True, False, False, False, False]
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -243,6 +263,10 @@ LATTICE = {
         "{% if m.role != 'b' or x %}O{% endif %}",
         "{% if m.role == 'a' %}A{% elif x %}X{% elif m.content is defined %}C{% else %}E{% endif %}",
         "{% if (m.role == 'a' or m.role == 'b') and not x %}Y{% else %}N{% endif %}",
+        # `'k' in m and m['k']`, `m.k is defined and m.k`: one lookup on a plain dict
+        "{% if 'role' in m and m['role'] %}K{% else %}N{% endif %}{% if m.content is defined and m.content %}C"
+        "{% endif %}{% if 'a' in x and x.a %}X{% endif %}",
+        "{% for m in ms %}{% if 'content' in m and m.content %}<{{ m.content }}>{% endif %}{% endfor %}",
         # De Morgan: `not (a or b)` decided as `not a and not b`, at any depth
         "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
         "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",

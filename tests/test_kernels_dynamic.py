@@ -143,6 +143,8 @@ CASES = [
      True),
     ("atoms/if_tests", "chat", "{% if d.k == 'x' or flip() %}X{% elif d.k == 'b' %}B{% else %}E{% endif %}", AB,
      True),
+    ("atoms/if_tests", "mutable", "{% if 'k' in d and d.k %}{% do d.pop('k') %}A{% endif %}"
+     "{% if d.k is defined and d.k %}B{% else %}N{% endif %}{% if 'k' in d and d['k'] %}C{% endif %}", AB, True),
     ("atoms/if_tests", "chat", "{% if not (d.k == 'b' or d.k is none) %}{{ flip() }}A{% endif %}"
      "{% if not (d.k == 'a' or not d.k) %}B{% endif %}", AB, True),   # De Morgan: each read after the flip
     ("atoms/if_tests", "mutable", "{% if xs %}{% do xs.pop() %}{% do xs.pop() %}{% endif %}{% if xs %}Y"

@@ -183,7 +183,8 @@ def if_tests(node):
     if len(node.bodies) == 1 and _compare_first(node.tests[0]):
         return _if_compare_first(node.tests[0], node.bodies[0], node.else_)
     if len(node.bodies) == 1 and type(node.tests[0]) is Test and len(node.tests[0].parts) == 2:
-        return _if_two_parts(node.tests[0], node.values[0], node.bodies[0], node.else_)
+        run_two_parts = _if_two_parts(node.tests[0], node.values[0], node.bodies[0], node.else_)
+        return _if_key_there(node.tests[0], node.bodies[0], node.else_, run_two_parts) or run_two_parts
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
@@ -293,6 +294,42 @@ def _if_two_parts(test, value, body, else_block):
         elif else_ is not None:
             else_(f, out)
     return run_two_parts
+
+
+def _if_key_there(test, body, else_block, run_two_parts):
+    """{% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k %}: on a plain dict one lookup decides both parts
+    (nothing runs between Jinja2's two reads of m and of its key); anything else through run_two_parts. None where
+    the test is not of that form."""
+    (first, _), (second, _) = test.parts
+    if test.want or type(first) is not Atom or type(second) is not Atom or second.kind != TRUTHY:
+        return None
+    slot, key, _, read_path = spec(second.read)
+    first_slot, first_key, _, first_path = spec(first.read, variables=True)
+    if read_path is not None or first_path is not None or first_slot != slot or not (
+            first.kind == IN and first_key is None and first.constant == key or
+            first.kind == DEFINED and first_key == key):
+        return None
+    run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+
+    def run_key_there(f, out):
+        value = f[slot]
+        if type(value) is not dict:
+            return run_two_parts(f, out)
+        value = value.get(key, ABSENT)
+        if value is ABSENT:
+            outcome = False
+        elif type(value) in PLAIN:
+            outcome = True if value else False
+        else:
+            return run_two_parts(f, out)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_key_there
 
 
 def _if_atom(atom, value, body, else_block):
