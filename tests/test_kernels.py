@@ -88,6 +88,27 @@ def test_a_key_there_and_true_is_one_lookup_only_on_one_variable_and_key():
     assert calls == [True, True, False, False, False, False]
 
 
+def test_a_string_test_that_prints_its_read_reads_once_only_where_the_print_is_that_read():
+    from minijinja_py.kernels import atoms
+    calls = []
+    original = atoms._if_string_echo
+
+    def spy(*args):
+        calls.append(args[:2])
+        return original(*args)
+    atoms._if_string_echo = spy
+    try:
+        for source in ("{% for m in ms %}{% if m.c is string %}{{ m.c }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.c is string %}{{ m.d }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.c is string %}{{ m.c|trim }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.c is mapping %}{{ m.c }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.c is string %}<{{ m.c }}>{% endif %}{% endfor %}"):
+            assert "atoms/if_tests" in chosen_by(source)
+    finally:
+        atoms._if_string_echo = original
+    assert [key for _, key in calls] == ["c"]
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -267,6 +288,11 @@ LATTICE = {
         "{% if 'role' in m and m['role'] %}K{% else %}N{% endif %}{% if m.content is defined and m.content %}C"
         "{% endif %}{% if 'a' in x and x.a %}X{% endif %}",
         "{% for m in ms %}{% if 'content' in m and m.content %}<{{ m.content }}>{% endif %}{% endfor %}",
+        # `{% if m.c is string %}{{ m.c }}`: one read for the test and the print
+        "{% if m.content is string %}{{ m.content }}{% else %}E{% endif %}{% if m['role'] is string %}"
+        "{{ m['role'] }}{% endif %}",
+        "{% for m in ms %}<{% if m.content is string %}{{ m.content }}{% else %}{% for c in m.content %}"
+        "[{{ c }}]{% endfor %}{% endif %}>{% endfor %}",
         # De Morgan: `not (a or b)` decided as `not a and not b`, at any depth
         "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
         "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",

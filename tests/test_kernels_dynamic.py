@@ -145,6 +145,9 @@ CASES = [
      True),
     ("atoms/if_tests", "mutable", "{% if 'k' in d and d.k %}{% do d.pop('k') %}A{% endif %}"
      "{% if d.k is defined and d.k %}B{% else %}N{% endif %}{% if 'k' in d and d['k'] %}C{% endif %}", AB, True),
+    ("atoms/if_tests", "mutable", "{% if d.k is string %}{{ d.k }}{% endif %}{% do d.update(k=['b']) %}"
+     "{% if d.k is string %}{{ d.k }}{% else %}L{% endif %}{{ flip() }}{% if d.k is string %}{{ d.k }}{% endif %}",
+     AB, True),
     ("atoms/if_tests", "chat", "{% if not (d.k == 'b' or d.k is none) %}{{ flip() }}A{% endif %}"
      "{% if not (d.k == 'a' or not d.k) %}B{% endif %}", AB, True),   # De Morgan: each read after the flip
     ("atoms/if_tests", "mutable", "{% if xs %}{% do xs.pop() %}{% do xs.pop() %}{% endif %}{% if xs %}Y"

@@ -11,7 +11,7 @@ test that ran code.
 import operator
 from functools import partial
 
-from .ir import Atom, If, Test
+from .ir import Atom, Emit, If, Test
 from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, on_string, spec
 from .select import kernel
 from ..core.errors import located
@@ -409,7 +409,37 @@ def _if_atom(atom, value, body, else_block):
             else_(f, out)
     if family is TRUTHY and (key == "first" or key == "last"):
         return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
+    if kind == TYPE_IS and constant is str and key is not None and read_path is None and _echoes(body, atom.read):
+        return _if_string_echo(slot, key, else_, run_body, run_atom)
     return run_atom
+
+
+def _echoes(block, read):
+    """Does block print nothing but read's value (one uncounted {{ read }}: the text kernel appends a short str
+    as it is)?"""
+    node = block.nodes[0] if len(block.nodes) == 1 else None
+    return type(node) is Emit and not node.counted and node.parts is not None and len(node.parts) == 1 and \
+        node.parts[0] == read
+
+
+def _if_string_echo(slot, key, else_, run_body, run_atom):
+    """{% if m.content is string %}{{ m.content }}{% else %}...: the key read once for the test and the print
+    (nothing runs between Jinja2's two reads); a short str appended, another plain value to else_, anything else
+    through run_atom (which reads again: exact, the read in line ran nothing)."""
+    def run_string_echo(f, out):
+        value = f[slot]
+        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if type(value) is str:
+            if len(value) < BIG_STR:
+                out.append(value)
+            else:
+                run_body(f, out)
+        elif type(value) in PLAIN:
+            if else_ is not None:
+                else_(f, out)
+        else:
+            run_atom(f, out)
+    return run_string_echo
 
 
 def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
