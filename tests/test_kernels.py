@@ -88,7 +88,7 @@ def test_a_key_there_and_true_is_one_lookup_only_on_one_variable_and_key():
     assert calls == [True, True, False, False, False, False]
 
 
-def test_a_string_test_that_prints_its_read_reads_once_only_where_the_print_is_that_read():
+def test_a_string_or_truth_test_that_prints_its_read_reads_once_only_where_the_print_is_that_read():
     from minijinja_py.kernels import atoms
     calls = []
     original = atoms._if_string_echo
@@ -102,11 +102,13 @@ def test_a_string_test_that_prints_its_read_reads_once_only_where_the_print_is_t
                        "{% for m in ms %}{% if m.c is string %}{{ m.d }}{% endif %}{% endfor %}",
                        "{% for m in ms %}{% if m.c is string %}{{ m.c|trim }}{% endif %}{% endfor %}",
                        "{% for m in ms %}{% if m.c is mapping %}{{ m.c }}{% endif %}{% endfor %}",
-                       "{% for m in ms %}{% if m.c is string %}<{{ m.c }}>{% endif %}{% endfor %}"):
+                       "{% for m in ms %}{% if m.c is string %}<{{ m.c }}>{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.t %}{{ m.t }}{% else %}E{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if not m.c %}{{ m.c }}{% endif %}{% endfor %}"):
             assert "atoms/if_tests" in chosen_by(source)
     finally:
         atoms._if_string_echo = original
-    assert [key for _, key in calls] == ["c"]
+    assert [key for _, key in calls] == ["c", "t"]
 
 
 @pytest.mark.parametrize("name", sorted(SELECTION))
@@ -293,6 +295,8 @@ LATTICE = {
         "{{ m['role'] }}{% endif %}",
         "{% for m in ms %}<{% if m.content is string %}{{ m.content }}{% else %}{% for c in m.content %}"
         "[{{ c }}]{% endfor %}{% endif %}>{% endfor %}",
+        "{% for m in ms %}<{% if m.content %}{{ m.content }}{% else %}E{% endif %}{% if m.role %}{{ m.role }}"
+        "{% endif %}>{% endfor %}",
         # De Morgan: `not (a or b)` decided as `not a and not b`, at any depth
         "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
         "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",

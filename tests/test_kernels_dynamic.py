@@ -148,6 +148,8 @@ CASES = [
     ("atoms/if_tests", "mutable", "{% if d.k is string %}{{ d.k }}{% endif %}{% do d.update(k=['b']) %}"
      "{% if d.k is string %}{{ d.k }}{% else %}L{% endif %}{{ flip() }}{% if d.k is string %}{{ d.k }}{% endif %}",
      AB, True),
+    ("atoms/if_tests", "mutable", "{% if d.k %}{{ d.k }}{% endif %}{% do d.update(k='') %}{% if d.k %}{{ d.k }}"
+     "{% else %}E{% endif %}{% do d.update(k=[1]) %}{% if d.k %}{{ d.k }}{% endif %}", AB, True),
     ("atoms/if_tests", "chat", "{% if not (d.k == 'b' or d.k is none) %}{{ flip() }}A{% endif %}"
      "{% if not (d.k == 'a' or not d.k) %}B{% endif %}", AB, True),   # De Morgan: each read after the flip
     ("atoms/if_tests", "mutable", "{% if xs %}{% do xs.pop() %}{% do xs.pop() %}{% endif %}{% if xs %}Y"

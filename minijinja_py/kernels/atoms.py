@@ -407,10 +407,19 @@ def _if_atom(atom, value, body, else_block):
                 out.append(text)
         elif else_ is not None:
             else_(f, out)
-    if family is TRUTHY and (key == "first" or key == "last"):
-        return _loop_flag(slot, key == "first", want, text, run_body, else_, run_atom)
-    if kind == TYPE_IS and constant is str and key is not None and read_path is None and _echoes(body, atom.read):
-        return _if_string_echo(slot, key, else_, run_body, run_atom)
+    return _narrowed(atom, body, else_, want, run_atom)
+
+
+def _narrowed(atom, body, else_, want, run_atom):
+    """run_atom, or a form of it that skips a step (a loop flag read from the loop; a test whose body prints its
+    read: one read), with run_atom as its fallback."""
+    slot, key, _, read_path = spec(atom.read, variables=True)
+    kind = atom.kind
+    if _FAMILY.get(kind) is TRUTHY and (key == "first" or key == "last"):
+        return _loop_flag(slot, key == "first", want, body.text, body.run, else_, run_atom)
+    if (kind == TYPE_IS and atom.constant is str or kind == TRUTHY) and key is not None and read_path is None and \
+            _echoes(body, atom.read):
+        return _if_string_echo(slot, key, kind == TRUTHY, else_, body.run, run_atom)
     return run_atom
 
 
@@ -422,19 +431,23 @@ def _echoes(block, read):
         node.parts[0] == read
 
 
-def _if_string_echo(slot, key, else_, run_body, run_atom):
-    """{% if m.content is string %}{{ m.content }}{% else %}...: the key read once for the test and the print
-    (nothing runs between Jinja2's two reads); a short str appended, another plain value to else_, anything else
-    through run_atom (which reads again: exact, the read in line ran nothing)."""
+def _if_string_echo(slot, key, truthy, else_, run_body, run_atom):
+    """{% if m.content is string %}{{ m.content }}{% else %}..., {% if m.content %}{{ m.content }}{% endif %}
+    (truthy): the key read once for the test and the print (nothing runs between Jinja2's two reads); a short str
+    that passes appended, a plain value that fails to else_, anything else through run_atom (which reads again:
+    exact, the read in line ran nothing)."""
     def run_string_echo(f, out):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is str:
-            if len(value) < BIG_STR:
+            if truthy and not value:
+                if else_ is not None:
+                    else_(f, out)
+            elif len(value) < BIG_STR:
                 out.append(value)
             else:
                 run_body(f, out)
-        elif type(value) in PLAIN:
+        elif type(value) in PLAIN and not (truthy and value):
             if else_ is not None:
                 else_(f, out)
         else:
