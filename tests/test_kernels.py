@@ -81,11 +81,13 @@ def test_a_key_there_and_true_is_one_lookup_only_on_one_variable_and_key():
     try:
         for source in ("{% if 'k' in m and m['k'] %}A{% endif %}", "{% if m.k is defined and m.k %}A{% endif %}",
                        "{% if 'k' in m and m.j %}A{% endif %}", "{% if 'k' in m or m.k %}A{% endif %}",
-                       "{% if 'k' in x and m.k %}A{% endif %}", "{% if m.k is defined and m.k is none %}A{% endif %}"):
+                       "{% if 'k' in x and m.k %}A{% endif %}", "{% if m.k is defined and m.k is none %}A{% endif %}",
+                       "{% if m.k is defined and m.k is not none %}A{% endif %}",
+                       "{% if 'k' in m and m.k is not none %}A{% endif %}"):
             assert chosen_by(source) == {"atoms/if_tests"}
     finally:
         atoms._if_key_there = original
-    assert calls == [True, True, False, False, False, False]
+    assert calls == [True, True, False, False, False, False, True, True]
 
 
 def test_a_string_or_truth_test_that_prints_its_read_reads_once_only_where_the_print_is_that_read():
@@ -290,6 +292,8 @@ LATTICE = {
         "{% if 'role' in m and m['role'] %}K{% else %}N{% endif %}{% if m.content is defined and m.content %}C"
         "{% endif %}{% if 'a' in x and x.a %}X{% endif %}",
         "{% for m in ms %}{% if 'content' in m and m.content %}<{{ m.content }}>{% endif %}{% endfor %}",
+        "{% if m.content is defined and m.content is not none %}V{% else %}N{% endif %}{% if 'a' in x and x.a is not "
+        "none %}X{% endif %}",
         # `{% if m.c is string %}{{ m.c }}`: one read for the test and the print
         "{% if m.content is string %}{{ m.content }}{% else %}E{% endif %}{% if m['role'] is string %}"
         "{{ m['role'] }}{% endif %}",

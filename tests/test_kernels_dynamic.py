@@ -145,6 +145,8 @@ CASES = [
      True),
     ("atoms/if_tests", "mutable", "{% if 'k' in d and d.k %}{% do d.pop('k') %}A{% endif %}"
      "{% if d.k is defined and d.k %}B{% else %}N{% endif %}{% if 'k' in d and d['k'] %}C{% endif %}", AB, True),
+    ("atoms/if_tests", "mutable", "{% if d.k is defined and d.k is not none %}{% do d.update(k=none) %}A{% endif %}"
+     "{% if 'k' in d and d.k is not none %}B{% else %}N{% endif %}", AB, True),
     ("atoms/if_tests", "mutable", "{% if d.k is string %}{{ d.k }}{% endif %}{% do d.update(k=['b']) %}"
      "{% if d.k is string %}{{ d.k }}{% else %}L{% endif %}{{ flip() }}{% if d.k is string %}{{ d.k }}{% endif %}",
      AB, True),

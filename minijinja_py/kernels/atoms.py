@@ -297,12 +297,13 @@ def _if_two_parts(test, value, body, else_block):
 
 
 def _if_key_there(test, body, else_block, run_two_parts):
-    """{% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k %}: on a plain dict one lookup decides both parts
-    (nothing runs between Jinja2's two reads of m and of its key); anything else through run_two_parts. None where
-    the test is not of that form."""
+    """{% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k is not none %} (the key there, then its truth
+    or not none): on a plain dict one lookup decides both parts (nothing runs between Jinja2's two reads of m and
+    of its key); anything else through run_two_parts. None where the test is not of that form."""
     (first, _), (second, _) = test.parts
-    if test.want or type(first) is not Atom or type(second) is not Atom or second.kind != TRUTHY:
+    if test.want or type(first) is not Atom or type(second) is not Atom or second.kind not in (TRUTHY, NOT_NONE):
         return None
+    truthy = second.kind == TRUTHY
     slot, key, _, read_path = spec(second.read)
     first_slot, first_key, _, first_path = spec(first.read, variables=True)
     if read_path is not None or first_path is not None or first_slot != slot or not (
@@ -319,7 +320,7 @@ def _if_key_there(test, body, else_block, run_two_parts):
         if value is ABSENT:
             outcome = False
         elif type(value) in PLAIN:
-            outcome = True if value else False
+            outcome = (True if value else False) if truthy else value is not None
         else:
             return run_two_parts(f, out)
         if outcome:
