@@ -424,7 +424,3 @@ def type_test(func, value_ev, negated, span):
             raise located(exc, span)
     return ev
 
-
-def is_type_test(c, node):
-    """Is node `x is [not] <type test>` without arguments (defined, none, string, ...)?"""
-    return isinstance(node, n.Test) and node.args.empty and c.tests.get(node.name) in TYPE_TESTS

@@ -167,7 +167,7 @@ def _one_subject(equalities, general, branches, else_):
     this frame or a plain dict's key runs nothing, so the subject read once is what each test reads: a value of
     the constants' type picks the first branch with its constant by a dict (== of two strs or two ints is the
     dict's key equality); any other value through general, the chain's closures in turn."""
-    (slot, key, constant, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
+    (slot, key, _, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
     for equality, (_, _, _, _, body) in zip(equalities, branches):
         bodies.setdefault(equality[2], body.run)
 

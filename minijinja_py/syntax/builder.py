@@ -46,13 +46,6 @@ def tag_span(tok):
     return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
 
 
-def span_of(x):
-    """The span of a node or an intermediate, else of a token."""
-    if isinstance(x, _SPANNED):
-        return x.span
-    return token_span(x)
-
-
 def join_spans(first, last):
     """From where first starts to where last ends (each a node, an intermediate or a token)."""
     start = _SPAN_START(first.span) if isinstance(first, _SPANNED) else _TOKEN_START(first)
