@@ -161,6 +161,12 @@ CASES = [
      "{% endif %}{{ x }}{% if loop.last %}l{% endif %}{% endfor %}", AB, True),
     ("atoms/if_tests", "mutable", "{% for x in xs %}{% if loop.last %}L{% endif %}{% do xs.pop() if loop.first %}"
      "{{ x }}{% if loop.last %}l{% endif %},{% endfor %}", ABA, True),
+    # a variable compared, and joined with a key: rebound between reads, the data under it changed
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% set r = m.role %}{% if r == 'a' %}{% set r = 'b' %}A{% endif %}"
+     "{% if r == 'b' %}{{ hook(m, 'c') }}B{% endif %}{{ r + m.role }}{% if r != 'b' %}{{ '<' + r + m.content }}"
+     "{% endif %}{% endfor %}", ABA, True),
+    ("text/text_reads", "mutable", "{% for m in ms %}{% set r = m.role %}{{ r + '|' + m.role }}"
+     "{% do m.update(role=1) %}{{ r ~ '|' ~ m.role }}{% set r = none %}{{ r ~ m.content }}{% endfor %}", AB, True),
     # switch: a branch changes the subject the next chain (or the next test) reads
     ("branches/switch", "chat", "{% set ns = namespace(k='a') %}{% if ns.k == 'a' %}{% set ns.k = 'b' %}A"
      "{% elif ns.k == 'b' %}B{% endif %}{% if ns.k == 'a' %}a{% elif ns.k == 'b' %}b{% endif %}", AB, True),
