@@ -115,12 +115,19 @@ def _join_two(texts, first, second, room, general, counted):
 
 def _one_key(before, slot, key, method, after, room, general):
     """_join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
-    printed in a loop body (which counts the output)."""
+    printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
+    missing one raises, and the general closure prints the undefined.)"""
     if method is None:
         def run_one_key(f, out):
             value = f[slot]
             if key is not None:
-                value = value.get(key) if type(value) is dict else attribute(value, key)
+                if type(value) is dict:
+                    try:
+                        value = value[key]
+                    except KeyError:
+                        return general(f, out)
+                else:
+                    value = attribute(value, key)
             if type(value) is str and len(value) < room:
                 out.append(before + value + after)
             else:
@@ -130,7 +137,13 @@ def _one_key(before, slot, key, method, after, room, general):
     def run_one_key_method(f, out):
         value = f[slot]
         if key is not None:
-            value = value.get(key) if type(value) is dict else attribute(value, key)
+            if type(value) is dict:
+                try:
+                    value = value[key]
+                except KeyError:
+                    return general(f, out)
+            else:
+                value = attribute(value, key)
         if type(value) is str and len(value) < room:
             out.append(before + method(value) + after)
         else:
@@ -140,15 +153,27 @@ def _one_key(before, slot, key, method, after, room, general):
 
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
     """_join_two's commonest form: two variables or keys of them (`message['role']`, `message['content']`, `role`),
-    printed in a loop body (which counts the output)."""
+    printed in a loop body (which counts the output); keys read as _one_key reads them."""
     def run_two_keys(f, out):
         value = f[slot]
         if key is not None:
-            value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if type(value) is dict:
+                try:
+                    value = value[key]
+                except KeyError:
+                    return general(f, out)
+            else:
+                value = attribute(value, key)
         if type(value) is str:
             value2 = f[slot2]
             if key2 is not None:
-                value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
+                if type(value2) is dict:
+                    try:
+                        value2 = value2[key2]
+                    except KeyError:
+                        return general(f, out)
+                else:
+                    value2 = attribute(value2, key2)
             if type(value2) is str and len(value) + len(value2) < room:
                 out.append(before + value + middle + value2 + after)
                 return
