@@ -384,6 +384,11 @@ LATTICE = {
         "{{ loop.revindex }}{% endfor %}",
         "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
         "x\n  {% for m in ms %}\n  {{ m.role }}\n{% for v in m.content %}{{ v }}{% endfor %}\n{% endfor %}",
+        # a body that is one {% if item.key == c %}: the compare in the walk, the if's kernel where it passes
+        "{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.content == 1 %}{% break %}{% endif %}{% endfor %}{% for v in x %}"
+        "{% if v.role == true %}T{% endif %}{% endfor %}",
     ],
 }
 

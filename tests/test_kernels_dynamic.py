@@ -229,6 +229,17 @@ CASES = [
      ABA, True),
     ("walks/walk", "chat", "{% set c = 'out' %}{% for m in ms %}{% if m.role == 'a' %}{% set c = c ~ '+' %}{% endif %}"
      "{{ c }}{% if m.role == 'b' %}{% set e = 1 %}{% elif e is defined %}{{ e }}{% endif %}{% endfor %}", ABA, True),
+    # a body that is one {% if item.key == c %}: each item's key read when its iteration starts, as Jinja2 reads it
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(ms[1], 'a') }}A{{ loop }}{% endif %}"
+     "{% endfor %}|{% for m in ms %}{% if m.role != 'c' %}{{ hook(ms[2], 'c') }}{{ m.role }}{% endif %}{% endfor %}",
+     roles("a", "b", "b", "a"), False),   # (a body that calls the caller's function is not walked)
+    ("walks/walk", "chat", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% endif %}"
+     "{% endfor %}{{ hook(ms[1], 'a') }}{{ hook(ms[0], 'z') }};{% endfor %}", ABA, True),
+    ("walks/walk", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do ms[-1].update(role='a') %}"
+     "{% do ms.append({'role': 'b'}) if ms|length < 5 %}{{ m.content }}{% endif %}{% endfor %}{{ ms|length }}", ABA,
+     False),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}{{ m.role }}"
+     "{% endif %}{% endfor %}{% for x in xs %}{% if x.role == 'b' %}{% break %}{% endif %}{% endfor %}", ABA, True),
     # a switch per item: the item rebound or changed by its own branch; data changed between walks
     ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}"
      "{% elif m.role == 'b' %}B{% endif %}{% endfor %}", ABA, True),

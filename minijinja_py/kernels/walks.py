@@ -10,7 +10,8 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 
-from .ir import Loop, text_of
+from .atoms import EQ, NE
+from .ir import Atom, If, Loop, text_of
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
@@ -75,7 +76,9 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
     if len(runs) == 1 and not plan.resets and not plan.local_copies:
-        return _walk_plain(plan.target_slot, runs[0])
+        test = _item_compare(plan.target_slot, body)
+        slot = plan.target_slot
+        return _walk_plain(slot, runs[0]) if test is None else _walk_compare(slot, *test, runs[0])
     return _walk_many(plan.target_slot, plan.resets, plan.local_copies, runs)
 
 
@@ -93,6 +96,44 @@ def _walk_plain(slot, a):
         except BreakLoop:
             f[0].fuel += length_hint(remaining) * step
     return walk_plain
+
+
+def _item_compare(slot, body):
+    """(key, constant, equal) of a body that is one {% if item.key == c %} (or !=) without elif or else, else None."""
+    node = body.nodes[0] if len(body.nodes) == 1 else None
+    if type(node) is not If or len(node.tests) != 1 or node.else_ is not None or type(node.tests[0]) is not Atom:
+        return None
+    atom = node.tests[0]
+    read, equal = atom.read, atom.kind == EQ
+    if (equal or atom.kind == NE) and read.slot == slot and len(read.keys) == 1 and type(read.keys[0]) is str and \
+            read.method is None:
+        return read.keys[0], atom.constant, equal
+    return None
+
+
+def _walk_compare(slot, key, constant, equal, a):
+    """_walk_plain for a body that is one {% if item.key == c %} (`{% if message['role'] == 'system' %}`): the key
+    of a plain dict item read and compared in line, and an item whose plain value fails the test skipped (Jinja2
+    runs nothing for it either); any other item through the if's kernel, which reads and decides again (the read
+    in line ran nothing)."""
+    constant_type = type(constant)
+
+    def walk_compare(f, out, items, step):
+        remaining = iter(items)
+        try:
+            for item in remaining:
+                f[slot] = item
+                if type(item) is dict:
+                    value = item.get(key)
+                    if type(value) is constant_type and (value == constant) is not equal:
+                        continue
+                try:
+                    a(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return walk_compare
 
 
 def _walk_many(slot, resets, local_copies, runs):
