@@ -228,7 +228,7 @@ def _if_compare_first(test, body, else_block):
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     constant, constant_type, equal, want = first.constant, type(first.constant), first.kind == EQ, test.want
-    unequal, undecided = not equal, _undecided(first.kind, constant, ev, span)
+    unequal, rare = not equal, (first.kind, constant, ev, span)
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
     second = test.parts[1][0] if len(rest) == 1 else None
     slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
@@ -243,7 +243,7 @@ def _if_compare_first(test, body, else_block):
         if type(value) is constant_type:
             outcome = equal if value == constant else unequal
         else:
-            outcome = undecided(f, value)
+            outcome = _undecided(rare, f, value)
         if outcome is not want:
             if key2 is not None:
                 value = f[slot2]
@@ -341,9 +341,9 @@ def _if_atom(atom, value, body, else_block):
     else_ = else_block.run if else_block is not None else None
     family, constant_type = _FAMILY.get(kind), type(constant)
     want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
-    unwanted, undecided = not want, _undecided(kind, constant, *value)
+    unwanted, rare = not want, (kind, constant, *value)
     if read_path is None and (kind == EQ or kind == NE):
-        return _compare(slot, key, constant, want, undecided, text, run_body, else_)
+        return _compare(slot, key, constant, want, rare, text, run_body, else_)
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
@@ -369,7 +369,7 @@ def _if_atom(atom, value, body, else_block):
         elif order is not None and type(value) is int:
             outcome = order(value, constant)
         else:
-            outcome = undecided(f, value)
+            outcome = _undecided(rare, f, value)
         if outcome:
             if text is None:
                 run_body(f, out)
@@ -380,17 +380,16 @@ def _if_atom(atom, value, body, else_block):
     return _narrowed(atom, body, else_, want, run_atom)
 
 
-def _undecided(kind, constant, ev, span):
-    """undecided(f, value): an atom's outcome where a kernel's form in line does not decide it — decide(), else the
-    truth of the test's general value (ev, span): the rare path, one free variable of the kernel's closure (each
-    costs a call of it)."""
-    def undecided(f, value):
-        outcome = decide(kind, constant, value, f[0])
-        return outcome if outcome is not None else truth(f, ev, span)
-    return undecided
+def _undecided(rare, f, value):
+    """An atom's outcome where a kernel's form in line does not decide it: decide(), else the truth of the test's
+    general value. rare: (kind, constant, ev, span), one free variable of the kernel's closure for its rare path
+    (each costs every call of it), a tuple (a closure per kernel costs retained memory)."""
+    kind, constant, ev, span = rare
+    outcome = decide(kind, constant, value, f[0])
+    return outcome if outcome is not None else truth(f, ev, span)
 
 
-def _compare(slot, key, constant, want, undecided, text, run_body, else_):
+def _compare(slot, key, constant, want, rare, text, run_body, else_):
     """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or on a variable
     (`role == 'user'`)."""
     constant_type, unwanted = type(constant), not want
@@ -400,7 +399,7 @@ def _compare(slot, key, constant, want, undecided, text, run_body, else_):
             if type(value) is constant_type:
                 outcome = want if value == constant else unwanted
             else:
-                outcome = undecided(f, value)
+                outcome = _undecided(rare, f, value)
             if outcome:
                 if text is None:
                     run_body(f, out)
@@ -424,7 +423,7 @@ def _compare(slot, key, constant, want, undecided, text, run_body, else_):
         elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
             outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
         else:
-            outcome = undecided(f, value)
+            outcome = _undecided(rare, f, value)
         if outcome:
             if text is None:
                 run_body(f, out)
