@@ -344,6 +344,23 @@ def _if_atom(atom, value, body, else_block):
     unwanted, rare = not want, (kind, constant, *value)
     if read_path is None and (kind == EQ or kind == NE):
         return _compare(slot, key, constant, want, rare, text, run_body, else_)
+    if read_path is None and family is IN:
+        def run_contains(f, out):   # `'</think>' in content`, `'tool_calls' in message`
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if type(value) is dict or type(value) is str and len(value) < BIG_STR:
+                outcome = want if constant in value else unwanted
+            else:
+                outcome = _undecided(rare, f, value)
+            if outcome:
+                if text is None:
+                    run_body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_contains
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
@@ -362,8 +379,6 @@ def _if_atom(atom, value, body, else_block):
             outcome = want if value == constant else unwanted
         elif family is NONE and value is not MISSING and value is not ABSENT:
             outcome = want if value is None else unwanted
-        elif family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
-            outcome = want if constant in value else unwanted
         elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
             outcome = unwanted   # a missing key: undefined, false
         elif order is not None and type(value) is int:

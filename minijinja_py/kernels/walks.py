@@ -99,9 +99,8 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, body):
-    """(key, the constants' type, {constant: body run or None}, the run of any other value) of a body that is
-    one {% if item.key == c %} (or !=) without elif or else, or one switch without extras on a key of the item;
-    else None."""
+    """(key, the constants' type, {constant: body run or None}, the run of any other value) of a body that is one
+    {% if item.key == c %} (or !=) without elif or else, or one switch without extras on a key of the item."""
     node = body.nodes[0] if len(body.nodes) == 1 else None
     if type(node) is Switch and node.plain and len(node.groups) == 1:
         read, (runs, default) = node.subject, table(node)
