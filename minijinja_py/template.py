@@ -194,7 +194,8 @@ class Template:
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature). Raises
         TemplateError only (a TemplateRuntimeError subclass, LimitExceeded, ...), located in the template."""
-        return self._render(_context(args, kwargs), None)
+        # (keywords alone: kwargs is this call's own new dict, the variables as they are; no copy of a copy)
+        return self._render(kwargs if not args else _context(args, kwargs), None)
 
     def _start(self, context, fuel=None):
         """The render state and, when the template needs one, the template context of a new render; fuel: the
@@ -206,16 +207,18 @@ class Template:
         return rs, TemplateContext(rs, self.name, context, globals_, self._compiled.blocks, {})
 
     def _render(self, context, generation_spans, fuel=None):
-        rs, template_context = self._start(context, fuel)
+        # (_start's work written out: a render of a small template is mostly this fixed cost)
+        env_globals, compiled = self.environment.globals, self._compiled
+        globals_ = env_globals if not self.globals else {**env_globals, **self.globals}
+        rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
         rs.generation_spans = generation_spans
-        compiled = self._compiled
         out = []
         token = enter_render(rs)
         try:
-            if template_context is None:
-                compiled.run(compiled.layout.new(rs, None), out)
+            if not compiled.needs_context:
+                compiled.run(compiled.layout.root(rs), out)
             else:
-                run_template(template_context, self, out)
+                run_template(TemplateContext(rs, self.name, context, globals_, compiled.blocks, {}), self, out)
             return join_output(out)
         except BaseException as exc:
             self._raise_leaving(exc)

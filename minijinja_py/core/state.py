@@ -220,17 +220,14 @@ def out_of_fuel(limits):
 
 # The render under way in this thread/task: Python calls back into us from places that cannot be handed the render
 # state (str.format fields, __str__ of our objects), and printing finds its limits and fuel here.
-_current_state = ContextVar("minijinja_py_render_state", default=None)
+_current_state: ContextVar[RenderState | None] = ContextVar("minijinja_py_render_state", default=None)
 current_state = _current_state.get
 
 
-def enter_render(rs):
-    """Make rs the render in progress; returns the token leave_render() needs."""
-    return _current_state.set(rs)
-
-
-def leave_render(token):
-    _current_state.reset(token)
+# enter_render(rs) makes rs the render in progress and returns the token that leave_render(token) takes (the
+# context variable's own methods: each render calls both)
+enter_render = _current_state.set
+leave_render = _current_state.reset
 
 
 def pass_state(func: Func) -> Func:

@@ -268,12 +268,25 @@ class FrameLayout:
                 f = [rs, parent, *self.initial]
                 for name, slot in resolves:
                     f[slot] = lookup(name)
+        return self._copied(f) if self.copies else f
+
+    def _copied(self, f):
+        """f with the variables that start as another's value (of f or a frame it is defined in) copied in."""
         for slot, depth, source in self.copies:
             frame = f
             for _ in range(depth):
                 frame = frame[1]
             f[slot] = frame[source]
         return f
+
+    def root(self, rs):
+        """new(rs, None) for a template's root frame, made once per render (its start values not kept)."""
+        f = [rs, None, *self.initial]
+        context_get, globals_get = rs.context.get, rs.globals.get
+        for name, slot in self.resolves:
+            value = context_get(name, MISSING)
+            f[slot] = value if value is not MISSING else globals_get(name, MISSING)
+        return self._copied(f) if self.copies else f
 
     def _resolved(self, rs):
         """The start values with the free names found in the render's variables, then in the globals; MISSING
