@@ -219,7 +219,10 @@ class Template:
                 compiled.run(compiled.layout.root(rs), out)
             else:
                 run_template(TemplateContext(rs, self.name, context, globals_, compiled.blocks, {}), self, out)
-            return join_output(out)
+            try:
+                return "".join(out)
+            except TypeError:
+                return join_output(out)   # which locates the block that wrote what is not text
         except BaseException as exc:
             self._raise_leaving(exc)
         finally:

@@ -189,7 +189,7 @@ class RenderState:
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
         self.random = None              # |random's generator, made on first use
-        self.frame_starts = {}          # FrameLayout → its start values with the free names resolved (see new)
+        self.frame_starts = None        # {FrameLayout: its start values, the free names resolved}, made on first use
 
     def burn(self, steps=1):
         """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""

@@ -260,9 +260,12 @@ class FrameLayout:
                     lookup = context.lookup
             if lookup is None:
                 # the render's variables and globals do not change while it runs: resolved once per render
-                start = rs.frame_starts.get(self)
+                starts = rs.frame_starts
+                start = None if starts is None else starts.get(self)
                 if start is None:
-                    start = rs.frame_starts[self] = self._resolved(rs)
+                    if starts is None:
+                        starts = rs.frame_starts = {}
+                    start = starts[self] = self._resolved(rs)
                 f = [rs, parent, *start]
             else:   # a template context: its top-level variables change as the template runs
                 f = [rs, parent, *self.initial]
