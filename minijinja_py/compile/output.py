@@ -126,11 +126,19 @@ def _count_output(rs, size, counted, span):
 
 def _print_text(text, counted, span):
     size = len(text)
-    if counted or size >= BIG_STR:
+    if counted:
         def run_counted_text(f, out):
             out.append(text)
-            _count_output(f[0], size, counted, span)
+            rs = f[0]
+            rs.output_size += size   # (rs.grow_output in line: most renders print a constant at the top level)
+            if rs.output_size > rs.limits.max_output:
+                _count_output(rs, 0, True, span)   # which fails, located
         return run_counted_text
+    if size >= BIG_STR:
+        def run_noted_text(f, out):
+            out.append(text)
+            _count_output(f[0], size, False, span)
+        return run_noted_text
 
     def run_text(f, out):
         out.append(text)
@@ -149,8 +157,13 @@ def _print_value(operand, span, counted):
                 text = text.get(key, MISSING) if type(text) is dict else MISSING
             if type(text) is str:
                 out.append(text)
-                if counted or len(text) >= BIG_STR:
-                    _count_output(f[0], len(text), counted, span)
+                if counted:
+                    rs = f[0]
+                    rs.output_size += len(text)   # (rs.grow_output in line: `{{ bos_token }}`)
+                    if rs.output_size > rs.limits.max_output:
+                        _count_output(rs, 0, True, span)   # which fails, located
+                elif len(text) >= BIG_STR:
+                    _count_output(f[0], len(text), False, span)
                 return
         try:
             text = ev(f)
