@@ -159,6 +159,20 @@ def _str_method(c, node, call):
     obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
     arg_evs = tuple(c.expr(x) for x in node.args.positional)
 
+    if len(arg_evs) <= 1:   # `.strip()`, `.split('</think>')`: the argument read without a list comprehension
+        only = arg_evs[0] if arg_evs else None
+
+        def ev_str_method_short(f):
+            obj = obj_ev(f)
+            if type(obj) is not str:
+                return _call_method(f, obj, attr, arg_evs, attr_span, span)
+            args = () if only is None else (only(f),)
+            try:
+                return call(f[0], obj, args)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_str_method_short
+
     def ev_str_method(f):
         obj = obj_ev(f)
         if type(obj) is not str:
