@@ -220,8 +220,7 @@ class _Chain:
         self.read_at = [None] * len(template)   # index → the reader of the operand there (None: a constant)
         for index, read in readers:
             self.read_at[index] = read
-        # each string constant as a Markup total takes it, escaped once here
-        self.escaped = [None if piece is None else escaped_text(piece) for piece in template]
+        self.escaped = None   # each string constant as a Markup total takes it, escaped: made on first use
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def add_from(self, f, total, start):
@@ -230,6 +229,8 @@ class _Chain:
         step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
         are joined and checked_add fails it)."""
         template, read_at, escaped, spans, rs = self.template, self.read_at, self.escaped, self.spans, f[0]
+        if escaped is None:
+            escaped = self.escaped = [None if piece is None else escaped_text(piece) for piece in template]
         max_string = rs.limits.max_string
         pieces = size = None   # the Markup total's pieces, not joined yet, and their size
         for index in range(start, len(template)):
