@@ -23,7 +23,7 @@ from .compile.compiler import compile_template
 from .core.errors import (
     LimitExceeded, TemplateError, TemplateNotFound, TemplateSyntaxError, as_template_error, scrub_message,
 )
-from .core.state import RenderState, enter_render, gc_paused, leave_render
+from .core.state import PiecewiseRenderState, RenderState, enter_render, gc_paused, leave_render
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .runtime.objects import BreakLoop, ContinueLoop, join_output
 from .runtime.undefined import Undefined
@@ -197,17 +197,9 @@ class Template:
         # (keywords alone: kwargs is this call's own new dict, the variables as they are; no copy of a copy)
         return self._render(kwargs if not args else _context(args, kwargs), None)
 
-    def _start(self, context, fuel=None):
-        """The render state and, when the template needs one, the template context of a new render; fuel: the
-        step budget when not limits.max_steps (a chat render's grows with its input)."""
-        globals_ = self._full_globals()
-        rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
-        if not self._compiled.needs_context:
-            return rs, None
-        return rs, TemplateContext(rs, self.name, context, globals_, self._compiled.blocks, {})
-
     def _render(self, context, generation_spans, fuel=None):
-        # (_start's work written out: a render of a small template is mostly this fixed cost)
+        """The render of the variables `context`; fuel: the step budget when not limits.max_steps (a chat render's
+        grows with its input). (A render of a small template is mostly what is done here: _full_globals in line.)"""
         env_globals, compiled = self.environment.globals, self._compiled
         globals_ = env_globals if not self.globals else {**env_globals, **self.globals}
         rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
@@ -251,7 +243,7 @@ class Template:
         return self._generate(_context(args, kwargs))
 
     def _generate(self, context):
-        rs, _ = self._start(context)
+        rs = PiecewiseRenderState(self.environment, self._full_globals(), context, self._autoescape)
         template_context = TemplateContext(rs, self.name, context, rs.globals, self._compiled.blocks, {})
         try:
             yield from render_chunks(template_context, self, [])

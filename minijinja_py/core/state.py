@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 __all__ = [
     "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items", "check_depth",
-    "RenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
+    "RenderState", "PiecewiseRenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
 ]
 
 
@@ -210,8 +210,19 @@ class RenderState:
         if self.output_size + self.big_pending > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
 
+    # a loop's pieces may be joined into one when it counts them (objects.count_output): the render's text is the same
+    joins_loop_output = True
+
     def __repr__(self):  # never shown to templates (the sandbox hides the engine's objects); for debugging
         return "<RenderState>"
+
+
+class PiecewiseRenderState(RenderState):
+    """A render whose output is handed out piece by piece (Template.generate: Jinja2's pieces), so a loop's pieces
+    stay apart."""
+
+    __slots__ = ()
+    joins_loop_output = False
 
 
 def out_of_fuel(limits):

@@ -43,12 +43,28 @@ class NotText:
 
 
 def count_output(rs, out, start):
-    """Count the pieces out[start:] against max_output (before anything joins them): what a loop appended, counted
-    once when it ends (compile/context.py: output)."""
-    rs.output_size += sum(map(len, out[start:]))
+    """Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
+    (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
+    their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
+    than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
+    the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)"""
+    if len(out) - start <= _JOINED_PIECES and rs.joins_loop_output:
+        try:
+            text = "".join(out[start:])
+        except TypeError:   # a NotText (no text: its block's error comes at the render's join)
+            size = sum(map(len, out[start:]))
+        else:
+            out[start:] = (text,)
+            size = len(text)
+    else:
+        size = sum(map(len, out[start:]))
+    rs.output_size += size
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+_JOINED_PIECES = 4096
 
 
 def join_output(out):
