@@ -14,7 +14,8 @@ from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
-from ..runtime.objects import Macro
+from ..runtime.globalfuncs import Cycler, Joiner
+from ..runtime.objects import ChatNamespace, Macro, Namespace
 from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
@@ -26,6 +27,10 @@ __all__ = [
 ]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# the engine's own classes a template calls (namespace(), cycler(), joiner()): none carries a mark call_value looks
+# for (a class's missing attribute costs a failed lookup each), so they are known by identity (`type` hashes a
+# class by identity: no caller's code runs to look one up here)
+_ENGINE_CLASSES = frozenset({Namespace, ChatNamespace, Cycler, Joiner})
 # Python passes a **mapping's keywords one by one at each call they go through (about half a microsecond each:
 # the call here, then a function taking **kwargs builds its dict again): what one keyword costs, in steps
 _KEYWORD_STEPS = 8
@@ -40,7 +45,8 @@ def call_value(func, args, kwargs, rs):
     rs.fuel -= 1
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
-    if getattr(func, "mj_guards_arguments", False) is not True:
+    engine_class = type(func) is type and func in _ENGINE_CLASSES
+    if engine_class or getattr(func, "mj_guards_arguments", False) is not True:
         for value in args:
             if type(value) not in _SCALARS:
                 guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
@@ -49,6 +55,8 @@ def call_value(func, args, kwargs, rs):
                 if type(value) not in _SCALARS:
                     guard(rs, value)
     try:
+        if engine_class:
+            return charge_result(rs, func(*args, **kwargs))
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
         if type(func) not in CHECKED_METHODS:   # the sandbox's methods (most calls) carry no marks
