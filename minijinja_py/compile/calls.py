@@ -45,8 +45,11 @@ def call_value(func, args, kwargs, rs):
     rs.fuel -= 1
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
-    engine_class = type(func) is type and func in _ENGINE_CLASSES
-    if engine_class or getattr(func, "mj_guards_arguments", False) is not True:
+    # the sandbox's methods (most calls: they guard their arguments themselves) and the engine's own classes carry
+    # none of the marks looked for below
+    checked = type(func) in CHECKED_METHODS
+    engine_class = not checked and type(func) is type and func in _ENGINE_CLASSES
+    if not checked and (engine_class or getattr(func, "mj_guards_arguments", False) is not True):
         for value in args:
             if type(value) not in _SCALARS:
                 guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
@@ -55,20 +58,19 @@ def call_value(func, args, kwargs, rs):
                 if type(value) not in _SCALARS:
                     guard(rs, value)
     try:
-        if engine_class:
+        if checked or engine_class:
             return charge_result(rs, func(*args, **kwargs))
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
-        if type(func) not in CHECKED_METHODS:   # the sandbox's methods (most calls) carry no marks
-            if isinstance(func, type) and issubclass(func, BaseException):
-                raise SecurityError(f"{func.__name__!r} cannot be called from a template")
-            if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
-                # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
-                # unsafe_callable): Jinja2's sandbox refuses it, so does this one
-                raise SecurityError(f"{short_repr(func)} is not safely callable")
-            if type(getattr(type(func), "__call__", None)) is Passing:
-                # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
-                return charge_result(rs, func.__call__(rs, *args, **kwargs))
+        if isinstance(func, type) and issubclass(func, BaseException):
+            raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+        if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
+            # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
+            # unsafe_callable): Jinja2's sandbox refuses it, so does this one
+            raise SecurityError(f"{short_repr(func)} is not safely callable")
+        if type(getattr(type(func), "__call__", None)) is Passing:
+            # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
+            return charge_result(rs, func.__call__(rs, *args, **kwargs))
         return charge_result(rs, func(*args, **kwargs))
     except StopIteration:
         # Jinja2: a call that raises StopIteration (next() of an exhausted iterator) gives an undefined
