@@ -207,12 +207,20 @@ class _FrameVisitor:
             if fields is not None:
                 for f in fields:
                     value = getattr(current, f)
-                    if value.__class__ is not _CONST:   # (a constant reads nothing: not pushed)
+                    if value.__class__ is not _CONST and value is not None:   # (they read nothing: not pushed)
                         push(value)
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
-                stack.extend((current.positional, current.keywords, current.star, current.dstar))
+                push(current.positional)
+                for _, value in current.keywords:
+                    push(value)
+                if current.star is not None:
+                    push(current.star)
+                if current.dstar is not None:
+                    push(current.dstar)
+            elif cls is str or current is None:   # (an empty field, a with-block's pair's name...)
+                continue
             elif isinstance(current, n.Name):
                 load(current.name)
             elif isinstance(current, n.Node):

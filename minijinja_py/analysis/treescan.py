@@ -170,7 +170,8 @@ def _walk(root, limit):
                         if depth >= limit:
                             raise _TooDeep
                         continue
-                    push((item, depth, weight))
+                    if leaf is not str:   # (a keyword argument's name)
+                        push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 if depth >= limit:
                     raise _TooDeep
@@ -186,7 +187,8 @@ def _walk(root, limit):
                 if weight is not None:
                     weight[0] += len(x.positional) + len(x.keywords)
                 for item in (x.dstar, x.star, x.keywords, x.positional):
-                    push((item, depth, weight))
+                    if item:   # (no star arguments, no keywords: nothing to walk)
+                        push((item, depth, weight))
             elif cls is _Body:
                 push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):
