@@ -186,6 +186,18 @@ def analyze(scope, statements):
         visit(stmt)
 
 
+def _push_arguments(args, push):
+    """A walk's push of an Args' expressions (last popped first, as its fields): the absent star arguments and
+    the keywords' names left out (a walk popping them finds nothing there)."""
+    push(args.positional)
+    for _, value in args.keywords:
+        push(value)
+    if args.star is not None:
+        push(args.star)
+    if args.dstar is not None:
+        push(args.dstar)
+
+
 class _FrameVisitor:
     """Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns."""
 
@@ -212,14 +224,8 @@ class _FrameVisitor:
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
-                push(current.positional)
-                for _, value in current.keywords:
-                    push(value)
-                if current.star is not None:
-                    push(current.star)
-                if current.dstar is not None:
-                    push(current.dstar)
-            elif cls is str or current is None:   # (an empty field, a with-block's pair's name...)
+                _push_arguments(current, push)
+            elif cls is str or current is None:   # (a comparison's operator, an empty item)
                 continue
             elif isinstance(current, n.Name):
                 load(current.name)
@@ -388,7 +394,7 @@ class Summaries:
             fields = node_fields.get(cls)
             if fields is None:
                 if cls is n.Args:
-                    extend((current.positional, current.keywords, current.star, current.dstar))
+                    _push_arguments(current, push)
                 elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
                     extend(getattr(current, f) for f in current.FIELDS)
             elif current is not node and cls in _HOLDS_BODY:
@@ -398,7 +404,9 @@ class Summaries:
                 names.update(inner)
             else:
                 for f in fields:
-                    push(getattr(current, f))
+                    value = getattr(current, f)
+                    if value is not None:
+                        push(value)
         return names
 
     def _memo_names(self, stmt):
