@@ -22,7 +22,7 @@ a statement has (its step-budget weight), and whether the tree nests deeper than
 every node are answered by one scan of the tree (treescan.py).
 """
 
-from .treescan import LOAD, NODE_FIELDS, scan_tree
+from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
 from ..syntax import nodes as n
 
@@ -186,18 +186,6 @@ def analyze(scope, statements):
         visit(stmt)
 
 
-def _push_arguments(args, push):
-    """A walk's push of an Args' expressions (last popped first, as its fields): the absent star arguments and
-    the keywords' names left out (a walk popping them finds nothing there)."""
-    push(args.positional)
-    for _, value in args.keywords:
-        push(value)
-    if args.star is not None:
-        push(args.star)
-    if args.dstar is not None:
-        push(args.dstar)
-
-
 class _FrameVisitor:
     """Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns."""
 
@@ -224,7 +212,7 @@ class _FrameVisitor:
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
-                _push_arguments(current, push)
+                push_arguments(current, push)
             elif cls is str or current is None:   # (a comparison's operator, an empty item)
                 continue
             elif isinstance(current, n.Name):
@@ -394,7 +382,7 @@ class Summaries:
             fields = node_fields.get(cls)
             if fields is None:
                 if cls is n.Args:
-                    _push_arguments(current, push)
+                    push_arguments(current, push)
                 elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
                     extend(getattr(current, f) for f in current.FIELDS)
             elif current is not node and cls in _HOLDS_BODY:

@@ -139,8 +139,9 @@ class Parser:
             size, shaper = _SAME, None
         if name == "-":
             return (_INLINE, origin, size, None, shaper)
-        if shaper is not None and plan[0] and plan[1] == 0 and all(not splice and not nones for _, splice, nones in plan[0]):
-            shaper = _picker(tuple(index for index, _, _ in plan[0]))   # the callback's children: a tuple
+        include, trailing_nones = plan or ((), 0)
+        if include and not trailing_nones and all(not splice and not nones for _, splice, nones in include):
+            shaper = _picker(tuple(index for index, _, _ in include))   # the callback's children: a tuple
         return (_EXPAND1 if expand1 == "1" else _CALL, origin, size, getattr(callbacks, name), shaper)
 
     # ----------------------------------------------------------------------------------------------- parsing
