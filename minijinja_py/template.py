@@ -23,7 +23,7 @@ from .compile.compiler import compile_template
 from .core.errors import (
     LimitExceeded, TemplateError, TemplateNotFound, TemplateSyntaxError, as_template_error, scrub_message,
 )
-from .core.state import RenderState, enter_render, gc_paused, leave_render
+from .core.state import PiecewiseRenderState, RenderState, enter_render, gc_paused, leave_render
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .runtime.objects import BreakLoop, ContinueLoop, join_output
 from .runtime.undefined import Undefined
@@ -194,29 +194,27 @@ class Template:
     def render(self, *args: Any, **kwargs: Any) -> str:
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature). Raises
         TemplateError only (a TemplateRuntimeError subclass, LimitExceeded, ...), located in the template."""
-        return self._render(_context(args, kwargs), None)
-
-    def _start(self, context, fuel=None):
-        """The render state and, when the template needs one, the template context of a new render; fuel: the
-        step budget when not limits.max_steps (a chat render's grows with its input)."""
-        globals_ = self._full_globals()
-        rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
-        if not self._compiled.needs_context:
-            return rs, None
-        return rs, TemplateContext(rs, self.name, context, globals_, self._compiled.blocks, {})
+        # (keywords alone: kwargs is this call's own new dict, the variables as they are; no copy of a copy)
+        return self._render(kwargs if not args else _context(args, kwargs), None)
 
     def _render(self, context, generation_spans, fuel=None):
-        rs, template_context = self._start(context, fuel)
+        """The render of the variables `context`; fuel: the step budget when not limits.max_steps (a chat render's
+        grows with its input). (A render of a small template is mostly what is done here: _full_globals in line.)"""
+        env_globals, compiled = self.environment.globals, self._compiled
+        globals_ = env_globals if not self.globals else {**env_globals, **self.globals}
+        rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
         rs.generation_spans = generation_spans
-        compiled = self._compiled
         out = []
         token = enter_render(rs)
         try:
-            if template_context is None:
-                compiled.run(compiled.layout.new(rs, None), out)
+            if not compiled.needs_context:
+                compiled.run(compiled.layout.root(rs), out)
             else:
-                run_template(template_context, self, out)
-            return join_output(out)
+                run_template(TemplateContext(rs, self.name, context, globals_, compiled.blocks, {}), self, out)
+            try:
+                return "".join(out)
+            except TypeError:
+                return join_output(out)   # which locates the block that wrote what is not text
         except BaseException as exc:
             self._raise_leaving(exc)
         finally:
@@ -245,7 +243,7 @@ class Template:
         return self._generate(_context(args, kwargs))
 
     def _generate(self, context):
-        rs, _ = self._start(context)
+        rs = PiecewiseRenderState(self.environment, self._full_globals(), context, self._autoescape)
         template_context = TemplateContext(rs, self.name, context, rs.globals, self._compiled.blocks, {})
         try:
             yield from render_chunks(template_context, self, [])

@@ -23,7 +23,7 @@ are memoised by node, so nested loops ask about their bodies once each; a statem
 (treescan.Index: its range of the nodes that may run code) is answered from that range, without a walk.
 """
 
-from .treescan import NODE_FIELDS
+from .treescan import NODE_FIELDS, push_arguments
 from ..syntax import nodes as n
 
 __all__ = ["Effects", "PURE_METHODS"]
@@ -114,14 +114,16 @@ class Effects:
             elif cls is n.Macro:
                 continue   # a definition runs nothing (its calls are asked about the macro)
             elif cls is n.Args:
-                extend((x.positional, x.keywords, x.star, x.dstar))   # (a keyword: a (name, value) pair)
+                push_arguments(x, push)
                 continue
             fields = NODE_FIELDS.get(cls)
             if fields is None and isinstance(x, n.Node):
                 fields = x.FIELDS   # a node class made elsewhere (transforms.py)
             if fields:
                 for field in fields:
-                    push(getattr(x, field))
+                    value = getattr(x, field)
+                    if value is not None:   # (an absent part: nothing to walk)
+                        push(value)
         return False
 
     def _runs_code(self, node):

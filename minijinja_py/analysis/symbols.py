@@ -22,7 +22,7 @@ a statement has (its step-budget weight), and whether the tree nests deeper than
 every node are answered by one scan of the tree (treescan.py).
 """
 
-from .treescan import LOAD, NODE_FIELDS, scan_tree
+from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
 from ..syntax import nodes as n
 
@@ -207,12 +207,14 @@ class _FrameVisitor:
             if fields is not None:
                 for f in fields:
                     value = getattr(current, f)
-                    if value.__class__ is not _CONST:   # (a constant reads nothing: not pushed)
+                    if value.__class__ is not _CONST and value is not None:   # (they read nothing: not pushed)
                         push(value)
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
-                stack.extend((current.positional, current.keywords, current.star, current.dstar))
+                push_arguments(current, push)
+            elif cls is str or current is None:   # (a comparison's operator, an empty item)
+                continue
             elif isinstance(current, n.Name):
                 load(current.name)
             elif isinstance(current, n.Node):
@@ -410,7 +412,7 @@ class Summaries:
             fields = node_fields.get(cls)
             if fields is None:
                 if cls is n.Args:
-                    extend((current.positional, current.keywords, current.star, current.dstar))
+                    push_arguments(current, push)
                 elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
                     extend(getattr(current, f) for f in current.FIELDS)
             elif current is not node and cls in _HOLDS_BODY:
@@ -420,7 +422,9 @@ class Summaries:
                 names.update(inner)
             else:
                 for f in fields:
-                    push(getattr(current, f))
+                    value = getattr(current, f)
+                    if value is not None:
+                        push(value)
         return names
 
     def _memo_names(self, stmt):

@@ -11,7 +11,8 @@ from bisect import bisect_left
 
 from ..syntax import nodes as n
 
-__all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS", "Index", "scan_tree"]
+__all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS", "Index", "scan_tree",
+           "push_arguments"]
 
 SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
 LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree: read, or assigned/declared
@@ -114,6 +115,19 @@ _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 
 
+def push_arguments(args, push):
+    """A walk's push of an Args' expressions (popped dstar, star, keywords and positional, each last first, as
+    pushing its fields would pop them), without what holds nothing to walk: absent star arguments, the keywords'
+    names."""
+    push(args.positional)
+    for _, value in args.keywords:
+        push(value)
+    if args.star is not None:
+        push(args.star)
+    if args.dstar is not None:
+        push(args.dstar)
+
+
 class _TooDeep(Exception):
     pass
 
@@ -169,8 +183,8 @@ def _walk(root, limit):
                     if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
                         if depth >= limit:
                             raise _TooDeep
-                        continue
-                    push((item, depth, weight))
+                    elif leaf is not str:   # (a keyword argument's name: nothing to walk)
+                        push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 if depth >= limit:
                     raise _TooDeep
@@ -185,8 +199,7 @@ def _walk(root, limit):
             elif cls is n.Args:
                 if weight is not None:
                     weight[0] += len(x.positional) + len(x.keywords)
-                for item in (x.dstar, x.star, x.keywords, x.positional):
-                    push((item, depth, weight))
+                stack.extend((item, depth, weight) for item in (x.dstar, x.star, x.keywords, x.positional) if item)
             elif cls is _Body:
                 push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):

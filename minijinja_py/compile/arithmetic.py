@@ -213,10 +213,14 @@ def _in_line(place):
 class _Chain:
     """What a chain's closure needs when an operand is not a plain string: the pieces (constants in place, None
     for a read), the span of each `+`, the readers ((index, read(f)), ...)."""
-    __slots__ = ("template", "spans", "readers", "read_at", "constants_size")
+    __slots__ = ("template", "spans", "readers", "read_at", "escaped", "constants_size")
 
     def __init__(self, template, spans, readers):
-        self.template, self.spans, self.readers, self.read_at = template, spans, readers, dict(readers)
+        self.template, self.spans, self.readers = template, spans, readers
+        self.read_at = [None] * len(template)   # index → the reader of the operand there (None: a constant)
+        for index, read in readers:
+            self.read_at[index] = read
+        self.escaped = None   # each string constant as a Markup total takes it, escaped: made on first use
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def add_from(self, f, total, start):
@@ -224,20 +228,27 @@ class _Chain:
         name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
         step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
         are joined and checked_add fails it)."""
-        template, read_at, spans, rs = self.template, self.read_at, self.spans, f[0]
+        template, read_at, escaped, spans, rs = self.template, self.read_at, self.escaped, self.spans, f[0]
+        if escaped is None:
+            escaped = self.escaped = [None if piece is None else escaped_text(piece) for piece in template]
+        max_string = rs.limits.max_string
         pieces = size = None   # the Markup total's pieces, not joined yet, and their size
         for index in range(start, len(template)):
             value = template[index]
             if value is None:
                 value = read_at[index](f)
-            cls = type(value)
+                cls = type(value)
+                text = None
+            else:   # a string constant
+                cls, text = str, escaped[index]
             if (cls is str or cls is Markup) and (pieces is not None or type(total) is Markup):
                 if pieces is None:
                     pieces, size = [total], len(total)
                 step = size + len(value)
-                if step <= rs.limits.max_string and rs.fuel >= step >> CHAR_SHIFT:
+                if step <= max_string and rs.fuel >= step >> CHAR_SHIFT:
                     rs.fuel -= step >> CHAR_SHIFT
-                    text = escaped_text(value) if cls is str else value
+                    if text is None:
+                        text = escaped_text(value) if cls is str else value
                     pieces.append(text)
                     size += len(text)
                     continue
@@ -312,7 +323,7 @@ def _short_chain(template, readers, chain, inline):
                 return before + value + after
             return chain.resume(f, (), value)
         return ev_one
-    (_, read_first), (_, read_second) = readers
+    (first_index, read_first), (_, read_second) = readers
     (slot, key), (slot2, key2) = inline
     before, between, after = pieces
     room = BIG_STR - len(before) - len(between) - len(after)
@@ -323,6 +334,8 @@ def _short_chain(template, readers, chain, inline):
         if first is MISSING:
             first = read_first(f)
         if type(first) is not str:
+            if type(first) is Markup and first_index == 0:   # `"<x>"|safe + name`: the Markup chain from here
+                return chain.add_from(f, first, 1)
             return chain.resume(f, (), first)
         second = MISSING if slot2 is None else f[slot2] if key2 is None else \
             f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] else MISSING
@@ -335,11 +348,15 @@ def _short_chain(template, readers, chain, inline):
 
 
 def _any_chain(readers, chain):
+    first_index = readers[0][0]
+
     def ev(f):
         got = []
         for _, read in readers:
             value = read(f)
             if type(value) is not str:
+                if type(value) is Markup and not got and first_index == 0:   # `"<x>"|safe + name + ...`
+                    return chain.add_from(f, value, 1)
                 return chain.resume(f, got, value)
             got.append(value)
         return chain.resume(f, got, None)   # every read gave a string: resume joins them

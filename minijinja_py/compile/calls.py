@@ -14,7 +14,8 @@ from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
-from ..runtime.objects import Macro
+from ..runtime.globalfuncs import Cycler, Joiner
+from ..runtime.objects import ChatNamespace, Macro, Namespace
 from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
@@ -26,6 +27,10 @@ __all__ = [
 ]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# the engine's own classes a template calls (namespace(), cycler(), joiner()): none carries a mark call_value looks
+# for (a class's missing attribute costs a failed lookup each), so they are known by identity (`type` hashes a
+# class by identity: no caller's code runs to look one up here)
+_ENGINE_CLASSES = frozenset({Namespace, ChatNamespace, Cycler, Joiner})
 # Python passes a **mapping's keywords one by one at each call they go through (about half a microsecond each:
 # the call here, then a function taking **kwargs builds its dict again): what one keyword costs, in steps
 _KEYWORD_STEPS = 8
@@ -40,7 +45,11 @@ def call_value(func, args, kwargs, rs):
     rs.fuel -= 1
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
-    if getattr(func, "mj_guards_arguments", False) is not True:
+    # the sandbox's methods (most calls: they guard their arguments themselves) and the engine's own classes carry
+    # none of the marks looked for below
+    checked = type(func) in CHECKED_METHODS
+    engine_class = not checked and type(func) is type and func in _ENGINE_CLASSES
+    if not checked and (engine_class or getattr(func, "mj_guards_arguments", False) is not True):
         for value in args:
             if type(value) not in _SCALARS:
                 guard(rs, value)   # namespace(), dict() and the caller's functions may hash or compare them
@@ -49,18 +58,19 @@ def call_value(func, args, kwargs, rs):
                 if type(value) not in _SCALARS:
                     guard(rs, value)
     try:
+        if checked or engine_class:
+            return charge_result(rs, func(*args, **kwargs))
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
-        if type(func) not in CHECKED_METHODS:   # the sandbox's methods (most calls) carry no marks
-            if isinstance(func, type) and issubclass(func, BaseException):
-                raise SecurityError(f"{func.__name__!r} cannot be called from a template")
-            if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
-                # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
-                # unsafe_callable): Jinja2's sandbox refuses it, so does this one
-                raise SecurityError(f"{short_repr(func)} is not safely callable")
-            if type(getattr(type(func), "__call__", None)) is Passing:
-                # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
-                return charge_result(rs, func.__call__(rs, *args, **kwargs))
+        if isinstance(func, type) and issubclass(func, BaseException):
+            raise SecurityError(f"{func.__name__!r} cannot be called from a template")
+        if getattr(func, "alters_data", False) or getattr(func, "unsafe_callable", False):
+            # the caller's marks on a function a template must not call (Django's alters_data, Jinja2's
+            # unsafe_callable): Jinja2's sandbox refuses it, so does this one
+            raise SecurityError(f"{short_repr(func)} is not safely callable")
+        if type(getattr(type(func), "__call__", None)) is Passing:
+            # a callable class whose __call__ is marked pass_context (or another pass_*): called with the state
+            return charge_result(rs, func.__call__(rs, *args, **kwargs))
         return charge_result(rs, func(*args, **kwargs))
     except StopIteration:
         # Jinja2: a call that raises StopIteration (next() of an exhausted iterator) gives an undefined
@@ -158,6 +168,20 @@ def _str_method(c, node, call):
     and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order)."""
     obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
     arg_evs = tuple(c.expr(x) for x in node.args.positional)
+
+    if len(arg_evs) <= 1:   # `.strip()`, `.split('</think>')`: the argument read without a list comprehension
+        only = arg_evs[0] if arg_evs else None
+
+        def ev_str_method_short(f):
+            obj = obj_ev(f)
+            if type(obj) is not str:
+                return _call_method(f, obj, attr, arg_evs, attr_span, span)
+            args = () if only is None else (only(f),)
+            try:
+                return call(f[0], obj, args)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_str_method_short
 
     def ev_str_method(f):
         obj = obj_ev(f)

@@ -17,6 +17,7 @@ COMPARE = {
     ">=": operator.ge, "in": member, "not in": lambda a, b: not member(a, b),
 }
 _COMPARE_COST = {op: charge_compare for op in COMPARE}
+_CHEAP = 0xFFFFFFFFFFFFFFFF   # (operands.cheap_constant's bound)
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)
 
 
@@ -133,8 +134,11 @@ def e_compare(c, node, first=None):
                 a = first(f)
                 b = right(f)
                 try:
-                    # two strings, one of them short: == and < stop within it (what charge_compare finds)
-                    if not (type(a) is str and type(b) is str and (len(a) < 1024 or len(b) < 1024) or
+                    # two strings, one of them short: == and < stop within it (what charge_compare finds); two
+                    # small ints (`loop.index0 > ns.last`): cheap_constant's test of them in line
+                    ta, tb = type(a), type(b)
+                    if not (ta is str and tb is str and (len(a) < 1024 or len(b) < 1024) or
+                            ta is int and tb is int and -_CHEAP <= a <= _CHEAP and -_CHEAP <= b <= _CHEAP or
                             cheap_constant(a) and cheap_constant(b)):
                         cost(f[0], a, b)
                     return op(a, b)

@@ -73,7 +73,13 @@ def print_run(c, nodes):
     counted, first_span = not c.counted_by_loop, nodes[0].span
     if len(parts) == 1 and type(parts[0]) is str:
         return _print_text(parts[0], counted, first_span)
-    general = _print_parts(tuple(parts), counted, first_span)
+    values = [part for part in parts if type(part) is not str]
+    if len(values) == 1 and len(parts) <= 3:
+        before = parts[0] if type(parts[0]) is str else ""
+        after = parts[-1] if type(parts[-1]) is str else ""
+        general = _print_one_part(before, values[0], after, counted, first_span)
+    else:
+        general = _print_parts(tuple(parts), counted, first_span)
     return _print_joined(c, nodes, general) or general
 
 
@@ -103,6 +109,33 @@ def _print_parts(parts, counted, first_span):
     return run
 
 
+def _print_one_part(before, part, after, counted, first_span):
+    """_print_parts for the commonest run: one value between texts (either may be empty), the same pieces
+    appended in the same order."""
+    slot, key, ev, span = part
+    constant_size = len(before) + len(after)
+
+    def run_one_part(f, out):
+        if before:
+            out.append(before)
+        text = MISSING if slot is None else f[slot] if key is None else \
+            f[slot].get(key, MISSING) if type(f[slot]) is dict else MISSING
+        if type(text) is not str:
+            try:
+                text = ev(f)
+                if type(text) is not str:
+                    text = to_str(text, f[0])
+            except Exception as exc:
+                raise located(exc, span)
+        out.append(text)
+        if after:
+            out.append(after)
+        size = constant_size + len(text)
+        if counted or size >= BIG_STR:
+            _count_output(f[0], size, counted, first_span)
+    return run_one_part
+
+
 def _constant_text(node):
     """What a Text node, or {{ }} of a constant, prints; None for another {{ }}."""
     if isinstance(node, n.Text):
@@ -126,11 +159,19 @@ def _count_output(rs, size, counted, span):
 
 def _print_text(text, counted, span):
     size = len(text)
-    if counted or size >= BIG_STR:
+    if counted:
         def run_counted_text(f, out):
             out.append(text)
-            _count_output(f[0], size, counted, span)
+            rs = f[0]
+            rs.output_size += size   # (rs.grow_output in line: most renders print a constant at the top level)
+            if rs.output_size > rs.limits.max_output:
+                _count_output(rs, 0, True, span)   # which fails, located
         return run_counted_text
+    if size >= BIG_STR:
+        def run_noted_text(f, out):
+            out.append(text)
+            _count_output(f[0], size, False, span)
+        return run_noted_text
 
     def run_text(f, out):
         out.append(text)
@@ -149,8 +190,13 @@ def _print_value(operand, span, counted):
                 text = text.get(key, MISSING) if type(text) is dict else MISSING
             if type(text) is str:
                 out.append(text)
-                if counted or len(text) >= BIG_STR:
-                    _count_output(f[0], len(text), counted, span)
+                if counted:
+                    rs = f[0]
+                    rs.output_size += len(text)   # (rs.grow_output in line: `{{ bos_token }}`)
+                    if rs.output_size > rs.limits.max_output:
+                        _count_output(rs, 0, True, span)   # which fails, located
+                elif len(text) >= BIG_STR:
+                    _count_output(f[0], len(text), False, span)
                 return
         try:
             text = ev(f)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (
 
 __all__ = [
     "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items", "check_depth",
-    "RenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
+    "RenderState", "PiecewiseRenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
 ]
 
 
@@ -189,7 +189,7 @@ class RenderState:
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
         self.random = None              # |random's generator, made on first use
-        self.frame_starts = {}          # FrameLayout → its start values with the free names resolved (see new)
+        self.frame_starts = None        # {FrameLayout: its start values, the free names resolved}, made on first use
 
     def burn(self, steps=1):
         """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""
@@ -210,8 +210,19 @@ class RenderState:
         if self.output_size + self.big_pending > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
 
+    # a loop's pieces may be joined into one when it counts them (objects.count_output): the render's text is the same
+    joins_loop_output = True
+
     def __repr__(self):  # never shown to templates (the sandbox hides the engine's objects); for debugging
         return "<RenderState>"
+
+
+class PiecewiseRenderState(RenderState):
+    """A render whose output is handed out piece by piece (Template.generate: Jinja2's pieces), so a loop's pieces
+    stay apart."""
+
+    __slots__ = ()
+    joins_loop_output = False
 
 
 def out_of_fuel(limits):
@@ -220,17 +231,14 @@ def out_of_fuel(limits):
 
 # The render under way in this thread/task: Python calls back into us from places that cannot be handed the render
 # state (str.format fields, __str__ of our objects), and printing finds its limits and fuel here.
-_current_state = ContextVar("minijinja_py_render_state", default=None)
+_current_state: ContextVar[RenderState | None] = ContextVar("minijinja_py_render_state", default=None)
 current_state = _current_state.get
 
 
-def enter_render(rs):
-    """Make rs the render in progress; returns the token leave_render() needs."""
-    return _current_state.set(rs)
-
-
-def leave_render(token):
-    _current_state.reset(token)
+# enter_render(rs) makes rs the render in progress and returns the token that leave_render(token) takes (the
+# context variable's own methods: each render calls both)
+enter_render = _current_state.set
+leave_render = _current_state.reset
 
 
 def pass_state(func: Func) -> Func:

@@ -43,12 +43,28 @@ class NotText:
 
 
 def count_output(rs, out, start):
-    """Count the pieces out[start:] against max_output (before anything joins them): what a loop appended, counted
-    once when it ends (compile/context.py: output)."""
-    rs.output_size += sum(map(len, out[start:]))
+    """Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
+    (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
+    their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
+    than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
+    the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)"""
+    if len(out) - start <= _JOINED_PIECES and rs.joins_loop_output:
+        try:
+            text = "".join(out[start:])
+        except TypeError:   # a NotText (no text: its block's error comes at the render's join)
+            size = sum(map(len, out[start:]))
+        else:
+            out[start:] = (text,)
+            size = len(text)
+    else:
+        size = sum(map(len, out[start:]))
+    rs.output_size += size
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+_JOINED_PIECES = 4096
 
 
 def join_output(out):
@@ -260,20 +276,36 @@ class FrameLayout:
                     lookup = context.lookup
             if lookup is None:
                 # the render's variables and globals do not change while it runs: resolved once per render
-                start = rs.frame_starts.get(self)
+                starts = rs.frame_starts
+                start = None if starts is None else starts.get(self)
                 if start is None:
-                    start = rs.frame_starts[self] = self._resolved(rs)
+                    if starts is None:
+                        starts = rs.frame_starts = {}
+                    start = starts[self] = self._resolved(rs)
                 f = [rs, parent, *start]
             else:   # a template context: its top-level variables change as the template runs
                 f = [rs, parent, *self.initial]
                 for name, slot in resolves:
                     f[slot] = lookup(name)
+        return self._copied(f) if self.copies else f
+
+    def _copied(self, f):
+        """f with the variables that start as another's value (of f or a frame it is defined in) copied in."""
         for slot, depth, source in self.copies:
             frame = f
             for _ in range(depth):
                 frame = frame[1]
             f[slot] = frame[source]
         return f
+
+    def root(self, rs):
+        """new(rs, None) for a template's root frame, made once per render (its start values not kept)."""
+        f = [rs, None, *self.initial]
+        context_get, globals_get = rs.context.get, rs.globals.get
+        for name, slot in self.resolves:
+            value = context_get(name, MISSING)
+            f[slot] = value if value is not MISSING else globals_get(name, MISSING)
+        return self._copied(f) if self.copies else f
 
     def _resolved(self, rs):
         """The start values with the free names found in the render's variables, then in the globals; MISSING

@@ -438,8 +438,18 @@ def str_method_call(name):
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
         for arg in args:
-            _charge_argument(rs, arg)
-        return charge_result(rs, checked(rs, text, *args) if checked is not None else method(text, *args))
+            if type(arg) is not str or len(arg) > 1024:   # (a short string argument costs nothing more)
+                _charge_argument(rs, arg)
+        result = checked(rs, text, *args) if checked is not None else method(text, *args)
+        if type(result) is not str:
+            return charge_result(rs, result)
+        size = len(result)   # (charge_result's str case in line: strip, replace, lower...)
+        if size > rs.limits.max_string:
+            check_str_size(rs.limits, size)
+        rs.fuel -= size >> CHAR_SHIFT
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return result
     return call
 
 

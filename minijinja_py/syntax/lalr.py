@@ -84,6 +84,7 @@ _UNIT = 0      # a `?rule` with one child: the value stays, only the state chang
 _CALL = 1      # the callback gets the shaped children
 _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a list
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
+_SAME = -1     # a rule's size when its one symbol's value, a list, is the callback's children as it is
 
 
 class Parser:
@@ -131,8 +132,16 @@ class Parser:
             shaper = _shaper(plan)
         if expand1 == "1" and size == 1 and plan is None:
             return (_UNIT, origin, size, None, None)
+        if size == 1 and plan == (((0, 1, 0),), 0):
+            # one symbol, an inlined rule's list spliced whole: that list is the shaped children (Lark reuses it)
+            if name == "-":   # an inlined rule passing it up: the value stays, only the state changes
+                return (_UNIT, origin, size, None, None)
+            size, shaper = _SAME, None
         if name == "-":
             return (_INLINE, origin, size, None, shaper)
+        include, trailing_nones = plan or ((), 0)
+        if include and not trailing_nones and all(not splice and not nones for _, splice, nones in include):
+            shaper = _picker(tuple(index for index, _, _ in include))   # the callback's children: a tuple
         return (_EXPAND1 if expand1 == "1" else _CALL, origin, size, getattr(callbacks, name), shaper)
 
     # ----------------------------------------------------------------------------------------------- parsing
@@ -153,7 +162,7 @@ class Parser:
         token = None
         row = self.tables.row
         for token in stream:
-            kind = token.type
+            kind = token[0]   # token.type (by index: the named field is a slower lookup)
             action = (actions[state] or row(state)).get(kind)
             while action is None or action < 0:  # reduce until the token can be shifted
                 if action is None:
@@ -171,10 +180,12 @@ class Parser:
                 else:  # as _reduce, in line: this is the parser's inner loop
                     if size == 1:   # the rule's symbol's slots take its value and the state after it
                         children = [values[-1]]
-                    elif size:
+                    elif size > 1:
                         children = values[-size:]
                         del values[1 - size:]
                         del states[1 - size:]
+                    elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
+                        children = values[-1]
                     else:
                         children = []
                         states.append(state)
@@ -197,7 +208,10 @@ class Parser:
         """Pop the rule's symbols, push its value (the callback's result, the shaped children of an inlined rule,
         or the one child of a `?rule`) and the state it leads to, which is returned."""
         how, origin, size, callback, shaper = rule
-        if size:
+        if size == _SAME:
+            children = values.pop()
+            del states[-1]
+        elif size:
             children = values[-size:]
             del values[-size:]
             del states[-size:]
@@ -251,6 +265,15 @@ class Parser:
 def _expected(actions):
     """The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included)."""
     return {symbol for symbol in actions if symbol.isupper()}
+
+
+def _picker(indexes):
+    """The shaper of a rule whose callback takes some of its symbols' values as they are: a tuple of them (a
+    callback's children are read, never extended: only an inlined rule's list is)."""
+    if len(indexes) == 1:
+        index = indexes[0]
+        return lambda children: (children[index],)
+    return itemgetter(*indexes)
 
 
 def _shaper(plan):

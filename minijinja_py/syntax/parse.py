@@ -115,7 +115,8 @@ def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, deli
     try:
         with gc_paused():
             if delimiters is None:
-                return parser(trim_blocks, lstrip_blocks).parse(source, Postlexer(max_nesting).process)
+                postlexer = Postlexer(max_nesting, source.isascii())
+                return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
             mode = [syntax_options.BODY]
             return parser(trim_blocks, lstrip_blocks, delimiters).parse(
                 source, ModalPostlexer(delimiters, mode, max_nesting).process, mode)

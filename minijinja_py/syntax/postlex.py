@@ -20,6 +20,10 @@ _TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
 _OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
 _CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
 _BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
+# the tokens Postlexer looks at when it is not following a test (the others pass as they are): in ASCII text a
+# NAME needs no check
+_WATCHED_ASCII = _BRACKET_KINDS | {"IS"}
+_WATCHED = _WATCHED_ASCII | {"NAME"}
 
 
 def _follow_test(tok, kind, test):
@@ -61,16 +65,21 @@ class Postlexer:
 
     always_accept = ("RBRACES",)  # offered by the lexer in every state (the tables are built with it)
 
-    def __init__(self, max_nesting=None):
+    def __init__(self, max_nesting=None, ascii_text=False):
+        """ascii_text: the text is known to be ASCII (then every NAME is an identifier: none is checked)."""
         self.max_nesting = max_nesting
+        self.watched = _WATCHED_ASCII if ascii_text else _WATCHED
 
     def process(self, stream):
         depth = 0          # open `{` inside the current tag
         brackets = 0       # all open brackets inside the current tag
         test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
-        limit = self.max_nesting
+        limit, watched = self.max_nesting, self.watched
         for tok in stream:
-            kind = tok.type
+            kind = tok[0]   # tok.type (read by index: the named field is a slower lookup, once per token)
+            if test is None and kind not in watched:   # most tokens: nothing to do
+                yield tok
+                continue
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
                 raise _invalid_name(tok)
             if test is not None or kind == "IS":
