@@ -91,7 +91,6 @@ def decider(part, value):
     kind, constant = part.kind, part.constant
     if kind == EQ or kind == NE:
         want, constant_type = kind == EQ, type(constant)
-        unwanted = not want   # (`want if a == b else unwanted`: a compare and a jump, which CPython specialises)
 
         def decide_compare(f):
             if read_path is None:
@@ -101,12 +100,11 @@ def decider(part, value):
             else:
                 value = read_path(f)
             if type(value) is constant_type:
-                return want if value == constant else unwanted
+                return want if value == constant else not want
             outcome = decide(kind, constant, value, f[0])
             return outcome if outcome is not None or ev is None else truth(f, ev, span)
         return decide_compare
     family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
-    unwanted = not want
 
     def decide_atom(f):
         if read_path is None:
@@ -117,20 +115,20 @@ def decider(part, value):
             value = read_path(f)
         if type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
             if family is TRUTHY:
-                return want if value else unwanted
+                return want if value else not want
             if family is DEFINED:
                 return want
             if family is TYPE_IS:
-                return want if type(value) is constant else unwanted
+                return want if type(value) is constant else not want
             if family is NONE:
-                return want if value is None else unwanted
+                return want if value is None else not want
             if family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
-                return want if constant in value else unwanted   # `'tool_calls' in m`
+                return want if constant in value else not want   # `'tool_calls' in m`
             if family is ONE_OF and type(value) is constant[1]:
-                return want if value in constant[0] else unwanted   # `m.role in ['user', 'system']`
+                return want if value in constant[0] else not want   # `m.role in ['user', 'system']`
         elif value is ABSENT and (family is TRUTHY or family is DEFINED or family is NONE) and \
                 f[0].undefined in PLAIN_UNDEFINED:
-            return unwanted   # a missing key: undefined, false, not defined, not none
+            return not want   # a missing key: undefined, false, not defined, not none
         outcome = decide(kind, constant, value, f[0])
         return outcome if outcome is not None or ev is None else truth(f, ev, span)
     return decide_atom
@@ -228,20 +226,19 @@ def _if_compare_first(test, body, else_block):
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     constant, constant_type, equal, want = first.constant, type(first.constant), first.kind == EQ, test.want
-    unequal, rare = not equal, (first.kind, constant, ev, span)
+    rare = (first.kind, constant, ev, span)
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
     second = test.parts[1][0] if len(rest) == 1 else None
     slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
         else (None, None)
     if key2 is not None:
         truths2, want2 = _FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)
-        unwanted2, second = not want2, rest[0]
 
     def run_compare_first(f, out):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is constant_type:
-            outcome = equal if value == constant else unequal
+            outcome = equal if value == constant else not equal
         else:
             outcome = _undecided(rare, f, value)
         if outcome is not want:
@@ -250,11 +247,11 @@ def _if_compare_first(test, body, else_block):
                 value = value.get(key2, ABSENT) if type(value) is dict else attribute(value, key2)
                 if type(value) in PLAIN:
                     if truths2:
-                        outcome = want2 if value else unwanted2
+                        outcome = want2 if value else not want2
                     else:
-                        outcome = want2 if value is None else unwanted2
+                        outcome = want2 if value is None else not want2
                 else:   # its decider reads it again (nothing ran since) and decides, or takes its truth
-                    outcome = second(f)
+                    outcome = rest[0](f)
             else:
                 for part in rest:
                     outcome = part(f)
@@ -333,7 +330,7 @@ def _if_key_there(test, body, else_block, run_two_parts):
 def _if_atom(atom, value, body, else_block):
     """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
     (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
-    body that is constant text appended here. (`want if test else unwanted`: a test and a jump, which CPython
+    body that is constant text appended here. (`want if test else not want`: a test and a jump, which CPython
     specialises, where `(test) is want` makes a bool and compares it.)"""
     slot, key, _, read_path = spec(atom.read, variables=True)
     kind, constant = atom.kind, atom.constant
@@ -341,7 +338,7 @@ def _if_atom(atom, value, body, else_block):
     else_ = else_block.run if else_block is not None else None
     family, constant_type = _FAMILY.get(kind), type(constant)
     want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
-    unwanted, rare = not want, (kind, constant, *value)
+    rare = (kind, constant, *value)
     if read_path is None and (kind == EQ or kind == NE):
         return _compare(slot, key, constant, want, rare, text, run_body, else_)
     if read_path is None and family is IN:
@@ -350,7 +347,7 @@ def _if_atom(atom, value, body, else_block):
             if key is not None:
                 value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
             if type(value) is dict or type(value) is str and len(value) < BIG_STR:
-                outcome = want if constant in value else unwanted
+                outcome = want if constant in value else not want
             else:
                 outcome = _undecided(rare, f, value)
             if outcome:
@@ -372,15 +369,15 @@ def _if_atom(atom, value, body, else_block):
         else:
             value = read_path(f)
         if family is TRUTHY and type(value) in PLAIN:
-            outcome = want if value else unwanted
+            outcome = want if value else not want
         elif family is TYPE_IS and type(value) in PLAIN:   # `is string`, `is mapping`: exact on plain values
-            outcome = want if type(value) is constant else unwanted
+            outcome = want if type(value) is constant else not want
         elif compares and type(value) is constant_type:
-            outcome = want if value == constant else unwanted
+            outcome = want if value == constant else not want
         elif family is NONE and value is not MISSING and value is not ABSENT:
-            outcome = want if value is None else unwanted
+            outcome = want if value is None else not want
         elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            outcome = unwanted   # a missing key: undefined, false
+            outcome = not want   # a missing key: undefined, false
         elif order is not None and type(value) is int:
             outcome = order(value, constant)
         else:
@@ -407,12 +404,12 @@ def _undecided(rare, f, value):
 def _compare(slot, key, constant, want, rare, text, run_body, else_):
     """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or on a variable
     (`role == 'user'`)."""
-    constant_type, unwanted = type(constant), not want
+    constant_type = type(constant)
     if key is None:
         def run_name_compare(f, out):
             value = f[slot]
             if type(value) is constant_type:
-                outcome = want if value == constant else unwanted
+                outcome = want if value == constant else not want
             else:
                 outcome = _undecided(rare, f, value)
             if outcome:
@@ -434,9 +431,9 @@ def _compare(slot, key, constant, want, rare, text, run_body, else_):
         else:
             value = attribute(value, key)
         if type(value) is constant_type:
-            outcome = want if value == constant else unwanted
+            outcome = want if value == constant else not want
         elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
+            outcome = not want   # undefined equals no constant (`content['type']` of a string's character)
         else:
             outcome = _undecided(rare, f, value)
         if outcome:
