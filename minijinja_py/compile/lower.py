@@ -135,7 +135,7 @@ def _nothing(f, out):
 
 
 def lower(c, item):
-    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their Where as it
+    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their packed location as it
     compiles: context.place)."""
     if type(item) is list:
         for node in item:
