@@ -11,8 +11,8 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
   out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
   ev(f)    a compiled expression: returns its value
   run(f, out)  a compiled statement or statement list: appends its output
-  span     a node's location (nodes.Span; what a compiled closure keeps of it: an int, see place); errors are located at the
-           innermost span (errors.located)
+  span     a node's location (nodes.Span; what a compiled closure keeps of it: an int, see place); errors are
+           located at the innermost span (errors.located)
   weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
   output   every piece appended to an output list is counted against max_output once, before any join: by the
            statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
