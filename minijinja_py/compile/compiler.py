@@ -53,8 +53,12 @@ def _dispatchers(c):
     expressions, statements = EXPRESSIONS, STATEMENTS
 
     def expr(node):
-        if node.span.__class__ is not int:
-            node.span = place(node.span)
+        span = node.span
+        if span.__class__ is not int:
+            # context.place in line (a call per node compiled): the packed location, or the Span past 20 bits
+            line, col, _, _, end_line, end_col = span
+            if col <= 0xFFFFF and end_line <= 0xFFFFF and end_col <= 0xFFFFF:
+                node.span = line << 60 | col << 40 | end_line << 20 | end_col
         return expressions[type(node)](c, node)
 
     def stmt(node):
