@@ -264,9 +264,16 @@ LATTICE = {
         # a variable itself read in line (spec(variables=True)), alone, with a key, through a str method
         "{{ x ~ '|' ~ m.role }}<{{ x|trim }}>",
         "{% for m in ms %}[{{ m.role + x }}]{{ x }}{% endfor %}",
+        # in a loop body: a variable and a key joined, a variable through a str method
+        "{% for m in ms %}{% set r = m.role %}{{ '<' + r + '|' + m.content }}{% set y = r %}{{ x ~ m.role }}"
+        "{% set y = r %}[{{ r|trim }}]{% set y = r %}{{ r + x }}{% endfor %}",
+        "{% for m in ms %}{% set r = m.content %}{{ '(' + x|trim + ')' }}{% set y = r %}{{ r }}{% endfor %}",
     ],
     "atoms/if_tests": [
         "{% if m.role == 'a' %}A{% else %}E{% endif %}",
+        # a variable compared: in a loop body, set from a key, or the context's
+        "{% for m in ms %}{% set r = m.role %}{% if r == 'a' %}A{% endif %}{% if x == 'a' %}X{% else %}E{% endif %}"
+        "{% if x != 1 %}N{% endif %}{% if r != 'b' %}{{ r }}{% endif %}{% endfor %}",
         # two parts decided from the if's own closure; a variable's atoms read in line
         "{% if m.content and x %}A{% else %}E{% endif %}{% if x or m.role is none %}O{% endif %}",
         "{% for m in ms %}{% if m.role and m.content is string %}<{{ m.role }}>{% endif %}{% endfor %}",
@@ -377,6 +384,11 @@ LATTICE = {
         "{{ loop.revindex }}{% endfor %}",
         "{% for m in ms %}a{{ m.role }}{% if x %}b{% endif %}c{{ x }}{% if m %}d{% endif %}{{ m.content }}{% endfor %}",
         "x\n  {% for m in ms %}\n  {{ m.role }}\n{% for v in m.content %}{{ v }}{% endfor %}\n{% endfor %}",
+        # a body that is one {% if item.key == c %}: the compare in the walk, the if's kernel where it passes
+        "{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.content == 1 %}{% break %}{% endif %}{% endfor %}{% for v in x %}"
+        "{% if v.role == true %}T{% endif %}{% endfor %}",
     ],
 }
 

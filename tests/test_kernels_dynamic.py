@@ -161,6 +161,12 @@ CASES = [
      "{% endif %}{{ x }}{% if loop.last %}l{% endif %}{% endfor %}", AB, True),
     ("atoms/if_tests", "mutable", "{% for x in xs %}{% if loop.last %}L{% endif %}{% do xs.pop() if loop.first %}"
      "{{ x }}{% if loop.last %}l{% endif %},{% endfor %}", ABA, True),
+    # a variable compared, and joined with a key: rebound between reads, the data under it changed
+    ("atoms/if_tests", "chat", "{% for m in ms %}{% set r = m.role %}{% if r == 'a' %}{% set r = 'b' %}A{% endif %}"
+     "{% if r == 'b' %}{{ hook(m, 'c') }}B{% endif %}{{ r + m.role }}{% if r != 'b' %}{{ '<' + r + m.content }}"
+     "{% endif %}{% endfor %}", ABA, True),
+    ("text/text_reads", "mutable", "{% for m in ms %}{% set r = m.role %}{{ r + '|' + m.role }}"
+     "{% do m.update(role=1) %}{{ r ~ '|' ~ m.role }}{% set r = none %}{{ r ~ m.content }}{% endfor %}", AB, True),
     # switch: a branch changes the subject the next chain (or the next test) reads
     ("branches/switch", "chat", "{% set ns = namespace(k='a') %}{% if ns.k == 'a' %}{% set ns.k = 'b' %}A"
      "{% elif ns.k == 'b' %}B{% endif %}{% if ns.k == 'a' %}a{% elif ns.k == 'b' %}b{% endif %}", AB, True),
@@ -212,6 +218,28 @@ CASES = [
      "{% endfor %}{{ ns.n }}", ABA, True),
     ("walks/walk", "chat", "{% for x in xs %}{% if x == 'b' %}{% set r = 'R' %}{% endif %}{{ r }}{{ x }},{% endfor %}"
      "{{ r }}", ABA, True),
+    # variables set in branches: started afresh per item only where a read can come before a set on some path
+    ("walks/walk", "chat", "{% set c = 'out' %}{% for m in ms %}{% if m.role == 'a' %}{% set c = m.content %}{{ c }}"
+     "{% endif %}{{ c }}{% endfor %}{{ c }}", ABA, True),
+    ("walks/walk", "chat", "{% set c = 'out' %}{% for m in ms %}{% if m.role == 'a' %}{% set c = m.content %}"
+     "{% if 'c' in c %}{% set c = c ~ '!' %}{% endif %}{{ c }}{% elif m.role == 'b' %}{% set c = 'B' %}{% else %}"
+     "{{ c }}{% endif %}{% endfor %}", roles("a", "b", "z", "a"), True),
+    ("walks/walk", "chat", "{% set c = 'out' %}{% for m in ms %}{% if m.role == 'a' %}{% set c = m.content %}"
+     "{% else %}{% set c = m.role %}{% endif %}{{ c }}{% if c == 'b' %}{% set d = c %}{% endif %}{{ d }}{% endfor %}",
+     ABA, True),
+    ("walks/walk", "chat", "{% set c = 'out' %}{% for m in ms %}{% if m.role == 'a' %}{% set c = c ~ '+' %}{% endif %}"
+     "{{ c }}{% if m.role == 'b' %}{% set e = 1 %}{% elif e is defined %}{{ e }}{% endif %}{% endfor %}", ABA, True),
+    # a body that is one {% if item.key == c %}: each item's key read when its iteration starts, as Jinja2 reads it
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(ms[1], 'a') }}A{{ loop }}{% endif %}"
+     "{% endfor %}|{% for m in ms %}{% if m.role != 'c' %}{{ hook(ms[2], 'c') }}{{ m.role }}{% endif %}{% endfor %}",
+     roles("a", "b", "b", "a"), False),   # (a body that calls the caller's function is not walked)
+    ("walks/walk", "chat", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% endif %}"
+     "{% endfor %}{{ hook(ms[1], 'a') }}{{ hook(ms[0], 'z') }};{% endfor %}", ABA, True),
+    ("walks/walk", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do ms[-1].update(role='a') %}"
+     "{% do ms.append({'role': 'b'}) if ms|length < 5 %}{{ m.content }}{% endif %}{% endfor %}{{ ms|length }}", ABA,
+     False),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}{{ m.role }}"
+     "{% endif %}{% endfor %}{% for x in xs %}{% if x.role == 'b' %}{% break %}{% endif %}{% endfor %}", ABA, True),
     # a switch per item: the item rebound or changed by its own branch; data changed between walks
     ("branches/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}"
      "{% elif m.role == 'b' %}B{% endif %}{% endfor %}", ABA, True),
@@ -364,3 +392,26 @@ def test_kernels_general_and_jinja2_agree_as_the_data_moves(profile, source, mak
 def test_general_only_is_what_the_general_way_compiled():
     """The "general" way really ran without kernels: its compile chooses nothing."""
     assert all(not chosen_by(source, general=True) for _, profile, source, *_ in CASES if profile == "chat")
+
+
+@pytest.mark.parametrize("body,names", [
+    ("{% set c = m.x %}{{ c }}", {"c"}),
+    ("{{ c }}{% set c = m.x %}", set()),
+    ("{% set c = c ~ 'x' %}", set()),
+    ("{% if m.r %}{% set c = m.x %}{{ c }}{% endif %}", {"c"}),
+    ("{% if m.r %}{% set c = m.x %}{% endif %}{{ c }}", set()),
+    ("{% if m.r %}{% set c = m.x %}{% else %}{% set c = 1 %}{% endif %}{{ c }}", {"c"}),
+    ("{% if m.r %}{% set c = m.x %}{% elif m.s %}{% set c = 2 %}{% endif %}{{ c }}", set()),
+    ("{% if m.r %}{% set c = m.x %}{% elif c %}{% set c = 2 %}{% endif %}", set()),
+    ("{% if m.r %}{% set c = m.x %}{% else %}{{ c }}{% endif %}", set()),
+    ("{% if m.r %}{% set c = m.x %}{% if 'a' in c %}{% set c = c ~ '!' %}{% endif %}{{ c }}{% endif %}", {"c"}),
+    ("{% if m.r %}{% set c = 1 %}{% endif %}{% include 'x' %}", set()),
+    ("{% set d = 1 %}{% if m.r %}{% set c = 1 %}{% include 'x' %}{% endif %}{% set e = 1 %}", {"c", "d"}),
+    ("{% if m.r %}{% set c = 1 %}{% endif %}{% for x in c %}{% endfor %}", set()),
+])
+def test_a_loop_body_variable_is_started_afresh_where_a_read_can_come_before_a_set(body, names):
+    """Summaries.assigned_first: the names no path through the body can read before it assigns them (their value
+    from an earlier iteration can never be seen)."""
+    from minijinja_py.analysis.symbols import Summaries
+    from minijinja_py.syntax.parse import parse
+    assert Summaries().assigned_first(parse(body).body) == names

@@ -341,26 +341,56 @@ class Summaries:
         return {name for name in names if index.first(statements, name) == LOAD}
 
     def assigned_first(self, statements):
-        """The names this statement list assigns (a plain {% set name = ... %} that does not read it) before
-        anything in it could read them — variables that need no fresh start at each loop iteration.
-        Conservative: a name mentioned first is not one, and nothing after an include/import/block (they read
-        the context) is. One pass over the list, each statement's names memoised (nested loops ask about the
-        same statements: without it compile time grows with size × depth)."""
-        first, seen = set(), set()
+        """The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
+        before an assignment — variables that need no fresh start at each loop iteration: on every path through
+        the list (an {% if %}'s branches, each in turn), each read of the name follows an assignment of it on
+        that path. Conservative: a name any other statement mentions (read, assigned, parameter) must be
+        assigned on every path before it; an include/import/block reads the context: only names assigned on
+        every path before it are. Each statement's names memoised (nested loops ask about the same statements:
+        without it compile time grows with size × depth)."""
+        assigned, bad, definite, before_context = self._set_first(statements, frozenset())
+        return assigned - bad if definite is not None else (assigned - bad) & before_context
+
+    def _set_first(self, statements, definite):
+        """(names assigned, names maybe read before an assignment, names assigned on every path to the end — or
+        None after an include/import/block, where the names assigned on every path before it are returned in
+        their place: the only ones it cannot read stale, and stop) of a statement list entered with `definite`
+        assigned."""
+        assigned, bad, definite = set(), set(), set(definite)
         for stmt in statements:
             if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget:
-                value = self._names_in(stmt.value)
-                if value is _EVERY:
-                    break
-                if stmt.target.name not in seen and stmt.target.name not in value:
-                    first.add(stmt.target.name)
-                seen.add(stmt.target.name)
+                reads, target = self._names_in(stmt.value), stmt.target.name
+            elif type(stmt) is n.If:
+                reads, target = self._tests_names(stmt), None
             else:
-                value = self._names_in(stmt)
-                if value is _EVERY:
-                    break
-            seen.update(value)
-        return first
+                reads, target = self._names_in(stmt), None
+            if reads is _EVERY:
+                return assigned, bad, None, definite
+            bad.update(name for name in reads if name not in definite)
+            if target is not None:
+                assigned.add(target)
+                definite.add(target)
+            elif type(stmt) is n.If:
+                after = None
+                for body in (stmt.body, *(body for _, body in stmt.elifs), stmt.else_ or ()):
+                    inner_assigned, inner_bad, inner_definite, every = self._set_first(body, definite)
+                    assigned.update(inner_assigned)
+                    bad.update(inner_bad)
+                    if inner_definite is None:
+                        return assigned, bad, None, every
+                    after = inner_definite if after is None else after & inner_definite
+                definite = after
+        return assigned, bad, definite, None
+
+    def _tests_names(self, stmt):
+        """The names an {% if %}'s tests mention (_EVERY: one holds what reads the context)."""
+        names = set()
+        for test in (stmt.test, *(test for test, _ in stmt.elifs)):
+            found = self._names_in(test)
+            if found is _EVERY:
+                return _EVERY
+            names.update(found)
+        return names
 
     def _names_in(self, node):
         """The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an

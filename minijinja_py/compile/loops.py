@@ -60,11 +60,12 @@ def loop_parts(c, node):
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
         block = c.block(node.body)
         plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
-        resets, plan.local_copies, plan.enter = scope_start(scope)
-        # a variable the body assigns before anything reads it needs no fresh start per iteration
+        resets, local_copies, plan.enter = scope_start(scope)
+        # a variable the body assigns before anything can read it needs no fresh start per iteration
         assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body) if name in scope.refs} \
-            if resets else ()
+            if resets or local_copies else ()
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
+        plan.local_copies = tuple(pair for pair in local_copies if pair[0] not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
         # can the body (or the filter) change the data the loop walks? Then it walks it live, as Jinja2 does

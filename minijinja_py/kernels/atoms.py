@@ -12,7 +12,7 @@ import operator
 from functools import partial
 
 from .ir import Atom, Emit, If, Test
-from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, on_string, spec
+from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
 from .select import kernel
 from ..core.errors import located
 from ..runtime.objects import LoopContext
@@ -227,9 +227,8 @@ def _if_compare_first(test, body, else_block):
     that is the truth or `is none` of a key (the commonest) decided in line where its value is plain."""
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
-    kind, constant, constant_type, equal, want = first.kind, first.constant, type(first.constant), \
-        first.kind == EQ, test.want
-    unequal = not equal
+    constant, constant_type, equal, want = first.constant, type(first.constant), first.kind == EQ, test.want
+    unequal, rare = not equal, (first.kind, constant, ev, span)
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
     second = test.parts[1][0] if len(rest) == 1 else None
     slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
@@ -244,9 +243,7 @@ def _if_compare_first(test, body, else_block):
         if type(value) is constant_type:
             outcome = equal if value == constant else unequal
         else:
-            outcome = decide(kind, constant, value, f[0])
-            if outcome is None:
-                outcome = truth(f, ev, span)
+            outcome = _undecided(rare, f, value)
         if outcome is not want:
             if key2 is not None:
                 value = f[slot2]
@@ -339,32 +336,23 @@ def _if_atom(atom, value, body, else_block):
     body that is constant text appended here. (`want if test else unwanted`: a test and a jump, which CPython
     specialises, where `(test) is want` makes a bool and compares it.)"""
     slot, key, _, read_path = spec(atom.read, variables=True)
-    kind, constant, (ev, span) = atom.kind, atom.constant, value
+    kind, constant = atom.kind, atom.constant
     text, run_body = body.text, body.run
     else_ = else_block.run if else_block is not None else None
     family, constant_type = _FAMILY.get(kind), type(constant)
     want = kind in (EQ, TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
-    unwanted = not want
-    if key is not None and (kind == EQ or kind == NE):
-        str_key = on_string(key)
-
-        def run_key_compare(f, out):
+    unwanted, rare = not want, (kind, constant, *value)
+    if read_path is None and (kind == EQ or kind == NE):
+        return _compare(slot, key, constant, want, rare, text, run_body, else_)
+    if read_path is None and family is IN:
+        def run_contains(f, out):   # `'</think>' in content`, `'tool_calls' in message`
             value = f[slot]
-            if type(value) is dict:
-                try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
-                    value = value[key]
-                except KeyError:
-                    value = ABSENT
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            if type(value) is dict or type(value) is str and len(value) < BIG_STR:
+                outcome = want if constant in value else unwanted
             else:
-                value = str_key if type(value) is str else attribute(value, key)
-            if type(value) is constant_type:
-                outcome = want if value == constant else unwanted
-            elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-                outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
-            else:
-                outcome = decide(kind, constant, value, f[0])
-                if outcome is None:
-                    outcome = truth(f, ev, span)
+                outcome = _undecided(rare, f, value)
             if outcome:
                 if text is None:
                     run_body(f, out)
@@ -372,7 +360,7 @@ def _if_atom(atom, value, body, else_block):
                     out.append(text)
             elif else_ is not None:
                 else_(f, out)
-        return run_key_compare
+        return run_contains
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
@@ -391,16 +379,12 @@ def _if_atom(atom, value, body, else_block):
             outcome = want if value == constant else unwanted
         elif family is NONE and value is not MISSING and value is not ABSENT:
             outcome = want if value is None else unwanted
-        elif family is IN and (type(value) is dict or type(value) is str and len(value) < BIG_STR):
-            outcome = want if constant in value else unwanted
         elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
             outcome = unwanted   # a missing key: undefined, false
         elif order is not None and type(value) is int:
             outcome = order(value, constant)
         else:
-            outcome = decide(kind, constant, value, f[0])
-            if outcome is None:
-                outcome = truth(f, ev, span)
+            outcome = _undecided(rare, f, value)
         if outcome:
             if text is None:
                 run_body(f, out)
@@ -409,6 +393,60 @@ def _if_atom(atom, value, body, else_block):
         elif else_ is not None:
             else_(f, out)
     return _narrowed(atom, body, else_, want, run_atom)
+
+
+def _undecided(rare, f, value):
+    """An atom's outcome where a kernel's form in line does not decide it: decide(), else the truth of the test's
+    general value. rare: (kind, constant, ev, span), one free variable of the kernel's closure for its rare path
+    (each costs every call of it), a tuple (a closure per kernel costs retained memory)."""
+    kind, constant, ev, span = rare
+    outcome = decide(kind, constant, value, f[0])
+    return outcome if outcome is not None else truth(f, ev, span)
+
+
+def _compare(slot, key, constant, want, rare, text, run_body, else_):
+    """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or on a variable
+    (`role == 'user'`)."""
+    constant_type, unwanted = type(constant), not want
+    if key is None:
+        def run_name_compare(f, out):
+            value = f[slot]
+            if type(value) is constant_type:
+                outcome = want if value == constant else unwanted
+            else:
+                outcome = _undecided(rare, f, value)
+            if outcome:
+                if text is None:
+                    run_body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_name_compare
+
+    def run_key_compare(f, out):
+        value = f[slot]
+        if type(value) is dict:
+            try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
+                value = value[key]
+            except KeyError:
+                value = ABSENT
+        else:
+            value = attribute(value, key)
+        if type(value) is constant_type:
+            outcome = want if value == constant else unwanted
+        elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            outcome = unwanted   # undefined equals no constant (`content['type']` of a string's character)
+        else:
+            outcome = _undecided(rare, f, value)
+        if outcome:
+            if text is None:
+                run_body(f, out)
+            else:
+                out.append(text)
+        elif else_ is not None:
+            else_(f, out)
+    return run_key_compare
 
 
 def _narrowed(atom, body, else_, want, run_atom):

@@ -50,7 +50,7 @@ def _joiner(texts, reads, general, counted):
 def _join_one(texts, read, room, general, counted):
     before, after = texts
     slot, key, method, read_path = read
-    if read_path is None and key is not None and not counted:
+    if read_path is None and not counted:
         return _one_key(before, slot, key, method, after, room, general)
 
     def run_one_read(f, out):
@@ -79,8 +79,7 @@ def _join_two(texts, first, second, room, general, counted):
     before, middle, after = texts
     slot, key, method, read_path = first
     slot2, key2, method2, read_path2 = second
-    if read_path is None and read_path2 is None and method is None and method2 is None and not counted and \
-            key is not None and key2 is not None:
+    if read_path is None and read_path2 is None and method is None and method2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
     def run_two_reads(f, out):
@@ -115,12 +114,20 @@ def _join_two(texts, first, second, room, general, counted):
 
 
 def _one_key(before, slot, key, method, after, room, general):
-    """_join_one's commonest forms: a key of a variable (`message['content']`, maybe `|trim`), printed in a loop
-    body (which counts the output)."""
+    """_join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
+    printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
+    missing one raises, and the general closure prints the undefined.)"""
     if method is None:
         def run_one_key(f, out):
             value = f[slot]
-            value = value.get(key) if type(value) is dict else attribute(value, key)
+            if key is not None:
+                if type(value) is dict:
+                    try:
+                        value = value[key]
+                    except KeyError:
+                        return general(f, out)
+                else:
+                    value = attribute(value, key)
             if type(value) is str and len(value) < room:
                 out.append(before + value + after)
             else:
@@ -129,7 +136,14 @@ def _one_key(before, slot, key, method, after, room, general):
 
     def run_one_key_method(f, out):
         value = f[slot]
-        value = value.get(key) if type(value) is dict else attribute(value, key)
+        if key is not None:
+            if type(value) is dict:
+                try:
+                    value = value[key]
+                except KeyError:
+                    return general(f, out)
+            else:
+                value = attribute(value, key)
         if type(value) is str and len(value) < room:
             out.append(before + method(value) + after)
         else:
@@ -138,14 +152,28 @@ def _one_key(before, slot, key, method, after, room, general):
 
 
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
-    """_join_two's commonest form: two keys of variables (`message['role']`, `message['content']`), printed in
-    a loop body (which counts the output)."""
+    """_join_two's commonest form: two variables or keys of them (`message['role']`, `message['content']`, `role`),
+    printed in a loop body (which counts the output); keys read as _one_key reads them."""
     def run_two_keys(f, out):
         value = f[slot]
-        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if key is not None:
+            if type(value) is dict:
+                try:
+                    value = value[key]
+                except KeyError:
+                    return general(f, out)
+            else:
+                value = attribute(value, key)
         if type(value) is str:
             value2 = f[slot2]
-            value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
+            if key2 is not None:
+                if type(value2) is dict:
+                    try:
+                        value2 = value2[key2]
+                    except KeyError:
+                        return general(f, out)
+                else:
+                    value2 = attribute(value2, key2)
             if type(value2) is str and len(value) + len(value2) < room:
                 out.append(before + value + middle + value2 + after)
                 return

@@ -10,7 +10,9 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 
-from .ir import Loop, text_of
+from .atoms import EQ, NE
+from .branches import table
+from .ir import Atom, If, Loop, Switch, text_of
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
@@ -75,7 +77,8 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
     if len(runs) == 1 and not plan.resets and not plan.local_copies:
-        return _walk_plain(plan.target_slot, runs[0])
+        found, slot = _item_table(plan.target_slot, body), plan.target_slot
+        return _walk_plain(slot, runs[0]) if found is None else _walk_switch(slot, *found, runs[0])
     return _walk_many(plan.target_slot, plan.resets, plan.local_copies, runs)
 
 
@@ -93,6 +96,50 @@ def _walk_plain(slot, a):
         except BreakLoop:
             f[0].fuel += length_hint(remaining) * step
     return walk_plain
+
+
+def _item_table(slot, body):
+    """(key, the constants' type, {constant: body run or None}, the run of any other value) of a body that is one
+    {% if item.key == c %} (or !=) without elif or else, or one switch without extras on a key of the item."""
+    node = body.nodes[0] if len(body.nodes) == 1 else None
+    if type(node) is Switch and node.plain and len(node.groups) == 1:
+        read, (runs, default) = node.subject, table(node)
+    elif type(node) is If and len(node.tests) == 1 and node.else_ is None and type(node.tests[0]) is Atom and \
+            node.tests[0].kind in (EQ, NE):
+        read, equal, run = node.tests[0].read, node.tests[0].kind == EQ, node.bodies[0].run
+        runs, default = {node.tests[0].constant: run if equal else None}, None if equal else run
+    else:
+        return None
+    if read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str or read.method is not None:
+        return None
+    return read.keys[0], type(next(iter(runs))), runs, default
+
+
+def _walk_switch(slot, key, kind, runs, default, a):
+    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if message['role'] ==
+    'system' %}`, `{% if m.role == 'user' %}...{% elif m.role == 'assistant' %}...`): a plain dict item's key read
+    in line and what its plain value runs found in the table (an item whose value runs nothing skipped, as
+    Jinja2 runs nothing for it); any other item through the statement's kernel a, which reads it again (the read
+    in line ran nothing)."""
+    def walk_switch(f, out, items, step):
+        remaining = iter(items)
+        try:
+            for item in remaining:
+                f[slot] = item
+                run = a
+                if type(item) is dict:
+                    value = item.get(key)
+                    if type(value) is kind:
+                        run = runs.get(value, default)
+                        if run is None:
+                            continue
+                try:
+                    run(f, out)
+                except ContinueLoop:
+                    continue
+        except BreakLoop:
+            f[0].fuel += length_hint(remaining) * step
+    return walk_switch
 
 
 def _walk_many(slot, resets, local_copies, runs):
