@@ -28,7 +28,7 @@ from .core.errors import (
 )
 from .core.state import Limits, RenderState, current_state, enter_render, leave_render
 from .loaders import BaseLoader, checked_source
-from .options import DEFAULT_POLICIES, configure, default_globals, default_policies
+from .options import DEFAULT_POLICIES, configure, default_globals, default_policies, set_delimiters
 from .runtime.undefined import Undefined
 from .syntax import nodes
 from .syntax.parse import normalize_newlines, parse
@@ -96,16 +96,21 @@ class Environment:
         """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
         option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
         wrong undefined / limits / delimiter."""
+        # the options set as given (options.configure's plain ones and the delimiters), stored here at once:
+        # environments are made per compile (transformers' uncached path), configure's loop was a tenth of it
+        self.block_start_string, self.block_end_string = block_start_string, block_end_string
+        self.variable_start_string, self.variable_end_string = variable_start_string, variable_end_string
+        self.comment_start_string, self.comment_end_string = comment_start_string, comment_end_string
+        self.line_statement_prefix, self.line_comment_prefix = line_statement_prefix, line_comment_prefix
+        self.trim_blocks, self.lstrip_blocks, self.keep_trailing_newline = trim_blocks, lstrip_blocks, \
+            keep_trailing_newline
+        self.autoescape, self.random_seed, self.loader, self.finalize = autoescape, random_seed, loader, finalize
+        self.immutable, self.cache_size, self.auto_reload = immutable, cache_size, auto_reload
         self.extensions = frozenset()
-        configure(self, block_start_string=block_start_string, block_end_string=block_end_string,
-                  variable_start_string=variable_start_string, variable_end_string=variable_end_string,
-                  comment_start_string=comment_start_string, comment_end_string=comment_end_string,
-                  line_statement_prefix=line_statement_prefix, line_comment_prefix=line_comment_prefix,
-                  trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, newline_sequence=newline_sequence,
-                  keep_trailing_newline=keep_trailing_newline, extensions=extensions, optimized=optimized,
-                  undefined=undefined, finalize=finalize, autoescape=autoescape, loader=loader,
-                  cache_size=cache_size, auto_reload=auto_reload, bytecode_cache=bytecode_cache,
-                  enable_async=enable_async, limits=limits, random_seed=random_seed, immutable=immutable)
+        # the checked ones (in the constructor's order: the same error first), then the delimiters together
+        configure(self, newline_sequence=newline_sequence, extensions=extensions, optimized=optimized,
+                  undefined=undefined, bytecode_cache=bytecode_cache, enable_async=enable_async, limits=limits)
+        set_delimiters(self)
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)
         self.globals = default_globals()
@@ -121,10 +126,13 @@ class Environment:
 
     def _options_key(self):
         # Filters, tests and options are read at compile time, so they are part of what a compiled template is.
+        # (names and functions as two flat tuples each: equal exactly when the (name, function) pairs are, and
+        # about half the cost to make and hash)
+        filters, tests = self.filters, self.tests
         return (self.trim_blocks, self.lstrip_blocks, self._delimiters, self.keep_trailing_newline,
                 bool(self.autoescape) if not callable(self.autoescape) else self.autoescape, self.undefined,
                 self.extensions, self.limits, self.finalize, self.newline_sequence,
-                tuple(self.filters.items()), tuple(self.tests.items()))
+                tuple(filters), tuple(filters.values()), tuple(tests), tuple(tests.values()))
 
     @staticmethod
     def _cached(cache, key, make):

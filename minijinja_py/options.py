@@ -19,7 +19,7 @@ from .runtime.globalfuncs import Cycler, DictFactory, Joiner, lipsum, sandboxed_
 from .runtime.objects import Namespace
 from .runtime.undefined import Undefined
 
-__all__ = ["DEFAULT_POLICIES", "configure", "default_globals", "default_policies", "extension_name"]
+__all__ = ["DEFAULT_POLICIES", "configure", "set_delimiters", "default_globals", "default_policies", "extension_name"]
 
 # Jinja2's extension names, and ours. "generation" ({% generation %}) is what transformers' AssistantTracker adds.
 _EXTENSIONS = {
@@ -82,13 +82,20 @@ def configure(env: Any, **options: Any) -> None:
         else:
             raise TypeError(f"unexpected Environment option {name!r}")
     if not _DELIMITER_NAMES.isdisjoint(options):
-        delimiters = Delimiters(*(getattr(env, name) for name in DELIMITER_OPTIONS))
-        if delimiters == DEFAULT_DELIMITERS and tuple(map(type, delimiters)) == _DEFAULT_DELIMITER_TYPES:
-            # Jinja2's own (valid): the commonest case needs no check
-            env._delimiters = None
-        else:
-            check(delimiters)
-            env._delimiters = delimiters
+        set_delimiters(env)
+
+
+def set_delimiters(env: Any) -> None:
+    """env._delimiters from env's delimiter options, checked together: None for Jinja2's own (the commonest case
+    needs no check). Raises ValueError or TypeError for delimiters that cannot be (syntax.delimiters.check)."""
+    given = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+             env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix)
+    if given == DEFAULT_DELIMITERS and tuple(map(type, given)) == _DEFAULT_DELIMITER_TYPES:
+        env._delimiters = None
+    else:
+        delimiters = Delimiters(*given)
+        check(delimiters)
+        env._delimiters = delimiters
 
 
 def extension_name(name: Any) -> str:

@@ -17,7 +17,7 @@ from ..analysis.transforms import (
     FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_string_filters, folds_string_filters,
     has_conditional_extends, with_newline_sequence,
 )
-from .context import CompileContext, Where, place
+from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
 from .folded import FOLDING_EXPRESSIONS, fold_constants, may_fold
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
@@ -47,18 +47,22 @@ STATEMENTS = {
 
 
 def _dispatchers(c):
-    """(expr(node), stmt(node)): compile a node by the tables, its span first replaced by its Where
+    """(expr(node), stmt(node)): compile a node by the tables, its span first replaced by its packed location
     (context.place): the closures made for it keep that (the tree is dropped when the compile ends). A load tag
     keeps its Span: it reads the source around it. (Called for every node compiled: the check is in line.)"""
     expressions, statements = EXPRESSIONS, STATEMENTS
 
     def expr(node):
-        if node.span.__class__ is not Where:
-            node.span = place(node.span)
+        span = node.span
+        if span.__class__ is not int:
+            # context.place in line (a call per node compiled): the packed location, or the Span past 20 bits
+            line, col, _, _, end_line, end_col = span
+            if col <= 0xFFFFF and end_line <= 0xFFFFF and end_col <= 0xFFFFF:
+                node.span = line << 60 | col << 40 | end_line << 20 | end_col
         return expressions[type(node)](c, node)
 
     def stmt(node):
-        if node.span.__class__ is not Where and type(node) is not n.Load:
+        if node.span.__class__ is not int and type(node) is not n.Load:
             node.span = place(node.span)
         return statements[type(node)](c, node)
     return expr, stmt

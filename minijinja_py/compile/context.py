@@ -11,8 +11,8 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
   out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
   ev(f)    a compiled expression: returns its value
   run(f, out)  a compiled statement or statement list: appends its output
-  span     a node's location (nodes.Span; what a compiled closure keeps of it: a Where); errors are located at the
-           innermost span (errors.located)
+  span     a node's location (nodes.Span; what a compiled closure keeps of it: an int, see place); errors are
+           located at the innermost span (errors.located)
   weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
   output   every piece appended to an output list is counted against max_output once, before any join: by the
            statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
@@ -21,29 +21,21 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
            of one: (slot, key, ev) (operands.operand)
 """
 
-__all__ = ["CompileContext", "Where", "place"]
-
-
-class Where(int):
-    """A node's location as a located error reports it — line, col, end_line, end_col — packed in one int: what a
-    compiled closure keeps of a node's Span (a Span of six ints is about four times the size, and a template
-    keeps hundreds)."""
-    __slots__ = ()
-
-    line = property(lambda self: self >> 60)
-    col = property(lambda self: self >> 40 & 0xFFFFF)
-    end_line = property(lambda self: self >> 20 & 0xFFFFF)
-    end_col = property(lambda self: self & 0xFFFFF)
+__all__ = ["CompileContext", "place"]
 
 
 def place(span):
-    """The Where of a span (a Where as it is; a position past what 20 bits hold is kept as a Span)."""
-    if span.__class__ is Where:
+    """What a compiled closure keeps of a node's Span: its location as a located error reports it — line, col,
+    end_line, end_col — packed in one plain int (core/errors.location unpacks it): a Span of six ints is about
+    four times the size, a template keeps hundreds, and a plain int is neither made through a class call nor
+    tracked by the cyclic collector. An int is returned as it is; a position past what 20 bits hold stays a
+    Span. (compiler._dispatchers packs expressions' spans in line, the same way: a change here changes it.)"""
+    if span.__class__ is int:
         return span
-    col, end_line, end_col = span.col, span.end_line, span.end_col
+    line, col, _, _, end_line, end_col = span
     if col > 0xFFFFF or end_line > 0xFFFFF or end_col > 0xFFFFF:   # (not max(): a call per node compiled)
         return span
-    return Where(span.line << 60 | col << 40 | end_line << 20 | end_col)
+    return line << 60 | col << 40 | end_line << 20 | end_col
 
 
 class CompileContext:

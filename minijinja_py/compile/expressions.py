@@ -17,7 +17,7 @@ from .comparisons import e_compare
 from .conditionals import condition
 from .operands import constant_key, constant_literal, dict_key, local_slot
 from ..core.budget import charge_result, guard
-from ..core.errors import located
+from ..core.errors import located, location
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
 from ..runtime.markup import Markup, escape
 from ..runtime.objects import LoopContext
@@ -462,7 +462,7 @@ def e_cond(c, node):
     # the weight of the statement around this expression counts its test; a branch pays for its nodes when taken
     then = _paying(then, node_count(node.then))
     if else_ is None:
-        hint = (f"the inline if-expression on line {node.span.line} evaluated to false and no else section was "
+        hint = (f"the inline if-expression on line {location(node.span)[0]} evaluated to false and no else section was "
                 "defined.")
         # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
         return lambda f: then(f) if test(f) else Undefined(hint)

@@ -135,8 +135,8 @@ def _nothing(f, out):
 
 
 def lower(c, item):
-    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their Where as it
-    compiles: context.place)."""
+    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their packed
+    location as it compiles: context.place)."""
     if type(item) is list:
         for node in item:
             node.span = place(node.span)

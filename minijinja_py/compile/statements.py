@@ -5,8 +5,6 @@ blocks, autoescape, do, break/continue — and the scopes some of them open.
 Each compiler here takes (c, node) and returns run(f, out) (see the glossary in context.py).
 """
 
-from contextlib import contextmanager
-
 from ..analysis.symbols import Scope, analyze, target_names
 from .assignment import assigner, namespace_check, s_assign
 from .calls import compile_filter_step
@@ -36,21 +34,30 @@ def nothing(f, out):
 _CURRENT = object()
 
 
-@contextmanager
-def in_scope(c, statements, params=(), function=None, parent=_CURRENT):
-    """Open a new scope for `statements` (in `function`, default the current one), with `params` declared,
-    analysed now with `parent` (default: the current scope; None: no parent) around it; it is the current scope
-    inside the `with`."""
-    scope = Scope(function or c.scope.function, c.scope if parent is _CURRENT else parent)
-    for name in params:
-        scope.declare_parameter(name)
-    analyze(scope, statements)
-    scope.localize_resolved_stores()
-    saved, c.scope = c.scope, scope
-    try:
-        yield scope
-    finally:
-        c.scope = saved
+class in_scope:
+    """`with in_scope(c, statements, params, function, parent) as scope:` opens a new scope for `statements` (in
+    `function`, default the current one), with `params` declared, analysed now with `parent` (default: the current
+    scope; None: no parent) around it; it is the current scope inside the `with`. (A class rather than a
+    generator-based context manager: every loop, macro, block and with opens one, and contextlib's machinery cost
+    more than the rest of opening it.)"""
+
+    __slots__ = ("c", "scope", "saved")
+
+    def __init__(self, c, statements, params=(), function=None, parent=_CURRENT):
+        scope = Scope(function or c.scope.function, c.scope if parent is _CURRENT else parent)
+        for name in params:
+            scope.declare_parameter(name)
+        analyze(scope, statements)
+        scope.localize_resolved_stores()
+        self.c, self.scope = c, scope
+
+    def __enter__(self):
+        c = self.c
+        self.saved, c.scope = c.scope, self.scope
+        return self.scope
+
+    def __exit__(self, *exc_info):
+        self.c.scope = self.saved
 
 
 def scope_start(scope):

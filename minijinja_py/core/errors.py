@@ -13,7 +13,7 @@ __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
     "TemplateLoadError", "twin_of", "limit_twin", "claim",
-    "as_template_error", "scrub_message", "located", "error_at", "state_not_counted",
+    "as_template_error", "scrub_message", "located", "location", "error_at", "state_not_counted",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -380,10 +380,18 @@ def _key_repr(key):
     return f"<{type(key).__name__} object>"
 
 
+def location(span):
+    """(line, col, (end_line, end_col)) of a node's location: a Span, or the int compile/context.place packs one
+    into (line << 60 | col << 40 | end_line << 20 | end_col)."""
+    if span.__class__ is int:
+        return span >> 60, span >> 40 & 0xFFFFF, (span >> 20 & 0xFFFFF, span & 0xFFFFF)
+    return span.line, span.col, (span.end_line, span.end_col)
+
+
 def located(exc, span):
     """The one way a location is attached: any exception → a TemplateError carrying span's location, unless it
     already has an inner one (the innermost wins)."""
-    return as_template_error(exc, span.line, span.col, (span.end_line, span.end_col))
+    return as_template_error(exc, *location(span))
 
 
 def claim(exc, origin):
@@ -400,7 +408,8 @@ def claim(exc, origin):
 
 def error_at(cls, message, span):
     """A new error of class cls located at span."""
-    return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
+    line, col, end = location(span)
+    return cls(message, line, col, end=end)
 
 
 def _plain_message(exc):

@@ -73,7 +73,7 @@ class Limits:
     cannot give itself more. steps_per_message=0 makes max_steps a fixed cap.
     """
 
-    __slots__ = _LIMIT_NAMES
+    __slots__ = _LIMIT_NAMES + ("_hash",)   # (the hash taken once: each compile's cache key holds the limits)
 
     max_template_size: int
     max_nesting: int
@@ -100,6 +100,7 @@ class Limits:
             if value < 0:
                 raise ValueError(f"Limits.{name} must be >= 0, not {value}")
             object.__setattr__(self, name, int(value))
+        object.__setattr__(self, "_hash", hash(self._key()))
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Limits is immutable: use Limits().replace({name}=...)")
@@ -125,7 +126,7 @@ class Limits:
         return self._key() == other._key() if type(other) is Limits else NotImplemented
 
     def __hash__(self):
-        return hash(self._key())
+        return self._hash
 
     def __repr__(self):
         return "Limits(" + ", ".join(f"{name}={getattr(self, name)}" for name in _LIMIT_NAMES) + ")"

@@ -7,7 +7,7 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 
 from collections import deque
 
-from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim
+from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
 from ..core.state import MISSING, limit_exceeded, out_of_fuel
 from .markup import Markup
 from .printing import safe_repr
@@ -77,7 +77,7 @@ def join_output(out):
             if type(item) is NotText:
                 span = item.span
                 error = TypeError(f"sequence item {i}: expected str instance, {type(item.value).__name__} found")
-                raise as_template_error(error, span.line, span.col, (span.end_line, span.end_col)) from None
+                raise as_template_error(error, *location(span)) from None
         raise exc
 
 
