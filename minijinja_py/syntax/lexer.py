@@ -320,15 +320,16 @@ class Lexer:
             char = text[pos]
             match = table.get(char) or candidates(state, char)
             while match.__class__ is _Skip:   # skipped whitespace leaves the state as it is: on to what follows
-                after = text[pos + 1:pos + 2]
-                if after >= "\x80" or after in match.chars:
+                pos += 1
+                if pos == size:
+                    return
+                after = text[pos]
+                if after in match.chars or after >= "\x80":
+                    pos -= 1
                     match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
                     break
                 if char == "\n":   # a run of one character: skip it
-                    line, line_start = line + 1, pos + 1
-                pos += 1
-                if not after:
-                    return
+                    line, line_start = line + 1, pos
                 char = after
                 match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:
