@@ -199,8 +199,7 @@ def if_tests(node):
 
 
 def guarded(test, body, else_, text=None):
-    """run(f, out): body where test(f) holds (text: the constant text it prints, appended here), else else_
-    (None: nothing)."""
+    """run(f, out): body where test(f) holds (text: its constant text, appended here), else else_ (or nothing)."""
     def run_test(f, out):
         if test(f):
             if text is None:
@@ -231,10 +230,11 @@ def _if_compare_first(test, body, else_block):
     second = test.parts[1][0] if len(rest) == 1 else None
     slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
         else (None, None)
-    if key2 is not None:
-        truths2, want2 = _FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)
+    truths2, want2 = (_FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)) if key2 is not None else (0, 0)
 
-    def run_compare_first(f, out):
+    def run_compare_first(f, out, slot=slot, key=key, constant_type=constant_type, constant=constant, equal=equal,
+                          rare=rare, want=want, key2=key2, slot2=slot2, truths2=truths2, want2=want2, rest=rest,
+                          text=text, run_body=run_body, else_=else_):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is constant_type:
@@ -306,7 +306,8 @@ def _if_key_there(test, body, else_block, run_two_parts):
         return None
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
 
-    def run_key_there(f, out):
+    def run_key_there(f, out, slot=slot, key=key, truthy=truthy, run_two_parts=run_two_parts, text=text,
+                      run_body=run_body, else_=else_):
         value = f[slot]
         if type(value) is not dict:
             return run_two_parts(f, out)
@@ -342,7 +343,8 @@ def _if_atom(atom, value, body, else_block):
     if read_path is None and (kind == EQ or kind == NE):
         return _compare(slot, key, constant, want, rare, text, run_body, else_)
     if read_path is None and family is IN:
-        def run_contains(f, out):   # `'</think>' in content`, `'tool_calls' in message`
+        def run_contains(f, out, slot=slot, key=key, constant=constant, want=want, rare=rare, text=text,
+                         run_body=run_body, else_=else_):   # `'</think>' in content`, `'tool_calls' in message`
             value = f[slot]
             if key is not None:
                 value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
@@ -402,11 +404,11 @@ def _undecided(rare, f, value):
 
 
 def _compare(slot, key, constant, want, rare, text, run_body, else_):
-    """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or on a variable
-    (`role == 'user'`)."""
+    """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or a variable."""
     constant_type = type(constant)
     if key is None:
-        def run_name_compare(f, out):
+        def run_name_compare(f, out, slot=slot, constant_type=constant_type, constant=constant, want=want,
+                             rare=rare, text=text, run_body=run_body, else_=else_):
             value = f[slot]
             if type(value) is constant_type:
                 outcome = want if value == constant else not want
@@ -421,7 +423,8 @@ def _compare(slot, key, constant, want, rare, text, run_body, else_):
                 else_(f, out)
         return run_name_compare
 
-    def run_key_compare(f, out):
+    def run_key_compare(f, out, slot=slot, key=key, constant_type=constant_type, constant=constant, want=want,
+                        rare=rare, text=text, run_body=run_body, else_=else_):
         value = f[slot]
         if type(value) is dict:
             try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
@@ -460,8 +463,7 @@ def _narrowed(atom, body, else_, want, run_atom):
 
 
 def _echoes(block, read):
-    """Does block print nothing but read's value (one uncounted {{ read }}: the text kernel appends a short str
-    as it is)?"""
+    """Does block print nothing but read's value (one uncounted {{ read }}: a short str appended as it is)?"""
     node = block.nodes[0] if len(block.nodes) == 1 else None
     return type(node) is Emit and not node.counted and node.parts is not None and len(node.parts) == 1 and \
         node.parts[0] == read

@@ -61,8 +61,7 @@ def _subject(node):
 
 def table(node):
     """({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
-    the constants' type (or ABSENT: equal to none) runs, each value's plan made into one closure when the template
-    compiles."""
+    the constants' type (or ABSENT: equal to none) runs, each value's plan made one closure at compile time."""
     if len(node.groups) == 1 and node.plain:
         return _bodies(node.groups[0])
     ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code

@@ -91,8 +91,7 @@ def spec(read, methods=False, variables=False):
 def reader(read, strict=False):
     """f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
     module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
-    (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop
-    field)."""
+    (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop)."""
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)

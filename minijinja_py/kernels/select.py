@@ -78,8 +78,7 @@ def general_only():
 
 def configure(general_only=None, disabled=None):
     """Set what later compiles may choose: general_only (bool), disabled (names of registry entries or peephole
-    rules a compile must not use). Returns the previous (general_only, disabled), for a caller that puts them
-    back."""
+    rules a compile must not use). Returns the previous (general_only, disabled), for a caller to restore."""
     previous = (_settings.general_only, _settings.disabled)
     if general_only is not None:
         _settings.general_only = bool(general_only)

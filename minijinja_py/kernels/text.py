@@ -35,8 +35,7 @@ def _pieces(parts):
 
 
 def _joiner(texts, reads, general, counted):
-    """run(f, out) for len(reads) reads between texts: the joined text appended (counted: against max_output
-    first)."""
+    """run(f, out) for len(reads) reads between texts: the joined text appended (counted: against max_output first)."""
     room = BIG_STR - sum(map(len, texts))
     if room <= 0:
         return None
@@ -82,7 +81,9 @@ def _join_two(texts, first, second, room, general, counted):
     if read_path is None and read_path2 is None and method is None and method2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
-    def run_two_reads(f, out):
+    def run_two_reads(f, out, read_path=read_path, slot=slot, key=key, method=method, read_path2=read_path2,
+                      slot2=slot2, key2=key2, method2=method2, room=room, before=before, middle=middle, after=after,
+                      counted=counted, general=general):
         if read_path is None:
             value = f[slot]
             if key is not None:
@@ -118,7 +119,7 @@ def _one_key(before, slot, key, method, after, room, general):
     printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
     missing one raises, and the general closure prints the undefined.)"""
     if method is None:
-        def run_one_key(f, out):
+        def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general):
             value = f[slot]
             if key is not None:
                 if type(value) is dict:
@@ -134,7 +135,8 @@ def _one_key(before, slot, key, method, after, room, general):
                 general(f, out)
         return run_one_key
 
-    def run_one_key_method(f, out):
+    def run_one_key_method(f, out, slot=slot, key=key, room=room, before=before, after=after, method=method,
+                           general=general):
         value = f[slot]
         if key is not None:
             if type(value) is dict:
@@ -154,7 +156,8 @@ def _one_key(before, slot, key, method, after, room, general):
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
     """_join_two's commonest form: two variables or keys of them (`message['role']`, `message['content']`, `role`),
     printed in a loop body (which counts the output); keys read as _one_key reads them."""
-    def run_two_keys(f, out):
+    def run_two_keys(f, out, slot=slot, key=key, slot2=slot2, key2=key2, room=room, before=before, middle=middle,
+                     after=after, general=general):   # defaults: cheaper per call than free variables
         value = f[slot]
         if key is not None:
             if type(value) is dict:
