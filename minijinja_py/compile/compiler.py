@@ -27,6 +27,7 @@ from .lower import block
 from .peephole import enabled_rules
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
 from ..kernels import select
+from ..core.errors import MAX_POSITION
 from ..core.state import gc_paused
 from ..runtime.composition import context_at
 from ..syntax import nodes as n
@@ -57,7 +58,7 @@ def _dispatchers(c):
         if span.__class__ is not int:
             # context.place in line (a call per node compiled): the packed location, or the Span past 20 bits
             line, col, _, _, end_line, end_col = span
-            if col <= 0xFFFFF and end_line <= 0xFFFFF and end_col <= 0xFFFFF:
+            if col <= MAX_POSITION and end_line <= MAX_POSITION and end_col <= MAX_POSITION:
                 node.span = line << 60 | col << 40 | end_line << 20 | end_col
         return expressions[type(node)](c, node)
 

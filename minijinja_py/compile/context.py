@@ -21,6 +21,8 @@ Glossary of the interpreter's names, used throughout compiler.py, loops.py, expr
            of one: (slot, key, ev) (operands.operand)
 """
 
+from ..core.errors import MAX_POSITION
+
 __all__ = ["CompileContext", "place"]
 
 
@@ -33,7 +35,7 @@ def place(span):
     if span.__class__ is int:
         return span
     line, col, _, _, end_line, end_col = span
-    if col > 0xFFFFF or end_line > 0xFFFFF or end_col > 0xFFFFF:   # (not max(): a call per node compiled)
+    if col > MAX_POSITION or end_line > MAX_POSITION or end_col > MAX_POSITION:   # (not max(): a call per node compiled)
         return span
     return line << 60 | col << 40 | end_line << 20 | end_col
 

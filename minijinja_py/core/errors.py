@@ -380,11 +380,14 @@ def _key_repr(key):
     return f"<{type(key).__name__} object>"
 
 
+MAX_POSITION = 0xFFFFF   # a packed location's col, end_line and end_col fields: 20 bits each (line: the rest)
+
+
 def location(span):
     """(line, col, (end_line, end_col)) of a node's location: a Span, or the int compile/context.place packs one
     into (line << 60 | col << 40 | end_line << 20 | end_col)."""
     if span.__class__ is int:
-        return span >> 60, span >> 40 & 0xFFFFF, (span >> 20 & 0xFFFFF, span & 0xFFFFF)
+        return span >> 60, span >> 40 & MAX_POSITION, (span >> 20 & MAX_POSITION, span & MAX_POSITION)
     return span.line, span.col, (span.end_line, span.end_col)
 
 
