@@ -389,6 +389,11 @@ LATTICE = {
         "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.content == 1 %}{% break %}{% endif %}{% endfor %}{% for v in x %}"
         "{% if v.role == true %}T{% endif %}{% endfor %}",
+        # a first statement that sets a variable to a key of one (maybe through a str method): set in the walk
+        "{% for m in ms %}{% set r = m.role|lower %}{% if r == 'a' %}{% set r = 'h' %}{% endif %}"
+        "{% set r = r|upper %}{{ '<' + r + '>' + m.content }}{% endfor %}{{ r }}",
+        "{% for m in ms %}{% set c = m['content']|trim %}[{{ c }}]{% set c = c ~ '!' %}{{ c }}{% endfor %}"
+        "{% for v in x %}{% set c = v.role %}{{ c }}{% if c %}T{% endif %}{% endfor %}",
     ],
 }
 
@@ -435,6 +440,7 @@ LIMIT_SNIPPETS = [
     "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
     "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
     "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}",
+    "{% for m in ms %}{% set r = m.role|upper %}{{ r }},{{ m.content }}{% endfor %}",
 ]
 
 

@@ -16,7 +16,7 @@ from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
-from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Test, text_of
+from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of
 from ..kernels.select import choose
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
@@ -27,7 +27,7 @@ __all__ = ["block", "read_of", "atom_of"]
 def block(c, statements):
     """A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
     templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
-    each and for the list. Running the statements costs the Block's weight (their own nodes, not the blocks
+    each, run in turn (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks
     nested in them, which charge when they run); the caller charges it, where it already touches the budget."""
     merged = []
     for node in statements:
@@ -44,9 +44,7 @@ def block(c, statements):
     else:
         nodes = rewrite(c, nodes)
         runs = tuple(map(choose, nodes))
-    made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
-    made.run = made.general if c.general_only else choose(made)
-    return made
+    return Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
 
 
 def _items(c, nodes):
@@ -148,7 +146,8 @@ def lower(c, item):
     if isinstance(item, n.For):
         plan, body, over, iterable, walkable, run = loop_parts(c, item)
         return Loop(plan, body, over, iterable, walkable, run)
-    return Opaque(c.stmt(item))
+    read = read_of(c, item.value) if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget) else None
+    return Opaque(c.stmt(item)) if read is None else Set(c.scope.refs[item.target.name], read, c.stmt(item))
 
 
 # ----------------------------------------------------------------------------------------------------- reads
@@ -175,7 +174,7 @@ def read_of(c, node):
     depth, slot, kind = c.variable(node.name)
     if depth != 0:
         return None
-    return Read(slot, tuple(reversed(keys)), method, node.name)
+    return Read(slot, tuple(reversed(keys)), method)
 
 
 def _text_parts(c, expr):
@@ -271,7 +270,7 @@ def _lower_if(c, node):
         pure = all(operands) or c.effects is not None and not c.effects.changes_data(test)
         tests.append(Test(isinstance(test, n.Or), zip(operands, (part[1:] for part in parts)), pure)
                      if any(operands) else None)
-    return If(tests, values, [branch[-1] for branch in branches], else_, general, node)
+    return If(tests, values, [branch[-1] for branch in branches], else_, general)
 
 
 def _atoms_test(c, node):

@@ -12,26 +12,21 @@ from operator import length_hint
 
 from .atoms import EQ, NE
 from .branches import table
-from .ir import Atom, If, Loop, Switch, text_of
+from .ir import Atom, If, Loop, Set, Switch, text_of
+from .reads import BIG_STR, spec
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
-__all__ = ["walk", "list_loop", "loop_context"]
+__all__ = ["walk"]
 
 
 @kernel(Loop, "walk")
 def walk(node):
-    """A walkable loop: the body's statements called for each item (the loop context, when the body reads `loop`,
-    told where it is as each item is handed over)."""
-    return list_loop(node, _walker(node.plan, node.body))
-
-
-def list_loop(node, walker):
-    """run(f, out) of a walkable loop: a list or tuple walked by walker(f, out, items, step), paid for up front
-    and its output counted at the end; anything else through the general loop."""
-    plan, iterable, over = node.plan, node.iterable, node.over
+    """A walkable loop: a list or tuple walked by the walker (_walker), its iterations paid for up front and its
+    output counted at the end; anything else through the general loop."""
+    plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
 
     def run_list(f, out):
@@ -68,18 +63,21 @@ def _range_items(rs, items, iter_span):
 
 def _walker(plan, body):
     """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
-    statement between constant texts, which the run appends in line) for each item: the
-    loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items it
-    consumed are skipped); the body's variables started afresh (undefined, or copied from another variable of
-    this frame); the item stored in the target's slot. A break refunds the iterations left."""
+    statement between constant texts, which the run appends in line) for each item, stored in the target's slot:
+    the loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items
+    it consumed are skipped); starts: the body's variables started afresh (the slots that start undefined, the
+    (slot, source slot) pairs that start as another variable of this frame), or None. A break refunds the rest."""
     framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
     runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
+    starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
     if plan.loop_slot is not None:
-        return _walk_loop(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
-    if len(runs) == 1 and not plan.resets and not plan.local_copies:
-        found, slot = _item_table(plan.target_slot, body), plan.target_slot
+        return _walk_loop(slot, plan.loop_slot, starts, runs)
+    if len(runs) == 1 and starts is None:
+        found = _item_table(slot, body)
         return _walk_plain(slot, runs[0]) if found is None else _walk_switch(slot, *found, runs[0])
-    return _walk_many(plan.target_slot, plan.resets, plan.local_copies, runs)
+    first = body.nodes[0] if runs is body.runs and type(body.nodes[0]) is Set else None
+    first = (first.slot,) + spec(first.read, True)[:3] if first and spec(first.read, True)[1] else (None,) * 4
+    return _walk_many(slot, starts, runs, first)
 
 
 def _walk_plain(slot, a):
@@ -142,23 +140,33 @@ def _walk_switch(slot, key, kind, runs, default, a):
     return walk_switch
 
 
-def _walk_many(slot, resets, local_copies, runs):
-    """One to five statements, no loop variable; the body's variables started per item where it has any."""
+def _walk_many(slot, starts, runs, first):
+    """One to five statements, no loop variable; a first that sets a variable to a key of one (`{% set r =
+    m['role']|lower %}`; first: (its slot, the source's, the key, a str method or None)) done here where the
+    source is a plain dict with the key (and, for a method, its value a short str), as its closure does."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
+    target, source, key, method = first
 
-    def walk_many(f, out, items, step):
+    def walk_many(f, out, items, step, slot=slot, starts=starts, target=target, source=source, key=key,
+                  method=method, a=a, b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
         remaining = iter(items)
         try:
             for item in remaining:
-                if resets:
-                    for reset in resets:
+                if starts is not None:
+                    for reset in starts[0]:
                         f[reset] = MISSING
-                if local_copies:
-                    for copy, source in local_copies:
-                        f[copy] = f[source]
+                    for copy, copied in starts[1]:
+                        f[copy] = f[copied]
                 f[slot] = item
                 try:
-                    a(f, out)
+                    if key is None or type(value := f[source]) is not dict or key not in value:
+                        a(f, out)
+                    elif method is None:
+                        f[target] = value[key]
+                    elif type(value := value[key]) is str and len(value) < BIG_STR:
+                        f[target] = method(value)
+                    else:
+                        a(f, out)
                     if b is not None:
                         b(f, out)
                         if c is not None:
@@ -174,22 +182,21 @@ def _walk_many(slot, resets, local_copies, runs):
     return walk_many
 
 
-def _walk_loop(slot, loop_slot, resets, local_copies, runs):
+def _walk_loop(slot, loop_slot, starts, runs):
     """One to five statements, the loop context told where it is as each item is handed over."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
     def walk_loop(f, out, items, step):
-        loop = loop_context(f, loop_slot, items)
+        loop = f[loop_slot] = LoopContext(items, f[0].undefined)   # (its walk: loop._iter, which loop.last spends)
         for index, item in enumerate(loop._iter):
             if index <= loop.index0:
                 continue   # consumed by the body (it iterated `loop`)
             loop.index0 = index
-            if resets:
-                for reset in resets:
+            if starts is not None:
+                for reset in starts[0]:
                     f[reset] = MISSING
-            if local_copies:
-                for copy, source in local_copies:
-                    f[copy] = f[source]
+                for copy, copied in starts[1]:
+                    f[copy] = f[copied]
             f[slot] = item
             try:
                 a(f, out)
@@ -207,10 +214,3 @@ def _walk_loop(slot, loop_slot, resets, local_copies, runs):
                 f[0].fuel += (len(items) - index - 1) * step
                 break
     return walk_loop
-
-
-def loop_context(f, loop_slot, items):
-    """A loop context over a list the walk is about to walk (through loop._iter: the loop context's list
-    iterator, which loop.last spends at the end), in the loop variable's slot."""
-    loop = f[loop_slot] = LoopContext(items, f[0].undefined)
-    return loop
