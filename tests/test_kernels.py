@@ -270,6 +270,9 @@ LATTICE = {
         "{% for m in ms %}{% set r = m.content %}{{ '(' + x|trim + ')' }}{% set y = r %}{{ r }}{% endfor %}",
     ],
     "atoms/if_tests": [
+        # a body whose first statement sets a variable to a key of one: set by the statement list's run
+        "{% if m %}{% set c = m.content|upper %}[{{ c }}]{% set c = m.role %}{{ c }}{% endif %}{{ c }}",
+        "{% if x is defined %}{% set c = m['content'] %}{% if c %}T{% endif %}{{ c }}{% endif %}",
         "{% if m.role == 'a' %}A{% else %}E{% endif %}",
         # a variable compared: in a loop body, set from a key, or the context's
         "{% for m in ms %}{% set r = m.role %}{% if r == 'a' %}A{% endif %}{% if x == 'a' %}X{% else %}E{% endif %}"

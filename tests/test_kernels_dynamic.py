@@ -378,6 +378,14 @@ CASES = [
     ("walks/walk", "chat", "{% for x in [o, o] %}{% set r = x.bump %}{{ r }}{{ xs }}{% set r = x.k %}{{ r }}"
      "{% endfor %}{% for m in [ms[0], ms[0], ms[1]] %}{% set r = m.role|upper %}{{ r }}{{ o }}{{ r }}{% endfor %}",
      busy, True),
+    # an if body whose first statement sets a variable to a key of one (set by the statement list's run)
+    ("atoms/if_tests", "chat", "{% if m %}{% set r = m.role %}{% set m = {'role': 'z'} %}{{ r }}{{ m.role }}"
+     "{% endif %}{% if m %}{% set r = m.role|upper %}{{ r }}{% endif %}", AB, True),
+    ("atoms/if_tests", "chat", "{% set ns = namespace(role='q') %}{% if m %}{% set r = m.role %}{% set m = ns %}"
+     "{{ r }}{% endif %}{% if m %}{% set r = m.role|upper %}{{ r }}{% set ns.role = 'w' %}{% endif %}"
+     "{% if m %}{% set r = m.role %}{{ r }}{% endif %}", AB, True),
+    ("atoms/if_tests", "chat", "{% for m in [ms[0], ms[0], o] %}{% if m %}{% set r = m.role|upper %}{{ o }}{{ r }}"
+     "{% endif %}{% endfor %}", busy, True),
 ]
 
 def _params():

@@ -17,7 +17,9 @@ from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
 from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of
+from ..kernels.reads import spec
 from ..kernels.select import choose
+from ..core.state import BIG_STR
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -75,6 +77,8 @@ def _run_all(runs, nodes):
         return _nothing
     if len(runs) == 1:
         return runs[0]
+    if len(runs) <= 3 and type(nodes[0]) is Set:
+        return _set_first(nodes[0].in_line, runs)
     if len(runs) <= 3 and (text_of(nodes[0]) is not None or text_of(nodes[-1]) is not None):
         framed = _framed(text_of(nodes[0]), runs, text_of(nodes[-1]))
         if framed is not None:
@@ -128,6 +132,26 @@ def _framed(before, runs, after):
     return run_before_text
 
 
+def _set_first(first, runs):
+    """_run_all's form for two or three statements, the first setting a variable to a key of one (first:
+    Set.in_line), done here as the walk does it (walks._walk_many), the others called."""
+    (target, source, key, method), (a, b, c) = first, runs + (None,) * (3 - len(runs))
+
+    def run_set_first(f, out, target=target, source=source, key=key, method=method, a=a, b=b, c=c):
+        if type(value := f[source]) is not dict or key not in value:
+            a(f, out)
+        elif method is None:
+            f[target] = value[key]
+        elif type(value := value[key]) is str and len(value) < BIG_STR:
+            f[target] = method(value)
+        else:
+            a(f, out)
+        b(f, out)
+        if c is not None:
+            c(f, out)
+    return run_set_first
+
+
 def _nothing(f, out):
     """The run of an empty statement list."""
 
@@ -147,7 +171,9 @@ def lower(c, item):
         plan, body, over, iterable, walkable, run = loop_parts(c, item)
         return Loop(plan, body, over, iterable, walkable, run)
     read = read_of(c, item.value) if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget) else None
-    return Opaque(c.stmt(item)) if read is None else Set(c.scope.refs[item.target.name], read, c.stmt(item))
+    slot, key, method, _ = spec(read, True) if read is not None else (None,) * 4   # (a key of a variable)
+    return Opaque(c.stmt(item)) if key is None else Set((c.scope.refs[item.target.name], slot, key, method),
+                                                         c.stmt(item))
 
 
 # ----------------------------------------------------------------------------------------------------- reads

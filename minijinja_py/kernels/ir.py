@@ -62,9 +62,7 @@ class Emit:
 
     @property
     def signature(self):
-        if self.parts is None:
-            return None
-        return "text" if all(type(p) is str for p in self.parts) else "reads"
+        return None if self.parts is None else "text" if all(type(p) is str for p in self.parts) else "reads"
 
 
 class If:
@@ -129,11 +127,12 @@ class Opaque:
 
 
 class Set(Opaque):
-    """{% set name = read %}: slot (the variable's), read (a Read: what a walk may read and store in line)."""
-    __slots__ = ("slot", "read")
+    """{% set name = a key of a variable %}, maybe through a str method (`{% set role = m['role']|lower %}`): what a
+    kernel may do in line: in_line (the variable's slot, the source's, the key, the str method or None)."""
+    __slots__ = ("in_line",)
 
-    def __init__(self, slot, read, general):
-        self.slot, self.read, self.general = slot, read, general
+    def __init__(self, in_line, general):
+        self.in_line, self.general = in_line, general
 
 
 class Block:

@@ -13,7 +13,7 @@ from operator import length_hint
 from .atoms import EQ, NE
 from .branches import table
 from .ir import Atom, If, Loop, Set, Switch, text_of
-from .reads import BIG_STR, spec
+from .reads import BIG_STR
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
@@ -37,7 +37,12 @@ def walk(node):
         if type(items) is not list and type(items) is not tuple:
             if type(items) is not range:
                 return over(f, out, items)
-            items = _range_items(f[0], items, iter_span)   # (`for i in range(messages|length)`)
+            try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, one step each
+                check_items(f[0].limits, len(items), "a for loop")
+                f[0].burn(len(items))
+            except Exception as exc:
+                raise located(exc, iter_span)
+            items = list(items)
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
@@ -49,16 +54,6 @@ def walk(node):
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
     return run_list
-
-
-def _range_items(rs, items, iter_span):
-    """A range's items as the list a loop walks, paid for as the general loop pays (one step each)."""
-    try:
-        check_items(rs.limits, len(items), "a for loop")
-        rs.burn(len(items))
-    except Exception as exc:
-        raise located(exc, iter_span)
-    return list(items)
 
 
 def _walker(plan, body):
@@ -75,8 +70,7 @@ def _walker(plan, body):
     if len(runs) == 1 and starts is None:
         found = _item_table(slot, body)
         return _walk_plain(slot, runs[0]) if found is None else _walk_switch(slot, *found, runs[0])
-    first = body.nodes[0] if runs is body.runs and type(body.nodes[0]) is Set else None
-    first = (first.slot,) + spec(first.read, True)[:3] if first and spec(first.read, True)[1] else (None,) * 4
+    first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
     return _walk_many(slot, starts, runs, first)
 
 
@@ -141,9 +135,9 @@ def _walk_switch(slot, key, kind, runs, default, a):
 
 
 def _walk_many(slot, starts, runs, first):
-    """One to five statements, no loop variable; a first that sets a variable to a key of one (`{% set r =
-    m['role']|lower %}`; first: (its slot, the source's, the key, a str method or None)) done here where the
-    source is a plain dict with the key (and, for a method, its value a short str), as its closure does."""
+    """One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
+    done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
+    does (lower._set_first: the same for a statement list)."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
 
