@@ -86,14 +86,14 @@ def _run_all(runs, nodes):
     if len(runs) == 2:
         a, b = runs
 
-        def run_two(f, out):
+        def run_two(f, out, a=a, b=b):
             a(f, out)
             b(f, out)
         return run_two
     if len(runs) == 3:
         a, b, c = runs
 
-        def run_three(f, out):
+        def run_three(f, out, a=a, b=b, c=c):
             a(f, out)
             b(f, out)
             c(f, out)
@@ -110,7 +110,7 @@ def _framed(before, runs, after):
     if len(runs) == 3 and before is not None and after is not None:
         run = runs[1]
 
-        def run_framed(f, out):
+        def run_framed(f, out, before=before, run=run, after=after):
             out.append(before)
             run(f, out)
             out.append(after)
@@ -120,13 +120,13 @@ def _framed(before, runs, after):
     if before is not None:
         run = runs[1]
 
-        def run_after_text(f, out):
+        def run_after_text(f, out, before=before, run=run):
             out.append(before)
             run(f, out)
         return run_after_text
     run = runs[0]
 
-    def run_before_text(f, out):
+    def run_before_text(f, out, run=run, after=after):
         run(f, out)
         out.append(after)
     return run_before_text

@@ -465,7 +465,7 @@ def _if_string_echo(slot, key, truthy, else_, run_body, run_atom):
     (truthy): the key read once for the test and the print (nothing runs between Jinja2's two reads); a short str
     that passes appended, a plain value that fails to else_, anything else through run_atom (which reads again:
     exact, the read in line ran nothing)."""
-    def run_string_echo(f, out):
+    def run_string_echo(f, out, slot=slot, key=key, truthy=truthy, else_=else_, run_body=run_body, run_atom=run_atom):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is str:

@@ -131,7 +131,7 @@ def reader(read, strict=False):
 def _two_steps(slot, first, second, attribute):
     """reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
     reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict)."""
-    def read_two(f):
+    def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
         value = f[slot]
         if type(first) is int:
             index, cls = f[first], type(value)

@@ -76,7 +76,7 @@ def _walker(plan, body):
 
 def _walk_plain(slot, a):
     """The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item."""
-    def walk_plain(f, out, items, step):
+    def walk_plain(f, out, items, step, slot=slot, a=a):
         remaining = iter(items)
         try:
             for item in remaining:
@@ -113,7 +113,7 @@ def _walk_switch(slot, key, kind, runs, default, a):
     in line and what its plain value runs found in the table (an item whose value runs nothing skipped, as
     Jinja2 runs nothing for it); any other item through the statement's kernel a, which reads it again (the read
     in line ran nothing)."""
-    def walk_switch(f, out, items, step):
+    def walk_switch(f, out, items, step, slot=slot, key=key, kind=kind, runs=runs, default=default, a=a):
         remaining = iter(items)
         try:
             for item in remaining:
