@@ -392,6 +392,12 @@ LATTICE = {
         "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.content == 1 %}{% break %}{% endif %}{% endfor %}{% for v in x %}"
         "{% if v.role == true %}T{% endif %}{% endfor %}",
+        # one {% if %} with an else, on a key of the item or a key of its key: the compare in the walk
+        "{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% else %}E{{ m.role }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% else %}N{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.a.b == 'a' %}A{% else %}E{{ m.a.b }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.a.b == 'b' %}B{% elif m.a.b == 'a' %}A{% else %}E{% endif %}{% endfor %}"
+        "{% for v in x %}{% if v.a.b != 1 %}N{% endif %}{% endfor %}",
         # a first statement that sets a variable to a key of one (maybe through a str method): set in the walk
         "{% for m in ms %}{% set r = m.role|lower %}{% if r == 'a' %}{% set r = 'h' %}{% endif %}"
         "{% set r = r|upper %}{{ '<' + r + '>' + m.content }}{% endfor %}{{ r }}",

@@ -378,6 +378,14 @@ CASES = [
     ("walks/walk", "chat", "{% for x in [o, o] %}{% set r = x.bump %}{{ r }}{{ xs }}{% set r = x.k %}{{ r }}"
      "{% endfor %}{% for m in [ms[0], ms[0], ms[1]] %}{% set r = m.role|upper %}{{ r }}{{ o }}{{ r }}{% endfor %}",
      busy, True),
+    # a walked body that is one if (with an else) on a key of the item's key: read in the walk, where the item is a
+    # plain dict; a caller's object changing the next item, or being an item
+    ("walks/walk", "chat", "{% for m in [ms[0], ms[0], o, ms[1]] %}{% if m.role == 'a' %}{{ o }}A{% else %}E"
+     "{% endif %}{% endfor %}{% for m in [{'f': ms[0]}, {'f': ms[0]}, {'f': o}] %}{% if m.f.role == 'a' %}{{ o }}A"
+     "{% else %}E{{ m.f.role }}{% endif %}{% endfor %}", busy, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}{% else %}"
+     "E{% endif %}{{ m.role }}{% endfor %}{% for t in [{'f': {'n': 'a'}}, {'f': 'x'}, {}] %}"
+     "{% if t.f.n != 'a' %}N{% else %}A{% endif %}{% endfor %}", AB, True),
     # an if body whose first statement sets a variable to a key of one (set by the statement list's run)
     ("atoms/if_tests", "chat", "{% if m %}{% set r = m.role %}{% set m = {'role': 'z'} %}{{ r }}{{ m.role }}"
      "{% endif %}{% if m %}{% set r = m.role|upper %}{{ r }}{% endif %}", AB, True),

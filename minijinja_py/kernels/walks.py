@@ -91,29 +91,28 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, body):
-    """(key, the constants' type, {constant: body run or None}, the run of any other value) of a body that is one
-    {% if item.key == c %} (or !=) without elif or else, or one switch without extras on a key of the item."""
+    """(key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
+    a body that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two)."""
     node = body.nodes[0] if len(body.nodes) == 1 else None
     if type(node) is Switch and node.plain and len(node.groups) == 1:
         read, (runs, default) = node.subject, table(node)
-    elif type(node) is If and len(node.tests) == 1 and node.else_ is None and type(node.tests[0]) is Atom and \
-            node.tests[0].kind in (EQ, NE):
-        read, equal, run = node.tests[0].read, node.tests[0].kind == EQ, node.bodies[0].run
-        runs, default = {node.tests[0].constant: run if equal else None}, None if equal else run
+    elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
+        atom, run, other = node.tests[0], node.bodies[0].run, node.else_.run if node.else_ is not None else None
+        read, runs, default = atom.read, {atom.constant: (run, other)[atom.kind == NE]}, (other, run)[atom.kind == NE]
     else:
         return None
-    if read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str or read.method is not None:
+    keys = read.keys
+    if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return read.keys[0], type(next(iter(runs))), runs, default
+    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
 
 
-def _walk_switch(slot, key, kind, runs, default, a):
-    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if message['role'] ==
-    'system' %}`, `{% if m.role == 'user' %}...{% elif m.role == 'assistant' %}...`): a plain dict item's key read
-    in line and what its plain value runs found in the table (an item whose value runs nothing skipped, as
-    Jinja2 runs nothing for it); any other item through the statement's kernel a, which reads it again (the read
-    in line ran nothing)."""
-    def walk_switch(f, out, items, step, slot=slot, key=key, kind=kind, runs=runs, default=default, a=a):
+def _walk_switch(slot, key, key2, kind, runs, default, a):
+    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if m.role == 'user' %}...{%
+    elif m.role == 'assistant' %}`; key2: a key of that key's value): a plain dict item's key read in line, what its
+    plain value runs found in the table (an item whose value runs nothing skipped, as Jinja2 runs nothing for it);
+    any other item through the statement's kernel a, which reads it again (the read in line ran nothing)."""
+    def walk_switch(f, out, items, step):
         remaining = iter(items)
         try:
             for item in remaining:
@@ -121,7 +120,8 @@ def _walk_switch(slot, key, kind, runs, default, a):
                 run = a
                 if type(item) is dict:
                     value = item.get(key)
-                    if type(value) is kind:
+                    if type(value) is kind or key2 is not None and type(value) is dict and \
+                            type(value := value.get(key2)) is kind:
                         run = runs.get(value, default)
                         if run is None:
                             continue
