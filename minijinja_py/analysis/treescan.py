@@ -199,7 +199,15 @@ def _walk(root, limit):
             elif cls is n.Args:
                 if weight is not None:
                     weight[0] += len(x.positional) + len(x.keywords)
-                stack.extend((item, depth, weight) for item in (x.dstar, x.star, x.keywords, x.positional) if item)
+                # (pushed one by one, not through a generator: most calls have positional arguments only)
+                if x.dstar is not None:
+                    push((x.dstar, depth, weight))
+                if x.star is not None:
+                    push((x.star, depth, weight))
+                if x.keywords:
+                    push((x.keywords, depth, weight))
+                if x.positional:
+                    push((x.positional, depth, weight))
             elif cls is _Body:
                 push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):

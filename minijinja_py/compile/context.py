@@ -94,7 +94,8 @@ class CompileContext:
     def where(self, name):
         """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
         name the compiler asks for)."""
-        return self.variable(name)[:2]
+        found = self.scope.find_variable(name) or self.variable(name)   # (variable's lookup first, in line)
+        return found[0], found[1]
 
     def context_depth(self):
         """How many frames up from the current scope's frame the outermost frame of its function chain is (the
