@@ -197,17 +197,7 @@ def _walk(root, limit):
                         events.append((x.name, LOAD if cls is n.Name else DECLARE))
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
-                if weight is not None:
-                    weight[0] += len(x.positional) + len(x.keywords)
-                # (pushed one by one, not through a generator: most calls have positional arguments only)
-                if x.dstar is not None:
-                    push((x.dstar, depth, weight))
-                if x.star is not None:
-                    push((x.star, depth, weight))
-                if x.keywords:
-                    push((x.keywords, depth, weight))
-                if x.positional:
-                    push((x.positional, depth, weight))
+                _scan_arguments(x, depth, weight, push)
             elif cls is _Body:
                 push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):
@@ -228,6 +218,21 @@ def _walk(root, limit):
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices)
+
+
+def _scan_arguments(args, depth, weight, push):
+    """_walk's step for an Args (depth: its parent's): its weight, and the parts holding something to walk pushed
+    one by one (popped positional, keywords, star, dstar; not through a generator: one per call cost more)."""
+    if weight is not None:
+        weight[0] += len(args.positional) + len(args.keywords)
+    if args.dstar is not None:
+        push((args.dstar, depth, weight))
+    if args.star is not None:
+        push((args.star, depth, weight))
+    if args.keywords:
+        push((args.keywords, depth, weight))
+    if args.positional:
+        push((args.positional, depth, weight))
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):
