@@ -27,7 +27,8 @@ class Index:
     by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
     position] is the position after its parameters and body), each body's range of positions in the events
     and in the runners, by id: (start, end, first runner, after its last runner), the names of the
-    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`)."""
+    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
+    may be a constant (folding.py's question: not of a variable or of its attributes' or items' chain)."""
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
@@ -106,13 +107,20 @@ _CONST, _NAME = n.Const, n.Name
 
 
 def _info(cls, kids):
-    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a slice,
-    else None, the field whose items its weight counts or None)."""
-    return kids, True if cls in RUNNERS else False if cls is n.Slice else None, _ITEMS.get(cls)
+    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
+    subscript (which may be a slice), else None, the field whose items its weight counts or None)."""
+    return kids, True if cls in RUNNERS else False if cls is n.Getitem else None, _ITEMS.get(cls)
 
 
 _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
+
+
+def _of_variable(node):
+    """Is node a variable, or a chain of attributes or items read from one (which Jinja2's folder never folds)?"""
+    while node.__class__ is n.Getattr or node.__class__ is n.Getitem:
+        node = node.obj
+    return node.__class__ is n.Name
 
 
 def push_arguments(args, push):
@@ -163,7 +171,7 @@ def _walk(root, limit):
                     raise _TooDeep
                 if mark:
                     runners.append(x)
-                elif mark is not None:
+                elif mark is not None and x.key.__class__ is n.Slice and not _of_variable(x.obj):
                     slices = True
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
