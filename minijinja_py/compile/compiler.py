@@ -96,7 +96,7 @@ def prepare(c, template):
         template = with_newline_sequence(template, source, env.newline_sequence)
     if index is None or folds_string_filters(index.runners):
         template = fold_string_filters(template, env.filters, env.limits)
-    if has_conditional_extends(template):
+    if c.summaries.in_source("extends") and has_conditional_extends(template):   # (no walk where none is spelt)
         template = check_outputs(template)
     return template
 
