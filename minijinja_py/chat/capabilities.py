@@ -13,7 +13,6 @@ variables only: not its special_tokens), with one frozen clock reading for all p
 ChatTemplate.capabilities caches the result.
 """
 
-import datetime
 import json
 from collections.abc import Callable, Mapping
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
@@ -22,6 +21,7 @@ from _contextvars import ContextVar   # contextvars.ContextVar itself, without t
 # Capabilities.__annotations__ holds their types, as a dataclass's does)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import datetime   # (loaded where a clock is made: chat/template.py's _clock)
     from typing import Any, Optional
 
 from ..core.errors import TemplateError

@@ -7,17 +7,33 @@ state is read from the parser's stack when the next token is asked for (lalr.py 
 """
 
 import re
-from collections import namedtuple
+from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
-
-Token = namedtuple("Token", "type value start_pos line column end_line end_column end_pos")
-Token.__doc__ = """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-line/column of its first character and of the position just after it. A tuple: one is made per token, and the
-lexer builds it with tuple.__new__ (the named tuple's own constructor is Python code)."""
 _new_tuple = tuple.__new__
+
+
+class Token(tuple):
+    """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
+    line/column of its first character and of the position just after it. A tuple: one is made per token, and the
+    lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
+    collections.namedtuple, which compiles Python source for its constructor (a cold start's cost)."""
+
+    __slots__ = ()
+    _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+
+    def __new__(cls, type, value, start_pos, line, column, end_line, end_column, end_pos):
+        return _new_tuple(cls, (type, value, start_pos, line, column, end_line, end_column, end_pos))
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def __repr__(self):
+        return f"Token({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+
+    type, value, start_pos, line, column, end_line, end_column, end_pos = (_tuplegetter(i, None) for i in range(8))
 
 
 class UnexpectedInput(Exception):
@@ -439,7 +455,7 @@ def _shared_ends(alternatives):
 # Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
 # template has, so that a process rendering one template never compiles it, and one compiling many soon does.
 NATIVE_FAMILY_TAGS = 512
-_KEYWORD_LED = r"([a-z]+)(.*)"   # a member's rest of pattern: its keyword, then how it ends (compiled on first use)
+_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase letters its rest of pattern starts with
 
 
 class _KeywordFamily:
@@ -463,10 +479,11 @@ class _KeywordFamily:
         """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
         tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
         for name in names:
-            led = re.fullmatch(_KEYWORD_LED, patterns[name][len(prefix):], re.S)
-            if led is None:
+            rest = patterns[name][len(prefix):]
+            keyword = rest[:len(rest) - len(rest.lstrip(_LOWERCASE))]
+            if not keyword:
                 return None
-            keyword, end = led.groups()
+            end = rest[len(keyword):]
             if end == _TAG_END and keyword not in tags:
                 tags[keyword] = name
             else:

@@ -7,13 +7,32 @@ it imports) would cost a cold start more than the whole parser. Each class lists
 constructor order after the span; walkers (symbols.py) and dump() read them.
 """
 
-from collections import namedtuple
+from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
 __all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump"]
 
-Span = namedtuple("Span", "line col start end end_line end_col", defaults=(0, 0, 0, 0))
-Span.__doc__ = """Where a node starts (1-based line and column), the offsets [start, end) in the normalised source,
-and where it ends. A tuple: compiled templates keep one per closure that can fail."""
+_new_tuple = tuple.__new__
+
+
+class Span(tuple):
+    """Where a node starts (1-based line and column), the offsets [start, end) in the normalised source, and where
+    it ends. A tuple: compiled templates keep one per closure that can fail. Written out rather than made by
+    collections.namedtuple, which compiles Python source for its constructor (a cold start's cost)."""
+
+    __slots__ = ()
+    _fields = ("line", "col", "start", "end", "end_line", "end_col")
+
+    def __new__(cls, line, col, start=0, end=0, end_line=0, end_col=0):
+        return _new_tuple(cls, (line, col, start, end, end_line, end_col))
+
+    def __getnewargs__(self):
+        return tuple(self)
+
+    def __repr__(self):
+        return f"Span({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+
+    line, col, start, end, end_line, end_col = (_tuplegetter(i, None) for i in range(6))
+
 
 NO_SPAN = Span(0, 0)
 
