@@ -309,14 +309,20 @@ def test_what_may_change_data_from_the_scan(source, changes):
 
 def test_the_scan_says_where_a_compile_time_fold_may_apply():
     """The compiler runs the string-filter folder only where the scan found a string filter of a string literal,
-    and Jinja2's constant folder only where it found a slice (or the source spells a power)."""
+    and Jinja2's constant folder only where it found a slice of what may be a constant (or the source spells a
+    power): not of a variable or a chain of its attributes and items, which Jinja2's folder never folds."""
     def index(source):
         return scan_tree(parse(source).body, None)
     assert folds_string_filters(index("{{ 'ab'|upper }}").runners)
     assert folds_string_filters(index("{% if x %}{{ 'a'|trim|indent(2) }}{% endif %}").runners)
     assert not folds_string_filters(index("{{ x|upper }}{{ 'a'|length }}{{ ('a' ~ x)|trim }}").runners)
-    assert index("{% for m in ms[1:] %}{% endfor %}").slices
-    assert not index("{{ x[1] }}{{ {'a': 1} }}{% if a %}:{% endif %}").slices
+    for may_fold in ("{% for m in ['a', 'b'][1:] %}{% endfor %}", "{{ none[1:] }}", "{{ (x or 'ab')[1:] }}",
+                     "{{ ('a' if true else x)[1:] }}", "{{ {'a': none}.a[1:] }}", "{{ x[none[1:]:] }}",
+                     "{{ ('ab'|upper)[1:] }}", "{{ range(3)[1:] }}"):
+        assert index(may_fold).slices, may_fold
+    for never in ("{{ x[1] }}{{ {'a': 1} }}{% if a %}:{% endif %}", "{% for m in ms[1:] %}{% endfor %}",
+                  "{{ m.content[1:] }}", "{{ x[0]['a'][1:-1] }}", "{{ x[1:][0:] }}", "{{ x[1:2, 3] }}"):
+        assert not index(never).slices, never
 
 
 @pytest.mark.parametrize("source,assigns", [

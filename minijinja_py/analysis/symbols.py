@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
-_CONST = n.Const
+_CONST, _NAME = n.Const, n.Name
 FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
 _PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts the scope
 
@@ -340,24 +340,29 @@ class Summaries:
             index = scan_tree(statements, None)   # not a body of the scanned tree (or no scan): its own walk
         return {name for name in names if index.first(statements, name) == LOAD}
 
-    def assigned_first(self, statements):
+    def assigned_first(self, statements, wanted=None):
         """The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
         before an assignment — variables that need no fresh start at each loop iteration: on every path through
         the list (an {% if %}'s branches, each in turn), each read of the name follows an assignment of it on
         that path. Conservative: a name any other statement mentions (read, assigned, parameter) must be
         assigned on every path before it; an include/import/block reads the context: only names assigned on
         every path before it are. Each statement's names memoised (nested loops ask about the same statements:
-        without it compile time grows with size × depth)."""
-        assigned, bad, definite, before_context = self._set_first(statements, frozenset())
-        return assigned - bad if definite is not None else (assigned - bad) & before_context
+        without it compile time grows with size × depth). wanted, if given: the names asked about (a frozenset);
+        the answer is among them, and the walk stops where all of them are assigned on every path (nothing after
+        can read one stale: a loop body setting its variables first is not walked further)."""
+        assigned, bad, definite, before_context = self._set_first(statements, frozenset(), wanted)
+        found = assigned - bad if definite is not None else (assigned - bad) & before_context
+        return found if wanted is None else found & wanted
 
-    def _set_first(self, statements, definite):
+    def _set_first(self, statements, definite, wanted=None):
         """(names assigned, names maybe read before an assignment, names assigned on every path to the end — or
         None after an include/import/block, where the names assigned on every path before it are returned in
         their place: the only ones it cannot read stale, and stop) of a statement list entered with `definite`
-        assigned."""
+        assigned; told of the names `wanted` only (see assigned_first), where it may stop early."""
         assigned, bad, definite = set(), set(), set(definite)
         for stmt in statements:
+            if wanted is not None and definite >= wanted:
+                break   # the rest can read none of the wanted names stale
             if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget:
                 reads, target = self._names_in(stmt.value), stmt.target.name
             elif type(stmt) is n.If:
@@ -373,7 +378,7 @@ class Summaries:
             elif type(stmt) is n.If:
                 after = None
                 for body in (stmt.body, *(body for _, body in stmt.elifs), stmt.else_ or ()):
-                    inner_assigned, inner_bad, inner_definite, every = self._set_first(body, definite)
+                    inner_assigned, inner_bad, inner_definite, every = self._set_first(body, definite, wanted)
                     assigned.update(inner_assigned)
                     bad.update(inner_bad)
                     if inner_definite is None:
@@ -403,7 +408,12 @@ class Summaries:
             current = pop()
             cls = type(current)
             if cls is tuple or cls is list:
-                extend(current)
+                for item in current:   # (a constant or a name read is taken here, not pushed)
+                    leaf = item.__class__
+                    if leaf is _NAME:
+                        names.add(item.name)
+                    elif leaf is not _CONST and leaf is not str:
+                        push(item)
                 continue
             if cls in _NAMED:
                 names.add(current.name)
@@ -423,7 +433,10 @@ class Summaries:
             else:
                 for f in fields:
                     value = getattr(current, f)
-                    if value is not None:
+                    leaf = value.__class__
+                    if leaf is _NAME:
+                        names.add(value.name)
+                    elif value is not None and leaf is not _CONST:
                         push(value)
         return names
 

@@ -27,7 +27,8 @@ class Index:
     by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
     position] is the position after its parameters and body), each body's range of positions in the events
     and in the runners, by id: (start, end, first runner, after its last runner), the names of the
-    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`)."""
+    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
+    may be a constant (folding.py's question: not of a variable or of its attributes' or items' chain)."""
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
@@ -106,13 +107,20 @@ _CONST, _NAME = n.Const, n.Name
 
 
 def _info(cls, kids):
-    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a slice,
-    else None, the field whose items its weight counts or None)."""
-    return kids, True if cls in RUNNERS else False if cls is n.Slice else None, _ITEMS.get(cls)
+    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
+    subscript (which may be a slice), else None, the field whose items its weight counts or None)."""
+    return kids, True if cls in RUNNERS else False if cls is n.Getitem else None, _ITEMS.get(cls)
 
 
 _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
+
+
+def _of_variable(node):
+    """Is node a variable, or a chain of attributes or items read from one (which Jinja2's folder never folds)?"""
+    while node.__class__ is n.Getattr or node.__class__ is n.Getitem:
+        node = node.obj
+    return node.__class__ is n.Name
 
 
 def push_arguments(args, push):
@@ -163,7 +171,7 @@ def _walk(root, limit):
                     raise _TooDeep
                 if mark:
                     runners.append(x)
-                elif mark is not None:
+                elif mark is not None and x.key.__class__ is n.Slice and not _of_variable(x.obj):
                     slices = True
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
@@ -197,9 +205,7 @@ def _walk(root, limit):
                         events.append((x.name, LOAD if cls is n.Name else DECLARE))
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
-                if weight is not None:
-                    weight[0] += len(x.positional) + len(x.keywords)
-                stack.extend((item, depth, weight) for item in (x.dstar, x.star, x.keywords, x.positional) if item)
+                _scan_arguments(x, depth, weight, push)
             elif cls is _Body:
                 push((_End(x.body, len(events), len(runners)), depth, None))
                 for item in reversed(x.body):
@@ -220,6 +226,21 @@ def _walk(root, limit):
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices)
+
+
+def _scan_arguments(args, depth, weight, push):
+    """_walk's step for an Args (depth: its parent's): its weight, and the parts holding something to walk pushed
+    one by one (popped positional, keywords, star, dstar; not through a generator: one per call cost more)."""
+    if weight is not None:
+        weight[0] += len(args.positional) + len(args.keywords)
+    if args.dstar is not None:
+        push((args.dstar, depth, weight))
+    if args.star is not None:
+        push((args.star, depth, weight))
+    if args.keywords:
+        push((args.keywords, depth, weight))
+    if args.positional:
+        push((args.positional, depth, weight))
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):

@@ -59,7 +59,8 @@ def _dispatchers(c):
             # context.place in line (a call per node compiled): the packed location, or the Span past 20 bits
             line, col, _, _, end_line, end_col = span
             if col <= MAX_POSITION and end_line <= MAX_POSITION and end_col <= MAX_POSITION:
-                node.span = line << 60 | col << 40 | end_line << 20 | end_col
+                # line << 60 | col << 40 | end_line << 20 | end_col, with fewer operations on multi-digit ints
+                node.span = (line << 20 | col) << 40 | (end_line << 20 | end_col)
         return expressions[type(node)](c, node)
 
     def stmt(node):
@@ -96,7 +97,7 @@ def prepare(c, template):
         template = with_newline_sequence(template, source, env.newline_sequence)
     if index is None or folds_string_filters(index.runners):
         template = fold_string_filters(template, env.filters, env.limits)
-    if has_conditional_extends(template):
+    if c.summaries.in_source("extends") and has_conditional_extends(template):   # (no walk where none is spelt)
         template = check_outputs(template)
     return template
 

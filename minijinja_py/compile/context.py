@@ -37,7 +37,8 @@ def place(span):
     line, col, _, _, end_line, end_col = span
     if col > MAX_POSITION or end_line > MAX_POSITION or end_col > MAX_POSITION:   # (not max(): a call per node compiled)
         return span
-    return line << 60 | col << 40 | end_line << 20 | end_col
+    # line << 60 | col << 40 | end_line << 20 | end_col, with fewer operations on multi-digit ints
+    return (line << 20 | col) << 40 | (end_line << 20 | end_col)
 
 
 class CompileContext:
@@ -94,7 +95,8 @@ class CompileContext:
     def where(self, name):
         """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
         name the compiler asks for)."""
-        return self.variable(name)[:2]
+        found = self.scope.find_variable(name) or self.variable(name)   # (variable's lookup first, in line)
+        return found[0], found[1]
 
     def context_depth(self):
         """How many frames up from the current scope's frame the outermost frame of its function chain is (the

@@ -62,8 +62,10 @@ def loop_parts(c, node):
         plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
         resets, local_copies, plan.enter = scope_start(scope)
         # a variable the body assigns before anything can read it needs no fresh start per iteration
-        assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body) if name in scope.refs} \
-            if resets or local_copies else ()
+        starting = {*resets, *(slot for slot, _ in local_copies)}
+        wanted = frozenset(name for name, slot in scope.refs.items() if slot in starting)
+        assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body, wanted) if name in scope.refs} \
+            if starting else ()
         plan.resets = tuple(slot for slot in resets if slot not in assigned)
         plan.local_copies = tuple(pair for pair in local_copies if pair[0] not in assigned)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \

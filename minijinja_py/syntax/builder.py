@@ -499,7 +499,8 @@ def _unescape(tok):
         return body
     # Unknown escapes (\\q, \\d) are kept as written, as the codec does, but doubled first: the codec warns about
     # them (a DeprecationWarning, an exception under -W error).
-    body = _ESCAPE.sub(_keep_unknown_escape, body)
+    if not _KNOWN_ESCAPES.issuperset(_ESCAPE.findall(body)):   # (rare: a Python call per escape only then)
+        body = _ESCAPE.sub(_keep_unknown_escape, body)
     try:
         return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:

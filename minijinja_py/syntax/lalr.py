@@ -163,7 +163,10 @@ class Parser:
         row = self.tables.row
         for token in stream:
             kind = token[0]   # token.type (by index: the named field is a slower lookup)
-            action = (actions[state] or row(state)).get(kind)
+            try:   # (a subscript, not .get: a method call per lookup costs more; a miss is a syntax error)
+                action = (actions[state] or row(state))[kind]
+            except KeyError:
+                action = None
             while action is None or action < 0:  # reduce until the token can be shifted
                 if action is None:
                     raise UnexpectedToken(token, _expected(actions[state]), state, values)
@@ -198,7 +201,10 @@ class Parser:
                         children = children[0] if len(children) == 1 else callback(children)
                     state = states[-1] = actions[states[-2]][origin]
                     values[-1] = children
-                action = (actions[state] or row(state)).get(kind)
+                try:
+                    action = (actions[state] or row(state))[kind]
+                except KeyError:
+                    action = None
             states.append(action)
             values.append(token)
             state = action

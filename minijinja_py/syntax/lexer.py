@@ -348,9 +348,9 @@ class Lexer:
                     line, line_start = line + 1, pos
                 char = after
                 match = table.get(char) or candidates(state, char)
-            if match.__class__ is _Fixed:
-                kind, end = match.name, pos + match.size
-                if match.size > 1 and not text.startswith(match.text, pos):
+            if match.__class__ is _Fixed:   # (its text is the token's: the first character is, and the rest checked)
+                kind, value, end = match.name, match.text, pos + match.size
+                if match.size > 1 and not text.startswith(value, pos):
                     raise self._unmatched(text, pos, line, line_start, state, values)
             else:
                 m = match(text, pos)
@@ -358,7 +358,7 @@ class Lexer:
                     raise self._unmatched(text, pos, line, line_start, state, values)
                 end = m.end()
                 kind = m.lastgroup
-            value = text[pos:end]
+                value = text[pos:end]
             if kind in ignore:
                 if end == pos:
                     raise ValueError(f"terminal {kind} matched the empty string")
