@@ -270,6 +270,9 @@ LATTICE = {
         "{% for m in ms %}{% set r = m.content %}{{ '(' + x|trim + ')' }}{% set y = r %}{{ r }}{% endfor %}",
     ],
     "atoms/if_tests": [
+        # a body whose first statement sets a variable to a key of one: set by the statement list's run
+        "{% if m %}{% set c = m.content|upper %}[{{ c }}]{% set c = m.role %}{{ c }}{% endif %}{{ c }}",
+        "{% if x is defined %}{% set c = m['content'] %}{% if c %}T{% endif %}{{ c }}{% endif %}",
         "{% if m.role == 'a' %}A{% else %}E{% endif %}",
         # a variable compared: in a loop body, set from a key, or the context's
         "{% for m in ms %}{% set r = m.role %}{% if r == 'a' %}A{% endif %}{% if x == 'a' %}X{% else %}E{% endif %}"
@@ -389,6 +392,17 @@ LATTICE = {
         "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.content == 1 %}{% break %}{% endif %}{% endfor %}{% for v in x %}"
         "{% if v.role == true %}T{% endif %}{% endfor %}",
+        # one {% if %} with an else, on a key of the item or a key of its key: the compare in the walk
+        "{% for m in ms %}{% if m.role == 'a' %}A{{ m.content }}{% else %}E{{ m.role }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.role != 'b' %}<{{ m.role }}>{% else %}N{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.a.b == 'a' %}A{% else %}E{{ m.a.b }}{% endif %}{% endfor %}"
+        "{% for m in ms %}{% if m.a.b == 'b' %}B{% elif m.a.b == 'a' %}A{% else %}E{% endif %}{% endfor %}"
+        "{% for v in x %}{% if v.a.b != 1 %}N{% endif %}{% endfor %}",
+        # a first statement that sets a variable to a key of one (maybe through a str method): set in the walk
+        "{% for m in ms %}{% set r = m.role|lower %}{% if r == 'a' %}{% set r = 'h' %}{% endif %}"
+        "{% set r = r|upper %}{{ '<' + r + '>' + m.content }}{% endfor %}{{ r }}",
+        "{% for m in ms %}{% set c = m['content']|trim %}[{{ c }}]{% set c = c ~ '!' %}{{ c }}{% endfor %}"
+        "{% for v in x %}{% set c = v.role %}{{ c }}{% if c %}T{% endif %}{% endfor %}",
     ],
 }
 
@@ -435,6 +449,7 @@ LIMIT_SNIPPETS = [
     "{% for m in ms %}<{{ m.role|trim }}|{{ m.content }}>{% endfor %}",
     "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
     "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}",
+    "{% for m in ms %}{% set r = m.role|upper %}{{ r }},{{ m.content }}{% endfor %}",
 ]
 
 

@@ -362,6 +362,38 @@ CASES = [
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}", sides, True),
     ("walks/walk", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do ms.append({'role': 'b'}) %}A"
      "{% elif m.role == 'b' %}B{% endif %}{% endfor %}", AB, False),
+    # a first statement setting a variable to a key of the item (set in the walk): the item rebound, a namespace
+    # written between statements, a caller's object changing the next item; changed by a caller's function, a
+    # macro or `do` (no walk: the body can change the data)
+    ("walks/walk", "chat", "{% for m in ms %}{% set r = m.role|upper %}{% set m = {'role': 'z'} %}{{ r }}{{ m.role }}"
+     "{% set r = m.role %}{{ r }},{% endfor %}{{ r }}", AB, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% set r = m.role|lower %}{{ hook(ms[-1], 'Q') }}{{ r }},{% endfor %}",
+     ABA, False),
+    ("walks/walk", "chat", "{% macro h(m) %}{{ hook(m, 'M') }}{% endmacro %}{% for m in ms %}{% set r = m.role %}"
+     "{{ h(ms[-1]) }}{{ r }}{{ m.role }},{% endfor %}", ABA, False),
+    ("walks/walk", "mutable", "{% for m in ms %}{% set r = m['role']|upper %}{% do ms[-1].update({'role': 3}) %}"
+     "{% do ms[1].pop('role', none) if loop is undefined %}{{ r }},{% endfor %}", ABA, False),
+    ("walks/walk", "chat", "{% set ns = namespace(r='') %}{% for m in ms %}{% set r = m.role %}"
+     "{% set ns.r = ns.r ~ r %}{{ ns.r }}{% set m = ns %}{{ m.r }},{% endfor %}", AB, True),
+    ("walks/walk", "chat", "{% for x in [o, o] %}{% set r = x.bump %}{{ r }}{{ xs }}{% set r = x.k %}{{ r }}"
+     "{% endfor %}{% for m in [ms[0], ms[0], ms[1]] %}{% set r = m.role|upper %}{{ r }}{{ o }}{{ r }}{% endfor %}",
+     busy, True),
+    # a walked body that is one if (with an else) on a key of the item's key: read in the walk, where the item is a
+    # plain dict; a caller's object changing the next item, or being an item
+    ("walks/walk", "chat", "{% for m in [ms[0], ms[0], o, ms[1]] %}{% if m.role == 'a' %}{{ o }}A{% else %}E"
+     "{% endif %}{% endfor %}{% for m in [{'f': ms[0]}, {'f': ms[0]}, {'f': o}] %}{% if m.f.role == 'a' %}{{ o }}A"
+     "{% else %}E{{ m.f.role }}{% endif %}{% endfor %}", busy, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{{ m.role }}{% else %}"
+     "E{% endif %}{{ m.role }}{% endfor %}{% for t in [{'f': {'n': 'a'}}, {'f': 'x'}, {}] %}"
+     "{% if t.f.n != 'a' %}N{% else %}A{% endif %}{% endfor %}", AB, True),
+    # an if body whose first statement sets a variable to a key of one (set by the statement list's run)
+    ("atoms/if_tests", "chat", "{% if m %}{% set r = m.role %}{% set m = {'role': 'z'} %}{{ r }}{{ m.role }}"
+     "{% endif %}{% if m %}{% set r = m.role|upper %}{{ r }}{% endif %}", AB, True),
+    ("atoms/if_tests", "chat", "{% set ns = namespace(role='q') %}{% if m %}{% set r = m.role %}{% set m = ns %}"
+     "{{ r }}{% endif %}{% if m %}{% set r = m.role|upper %}{{ r }}{% set ns.role = 'w' %}{% endif %}"
+     "{% if m %}{% set r = m.role %}{{ r }}{% endif %}", AB, True),
+    ("atoms/if_tests", "chat", "{% for m in [ms[0], ms[0], o] %}{% if m %}{% set r = m.role|upper %}{{ o }}{{ r }}"
+     "{% endif %}{% endfor %}", busy, True),
 ]
 
 def _params():

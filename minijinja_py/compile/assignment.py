@@ -156,7 +156,7 @@ def _name_assignment(c, slot, value):
     a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else."""
     constant = constant_literal(c, value)
     if constant is not MISSING:
-        def run_constant(f, out):
+        def run_constant(f, out, slot=slot, constant=constant):   # (defaults: cheaper per call than free variables)
             f[slot] = constant
         return run_constant
     filtered = _str_method_of(c, value)
@@ -164,16 +164,16 @@ def _name_assignment(c, slot, value):
         return _name_from_str_method(c, slot, value, *filtered)
     source, key, ev = operand(c, value)
     if source is None:
-        def run_name(f, out):
+        def run_name(f, out, slot=slot, ev=ev):
             f[slot] = ev(f)
         return run_name
     if key is None:
-        def run_copy(f, out):   # {% set content = text %}
+        def run_copy(f, out, slot=slot, source=source, ev=ev):   # {% set content = text %}
             found = f[source]
             f[slot] = found if found is not MISSING else ev(f)
         return run_copy
 
-    def run_read(f, out):   # {% set content = message['content'] %}
+    def run_read(f, out, slot=slot, source=source, key=key, ev=ev):   # {% set content = message['content'] %}
         found = f[source]
         if type(found) is dict and key in found:
             f[slot] = found[key]
@@ -199,12 +199,12 @@ def _name_from_str_method(c, slot, value, method, source, key):
     uncharged as the filter's own form); anything else through the filter's closure."""
     ev = c.expr(value)
     if key is None:
-        def run_method_of_name(f, out):   # {% set role = role|upper %}
+        def run_method_of_name(f, out, slot=slot, source=source, method=method, ev=ev):   # {% set role = role|upper %}
             found = f[source]
             f[slot] = method(found) if type(found) is str and len(found) < BIG_STR else ev(f)
         return run_method_of_name
 
-    def run_method(f, out):   # {% set role = message['role']|lower %}
+    def run_method(f, out, slot=slot, source=source, key=key, method=method, ev=ev):   # {% set r = m.role|lower %}
         found = f[source]
         if type(found) is dict and key in found:
             found = found[key]

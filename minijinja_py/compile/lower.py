@@ -16,8 +16,10 @@ from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
-from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Test, text_of
+from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of
+from ..kernels.reads import spec
 from ..kernels.select import choose
+from ..core.state import BIG_STR
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -27,7 +29,7 @@ __all__ = ["block", "read_of", "atom_of"]
 def block(c, statements):
     """A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
     templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
-    each and for the list. Running the statements costs the Block's weight (their own nodes, not the blocks
+    each, run in turn (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks
     nested in them, which charge when they run); the caller charges it, where it already touches the budget."""
     merged = []
     for node in statements:
@@ -44,9 +46,7 @@ def block(c, statements):
     else:
         nodes = rewrite(c, nodes)
         runs = tuple(map(choose, nodes))
-    made = Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
-    made.run = made.general if c.general_only else choose(made)
-    return made
+    return Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
 
 
 def _items(c, nodes):
@@ -77,6 +77,8 @@ def _run_all(runs, nodes):
         return _nothing
     if len(runs) == 1:
         return runs[0]
+    if len(runs) <= 3 and type(nodes[0]) is Set:
+        return _set_first(nodes[0].in_line, runs)
     if len(runs) <= 3 and (text_of(nodes[0]) is not None or text_of(nodes[-1]) is not None):
         framed = _framed(text_of(nodes[0]), runs, text_of(nodes[-1]))
         if framed is not None:
@@ -84,14 +86,14 @@ def _run_all(runs, nodes):
     if len(runs) == 2:
         a, b = runs
 
-        def run_two(f, out):
+        def run_two(f, out, a=a, b=b):
             a(f, out)
             b(f, out)
         return run_two
     if len(runs) == 3:
         a, b, c = runs
 
-        def run_three(f, out):
+        def run_three(f, out, a=a, b=b, c=c):
             a(f, out)
             b(f, out)
             c(f, out)
@@ -108,7 +110,7 @@ def _framed(before, runs, after):
     if len(runs) == 3 and before is not None and after is not None:
         run = runs[1]
 
-        def run_framed(f, out):
+        def run_framed(f, out, before=before, run=run, after=after):
             out.append(before)
             run(f, out)
             out.append(after)
@@ -118,16 +120,36 @@ def _framed(before, runs, after):
     if before is not None:
         run = runs[1]
 
-        def run_after_text(f, out):
+        def run_after_text(f, out, before=before, run=run):
             out.append(before)
             run(f, out)
         return run_after_text
     run = runs[0]
 
-    def run_before_text(f, out):
+    def run_before_text(f, out, run=run, after=after):
         run(f, out)
         out.append(after)
     return run_before_text
+
+
+def _set_first(first, runs):
+    """_run_all's form for two or three statements, the first setting a variable to a key of one (first:
+    Set.in_line), done here as the walk does it (walks._walk_many), the others called."""
+    (target, source, key, method), (a, b, c) = first, runs + (None,) * (3 - len(runs))
+
+    def run_set_first(f, out, target=target, source=source, key=key, method=method, a=a, b=b, c=c):
+        if type(value := f[source]) is not dict or key not in value:
+            a(f, out)
+        elif method is None:
+            f[target] = value[key]
+        elif type(value := value[key]) is str and len(value) < BIG_STR:
+            f[target] = method(value)
+        else:
+            a(f, out)
+        b(f, out)
+        if c is not None:
+            c(f, out)
+    return run_set_first
 
 
 def _nothing(f, out):
@@ -148,7 +170,10 @@ def lower(c, item):
     if isinstance(item, n.For):
         plan, body, over, iterable, walkable, run = loop_parts(c, item)
         return Loop(plan, body, over, iterable, walkable, run)
-    return Opaque(c.stmt(item))
+    read = read_of(c, item.value) if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget) else None
+    slot, key, method, _ = spec(read, True) if read is not None else (None,) * 4   # (a key of a variable)
+    return Opaque(c.stmt(item)) if key is None else Set((c.scope.refs[item.target.name], slot, key, method),
+                                                         c.stmt(item))
 
 
 # ----------------------------------------------------------------------------------------------------- reads
@@ -175,7 +200,7 @@ def read_of(c, node):
     depth, slot, kind = c.variable(node.name)
     if depth != 0:
         return None
-    return Read(slot, tuple(reversed(keys)), method, node.name)
+    return Read(slot, tuple(reversed(keys)), method)
 
 
 def _text_parts(c, expr):
@@ -271,7 +296,7 @@ def _lower_if(c, node):
         pure = all(operands) or c.effects is not None and not c.effects.changes_data(test)
         tests.append(Test(isinstance(test, n.Or), zip(operands, (part[1:] for part in parts)), pure)
                      if any(operands) else None)
-    return If(tests, values, [branch[-1] for branch in branches], else_, general, node)
+    return If(tests, values, [branch[-1] for branch in branches], else_, general)
 
 
 def _atoms_test(c, node):

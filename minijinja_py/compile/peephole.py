@@ -54,7 +54,7 @@ def _switch_of(node):
         cases.append(case[1:] + (body,))
     if len({type(constant) for constants, _, _, _ in cases for constant in constants}) != 1:
         return None
-    return Switch(subject, ((cases, else_),), node.general, (node.source,), (tuple(values),), node)
+    return Switch(subject, ((cases, else_),), node.general, (tuple(values),), node)
 
 
 def _case(test):

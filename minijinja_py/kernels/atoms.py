@@ -20,7 +20,7 @@ from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
            "TYPE_IS_NOT", "ONE_OF", "NONE_OF", "LT", "LE", "GT", "GE", "ORDER", "NEGATION", "decide", "truth",
-           "decider", "test_runner", "guarded"]
+           "decider"]
 
 TRUTHY, FALSY, EQ, NE, DEFINED, UNDEFINED, NONE, NOT_NONE, IN, NOT_IN, TYPE_IS, TYPE_IS_NOT, ONE_OF, \
     NONE_OF, LT, LE, GT, GE = range(18)
@@ -167,11 +167,6 @@ def _any_of(parts, want, ev, span):
     return decide_parts
 
 
-def test_runner(test):
-    """decide(f) → bool of a Test whose parts carry their general values (a switch's extra test)."""
-    return decider(test, None)
-
-
 @kernel(If, "tests")
 def if_tests(node):
     """An if whose every branch test is an Atom or a Test: each decided in line (deciders), in Jinja2's order, the
@@ -186,8 +181,17 @@ def if_tests(node):
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
+    (test, body), text = branches[0], node.bodies[0].text
     if len(branches) == 1:
-        return guarded(*branches[0], else_, node.bodies[0].text)
+        def run_test(f, out):   # (text: the body's constant text, appended here)
+            if test(f):
+                if text is None:
+                    body(f, out)
+                else:
+                    out.append(text)
+            elif else_ is not None:
+                else_(f, out)
+        return run_test
 
     def run_tests(f, out):
         for test, body in branches:
@@ -196,19 +200,6 @@ def if_tests(node):
         if else_ is not None:
             else_(f, out)
     return run_tests
-
-
-def guarded(test, body, else_, text=None):
-    """run(f, out): body where test(f) holds (text: its constant text, appended here), else else_ (or nothing)."""
-    def run_test(f, out):
-        if test(f):
-            if text is None:
-                body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
-            else_(f, out)
-    return run_test
 
 
 def _compare_first(test):
@@ -474,7 +465,7 @@ def _if_string_echo(slot, key, truthy, else_, run_body, run_atom):
     (truthy): the key read once for the test and the print (nothing runs between Jinja2's two reads); a short str
     that passes appended, a plain value that fails to else_, anything else through run_atom (which reads again:
     exact, the read in line ran nothing)."""
-    def run_string_echo(f, out):
+    def run_string_echo(f, out, slot=slot, key=key, truthy=truthy, else_=else_, run_body=run_body, run_atom=run_atom):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is str:

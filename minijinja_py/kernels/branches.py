@@ -17,7 +17,7 @@ branch; an undefined one (a plain dict's or str's missing key) equals no constan
 compares as Jinja2's default one.
 """
 
-from .atoms import test_runner, truth
+from .atoms import decider, truth
 from .ir import Switch, Test
 from .reads import ABSENT, MISSING, on_string, reader, spec
 from .select import kernel
@@ -196,8 +196,8 @@ def _bodies(group):
 def _plans(node, ran):
     """{value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
     body, the index of the next branch) a value goes through in a chain, up to the first taken whatever happens."""
-    groups = [([(constants, test_runner(_watched(extra, ran)) if extra is not None else None,
-                 test_runner(_watched(alternative, ran)) if alternative is not None else None, body.run)
+    groups = [([(constants, decider(_watched(extra, ran), None) if extra is not None else None,
+                 decider(_watched(alternative, ran), None) if alternative is not None else None, body.run)
                 for constants, extra, alternative, body in cases], else_.run if else_ is not None else None)
               for cases, else_ in node.groups]
     values = {constant: None for cases, _ in node.groups for constants, *_ in cases for constant in constants}

@@ -19,15 +19,14 @@ Values a kernel reads in line:
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Opaque", "Block", "text_of"]
+__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Set", "Opaque", "Block", "text_of"]
 
 
 class Read:
-    """name: the variable's name (for the analyses the peephole rules ask)."""
-    __slots__ = ("slot", "keys", "method", "name")
+    __slots__ = ("slot", "keys", "method")
 
-    def __init__(self, slot, keys=(), method=None, name=None):
-        self.slot, self.keys, self.method, self.name = slot, keys, method, name
+    def __init__(self, slot, keys=(), method=None):
+        self.slot, self.keys, self.method = slot, keys, method
 
     def __eq__(self, other):
         return type(other) is Read and (self.slot, self.keys, self.method) == (other.slot, other.keys, other.method)
@@ -63,20 +62,18 @@ class Emit:
 
     @property
     def signature(self):
-        if self.parts is None:
-            return None
-        return "text" if all(type(p) is str for p in self.parts) else "reads"
+        return None if self.parts is None else "text" if all(type(p) is str for p in self.parts) else "reads"
 
 
 class If:
     """{% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
     values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
-    Block), else_ (a Block or None), source (the AST statement)."""
-    __slots__ = ("tests", "values", "bodies", "else_", "general", "source")
+    Block), else_ (a Block or None)."""
+    __slots__ = ("tests", "values", "bodies", "else_", "general")
 
-    def __init__(self, tests, values, bodies, else_, general, source):
+    def __init__(self, tests, values, bodies, else_, general):
         self.tests, self.values, self.bodies, self.else_ = tuple(tests), tuple(values), tuple(bodies), else_
-        self.general, self.source = general, source
+        self.general = general
 
     @property
     def signature(self):
@@ -87,15 +84,14 @@ class Switch:
     """If/elif chains whose tests compare one read with constants of one type (peephole.py makes one chain; a
     kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
     extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
-    body Block), else_ a Block or None), general (the chains' general closures in turn), sources (their AST
-    statements), values (per chain, each branch's whole test as its general (closure, span): what tests the rest
-    of a chain whose extra changed the subject), chain (the If of a switch made from one chain)."""
-    __slots__ = ("subject", "groups", "general", "sources", "chain", "values")
+    body Block), else_ a Block or None), general (the chains' general closures in turn), values (per chain, each
+    branch's whole test as its general (closure, span): what tests the rest of a chain whose extra changed the
+    subject), chain (the If of a switch made from one chain)."""
+    __slots__ = ("subject", "groups", "general", "chain", "values")
     signature = "switch"
 
-    def __init__(self, subject, groups, general, sources, values, chain=None):
-        self.subject, self.groups, self.general, self.sources, self.chain = subject, tuple(groups), general, \
-            tuple(sources), chain
+    def __init__(self, subject, groups, general, values, chain=None):
+        self.subject, self.groups, self.general, self.chain = subject, tuple(groups), general, chain
         self.values = tuple(values)
 
     @property
@@ -130,16 +126,23 @@ class Opaque:
         self.general = general
 
 
+class Set(Opaque):
+    """{% set name = a key of a variable %}, maybe through a str method (`{% set role = m['role']|lower %}`): what a
+    kernel may do in line: in_line (the variable's slot, the source's, the key, the str method or None)."""
+    __slots__ = ("in_line",)
+
+    def __init__(self, in_line, general):
+        self.in_line, self.general = in_line, general
+
+
 class Block:
     """A compiled statement list: nodes (the IR of its statements, after the peephole rules), runs (the closure
-    chosen for each), weight (the steps it costs: symbols.Summaries.weight), general (a run(f, out) calling the
-    runs in turn), run (the one chosen for the list: select.py)."""
-    __slots__ = ("nodes", "runs", "weight", "general", "run")
+    chosen for each), weight (the steps it costs: symbols.Summaries.weight), run (a run(f, out) calling the runs
+    in turn)."""
+    __slots__ = ("nodes", "runs", "weight", "run")
 
-    def __init__(self, nodes, runs, weight, general):
-        self.nodes, self.runs, self.weight, self.general, self.run = tuple(nodes), tuple(runs), weight, general, None
-
-    signature = None
+    def __init__(self, nodes, runs, weight, run):
+        self.nodes, self.runs, self.weight, self.run = tuple(nodes), tuple(runs), weight, run
 
     @property
     def text(self):

@@ -27,8 +27,7 @@ from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
 from ..runtime.sandbox import undefined_on_str
 
-__all__ = ["PLAIN", "SCALARS", "MISSING", "ABSENT", "BIG_STR", "attribute", "on_string", "string_key", "spec",
-           "reader"]
+__all__ = ["PLAIN", "MISSING", "ABSENT", "BIG_STR", "attribute", "on_string", "string_key", "spec", "reader"]
 
 
 class _Absent:
@@ -41,7 +40,6 @@ class _Absent:
 ABSENT = _Absent()   # a plain dict or namespace without the key read: the read is undefined
 
 PLAIN = frozenset({str, int, float, bool, type(None), list, tuple, dict})
-SCALARS = frozenset({str, int, float, bool, type(None)})
 # the loop fields that are plain values of the loop context (loop.cycle and loop.changed are methods)
 _STR_NAMES = frozenset(name for name in dir(str) if not undefined_on_str(name))   # what a str has (sandbox.py)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
@@ -133,7 +131,7 @@ def reader(read, strict=False):
 def _two_steps(slot, first, second, attribute):
     """reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
     reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict)."""
-    def read_two(f):
+    def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
         value = f[slot]
         if type(first) is int:
             index, cls = f[first], type(value)

@@ -17,26 +17,16 @@ __all__ = ["text_reads"]
 
 @kernel(Emit, "reads")
 def text_reads(node):
-    """{{ }} of reads and constants, appended."""
-    texts, reads = _pieces(node.parts)
-    return _joiner(texts, reads, node.general, node.counted)
-
-
-def _pieces(parts):
-    """(the constants around the reads, joined: one more than the reads; the reads)."""
-    texts, reads = [""], []
-    for part in parts:
+    """{{ }} of reads and constants: the constants around the reads joined (texts: one more than the reads), the
+    joined text appended (counted: against max_output first)."""
+    texts, reads, general, counted = [""], [], node.general, node.counted
+    for part in node.parts:
         if type(part) is Read:
             reads.append(part)
             texts.append("")
         else:
             texts[-1] += part
-    return tuple(texts), tuple(reads)
-
-
-def _joiner(texts, reads, general, counted):
-    """run(f, out) for len(reads) reads between texts: the joined text appended (counted: against max_output first)."""
-    room = BIG_STR - sum(map(len, texts))
+    room, texts = BIG_STR - sum(map(len, texts)), tuple(texts)
     if room <= 0:
         return None
     if len(reads) == 1:

@@ -12,26 +12,21 @@ from operator import length_hint
 
 from .atoms import EQ, NE
 from .branches import table
-from .ir import Atom, If, Loop, Switch, text_of
+from .ir import Atom, If, Loop, Set, Switch, text_of
+from .reads import BIG_STR
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
-__all__ = ["walk", "list_loop", "loop_context"]
+__all__ = ["walk"]
 
 
 @kernel(Loop, "walk")
 def walk(node):
-    """A walkable loop: the body's statements called for each item (the loop context, when the body reads `loop`,
-    told where it is as each item is handed over)."""
-    return list_loop(node, _walker(node.plan, node.body))
-
-
-def list_loop(node, walker):
-    """run(f, out) of a walkable loop: a list or tuple walked by walker(f, out, items, step), paid for up front
-    and its output counted at the end; anything else through the general loop."""
-    plan, iterable, over = node.plan, node.iterable, node.over
+    """A walkable loop: a list or tuple walked by the walker (_walker), its iterations paid for up front and its
+    output counted at the end; anything else through the general loop."""
+    plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
 
     def run_list(f, out):
@@ -42,7 +37,12 @@ def list_loop(node, walker):
         if type(items) is not list and type(items) is not tuple:
             if type(items) is not range:
                 return over(f, out, items)
-            items = _range_items(f[0], items, iter_span)   # (`for i in range(messages|length)`)
+            try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, one step each
+                check_items(f[0].limits, len(items), "a for loop")
+                f[0].burn(len(items))
+            except Exception as exc:
+                raise located(exc, iter_span)
+            items = list(items)
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
@@ -56,35 +56,27 @@ def list_loop(node, walker):
     return run_list
 
 
-def _range_items(rs, items, iter_span):
-    """A range's items as the list a loop walks, paid for as the general loop pays (one step each)."""
-    try:
-        check_items(rs.limits, len(items), "a for loop")
-        rs.burn(len(items))
-    except Exception as exc:
-        raise located(exc, iter_span)
-    return list(items)
-
-
 def _walker(plan, body):
     """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
-    statement between constant texts, which the run appends in line) for each item: the
-    loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items it
-    consumed are skipped); the body's variables started afresh (undefined, or copied from another variable of
-    this frame); the item stored in the target's slot. A break refunds the iterations left."""
+    statement between constant texts, which the run appends in line) for each item, stored in the target's slot:
+    the loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items
+    it consumed are skipped); starts: the body's variables started afresh (the slots that start undefined, the
+    (slot, source slot) pairs that start as another variable of this frame), or None. A break refunds the rest."""
     framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
     runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
+    starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
     if plan.loop_slot is not None:
-        return _walk_loop(plan.target_slot, plan.loop_slot, plan.resets, plan.local_copies, runs)
-    if len(runs) == 1 and not plan.resets and not plan.local_copies:
-        found, slot = _item_table(plan.target_slot, body), plan.target_slot
+        return _walk_loop(slot, plan.loop_slot, starts, runs)
+    if len(runs) == 1 and starts is None:
+        found = _item_table(slot, body)
         return _walk_plain(slot, runs[0]) if found is None else _walk_switch(slot, *found, runs[0])
-    return _walk_many(plan.target_slot, plan.resets, plan.local_copies, runs)
+    first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
+    return _walk_many(slot, starts, runs, first)
 
 
 def _walk_plain(slot, a):
     """The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item."""
-    def walk_plain(f, out, items, step):
+    def walk_plain(f, out, items, step, slot=slot, a=a):
         remaining = iter(items)
         try:
             for item in remaining:
@@ -99,28 +91,27 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, body):
-    """(key, the constants' type, {constant: body run or None}, the run of any other value) of a body that is one
-    {% if item.key == c %} (or !=) without elif or else, or one switch without extras on a key of the item."""
+    """(key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
+    a body that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two)."""
     node = body.nodes[0] if len(body.nodes) == 1 else None
     if type(node) is Switch and node.plain and len(node.groups) == 1:
         read, (runs, default) = node.subject, table(node)
-    elif type(node) is If and len(node.tests) == 1 and node.else_ is None and type(node.tests[0]) is Atom and \
-            node.tests[0].kind in (EQ, NE):
-        read, equal, run = node.tests[0].read, node.tests[0].kind == EQ, node.bodies[0].run
-        runs, default = {node.tests[0].constant: run if equal else None}, None if equal else run
+    elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
+        atom, run, other = node.tests[0], node.bodies[0].run, node.else_.run if node.else_ is not None else None
+        read, runs, default = atom.read, {atom.constant: (run, other)[atom.kind == NE]}, (other, run)[atom.kind == NE]
     else:
         return None
-    if read.slot != slot or len(read.keys) != 1 or type(read.keys[0]) is not str or read.method is not None:
+    keys = read.keys
+    if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return read.keys[0], type(next(iter(runs))), runs, default
+    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
 
 
-def _walk_switch(slot, key, kind, runs, default, a):
-    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if message['role'] ==
-    'system' %}`, `{% if m.role == 'user' %}...{% elif m.role == 'assistant' %}...`): a plain dict item's key read
-    in line and what its plain value runs found in the table (an item whose value runs nothing skipped, as
-    Jinja2 runs nothing for it); any other item through the statement's kernel a, which reads it again (the read
-    in line ran nothing)."""
+def _walk_switch(slot, key, key2, kind, runs, default, a):
+    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if m.role == 'user' %}...{%
+    elif m.role == 'assistant' %}`; key2: a key of that key's value): a plain dict item's key read in line, what its
+    plain value runs found in the table (an item whose value runs nothing skipped, as Jinja2 runs nothing for it);
+    any other item through the statement's kernel a, which reads it again (the read in line ran nothing)."""
     def walk_switch(f, out, items, step):
         remaining = iter(items)
         try:
@@ -129,7 +120,8 @@ def _walk_switch(slot, key, kind, runs, default, a):
                 run = a
                 if type(item) is dict:
                     value = item.get(key)
-                    if type(value) is kind:
+                    if type(value) is kind or key2 is not None and type(value) is dict and \
+                            type(value := value.get(key2)) is kind:
                         run = runs.get(value, default)
                         if run is None:
                             continue
@@ -142,23 +134,33 @@ def _walk_switch(slot, key, kind, runs, default, a):
     return walk_switch
 
 
-def _walk_many(slot, resets, local_copies, runs):
-    """One to five statements, no loop variable; the body's variables started per item where it has any."""
+def _walk_many(slot, starts, runs, first):
+    """One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
+    done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
+    does (lower._set_first: the same for a statement list)."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
+    target, source, key, method = first
 
-    def walk_many(f, out, items, step):
+    def walk_many(f, out, items, step, slot=slot, starts=starts, target=target, source=source, key=key,
+                  method=method, a=a, b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
         remaining = iter(items)
         try:
             for item in remaining:
-                if resets:
-                    for reset in resets:
+                if starts is not None:
+                    for reset in starts[0]:
                         f[reset] = MISSING
-                if local_copies:
-                    for copy, source in local_copies:
-                        f[copy] = f[source]
+                    for copy, copied in starts[1]:
+                        f[copy] = f[copied]
                 f[slot] = item
                 try:
-                    a(f, out)
+                    if key is None or type(value := f[source]) is not dict or key not in value:
+                        a(f, out)
+                    elif method is None:
+                        f[target] = value[key]
+                    elif type(value := value[key]) is str and len(value) < BIG_STR:
+                        f[target] = method(value)
+                    else:
+                        a(f, out)
                     if b is not None:
                         b(f, out)
                         if c is not None:
@@ -174,22 +176,21 @@ def _walk_many(slot, resets, local_copies, runs):
     return walk_many
 
 
-def _walk_loop(slot, loop_slot, resets, local_copies, runs):
+def _walk_loop(slot, loop_slot, starts, runs):
     """One to five statements, the loop context told where it is as each item is handed over."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
     def walk_loop(f, out, items, step):
-        loop = loop_context(f, loop_slot, items)
+        loop = f[loop_slot] = LoopContext(items, f[0].undefined)   # (its walk: loop._iter, which loop.last spends)
         for index, item in enumerate(loop._iter):
             if index <= loop.index0:
                 continue   # consumed by the body (it iterated `loop`)
             loop.index0 = index
-            if resets:
-                for reset in resets:
+            if starts is not None:
+                for reset in starts[0]:
                     f[reset] = MISSING
-            if local_copies:
-                for copy, source in local_copies:
-                    f[copy] = f[source]
+                for copy, copied in starts[1]:
+                    f[copy] = f[copied]
             f[slot] = item
             try:
                 a(f, out)
@@ -207,10 +208,3 @@ def _walk_loop(slot, loop_slot, resets, local_copies, runs):
                 f[0].fuel += (len(items) - index - 1) * step
                 break
     return walk_loop
-
-
-def loop_context(f, loop_slot, items):
-    """A loop context over a list the walk is about to walk (through loop._iter: the loop context's list
-    iterator, which loop.last spends at the end), in the loop variable's slot."""
-    loop = f[loop_slot] = LoopContext(items, f[0].undefined)
-    return loop
