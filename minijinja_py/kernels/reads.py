@@ -93,11 +93,6 @@ def reader(read, strict=False):
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
-    if not keys:
-        def read_filtered(f):
-            value = f[slot]
-            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        return read_filtered
     if len(keys) == 1 and type(keys[0]) is str and method is not None and not strict:
         key, = keys
 
