@@ -261,6 +261,12 @@ CASES = [
      " %}B{% endif %}<{{ m.role }}>{% endfor %}", ABA, True),
     ("walks/walk", "mutable", "{% for m in ms %}{% if m.role != 'b' %}{% do ms[1].update(role='a') %}{% do m.pop("
      "'role') %}{% continue %}{% endif %}<{{ m.role }}>{% endfor %}", ABA, False),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'b' %}{% set m = {'role': 'a'} %}{% elif m.role == 'q' %}"
+     "{% break %}{% endif %}{% if m.role == 'a' %}A{% endif %}{{ m.role }}{% if m.role == 'b' %}{% continue %}{% endif %}"
+     "{{ m.content }};{% endfor %}", ABA, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% continue %}{% endif %}{% if m.role == 'b' %}B"
+     "{% endif %}{{ m.role }}{{ m.content }}{% if true %}<{{ m.role }}>{% endif %}{{ m.content }}{% endfor %}", ABA,
+     True),
     ("walks/walk", "chat", "{% for m in ms %}{% if m.role.x == 'a' %}A{% else %}E{% endif %}{% endfor %}{% for m in ms"
      " %}{% if m.role.x == 'a' %}A{% elif m.role.x == 'b' %}B{% else %}E{% endif %}{{ m.role }}{% endfor %}", ABA,
      True),

@@ -67,9 +67,9 @@ def _walker(plan, body):
     starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
-    found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs and len(runs) <= 2 else None
+    found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
     if found is not None:
-        return _walk_switch(slot, *found, *(runs + (None,))[:2])
+        return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
@@ -109,13 +109,13 @@ def _item_table(slot, node):
     return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
 
 
-def _walk_switch(slot, key, key2, kind, runs, default, a, b):
+def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
     """_walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
-    'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe a statement b after it:
+    'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
     a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
-    item through the statement's kernel a, which reads it again (the read in line ran nothing), then b."""
+    item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others."""
     def walk_switch(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default, a=a,
-                    b=b):   # defaults: cheaper per item than free variables
+                    b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
         remaining = iter(items)
         try:
             for item in remaining:
@@ -131,6 +131,12 @@ def _walk_switch(slot, key, key2, kind, runs, default, a, b):
                         run(f, out)
                     if b is not None:
                         b(f, out)
+                        if c is not None:
+                            c(f, out)
+                            if d is not None:
+                                d(f, out)
+                                if e is not None:
+                                    e(f, out)
                 except ContinueLoop:
                     continue
         except BreakLoop:
