@@ -253,6 +253,25 @@ CASES = [
     ("branches/switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}{% do ms.append({'role': 'a'}) %}"
      "{% do ms[0].update(role='z') %};{% endfor %}", AB, True),
+    # a switch as the first of two statements per item: the second reads the item again after the first ran (a
+    # caller's function or `do` in the first: not walked); a key of a key that is no dict (a str role's `x`: undefined, equal to no constant)
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m) }}A{% endif %}{% if m.role == 'b' %}B"
+     "{% endif %}{% endfor %}", ABA, False),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A{% elif m.role == 'b'"
+     " %}B{% endif %}<{{ m.role }}>{% endfor %}", ABA, True),
+    ("walks/walk", "mutable", "{% for m in ms %}{% if m.role != 'b' %}{% do ms[1].update(role='a') %}{% do m.pop("
+     "'role') %}{% continue %}{% endif %}<{{ m.role }}>{% endfor %}", ABA, False),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'b' %}{% set m = {'role': 'a'} %}{% elif m.role == 'q' %}"
+     "{% break %}{% endif %}{% if m.role == 'a' %}A{% endif %}{{ m.role }}{% if m.role == 'b' %}{% continue %}{% endif %}"
+     "{{ m.content }};{% endfor %}", ABA, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% continue %}{% endif %}{% if m.role == 'b' %}B"
+     "{% endif %}{{ m.role }}{{ m.content }}{% if true %}<{{ m.role }}>{% endif %}{{ m.content }}{% endfor %}", ABA,
+     True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role.x == 'a' %}A{% else %}E{% endif %}{% endfor %}{% for m in ms"
+     " %}{% if m.role.x == 'a' %}A{% elif m.role.x == 'b' %}B{% else %}E{% endif %}{{ m.role }}{% endfor %}", ABA,
+     True),
+    ("walks/walk", "chat", "{% for m in [{'role': {'x': 'a'}}, {'role': {'x': 3}}, {'role': 'a'}, {}] %}{% if m.role"
+     ".x == 'a' %}A{% else %}E{% endif %}{% if m.k == none %}N{% endif %}{% endfor %}", AB, True),
     # loops printing keys of the item, statements between texts: data changed between walks, or by the statement
     ("walks/walk", "chat", "{% for a in xs %}{% for m in ms %}<{{ m.role }}>{% endfor %}{{ grow() if loop.first }}"
      "{{ hook(ms[0], 'q') }};{% endfor %}", AB, True),

@@ -93,20 +93,6 @@ def reader(read, strict=False):
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
-    if not keys:
-        def read_filtered(f):
-            value = f[slot]
-            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        return read_filtered
-    if len(keys) == 1 and type(keys[0]) is str and method is not None and not strict:
-        key, = keys
-
-        def read_key_filtered(f):   # `message['content']|trim`
-            value = f[slot]
-            value = value.get(key) if type(value) is dict else attribute(value, key)
-            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        return read_key_filtered
-
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
     if len(keys) == 2 and method is None:
         return _two_steps(slot, *keys, step)

@@ -67,9 +67,11 @@ def _walker(plan, body):
     starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
+    found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
+    if found is not None:
+        return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
-        found = _item_table(slot, body)
-        return _walk_plain(slot, runs[0]) if found is None else _walk_switch(slot, *found, runs[0])
+        return _walk_plain(slot, runs[0])
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
     return _walk_many(slot, starts, runs, first)
 
@@ -90,10 +92,10 @@ def _walk_plain(slot, a):
     return walk_plain
 
 
-def _item_table(slot, body):
+def _item_table(slot, node):
     """(key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
-    a body that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two)."""
-    node = body.nodes[0] if len(body.nodes) == 1 else None
+    a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
+    on a key (or two)."""
     if type(node) is Switch and node.plain and len(node.groups) == 1:
         read, (runs, default) = node.subject, table(node)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
@@ -107,26 +109,34 @@ def _item_table(slot, body):
     return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
 
 
-def _walk_switch(slot, key, key2, kind, runs, default, a):
-    """_walk_plain for a body that is one compare or switch on a key of the item (`{% if m.role == 'user' %}...{%
-    elif m.role == 'assistant' %}`; key2: a key of that key's value): a plain dict item's key read in line, what its
-    plain value runs found in the table (an item whose value runs nothing skipped, as Jinja2 runs nothing for it);
-    any other item through the statement's kernel a, which reads it again (the read in line ran nothing)."""
-    def walk_switch(f, out, items, step):
+def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
+    """_walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
+    'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
+    a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
+    item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others."""
+    def walk_switch(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default, a=a,
+                    b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
         remaining = iter(items)
         try:
             for item in remaining:
                 f[slot] = item
                 run = a
                 if type(item) is dict:
-                    value = item.get(key)
-                    if type(value) is kind or key2 is not None and type(value) is dict and \
+                    value = item.get(key)   # (with a key2, the key's value only through it)
+                    if key2 is None and type(value) is kind or key2 is not None and type(value) is dict and \
                             type(value := value.get(key2)) is kind:
                         run = runs.get(value, default)
-                        if run is None:
-                            continue
                 try:
-                    run(f, out)
+                    if run is not None:
+                        run(f, out)
+                    if b is not None:
+                        b(f, out)
+                        if c is not None:
+                            c(f, out)
+                            if d is not None:
+                                d(f, out)
+                                if e is not None:
+                                    e(f, out)
                 except ContinueLoop:
                     continue
         except BreakLoop:
