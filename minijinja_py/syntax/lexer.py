@@ -264,10 +264,12 @@ class Lexer:
                         units.append((names, None, True))
             if len(units) == 1 and not units[0][2] and units[0][1] is None:
                 names = units[0][0]
-                found = self._matcher(names)
                 run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
                 if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
-                    found = _Skip(found, frozenset(run))
+                    found = _Skip(None, frozenset(run))
+                    found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
+                else:
+                    found = self._matcher(names)
             elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
                 # what a literal finds is one of the state's own; one punctuation text needs no search
                 texts = self._punctuation.get(char, ())
@@ -276,9 +278,8 @@ class Lexer:
                 found = None if self._native or not units else self._combined(units)
                 if found is None:
                     literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
-                    found = self._trier(tuple((literal, frozenset(names), False) if literals
-                                              else (self._matcher(names), accepted, True)
-                                              for names, accepted, literals in units))
+                    found = self._trier([[literal, frozenset(names), False] if literals
+                                         else self._deferred(names, accepted) for names, accepted, literals in units])
             table[key] = found
         return found
 
@@ -306,8 +307,28 @@ class Lexer:
                 return None
         return found
 
+    def _deferred(self, names, accepted):
+        """A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
+        first unit that matches, so a template that never gets past the earlier ones never compiles this one's)."""
+        entry = [None, accepted, True]
+        entry[0] = self._later(names, lambda compiled: entry.__setitem__(0, compiled))
+        return entry
+
+    def _later(self, names, put):
+        """The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
+        when first called and hands the compiled match method to put, which stores it in its own place (a first
+        parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse)."""
+        if names in self._native or names in self._matchers:
+            return self._matcher(names)
+
+        def match(text, pos):
+            compiled = self._matcher(names)
+            put(compiled)
+            return compiled(text, pos)
+        return match
+
     def _trier(self, units):
-        """A match function trying units ((match, accepted, family?), ...) in turn: the first that matches (a
+        """A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
         re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
         another: a family's members (the state's own are then tried without the others) or literals (then none
         of the state's own matches here)."""
