@@ -62,9 +62,9 @@ class UnexpectedCharacters(UnexpectedInput):
 
 class Lexicon:
     """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    (the ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families,
-    [(prefix, [member names], [each member's lead literal])], where every member's regexp starts with the prefix
-    (see tools/grammar_tables.py)."""
+    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset) and
+    the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
+    with the prefix (see tools/grammar_tables.py)."""
 
     __slots__ = ("patterns", "first", "families")
 
@@ -76,8 +76,8 @@ def lexicon(tables, edit=None):
     """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
     edit = edit or (lambda pattern: pattern)
-    sets = {chars: frozenset(chars) for chars, _ in tables.first.values()}   # terminals that start alike share one
-    first = {name: (sets[chars], bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+    # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
+    first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
 
