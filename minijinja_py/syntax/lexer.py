@@ -106,6 +106,24 @@ def _fixed_text(pattern):
     return "".join(chars) if chars and not escaped else None
 
 
+def _alternatives(pattern):
+    """The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
+    else None."""
+    body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
+    texts = [_fixed_text(part) for part in body.split("|")]
+    return None if None in texts else texts
+
+
+def _texts_matcher(name, texts):
+    """A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds."""
+    def match(text, pos):
+        for fixed in texts:
+            if text.startswith(fixed, pos):
+                return _Found(name, text, pos, pos + len(fixed))
+        return None
+    return match
+
+
 def _literals(patterns):
     """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
     punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
@@ -197,15 +215,19 @@ class Lexer:
         return native.match if native is not None else self._matcher_regexp(names)
 
     def _matcher_regexp(self, names):
-        """The match method of one regexp trying the terminals `names` in turn."""
+        """The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
+        fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile)."""
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
-            if family is None:
-                regexp = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
+            texts = _alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
+            if texts:
+                found = _texts_matcher(names[0], texts)
+            elif family is None:
+                found = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)).match
             else:
-                regexp = family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")"
-            found = self._matchers[names] = re.compile(regexp).match
+                found = re.compile(family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")").match
+            self._matchers[names] = found
         return found
 
     def _tier_up(self, native):
