@@ -183,16 +183,8 @@ def _walk(root, limit):
                     if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
                         if depth >= limit and value is not None:
                             raise _TooDeep
-                    elif leaf is tuple:   # (items, pairs, operators: its items pushed as the tuple would push them)
-                        for item in reversed(value):
-                            leaf = item.__class__
-                            if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
-                                if depth >= limit:
-                                    raise _TooDeep
-                            elif leaf is not str:
-                                push((item, depth, weight))
-                    else:
-                        push((value, depth, weight))
+                        continue
+                    push((value, depth, weight))
             elif cls is tuple or cls is list:
                 for item in reversed(x):
                     leaf = item.__class__
