@@ -52,7 +52,7 @@ def default_globals() -> "dict[str, Any]":
 
 def default_policies() -> "dict[str, Any]":
     """A fresh copy of Jinja2's policies (the dicts in it too: an environment may change them)."""
-    policies = dict(DEFAULT_POLICIES)
+    policies: "dict[str, Any]" = dict(DEFAULT_POLICIES)
     for key in _DICT_POLICIES:
         policies[key] = dict(policies[key])
     return policies

@@ -186,7 +186,17 @@ class Parser:
                 else:  # a reduction, in line: this is the parser's inner loop
                     if size == 1:   # the rule's symbol's slots take its value and the state after it
                         children = [values[-1]]
-                    elif size > 1:
+                    elif size == 2:   # (popped one by one: no slice objects)
+                        last = values.pop()
+                        children = [values[-1], last]
+                        states.pop()
+                    elif size == 3:
+                        last = values.pop()
+                        middle = values.pop()
+                        children = [values[-1], middle, last]
+                        states.pop()
+                        states.pop()
+                    elif size > 2:
                         children = values[-size:]
                         del values[1 - size:]
                         del states[1 - size:]
