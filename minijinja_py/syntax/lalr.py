@@ -196,7 +196,7 @@ class Parser:
                         children = [values[-1], middle, last]
                         states.pop()
                         states.pop()
-                    elif size > 2:
+                    elif size > 3:
                         children = values[-size:]
                         del values[1 - size:]
                         del states[1 - size:]
