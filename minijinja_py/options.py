@@ -34,6 +34,7 @@ DEFAULT_POLICIES = {
 }
 # Jinja2 options accepted with their default value only (README: async rendering is not supported), and options
 # accepted and ignored (there is no Python code to optimise or cache).
+_DICT_POLICIES = tuple(key for key, value in DEFAULT_POLICIES.items() if isinstance(value, dict))
 _FIXED_OPTIONS = {"enable_async": False}
 _IGNORED_OPTIONS = ("optimized", "bytecode_cache")
 _NEWLINES = ("\n", "\r\n", "\r")
@@ -51,7 +52,10 @@ def default_globals() -> "dict[str, Any]":
 
 def default_policies() -> "dict[str, Any]":
     """A fresh copy of Jinja2's policies (the dicts in it too: an environment may change them)."""
-    return {key: dict(value) if isinstance(value, dict) else value for key, value in DEFAULT_POLICIES.items()}
+    policies: "dict[str, Any]" = dict(DEFAULT_POLICIES)
+    for key in _DICT_POLICIES:
+        policies[key] = dict(policies[key])
+    return policies
 
 
 def configure(env: Any, **options: Any) -> None:
@@ -70,7 +74,7 @@ def configure(env: Any, **options: Any) -> None:
                 raise TypeError("undefined must be minijinja_py.Undefined or a subclass of it")
             env.undefined = value
         elif name == "extensions":
-            env.extensions = env.extensions | frozenset(extension_name(e) for e in value)
+            env.extensions = env.extensions | _extension_names(value)
         elif name == "limits":
             env.limits = value if value is not None else DEFAULT_LIMITS   # immutable: one serves them all
             if not isinstance(env.limits, Limits):
@@ -96,6 +100,20 @@ def set_delimiters(env: Any) -> None:
         delimiters = Delimiters(*given)
         check(delimiters)
         env._delimiters = delimiters
+
+
+_NAMED_EXTENSIONS: "dict[Any, frozenset[str]]" = {}   # the extensions options given, as names: most are alike
+
+
+def _extension_names(extensions: Any) -> "frozenset[str]":
+    """Our names of the extensions given (an iterable of what extension_name takes)."""
+    key = extensions if type(extensions) is tuple and all(type(e) is str for e in extensions) else None
+    names = _NAMED_EXTENSIONS.get(key) if key is not None else None
+    if names is None:
+        names = frozenset(extension_name(e) for e in extensions)
+        if key is not None and len(_NAMED_EXTENSIONS) < 64:
+            _NAMED_EXTENSIONS[key] = names
+    return names
 
 
 def extension_name(name: Any) -> str:

@@ -323,7 +323,7 @@ class Summaries:
             for stmt in statements:
                 own = owns.get(id(stmt))   # counted by the scan
                 found += own[0] if own is not None else own_weight(stmt)
-                if isinstance(stmt, n.If):   # (its heaviest branch: a loop, not a generator per if)
+                if type(stmt) is n.If:   # (its heaviest branch: a loop, not a generator per if)
                     heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
                     for _, body in stmt.elifs:
                         heaviest = max(heaviest, self.weight(body))

@@ -51,11 +51,11 @@ def block(c, statements):
 
 def _items(c, nodes):
     """The statements to lower: a statement, or a list of the text and {{ }} statements of a run."""
-    pending = []
+    pending, printed = [], (n.Text, n.Output)
     for node in nodes:
-        if isinstance(node, (n.Text, n.Output)) and c.known_extends and c.output_check:
+        if type(node) in printed and c.known_extends and c.output_check:
             continue  # never runs: the template extends another (which fails: there is no loader)
-        if isinstance(node, (n.Text, n.Output)) and not c.autoescape:
+        if type(node) in printed and not c.autoescape:
             pending.append(node)
             continue
         if pending:
@@ -63,7 +63,7 @@ def _items(c, nodes):
             pending = []
         extended_before = c.known_extends
         yield node
-        if extended_before and isinstance(node, n.Load) and node.kind == "extends":
+        if extended_before and type(node) is n.Load and node.kind == "extends":
             return  # extended twice: Jinja2 compiles nothing more of this statement list
     if pending:
         yield pending
@@ -163,14 +163,14 @@ def lower(c, item):
         for node in item:
             node.span = place(node.span)
         return Emit(_print_parts(c, item), not c.counted_by_loop, print_run(c, item))
-    if not isinstance(item, n.Load):   # (a load tag reads the source around its Span)
+    if type(item) is not n.Load:   # (a load tag reads the source around its Span)
         item.span = place(item.span)
-    if isinstance(item, n.If):
+    if type(item) is n.If:
         return _lower_if(c, item)
-    if isinstance(item, n.For):
+    if type(item) is n.For:
         plan, body, over, iterable, walkable, run = loop_parts(c, item)
         return Loop(plan, body, over, iterable, walkable, run)
-    read = read_of(c, item.value) if isinstance(item, n.Assign) and isinstance(item.target, n.NameTarget) else None
+    read = read_of(c, item.value) if type(item) is n.Assign and type(item.target) is n.NameTarget else None
     slot, key, method, _ = spec(read, True) if read is not None else (None,) * 4   # (a key of a variable)
     return Opaque(c.stmt(item)) if key is None else Set((c.scope.refs[item.target.name], slot, key, method),
                                                          c.stmt(item))
@@ -181,21 +181,21 @@ def read_of(c, node):
     """The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
     what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim)."""
     method = None
-    if isinstance(node, n.Filter) and node.args.empty and node.value is not None:
+    if type(node) is n.Filter and node.args.empty and node.value is not None:
         method = getattr(c.filters.get(node.name), "mj_str_method", None)
         if method is None:
             return None
         node = node.value
     keys = []
-    while isinstance(node, (n.Getattr, n.Getitem)):
+    while type(node) is n.Getattr or type(node) is n.Getitem:
         key = dict_key(node)
-        if key is None and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
+        if key is None and type(node) is n.Getitem and type(node.key) is n.Name:
             key = local_slot(c, node.key)   # `messages[i]`: the slot of the index variable
         if key is None or key in DICT_NAMES:   # (d['items'] of a dict without that key: the method)
             return None
         keys.append(key)
         node = node.obj
-    if not isinstance(node, n.Name):
+    if type(node) is not n.Name:
         return None
     depth, slot, kind = c.variable(node.name)
     if depth != 0:
@@ -206,18 +206,18 @@ def read_of(c, node):
 def _text_parts(c, expr):
     """The parts (str constants and Reads) of what {{ expr }} prints when every read is a plain str, or None: a
     read, a + chain or a ~ chain of reads and constants, a constant (its printed text)."""
-    if isinstance(expr, n.Const):
+    if type(expr) is n.Const:
         return (expr.value if type(expr.value) is str else to_str(expr.value),)
-    if isinstance(expr, n.BinOp) and expr.op == "+":
+    if type(expr) is n.BinOp and expr.op == "+":
         operands, stringify = sum_operands(expr)[0], False
-    elif isinstance(expr, n.Concat):
+    elif type(expr) is n.Concat:
         operands, stringify = expr.items, True   # `~` prints each operand
     else:
         read = read_of(c, expr)
         return None if read is None else (read,)
     parts = []
     for operand in operands:
-        if isinstance(operand, n.Const) and (type(operand.value) is str or stringify):
+        if type(operand) is n.Const and (type(operand.value) is str or stringify):
             parts.append(operand.value if type(operand.value) is str else to_str(operand.value))
             continue
         read = read_of(c, operand)
@@ -230,7 +230,7 @@ def _text_parts(c, expr):
 def _print_parts(c, nodes):
     parts = []
     for node in nodes:
-        found = (node.value,) if isinstance(node, n.Text) else _text_parts(c, node.expr)
+        found = (node.value,) if type(node) is n.Text else _text_parts(c, node.expr)
         if found is None:
             return None
         parts.extend(found)
@@ -246,16 +246,16 @@ _ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
 
 def atom_of(c, test):
     """The Atom a test expression is, or None (kernels/atoms.py)."""
-    if isinstance(test, n.Not):
+    if type(test) is n.Not:
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
         return None if inner is None else _negated(inner)
     kind, constant = A.TRUTHY, None
-    if isinstance(test, n.Compare) and len(test.ops) == 1:
+    if type(test) is n.Compare and len(test.ops) == 1:
         kind, constant, test = _compare_atom(test)
         if kind is None:
             return None
-    elif isinstance(test, n.Test) and test.args.empty and c.tests.get(test.name) is BUILTIN_TESTS.get(test.name):
+    elif type(test) is n.Test and test.args.empty and c.tests.get(test.name) is BUILTIN_TESTS.get(test.name):
         if (test.name, test.negated) in _TYPE_TESTS:
             kind, test = _TYPE_TESTS[(test.name, test.negated)], test.value
         elif test.name in _CLASS_TESTS:
@@ -269,13 +269,13 @@ def atom_of(c, test):
 def _compare_atom(test):
     """(kind, constant, the node read) of a comparison an atom decides, or (None, None, None)."""
     (name, other), first = test.ops[0], test.first
-    if name in ("==", "!=") and isinstance(other, n.Const) and type(other.value) in (str, int, bool) and \
+    if name in ("==", "!=") and type(other) is n.Const and type(other.value) in (str, int, bool) and \
             cheap_constant(other.value):
         return (A.EQ if name == "==" else A.NE), other.value, first
-    if name in ("in", "not in") and isinstance(first, n.Const) and type(first.value) is str and \
+    if name in ("in", "not in") and type(first) is n.Const and type(first.value) is str and \
             cheap_constant(first.value):
         return (A.IN if name == "in" else A.NOT_IN), first.value, other
-    if name in _ORDER_KINDS and isinstance(other, n.Const) and type(other.value) is int and \
+    if name in _ORDER_KINDS and type(other) is n.Const and type(other.value) is int and \
             cheap_constant(other.value):
         return _ORDER_KINDS[name], other.value, first
     if name in ("in", "not in") and constant_set(other) is not None:
@@ -294,7 +294,7 @@ def _lower_if(c, node):
         operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]
         # (atoms run nothing but reads; other operands are asked about)
         pure = all(operands) or c.effects is not None and not c.effects.changes_data(test)
-        tests.append(Test(isinstance(test, n.Or), zip(operands, (part[1:] for part in parts)), pure)
+        tests.append(Test(type(test) is n.Or, zip(operands, (part[1:] for part in parts)), pure)
                      if any(operands) else None)
     return If(tests, values, [branch[-1] for branch in branches], else_, general)
 
@@ -303,10 +303,10 @@ def _atoms_test(c, node):
     """A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
     closures of their own (an atom that cannot decide hands the whole test back to its closure); else None.
     `not (a or b)` is `not a and not b` (De Morgan: the same reads in the same order, each outcome negated)."""
-    if isinstance(node, n.Not):
+    if type(node) is n.Not:
         inner = _atoms_test(c, node.operand)
         return None if inner is None else _negated(inner)
-    if not isinstance(node, (n.And, n.Or)):
+    if type(node) is not n.And and type(node) is not n.Or:
         return None
     parts = []
     for operand in and_or_parts(node):
@@ -314,7 +314,7 @@ def _atoms_test(c, node):
         if part is None:
             return None
         parts.append((part, None))
-    return Test(isinstance(node, n.Or), parts, True)
+    return Test(type(node) is n.Or, parts, True)
 
 
 def _negated(part):

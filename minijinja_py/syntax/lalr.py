@@ -16,6 +16,7 @@ patterns that are). Chains of single-child `?rule` reductions (an atom climbs a 
 remembered per (state below, state, lookahead) and taken in one step.
 """
 
+from itertools import chain
 from operator import itemgetter
 
 from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, lex_modes, lexicon
@@ -159,9 +160,9 @@ class Parser:
         if postlex is not None:
             stream = postlex(stream)
         actions, rules, chains = self._actions, self._rules, self._chains
-        token = None
-        row = self.tables.row
-        for token in stream:
+        row, end = self.tables.row, self._end
+        # the last token, $END, is reduced as the others are, up to the end state, where it completes the parse
+        for token in chain(stream, _end_of(values)):
             kind = token[0]   # token.type (by index: the named field is a slower lookup)
             try:   # (a subscript, not .get: a method call per lookup costs more; a miss is a syntax error)
                 action = (actions[state] or row(state))[kind]
@@ -169,6 +170,8 @@ class Parser:
                 action = None
             while action is None or action < 0:  # reduce until the token can be shifted
                 if action is None:
+                    if state == end and kind == "$END":
+                        return values[-1]
                     raise UnexpectedToken(token, _expected(actions[state]), state, values)
                 how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
                 if how is _UNIT:  # a chain of them, taken in one step, with the action that follows it
@@ -180,10 +183,20 @@ class Parser:
                     state, action = found
                     states[-1] = state
                     continue
-                else:  # as _reduce, in line: this is the parser's inner loop
+                else:  # a reduction, in line: this is the parser's inner loop
                     if size == 1:   # the rule's symbol's slots take its value and the state after it
                         children = [values[-1]]
-                    elif size > 1:
+                    elif size == 2:   # (popped one by one: no slice objects)
+                        last = values.pop()
+                        children = [values[-1], last]
+                        states.pop()
+                    elif size == 3:
+                        last = values.pop()
+                        middle = values.pop()
+                        children = [values[-1], middle, last]
+                        states.pop()
+                        states.pop()
+                    elif size > 3:
                         children = values[-size:]
                         del values[1 - size:]
                         del states[1 - size:]
@@ -208,54 +221,7 @@ class Parser:
             states.append(action)
             values.append(token)
             state = action
-        return self._finish(token, states, values)
-
-    def _reduce(self, rule, states, values):
-        """Pop the rule's symbols, push its value (the callback's result, the shaped children of an inlined rule,
-        or the one child of a `?rule`) and the state it leads to, which is returned."""
-        how, origin, size, callback, shaper = rule
-        if size == _SAME:
-            children = values.pop()
-            del states[-1]
-        elif size:
-            children = values[-size:]
-            del values[-size:]
-            del states[-size:]
-        else:
-            children = []
-        if shaper is not None:
-            children = shaper(children)
-        if how is _CALL:
-            value = callback(children)
-        elif how is _INLINE:
-            value = children
-        else:
-            value = children[0] if len(children) == 1 else callback(children)
-        state = self._actions[states[-1]][origin]
-        states.append(state)
-        values.append(value)
-        return state
-
-    def _finish(self, last, states, values):
-        """Feed the end of the input ($END, placed where the last token is, as Lark places it): reduce until the
-        start rule is complete and return its value."""
-        if last is None:
-            end = Token("$END", "", 0, 1, 1, None, None, None)
-        else:
-            end = Token("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column,
-                        last.end_pos)
-        actions, state = self._actions, states[-1]
-        while True:
-            action = self.tables.row(state).get("$END")
-            if action is None or action >= 0:  # nothing is shifted at the end; it completes the parse or fails
-                raise UnexpectedToken(end, _expected(actions[state]), state, values)
-            rule = self._rule(~action)
-            if rule[0] is _UNIT:
-                state = states[-1] = self._follow_units(states[-2], state, "$END")
-            else:
-                state = self._reduce(rule, states, values)
-            if state == self._end:
-                return values[-1]
+        raise AssertionError("the tables shift no $END")   # (they never do: tools/grammar_tables.py)
 
     def _follow_units(self, below, state, kind):
         """The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
@@ -266,6 +232,16 @@ class Parser:
             if action is None or action >= 0 or self._rule(~action)[0] is not _UNIT or state == self._end:
                 return state
             state = actions[below][self._rule(~action)[1]]
+
+
+def _end_of(values):
+    """The $END token, after the last one (placed where the last token is, as Lark places it: values[-1] is that
+    token when the parser asks for the next one, having just shifted it)."""
+    last = values[-1] if values else None
+    if last is None:
+        yield Token("$END", "", 0, 1, 1, None, None, None)
+    else:
+        yield Token("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos)
 
 
 def _expected(actions):
@@ -287,7 +263,7 @@ def _shaper(plan):
     plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py)."""
     include, trailing_nones = plan
     if trailing_nones or any(nones for _, _, nones in include):
-        return lambda children: _shape(children, plan)
+        return _spliced_or_padded(plan)
     if not include:
         return lambda children: []
     indexes = tuple(index for index, _, _ in include)
@@ -306,7 +282,48 @@ def _shaper(plan):
             return lambda children: [children[index]]
         pick = itemgetter(*indexes)
         return lambda children: list(pick(children))
-    return lambda children: _shape(children, plan)
+    return _spliced_or_padded(plan)
+
+
+def _spliced_or_padded(plan):
+    """_shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
+    and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
+    popped values, a fresh list); the list itself extended when it comes first, as _shape does."""
+    include, trailing_nones = plan
+    splices = [index for index, splice, _ in include if splice]
+    if len(splices) > 1:
+        return lambda children: _shape(children, plan)
+    before, after = [], []
+    current = before
+    for index, splice, nones in include:
+        current.extend([-1] * nones)
+        if splice:
+            current = after
+        else:
+            current.append(index)
+    current.extend([-1] * trailing_nones)
+    padded = -1 in before or -1 in after
+    pick_before = _picker(tuple(before)) if before else None
+    pick_after = _picker(tuple(after)) if after else None
+    if not splices:
+        def picked(children):
+            children.append(None)
+            return list(pick_before(children))
+        return picked
+    spliced = splices[0]
+
+    def shaped(children):
+        if padded:
+            children.append(None)
+        if pick_before is None:
+            shaped = children[spliced]   # reused (left recursion: x*, x+ keep extending one list)
+        else:
+            shaped = list(pick_before(children))
+            shaped.extend(children[spliced])
+        if pick_after is not None:
+            shaped.extend(pick_after(children))
+        return shaped
+    return shaped
 
 
 def _shape(children, plan):

@@ -293,9 +293,11 @@ class Lexer:
                 else:
                     found = self._matcher(names)
             elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
-                # what a literal finds is one of the state's own; one punctuation text needs no search
+                # what a literal finds is one of the state's own; one punctuation text needs no search (nor the
+                # check of lex() for an ignored terminal, which it is not)
                 texts = self._punctuation.get(char, ())
-                found = _Fixed(*texts[0]) if len(texts) == 1 else self._literals_matcher
+                fixed = len(texts) == 1 and texts[0][1] not in self.tables.ignore
+                found = _Fixed(*texts[0]) if fixed else self._literals_matcher
             else:
                 found = None if self._native or not units else self._combined(units)
                 if found is None:
@@ -392,16 +394,20 @@ class Lexer:
                 char = after
                 match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:   # (its text is the token's: the first character is, and the rest checked)
-                kind, value, end = match.name, match.text, pos + match.size
-                if match.size > 1 and not text.startswith(value, pos):
+                end = pos + match.size
+                if match.size > 1 and not text.startswith(match.text, pos):
                     raise self._unmatched(text, pos, line, line_start, state, values)
-            else:
-                m = match(text, pos)
-                if m is None:
-                    raise self._unmatched(text, pos, line, line_start, state, values)
-                end = m.end()
-                kind = m.lastgroup
-                value = text[pos:end]
+                # punctuation, one line, not an ignored terminal (see candidates)
+                yield _new_tuple(Token, (match.name, match.text, pos, line, pos - line_start + 1, line,
+                                         end - line_start + 1, end))
+                pos = end
+                continue
+            m = match(text, pos)
+            if m is None:
+                raise self._unmatched(text, pos, line, line_start, state, values)
+            end = m.end()
+            kind = m.lastgroup
+            value = text[pos:end]
             if kind in ignore:
                 if end == pos:
                     raise ValueError(f"terminal {kind} matched the empty string")
