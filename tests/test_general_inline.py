@@ -236,3 +236,115 @@ def test_filters_of_reads_match_jinja2(source):
     """x|f without arguments where x is a variable of this frame or a key of one: read in line (calls.py), every
     other value through the general read."""
     _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% else %}{% if m.v == 'sub' %}S{% else %}-{% endif %}{% endif %}"
+    "{% endfor %}",
+    "{% for m in ms %}{% if m.v == 7 %}7{% elif m.w == 'user' %}W{% else %}{% if m.v %}T{% elif m.w and m.v != 'x' %}"
+    "A{% else %}{% if m.w == none %}N{% endif %}{% endif %}{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% else %}{% if w is string %}s{% endif %}{% endif %}"
+    "{% if v %}T{% else %}{% if w %}W{% endif %}X{% endif %}",
+    "{% for m in ms %}{% if m.v == 'user' %}{% set m = {'v': 'sub'} %}U{% else %}{% if m.v == 'sub' %}S{% endif %}"
+    "{% endif %}{% if m.v == 'sub' %}!{% endif %}{% endfor %}",
+])
+def test_an_if_in_an_else_matches_jinja2(source):
+    """`{% else %}{% if %}`: the inner if's branches compiled as the outer's elifs (conditionals.if_parts) — the
+    same tests in the same order, and else blocks holding more than the if left alone."""
+    _renders_as_jinja2(source)
+
+
+class Counted(dict):
+    """A caller's mapping that logs every key read (not a plain dict: every test reads it again)."""
+
+    def __init__(self, log, **items):
+        super().__init__(**items)
+        self.log = log
+
+    def __getitem__(self, key):
+        self.log.append(key)
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}{% if m.role == 'c' %}C"
+    "{% endif %}{% endif %}{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% else %}{% if m.role == 'b' or m.x %}B{% endif %}{% endif %}"
+    "{% endfor %}",
+    "{% for m in ms %}{% if m.x and m.role %}A{% endif %}{% if m.role == 'b' or m.x %}B{% endif %}{% endfor %}",
+])
+def test_branch_tests_read_a_callers_mapping_as_jinja2_does(source):
+    """Each test of a flattened if/else chain, and each operand of a two-operand and/or, reads a caller's
+    mapping as often, and in the same order, as Jinja2's compiled Python does."""
+    roles = ("a", "b", "c", "d")
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(
+        ms=[Counted(log, role=r, x=r > "b") for r in roles])
+    expected = reference_env().from_string(source).render(ms=[Counted(theirs, role=r, x=r > "b") for r in roles])
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% if a and b %}Y{% else %}N{% endif %}",
+    "{% if a or b %}Y{% endif %}{% if not a %}!{% endif %}",
+    "{% if a and b %}Y{% elif b or c %}B{% endif %}",
+    "{% if a is defined and b %}Y{% endif %}{% if nothing is defined %}D{% else %}U{% endif %}",
+])
+@pytest.mark.parametrize("values", [(True, False, True), (False, False, False), (False, True, False),
+                                    (True, True, True)])
+def test_two_operand_chains_take_each_truth_as_jinja2_does(source, values):
+    """A two-operand and/or (conditionals._chain_two) and an if whose test is a bool (_if_boolean): each
+    operand's truth taken once, in order, up to the one that decides."""
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(**dict(zip("abc", (Flag(v, log) for v in values))))
+    expected = reference_env().from_string(source).render(**dict(zip("abc", (Flag(v, theirs) for v in values))))
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% if v == 'user' and w %}A{% endif %}{% if v or w == 7 %}B{% endif %}{% if w == none or v != 'x' %}C{% endif %}",
+    "{% for m in ms %}{% if m.v and m['w'] == 'user' %}A{% elif m.w == 7 or m.v %}B{% else %}-{% endif %}{% endfor %}",
+])
+def test_two_operand_chains_match_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+def test_a_strict_undefined_fails_in_a_two_operand_chain():
+    env = mj.Environment(undefined=mj.StrictUndefined)
+    for source in ("{% if v == 'a' and nothing %}A{% endif %}", "{% if nothing or v %}A{% endif %}",
+                   "{% if v == 'b' %}B{% else %}{% if nothing %}N{% endif %}{% endif %}"):
+        with pytest.raises(mj.UndefinedError):
+            env.from_string(source).render(v="a")
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if not m.v %}E{% else %}F{% endif %}{% if not m['w'] %}W{% endif %}"
+    "{% if not loop.last %},{% endif %}{{ loop.last }}{% endfor %}",
+    "{% if not v %}N{% endif %}{% if not nothing %}U{% endif %}{% if not (v) == w %}Q{% endif %}"
+    "{% if not w is string %}S{% else %}s{% endif %}",
+])
+def test_if_not_and_loop_last_match_jinja2(source):
+    """{% if not x %} takes x's truth in the if (conditionals._if_not); loop.last read in line before a list's end
+    (expressions._loop_counter)."""
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for x in xs %}{% do xs.append(9) if loop.first %}{{ x }}{% if not loop.last %},{% endif %}{{ loop.last }}"
+    "{% endfor %}",
+    "{% for x in xs %}{% do xs.pop() if loop.first %}{{ x }}{% if not loop.last %},{% else %}.{% endif %}"
+    "{% endfor %}",
+])
+def test_loop_last_sees_the_list_change_under_it_as_jinja2(source):
+    """The mutable profile: a list that grows or shrinks during the loop; loop.last read in line looks at it
+    live, as Jinja2's does."""
+    items, reference_items = [1, 2, 3], [1, 2, 3]
+    ours = mj.Environment(immutable=False, extensions=["do"]).from_string(source).render(xs=items)
+    theirs = jinja2.sandbox.SandboxedEnvironment(extensions=["jinja2.ext.do"]).from_string(source).render(
+        xs=reference_items)
+    assert (ours, items) == (theirs, reference_items)
+
+
+def test_a_strict_undefined_fails_under_if_not():
+    with pytest.raises(mj.UndefinedError):
+        mj.Environment(undefined=mj.StrictUndefined).from_string("{% if not nothing %}N{% endif %}").render()

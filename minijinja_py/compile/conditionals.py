@@ -22,9 +22,15 @@ def if_parts(c, node):
     if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
     (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
     each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
-    branches = []
+    branches, tested, else_body = [], [(node.test, node.body)] + list(node.elifs), node.else_
+    while len(else_body) == 1 and isinstance(else_body[0], n.If):
+        # `{% else %}{% if b %}...{% endif %}`: the inner if's branches are the outer's elifs (an if is no scope:
+        # the same tests run in the same order), so the chain is compiled, and picked, as one
+        inner = else_body[0]
+        tested += [(inner.test, inner.body)] + list(inner.elifs)
+        else_body = inner.else_
     with c.flags(soft=True):
-        for test, body in [(node.test, node.body)] + list(node.elifs):
+        for test, body in tested:
             if isinstance(test, (n.And, n.Or)):
                 parts = tuple((operand, _operand_condition(c, operand), operand.span)
                               for operand in and_or_parts(test))
@@ -33,7 +39,7 @@ def if_parts(c, node):
             else:
                 parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
-        else_ = c.block(node.else_) if node.else_ else None
+        else_ = c.block(else_body) if else_body else None
     return branches, else_, _if_run(c, node, branches, else_)
 
 
@@ -90,7 +96,7 @@ def _chain_of(c, chain):
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
     equalities = [_equality_of(c, operand) for operand in operands]
     parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
-    if any(equalities):
+    if any(equalities) or len(operands) == 2:
         return _chain_truth(tuple(part + (equality or (None, None, None, True))
                                   for part, equality in zip(parts, equalities)), want)
 
@@ -110,6 +116,8 @@ def _chain_truth(operands, want):
     """f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
     constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
     in line as _if_equal does, the others through their closures."""
+    if len(operands) == 2:
+        return _chain_two(*operands, want)
     operands = tuple(operand + (type(operand[4]),) for operand in operands)
 
     def chain(f):
@@ -132,18 +140,78 @@ def _chain_truth(operands, want):
     return chain
 
 
+def _chain_two(first, second, want):
+    """_chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
+    same reads, comparisons and truths in the same order, without the loop over operands."""
+    part, span, slot, key, constant, equal = first
+    part2, span2, slot2, key2, constant2, equal2 = second
+    constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
+
+    def chain_two(f):
+        if slot is None:
+            value = MISSING
+        else:
+            value = f[slot]
+            if key is not None:
+                value = value[key] if type(value) is dict and key in value else MISSING
+        if type(value) is constant_type:
+            if ((value == constant) is equal) is want:
+                return want
+        else:
+            value = part(f)
+            try:
+                if (True if value else False) is want:
+                    return want
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+        if slot2 is None:
+            value = MISSING
+        else:
+            value = f[slot2]
+            if key2 is not None:
+                value = value[key2] if type(value) is dict and key2 in value else MISSING
+        if type(value) is constant_type2:
+            return (value == constant2) is equal2
+        value = part2(f)
+        try:
+            return True if value else False
+        except Exception as exc:
+            raise located(exc, span2)
+    return chain_two
+
+
 def _if_run(c, node, branches, else_):
     else_run = else_.run if else_ is not None else None
-    if len(branches) == 1 and branches[0][3] is None:
-        _, test, span, _, body = branches[0]
-        slot, key = in_line_place(c, node.test)
+    if len(branches) == 1:
+        _, test, span, parts, body = branches[0]
+        slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
             return _if_operand(slot, key, test, span, body.run, else_run)
-        equality = _equality_of(c, node.test)
+        equality = _equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
+        if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
+            operand = node.test.operand
+            return _if_not(*in_line_place(c, operand), c.expr(operand), operand.span, body.run, else_run)
+        if isinstance(node.test, _BOOLEAN_TESTS):
+            return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
+
+
+# tests whose closures give a bool (and/or chains: _chain_truth, condition; `not`; `is` tests: compile_test):
+# their truth is the value itself and cannot fail
+_BOOLEAN_TESTS = (n.And, n.Or, n.Not, n.Test)
+
+
+def _if_boolean(test, body, else_):
+    """{% if a and b %}, {% if not loop.last %}, {% if x is defined %}: an if whose test gives a bool."""
+    def run_boolean(f, out):
+        if test(f):
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_boolean
 
 
 def _elif_run(c, branches, else_, general):
@@ -230,6 +298,29 @@ def _if_operand(slot, key, test, span, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_operand
+
+
+def _if_not(slot, key, test, span, body, else_):
+    """{% if not x %}, {% if not loop.last %}: x's truth taken here (where `not`'s closure would take it and the
+    if the truth of that), x read in line as _if_operand reads it."""
+    def run_not(f, out):
+        if slot is None:
+            value = test(f)
+        else:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
+            if value is MISSING:
+                value = test(f)
+        try:
+            chosen = False if value else True
+        except Exception as exc:   # a truth test can fail (StrictUndefined)
+            raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_not
 
 
 def _equality_of(c, test):
