@@ -348,3 +348,47 @@ def test_loop_last_sees_the_list_change_under_it_as_jinja2(source):
 def test_a_strict_undefined_fails_under_if_not():
     with pytest.raises(mj.UndefinedError):
         mj.Environment(undefined=mj.StrictUndefined).from_string("{% if not nothing %}N{% endif %}").render()
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.v == 'user' and m.w %}A{% elif m.v == 'sub' %}S{% elif m.v == 'user' %}U"
+    "{% elif m.v == '' and m.w == 7 and m.v != 'x' %}E{% else %}-{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m['v'] == 'user' and m.w == 'user' %}A{% elif m.w == 7 and m.v %}S{% elif m.v == 'sub' %}"
+    "U{% endif %}{% endfor %}",
+    "{% if w == 7 and v %}7{% elif w == 8 %}8{% elif w == 7 %}s{% endif %}",
+])
+def test_a_chain_of_one_subject_with_and_rests_matches_jinja2(source):
+    """_one_subject with tests that go on after their equality (`m.role == 'assistant' and m.tool_calls`)."""
+    _renders_as_jinja2(source)
+
+
+SUBJECT_CHANGED_BY_A_REST = (
+    "{% for m in ms %}{% if m.role == 'a' and flip(m) %}A{% elif m.role == 'b' %}B{% elif m.role == 'a' %}a"
+    "{% else %}-{% endif %}{{ m.role }},{% endfor %}")
+
+
+def test_a_rest_that_changes_the_subject_is_seen_by_the_later_tests():
+    """A caller's function in the rest of a test changes the subject: the later tests read it again, as
+    Jinja2's do (the subject is read once only up to the first test that runs more than a comparison)."""
+    def flip(m):
+        m["role"] = "b" if m["role"] == "a" else "a"
+        return False
+
+    def data():
+        return [{"role": "a"}, {"role": "b"}, {"role": "c"}]
+
+    ours = mj.chat_environment().from_string(SUBJECT_CHANGED_BY_A_REST).render(ms=data(), flip=flip)
+    theirs = reference_env().from_string(SUBJECT_CHANGED_BY_A_REST).render(ms=data(), flip=flip)
+    assert ours == theirs == "Bb,Bb,-c,"
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% elif m.role == 'b' %}B{% elif m.role == 'a' %}a"
+    "{% elif m.role == 'c' and m.x %}C{% endif %}{% endfor %}",
+])
+def test_a_chain_of_one_subject_reads_a_callers_mapping_as_jinja2_does(source):
+    roles = ("a", "b", "c", "d")
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(ms=[Counted(log, role=r, x=r > "b") for r in roles])
+    expected = reference_env().from_string(source).render(ms=[Counted(theirs, role=r, x=r > "b") for r in roles])
+    assert (ours, log) == (expected, theirs)

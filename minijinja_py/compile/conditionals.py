@@ -264,28 +264,49 @@ def _if_boolean(test, body, else_):
 
 def _elif_run(c, branches, else_, general):
     """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
-    subject with constants of one type (str or int); equalities compared in line (_equality_chain) when some tests
-    are; general (if_runner's) otherwise."""
+    subject with constants of one type (str or int), alone or first in an and (`m.role == 'assistant' and
+    m.tool_calls`); equalities compared in line (_equality_chain) when some tests are; general (if_runner's)
+    otherwise."""
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+    # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
+    rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
+    equalities = [equality or (rest and rest[0]) for equality, rest in zip(equalities, rests)]
+    entries = tuple((equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span,
+                                                              body.run, rest and rest[1])
+                    for equality, rest, (_, test, span, _, body) in zip(equalities, rests, branches))
     if all(equalities) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in equalities}) == 1 \
             and equalities[0][3] and type(equalities[0][2]) in (str, int):
-        return _one_subject(equalities, general, branches, else_)
-    if any(equalities):
-        return _equality_chain(tuple(
-            (equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span, body.run)
-            for equality, (_, test, span, _, body) in zip(equalities, branches)), else_)
-    return general
+        return _one_subject(entries, general, else_)
+    return _equality_chain(entries, else_) if any(equalities) else general
 
 
-def _one_subject(equalities, general, branches, else_):
+def _and_rest(c, branch):
+    """(equality, truth of the other operands) of a test `a == 'x' and b ...` whose first operand is an equality
+    (_equality_of), else None."""
+    test, _, _, parts, _ = branch
+    if parts is None or not isinstance(test, n.And):
+        return None
+    equality = _equality_of(c, parts[0][0])
+    if equality is None:
+        return None
+    return equality, _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                                        for operand, ev, span in parts[1:]), False)
+
+
+def _one_subject(entries, general, else_):
     """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
-    (_equality_of) with a constant of one type, str or int. Nothing runs between the tests and reading a variable of
-    this frame or a plain dict's key runs nothing, so the subject read once is what each test reads: a value of
-    the constants' type picks the first branch with its constant by a dict (== of two strs or two ints is the
-    dict's key equality); any other value through general, the chain's closures in turn."""
-    (slot, key, _, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
-    for equality, (_, _, _, _, body) in zip(equalities, branches):
-        bodies.setdefault(equality[2], body.run)
+    (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
+    tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
+    each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
+    dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
+    closures in turn. Where that test has more after its equality, its rest decides; when it fails (the rest may
+    have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again.
+    entries: _equality_chain's branches."""
+    slot, key, _, _, constant_type = entries[0][:5]
+    bodies = {}
+    for index, (_, _, constant, _, _, _, _, body, rest) in enumerate(entries):
+        if constant not in bodies:
+            bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
 
     def run_one_subject(f, out):
         value = f[slot]
@@ -301,19 +322,33 @@ def _one_subject(equalities, general, branches, else_):
     return run_one_subject
 
 
+def _guarded(rest, body, later, else_):
+    """_one_subject's branch whose equality holds and whose test goes on (`... and m.tool_calls`): body when the
+    rest holds, else the later branches in turn (_equality_chain), or else_."""
+    after = _equality_chain(later, else_) if later else else_
+
+    def run_guarded(f, out):
+        if rest(f):
+            body(f, out)
+        elif after is not None:
+            after(f, out)
+    return run_guarded
+
+
 def _equality_chain(branches, else_):
     """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
     equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
-    other tests through their closures. branches: ((slot or None, key, constant, equal, the constant's type, test,
-    span, body run), ...)."""
+    other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
+    rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
+    the rest's truth or None), ...)."""
     def run_equalities(f, out):
-        for slot, key, constant, equal, constant_type, test, span, body in branches:
+        for slot, key, constant, equal, constant_type, test, span, body, rest in branches:
             if slot is not None:
                 value = f[slot]
                 if key is not None:
                     value = value[key] if type(value) is dict and key in value else MISSING
                 if type(value) is constant_type:
-                    if (value == constant) is equal:
+                    if (value == constant) is equal and (rest is None or rest(f)):
                         return body(f, out)
                     continue
             value = test(f)
