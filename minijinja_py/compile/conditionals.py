@@ -241,7 +241,8 @@ def _if_run(c, node, branches, else_):
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             operand = node.test.operand
             return _if_not(*in_line_place(c, operand), c.expr(operand), operand.span, body.run, else_run)
-        if isinstance(node.test, _BOOLEAN_TESTS):
+        if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
             return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general

@@ -402,8 +402,11 @@ def _two_lookups(root, steps, general):
     def ev_index(f):
         obj = root(f)
         i = f[index]
-        if type(obj) is list and type(i) is int and -len(obj) <= i < len(obj):
-            obj = obj[i]
+        if type(obj) is list and type(i) is int:
+            try:
+                obj = obj[i]
+            except IndexError:   # out of range: the general path's undefined
+                return general(f)
             if type(obj) is dict and key2 in obj:
                 return obj[key2]
         return general(f)
