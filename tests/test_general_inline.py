@@ -356,9 +356,14 @@ def test_a_strict_undefined_fails_under_if_not():
     "{% for m in ms %}{% if m['v'] == 'user' and m.w == 'user' %}A{% elif m.w == 7 and m.v %}S{% elif m.v == 'sub' %}"
     "U{% endif %}{% endfor %}",
     "{% if w == 7 and v %}7{% elif w == 8 %}8{% elif w == 7 %}s{% endif %}",
+    "{% for m in ms %}{% if m.v == 'user' or m.v == 'sub' %}A{% elif m.v == '' %}E{% elif m.v == 'x' or m.v == 'user' %}"
+    "X{% else %}-{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.v == 'sub' and m.w %}S{% elif m.v == 'user' or m.v == 'sub' or m.v == '' %}O"
+    "{% endif %}{% endfor %}",
 ])
 def test_a_chain_of_one_subject_with_and_rests_matches_jinja2(source):
-    """_one_subject with tests that go on after their equality (`m.role == 'assistant' and m.tool_calls`)."""
+    """_one_subject with tests that go on after their equality (`m.role == 'assistant' and m.tool_calls`) or that
+    are an or of equalities (`m.role == 'user' or m.role == 'system'`)."""
     _renders_as_jinja2(source)
 
 
@@ -385,6 +390,8 @@ def test_a_rest_that_changes_the_subject_is_seen_by_the_later_tests():
 @pytest.mark.parametrize("source", [
     "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% elif m.role == 'b' %}B{% elif m.role == 'a' %}a"
     "{% elif m.role == 'c' and m.x %}C{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% elif m.role == 'b' or m.role == 'a' %}B"
+    "{% elif m.role == 'c' %}C{% endif %}{% endfor %}",
 ])
 def test_a_chain_of_one_subject_reads_a_callers_mapping_as_jinja2_does(source):
     roles = ("a", "b", "c", "d")

@@ -265,8 +265,8 @@ def _if_boolean(test, body, else_):
 
 def _elif_run(c, branches, else_, general):
     """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
-    subject with constants of one type (str or int), alone or first in an and (`m.role == 'assistant' and
-    m.tool_calls`); equalities compared in line (_equality_chain) when some tests are; general (if_runner's)
+    subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
+    m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line (_equality_chain) when some tests are; general (if_runner's)
     otherwise."""
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
@@ -275,10 +275,27 @@ def _elif_run(c, branches, else_, general):
     entries = tuple((equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span,
                                                               body.run, rest and rest[1])
                     for equality, rest, (_, test, span, _, body) in zip(equalities, rests, branches))
-    if all(equalities) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in equalities}) == 1 \
-            and equalities[0][3] and type(equalities[0][2]) in (str, int):
-        return _one_subject(entries, general, else_)
+    # `m.role == 'user' or m.role == 'system'`: one branch for each of its constants, when the chain has one subject
+    ors = [_or_constants(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
+    tests = [equality or (alternatives and alternatives[0]) for equality, alternatives in zip(equalities, ors)]
+    if all(tests) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in tests}) == 1:
+        slot, key, constant, equal = tests[0]
+        if equal and type(constant) in (str, int):
+            return _one_subject((slot, key, type(constant)), entries, ors, general, else_)
     return _equality_chain(entries, else_) if any(equalities) else general
+
+
+def _or_constants(c, branch):
+    """(slot, key, the first constant, True) and the constants, in order, of a test `x == 'a' or x == 'b' ...`
+    whose operands are all equalities (_equality_of) of one subject with constants of one type; else None."""
+    test, _, _, parts, _ = branch
+    if parts is None or not isinstance(test, n.Or):
+        return None
+    equalities = [_equality_of(c, operand) for operand, _, _ in parts]
+    if not all(equalities) or len({(slot, key, equal, type(constant))
+                                   for slot, key, constant, equal in equalities}) != 1 or not equalities[0][3]:
+        return None
+    return equalities[0], tuple(constant for _, _, constant, _ in equalities)
 
 
 def _and_rest(c, branch):
@@ -294,20 +311,22 @@ def _and_rest(c, branch):
                                         for operand, ev, span in parts[1:]), False)
 
 
-def _one_subject(entries, general, else_):
+def _one_subject(subject, entries, ors, general, else_):
     """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
     (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
     tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
     each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
     dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
     closures in turn. Where that test has more after its equality, its rest decides; when it fails (the rest may
-    have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again.
-    entries: _equality_chain's branches."""
-    slot, key, _, _, constant_type = entries[0][:5]
+    have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again. A test
+    that is an or of equalities of the subject (ors: _or_constants) is its branch for each of its constants.
+    subject: (slot, key, the constants' type); entries: _equality_chain's branches."""
+    slot, key, constant_type = subject
     bodies = {}
-    for index, (_, _, constant, _, _, _, _, body, rest) in enumerate(entries):
-        if constant not in bodies:
-            bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
+    for index, (_, _, constant, _, _, _, _, body, rest), alternatives in zip(range(len(entries)), entries, ors):
+        for constant in (alternatives[1] if alternatives else (constant,)):
+            if constant not in bodies:
+                bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
 
     def run_one_subject(f, out):
         value = f[slot]
