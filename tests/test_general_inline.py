@@ -399,3 +399,20 @@ def test_a_chain_of_one_subject_reads_a_callers_mapping_as_jinja2_does(source):
     ours = mj.chat_environment().from_string(source).render(ms=[Counted(log, role=r, x=r > "b") for r in roles])
     expected = reference_env().from_string(source).render(ms=[Counted(theirs, role=r, x=r > "b") for r in roles])
     assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.v is string %}S{% elif m['w'] is not none %}N{% endif %}{{ m.v is defined }}"
+    "{{ m.w is not mapping }}{{ m.missing is undefined }}{% endfor %}",
+    "{{ v is string }}{{ nothing is defined }}{{ w is number }}{% set x = v %}{{ x is not sequence }}",
+])
+def test_type_tests_of_reads_match_jinja2(source):
+    """`m.content is string`: the operand read in line (calls.type_test), any other value through its closure."""
+    _renders_as_jinja2(source)
+
+
+def test_a_strict_undefined_under_a_type_test_of_a_read():
+    source = "{{ m.x is defined }}{{ m.v is string }}{{ m.x is string }}{{ m.x is not none }}"
+    ours = mj.Environment(undefined=mj.StrictUndefined).from_string(source).render(m={"v": "a"})
+    theirs = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(source).render(m={"v": "a"})
+    assert ours == theirs == "FalseTrueFalseTrue"
