@@ -324,7 +324,7 @@ def test_a_strict_undefined_fails_in_a_two_operand_chain():
     "{% if not w is string %}S{% else %}s{% endif %}",
 ])
 def test_if_not_and_loop_last_match_jinja2(source):
-    """{% if not x %} takes x's truth in the if (conditionals._if_not); loop.last read in line before a list's end
+    """{% if not x %} takes x's truth in the if (conditionals._if_operand); loop.last read in line before a list's end
     (expressions._loop_counter)."""
     _renders_as_jinja2(source)
 

@@ -140,54 +140,16 @@ def _chain_truth(operands, want):
     return chain
 
 
-def _chain_two(first, second, want):
+def _chain_two(first, second, want, body=None, else_=None):
     """_chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
-    same reads, comparisons and truths in the same order, without the loop over operands."""
+    same reads, comparisons and truths in the same order, without the loop over operands. With a body, the run(f,
+    out) of an if of that test ({% if m.role == 'user' and m.content %}): the decision made in the if itself, one
+    closure less per run."""
     part, span, slot, key, constant, equal = first
     part2, span2, slot2, key2, constant2, equal2 = second
     constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
 
-    def chain_two(f):
-        if slot is None:
-            value = MISSING
-        else:
-            value = f[slot]
-            if key is not None:
-                value = value[key] if type(value) is dict and key in value else MISSING
-        if type(value) is constant_type:
-            if ((value == constant) is equal) is want:
-                return want
-        else:
-            value = part(f)
-            try:
-                if (True if value else False) is want:
-                    return want
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
-        if slot2 is None:
-            value = MISSING
-        else:
-            value = f[slot2]
-            if key2 is not None:
-                value = value[key2] if type(value) is dict and key2 in value else MISSING
-        if type(value) is constant_type2:
-            return (value == constant2) is equal2
-        value = part2(f)
-        try:
-            return True if value else False
-        except Exception as exc:
-            raise located(exc, span2)
-    return chain_two
-
-
-def _if_two_operands(first, second, want, body, else_):
-    """{% if m.role == 'user' and m.content %}, {% if a or b %}: _chain_two's decision made in the if itself (the
-    same reads, comparisons and truths in the same order; one closure less per run)."""
-    part, span, slot, key, constant, equal = first
-    part2, span2, slot2, key2, constant2, equal2 = second
-    constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
-
-    def run_two_operands(f, out):
+    def two_operands(f, out=None):
         if slot is None:
             value = MISSING
         else:
@@ -217,11 +179,13 @@ def _if_two_operands(first, second, want, body, else_):
                     chosen = True if value else False
                 except Exception as exc:
                     raise located(exc, span2)
+        if body is None:
+            return chosen
         if chosen:
             body(f, out)
         elif else_ is not None:
             else_(f, out)
-    return run_two_operands
+    return two_operands
 
 
 def _if_run(c, node, branches, else_):
@@ -237,10 +201,11 @@ def _if_run(c, node, branches, else_):
         if parts is not None and len(parts) == 2:
             first, second = ((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
                              for operand, ev, span in parts)
-            return _if_two_operands(first, second, isinstance(node.test, n.Or), body.run, else_run)
+            return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             operand = node.test.operand
-            return _if_not(*in_line_place(c, operand), c.expr(operand), operand.span, body.run, else_run)
+            return _if_operand(*in_line_place(c, operand), c.expr(operand), operand.span, else_run or _run_nothing,
+                               body.run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
             return _if_boolean(test, body.run, else_run)
@@ -385,13 +350,17 @@ def _equality_chain(branches, else_):
 
 def _if_operand(slot, key, test, span, body, else_):
     """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    or a key of one (operands.operand); test (its closure) otherwise."""
+    or a key of one (operands.operand); test (its closure) otherwise or where slot is None. ({% if not x %}: the
+    same with body and else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
     def run_operand(f, out):
-        value = f[slot]
-        if key is not None:
-            value = value.get(key, MISSING) if type(value) is dict else MISSING
-        if value is MISSING:
+        if slot is None:
             value = test(f)
+        else:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
+            if value is MISSING:
+                value = test(f)
         try:
             chosen = True if value else False
         except Exception as exc:   # a truth test can fail (StrictUndefined)
@@ -403,27 +372,8 @@ def _if_operand(slot, key, test, span, body, else_):
     return run_operand
 
 
-def _if_not(slot, key, test, span, body, else_):
-    """{% if not x %}, {% if not loop.last %}: x's truth taken here (where `not`'s closure would take it and the
-    if the truth of that), x read in line as _if_operand reads it."""
-    def run_not(f, out):
-        if slot is None:
-            value = test(f)
-        else:
-            value = f[slot]
-            if key is not None:
-                value = value.get(key, MISSING) if type(value) is dict else MISSING
-            if value is MISSING:
-                value = test(f)
-        try:
-            chosen = False if value else True
-        except Exception as exc:   # a truth test can fail (StrictUndefined)
-            raise located(exc, span)
-        if chosen:
-            body(f, out)
-        elif else_ is not None:
-            else_(f, out)
-    return run_not
+def _run_nothing(f, out):
+    pass
 
 
 def _equality_of(c, test):
