@@ -203,9 +203,11 @@ def _if_run(c, node, branches, else_):
                              for operand, ev, span in parts)
             return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
-            operand = node.test.operand
-            return _if_operand(*in_line_place(c, operand), c.expr(operand), operand.span, else_run or _run_nothing,
-                               body.run)
+            # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
+            operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
+            if slot is None:
+                return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
+            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
             return _if_boolean(test, body.run, else_run)
@@ -350,17 +352,14 @@ def _equality_chain(branches, else_):
 
 def _if_operand(slot, key, test, span, body, else_):
     """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    or a key of one (operands.operand); test (its closure) otherwise or where slot is None. ({% if not x %}: the
-    same with body and else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
+    or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
+    else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
     def run_operand(f, out):
-        if slot is None:
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
             value = test(f)
-        else:
-            value = f[slot]
-            if key is not None:
-                value = value.get(key, MISSING) if type(value) is dict else MISSING
-            if value is MISSING:
-                value = test(f)
         try:
             chosen = True if value else False
         except Exception as exc:   # a truth test can fail (StrictUndefined)
