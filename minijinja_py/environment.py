@@ -11,7 +11,7 @@ from __future__ import annotations
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from _weakref import ref as weak_ref   # weakref.ref itself, without importing weakref at start-up
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from _collections_abc import Iterator, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)

@@ -53,3 +53,13 @@ def test_error_has_template_name():
     with pytest.raises(mj.TemplateSyntaxError) as info:
         mj.chat_environment().from_string("{% if %}", name="chat.jinja")
     assert "--> chat.jinja:1:7" in str(info.value)
+
+
+def test_line_statement_cut_short_before_a_comment():
+    """A line statement whose expression stops at the newline: what is unexpected there is the newline that ends
+    the statement (Jinja2's wording), though a `{#-` comment on the next line would take that newline too."""
+    env = mj.Environment(line_statement_prefix="#", line_comment_prefix="##")
+    for source in ("# if x +\n{#- c #}\n# endif\n", "# if x +\n  {#- c #}\n# endif"):
+        with pytest.raises(mj.TemplateSyntaxError) as info:
+            env.from_string(source)
+        assert info.value.message == "unexpected 'end of statement block'"

@@ -8,7 +8,7 @@ template's top-level variables assigned so far).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from _collections_abc import Iterable   # collections.abc itself, without the module that re-exports it
 
 from ..core.state import MISSING
 

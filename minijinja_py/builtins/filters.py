@@ -9,7 +9,7 @@ go through the sandbox's item-then-attribute lookup.
 
 import math
 from operator import length_hint
-from collections import abc
+import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 from itertools import chain, groupby
 
 from .html import do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr

@@ -6,7 +6,7 @@ when the render state is needed).
 """
 
 import re
-from collections import abc
+import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 
 from ..core.budget import charge_result, general_unary, take
 from ..core.errors import FilterArgumentError, state_not_counted

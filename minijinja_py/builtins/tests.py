@@ -4,7 +4,7 @@ A test receives the value and its arguments. Tests that need the render state (t
 filters) are marked with @pass_state and receive it first.
 """
 
-from collections import abc
+import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 
 from ..core.budget import COMPARE, CONTAINS, HASHES, costs, member
 from ..core.errors import TemplateError

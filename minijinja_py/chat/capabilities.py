@@ -14,7 +14,7 @@ ChatTemplate.capabilities caches the result.
 """
 
 import json
-from collections.abc import Callable, Mapping
+from _collections_abc import Callable, Mapping   # collections.abc itself, without the module that re-exports it
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
 
 # typing costs a cold start ~4 ms: the annotations that need it are strings (not the fields':

@@ -10,7 +10,7 @@ else converted by one exact walk that copies only the containers on the way to w
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from _collections_abc import Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)

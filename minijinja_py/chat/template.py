@@ -12,7 +12,7 @@ cache (loading.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from _collections_abc import Iterator, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)

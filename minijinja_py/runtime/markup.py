@@ -7,7 +7,7 @@ center/ljust/rjust escape the fill character; strip and friends escape nothing).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)

@@ -13,7 +13,7 @@ they would build before building it.
 import _string
 import collections
 import types
-from collections import abc
+import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 from enum import Enum
 
 from ..core.budget import charge_result, guard, shallow_steps

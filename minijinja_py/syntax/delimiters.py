@@ -72,7 +72,8 @@ BODY, BLOCK, VARIABLE, LINE, BRACKETS = range(5)
 _STARTS = ("block_start_string", "variable_start_string", "comment_start_string", "line_statement_prefix",
            "line_comment_prefix")
 _TAG_FAMILY_MEMBER = "IF"              # the family of the block tags (a prefix and their keywords)
-_RAW_TERMINALS = ("RAW_OPEN", "RAW_CLOSE")   # in that family, but only a block delimiter opens them
+# in that family, but only a block delimiter opens them
+_RAW_TERMINALS = ("RAW_OPEN", "RAW_OPEN_AT_END", "RAW_CLOSE")
 
 
 def check(delimiters: Delimiters) -> None:

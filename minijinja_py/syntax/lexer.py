@@ -62,9 +62,9 @@ class UnexpectedCharacters(UnexpectedInput):
 
 class Lexicon:
     """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    (the ASCII characters a match may start with, whether a non-ASCII one may)} (a superset) and the families,
-    [(prefix, [member names], [each member's lead literal])], where every member's regexp starts with the prefix
-    (see tools/grammar_tables.py)."""
+    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset) and
+    the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
+    with the prefix (see tools/grammar_tables.py)."""
 
     __slots__ = ("patterns", "first", "families")
 
@@ -76,8 +76,8 @@ def lexicon(tables, edit=None):
     """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
     edit = edit or (lambda pattern: pattern)
-    sets = {chars: frozenset(chars) for chars, _ in tables.first.values()}   # terminals that start alike share one
-    first = {name: (sets[chars], bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
+    # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
+    first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
 
@@ -104,6 +104,24 @@ def _fixed_text(pattern):
         else:
             return None
     return "".join(chars) if chars and not escaped else None
+
+
+def _alternatives(pattern):
+    """The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
+    else None."""
+    body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
+    texts = [_fixed_text(part) for part in body.split("|")]
+    return None if None in texts else texts
+
+
+def _texts_matcher(name, texts):
+    """A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds."""
+    def match(text, pos):
+        for fixed in texts:
+            if text.startswith(fixed, pos):
+                return _Found(name, text, pos, pos + len(fixed))
+        return None
+    return match
 
 
 def _literals(patterns):
@@ -197,15 +215,19 @@ class Lexer:
         return native.match if native is not None else self._matcher_regexp(names)
 
     def _matcher_regexp(self, names):
-        """The match method of one regexp trying the terminals `names` in turn."""
+        """The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
+        fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile)."""
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
-            if family is None:
-                regexp = "|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)
+            texts = _alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
+            if texts:
+                found = _texts_matcher(names[0], texts)
+            elif family is None:
+                found = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)).match
             else:
-                regexp = family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")"
-            found = self._matchers[names] = re.compile(regexp).match
+                found = re.compile(family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")").match
+            self._matchers[names] = found
         return found
 
     def _tier_up(self, native):
@@ -264,10 +286,12 @@ class Lexer:
                         units.append((names, None, True))
             if len(units) == 1 and not units[0][2] and units[0][1] is None:
                 names = units[0][0]
-                found = self._matcher(names)
                 run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
                 if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
-                    found = _Skip(found, frozenset(run))
+                    found = _Skip(None, frozenset(run))
+                    found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
+                else:
+                    found = self._matcher(names)
             elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
                 # what a literal finds is one of the state's own; one punctuation text needs no search
                 texts = self._punctuation.get(char, ())
@@ -276,9 +300,8 @@ class Lexer:
                 found = None if self._native or not units else self._combined(units)
                 if found is None:
                     literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
-                    found = self._trier(tuple((literal, frozenset(names), False) if literals
-                                              else (self._matcher(names), accepted, True)
-                                              for names, accepted, literals in units))
+                    found = self._trier([[literal, frozenset(names), False] if literals
+                                         else self._deferred(names, accepted) for names, accepted, literals in units])
             table[key] = found
         return found
 
@@ -306,8 +329,28 @@ class Lexer:
                 return None
         return found
 
+    def _deferred(self, names, accepted):
+        """A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
+        first unit that matches, so a template that never gets past the earlier ones never compiles this one's)."""
+        entry = [None, accepted, True]
+        entry[0] = self._later(names, lambda compiled: entry.__setitem__(0, compiled))
+        return entry
+
+    def _later(self, names, put):
+        """The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
+        when first called and hands the compiled match method to put, which stores it in its own place (a first
+        parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse)."""
+        if names in self._native or names in self._matchers:
+            return self._matcher(names)
+
+        def match(text, pos):
+            compiled = self._matcher(names)
+            put(compiled)
+            return compiled(text, pos)
+        return match
+
     def _trier(self, units):
-        """A match function trying units ((match, accepted, family?), ...) in turn: the first that matches (a
+        """A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
         re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
         another: a family's members (the state's own are then tried without the others) or literals (then none
         of the state's own matches here)."""
