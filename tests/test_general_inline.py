@@ -356,8 +356,8 @@ def test_a_strict_undefined_fails_under_if_not():
     "{% for m in ms %}{% if m['v'] == 'user' and m.w == 'user' %}A{% elif m.w == 7 and m.v %}S{% elif m.v == 'sub' %}"
     "U{% endif %}{% endfor %}",
     "{% if w == 7 and v %}7{% elif w == 8 %}8{% elif w == 7 %}s{% endif %}",
-    "{% for m in ms %}{% if m.v == 'user' or m.v == 'sub' %}A{% elif m.v == '' %}E{% elif m.v == 'x' or m.v == 'user' %}"
-    "X{% else %}-{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.v == 'user' or m.v == 'sub' %}A{% elif m.v == '' %}E"
+    "{% elif m.v == 'x' or m.v == 'user' %}X{% else %}-{% endif %}{% endfor %}",
     "{% for m in ms %}{% if m.v == 'sub' and m.w %}S{% elif m.v == 'user' or m.v == 'sub' or m.v == '' %}O"
     "{% endif %}{% endfor %}",
 ])

@@ -233,8 +233,8 @@ def _if_boolean(test, body, else_):
 def _elif_run(c, branches, else_, general):
     """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
     subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
-    m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line (_equality_chain) when some tests are; general (if_runner's)
-    otherwise."""
+    m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
+    (_equality_chain) when some tests are; general (if_runner's) otherwise."""
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
     rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
