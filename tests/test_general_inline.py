@@ -236,3 +236,183 @@ def test_filters_of_reads_match_jinja2(source):
     """x|f without arguments where x is a variable of this frame or a key of one: read in line (calls.py), every
     other value through the general read."""
     _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m['v'] == 'user' %}U{% else %}{% if m.v == 'sub' %}S{% else %}-{% endif %}{% endif %}"
+    "{% endfor %}",
+    "{% for m in ms %}{% if m.v == 7 %}7{% elif m.w == 'user' %}W{% else %}{% if m.v %}T{% elif m.w and m.v != 'x' %}"
+    "A{% else %}{% if m.w == none %}N{% endif %}{% endif %}{% endif %}{% endfor %}",
+    "{% if v == 'user' %}U{% else %}{% if w is string %}s{% endif %}{% endif %}"
+    "{% if v %}T{% else %}{% if w %}W{% endif %}X{% endif %}",
+    "{% for m in ms %}{% if m.v == 'user' %}{% set m = {'v': 'sub'} %}U{% else %}{% if m.v == 'sub' %}S{% endif %}"
+    "{% endif %}{% if m.v == 'sub' %}!{% endif %}{% endfor %}",
+])
+def test_an_if_in_an_else_matches_jinja2(source):
+    """`{% else %}{% if %}`: the inner if's branches compiled as the outer's elifs (conditionals.if_parts) — the
+    same tests in the same order, and else blocks holding more than the if left alone."""
+    _renders_as_jinja2(source)
+
+
+class Counted(dict):
+    """A caller's mapping that logs every key read (not a plain dict: every test reads it again)."""
+
+    def __init__(self, log, **items):
+        super().__init__(**items)
+        self.log = log
+
+    def __getitem__(self, key):
+        self.log.append(key)
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}{% if m.role == 'c' %}C"
+    "{% endif %}{% endif %}{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% else %}{% if m.role == 'b' or m.x %}B{% endif %}{% endif %}"
+    "{% endfor %}",
+    "{% for m in ms %}{% if m.x and m.role %}A{% endif %}{% if m.role == 'b' or m.x %}B{% endif %}{% endfor %}",
+])
+def test_branch_tests_read_a_callers_mapping_as_jinja2_does(source):
+    """Each test of a flattened if/else chain, and each operand of a two-operand and/or, reads a caller's
+    mapping as often, and in the same order, as Jinja2's compiled Python does."""
+    roles = ("a", "b", "c", "d")
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(
+        ms=[Counted(log, role=r, x=r > "b") for r in roles])
+    expected = reference_env().from_string(source).render(ms=[Counted(theirs, role=r, x=r > "b") for r in roles])
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% if a and b %}Y{% else %}N{% endif %}",
+    "{% if a or b %}Y{% endif %}{% if not a %}!{% endif %}",
+    "{% if a and b %}Y{% elif b or c %}B{% endif %}",
+    "{% if a is defined and b %}Y{% endif %}{% if nothing is defined %}D{% else %}U{% endif %}",
+])
+@pytest.mark.parametrize("values", [(True, False, True), (False, False, False), (False, True, False),
+                                    (True, True, True)])
+def test_two_operand_chains_take_each_truth_as_jinja2_does(source, values):
+    """A two-operand and/or (conditionals._chain_two) and an if whose test is a bool (_if_boolean): each
+    operand's truth taken once, in order, up to the one that decides."""
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(**dict(zip("abc", (Flag(v, log) for v in values))))
+    expected = reference_env().from_string(source).render(**dict(zip("abc", (Flag(v, theirs) for v in values))))
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% if v == 'user' and w %}A{% endif %}{% if v or w == 7 %}B{% endif %}{% if w == none or v != 'x' %}C{% endif %}",
+    "{% for m in ms %}{% if m.v and m['w'] == 'user' %}A{% elif m.w == 7 or m.v %}B{% else %}-{% endif %}{% endfor %}",
+])
+def test_two_operand_chains_match_jinja2(source):
+    _renders_as_jinja2(source)
+
+
+def test_a_strict_undefined_fails_in_a_two_operand_chain():
+    env = mj.Environment(undefined=mj.StrictUndefined)
+    for source in ("{% if v == 'a' and nothing %}A{% endif %}", "{% if nothing or v %}A{% endif %}",
+                   "{% if v == 'b' %}B{% else %}{% if nothing %}N{% endif %}{% endif %}"):
+        with pytest.raises(mj.UndefinedError):
+            env.from_string(source).render(v="a")
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if not m.v %}E{% else %}F{% endif %}{% if not m['w'] %}W{% endif %}"
+    "{% if not loop.last %},{% endif %}{{ loop.last }}{% endfor %}",
+    "{% if not v %}N{% endif %}{% if not nothing %}U{% endif %}{% if not (v) == w %}Q{% endif %}"
+    "{% if not w is string %}S{% else %}s{% endif %}",
+])
+def test_if_not_and_loop_last_match_jinja2(source):
+    """{% if not x %} takes x's truth in the if (conditionals._if_operand); loop.last read in line before a list's end
+    (expressions._loop_counter)."""
+    _renders_as_jinja2(source)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for x in xs %}{% do xs.append(9) if loop.first %}{{ x }}{% if not loop.last %},{% endif %}{{ loop.last }}"
+    "{% endfor %}",
+    "{% for x in xs %}{% do xs.pop() if loop.first %}{{ x }}{% if not loop.last %},{% else %}.{% endif %}"
+    "{% endfor %}",
+])
+def test_loop_last_sees_the_list_change_under_it_as_jinja2(source):
+    """The mutable profile: a list that grows or shrinks during the loop; loop.last read in line looks at it
+    live, as Jinja2's does."""
+    items, reference_items = [1, 2, 3], [1, 2, 3]
+    ours = mj.Environment(immutable=False, extensions=["do"]).from_string(source).render(xs=items)
+    theirs = jinja2.sandbox.SandboxedEnvironment(extensions=["jinja2.ext.do"]).from_string(source).render(
+        xs=reference_items)
+    assert (ours, items) == (theirs, reference_items)
+
+
+def test_a_strict_undefined_fails_under_if_not():
+    with pytest.raises(mj.UndefinedError):
+        mj.Environment(undefined=mj.StrictUndefined).from_string("{% if not nothing %}N{% endif %}").render()
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.v == 'user' and m.w %}A{% elif m.v == 'sub' %}S{% elif m.v == 'user' %}U"
+    "{% elif m.v == '' and m.w == 7 and m.v != 'x' %}E{% else %}-{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m['v'] == 'user' and m.w == 'user' %}A{% elif m.w == 7 and m.v %}S{% elif m.v == 'sub' %}"
+    "U{% endif %}{% endfor %}",
+    "{% if w == 7 and v %}7{% elif w == 8 %}8{% elif w == 7 %}s{% endif %}",
+    "{% for m in ms %}{% if m.v == 'user' or m.v == 'sub' %}A{% elif m.v == '' %}E"
+    "{% elif m.v == 'x' or m.v == 'user' %}X{% else %}-{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.v == 'sub' and m.w %}S{% elif m.v == 'user' or m.v == 'sub' or m.v == '' %}O"
+    "{% endif %}{% endfor %}",
+])
+def test_a_chain_of_one_subject_with_and_rests_matches_jinja2(source):
+    """_one_subject with tests that go on after their equality (`m.role == 'assistant' and m.tool_calls`) or that
+    are an or of equalities (`m.role == 'user' or m.role == 'system'`)."""
+    _renders_as_jinja2(source)
+
+
+SUBJECT_CHANGED_BY_A_REST = (
+    "{% for m in ms %}{% if m.role == 'a' and flip(m) %}A{% elif m.role == 'b' %}B{% elif m.role == 'a' %}a"
+    "{% else %}-{% endif %}{{ m.role }},{% endfor %}")
+
+
+def test_a_rest_that_changes_the_subject_is_seen_by_the_later_tests():
+    """A caller's function in the rest of a test changes the subject: the later tests read it again, as
+    Jinja2's do (the subject is read once only up to the first test that runs more than a comparison)."""
+    def flip(m):
+        m["role"] = "b" if m["role"] == "a" else "a"
+        return False
+
+    def data():
+        return [{"role": "a"}, {"role": "b"}, {"role": "c"}]
+
+    ours = mj.chat_environment().from_string(SUBJECT_CHANGED_BY_A_REST).render(ms=data(), flip=flip)
+    theirs = reference_env().from_string(SUBJECT_CHANGED_BY_A_REST).render(ms=data(), flip=flip)
+    assert ours == theirs == "Bb,Bb,-c,"
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% elif m.role == 'b' %}B{% elif m.role == 'a' %}a"
+    "{% elif m.role == 'c' and m.x %}C{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' and m.x %}A{% elif m.role == 'b' or m.role == 'a' %}B"
+    "{% elif m.role == 'c' %}C{% endif %}{% endfor %}",
+])
+def test_a_chain_of_one_subject_reads_a_callers_mapping_as_jinja2_does(source):
+    roles = ("a", "b", "c", "d")
+    log, theirs = [], []
+    ours = mj.chat_environment().from_string(source).render(ms=[Counted(log, role=r, x=r > "b") for r in roles])
+    expected = reference_env().from_string(source).render(ms=[Counted(theirs, role=r, x=r > "b") for r in roles])
+    assert (ours, log) == (expected, theirs)
+
+
+@pytest.mark.parametrize("source", [
+    "{% for m in ms %}{% if m.v is string %}S{% elif m['w'] is not none %}N{% endif %}{{ m.v is defined }}"
+    "{{ m.w is not mapping }}{{ m.missing is undefined }}{% endfor %}",
+    "{{ v is string }}{{ nothing is defined }}{{ w is number }}{% set x = v %}{{ x is not sequence }}",
+])
+def test_type_tests_of_reads_match_jinja2(source):
+    """`m.content is string`: the operand read in line (calls.type_test), any other value through its closure."""
+    _renders_as_jinja2(source)
+
+
+def test_a_strict_undefined_under_a_type_test_of_a_read():
+    source = "{{ m.x is defined }}{{ m.v is string }}{{ m.x is string }}{{ m.x is not none }}"
+    ours = mj.Environment(undefined=mj.StrictUndefined).from_string(source).render(m={"v": "a"})
+    theirs = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(source).render(m={"v": "a"})
+    assert ours == theirs == "FalseTrueFalseTrue"

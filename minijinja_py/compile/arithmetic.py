@@ -320,7 +320,7 @@ def _short_chain(template, readers, chain, inline):
             if value is MISSING:
                 value = read(f)
             if type(value) is str and len(value) < room:
-                return before + value + after
+                return f"{before}{value}{after}"   # (a plain str: one string built)
             return chain.resume(f, (), value)
         return ev_one
     (first_index, read_first), (_, read_second) = readers
@@ -342,7 +342,7 @@ def _short_chain(template, readers, chain, inline):
         if second is MISSING:
             second = read_second(f)
         if type(second) is str and len(first) + len(second) < room:
-            return "".join((before, first, between, second, after))
+            return f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
         return chain.resume(f, (first,), second)
     return ev_two
 

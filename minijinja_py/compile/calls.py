@@ -20,7 +20,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import constant_literal, operand
+from .operands import constant_literal, in_line_place, operand
 
 __all__ = [
     "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
@@ -419,7 +419,7 @@ def compile_test(c, node, value_ev=None):
     value_ev = value_ev or c.expr(node.value)
     func = _lookup(c, c.tests, "test", node.name, span)
     if func in TYPE_TESTS and node.args.empty:
-        return type_test(func, value_ev, node.negated, span)
+        return type_test(func, value_ev, node.negated, span, *in_line_place(c, node.value))
     test = _apply(c, func, node.args, value_ev, span)
     if node.negated:
         return lambda f: not test(f)
@@ -428,9 +428,22 @@ def compile_test(c, node, value_ev=None):
     return lambda f: bool(test(f))
 
 
-def type_test(func, value_ev, negated, span):
+def type_test(func, value_ev, negated, span, slot=None, key=None):
     """x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
-    weight (its node): one closure, one call."""
+    weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
+    (slot, key: operands.in_line_place), through value_ev otherwise."""
+    if slot is not None:
+        def ev_in_line(f):
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
+            if value is MISSING:
+                value = value_ev(f)
+            try:
+                return not func(value) if negated else func(value)
+            except Exception as exc:
+                raise located(exc, span)
+        return ev_in_line
     if negated:
         def ev_not(f):
             value = value_ev(f)

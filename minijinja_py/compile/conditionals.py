@@ -22,9 +22,15 @@ def if_parts(c, node):
     if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
     (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
     each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
-    branches = []
+    branches, tested, else_body = [], [(node.test, node.body)] + list(node.elifs), node.else_
+    while len(else_body) == 1 and isinstance(else_body[0], n.If):
+        # `{% else %}{% if b %}...{% endif %}`: the inner if's branches are the outer's elifs (an if is no scope:
+        # the same tests run in the same order), so the chain is compiled, and picked, as one
+        inner = else_body[0]
+        tested += [(inner.test, inner.body)] + list(inner.elifs)
+        else_body = inner.else_
     with c.flags(soft=True):
-        for test, body in [(node.test, node.body)] + list(node.elifs):
+        for test, body in tested:
             if isinstance(test, (n.And, n.Or)):
                 parts = tuple((operand, _operand_condition(c, operand), operand.span)
                               for operand in and_or_parts(test))
@@ -33,7 +39,7 @@ def if_parts(c, node):
             else:
                 parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
-        else_ = c.block(node.else_) if node.else_ else None
+        else_ = c.block(else_body) if else_body else None
     return branches, else_, _if_run(c, node, branches, else_)
 
 
@@ -90,7 +96,7 @@ def _chain_of(c, chain):
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
     equalities = [_equality_of(c, operand) for operand in operands]
     parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
-    if any(equalities):
+    if any(equalities) or len(operands) == 2:
         return _chain_truth(tuple(part + (equality or (None, None, None, True))
                                   for part, equality in zip(parts, equalities)), want)
 
@@ -110,6 +116,8 @@ def _chain_truth(operands, want):
     """f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
     constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
     in line as _if_equal does, the others through their closures."""
+    if len(operands) == 2:
+        return _chain_two(*operands, want)
     operands = tuple(operand + (type(operand[4]),) for operand in operands)
 
     def chain(f):
@@ -132,44 +140,160 @@ def _chain_truth(operands, want):
     return chain
 
 
+def _chain_two(first, second, want, body=None, else_=None):
+    """_chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
+    same reads, comparisons and truths in the same order, without the loop over operands. With a body, the run(f,
+    out) of an if of that test ({% if m.role == 'user' and m.content %}): the decision made in the if itself, one
+    closure less per run."""
+    part, span, slot, key, constant, equal = first
+    part2, span2, slot2, key2, constant2, equal2 = second
+    constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
+
+    def two_operands(f, out=None):
+        if slot is None:
+            value = MISSING
+        else:
+            value = f[slot]
+            if key is not None:
+                value = value[key] if type(value) is dict and key in value else MISSING
+        if type(value) is constant_type:
+            chosen = (value == constant) is equal
+        else:
+            value = part(f)
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # a truth test can fail (StrictUndefined)
+                raise located(exc, span)
+        if chosen is not want:   # the first operand does not decide: the second's truth is the test's
+            if slot2 is None:
+                value = MISSING
+            else:
+                value = f[slot2]
+                if key2 is not None:
+                    value = value[key2] if type(value) is dict and key2 in value else MISSING
+            if type(value) is constant_type2:
+                chosen = (value == constant2) is equal2
+            else:
+                value = part2(f)
+                try:
+                    chosen = True if value else False
+                except Exception as exc:
+                    raise located(exc, span2)
+        if body is None:
+            return chosen
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return two_operands
+
+
 def _if_run(c, node, branches, else_):
     else_run = else_.run if else_ is not None else None
-    if len(branches) == 1 and branches[0][3] is None:
-        _, test, span, _, body = branches[0]
-        slot, key = in_line_place(c, node.test)
+    if len(branches) == 1:
+        _, test, span, parts, body = branches[0]
+        slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
             return _if_operand(slot, key, test, span, body.run, else_run)
-        equality = _equality_of(c, node.test)
+        equality = _equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
+        if parts is not None and len(parts) == 2:
+            first, second = ((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                             for operand, ev, span in parts)
+            return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+        if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
+            # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
+            operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
+            if slot is None:
+                return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
+            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
+        if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
+            return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
 
 
+# tests whose closures give a bool (and/or chains: _chain_truth, condition; `not`; `is` tests: compile_test):
+# their truth is the value itself and cannot fail
+_BOOLEAN_TESTS = (n.And, n.Or, n.Not, n.Test)
+
+
+def _if_boolean(test, body, else_):
+    """{% if a and b %}, {% if not loop.last %}, {% if x is defined %}: an if whose test gives a bool."""
+    def run_boolean(f, out):
+        if test(f):
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_boolean
+
+
 def _elif_run(c, branches, else_, general):
     """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
-    subject with constants of one type (str or int); equalities compared in line (_equality_chain) when some tests
-    are; general (if_runner's) otherwise."""
+    subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
+    m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
+    (_equality_chain) when some tests are; general (if_runner's) otherwise."""
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
-    if all(equalities) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in equalities}) == 1 \
-            and equalities[0][3] and type(equalities[0][2]) in (str, int):
-        return _one_subject(equalities, general, branches, else_)
-    if any(equalities):
-        return _equality_chain(tuple(
-            (equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span, body.run)
-            for equality, (_, test, span, _, body) in zip(equalities, branches)), else_)
-    return general
+    # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
+    rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
+    equalities = [equality or (rest and rest[0]) for equality, rest in zip(equalities, rests)]
+    entries = tuple((equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span,
+                                                              body.run, rest and rest[1])
+                    for equality, rest, (_, test, span, _, body) in zip(equalities, rests, branches))
+    # `m.role == 'user' or m.role == 'system'`: one branch for each of its constants, when the chain has one subject
+    ors = [_or_constants(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
+    tests = [equality or (alternatives and alternatives[0]) for equality, alternatives in zip(equalities, ors)]
+    if all(tests) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in tests}) == 1:
+        slot, key, constant, equal = tests[0]
+        if equal and type(constant) in (str, int):
+            return _one_subject((slot, key, type(constant)), entries, ors, general, else_)
+    return _equality_chain(entries, else_) if any(equalities) else general
 
 
-def _one_subject(equalities, general, branches, else_):
+def _or_constants(c, branch):
+    """(slot, key, the first constant, True) and the constants, in order, of a test `x == 'a' or x == 'b' ...`
+    whose operands are all equalities (_equality_of) of one subject with constants of one type; else None."""
+    test, _, _, parts, _ = branch
+    if parts is None or not isinstance(test, n.Or):
+        return None
+    equalities = [_equality_of(c, operand) for operand, _, _ in parts]
+    if not all(equalities) or len({(slot, key, equal, type(constant))
+                                   for slot, key, constant, equal in equalities}) != 1 or not equalities[0][3]:
+        return None
+    return equalities[0], tuple(constant for _, _, constant, _ in equalities)
+
+
+def _and_rest(c, branch):
+    """(equality, truth of the other operands) of a test `a == 'x' and b ...` whose first operand is an equality
+    (_equality_of), else None."""
+    test, _, _, parts, _ = branch
+    if parts is None or not isinstance(test, n.And):
+        return None
+    equality = _equality_of(c, parts[0][0])
+    if equality is None:
+        return None
+    return equality, _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                                        for operand, ev, span in parts[1:]), False)
+
+
+def _one_subject(subject, entries, ors, general, else_):
     """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
-    (_equality_of) with a constant of one type, str or int. Nothing runs between the tests and reading a variable of
-    this frame or a plain dict's key runs nothing, so the subject read once is what each test reads: a value of
-    the constants' type picks the first branch with its constant by a dict (== of two strs or two ints is the
-    dict's key equality); any other value through general, the chain's closures in turn."""
-    (slot, key, _, _), constant_type, bodies = equalities[0], type(equalities[0][2]), {}
-    for equality, (_, _, _, _, body) in zip(equalities, branches):
-        bodies.setdefault(equality[2], body.run)
+    (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
+    tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
+    each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
+    dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
+    closures in turn. Where that test has more after its equality, its rest decides; when it fails (the rest may
+    have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again. A test
+    that is an or of equalities of the subject (ors: _or_constants) is its branch for each of its constants.
+    subject: (slot, key, the constants' type); entries: _equality_chain's branches."""
+    slot, key, constant_type = subject
+    bodies = {}
+    for index, (_, _, constant, _, _, _, _, body, rest), alternatives in zip(range(len(entries)), entries, ors):
+        for constant in (alternatives[1] if alternatives else (constant,)):
+            if constant not in bodies:
+                bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
 
     def run_one_subject(f, out):
         value = f[slot]
@@ -185,19 +309,33 @@ def _one_subject(equalities, general, branches, else_):
     return run_one_subject
 
 
+def _guarded(rest, body, later, else_):
+    """_one_subject's branch whose equality holds and whose test goes on (`... and m.tool_calls`): body when the
+    rest holds, else the later branches in turn (_equality_chain), or else_."""
+    after = _equality_chain(later, else_) if later else else_
+
+    def run_guarded(f, out):
+        if rest(f):
+            body(f, out)
+        elif after is not None:
+            after(f, out)
+    return run_guarded
+
+
 def _equality_chain(branches, else_):
     """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
     equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
-    other tests through their closures. branches: ((slot or None, key, constant, equal, the constant's type, test,
-    span, body run), ...)."""
+    other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
+    rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
+    the rest's truth or None), ...)."""
     def run_equalities(f, out):
-        for slot, key, constant, equal, constant_type, test, span, body in branches:
+        for slot, key, constant, equal, constant_type, test, span, body, rest in branches:
             if slot is not None:
                 value = f[slot]
                 if key is not None:
                     value = value[key] if type(value) is dict and key in value else MISSING
                 if type(value) is constant_type:
-                    if (value == constant) is equal:
+                    if (value == constant) is equal and (rest is None or rest(f)):
                         return body(f, out)
                     continue
             value = test(f)
@@ -214,7 +352,8 @@ def _equality_chain(branches, else_):
 
 def _if_operand(slot, key, test, span, body, else_):
     """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    or a key of one (operands.operand); test (its closure) otherwise."""
+    or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
+    else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
     def run_operand(f, out):
         value = f[slot]
         if key is not None:
@@ -230,6 +369,10 @@ def _if_operand(slot, key, test, span, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_operand
+
+
+def _run_nothing(f, out):
+    pass
 
 
 def _equality_of(c, test):

@@ -296,13 +296,21 @@ def _loop_field(obj, attr, span, f):
         raise located(exc, span)
 
 
-_LOOP_COUNTERS = frozenset({"index", "index0", "first"})
+_LOOP_COUNTERS = frozenset({"index", "index0", "first", "last"})
 
 
 def _loop_counter(slot, attr, obj_ev, span):
-    """ev(f) of loop.index, loop.index0 or loop.first where `loop` is a variable of this frame: the loop context's
-    count read in line (its properties compute no more than this); anything else the variable holds through
-    _loop_field."""
+    """ev(f) of loop.index, loop.index0, loop.first or loop.last where `loop` is a variable of this frame: the
+    loop context's count read in line (its properties compute no more than this; loop.last before the end of a
+    list, else its property, which spends the walk); anything else the variable holds through _loop_field."""
+    if attr == "last":
+        def ev_last(f):
+            loop = f[slot]
+            if type(loop) is not LoopContext:
+                return _loop_field(obj_ev(f), "last", span, f)
+            items = loop._items
+            return False if items is not None and loop.index0 + 1 < len(items) else loop.last
+        return ev_last
     if attr == "index0":
         def ev_index0(f):
             loop = f[slot]
@@ -394,8 +402,11 @@ def _two_lookups(root, steps, general):
     def ev_index(f):
         obj = root(f)
         i = f[index]
-        if type(obj) is list and type(i) is int and -len(obj) <= i < len(obj):
-            obj = obj[i]
+        if type(obj) is list and type(i) is int:
+            try:
+                obj = obj[i]
+            except IndexError:   # out of range: the general path's undefined
+                return general(f)
             if type(obj) is dict and key2 in obj:
                 return obj[key2]
         return general(f)

@@ -28,7 +28,8 @@ class _Loop:
     """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
-                 "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output")
+                 "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output",
+                 "listed")
 
 
 def compile_for(c, node):
@@ -74,6 +75,7 @@ def loop_parts(c, node):
         plan.stable = not c.effects.changes_data(node.body) and \
             (node.filter is None or not c.effects.changes_data(node.filter))
     plan.filtered = compile_filter(c, node, function) if node.filter is not None else None
+    plan.listed = plan.filtered is None and plan.loop_slot is None   # a list or tuple is walked as it is
     plan.else_ = None
     if node.else_:
         with c.flags(soft=False, in_loop=c.in_loop and not node.recursive, counted_by_loop=True), \
@@ -141,7 +143,16 @@ def _run(plan, iter_ev):
             iterable = iter_ev(f)
         except Exception as exc:
             raise located(exc, span)
-        over(f, out, iterable)
+        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
+            return   # (over's test, in line: a loop runs once per message in many templates)
+        start = len(out)
+        try:
+            if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
+                else_(f, out)
+            if counts_output:
+                count_output(f[0], out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)
     return over, run
 
 
@@ -194,15 +205,18 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
     """The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
     end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
     `break` in the first one) still run the else block."""
-    items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
-    if type(items) is not list and type(items) is not tuple:
-        return _walk_lazy(plan, f, out, items)
+    if plan.listed and (type(iterable) is tuple or type(iterable) is list and plan.stable):
+        items, loop = iterable, None   # (_loop_items' answer for a fixed list and no `loop`, in line)
+    else:
+        items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
+        if type(items) is not list and type(items) is not tuple:
+            return _walk_lazy(plan, f, out, items)
     rs, step = f[0], plan.step
     rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
     if plan.simple:
-        return _walk_simple(plan, f, out, items, loop)
+        return _walk_simple(plan, f, out, items, loop) if loop is not None else _walk_items(plan, f, out, items)
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
     index = -1
@@ -235,9 +249,8 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
 
 
 def _walk_simple(plan, f, out, items, loop):
-    """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own."""
-    if loop is None:
-        return _walk_items(plan, f, out, items)
+    """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own (with
+    `loop`; without it: _walk_items)."""
     target_slot, body = plan.target_slot, plan.body
     index = -1
     completed = False

@@ -241,11 +241,13 @@ def _print_joined(c, nodes, general):
     (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
 
     def run_sum(f, out):
-        first = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
-        second = f[slot2] if key2 is None else f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] \
-            else None
+        first, second = f[slot], f[slot2]
+        if key is not None:
+            first = first[key] if type(first) is dict and key in first else None
+        if key2 is not None:
+            second = second[key2] if type(second) is dict and key2 in second else None
         if type(first) is str and type(second) is str and len(first) + len(second) < room:
-            text = "".join((before, first, between, second, after))
+            text = f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
@@ -259,9 +261,11 @@ def _print_joined_one(pieces, read, room, counted, span, general):
     (before, after), (slot, key) = pieces, read
 
     def run_sum_one(f, out):
-        value = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else None
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else None
         if type(value) is str and len(value) < room:
-            text = before + value + after
+            text = f"{before}{value}{after}"   # (a plain str: one string built)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
