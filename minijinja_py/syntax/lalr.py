@@ -153,17 +153,14 @@ class Parser:
         lexed in (the postlexer sets it as it goes; it starts as it is given)."""
         state = self.tables.start
         states, values = [state], []
-        if mode is None:
-            stream = self._lexer.lex(text, states, values)
-        else:
-            stream = lex_modes(self._lexers, mode, text, states, values)
+        stream = (self._lexer.lex(text, states, values) if mode is None
+                  else lex_modes(self._lexers, mode, text, states, values))
         if postlex is not None:
             stream = postlex(stream)
         actions, rules, chains = self._actions, self._rules, self._chains
-        row, end = self.tables.row, self._end
-        # top indexes the top of values and, one below the top, of states (states[top + 1] is state): a
-        # non-negative index is specialised by the interpreter, [-1] and [-2] are not (~5% of a parse)
-        top = -1
+        # top: the index of values' top, states' one below (states[top + 1] is state): the interpreter
+        # specialises non-negative list indexes, not [-1] or [-2] (these took ~2% of a parse)
+        row, end, top = self.tables.row, self._end, -1
         # the last token, $END, is reduced as the others are, up to the end state, where it completes the parse
         for token in chain(stream, _end_of(values)):
             kind = token[0]   # token.type (by index: the named field is a slower lookup)
@@ -190,9 +187,8 @@ class Parser:
                     if size == 1:   # the rule's symbol's slots take its value and the state after it
                         children = [values[top]]
                     elif size == 2:   # (popped one by one: no slice objects)
-                        last = values.pop()
+                        children = [values[top - 1], values.pop()]
                         top -= 1
-                        children = [values[top], last]
                         states.pop()
                     elif size == 3:
                         last = values.pop()
