@@ -38,6 +38,13 @@ def _cap_address_space():
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
+def _as_from_a_terminal():
+    """The child as a terminal starts it: address space capped, SIGINT at its default. A shell's background job
+    (`.ci/run &`) inherits SIGINT ignored, and Python then leaves Ctrl-C ignored in the child, as POSIX wants."""
+    _cap_address_space()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _digest(paths):
     found = {}
     for path in paths:
@@ -314,7 +321,7 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
     before = _digest([long_input])
     child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "batch", "hermes4", long_input, "-o", str(out),
                               "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-                             preexec_fn=_cap_address_space, start_new_session=True)
+                             preexec_fn=_as_from_a_terminal, start_new_session=True)
     started = time.monotonic()  # once the batch runs (its output opened): Ctrl-C during an import is Python's
     while not os.listdir(tmp_path) and child.poll() is None and time.monotonic() - started < 20:
         time.sleep(0.01)
@@ -360,7 +367,7 @@ def test_a_worker_killed_fails_the_batch_in_one_line(tmp_path, long_input, when)
     out = tmp_path / "out.jsonl"
     child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "batch", "hermes4", long_input, "-o", str(out),
                               "--workers", "2", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
-                             preexec_fn=_cap_address_space, start_new_session=True)
+                             preexec_fn=_as_from_a_terminal, start_new_session=True)
     started = time.monotonic()
     while len(_children(child.pid)) < 2 and child.poll() is None and time.monotonic() - started < 20:
         time.sleep(0.01)

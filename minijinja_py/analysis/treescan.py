@@ -7,7 +7,7 @@ statement list's range of them. One pass, iterative, whatever the nesting: compi
 template's size.
 """
 
-from _bisect import bisect_left   # bisect.bisect_left itself, without the bisect.py wrapper
+from bisect import bisect_left   # (not _bisect: PyPy has no such module)
 
 from ..syntax import nodes as n
 
