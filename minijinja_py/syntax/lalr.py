@@ -153,14 +153,14 @@ class Parser:
         lexed in (the postlexer sets it as it goes; it starts as it is given)."""
         state = self.tables.start
         states, values = [state], []
-        if mode is None:
-            stream = self._lexer.lex(text, states, values)
-        else:
-            stream = lex_modes(self._lexers, mode, text, states, values)
+        stream = (self._lexer.lex(text, states, values) if mode is None
+                  else lex_modes(self._lexers, mode, text, states, values))
         if postlex is not None:
             stream = postlex(stream)
         actions, rules, chains = self._actions, self._rules, self._chains
-        row, end = self.tables.row, self._end
+        # top: the index of values' top, states' one below (states[top + 1] is state): the interpreter
+        # specialises non-negative list indexes, not [-1] or [-2] (these took ~2% of a parse)
+        row, end, top = self.tables.row, self._end, -1
         # the last token, $END, is reduced as the others are, up to the end state, where it completes the parse
         for token in chain(stream, _end_of(values)):
             kind = token[0]   # token.type (by index: the named field is a slower lookup)
@@ -175,45 +175,48 @@ class Parser:
                     raise UnexpectedToken(token, _expected(actions[state]), state, values)
                 how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
                 if how is _UNIT:  # a chain of them, taken in one step, with the action that follows it
-                    key = (states[-2], state, kind)
+                    key = (states[top], state, kind)
                     found = chains.get(key)
                     if found is None:
                         after = self._follow_units(key[0], key[1], kind)
                         found = chains[key] = (after, (actions[after] or row(after)).get(kind))
                     state, action = found
-                    states[-1] = state
+                    states[top + 1] = state
                     continue
                 else:  # a reduction, in line: this is the parser's inner loop
                     if size == 1:   # the rule's symbol's slots take its value and the state after it
-                        children = [values[-1]]
+                        children = [values[top]]
                     elif size == 2:   # (popped one by one: no slice objects)
-                        last = values.pop()
-                        children = [values[-1], last]
+                        children = [values[top - 1], values.pop()]
+                        top -= 1
                         states.pop()
                     elif size == 3:
                         last = values.pop()
                         middle = values.pop()
-                        children = [values[-1], middle, last]
+                        top -= 2
+                        children = [values[top], middle, last]
                         states.pop()
                         states.pop()
                     elif size > 3:
                         children = values[-size:]
                         del values[1 - size:]
                         del states[1 - size:]
+                        top -= size - 1
                     elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
-                        children = values[-1]
+                        children = values[top]
                     else:
                         children = []
                         states.append(state)
                         values.append(None)
+                        top += 1
                     if shaper is not None:
                         children = shaper(children)
                     if how is _CALL:
                         children = callback(children)
                     elif how is _EXPAND1:
                         children = children[0] if len(children) == 1 else callback(children)
-                    state = states[-1] = actions[states[-2]][origin]
-                    values[-1] = children
+                    state = states[top + 1] = actions[states[top]][origin]
+                    values[top] = children
                 try:
                     action = (actions[state] or row(state))[kind]
                 except KeyError:
@@ -221,6 +224,7 @@ class Parser:
             states.append(action)
             values.append(token)
             state = action
+            top += 1
         raise AssertionError("the tables shift no $END")   # (they never do: tools/grammar_tables.py)
 
     def _follow_units(self, below, state, kind):
