@@ -2,7 +2,7 @@
 """Side-by-side benchmark: minijinja_py vs Jinja2 (as transformers configures it) vs the Rust `minijinja`
 binding, on real chat templates, measured in one run on one machine.
 
-    pip install -e '.[bench]'
+    pip install -e '.[bench]' --config-settings editable_mode=strict
     python benchmarks/bench_render.py [--corpus ../shared/corpus] [--repeat 5] [--number 200]
 
 For each template of the corpus that all engines render, it times
