@@ -54,9 +54,9 @@ def local_slot(c, node):
     """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
     slot holds its value, or MISSING when it is undefined), else None."""
     if isinstance(node, n.Name):
-        depth, slot = c.where(node.name)
-        if depth == 0:
-            return slot
+        found = c.scope.find_variable(node.name) or c.variable(node.name)   # (context.where, in line: per operand)
+        if found[0] == 0:
+            return found[1]
     return None
 
 
