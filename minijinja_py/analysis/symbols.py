@@ -225,7 +225,8 @@ class _FrameVisitor:
             elif isinstance(current, n.Name):
                 load(current.name)
             elif isinstance(current, n.Node):
-                stack.extend([getattr(current, f) for f in current.FIELDS])
+                for f in current.FIELDS:   # (a loop, not a comprehension: that would make a cell per call)
+                    push(getattr(current, f))
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
