@@ -96,6 +96,11 @@ def _literal_members(c, node):
     return MISSING if MISSING in values else values
 
 
+def _compiled_ops(c, node):
+    # (apart from e_compare: its generator would make a cell for c on every call of e_compare)
+    return tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
+
+
 def e_compare(c, node, first=None):
     span = node.span
     if first is None and len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and \
@@ -148,7 +153,7 @@ def e_compare(c, node, first=None):
             return ev1_order
 
         return _contains(c, node, first, right, name == "in", span)
-    ops = tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
+    ops = _compiled_ops(c, node)
 
     def ev(f, first=first, ops=ops, span=span):
         a = first(f)

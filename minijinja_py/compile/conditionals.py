@@ -32,15 +32,21 @@ def if_parts(c, node):
     with c.flags(soft=True):
         for test, body in tested:
             if isinstance(test, (n.And, n.Or)):
-                parts = tuple((operand, _operand_condition(c, operand), operand.span)
-                              for operand in and_or_parts(test))
-                ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                                        for operand, ev, span in parts), isinstance(test, n.Or))
+                parts, ev = _chain_parts(c, test)
             else:
                 parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
         else_ = c.block(else_body) if else_body else None
     return branches, else_, _if_run(c, node, branches, else_)
+
+
+def _chain_parts(c, test):
+    """if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
+    make a cell for c on every call of if_parts.)"""
+    parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
+    ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                            for operand, ev, span in parts), isinstance(test, n.Or))
+    return parts, ev
 
 
 def and_or_parts(test):
@@ -201,8 +207,9 @@ def _if_run(c, node, branches, else_):
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
         if parts is not None and len(parts) == 2:
-            first, second = ((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                             for operand, ev, span in parts)
+            (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
+            first = (first_ev, first_span) + (_equality_of(c, first_node) or (None, None, None, True))
+            second = (second_ev, second_span) + (_equality_of(c, second_node) or (None, None, None, True))
             return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be

@@ -146,7 +146,9 @@ class _Flags:
 
     def __enter__(self):
         values = self.context.__dict__   # (the flags are plain attributes: set and put back as one dict update)
-        self.saved = {name: values[name] for name in self.changes}
+        saved = self.saved = {}
+        for name in self.changes:   # (a loop, not a comprehension: that would make a cell per flags() entered)
+            saved[name] = values[name]
         values.update(self.changes)
 
     def __exit__(self, *exc_info):

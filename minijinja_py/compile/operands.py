@@ -174,6 +174,11 @@ def constant_literal(c, node):
         return node.value
     if not isinstance(node, n.TupleExpr):
         return MISSING
+    return _constant_tuple(c, node)
+
+
+def _constant_tuple(c, node):
+    # (apart from constant_literal: its generator would make a cell for c on every call of constant_literal)
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING in values:
         return MISSING
