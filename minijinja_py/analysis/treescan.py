@@ -156,6 +156,7 @@ def _walk(root, limit):
     A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
     lists it, never pushed."""
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
+    bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(_Body(root), 0, None)]
     while deferred:
         stack = [deferred.pop()]
@@ -256,9 +257,14 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     if kids is not None:
         for f in kids:
             value = getattr(x, f)
-            push((_Body(value), depth, None) if f in _STATEMENT_LISTS else (value, depth, weight))
+            if f not in _STATEMENT_LISTS:
+                if value is not None:
+                    push((value, depth, weight))
+            elif value != ():
+                push((_Body(value), depth, None))
     elif cls is n.If:
-        push((_Body(x.else_), depth, None))
+        if x.else_ != ():
+            push((_Body(x.else_), depth, None))
         for test, body in reversed(x.elifs):
             push((_Body(body), depth, None))
             push((test, depth, weight))
