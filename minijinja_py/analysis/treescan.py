@@ -7,7 +7,10 @@ statement list's range of them. One pass, iterative, whatever the nesting: compi
 template's size.
 """
 
-from bisect import bisect_left   # (not _bisect: PyPy has no such module)
+try:  # the C function itself: bisect.py would be one more module to find and load at start-up
+    from _bisect import bisect_left
+except ImportError:  # pragma: no cover - PyPy has no _bisect
+    from bisect import bisect_left
 
 from ..syntax import nodes as n
 
