@@ -139,12 +139,11 @@ def scan_tree(root, limit):
 
 
 def _walk(root, limit):
-    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
-    # of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
-    # nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list;
-    # a statement list itself is pushed with _BODY, and where it ends with _END (no object made for either).
-    # A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
-    # lists it, never pushed.
+    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of
+    # the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
+    # statement list, a branch of a conditional expression), _STMT for a statement list's items, _BODY for a
+    # statement list, _END for where one ends. A leaf with nothing to record (a constant, a name not special, an
+    # empty field) is checked where its parent lists it, never pushed.
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(root, 0, _BODY)]
@@ -182,7 +181,7 @@ def _walk(root, limit):
                     for item in reversed(x):
                         push((item, depth, _STMT))
                     continue
-                if weight is _END:   # (the statement list, where its events and its runners start)
+                if weight is _END:   # x: (the statement list, where its events and its runners start)
                     bodies[id(x[0])] = (x[1], len(events), x[2], len(runners))
                     continue
                 for item in reversed(x):
