@@ -27,15 +27,26 @@ def assigner(c, target):
             f[slot] = value
         return assign
     if isinstance(target, n.NamespaceTarget):
-        read = e_read(c, target.name)
-        attr, span = target.attr, target.span
+        return _namespace_assigner(c, target)
+    return _tuple_assigner(c, target)
 
-        def assign_ns(f, value):
-            try:
-                namespace_set(read(f), attr, value)
-            except Exception as exc:
-                raise located(exc, span)
-        return assign_ns
+
+def _namespace_assigner(c, target):
+    """assigner's assign(f, value) of `ns.attr`. (Apart from assigner, as _tuple_assigner: assigner makes no cell
+    for the plain name, its commonest target.)"""
+    read = e_read(c, target.name)
+    attr, span = target.attr, target.span
+
+    def assign_ns(f, value, attr=attr, read=read, span=span):
+        try:
+            namespace_set(read(f), attr, value)
+        except Exception as exc:
+            raise located(exc, span)
+    return assign_ns
+
+
+def _tuple_assigner(c, target):
+    """assigner's assign(f, value) of a tuple of targets (`for key, value in ...`)."""
     subs = tuple(assigner(c, t) for t in target.items)
     count = len(subs)
     span = target.span
