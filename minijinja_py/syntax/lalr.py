@@ -18,18 +18,20 @@ remembered per (state below, state, lookahead) and taken in one step.
 
 from itertools import chain
 from operator import itemgetter
+from sys import byteorder
 
 from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, lex_modes, lexicon
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 5
+FORMAT = 6
+_BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 
 
 class Tables:
     """The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
-    per lexer are kept as the file's texts and split when first used (a template visits a fraction of them):
-    decoding the file and holding it are a cold start's cost."""
+    per lexer are kept as the file's texts (numbers in hex) and decoded when first used (a template visits a
+    fraction of them): decoding the file and holding it are a cold start's cost."""
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -43,41 +45,44 @@ class Tables:
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
         self.lexer_of_state = data["state_lexers"]
         self.lexer_count = len(data["lexers"])
-        # lexer → its terminal names in match order ([0] has them all), a tuple once split
+        # lexer → its terminal names in match order ([0] has them all), a tuple once decoded
         self._lexers = data["lexers"]
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
         # when the parser first reaches the state
         self.actions = [None] * len(data["states"])
-        self._states, self._lookaheads = data["states"], data["lookaheads"]
-        self._symbols = {}   # one str per symbol name, shared by the rows, lexers and lookahead sets
+        self._states = data["states"]
+        # a number's symbol and action (one str per symbol, shared by the rows and lexers)
+        self._symbol = data["symbols"].__getitem__
+        self._action = list(range(-len(self.rules), len(self.actions))).__getitem__
         self.start, self.end = data["start"], data["end"]
 
     def lexer(self, number):
         """The terminal names of a lexer, in match order."""
-        return self._names(self._lexers, number)
-
-    def _names(self, texts, number):
-        """texts[number], names separated by spaces, as a tuple of the shared strings (split on first use)."""
-        names = texts[number]
+        names = self._lexers[number]
         if names.__class__ is str:
-            names = names.split()
-            names = texts[number] = tuple(map(self._symbols.setdefault, names, names))
+            names = self._lexers[number] = tuple(map(self._symbol, bytes.fromhex(names)))
         return names
 
     def row(self, state):
-        """The actions of a state, made from its moves and reductions on first use."""
+        """The actions of a state, decoded from its text on first use: its symbols, then their actions."""
         row = self.actions[state]
         if row is None:
-            moves, _, reductions = self._states[state].partition(";")
-            moves = moves.split()   # "SYMBOL state SYMBOL state ..."
-            symbols = moves[::2]
-            row = dict(zip(map(self._symbols.setdefault, symbols, symbols), map(int, moves[1::2])))
-            reductions = reductions.split()   # "action lookahead action lookahead ..."
-            for action, lookahead in zip(map(int, reductions[::2]), map(int, reductions[1::2])):
-                # the tables store each set of lookahead terminals once
-                row.update(dict.fromkeys(self._names(self._lookaheads, lookahead), action))
+            symbols, _, actions = self._states[state].partition(" ")
+            symbols = map(self._symbol, bytes.fromhex(symbols))
+            if len(actions) == 4:   # the same action on every symbol (a reduction, on every lookahead)
+                row = dict.fromkeys(symbols, self._action(_shorts(actions)[0]))
+            else:
+                row = dict(zip(symbols, map(self._action, _shorts(actions))))
             self.actions[state] = row
         return row
+
+
+def _shorts(text):
+    """The numbers of a hex text of two bytes each, low byte first."""
+    data = bytearray.fromhex(text)
+    if _BIG_ENDIAN:
+        data[::2], data[1::2] = data[1::2], data[::2]
+    return memoryview(data).cast("H")
 
 
 # What a reduction does, by rule

@@ -9,6 +9,8 @@ state is read from the parser's stack when the next token is asked for (lalr.py 
 import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
+from .natives import KNOWN, NAME_CHAR, Found, alternatives, literals, texts_matcher
+
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
@@ -82,84 +84,28 @@ def lexicon(tables, edit=None):
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
 
 
-# A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
-_NAME_CHAR = "[^\x00-/:-@[-^`{-\x7f\\s]"
-_WORD_END = f"(?!{_NAME_CHAR})"
-_WORD = f"{_NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
+_WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
 _TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
-_SPECIAL = frozenset(".^$*+?{}[]()|\\")
-
-
-def _fixed_text(pattern):
-    """The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None."""
-    chars, escaped = [], False
-    for char in pattern:
-        if escaped or char not in _SPECIAL:
-            if char.isalnum() or char == "_" or char.isspace():
-                return None
-            chars.append(char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            return None
-    return "".join(chars) if chars and not escaped else None
-
-
-def _alternatives(pattern):
-    """The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
-    else None."""
-    body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
-    texts = [_fixed_text(part) for part in body.split("|")]
-    return None if None in texts else texts
-
-
-def _texts_matcher(name, texts):
-    """A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds."""
-    def match(text, pos):
-        for fixed in texts:
-            if text.startswith(fixed, pos):
-                return _Found(name, text, pos, pos + len(fixed))
-        return None
-    return match
-
-
-def _literals(patterns):
-    """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
-    punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
-    character cannot follow, so one that starts another cannot match where that one does); a text that two
-    terminals share is left out."""
-    punctuation, keywords = {}, {}
-    for name, pattern in patterns.items():
-        word = pattern[:-len(_WORD_END)] if pattern.endswith(_WORD_END) else ""
-        if word and word.isascii() and word.isalpha() and word.islower():
-            keywords[name] = word
-        else:
-            text = _fixed_text(pattern)
-            if text is not None:
-                punctuation[name] = text
-    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
-    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
-    texts = list(found.values())
-    return {name: text for name, text in found.items() if texts.count(text) == 1}
 
 
 class Lexer:
     """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
     that matches. Three shortcuts with the same result: only the terminals that can start with the character at
     hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
-    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one fixed text of which at most one can match at any place (_literals:
-    punctuation and keywords) are all tried by one matcher without a regexp of theirs (a text compared where
-    it would start; a keyword is the run of name characters at hand when the run is its text), which serves
-    every state: a state takes its match when it is one of the state's own, and knows that none of its own
-    matches otherwise. Each regexp is compiled on first use and shared by all states (compiling is a cold
-    start's largest part of a first parse). Once its families read with their regexps (_tier_up), a lexer tries
-    the units a state has for a character with one regexp of them all (_combined) instead of in turn."""
+    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
+    fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
+    tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
+    of name characters at hand when the run is its text), which serves every state: a state takes its match when
+    it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is compiled on
+    first use and shared by all states (compiling is a cold start's largest part of a first parse); while a
+    family is read natively, the terminals natives.KNOWN has (numbers, strings) are read by Python functions.
+    Once its families read with their regexps (_tier_up), a lexer tries the units a state has for a character
+    with one regexp of them all (_combined) instead of in turn."""
 
     def __init__(self, tables, lexicon):
         patterns = lexicon.patterns
         self.tables, self.patterns = tables, patterns
-        self._literal = _literals(patterns)                        # name → its text
+        self._literal = literals(patterns)                         # name → its text
         self._literal_first = {}                                   # character → the literals starting with it
         self._punctuation = {}                                     # character → ((text, name), ...) starting so
         self._keywords = {}                                        # keyword text → name
@@ -181,9 +127,13 @@ class Lexer:
             native = _KeywordFamily.of(self, prefix, names, patterns)
             if native is not None:
                 self._native[family[2]] = native
+        # a terminal's Python function for its regexp while a family is read natively (natives.py), as Known
+        self._known = {(name,): Known(KNOWN[pattern](name)) for name, pattern in patterns.items()
+                       if pattern in KNOWN} if self._native else {}
         self._first = lexicon.first
         self._units_of_lexer = [None] * tables.lexer_count
-        self._single_units = {}
+        self._single_units = {}                                    # terminal of no family → its unit
+        self._family_firsts = {}                                   # family → (members, first characters)
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
@@ -193,25 +143,26 @@ class Lexer:
         """The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
         None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
         name characters at pos when the run is its text (at most one literal can match at any place, see
-        _literals)."""
+        natives.literals)."""
         found = self._punctuation.get(text[pos:pos + 1])
         if found is None:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return _Found(name, text, pos, pos + len(literal))
+                return Found(name, text, pos, pos + len(literal))
         return None
 
     def _keyword_matcher(self, text, pos):
         """The keyword terminal whose text is the run of name characters at pos, or None."""
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else _Found(name, text, pos, word.end())
+        return None if name is None else Found(name, text, pos, word.end())
 
     def _matcher(self, names):
         """The match function trying the terminals `names` in turn (terminals of no family, or members of one
-        family): a family's _KeywordFamily while it reads natively, else one regexp's match method."""
-        native = self._native.get(names)
+        family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
+        lexer reads any family natively), else one regexp's match method."""
+        native = self._native.get(names) or self._known.get(names)
         return native.match if native is not None else self._matcher_regexp(names)
 
     def _matcher_regexp(self, names):
@@ -220,9 +171,9 @@ class Lexer:
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
-            texts = _alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
+            texts = alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
             if texts:
-                found = _texts_matcher(names[0], texts)
+                found = texts_matcher(names[0], texts)
             elif family is None:
                 found = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)).match
             else:
@@ -232,8 +183,11 @@ class Lexer:
 
     def _tier_up(self, native):
         """A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
-        them, and the lexer's entries are made again to use it."""
+        them (and, the last family gone, the known terminals' regexps read theirs), and the lexer's entries are
+        made again to use them."""
         if self._native.pop(native.names, None) is not None:
+            if not self._native:
+                self._known.clear()
             for table in self._by_lexer:
                 table.clear()
 
@@ -243,28 +197,31 @@ class Lexer:
         members of a family it does not have all of."""
         units = self._units_of_lexer[lexer]
         if units is None:
-            units, done = [], set()
+            units, done, single, first = [], set(), self._single_units, self._first
             names = self.tables.lexer(lexer)
             for name in names:
                 family = self._family.get(name)
                 if family is None:
-                    units.append(self._single_unit(name))
+                    unit = single.get(name)
+                    if unit is None:
+                        unit = single[name] = ((name,), None, *first[name])
+                    units.append(unit)
                 elif family[2] not in done:
                     done.add(family[2])
-                    mine = frozenset(n for n in names if n in family[1])
-                    chars = frozenset().union(*(self._first[n][0] for n in family[2]))
-                    non_ascii = any(self._first[n][1] for n in family[2])
-                    units.append((family[2], None if len(mine) == len(family[2]) else mine, chars, non_ascii))
+                    members, chars, non_ascii = self._family_first(family[2])
+                    mine = members.intersection(names)
+                    units.append((family[2], None if len(mine) == len(members) else mine, chars, non_ascii))
             self._units_of_lexer[lexer] = units
         return units
 
-    def _single_unit(self, name):
-        """The unit of a terminal of no family, made once for all the lexers that have it."""
-        unit = self._single_units.get(name)
-        if unit is None:
-            chars, non_ascii = self._first[name]
-            unit = self._single_units[name] = ((name,), None, chars, non_ascii)
-        return unit
+    def _family_first(self, names):
+        """(the members as a set, the ASCII characters any may start with, whether a non-ASCII one) of a family."""
+        found = self._family_firsts.get(names)
+        if found is None:
+            first = [self._first[name] for name in names]
+            found = self._family_firsts[names] = (frozenset(names), frozenset().union(*(c for c, _ in first)),
+                                                  any(non_ascii for _, non_ascii in first))
+        return found
 
     def candidates(self, state, char):
         """The match function of the state's lexer for text starting with char: one compiled regexp's match when
@@ -342,7 +299,7 @@ class Lexer:
         """The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
         when first called and hands the compiled match method to put, which stores it in its own place (a first
         parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse)."""
-        if names in self._native or names in self._matchers:
+        if names in self._native or names in self._known or names in self._matchers:
             return self._matcher(names)
 
         def match(text, pos):
@@ -558,7 +515,7 @@ class _KeywordFamily:
         self.left -= 1
         if self.left <= 0:
             self.lexer._tier_up(self)
-        return _Found(best, text, pos, end)
+        return Found(best, text, pos, end)
 
 
 def _compiled(pattern):
@@ -575,18 +532,12 @@ class _Fixed:
         self.name, self.text, self.size = name, text, len(text)
 
 
-class _Found:
-    """A literal terminal found without a regexp, told as a re.Match tells what it found."""
-    __slots__ = ("lastgroup", "_text", "_start", "_end")
+class Known:
+    """A terminal read by its natives.KNOWN function (the match function of its regexp, as a lexer holds one)."""
+    __slots__ = ("match",)
 
-    def __init__(self, name, text, start, end):
-        self.lastgroup, self._text, self._start, self._end = name, text, start, end
-
-    def end(self):
-        return self._end
-
-    def group(self):
-        return self._text[self._start:self._end]
+    def __init__(self, match):
+        self.match = match
 
 
 class _Skip:

@@ -79,8 +79,8 @@ def load_tables():
     if _tables is None:
         for path in _TABLES_PATHS:
             if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    _tables = lalr.Tables(json.load(f))
+                with open(path, "rb") as f:   # (JSON is UTF-8: decoded whole, without a text file's layers)
+                    _tables = lalr.Tables(json.loads(f.read()))
                 break
         else:
             raise FileNotFoundError(f"the parser tables are missing: {' or '.join(_TABLES_PATHS)}")
