@@ -7,7 +7,7 @@ string literals whose regexps the grammar spells as KNOWN has them: the function
 A pattern spelt otherwise is compiled as usual.
 """
 
-__all__ = ["Found", "KNOWN", "fixed_text", "alternatives", "texts_matcher", "literals"]
+__all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "fixed_text", "alternatives", "texts_matcher", "literals"]
 
 
 class Found:
