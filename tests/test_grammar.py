@@ -118,6 +118,7 @@ def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
     from minijinja_py.syntax import natives
     parser = syntax.parser(trim_blocks, lstrip_blocks)
     literals = natives.literals(parser.patterns)
+    assert parser._lexer._literal == literals   # (the tables' own, written by the build)
     assert {"LPAR", "_COMMA", "POW", "DSLASH", "IN", "_KW_IF", "_WITHOUT", "_KW_WITH"} <= set(literals)
     assert not {"STAR", "SLASH", "NAME", "CMP_OP", "VAR_OPEN"} & set(literals)  # a prefix of POW/DSLASH; regexps
     shared = parser._lexer._literals_matcher

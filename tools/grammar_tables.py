@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 
 import lark  # noqa: E402
 
-from minijinja_py.syntax import parse as syntax  # noqa: E402
+from minijinja_py.syntax import natives, parse as syntax  # noqa: E402
 from minijinja_py.syntax.firstchars import (  # noqa: E402
     ANYTHING, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
 )
@@ -334,6 +334,9 @@ def extract(parser):
         "first": {name: ["".join(sorted(chars)), int(non_ascii)]
                   for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
         "families": families(lexers[0], patterns),
+        # the terminals of one fixed text a lexer finds without their regexps (natives.literals: the same for every
+        # option set, as build() checks, so that a lexer need not work them out)
+        "literals": natives.literals(patterns),
         "ignore": sorted(parser.ignore_tokens),
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
         "symbols": symbols,

@@ -39,6 +39,7 @@ class Tables:
         self.terminals = data["terminals"]          # name → regexp
         self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
+        self.literals = data["literals"]            # name → its fixed text (see natives.literals)
         self.ignore = frozenset(data["ignore"])
         self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
         self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use

@@ -64,24 +64,26 @@ class UnexpectedCharacters(UnexpectedInput):
 
 class Lexicon:
     """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset) and
+    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset),
     the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
-    with the prefix (see tools/grammar_tables.py)."""
+    with the prefix (see tools/grammar_tables.py), and the literals {name: text} (natives.literals of the
+    patterns; None: the lexer works them out)."""
 
-    __slots__ = ("patterns", "first", "families")
+    __slots__ = ("patterns", "first", "families", "literals")
 
-    def __init__(self, patterns, first, families):
-        self.patterns, self.first, self.families = patterns, first, families
+    def __init__(self, patterns, first, families, literals=None):
+        self.patterns, self.first, self.families, self.literals = patterns, first, families, literals
 
 
 def lexicon(tables, edit=None):
     """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
-    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
+    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
+    checks for the option edits)."""
     edit = edit or (lambda pattern: pattern)
     # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
     first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
-                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
+                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals)
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
@@ -105,7 +107,9 @@ class Lexer:
     def __init__(self, tables, lexicon):
         patterns = lexicon.patterns
         self.tables, self.patterns = tables, patterns
-        self._literal = literals(patterns)                         # name → its text
+        self._literal = lexicon.literals                           # name → its text
+        if self._literal is None:
+            self._literal = literals(patterns)
         self._literal_first = {}                                   # character → the literals starting with it
         self._punctuation = {}                                     # character → ((text, name), ...) starting so
         self._keywords = {}                                        # keyword text → name
