@@ -136,7 +136,7 @@ class Environment:
 
     @staticmethod
     def _cached(cache, key, make):
-        """cache[key], or make() stored there (weighed by its source's length)."""
+        # cache[key], or make() stored there (weighed by its source's length).
         key = _hashable(key)
         if key is None:   # an unhashable filter or test: skip the cache
             return make()
@@ -180,10 +180,10 @@ class Environment:
         return self._load_template(name, globals)
 
     def _load_template(self, name, globals):
-        """The template `name` from the loader or the cache. Inside a render, loading is charged to its step
-        budget: _LOAD_STEPS for asking, and what compiling the source costs (by its length) whether or not the
-        cache had it, so that the render's budget does not depend on what the cache holds (each name is loaded
-        once per render: composition.load)."""
+        # The template `name` from the loader or the cache. Inside a render, loading is charged to its step
+        # budget: _LOAD_STEPS for asking, and what compiling the source costs (by its length) whether or not the
+        # cache had it, so that the render's budget does not depend on what the cache holds (each name is loaded
+        # once per render: composition.load).
         if self.loader is None:
             raise twin_of(TypeError)("no loader for this environment specified")
         if _hashable(name) is None:   # Jinja2's cache lookup fails so (an {% import [...] %})
@@ -331,8 +331,8 @@ class Environment:
 
     # ------------------------------------------------------------------------------------ copies and pickles
     def __getstate__(self):
-        """Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
-        own. Pickles when its filters, tests, globals, loader, finalize and autoescape do."""
+        # Everything but the compiled templates and their lock: a copy or an unpickled environment compiles its
+        # own. Pickles when its filters, tests, globals, loader, finalize and autoescape do.
         state = self.__dict__.copy()
         for key in ("_cache", "_loaded"):
             state.pop(key, None)
@@ -356,7 +356,7 @@ class Environment:
 
 
 class ParsedTemplate(nodes.Template):
-    """The AST Environment.parse returns: a nodes.Template that knows its environment (meta reads its globals)."""
+    # The AST Environment.parse returns: a nodes.Template that knows its environment (meta reads its globals).
 
     __slots__ = ("environment",)
 
@@ -366,10 +366,10 @@ class ParsedTemplate(nodes.Template):
 
 
 class _Cached:
-    """A from_string cache entry: the compiled template without its environment, and the one last handed out,
-    held weakly (the same object is returned while someone holds it). A cache holding its templates would make
-    a reference cycle (environment → cache → template → environment): an environment dropped with its templates
-    would then wait for the cyclic collector, whose passes walk every closure of every such template."""
+    # A from_string cache entry: the compiled template without its environment, and the one last handed out, held weakly
+    # (the same object is returned while someone holds it). A cache holding its templates would make a reference cycle
+    # (environment → cache → template → environment): an environment dropped with its templates would then wait for the
+    # cyclic collector, whose passes walk every closure of every such template.
 
     __slots__ = ("detached", "last")
 
@@ -393,7 +393,7 @@ class _Cached:
 
 
 def _still_current(template, name):
-    """template.is_up_to_date, a loader's uptodate() that fails being a TemplateLoadError naming the template."""
+    # template.is_up_to_date, a loader's uptodate() that fails being a TemplateLoadError naming the template.
     try:
         return template.is_up_to_date
     except Exception as exc:
@@ -401,7 +401,7 @@ def _still_current(template, name):
 
 
 def _hashable(key):
-    """key as a cache key (a _HashedKey), or None when it cannot be one (an unhashable filter, test or loader)."""
+    # key as a cache key (a _HashedKey), or None when it cannot be one (an unhashable filter, test or loader).
     try:
         return _HashedKey(key, hash(key))
     except TypeError:
@@ -409,9 +409,9 @@ def _hashable(key):
 
 
 class _HashedKey:
-    """A cache key with its hash taken once. A key holds the environment's options, filters and tests (about a
-    hundred pairs; a tuple does not keep its hash): a lookup then a store hashed it four times, ~7 us of each
-    compile in a fresh environment."""
+    # A cache key with its hash taken once. A key holds the environment's options, filters and tests (about a
+    # hundred pairs; a tuple does not keep its hash): a lookup then a store hashed it four times, ~7 us of each
+    # compile in a fresh environment.
 
     __slots__ = ("key", "hash")
 
@@ -436,7 +436,7 @@ _SPONTANEOUS_LOCK = allocate_lock()
 
 
 def _spontaneous_environment(options):
-    """The Environment(**options) shared by Template(source, **options) calls with the same options."""
+    # The Environment(**options) shared by Template(source, **options) calls with the same options.
     try:
         key = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in options.items()))
         hash(key)

@@ -51,7 +51,7 @@ if not TYPE_CHECKING:
 
 
 def split_template_path(template: str) -> "list[str]":
-    """A template name → its path segments; TemplateNotFound for a name that could leave the search path."""
+    # A template name → its path segments; TemplateNotFound for a name that could leave the search path.
     if not isinstance(template, str) or "\x00" in template or "\\" in template:
         raise TemplateNotFound(template)
     if template.startswith("/") or (len(template) > 1 and template[1] == ":"):
@@ -226,8 +226,8 @@ _ABSENT = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.ENAMETOOLON
 
 
 def _open_inside(filename, folder):
-    """(descriptor, fstat) of the regular file at filename when what was opened is inside folder (symbolic links
-    followed), else None."""
+    # (descriptor, fstat) of the regular file at filename when what was opened is inside folder (symbolic links
+    # followed), else None.
     try:
         return open_regular_file(filename, folder)
     except (NotRegularFile, OutsideRoot):
@@ -239,8 +239,8 @@ def _open_inside(filename, folder):
 
 
 def _read(fd, size, filename, encoding, limits):
-    """The text of an open template file of `size` bytes (as it says), refused before reading when that is more
-    than max_template_size allows, and having read no more than that when it says less."""
+    # The text of an open template file of `size` bytes (as it says), refused before reading when that is more
+    # than max_template_size allows, and having read no more than that when it says less.
     max_size = (limits or _DEFAULT_LIMITS).max_template_size
     # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
     try:
@@ -259,9 +259,9 @@ def _read(fd, size, filename, encoding, limits):
 
 
 def checked_source(loader: Any, environment: Any, name: str) -> Source:
-    """loader.get_source(environment, name), held to its contract: (source str, filename str or None, uptodate
-    callable or None), and only TemplateErrors out (a loader that raised anything else, returned something else,
-    contains itself, ... is a TemplateLoadError naming the template; Jinja2's TemplateNotFound is ours)."""
+    # loader.get_source(environment, name), held to its contract: (source str, filename str or None, uptodate
+    # callable or None), and only TemplateErrors out (a loader that raised anything else, returned something else,
+    # contains itself, ... is a TemplateLoadError naming the template; Jinja2's TemplateNotFound is ours).
     try:
         found = loader.get_source(environment, name)
     except TemplateError:

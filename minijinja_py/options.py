@@ -51,7 +51,7 @@ def default_globals() -> "dict[str, Any]":
 
 
 def default_policies() -> "dict[str, Any]":
-    """A fresh copy of Jinja2's policies (the dicts in it too: an environment may change them)."""
+    # A fresh copy of Jinja2's policies (the dicts in it too: an environment may change them).
     policies: "dict[str, Any]" = dict(DEFAULT_POLICIES)
     for key in _DICT_POLICIES:
         policies[key] = dict(policies[key])
@@ -59,8 +59,8 @@ def default_policies() -> "dict[str, Any]":
 
 
 def configure(env: Any, **options: Any) -> None:
-    """Set options on env (the constructor's and overlay's), each checked: ValueError for an unsupported value,
-    TypeError for an unknown option or a value of the wrong type."""
+    # Set options on env (the constructor's and overlay's), each checked: ValueError for an unsupported value,
+    # TypeError for an unknown option or a value of the wrong type.
     for name, value in options.items():
         if name in _SET_AS_GIVEN:
             setattr(env, name, value)
@@ -90,8 +90,8 @@ def configure(env: Any, **options: Any) -> None:
 
 
 def set_delimiters(env: Any) -> None:
-    """env._delimiters from env's delimiter options, checked together: None for Jinja2's own (the commonest case
-    needs no check). Raises ValueError or TypeError for delimiters that cannot be (syntax.delimiters.check)."""
+    # env._delimiters from env's delimiter options, checked together: None for Jinja2's own (the commonest case
+    # needs no check). Raises ValueError or TypeError for delimiters that cannot be (syntax.delimiters.check).
     given = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
              env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix)
     if given == DEFAULT_DELIMITERS and tuple(map(type, given)) == _DEFAULT_DELIMITER_TYPES:
@@ -106,7 +106,7 @@ _NAMED_EXTENSIONS: "dict[Any, frozenset[str]]" = {}   # the extensions options g
 
 
 def _extension_names(extensions: Any) -> "frozenset[str]":
-    """Our names of the extensions given (an iterable of what extension_name takes)."""
+    # Our names of the extensions given (an iterable of what extension_name takes).
     key = extensions if type(extensions) is tuple and all(type(e) is str for e in extensions) else None
     names = _NAMED_EXTENSIONS.get(key) if key is not None else None
     if names is None:
@@ -117,7 +117,7 @@ def _extension_names(extensions: Any) -> "frozenset[str]":
 
 
 def extension_name(name: Any) -> str:
-    """Our name of an extension given by Jinja2's name, ours, or Jinja2's class."""
+    # Our name of an extension given by Jinja2's name, ours, or Jinja2's class.
     key = name if isinstance(name, str) else f"{getattr(name, '__module__', '')}.{getattr(name, '__name__', '')}"
     try:
         return _EXTENSIONS[key]

@@ -36,14 +36,14 @@ CACHE_CHARS = 1 << 19    # characters of source one cache of compiled templates 
 
 
 class BoundedCache:
-    """key → value, the least recently used dropped past max_entries entries (None: any number; 0: nothing is
-    kept) or past max_weight in all (an entry heavier than max_weight alone is not kept). Safe to use from several
-    threads.
-
-    The caches of compiled templates weigh each entry by the characters of source it was compiled from (what its
-    memory grows with: a compiled template takes some tens to a few hundred bytes per character of source), so that
-    what a process keeps is bounded by what the templates are, not only by how many there are: 25 distinct sources
-    of 240 000 characters must not stay in memory because 25 is fewer than 256."""
+    # key → value, the least recently used dropped past max_entries entries (None: any number; 0: nothing is
+    # kept) or past max_weight in all (an entry heavier than max_weight alone is not kept). Safe to use from several
+    # threads.
+    #
+    # The caches of compiled templates weigh each entry by the characters of source it was compiled from (what its
+    # memory grows with: a compiled template takes some tens to a few hundred bytes per character of source), so that
+    # what a process keeps is bounded by what the templates are, not only by how many there are: 25 distinct sources of
+    # 240 000 characters must not stay in memory because 25 is fewer than 256.
 
     __slots__ = ("max_entries", "max_weight", "_items", "_weight", "_lock")
 
@@ -55,7 +55,7 @@ class BoundedCache:
         self._lock = allocate_lock()
 
     def get(self, key: object) -> object:
-        """The value stored under key (now the most recently used), or None."""
+        # The value stored under key (now the most recently used), or None.
         with self._lock:
             found = self._items.get(key)
             if found is None:
@@ -64,7 +64,7 @@ class BoundedCache:
             return found[0]
 
     def put(self, key: object, value: object, weight: int) -> None:
-        """Store value under key, then drop the least recently used entries until the bounds hold again."""
+        # Store value under key, then drop the least recently used entries until the bounds hold again.
         if self.max_entries == 0 or weight > self.max_weight:
             self.pop(key)
             return
@@ -87,7 +87,7 @@ class BoundedCache:
 
     @property
     def weight(self) -> int:
-        """The total weight held."""
+        # The total weight held.
         return self._weight
 
     def __len__(self) -> int:
@@ -95,7 +95,7 @@ class BoundedCache:
 
 
 def template_globals(globals):
-    """A template's own globals as a new dict (a bad mapping is a TemplateError)."""
+    # A template's own globals as a new dict (a bad mapping is a TemplateError).
     try:
         return dict(globals) if globals else {}
     except Exception as exc:
@@ -103,8 +103,8 @@ def template_globals(globals):
 
 
 def _parse_and_compile(text, environment, autoescape, origin):
-    """The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
-    the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node."""
+    # The compiled template of normalised text. The cyclic collector stays paused from the parse to the end of
+    # the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node.
     with gc_paused():
         tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting,
                      environment._delimiters)
@@ -167,8 +167,8 @@ class Template:
         return self
 
     def _annotate(self, exc):
-        """The error as it leaves this template: its name, file and source unless a template it uses claimed it
-        (errors.claim), its message scrubbed."""
+        # The error as it leaves this template: its name, file and source unless a template it uses claimed it
+        # (errors.claim), its message scrubbed.
         if exc.source is None:
             exc.filename = self.filename
             exc.source = getattr(self, "_text", None) or normalize_newlines(self.source, True)
@@ -198,8 +198,8 @@ class Template:
         return self._render(kwargs if not args else _context(args, kwargs), None)
 
     def _render(self, context, generation_spans, fuel=None):
-        """The render of the variables `context`; fuel: the step budget when not limits.max_steps (a chat render's
-        grows with its input). (A render of a small template is mostly what is done here: _full_globals in line.)"""
+        # The render of the variables `context`; fuel: the step budget when not limits.max_steps (a chat render's
+        # grows with its input). (A render of a small template is mostly what is done here: _full_globals in line.)
         env_globals, compiled = self.environment.globals, self._compiled
         globals_ = env_globals if not self.globals else {**env_globals, **self.globals}
         rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
@@ -221,7 +221,7 @@ class Template:
             leave_render(token)
 
     def _raise_leaving(self, exc: BaseException) -> NoReturn:
-        """Raise what the exception exc, caught inside a render, leaves it as (in an except block)."""
+        # Raise what the exception exc, caught inside a render, leaves it as (in an except block).
         if isinstance(exc, TemplateError):
             raise self._annotate(exc) from None
         if isinstance(exc, (BreakLoop, ContinueLoop)):   # the compiler allows them only inside loops
@@ -302,7 +302,7 @@ class Template:
 
 
 def _context(args, kwargs):
-    """render()'s variables: a mapping and/or keywords, as dict() takes them (a bad argument is a TemplateError)."""
+    # render()'s variables: a mapping and/or keywords, as dict() takes them (a bad argument is a TemplateError).
     try:
         return dict(*args, **kwargs)
     except Exception as exc:
@@ -314,9 +314,9 @@ _UNPICKLED = BoundedCache(CACHE_SIZE, CACHE_CHARS)
 
 
 def _unpickle_template(recipe):
-    """The template a pickle holds, compiled at most once per process while among the last CACHE_SIZE (and
-    CACHE_CHARS of source): a worker that receives the same template with each task compiles it once.
-    Templates unpickled from one recipe are one object (immutable, as every Template)."""
+    # The template a pickle holds, compiled at most once per process while among the last CACHE_SIZE (and
+    # CACHE_CHARS of source): a worker that receives the same template with each task compiles it once.
+    # Templates unpickled from one recipe are one object (immutable, as every Template).
     template = _UNPICKLED.get(recipe)
     if template is not None:
         return template
@@ -329,16 +329,16 @@ def _unpickle_template(recipe):
 
 # ------------------------------------------------------------------------------- wrappers over a template's output
 class TemplateStream:
-    """Template.stream(): an iterator over a render's text pieces (those of generate()); dump(file) writes them,
-    enable_buffering(size) joins them in groups of size non-empty pieces."""
+    # Template.stream(): an iterator over a render's text pieces (those of generate()); dump(file) writes them,
+    # enable_buffering(size) joins them in groups of size non-empty pieces.
 
     def __init__(self, pieces: Iterator[str]) -> None:
         self._pieces = pieces
         self.disable_buffering()
 
     def dump(self, fp: Any, encoding: Optional[str] = None, errors: str = "strict") -> None:
-        """Write the stream to fp: a file name (written as UTF-8 unless encoding says otherwise) or a file
-        object (text, or bytes when encoding is given)."""
+        # Write the stream to fp: a file name (written as UTF-8 unless encoding says otherwise) or a file
+        # object (text, or bytes when encoding is given).
         close = False
         if isinstance(fp, str):
             encoding = encoding or "utf-8"
@@ -386,8 +386,8 @@ class TemplateStream:
 
 
 class TemplateExpression:
-    """Environment.compile_expression(source): calling it evaluates the expression with the variables given (a
-    mapping and/or keywords); an undefined result is None unless undefined_to_none is false."""
+    # Environment.compile_expression(source): calling it evaluates the expression with the variables given (a
+    # mapping and/or keywords); an undefined result is None unless undefined_to_none is false.
 
     def __init__(self, template: Template, undefined_to_none: bool) -> None:
         self._template = template

@@ -46,8 +46,8 @@ _PACKAGE = __name__.split(".")[0]   # (the package's own name: a vendored copy u
 
 
 def _ours(value):
-    """Is value one of the package's own functions or objects (a builtin filter, test or global), or None (no
-    such filter or test: using it fails, running nothing)?"""
+    # Is value one of the package's own functions or objects (a builtin filter, test or global), or None (no
+    # such filter or test: using it fails, running nothing)?
     if value is None:
         return True
     module = getattr(value, "__module__", None)
@@ -57,7 +57,7 @@ def _ours(value):
 
 
 class Effects:
-    """The answers for one template (its root, as compiled) in one environment (filters, tests, globals)."""
+    # The answers for one template (its root, as compiled) in one environment (filters, tests, globals).
 
     def __init__(self, template, filters, tests, globals_, may_define_macros=True, index=None):
         self._template = template
@@ -69,7 +69,7 @@ class Effects:
         self._macro_memo = {}   # macro name → changes_data of calling it (False while being decided: recursion)
 
     def changes_data(self, nodes):
-        """Could running nodes (a statement list, a statement or an expression) change data in place?"""
+        # Could running nodes (a statement list, a statement or an expression) change data in place?
         known = self._memo.get(id(nodes))
         if known is not None:
             return known[1]
@@ -79,8 +79,8 @@ class Effects:
         return found
 
     def _runs_in(self, start, end):
-        """_walk's answer for the runners [start, end) of the scan (a statement list's): a macro definition's are
-        passed over (asked about where it is called)."""
+        # _walk's answer for the runners [start, end) of the scan (a statement list's): a macro definition's are
+        # passed over (asked about where it is called).
         runners, ends = self._index.runners, self._index.ends
         while start < end:
             x = runners[start]
@@ -127,7 +127,7 @@ class Effects:
         return False
 
     def _runs_code(self, node):
-        """Does this node itself (not its children) run code that may change data?"""
+        # Does this node itself (not its children) run code that may change data?
         if isinstance(node, n.Call):
             return self._call_changes(node.func)
         if isinstance(node, n.Filter):
@@ -139,8 +139,8 @@ class Effects:
         return False
 
     def _names_foreign(self, node):
-        """For map/select/...: does an argument name a filter or test that is not the package's (or is it not a
-        constant, so that it could)?"""
+        # For map/select/...: does an argument name a filter or test that is not the package's (or is it not a
+        # constant, so that it could)?
         positions = _NAMING_FILTERS.get(node.name)
         if positions is None:
             return False
@@ -177,8 +177,8 @@ class Effects:
         return found
 
     def _macro_table(self):
-        """{name: its Macro nodes} for the names only macros bind (a name also bound by a set, a loop, a
-        parameter or an import could hold anything when called)."""
+        # {name: its Macro nodes} for the names only macros bind (a name also bound by a set, a loop, a
+        # parameter or an import could hold anything when called).
         if self._macros is None and self._index is not None:
             self._macros = self._macros_scanned(self._index)
         if self._macros is None:
@@ -206,7 +206,7 @@ class Effects:
 
     @staticmethod
     def _macros_scanned(index):
-        """_macro_table's answer from the tree scan: its macro definitions, targets, parameters and load tags."""
+        # _macro_table's answer from the tree scan: its macro definitions, targets, parameters and load tags.
         macros, others = {}, set(index.targets)
         for x in index.runners:
             cls = type(x)
@@ -221,7 +221,7 @@ class Effects:
 
     @staticmethod
     def assigns(nodes, name):
-        """Does a statement in nodes (outside macro bodies) assign the variable `name`?"""
+        # Does a statement in nodes (outside macro bodies) assign the variable `name`?
         stack = list(nodes)
         while stack:
             x = stack.pop()

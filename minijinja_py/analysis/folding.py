@@ -33,7 +33,7 @@ __all__ = ["NotConstant", "FoldedSlice", "fold_like_jinja2", "may_fold"]
 
 
 class NotConstant(n.Node):
-    """An expression Jinja2's constant folder cannot evaluate: evaluating it raises."""
+    # An expression Jinja2's constant folder cannot evaluate: evaluating it raises.
     __slots__ = FIELDS = ()
 
     def __init__(self, span):
@@ -41,8 +41,8 @@ class NotConstant(n.Node):
 
 
 class FoldedSlice(n.Node):
-    """obj[start:stop:step] as Jinja2's folder evaluates it: through the sandbox's item lookup (an undefined where
-    the subscript fails). key is a nodes.Slice."""
+    # obj[start:stop:step] as Jinja2's folder evaluates it: through the sandbox's item lookup (an undefined where
+    # the subscript fails). key is a nodes.Slice.
     __slots__ = FIELDS = ("obj", "key")
 
     def __init__(self, span, obj, key):
@@ -67,8 +67,8 @@ _spellings = None
 
 
 def may_fold(source):
-    """Might fold_like_jinja2 change a template with this source? (A power, or a slice of something that may be
-    a constant: `none[:1]`, `'abc'[1:]`, `(x)[1:]`, `{'a': x}.a[1:]`.) Its walk over the tree is then worth it."""
+    # Might fold_like_jinja2 change a template with this source? (A power, or a slice of something that may be
+    # a constant: `none[:1]`, `'abc'[1:]`, `(x)[1:]`, `{'a': x}.a[1:]`.) Its walk over the tree is then worth it.
     global _spellings
     if "**" in source:
         return True
@@ -91,7 +91,7 @@ def _takes_context(func):
 
 
 class _Image:
-    """Jinja2's view of expressions: the node its folder evaluates in place of each (see the module docstring)."""
+    # Jinja2's view of expressions: the node its folder evaluates in place of each (see the module docstring).
 
     def __init__(self, filters, tests, builtin_filters, builtin_tests):
         self.registries = {n.Filter: (filters, builtin_filters), n.Test: (tests, builtin_tests)}
@@ -129,7 +129,7 @@ class _Image:
 
 
 def _needs_variables(img):
-    """Does evaluating this image always reach a NotConstant (not only through a branch it may skip)?"""
+    # Does evaluating this image always reach a NotConstant (not only through a branch it may skip)?
     cls = type(img)
     if cls is NotConstant:
         return True
@@ -153,7 +153,7 @@ def _needs_variables(img):
 
 
 def _safe_repr(value):
-    """Can Jinja2 write value into its generated code (compiler.has_safe_repr)?"""
+    # Can Jinja2 write value into its generated code (compiler.has_safe_repr)?
     if value is None or type(value) in (bool, int, float, complex, range, str):
         return True
     if hasattr(value, "__html__") and isinstance(value, str):
@@ -166,14 +166,14 @@ def _safe_repr(value):
 
 
 class _Folder:
-    """Decides, in one walk over the template, the powers to rewrite and the slices Jinja2 folds."""
+    # Decides, in one walk over the template, the powers to rewrite and the slices Jinja2 folds.
 
     def __init__(self, image, evaluate):
         self.image, self.evaluate = image, evaluate
         self.changes = {}   # id of a node → its replacement maker (rebuilt node → node)
 
     def value(self, node, printed=False):
-        """(True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot."""
+        # (True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot.
         img = self.image.of(node)
         if _needs_variables(img):
             return False, None
@@ -183,8 +183,8 @@ class _Folder:
             return False, None
 
     def walk(self, value, chain, printed, volatile):
-        """chain: the expressions around value, outermost first (within one statement); printed: the outermost
-        is printed by {{ }}."""
+        # chain: the expressions around value, outermost first (within one statement); printed: the outermost
+        # is printed by {{ }}.
         cls = type(value)
         if cls is list or cls is tuple:
             for x in value:
@@ -242,7 +242,7 @@ class _Folder:
             return False
 
     def _folded_around(self, node, chain, printed):
-        """Does Jinja2 fold node, or an expression around it, into a value (its own, or the text {{ }} prints)?"""
+        # Does Jinja2 fold node, or an expression around it, into a value (its own, or the text {{ }} prints)?
         for inner in [node, *reversed(chain)]:
             ok, value = self.value(inner)
             if ok and _safe_repr(value):
@@ -253,7 +253,7 @@ class _Folder:
 
 
 def _rebuild(value, changes):
-    """value with the changes applied (each to the node rebuilt from its changed parts)."""
+    # value with the changes applied (each to the node rebuilt from its changed parts).
     if isinstance(value, n.Node):
         fields = [getattr(value, f) for f in value.FIELDS]
         new = [_rebuild(x, changes) for x in fields]
@@ -272,8 +272,8 @@ def _rebuild(value, changes):
 
 
 def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builtin_tests):
-    """The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice.
-    evaluate(node, printed) → the value of an expression (its printed text when printed), or raises."""
+    # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice.
+    # evaluate(node, printed) → the value of an expression (its printed text when printed), or raises.
     folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
     folder.walk(template.body, [], False, False)
     if not folder.changes:

@@ -20,7 +20,7 @@ FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled 
 
 
 class NoParentYet(n.Node):
-    """An expression: no {% extends %} of the running template has chosen a parent yet."""
+    # An expression: no {% extends %} of the running template has chosen a parent yet.
     __slots__ = ()
 
     def __init__(self, span):
@@ -28,7 +28,7 @@ class NoParentYet(n.Node):
 
 
 def _map(value, change):
-    """value with every node rebuilt bottom-up through change(node) → node (unchanged parts kept as they are)."""
+    # value with every node rebuilt bottom-up through change(node) → node (unchanged parts kept as they are).
     if isinstance(value, n.Node):
         fields = [getattr(value, f) for f in value.FIELDS]
         new = [_map(x, change) for x in fields]
@@ -52,7 +52,7 @@ def _body(template, change):
 
 # ------------------------------------------------------------------------------------------------- finalize
 def finalize_outputs(template):
-    """Every {{ expr }} → {{ expr | <finalize> }}."""
+    # Every {{ expr }} → {{ expr | <finalize> }}.
     def change(node):
         if type(node) is n.Output:
             return n.Output(node.span, n.Filter(node.expr.span, node.expr, FINALIZE, n.NO_ARGS))
@@ -62,7 +62,7 @@ def finalize_outputs(template):
 
 # ----------------------------------------------------------------------------------------- newline sequence
 def with_newline_sequence(template, source, sequence):
-    """Text, and string literals that span lines without escapes in them, with their newlines as sequence."""
+    # Text, and string literals that span lines without escapes in them, with their newlines as sequence.
     def change(node):
         if type(node) is n.Text and "\n" in node.value:
             return n.Text(node.span, node.value.replace("\n", sequence))
@@ -82,7 +82,7 @@ _SHORT_TEXT = 1024
 
 
 class _FoldState:
-    """What do_indent reads of a render state: the limits."""
+    # What do_indent reads of a render state: the limits.
     __slots__ = ("limits",)
 
     def __init__(self, limits):
@@ -90,9 +90,9 @@ class _FoldState:
 
 
 def folds_string_filters(runners):
-    """Might fold_string_filters change anything in a template whose tree scan found these runners
-    (treescan.Index.runners: its calls, filters, ...)? Only where one of these filters is applied to a string
-    literal (its walk over the tree is then worth it)."""
+    # Might fold_string_filters change anything in a template whose tree scan found these runners
+    # (treescan.Index.runners: its calls, filters, ...)? Only where one of these filters is applied to a string
+    # literal (its walk over the tree is then worth it).
     for x in runners:
         if type(x) is n.Filter and x.name in _STRING_FILTERS and type(x.value) is n.Const and \
                 type(x.value.value) is str:
@@ -134,7 +134,7 @@ def fold_string_filters(template, filters, limits):
 
 # ------------------------------------------------------------------------------------------- output checks
 def has_conditional_extends(template):
-    """Is there an {% extends %} inside an {% if %} at the template's top level (where one may stand)?"""
+    # Is there an {% extends %} inside an {% if %} at the template's top level (where one may stand)?
     return _extends_in(template.body, False)
 
 
@@ -159,9 +159,9 @@ _CHECKED_BODIES = (n.If, n.For, n.With, n.FilterBlock, n.Autoescape)
 
 
 class _OutputChecks:
-    """Wraps each text and {{ }} of the root function (and the blocks placed at the top level after the first
-    extends) in `{% if <no parent yet> %}`, up to the first extends placed directly in the template's body:
-    after it the compiler drops them anyway."""
+    # Wraps each text and {{ }} of the root function (and the blocks placed at the top level after the first
+    # extends) in `{% if <no parent yet> %}`, up to the first extends placed directly in the template's body:
+    # after it the compiler drops them anyway.
 
     def __init__(self):
         self.extends_seen = False

@@ -7,7 +7,10 @@ statement list's range of them. One pass, iterative, whatever the nesting: compi
 template's size.
 """
 
-from bisect import bisect_left   # (not _bisect: PyPy has no such module)
+try:  # the C function itself: bisect.py would be one more module to find and load at start-up
+    from _bisect import bisect_left
+except ImportError:  # pragma: no cover - PyPy has no _bisect
+    from bisect import bisect_left
 
 from ..syntax import nodes as n
 
@@ -22,13 +25,13 @@ RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.L
 
 
 class Index:
-    """What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
-    the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
-    by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
-    position] is the position after its parameters and body), each body's range of positions in the events
-    and in the runners, by id: (start, end, first runner, after its last runner), the names of the
-    assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
-    may be a constant (folding.py's question: not of a variable or of its attributes' or items' chain)."""
+    # What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
+    # the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
+    # by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
+    # position] is the position after its parameters and body), each body's range of positions in the events
+    # and in the runners, by id: (start, end, first runner, after its last runner), the names of the
+    # assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
+    # may be a constant (folding.py's question: not of a variable or of its attributes' or items' chain).
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
@@ -40,7 +43,7 @@ class Index:
             self.kinds.setdefault(name, []).append(kind)
 
     def first(self, body, name):
-        """The first event of name in body ("load", "declare"), or None."""
+        # The first event of name in body ("load", "declare"), or None.
         positions = self.positions.get(name)
         if positions is None:
             return None
@@ -50,7 +53,7 @@ class Index:
 
 
 class _Body:
-    """A stack entry of the scan: a statement list, whose range of events is recorded."""
+    # A stack entry of the scan: a statement list, whose range of events is recorded.
     __slots__ = ("body",)
 
     def __init__(self, body):
@@ -58,7 +61,7 @@ class _Body:
 
 
 class _End:
-    """A stack entry of the scan: where a body's events and runners end."""
+    # A stack entry of the scan: where a body's events and runners end.
     __slots__ = ("body", "start", "runners")
 
     def __init__(self, body, start, runners):
@@ -66,7 +69,7 @@ class _End:
 
 
 class _MacroEnd:
-    """A stack entry of the scan: where the runners of a macro definition (the one at `position`) end."""
+    # A stack entry of the scan: where the runners of a macro definition (the one at `position`) end.
     __slots__ = ("position",)
 
     def __init__(self, position):
@@ -74,7 +77,7 @@ class _MacroEnd:
 
 
 class _Emit:
-    """A stack entry of the scan: events that happen at that point (a macro's parameter names)."""
+    # A stack entry of the scan: events that happen at that point (a macro's parameter names).
     __slots__ = ("events",)
 
     def __init__(self, events):
@@ -107,8 +110,8 @@ _CONST, _NAME = n.Const, n.Name
 
 
 def _info(cls, kids):
-    """What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
-    subscript (which may be a slice), else None, the field whose items its weight counts or None)."""
+    # What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
+    # subscript (which may be a slice), else None, the field whose items its weight counts or None).
     return kids, True if cls in RUNNERS else False if cls is n.Getitem else None, _ITEMS.get(cls)
 
 
@@ -117,16 +120,16 @@ _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: i
 
 
 def _of_variable(node):
-    """Is node a variable, or a chain of attributes or items read from one (which Jinja2's folder never folds)?"""
+    # Is node a variable, or a chain of attributes or items read from one (which Jinja2's folder never folds)?
     while node.__class__ is n.Getattr or node.__class__ is n.Getitem:
         node = node.obj
     return node.__class__ is n.Name
 
 
 def push_arguments(args, push):
-    """A walk's push of an Args' expressions (popped dstar, star, keywords and positional, each last first, as
-    pushing its fields would pop them), without what holds nothing to walk: absent star arguments, the keywords'
-    names."""
+    # A walk's push of an Args' expressions (popped dstar, star, keywords and positional, each last first, as
+    # pushing its fields would pop them), without what holds nothing to walk: absent star arguments, the keywords'
+    # names.
     push(args.positional)
     for _, value in args.keywords:
         push(value)
@@ -141,8 +144,8 @@ class _TooDeep(Exception):
 
 
 def scan_tree(root, limit):
-    """One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
-    Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts)."""
+    # One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
+    # Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts).
     try:
         return _walk(root, float("inf") if limit is None else limit)
     except _TooDeep:
@@ -150,11 +153,11 @@ def scan_tree(root, limit):
 
 
 def _walk(root, limit):
-    """scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
-    of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
-    nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list.
-    A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
-    lists it, never pushed."""
+    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
+    # of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
+    # nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list.
+    # A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
+    # lists it, never pushed.
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     deferred = [(_Body(root), 0, None)]
     while deferred:
@@ -229,8 +232,8 @@ def _walk(root, limit):
 
 
 def _scan_arguments(args, depth, weight, push):
-    """_walk's step for an Args (depth: its parent's): its weight, and the parts holding something to walk pushed
-    one by one (popped positional, keywords, star, dstar; not through a generator: one per call cost more)."""
+    # _walk's step for an Args (depth: its parent's): its weight, and the parts holding something to walk pushed
+    # one by one (popped positional, keywords, star, dstar; not through a generator: one per call cost more).
     if weight is not None:
         weight[0] += len(args.positional) + len(args.keywords)
     if args.dstar is not None:
@@ -244,7 +247,7 @@ def _scan_arguments(args, depth, weight, push):
 
 
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):
-    """_walk's nodes with a visiting order of their own, or statement lists (depth: the node's own)."""
+    # _walk's nodes with a visiting order of their own, or statement lists (depth: the node's own).
     if depth > limit:
         raise _TooDeep
     if weight is _STMT:

@@ -22,7 +22,7 @@ _MACRO_NAMES = ("varargs", "kwargs", "caller")
 
 
 class _Reads:
-    """The walk: statements in order, with the set of names bound so far in the current scope."""
+    # The walk: statements in order, with the set of names bound so far in the current scope.
 
     def __init__(self) -> None:
         self.found: "list[str]" = []
@@ -32,7 +32,7 @@ class _Reads:
             self.found.append(name)
 
     def expr(self, node: Any, bound: "set[str]") -> None:
-        """Every Name an expression (or argument list, or tuple of them) loads."""
+        # Every Name an expression (or argument list, or tuple of them) loads.
         if isinstance(node, n.Name):
             self.load(node.name, bound)
         elif isinstance(node, (n.Node, n.Args)):
@@ -43,14 +43,14 @@ class _Reads:
                 self.expr(item, bound)
 
     def body(self, statements: Any, bound: "set[str]") -> "set[str]":
-        """Walk statements in one scope; returns the names bound by the end of it."""
+        # Walk statements in one scope; returns the names bound by the end of it.
         bound = set(bound)
         for stmt in statements:
             bound |= self.statement(stmt, bound)
         return bound
 
     def statement(self, stmt: Any, bound: "set[str]") -> "set[str]":
-        """Record the loads of one statement; return the names it binds in the current scope."""
+        # Record the loads of one statement; return the names it binds in the current scope.
         handler = getattr(self, "s_" + type(stmt).__name__, None)
         if handler is not None:
             bound_here: "set[str]" = handler(stmt, bound)
@@ -152,13 +152,13 @@ def _target_names(target: Any) -> "tuple[str, ...]":
 
 
 def read_variables(tree: Any) -> "list[str]":
-    """The names a parsed template (a nodes.Template) reads from its context, in the order first read."""
+    # The names a parsed template (a nodes.Template) reads from its context, in the order first read.
     reads = _Reads()
     reads.body(tree.body, set())
     return reads.found
 
 
 def template_variables(source: str, trim_blocks: bool = True, lstrip_blocks: bool = True) -> "list[str]":
-    """The names template source reads from its context (chat-profile whitespace options by default).
-    Raises TemplateSyntaxError for a template that does not parse."""
+    # The names template source reads from its context (chat-profile whitespace options by default).
+    # Raises TemplateSyntaxError for a template that does not parse.
     return read_variables(parse(normalize_newlines(source, False), trim_blocks, lstrip_blocks))

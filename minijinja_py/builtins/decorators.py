@@ -22,10 +22,10 @@ __all__ = ["pass_environment", "pass_eval_context", "pass_context", "EvalContext
 
 
 class Passing:
-    """A function marked pass_environment/pass_eval_context/pass_context: called with the render state first
-    (state.pass_state), it calls the function with what that asks for built from the state. Defined in a class
-    (a callable class's __call__, as Jinja2 allows) it binds to the instance as a method does, the state still
-    first."""
+    # A function marked pass_environment/pass_eval_context/pass_context: called with the render state first
+    # (state.pass_state), it calls the function with what that asks for built from the state. Defined in a class
+    # (a callable class's __call__, as Jinja2 allows) it binds to the instance as a method does, the state still
+    # first.
 
     mj_pass_state = True
     mj_safe_repr = True   # prints as a function does, without an address
@@ -60,7 +60,7 @@ def pass_environment(func: Func) -> Func:
 
 
 class EvalContext:
-    """What pass_eval_context hands over: the environment and whether output is autoescaped."""
+    # What pass_eval_context hands over: the environment and whether output is autoescaped.
 
     __slots__ = ("environment", "autoescape", "volatile")
 
@@ -74,7 +74,7 @@ def pass_eval_context(func: Func) -> Func:
 
 
 class Context:
-    """What pass_context hands over: the render's variables and the globals, read-only."""
+    # What pass_context hands over: the render's variables and the globals, read-only.
 
     __slots__ = ("environment", "eval_ctx", "parent", "vars")
 
@@ -122,7 +122,7 @@ def select_autoescape(enabled_extensions: Iterable[str] = ("html", "htm", "xml")
 
 
 class AutoescapeByExtension:
-    """What select_autoescape returns: a class rather than a closure, so that an environment holding it pickles."""
+    # What select_autoescape returns: a class rather than a closure, so that an environment holding it pickles.
 
     __slots__ = ("enabled", "disabled", "default_for_string", "default")
 

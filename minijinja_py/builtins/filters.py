@@ -109,8 +109,8 @@ _BITS_PER_DIGIT = {2: 1, 4: 2, 8: 3, 16: 4, 32: 5}
 
 
 def _check_int_digits(limits, text, base):
-    """int(text, base) for a base that is a power of two (or 0: a 0x/0o/0b prefix) has no digit limit in
-    Python: refuse a number longer than max_int_bits before converting it (other bases stop at 4300 digits)."""
+    # int(text, base) for a base that is a power of two (or 0: a 0x/0o/0b prefix) has no digit limit in
+    # Python: refuse a number longer than max_int_bits before converting it (other bases stop at 4300 digits).
     text = text.strip()
     if base == 0:
         prefix = text.lstrip("+-")[:2].lower()
@@ -260,7 +260,7 @@ def _list_unary(rs, value):
 
 
 def _end_unary(func, index):
-    """|first (index 0) or |last (index -1) of a plain list or tuple: the item read in line."""
+    # |first (index 0) or |last (index -1) of a plain list or tuple: the item read in line.
     general = general_unary(func)
 
     def kernel(rs, value):
@@ -275,8 +275,8 @@ def _end_unary(func, index):
 
 
 def _items_unary(rs, value):
-    """A plain dict's pairs, each charged at the call as budget.charged_generator would charge it when pulled
-    (1 step, and 2 for the pair): checked against max_items before the first is made."""
+    # A plain dict's pairs, each charged at the call as budget.charged_generator would charge it when pulled
+    # (1 step, and 2 for the pair): checked against max_items before the first is made.
     if type(value) is not dict:
         return _items_general(rs, value)
     size = len(value)
@@ -358,9 +358,9 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
 
 
 def _charge_dictsort(rs, value, by):
-    """What sorting a dict's items compares, charged before: by key, a plain dict's keys only when they are
-    scalars (distinct keys: the values are never compared), as many times as a sort compares (n log n);
-    anything else as a TREE cost: the whole of it, nested values included."""
+    # What sorting a dict's items compares, charged before: by key, a plain dict's keys only when they are
+    # scalars (distinct keys: the values are never compared), as many times as a sort compares (n log n);
+    # anything else as a TREE cost: the whole of it, nested values included.
     if type(value) is dict and by == "key" and _SCALARS.issuperset(map(type, value)):
         size = len(value)
         rs.burn((1 + 2 * size) * max(1, size.bit_length()))   # (what tree_size gives a flat dict)

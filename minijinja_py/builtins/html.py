@@ -23,7 +23,7 @@ __all__ = [
 
 
 def _escape(value):
-    """markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses)."""
+    # markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses).
     return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))
 
 
@@ -47,7 +47,7 @@ def do_safe(value):
 
 
 def _safe_unary(rs, value):
-    """{{ x|safe }} of a plain string in one Python call, charged as budget.general_unary charges it."""
+    # {{ x|safe }} of a plain string in one Python call, charged as budget.general_unary charges it.
     if type(value) is not str or len(value) > BIG_STR or len(value) > rs.limits.max_string:
         return _safe_general(rs, value)
     rs.fuel -= 1 + (len(value) >> CHAR_SHIFT)   # the call, and the Markup handed back
@@ -109,7 +109,7 @@ _BRACKETS = (("(", ")"), ("<", ">"), ("&lt;", "&gt;"))
 
 
 def _split_punctuation(word):
-    """'(www.a.com).' → ('(', 'www.a.com', ').'): opening punctuation, the candidate, closing punctuation."""
+    # '(www.a.com).' → ('(', 'www.a.com', ').'): opening punctuation, the candidate, closing punctuation.
     start = 0
     while True:
         opener = next((p for p in _LEADING_PUNCT if word.startswith(p, start)), None)
@@ -231,7 +231,7 @@ def do_tojson(rs, value, indent=None):
 
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
-    """transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping."""
+    # transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping.
     if indent is None and separators is None and sort_keys is False and type(ensure_ascii) is bool:
         return plain_json(rs, x, ensure_ascii)   # the default layout (tojson(ensure_ascii=false))
     return safe_json_dumps(rs, x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
@@ -239,8 +239,8 @@ def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_ke
 
 
 def _chat_tojson_unary(rs, value):
-    """{{ x|tojson }} in the chat profile: json.dumps(x, ensure_ascii=False) in one Python call (plain_json),
-    charged as budget.general_unary charges it."""
+    # {{ x|tojson }} in the chat profile: json.dumps(x, ensure_ascii=False) in one Python call (plain_json),
+    # charged as budget.general_unary charges it.
     if type(value) is str and len(value) > BIG_STR:
         return _chat_tojson_general(rs, value)
     rs.fuel -= 1

@@ -37,7 +37,7 @@ def _attribute_parts(rs, attribute):
 
 
 def make_attrgetter(rs, attribute, postprocess=None, default=None):
-    """item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0")."""
+    # item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0").
     parts = _attribute_parts(rs, attribute)
     if len(parts) == 1 and postprocess is None and default is None:
         return _key_getter(rs, parts[0])
@@ -54,8 +54,8 @@ def make_attrgetter(rs, attribute, postprocess=None, default=None):
 
 
 def _key_getter(rs, part):
-    """item → item[part], one part: a plain dict's key read in line (as getitem_ reads it), anything else through
-    getitem_."""
+    # item → item[part], one part: a plain dict's key read in line (as getitem_ reads it), anything else through
+    # getitem_.
     if type(part) is not str or part[:1] == "_":
         return lambda item: getitem_(item, part, rs)
 
@@ -68,7 +68,7 @@ def _key_getter(rs, part):
 
 
 def make_multi_attrgetter(rs, attribute, postprocess=None):
-    """item → [value per comma-separated attribute path], for sort(attribute='a,b')."""
+    # item → [value per comma-separated attribute path], for sort(attribute='a,b').
     split = attribute.split(",") if isinstance(attribute, str) else [attribute]
     parts = [_attribute_parts(rs, x) for x in split]
 
@@ -92,8 +92,8 @@ _NAMED_CALL_STEPS = 8
 
 
 def named_caller(rs, registry, kind, name, args, kwargs):
-    """call(item) → the filter or test `name` of registry applied to item (with args and kwargs), looked up for
-    each item; a name not found is a TemplateRuntimeError when the first item comes."""
+    # call(item) → the filter or test `name` of registry applied to item (with args and kwargs), looked up for
+    # each item; a name not found is a TemplateRuntimeError when the first item comes.
     found = [MISSING, None]   # the function found last, and its charged form
     unary = not args and not kwargs
 
@@ -145,7 +145,7 @@ def do_map(rs, value, *args, **kwargs):
 
 
 def _prepare_map(rs, args, kwargs):
-    """(item → mapped item, the plain key a dict item is read by in line, or None)."""
+    # (item → mapped item, the plain key a dict item is read by in line, or None).
     if not args and "attribute" in kwargs:
         attribute = kwargs.pop("attribute")
         default = kwargs.pop("default", None)
@@ -193,8 +193,8 @@ _PLAIN_VALUES = frozenset({str, int, float, bool, type(None), list, dict, tuple}
 
 
 def _inline_attr_test(rs, args, kwargs):
-    """(key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
-    key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined."""
+    # (key, kind, constant) when selectattr/rejectattr's test can be decided in line on a plain dict: one plain
+    # key (not a dict method's name, not `_`), the engine's own equalto (with a str or int) or (un)defined.
     if kwargs or len(args) < 2 or type(args[0]) is not str or type(args[1]) is not str:
         return None
     key, name = args[0], args[1]
@@ -210,10 +210,10 @@ def _inline_attr_test(rs, args, kwargs):
 
 
 def _select_planned(rs, value, plan, keep, test, transform):
-    """selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined'): decided in line for a plain
-    dict, and for a string (a message content walked character by character: the key is undefined on every
-    character, and an undefined of the plain classes equals no str or int and is not defined), at the price of
-    the named call each stands for; anything else through the test."""
+    # selectattr('role', 'equalto', 'user'), rejectattr('tool_calls', 'defined'): decided in line for a plain
+    # dict, and for a string (a message content walked character by character: the key is undefined on every
+    # character, and an undefined of the plain classes equals no str or int and is not defined), at the price of
+    # the named call each stands for; anything else through the test.
     key, kind, constant = plan
     steps = _NAMED_CALL_STEPS + 1
     on_str = undefined_on_str(key) and rs.undefined in PLAIN_UNDEFINED

@@ -19,8 +19,8 @@ _wrapper_class = None
 
 
 def _wrapper(**options):
-    """A textwrap.TextWrapper that breaks a long word as Python 3.10 and later do, on every interpreter: after the
-    last hyphen that fits, when something other than hyphens comes before it (3.9's breaks at the width)."""
+    # A textwrap.TextWrapper that breaks a long word as Python 3.10 and later do, on every interpreter: after the
+    # last hyphen that fits, when something other than hyphens comes before it (3.9's breaks at the width).
     global _wrapper_class
     if _wrapper_class is None:
         import textwrap   # only |wordwrap needs it: imported on first use, not at start-up
@@ -221,8 +221,8 @@ def do_string(value):
 
 
 def _string_unary(rs, value):
-    """{{ x|string }}: a str as it is, a number, bool or None by str() (as to_str prints them), charged as
-    general_unary charges the call; anything else through general_unary."""
+    # {{ x|string }}: a str as it is, a number, bool or None by str() (as to_str prints them), charged as
+    # general_unary charges the call; anything else through general_unary.
     cls = type(value)
     if cls is str:
         rs.fuel -= 1 if len(value) <= BIG_STR else 1 + (len(value) >> CHAR_SHIFT)
@@ -238,8 +238,8 @@ def _string_unary(rs, value):
 
 
 def _str_method_unary(func):
-    """The charged_unary form of a filter that is a str method on a plain string (func.mj_str_method: trim,
-    upper, lower, capitalize): the method applied in line, anything else through general_unary."""
+    # The charged_unary form of a filter that is a str method on a plain string (func.mj_str_method: trim,
+    # upper, lower, capitalize): the method applied in line, anything else through general_unary.
     method, general = func.mj_str_method, general_unary(func)
 
     def kernel(rs, value):

@@ -32,7 +32,7 @@ _TTY_PROGRESS_SECONDS = 0.2
 
 
 class Writer(Protocol):
-    """Where run_batch writes: a binary stream, or anything with write(bytes)."""
+    # Where run_batch writes: a binary stream, or anything with write(bytes).
 
     def write(self, data: bytes, /) -> Any: ...
 
@@ -42,7 +42,7 @@ class InputError(Exception):
 
 
 def one_line(exc: BaseException) -> str:
-    """An error as one line: its message, and where in the template it happened."""
+    # An error as one line: its message, and where in the template it happened.
     if isinstance(exc, TemplateError):
         text = exc.message if isinstance(exc.message, str) else str(exc.message)
         text = " ".join(text.split("\n"))
@@ -53,9 +53,9 @@ def one_line(exc: BaseException) -> str:
 
 
 def parse_conversation(data: bytes) -> Any:
-    """The JSON value of one conversation's bytes. Raises InputError past MAX_JSON_VALUES (counted before
-    parsing, from the commas and brackets: an upper bound), ValueError for bad UTF-8 or JSON, RecursionError
-    for JSON nested past Python's recursion limit."""
+    # The JSON value of one conversation's bytes. Raises InputError past MAX_JSON_VALUES (counted before
+    # parsing, from the commas and brackets: an upper bound), ValueError for bad UTF-8 or JSON, RecursionError
+    # for JSON nested past Python's recursion limit.
     values = data.count(b",") + data.count(b"[") + data.count(b"{")
     if values > MAX_JSON_VALUES:
         raise InputError(f"more than {MAX_JSON_VALUES:,} JSON values in one conversation")
@@ -63,17 +63,17 @@ def parse_conversation(data: bytes) -> Any:
 
 
 def check_variable_names(names: Any, where: str = "the conversation") -> None:
-    """InputError for a template variable that ChatTemplate.render cannot take by that name ("self"; and
-    "messages" outside the conversation's own "messages")."""
+    # InputError for a template variable that ChatTemplate.render cannot take by that name ("self"; and
+    # "messages" outside the conversation's own "messages").
     for name in names:
         if name in _RESERVED:
             raise InputError(f"{where} sets a variable named {name!r}, which cannot be one: {_RESERVED[name]}")
 
 
 def render_arguments(data: Any, defaults: "dict[str, Any]") -> "tuple[Any, dict[str, Any]]":
-    """(messages, keyword arguments of ChatTemplate.render) for one conversation (an object or a bare list),
-    the command line's defaults applied over it. Raises InputError for a value that is neither, or for a
-    variable render cannot take ("self")."""
+    # (messages, keyword arguments of ChatTemplate.render) for one conversation (an object or a bare list),
+    # the command line's defaults applied over it. Raises InputError for a value that is neither, or for a
+    # variable render cannot take ("self").
     if isinstance(data, list):
         messages, options, variables = data, {}, {}  # type: ignore[var-annotated]
     elif isinstance(data, dict):
@@ -93,7 +93,7 @@ def render_arguments(data: Any, defaults: "dict[str, Any]") -> "tuple[Any, dict[
 
 
 class BatchOptions:
-    """How to render each line: the command line's defaults, the output shape, what to do with a bad line."""
+    # How to render each line: the command line's defaults, the output shape, what to do with a bad line.
 
     def __init__(self, defaults: "dict[str, Any]", text: bool = False, on_error: str = "fail") -> None:
         self.defaults = defaults
@@ -112,7 +112,7 @@ Result = "tuple[Optional[bytes], Optional[tuple[int, str]]]"
 
 
 def render_line(template: Any, number: int, raw: bytes, options: BatchOptions) -> Result:
-    """(output bytes or None, None or (exit status, one-line error)) for one input line."""
+    # (output bytes or None, None or (exit status, one-line error)) for one input line.
     try:
         data = parse_conversation(raw)
         messages, arguments = render_arguments(data, options.defaults)
@@ -126,23 +126,23 @@ def render_line(template: Any, number: int, raw: bytes, options: BatchOptions) -
 
 
 class Block(NamedTuple):
-    """Whole input lines: the number of the first, their bytes, and the numbers of lines too long to read
-    (each stands in `data` as an empty line)."""
+    # Whole input lines: the number of the first, their bytes, and the numbers of lines too long to read
+    # (each stands in `data` as an empty line).
     first: int
     data: bytes
     too_long: "tuple[int, ...]" = ()
 
 
 class Rendered(NamedTuple):
-    """What a block gave: the output bytes, the count of lines rendered, and the bad lines as (number, exit
-    status, message), in order; with on_error "fail" the block stops at its first bad line."""
+    # What a block gave: the output bytes, the count of lines rendered, and the bad lines as (number, exit
+    # status, message), in order; with on_error "fail" the block stops at its first bad line.
     output: bytes
     rendered: int
     errors: "list[tuple[int, int, str]]"
 
 
 def render_block(template: Any, options: BatchOptions, block: Block) -> Rendered:
-    """A block's lines parsed, rendered and encoded (blank lines skipped), in one process: what a worker does."""
+    # A block's lines parsed, rendered and encoded (blank lines skipped), in one process: what a worker does.
     out: "list[bytes]" = []
     errors: "list[tuple[int, int, str]]" = []
     for number, raw in enumerate(block.data.split(b"\n"), block.first):
@@ -163,9 +163,9 @@ def render_block(template: Any, options: BatchOptions, block: Block) -> Rendered
 
 
 def blocks(stream: IO[bytes], block_bytes: int = _BLOCK_BYTES) -> "Iterator[tuple[Block, int]]":
-    """The input as blocks of whole lines, each with the bytes read so far. A line longer than
-    MAX_CONVERSATION_BYTES is skipped as it is read (never held past the cap and a block) and named in its
-    block's too_long."""
+    # The input as blocks of whole lines, each with the bytes read so far. A line longer than
+    # MAX_CONVERSATION_BYTES is skipped as it is read (never held past the cap and a block) and named in its
+    # block's too_long.
     number, read, pending, skipping = 1, 0, b"", False
     while True:
         piece = stream.read(block_bytes)
@@ -193,12 +193,12 @@ def blocks(stream: IO[bytes], block_bytes: int = _BLOCK_BYTES) -> "Iterator[tupl
 
 
 def _render_task(context: "tuple[Any, BatchOptions]", block: Block) -> Rendered:
-    """A worker's task (workers.py): one block rendered with the template and options it was started with."""
+    # A worker's task (workers.py): one block rendered with the template and options it was started with.
     return render_block(context[0], context[1], block)
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on."""
+    # The CPUs this process may run on.
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -206,8 +206,8 @@ def usable_cpus() -> int:
 
 
 class Progress:
-    """Progress on stderr: a redrawn line (count, rate, ETA) on a terminal, a plain line every few seconds
-    otherwise, nothing when quiet."""
+    # Progress on stderr: a redrawn line (count, rate, ETA) on a terminal, a plain line every few seconds
+    # otherwise, nothing when quiet.
 
     def __init__(self, total_bytes: Optional[int], quiet: bool = False, stream: Optional[IO[str]] = None) -> None:
         self.stream = stream or sys.stderr
@@ -248,8 +248,8 @@ def _chained(first: "list[tuple[Block, int]]", rest: "Iterator[tuple[Block, int]
 
 def _rendered_blocks(template: Any, options: BatchOptions, stream: IO[bytes],
                      workers: int) -> "Iterator[tuple[Rendered, int]]":
-    """The rendered blocks, in input order, each with the input bytes read so far. The pool has at most as many
-    workers as there are usable CPUs and blocks of input (the first blocks are read before it starts)."""
+    # The rendered blocks, in input order, each with the input bytes read so far. The pool has at most as many
+    # workers as there are usable CPUs and blocks of input (the first blocks are read before it starts).
     source = blocks(stream)
     workers = min(workers, usable_cpus())
     first: "list[tuple[Block, int]]" = []
@@ -268,12 +268,11 @@ def _rendered_blocks(template: Any, options: BatchOptions, stream: IO[bytes],
 def run_batch(template: Any, stream: IO[bytes], out: Writer, options: BatchOptions, workers: int = 1,
               progress: Optional[Progress] = None,
               report: Optional[Callable[[int, str], None]] = None) -> "tuple[int, int, int]":
-    """Render every line of a binary input stream to the binary output `out`.
-
-    Returns (exit status, rendered count, skipped count). A bad line (not JSON, not a conversation: status 2; a
-    template error: status 1) is reported through report(number, message); with on_error "skip" the run goes
-    on and ends with status 0, with "fail" it stops there with that line's status.
-    """
+    # Render every line of a binary input stream to the binary output `out`.
+    #
+    # Returns (exit status, rendered count, skipped count). A bad line (not JSON, not a conversation: status 2; a
+    # template error: status 1) is reported through report(number, message); with on_error "skip" the run goes
+    # on and ends with status 0, with "fail" it stops there with that line's status.
     rendered = skipped = 0
     results = _rendered_blocks(template, options, stream, workers)
     try:
@@ -294,7 +293,7 @@ def run_batch(template: Any, stream: IO[bytes], out: Writer, options: BatchOptio
 
 
 def input_size(stream: IO[bytes]) -> Optional[int]:
-    """Size of a seekable input in bytes (for the ETA), or None."""
+    # Size of a seekable input in bytes (for the ETA), or None.
     try:
         return os.fstat(stream.fileno()).st_size or None
     except (OSError, ValueError, AttributeError):

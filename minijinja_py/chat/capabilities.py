@@ -139,7 +139,7 @@ _SPECIAL_TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
 
 
 def _arguments(form):
-    """A call's arguments in the object form, or as the string json.dumps writes for it."""
+    # A call's arguments in the object form, or as the string json.dumps writes for it.
     return dict(_ARGUMENTS) if form == "object" else json.dumps(_ARGUMENTS)
 
 
@@ -171,7 +171,7 @@ def _tool_result(call_id, content):
 
 
 def _calling_assistant(calls, content=True, thinking=False):
-    """The assistant turn that calls tools: content "" (or no content key at all), reasoning first if asked."""
+    # The assistant turn that calls tools: content "" (or no content key at all), reasoning first if asked.
     message = {"role": "assistant"}
     if thinking:
         message["reasoning_content"] = THINK
@@ -211,8 +211,8 @@ _MARKED = tuple((marker, tuple(n for n in _NEEDLES if marker in n and not any(m 
 
 
 class _Seen:
-    """What the rules need of one probe's output: the needles it shows, and a digest to tell two outputs apart.
-    A template can print tens of megabytes per probe; the texts are not kept."""
+    # What the rules need of one probe's output: the needles it shows, and a digest to tell two outputs apart.
+    # A template can print tens of megabytes per probe; the texts are not kept.
 
     __slots__ = ("found", "digest")
 
@@ -228,8 +228,8 @@ _MAX_MARKS = 64   # marker occurrences looked at one by one; past that, each nee
 
 
 def _marked_needles(text, marker, needles):
-    """The needles (each containing marker) that text shows: found around the places where marker is, so that a
-    long output is scanned about once, not once per needle."""
+    # The needles (each containing marker) that text shows: found around the places where marker is, so that a
+    # long output is scanned about once, not once per needle.
     places = []
     at = text.find(marker)
     while at >= 0 and len(places) <= _MAX_MARKS:
@@ -250,11 +250,11 @@ def _differ(first, second):
 
 
 class _Probes:
-    """Each probe rendered once, by name (several fields read the same one): what it showed (a _Seen), or None
-    when it raised.
-
-    render(messages, tools=, documents=, add_generation_prompt=, **variables) -> str or None;
-    render_spans(messages, ...) -> the list of generation spans, or None when it raised."""
+    # Each probe rendered once, by name (several fields read the same one): what it showed (a _Seen), or None
+    # when it raised.
+    #
+    # render(messages, tools=, documents=, add_generation_prompt=, **variables) -> str or None;
+    # render_spans(messages, ...) -> the list of generation spans, or None when it raised.
 
     def __init__(self, render, render_spans):
         self._render = render
@@ -333,7 +333,7 @@ def _reasoning_fields(probes):
 
 
 def decide(render, render_spans):
-    """The Capabilities of whatever render/render_spans render (see _Probes for their signatures)."""
+    # The Capabilities of whatever render/render_spans render (see _Probes for their signatures).
     probes = _Probes(render, render_spans)
     return Capabilities(**_content_fields(probes), **_tool_call_fields(probes), **_reasoning_fields(probes))
 
@@ -345,8 +345,8 @@ _probe_clock = ContextVar("minijinja_py_probe_clock", default=None)
 
 
 def clock_reading(now: "Callable[[], datetime.datetime]") -> "datetime.datetime":
-    """The moment strftime_now shows: now(), or, while capabilities are being decided, the one reading of now()
-    that all probes share (the ChatTemplate's frozen `now` when it has one, else the time read once)."""
+    # The moment strftime_now shows: now(), or, while capabilities are being decided, the one reading of now()
+    # that all probes share (the ChatTemplate's frozen `now` when it has one, else the time read once).
     held = _probe_clock.get()
     if held is None:
         return now()
@@ -356,8 +356,8 @@ def clock_reading(now: "Callable[[], datetime.datetime]") -> "datetime.datetime"
 
 
 def _chosen_template(chat_template, name):
-    """(cache key, render options) for the named template: a file with several names every probe's choice (else
-    transformers would switch to "tool_use" for the probes with tools); a single template takes None/"default"."""
+    # (cache key, render options) for the named template: a file with several names every probe's choice (else
+    # transformers would switch to "tool_use" for the probes with tools); a single template takes None/"default".
     source = getattr(chat_template, "source", None)
     if isinstance(source, Mapping):
         wanted = "default" if name is None else name
@@ -370,10 +370,10 @@ def _chosen_template(chat_template, name):
 
 
 def decide_capabilities(chat_template, name=None):
-    """The Capabilities of a ChatTemplate (of its template `name` when it holds several), deciding every field
-    through its one compiled template, as render() renders but with the probe's variables only (not the
-    ChatTemplate's special_tokens: the answer depends on the template's text), with one clock reading for all
-    probes. Limits are the ChatTemplate's own: a probe that exceeds one raised, so it counts as "no"."""
+    # The Capabilities of a ChatTemplate (of its template `name` when it holds several), deciding every field
+    # through its one compiled template, as render() renders but with the probe's variables only (not the
+    # ChatTemplate's special_tokens: the answer depends on the template's text), with one clock reading for all
+    # probes. Limits are the ChatTemplate's own: a probe that exceeds one raised, so it counts as "no".
     _, options = _chosen_template(chat_template, name)
 
     def render(messages, **inputs):
@@ -399,7 +399,7 @@ def decide_capabilities(chat_template, name=None):
 
 def cached_capabilities(chat_template: "Any", name: "Optional[str]",
                         cache: "dict[str, Capabilities]") -> "Capabilities":
-    """decide_capabilities once per template name; `cache` is the ChatTemplate's own dict."""
+    # decide_capabilities once per template name; `cache` is the ChatTemplate's own dict.
     key, _ = _chosen_template(chat_template, name)
     found = cache.get(key)
     if found is None:
@@ -408,5 +408,5 @@ def cached_capabilities(chat_template: "Any", name: "Optional[str]",
 
 
 def capabilities_json(chat_template: "Any", name: "Optional[str]" = None) -> "dict[str, Any]":
-    """What `check TEMPLATE --json` prints: the capabilities as a JSON-ready dict, in field order."""
+    # What `check TEMPLATE --json` prints: the capabilities as a JSON-ready dict, in field order.
     return chat_template.capabilities_for(name).as_dict()

@@ -60,13 +60,13 @@ class GGUFFormatError(ValueError):
 
 
 def is_gguf(head: bytes) -> bool:
-    """Do these first bytes of a file start a GGUF file?"""
+    # Do these first bytes of a file start a GGUF file?
     return head[:4] == GGUF_MAGIC
 
 
 class _Reader:
-    """Sequential reads from a binary file in one byte order, each checked against the file's size and against
-    what one file may hold (the items walked, the text kept)."""
+    # Sequential reads from a binary file in one byte order, each checked against the file's size and against
+    # what one file may hold (the items walked, the text kept).
 
     def __init__(self, file: BinaryIO, size: int) -> None:
         import struct   # only GGUF files need it: not imported at start-up (a cold start's time)
@@ -98,7 +98,7 @@ class _Reader:
         return int(self.scalar(10, what))
 
     def string(self, what: str, most: int = _MAX_KEPT_STRING, kept: bool = True) -> str:
-        """The next string; `kept` strings (templates, token texts) count towards what one file may hold."""
+        # The next string; `kept` strings (templates, token texts) count towards what one file may hold.
         length = self.u64(f"the length of {what}")
         if length > self.left():
             raise GGUFFormatError(f"truncated: {what} needs {length} bytes at offset {self.file.tell()}, "
@@ -116,14 +116,14 @@ class _Reader:
             raise GGUFFormatError(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
     def count_items(self, count: int, what: str) -> None:
-        """Charge count items to what one file may hold (_MAX_ITEMS), before walking them."""
+        # Charge count items to what one file may hold (_MAX_ITEMS), before walking them.
         self.items += count
         if self.items > _MAX_ITEMS:
             raise GGUFFormatError(f"{what} takes the file past {_MAX_ITEMS} string and array items, more than "
                                   "a real model file holds")
 
     def skip_strings(self, count: int, what: str) -> None:
-        """Move past count strings by their lengths alone, reading the file a chunk at a time."""
+        # Move past count strings by their lengths alone, reading the file a chunk at a time.
         self.count_items(count, what)
         file, end, length_at = self.file, self.size, self.lengths[self.order]
         position = base = file.tell()
@@ -147,7 +147,7 @@ def _check_type(kind: int, key: str) -> None:
 
 
 def _skip_value(reader: _Reader, kind: int, key: str, depth: int = 0) -> None:
-    """Move past one value without keeping it."""
+    # Move past one value without keeping it.
     _check_type(kind, key)
     if kind in _SCALARS:
         size = _SCALARS[kind][1]
@@ -203,20 +203,19 @@ def _read_header(reader: _Reader) -> "tuple[int, int]":
 
 
 def read_chat_metadata(path: str) -> "dict[str, Any]":
-    """{"templates": {name: source}, "special_tokens": {bos_token: text, ...}, "version": 2 or 3} from a GGUF file.
-
-    The unnamed template `tokenizer.chat_template` is under the name "default", each `tokenizer.chat_template.<name>`
-    under its name. Special tokens are the texts that tokenizer.ggml.tokens holds at the ids of the bos, eos, unk
-    and pad keys, as llama.cpp hands them to a template. Raises OSError when the file cannot be read or is not a
-    regular file and GGUFFormatError when it is not a (supported, intact) GGUF file.
-    """
+    # {"templates": {name: source}, "special_tokens": {bos_token: text, ...}, "version": 2 or 3} from a GGUF file.
+    #
+    # The unnamed template `tokenizer.chat_template` is under the name "default", each `tokenizer.chat_template.<name>`
+    # under its name. Special tokens are the texts that tokenizer.ggml.tokens holds at the ids of the bos, eos, unk
+    # and pad keys, as llama.cpp hands them to a template. Raises OSError when the file cannot be read or is not a
+    # regular file and GGUFFormatError when it is not a (supported, intact) GGUF file.
     fd, status = open_regular_file(path)
     with os.fdopen(fd, "rb") as file:
         return metadata_of(file, status.st_size)
 
 
 def metadata_of(file: BinaryIO, size: int) -> "dict[str, Any]":
-    """read_chat_metadata of a GGUF file open for binary reads (from its start), `size` bytes long."""
+    # read_chat_metadata of a GGUF file open for binary reads (from its start), `size` bytes long.
     file.seek(0)
     reader = _Reader(file, size)
     version, kv_count = _read_header(reader)
@@ -244,7 +243,7 @@ def metadata_of(file: BinaryIO, size: int) -> "dict[str, Any]":
 
 
 def _token_texts(reader: _Reader, tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
-    """The texts of the tokens at these ids, read from the tokens array at file offset tokens_at."""
+    # The texts of the tokens at these ids, read from the tokens array at file offset tokens_at.
     reader.file.seek(tokens_at)
     if reader.u32(f"the item type of {_TOKENS_KEY!r}") != _STRING:
         return {}

@@ -29,12 +29,12 @@ _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
 
 
 def value_error(message: str) -> Exception:
-    """The TemplateError that is also the ValueError transformers raises."""
+    # The TemplateError that is also the ValueError transformers raises.
     return twin_of(ValueError)(message)
 
 
 def type_error(message: str) -> Exception:
-    """The TemplateError that is also the TypeError transformers raises."""
+    # The TemplateError that is also the TypeError transformers raises.
     return twin_of(TypeError)(message)
 
 
@@ -43,14 +43,14 @@ _FAST_VISITS = 200_000   # elements the fast walk visits before it hands over to
 
 
 def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
-    """transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple, anything
-    else its plain equivalent (a str subclass its str, a dataclass or pydantic model a dict, an unknown object
-    a "<TypeName>" placeholder). What is plain already is returned as it is (no copy: the sandbox never lets a
-    template change it), and a copy is made only of the containers on the way to what changes. Data nested
-    deeper than limits.max_data_depth (or containing itself) is refused.
-    again: value is often the same object from one call to the next (the tools of a pipeline): once found plain,
-    it is found plain again by its identity while its content has not changed (textcache: its fingerprint,
-    made in C, costs less than the walk)."""
+    # transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple, anything
+    # else its plain equivalent (a str subclass its str, a dataclass or pydantic model a dict, an unknown object
+    # a "<TypeName>" placeholder). What is plain already is returned as it is (no copy: the sandbox never lets a
+    # template change it), and a copy is made only of the containers on the way to what changes. Data nested
+    # deeper than limits.max_data_depth (or containing itself) is refused.
+    # again: value is often the same object from one call to the next (the tools of a pipeline): once found plain,
+    # it is found plain again by its identity while its content has not changed (textcache: its fingerprint,
+    # made in C, costs less than the walk).
     if type(value) in _PLAIN_SCALARS:
         return value
     kind = ("plain", limits.max_data_depth)
@@ -65,7 +65,7 @@ def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
 
 
 def _converted(value: Any, limits: Limits) -> Any:
-    """_plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on."""
+    # _plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on.
     try:
         return _Conversion(limits).plain(value, 0)
     except RecursionError:
@@ -78,11 +78,11 @@ def _too_deep(limits: Limits) -> Exception:
 
 
 def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
-    """Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
-    they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
-    gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
-    walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
-    render. A container nested deeper than max_data_depth (a cycle included) is refused."""
+    # Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
+    # they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
+    # gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
+    # walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
+    # render. A container nested deeper than max_data_depth (a cycle included) is refused.
     scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
     visits = 0
     while level:
@@ -113,10 +113,10 @@ def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
 
 
 class _Conversion:
-    """One exact walk of _plain: each container converted (or found plain) once, by identity, with its height (the
-    levels of containers and objects in it, itself included), so that shared parts cost once and a part met
-    again deeper is refused where it would pass max_data_depth; a part met again while it is being converted is
-    a cycle (refused). One frame per level of the data."""
+    # One exact walk of _plain: each container converted (or found plain) once, by identity, with its height (the
+    # levels of containers and objects in it, itself included), so that shared parts cost once and a part met
+    # again deeper is refused where it would pass max_data_depth; a part met again while it is being converted is
+    # a cycle (refused). One frame per level of the data.
 
     def __init__(self, limits: Limits) -> None:
         self.max_depth = limits.max_data_depth
@@ -128,7 +128,7 @@ class _Conversion:
         return self._convert(value, depth)[0]
 
     def _convert(self, value: Any, depth: int) -> tuple[Any, int]:
-        """(value's plain form, its height: 0 for an exact scalar)."""
+        # (value's plain form, its height: 0 for an exact scalar).
         cls = type(value)
         if cls in _PLAIN_SCALARS:
             return value, 0
@@ -152,7 +152,7 @@ class _Conversion:
         return made, height
 
     def _container(self, value: Any, cls: type, depth: int, keep: bool) -> tuple[Any, int]:
-        """A dict, list or tuple made plain (the same object when keep and nothing in it changes)."""
+        # A dict, list or tuple made plain (the same object when keep and nothing in it changes).
         convert, below, height, same = self._convert, depth + 1, 0, keep
         made: Any = []
         for item in (value.items() if cls is dict else value):
@@ -171,10 +171,10 @@ class _Conversion:
         return (dict(made) if cls is dict else made if cls is list else tuple(made)), height + 1
 
     def _other(self, value: Any, depth: int) -> tuple[Any, int]:
-        """What transformers makes of anything but an exact dict, list, tuple or scalar: a str, int or float
-        subclass its base value, a Mapping a dict, a list or tuple subclass a list or tuple, a numpy scalar its
-        item(), a dataclass a dict of its fields, a pydantic model its model_dump(), anything else a
-        "<TypeName>" placeholder."""
+        # What transformers makes of anything but an exact dict, list, tuple or scalar: a str, int or float
+        # subclass its base value, a Mapping a dict, a list or tuple subclass a list or tuple, a numpy scalar its
+        # item(), a dataclass a dict of its fields, a pydantic model its model_dump(), anything else a
+        # "<TypeName>" placeholder.
         if isinstance(value, str):
             return str.__str__(value), 1
         if isinstance(value, int):
@@ -206,13 +206,13 @@ def _is_dataclass(value: Any) -> bool:
 
 
 def _is_numpy_scalar(value: Any) -> bool:
-    """Is value a numpy scalar (numpy.generic: np.bool_, np.int64...), without importing numpy?"""
+    # Is value a numpy scalar (numpy.generic: np.bool_, np.int64...), without importing numpy?
     return any(c.__name__ == "generic" and c.__module__ == "numpy" for c in type(value).__mro__)
 
 
 def _tool_schemas(tools: Any) -> Any:
-    """tools as transformers takes them: JSON schemas (dicts) as they are, functions as get_json_schema makes
-    them; anything else is refused with transformers' message."""
+    # tools as transformers takes them: JSON schemas (dicts) as they are, functions as get_json_schema makes
+    # them; anything else is refused with transformers' message.
     if tools is None:
         return None
     if type(tools) is list and all(type(tool) is dict for tool in tools):
@@ -232,8 +232,8 @@ def _tool_schemas(tools: Any) -> Any:
 
 def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwargs: Optional[dict[str, Any]] = None,
                    limits: Optional[Limits] = None) -> tuple[list[Any], Any, Any, dict[str, Any]]:
-    """(messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
-    dict of this call's own: returned as it is when it holds plain data only."""
+    # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
+    # dict of this call's own: returned as it is when it holds plain data only.
     limits = limits or Limits()
     chat = _normalized_messages(messages, limits)
     chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in chat]
@@ -254,9 +254,9 @@ _REASONING = frozenset(_REASONING_FIELDS)
 
 
 def _normalized_messages(messages: Any, limits: Limits) -> list[dict[Any, Any]]:
-    """transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
-    `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
-    model or another mapping converted) without its None-valued keys, made plain (see _plain)."""
+    # transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
+    # `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
+    # model or another mapping converted) without its None-valued keys, made plain (see _plain).
     if isinstance(messages, (list, tuple)):
         if not messages:
             raise value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
@@ -285,9 +285,9 @@ def _normalized_messages(messages: Any, limits: Limits) -> list[dict[Any, Any]]:
 
 
 def _message_dict(message: Any, given: Any, room: int) -> Any:
-    """A message that is not a dict as one (transformers' _message_objects_to_dicts at the top level: what is
-    inside is made plain with everything else): a mapping, a dataclass's fields, a pydantic model's
-    model_dump(); anything else is refused with transformers' message."""
+    # A message that is not a dict as one (transformers' _message_objects_to_dicts at the top level: what is
+    # inside is made plain with everything else): a mapping, a dataclass's fields, a pydantic model's
+    # model_dump(); anything else is refused with transformers' message.
     if isinstance(message, Mapping):
         return message
     if room > 0 and _is_dataclass(message):
@@ -300,8 +300,8 @@ def _message_dict(message: Any, given: Any, room: int) -> Any:
 
 
 def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
-    """A message with a reasoning field (reasoning_content, thinking or reasoning) under all of these names, as
-    transformers aliases it."""
+    # A message with a reasoning field (reasoning_content, thinking or reasoning) under all of these names, as
+    # transformers aliases it.
     for field in _REASONING_FIELDS:
         reasoning = message.get(field)
         if reasoning is not None:
@@ -310,8 +310,8 @@ def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
 
 
 def mark_final_message(chat: list[Any], continue_final_message: Any, source: str) -> tuple[list[Any], str]:
-    """(chat with a tag appended to the final message's text, that text): transformers' continue_final_message.
-    The final message is copied, never changed in place."""
+    # (chat with a tag appended to the final message's text, that text): transformers' continue_final_message.
+    # The final message is copied, never changed in place.
     field = continue_final_message if isinstance(continue_final_message, str) else "content"
     last = dict(chat[-1])
     final_message = last.get(field)
@@ -341,7 +341,7 @@ def mark_final_message(chat: list[Any], continue_final_message: Any, source: str
 
 
 def cut_at_final_message(rendered: str, final_message: str) -> str:
-    """The prompt cut just after the final message (at the tag mark_final_message put there)."""
+    # The prompt cut just after the final message (at the tag mark_final_message put there).
     tag = _CONTINUE_TAG
     if final_message.strip() not in rendered or tag.strip() not in rendered:
         raise value_error("continue_final_message is set but the final message does not appear in the chat "

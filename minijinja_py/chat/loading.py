@@ -83,7 +83,7 @@ def _load(path: str) -> "tuple[Found, dict[str, str]]":
 
 
 def choose_named(found: Found, name: str, where: str) -> str:
-    """The source called `name` among found (a str is the template "default"); TemplateLoadError otherwise."""
+    # The source called `name` among found (a str is the template "default"); TemplateLoadError otherwise.
     named = found if isinstance(found, dict) else {"default": found}
     if name not in named:
         raise _fail(where, f"no chat template named {name!r}; the names are {', '.join(sorted(named))}")
@@ -91,9 +91,9 @@ def choose_named(found: Found, name: str, where: str) -> str:
 
 
 def folder_root(folder: str) -> str:
-    """The folder a model folder's files must resolve into: the folder itself, or for a snapshot of the Hugging
-    Face cache (.../models--org--name/snapshots/<revision>, whose files link to ../../blobs/) its repository
-    folder."""
+    # The folder a model folder's files must resolve into: the folder itself, or for a snapshot of the Hugging
+    # Face cache (.../models--org--name/snapshots/<revision>, whose files link to ../../blobs/) its repository
+    # folder.
     real = os.path.realpath(folder)
     parent = os.path.dirname(real)
     if os.path.basename(parent) == "snapshots" and os.path.basename(os.path.dirname(parent)).startswith("models--"):
@@ -143,8 +143,8 @@ def _read_json(path: str, data: "bytes | None" = None, root: "str | None" = None
 
 
 def _json_values(data: bytes) -> int:
-    """At most how many values JSON text holds (each one after the first in a container follows a comma, and each
-    container holds one first value): counted at C speed, before parsing builds them."""
+    # At most how many values JSON text holds (each one after the first in a container follows a comma, and each
+    # container holds one first value): counted at C speed, before parsing builds them.
     return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
 
 
@@ -154,7 +154,7 @@ def _check_values(path: str, data: bytes) -> None:
 
 
 def _load_file(path: str) -> "tuple[Found, dict[str, str]]":
-    """One file: GGUF by its magic; JSON by its extension or by parsing as an object; a template otherwise."""
+    # One file: GGUF by its magic; JSON by its extension or by parsing as an object; a template otherwise.
     try:
         fd, status = open_regular_file(path)
     except OSError as exc:
@@ -215,7 +215,7 @@ def _load_gguf(path: str, file: Any, size: int) -> "tuple[Found, dict[str, str]]
 
 
 def _template_of_config(path: str, config: "dict[str, Any]") -> Found:
-    """The chat_template of a tokenizer_config.json or chat_template.json: a str, or its list form as a dict."""
+    # The chat_template of a tokenizer_config.json or chat_template.json: a str, or its list form as a dict.
     template = config.get("chat_template")
     if template is None:
         raise _fail(path, "has no chat_template")
@@ -253,8 +253,8 @@ def _special_tokens_of(config: "dict[str, Any]") -> "dict[str, str]":
 
 
 def _folder_special_tokens(folder: str, root: "str | None" = None) -> "dict[str, str]":
-    """Special tokens of a folder's tokenizer_config.json, overridden by its special_tokens_map.json (the order
-    transformers applies them in). Files that are missing are skipped; broken ones are errors."""
+    # Special tokens of a folder's tokenizer_config.json, overridden by its special_tokens_map.json (the order
+    # transformers applies them in). Files that are missing are skipped; broken ones are errors.
     folder = folder or "."
     root = folder_root(folder) if root is None else root
     special = {}
@@ -267,7 +267,7 @@ def _folder_special_tokens(folder: str, root: "str | None" = None) -> "dict[str,
 
 # ----------------------------------------------------------------------------------------------------- folders
 def _load_folder(folder: str, root: str) -> "tuple[Found, dict[str, str]]":
-    """A model folder's template(s) and special tokens, every file read resolving inside root."""
+    # A model folder's template(s) and special tokens, every file read resolving inside root.
     special = _folder_special_tokens(folder, root)
     jinja = os.path.join(folder, "chat_template.jinja")
     extra = _additional_templates(folder, root)
@@ -288,7 +288,7 @@ def _load_folder(folder: str, root: str) -> "tuple[Found, dict[str, str]]":
 
 
 def _additional_templates(folder: str, root: str) -> "dict[str, str]":
-    """transformers' additional_chat_templates/<name>.jinja files: named templates beside chat_template.jinja."""
+    # transformers' additional_chat_templates/<name>.jinja files: named templates beside chat_template.jinja.
     extra_dir = os.path.join(folder, "additional_chat_templates")
     if not os.path.isdir(extra_dir):
         return {}
@@ -315,8 +315,8 @@ def _additional_templates(folder: str, root: str) -> "dict[str, str]":
 
 # --------------------------------------------------------------------------------------- the Hugging Face cache
 def hub_cache_dir() -> str:
-    """Where huggingface_hub keeps downloaded models: HF_HUB_CACHE, else $HF_HOME/hub, else
-    $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub."""
+    # Where huggingface_hub keeps downloaded models: HF_HUB_CACHE, else $HF_HOME/hub, else
+    # $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub.
     explicit = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE")
     if explicit:
         return os.path.expanduser(explicit)
@@ -328,9 +328,9 @@ def hub_cache_dir() -> str:
 
 
 def _hub_snapshot(model_id: str) -> "tuple[str, str]":
-    """(repository folder, snapshot folder) of the refs/main revision of a model id in the local cache (no
-    network, ever). The revision must be a name in the repository's snapshots/ folder (as huggingface_hub uses
-    it), and the snapshot must resolve inside the repository folder."""
+    # (repository folder, snapshot folder) of the refs/main revision of a model id in the local cache (no
+    # network, ever). The revision must be a name in the repository's snapshots/ folder (as huggingface_hub uses
+    # it), and the snapshot must resolve inside the repository folder.
     if not re.match(_MODEL_ID, model_id):
         raise _fail(model_id, "no such file or folder")
     cache = hub_cache_dir()
@@ -360,6 +360,6 @@ def _hub_snapshot(model_id: str) -> "tuple[str, str]":
 
 
 def _is_entry_name(name: str) -> bool:
-    """Is name one plain entry of a folder (no separator, not . or .., nothing a path could climb with)?"""
+    # Is name one plain entry of a folder (no separator, not . or .., nothing a path could climb with)?
     return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
         and name.isprintable()

@@ -63,7 +63,7 @@ def _typing():
 
 # ---------------------------------------------------------------------------------------------------- hints
 def _hint_schema(hint):
-    """The JSON schema of one type hint."""
+    # The JSON schema of one type hint.
     typing = _typing()
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is None:
@@ -106,7 +106,7 @@ def _bare_schema(hint):
 
 
 def _enum_schema(hint):
-    """An Enum class: what the model writes are its members' values."""
+    # An Enum class: what the model writes are its members' values.
     values = [member.value for member in hint]
     if not values:
         raise TypeHintParsingException(f"The Enum {hint.__name__} has no members, so no value could ever match it.")
@@ -118,7 +118,7 @@ def _enum_schema(hint):
 
 
 def _values_schema(values):
-    """{"type": the JSON types of the values, in the order first met (one: a name), "enum": the values}."""
+    # {"type": the JSON types of the values, in the order first met (one: a name), "enum": the values}.
     kinds = list(dict.fromkeys(_SCALARS[type(value)] for value in values))
     return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
 
@@ -154,7 +154,7 @@ def _tuple_schema(hint, args):
 
 
 def _parameters(func, name):
-    """(the parameters' schema, the return's schema or None) from the function's hints and signature."""
+    # (the parameters' schema, the return's schema or None) from the function's hints and signature.
     inspect = _inspect()
     hints = _typing().get_type_hints(func)
     signature = inspect.signature(func)
@@ -213,7 +213,7 @@ def _first_of(doc, words, start=0):
 
 
 def _split_docstring(doc):
-    """(description, {arg: description}, returns description or None) of a Google-style docstring."""
+    # (description, {arg: description}, returns description or None) of a Google-style docstring.
     description = doc[:_first_of(doc, ("Args:", "Returns:", "Raises:"))].strip()
     start = _section(doc, "Args:\n")
     args = {}
@@ -225,9 +225,9 @@ def _split_docstring(doc):
 
 
 def _arg_descriptions(block):
-    """{name: description} of the Args: section's entries. An entry's description is the text after its colon,
-    or the next line when nothing follows the colon, and the lines after it up to the next line that starts an
-    entry and is not indented deeper than this one; its lines are joined by single spaces."""
+    # {name: description} of the Args: section's entries. An entry's description is the text after its colon,
+    # or the next line when nothing follows the colon, and the lines after it up to the next line that starts an
+    # entry and is not indented deeper than this one; its lines are joined by single spaces.
     lines = [line for line in block.split("\n") if line.strip()]
     args, i = {}, 0
     while i < len(lines) and re.match(_ENTRY, lines[i]) is None:
@@ -247,8 +247,8 @@ def _arg_descriptions(block):
 
 
 def _with_choices(schema, description):
-    """A `(choices: [...])` (JSON) that ends an argument's description becomes the schema's enum (the last one:
-    an earlier `(choices:` is part of the text)."""
+    # A `(choices: [...])` (JSON) that ends an argument's description becomes the schema's enum (the last one:
+    # an earlier `(choices:` is part of the text).
     found = None
     for found in re.finditer(_CHOICES, description, re.IGNORECASE):
         pass

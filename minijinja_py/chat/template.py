@@ -55,7 +55,7 @@ def raise_exception(message: Any) -> None:
 
 
 class _FixedClock:
-    """now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles)."""
+    # now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles).
 
     def __init__(self, moment: datetime.datetime) -> None:
         self.moment = moment
@@ -76,8 +76,8 @@ def _clock(now: Clock) -> Callable[[], datetime.datetime]:
 
 
 class StrftimeNow:
-    """strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted. A class rather
-    than a closure so that an environment holding it pickles; its size is bounded before formatting."""
+    # strftime_now('%Y-%m-%d'): the current time (or the ChatTemplate's frozen clock) formatted. A class rather
+    # than a closure so that an environment holding it pickles; its size is bounded before formatting.
 
     __slots__ = ("now",)
     mj_pass_state = True    # called with the render state first
@@ -99,10 +99,10 @@ class StrftimeNow:
 
 
 def strftime_size(format: str, limit: Optional[int] = None) -> int:
-    """An upper bound of len(strftime(format)): a directive gives at most 64 characters (the longest locale
-    spelling of %c), or its glibc field width (%200Y) when that is larger. Stops once past `limit`: the text
-    between directives is skipped at C speed and each directive adds at least 64, so a long format costs at
-    most limit / 64 turns of the loop."""
+    # An upper bound of len(strftime(format)): a directive gives at most 64 characters (the longest locale
+    # spelling of %c), or its glibc field width (%200Y) when that is larger. Stops once past `limit`: the text
+    # between directives is skipped at C speed and each directive adds at least 64, so a long format costs at
+    # most limit / 64 turns of the loop.
     size, i, end = 0, 0, len(format)
     while i < end:
         j = format.find("%", i)
@@ -141,10 +141,10 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
 
 # ------------------------------------------------------------------------------------------------ ChatTemplate
 class NamedTemplates(Mapping[str, Template]):
-    """{name: Template} of a ChatTemplate's named templates: the default one (else the first) compiled at once and
-    held, each other compiled when it is first asked for, through the environment's cache of compiled templates
-    (bounded by characters of source): a model file with many large named templates costs the compiling and the
-    memory of those a render uses, not of all of them."""
+    # {name: Template} of a ChatTemplate's named templates: the default one (else the first) compiled at once and
+    # held, each other compiled when it is first asked for, through the environment's cache of compiled templates
+    # (bounded by characters of source): a model file with many large named templates costs the compiling and the
+    # memory of those a render uses, not of all of them.
 
     def __init__(self, environment: Environment, sources: "dict[str, str]", label: Optional[str]) -> None:
         self._environment = environment
@@ -272,18 +272,18 @@ class ChatTemplate:
     def _render_probe(self, messages: Any, spans: Optional[list[tuple[int, int]]], tools: Any = None,
                       documents: Any = None, add_generation_prompt: bool = False,
                       chat_template: Optional[str] = None, **variables: Any) -> str:
-        """A capabilities probe (capabilities.py): rendered as render() renders, but with exactly `variables`
-        and none of this ChatTemplate's special_tokens, so that a template's capabilities depend on its text
-        alone (the probes are pinned: bos_token and eos_token given, nothing else). `spans`, when a list,
-        receives the generation spans."""
+        # A capabilities probe (capabilities.py): rendered as render() renders, but with exactly `variables`
+        # and none of this ChatTemplate's special_tokens, so that a template's capabilities depend on its text
+        # alone (the probes are pinned: bos_token and eos_token given, nothing else). `spans`, when a list,
+        # receives the generation spans.
         return self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans,
                             variables)
 
     def _render(self, messages: Any, tools: Any, documents: Any, add_generation_prompt: bool,
                 continue_final_message: Union[bool, str], chat_template: Optional[str],
                 spans: Optional[list[tuple[int, int]]], variables: dict[str, Any]) -> str:
-        """The render behind render(), render_with_generation_spans() and _render_probe(); `variables` are
-        the template variables beyond messages/tools/documents (special tokens already merged in)."""
+        # The render behind render(), render_with_generation_spans() and _render_probe(); `variables` are
+        # the template variables beyond messages/tools/documents (special tokens already merged in).
         try:
             template = self.template if chat_template is None and not self._named else \
                 self.select(chat_template, tools)
@@ -354,8 +354,8 @@ def _source_chars(source: TemplateSource) -> int:
 
 def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
             special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
-    """A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
-    (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache)."""
+    # A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
+    # (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache).
     key: Any = (source if isinstance(source, str) else tuple(source.items()), now, limits, name,
                 tuple(sorted(special_tokens.items())) if special_tokens else ())
     try:
@@ -401,8 +401,8 @@ def _drop_tokenizer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_batch(conversation: Any) -> bool:
-    """A list of conversations, as transformers tells one: its first item a list or tuple of messages, or an
-    object holding them in `messages`."""
+    # A list of conversations, as transformers tells one: its first item a list or tuple of messages, or an
+    # object holding them in `messages`.
     if not isinstance(conversation, (list, tuple)) or not conversation:
         return False
     first = conversation[0]
@@ -445,7 +445,7 @@ _CHECKOUT_TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirna
 
 
 def _shipped_text(name: str) -> str:
-    """Text of templates/<name>, from the installed package or the source checkout."""
+    # Text of templates/<name>, from the installed package or the source checkout.
     from importlib import resources  # ~20 ms to import: paid by the first shipped template read, not at import
     try:
         return resources.files("minijinja_py.templates").joinpath(name).read_text(encoding="utf-8")
@@ -455,7 +455,7 @@ def _shipped_text(name: str) -> str:
 
 
 def _shipped_names(suffix: str) -> list[str]:
-    """Names of the files in templates/ ending with suffix."""
+    # Names of the files in templates/ ending with suffix.
     from importlib import resources
     try:
         entries = [e.name for e in resources.files("minijinja_py.templates").iterdir()]

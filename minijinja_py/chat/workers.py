@@ -41,9 +41,9 @@ def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: 
 
 
 class _SigintHeld:
-    """SIGINT held while workers start: processes forked meanwhile do not die of it (they ignore it from their
-    first line on), and a Ctrl-C that came meanwhile is raised as KeyboardInterrupt at the end. Off the main
-    thread, where signals cannot be changed, it does nothing."""
+    # SIGINT held while workers start: processes forked meanwhile do not die of it (they ignore it from their
+    # first line on), and a Ctrl-C that came meanwhile is raised as KeyboardInterrupt at the end. Off the main
+    # thread, where signals cannot be changed, it does nothing.
 
     def __enter__(self) -> "_SigintHeld":
         self.came = False
@@ -63,7 +63,7 @@ class _SigintHeld:
 
 
 class _Pool:
-    """The worker processes and the parent's ends of their pipes."""
+    # The worker processes and the parent's ends of their pipes.
 
     def __init__(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
         self.processes: "list[Any]" = []
@@ -79,8 +79,8 @@ class _Pool:
                 child.close()
 
     def stop(self, finished: bool) -> None:
-        """Finished: each worker told to end; otherwise terminated. Every worker is reaped; a second Ctrl-C
-        meanwhile is ignored."""
+        # Finished: each worker told to end; otherwise terminated. Every worker is reaped; a second Ctrl-C
+        # meanwhile is ignored.
         main = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
         try:
@@ -105,9 +105,9 @@ class _Pool:
 
 def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "Iterator[tuple[Any, Any]]",
                     workers: int) -> "Iterator[tuple[Any, Any]]":
-    """(function(context, item), tag) for each (item, tag) of `items`, in order, computed by `workers`
-    processes (the tag stays in the parent). `function` must be a module-level function and `context` must
-    pickle (they travel to each worker once). Raises WorkerFailed when a worker dies or its function raises."""
+    # (function(context, item), tag) for each (item, tag) of `items`, in order, computed by `workers`
+    # processes (the tag stays in the parent). `function` must be a module-level function and `context` must
+    # pickle (they travel to each worker once). Raises WorkerFailed when a worker dies or its function raises.
     pool = _Pool(function, context, workers)
     finished = False
     try:

@@ -57,7 +57,7 @@ _SHALLOW_SIZED = (list, tuple, dict, set, frozenset, range) + _VIEWS
 
 
 def shallow_steps(value):
-    """What reading or building value costs, not looking inside its items."""
+    # What reading or building value costs, not looking inside its items.
     cls = type(value)
     if cls is str:
         return len(value) >> CHAR_SHIFT
@@ -79,8 +79,8 @@ _GENERATOR = types.GeneratorType
 
 
 def charge_result(rs, value):
-    """Charge what a call handed back and check its size; a generator is wrapped so that its items are charged
-    as they are pulled. Returns the value to use."""
+    # Charge what a call handed back and check its size; a generator is wrapped so that its items are charged
+    # as they are pulled. Returns the value to use.
     cls = type(value)
     if cls is str:
         size = len(value)
@@ -117,15 +117,15 @@ _SELF_CHARGING = set()   # the code of filters' generator functions that charge 
 
 
 def charges_own_items(func):
-    """Mark a filter's generator function whose generators charge each item as charged_generator charges it (1
-    step and its shallow_steps, the count checked against max_items) before handing it out: charge_result hands
-    them out as they are, without a second generator around them."""
+    # Mark a filter's generator function whose generators charge each item as charged_generator charges it (1
+    # step and its shallow_steps, the count checked against max_items) before handing it out: charge_result hands
+    # them out as they are, without a second generator around them.
     _SELF_CHARGING.add(func.__code__)
     return func
 
 
 def charge_item(rs, item, count):
-    """Charge the count-th item a generator hands out as charged_generator charges it (for charges_own_items)."""
+    # Charge the count-th item a generator hands out as charged_generator charges it (for charges_own_items).
     limits = rs.limits
     if count > limits.max_items:
         check_items(limits, count, "an iteration")
@@ -135,7 +135,7 @@ def charge_item(rs, item, count):
 
 
 def charged_generator(rs, generator):
-    """A generator yielding what `generator` yields, charging each item; prints as the original does."""
+    # A generator yielding what `generator` yields, charging each item; prints as the original does.
     def pull():
         limits = rs.limits
         count = 0
@@ -154,8 +154,8 @@ def charged_generator(rs, generator):
 
 
 def take(rs, iterable, what="an iteration"):
-    """list(iterable), built item by item: at most limits.max_items items, each charged, so that a caller's
-    endless iterator or a star-argument of a huge range fails at the limit instead of filling memory."""
+    # list(iterable), built item by item: at most limits.max_items items, each charged, so that a caller's
+    # endless iterator or a star-argument of a huge range fails at the limit instead of filling memory.
     cls = type(iterable)
     limits = rs.limits
     if cls is list or cls is tuple or cls is str or cls is dict or cls is range or cls in _VIEWS:
@@ -188,9 +188,9 @@ _SIZED = (list, tuple, str, dict, range, set, frozenset) + _VIEWS
 
 
 def listed(rs, iterable, what):
-    """The items of iterable as a list or tuple to read (not to change), for a filter whose declared cost
-    (ITERATES, TREE) paid for a sized input already; any other iterable (a caller's iterator, maybe endless) is
-    taken item by item (take)."""
+    # The items of iterable as a list or tuple to read (not to change), for a filter whose declared cost
+    # (ITERATES, TREE) paid for a sized input already; any other iterable (a caller's iterator, maybe endless) is
+    # taken item by item (take).
     cls = type(iterable)
     if cls is list or cls is tuple:
         return iterable
@@ -201,8 +201,8 @@ def listed(rs, iterable, what):
 
 
 def metered(rs, iterable):
-    """iterable as a function consumes it without keeping its items (sum, min, max, in): a sized input as it is
-    (its declared cost paid for it), any other iterable charged an item at a time."""
+    # iterable as a function consumes it without keeping its items (sum, min, max, in): a sized input as it is
+    # (its declared cost paid for it), any other iterable charged an item at a time.
     if type(iterable) in _SIZED:
         return iterable
     return _metered(rs, iterable)
@@ -218,8 +218,8 @@ def _metered(rs, iterable):
 
 
 def member(item, container):
-    """`item in container`; a container Python would scan by iterating it (no __contains__: a generator, a
-    caller's iterator) is scanned here, each item charged to the render under way."""
+    # `item in container`; a container Python would scan by iterating it (no __contains__: a generator, a
+    # caller's iterator) is scanned here, each item charged to the render under way.
     cls = type(container)
     if cls is str or cls is list or cls is dict or cls is tuple or hasattr(cls, "__contains__"):
         return item in container
@@ -245,11 +245,11 @@ def _children(value):
 
 
 def _flat_size(value, rows=True):
-    """The tree size of a container found at C speed, without a walk, where its shape allows — or None. Such
-    containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
-    Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
-    plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
-    lists and tuples, or of flat dicts."""
+    # The tree size of a container found at C speed, without a walk, where its shape allows — or None. Such
+    # containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
+    # Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
+    # plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
+    # lists and tuples, or of flat dicts.
     if isinstance(value, _MAPPINGS):
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
             return 1 + 2 * len(value)
@@ -270,12 +270,12 @@ def _flat_size(value, rows=True):
 
 
 def tree_size(rs, value, limit=None):
-    """The number of nodes of value seen as a tree (shared parts counted every time they are reached), found
-    without walking a shared part twice. Raises LimitExceeded('max_steps') as soon as the count passes `limit`
-    (default: the fuel left), and LimitExceeded('max_data_depth') for data too deep or containing itself.
-    The walk itself is charged here: _WALK_STEPS for each container below the top that is looked at in Python
-    (once each: the flat ones and rows of them at C speed, the others item by item), and counted against the
-    limit as it goes."""
+    # The number of nodes of value seen as a tree (shared parts counted every time they are reached), found
+    # without walking a shared part twice. Raises LimitExceeded('max_steps') as soon as the count passes `limit`
+    # (default: the fuel left), and LimitExceeded('max_data_depth') for data too deep or containing itself.
+    # The walk itself is charged here: _WALK_STEPS for each container below the top that is looked at in Python
+    # (once each: the flat ones and rows of them at C speed, the others item by item), and counted against the
+    # limit as it goes.
     if not isinstance(value, _CONTAINERS):
         return 1
     if limit is None:
@@ -330,9 +330,9 @@ def tree_size(rs, value, limit=None):
 
 
 def guard(rs, value):
-    """The gate before Python hashes or compares a template value: a container is walked (tree_size: depth,
-    cycles, size charged) so the C code that follows can neither recurse past max_data_depth nor run longer
-    than the fuel paid; a long string costs its length. Returns value."""
+    # The gate before Python hashes or compares a template value: a container is walked (tree_size: depth,
+    # cycles, size charged) so the C code that follows can neither recurse past max_data_depth nor run longer
+    # than the fuel paid; a long string costs its length. Returns value.
     cls = type(value)
     if cls in _SCALARS:
         if cls is str and len(value) > BIG_STR:
@@ -348,7 +348,7 @@ def guard(rs, value):
 
 
 def charge_compare(rs, a, b):
-    """a == b, a < b, ...: strings cost their shared length, nested data its tree size."""
+    # a == b, a < b, ...: strings cost their shared length, nested data its tree size.
     ta, tb = type(a), type(b)
     if ta is str and tb is str:
         size = min(len(a), len(b))
@@ -363,7 +363,7 @@ def charge_compare(rs, a, b):
 
 
 def charge_contains(rs, item, container):
-    """item in container: a scan of a string, sequence, range or dict values, a hash for a mapping or set."""
+    # item in container: a scan of a string, sequence, range or dict values, a hash for a mapping or set.
     cls = type(container)
     if cls is dict and type(item) is str:   # `'tool_calls' in message`: a hash, a long key's paid
         if len(item) > BIG_STR:
@@ -390,7 +390,7 @@ def charge_contains(rs, item, container):
 
 
 def charge_int_op(rs, a, b):
-    """Arithmetic on big integers costs by their size (division by the product of the sizes)."""
+    # Arithmetic on big integers costs by their size (division by the product of the sizes).
     rs.burn(((a.bit_length() >> 6) + 1) * ((b.bit_length() >> 6) + 1) >> 6)
 
 
@@ -404,8 +404,8 @@ HASHES = "hashes"               # hashes its input (a registry lookup by name, a
 
 
 def costs(kind):
-    """Declare what a filter or test reads (ITERATES, TREE, COMPARE, CONTAINS, HASHES): the call charges it
-    before the function runs. Functions without a declaration pay for their call and their result only."""
+    # Declare what a filter or test reads (ITERATES, TREE, COMPARE, CONTAINS, HASHES): the call charges it
+    # before the function runs. Functions without a declaration pay for their call and their result only.
     def declare(func):
         func.mj_cost = kind
         return func
@@ -430,8 +430,8 @@ def _charge_declared(rs, kind, value, args):
 
 
 def charged(func):
-    """func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
-    what it declares it reads and by what it returns."""
+    # func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
+    # what it declares it reads and by what it returns.
     kind = getattr(func, "mj_cost", None)
     state = getattr(func, "mj_pass_state", False)
 
@@ -454,17 +454,17 @@ def charged(func):
 
 
 def charged_unary(func):
-    """func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
-    call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
-    carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
-    call, a plain value done in one Python call (general_unary(func) is its fallback for any other)."""
+    # func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
+    # call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
+    # carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
+    # call, a plain value done in one Python call (general_unary(func) is its fallback for any other).
     kernel = getattr(func, "mj_unary", None)
     return kernel if kernel is not None else general_unary(func)
 
 
 def general_unary(func):
-    """charged_unary's form made for any function: the call charged 1 step and a long string argument its length,
-    then the function, then its result (unary_result)."""
+    # charged_unary's form made for any function: the call charged 1 step and a long string argument its length,
+    # then the function, then its result (unary_result).
     if getattr(func, "mj_cost", None) is not None:
         call = charged(func)
         return lambda rs, value: call(rs, value, (), {})
@@ -489,8 +489,8 @@ def general_unary(func):
 
 
 def unary_result(rs, result):
-    """What a unary call hands back, charged as general_unary charges it (nothing for a short string, a bool,
-    None or a small int)."""
+    # What a unary call hands back, charged as general_unary charges it (nothing for a short string, a bool,
+    # None or a small int).
     cls = type(result)
     if cls is str:
         if len(result) < 16:
@@ -504,8 +504,8 @@ _charged_cache = {}
 
 
 def charged_forms(func):
-    """(func, charged(func), charged_unary(func)) for a filter or test looked up at run time (map, select, ...),
-    made once per function."""
+    # (func, charged(func), charged_unary(func)) for a filter or test looked up at run time (map, select, ...),
+    # made once per function.
     key = (type(func), id(func))
     entry = _charged_cache.get(key)
     if entry is None or entry[0] is not func:

@@ -41,7 +41,7 @@ class TemplateError(Exception):
         self.source = source
 
     def _location_name(self):
-        """The name of the template the location points into."""
+        # The name of the template the location points into.
         return self.name
 
     def locate(self, lineno, colno, end=None):
@@ -120,7 +120,7 @@ def _printable(text):
 
 
 def _columns(text):
-    """How many terminal columns text takes: wide (CJK) characters two, combining marks none."""
+    # How many terminal columns text takes: wide (CJK) characters two, combining marks none.
     import unicodedata
     width = 0
     for ch in text:
@@ -148,13 +148,13 @@ _ARITY = r"(\w+)\(\) takes (?:from (\d+) to (\d+)|(\d+)) positional arguments? b
 
 
 def state_not_counted(func):
-    """Mark a built-in that takes the state where Jinja2's counterpart takes no context (see _STATE_NOT_COUNTED)."""
+    # Mark a built-in that takes the state where Jinja2's counterpart takes no context (see _STATE_NOT_COUNTED).
     _STATE_NOT_COUNTED.add(func.__name__)
     return func
 
 
 def _arity_as_jinja2_says(message):
-    """An arity message about a function of _STATE_NOT_COUNTED, its counts as Jinja2 gives them."""
+    # An arity message about a function of _STATE_NOT_COUNTED, its counts as Jinja2 gives them.
     found = re.fullmatch(_ARITY, message)
     if found is None or found.group(1) not in _STATE_NOT_COUNTED:
         return message
@@ -168,7 +168,7 @@ def _arity_as_jinja2_says(message):
 
 
 def scrub_message(message):
-    """A Python error message as templates may see it: no memory addresses, at most a few lines long."""
+    # A Python error message as templates may see it: no memory addresses, at most a few lines long.
     if " at 0x" in message:
         message = re.sub(_ADDRESS, r"\1>", message)
     if len(message) > _MAX_MESSAGE:
@@ -200,8 +200,8 @@ class TemplateAssertionError(TemplateSyntaxError):
 
 
 class PythonSyntaxTwin(TemplateSyntaxError, SyntaxError):
-    """A template Jinja2 parses but whose generated Python does not compile ({% break %} outside a loop, a macro
-    with a duplicate parameter): Jinja2 lets Python's SyntaxError escape, we raise this, which is both."""
+    # A template Jinja2 parses but whose generated Python does not compile ({% break %} outside a loop, a macro
+    # with a duplicate parameter): Jinja2 lets Python's SyntaxError escape, we raise this, which is both.
 
     def __init__(self, message, lineno=None, colno=None, **kw):
         TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
@@ -300,9 +300,9 @@ def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
 
 
 def __getattr__(name):
-    """Twins by name (TemplateTypeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made on
-    first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its time): pickle
-    finds a twin's class this way in a process that has not made it yet (a worker unpickling an error)."""
+    # Twins by name (TemplateTypeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made on
+    # first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its time): pickle
+    # finds a twin's class this way in a process that has not made it yet (a worker unpickling an error).
     for prefix, make in (("LimitExceeded", limit_twin), ("TemplateBuiltin", twin_of), ("Template", twin_of)):
         builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
         if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
@@ -316,7 +316,7 @@ _limit_twins = {}
 
 
 def limit_twin(builtin_cls):
-    """A LimitExceeded that is also `builtin_cls` (range() past max_range is Jinja2's OverflowError too)."""
+    # A LimitExceeded that is also `builtin_cls` (range() past max_range is Jinja2's OverflowError too).
     twin = _limit_twins.get(builtin_cls)
     if twin is None:
         twin = type(f"LimitExceeded{builtin_cls.__name__}", (LimitExceeded, builtin_cls),
@@ -327,7 +327,7 @@ def limit_twin(builtin_cls):
 
 
 def _builtin_base(exc):
-    """The most specific class in exc's MRO that is a Python built-in exception."""
+    # The most specific class in exc's MRO that is a Python built-in exception.
     for cls in type(exc).__mro__:
         if getattr(builtins, cls.__name__, None) is cls and issubclass(cls, Exception):
             return cls
@@ -335,10 +335,9 @@ def _builtin_base(exc):
 
 
 def as_template_error(exc, lineno=None, colno=None, end=None):
-    """Turn any exception into a TemplateError carrying this location (unless it already has an inner one).
-
-    RecursionError and MemoryError become LimitExceeded: a bad template must not look like a host crash.
-    """
+    # Turn any exception into a TemplateError carrying this location (unless it already has an inner one).
+    #
+    # RecursionError and MemoryError become LimitExceeded: a bad template must not look like a host crash.
     if isinstance(exc, TemplateError):
         return exc.locate(lineno, colno, end)
     if isinstance(exc, RecursionError):
@@ -373,8 +372,8 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
 
 
 def _key_repr(key):
-    """A missing key as KeyError's message shows it (its repr), for the keys templates use: strings and numbers;
-    anything else by its type only (its repr could be huge, show an address, or fail)."""
+    # A missing key as KeyError's message shows it (its repr), for the keys templates use: strings and numbers;
+    # anything else by its type only (its repr could be huge, show an address, or fail).
     if key is None or type(key) in (str, int, float, bool):
         return repr(key) if type(key) is not str or len(key) < _MAX_MESSAGE else repr(key[:_MAX_MESSAGE]) + "…"
     return f"<{type(key).__name__} object>"
@@ -384,22 +383,22 @@ MAX_POSITION = 0xFFFFF   # a packed location's col, end_line and end_col fields:
 
 
 def location(span):
-    """(line, col, (end_line, end_col)) of a node's location: a Span, or the int compile/context.place packs one
-    into (line << 60 | col << 40 | end_line << 20 | end_col)."""
+    # (line, col, (end_line, end_col)) of a node's location: a Span, or the int compile/context.place packs one
+    # into (line << 60 | col << 40 | end_line << 20 | end_col).
     if span.__class__ is int:
         return span >> 60, span >> 40 & MAX_POSITION, (span >> 20 & MAX_POSITION, span & MAX_POSITION)
     return span.line, span.col, (span.end_line, span.end_col)
 
 
 def located(exc, span):
-    """The one way a location is attached: any exception → a TemplateError carrying span's location, unless it
-    already has an inner one (the innermost wins)."""
+    # The one way a location is attached: any exception → a TemplateError carrying span's location, unless it
+    # already has an inner one (the innermost wins).
     return as_template_error(exc, *location(span))
 
 
 def claim(exc, origin):
-    """Give a TemplateError located in a template the (name, filename, source) of that template, unless an inner
-    one claimed it first: called where each template function (root, block, macro) hands an error on."""
+    # Give a TemplateError located in a template the (name, filename, source) of that template, unless an inner
+    # one claimed it first: called where each template function (root, block, macro) hands an error on.
     if exc.source is None and exc.lineno is not None:
         name, exc.filename, exc.source = origin
         if isinstance(exc, TemplateNotFound):
@@ -410,7 +409,7 @@ def claim(exc, origin):
 
 
 def error_at(cls, message, span):
-    """A new error of class cls located at span."""
+    # A new error of class cls located at span.
     line, col, end = location(span)
     return cls(message, line, col, end=end)
 

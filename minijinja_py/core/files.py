@@ -30,14 +30,14 @@ _CHUNK = 1 << 20
 
 
 class NotRegularFile(OSError):
-    """The path leads to a folder, a FIFO, a device or a socket: nothing is read from it."""
+    # The path leads to a folder, a FIFO, a device or a socket: nothing is read from it.
 
     def __init__(self, path: str, mode: int) -> None:
         OSError.__init__(self, errno.EINVAL, f"not a regular file ({_kind(mode)})", path)
 
 
 class FileTooLarge(OSError):
-    """The file holds more than the cap allows; `.limit` is the cap in bytes."""
+    # The file holds more than the cap allows; `.limit` is the cap in bytes.
 
     def __init__(self, path: str, limit: int, what: str = "this file") -> None:
         OSError.__init__(self, errno.EFBIG, f"larger than the {limit} bytes allowed for {what}", path)
@@ -45,14 +45,14 @@ class FileTooLarge(OSError):
 
 
 class OutsideRoot(OSError):
-    """The path leads (through symbolic links) out of the folder it had to stay in."""
+    # The path leads (through symbolic links) out of the folder it had to stay in.
 
     def __init__(self, path: str, root: str) -> None:
         OSError.__init__(self, errno.EACCES, f"leads outside {root}", path)
 
 
 class NotText(OSError):
-    """The bytes are not text in the encoding asked for (or the encoding is unknown)."""
+    # The bytes are not text in the encoding asked for (or the encoding is unknown).
 
     def __init__(self, path: str, problem: str) -> None:
         OSError.__init__(self, errno.EILSEQ, problem, path)
@@ -67,10 +67,10 @@ def _kind(mode: int) -> str:
 
 
 def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.stat_result]":
-    """(a read-only descriptor, its fstat) of the regular file path leads to (symbolic links followed). Raises
-    NotRegularFile for anything else, before opening it when it already is something else; OutsideRoot when
-    root is given and what was opened is not inside it (judged on the descriptor, so a link flipped between a
-    check and the open cannot lead out); OSError when it cannot be opened. The caller closes the descriptor."""
+    # (a read-only descriptor, its fstat) of the regular file path leads to (symbolic links followed). Raises
+    # NotRegularFile for anything else, before opening it when it already is something else; OutsideRoot when
+    # root is given and what was opened is not inside it (judged on the descriptor, so a link flipped between a
+    # check and the open cannot lead out); OSError when it cannot be opened. The caller closes the descriptor.
     try:
         mode = os.stat(path).st_mode
     except ValueError:   # a NUL in the name
@@ -91,7 +91,7 @@ def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.st
 
 
 def within(real: str, root: str) -> bool:
-    """Is the resolved path real inside (or at) the resolved folder root?"""
+    # Is the resolved path real inside (or at) the resolved folder root?
     return (posixpath if os.path.sep == "/" else os.path).commonpath([real, root]) == root
 
 
@@ -110,7 +110,7 @@ def _opened_within(fd, status, path, root):
 
 
 def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> bytes:
-    """The bytes of the open regular file fd: at most limit + 1 are read; FileTooLarge past limit."""
+    # The bytes of the open regular file fd: at most limit + 1 are read; FileTooLarge past limit.
     parts = []
     total = 0
     while total <= limit:
@@ -125,9 +125,9 @@ def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> b
 
 
 def read_regular_file(path: str, limit: int, what: str = "this file", root: "str | None" = None) -> bytes:
-    """The bytes of the regular file at path, refused (an OSError: NotRegularFile, FileTooLarge, OutsideRoot, or
-    the system's) when it is anything else, when it holds more than limit bytes, when it leads outside root (if
-    given), or when it cannot be read. `what` names the file in FileTooLarge's message ("a template file")."""
+    # The bytes of the regular file at path, refused (an OSError: NotRegularFile, FileTooLarge, OutsideRoot, or
+    # the system's) when it is anything else, when it holds more than limit bytes, when it leads outside root (if
+    # given), or when it cannot be read. `what` names the file in FileTooLarge's message ("a template file").
     fd, status = open_regular_file(path, root)
     try:
         if status.st_size > limit:   # said before reading anything; a file that lies is caught while reading
@@ -138,8 +138,8 @@ def read_regular_file(path: str, limit: int, what: str = "this file", root: "str
 
 
 def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
-    """data as text; NotText (naming where the text is not) when it is not in that encoding or the encoding is
-    unknown."""
+    # data as text; NotText (naming where the text is not) when it is not in that encoding or the encoding is
+    # unknown.
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
@@ -150,13 +150,13 @@ def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
 
 def read_text_file(path: str, limit: int, encoding: str = "utf-8", what: str = "this file",
                    root: "str | None" = None) -> str:
-    """read_regular_file, decoded (NotText when it is not text in that encoding)."""
+    # read_regular_file, decoded (NotText when it is not text in that encoding).
     return decode_text(read_regular_file(path, limit, what, root), path, encoding)
 
 
 def descriptor_path(fd: int) -> "str | None":
-    """The real path of the file open at fd, as the system knows it (Linux /proc/self/fd, macOS F_GETPATH), or
-    None where neither is available or the file has been deleted since it was opened."""
+    # The real path of the file open at fd, as the system knows it (Linux /proc/self/fd, macOS F_GETPATH), or
+    # None where neither is available or the file has been deleted since it was opened.
     try:
         found = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:

@@ -27,7 +27,7 @@ __all__ = [
 
 
 class _Missing:
-    """The absence of a value (a key not found, a slot not assigned yet): distinct from None, which is data."""
+    # The absence of a value (a key not found, a slot not assigned yet): distinct from None, which is data.
     __slots__ = ()
 
     def __repr__(self):
@@ -145,21 +145,21 @@ DEFAULT_LIMITS = Limits()   # what an environment given no limits has (immutable
 
 
 def limit_exceeded(limits, name, what, also=None):
-    """The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
-    also be (OverflowError for range(), as Jinja2 raises)."""
+    # The LimitExceeded for breaking limits.<name> with `what`; `also` a built-in exception class it should
+    # also be (OverflowError for range(), as Jinja2 raises).
     value = getattr(limits, name)
     cls = LimitExceeded if also is None else limit_twin(also)
     return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
 
 
 def check_str_size(limits: Limits, size: int, what: str = "a string") -> None:
-    """Refuse a string of `size` characters before it is built."""
+    # Refuse a string of `size` characters before it is built.
     if size > limits.max_string:
         raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
 
 
 def check_items(limits: Limits, count: int, what: str = "a list") -> None:
-    """Refuse a list or tuple of `count` items before it is built."""
+    # Refuse a list or tuple of `count` items before it is built.
     if count > limits.max_items:
         raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
 
@@ -171,8 +171,8 @@ def check_depth(limits, depth, what="data nested this deep"):
 
 # ------------------------------------------------------------------------------------------- render state
 class RenderState:
-    """What one render carries besides its variables: the environment and its limits, the step budget, the
-    output written so far, the call depth, and the render's own objects (its variables, random generator)."""
+    # What one render carries besides its variables: the environment and its limits, the step budget, the
+    # output written so far, the call depth, and the render's own objects (its variables, random generator).
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
                  "autoescape", "generation_spans", "random", "context", "frame_starts")
@@ -193,20 +193,20 @@ class RenderState:
         self.frame_starts = None        # {FrameLayout: its start values, the free names resolved}, made on first use
 
     def burn(self, steps=1):
-        """Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py)."""
+        # Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py).
         self.fuel -= steps
         if self.fuel < 0:
             raise out_of_fuel(self.limits)
 
     def grow_output(self, size):
-        """Count `size` more characters of output against max_output."""
+        # Count `size` more characters of output against max_output.
         self.output_size += size
         if self.output_size > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
 
     def note_output(self, size):
-        """A loop counts its output when it ends; a piece of BIG_STR characters or more, appended before that, is
-        noted here so that output past max_output stops the loop at once (not after the loop made all of it)."""
+        # A loop counts its output when it ends; a piece of BIG_STR characters or more, appended before that, is
+        # noted here so that output past max_output stops the loop at once (not after the loop made all of it).
         self.big_pending += size
         if self.output_size + self.big_pending > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
@@ -219,8 +219,8 @@ class RenderState:
 
 
 class PiecewiseRenderState(RenderState):
-    """A render whose output is handed out piece by piece (Template.generate: Jinja2's pieces), so a loop's pieces
-    stay apart."""
+    # A render whose output is handed out piece by piece (Template.generate: Jinja2's pieces), so a loop's pieces
+    # stay apart.
 
     __slots__ = ()
     joins_loop_output = False
@@ -250,9 +250,9 @@ def pass_state(func: Func) -> Func:
 
 
 class gc_paused:
-    """`with gc_paused():` — no cyclic garbage collection inside (parsing and compiling make hundreds of thousands
-    of objects and no garbage cycles: the collector's passes over them were a third of the time). Restored only
-    by the one that paused it: nested or concurrent uses leave it as the caller had it."""
+    # `with gc_paused():` — no cyclic garbage collection inside (parsing and compiling make hundreds of thousands
+    # of objects and no garbage cycles: the collector's passes over them were a third of the time). Restored only
+    # by the one that paused it: nested or concurrent uses leave it as the caller had it.
 
     __slots__ = ("paused",)
 

@@ -30,11 +30,11 @@ __all__ = [
 
 
 class TemplateContext:
-    """Jinja2's Context: see the module docstring. `parent` and `globals` are dicts of the variables resolved
-    after the templates' own; `roots` the (root frame, {name: slot} of its top-level variables) of each template
-    run in this context, in order; `blocks` {name: [block function, ...]}, the most derived first; `extends` the
-    template an {% extends %} has chosen and whose root has not started; `cache` what the render has loaded and
-    the modules it has made, shared by every context of the render (load())."""
+    # Jinja2's Context: see the module docstring. `parent` and `globals` are dicts of the variables resolved
+    # after the templates' own; `roots` the (root frame, {name: slot} of its top-level variables) of each template
+    # run in this context, in order; `blocks` {name: [block function, ...]}, the most derived first; `extends` the
+    # template an {% extends %} has chosen and whose root has not started; `cache` what the render has loaded and
+    # the modules it has made, shared by every context of the render (load()).
 
     __slots__ = ("rs", "name", "parent", "globals", "roots", "blocks", "extends", "cache")
 
@@ -49,8 +49,8 @@ class TemplateContext:
         self.cache = cache
 
     def lookup(self, name):
-        """A name as the context resolves it: the top-level variable assigned last, then parent, then globals;
-        MISSING when none has it."""
+        # A name as the context resolves it: the top-level variable assigned last, then parent, then globals;
+        # MISSING when none has it.
         for frame, exports in reversed(self.roots):
             slot = exports.get(name)
             if slot is not None:
@@ -63,8 +63,8 @@ class TemplateContext:
         return value
 
     def top_level(self, exported_only=False):
-        """{name: value} of the top-level variables assigned so far (Jinja2's context.vars, or only the exported
-        ones: names without a leading underscore)."""
+        # {name: value} of the top-level variables assigned so far (Jinja2's context.vars, or only the exported
+        # ones: names without a leading underscore).
         found = {}
         for frame, exports in self.roots:
             for name, slot in exports.items():
@@ -74,12 +74,12 @@ class TemplateContext:
         return found
 
     def everything(self):
-        """Jinja2's context.get_all(): globals, then parent, then the top-level variables."""
+        # Jinja2's context.get_all(): globals, then parent, then the top-level variables.
         return {**self.globals, **self.parent, **self.top_level()}
 
     def super_block(self, name, current, derived=None):
-        """`super` in the block function `current`: the next block of that name up the chain, or undefined;
-        derived are the variables a scoped block sees, which that block sees too (as in Jinja2)."""
+        # `super` in the block function `current`: the next block of that name up the chain, or undefined;
+        # derived are the variables a scoped block sees, which that block sees too (as in Jinja2).
         chain = self.blocks.get(name, ())
         for index, run in enumerate(chain):
             if run is current and index + 1 < len(chain):
@@ -89,7 +89,7 @@ class TemplateContext:
 
 # ------------------------------------------------------------------------------------------------------ self
 class TemplateReference:
-    """`self`: `self.name()` renders the most derived {% block name %} of the context's chain."""
+    # `self`: `self.name()` renders the most derived {% block name %} of the context's chain.
 
     __slots__ = ("_context", "_derived")
     mj_safe_repr = True
@@ -107,7 +107,7 @@ class TemplateReference:
 
 
 class BlockReference:
-    """self.name or super: calling it renders that block; `.super` is the next one up the chain."""
+    # self.name or super: calling it renders that block; `.super` is the next one up the chain.
 
     __slots__ = ("name", "_context", "_index", "_derived")
     mj_safe_repr = True
@@ -148,8 +148,8 @@ def _enter(rs, what):
 
 
 def _root_frame(context, template):
-    """A new root frame of template in context (its free names resolved there), registered as one of its
-    roots."""
+    # A new root frame of template in context (its free names resolved there), registered as one of its
+    # roots.
     compiled = template._compiled
     f = compiled.layout.new(context.rs, context)
     context.roots.append((f, compiled.exports))
@@ -159,8 +159,8 @@ def _root_frame(context, template):
 
 
 def run_template(context, template, out):
-    """Render template in context into out, then the templates it extends, as Jinja2 does: the root runs to its
-    end, then the parent's root in the same context, with the blocks of the whole chain."""
+    # Render template in context into out, then the templates it extends, as Jinja2 does: the root runs to its
+    # end, then the parent's root in the same context, with the blocks of the whole chain.
     rs = context.rs
     saved_autoescape, depth = rs.autoescape, rs.depth
     try:
@@ -178,8 +178,8 @@ def run_template(context, template, out):
 
 
 def _steps(context, template, out):
-    """run_template as a generator: it stops after each top-level statement of each template of the chain and
-    yields where in out that statement's output starts."""
+    # run_template as a generator: it stops after each top-level statement of each template of the chain and
+    # yields where in out that statement's output starts.
     rs = context.rs
     while template is not None:
         rs.autoescape = template._autoescape
@@ -198,10 +198,10 @@ def _steps(context, template, out):
 
 
 def render_chunks(context, template, out):
-    """The render of template in context as the pieces of text it writes (each text and each {{ }} value, as
-    Jinja2 yields them, where the compiler did not join them), those of one top-level statement (or of one of the
-    templates it extends) made when the first of them is asked for (Template.generate). The render is entered for
-    each step only: the caller's code between two steps is not part of it."""
+    # The render of template in context as the pieces of text it writes (each text and each {{ }} value, as
+    # Jinja2 yields them, where the compiler did not join them), those of one top-level statement (or of one of the
+    # templates it extends) made when the first of them is asked for (Template.generate). The render is entered for
+    # each step only: the caller's code between two steps is not part of it.
     rs = context.rs
     steps = _steps(context, template, out)
     while True:
@@ -219,8 +219,8 @@ def render_chunks(context, template, out):
 
 
 def extend(context, template):
-    """{% extends %} once the loader found the parent: its blocks join the chain; its root runs when this
-    template's root has finished (run_template)."""
+    # {% extends %} once the loader found the parent: its blocks join the chain; its root runs when this
+    # template's root has finished (run_template).
     if context.extends is not None:
         raise TemplateRuntimeError("extended multiple times")
     rs = context.rs
@@ -232,8 +232,8 @@ def extend(context, template):
 
 
 def include(context, template, out, variables):
-    """{% include %}: template rendered in a context of its own, seeing `variables` (with context: everything the
-    includer sees) or only its globals (None: without context)."""
+    # {% include %}: template rendered in a context of its own, seeing `variables` (with context: everything the
+    # includer sees) or only its globals (None: without context).
     rs = context.rs
     _enter(rs, "templates including templates")
     try:
@@ -250,16 +250,16 @@ def _context_for(context, template, variables):
 
 
 def context_at(f, depth):
-    """The template context of the frame f, whose outermost function frame is depth frames up."""
+    # The template context of the frame f, whose outermost function frame is depth frames up.
     for _ in range(depth):
         f = f[1]
     return f[1]
 
 
 def variables_reader(visible):
-    """read(f) → {name: value} of the variables at visible ({name: (depth, slot)}, compile_context's
-    visible_stores) assigned by now: the locals Jinja2 passes to an include, an import with context or a scoped
-    block."""
+    # read(f) → {name: value} of the variables at visible ({name: (depth, slot)}, compile_context's
+    # visible_stores) assigned by now: the locals Jinja2 passes to an include, an import with context or a scoped
+    # block.
     where = tuple((name, depth, slot) for name, (depth, slot) in visible.items())
 
     def read(f):
@@ -277,8 +277,8 @@ def variables_reader(visible):
 
 # --------------------------------------------------------------------------------------------------- modules
 class TemplateModule:
-    """What {% import %} binds and Template.module returns: a template's exported top-level variables and macros,
-    read as attributes; printed, the template's output."""
+    # What {% import %} binds and Template.module returns: a template's exported top-level variables and macros,
+    # read as attributes; printed, the template's output.
 
     __slots__ = ("_name", "_exports", "_body", "_outside")
     mj_safe_repr = True
@@ -291,13 +291,13 @@ class TemplateModule:
         #                           annotate) for macros called from Python, or None
 
     def __getitem__(self, name):
-        """The exported name (how the sandbox reads `module.name` in a template)."""
+        # The exported name (how the sandbox reads `module.name` in a template).
         return self._exports[name]
 
     __iter__ = None   # not iterable (as Jinja2's): __getitem__ is not a sequence's
 
     def __getattr__(self, name):
-        """The exported name, from Python: a macro is wrapped so that calling it runs as a render of its own."""
+        # The exported name, from Python: a macro is wrapped so that calling it runs as a render of its own.
         try:
             value = self._exports[name]
         except KeyError:
@@ -323,8 +323,8 @@ class TemplateModule:
 
 
 class _OutsideMacro:
-    """A module's macro called from Python (Template.module.macro(...)): a render of its own, with a fresh step
-    budget each call, and its errors TemplateErrors as a render's."""
+    # A module's macro called from Python (Template.module.macro(...)): a render of its own, with a fresh step
+    # budget each call, and its errors TemplateErrors as a render's.
 
     __slots__ = ("_macro", "_rs", "_annotate")
 
@@ -358,8 +358,8 @@ class _OutsideMacro:
 
 
 def make_module(context, template, variables, outside=None):
-    """A TemplateModule of template: its root (and the templates it extends) rendered in a context of its own
-    that sees `variables` (with context) or its globals only (None)."""
+    # A TemplateModule of template: its root (and the templates it extends) rendered in a context of its own
+    # that sees `variables` (with context) or its globals only (None).
     rs = context.rs
     _enter(rs, "templates importing templates")
     try:
@@ -372,10 +372,10 @@ def make_module(context, template, variables, outside=None):
 
 
 def default_module(context, template, importing=True):
-    """The module {% import %} without context binds (and whose body an {% include %} without context prints):
-    made once per render for each template. As in Jinja2, an import passes the importer's own globals that the
-    imported template lacks (from_string(..., globals=)) as its variables; a module that gets some is made for
-    that import alone."""
+    # The module {% import %} without context binds (and whose body an {% include %} without context prints):
+    # made once per render for each template. As in Jinja2, an import passes the importer's own globals that the
+    # imported template lacks (from_string(..., globals=)) as its variables; a module that gets some is made for
+    # that import alone.
     own = template._full_globals()
     extra = {name: value for name, value in context.globals.items() if name not in own} \
         if importing and context.globals is not own else None
@@ -389,8 +389,8 @@ def default_module(context, template, importing=True):
 
 
 def load(context, method, name, importer):
-    """env.<method>(name, importer) (get_template and friends), asked once per render for each name: a render
-    sees one version of each template, and a tag in a loop does not pay the environment's cache every time."""
+    # env.<method>(name, importer) (get_template and friends), asked once per render for each name: a render
+    # sees one version of each template, and a tag in a loop does not pay the environment's cache every time.
     if type(name) is not str:
         return getattr(context.rs.env, method)(name, importer)
     key = (method, name, importer)
@@ -401,7 +401,7 @@ def load(context, method, name, importer):
 
 
 def imported_name(rs, module, name, template_name, line, importer):
-    """{% from x import name %}: the module's exported name, or an undefined saying it is not there."""
+    # {% from x import name %}: the module's exported name, or an undefined saying it is not there.
     value = module._exports.get(name, MISSING)
     if value is MISSING:
         where = f"imported on line {line}" + (f" in {importer!r}" if importer is not None else "")

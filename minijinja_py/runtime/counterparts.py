@@ -41,7 +41,18 @@ _EXTRAS = {
     TemplateModule: "__dict__ __html__ __module__ __name__ __weakref__ _body_stream",
     DictFactory: "__call__ __dict__ __module__ __weakref__",
 }
-_NAMES = {cls: _OBJECT | frozenset(names.split()) for cls, names in _EXTRAS.items()}
+_names = None   # _EXTRAS as sets, made on first use (what few templates ask: a name starting with '_')
+
+
+def _counterpart_names():
+    # {engine class: the names of its Jinja2 counterpart beyond _OBJECT's}. Made once; threads racing to make it
+    # make equal tables.
+    global _names
+    if _names is None:
+        _names = {cls: frozenset(names.split()) for cls, names in _EXTRAS.items()}
+    return _names
+
+
 # Jinja2's namespace shows only these of its own (its __getattribute__ looks every other name up in its values)
 _NAMESPACE = frozenset({"__class__", "_Namespace__attrs"})
 _function_names = None   # what a Python function has, and one made by functools.update_wrapper (on first use)
@@ -61,7 +72,7 @@ def _function(wrapped=False):
 
 
 def jinja2_type_name(obj, method=None):
-    """The name of the type of the object Jinja2 hands out in place of obj (for messages)."""
+    # The name of the type of the object Jinja2 hands out in place of obj (for messages).
     if method is not None:
         bound, method_name, owner = method
         if method_name in ("format", "format_map") and isinstance(owner, str):
@@ -79,22 +90,23 @@ def jinja2_type_name(obj, method=None):
 
 
 def jinja2_has(obj, name, method=None):
-    """Has the object Jinja2 hands out in place of obj the attribute `name` (one starting with '_')? None when
-    obj is not one of the engine's objects (the caller's own: the object itself says). method: for a method
-    the sandbox hands out, (the method, its name, the object it is bound to)."""
+    # Has the object Jinja2 hands out in place of obj the attribute `name` (one starting with '_')? None when
+    # obj is not one of the engine's objects (the caller's own: the object itself says). method: for a method
+    # the sandbox hands out, (the method, its name, the object it is bound to).
     if method is not None:
         bound, method_name, owner = method
         if method_name in ("format", "format_map") and isinstance(owner, str):
             return name in _function(wrapped=True)   # Jinja2 wraps str.format in a function of its own
         return None   # Jinja2 hands out the method itself
     cls = type(obj)
-    names = _NAMES.get(cls)
+    names = _counterpart_names().get(cls)
     if names is not None:
-        return name in names
+        return name in _OBJECT or name in names
     if isinstance(obj, ChainableUndefined):
         return True   # Jinja2's answers every name with itself
     if isinstance(obj, Undefined):
-        return name in _NAMES[StrictUndefined if isinstance(obj, StrictUndefined) else Undefined]
+        names = _counterpart_names()[StrictUndefined if isinstance(obj, StrictUndefined) else Undefined]
+        return name in _OBJECT or name in names
     if isinstance(obj, Namespace):
         return name in _NAMESPACE or name in obj._attrs
     if getattr(cls, "mj_pass_state", False):

@@ -24,7 +24,7 @@ _MAX_DIGITS = 12    # a width or precision longer than this is refused as it is 
 
 
 def percent_format(limits, fmt, args):
-    """fmt % args with the sandbox's printing, its size bounded before anything is built."""
+    # fmt % args with the sandbox's printing, its size bounded before anything is built.
     rs = current_state()
     if type(args) is tuple and len(args) == 1 and fmt == "%s" and type(fmt) is str:
         # "%s"|format(x), the commonest use: a string is itself; an undefined, a bool or a float prints short
@@ -58,9 +58,9 @@ def percent_format(limits, fmt, args):
 
 
 def _specs(fmt):
-    """(key, width, precision, conversion, length of the spec) of each % field of fmt, read as Python reads it:
-    key None or the text of a balanced %(...), width/precision None, '*' or their digits. Stops where Python
-    would raise."""
+    # (key, width, precision, conversion, length of the spec) of each % field of fmt, read as Python reads it:
+    # key None or the text of a balanced %(...), width/precision None, '*' or their digits. Stops where Python
+    # would raise.
     i, end = fmt.find("%"), len(fmt)
     while 0 <= i < end:
         begin = i
@@ -102,7 +102,7 @@ _NUMERIC = frozenset("diueEfFgG")   # the fields CPython reads through __int__ o
 
 
 def _fields_size(limits, fmt, args):
-    """(characters of the field specs, an upper bound of the characters the fields print) for fmt % args."""
+    # (characters of the field specs, an upper bound of the characters the fields print) for fmt % args.
     total = spec_chars = 0
     positional = args if isinstance(args, tuple) else (args,)
     position = 0
@@ -153,7 +153,7 @@ def _field_size(value, conversion):
 
 
 class _SafeText:
-    """Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing."""
+    # Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing.
 
     __slots__ = ("value", "text", "rs")
 
@@ -169,8 +169,8 @@ class _SafeText:
 
 
 class _MappingFields:
-    """The mapping of a fmt % mapping whose mapping is not a dict: each key looked up once, its value printed
-    safely, so the size check sees what formatting will use."""
+    # The mapping of a fmt % mapping whose mapping is not a dict: each key looked up once, its value printed
+    # safely, so the size check sees what formatting will use.
 
     __slots__ = ("mapping", "rs", "found")
 
@@ -208,8 +208,8 @@ _WIDTH_TYPES = frozenset("eEfF%")   # a precision of these (of a number) is digi
 
 
 def spec_numbers(spec):
-    """(width, precision) of a standard format spec, [[fill]align][sign][z][#][0][width][,_][.precision][type];
-    0 where there is none."""
+    # (width, precision) of a standard format spec, [[fill]align][sign][z][#][0][width][,_][.precision][type];
+    # 0 where there is none.
     i = 2 if len(spec) > 1 and spec[1] in _ALIGNS else 1 if spec[:1] in _ALIGNS else 0
     while i < len(spec) and spec[i] in "+- z#0":
         i += 1
@@ -229,8 +229,8 @@ def spec_numbers(spec):
 
 
 def field_least_size(spec, value):
-    """The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
-    number."""
+    # The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
+    # number.
     if len(spec) > 40:   # (a spec this long holds a number past any limit: _check_format_spec refuses it)
         return 0
     width, precision = spec_numbers(spec)
@@ -240,9 +240,9 @@ def field_least_size(spec, value):
 
 
 def literal_size(limits, fmt):
-    """The characters of fmt's literal text, checked with the widths written in its fields (`{0:>9000000}` a
-    hundred times is refused here, before the first is formatted); a malformed format is left to formatting,
-    which raises where Python does."""
+    # The characters of fmt's literal text, checked with the widths written in its fields (`{0:>9000000}` a
+    # hundred times is refused here, before the first is formatted); a malformed format is left to formatting,
+    # which raises where Python does.
     literal = widths = 0
     try:
         for text, name, spec, _conversion in _string.formatter_parser(fmt):
@@ -256,6 +256,6 @@ def literal_size(limits, fmt):
 
 
 def escaped_size(text):
-    """len(escape(text)): & ' " grow by 4 characters, < > by 3."""
+    # len(escape(text)): & ' " grow by 4 characters, < > by 3.
     return len(text) + 4 * (text.count("&") + text.count("'") + text.count('"')) + \
         3 * (text.count("<") + text.count(">"))

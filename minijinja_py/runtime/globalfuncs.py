@@ -14,8 +14,8 @@ __all__ = ["sandboxed_range", "Cycler", "Joiner", "DictFactory", "lipsum"]
 
 @pass_state
 def sandboxed_range(rs, *args):
-    """range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
-    also the OverflowError Jinja2 raises)."""
+    # range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
+    # also the OverflowError Jinja2 raises).
     rng = builtins.range(*args)
     if len(rng) > rs.limits.max_range:
         limit = rs.limits.max_range
@@ -29,7 +29,7 @@ sandboxed_range.__name__ = "range"   # printed as <function range>, pickled by i
 
 
 class Cycler:
-    """cycler('odd', 'even'): .next() returns the items in turn; .current, .reset()."""
+    # cycler('odd', 'even'): .next() returns the items in turn; .current, .reset().
 
     mj_safe_repr = True
 
@@ -60,7 +60,7 @@ class Cycler:
 
 
 class Joiner:
-    """joiner(', '): returns '' the first time it is called, then the separator."""
+    # joiner(', '): returns '' the first time it is called, then the separator.
 
     mj_safe_repr = True
 
@@ -81,7 +81,7 @@ class Joiner:
 
 
 class DictFactory:
-    """The `dict` global: dict(a=1), dict([('a', 1)]), dict.fromkeys(keys, value)."""
+    # The `dict` global: dict(a=1), dict([('a', 1)]), dict.fromkeys(keys, value).
 
     mj_safe_repr = True
 
@@ -111,36 +111,37 @@ _LIPSUM_WORDS = (
     "sit sociis sociosqu sodales sollicitudin suscipit suspendisse taciti tellus tempor tempus tincidunt torquent "
     "tortor tristique turpis ullamcorper ultrices ultricies urna ut varius vehicula vel velit venenatis vestibulum "
     "vitae vivamus viverra volutpat vulputate"
-).split()
+)   # split by each lipsum(): its words are 187 strings no other render needs
 
 
 @pass_state
 def lipsum(rs, n=5, html=True, min=20, max=100):
-    """lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
-
-    Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
-    repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
-    arguments, so a render is reproducible."""
+    # lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
+    #
+    # Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
+    # repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
+    # arguments, so a render is reproducible.
     if n > 1000 or max > 10_000:
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
     if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
         rs.burn(4 * n * max)  # up to n * max words at ~4 steps' time each, paid before any is made
     import random   # ~1.5 ms of a cold start: imported by the first lipsum()
     rng = random.Random(f"{n}:{html}:{min}:{max}")
-    paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max)) for _ in range(n)]
+    vocabulary = _LIPSUM_WORDS.split()
+    paragraphs = [_lorem_paragraph(rng, rng.randrange(min, max), vocabulary) for _ in range(n)]
     if not html:
         return "\n\n".join(paragraphs)
     return Markup("\n".join(f"<p>{escape(p)}</p>" for p in paragraphs))
 
 
-def _lorem_paragraph(rng, count):
+def _lorem_paragraph(rng, count, vocabulary):
     words = []
     comma_at = stop_at = 0          # word positions of the last comma and the last full stop
     capital = True
     for position in range(count):
-        word = rng.choice(_LIPSUM_WORDS)
+        word = rng.choice(vocabulary)
         while words and word == words[-1].rstrip(",.").lower():
-            word = rng.choice(_LIPSUM_WORDS)
+            word = rng.choice(vocabulary)
         if capital:
             word, capital = word.capitalize(), False
         if position - rng.randrange(3, 8) > comma_at:

@@ -20,8 +20,8 @@ __all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "format
 
 
 def _escaped(text):
-    """text with HTML's five special characters replaced. A chain of str.replace: each is one C pass that returns
-    its argument when nothing matches, about 15x faster than str.translate's per-character table lookups."""
+    # text with HTML's five special characters replaced. A chain of str.replace: each is one C pass that returns
+    # its argument when nothing matches, about 15x faster than str.translate's per-character table lookups.
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;") \
         .replace("'", "&#39;")
 
@@ -30,7 +30,7 @@ escaped_text = _escaped   # (what Markup + a plain str escapes the str with: ari
 
 
 def _text(value):
-    """str(value) as the sandbox prints it: bounded, and never with a memory address."""
+    # str(value) as the sandbox prints it: bounded, and never with a memory address.
     if isinstance(value, str):
         return subclass_str(value)
     return to_str(value)
@@ -48,7 +48,7 @@ def escape(value: Any) -> "Markup":
 
 
 def soft_str(value: Any) -> str:
-    """str(value), but Markup stays Markup."""
+    # str(value), but Markup stays Markup.
     return value if isinstance(value, str) else to_str(value)
 
 
@@ -174,7 +174,7 @@ new_markup = str.__new__   # new_markup(Markup, text): a Markup of a str, withou
 
 
 def _rewrap(name):
-    """A str method that keeps its arguments as they are and returns Markup."""
+    # A str method that keeps its arguments as they are and returns Markup.
     original = getattr(str, name)
 
     def method(self: Markup, *args: Any) -> Markup:
@@ -190,7 +190,7 @@ for _name in ("capitalize", "title", "lower", "upper", "lstrip", "rstrip", "stri
 
 
 def _cut_spans(text, opener, closer):
-    """text without each opener...closer span; an opener with no closer after it stops the cutting."""
+    # text without each opener...closer span; an opener with no closer after it stops the cutting.
     pieces = []
     pos = 0
     while True:
@@ -210,9 +210,9 @@ _FORMATTERS = {}
 
 
 def formatter(methods):
-    """The class of `methods` (overrides of string.Formatter's methods) on top of string.Formatter, made on first
-    use: importing string costs a cold start ~1.3 ms (its Template compiles a regexp), and only a template's
-    .format() needs it. The MRO is that of `class X(methods, string.Formatter)`."""
+    # The class of `methods` (overrides of string.Formatter's methods) on top of string.Formatter, made on first
+    # use: importing string costs a cold start ~1.3 ms (its Template compiles a regexp), and only a template's
+    # .format() needs it. The MRO is that of `class X(methods, string.Formatter)`.
     found = _FORMATTERS.get(methods)
     if found is None:
         import string
@@ -222,14 +222,14 @@ def formatter(methods):
 
 
 class EscapeFormatter:
-    """str.format for Markup: every field is formatted, then escaped (Markup fields are kept as they are). Methods
-    of a string.Formatter: formatter(EscapeFormatter) is the class."""
+    # str.format for Markup: every field is formatted, then escaped (Markup fields are kept as they are). Methods
+    # of a string.Formatter: formatter(EscapeFormatter) is the class.
 
     def format_field(self, value, format_spec):
         return str(escape(self.field_text(value, format_spec)))
 
     def field_text(self, value, format_spec):
-        """The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to."""
+        # The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to.
         if hasattr(value, "__html_format__"):
             return value.__html_format__(format_spec)
         if hasattr(value, "__html__"):
@@ -241,12 +241,12 @@ class EscapeFormatter:
         return self.format_plain(value, str(format_spec))
 
     def format_plain(self, value, format_spec):
-        """How a field that is not HTML-aware is formatted before it is escaped."""
+        # How a field that is not HTML-aware is formatted before it is escaped.
         return format(value, format_spec)   # what string.Formatter.format_field does
 
 
 class _Escaping:
-    """Stands in for a %-formatting argument of a Markup: escaped when printed (%s, %r), a number for %d/%f."""
+    # Stands in for a %-formatting argument of a Markup: escaped when printed (%s, %r), a number for %d/%f.
 
     __slots__ = ("value",)
 

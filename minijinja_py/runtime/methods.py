@@ -44,8 +44,8 @@ def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
 
 
 def _check_translate(limits, s, table=None, *args):
-    """A table maps ordinals to strings: a dict (its values), a list or tuple (its items), a str (one character
-    each). The longest replacement bounds the result."""
+    # A table maps ordinals to strings: a dict (its values), a list or tuple (its items), a str (one character
+    # each). The longest replacement bounds the result.
     if isinstance(table, dict):
         entries = table.values()
     elif isinstance(table, (list, tuple)):
@@ -101,8 +101,8 @@ _codec_modules = []   # the modules of Python's encodings package, listed the fi
 
 
 def _codec_name(encoding, role):
-    """The module name of an allowed codec; LookupError (Python's) for a name Python does not know either,
-    SecurityError for a codec Python has that templates may not use."""
+    # The module name of an allowed codec; LookupError (Python's) for a name Python does not know either,
+    # SecurityError for a codec Python has that templates may not use.
     if not isinstance(encoding, str):
         raise TypeError(f"{role}() argument 'encoding' must be str, not {type(encoding).__name__}")
     spelled = normalize_encoding(encoding.lower())
@@ -120,8 +120,8 @@ def _codec_name(encoding, role):
 
 
 def _handler_expansion(errors):
-    """What one offending character can become under this error handler; None for a name Python does not know
-    (Python only looks a handler up when a character needs it)."""
+    # What one offending character can become under this error handler; None for a name Python does not know
+    # (Python only looks a handler up when a character needs it).
     if not isinstance(errors, str):
         raise TypeError(f"argument 'errors' must be str, not {type(errors).__name__}")
     expansion = _ERROR_HANDLERS.get(errors)
@@ -189,9 +189,9 @@ BYTES_METHOD_CHECKS = {"decode": _decode}
 
 
 def sequence_index(seq, value, *args):
-    """list.index / tuple.index with Python's result and errors, except that a missing value that is not a short
-    scalar is reported as `sequence.index(x): x not in sequence`: list.index puts repr(value) in its message, built
-    before anything could check its size."""
+    # list.index / tuple.index with Python's result and errors, except that a missing value that is not a short
+    # scalar is reported as `sequence.index(x): x not in sequence`: list.index puts repr(value) in its message, built
+    # before anything could check its size.
     if type(seq) is tuple or value is None or type(value) in (int, float, bool) or \
             type(value) is str and len(value) <= 200:
         return seq.index(value, *args)
@@ -217,7 +217,7 @@ _BUILTIN_TYPES = frozenset({str, dict, list, tuple, set, frozenset, int, float, 
 
 
 def check_keywords(obj, name):
-    """Refuse keyword arguments to a method of a built-in type that takes none in CPython 3.11."""
+    # Refuse keyword arguments to a method of a built-in type that takes none in CPython 3.11.
     base = next((cls for cls in type(obj).__mro__ if cls in _BUILTIN_TYPES), None)
     if base is None or name in _TAKES_KEYWORDS.get(base, ()) or getattr(type(obj), name, None) is not \
             getattr(base, name, None):

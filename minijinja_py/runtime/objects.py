@@ -29,8 +29,8 @@ class ContinueLoop(BaseException):
 
 # ---------------------------------------------------------------------------------------------------- output
 class NotText:
-    """A value that is not a string, written to the output as it is by a {% filter %} or {% call %} block (Jinja2
-    quirk). It counts as no text; joining the output fails on it (join_output), as Jinja2's join does."""
+    # A value that is not a string, written to the output as it is by a {% filter %} or {% call %} block (Jinja2
+    # quirk). It counts as no text; joining the output fails on it (join_output), as Jinja2's join does.
 
     __slots__ = ("value", "span")
 
@@ -43,11 +43,11 @@ class NotText:
 
 
 def count_output(rs, out, start):
-    """Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
-    (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
-    their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
-    than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
-    the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)"""
+    # Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
+    # (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
+    # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
+    # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
+    # the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)
     if len(out) - start <= _JOINED_PIECES and rs.joins_loop_output:
         try:
             text = "".join(out[start:])
@@ -68,8 +68,8 @@ _JOINED_PIECES = 4096
 
 
 def join_output(out):
-    """"".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
-    NotText is in there."""
+    # "".join(out) of a template, macro or captured block: TypeError, located at the block that wrote it, if a
+    # NotText is in there.
     try:
         return "".join(out)
     except TypeError as exc:
@@ -82,22 +82,22 @@ def join_output(out):
 
 
 def captured_text(out, rs):
-    """What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
-    as Markup under autoescape (so it is not escaped again where it is printed)."""
+    # What a macro, a block called through `self` or a recursive loop(...) call returns: its output joined,
+    # as Markup under autoescape (so it is not escaped again where it is printed).
     text = join_output(out)
     return Markup(text) if rs.autoescape else text
 
 
 # ------------------------------------------------------------------------------------------------------ loop
 class LoopContext:
-    """The `loop` variable. Over a list or tuple the loop runner walks the list iterator the loop context holds
-    (`_iter`), and tells it where it is; over anything else (an iterator, or a filtered loop `for x in y if c`)
-    items are pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter
-    and loop.last see the state the body changed. As in Jinja2, what looks at the rest of the loop is measured
-    when asked, since the body may change a list it walks (a caller's property, __str__ or __bool__ can): the
-    length is the iterable's len() (a list, a dict: `sized`; else the items counted) when first asked, kept;
-    `last` and `nextitem` look at the list then — and when there is nothing after the current item, the walk is
-    spent, so the loop ends even if the list grows later, as Jinja2's look-ahead spends its iterator."""
+    # The `loop` variable. Over a list or tuple the loop runner walks the list iterator the loop context holds
+    # (`_iter`), and tells it where it is; over anything else (an iterator, or a filtered loop `for x in y if c`)
+    # items are pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter
+    # and loop.last see the state the body changed. As in Jinja2, what looks at the rest of the loop is measured
+    # when asked, since the body may change a list it walks (a caller's property, __str__ or __bool__ can): the
+    # length is the iterable's len() (a list, a dict: `sized`; else the items counted) when first asked, kept;
+    # `last` and `nextitem` look at the list then — and when there is nothing after the current item, the walk is
+    # spent, so the loop ends even if the list grows later, as Jinja2's look-ahead spends its iterator.
 
     __slots__ = ("index0", "depth0", "_items", "_length", "_iter", "_ahead", "_recurse", "_last_changed",
                  "_undefined", "_prev", "_current", "_sized")
@@ -123,7 +123,7 @@ class LoopContext:
         self._current = MISSING
 
     def _next(self):
-        """Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)"""
+        # Advance to the next item; MISSING when exhausted. (Lists are walked by the loop runner itself.)
         if self._items is not None:
             if self.index0 + 1 < len(self._items):
                 self.index0 += 1
@@ -146,8 +146,8 @@ class LoopContext:
         return self._ahead[0]
 
     def _at_end(self):
-        """A list loop with no item after the current one now: its walk is spent (a list iterator that found its
-        end stays at it; where the body iterated `loop` to the end, the item taken is one the runner skips)."""
+        # A list loop with no item after the current one now: its walk is spent (a list iterator that found its
+        # end stays at it; where the body iterated `loop` to the end, the item taken is one the runner skips).
         if self.index0 + 1 < len(self._items):
             return False
         next(self._iter, None)
@@ -217,27 +217,27 @@ class LoopContext:
         return self
 
     def __next__(self):
-        """Jinja2 quirk: iterating `loop` inside the loop advances the loop itself, yielding (item, loop)."""
+        # Jinja2 quirk: iterating `loop` inside the loop advances the loop itself, yielding (item, loop).
         item = self._next()
         if item is MISSING:
             raise StopIteration
         return item, self
 
     def cycle(self, *args):
-        """loop.cycle('odd', 'even'): the argument for this iteration, round robin."""
+        # loop.cycle('odd', 'even'): the argument for this iteration, round robin.
         if not args:
             raise TypeError("no items for cycling given")
         return args[self.index0 % len(args)]
 
     def changed(self, *value):
-        """loop.changed(x): True on the first iteration and whenever x differs from the previous call's."""
+        # loop.changed(x): True on the first iteration and whenever x differs from the previous call's.
         if self._last_changed != value:
             self._last_changed = value
             return True
         return False
 
     def __call__(self, iterable):
-        """loop(children) inside a `recursive` loop: render the loop body over children, one level deeper."""
+        # loop(children) inside a `recursive` loop: render the loop body over children, one level deeper.
         if self._recurse is None:
             raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
         return self._recurse(iterable, self.depth0 + 1)
@@ -248,12 +248,12 @@ class LoopContext:
 
 # ----------------------------------------------------------------------------------------------------- frames
 class FrameLayout:
-    """How to start a frame (the slots of one template function: the template, a macro call, a block, a
-    recursive loop call — see compiler.py): slot 0 holds the render state, slot 1 the frame the function was
-    defined in (for the outermost function of a template, the root or a block: its template context, or None
-    when the template needs none), the others their start values, then the names no scope assigns are looked up
-    once: in the template context of the frame chain when there is one (Jinja2 resolves them there), else in
-    the render's variables and globals."""
+    # How to start a frame (the slots of one template function: the template, a macro call, a block, a
+    # recursive loop call — see compiler.py): slot 0 holds the render state, slot 1 the frame the function was
+    # defined in (for the outermost function of a template, the root or a block: its template context, or None
+    # when the template needs none), the others their start values, then the names no scope assigns are looked up
+    # once: in the template context of the frame chain when there is one (Jinja2 resolves them there), else in
+    # the render's variables and globals.
 
     __slots__ = ("initial", "resolves", "copies")
 
@@ -263,7 +263,7 @@ class FrameLayout:
         self.copies = copies        # ((slot, depth, source slot), ...): variables that start as another's value
 
     def new(self, rs, parent, lookup=None):
-        """A new frame; the free names found with lookup(name) (by default, see the class docstring)."""
+        # A new frame; the free names found with lookup(name) (by default, see the class docstring).
         resolves = self.resolves
         if not resolves:
             f = [rs, parent, *self.initial]
@@ -290,7 +290,7 @@ class FrameLayout:
         return self._copied(f) if self.copies else f
 
     def _copied(self, f):
-        """f with the variables that start as another's value (of f or a frame it is defined in) copied in."""
+        # f with the variables that start as another's value (of f or a frame it is defined in) copied in.
         for slot, depth, source in self.copies:
             frame = f
             for _ in range(depth):
@@ -299,7 +299,7 @@ class FrameLayout:
         return f
 
     def root(self, rs):
-        """new(rs, None) for a template's root frame, made once per render (its start values not kept)."""
+        # new(rs, None) for a template's root frame, made once per render (its start values not kept).
         f = [rs, None, *self.initial]
         context_get, globals_get = rs.context.get, rs.globals.get
         for name, slot in self.resolves:
@@ -308,8 +308,8 @@ class FrameLayout:
         return self._copied(f) if self.copies else f
 
     def _resolved(self, rs):
-        """The start values with the free names found in the render's variables, then in the globals; MISSING
-        where neither has one (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing)."""
+        # The start values with the free names found in the render's variables, then in the globals; MISSING
+        # where neither has one (a read of the variable then makes an undefined, as Jinja2's resolve_or_missing).
         start = [None, None, *self.initial]
         context_get, globals_get = rs.context.get, rs.globals.get
         for name, slot in self.resolves:
@@ -320,9 +320,9 @@ class FrameLayout:
 
 # ----------------------------------------------------------------------------------------------------- macro
 class MacroCode:
-    """What the compiler makes of a {% macro %} or of a call block's body: everything a call needs but the frame
-    it was defined in. `arguments` are the parameter names, `param_slots` their slots; `defaults` the default
-    closures (None where a parameter has none); `weight` the steps a call costs, its body's statements included."""
+    # What the compiler makes of a {% macro %} or of a call block's body: everything a call needs but the frame
+    # it was defined in. `arguments` are the parameter names, `param_slots` their slots; `defaults` the default
+    # closures (None where a parameter has none); `weight` the steps a call costs, its body's statements included.
 
     __slots__ = ("name", "arguments", "param_slots", "defaults", "body", "layout", "caller_slot", "kwargs_slot",
                  "varargs_slot", "catch_kwargs", "catch_varargs", "caller", "explicit_caller", "weight", "plain",
@@ -353,8 +353,8 @@ class MacroCode:
 
 
 class Macro:
-    """A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
-    is the frame it was defined in (not the caller's), with the parameters bound."""
+    # A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
+    # is the frame it was defined in (not the caller's), with the parameters bound.
 
     __slots__ = ("_code", "_parent")
     mj_safe_repr = True
@@ -419,8 +419,8 @@ class Macro:
 
 
 def _bind_defaults(code, f, pending, undefined):
-    """As in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks; a
-    parameter not yet given its default reads as undefined there (not as an outer variable)."""
+    # As in Jinja2, defaults are evaluated in the macro's body, in parameter order, after the argument checks; a
+    # parameter not yet given its default reads as undefined there (not as an outer variable).
     slots, names = code.param_slots, code.arguments
     for i in pending:
         f[slots[i]] = undefined(name=names[i])
@@ -431,8 +431,8 @@ def _bind_defaults(code, f, pending, undefined):
 
 
 def _bind_arguments(code, f, args, kwargs, undefined):
-    """Put a call's arguments into the macro's frame; returns the indices of the parameters left to their
-    defaults. The errors are Jinja2's."""
+    # Put a call's arguments into the macro's frame; returns the indices of the parameters left to their
+    # defaults. The errors are Jinja2's.
     slots, names = code.param_slots, code.arguments
     count = len(slots)
     bound = min(len(args), count)
@@ -468,7 +468,7 @@ def _bind_arguments(code, f, args, kwargs, undefined):
 
 # ------------------------------------------------------------------------------------------------- globals
 class Namespace:
-    """namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}), as Jinja2's."""
+    # namespace(a=1): the one object whose attributes a template may set ({% set ns.a = 2 %}), as Jinja2's.
 
     __slots__ = ("_attrs",)
 
@@ -484,8 +484,8 @@ class Namespace:
         """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
 
     def __getattr__(self, name):
-        """An attribute read by Python code (a filter given a namespace), as Jinja2's namespace answers it; never a
-        '_' name (what Python's own protocols look up, __html__ and the like, stays the class's)."""
+        # An attribute read by Python code (a filter given a namespace), as Jinja2's namespace answers it; never a
+        # '_' name (what Python's own protocols look up, __html__ and the like, stays the class's).
         if not name.startswith("_"):
             try:
                 return object.__getattribute__(self, "_attrs")[name]
@@ -494,7 +494,7 @@ class Namespace:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def mj_print(self, printer, depth):
-        """How printing.py shows a namespace: its attributes as a dict."""
+        # How printing.py shows a namespace: its attributes as a dict.
         printer.emit("<Namespace ")
         printer.container(self._attrs, dict, depth)
         printer.emit(">")
@@ -504,7 +504,7 @@ class Namespace:
 
 
 class ChatNamespace(Namespace):
-    """The chat profile's namespace: transformers' TemplateNamespace, which refuses names starting with '_'."""
+    # The chat profile's namespace: transformers' TemplateNamespace, which refuses names starting with '_'.
 
     __slots__ = ()
 
@@ -516,7 +516,7 @@ class ChatNamespace(Namespace):
 
 
 def namespace_set(ns, attr, value):
-    """{% set ns.attr = value %}"""
+    # {% set ns.attr = value %}
     if not isinstance(ns, Namespace):
         raise TemplateRuntimeError("cannot assign attribute on non-namespace object")
     ns._check_name(attr)
@@ -524,8 +524,8 @@ def namespace_set(ns, attr, value):
 
 
 class GroupTuple(tuple):
-    """One group of the groupby filter: a (grouper, list) pair that also has those two names as attributes,
-    and prints as a plain tuple (as Jinja2's namedtuple does)."""
+    # One group of the groupby filter: a (grouper, list) pair that also has those two names as attributes,
+    # and prints as a plain tuple (as Jinja2's namedtuple does).
 
     __slots__ = ()
 

@@ -49,7 +49,7 @@ OPAQUE_TYPES = (
 
 
 def opaque_repr(value):
-    """An address-free stand-in for the repr of a function, method, generator, class, module ..."""
+    # An address-free stand-in for the repr of a function, method, generator, class, module ...
     name = getattr(value, "__name__", None)
     if not isinstance(name, str):
         name = "?"
@@ -77,10 +77,10 @@ def _default_object_repr(value):
 
 
 def _plain_bound(value, max_depth, room):
-    """(a bound of len(repr(value)), its items, containers and nesting) for a tree of plain data (dicts, lists
-    and tuples of strings, numbers, booleans and None; at most _PLAIN_CONTAINERS containers counted where they
-    are met, so that a part met twice counts twice and a cycle runs over; nested within max_depth) whose bound
-    is within room; None else. Walked level by level, the containers of a level gathered for the next."""
+    # (a bound of len(repr(value)), its items, containers and nesting) for a tree of plain data (dicts, lists
+    # and tuples of strings, numbers, booleans and None; at most _PLAIN_CONTAINERS containers counted where they
+    # are met, so that a part met twice counts twice and a cycle runs over; nested within max_depth) whose bound
+    # is within room; None else. Walked level by level, the containers of a level gathered for the next.
     chars = items = containers = height = extra = 0   # chars: of the strings (10 characters each at most)
     level = [value]
     while level:
@@ -118,7 +118,7 @@ def _plain_bound(value, max_depth, room):
 
 
 class _Printer:
-    """One str()/repr() of a value: appends pieces to one list, counting their size against max_string."""
+    # One str()/repr() of a value: appends pieces to one list, counting their size against max_string.
 
     __slots__ = ("rs", "limits", "room", "parts", "size", "steps", "on_path", "reuse", "cycles")
 
@@ -146,9 +146,9 @@ class _Printer:
         return text
 
     def _plain_text(self, value):
-        """Python's repr() of value at C speed when value is a tree of plain data whose text surely fits (see
-        _plain_bound): paid as the walk would pay, before the text is made. None for anything else (the walk
-        then prints it). The text of the same unchanged object made before is found again (textcache)."""
+        # Python's repr() of value at C speed when value is a tree of plain data whose text surely fits (see
+        # _plain_bound): paid as the walk would pay, before the text is made. None for anything else (the walk
+        # then prints it). The text of the same unchanged object made before is found again (textcache).
         limits, room, rs = self.limits, self.room, self.rs
         known = recall(value, "repr")
         if known is not None and known[2] <= room and known[3] <= limits.max_data_depth:
@@ -223,8 +223,8 @@ class _Printer:
         return repr(value)
 
     def _caller_object(self, value, cls, for_str):
-        """The caller's own objects print with their own __str__/__repr__, unless that is object's default
-        (which shows an address)."""
+        # The caller's own objects print with their own __str__/__repr__, unless that is object's default
+        # (which shows an address).
         method = cls.__str__ if for_str else cls.__repr__
         if method is object.__str__ or method is object.__repr__:
             if cls.__repr__ is object.__repr__:
@@ -264,7 +264,7 @@ class _Printer:
             self.reuse[key] = [start, len(self.parts), None]
 
     def _flat(self, value):
-        """A list/tuple of only strings, or only ints, or only floats: Python's repr at C speed, if it fits."""
+        # A list/tuple of only strings, or only ints, or only floats: Python's repr at C speed, if it fits.
         kinds = set(map(type, value))
         if len(kinds) != 1:
             return False
@@ -322,7 +322,7 @@ class _Printer:
 
 
 def _repr_length(value, chunk=1 << 16):
-    """len(repr(value)) for a string, built a chunk at a time."""
+    # len(repr(value)) for a string, built a chunk at a time.
     double_quoted = "'" in value and '"' not in value   # Python's choice of quotes for the whole string
     total = 2
     for i in range(0, len(value), chunk):
@@ -338,14 +338,14 @@ def _state(rs):
 
 
 def subclass_str(value):
-    """str() of a str subclass: the text itself, unless the subclass defines its own __str__ (the caller's code)."""
+    # str() of a str subclass: the text itself, unless the subclass defines its own __str__ (the caller's code).
     if type(value).__str__ is str.__str__:
         return str.__str__(value)
     return str(value)
 
 
 def to_str(value, rs=None):
-    """How {{ value }} prints: Python's str(), bounded, and without memory addresses."""
+    # How {{ value }} prints: Python's str(), bounded, and without memory addresses.
     cls = type(value)
     if cls is str:
         return value
@@ -361,12 +361,12 @@ def to_str(value, rs=None):
 
 
 def safe_repr(value, rs=None):
-    """repr() for templates (%r, {!r}, items of printed containers): bounded, without memory addresses."""
+    # repr() for templates (%r, {!r}, items of printed containers): bounded, without memory addresses.
     return _Printer(_state(rs)).text(value, False)
 
 
 def short_repr(value, width=200):
-    """An address-free repr of at most about `width` characters, for error messages."""
+    # An address-free repr of at most about `width` characters, for error messages.
     printer = _Printer(None)
     printer.room = width
     try:
@@ -377,7 +377,7 @@ def short_repr(value, width=200):
 
 # ------------------------------------------------------------------------------------------------- pprint
 class _Shown:
-    """Stands in for a non-data value inside a pformat: prints as the sandbox prints it."""
+    # Stands in for a non-data value inside a pformat: prints as the sandbox prints it.
 
     __slots__ = ("text",)
 
@@ -394,8 +394,8 @@ class _Shown:
 
 
 class _PprintKey:
-    """pprint's order of dict items (its _safe_key: `<` where the two compare, else the type names, then...),
-    with a last resort that does not change from run to run: the text of the key instead of its id()."""
+    # pprint's order of dict items (its _safe_key: `<` where the two compare, else the type names, then...),
+    # with a last resort that does not change from run to run: the text of the key instead of its id().
 
     __slots__ = ("obj",)
 
@@ -414,8 +414,8 @@ def _pprint_order(pair):
 
 
 def _plain_copy(value, rs, limits):
-    """value with every non-data leaf replaced by its safe text (and cycles by a marker without an id), shared
-    parts shared in the copy too. Returns (copy, depth)."""
+    # value with every non-data leaf replaced by its safe text (and cycles by a marker without an id), shared
+    # parts shared in the copy too. Returns (copy, depth).
     copies = {}
     on_path = set()
     deepest = 0
@@ -462,7 +462,7 @@ def _plain_copy(value, rs, limits):
 
 
 def safe_pformat(value, rs=None):
-    """pprint.pformat(value) (Jinja2's |pprint), bounded and without memory addresses or ids."""
+    # pprint.pformat(value) (Jinja2's |pprint), bounded and without memory addresses or ids.
     rs = _state(rs)
     limits = rs.limits if rs is not None else _DEFAULT_LIMITS
     flat = len(_Printer(rs).text(value, False))          # checks max_string, depth and charges the walk
@@ -481,9 +481,9 @@ _printer_class = []
 
 
 def _pretty_printer():
-    """pprint's PrettyPrinter (dicts unsorted: they come sorted), except that a set whose order changes from
-    process to process (its items hash strings, or objects by address) prints on one line in _PprintKey order.
-    Made on first use: pprint takes ~20 ms to import (dataclasses, inspect)."""
+    # pprint's PrettyPrinter (dicts unsorted: they come sorted), except that a set whose order changes from
+    # process to process (its items hash strings, or objects by address) prints on one line in _PprintKey order.
+    # Made on first use: pprint takes ~20 ms to import (dataclasses, inspect).
     if not _printer_class:
         from pprint import PrettyPrinter
 
@@ -499,7 +499,7 @@ def _pretty_printer():
 
 
 def _hash_varies(value):
-    """Does value's hash (so its place in a set) change from process to process?"""
+    # Does value's hash (so its place in a set) change from process to process?
     cls = type(value)
     if cls is tuple or cls is frozenset:
         return any(map(_hash_varies, value))

@@ -110,7 +110,7 @@ def _allowed_attrs(obj):
 
 
 def _builtin_base(obj):
-    """The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple)."""
+    # The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple).
     return next(cls for cls in type(obj).__mro__ if cls in _ALLOWED_BY_TYPE)
 
 
@@ -136,7 +136,7 @@ def _is_mutator(obj, name):
 
 # ----------------------------------------------------------------------------------------- attribute access
 def getattr_(obj, name, rs):
-    """obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key."""
+    # obj.name — attribute first, then item (Jinja2's order): `d.items` is the method, `d.role` the key.
     cls = type(obj)
     if cls is dict:
         if name in DICT_ATTRS or name in DICT_MUTATORS:
@@ -167,18 +167,18 @@ def _dict_attribute(obj, name, rs):
 
 
 def _mutator(obj, name, rs):
-    """A method that changes obj: refused in an immutable environment (the default, as Jinja2's
-    ImmutableSandboxedEnvironment); with immutable=False (Jinja2's SandboxedEnvironment) handed out, charged as
-    any method, and the size it leaves obj at checked against max_items."""
+    # A method that changes obj: refused in an immutable environment (the default, as Jinja2's
+    # ImmutableSandboxedEnvironment); with immutable=False (Jinja2's SandboxedEnvironment) handed out, charged as
+    # any method, and the size it leaves obj at checked against max_items.
     if rs.env.immutable:
         raise _unsafe(obj, name)
     return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
 
 
 def _private(obj, name, rs, item_fallback=True):
-    """obj._name: refused when obj has that attribute; else the item of that name, as Jinja2 reads it (a mapping's
-    `_id` key is data), or undefined where there is none (a template looping over a JSON string's characters
-    reads `arguments['_']`)."""
+    # obj._name: refused when obj has that attribute; else the item of that name, as Jinja2 reads it (a mapping's
+    # `_id` key is data), or undefined where there is none (a template looping over a JSON string's characters
+    # reads `arguments['_']`).
     if isinstance(obj, Undefined):
         if jinja2_has(obj, name):
             raise _unsafe(obj, name)
@@ -214,7 +214,7 @@ _DICT_OWN = frozenset(dir(dict))   # the attributes a dict has: its own, not its
 
 
 def _attribute(obj, name, rs, item_fallback):
-    """The attribute `name` of obj under the policy; the item of that name when there is no such attribute."""
+    # The attribute `name` of obj under the policy; the item of that name when there is no such attribute.
     allowed = _allowed_attrs(obj)
     if allowed is not None:
         if name in allowed:
@@ -261,8 +261,8 @@ def _attribute(obj, name, rs, item_fallback):
 
 
 def _caller_attribute(obj, name):
-    """The public attribute `name` of the caller's object, or MISSING; a module or a class other than the
-    object's own is refused (a class would hand out constructors, a module everything in it)."""
+    # The public attribute `name` of the caller's object, or MISSING; a module or a class other than the
+    # object's own is refused (a class would hand out constructors, a module everything in it).
     try:
         value = getattr(obj, name)
     except AttributeError:
@@ -273,9 +273,9 @@ def _caller_attribute(obj, name):
 
 
 def _caller_item(obj, key):
-    """obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
-    defaultdict, a Counter) is read from its own items: its __missing__ would insert one, and its own
-    __contains__ may say it has a key it has not."""
+    # obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
+    # defaultdict, a Counter) is read from its own items: its __missing__ would insert one, and its own
+    # __contains__ may say it has a key it has not.
     if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
         try:
             return dict.get(obj, key, MISSING)
@@ -288,7 +288,7 @@ def _caller_item(obj, key):
 
 
 def attribute_only(obj, name, rs):
-    """obj.name without the item fallback (the attr filter)."""
+    # obj.name without the item fallback (the attr filter).
     if isinstance(obj, Undefined):
         # as Python's getattr() on Jinja2's undefined answers: what it has (refused, for a '_' name), a dunder it
         # lacks (AttributeError: |attr gives an undefined), anything else (it fails; a chainable one is itself)
@@ -303,14 +303,14 @@ def attribute_only(obj, name, rs):
 
 
 def undefined_on_str(key):
-    """Whether some_str[key] (and some_str.key) is undefined for every str: a public name that is no str method
-    (a str has no mutators)."""
+    # Whether some_str[key] (and some_str.key) is undefined for every str: a public name that is no str method
+    # (a str has no mutators).
     return key not in _STR_ATTRS and key[:1] != "_"
 
 
 def getitem_(obj, key, rs):
-    """obj[key] — item first, then attribute (Jinja2's order). Plain containers are looked into without raising
-    (a string indexed by a string key is common: templates that walk a JSON string)."""
+    # obj[key] — item first, then attribute (Jinja2's order). Plain containers are looked into without raising
+    # (a string indexed by a string key is common: templates that walk a JSON string).
     cls = type(obj)
     if cls is dict:
         if type(key) is str:
@@ -380,8 +380,8 @@ _CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "
 
 
 class _CheckedMethod:
-    """A method handed to a template: charged to the render by what it reads and returns, and for the str
-    methods that build strings, checked for the size of the result before it is built."""
+    # A method handed to a template: charged to the render by what it reads and returns, and for the str
+    # methods that build strings, checked for the size of the result before it is built.
 
     __slots__ = ("checked", "method", "obj", "rs", "name")
     mj_safe_repr = True
@@ -413,7 +413,7 @@ class _CheckedMethod:
 
 
 class _CheckedMutator(_CheckedMethod):
-    """A method that changes its object (immutable=False only): the object may not grow past max_items."""
+    # A method that changes its object (immutable=False only): the object may not grow past max_items.
 
     __slots__ = ()
 
@@ -424,10 +424,10 @@ class _CheckedMutator(_CheckedMethod):
 
 
 def str_method_call(name):
-    """call(rs, text, args) → text.name(*args) for a plain str text, as calling the method the sandbox hands out
-    (getattr_ then calls.call_value) does it, without the method object: the call's step, the text and the
-    arguments paid for, the size of the result checked before it is built (STR_METHOD_CHECKS), the result
-    charged. None for a name that is no method of str the allowlist grants."""
+    # call(rs, text, args) → text.name(*args) for a plain str text, as calling the method the sandbox hands out
+    # (getattr_ then calls.call_value) does it, without the method object: the call's step, the text and the
+    # arguments paid for, the size of the result checked before it is built (STR_METHOD_CHECKS), the result
+    # charged. None for a name that is no method of str the allowlist grants.
     method = getattr(str, name, None) if name in _STR_ATTRS else None
     if type(method) is not types.MethodDescriptorType:
         return None   # (str.maketrans is a static method: it takes no text)
@@ -483,9 +483,9 @@ _SIZE_CHECKED = {
 
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter:
-    """str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
-    field is formatted (formatting.py: the widths written in the format added up first, then each field's as it
-    comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter)."""
+    # str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
+    # field is formatted (formatting.py: the widths written in the format added up first, then each field's as it
+    # comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter).
 
     def __init__(self, rs):
         self.rs = rs
@@ -512,7 +512,7 @@ class _SandboxedFormatter:
         return obj, first
 
     def reserve(self, size):
-        """Check that `size` more characters keep the result within max_string (before they are made)."""
+        # Check that `size` more characters keep the result within max_string (before they are made).
         check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
 
     def format_field(self, value, format_spec):
@@ -547,8 +547,8 @@ class _SandboxedFormatter:
 
 
 class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
-    """Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field, the size of
-    the escaped field checked before it is escaped."""
+    # Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field, the size of
+    # the escaped field checked before it is escaped.
 
     def format_field(self, value, format_spec):
         _check_format_spec(self.limits, format_spec)
@@ -582,8 +582,8 @@ def _check_format_spec(limits, spec):
 
 
 def safe_format(rs, fmt, args, kwargs):
-    """fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
-    escaped after formatting and the result is Markup."""
+    # fmt.format(*args, **kwargs) / fmt.format_map(kwargs) under the sandbox policy. On Markup each field is
+    # escaped after formatting and the result is Markup.
     # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
     rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
     if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's

@@ -32,8 +32,8 @@ _entries = {}   # (id(value), kind) → (value, its fingerprint, what remember w
 
 
 def recall(value, kind):
-    """What remember(value, kind, ...) was given, when value is the object it was given for and its content has
-    not changed since; None else."""
+    # What remember(value, kind, ...) was given, when value is the object it was given for and its content has
+    # not changed since; None else.
     key = (id(value), kind)
     entry = _entries.get(key)
     if entry is None or entry[0] is not value:
@@ -45,9 +45,9 @@ def recall(value, kind):
 
 
 def remember(value, kind, made, items, size):
-    """Note value (of `items` values and containers) the first time it is met; the second time, remember `made`
-    (a tuple: the text, what it cost, what its limits were checked against) with value's content. Only for a
-    value of _MIN_ITEMS or more and a text (size characters) of at most _MAX_TEXT."""
+    # Note value (of `items` values and containers) the first time it is met; the second time, remember `made`
+    # (a tuple: the text, what it cost, what its limits were checked against) with value's content. Only for a
+    # value of _MIN_ITEMS or more and a text (size characters) of at most _MAX_TEXT.
     if items < _MIN_ITEMS or size > _MAX_TEXT:
         return
     key = (id(value), kind)
@@ -61,7 +61,7 @@ def remember(value, kind, made, items, size):
 
 
 class _Bounded:
-    """The fingerprint pickler's file: it keeps what is written, and refuses more than _MAX_FINGERPRINT bytes."""
+    # The fingerprint pickler's file: it keeps what is written, and refuses more than _MAX_FINGERPRINT bytes.
 
     __slots__ = ("room", "parts")
 
@@ -91,8 +91,8 @@ def _new_pickler():
 
 
 def _fingerprint(value):
-    """The bytes pickle writes for value, or None for a value that is not plain data or is too long to compare.
-    One pickler serves every call; a call that finds it in use (another thread's) makes its own."""
+    # The bytes pickle writes for value, or None for a value that is not plain data or is too long to compare.
+    # One pickler serves every call; a call that finds it in use (another thread's) makes its own.
     global _shared
     if not _shared_lock.acquire(False):
         return _pickled(_new_pickler(), value)
@@ -117,7 +117,7 @@ def _pickled(made, value):
 
 
 def _put(table, key, value, most):
-    """table[key] = value, the oldest entry dropped first when the table holds `most`."""
+    # table[key] = value, the oldest entry dropped first when the table holds `most`.
     if len(table) >= most and key not in table:
         try:
             del table[next(iter(table))]

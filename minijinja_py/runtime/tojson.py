@@ -24,8 +24,8 @@ def _state(rs):
 
 
 def _string_size(value, ensure_ascii, exact):
-    """len(json.dumps(value)) for a string: a bound (6 characters per character at most, 12 when ensure_ascii
-    writes astral ones as surrogate pairs), or exactly, by encoding it."""
+    # len(json.dumps(value)) for a string: a bound (6 characters per character at most, 12 when ensure_ascii
+    # writes astral ones as surrogate pairs), or exactly, by encoding it.
     if not exact or len(value) < 64:
         return (12 if ensure_ascii else 6) * len(value) + 2
     encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
@@ -57,10 +57,11 @@ _QUICK_JSON_VALUES = 512
 
 
 def _quick_json_size(value, indent_width, item_sep, key_sep, ensure_ascii, max_depth):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values, the nesting) by walking value as a
-    plain tree, when that tree holds at most 512 values — the usual case (a tool schema, a tool call's arguments); None for
-    anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int, float, bool, None
-    leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a render."""
+    # (an upper bound of len(json.dumps(value, ...)), the number of values, the nesting) by walking value as a
+    # plain tree, when that tree holds at most 512 values — the usual case (a tool schema, a tool call's
+    # arguments); None for anything bigger, shared many times, cyclic, too deep or not plain (str keys; str, int,
+    # float, bool, None leaves), which _json_size measures (or refuses). Kept lean: it runs for every tojson of a
+    # render.
     if type(value) not in (dict, list, tuple):
         return None
     chars = values = containers = height = extra = 0   # chars: of strings and keys (per_char each, at the end)
@@ -109,9 +110,9 @@ _WALK_STEPS = 12
 
 
 def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii, exact=False):
-    """(an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
-    part twice; strings measured exactly (encoded, each paid for first) when `exact`. Raises
-    ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too deep or too big."""
+    # (an upper bound of len(json.dumps(value, ...)), the number of values), found without walking a shared
+    # part twice; strings measured exactly (encoded, each paid for first) when `exact`. Raises
+    # ValueError('Circular reference detected') as json.dumps would, LimitExceeded for data too deep or too big.
     if not isinstance(value, (list, tuple, dict)):
         return _json_leaf_size(value, ensure_ascii, exact), 1
     cap = limits.max_string
@@ -180,8 +181,8 @@ def _json_size(rs, value, limits, indent_width, item_sep, key_sep, ensure_ascii,
 
 
 def plain_json(rs, value, ensure_ascii):
-    """json.dumps(value, ensure_ascii=ensure_ascii) (a bool; the default layout, keys in their order) for a render
-    under way (rs): a string or a small plain tree made at once, anything else by safe_json_dumps."""
+    # json.dumps(value, ensure_ascii=ensure_ascii) (a bool; the default layout, keys in their order) for a render
+    # under way (rs): a string or a small plain tree made at once, anything else by safe_json_dumps.
     cls = type(value)
     if cls is str:
         bound = (12 if ensure_ascii else 6) * len(value) + 2
@@ -196,7 +197,7 @@ def plain_json(rs, value, ensure_ascii):
 
 
 def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
-    """json.dumps(value, ...) with its size (and the work) bounded before anything is built."""
+    # json.dumps(value, ...) with its size (and the work) bounded before anything is built.
     rs = _state(rs)
     limits = rs.limits if rs is not None else _DEFAULT_LIMITS
     if type(value) is str and separators is None and not kwargs:
@@ -258,17 +259,17 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
 
 
 def _writer_takes(known, rs, limits):
-    """Whether _indented_json would write the value whose text it wrote before (textcache), under these limits
-    and the fuel left: what it checked then, checked again."""
+    # Whether _indented_json would write the value whose text it wrote before (textcache), under these limits
+    # and the fuel left: what it checked then, checked again.
     _, _, bound, deepest, items = known
     return bound <= limits.max_string and deepest < min(limits.max_data_depth, _LEVELS) and \
         items <= (_QUICK_JSON_VALUES if rs is None else min(_QUICK_JSON_VALUES, rs.fuel // 2))
 
 
 def _plain_tree_json(rs, limits, value, ensure_ascii, sort_keys):
-    """json.dumps(value) with its default layout for the commonest (`tools|tojson`): a small plain tree, bounded by
-    the quick walk, encoded in C; the text of the same unchanged object found again (textcache) when the walk
-    would take this path. None for anything else."""
+    # json.dumps(value) with its default layout for the commonest (`tools|tojson`): a small plain tree, bounded by
+    # the quick walk, encoded in C; the text of the same unchanged object found again (textcache) when the walk
+    # would take this path. None for anything else.
     kind = ("json", ensure_ascii, sort_keys)
     known = recall(value, kind)
     if known is not None and known[2] <= limits.max_string and known[3] <= limits.max_data_depth:
@@ -287,8 +288,8 @@ def _plain_tree_json(rs, limits, value, ensure_ascii, sort_keys):
 
 
 def _small_indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
-    """json.dumps(value, indent=...) of a small plain tree by _indented_json, or its text made before for the same
-    unchanged object (textcache) when _indented_json would write it; None for anything else."""
+    # json.dumps(value, indent=...) of a small plain tree by _indented_json, or its text made before for the same
+    # unchanged object (textcache) when _indented_json would write it; None for anything else.
     kind = ("indent", indent, item_sep, key_sep, ensure_ascii, sort_keys)
     known = recall(value, kind)
     if known is not None and _writer_takes(known, rs, limits):
@@ -311,13 +312,13 @@ class _NotSmall(Exception):
 
 
 def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
-    """(json.dumps(value, indent=...), the values and containers in it, the bound it was checked by, the deepest
-    level in it) for a small tree of plain data: str keys;
-    str, int, float, bool and None leaves; at most 512 values (fewer when the fuel left is short), nested within
-    max_data_depth and 32 levels; an indent of up to 16 characters. The same text as json's own indenting
-    encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces and
-    bounded as it goes (_json_writer), so that no separate walk measures it first. None for anything else,
-    which safe_json_dumps measures before encoding."""
+    # (json.dumps(value, indent=...), the values and containers in it, the bound it was checked by, the deepest
+    # level in it) for a small tree of plain data: str keys;
+    # str, int, float, bool and None leaves; at most 512 values (fewer when the fuel left is short), nested within
+    # max_data_depth and 32 levels; an indent of up to 16 characters. The same text as json's own indenting
+    # encoder (pure Python: a generator per container, a yield per piece), written with one list of pieces and
+    # bounded as it goes (_json_writer), so that no separate walk measures it first. None for anything else,
+    # which safe_json_dumps measures before encoding.
     if not isinstance(indent, str):
         indent = " " * indent
     newlines = _NEWLINES.get(indent)   # newlines[level]: a newline and the indentation of that level
@@ -340,10 +341,11 @@ def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, s
 
 
 def _json_writer(parts, newlines, quote, per_char, item_sep, key_sep, sort_keys, cap, max_level, max_items):
-    """_indented_json's writer: write(value) appends its pieces to parts and returns the number of values and
-    containers written, the text's bound and the deepest level written, or raises _NotSmall. Each container adds its children's bound (separators, keys,
-    numbers, strings of up to 64 characters; per_char: see _string_size) before they are written, a longer
-    string its own before it is quoted; over cap (max_string), it gives up."""
+    # _indented_json's writer: write(value) appends its pieces to parts and returns the number of values and
+    # containers written, the text's bound and the deepest level written, or raises _NotSmall. Each container
+    # adds its children's bound (separators, keys, numbers, strings of up to 64 characters; per_char: see
+    # _string_size) before they are written, a longer string its own before it is quoted; over cap (max_string),
+    # it gives up.
     short = 2 * (per_char * _SHORT + 2) + len(item_sep) + len(key_sep) + 24   # a child's bound, short strings
     size = items = deepest = 0
 
@@ -414,7 +416,7 @@ _NEWLINES = {}     # indent (up to 16 characters) → _indented_json's newlines,
 
 
 def _float_json(value):
-    """A float as json writes it (allow_nan: NaN, Infinity, -Infinity)."""
+    # A float as json writes it (allow_nan: NaN, Infinity, -Infinity).
     if value != value:
         return "NaN"
     if value in (math.inf, -math.inf):
@@ -430,8 +432,8 @@ _c_encoders = {}
 
 
 def _c_encoder(ensure_ascii, sort_keys):
-    """json's C encoder for json.dumps's default separators, made once per option pair. It checks no cycles:
-    it only encodes what _quick_json_size walked (a tree of plain data, nested within max_data_depth)."""
+    # json's C encoder for json.dumps's default separators, made once per option pair. It checks no cycles:
+    # it only encodes what _quick_json_size walked (a tree of plain data, nested within max_data_depth).
     encoder = _c_encoders.get((ensure_ascii, sort_keys))
     if encoder is None:
         quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
@@ -449,8 +451,8 @@ _json_encoders = {}
 
 
 def _json_encoder(indent, separators, ensure_ascii, sort_keys):
-    """The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
-    its all-default options, and transformers' tojson passes ensure_ascii=False)."""
+    # The json.JSONEncoder json.dumps would build for these options, made once (json.dumps only reuses one for
+    # its all-default options, and transformers' tojson passes ensure_ascii=False).
     # Cached only for plain option values, keyed by their exact types too: indent=4.0 must not find (and must not
     # leave behind) the encoder of indent=4, which a later render in the same process would then get.
     cacheable = (indent is None or type(indent) is int or type(indent) is str and len(indent) < 16) and \

@@ -19,7 +19,7 @@ __all__ = ["Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined
 
 
 def object_type_repr(obj):
-    """'dict object', 'None', 'mymodule.Thing object': how Jinja2 names a type in messages."""
+    # 'dict object', 'None', 'mymodule.Thing object': how Jinja2 names a type in messages.
     if obj is None:
         return "None"
     if obj is Ellipsis:

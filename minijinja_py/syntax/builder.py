@@ -32,7 +32,7 @@ def token_span(tok):
 
 
 def tag_span(tok):
-    """Span of a tag token starting at its `{`: tag terminals absorb the whitespace they strip before the tag."""
+    # Span of a tag token starting at its `{`: tag terminals absorb the whitespace they strip before the tag.
     value = tok.value
     skip = len(value) - len(value.lstrip())
     if skip == 0:
@@ -47,7 +47,7 @@ def tag_span(tok):
 
 
 def join_spans(first, last):
-    """From where first starts to where last ends (each a node, an intermediate or a token)."""
+    # From where first starts to where last ends (each a node, an intermediate or a token).
     start = _SPAN_START(first.span) if isinstance(first, _SPANNED) else _TOKEN_START(first)
     return _new_tuple(_Span, start + (_SPAN_END(last.span) if isinstance(last, _SPANNED) else _TOKEN_END(last)))
 
@@ -57,7 +57,7 @@ def syntax_error(message, span, cls=TemplateSyntaxError):
 
 
 class _Named:
-    """A dotted filter/test name with its span (an intermediate, never part of the AST)."""
+    # A dotted filter/test name with its span (an intermediate, never part of the AST).
     __slots__ = ("name", "span")
 
     def __init__(self, name, span):
@@ -68,7 +68,7 @@ _SPANNED = (n.Node, _Named)
 
 
 class _TrailingComma:
-    """A set target written with a trailing comma (an intermediate)."""
+    # A set target written with a trailing comma (an intermediate).
     __slots__ = ("target",)
 
     def __init__(self, target):
@@ -76,7 +76,7 @@ class _TrailingComma:
 
 
 class _Clause:
-    """elif/else clauses on their way into If/For (an intermediate)."""
+    # elif/else clauses on their way into If/For (an intermediate).
     __slots__ = ("kind", "test", "body", "span")
 
     def __init__(self, kind, test, body, span):
@@ -84,7 +84,7 @@ class _Clause:
 
 
 class Builder:
-    """One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each."""
+    # One method per grammar rule/alias; see grammar/jinja.lark for the surface syntax of each.
 
     # ------------------------------------------------------------------------------------------ statements
     def start(self, c):
@@ -151,8 +151,8 @@ class Builder:
         return c[1]
 
     def set_tuple(self, c):
-        """{% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
-        set, so one is marked for set_stmt/set_block to check."""
+        # {% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
+        # set, so one is marked for set_stmt/set_block to check.
         target = self.target_tuple(c)
         return _TrailingComma(target) if c[-1] is None else target
 
@@ -267,7 +267,7 @@ class Builder:
         return None  # with/without context: read back from the source by compile/inclusion.py
 
     def names_context(self, c):
-        """`with context` / `without context` after a comma, lexed as two names (grammar: from_stmt)."""
+        # `with context` / `without context` after a comma, lexed as two names (grammar: from_stmt).
         first, second = c
         if first.value in ("with", "without") and second.value == "context":
             return None
@@ -331,13 +331,13 @@ class Builder:
         return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
 
     def filter_then_call(self, c):
-        """x|f(a)(b)(c): the calls apply to the filter's result."""
+        # x|f(a)(b)(c): the calls apply to the filter's result.
         value, named, (args, rpar) = c[0], c[1], c[2]
         node = n.Filter(join_spans(value, rpar), value, named.name, args)
         return _calls(node, c[3:])
 
     def test_then_call(self, c):
-        """x is t(a)(b): the calls apply to the test's result."""
+        # x is t(a)(b): the calls apply to the test's result.
         value, _is, negated, named, (args, rpar) = c[:5]
         node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None)
         return _calls(node, c[5:])
@@ -378,7 +378,7 @@ class Builder:
         return n.Slice(join_spans(first, last), start, stop, step)
 
     def call_args(self, c):
-        """(a, b, k=v, *args, **kwargs) with Jinja2's ordering rules."""
+        # (a, b, k=v, *args, **kwargs) with Jinja2's ordering rules.
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
         names = set()
@@ -482,8 +482,8 @@ def _calls(func, arg_lists):
 
 
 def _check_assignable(tok, what):
-    """true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
-    'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters."""
+    # true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
+    # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
     if tok.value in _CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 

@@ -42,8 +42,8 @@ __all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LIN
 
 
 class Delimiters(tuple):
-    """The eight syntax options, in Jinja2's order (a tuple: hashable, compared by value; a named tuple would cost
-    a cold start ~0.15 ms)."""
+    # The eight syntax options, in Jinja2's order (a tuple: hashable, compared by value; a named tuple would cost
+    # a cold start ~0.15 ms).
 
     __slots__ = ()
 
@@ -77,7 +77,7 @@ _RAW_TERMINALS = ("RAW_OPEN", "RAW_OPEN_AT_END", "RAW_CLOSE")
 
 
 def check(delimiters: Delimiters) -> None:
-    """Raise TypeError or ValueError for delimiters Jinja2 refuses or this lexer cannot read."""
+    # Raise TypeError or ValueError for delimiters Jinja2 refuses or this lexer cannot read.
     for name, value in zip(OPTIONS, delimiters):
         if value is None and name.startswith("line_"):
             continue
@@ -93,8 +93,8 @@ def check(delimiters: Delimiters) -> None:
 
 
 def line_statement_at(d, source, pos):
-    """Does a line statement start at pos: its prefix there, at the start of a line (after spaces, tabs or vertical
-    tabs), and not a longer block delimiter (which Jinja2 tries first)?"""
+    # Does a line statement start at pos: its prefix there, at the start of a line (after spaces, tabs or vertical
+    # tabs), and not a longer block delimiter (which Jinja2 tries first)?
     prefix = d.line_statement_prefix
     if prefix is None or not source.startswith(prefix, pos) or \
             source.startswith(d.block_start, pos) and len(d.block_start) > len(prefix):
@@ -104,8 +104,8 @@ def line_statement_at(d, source, pos):
 
 # ------------------------------------------------------------------------------------------------- openers
 def _openers(d):
-    """Jinja2's openers in the order it tries them at one place: [(name, delimiter, regexp of the opener where
-    it starts)]."""
+    # Jinja2's openers in the order it tries them at one place: [(name, delimiter, regexp of the opener where
+    # it starts)].
     e = re.escape
     found = [("comment_begin", d.comment_start, e(d.comment_start)),
              ("block_begin", d.block_start, e(d.block_start)),
@@ -120,7 +120,7 @@ def _openers(d):
 
 
 def _winning(openers):
-    """{name: regexp of that opener where it starts and no opener Jinja2 tries before it does}."""
+    # {name: regexp of that opener where it starts and no opener Jinja2 tries before it does}.
     found = {}
     for i, (name, delimiter, regexp) in enumerate(openers):
         first = "".join(f"(?!{other})" for _, longer, other in openers[:i] if longer.startswith(delimiter))
@@ -129,13 +129,13 @@ def _winning(openers):
 
 
 def _class(chars):
-    """A regexp character class body for these characters."""
+    # A regexp character class body for these characters.
     return "".join(re.escape(c) for c in sorted(chars))
 
 
 # ----------------------------------------------------------------------------------------------- terminals
 def _tag_prefix(d, w, lstrip_blocks):
-    """What opens a block tag, up to its keyword (the block tags' family prefix)."""
+    # What opens a block tag, up to its keyword (the block tags' family prefix).
     block = w["block_begin"]
     alternatives = [rf"\s*{block}-"] + ([rf"(?m:^)[^\S\n]*{block}(?![+-])"] if lstrip_blocks else []) + \
         [rf"{block}\+?"]
@@ -148,7 +148,7 @@ def _tag_prefix(d, w, lstrip_blocks):
 
 
 def _raw_patterns(d, trim_blocks, lstrip_blocks):
-    """{% raw %}, its body and {% endraw %}: only a block delimiter opens them, and Jinja2 tries raw first."""
+    # {% raw %}, its body and {% endraw %}: only a block delimiter opens them, and Jinja2 tries raw first.
     e = re.escape
     block, end = e(d.block_start), e(d.block_end)
     opener = "(?:" + "|".join([rf"\s*{block}-"] + ([rf"(?m:^)[^\S\n]*{block}(?![+-])"] if lstrip_blocks else [])
@@ -176,7 +176,7 @@ def _newline(trim_blocks):
 
 
 def _comment(d, w, trim_blocks, lstrip_blocks):
-    """A comment, and a line comment."""
+    # A comment, and a line comment.
     e = re.escape
     start, end = w["comment_begin"], e(d.comment_end)
     # A `-` or `+` after the opener is its sign, whatever follows (Jinja2 finds the opener first, the end after
@@ -192,10 +192,10 @@ def _comment(d, w, trim_blocks, lstrip_blocks):
 
 
 def _data(d, w, lstrip_blocks):
-    """Template text up to the next opener, piece by piece as the grammar's DATA (see its comment): runs of
-    characters that start no delimiter; a character that starts one but no opener there; whitespace, unless an
-    opener takes it (all of it before a `-`, the indentation of a line for lstrip_blocks, a line statement or a
-    line comment)."""
+    # Template text up to the next opener, piece by piece as the grammar's DATA (see its comment): runs of
+    # characters that start no delimiter; a character that starts one but no opener there; whitespace, unless an
+    # opener takes it (all of it before a `-`, the indentation of a line for lstrip_blocks, a line statement or a
+    # line comment).
     openers = [re.escape(d.block_start), re.escape(d.comment_start), re.escape(d.variable_start)]
     starts = {d.block_start[0], d.comment_start[0], d.variable_start[0]}
     indented, guards, strips = [], [], [f"(?:{w['block_begin']}|{w['comment_begin']}|{w['variable_begin']})-"]
@@ -221,7 +221,7 @@ def _data(d, w, lstrip_blocks):
 
 
 def _closers(d, trim_blocks):
-    """{mode: {terminal: regexp}} of the terminals that close a tag, and whitespace."""
+    # {mode: {terminal: regexp}} of the terminals that close a tag, and whitespace.
     e = re.escape
     end, variable_end = e(d.block_end), e(d.variable_end)
     close = rf"-{end}\s*|\+{end}|{end}{_newline(trim_blocks)}"
@@ -241,8 +241,8 @@ def _closers(d, trim_blocks):
 
 
 def lexicons(tables, delimiters, trim_blocks, lstrip_blocks):
-    """The lexer.Lexicon of each mode (BODY, BLOCK, VARIABLE, LINE, BRACKETS) for templates written with
-    delimiters."""
+    # The lexer.Lexicon of each mode (BODY, BLOCK, VARIABLE, LINE, BRACKETS) for templates written with
+    # delimiters.
     d = delimiters
     w = _winning(_openers(d))
     base = lexer.lexicon(tables)

@@ -27,7 +27,7 @@ class Unknown(Exception):
 
 
 def class_chars(op, av):
-    """(ASCII set, non-ASCII?) of a single-character item of a parsed regexp (op is its opcode's name)."""
+    # (ASCII set, non-ASCII?) of a single-character item of a parsed regexp (op is its opcode's name).
     if op == "LITERAL":
         return ({chr(av)} if av < 128 else set()), av >= 128
     if op in ("NOT_LITERAL", "ANY"):
@@ -59,7 +59,7 @@ def class_chars(op, av):
 
 
 def _first(items):
-    """(ASCII set, non-ASCII?, nullable) of what a sequence of parsed items can start with."""
+    # (ASCII set, non-ASCII?, nullable) of what a sequence of parsed items can start with.
     chars, non_ascii = set(), False
     for op, av in items:
         name = op.name
@@ -89,7 +89,7 @@ def _first(items):
 
 
 def first_chars(regexp):
-    """What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may)."""
+    # What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may).
     try:
         parsed = sre_parse.parse(regexp)
         if parsed.state.flags & re.IGNORECASE:

@@ -15,9 +15,9 @@ _new_tuple = tuple.__new__
 
 
 class Span(tuple):
-    """Where a node starts (1-based line and column), the offsets [start, end) in the normalised source, and where
-    it ends. A tuple: compiled templates keep one per closure that can fail. Written out rather than made by
-    collections.namedtuple, which compiles Python source for its constructor (a cold start's cost)."""
+    # Where a node starts (1-based line and column), the offsets [start, end) in the normalised source, and where
+    # it ends. A tuple: compiled templates keep one per closure that can fail. Written out rather than made by
+    # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("line", "col", "start", "end", "end_line", "end_col")
@@ -46,8 +46,8 @@ class Node:
 
 
 def dump(value):
-    """A node as nested tuples of its class name and fields (spans left out): two parses are the same AST exactly
-    when their dumps are equal."""
+    # A node as nested tuples of its class name and fields (spans left out): two parses are the same AST exactly
+    # when their dumps are equal.
     if isinstance(value, (Node, Args)):
         return (type(value).__name__,) + tuple(dump(getattr(value, f)) for f in value.FIELDS)
     if isinstance(value, (tuple, list)):
@@ -65,7 +65,7 @@ class Template(Node):
 
 
 class Text(Node):
-    """Literal template data (already whitespace-controlled by the lexer)."""
+    # Literal template data (already whitespace-controlled by the lexer).
     __slots__ = FIELDS = ("value",)
 
     def __init__(self, span, value):
@@ -73,7 +73,7 @@ class Text(Node):
 
 
 class Output(Node):
-    """{{ expr }} and {% print expr %}"""
+    # {{ expr }} and {% print expr %}
     __slots__ = FIELDS = ("expr",)
 
     def __init__(self, span, expr):
@@ -81,7 +81,7 @@ class Output(Node):
 
 
 class If(Node):
-    """{% if test %}body{% elif test %}body{% else %}else_{% endif %}; elifs are (test, body) pairs."""
+    # {% if test %}body{% elif test %}body{% else %}else_{% endif %}; elifs are (test, body) pairs.
     __slots__ = FIELDS = ("test", "body", "elifs", "else_")
 
     def __init__(self, span, test, body, elifs, else_):
@@ -89,7 +89,7 @@ class If(Node):
 
 
 class For(Node):
-    """{% for target in iter if filter recursive %}body{% else %}else_{% endfor %}"""
+    # {% for target in iter if filter recursive %}body{% else %}else_{% endfor %}
     __slots__ = FIELDS = ("target", "iter", "body", "else_", "filter", "recursive")
 
     def __init__(self, span, target, iter, body, else_, filter, recursive):
@@ -98,7 +98,7 @@ class For(Node):
 
 
 class Assign(Node):
-    """{% set target = value %}"""
+    # {% set target = value %}
     __slots__ = FIELDS = ("target", "value")
 
     def __init__(self, span, target, value):
@@ -106,7 +106,7 @@ class Assign(Node):
 
 
 class AssignBlock(Node):
-    """{% set target | filters %}body{% endset %}"""
+    # {% set target | filters %}body{% endset %}
     __slots__ = FIELDS = ("target", "filters", "body")
 
     def __init__(self, span, target, filters, body):
@@ -114,7 +114,7 @@ class AssignBlock(Node):
 
 
 class Param(Node):
-    """A macro or call-block parameter: `name` or `name=default`."""
+    # A macro or call-block parameter: `name` or `name=default`.
     __slots__ = FIELDS = ("name", "default")
 
     def __init__(self, span, name, default):
@@ -122,7 +122,7 @@ class Param(Node):
 
 
 class Macro(Node):
-    """{% macro name(params) %}body{% endmacro %}"""
+    # {% macro name(params) %}body{% endmacro %}
     __slots__ = FIELDS = ("name", "params", "body")
 
     def __init__(self, span, name, params, body):
@@ -130,7 +130,7 @@ class Macro(Node):
 
 
 class CallBlock(Node):
-    """{% call(params) macro(args) %}body{% endcall %}"""
+    # {% call(params) macro(args) %}body{% endcall %}
     __slots__ = FIELDS = ("call", "params", "body")
 
     def __init__(self, span, call, params, body):
@@ -138,7 +138,7 @@ class CallBlock(Node):
 
 
 class FilterBlock(Node):
-    """{% filter f(args) | g %}body{% endfilter %}; `filters` are Filter nodes (value None) applied in order."""
+    # {% filter f(args) | g %}body{% endfilter %}; `filters` are Filter nodes (value None) applied in order.
     __slots__ = FIELDS = ("filters", "body")
 
     def __init__(self, span, filters, body):
@@ -146,7 +146,7 @@ class FilterBlock(Node):
 
 
 class With(Node):
-    """{% with a = 1, b = 2 %}body{% endwith %}"""
+    # {% with a = 1, b = 2 %}body{% endwith %}
     __slots__ = FIELDS = ("targets", "values", "body")
 
     def __init__(self, span, targets, values, body):
@@ -154,7 +154,7 @@ class With(Node):
 
 
 class ExprStmt(Node):
-    """{% do expr %}"""
+    # {% do expr %}
     __slots__ = FIELDS = ("expr",)
 
     def __init__(self, span, expr):
@@ -162,7 +162,7 @@ class ExprStmt(Node):
 
 
 class Break(Node):
-    """{% break %}"""
+    # {% break %}
     __slots__ = ()
 
     def __init__(self, span):
@@ -170,7 +170,7 @@ class Break(Node):
 
 
 class Continue(Node):
-    """{% continue %}"""
+    # {% continue %}
     __slots__ = ()
 
     def __init__(self, span):
@@ -178,7 +178,7 @@ class Continue(Node):
 
 
 class Generation(Node):
-    """{% generation %}body{% endgeneration %} (transformers' assistant-token tracking)"""
+    # {% generation %}body{% endgeneration %} (transformers' assistant-token tracking)
     __slots__ = FIELDS = ("body",)
 
     def __init__(self, span, body):
@@ -186,7 +186,7 @@ class Generation(Node):
 
 
 class Block(Node):
-    """{% block name [scoped] [required] %}body{% endblock %}"""
+    # {% block name [scoped] [required] %}body{% endblock %}
     __slots__ = FIELDS = ("name", "scoped", "required", "body")
 
     def __init__(self, span, name, scoped, required, body):
@@ -194,7 +194,7 @@ class Block(Node):
 
 
 class Autoescape(Node):
-    """{% autoescape value %}body{% endautoescape %}"""
+    # {% autoescape value %}body{% endautoescape %}
     __slots__ = FIELDS = ("value", "body")
 
     def __init__(self, span, value, body):
@@ -202,8 +202,8 @@ class Autoescape(Node):
 
 
 class Load(Node):
-    """{% include t %}, {% import t as name %}, {% from t import a, b as c %}, {% extends t %}: `kind` is the tag,
-    `names` the (name, alias) pairs a from-import binds, `alias` what an import binds."""
+    # {% include t %}, {% import t as name %}, {% from t import a, b as c %}, {% extends t %}: `kind` is the tag,
+    # `names` the (name, alias) pairs a from-import binds, `alias` what an import binds.
     __slots__ = FIELDS = ("kind", "template", "names", "alias")
 
     def __init__(self, span, kind, template, names=(), alias=None):
@@ -220,7 +220,7 @@ class NameTarget(Node):
 
 
 class NamespaceTarget(Node):
-    """ns.attr on the left of {% set %}"""
+    # ns.attr on the left of {% set %}
     __slots__ = FIELDS = ("name", "attr")
 
     def __init__(self, span, name, attr):
@@ -265,7 +265,7 @@ class ListExpr(Node):
 
 
 class DictExpr(Node):
-    """{k: v, ...}; pairs are (key, value) node pairs."""
+    # {k: v, ...}; pairs are (key, value) node pairs.
     __slots__ = FIELDS = ("pairs",)
 
     def __init__(self, span, pairs):
@@ -273,7 +273,7 @@ class DictExpr(Node):
 
 
 class Getattr(Node):
-    """obj.attr: attribute first, then item"""
+    # obj.attr: attribute first, then item
     __slots__ = FIELDS = ("obj", "attr")
 
     def __init__(self, span, obj, attr):
@@ -281,7 +281,7 @@ class Getattr(Node):
 
 
 class Getitem(Node):
-    """obj[key] and obj.0: item first, then attribute"""
+    # obj[key] and obj.0: item first, then attribute
     __slots__ = FIELDS = ("obj", "key")
 
     def __init__(self, span, obj, key):
@@ -289,7 +289,7 @@ class Getitem(Node):
 
 
 class Slice(Node):
-    """start:stop:step inside []"""
+    # start:stop:step inside []
     __slots__ = FIELDS = ("start", "stop", "step")
 
     def __init__(self, span, start, stop, step):
@@ -297,7 +297,7 @@ class Slice(Node):
 
 
 class Args:
-    """Call arguments: positional, keyword (name, node) pairs, *args and **kwargs."""
+    # Call arguments: positional, keyword (name, node) pairs, *args and **kwargs.
     __slots__ = FIELDS = ("positional", "keywords", "star", "dstar")
 
     def __init__(self, positional=(), keywords=(), star=None, dstar=None):
@@ -322,7 +322,7 @@ class Call(Node):
 
 
 class Filter(Node):
-    """value | name(args); `value` is None inside {% filter %} and {% set %} blocks."""
+    # value | name(args); `value` is None inside {% filter %} and {% set %} blocks.
     __slots__ = FIELDS = ("value", "name", "args")
 
     def __init__(self, span, value, name, args):
@@ -330,7 +330,7 @@ class Filter(Node):
 
 
 class Test(Node):
-    """value is [not] name(args)"""
+    # value is [not] name(args)
     __slots__ = FIELDS = ("value", "name", "args", "negated")
 
     def __init__(self, span, value, name, args, negated):
@@ -338,7 +338,7 @@ class Test(Node):
 
 
 class BinOp(Node):
-    """left op right for + - * / // % **"""
+    # left op right for + - * / // % **
     __slots__ = FIELDS = ("op", "left", "right")
 
     def __init__(self, span, op, left, right):
@@ -346,7 +346,7 @@ class BinOp(Node):
 
 
 class UnaryOp(Node):
-    """-x and +x"""
+    # -x and +x
     __slots__ = FIELDS = ("op", "operand")
 
     def __init__(self, span, op, operand):
@@ -375,7 +375,7 @@ class Or(Node):
 
 
 class Compare(Node):
-    """a < b == c ... : `ops` are (operator, operand) pairs, operators include 'in' and 'not in'."""
+    # a < b == c ... : `ops` are (operator, operand) pairs, operators include 'in' and 'not in'.
     __slots__ = FIELDS = ("first", "ops")
 
     def __init__(self, span, first, ops):
@@ -383,7 +383,7 @@ class Compare(Node):
 
 
 class Concat(Node):
-    """a ~ b ~ c"""
+    # a ~ b ~ c
     __slots__ = FIELDS = ("items",)
 
     def __init__(self, span, items):
@@ -391,7 +391,7 @@ class Concat(Node):
 
 
 class CondExpr(Node):
-    """then if test else else_ (else_ may be None)"""
+    # then if test else else_ (else_ may be None)
     __slots__ = FIELDS = ("test", "then", "else_")
 
     def __init__(self, span, test, then, else_):
