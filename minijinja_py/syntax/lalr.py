@@ -29,9 +29,9 @@ _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte
 
 
 class Tables:
-    """The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
-    per lexer are kept as the file's texts (numbers in hex) and decoded when first used (a template visits a
-    fraction of them): decoding the file and holding it are a cold start's cost."""
+    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
+    # per lexer are kept as the file's texts (numbers in hex) and decoded when first used (a template visits a
+    # fraction of them): decoding the file and holding it are a cold start's cost.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -58,14 +58,14 @@ class Tables:
         self.start, self.end = data["start"], data["end"]
 
     def lexer(self, number):
-        """The terminal names of a lexer, in match order."""
+        # The terminal names of a lexer, in match order.
         names = self._lexers[number]
         if names.__class__ is str:
             names = self._lexers[number] = tuple(map(self._symbol, bytes.fromhex(names)))
         return names
 
     def row(self, state):
-        """The actions of a state, decoded from its text on first use: its symbols, then their actions."""
+        # The actions of a state, decoded from its text on first use: its symbols, then their actions.
         row = self.actions[state]
         if row is None:
             symbols, _, actions = self._states[state].partition(" ")
@@ -79,7 +79,7 @@ class Tables:
 
 
 def _shorts(text):
-    """The numbers of a hex text of two bytes each, low byte first."""
+    # The numbers of a hex text of two bytes each, low byte first.
     data = bytearray.fromhex(text)
     if _BIG_ENDIAN:
         data[::2], data[1::2] = data[1::2], data[::2]
@@ -95,12 +95,12 @@ _SAME = -1     # a rule's size when its one symbol's value, a list, is the callb
 
 
 class Parser:
-    """One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
-    to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
-    compiled on first use and shared, each parse keeps its own stacks.
-
-    modes, if given, replaces edit: a list of Lexicons, one per lexer mode, of which a parse lexes each token with
-    the one its `mode` names when the token is lexed (see parse)."""
+    # One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
+    # to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
+    # compiled on first use and shared, each parse keeps its own stacks.
+    #
+    # modes, if given, replaces edit: a list of Lexicons, one per lexer mode, of which a parse lexes each token with
+    # the one its `mode` names when the token is lexed (see parse).
 
     def __init__(self, tables, callbacks, edit=None, modes=None):
         self.tables = tables
@@ -120,8 +120,8 @@ class Parser:
         self._chains = {}
 
     def _rule(self, number):
-        """(kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
-        unchanged; made when the rule is first reduced (a template uses a fraction of them)."""
+        # (kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
+        # unchanged; made when the rule is first reduced (a template uses a fraction of them).
         rule = self._rules[number]
         if rule is None:
             rule = self._rules[number] = self._bind(self.tables.rules[number], self._callbacks)
@@ -153,10 +153,10 @@ class Parser:
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None, mode=None):
-        """The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
-        generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
-        mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
-        lexed in (the postlexer sets it as it goes; it starts as it is given)."""
+        # The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
+        # generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
+        # mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
+        # lexed in (the postlexer sets it as it goes; it starts as it is given).
         state = self.tables.start
         states, values = [state], []
         stream = (self._lexer.lex(text, states, values) if mode is None
@@ -234,8 +234,8 @@ class Parser:
         raise AssertionError("the tables shift no $END")   # (they never do: tools/grammar_tables.py)
 
     def _follow_units(self, below, state, kind):
-        """The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
-        before any other action (or an error, which then shows in that state as Lark would show it)."""
+        # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
+        # before any other action (or an error, which then shows in that state as Lark would show it).
         actions = self._actions
         while True:
             action = self.tables.row(state).get(kind)
@@ -245,8 +245,8 @@ class Parser:
 
 
 def _end_of(values):
-    """The $END token, after the last one (placed where the last token is, as Lark places it: values[-1] is that
-    token when the parser asks for the next one, having just shifted it)."""
+    # The $END token, after the last one (placed where the last token is, as Lark places it: values[-1] is that
+    # token when the parser asks for the next one, having just shifted it).
     last = values[-1] if values else None
     if last is None:
         yield Token("$END", "", 0, 1, 1, None, None, None)
@@ -255,13 +255,13 @@ def _end_of(values):
 
 
 def _expected(actions):
-    """The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included)."""
+    # The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included).
     return {symbol for symbol in actions if symbol.isupper()}
 
 
 def _picker(indexes):
-    """The shaper of a rule whose callback takes some of its symbols' values as they are: a tuple of them (a
-    callback's children are read, never extended: only an inlined rule's list is)."""
+    # The shaper of a rule whose callback takes some of its symbols' values as they are: a tuple of them (a
+    # callback's children are read, never extended: only an inlined rule's list is).
     if len(indexes) == 1:
         index = indexes[0]
         return lambda children: (children[index],)
@@ -269,8 +269,8 @@ def _picker(indexes):
 
 
 def _shaper(plan):
-    """A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
-    plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py)."""
+    # A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
+    # plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py).
     include, trailing_nones = plan
     if trailing_nones or any(nones for _, _, nones in include):
         return _spliced_or_padded(plan)
@@ -296,9 +296,9 @@ def _shaper(plan):
 
 
 def _spliced_or_padded(plan):
-    """_shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
-    and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
-    popped values, a fresh list); the list itself extended when it comes first, as _shape does."""
+    # _shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
+    # and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
+    # popped values, a fresh list); the list itself extended when it comes first, as _shape does.
     include, trailing_nones = plan
     splices = [index for index, splice, _ in include if splice]
     if len(splices) > 1:
@@ -337,7 +337,7 @@ def _spliced_or_padded(plan):
 
 
 def _shape(children, plan):
-    """The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper)."""
+    # The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper).
     include, trailing_nones = plan
     shaped = []
     for index, splice, nones in include:

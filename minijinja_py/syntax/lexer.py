@@ -18,10 +18,10 @@ _new_tuple = tuple.__new__
 
 
 class Token(tuple):
-    """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    line/column of its first character and of the position just after it. A tuple: one is made per token, and the
-    lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
-    collections.namedtuple, which compiles Python source for its constructor (a cold start's cost)."""
+    # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
+    # line/column of its first character and of the position just after it. A tuple: one is made per token, and the
+    # lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
+    # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
@@ -44,9 +44,9 @@ class UnexpectedInput(Exception):
 
 
 class UnexpectedToken(UnexpectedInput):
-    """`token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
-    of the state's terminals matches but another terminal of the grammar does: `token` is that one and
-    `expected` the state's terminals."""
+    # `token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
+    # of the state's terminals matches but another terminal of the grammar does: `token` is that one and
+    # `expected` the state's terminals.
 
     def __init__(self, token, expected, state, values):
         super().__init__(f"unexpected {token.type} at {token.line}:{token.column}")
@@ -54,7 +54,7 @@ class UnexpectedToken(UnexpectedInput):
 
 
 class UnexpectedCharacters(UnexpectedInput):
-    """No terminal of the grammar matches at pos_in_stream."""
+    # No terminal of the grammar matches at pos_in_stream.
 
     def __init__(self, pos_in_stream, line, column, allowed, state, values):
         super().__init__(f"no terminal matches at {line}:{column}")
@@ -63,11 +63,11 @@ class UnexpectedCharacters(UnexpectedInput):
 
 
 class Lexicon:
-    """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset),
-    the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
-    with the prefix (see tools/grammar_tables.py), and the literals {name: text} (natives.literals of the
-    patterns; None: the lexer works them out)."""
+    # The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
+    # (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset),
+    # the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
+    # with the prefix (see tools/grammar_tables.py), and the literals {name: text} (natives.literals of the
+    # patterns; None: the lexer works them out).
 
     __slots__ = ("patterns", "first", "families", "literals")
 
@@ -76,9 +76,9 @@ class Lexicon:
 
 
 def lexicon(tables, edit=None):
-    """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
-    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
-    checks for the option edits)."""
+    # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
+    # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
+    # checks for the option edits).
     edit = edit or (lambda pattern: pattern)
     # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
     first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
@@ -91,18 +91,18 @@ _TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 
 class Lexer:
-    """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
-    that matches. Three shortcuts with the same result: only the terminals that can start with the character at
-    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
-    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
-    fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
-    tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
-    of name characters at hand when the run is its text), which serves every state: a state takes its match when
-    it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is compiled on
-    first use and shared by all states (compiling is a cold start's largest part of a first parse); while a
-    family is read natively, the terminals natives.KNOWN has (numbers, strings) are read by Python functions.
-    Once its families read with their regexps (_tier_up), a lexer tries the units a state has for a character
-    with one regexp of them all (_combined) instead of in turn."""
+    # The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
+    # that matches. Three shortcuts with the same result: only the terminals that can start with the character at
+    # hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
+    # establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
+    # fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
+    # tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
+    # of name characters at hand when the run is its text), which serves every state: a state takes its match when
+    # it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is compiled on
+    # first use and shared by all states (compiling is a cold start's largest part of a first parse); while a
+    # family is read natively, the terminals natives.KNOWN has (numbers, strings) are read by Python functions.
+    # Once its families read with their regexps (_tier_up), a lexer tries the units a state has for a character
+    # with one regexp of them all (_combined) instead of in turn.
 
     def __init__(self, tables, lexicon):
         patterns = lexicon.patterns
@@ -144,10 +144,10 @@ class Lexer:
         self._word = re.compile(_WORD).match                       # a run of name characters (keywords)
 
     def _literals_matcher(self, text, pos):
-        """The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
-        None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
-        name characters at pos when the run is its text (at most one literal can match at any place, see
-        natives.literals)."""
+        # The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
+        # None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
+        # name characters at pos when the run is its text (at most one literal can match at any place, see
+        # natives.literals).
         found = self._punctuation.get(text[pos:pos + 1])
         if found is None:
             return self._keyword_matcher(text, pos)
@@ -157,21 +157,21 @@ class Lexer:
         return None
 
     def _keyword_matcher(self, text, pos):
-        """The keyword terminal whose text is the run of name characters at pos, or None."""
+        # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
         return None if name is None else Found(name, text, pos, word.end())
 
     def _matcher(self, names):
-        """The match function trying the terminals `names` in turn (terminals of no family, or members of one
-        family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
-        lexer reads any family natively), else one regexp's match method."""
+        # The match function trying the terminals `names` in turn (terminals of no family, or members of one
+        # family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
+        # lexer reads any family natively), else one regexp's match method.
         native = self._native.get(names) or self._known.get(names)
         return native.match if native is not None else self._matcher_regexp(names)
 
     def _matcher_regexp(self, names):
-        """The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
-        fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile)."""
+        # The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
+        # fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile).
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
@@ -186,9 +186,9 @@ class Lexer:
         return found
 
     def _tier_up(self, native):
-        """A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
-        them (and, the last family gone, the known terminals' regexps read theirs), and the lexer's entries are
-        made again to use them."""
+        # A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
+        # them (and, the last family gone, the known terminals' regexps read theirs), and the lexer's entries are
+        # made again to use them.
         if self._native.pop(native.names, None) is not None:
             if not self._native:
                 self._known.clear()
@@ -196,9 +196,9 @@ class Lexer:
                 table.clear()
 
     def _units(self, lexer):
-        """The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
-        characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
-        members of a family it does not have all of."""
+        # The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
+        # characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
+        # members of a family it does not have all of.
         units = self._units_of_lexer[lexer]
         if units is None:
             units, done, single, first = [], set(), self._single_units, self._first
@@ -219,7 +219,7 @@ class Lexer:
         return units
 
     def _family_first(self, names):
-        """(the members as a set, the ASCII characters any may start with, whether a non-ASCII one) of a family."""
+        # (the members as a set, the ASCII characters any may start with, whether a non-ASCII one) of a family.
         found = self._family_firsts.get(names)
         if found is None:
             first = [self._first[name] for name in names]
@@ -228,10 +228,10 @@ class Lexer:
         return found
 
     def candidates(self, state, char):
-        """The match function of the state's lexer for text starting with char: one compiled regexp's match when
-        the terminals that can start with char make one unit, else a function trying the units in turn (each
-        regexp serves every state: combining a state's candidates into one would compile the same terminals
-        into many regexps)."""
+        # The match function of the state's lexer for text starting with char: one compiled regexp's match when
+        # the terminals that can start with char make one unit, else a function trying the units in turn (each
+        # regexp serves every state: combining a state's candidates into one would compile the same terminals
+        # into many regexps).
         table = self._candidates_of_state[state]
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
@@ -269,12 +269,12 @@ class Lexer:
         return found
 
     def _combined(self, units):
-        """The match method of one regexp trying units [(names, accepted, literals?), ...] as _trier tries them,
-        in one call: each unit's alternatives in turn, a family with only the members the state accepts (where
-        the family's regexp finds another member, _trier tries the state's own, which is what the first way to
-        match of the accepted ones alone is), a literal unit with the state's own literals (at most one literal
-        matches at any place). For a warm lexer only (no family read natively): one regexp per state and
-        character costs a first parse more compiling than it saves."""
+        # The match method of one regexp trying units [(names, accepted, literals?), ...] as _trier tries them,
+        # in one call: each unit's alternatives in turn, a family with only the members the state accepts (where
+        # the family's regexp finds another member, _trier tries the state's own, which is what the first way to
+        # match of the accepted ones alone is), a literal unit with the state's own literals (at most one literal
+        # matches at any place). For a warm lexer only (no family read natively): one regexp per state and
+        # character costs a first parse more compiling than it saves.
         parts = []
         for names, accepted, literals in units:
             family = None if literals else self._family.get(names[0])
@@ -293,16 +293,16 @@ class Lexer:
         return found
 
     def _deferred(self, names, accepted):
-        """A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
-        first unit that matches, so a template that never gets past the earlier ones never compiles this one's)."""
+        # A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
+        # first unit that matches, so a template that never gets past the earlier ones never compiles this one's).
         entry = [None, accepted, True]
         entry[0] = self._later(names, lambda compiled: entry.__setitem__(0, compiled))
         return entry
 
     def _later(self, names, put):
-        """The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
-        when first called and hands the compiled match method to put, which stores it in its own place (a first
-        parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse)."""
+        # The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
+        # when first called and hands the compiled match method to put, which stores it in its own place (a first
+        # parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse).
         if names in self._native or names in self._known or names in self._matchers:
             return self._matcher(names)
 
@@ -313,10 +313,10 @@ class Lexer:
         return match
 
     def _trier(self, units):
-        """A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
-        re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
-        another: a family's members (the state's own are then tried without the others) or literals (then none
-        of the state's own matches here)."""
+        # A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
+        # re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
+        # another: a family's members (the state's own are then tried without the others) or literals (then none
+        # of the state's own matches here).
         def match(text, pos):
             for match, accepted, family in units:
                 m = match(text, pos)
@@ -332,8 +332,8 @@ class Lexer:
         return match
 
     def lex(self, text, states, values):
-        """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
-        for (the parser's stacks, shared)."""
+        # Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
+        # for (the parser's stacks, shared).
         by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
         pos, line, line_start, size = 0, 1, 0, len(text)
         while pos < size:
@@ -387,14 +387,14 @@ class Lexer:
             pos = end
 
     def _root_match(self, text, pos):
-        """The first terminal of the whole grammar that matches at pos, or None."""
+        # The first terminal of the whole grammar that matches at pos, or None.
         char = text[pos]
         return self._trier([(self._matcher(names), None, False) for names, _, chars, non_ascii in self._units(0)
                             if (char in chars if char < "\x80" else non_ascii)])(text, pos)
 
     def _unmatched(self, text, pos, line, line_start, state, values):
-        """The error for text no terminal of the state matches: what the whole grammar's terminals find there
-        (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
+        # The error for text no terminal of the state matches: what the whole grammar's terminals find there
+        # (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters.
         allowed = set(self.tables.lexer(self.tables.lexer_of_state[state])) - self.tables.ignore
         allowed = allowed or {"<END-OF-FILE>"}
         at, at_line, at_start = pos, line, line_start
@@ -415,9 +415,9 @@ class Lexer:
 
 
 def lex_modes(lexers, mode, text, states, values):
-    """Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
-    asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
-    environments with other delimiters, not the hot path."""
+    # Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
+    # asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
+    # environments with other delimiters, not the hot path.
     ignore = lexers[0].tables.ignore
     pos, line, line_start, size = 0, 1, 0, len(text)
     while pos < size:
@@ -445,9 +445,9 @@ def lex_modes(lexers, mode, text, states, values):
 
 
 def _shared_ends(alternatives):
-    """The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\\w) (the
-    block tags) have it once, after them: `(?:a|b)(?!\\w)` tries what `a(?!\\w)|b(?!\\w)` tries, in the same
-    order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile)."""
+    # The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\w) (the
+    # block tags) have it once, after them: `(?:a|b)(?!\w)` tries what `a(?!\w)|b(?!\w)` tries, in the same
+    # order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile).
     end = _TAG_END + ")"
     parts, run = [], []
     for alternative in alternatives + [None]:
@@ -469,13 +469,13 @@ _LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase 
 
 
 class _KeywordFamily:
-    """A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
-    block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
-    largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
-    prefix's regexp followed by the run of word characters there), then the first member, in order, that
-    matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
-    pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
-    the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp."""
+    # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
+    # block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
+    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
+    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
+    # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
+    # the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp.
 
     __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
 
@@ -486,7 +486,7 @@ class _KeywordFamily:
 
     @classmethod
     def of(cls, lexer, prefix, names, patterns):
-        """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
+        # The _KeywordFamily of a family, or None when a member does not start with a keyword.
         tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
         for name in names:
             rest = patterns[name][len(prefix):]
@@ -523,13 +523,13 @@ class _KeywordFamily:
 
 
 def _compiled(pattern):
-    """The match method of a pattern (re's own cache keeps it)."""
+    # The match method of a pattern (re's own cache keeps it).
     return re.compile(pattern).match
 
 
 class _Fixed:
-    """A lexer's entry for a character where one punctuation terminal, of one fixed text, is all that can start
-    (and is the state's own): the token is that text when the text is there, with no regexp."""
+    # A lexer's entry for a character where one punctuation terminal, of one fixed text, is all that can start
+    # (and is the state's own): the token is that text when the text is there, with no regexp.
     __slots__ = ("name", "text", "size")
 
     def __init__(self, text, name):
@@ -537,7 +537,7 @@ class _Fixed:
 
 
 class Known:
-    """A terminal read by its natives.KNOWN function (the match function of its regexp, as a lexer holds one)."""
+    # A terminal read by its natives.KNOWN function (the match function of its regexp, as a lexer holds one).
     __slots__ = ("match",)
 
     def __init__(self, match):
@@ -545,8 +545,8 @@ class Known:
 
 
 class _Skip:
-    """A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
-    its match function, and the run's ASCII characters, to skip a one-character run without the regexp."""
+    # A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
+    # its match function, and the run's ASCII characters, to skip a one-character run without the regexp.
     __slots__ = ("match", "chars")
 
     def __init__(self, match, chars):

@@ -11,7 +11,7 @@ __all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "fixed_text", "alternative
 
 
 class Found:
-    """A terminal found without a regexp, told as a re.Match tells what it found."""
+    # A terminal found without a regexp, told as a re.Match tells what it found.
     __slots__ = ("lastgroup", "_text", "_start", "_end")
 
     def __init__(self, name, text, start, end):
@@ -32,7 +32,7 @@ WORD_END = f"(?!{NAME_CHAR})"
 
 
 def fixed_text(pattern):
-    """The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None."""
+    # The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None.
     chars, escaped = [], False
     for char in pattern:
         if escaped or char not in _SPECIAL:
@@ -48,15 +48,15 @@ def fixed_text(pattern):
 
 
 def alternatives(pattern):
-    """The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
-    else None."""
+    # The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
+    # else None.
     body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
     texts = [fixed_text(part) for part in body.split("|")]
     return None if None in texts else texts
 
 
 def texts_matcher(name, texts):
-    """A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds."""
+    # A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds.
     def match(text, pos):
         for fixed in texts:
             if text.startswith(fixed, pos):
@@ -66,10 +66,10 @@ def texts_matcher(name, texts):
 
 
 def literals(patterns):
-    """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
-    punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
-    character cannot follow, so one that starts another cannot match where that one does); a text that two
-    terminals share is left out."""
+    # {name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
+    # punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
+    # character cannot follow, so one that starts another cannot match where that one does); a text that two
+    # terminals share is left out.
     punctuation, keywords = {}, {}
     for name, pattern in patterns.items():
         word = pattern[:-len(WORD_END)] if pattern.endswith(WORD_END) else ""
@@ -91,7 +91,7 @@ def literals(patterns):
 # is never a digit or an underscore).
 
 def _run(text, at, digit):
-    """The end of `(?:_?D)*` from at, D the characters digit() accepts."""
+    # The end of `(?:_?D)*` from at, D the characters digit() accepts.
     size = len(text)
     while at < size:
         if digit(text[at]):
@@ -104,12 +104,12 @@ def _run(text, at, digit):
 
 
 def _decimals(text, at):
-    """The end of `(?:\\d+_)*\\d+` from at, or -1."""
+    # The end of `(?:\d+_)*\d+` from at, or -1.
     return _run(text, at + 1, str.isdecimal) if at < len(text) and text[at].isdecimal() else -1
 
 
 def _exponent(text, at):
-    """The end of `[eE][+\\-]?(?:\\d+_)*\\d+` from at, or -1."""
+    # The end of `[eE][+\-]?(?:\d+_)*\d+` from at, or -1.
     if text[at:at + 1] not in ("e", "E"):
         return -1
     at += 1
