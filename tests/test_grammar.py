@@ -110,14 +110,15 @@ def test_name_character_class_is_word_or_other_non_space():
 
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
-    """The lexer tries the punctuation and keyword terminals with one matcher (lexer._literals, found without a
+    """The lexer tries the punctuation and keyword terminals with one matcher (natives.literals, found without a
     regexp of theirs): at any place it must find a terminal exactly when that terminal's own pattern matches
     there, with the same text, so that a state may take its match when the terminal is one of its own and
     otherwise know that none of its own matches."""
     import re
-    from minijinja_py.syntax import lexer
+    from minijinja_py.syntax import natives
     parser = syntax.parser(trim_blocks, lstrip_blocks)
-    literals = lexer._literals(parser.patterns)
+    literals = natives.literals(parser.patterns)
+    assert parser._lexer._literal == literals   # (the tables' own, written by the build)
     assert {"LPAR", "_COMMA", "POW", "DSLASH", "IN", "_KW_IF", "_WITHOUT", "_KW_WITH"} <= set(literals)
     assert not {"STAR", "SLASH", "NAME", "CMP_OP", "VAR_OPEN"} & set(literals)  # a prefix of POW/DSLASH; regexps
     shared = parser._lexer._literals_matcher
@@ -133,6 +134,35 @@ def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
                 assert found is None or found.lastgroup != name, (probe, name)
             else:
                 assert found is not None and found.lastgroup == name and found.end() == m.end(), (probe, name)
+
+
+def test_known_terminals_read_without_their_regexp_exactly():
+    """The number and string terminals a cold lexer reads with Python functions (natives.KNOWN): at every place of
+    generated text each finds what its regexp finds (the same end, or nothing), and the grammar's terminals are
+    spelt as KNOWN has them (else they would be compiled, and this would test nothing)."""
+    import random
+    import re
+    from minijinja_py.syntax import natives
+    terminals = syntax.load_tables().terminals
+    known = {name: pattern for name, pattern in terminals.items() if pattern in natives.KNOWN}
+    assert set(known) == {"FLOAT", "INT", "STRING"}
+    pieces = ["0", "1", "7", "9", "2", "8", "\u0663", "\uff10", "\u00b2", "_", "__", ".", "e", "E", "+", "-", "b",
+              "B", "o", "O", "x", "X", "a", "f", "F", "g", "'", '"', "\\", "\n", " ", "é", "1_0", "0x", "0b", "0o",
+              "1.5", "1e", "\\'", '\\"']
+    rng = random.Random(22)
+    probes = {"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(20000)}
+    probes |= {a + b for a in pieces for b in pieces}
+    checked = 0
+    for name, pattern in known.items():
+        regexp, native = re.compile(f"(?P<{name}>{pattern})").match, natives.KNOWN[pattern](name)
+        for probe in probes:
+            for pos in range(len(probe) + 1):
+                want, got = regexp(probe, pos), native(probe, pos)
+                assert (want is None) == (got is None), (name, probe, pos)
+                if want is not None:
+                    assert (got.lastgroup, got.end(), got.group()) == (name, want.end(), want.group()), (probe, pos)
+                    checked += 1
+    assert checked > 10000
 
 
 @pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])

@@ -27,7 +27,7 @@ sys.path.insert(0, ROOT)
 
 import lark  # noqa: E402
 
-from minijinja_py.syntax import parse as syntax  # noqa: E402
+from minijinja_py.syntax import natives, parse as syntax  # noqa: E402
 from minijinja_py.syntax.firstchars import (  # noqa: E402
     ANYTHING, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
 )
@@ -35,7 +35,7 @@ from minijinja_py.syntax.firstchars import (  # noqa: E402
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 5
+FORMAT = 6
 
 
 def grammar_text():
@@ -303,27 +303,28 @@ def extract(parser):
     rule_id = {rule: i for i, rule in enumerate(parser.rules)}
     lexers, lexer_id = [_match_order(contextual.root_lexer)], {}
     lexer_id[tuple(lexers[0])] = 0
-    states, state_lexers, lookaheads = [], [], {}
+    rows, state_lexers = [], []
     for old in order:
         names = tuple(_match_order(contextual.lexers[old]))
         if names not in lexer_id:
             lexer_id[names] = len(lexers)
             lexers.append(list(names))
-        moves, reductions = {}, {}
-        for symbol, (action, arg) in sorted(table.states[old].items()):
-            if action.name == "Shift":
-                moves[str(symbol)] = state_id[arg]
-            else:
-                reductions.setdefault(-1 - rule_id[arg], []).append(str(symbol))
-        # a reduction's lookahead terminals, as one of the sets that recur across states
-        reduce = [[action, lookaheads.setdefault(tuple(symbols), len(lookaheads))]
-                  for action, symbols in sorted(reductions.items(), reverse=True)]
-        # a state as one text, "SYMBOL state SYMBOL state ...;action lookahead action lookahead ...": decoding a
-        # string is all JSON does with it, and the driver splits the states a template reaches (a fraction of them)
-        # when it first reaches one
         state_lexers.append(lexer_id[names])
-        states.append(" ".join(f"{symbol} {state}" for symbol, state in moves.items()) + ";" +
-                      " ".join(f"{action} {lookahead}" for action, lookahead in reduce))
+        # symbol → state (shift or goto, >= 0) or ~rule (reduce on that lookahead, < 0)
+        rows.append({str(symbol): state_id[arg] if action.name == "Shift" else ~rule_id[arg]
+                     for symbol, (action, arg) in sorted(table.states[old].items())})
+    symbols = sorted({symbol for row in rows for symbol in row} | {name for names in lexers for name in names})
+    code = {symbol: f"{i:02x}" for i, symbol in enumerate(symbols)}
+    if len(symbols) > 0x100 or len(parser.rules) + len(order) > 0x10000:
+        raise SystemExit("too many symbols (or actions) for the tables' codes")
+
+    def state(row):
+        actions = set(row.values())
+        return "".join(map(code.__getitem__, row)) + " " + "".join(
+            # an action's number: the action + the number of rules (reductions first), two bytes, low byte first
+            (action + len(parser.rules)).to_bytes(2, "little").hex()
+            for action in (actions if len(actions) == 1 else row.values()))
+
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     _check_common_order(lexers)
     return {
@@ -333,15 +334,22 @@ def extract(parser):
         "first": {name: ["".join(sorted(chars)), int(non_ascii)]
                   for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
         "families": families(lexers[0], patterns),
+        # the terminals of one fixed text a lexer finds without their regexps (natives.literals: the same for every
+        # option set, as build() checks, so that a lexer need not work them out)
+        "literals": natives.literals(patterns),
         "ignore": sorted(parser.ignore_tokens),
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
-        # name lists as texts ("NAME NAME ..."), split by the driver when it first uses one
-        "lexers": [" ".join(names) for names in lexers],
+        "symbols": symbols,
+        # in hex: a symbol as its index in symbols (a byte), an action as two bytes (see state()). A lexer: its
+        # terminals in match order; a state's row: its symbols, a space, their actions (one, when all are the same
+        # reduction), every lookahead of a reduction written out. The driver decodes a row when the parser first
+        # reaches its state, the numbers mapped through two lists (no splitting or int(), all in C): a template
+        # reaches a fraction of the states, and a cold start pays for what it decodes
+        "lexers": ["".join(map(code.__getitem__, names)) for names in lexers],
+        "states": [state(row) for row in rows],
         "rules": [_rule_entry(rule) for rule in parser.rules],
         "callbacks": _callbacks(parser),
-        "states": states,
         "state_lexers": state_lexers,
-        "lookaheads": [" ".join(symbols) for symbols in lookaheads],
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }

@@ -18,18 +18,20 @@ remembered per (state below, state, lookahead) and taken in one step.
 
 from itertools import chain
 from operator import itemgetter
+from sys import byteorder
 
 from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, lex_modes, lexicon
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 5
+FORMAT = 6
+_BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 
 
 class Tables:
-    """The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
-    per lexer are kept as the file's texts and split when first used (a template visits a fraction of them):
-    decoding the file and holding it are a cold start's cost."""
+    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
+    # per lexer are kept as the file's texts (numbers in hex) and decoded when first used (a template visits a
+    # fraction of them): decoding the file and holding it are a cold start's cost.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -37,47 +39,51 @@ class Tables:
         self.terminals = data["terminals"]          # name → regexp
         self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
+        self.literals = data["literals"]            # name → its fixed text (see natives.literals)
         self.ignore = frozenset(data["ignore"])
         self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
         self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
         self.lexer_of_state = data["state_lexers"]
         self.lexer_count = len(data["lexers"])
-        # lexer → its terminal names in match order ([0] has them all), a tuple once split
+        # lexer → its terminal names in match order ([0] has them all), a tuple once decoded
         self._lexers = data["lexers"]
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
         # when the parser first reaches the state
         self.actions = [None] * len(data["states"])
-        self._states, self._lookaheads = data["states"], data["lookaheads"]
-        self._symbols = {}   # one str per symbol name, shared by the rows, lexers and lookahead sets
+        self._states = data["states"]
+        # a number's symbol and action (one str per symbol, shared by the rows and lexers)
+        self._symbol = data["symbols"].__getitem__
+        self._action = list(range(-len(self.rules), len(self.actions))).__getitem__
         self.start, self.end = data["start"], data["end"]
 
     def lexer(self, number):
-        """The terminal names of a lexer, in match order."""
-        return self._names(self._lexers, number)
-
-    def _names(self, texts, number):
-        """texts[number], names separated by spaces, as a tuple of the shared strings (split on first use)."""
-        names = texts[number]
+        # The terminal names of a lexer, in match order.
+        names = self._lexers[number]
         if names.__class__ is str:
-            names = names.split()
-            names = texts[number] = tuple(map(self._symbols.setdefault, names, names))
+            names = self._lexers[number] = tuple(map(self._symbol, bytes.fromhex(names)))
         return names
 
     def row(self, state):
-        """The actions of a state, made from its moves and reductions on first use."""
+        # The actions of a state, decoded from its text on first use: its symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            moves, _, reductions = self._states[state].partition(";")
-            moves = moves.split()   # "SYMBOL state SYMBOL state ..."
-            symbols = moves[::2]
-            row = dict(zip(map(self._symbols.setdefault, symbols, symbols), map(int, moves[1::2])))
-            reductions = reductions.split()   # "action lookahead action lookahead ..."
-            for action, lookahead in zip(map(int, reductions[::2]), map(int, reductions[1::2])):
-                # the tables store each set of lookahead terminals once
-                row.update(dict.fromkeys(self._names(self._lookaheads, lookahead), action))
+            symbols, _, actions = self._states[state].partition(" ")
+            symbols = map(self._symbol, bytes.fromhex(symbols))
+            if len(actions) == 4:   # the same action on every symbol (a reduction, on every lookahead)
+                row = dict.fromkeys(symbols, self._action(_shorts(actions)[0]))
+            else:
+                row = dict(zip(symbols, map(self._action, _shorts(actions))))
             self.actions[state] = row
         return row
+
+
+def _shorts(text):
+    # The numbers of a hex text of two bytes each, low byte first.
+    data = bytearray.fromhex(text)
+    if _BIG_ENDIAN:
+        data[::2], data[1::2] = data[1::2], data[::2]
+    return memoryview(data).cast("H")
 
 
 # What a reduction does, by rule
@@ -89,12 +95,12 @@ _SAME = -1     # a rule's size when its one symbol's value, a list, is the callb
 
 
 class Parser:
-    """One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
-    to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
-    compiled on first use and shared, each parse keeps its own stacks.
-
-    modes, if given, replaces edit: a list of Lexicons, one per lexer mode, of which a parse lexes each token with
-    the one its `mode` names when the token is lexed (see parse)."""
+    # One set of tables, with the terminal patterns passed through edit (a function, pattern → pattern), bound
+    # to callbacks (an object with one method per rule name or alias). Reusable and thread-safe: the lexers are
+    # compiled on first use and shared, each parse keeps its own stacks.
+    #
+    # modes, if given, replaces edit: a list of Lexicons, one per lexer mode, of which a parse lexes each token with
+    # the one its `mode` names when the token is lexed (see parse).
 
     def __init__(self, tables, callbacks, edit=None, modes=None):
         self.tables = tables
@@ -114,8 +120,8 @@ class Parser:
         self._chains = {}
 
     def _rule(self, number):
-        """(kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
-        unchanged; made when the rule is first reduced (a template uses a fraction of them)."""
+        # (kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
+        # unchanged; made when the rule is first reduced (a template uses a fraction of them).
         rule = self._rules[number]
         if rule is None:
             rule = self._rules[number] = self._bind(self.tables.rules[number], self._callbacks)
@@ -147,10 +153,10 @@ class Parser:
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None, mode=None):
-        """The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
-        generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
-        mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
-        lexed in (the postlexer sets it as it goes; it starts as it is given)."""
+        # The start rule's value for text. postlex, if given, maps the token stream to the one parsed (a
+        # generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
+        # mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
+        # lexed in (the postlexer sets it as it goes; it starts as it is given).
         state = self.tables.start
         states, values = [state], []
         stream = (self._lexer.lex(text, states, values) if mode is None
@@ -228,8 +234,8 @@ class Parser:
         raise AssertionError("the tables shift no $END")   # (they never do: tools/grammar_tables.py)
 
     def _follow_units(self, below, state, kind):
-        """The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
-        before any other action (or an error, which then shows in that state as Lark would show it)."""
+        # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
+        # before any other action (or an error, which then shows in that state as Lark would show it).
         actions = self._actions
         while True:
             action = self.tables.row(state).get(kind)
@@ -239,8 +245,8 @@ class Parser:
 
 
 def _end_of(values):
-    """The $END token, after the last one (placed where the last token is, as Lark places it: values[-1] is that
-    token when the parser asks for the next one, having just shifted it)."""
+    # The $END token, after the last one (placed where the last token is, as Lark places it: values[-1] is that
+    # token when the parser asks for the next one, having just shifted it).
     last = values[-1] if values else None
     if last is None:
         yield Token("$END", "", 0, 1, 1, None, None, None)
@@ -249,13 +255,13 @@ def _end_of(values):
 
 
 def _expected(actions):
-    """The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included)."""
+    # The terminals a state has an action for (Lark's `expected`: the upper-case symbols, $END included).
     return {symbol for symbol in actions if symbol.isupper()}
 
 
 def _picker(indexes):
-    """The shaper of a rule whose callback takes some of its symbols' values as they are: a tuple of them (a
-    callback's children are read, never extended: only an inlined rule's list is)."""
+    # The shaper of a rule whose callback takes some of its symbols' values as they are: a tuple of them (a
+    # callback's children are read, never extended: only an inlined rule's list is).
     if len(indexes) == 1:
         index = indexes[0]
         return lambda children: (children[index],)
@@ -263,8 +269,8 @@ def _picker(indexes):
 
 
 def _shaper(plan):
-    """A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
-    plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py)."""
+    # A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
+    # plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py).
     include, trailing_nones = plan
     if trailing_nones or any(nones for _, _, nones in include):
         return _spliced_or_padded(plan)
@@ -290,9 +296,9 @@ def _shaper(plan):
 
 
 def _spliced_or_padded(plan):
-    """_shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
-    and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
-    popped values, a fresh list); the list itself extended when it comes first, as _shape does."""
+    # _shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
+    # and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
+    # popped values, a fresh list); the list itself extended when it comes first, as _shape does.
     include, trailing_nones = plan
     splices = [index for index, splice, _ in include if splice]
     if len(splices) > 1:
@@ -331,7 +337,7 @@ def _spliced_or_padded(plan):
 
 
 def _shape(children, plan):
-    """The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper)."""
+    # The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper).
     include, trailing_nones = plan
     shaped = []
     for index, splice, nones in include:

@@ -9,6 +9,8 @@ state is read from the parser's stack when the next token is asked for (lalr.py 
 import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
+from .natives import KNOWN, NAME_CHAR, Found, alternatives, literals, texts_matcher
+
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
@@ -16,10 +18,10 @@ _new_tuple = tuple.__new__
 
 
 class Token(tuple):
-    """A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    line/column of its first character and of the position just after it. A tuple: one is made per token, and the
-    lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
-    collections.namedtuple, which compiles Python source for its constructor (a cold start's cost)."""
+    # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
+    # line/column of its first character and of the position just after it. A tuple: one is made per token, and the
+    # lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
+    # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
@@ -42,9 +44,9 @@ class UnexpectedInput(Exception):
 
 
 class UnexpectedToken(UnexpectedInput):
-    """`token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
-    of the state's terminals matches but another terminal of the grammar does: `token` is that one and
-    `expected` the state's terminals."""
+    # `token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
+    # of the state's terminals matches but another terminal of the grammar does: `token` is that one and
+    # `expected` the state's terminals.
 
     def __init__(self, token, expected, state, values):
         super().__init__(f"unexpected {token.type} at {token.line}:{token.column}")
@@ -52,7 +54,7 @@ class UnexpectedToken(UnexpectedInput):
 
 
 class UnexpectedCharacters(UnexpectedInput):
-    """No terminal of the grammar matches at pos_in_stream."""
+    # No terminal of the grammar matches at pos_in_stream.
 
     def __init__(self, pos_in_stream, line, column, allowed, state, values):
         super().__init__(f"no terminal matches at {line}:{column}")
@@ -61,105 +63,53 @@ class UnexpectedCharacters(UnexpectedInput):
 
 
 class Lexicon:
-    """The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset) and
-    the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
-    with the prefix (see tools/grammar_tables.py)."""
+    # The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
+    # (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset),
+    # the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
+    # with the prefix (see tools/grammar_tables.py), and the literals {name: text} (natives.literals of the
+    # patterns; None: the lexer works them out).
 
-    __slots__ = ("patterns", "first", "families")
+    __slots__ = ("patterns", "first", "families", "literals")
 
-    def __init__(self, patterns, first, families):
-        self.patterns, self.first, self.families = patterns, first, families
+    def __init__(self, patterns, first, families, literals=None):
+        self.patterns, self.first, self.families, self.literals = patterns, first, families, literals
 
 
 def lexicon(tables, edit=None):
-    """The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
-    that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), as the build checks)."""
+    # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
+    # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
+    # checks for the option edits).
     edit = edit or (lambda pattern: pattern)
     # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
     first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
-                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families])
+                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals)
 
 
-# A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
-_NAME_CHAR = "[^\x00-/:-@[-^`{-\x7f\\s]"
-_WORD_END = f"(?!{_NAME_CHAR})"
-_WORD = f"{_NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
+_WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
 _TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
-_SPECIAL = frozenset(".^$*+?{}[]()|\\")
-
-
-def _fixed_text(pattern):
-    """The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None."""
-    chars, escaped = [], False
-    for char in pattern:
-        if escaped or char not in _SPECIAL:
-            if char.isalnum() or char == "_" or char.isspace():
-                return None
-            chars.append(char)
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        else:
-            return None
-    return "".join(chars) if chars and not escaped else None
-
-
-def _alternatives(pattern):
-    """The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
-    else None."""
-    body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
-    texts = [_fixed_text(part) for part in body.split("|")]
-    return None if None in texts else texts
-
-
-def _texts_matcher(name, texts):
-    """A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds."""
-    def match(text, pos):
-        for fixed in texts:
-            if text.startswith(fixed, pos):
-                return _Found(name, text, pos, pos + len(fixed))
-        return None
-    return match
-
-
-def _literals(patterns):
-    """{name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
-    punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
-    character cannot follow, so one that starts another cannot match where that one does); a text that two
-    terminals share is left out."""
-    punctuation, keywords = {}, {}
-    for name, pattern in patterns.items():
-        word = pattern[:-len(_WORD_END)] if pattern.endswith(_WORD_END) else ""
-        if word and word.isascii() and word.isalpha() and word.islower():
-            keywords[name] = word
-        else:
-            text = _fixed_text(pattern)
-            if text is not None:
-                punctuation[name] = text
-    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
-    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
-    texts = list(found.values())
-    return {name: text for name, text in found.items() if texts.count(text) == 1}
 
 
 class Lexer:
-    """The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
-    that matches. Three shortcuts with the same result: only the terminals that can start with the character at
-    hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
-    establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one fixed text of which at most one can match at any place (_literals:
-    punctuation and keywords) are all tried by one matcher without a regexp of theirs (a text compared where
-    it would start; a keyword is the run of name characters at hand when the run is its text), which serves
-    every state: a state takes its match when it is one of the state's own, and knows that none of its own
-    matches otherwise. Each regexp is compiled on first use and shared by all states (compiling is a cold
-    start's largest part of a first parse). Once its families read with their regexps (_tier_up), a lexer tries
-    the units a state has for a character with one regexp of them all (_combined) instead of in turn."""
+    # The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
+    # that matches. Three shortcuts with the same result: only the terminals that can start with the character at
+    # hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
+    # establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
+    # fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
+    # tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
+    # of name characters at hand when the run is its text), which serves every state: a state takes its match when
+    # it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is compiled on
+    # first use and shared by all states (compiling is a cold start's largest part of a first parse); while a
+    # family is read natively, the terminals natives.KNOWN has (numbers, strings) are read by Python functions.
+    # Once its families read with their regexps (_tier_up), a lexer tries the units a state has for a character
+    # with one regexp of them all (_combined) instead of in turn.
 
     def __init__(self, tables, lexicon):
         patterns = lexicon.patterns
         self.tables, self.patterns = tables, patterns
-        self._literal = _literals(patterns)                        # name → its text
+        self._literal = lexicon.literals                           # name → its text
+        if self._literal is None:
+            self._literal = literals(patterns)
         self._literal_first = {}                                   # character → the literals starting with it
         self._punctuation = {}                                     # character → ((text, name), ...) starting so
         self._keywords = {}                                        # keyword text → name
@@ -181,48 +131,53 @@ class Lexer:
             native = _KeywordFamily.of(self, prefix, names, patterns)
             if native is not None:
                 self._native[family[2]] = native
+        # a terminal's Python function for its regexp while a family is read natively (natives.py), as Known
+        self._known = {(name,): Known(KNOWN[pattern](name)) for name, pattern in patterns.items()
+                       if pattern in KNOWN} if self._native else {}
         self._first = lexicon.first
         self._units_of_lexer = [None] * tables.lexer_count
-        self._single_units = {}
+        self._single_units = {}                                    # terminal of no family → its unit
+        self._family_firsts = {}                                   # family → (members, first characters)
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
         self._word = re.compile(_WORD).match                       # a run of name characters (keywords)
 
     def _literals_matcher(self, text, pos):
-        """The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
-        None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
-        name characters at pos when the run is its text (at most one literal can match at any place, see
-        _literals)."""
+        # The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
+        # None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
+        # name characters at pos when the run is its text (at most one literal can match at any place, see
+        # natives.literals).
         found = self._punctuation.get(text[pos:pos + 1])
         if found is None:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return _Found(name, text, pos, pos + len(literal))
+                return Found(name, text, pos, pos + len(literal))
         return None
 
     def _keyword_matcher(self, text, pos):
-        """The keyword terminal whose text is the run of name characters at pos, or None."""
+        # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else _Found(name, text, pos, word.end())
+        return None if name is None else Found(name, text, pos, word.end())
 
     def _matcher(self, names):
-        """The match function trying the terminals `names` in turn (terminals of no family, or members of one
-        family): a family's _KeywordFamily while it reads natively, else one regexp's match method."""
-        native = self._native.get(names)
+        # The match function trying the terminals `names` in turn (terminals of no family, or members of one
+        # family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
+        # lexer reads any family natively), else one regexp's match method.
+        native = self._native.get(names) or self._known.get(names)
         return native.match if native is not None else self._matcher_regexp(names)
 
     def _matcher_regexp(self, names):
-        """The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
-        fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile)."""
+        # The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
+        # fixed texts in alternation, `==|!=|<`, a function comparing them in that order: no regexp to compile).
         found = self._matchers.get(names)
         if found is None:
             family = self._family.get(names[0])
-            texts = _alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
+            texts = alternatives(self.patterns[names[0]]) if family is None and len(names) == 1 else None
             if texts:
-                found = _texts_matcher(names[0], texts)
+                found = texts_matcher(names[0], texts)
             elif family is None:
                 found = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)).match
             else:
@@ -231,46 +186,52 @@ class Lexer:
         return found
 
     def _tier_up(self, native):
-        """A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
-        them, and the lexer's entries are made again to use it."""
+        # A family has read its share of tags natively: from now on its regexp (compiled on its next use) reads
+        # them (and, the last family gone, the known terminals' regexps read theirs), and the lexer's entries are
+        # made again to use them.
         if self._native.pop(native.names, None) is not None:
+            if not self._native:
+                self._known.clear()
             for table in self._by_lexer:
                 table.clear()
 
     def _units(self, lexer):
-        """The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
-        characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
-        members of a family it does not have all of."""
+        # The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
+        # characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
+        # members of a family it does not have all of.
         units = self._units_of_lexer[lexer]
         if units is None:
-            units, done = [], set()
+            units, done, single, first = [], set(), self._single_units, self._first
             names = self.tables.lexer(lexer)
             for name in names:
                 family = self._family.get(name)
                 if family is None:
-                    units.append(self._single_unit(name))
+                    unit = single.get(name)
+                    if unit is None:
+                        unit = single[name] = ((name,), None, *first[name])
+                    units.append(unit)
                 elif family[2] not in done:
                     done.add(family[2])
-                    mine = frozenset(n for n in names if n in family[1])
-                    chars = frozenset().union(*(self._first[n][0] for n in family[2]))
-                    non_ascii = any(self._first[n][1] for n in family[2])
-                    units.append((family[2], None if len(mine) == len(family[2]) else mine, chars, non_ascii))
+                    members, chars, non_ascii = self._family_first(family[2])
+                    mine = members.intersection(names)
+                    units.append((family[2], None if len(mine) == len(members) else mine, chars, non_ascii))
             self._units_of_lexer[lexer] = units
         return units
 
-    def _single_unit(self, name):
-        """The unit of a terminal of no family, made once for all the lexers that have it."""
-        unit = self._single_units.get(name)
-        if unit is None:
-            chars, non_ascii = self._first[name]
-            unit = self._single_units[name] = ((name,), None, chars, non_ascii)
-        return unit
+    def _family_first(self, names):
+        # (the members as a set, the ASCII characters any may start with, whether a non-ASCII one) of a family.
+        found = self._family_firsts.get(names)
+        if found is None:
+            first = [self._first[name] for name in names]
+            found = self._family_firsts[names] = (frozenset(names), frozenset().union(*(c for c, _ in first)),
+                                                  any(non_ascii for _, non_ascii in first))
+        return found
 
     def candidates(self, state, char):
-        """The match function of the state's lexer for text starting with char: one compiled regexp's match when
-        the terminals that can start with char make one unit, else a function trying the units in turn (each
-        regexp serves every state: combining a state's candidates into one would compile the same terminals
-        into many regexps)."""
+        # The match function of the state's lexer for text starting with char: one compiled regexp's match when
+        # the terminals that can start with char make one unit, else a function trying the units in turn (each
+        # regexp serves every state: combining a state's candidates into one would compile the same terminals
+        # into many regexps).
         table = self._candidates_of_state[state]
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
@@ -308,12 +269,12 @@ class Lexer:
         return found
 
     def _combined(self, units):
-        """The match method of one regexp trying units [(names, accepted, literals?), ...] as _trier tries them,
-        in one call: each unit's alternatives in turn, a family with only the members the state accepts (where
-        the family's regexp finds another member, _trier tries the state's own, which is what the first way to
-        match of the accepted ones alone is), a literal unit with the state's own literals (at most one literal
-        matches at any place). For a warm lexer only (no family read natively): one regexp per state and
-        character costs a first parse more compiling than it saves."""
+        # The match method of one regexp trying units [(names, accepted, literals?), ...] as _trier tries them,
+        # in one call: each unit's alternatives in turn, a family with only the members the state accepts (where
+        # the family's regexp finds another member, _trier tries the state's own, which is what the first way to
+        # match of the accepted ones alone is), a literal unit with the state's own literals (at most one literal
+        # matches at any place). For a warm lexer only (no family read natively): one regexp per state and
+        # character costs a first parse more compiling than it saves.
         parts = []
         for names, accepted, literals in units:
             family = None if literals else self._family.get(names[0])
@@ -332,17 +293,17 @@ class Lexer:
         return found
 
     def _deferred(self, names, accepted):
-        """A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
-        first unit that matches, so a template that never gets past the earlier ones never compiles this one's)."""
+        # A trier's entry [match, accepted, True] for the terminals `names` (see _later: a trier stops at the
+        # first unit that matches, so a template that never gets past the earlier ones never compiles this one's).
         entry = [None, accepted, True]
         entry[0] = self._later(names, lambda compiled: entry.__setitem__(0, compiled))
         return entry
 
     def _later(self, names, put):
-        """The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
-        when first called and hands the compiled match method to put, which stores it in its own place (a first
-        parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse)."""
-        if names in self._native or names in self._matchers:
+        # The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
+        # when first called and hands the compiled match method to put, which stores it in its own place (a first
+        # parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse).
+        if names in self._native or names in self._known or names in self._matchers:
             return self._matcher(names)
 
         def match(text, pos):
@@ -352,10 +313,10 @@ class Lexer:
         return match
 
     def _trier(self, units):
-        """A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
-        re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
-        another: a family's members (the state's own are then tried without the others) or literals (then none
-        of the state's own matches here)."""
+        # A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
+        # re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
+        # another: a family's members (the state's own are then tried without the others) or literals (then none
+        # of the state's own matches here).
         def match(text, pos):
             for match, accepted, family in units:
                 m = match(text, pos)
@@ -371,8 +332,8 @@ class Lexer:
         return match
 
     def lex(self, text, states, values):
-        """Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
-        for (the parser's stacks, shared)."""
+        # Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
+        # for (the parser's stacks, shared).
         by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
         pos, line, line_start, size = 0, 1, 0, len(text)
         while pos < size:
@@ -426,14 +387,14 @@ class Lexer:
             pos = end
 
     def _root_match(self, text, pos):
-        """The first terminal of the whole grammar that matches at pos, or None."""
+        # The first terminal of the whole grammar that matches at pos, or None.
         char = text[pos]
         return self._trier([(self._matcher(names), None, False) for names, _, chars, non_ascii in self._units(0)
                             if (char in chars if char < "\x80" else non_ascii)])(text, pos)
 
     def _unmatched(self, text, pos, line, line_start, state, values):
-        """The error for text no terminal of the state matches: what the whole grammar's terminals find there
-        (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters."""
+        # The error for text no terminal of the state matches: what the whole grammar's terminals find there
+        # (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters.
         allowed = set(self.tables.lexer(self.tables.lexer_of_state[state])) - self.tables.ignore
         allowed = allowed or {"<END-OF-FILE>"}
         at, at_line, at_start = pos, line, line_start
@@ -454,9 +415,9 @@ class Lexer:
 
 
 def lex_modes(lexers, mode, text, states, values):
-    """Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
-    asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
-    environments with other delimiters, not the hot path."""
+    # Lexer.lex with one lexer per mode: each token is lexed by lexers[mode[0]] as mode[0] is when the token is
+    # asked for (the postlexer switches it). Without the one-character skip of _Lexer.lex: this serves the
+    # environments with other delimiters, not the hot path.
     ignore = lexers[0].tables.ignore
     pos, line, line_start, size = 0, 1, 0, len(text)
     while pos < size:
@@ -484,9 +445,9 @@ def lex_modes(lexers, mode, text, states, values):
 
 
 def _shared_ends(alternatives):
-    """The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\\w) (the
-    block tags) have it once, after them: `(?:a|b)(?!\\w)` tries what `a(?!\\w)|b(?!\\w)` tries, in the same
-    order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile)."""
+    # The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\w) (the
+    # block tags) have it once, after them: `(?:a|b)(?!\w)` tries what `a(?!\w)|b(?!\w)` tries, in the same
+    # order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile).
     end = _TAG_END + ")"
     parts, run = [], []
     for alternative in alternatives + [None]:
@@ -508,13 +469,13 @@ _LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase 
 
 
 class _KeywordFamily:
-    """A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
-    block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
-    largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
-    prefix's regexp followed by the run of word characters there), then the first member, in order, that
-    matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
-    pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
-    the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp."""
+    # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
+    # block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
+    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
+    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
+    # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
+    # the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp.
 
     __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
 
@@ -525,7 +486,7 @@ class _KeywordFamily:
 
     @classmethod
     def of(cls, lexer, prefix, names, patterns):
-        """The _KeywordFamily of a family, or None when a member does not start with a keyword."""
+        # The _KeywordFamily of a family, or None when a member does not start with a keyword.
         tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
         for name in names:
             rest = patterns[name][len(prefix):]
@@ -558,40 +519,34 @@ class _KeywordFamily:
         self.left -= 1
         if self.left <= 0:
             self.lexer._tier_up(self)
-        return _Found(best, text, pos, end)
+        return Found(best, text, pos, end)
 
 
 def _compiled(pattern):
-    """The match method of a pattern (re's own cache keeps it)."""
+    # The match method of a pattern (re's own cache keeps it).
     return re.compile(pattern).match
 
 
 class _Fixed:
-    """A lexer's entry for a character where one punctuation terminal, of one fixed text, is all that can start
-    (and is the state's own): the token is that text when the text is there, with no regexp."""
+    # A lexer's entry for a character where one punctuation terminal, of one fixed text, is all that can start
+    # (and is the state's own): the token is that text when the text is there, with no regexp.
     __slots__ = ("name", "text", "size")
 
     def __init__(self, text, name):
         self.name, self.text, self.size = name, text, len(text)
 
 
-class _Found:
-    """A literal terminal found without a regexp, told as a re.Match tells what it found."""
-    __slots__ = ("lastgroup", "_text", "_start", "_end")
+class Known:
+    # A terminal read by its natives.KNOWN function (the match function of its regexp, as a lexer holds one).
+    __slots__ = ("match",)
 
-    def __init__(self, name, text, start, end):
-        self.lastgroup, self._text, self._start, self._end = name, text, start, end
-
-    def end(self):
-        return self._end
-
-    def group(self):
-        return self._text[self._start:self._end]
+    def __init__(self, match):
+        self.match = match
 
 
 class _Skip:
-    """A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
-    its match function, and the run's ASCII characters, to skip a one-character run without the regexp."""
+    # A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
+    # its match function, and the run's ASCII characters, to skip a one-character run without the regexp.
     __slots__ = ("match", "chars")
 
     def __init__(self, match, chars):

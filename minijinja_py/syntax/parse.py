@@ -31,7 +31,7 @@ _NEWLINES = r"\r\n|\r|\n"   # here and below, compiled on first use (re's cache)
 
 
 def normalize_newlines(source, keep_trailing_newline=False):
-    """\\r\\n and \\r become \\n; one trailing newline is dropped unless keep_trailing_newline (as Jinja2)."""
+    # \r\n and \r become \n; one trailing newline is dropped unless keep_trailing_newline (as Jinja2).
     if "\r" in source:
         source = re.sub(_NEWLINES, "\n", source)
     if not keep_trailing_newline and source.endswith("\n"):
@@ -51,7 +51,7 @@ _TRIM_FRAGMENTS = (("%\\}\n?", "%\\}"), ("#\\}\n?", "#\\}"))
 
 
 def edit_pattern(pattern, trim_blocks, lstrip_blocks):
-    """A terminal pattern of the grammar as the option set needs it."""
+    # A terminal pattern of the grammar as the option set needs it.
     if not lstrip_blocks:
         for fragment in _LSTRIP_FRAGMENTS:
             pattern = pattern.replace(fragment, _NEVER[fragment])
@@ -74,13 +74,13 @@ _MAX_DELIMITED_PARSERS = 32   # parsers kept for environments with other delimit
 
 
 def load_tables():
-    """The parser tables (grammar/jinja.tables.json), read once per process."""
+    # The parser tables (grammar/jinja.tables.json), read once per process.
     global _tables
     if _tables is None:
         for path in _TABLES_PATHS:
             if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    _tables = lalr.Tables(json.load(f))
+                with open(path, "rb") as f:   # (JSON is UTF-8: decoded whole, without a text file's layers)
+                    _tables = lalr.Tables(json.loads(f.read()))
                 break
         else:
             raise FileNotFoundError(f"the parser tables are missing: {' or '.join(_TABLES_PATHS)}")
@@ -88,8 +88,8 @@ def load_tables():
 
 
 def parser(trim_blocks, lstrip_blocks, delimiters=None):
-    """The parser of an option set, made on first use and shared. delimiters: None for Jinja2's defaults (the
-    grammar's own terminals), else a delimiters.Delimiters (the lexer modes delimiters.py writes for it)."""
+    # The parser of an option set, made on first use and shared. delimiters: None for Jinja2's defaults (the
+    # grammar's own terminals), else a delimiters.Delimiters (the lexer modes delimiters.py writes for it).
     key = (bool(trim_blocks), bool(lstrip_blocks), delimiters)
     found = _parsers.get(key)
     if found is None:
@@ -110,8 +110,8 @@ def parser(trim_blocks, lstrip_blocks, delimiters=None):
 
 # ---------------------------------------------------------------------------------------------------- parse
 def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, delimiters=None):
-    """Parse normalised template source into a nodes.Template. delimiters: None (Jinja2's), or the
-    delimiters.Delimiters the template is written with. Raises TemplateSyntaxError (or LimitExceeded)."""
+    # Parse normalised template source into a nodes.Template. delimiters: None (Jinja2's), or the
+    # delimiters.Delimiters the template is written with. Raises TemplateSyntaxError (or LimitExceeded).
     try:
         with gc_paused():
             if delimiters is None:
@@ -154,7 +154,7 @@ _TEXT_TOKENS = r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<othe
 
 
 def _describe_text_at(source, pos):
-    """(description, length) of the token at pos the way the expression lexer would see it."""
+    # (description, length) of the token at pos the way the expression lexer would see it.
     m = re.compile(_TEXT_TOKENS).match(source, pos)
     if m is None:
         return "end of template", 0
@@ -162,8 +162,8 @@ def _describe_text_at(source, pos):
 
 
 def _current_tag_end(exc):
-    """'end of print statement' inside {{ }}, 'end of statement block' inside {% %}: the innermost open tag
-    token on the parser's value stack tells which."""
+    # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}: the innermost open tag
+    # token on the parser's value stack tells which.
     for value in reversed(exc.values):
         if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
             return "end of print statement" if value.type == "VAR_OPEN" else "end of statement block"
@@ -171,8 +171,8 @@ def _current_tag_end(exc):
 
 
 def _open_blocks(exc):
-    """The block tags still open where the parser stopped, outermost first, from the parser's value stack:
-    (name, opening tag token, the tags that may continue or close it)."""
+    # The block tags still open where the parser stopped, outermost first, from the parser's value stack:
+    # (name, opening tag token, the tags that may continue or close it).
     stack = []
     for value in exc.values:
         if isinstance(value, Token) and value.type in _TAG_TERMINALS:
@@ -187,9 +187,9 @@ def _open_blocks(exc):
 
 
 def _block_message(prefix, stack, found=None):
-    """Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
-    (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
-    tag of the grammar.)"""
+    # Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
+    # (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
+    # tag of the grammar.)
     parts = [prefix]
     if stack:
         name, tok, looking = stack[-1]
@@ -208,8 +208,8 @@ _TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after
 
 
 def _opener(source, at, d):
-    """(kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
-    statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none."""
+    # (kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
+    # statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none.
     if syntax_options.line_statement_at(d, source, at):
         return "line", len(d.line_statement_prefix)
     kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
@@ -220,8 +220,8 @@ def _opener(source, at, d):
 
 
 def _unreadable(exc, source, pos, line, col, stack, d):
-    """The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
-    unknown tag, a string that is never closed; None for anything else. d: the delimiters."""
+    # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
+    # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
     rest = source[pos:]
     stripped = rest.lstrip()
     skipped = rest[:len(rest) - len(stripped)]
@@ -250,8 +250,8 @@ def _unreadable(exc, source, pos, line, col, stack, d):
 
 
 def describe(exc, source, delimiters=syntax_options.DEFAULT):
-    """The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
-    template written with delimiters (a delimiters.Delimiters)."""
+    # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
+    # template written with delimiters (a delimiters.Delimiters).
     stack = _open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token

@@ -27,8 +27,8 @@ _WATCHED = _WATCHED_ASCII | {"NAME"}
 
 
 def _follow_test(tok, kind, test):
-    """One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
-    name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error."""
+    # One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
+    # name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error.
     if test == "name" and kind in _TEST_ARG_KEYWORDS:
         return Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
                      tok.end_pos), "NAME", None
@@ -57,16 +57,16 @@ def _too_deep(tok, limit):
 
 
 class Postlexer:
-    """Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
-    `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
-    Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
-    follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
-    second `is` there is an error), and refuses names that are not identifiers."""
+    # Splits runs of `}` by whether a `{` is open: `{{ {'a': {'b': 1}} }}` closes two dicts before the tag ends,
+    # `{{ x }}}` ends the tag and prints "}". Jinja2's lexer does the same with its bracket balancing.
+    # Also counts bracket nesting so a pathological template fails cleanly instead of exhausting the stack, and
+    # follows `is [not] name` to reproduce how Jinja2 reads the token after a test name (_TEST_ARG_KEYWORDS; a
+    # second `is` there is an error), and refuses names that are not identifiers.
 
     always_accept = ("RBRACES",)  # offered by the lexer in every state (the tables are built with it)
 
     def __init__(self, max_nesting=None, ascii_text=False):
-        """ascii_text: the text is known to be ASCII (then every NAME is an identifier: none is checked)."""
+        # ascii_text: the text is known to be ASCII (then every NAME is an identifier: none is checked).
         self.max_nesting = max_nesting
         self.watched = _WATCHED_ASCII if ascii_text else _WATCHED
 
@@ -145,12 +145,12 @@ _TAG_CLOSERS = frozenset({"_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_CLOSE_STRIP"})
 
 
 class ModalPostlexer:
-    """The postlexer of a template written with other delimiters (delimiters.py). It keeps `mode` (the lexer's:
-    a list of one mode number) on the mode of the tag the next token is in, BRACKETS while a bracket is open
-    there, and turns RBRACES into what it is: the variable end (VAR_CLOSE) in a variable tag with no bracket
-    open, else one `}` (in these modes RBRACES is one `}` or the variable end). A line statement left open at
-    the end of the template is closed there (Jinja2's line end matches the end of the text). As Postlexer: the
-    nesting limit, `is [not] name`, names that are not identifiers."""
+    # The postlexer of a template written with other delimiters (delimiters.py). It keeps `mode` (the lexer's:
+    # a list of one mode number) on the mode of the tag the next token is in, BRACKETS while a bracket is open
+    # there, and turns RBRACES into what it is: the variable end (VAR_CLOSE) in a variable tag with no bracket
+    # open, else one `}` (in these modes RBRACES is one `}` or the variable end). A line statement left open at
+    # the end of the template is closed there (Jinja2's line end matches the end of the text). As Postlexer: the
+    # nesting limit, `is [not] name`, names that are not identifiers.
 
     always_accept = Postlexer.always_accept
 
@@ -199,9 +199,9 @@ class ModalPostlexer:
                         tok.end_column, tok.end_pos)
 
     def _line_opened(self, tok):
-        """Was this block tag opened by the line statement prefix (at the start of a line, after spaces, tabs or
-        vertical tabs) rather than the block delimiter? The lexer chose (delimiters.py): whichever Jinja2 tries
-        first, the longer one, where both fit."""
+        # Was this block tag opened by the line statement prefix (at the start of a line, after spaces, tabs or
+        # vertical tabs) rather than the block delimiter? The lexer chose (delimiters.py): whichever Jinja2 tries
+        # first, the longer one, where both fit.
         prefix, block = self.delimiters.line_statement_prefix, self.delimiters.block_start
         value = tok.value
         stripped = value.lstrip()

@@ -1,0 +1,178 @@
+"""Terminal regexps → Python functions that find what they find, for a lexer that has not compiled them yet.
+
+Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) reads some terminals without one:
+fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
+string literals whose regexps the grammar spells as KNOWN has them: the function of a pattern finds the same match
+(the same end, or none) at every place, which tests/test_grammar.py checks against the regexp on generated text.
+A pattern spelt otherwise is compiled as usual.
+"""
+
+__all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "fixed_text", "alternatives", "texts_matcher", "literals"]
+
+
+class Found:
+    # A terminal found without a regexp, told as a re.Match tells what it found.
+    __slots__ = ("lastgroup", "_text", "_start", "_end")
+
+    def __init__(self, name, text, start, end):
+        self.lastgroup, self._text, self._start, self._end = name, text, start, end
+
+    def end(self):
+        return self._end
+
+    def group(self):
+        return self._text[self._start:self._end]
+
+
+# ----------------------------------------------------------------------------------- fixed texts (literals)
+_SPECIAL = frozenset(".^$*+?{}[]()|\\")
+# A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
+NAME_CHAR = "[^\x00-/:-@[-^`{-\x7f\\s]"
+WORD_END = f"(?!{NAME_CHAR})"
+
+
+def fixed_text(pattern):
+    # The text a pattern matches when it is a fixed string of punctuation (escaped or not), else None.
+    chars, escaped = [], False
+    for char in pattern:
+        if escaped or char not in _SPECIAL:
+            if char.isalnum() or char == "_" or char.isspace():
+                return None
+            chars.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            return None
+    return "".join(chars) if chars and not escaped else None
+
+
+def alternatives(pattern):
+    # The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
+    # else None.
+    body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
+    texts = [fixed_text(part) for part in body.split("|")]
+    return None if None in texts else texts
+
+
+def texts_matcher(name, texts):
+    # A terminal's match function for its texts in alternation: the first that is at pos, as its regexp finds.
+    def match(text, pos):
+        for fixed in texts:
+            if text.startswith(fixed, pos):
+                return Found(name, text, pos, pos + len(fixed))
+        return None
+    return match
+
+
+def literals(patterns):
+    # {name: text} of the terminals matched by one fixed text, at most one of which can match at any place: the
+    # punctuation terminals none of whose texts starts another's, and the keywords (a keyword ends where a name
+    # character cannot follow, so one that starts another cannot match where that one does); a text that two
+    # terminals share is left out.
+    punctuation, keywords = {}, {}
+    for name, pattern in patterns.items():
+        word = pattern[:-len(WORD_END)] if pattern.endswith(WORD_END) else ""
+        if word and word.isascii() and word.isalpha() and word.islower():
+            keywords[name] = word
+        else:
+            text = fixed_text(pattern)
+            if text is not None:
+                punctuation[name] = text
+    starts = {text[:i] for text in punctuation.values() for i in range(1, len(text))}   # of a longer one
+    found = {**{name: text for name, text in punctuation.items() if text not in starts}, **keywords}
+    texts = list(found.values())
+    return {name: text for name, text in found.items() if texts.count(text) == 1}
+
+
+# ------------------------------------------------------------------------------------ numbers and strings
+# \d of a str regexp is str.isdecimal (Unicode's decimal digits); a run `(?:\d+_)*\d+` or `X(?:_?X)*` takes
+# single underscores between digits, never a trailing one (backtracking gives the same end: what can follow a run
+# is never a digit or an underscore).
+
+def _run(text, at, digit):
+    # The end of `(?:_?D)*` from at, D the characters digit() accepts.
+    size = len(text)
+    while at < size:
+        if digit(text[at]):
+            at += 1
+        elif text[at] == "_" and at + 1 < size and digit(text[at + 1]):
+            at += 2
+        else:
+            break
+    return at
+
+
+def _decimals(text, at):
+    # The end of `(?:\d+_)*\d+` from at, or -1.
+    return _run(text, at + 1, str.isdecimal) if at < len(text) and text[at].isdecimal() else -1
+
+
+def _exponent(text, at):
+    # The end of `[eE][+\-]?(?:\d+_)*\d+` from at, or -1.
+    if text[at:at + 1] not in ("e", "E"):
+        return -1
+    at += 1
+    if text[at:at + 1] in ("+", "-"):
+        at += 1
+    return _decimals(text, at)
+
+
+def _float(name):
+    def match(text, pos):
+        if pos and text[pos - 1] == ".":   # (?<!\.)
+            return None
+        end = _decimals(text, pos)
+        if end < 0:
+            return None
+        fraction = _decimals(text, end + 1) if text.startswith(".", end) else -1
+        found = _exponent(text, end if fraction < 0 else fraction)
+        if found < 0:
+            found = fraction
+        return None if found < 0 else Found(name, text, pos, found)
+    return match
+
+
+_RADIX = {"b": "01", "B": "01", "o": "01234567", "O": "01234567", "x": "abcdefABCDEF", "X": "abcdefABCDEF"}
+
+
+def _int(name):
+    def match(text, pos):
+        first = text[pos:pos + 1]
+        if first == "0":
+            digits = _RADIX.get(text[pos + 1:pos + 2])
+            if digits is not None:
+                hex_digits = digits[0] == "a"
+                end = _run(text, pos + 2, lambda c: c in digits or hex_digits and c.isdecimal())
+                if end > pos + 2:
+                    return Found(name, text, pos, end)
+            return Found(name, text, pos, _run(text, pos + 1, "0".__eq__))
+        if "1" <= first <= "9":
+            return Found(name, text, pos, _run(text, pos + 1, str.isdecimal))
+        return None
+    return match
+
+
+def _string(name):
+    def match(text, pos):
+        quote = text[pos:pos + 1]
+        if quote not in ("'", '"'):
+            return None
+        at = pos + 1
+        while True:
+            end = text.find(quote, at)
+            if end < 0:
+                return None
+            escape = text.find("\\", at, end)
+            if escape < 0:
+                return Found(name, text, pos, end + 1)
+            at = escape + 2   # the escaped character, whatever it is (a quote, a newline)
+    return match
+
+
+# pattern → (name → its match function)
+KNOWN = {
+    r"(?<!\.)(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?[eE][+\-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)": _float,
+    r"0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*": _int,
+    r"""(?s:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")""": _string,
+}
