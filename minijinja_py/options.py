@@ -91,9 +91,10 @@ def configure(env: Any, **options: Any) -> None:
 
 def configure_constructor(env: Any, newline_sequence: Any, extensions: Any, optimized: Any, undefined: Any,
                           bytecode_cache: Any, enable_async: Any, limits: Any) -> None:
-    """configure() of the constructor's checked options, the usual values (a newline, no async, our Undefined,
-    the default limits: every chat_environment()) set at once: an environment is made per compile on transformers'
-    uncached path, and configure's checks were a third of making one. Anything else goes through configure()."""
+    # configure() of the constructor's checked options, the usual values (a newline, no async, our Undefined,
+    # the default limits: every chat_environment()) set at once: an environment is made per compile on
+    # transformers' uncached path, and configure's checks were a third of making one. Anything else goes through
+    # configure().
     if undefined is Undefined and limits is None and enable_async is False and newline_sequence in _NEWLINES:
         env.newline_sequence, env.undefined, env.limits = newline_sequence, undefined, DEFAULT_LIMITS
         env.extensions = env.extensions | _extension_names(extensions)   # (its errors: configure's, in its order)
