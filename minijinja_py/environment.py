@@ -28,7 +28,7 @@ from .core.errors import (
 )
 from .core.state import Limits, RenderState, current_state, enter_render, leave_render
 from .loaders import BaseLoader, checked_source
-from .options import DEFAULT_POLICIES, configure, default_globals, default_policies, set_delimiters
+from .options import DEFAULT_POLICIES, configure, configure_constructor, default_globals, default_policies, set_delimiters
 from .runtime.undefined import Undefined
 from .syntax import nodes
 from .syntax.parse import normalize_newlines, parse
@@ -108,8 +108,8 @@ class Environment:
         self.immutable, self.cache_size, self.auto_reload = immutable, cache_size, auto_reload
         self.extensions = frozenset()
         # the checked ones (in the constructor's order: the same error first), then the delimiters together
-        configure(self, newline_sequence=newline_sequence, extensions=extensions, optimized=optimized,
-                  undefined=undefined, bytecode_cache=bytecode_cache, enable_async=enable_async, limits=limits)
+        configure_constructor(self, newline_sequence, extensions, optimized, undefined, bytecode_cache, enable_async,
+                              limits)
         set_delimiters(self)
         self.filters = dict(FILTERS)
         self.tests = dict(TESTS)

@@ -19,7 +19,7 @@ from .runtime.globalfuncs import Cycler, DictFactory, Joiner, lipsum, sandboxed_
 from .runtime.objects import Namespace
 from .runtime.undefined import Undefined
 
-__all__ = ["DEFAULT_POLICIES", "configure", "set_delimiters", "default_globals", "default_policies", "extension_name"]
+__all__ = ["DEFAULT_POLICIES", "configure", "configure_constructor", "set_delimiters", "default_globals", "default_policies", "extension_name"]
 
 # Jinja2's extension names, and ours. "generation" ({% generation %}) is what transformers' AssistantTracker adds.
 _EXTENSIONS = {
@@ -87,6 +87,20 @@ def configure(env: Any, **options: Any) -> None:
             raise TypeError(f"unexpected Environment option {name!r}")
     if not _DELIMITER_NAMES.isdisjoint(options):
         set_delimiters(env)
+
+
+def configure_constructor(env: Any, newline_sequence: Any, extensions: Any, optimized: Any, undefined: Any,
+                          bytecode_cache: Any, enable_async: Any, limits: Any) -> None:
+    # configure() of the constructor's checked options, the usual values (a newline, no async, our Undefined,
+    # the default limits: every chat_environment()) set at once: an environment is made per compile on
+    # transformers' uncached path, and configure's checks were a third of making one. Anything else goes through
+    # configure().
+    if undefined is Undefined and limits is None and enable_async is False and newline_sequence in _NEWLINES:
+        env.newline_sequence, env.undefined, env.limits = newline_sequence, undefined, DEFAULT_LIMITS
+        env.extensions = env.extensions | _extension_names(extensions)   # (its errors: configure's, in its order)
+        return
+    configure(env, newline_sequence=newline_sequence, extensions=extensions, optimized=optimized,
+              undefined=undefined, bytecode_cache=bytecode_cache, enable_async=enable_async, limits=limits)
 
 
 def set_delimiters(env: Any) -> None:

@@ -135,8 +135,12 @@ class Effects:
         if isinstance(node, n.Test):
             return not _ours(self._tests.get(node.name))
         if isinstance(node, n.FilterBlock) or isinstance(node, n.AssignBlock):
-            return any(not _ours(self._filters.get(f.name)) or self._names_foreign(f) for f in node.filters)
+            return self._block_filters_change(node)
         return False
+
+    def _block_filters_change(self, node):
+        # (apart from _runs_code: its generator would make a cell for self on every call of _runs_code)
+        return any(not _ours(self._filters.get(f.name)) or self._names_foreign(f) for f in node.filters)
 
     def _names_foreign(self, node):
         # For map/select/...: does an argument name a filter or test that is not the package's (or is it not a

@@ -195,20 +195,27 @@ class _FrameVisitor:
     def expr(self, node):
         """Every name an expression reads (iteratively: expressions can be long)."""
         load = self.scope.load
+        if node.__class__ is _NAME:   # (the commonest expression of a statement: `{{ name }}`, `for x in name`)
+            load(node.name)
+            return
         stack = [node]
         pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
         while stack:
             current = pop()
             cls = type(current)
-            if cls is n.Name:
-                load(current.name)
-                continue
             fields = node_fields.get(cls)
-            if fields is not None:
+            if fields:
                 for f in fields:
                     value = getattr(current, f)
-                    if value.__class__ is not _CONST and value is not None:   # (they read nothing: not pushed)
+                    leaf = value.__class__
+                    if leaf is _NAME:   # (read here, not pushed)
+                        load(value.name)
+                    elif leaf is not _CONST and value is not None:   # (constants read nothing: not pushed)
                         push(value)
+            elif cls is _NAME:   # (an item of a list, an argument)
+                load(current.name)
+            elif fields is not None:   # (a constant)
+                continue
             elif cls is tuple or cls is list:
                 stack.extend(current)
             elif cls is n.Args:
@@ -218,7 +225,8 @@ class _FrameVisitor:
             elif isinstance(current, n.Name):
                 load(current.name)
             elif isinstance(current, n.Node):
-                stack.extend(getattr(current, f) for f in current.FIELDS)
+                for f in current.FIELDS:   # (a loop, not a comprehension: that would make a cell per call)
+                    push(getattr(current, f))
 
     def target(self, target):
         if isinstance(target, n.NameTarget):

@@ -29,21 +29,33 @@ class NoParentYet(n.Node):
 
 def _map(value, change):
     # value with every node rebuilt bottom-up through change(node) → node (unchanged parts kept as they are).
+    # (Loops, not comprehensions: those made two cells on every call, and this runs once per node.)
     if isinstance(value, n.Node):
-        fields = [getattr(value, f) for f in value.FIELDS]
-        new = [_map(x, change) for x in fields]
-        if any(a is not b for a, b in zip(new, fields)):
-            value = type(value)(value.span, *new)
-        return change(value)
+        new = _mapped(value, value.FIELDS, change)
+        return change(value if new is None else type(value)(value.span, *new))
     if isinstance(value, n.Args):
-        fields = [getattr(value, f) for f in value.FIELDS]
-        new = [_map(x, change) for x in fields]
-        return n.Args(*new) if any(a is not b for a, b in zip(new, fields)) else value
+        new = _mapped(value, value.FIELDS, change)
+        return value if new is None else n.Args(*new)
     if isinstance(value, (tuple, list)):
-        new = [_map(x, change) for x in value]
-        if any(a is not b for a, b in zip(new, value)):
+        new = _mapped(value, None, change)
+        if new is not None:
             return type(value)(new)
     return value
+
+
+def _mapped(value, fields, change):
+    # the fields of value (its items when fields is None) mapped by _map, or None when none changed
+    items = value
+    if fields is not None:
+        items = []
+        for f in fields:
+            items.append(getattr(value, f))
+    new, changed = [], False
+    for x in items:
+        y = _map(x, change)
+        new.append(y)
+        changed = changed or y is not x
+    return new if changed else None
 
 
 def _body(template, change):

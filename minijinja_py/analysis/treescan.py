@@ -52,22 +52,6 @@ class Index:
         return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
 
 
-class _Body:
-    # A stack entry of the scan: a statement list, whose range of events is recorded.
-    __slots__ = ("body",)
-
-    def __init__(self, body):
-        self.body = body
-
-
-class _End:
-    # A stack entry of the scan: where a body's events and runners end.
-    __slots__ = ("body", "start", "runners")
-
-    def __init__(self, body, start, runners):
-        self.body, self.start, self.runners = body, start, runners
-
-
 class _MacroEnd:
     # A stack entry of the scan: where the runners of a macro definition (the one at `position`) end.
     __slots__ = ("position",)
@@ -117,6 +101,8 @@ def _info(cls, kids):
 
 _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
+_BODY = ["a statement list"]   # ...of a statement list (a tuple or list) to walk: its range of events is recorded
+_END = ["a statement list's end"]   # ...of (a statement list, its first event, its first runner): where it ends
 
 
 def _of_variable(node):
@@ -153,13 +139,14 @@ def scan_tree(root, limit):
 
 
 def _walk(root, limit):
-    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count]
-    # of the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a
-    # nested statement list, a branch of a conditional expression), or _STMT for the items of a statement list.
-    # A leaf with nothing to record (a constant, a name not special, an empty field) is checked where its parent
-    # lists it, never pushed.
+    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of
+    # the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
+    # statement list, a branch of a conditional expression), _STMT for a statement list's items, _BODY for a
+    # statement list, _END for where one ends. A leaf with nothing to record (a constant, a name not special, an
+    # empty field) is checked where its parent lists it, never pushed.
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
-    deferred = [(_Body(root), 0, None)]
+    bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
+    deferred = [(root, 0, _BODY)]
     while deferred:
         stack = [deferred.pop()]
         pop, push = stack.pop, stack.append
@@ -189,6 +176,14 @@ def _walk(root, limit):
                         continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
+                if weight is _BODY:   # a statement list: its items, then where its events and runners end
+                    push(((x, len(events), len(runners)), depth, _END))
+                    for item in reversed(x):
+                        push((item, depth, _STMT))
+                    continue
+                if weight is _END:   # x: (the statement list, where its events and its runners start)
+                    bodies[id(x[0])] = (x[1], len(events), x[2], len(runners))
+                    continue
                 for item in reversed(x):
                     leaf = item.__class__
                     if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
@@ -209,12 +204,6 @@ def _walk(root, limit):
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
                 _scan_arguments(x, depth, weight, push)
-            elif cls is _Body:
-                push((_End(x.body, len(events), len(runners)), depth, None))
-                for item in reversed(x.body):
-                    push((item, depth, _STMT))
-            elif cls is _End:
-                bodies[id(x.body)] = (x.start, len(events), x.runners, len(runners))
             elif cls is _MacroEnd:
                 ends[x.position] = len(runners)
             elif cls is _Emit:
@@ -259,27 +248,32 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     if kids is not None:
         for f in kids:
             value = getattr(x, f)
-            push((_Body(value), depth, None) if f in _STATEMENT_LISTS else (value, depth, weight))
+            if f not in _STATEMENT_LISTS:
+                if value is not None:
+                    push((value, depth, weight))
+            elif value != ():
+                push((value, depth, _BODY))
     elif cls is n.If:
-        push((_Body(x.else_), depth, None))
+        if x.else_ != ():
+            push((x.else_, depth, _BODY))
         for test, body in reversed(x.elifs):
-            push((_Body(body), depth, None))
+            push((body, depth, _BODY))
             push((test, depth, weight))
-        push((_Body(x.body), depth, None))
+        push((x.body, depth, _BODY))
         push((x.test, depth, weight))
     elif cls is n.CondExpr:   # the branch taken pays when it runs (node_count)
         push((x.else_, depth, None))
         push((x.then, depth, None))
         push((x.test, depth, weight))
     elif cls is n.Block:
-        deferred.append((_Body(x.body), depth, None))
+        deferred.append((x.body, depth, _BODY))
     elif cls is n.FilterBlock:   # Jinja2 visits the body first
         push((x.filters, depth, weight))
-        push((_Body(x.body), depth, None))
+        push((x.body, depth, _BODY))
     else:   # Macro, CallBlock, Param: (the call,) the parameters' names, their defaults, the body
         params = (x,) if cls is n.Param else x.params
         if cls is not n.Param:
-            push((_Body(x.body), depth, None))
+            push((x.body, depth, _BODY))
             depth += 1
             if params and depth > limit:
                 raise _TooDeep

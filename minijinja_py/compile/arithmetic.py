@@ -28,7 +28,8 @@ def e_binop(c, node):
     span = node.span
     small_ints_are_cheap = node.op != "**"   # 2 ** 100000 is small ints too
 
-    def ev(f):
+    def ev(f, checked=checked, left=left, plain=plain, right=right, small_ints_are_cheap=small_ints_are_cheap,
+            span=span):
         a = left(f)
         b = right(f)
         try:
@@ -46,7 +47,7 @@ def e_binop(c, node):
 def _int_right(left, constant, checked, plain, span):
     """ev(f) of `x - 1`, `loop.index0 % 2`, `(messages|length - 1)`: a small int constant on the right, used as
     it is; any other left operand checked and charged as e_binop checks it."""
-    def ev_int_right(f):
+    def ev_int_right(f, checked=checked, constant=constant, left=left, plain=plain, span=span):
         a = left(f)
         try:
             if type(a) is int and -_SMALL <= a <= _SMALL:
@@ -295,7 +296,7 @@ def _constant_pieces(template, readers):
 
 
 def _constant_reader(value):
-    return lambda f: value
+    return lambda f, value=value: value
 
 
 def _short_chain(template, readers, chain, inline):
@@ -313,7 +314,7 @@ def _short_chain(template, readers, chain, inline):
         before, after = pieces
         room = BIG_STR - len(before) - len(after)
 
-        def ev_one(f):
+        def ev_one(f, after=after, before=before, chain=chain, key=key, read=read, room=room, slot=slot):
             # the operand read in line (a plain dict's key, a variable that is set) or by its reader
             value = MISSING if slot is None else f[slot] if key is None else \
                 f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
@@ -328,7 +329,8 @@ def _short_chain(template, readers, chain, inline):
     before, between, after = pieces
     room = BIG_STR - len(before) - len(between) - len(after)
 
-    def ev_two(f):
+    def ev_two(f, after=after, before=before, between=between, chain=chain, first_index=first_index, key=key, key2=key2,
+            read_first=read_first, read_second=read_second, room=room, slot=slot, slot2=slot2):
         first = MISSING if slot is None else f[slot] if key is None else \
             f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
         if first is MISSING:
@@ -350,7 +352,7 @@ def _short_chain(template, readers, chain, inline):
 def _any_chain(readers, chain):
     first_index = readers[0][0]
 
-    def ev(f):
+    def ev(f, chain=chain, first_index=first_index, readers=readers):
         got = []
         for _, read in readers:
             value = read(f)

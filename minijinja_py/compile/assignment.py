@@ -23,24 +23,35 @@ def assigner(c, target):
     if isinstance(target, n.NameTarget):
         slot = c.scope.refs[target.name]
 
-        def assign(f, value):
+        def assign(f, value, slot=slot):
             f[slot] = value
         return assign
     if isinstance(target, n.NamespaceTarget):
-        read = e_read(c, target.name)
-        attr, span = target.attr, target.span
+        return _namespace_assigner(c, target)
+    return _tuple_assigner(c, target)
 
-        def assign_ns(f, value):
-            try:
-                namespace_set(read(f), attr, value)
-            except Exception as exc:
-                raise located(exc, span)
-        return assign_ns
+
+def _namespace_assigner(c, target):
+    """assigner's assign(f, value) of `ns.attr`. (Apart from assigner, as _tuple_assigner: assigner makes no cell
+    for the plain name, its commonest target.)"""
+    read = e_read(c, target.name)
+    attr, span = target.attr, target.span
+
+    def assign_ns(f, value, attr=attr, read=read, span=span):
+        try:
+            namespace_set(read(f), attr, value)
+        except Exception as exc:
+            raise located(exc, span)
+    return assign_ns
+
+
+def _tuple_assigner(c, target):
+    """assigner's assign(f, value) of a tuple of targets (`for key, value in ...`)."""
     subs = tuple(assigner(c, t) for t in target.items)
     count = len(subs)
     span = target.span
 
-    def assign_tuple(f, value):
+    def assign_tuple(f, value, count=count, span=span, subs=subs):
         try:
             items = _unpack(value, count)
         except Exception as exc:
@@ -51,7 +62,7 @@ def assigner(c, target):
     if count == 2 and all(isinstance(t, n.NameTarget) for t in target.items):
         first, second = (c.scope.refs[t.name] for t in target.items)
 
-        def assign_pair(f, value):
+        def assign_pair(f, value, assign_tuple=assign_tuple, first=first, second=second):
             # `for key, value in d.items()`: a pair of the frame's variables from a 2-tuple in one go
             if type(value) is tuple and len(value) == 2:
                 f[first], f[second] = value
@@ -92,7 +103,7 @@ def namespace_check(c, target):
     if not refs:
         return None
 
-    def check(f):
+    def check(f, refs=refs):
         for read, span in refs:
             if not isinstance(read(f), Namespace):
                 raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
@@ -136,14 +147,14 @@ def s_assign(c, node):
     assign = assigner(c, target)
     check = namespace_check(c, target)
     if not accumulates:
-        def run(f, out):
+        def run(f, out, assign=assign, check=check, ev=ev):
             if check is not None:
                 check(f)
             assign(f, ev(f))
         return run
     slot = c.scope.refs[target.name]   # (a name: a namespace's `_private` attribute is not an accumulation)
 
-    def run_accumulating(f, out):
+    def run_accumulating(f, out, assign=assign, ev=ev, slot=slot):
         old = f[slot]
         old = old if type(old) in (str, list) else ""
         assign(f, ev(f))
@@ -225,7 +236,7 @@ def _namespace_assignment(c, target, value, accumulates):
     constant = constant_literal(c, value)
     ev = c.expr(value) if constant is MISSING else None
 
-    def run(f, out):
+    def run(f, out, accumulates=accumulates, attr=attr, constant=constant, ev=ev, read=read, slot=slot, span=span):
         ns = f[slot] if slot is not None else MISSING
         if type(ns) is not ChatNamespace:
             if ns is MISSING:

@@ -91,7 +91,7 @@ def compile_args(c, args):
     star = c.expr(args.star) if args.star is not None else None
     dstar = c.expr(args.dstar) if args.dstar is not None else None
 
-    def collect(f):
+    def collect(f, dstar=dstar, keywords=keywords, positional=positional, star=star):
         pos = [value if ev is None else ev(f) for ev, value in positional]
         kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if star is not None:
@@ -121,7 +121,7 @@ def compile_call(c, node):
     if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
         collect = compile_args(c, node.args)
 
-        def ev_general(f):
+        def ev_general(f, collect=collect, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
                 args, kwargs = collect(f)
@@ -132,7 +132,7 @@ def compile_call(c, node):
     positional = tuple(argument(c, a) for a in node.args.positional)
     # (a macro is called at once: call_value would only call it, a frame more)
     if not positional:
-        def ev_no_args(f):
+        def ev_no_args(f, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
                 return func() if type(func) is Macro else call_value(func, (), {}, f[0])
@@ -143,7 +143,7 @@ def compile_call(c, node):
     if len(positional) == 1:   # f(x): the argument evaluated in line (a list comprehension is a frame more)
         (only, only_value), = positional
 
-        def ev_one_arg(f):
+        def ev_one_arg(f, func_ev=func_ev, only=only, only_value=only_value, span=span):
             func = func_ev(f)
             arg = only_value if only is None else only(f)
             try:
@@ -152,7 +152,7 @@ def compile_call(c, node):
                 raise located(exc, span)
         return ev_one_arg
 
-    def ev(f):
+    def ev(f, func_ev=func_ev, positional=positional, span=span):
         func = func_ev(f)
         args = [value if a is None else a(f) for a, value in positional]
         try:
@@ -172,7 +172,8 @@ def _str_method(c, node, call):
     if len(arg_evs) <= 1:   # `.strip()`, `.split('</think>')`: the argument read without a list comprehension
         only = arg_evs[0] if arg_evs else None
 
-        def ev_str_method_short(f):
+        def ev_str_method_short(f, arg_evs=arg_evs, attr=attr, attr_span=attr_span, call=call, obj_ev=obj_ev, only=only,
+                span=span):
             obj = obj_ev(f)
             if type(obj) is not str:
                 return _call_method(f, obj, attr, arg_evs, attr_span, span)
@@ -183,7 +184,7 @@ def _str_method(c, node, call):
                 raise located(exc, span)
         return ev_str_method_short
 
-    def ev_str_method(f):
+    def ev_str_method(f, arg_evs=arg_evs, attr=attr, attr_span=attr_span, call=call, obj_ev=obj_ev, span=span):
         obj = obj_ev(f)
         if type(obj) is not str:
             return _call_method(f, obj, attr, arg_evs, attr_span, span)
@@ -217,7 +218,7 @@ def _dict_get(c, node):
     arg_evs = tuple(c.expr(x) for x in node.args.positional)
     key_ev, default_ev = arg_evs[0], (arg_evs[1] if len(arg_evs) == 2 else None)
 
-    def ev_get(f):
+    def ev_get(f, arg_evs=arg_evs, attr_span=attr_span, default_ev=default_ev, key_ev=key_ev, obj_ev=obj_ev, span=span):
         obj = obj_ev(f)
         if type(obj) is not dict:
             return _call_method(f, obj, "get", arg_evs, attr_span, span)
@@ -273,7 +274,7 @@ def compile_filter(c, node, value_ev=None):
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
         folded = _folded(func, node.value.value)
         if folded is not None:
-            return (lambda f: folded), func
+            return (lambda f, folded=folded: folded), func
     method = getattr(func, "mj_str_method", None)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func
@@ -288,7 +289,7 @@ def _unary_of_read(call_unary, slot, key, value_ev, span):
     """x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
     constant key of one (operands.operand): the value read in line where it is there, by its closure else."""
     if key is None:
-        def ev_unary_name(f):
+        def ev_unary_name(f, call_unary=call_unary, slot=slot, span=span, value_ev=value_ev):
             value = f[slot]
             if value is MISSING:
                 value = value_ev(f)
@@ -298,7 +299,7 @@ def _unary_of_read(call_unary, slot, key, value_ev, span):
                 raise located(exc, span)
         return ev_unary_name
 
-    def ev_unary_key(f):
+    def ev_unary_key(f, call_unary=call_unary, key=key, slot=slot, span=span, value_ev=value_ev):
         value = f[slot]
         value = value.get(key, MISSING) if type(value) is dict else MISSING
         if value is MISSING:
@@ -328,7 +329,7 @@ def _apply(c, func, args, value_ev, span):
         # the common case, x|trim or x is defined: one closure, no argument handling
         call_unary = charged_unary(func)
 
-        def ev(f):
+        def ev(f, call_unary=call_unary, span=span, value_ev=value_ev):
             value = value_ev(f)
             try:
                 return call_unary(f[0], value)
@@ -341,7 +342,7 @@ def _apply(c, func, args, value_ev, span):
     collect = None if args.empty else compile_args(c, args)
     call = charged(func)
 
-    def step(f, value):
+    def step(f, value, call=call, collect=collect, span=span):
         try:
             if collect is None:
                 return call(f[0], value, (), {})
@@ -352,7 +353,7 @@ def _apply(c, func, args, value_ev, span):
     if value_ev is None:
         return step
 
-    def ev_args(f):
+    def ev_args(f, step=step, value_ev=value_ev):
         return step(f, value_ev(f))
     return ev_args
 
@@ -364,7 +365,7 @@ def _str_method_filter(func, method, operand, span):
     slot, key, value_ev = operand
     call_unary = charged_unary(func)
 
-    def ev_str_filter(f):
+    def ev_str_filter(f, call_unary=call_unary, key=key, method=method, slot=slot, span=span, value_ev=value_ev):
         if slot is not None:
             value = f[slot]
             if key is not None:
@@ -389,7 +390,8 @@ def _direct_call(c, func, args, value_ev, span):
     first, first_value = argument(c, args.positional[0])
     second, second_value = argument(c, args.positional[1]) if len(args.positional) == 2 else (None, _NONE)
 
-    def ev(f):
+    def ev(f, first=first, first_value=first_value, func=func, second=second, second_value=second_value, span=span,
+            state=state, value_ev=value_ev):
         value = value_ev(f)
         a = first_value if first is None else first(f)
         b = second_value if second is None else second(f)
@@ -422,10 +424,10 @@ def compile_test(c, node, value_ev=None):
         return type_test(func, value_ev, node.negated, span, *in_line_place(c, node.value))
     test = _apply(c, func, node.args, value_ev, span)
     if node.negated:
-        return lambda f: not test(f)
+        return lambda f, test=test: not test(f)
     if func in BOOL_TESTS:
         return test  # already a bool
-    return lambda f: bool(test(f))
+    return lambda f, test=test: bool(test(f))
 
 
 def type_test(func, value_ev, negated, span, slot=None, key=None):
@@ -433,7 +435,7 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
     weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
     (slot, key: operands.in_line_place), through value_ev otherwise."""
     if slot is not None:
-        def ev_in_line(f):
+        def ev_in_line(f, func=func, key=key, negated=negated, slot=slot, span=span, value_ev=value_ev):
             value = f[slot]
             if key is not None:
                 value = value.get(key, MISSING) if type(value) is dict else MISSING
@@ -445,7 +447,7 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
                 raise located(exc, span)
         return ev_in_line
     if negated:
-        def ev_not(f):
+        def ev_not(f, func=func, span=span, value_ev=value_ev):
             value = value_ev(f)
             try:
                 return not func(value)
@@ -453,7 +455,7 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
                 raise located(exc, span)
         return ev_not
 
-    def ev(f):
+    def ev(f, func=func, span=span, value_ev=value_ev):
         value = value_ev(f)
         try:
             return func(value)

@@ -26,7 +26,7 @@ def _equality(slot, key, first, constant, equal, span):
     where it is a variable of this frame or a key of one (operands.operand). (An `==` a caller's object defines may
     fail: located here.)"""
     if key is not None:
-        def ev_key_equal(f):
+        def ev_key_equal(f, constant=constant, equal=equal, first=first, key=key, slot=slot, span=span):
             obj = f[slot]
             a = obj.get(key, MISSING) if type(obj) is dict else MISSING
             if a is MISSING:
@@ -37,7 +37,7 @@ def _equality(slot, key, first, constant, equal, span):
                 raise located(exc, span)
         return ev_key_equal
     if slot is not None:
-        def ev_var_equal(f):
+        def ev_var_equal(f, constant=constant, equal=equal, first=first, slot=slot, span=span):
             a = f[slot]
             if a is MISSING:
                 a = first(f)
@@ -47,7 +47,7 @@ def _equality(slot, key, first, constant, equal, span):
                 raise located(exc, span)
         return ev_var_equal
 
-    def ev_equal(f):
+    def ev_equal(f, constant=constant, equal=equal, first=first, span=span):
         a = first(f)
         try:
             return a == constant if equal else a != constant
@@ -66,7 +66,8 @@ def _contains(c, node, first, right, want, span):
     literal = node.first.value if isinstance(node.first, n.Const) and type(node.first.value) is str else MISSING
     slot, key = in_line_place(c, other) if members is MISSING else (None, None)
 
-    def ev1_contains(f):
+    def ev1_contains(f, first=first, key=key, literal=literal, members=members, right=right, slot=slot, span=span,
+            want=want):
         a = first(f) if literal is MISSING else literal
         if members is not MISSING:
             b = members
@@ -95,6 +96,11 @@ def _literal_members(c, node):
     return MISSING if MISSING in values else values
 
 
+def _compiled_ops(c, node):
+    # (apart from e_compare: its generator would make a cell for c on every call of e_compare)
+    return tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
+
+
 def e_compare(c, node, first=None):
     span = node.span
     if first is None and len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and \
@@ -110,7 +116,7 @@ def e_compare(c, node, first=None):
             constant = other.value
             slot = local_slot(c, node.first)
             if slot is not None:
-                def ev_var_const(f):
+                def ev_var_const(f, constant=constant, first=first, op=op, slot=slot, span=span):
                     a = f[slot]
                     if a is MISSING:
                         a = first(f)
@@ -120,7 +126,7 @@ def e_compare(c, node, first=None):
                         raise located(exc, span)
                 return ev_var_const
 
-            def ev_const(f):
+            def ev_const(f, constant=constant, first=first, op=op, span=span):
                 a = first(f)
                 try:
                     return op(a, constant)
@@ -130,7 +136,7 @@ def e_compare(c, node, first=None):
         cost = _COMPARE_COST[name]
         right = c.expr(other) if name not in ("in", "not in") or _literal_members(c, other) is MISSING else None
         if name not in ("in", "not in"):
-            def ev1_order(f):
+            def ev1_order(f, cost=cost, first=first, op=op, right=right, span=span):
                 a = first(f)
                 b = right(f)
                 try:
@@ -147,9 +153,9 @@ def e_compare(c, node, first=None):
             return ev1_order
 
         return _contains(c, node, first, right, name == "in", span)
-    ops = tuple((COMPARE[name], _COMPARE_COST[name], c.expr(x)) for name, x in node.ops)
+    ops = _compiled_ops(c, node)
 
-    def ev(f):
+    def ev(f, first=first, ops=ops, span=span):
         a = first(f)
         for op, cost, right in ops:
             b = right(f)

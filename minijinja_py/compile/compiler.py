@@ -53,7 +53,7 @@ def _dispatchers(c):
     keeps its Span: it reads the source around it. (Called for every node compiled: the check is in line.)"""
     expressions, statements = EXPRESSIONS, STATEMENTS
 
-    def expr(node):
+    def expr(node, c=c, expressions=expressions):
         span = node.span
         if span.__class__ is not int:
             # context.place in line (a call per node compiled): the packed location, or the Span past 20 bits
@@ -63,7 +63,7 @@ def _dispatchers(c):
                 node.span = (line << 20 | col) << 40 | (end_line << 20 | end_col)
         return expressions[type(node)](c, node)
 
-    def stmt(node):
+    def stmt(node, c=c, statements=statements):
         if node.span.__class__ is not int and type(node) is not n.Load:
             node.span = place(node.span)
         return statements[type(node)](c, node)
@@ -181,12 +181,12 @@ def _run_all(runs):
     if len(runs) == 2:
         a, b = runs
 
-        def run2(f, out):
+        def run2(f, out, a=a, b=b):
             a(f, out)
             b(f, out)
         return run2
 
-    def run(f, out):
+    def run(f, out, runs=runs):
         for r in runs:
             r(f, out)
     return run

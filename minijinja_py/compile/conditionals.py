@@ -32,15 +32,21 @@ def if_parts(c, node):
     with c.flags(soft=True):
         for test, body in tested:
             if isinstance(test, (n.And, n.Or)):
-                parts = tuple((operand, _operand_condition(c, operand), operand.span)
-                              for operand in and_or_parts(test))
-                ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                                        for operand, ev, span in parts), isinstance(test, n.Or))
+                parts, ev = _chain_parts(c, test)
             else:
                 parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
         else_ = c.block(else_body) if else_body else None
     return branches, else_, _if_run(c, node, branches, else_)
+
+
+def _chain_parts(c, test):
+    """if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
+    make a cell for c on every call of if_parts.)"""
+    parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
+    ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
+                            for operand, ev, span in parts), isinstance(test, n.Or))
+    return parts, ev
 
 
 def and_or_parts(test):
@@ -64,12 +70,12 @@ def condition(c, node):
         return _chain_of(c, node)
     if isinstance(node, n.Not) and _is_chain(node.operand):
         inner = condition(c, node.operand)
-        return lambda f: not inner(f)
+        return lambda f, inner=inner: not inner(f)
     if isinstance(node, (n.Not, n.Test)):
         return c.expr(node)   # already a bool (`not x`: not the truth of x)
     ev, span = c.expr(node), node.span
 
-    def test(f):
+    def test(f, ev=ev, span=span):
         try:
             return True if ev(f) else False
         except Exception as exc:   # a truth test can fail (StrictUndefined)
@@ -100,7 +106,7 @@ def _chain_of(c, chain):
         return _chain_truth(tuple(part + (equality or (None, None, None, True))
                                   for part, equality in zip(parts, equalities)), want)
 
-    def truths(f):
+    def truths(f, parts=parts, want=want):
         for part, span in parts:
             value = part(f)
             try:
@@ -120,7 +126,7 @@ def _chain_truth(operands, want):
         return _chain_two(*operands, want)
     operands = tuple(operand + (type(operand[4]),) for operand in operands)
 
-    def chain(f):
+    def chain(f, operands=operands, want=want):
         for part, span, slot, key, constant, equal, constant_type in operands:
             if slot is not None:
                 value = f[slot]
@@ -149,7 +155,9 @@ def _chain_two(first, second, want, body=None, else_=None):
     part2, span2, slot2, key2, constant2, equal2 = second
     constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
 
-    def two_operands(f, out=None):
+    def two_operands(f, out=None, body=body, constant=constant, constant2=constant2, constant_type=constant_type,
+            constant_type2=constant_type2, else_=else_, equal=equal, equal2=equal2, key=key, key2=key2, part=part,
+            part2=part2, slot=slot, slot2=slot2, span=span, span2=span2, want=want):
         if slot is None:
             value = MISSING
         else:
@@ -199,8 +207,9 @@ def _if_run(c, node, branches, else_):
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
         if parts is not None and len(parts) == 2:
-            first, second = ((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                             for operand, ev, span in parts)
+            (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
+            first = (first_ev, first_span) + (_equality_of(c, first_node) or (None, None, None, True))
+            second = (second_ev, second_span) + (_equality_of(c, second_node) or (None, None, None, True))
             return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
@@ -222,7 +231,7 @@ _BOOLEAN_TESTS = (n.And, n.Or, n.Not, n.Test)
 
 def _if_boolean(test, body, else_):
     """{% if a and b %}, {% if not loop.last %}, {% if x is defined %}: an if whose test gives a bool."""
-    def run_boolean(f, out):
+    def run_boolean(f, out, body=body, else_=else_, test=test):
         if test(f):
             body(f, out)
         elif else_ is not None:
@@ -295,7 +304,8 @@ def _one_subject(subject, entries, ors, general, else_):
             if constant not in bodies:
                 bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
 
-    def run_one_subject(f, out):
+    def run_one_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, key=key,
+            slot=slot):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else MISSING
@@ -314,7 +324,7 @@ def _guarded(rest, body, later, else_):
     rest holds, else the later branches in turn (_equality_chain), or else_."""
     after = _equality_chain(later, else_) if later else else_
 
-    def run_guarded(f, out):
+    def run_guarded(f, out, after=after, body=body, rest=rest):
         if rest(f):
             body(f, out)
         elif after is not None:
@@ -328,7 +338,7 @@ def _equality_chain(branches, else_):
     other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
     rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
     the rest's truth or None), ...)."""
-    def run_equalities(f, out):
+    def run_equalities(f, out, branches=branches, else_=else_):
         for slot, key, constant, equal, constant_type, test, span, body, rest in branches:
             if slot is not None:
                 value = f[slot]
@@ -354,7 +364,7 @@ def _if_operand(slot, key, test, span, body, else_):
     """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
     or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
     else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
-    def run_operand(f, out):
+    def run_operand(f, out, body=body, else_=else_, key=key, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
             value = value.get(key, MISSING) if type(value) is dict else MISSING
@@ -392,7 +402,8 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
     the comparison's closure does, whose truth cannot fail); anything else through test."""
     constant_type = type(constant)
 
-    def run_equal(f, out):
+    def run_equal(f, out, body=body, constant=constant, constant_type=constant_type, else_=else_, equal=equal, key=key,
+            slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else MISSING
@@ -419,7 +430,7 @@ def if_runner(tests, else_):
     if len(tests) == 1:
         (test, span, body), = tests
 
-        def run(f, out):
+        def run(f, out, body=body, else_=else_, span=span, test=test):
             value = test(f)
             try:
                 chosen = True if value else False
@@ -434,7 +445,7 @@ def if_runner(tests, else_):
     if len(tests) == 2:
         return _two_branches(tests, else_)
 
-    def run_chain(f, out):
+    def run_chain(f, out, else_=else_, tests=tests):
         for test, span, body in tests:
             value = test(f)
             try:
@@ -453,7 +464,7 @@ def _two_branches(tests, else_):
     """if_runner's form for an if with one elif, written out."""
     (test, span, body), (test2, span2, body2) = tests
 
-    def run_two(f, out):
+    def run_two(f, out, body=body, body2=body2, else_=else_, span=span, span2=span2, test=test, test2=test2):
         value = test(f)
         try:
             chosen = True if value else False

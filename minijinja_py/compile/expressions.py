@@ -45,7 +45,7 @@ def truth_of(ev, node):
         return ev   # already a bool
     span = node.span
 
-    def test(f):
+    def test(f, ev=ev, span=span):
         try:
             return True if ev(f) else False
         except Exception as exc:
@@ -59,7 +59,7 @@ def e_const(c, node):
     key = ("const", constant_key(value))
     found = c.shared.get(key)   # one closure per constant of the template
     if found is None:
-        found = c.shared[key] = lambda f: value
+        found = c.shared[key] = lambda f, value=value: value
     return found
 
 
@@ -77,14 +77,14 @@ def _name_reader(name, depth, slot, kind):
     if depth == 0 and kind == PARAM:
         return itemgetter(slot)
     if depth == 0:
-        def ev_local(f):
+        def ev_local(f, name=name, slot=slot):
             value = f[slot]
             if value is MISSING:   # not assigned yet, or not found: a new undefined for each read, as Jinja2
                 return f[0].undefined(name=name)
             return value
         return ev_local
 
-    def ev(f):
+    def ev(f, depth=depth, name=name, slot=slot):
         frame = f
         for _ in range(depth):
             frame = frame[1]
@@ -98,24 +98,24 @@ def _name_reader(name, depth, slot, kind):
 def e_tuple(c, node):
     folded = constant_literal(c, node)
     if folded is not MISSING:
-        return lambda f: folded   # immutable: the same tuple every time
+        return lambda f, folded=folded: folded   # immutable: the same tuple every time
     items = tuple(c.expr(x) for x in node.items)
-    return lambda f: tuple([ev(f) for ev in items])
+    return lambda f, items=items: tuple([ev(f) for ev in items])
 
 
 def e_list(c, node):
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
-        return lambda f: list(values)
+        return lambda f, values=values: list(values)
     items = tuple(c.expr(x) for x in node.items)
-    return lambda f: [ev(f) for ev in items]
+    return lambda f, items=items: [ev(f) for ev in items]
 
 
 def e_dict(c, node):
     pairs = tuple((c.expr(k), c.expr(v)) for k, v in node.pairs)
     span = node.span
 
-    def ev(f):
+    def ev(f, pairs=pairs, span=span):
         # as a Python dict display (Jinja2 compiles to one): every key and value is computed before any key is
         # hashed, so an error in a later value comes before an unhashable key
         items = [(k(f), v(f)) for k, v in pairs]
@@ -145,7 +145,7 @@ def e_lookup(c, node):
     if len(steps) == 2 and steps[1][1] is None:
         return _two_lookups(root, steps, general)
 
-    def ev(f):
+    def ev(f, general=general, root=root, steps=steps):
         obj = root(f)
         for key, index in steps:
             if index is not None:
@@ -194,7 +194,7 @@ def e_getattr(c, node):
         if slot is not None and attr in _LOOP_COUNTERS:
             return _loop_counter(slot, attr, obj_ev, span)
 
-        def ev_loop(f):
+        def ev_loop(f, attr=attr, obj_ev=obj_ev, span=span):
             obj = obj_ev(f)
             if type(obj) is LoopContext:
                 return getattr(obj, attr)  # loop.index and friends: plain properties the sandbox allows
@@ -204,7 +204,7 @@ def e_getattr(c, node):
                 raise located(exc, span)
         return ev_loop
     if not (attr in DICT_ATTRS or attr in DICT_MUTATORS or attr[:1] == "_"):
-        def ev_key(f):
+        def ev_key(f, attr=attr, obj_ev=obj_ev, span=span):
             obj = obj_ev(f)
             if type(obj) is dict:
                 if attr in obj:
@@ -216,7 +216,7 @@ def e_getattr(c, node):
                 raise located(exc, span)
         return ev_key
 
-    def ev(f):
+    def ev(f, attr=attr, obj_ev=obj_ev, span=span):
         obj = obj_ev(f)
         try:
             return getattr_(obj, attr, f[0])
@@ -239,7 +239,7 @@ def e_getitem(c, node):
         # a plain dict without the key: undefined, as the sandbox's lookup decides when no dict method has the name
         undefined_if_missing = type(key) is str and key not in DICT_ATTRS and key not in DICT_MUTATORS
         if type(key) is str:
-            def ev_str(f):
+            def ev_str(f, key=key, obj_ev=obj_ev, span=span, undefined_if_missing=undefined_if_missing):
                 obj = obj_ev(f)
                 if type(obj) is dict:
                     if key in obj:
@@ -252,7 +252,7 @@ def e_getitem(c, node):
                     raise located(exc, span)
             return ev_str
 
-        def ev_int(f):
+        def ev_int(f, key=key, obj_ev=obj_ev, span=span):
             obj = obj_ev(f)
             if type(obj) is list and -len(obj) <= key < len(obj):
                 return obj[key]
@@ -263,7 +263,7 @@ def e_getitem(c, node):
         return ev_int
     key_ev = c.expr(node.key)
 
-    def ev(f):
+    def ev(f, key_ev=key_ev, obj_ev=obj_ev, span=span):
         obj = obj_ev(f)
         key = key_ev(f)
         kind = type(key)
@@ -304,7 +304,7 @@ def _loop_counter(slot, attr, obj_ev, span):
     loop context's count read in line (its properties compute no more than this; loop.last before the end of a
     list, else its property, which spends the walk); anything else the variable holds through _loop_field."""
     if attr == "last":
-        def ev_last(f):
+        def ev_last(f, obj_ev=obj_ev, slot=slot, span=span):
             loop = f[slot]
             if type(loop) is not LoopContext:
                 return _loop_field(obj_ev(f), "last", span, f)
@@ -312,17 +312,17 @@ def _loop_counter(slot, attr, obj_ev, span):
             return False if items is not None and loop.index0 + 1 < len(items) else loop.last
         return ev_last
     if attr == "index0":
-        def ev_index0(f):
+        def ev_index0(f, obj_ev=obj_ev, slot=slot, span=span):
             loop = f[slot]
             return loop.index0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index0", span, f)
         return ev_index0
     if attr == "index":
-        def ev_index(f):
+        def ev_index(f, obj_ev=obj_ev, slot=slot, span=span):
             loop = f[slot]
             return loop.index0 + 1 if type(loop) is LoopContext else _loop_field(obj_ev(f), "index", span, f)
         return ev_index
 
-    def ev_first(f):
+    def ev_first(f, obj_ev=obj_ev, slot=slot, span=span):
         loop = f[slot]
         return loop.index0 == 0 if type(loop) is LoopContext else _loop_field(obj_ev(f), "first", span, f)
     return ev_first
@@ -334,7 +334,7 @@ def _local_key(slot, name, key, span, item=False):
     method, the method: the sandbox's lookup); anything else through the sandbox (the variable unassigned: an
     undefined of its name, as its own read makes)."""
     if item and (key in DICT_ATTRS or key in DICT_MUTATORS):
-        def ev_local_method_name(f):
+        def ev_local_method_name(f, key=key, name=name, slot=slot, span=span):
             obj = f[slot]
             if type(obj) is dict and key in obj:
                 return obj[key]
@@ -345,7 +345,7 @@ def _local_key(slot, name, key, span, item=False):
         return ev_local_method_name
     lookup = getitem_ if item else getattr_
 
-    def ev_local_key(f):
+    def ev_local_key(f, key=key, lookup=lookup, name=name, slot=slot, span=span):
         obj = f[slot]
         if type(obj) is dict:
             if key in obj:
@@ -363,7 +363,7 @@ def _slice_item(c, obj_ev, key, span):
     # and generator[1:] raise TypeError instead of giving undefined
     slice_ev = e_slice(c, key)
 
-    def ev(f):
+    def ev(f, obj_ev=obj_ev, slice_ev=slice_ev, span=span):
         obj = obj_ev(f)
         key = slice_ev(f)
         try:
@@ -390,7 +390,7 @@ def _two_lookups(root, steps, general):
     """e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line."""
     (key1, index), (key2, _) = steps
     if index is None:
-        def ev_keys(f):
+        def ev_keys(f, general=general, key1=key1, key2=key2, root=root):
             obj = root(f)
             if type(obj) is dict and key1 in obj:
                 obj = obj[key1]
@@ -399,7 +399,7 @@ def _two_lookups(root, steps, general):
             return general(f)
         return ev_keys
 
-    def ev_index(f):
+    def ev_index(f, general=general, index=index, key2=key2, root=root):
         obj = root(f)
         i = f[index]
         if type(obj) is list and type(i) is int:
@@ -418,7 +418,7 @@ def e_unary(c, node):
     op = operator.neg if node.op == "-" else operator.pos
     span = node.span
 
-    def ev(f):
+    def ev(f, op=op, operand_ev=operand_ev, span=span):
         v = operand_ev(f)
         try:
             return op(v)
@@ -430,14 +430,14 @@ def e_unary(c, node):
 # ---------------------------------------------------------------------------------------------- logic
 def e_not(c, node):
     test = truth(c, node.operand)
-    return lambda f: not test(f)
+    return lambda f, test=test: not test(f)
 
 
 def e_and(c, node):
     left, right = c.expr(node.left), c.expr(node.right)
     span = node.left.span
 
-    def ev(f):
+    def ev(f, left=left, right=right, span=span):
         a = left(f)
         try:
             if not a:
@@ -452,7 +452,7 @@ def e_or(c, node):
     left, right = c.expr(node.left), c.expr(node.right)
     span = node.left.span
 
-    def ev(f):
+    def ev(f, left=left, right=right, span=span):
         a = left(f)
         try:
             if a:
@@ -476,9 +476,9 @@ def e_cond(c, node):
         hint = (f"the inline if-expression on line {location(node.span)[0]} evaluated to false and no else section was "
                 "defined.")
         # Jinja2 quirk: the missing else is always the default Undefined, whatever the environment's class
-        return lambda f: then(f) if test(f) else Undefined(hint)
+        return lambda f, then=then, test=test, hint=hint: then(f) if test(f) else Undefined(hint)
     else_ = _paying(else_, node_count(node.else_))
-    return lambda f: then(f) if test(f) else else_(f)
+    return lambda f, then=then, test=test, else_=else_: then(f) if test(f) else else_(f)
 
 
 def _paying(ev, steps):
@@ -486,7 +486,7 @@ def _paying(ev, steps):
     if not steps:
         return ev
 
-    def ev_paid(f):
+    def ev_paid(f, ev=ev, steps=steps):
         rs = f[0]
         rs.fuel -= steps
         if rs.fuel < 0:
@@ -502,7 +502,7 @@ _CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectat
 
 def _folded_by_jinja2(c, node):
     """Would Jinja2's optimizer fold this expression to a constant at compile time?"""
-    def folded(x):
+    def folded(x, c=c):
         return _folded_by_jinja2(c, x)
     if node is None or isinstance(node, n.Const):
         return True
@@ -541,7 +541,7 @@ def e_concat(c, node):
     if c.autoescape and not all(_folded_by_jinja2(c, x) for x in node.items):
         return _escaping_concat(items, span)
 
-    def ev_concat(f):
+    def ev_concat(f, items=items, span=span):
         # every operand evaluated, then each printed (str() of it) and the pieces joined, as Jinja2's str_join
         values = []
         for item, constant in items:
@@ -565,7 +565,7 @@ def e_concat(c, node):
 
 def _escaping_concat(items, span):
     """e_concat under autoescape: pieces with an __html__ make the whole a Markup, the others escaped."""
-    def ev(f):
+    def ev(f, items=items, span=span):
         values = [constant if item is None else item(f) for item, constant in items]
         try:
             rs = f[0]

@@ -34,7 +34,7 @@ def e_folded_slice(c, node):
     obj_ev, key_ev = c.expr(node.obj), e_slice(c, node.key)
     span = node.span
 
-    def ev(f):
+    def ev(f, key_ev=key_ev, obj_ev=obj_ev, span=span):
         obj, key = obj_ev(f), key_ev(f)
         try:
             return charge_result(f[0], getitem_(obj, key, f[0]))
@@ -51,7 +51,7 @@ def fold_constants(c, template):
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 
-    def evaluate(node, printed):
+    def evaluate(node, printed, c=c, env=env, rs=rs):
         if rs.fuel <= 0 or printed and env.finalize is not None:
             raise _NotConstantError   # (a finalize function is not folded into {{ }} here)
         ev = c.expr(node)

@@ -62,7 +62,7 @@ def s_macro(c, node):
     code = _macro_code(c, node.name, node.params, node.body, node.span)
     slot = c.scope.refs[node.name]
 
-    def run(f, out):
+    def run(f, out, code=code, slot=slot):
         f[slot] = Macro(code, f)
     return run
 
@@ -78,7 +78,7 @@ def s_call_block(c, node):
     output = emitter(c, node.span)
     span = call.span
 
-    def run(f, out):
+    def run(f, out, code=code, collect=collect, func=func, output=output, span=span):
         caller = Macro(code, f)
         try:
             func_value = func(f)
@@ -99,7 +99,7 @@ def s_generation(c, node):
     code = _macro_code(c, None, (), node.body, node.span)
     counted = not c.counted_by_loop
 
-    def run(f, out):
+    def run(f, out, code=code, counted=counted):
         text = Macro(code, f)()
         rs = f[0]
         spans = rs.generation_spans
@@ -129,13 +129,13 @@ def s_block(c, node):
         return nothing   # Jinja2 renders no block in place after an extends (the parent renders them)
     name, depth = node.name, c.context_depth()
     if not node.scoped:
-        def run(f, out):
+        def run(f, out, depth=depth, name=name):
             context = context_at(f, depth)
             context.blocks[name][0](context, out)
         return run
     read_locals = variables_reader(c.visible_stores())
 
-    def run_scoped(f, out):
+    def run_scoped(f, out, depth=depth, name=name, read_locals=read_locals):
         context = context_at(f, depth)
         context.blocks[name][0](context, out, read_locals(f))
     return run_scoped

@@ -59,7 +59,7 @@ def s_load(c, node):
     run = compile_kind(c, node, c.expr(node.template), c.context_depth(), modifiers)
     span = node.span
 
-    def run_located(f, out):
+    def run_located(f, out, run=run, span=span):
         try:
             run(f, out)
         except Exception as exc:
@@ -81,7 +81,8 @@ def _include(c, node, template_ev, depth, modifiers):
     read_locals = variables_reader(c.visible_stores()) if with_context is not False else None
     counted = not c.counted_by_loop
 
-    def run(f, out):
+    def run(f, out, choose=choose, counted=counted, depth=depth, ignore_missing=ignore_missing, importer=importer,
+            read_locals=read_locals, template_ev=template_ev):
         value = template_ev(f)
         context = context_at(f, depth)
         if type(value) is list or type(value) is tuple:
@@ -154,7 +155,7 @@ def _extends(c, node, template_ev, depth, modifiers):
     if c.rootlevel:
         c.known_extends = True
 
-    def run(f, out):
+    def run(f, out, depth=depth, importer=importer, template_ev=template_ev):
         context = context_at(f, depth)
         if context.extends is not None:
             raise TemplateRuntimeError("extended multiple times")

@@ -116,7 +116,7 @@ def _with_entry(enter, run):
     if enter is None:
         return run
 
-    def entered(f, out):
+    def entered(f, out, enter=enter, run=run):
         enter(f)
         run(f, out)
     return entered
@@ -126,7 +126,7 @@ def _run(plan, iter_ev):
     """(over(f, out, iterable), run(f, out)) of a loop that is not recursive."""
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
-    def over(f, out, iterable):
+    def over(f, out, iterable, counts_output=counts_output, else_=else_, plan=plan, span=span):
         if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
             return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
@@ -138,7 +138,7 @@ def _run(plan, iter_ev):
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
 
-    def run(f, out):
+    def run(f, out, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan, span=span):
         try:
             iterable = iter_ev(f)
         except Exception as exc:
@@ -170,7 +170,7 @@ def _recursive_run(plan, iter_ev, counts_output):
         count_output(rs, out, 0)
         return join_output(out)
 
-    def run(f, out):
+    def run(f, out, call=call, counts_output=counts_output, iter_ev=iter_ev, span=span):
         try:
             iterable = iter_ev(f)
         except Exception as exc:
@@ -187,7 +187,7 @@ def _recursive_run(plan, iter_ev, counts_output):
 
 def _recurser(call, f):
     """loop(children) inside a recursive loop: a new call of the loop, one level deeper."""
-    def recurse(iterable, depth0):
+    def recurse(iterable, depth0, call=call, f=f):
         rs = f[0]
         rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
         if rs.depth >= rs.limits.max_call_depth:

@@ -99,7 +99,7 @@ def _run_all(runs, nodes):
             c(f, out)
         return run_three
 
-    def run_all(f, out):
+    def run_all(f, out, runs=runs):
         for run in runs:
             run(f, out)
     return run_all

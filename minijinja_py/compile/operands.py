@@ -54,9 +54,9 @@ def local_slot(c, node):
     """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
     slot holds its value, or MISSING when it is undefined), else None."""
     if isinstance(node, n.Name):
-        depth, slot = c.where(node.name)
-        if depth == 0:
-            return slot
+        found = c.scope.find_variable(node.name) or c.variable(node.name)   # (context.where, in line: per operand)
+        if found[0] == 0:
+            return found[1]
     return None
 
 
@@ -89,7 +89,7 @@ def path_reader(place, fallback):
     if len(keys) == 1:
         key, = keys
         if type(key) is int:
-            def read_item(f):   # messages[i], i a loop variable
+            def read_item(f, fallback=fallback, key=key, slot=slot):   # messages[i], i a loop variable
                 items, index = f[slot], f[key]
                 if type(items) is list and type(index) is int:
                     try:
@@ -99,7 +99,7 @@ def path_reader(place, fallback):
                 return fallback(f)
             return read_item
 
-        def read_key(f):
+        def read_key(f, fallback=fallback, key=key, slot=slot):
             obj = f[slot]
             if type(obj) is dict and key in obj:
                 return obj[key]
@@ -108,7 +108,8 @@ def path_reader(place, fallback):
     if len(keys) == 2 and type(keys[0]) is int and type(keys[1]) is str:
         index_slot, key = keys
 
-        def read_item_key(f):   # messages[i]['content'], i a loop variable
+        def read_item_key(f, fallback=fallback, index_slot=index_slot, key=key, slot=slot):
+            # messages[i]['content'], i a loop variable
             items, index = f[slot], f[index_slot]
             if type(items) is list and type(index) is int:
                 try:
@@ -120,7 +121,7 @@ def path_reader(place, fallback):
             return fallback(f)
         return read_item_key
     if not any(type(key) is int for key in keys):
-        def read_keys(f):
+        def read_keys(f, fallback=fallback, keys=keys, slot=slot):
             value = read_path(f, slot, keys)
             return value if value is not MISSING else fallback(f)
         return read_keys
@@ -173,6 +174,11 @@ def constant_literal(c, node):
         return node.value
     if not isinstance(node, n.TupleExpr):
         return MISSING
+    return _constant_tuple(c, node)
+
+
+def _constant_tuple(c, node):
+    # (apart from constant_literal: its generator would make a cell for c on every call of constant_literal)
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING in values:
         return MISSING

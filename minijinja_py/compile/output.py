@@ -21,7 +21,7 @@ def s_text(c, node):
     size = len(text) if not c.counted_by_loop else 0
     span = node.span
 
-    def run(f, out):
+    def run(f, out, size=size, span=span, text=text):
         out.append(text)
         if size:
             try:
@@ -36,7 +36,7 @@ def s_output(c, node):
     span = node.span
     counted = not c.counted_by_loop
 
-    def run_escaped(f, out):
+    def run_escaped(f, out, counted=counted, ev=ev, span=span):
         try:
             value = ev(f)
             rs = f[0]
@@ -85,7 +85,7 @@ def print_run(c, nodes):
 
 def _print_parts(parts, counted, first_span):
     """print_run's general run: parts are texts and (slot, key, ev, span) of the values to print."""
-    def run(f, out):
+    def run(f, out, counted=counted, first_span=first_span, parts=parts):
         rs = f[0]
         size = 0
         for part in parts:
@@ -115,7 +115,8 @@ def _print_one_part(before, part, after, counted, first_span):
     slot, key, ev, span = part
     constant_size = len(before) + len(after)
 
-    def run_one_part(f, out):
+    def run_one_part(f, out, after=after, before=before, constant_size=constant_size, counted=counted, ev=ev,
+            first_span=first_span, key=key, slot=slot, span=span):
         if before:
             out.append(before)
         text = MISSING if slot is None else f[slot] if key is None else \
@@ -160,7 +161,7 @@ def _count_output(rs, size, counted, span):
 def _print_text(text, counted, span):
     size = len(text)
     if counted:
-        def run_counted_text(f, out):
+        def run_counted_text(f, out, size=size, span=span, text=text):
             out.append(text)
             rs = f[0]
             rs.output_size += size   # (rs.grow_output in line: most renders print a constant at the top level)
@@ -168,12 +169,12 @@ def _print_text(text, counted, span):
                 _count_output(rs, 0, True, span)   # which fails, located
         return run_counted_text
     if size >= BIG_STR:
-        def run_noted_text(f, out):
+        def run_noted_text(f, out, size=size, span=span, text=text):
             out.append(text)
             _count_output(f[0], size, False, span)
         return run_noted_text
 
-    def run_text(f, out):
+    def run_text(f, out, text=text):
         out.append(text)
     return run_text
 
@@ -183,7 +184,7 @@ def _print_value(operand, span, counted):
     in line; anything else printed through the value's closure."""
     slot, key, ev = operand
 
-    def run_value(f, out):
+    def run_value(f, out, counted=counted, ev=ev, key=key, slot=slot, span=span):
         if slot is not None:
             text = f[slot]
             if key is not None:
@@ -240,7 +241,8 @@ def _print_joined(c, nodes, general):
         return _print_joined_one(pieces, reads[0], room, counted, span, general)
     (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
 
-    def run_sum(f, out):
+    def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
+            key2=key2, room=room, slot=slot, slot2=slot2, span=span):
         first, second = f[slot], f[slot2]
         if key is not None:
             first = first[key] if type(first) is dict and key in first else None
@@ -260,7 +262,8 @@ def _print_joined_one(pieces, read, room, counted, span, general):
     """_print_joined's run for one value between constants."""
     (before, after), (slot, key) = pieces, read
 
-    def run_sum_one(f, out):
+    def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, room=room, slot=slot,
+            span=span):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else None

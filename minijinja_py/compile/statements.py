@@ -76,7 +76,7 @@ def scope_start(scope):
         return tuple(resets), tuple(local), None
     copies = tuple(copies)
 
-    def copy(f):
+    def copy(f, copies=copies):
         for slot, depth, source in copies:
             frame = f
             for _ in range(depth):
@@ -91,7 +91,7 @@ def enter_actions(c, scope):
     if not resets and not local:
         return copy
 
-    def enter(f):
+    def enter(f, copy=copy, local=local, resets=resets):
         for slot in resets:
             f[slot] = MISSING
         for slot, source in local:
@@ -111,7 +111,7 @@ def compile_body(c, statements):
 
 def charging(run, weight):
     """run(f, out) that first charges `weight` steps to the render."""
-    def charged_run(f, out):
+    def charged_run(f, out, run=run, weight=weight):
         rs = f[0]
         rs.fuel -= weight
         if rs.fuel < 0:
@@ -173,7 +173,7 @@ def emitter(c, span):
     that (join_output reports it at this block)."""
     counted = not c.counted_by_loop
 
-    def emit(f, out, value):
+    def emit(f, out, value, counted=counted, span=span):
         if not isinstance(value, str):
             out.append(NotText(value, span))
             return
@@ -255,7 +255,7 @@ def s_expr(c, node):
         raise error_at(TemplateSyntaxError, "Encountered unknown tag 'do'.", node.span)
     ev = c.expr(node.expr)
 
-    def run(f, out):
+    def run(f, out, ev=ev):
         ev(f)
     return run
 
@@ -266,7 +266,7 @@ def _loop_control(c, node, name, signal):
     if not c.in_loop:
         raise error_at(LoopControlOutsideLoop, f"'{name}' outside loop", node.span)
 
-    def run(f, out):
+    def run(f, out, signal=signal):
         raise signal()
     return run
 

@@ -106,7 +106,8 @@ def decider(part, value):
         return decide_compare
     family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
 
-    def decide_atom(f):
+    def decide_atom(f, constant=constant, ev=ev, family=family, key=key, kind=kind, read_path=read_path, slot=slot,
+            span=span, want=want):
         if read_path is None:
             value = f[slot]
             if key is not None:
@@ -147,7 +148,7 @@ def _any_of(parts, want, ev, span):
     if len(parts) == 2:
         first, second = parts
 
-        def decide_two(f):
+        def decide_two(f, ev=ev, first=first, second=second, span=span, want=want):
             outcome = first(f)
             if outcome is not want:
                 outcome = second(f) if outcome is not None else None
@@ -156,7 +157,7 @@ def _any_of(parts, want, ev, span):
             return outcome
         return decide_two
 
-    def decide_parts(f):
+    def decide_parts(f, ev=ev, parts=parts, span=span, want=want):
         for part in parts:
             outcome = part(f)
             if outcome is None:
@@ -193,7 +194,7 @@ def if_tests(node):
                 else_(f, out)
         return run_test
 
-    def run_tests(f, out):
+    def run_tests(f, out, branches=branches, else_=else_):
         for test, body in branches:
             if test(f):
                 return body(f, out)
@@ -354,7 +355,8 @@ def _if_atom(atom, value, body, else_block):
 
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
-    def run_atom(f, out):
+    def run_atom(f, out, compares=compares, constant=constant, constant_type=constant_type, else_=else_, family=family,
+            key=key, order=order, rare=rare, read_path=read_path, run_body=run_body, slot=slot, text=text, want=want):
         if read_path is None:
             value = f[slot]
             if key is not None:

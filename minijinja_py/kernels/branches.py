@@ -81,7 +81,7 @@ def _plan_now(node):
             for constant in listed:
                 constants.setdefault(constant, constant)
 
-    def now(f):
+    def now(f, constants=constants, key=key, kind=kind, read_path=read_path, slot=slot, str_key=str_key):
         if read_path is None:
             value = f[slot]
             value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else MISSING
@@ -108,7 +108,7 @@ def _watched(test, ran):
 
 
 def _counting(ev, ran):
-    def ev_counted(f):
+    def ev_counted(f, ev=ev, ran=ran):
         value = ev(f)
         ran[0] += 1
         return value
@@ -121,7 +121,7 @@ def _tail(cases, values, else_):
     branches, else_ = tuple((ev, span, body.run) for (ev, span), (*_, body) in zip(values, cases)), \
         else_.run if else_ is not None else None
 
-    def run_tail(f, out, start):
+    def run_tail(f, out, start, branches=branches, else_=else_):
         for ev, span, body in branches[start:]:
             if truth(f, ev, span):
                 return body(f, out)
@@ -146,7 +146,7 @@ def _plan_run(chains, value, recheck, tails):
     if len(runs) == 1:
         return runs[0]
 
-    def run_chains(f, out):
+    def run_chains(f, out, runs=runs):
         for run in runs:
             run(f, out)
     return run_chains
@@ -160,7 +160,7 @@ def _first_taken(entries, else_, value, recheck, tail):
     if len(entries) == 1:
         (test, body, after), = entries
 
-        def run_one(f, out):
+        def run_one(f, out, after=after, body=body, else_=else_, now=now, ran=ran, tail=tail, test=test, value=value):
             before = ran[0]
             if test(f):
                 body(f, out)
@@ -170,7 +170,7 @@ def _first_taken(entries, else_, value, recheck, tail):
                 else_(f, out)
         return run_one
 
-    def run_first(f, out):
+    def run_first(f, out, else_=else_, entries=entries, now=now, ran=ran, tail=tail, value=value):
         for test, body, after in entries:
             if test is None:
                 return body(f, out)

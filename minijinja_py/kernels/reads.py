@@ -97,7 +97,7 @@ def reader(read, strict=False):
     if len(keys) == 2 and method is None:
         return _two_steps(slot, *keys, step)
 
-    def read_path(f):
+    def read_path(f, keys=keys, method=method, slot=slot, step=step):
         value = f[slot]
         for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
             if type(key) is int:

@@ -43,7 +43,7 @@ _settings = _Settings()
 
 def kernel(ir_class, signature):
     """Register the decorated factory for (ir_class, signature), under the name `module/function`."""
-    def register(factory):
+    def register(factory, ir_class=ir_class, signature=signature):
         name = f"{factory.__module__.rsplit('.', 1)[-1]}/{factory.__name__}"
         REGISTRY[(ir_class, signature)] = Entry(name, factory)
         return factory

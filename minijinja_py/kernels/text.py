@@ -42,7 +42,8 @@ def _join_one(texts, read, room, general, counted):
     if read_path is None and not counted:
         return _one_key(before, slot, key, method, after, room, general)
 
-    def run_one_read(f, out):
+    def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
+            read_path=read_path, room=room, slot=slot):
         if read_path is None:
             value = f[slot]
             if key is not None:
@@ -177,7 +178,7 @@ def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
 def _join_many(texts, readers, room, general, counted):
     head, rest = texts[0], tuple(zip(readers, texts[1:]))
 
-    def run_reads(f, out):
+    def run_reads(f, out, counted=counted, general=general, head=head, rest=rest, room=room):
         pieces, size = [head], 0
         for read, after in rest:
             value = read(f)

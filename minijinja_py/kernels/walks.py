@@ -29,7 +29,8 @@ def walk(node):
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
 
-    def run_list(f, out):
+    def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
+            step=step, walker=walker):
         try:
             items = iterable(f)
         except Exception as exc:
@@ -190,7 +191,7 @@ def _walk_loop(slot, loop_slot, starts, runs):
     """One to five statements, the loop context told where it is as each item is handed over."""
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
-    def walk_loop(f, out, items, step):
+    def walk_loop(f, out, items, step, a=a, b=b, c=c, d=d, e=e, loop_slot=loop_slot, slot=slot, starts=starts):
         loop = f[loop_slot] = LoopContext(items, f[0].undefined)   # (its walk: loop._iter, which loop.last spends)
         for index, item in enumerate(loop._iter):
             if index <= loop.index0:
