@@ -14,8 +14,7 @@ from .core.state import Limits, gc_paused as _gc_paused, pass_state
 
 # Docstrings are for modules and the public API (what this file exports, the filters and tests); internal
 # functions and classes are explained by comments, since CPython keeps every docstring in memory with its code
-# (~0.15 MiB of a cold start's peak for those turned into comments so far; compile/ and kernels/ still have
-# theirs).
+# (~0.25 MiB of a cold start's peak).
 
 # The import makes tens of thousands of objects and next to no garbage: the cyclic collector's passes over them
 # while it runs were ~1.5 ms of a cold start (it sees them once, after).

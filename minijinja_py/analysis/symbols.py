@@ -38,7 +38,7 @@ _PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts th
 
 
 class Function:
-    """The frame layout of one template function, filled in while its scopes are analysed."""
+    # The frame layout of one template function, filled in while its scopes are analysed.
 
     __slots__ = ("size", "resolve_slots", "parent_scope", "reentered", "family")
 
@@ -65,7 +65,7 @@ class Function:
 
 
 class Scope:
-    """One of Jinja2's symbol frames. refs: name → slot; loads: slot → (how it starts, argument)."""
+    # One of Jinja2's symbol frames. refs: name → slot; loads: slot → (how it starts, argument).
 
     __slots__ = ("function", "parent", "refs", "loads", "stores", "store_log", "branch_depth")
 
@@ -79,13 +79,13 @@ class Scope:
         self.branch_depth = 0    # {% if %} statements being analysed at this scope's level
 
     def find(self, name):
-        """(depth, slot) of the variable `name` means here: depth is how many functions out it lives (0: this
-        frame, 1: the parent frame...); None when no scope assigns it."""
+        # (depth, slot) of the variable `name` means here: depth is how many functions out it lives (0: this
+        # frame, 1: the parent frame...); None when no scope assigns it.
         found = self.find_variable(name)
         return None if found is None else found[:2]
 
     def find_variable(self, name):
-        """(depth, slot, how it starts) of the variable `name` means here (see find), or None."""
+        # (depth, slot, how it starts) of the variable `name` means here (see find), or None.
         scope, depth = self, 0
         while scope is not None:
             slot = scope.refs.get(name)
@@ -132,9 +132,9 @@ class Scope:
         return slot
 
     def localize_resolved_stores(self):
-        """After the analysis of an inner scope: a name it resolves *and* assigns gets a slot of its own (copied
-        from the function's resolved slot when the scope starts), since that slot is shared by every scope of the
-        function that only reads the name (a function's own scope may write it: it starts once per frame)."""
+        # After the analysis of an inner scope: a name it resolves *and* assigns gets a slot of its own (copied
+        # from the function's resolved slot when the scope starts), since that slot is shared by every scope of the
+        # function that only reads the name (a function's own scope may write it: it starts once per frame).
         if not self.function.reentered and (self.parent is None or self.parent.function is not self.function):
             return
         resolved = self.function.resolve_slots
@@ -151,8 +151,8 @@ class Scope:
         return len(self.store_log)
 
     def end_branches(self, mark):
-        """Jinja2's branch merge: a name first stored inside an {% if %} (any branch, any depth at this level)
-        starts as the outer variable of that name, or resolved, rather than undefined."""
+        # Jinja2's branch merge: a name first stored inside an {% if %} (any branch, any depth at this level)
+        # starts as the outer variable of that name, or resolved, rather than undefined.
         self.branch_depth -= 1
         if self.branch_depth:
             return  # the outermost {% if %} of this level merges for all of them
@@ -162,9 +162,9 @@ class Scope:
             self.loads[slot] = (ALIAS, outer) if outer is not None else (RESOLVE, name)
 
     def entry_actions(self):
-        """What starting this scope does, as ((slot, kind, argument), ...): kind "undefined" (argument: the name),
-        "copy" (argument: (depth, slot) to copy from). Parameters are set by the scope's owner; the names the
-        function resolves are filled when its frame is made."""
+        # What starting this scope does, as ((slot, kind, argument), ...): kind "undefined" (argument: the name),
+        # "copy" (argument: (depth, slot) to copy from). Parameters are set by the scope's owner; the names the
+        # function resolves are filled when its frame is made.
         actions = []
         function = self.function
         for slot, (kind, arg) in self.loads.items():
@@ -179,21 +179,21 @@ class Scope:
 
 # ------------------------------------------------------------------------------------------- the analysis
 def analyze(scope, statements):
-    """Record what the statements of one scope level load and store (nested scopes are analysed by the compiler
-    when it reaches them, with this scope complete as their parent)."""
+    # Record what the statements of one scope level load and store (nested scopes are analysed by the compiler
+    # when it reaches them, with this scope complete as their parent).
     visit = _FrameVisitor(scope).statement
     for stmt in statements:
         visit(stmt)
 
 
 class _FrameVisitor:
-    """Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns."""
+    # Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns.
 
     def __init__(self, scope):
         self.scope = scope
 
     def expr(self, node):
-        """Every name an expression reads (iteratively: expressions can be long)."""
+        # Every name an expression reads (iteratively: expressions can be long).
         load = self.scope.load
         if node.__class__ is _NAME:   # (the commonest expression of a statement: `{{ name }}`, `for x in name`)
             load(node.name)
@@ -282,12 +282,12 @@ class _FrameVisitor:
 
 # ----------------------------------------------------------------------------------- whole-tree summaries
 class Summaries:
-    """Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
-    order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
-    weights, the names a statement mentions. scan() walks the template once for the nesting check, the
-    special-name events and the statements' own weights (before any other question; the tree must have passed
-    it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
-    subtree without a walk."""
+    # Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
+    # order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
+    # weights, the names a statement mentions. scan() walks the template once for the nesting check, the
+    # special-name events and the statements' own weights (before any other question; the tree must have passed
+    # it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    # subtree without a walk.
 
     def __init__(self, source=None):
         self._source = source
@@ -298,7 +298,7 @@ class Summaries:
         self._spelled = {}
 
     def in_source(self, name):
-        """Could the template spell name anywhere (True when the source is unknown)? Searched once per name."""
+        # Could the template spell name anywhere (True when the source is unknown)? Searched once per name.
         if self._source is None:
             return True
         found = self._spelled.get(name)
@@ -308,21 +308,21 @@ class Summaries:
 
     @property
     def index(self):
-        """What the last scan found (treescan.Index), or None before any."""
+        # What the last scan found (treescan.Index), or None before any.
         return self._index
 
     def scan(self, template, limit=None):
-        """Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record what
-        treescan finds; again after a rewrite of the tree (limit None: it was checked)."""
+        # Refuse a template nested deeper than limit (check_nesting's error, at the same node) and record what
+        # treescan finds; again after a rewrite of the tree (limit None: it was checked).
         index = scan_tree(template.body, limit)
         if index is None:
             check_nesting(template, limit)   # raises, naming the node it always named
         self._index = index
 
     def weight(self, statements):
-        """The steps running a statement list costs, charged when the list runs: each statement's own nodes,
-        and for an {% if %} the heaviest of its branches (the taken one is not charged again: deterministic, and
-        never less than the work). Loop bodies and other statement lists charge when they run."""
+        # The steps running a statement list costs, charged when the list runs: each statement's own nodes,
+        # and for an {% if %} the heaviest of its branches (the taken one is not charged again: deterministic, and
+        # never less than the work). Loop bodies and other statement lists charge when they run.
         key = id(statements)
         found = self._weights.get(key)
         if found is None:
@@ -340,7 +340,7 @@ class Summaries:
         return found
 
     def reads(self, statements, names):
-        """Which of `names` the statements read before anything declares them (Jinja2's find_undeclared)."""
+        # Which of `names` the statements read before anything declares them (Jinja2's find_undeclared).
         if not any(map(self.in_source, names)):
             return set()
         index = self._index
@@ -349,24 +349,24 @@ class Summaries:
         return {name for name in names if index.first(statements, name) == LOAD}
 
     def assigned_first(self, statements, wanted=None):
-        """The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
-        before an assignment — variables that need no fresh start at each loop iteration: on every path through
-        the list (an {% if %}'s branches, each in turn), each read of the name follows an assignment of it on
-        that path. Conservative: a name any other statement mentions (read, assigned, parameter) must be
-        assigned on every path before it; an include/import/block reads the context: only names assigned on
-        every path before it are. Each statement's names memoised (nested loops ask about the same statements:
-        without it compile time grows with size × depth). wanted, if given: the names asked about (a frozenset);
-        the answer is among them, and the walk stops where all of them are assigned on every path (nothing after
-        can read one stale: a loop body setting its variables first is not walked further)."""
+        # The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
+        # before an assignment — variables that need no fresh start at each loop iteration: on every path through
+        # the list (an {% if %}'s branches, each in turn), each read of the name follows an assignment of it on
+        # that path. Conservative: a name any other statement mentions (read, assigned, parameter) must be
+        # assigned on every path before it; an include/import/block reads the context: only names assigned on
+        # every path before it are. Each statement's names memoised (nested loops ask about the same statements:
+        # without it compile time grows with size × depth). wanted, if given: the names asked about (a frozenset);
+        # the answer is among them, and the walk stops where all of them are assigned on every path (nothing after
+        # can read one stale: a loop body setting its variables first is not walked further).
         assigned, bad, definite, before_context = self._set_first(statements, frozenset(), wanted)
         found = assigned - bad if definite is not None else (assigned - bad) & before_context
         return found if wanted is None else found & wanted
 
     def _set_first(self, statements, definite, wanted=None):
-        """(names assigned, names maybe read before an assignment, names assigned on every path to the end — or
-        None after an include/import/block, where the names assigned on every path before it are returned in
-        their place: the only ones it cannot read stale, and stop) of a statement list entered with `definite`
-        assigned; told of the names `wanted` only (see assigned_first), where it may stop early."""
+        # (names assigned, names maybe read before an assignment, names assigned on every path to the end — or
+        # None after an include/import/block, where the names assigned on every path before it are returned in
+        # their place: the only ones it cannot read stale, and stop) of a statement list entered with `definite`
+        # assigned; told of the names `wanted` only (see assigned_first), where it may stop early.
         assigned, bad, definite = set(), set(), set(definite)
         for stmt in statements:
             if wanted is not None and definite >= wanted:
@@ -396,7 +396,7 @@ class Summaries:
         return assigned, bad, definite, None
 
     def _tests_names(self, stmt):
-        """The names an {% if %}'s tests mention (_EVERY: one holds what reads the context)."""
+        # The names an {% if %}'s tests mention (_EVERY: one holds what reads the context).
         names = set()
         for test in (stmt.test, *(test for test, _ in stmt.elifs)):
             found = self._names_in(test)
@@ -406,9 +406,9 @@ class Summaries:
         return names
 
     def _names_in(self, node):
-        """The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
-        include/import/block. Statements holding statements are memoised, so each node is walked at most twice
-        (for its own statement and for the list it sits in)."""
+        # The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
+        # include/import/block. Statements holding statements are memoised, so each node is walked at most twice
+        # (for its own statement and for the list it sits in).
         names = set()
         stack = [node]
         pop, push, extend, node_fields = stack.pop, stack.append, stack.extend, NODE_FIELDS
@@ -456,8 +456,8 @@ class Summaries:
         return found
 
     def loop_store(self, x):
-        """The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
-        loop that contains one), or None."""
+        # The first NameTarget `loop` assigned by a for, set or set-block anywhere in x (Jinja2 refuses a for
+        # loop that contains one), or None.
         if self._index is not None and not self._index.loop_targets:
             return None   # the scan saw no target named loop
         key = id(x)
@@ -494,8 +494,8 @@ def _loop_target(target):
 
 # ------------------------------------------------------------------------------- other static questions
 def check_nesting(template, limit):
-    """Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
-    summaries and the compiler recurse once per level)."""
+    # Refuse a template whose nodes nest deeper than limits.max_nesting, before any recursive pass over it (the
+    # summaries and the compiler recurse once per level).
     stack = [(template.body, 0)]
     while stack:
         current, depth = stack.pop()
@@ -521,7 +521,7 @@ _LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a
 
 
 def _count_plan(cls):
-    """(fields to walk, the field whose items each cost a step, or None) of a node class for node_count."""
+    # (fields to walk, the field whose items each cost a step, or None) of a node class for node_count.
     if issubclass(cls, n.CondExpr):
         return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
     extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
@@ -532,8 +532,8 @@ _COUNT = {cls: _count_plan(cls) for cls in NODE_FIELDS if not issubclass(cls, _F
 
 
 def node_count(*parts):
-    """The steps evaluating the template nodes in parts costs: 1 per node that does work (a constant or a variable
-    alone is free), and 1 per item of a literal, a concatenation or a call's arguments."""
+    # The steps evaluating the template nodes in parts costs: 1 per node that does work (a constant or a variable
+    # alone is free), and 1 per item of a literal, a concatenation or a call's arguments.
     count = 0
     stack = list(parts)
     pop, push = stack.pop, stack.append
@@ -558,8 +558,8 @@ def node_count(*parts):
 
 
 def own_weight(stmt):
-    """A statement's nodes without the statement lists nested in it (bodies charge when they run): the steps
-    running it costs."""
+    # A statement's nodes without the statement lists nested in it (bodies charge when they run): the steps
+    # running it costs.
     cls = type(stmt)
     if cls is n.Text:
         return 1
@@ -571,7 +571,7 @@ def own_weight(stmt):
 
 
 def target_names(target):
-    """The names an assignment target binds, in order."""
+    # The names an assignment target binds, in order.
     if isinstance(target, n.NameTarget):
         return (target.name,)
     if isinstance(target, n.TupleTarget):

@@ -45,8 +45,8 @@ def e_binop(c, node):
 
 
 def _int_right(left, constant, checked, plain, span):
-    """ev(f) of `x - 1`, `loop.index0 % 2`, `(messages|length - 1)`: a small int constant on the right, used as
-    it is; any other left operand checked and charged as e_binop checks it."""
+    # ev(f) of `x - 1`, `loop.index0 % 2`, `(messages|length - 1)`: a small int constant on the right, used as
+    # it is; any other left operand checked and charged as e_binop checks it.
     def ev_int_right(f, checked=checked, constant=constant, left=left, plain=plain, span=span):
         a = left(f)
         try:
@@ -59,8 +59,8 @@ def _int_right(left, constant, checked, plain, span):
 
 
 def _numeric_sum(node):
-    """`x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
-    plain binary operator rather than the string chain."""
+    # `x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
+    # plain binary operator rather than the string chain.
     return not isinstance(node.left, n.BinOp) and any(
         isinstance(x, n.Const) and type(x.value) in (int, float) for x in (node.left, node.right))
 
@@ -158,7 +158,7 @@ _SET_LIKE = (set, frozenset, type({}.keys()), type({}.items()))
 
 
 def _charge_set_operation(rs, a, b):
-    """keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision)."""
+    # keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision).
     for side in (a, b):
         if hasattr(side, "__len__"):
             rs.burn(len(side))
@@ -173,7 +173,7 @@ PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator
 
 
 def sum_operands(node):
-    """The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep)."""
+    # The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep).
     operands, spans = [], []
     while isinstance(node, n.BinOp) and node.op == "+":
         operands.append(node.right)
@@ -186,11 +186,11 @@ def sum_operands(node):
 
 
 def sum_chain(operands, places, evs, spans):
-    """a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
-    its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
-    string they are gathered and joined once (the same text as adding them in turn); the first that is not one
-    is added, as are the rest, step by step from the text so far (_Chain.resume). Each operand is evaluated once,
-    in order."""
+    # a + b + c ... (left-associative) as one closure that adds the operands in Jinja2's order, each step with
+    # its own location: prompts are built this way, often a dozen strings long. While every operand is a plain
+    # string they are gathered and joined once (the same text as adding them in turn); the first that is not one
+    # is added, as are the rest, step by step from the text so far (_Chain.resume). Each operand is evaluated once,
+    # in order.
     # the text's pieces with the string constants in place; every other operand is read by its reader
     # (operands.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
     template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
@@ -204,16 +204,16 @@ def sum_chain(operands, places, evs, spans):
 
 
 def _in_line(place):
-    """(slot, key or None) of an operand that is a variable of this frame or one constant key of one (a key_path
-    without indexes), which a short chain reads in line before calling its reader; (None, None) else."""
+    # (slot, key or None) of an operand that is a variable of this frame or one constant key of one (a key_path
+    # without indexes), which a short chain reads in line before calling its reader; (None, None) else.
     if place is None or len(place[1]) > 1 or place[1] and type(place[1][0]) is not str:
         return None, None
     return place[0], (place[1][0] if place[1] else None)
 
 
 class _Chain:
-    """What a chain's closure needs when an operand is not a plain string: the pieces (constants in place, None
-    for a read), the span of each `+`, the readers ((index, read(f)), ...)."""
+    # What a chain's closure needs when an operand is not a plain string: the pieces (constants in place, None
+    # for a read), the span of each `+`, the readers ((index, read(f)), ...).
     __slots__ = ("template", "spans", "readers", "read_at", "escaped", "constants_size")
 
     def __init__(self, template, spans, readers):
@@ -225,10 +225,10 @@ class _Chain:
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
 
     def add_from(self, f, total, start):
-        """total + the operands from the start-th on, added in turn. Texts added to a Markup (`"<x>"|safe +
-        name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
-        step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
-        are joined and checked_add fails it)."""
+        # total + the operands from the start-th on, added in turn. Texts added to a Markup (`"<x>"|safe +
+        # name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
+        # step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
+        # are joined and checked_add fails it).
         template, read_at, escaped, spans, rs = self.template, self.read_at, self.escaped, self.spans, f[0]
         if escaped is None:
             escaped = self.escaped = [None if piece is None else escaped_text(piece) for piece in template]
@@ -262,8 +262,8 @@ class _Chain:
         return total if pieces is None else new_markup(Markup, "".join(pieces))
 
     def resume(self, f, got, value):
-        """The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
-        what that read returned (None when got holds them all)."""
+        # The chain from its len(got)-th read on: got holds the strings the reads before it returned, value
+        # what that read returned (None when got holds them all).
         readers = self.readers
         values, size = self.template[:], self.constants_size
         for (index, _), text in zip(readers, got):
@@ -290,7 +290,7 @@ class _Chain:
 
 
 def _constant_pieces(template, readers):
-    """The constants before, between and after the reads, each joined."""
+    # The constants before, between and after the reads, each joined.
     cuts = [index for index, _ in readers]
     return ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
 
@@ -366,7 +366,7 @@ def _any_chain(readers, chain):
 
 
 def joined_text(rs, values, size):
-    """"".join(values) of plain strings (size: their length), sized (and paid for) first when it is long."""
+    # "".join(values) of plain strings (size: their length), sized (and paid for) first when it is long.
     if size >= BIG_STR:
         check_str_size(rs.limits, size)
         rs.burn(size >> CHAR_SHIFT)

@@ -19,7 +19,7 @@ __all__ = ["assigner", "e_read", "namespace_check", "s_assign"]
 
 
 def assigner(c, target):
-    """A target node → assign(f, value), in the current scope."""
+    # A target node → assign(f, value), in the current scope.
     if isinstance(target, n.NameTarget):
         slot = c.scope.refs[target.name]
 
@@ -32,8 +32,8 @@ def assigner(c, target):
 
 
 def _namespace_assigner(c, target):
-    """assigner's assign(f, value) of `ns.attr`. (Apart from assigner, as _tuple_assigner: assigner makes no cell
-    for the plain name, its commonest target.)"""
+    # assigner's assign(f, value) of `ns.attr`. (Apart from assigner, as _tuple_assigner: assigner makes no cell
+    # for the plain name, its commonest target.)
     read = e_read(c, target.name)
     attr, span = target.attr, target.span
 
@@ -46,7 +46,7 @@ def _namespace_assigner(c, target):
 
 
 def _tuple_assigner(c, target):
-    """assigner's assign(f, value) of a tuple of targets (`for key, value in ...`)."""
+    # assigner's assign(f, value) of a tuple of targets (`for key, value in ...`).
     subs = tuple(assigner(c, t) for t in target.items)
     count = len(subs)
     span = target.span
@@ -73,12 +73,12 @@ def _tuple_assigner(c, target):
 
 
 def e_read(c, name):
-    """ev(f) reading the variable `name` as seen from the current scope."""
+    # ev(f) reading the variable `name` as seen from the current scope.
     return c.expr(n.Name(n.NO_SPAN, name))
 
 
 def _unpack(value, count):
-    """a, b = value with Python's errors, without trusting len()."""
+    # a, b = value with Python's errors, without trusting len().
     if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
         iterator = iter(value)
         items = []
@@ -96,8 +96,8 @@ def _unpack(value, count):
 
 
 def namespace_check(c, target):
-    """check(f) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a namespace
-    before the value is computed (None for other targets)."""
+    # check(f) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a namespace
+    # before the value is computed (None for other targets).
     items = target.items if isinstance(target, n.TupleTarget) else (target,)
     refs = tuple((e_read(c, t.name), t.span) for t in items if isinstance(t, n.NamespaceTarget))
     if not refs:
@@ -111,7 +111,7 @@ def namespace_check(c, target):
 
 
 def _accumulates(target, value):
-    """Is it {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: the target's old value the first operand?"""
+    # Is it {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: the target's old value the first operand?
     left = value
     while isinstance(left, (n.Concat, n.BinOp)):
         if isinstance(left, n.Concat):
@@ -127,10 +127,10 @@ def _accumulates(target, value):
 
 
 def _refund(rs, old):
-    """{% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
-    is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
-    only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
-    not to its square."""
+    # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
+    # is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
+    # only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
+    # not to its square.
     if len(old) > 4096 and getrefcount(old) <= 3:  # the caller's `old`, ours and getrefcount's argument
         size = len(old)
         rs.fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
@@ -163,8 +163,8 @@ def s_assign(c, node):
 
 
 def _name_assignment(c, slot, value):
-    """{% set name = value %}: a constant stored as it is (a scalar, or a tuple of them: one object, as Jinja2's);
-    a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else."""
+    # {% set name = value %}: a constant stored as it is (a scalar, or a tuple of them: one object, as Jinja2's);
+    # a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else.
     constant = constant_literal(c, value)
     if constant is not MISSING:
         def run_constant(f, out, slot=slot, constant=constant):   # (defaults: cheaper per call than free variables)
@@ -194,8 +194,8 @@ def _name_assignment(c, slot, value):
 
 
 def _str_method_of(c, value):
-    """(method, source, key) of `read|trim` (a filter that is a str method, applied to a variable of this frame or
-    a constant key of one: operands.operand's), or None."""
+    # (method, source, key) of `read|trim` (a filter that is a str method, applied to a variable of this frame or
+    # a constant key of one: operands.operand's), or None.
     if not isinstance(value, n.Filter) or not value.args.empty or value.value is None:
         return None
     method = getattr(c.filters.get(value.name), "mj_str_method", None)
@@ -206,8 +206,8 @@ def _str_method_of(c, value):
 
 
 def _name_from_str_method(c, slot, value, method, source, key):
-    """{% set name = m.content|trim %}: a short plain str read in line gets the method (what the filter is on it,
-    uncharged as the filter's own form); anything else through the filter's closure."""
+    # {% set name = m.content|trim %}: a short plain str read in line gets the method (what the filter is on it,
+    # uncharged as the filter's own form); anything else through the filter's closure.
     ev = c.expr(value)
     if key is None:
         def run_method_of_name(f, out, slot=slot, source=source, method=method, ev=ev):   # {% set role = role|upper %}
@@ -227,10 +227,10 @@ def _name_from_str_method(c, slot, value, method, source, key):
 
 
 def _namespace_assignment(c, target, value, accumulates):
-    """{% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
-    namespace first, as Jinja2 does, then the value computed (a constant as it is) and stored, with the
-    accumulation refund (_refund) when it is `ns.attr = ns.attr ~ ...`. ns is read in line where it is a
-    variable of this frame."""
+    # {% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
+    # namespace first, as Jinja2 does, then the value computed (a constant as it is) and stored, with the
+    # accumulation refund (_refund) when it is `ns.attr = ns.attr ~ ...`. ns is read in line where it is a
+    # variable of this frame.
     read, attr, span = e_read(c, target.name), target.attr, target.span
     slot = local_slot(c, n.Name(target.span, target.name))
     constant = constant_literal(c, value)

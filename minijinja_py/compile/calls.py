@@ -37,7 +37,7 @@ _KEYWORD_STEPS = 8
 
 
 def call_value(func, args, kwargs, rs):
-    """Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions."""
+    # Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions.
     if type(func) is Macro:
         return func(*args, **kwargs)  # charges its own body
     if isinstance(func, Undefined):
@@ -78,14 +78,14 @@ def call_value(func, args, kwargs, rs):
 
 
 def argument(c, node):
-    """(ev, None) of an argument node, or (None, its value) for a constant (a scalar, or a tuple of them)."""
+    # (ev, None) of an argument node, or (None, its value) for a constant (a scalar, or a tuple of them).
     constant = constant_literal(c, node)
     return (c.expr(node), None) if constant is MISSING else (None, constant)
 
 
 def compile_args(c, args):
-    """Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
-    Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`)."""
+    # Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
+    # Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`).
     positional = tuple(argument(c, a) for a in args.positional)
     keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
     star = c.expr(args.star) if args.star is not None else None
@@ -163,9 +163,9 @@ def compile_call(c, node):
 
 
 def _str_method(c, node, call):
-    """`content.strip()`, `text.replace('a', 'b')`, `s.split(x)[0]`...: on a plain str, the method called without
-    the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
-    and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order)."""
+    # `content.strip()`, `text.replace('a', 'b')`, `s.split(x)[0]`...: on a plain str, the method called without
+    # the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
+    # and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order).
     obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
     arg_evs = tuple(c.expr(x) for x in node.args.positional)
 
@@ -197,8 +197,8 @@ def _str_method(c, node, call):
 
 
 def _call_method(f, obj, attr, arg_evs, attr_span, span):
-    """obj.attr(args) the general way, obj evaluated already: the attribute looked up (through the sandbox), then
-    the arguments evaluated, then the call, as Jinja2 does them."""
+    # obj.attr(args) the general way, obj evaluated already: the attribute looked up (through the sandbox), then
+    # the arguments evaluated, then the call, as Jinja2 does them.
     try:
         method = getattr_(obj, attr, f[0])
     except Exception as exc:
@@ -211,9 +211,9 @@ def _call_method(f, obj, attr, arg_evs, attr_span, span):
 
 
 def _dict_get(c, node):
-    """`x.get(key)` / `x.get(key, default)` (tool schemas are read this way): on a plain dict with a str key, the
-    method called in line, charged as the sandbox's method call is; on anything else, the general getattr and
-    call, from the values already evaluated."""
+    # `x.get(key)` / `x.get(key, default)` (tool schemas are read this way): on a plain dict with a str key, the
+    # method called in line, charged as the sandbox's method call is; on anything else, the general getattr and
+    # call, from the values already evaluated.
     obj_ev, attr_span, span = c.expr(node.func.obj), node.func.span, node.span
     arg_evs = tuple(c.expr(x) for x in node.args.positional)
     key_ev, default_ev = arg_evs[0], (arg_evs[1] if len(arg_evs) == 2 else None)
@@ -244,9 +244,9 @@ def _dict_get(c, node):
 
 
 def _missing(kind, name, span):
-    """An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
-    it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
-    with a TypeError when given some)."""
+    # An unknown filter or test where Jinja2 defers the error to run time (inside an if): like Jinja2's stand-in,
+    # it fails when called, after the value and the arguments were evaluated (and, taking no keyword arguments,
+    # with a TypeError when given some).
     def missing(*args, **kwargs):
         if kwargs:
             raise TypeError(f"{name}() got an unexpected keyword argument {next(iter(kwargs))!r}")
@@ -264,7 +264,7 @@ def _lookup(c, registry, kind, name, span):
 
 
 def compile_filter_step(c, node):
-    """A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value)."""
+    # A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value).
     return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
 
 
@@ -286,8 +286,8 @@ def compile_filter(c, node, value_ev=None):
 
 
 def _unary_of_read(call_unary, slot, key, value_ev, span):
-    """x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
-    constant key of one (operands.operand): the value read in line where it is there, by its closure else."""
+    # x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
+    # constant key of one (operands.operand): the value read in line where it is there, by its closure else.
     if key is None:
         def ev_unary_name(f, call_unary=call_unary, slot=slot, span=span, value_ev=value_ev):
             value = f[slot]
@@ -312,9 +312,9 @@ def _unary_of_read(call_unary, slot, key, value_ev, span):
 
 
 def _folded(func, text):
-    """A built-in filter that is a pure function of a string (|safe, a str method: |trim, |upper...) applied to a
-    string constant (`"<x>"|safe`): its value, computed once, as Jinja2's constant folder computes it; None for any
-    other filter."""
+    # A built-in filter that is a pure function of a string (|safe, a str method: |trim, |upper...) applied to a
+    # string constant (`"<x>"|safe`): its value, computed once, as Jinja2's constant folder computes it; None for any
+    # other filter.
     if func is do_safe:
         return new_markup(Markup, text)
     method = getattr(func, "mj_str_method", None)
@@ -359,9 +359,9 @@ def _apply(c, func, args, value_ev, span):
 
 
 def _str_method_filter(func, method, operand, span):
-    """x|trim, x|upper...: a filter that declares the str method it is (mj_str_method) applied in line to a short
-    plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
-    variable of this frame or a key of one (operands.operand); anything else through the filter."""
+    # x|trim, x|upper...: a filter that declares the str method it is (mj_str_method) applied in line to a short
+    # plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
+    # variable of this frame or a key of one (operands.operand); anything else through the filter.
     slot, key, value_ev = operand
     call_unary = charged_unary(func)
 
@@ -384,8 +384,8 @@ def _str_method_filter(func, method, operand, span):
 
 
 def _direct_call(c, func, args, value_ev, span):
-    """x|f(a) or x|f(a, b) (or a test) for a function that declares no cost: called directly, charged for long
-    strings in and for what it returns (its call is paid by the node's weight)."""
+    # x|f(a) or x|f(a, b) (or a test) for a function that declares no cost: called directly, charged for long
+    # strings in and for what it returns (its call is paid by the node's weight).
     state = getattr(func, "mj_pass_state", False) is True
     first, first_value = argument(c, args.positional[0])
     second, second_value = argument(c, args.positional[1]) if len(args.positional) == 2 else (None, _NONE)
@@ -431,9 +431,9 @@ def compile_test(c, node, value_ev=None):
 
 
 def type_test(func, value_ev, negated, span, slot=None, key=None):
-    """x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
-    weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
-    (slot, key: operands.in_line_place), through value_ev otherwise."""
+    # x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
+    # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
+    # (slot, key: operands.in_line_place), through value_ev otherwise.
     if slot is not None:
         def ev_in_line(f, func=func, key=key, negated=negated, slot=slot, span=span, value_ev=value_ev):
             value = f[slot]

@@ -22,9 +22,9 @@ _COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains
 
 
 def _equality(slot, key, first, constant, equal, span):
-    """`x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
-    where it is a variable of this frame or a key of one (operands.operand). (An `==` a caller's object defines may
-    fail: located here.)"""
+    # `x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
+    # where it is a variable of this frame or a key of one (operands.operand). (An `==` a caller's object defines may
+    # fail: located here.)
     if key is not None:
         def ev_key_equal(f, constant=constant, equal=equal, first=first, key=key, slot=slot, span=span):
             obj = f[slot]
@@ -57,10 +57,10 @@ def _equality(slot, key, first, constant, equal, span):
 
 
 def _contains(c, node, first, right, want, span):
-    """`x in y`, `x not in y`: a string in a short string or a dict decided in line (Python's `in`, nothing to
-    charge: budget.charge_contains), a constant or literal list on either side taken as it is and the right side
-    read in line where it is a variable of this frame or a key of one (operands.operand); anything else charged
-    and tested by budget.charge_contains and member."""
+    # `x in y`, `x not in y`: a string in a short string or a dict decided in line (Python's `in`, nothing to
+    # charge: budget.charge_contains), a constant or literal list on either side taken as it is and the right side
+    # read in line where it is a variable of this frame or a key of one (operands.operand); anything else charged
+    # and tested by budget.charge_contains and member.
     other = node.ops[0][1]
     members = _literal_members(c, other)   # `x in ['tool', 'ipython']`: the constants, not a new list each time
     literal = node.first.value if isinstance(node.first, n.Const) and type(node.first.value) is str else MISSING
@@ -88,8 +88,8 @@ def _contains(c, node, first, right, want, span):
 
 
 def _literal_members(c, node):
-    """The constants of a list or tuple literal of constants, as a tuple (what `in` compares with, in order, as
-    it would the list's); MISSING for any other node."""
+    # The constants of a list or tuple literal of constants, as a tuple (what `in` compares with, in order, as
+    # it would the list's); MISSING for any other node.
     if not isinstance(node, (n.ListExpr, n.TupleExpr)):
         return MISSING
     values = tuple(constant_literal(c, x) for x in node.items)

@@ -48,9 +48,9 @@ STATEMENTS = {
 
 
 def _dispatchers(c):
-    """(expr(node), stmt(node)): compile a node by the tables, its span first replaced by its packed location
-    (context.place): the closures made for it keep that (the tree is dropped when the compile ends). A load tag
-    keeps its Span: it reads the source around it. (Called for every node compiled: the check is in line.)"""
+    # (expr(node), stmt(node)): compile a node by the tables, its span first replaced by its packed location
+    # (context.place): the closures made for it keep that (the tree is dropped when the compile ends). A load tag
+    # keeps its Span: it reads the source around it. (Called for every node compiled: the check is in line.)
     expressions, statements = EXPRESSIONS, STATEMENTS
 
     def expr(node, c=c, expressions=expressions):
@@ -71,12 +71,12 @@ def _dispatchers(c):
 
 
 class CompiledTemplate:
-    """What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
-    for Template.generate), the layout of its root frame, the slot of `self` (None
-    when the template does not use it), its {% block %} functions by name, its top-level variables
-    {name: slot} (Jinja2's exported context variables), whether a render needs a template context
-    (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
-    variables and the globals, in the order first met (meta.find_undeclared_variables)."""
+    # What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
+    # for Template.generate), the layout of its root frame, the slot of `self` (None
+    # when the template does not use it), its {% block %} functions by name, its top-level variables
+    # {name: slot} (Jinja2's exported context variables), whether a render needs a template context
+    # (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
+    # variables and the globals, in the order first met (meta.find_undeclared_variables).
 
     __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
 
@@ -86,7 +86,7 @@ class CompiledTemplate:
 
 
 def prepare(c, template):
-    """The AST rewrites this template needs (transforms.py, folding.py)."""
+    # The AST rewrites this template needs (transforms.py, folding.py).
     env, source, index = c.env, c.origin[2], c.summaries.index
     # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing)
     if source is None or "**" in source or (index is None or index.slices) and may_fold(source):
@@ -103,8 +103,8 @@ def prepare(c, template):
 
 
 def compile_template(template, env, autoescape, origin=(None, None, None)):
-    """nodes.Template → CompiledTemplate. origin is the template's (name, filename, normalised source). Raises
-    TemplateSyntaxError (TemplateAssertionError...) or LimitExceeded for a template that cannot compile."""
+    # nodes.Template → CompiledTemplate. origin is the template's (name, filename, normalised source). Raises
+    # TemplateSyntaxError (TemplateAssertionError...) or LimitExceeded for a template that cannot compile.
     with gc_paused():
         c = CompileContext(env, autoescape, Summaries(origin[2]), origin)
         try:
@@ -145,8 +145,8 @@ def _compile(c, template):
 
 
 def _chunks(body):
-    """The top-level statements in chunks (Template.generate yields after each): a tag alone, consecutive texts
-    and {{ }} together (compiled as one print run: a template of many top-level prints compiles in one pass)."""
+    # The top-level statements in chunks (Template.generate yields after each): a tag alone, consecutive texts
+    # and {{ }} together (compiled as one print run: a template of many top-level prints compiles in one pass).
     chunks = []
     for node in body:
         if isinstance(node, (n.Text, n.Output)) and chunks and isinstance(chunks[-1][-1], (n.Text, n.Output)):
@@ -157,8 +157,8 @@ def _chunks(body):
 
 
 def _compile_steps(c, body):
-    """The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
-    weight by run, and each under its own by its step; nothing after a second extends (as Jinja2)."""
+    # The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
+    # weight by run, and each under its own by its step; nothing after a second extends (as Jinja2).
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
     runs = []
     for chunk in chunks:
@@ -173,7 +173,7 @@ def _compile_steps(c, body):
 
 
 def _run_all(runs):
-    """One run(f, out) running runs in turn."""
+    # One run(f, out) running runs in turn.
     if not runs:
         return nothing
     if len(runs) == 1:

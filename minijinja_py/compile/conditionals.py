@@ -17,11 +17,11 @@ def s_if(c, node):
 
 
 def if_parts(c, node):
-    """The compiled parts of an if statement: (branches, the else's Block or None, run(f, out)). A branch is (its
-    test node, the test's closure, its span, parts, its body's Block): the closure is the expression's own, the
-    if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
-    (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
-    each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does."""
+    # The compiled parts of an if statement: (branches, the else's Block or None, run(f, out)). A branch is (its
+    # test node, the test's closure, its span, parts, its body's Block): the closure is the expression's own, the
+    # if takes its truth (and locates a failure of that); but for a test that is a chain of one kind of and/or
+    # (`a and b and c`), parts is ((operand, its closure, its span), ...) and the closure the truth of the chain,
+    # each operand's truth taken once, in order, up to the one that decides, as Python's `if a and b` does.
     branches, tested, else_body = [], [(node.test, node.body)] + list(node.elifs), node.else_
     while len(else_body) == 1 and isinstance(else_body[0], n.If):
         # `{% else %}{% if b %}...{% endif %}`: the inner if's branches are the outer's elifs (an if is no scope:
@@ -41,8 +41,8 @@ def if_parts(c, node):
 
 
 def _chain_parts(c, test):
-    """if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
-    make a cell for c on every call of if_parts.)"""
+    # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
+    # make a cell for c on every call of if_parts.)
     parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
     ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
                             for operand, ev, span in parts), isinstance(test, n.Or))
@@ -50,7 +50,7 @@ def _chain_parts(c, test):
 
 
 def and_or_parts(test):
-    """The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation."""
+    # The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation.
     parts, stack = [], [test]
     while stack:
         current = stack.pop()
@@ -62,10 +62,10 @@ def and_or_parts(test):
 
 
 def condition(c, node):
-    """f → bool: node's truth where Jinja2's Python tests it (an if or elif, a conditional expression's test, a
-    loop filter). CPython compiles `and`, `or` and `not` there into jumps: each operand's truth is taken once, in
-    order, up to the one that decides (as a value, `a or b` takes a's truth to choose it, and the test takes it
-    again), and `not (a or b)` is the negated chain, not the truth of a value."""
+    # f → bool: node's truth where Jinja2's Python tests it (an if or elif, a conditional expression's test, a
+    # loop filter). CPython compiles `and`, `or` and `not` there into jumps: each operand's truth is taken once, in
+    # order, up to the one that decides (as a value, `a or b` takes a's truth to choose it, and the test takes it
+    # again), and `not (a or b)` is the negated chain, not the truth of a value.
     if isinstance(node, (n.And, n.Or)):
         return _chain_of(c, node)
     if isinstance(node, n.Not) and _is_chain(node.operand):
@@ -84,21 +84,21 @@ def condition(c, node):
 
 
 def _is_chain(node):
-    """Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?"""
+    # Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?
     while isinstance(node, n.Not):
         node = node.operand
     return isinstance(node, (n.And, n.Or))
 
 
 def _operand_condition(c, operand):
-    """The closure of an operand of an and/or chain whose truth the chain takes: its own condition where it is a
-    chain itself (the jumps go on inside it), else its value's."""
+    # The closure of an operand of an and/or chain whose truth the chain takes: its own condition where it is a
+    # chain itself (the jumps go on inside it), else its value's.
     return condition(c, operand) if _is_chain(operand) else c.expr(operand)
 
 
 def _chain_of(c, chain):
-    """condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
-    plain loop over the operands' truths (lighter to keep)."""
+    # condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
+    # plain loop over the operands' truths (lighter to keep).
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
     equalities = [_equality_of(c, operand) for operand in operands]
     parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
@@ -119,9 +119,9 @@ def _chain_of(c, chain):
 
 
 def _chain_truth(operands, want):
-    """f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
-    constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
-    in line as _if_equal does, the others through their closures."""
+    # f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
+    # constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
+    # in line as _if_equal does, the others through their closures.
     if len(operands) == 2:
         return _chain_two(*operands, want)
     operands = tuple(operand + (type(operand[4]),) for operand in operands)
@@ -147,10 +147,10 @@ def _chain_truth(operands, want):
 
 
 def _chain_two(first, second, want, body=None, else_=None):
-    """_chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
-    same reads, comparisons and truths in the same order, without the loop over operands. With a body, the run(f,
-    out) of an if of that test ({% if m.role == 'user' and m.content %}): the decision made in the if itself, one
-    closure less per run."""
+    # _chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
+    # same reads, comparisons and truths in the same order, without the loop over operands. With a body, the run(f,
+    # out) of an if of that test ({% if m.role == 'user' and m.content %}): the decision made in the if itself, one
+    # closure less per run.
     part, span, slot, key, constant, equal = first
     part2, span2, slot2, key2, constant2, equal2 = second
     constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
@@ -230,7 +230,7 @@ _BOOLEAN_TESTS = (n.And, n.Or, n.Not, n.Test)
 
 
 def _if_boolean(test, body, else_):
-    """{% if a and b %}, {% if not loop.last %}, {% if x is defined %}: an if whose test gives a bool."""
+    # {% if a and b %}, {% if not loop.last %}, {% if x is defined %}: an if whose test gives a bool.
     def run_boolean(f, out, body=body, else_=else_, test=test):
         if test(f):
             body(f, out)
@@ -240,10 +240,10 @@ def _if_boolean(test, body, else_):
 
 
 def _elif_run(c, branches, else_, general):
-    """run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
-    subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
-    m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
-    (_equality_chain) when some tests are; general (if_runner's) otherwise."""
+    # run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
+    # subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
+    # m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
+    # (_equality_chain) when some tests are; general (if_runner's) otherwise.
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
     rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
@@ -262,8 +262,8 @@ def _elif_run(c, branches, else_, general):
 
 
 def _or_constants(c, branch):
-    """(slot, key, the first constant, True) and the constants, in order, of a test `x == 'a' or x == 'b' ...`
-    whose operands are all equalities (_equality_of) of one subject with constants of one type; else None."""
+    # (slot, key, the first constant, True) and the constants, in order, of a test `x == 'a' or x == 'b' ...`
+    # whose operands are all equalities (_equality_of) of one subject with constants of one type; else None.
     test, _, _, parts, _ = branch
     if parts is None or not isinstance(test, n.Or):
         return None
@@ -275,8 +275,8 @@ def _or_constants(c, branch):
 
 
 def _and_rest(c, branch):
-    """(equality, truth of the other operands) of a test `a == 'x' and b ...` whose first operand is an equality
-    (_equality_of), else None."""
+    # (equality, truth of the other operands) of a test `a == 'x' and b ...` whose first operand is an equality
+    # (_equality_of), else None.
     test, _, _, parts, _ = branch
     if parts is None or not isinstance(test, n.And):
         return None
@@ -288,15 +288,15 @@ def _and_rest(c, branch):
 
 
 def _one_subject(subject, entries, ors, general, else_):
-    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
-    (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
-    tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
-    each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
-    dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
-    closures in turn. Where that test has more after its equality, its rest decides; when it fails (the rest may
-    have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again. A test
-    that is an or of equalities of the subject (ors: _or_constants) is its branch for each of its constants.
-    subject: (slot, key, the constants' type); entries: _equality_chain's branches."""
+    # {% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
+    # (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
+    # tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
+    # each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
+    # dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
+    # closures in turn. Where that test has more after its equality, its rest decides; when it fails (the rest may
+    # have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again. A test
+    # that is an or of equalities of the subject (ors: _or_constants) is its branch for each of its constants.
+    # subject: (slot, key, the constants' type); entries: _equality_chain's branches.
     slot, key, constant_type = subject
     bodies = {}
     for index, (_, _, constant, _, _, _, _, body, rest), alternatives in zip(range(len(entries)), entries, ors):
@@ -320,8 +320,8 @@ def _one_subject(subject, entries, ors, general, else_):
 
 
 def _guarded(rest, body, later, else_):
-    """_one_subject's branch whose equality holds and whose test goes on (`... and m.tool_calls`): body when the
-    rest holds, else the later branches in turn (_equality_chain), or else_."""
+    # _one_subject's branch whose equality holds and whose test goes on (`... and m.tool_calls`): body when the
+    # rest holds, else the later branches in turn (_equality_chain), or else_.
     after = _equality_chain(later, else_) if later else else_
 
     def run_guarded(f, out, after=after, body=body, rest=rest):
@@ -333,11 +333,11 @@ def _guarded(rest, body, later, else_):
 
 
 def _equality_chain(branches, else_):
-    """{% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
-    equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
-    other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
-    rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
-    the rest's truth or None), ...)."""
+    # {% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
+    # equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
+    # other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
+    # rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
+    # the rest's truth or None), ...).
     def run_equalities(f, out, branches=branches, else_=else_):
         for slot, key, constant, equal, constant_type, test, span, body, rest in branches:
             if slot is not None:
@@ -361,9 +361,9 @@ def _equality_chain(branches, else_):
 
 
 def _if_operand(slot, key, test, span, body, else_):
-    """{% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
-    else_ swapped, x's truth taken here where `not`'s closure would take it.)"""
+    # {% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
+    # or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
+    # else_ swapped, x's truth taken here where `not`'s closure would take it.)
     def run_operand(f, out, body=body, else_=else_, key=key, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
@@ -386,8 +386,8 @@ def _run_nothing(f, out):
 
 
 def _equality_of(c, test):
-    """(slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
-    variable of this frame or a key of one: operands.operand), else None."""
+    # (slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
+    # variable of this frame or a key of one: operands.operand), else None.
     if not isinstance(test, n.Compare) or len(test.ops) != 1:
         return None
     (op, other), = test.ops
@@ -398,8 +398,8 @@ def _equality_of(c, test):
 
 
 def _if_equal(slot, key, constant, equal, test, span, body, else_):
-    """{% if m.role == 'user' %}: a value of the constant's own type read in line compared with Python's == (what
-    the comparison's closure does, whose truth cannot fail); anything else through test."""
+    # {% if m.role == 'user' %}: a value of the constant's own type read in line compared with Python's == (what
+    # the comparison's closure does, whose truth cannot fail); anything else through test.
     constant_type = type(constant)
 
     def run_equal(f, out, body=body, constant=constant, constant_type=constant_type, else_=else_, equal=equal, key=key,
@@ -416,7 +416,7 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
 
 
 def truth_at(value, span):
-    """The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined)."""
+    # The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined).
     try:
         return True if value else False
     except Exception as exc:
@@ -424,9 +424,9 @@ def truth_at(value, span):
 
 
 def if_runner(tests, else_):
-    """run(f, out) of an if statement: tests are (test closure, its span, body run) per branch; the first branch
-    whose test holds runs (its cost is in the weight of the statement list around the if:
-    symbols.Summaries.weight)."""
+    # run(f, out) of an if statement: tests are (test closure, its span, body run) per branch; the first branch
+    # whose test holds runs (its cost is in the weight of the statement list around the if:
+    # symbols.Summaries.weight).
     if len(tests) == 1:
         (test, span, body), = tests
 
@@ -461,7 +461,7 @@ def if_runner(tests, else_):
 
 
 def _two_branches(tests, else_):
-    """if_runner's form for an if with one elif, written out."""
+    # if_runner's form for an if with one elif, written out.
     (test, span, body), (test2, span2, body2) = tests
 
     def run_two(f, out, body=body, body2=body2, else_=else_, span=span, span2=span2, test=test, test2=test2):

@@ -33,11 +33,11 @@ __all__ = ["CompileContext", "place"]
 
 
 def place(span):
-    """What a compiled closure keeps of a node's Span: its location as a located error reports it — line, col,
-    end_line, end_col — packed in one plain int (core/errors.location unpacks it): a Span of six ints is about
-    four times the size, a template keeps hundreds, and a plain int is neither made through a class call nor
-    tracked by the cyclic collector. An int is returned as it is; a position past what 20 bits hold stays a
-    Span. (compiler._dispatchers packs expressions' spans in line, the same way: a change here changes it.)"""
+    # What a compiled closure keeps of a node's Span: its location as a located error reports it — line, col,
+    # end_line, end_col — packed in one plain int (core/errors.location unpacks it): a Span of six ints is about
+    # four times the size, a template keeps hundreds, and a plain int is neither made through a class call nor
+    # tracked by the cyclic collector. An int is returned as it is; a position past what 20 bits hold stays a
+    # Span. (compiler._dispatchers packs expressions' spans in line, the same way: a change here changes it.)
     if span.__class__ is int:
         return span
     line, col, _, _, end_line, end_col = span
@@ -48,7 +48,7 @@ def place(span):
 
 
 class CompileContext:
-    """Everything the node compilers share during one compile_template()."""
+    # Everything the node compilers share during one compile_template().
 
     def __init__(self, env, autoescape, summaries, origin=(None, None, None)):
         self.env = env
@@ -90,8 +90,8 @@ class CompileContext:
         self.print_run = None
 
     def flags(self, **changes):
-        """Set compile-time flags around a nested construct (`with c.flags(...):`). `soft` also says what frame
-        it opens: an if-branch (soft=True) leaves the template's root level, anything else its top level too."""
+        # Set compile-time flags around a nested construct (`with c.flags(...):`). `soft` also says what frame
+        # it opens: an if-branch (soft=True) leaves the template's root level, anything else its top level too.
         if "soft" in changes:
             changes["rootlevel"] = False
             if not changes["soft"]:
@@ -99,14 +99,14 @@ class CompileContext:
         return _Flags(self, changes)
 
     def where(self, name):
-        """(depth, slot) of the variable `name` at this point of the template (the analysis has seen every
-        name the compiler asks for)."""
+        # (depth, slot) of the variable `name` at this point of the template (the analysis has seen every
+        # name the compiler asks for).
         found = self.scope.find_variable(name) or self.variable(name)   # (variable's lookup first, in line)
         return found[0], found[1]
 
     def context_depth(self):
-        """How many frames up from the current scope's frame the outermost frame of its function chain is (the
-        template's root or a block), whose parent slot holds the template context (composition.py)."""
+        # How many frames up from the current scope's frame the outermost frame of its function chain is (the
+        # template's root or a block), whose parent slot holds the template context (composition.py).
         depth, scope = 0, self.scope
         while scope.parent is not None:
             if scope.parent.function is not scope.function:
@@ -115,9 +115,9 @@ class CompileContext:
         return depth
 
     def visible_stores(self):
-        """{name: (depth, slot)} of every variable assigned in the current scope and the scopes around it, the
-        innermost first: what Jinja2 passes as the locals of a scoped block, an include or an import with
-        context."""
+        # {name: (depth, slot)} of every variable assigned in the current scope and the scopes around it, the
+        # innermost first: what Jinja2 passes as the locals of a scoped block, an include or an import with
+        # context.
         visible = {}
         depth, scope = 0, self.scope
         while scope is not None:
@@ -131,9 +131,9 @@ class CompileContext:
         return visible
 
     def variable(self, name):
-        """(depth, slot, how it starts: symbols.PARAM, RESOLVE, ALIAS or UNDEFINED) of the variable `name`. A
-        parameter always holds a value; any other slot may hold state.MISSING (not assigned yet, or not found when
-        resolved), which a read turns into an undefined, a new one each time, as in Jinja2."""
+        # (depth, slot, how it starts: symbols.PARAM, RESOLVE, ALIAS or UNDEFINED) of the variable `name`. A
+        # parameter always holds a value; any other slot may hold state.MISSING (not assigned yet, or not found when
+        # resolved), which a read turns into an undefined, a new one each time, as in Jinja2.
         found = self.scope.find_variable(name)
         if found is None:
             self.scope.load(name)
@@ -142,8 +142,8 @@ class CompileContext:
 
 
 class _Flags:
-    """CompileContext.flags: the changes made on entry, the saved values put back on exit (a class rather than a
-    generator-based context manager: the compiler enters thousands per template)."""
+    # CompileContext.flags: the changes made on entry, the saved values put back on exit (a class rather than a
+    # generator-based context manager: the compiler enters thousands per template).
 
     __slots__ = ("context", "changes", "saved")
 

@@ -35,12 +35,12 @@ LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "l
 
 
 def truth(c, node):
-    """ev(f) → bool(value), located at node if truth-testing fails (StrictUndefined)."""
+    # ev(f) → bool(value), located at node if truth-testing fails (StrictUndefined).
     return truth_of(c.expr(node), node)
 
 
 def truth_of(ev, node):
-    """truth for node's closure ev, compiled already."""
+    # truth for node's closure ev, compiled already.
     if isinstance(node, (n.Not, n.Test)):
         return ev   # already a bool
     span = node.span
@@ -131,9 +131,9 @@ def e_dict(c, node):
 
 # ------------------------------------------------------------------------------------------------ lookups
 def e_lookup(c, node):
-    """x.a.b, x['a'][i], messages[idx]['role'], tool_call.function.arguments...: a chain of lookups from a variable
-    — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
-    that has the key or a list that has the index; else the general lookups, step by step."""
+    # x.a.b, x['a'][i], messages[idx]['role'], tool_call.function.arguments...: a chain of lookups from a variable
+    # — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
+    # that has the key or a list that has the index; else the general lookups, step by step.
     general = e_getattr(c, node) if isinstance(node, n.Getattr) else e_getitem(c, node)
     steps = lookup_steps(c, node)
     if steps is None:
@@ -161,8 +161,8 @@ def e_lookup(c, node):
 
 
 def lookup_steps(c, node):
-    """(root ev, ((key, None) or (None, slot of the index variable), ...)) for a chain of at least two lookups
-    e_lookup can walk, else None."""
+    # (root ev, ((key, None) or (None, slot of the index variable), ...)) for a chain of at least two lookups
+    # e_lookup can walk, else None.
     steps = []
     current = node
     while isinstance(current, (n.Getattr, n.Getitem)):
@@ -286,8 +286,8 @@ def e_getitem(c, node):
 
 
 def _loop_field(obj, attr, span, f):
-    """obj.<attr> for loop.index and friends: a loop context's plain properties (the sandbox allows them), read
-    directly; anything else through the sandbox."""
+    # obj.<attr> for loop.index and friends: a loop context's plain properties (the sandbox allows them), read
+    # directly; anything else through the sandbox.
     if type(obj) is LoopContext:
         return getattr(obj, attr)
     try:
@@ -300,9 +300,9 @@ _LOOP_COUNTERS = frozenset({"index", "index0", "first", "last"})
 
 
 def _loop_counter(slot, attr, obj_ev, span):
-    """ev(f) of loop.index, loop.index0, loop.first or loop.last where `loop` is a variable of this frame: the
-    loop context's count read in line (its properties compute no more than this; loop.last before the end of a
-    list, else its property, which spends the walk); anything else the variable holds through _loop_field."""
+    # ev(f) of loop.index, loop.index0, loop.first or loop.last where `loop` is a variable of this frame: the
+    # loop context's count read in line (its properties compute no more than this; loop.last before the end of a
+    # list, else its property, which spends the walk); anything else the variable holds through _loop_field.
     if attr == "last":
         def ev_last(f, obj_ev=obj_ev, slot=slot, span=span):
             loop = f[slot]
@@ -329,10 +329,10 @@ def _loop_counter(slot, attr, obj_ev, span):
 
 
 def _local_key(slot, name, key, span, item=False):
-    """ev(f) of `var.key` / `var['key']` (a str key: for an attribute, not a dict method's name) of a variable of
-    this frame: a plain dict's key read in line, a plain dict without it undefined (for an item named as a dict
-    method, the method: the sandbox's lookup); anything else through the sandbox (the variable unassigned: an
-    undefined of its name, as its own read makes)."""
+    # ev(f) of `var.key` / `var['key']` (a str key: for an attribute, not a dict method's name) of a variable of
+    # this frame: a plain dict's key read in line, a plain dict without it undefined (for an item named as a dict
+    # method, the method: the sandbox's lookup); anything else through the sandbox (the variable unassigned: an
+    # undefined of its name, as its own read makes).
     if item and (key in DICT_ATTRS or key in DICT_MUTATORS):
         def ev_local_method_name(f, key=key, name=name, slot=slot, span=span):
             obj = f[slot]
@@ -387,7 +387,7 @@ def _lookup_root(node):
 
 
 def _two_lookups(root, steps, general):
-    """e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line."""
+    # e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line.
     (key1, index), (key2, _) = steps
     if index is None:
         def ev_keys(f, general=general, key1=key1, key2=key2, root=root):
@@ -482,7 +482,7 @@ def e_cond(c, node):
 
 
 def _paying(ev, steps):
-    """ev, charging `steps` to the render each time it runs (none: ev itself)."""
+    # ev, charging `steps` to the render each time it runs (none: ev itself).
     if not steps:
         return ev
 
@@ -501,7 +501,7 @@ _CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectat
 
 
 def _folded_by_jinja2(c, node):
-    """Would Jinja2's optimizer fold this expression to a constant at compile time?"""
+    # Would Jinja2's optimizer fold this expression to a constant at compile time?
     def folded(x, c=c):
         return _folded_by_jinja2(c, x)
     if node is None or isinstance(node, n.Const):
@@ -564,7 +564,7 @@ def e_concat(c, node):
 
 
 def _escaping_concat(items, span):
-    """e_concat under autoescape: pieces with an __html__ make the whole a Markup, the others escaped."""
+    # e_concat under autoescape: pieces with an __html__ make the whole a Markup, the others escaped.
     def ev(f, items=items, span=span):
         values = [constant if item is None else item(f) for item, constant in items]
         try:

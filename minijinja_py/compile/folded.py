@@ -30,7 +30,7 @@ def e_not_constant(c, node):
 
 
 def e_folded_slice(c, node):
-    """obj[a:b] through the sandbox's item lookup: an undefined where the subscript fails."""
+    # obj[a:b] through the sandbox's item lookup: an undefined where the subscript fails.
     obj_ev, key_ev = c.expr(node.obj), e_slice(c, node.key)
     span = node.span
 
@@ -47,7 +47,7 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice}
 
 
 def fold_constants(c, template):
-    """folding.fold_like_jinja2 with this compile's evaluator."""
+    # folding.fold_like_jinja2 with this compile's evaluator.
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 

@@ -20,8 +20,8 @@ __all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "function_layou
 
 
 def function_layout(c, function, scope):
-    """The FrameLayout of a compiled function: its own scope's undefined names start in place, the names it
-    resolves are looked up and the ones it aliases copied when a frame is made."""
+    # The FrameLayout of a compiled function: its own scope's undefined names start in place, the names it
+    # resolves are looked up and the ones it aliases copied when a frame is made.
     actions = scope.entry_actions()   # first: it may give the function a slot for a name to resolve
     initial = [MISSING] * (function.size - 2)   # undefined until assigned (symbols.py)
     copies = [(slot, arg[0], arg[1]) for slot, kind, arg in actions if kind == "copy"]
@@ -29,8 +29,8 @@ def function_layout(c, function, scope):
 
 
 def _macro_code(c, name, params, body, span):
-    """A MacroCode for a macro or a caller. As in Jinja2, a parameter named kwargs or varargs is an ordinary
-    parameter (no catch-all), and one named caller must have a default when the body uses caller."""
+    # A MacroCode for a macro or a caller. As in Jinja2, a parameter named kwargs or varargs is an ordinary
+    # parameter (no catch-all), and one named caller must have a default when the body uses caller.
     used = c.summaries.reads(body, ("caller", "kwargs", "varargs"))
     names = tuple(p.name for p in params)
     if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
@@ -114,11 +114,11 @@ def s_generation(c, node):
 
 
 def s_block(c, node):
-    """{% block name %}: a function of its own, kept in the template's blocks (an inheritance chain puts the most
-    derived first), and where it stands, the statement rendering the most derived block of that name. As in
-    Jinja2, a block reads the template context (composition.TemplateContext: the top-level variables assigned so
-    far, then the render's variables and the globals) — not the loop or macro it sits in, unless it is `scoped`,
-    which adds the variables assigned around it. A `required` block fails when nothing overrides it."""
+    # {% block name %}: a function of its own, kept in the template's blocks (an inheritance chain puts the most
+    # derived first), and where it stands, the statement rendering the most derived block of that name. As in
+    # Jinja2, a block reads the template context (composition.TemplateContext: the top-level variables assigned so
+    # far, then the render's variables and the globals) — not the loop or macro it sits in, unless it is `scoped`,
+    # which adds the variables assigned around it. A `required` block fails when nothing overrides it.
     if node.name in c.blocks:
         raise error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
     c.blocks[node.name] = None  # taken (a block of the same name nested in this one is a duplicate)
@@ -142,8 +142,8 @@ def s_block(c, node):
 
 
 def _block_function(c, node):
-    """run_block(context, out, derived=None): the block's body in a frame of its own; derived are the variables
-    of a scoped block's surroundings."""
+    # run_block(context, out, derived=None): the block's body in a frame of its own; derived are the variables
+    # of a scoped block's surroundings.
     name, span, required = node.name, node.span, node.required
     function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))

@@ -28,8 +28,8 @@ _CONTEXT = r"(?<!\w)\s*(with|without)\s+context\s*[-+]?$"
 
 
 def tag_modifiers(source, node, delimiters=None):
-    """(ignore_missing, with_context) of a load tag as written: with_context is True, False or None (not said).
-    delimiters: the syntax.delimiters.Delimiters the source is written with, None for Jinja2's."""
+    # (ignore_missing, with_context) of a load tag as written: with_context is True, False or None (not said).
+    # delimiters: the syntax.delimiters.Delimiters the source is written with, None for Jinja2's.
     if source is None:
         return False, None
     d = delimiters or DEFAULT
@@ -68,7 +68,7 @@ def s_load(c, node):
 
 
 def _chooser(template):
-    """The Environment method Jinja2's include calls, chosen by the shape of the name expression."""
+    # The Environment method Jinja2's include calls, chosen by the shape of the name expression.
     if isinstance(template, n.Const):
         return "get_template" if isinstance(template.value, str) else \
             "select_template" if isinstance(template.value, (tuple, list)) else "get_or_select_template"

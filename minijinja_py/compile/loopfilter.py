@@ -12,11 +12,11 @@ __all__ = ["compile_filter"]
 
 
 def compile_filter(c, node, function):
-    """admitted(f, items) for the loop's `if` test, run in a scope of its own where
-    the target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
-    whose frame it is given. admitted is the lazy filter: an iterator of the items the test admits, each a
-    tuple of the values it unpacked for a tuple target (Jinja2 unpacks an item once, and yields the values: a
-    caller's iterator item is not read twice)."""
+    # admitted(f, items) for the loop's `if` test, run in a scope of its own where
+    # the target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
+    # whose frame it is given. admitted is the lazy filter: an iterator of the items the test admits, each a
+    # tuple of the values it unpacked for a tuple target (Jinja2 unpacks an item once, and yields the values: a
+    # caller's iterator item is not read twice).
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
     with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
@@ -55,7 +55,7 @@ def compile_filter(c, node, function):
 
 
 def _repacker(scope, target):
-    """repack(f) → the values a tuple target's names were assigned, as nested tuples of its shape."""
+    # repack(f) → the values a tuple target's names were assigned, as nested tuples of its shape.
     parts = tuple(_repacker(scope, x) if not isinstance(x, n.NameTarget) else scope.refs[x.name]
                   for x in target.items)
     return lambda f: tuple([f[part] if type(part) is int else part(f) for part in parts])

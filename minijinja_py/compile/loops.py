@@ -25,7 +25,7 @@ __all__ = ["compile_for", "loop_parts"]
 
 
 class _Loop:
-    """The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one)."""
+    # The compiled parts of one for loop, shared by its runs (and by every loop(...) call of a recursive one).
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
                  "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output",
@@ -37,10 +37,10 @@ def compile_for(c, node):
 
 
 def loop_parts(c, node):
-    """(plan, the body's Block, over(f, out, iterable), the iterable's closure, walkable, run(f, out)) of a for
-    loop: over runs the loop on an iterable already evaluated; walkable says that a kernel may walk a list for it
-    (kernels/walks.py: a plain loop — one target name, no filter, else or recursion, a body whose variables start
-    undefined or as another variable of this frame, and that cannot change the data it walks)."""
+    # (plan, the body's Block, over(f, out, iterable), the iterable's closure, walkable, run(f, out)) of a for
+    # loop: over runs the loop on an iterable already evaluated; walkable says that a kernel may walk a list for it
+    # (kernels/walks.py: a plain loop — one target name, no filter, else or recursion, a body whose variables start
+    # undefined or as another variable of this frame, and that cannot change the data it walks).
     store = c.summaries.loop_store(node)
     if store is not None:
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
@@ -93,8 +93,8 @@ def loop_parts(c, node):
 
 
 def _has_scoped_block(c, node):
-    """Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
-    block to see (the block's body is not searched for reads: Jinja2 stops at blocks)."""
+    # Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
+    # block to see (the block's body is not searched for reads: Jinja2 stops at blocks).
     source = c.origin[2]
     if source is not None and "scoped" not in source:
         return False   # the common case, at no cost (without the source, e.g. meta's compile, the walk decides)
@@ -123,7 +123,7 @@ def _with_entry(enter, run):
 
 
 def _run(plan, iter_ev):
-    """(over(f, out, iterable), run(f, out)) of a loop that is not recursive."""
+    # (over(f, out, iterable), run(f, out)) of a loop that is not recursive.
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def over(f, out, iterable, counts_output=counts_output, else_=else_, plan=plan, span=span):
@@ -160,8 +160,8 @@ def _recursive_run(plan, iter_ev, counts_output):
     span, layout, else_ = plan.span, plan.recurse_layout, plan.else_
 
     def call(parent, iterable, depth0):
-        """One loop(...) call (or the loop's first run): the body over iterable in a frame of its own; returns
-        the text it rendered, joined as Jinja2 joins a function's output."""
+        # One loop(...) call (or the loop's first run): the body over iterable in a frame of its own; returns
+        # the text it rendered, joined as Jinja2 joins a function's output.
         rs = parent[0]
         f = layout.new(rs, parent)
         out = []
@@ -186,7 +186,7 @@ def _recursive_run(plan, iter_ev, counts_output):
 
 
 def _recurser(call, f):
-    """loop(children) inside a recursive loop: a new call of the loop, one level deeper."""
+    # loop(children) inside a recursive loop: a new call of the loop, one level deeper.
     def recurse(iterable, depth0, call=call, f=f):
         rs = f[0]
         rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
@@ -202,9 +202,9 @@ def _recurser(call, f):
 
 
 def iterate(plan, f, out, iterable, depth0, recursive_call):
-    """The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
-    end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
-    `break` in the first one) still run the else block."""
+    # The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
+    # end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
+    # `break` in the first one) still run the else block.
     if plan.listed and (type(iterable) is tuple or type(iterable) is list and plan.stable):
         items, loop = iterable, None   # (_loop_items' answer for a fixed list and no `loop`, in line)
     else:
@@ -249,8 +249,8 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
 
 
 def _walk_simple(plan, f, out, items, loop):
-    """iterate over a list for the commonest loop: one target name, a body that starts no scope of its own (with
-    `loop`; without it: _walk_items)."""
+    # iterate over a list for the commonest loop: one target name, a body that starts no scope of its own (with
+    # `loop`; without it: _walk_items).
     target_slot, body = plan.target_slot, plan.body
     index = -1
     completed = False
@@ -272,8 +272,8 @@ def _walk_simple(plan, f, out, items, loop):
 
 
 def _walk_items(plan, f, out, items):
-    """_walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
-    refunds the items the list iterator has left)."""
+    # _walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
+    # refunds the items the list iterator has left).
     target_slot, body = plan.target_slot, plan.body
     completed = False
     remaining = iter(items)
@@ -291,8 +291,8 @@ def _walk_items(plan, f, out, items):
 
 
 def _walk_lazy(plan, f, out, items):
-    """iterate over an iterator or a filtered loop (through the loop context when there is one): each
-    iteration pays as it starts."""
+    # iterate over an iterator or a filtered loop (through the loop context when there is one): each
+    # iteration pays as it starts.
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
@@ -322,10 +322,10 @@ def _walk_lazy(plan, f, out, items):
 
 
 def _loop_items(plan, f, iterable, depth0, recursive_call):
-    """(what the runner iterates, the loop context or None): a list or tuple that cannot change during the loop
-    as it is (the runner tells the loop context where it is); anything else — a list the body may change, an
-    iterator, a filtered loop — lazily, as Jinja2's loop pulls it, through the loop context when the body uses
-    `loop` (the body may move the loop on too: iterating `loop` consumes its items)."""
+    # (what the runner iterates, the loop context or None): a list or tuple that cannot change during the loop
+    # as it is (the runner tells the loop context where it is); anything else — a list the body may change, an
+    # iterator, a filtered loop — lazily, as Jinja2's loop pulls it, through the loop context when the body uses
+    # `loop` (the body may move the loop on too: iterating `loop` consumes its items).
     rs = f[0]
     if type(iterable) is list or type(iterable) is tuple:
         items = iterable
@@ -353,10 +353,10 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
 
 
 def _iteration_items(value, rs, span, stable):
-    """What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
-    undefined nothing), and anything else as a lazy iterator, as in Jinja2. A string or a range, and a dict or
-    its view when the loop is stable (its body cannot change data), become a list at once, paid for as one;
-    a dict the body may change is iterated live (a change of its size fails the loop, as in Jinja2)."""
+    # What a for loop walks over: a list or tuple as it is (dicts give their keys, strings their characters,
+    # undefined nothing), and anything else as a lazy iterator, as in Jinja2. A string or a range, and a dict or
+    # its view when the loop is stable (its body cannot change data), become a list at once, paid for as one;
+    # a dict the body may change is iterated live (a change of its size fails the loop, as in Jinja2).
     cls = type(value)
     if cls is list or cls is tuple:
         return value
@@ -375,7 +375,7 @@ _LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.
 
 
 def _bounded(iterator, limits, span):
-    """The items of iterator, at most limits.max_items of them; errors located at the loop's iterable."""
+    # The items of iterator, at most limits.max_items of them; errors located at the loop's iterable.
     count = 0
     while True:
         try:

@@ -27,10 +27,10 @@ __all__ = ["block", "read_of", "atom_of"]
 
 
 def block(c, statements):
-    """A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
-    templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
-    each, run in turn (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks
-    nested in them, which charge when they run); the caller charges it, where it already touches the budget."""
+    # A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
+    # templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
+    # each, run in turn (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks
+    # nested in them, which charge when they run); the caller charges it, where it already touches the budget.
     merged = []
     for node in statements:
         if type(node) is n.Text:
@@ -50,7 +50,7 @@ def block(c, statements):
 
 
 def _items(c, nodes):
-    """The statements to lower: a statement, or a list of the text and {{ }} statements of a run."""
+    # The statements to lower: a statement, or a list of the text and {{ }} statements of a run.
     pending, printed = [], (n.Text, n.Output)
     for node in nodes:
         if type(node) in printed and c.known_extends and c.output_check:
@@ -106,7 +106,7 @@ def _run_all(runs, nodes):
 
 
 def _framed(before, runs, after):
-    """_run_all's forms for text then a statement, a statement then text, and a statement between texts."""
+    # _run_all's forms for text then a statement, a statement then text, and a statement between texts.
     if len(runs) == 3 and before is not None and after is not None:
         run = runs[1]
 
@@ -133,8 +133,8 @@ def _framed(before, runs, after):
 
 
 def _set_first(first, runs):
-    """_run_all's form for two or three statements, the first setting a variable to a key of one (first:
-    Set.in_line), done here as the walk does it (walks._walk_many), the others called."""
+    # _run_all's form for two or three statements, the first setting a variable to a key of one (first:
+    # Set.in_line), done here as the walk does it (walks._walk_many), the others called.
     (target, source, key, method), (a, b, c) = first, runs + (None,) * (3 - len(runs))
 
     def run_set_first(f, out, target=target, source=source, key=key, method=method, a=a, b=b, c=c):
@@ -157,8 +157,8 @@ def _nothing(f, out):
 
 
 def lower(c, item):
-    """One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their packed
-    location as it compiles: context.place)."""
+    # One statement (or a run of text and {{ }}: a list) → its IR node (its spans replaced by their packed
+    # location as it compiles: context.place).
     if type(item) is list:
         for node in item:
             node.span = place(node.span)
@@ -178,8 +178,8 @@ def lower(c, item):
 
 # ----------------------------------------------------------------------------------------------------- reads
 def read_of(c, node):
-    """The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
-    what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim)."""
+    # The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
+    # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim).
     method = None
     if type(node) is n.Filter and node.args.empty and node.value is not None:
         method = getattr(c.filters.get(node.name), "mj_str_method", None)
@@ -204,8 +204,8 @@ def read_of(c, node):
 
 
 def _text_parts(c, expr):
-    """The parts (str constants and Reads) of what {{ expr }} prints when every read is a plain str, or None: a
-    read, a + chain or a ~ chain of reads and constants, a constant (its printed text)."""
+    # The parts (str constants and Reads) of what {{ expr }} prints when every read is a plain str, or None: a
+    # read, a + chain or a ~ chain of reads and constants, a constant (its printed text).
     if type(expr) is n.Const:
         return (expr.value if type(expr.value) is str else to_str(expr.value),)
     if type(expr) is n.BinOp and expr.op == "+":
@@ -245,7 +245,7 @@ _ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
 
 
 def atom_of(c, test):
-    """The Atom a test expression is, or None (kernels/atoms.py)."""
+    # The Atom a test expression is, or None (kernels/atoms.py).
     if type(test) is n.Not:
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
@@ -267,7 +267,7 @@ def atom_of(c, test):
 
 
 def _compare_atom(test):
-    """(kind, constant, the node read) of a comparison an atom decides, or (None, None, None)."""
+    # (kind, constant, the node read) of a comparison an atom decides, or (None, None, None).
     (name, other), first = test.ops[0], test.first
     if name in ("==", "!=") and type(other) is n.Const and type(other.value) in (str, int, bool) and \
             cheap_constant(other.value):
@@ -300,9 +300,9 @@ def _lower_if(c, node):
 
 
 def _atoms_test(c, node):
-    """A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
-    closures of their own (an atom that cannot decide hands the whole test back to its closure); else None.
-    `not (a or b)` is `not a and not b` (De Morgan: the same reads in the same order, each outcome negated)."""
+    # A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
+    # closures of their own (an atom that cannot decide hands the whole test back to its closure); else None.
+    # `not (a or b)` is `not a and not b` (De Morgan: the same reads in the same order, each outcome negated).
     if type(node) is n.Not:
         inner = _atoms_test(c, node.operand)
         return None if inner is None else _negated(inner)
@@ -318,7 +318,7 @@ def _atoms_test(c, node):
 
 
 def _negated(part):
-    """The Atom or Test that holds exactly where part does not (De Morgan down to the atoms)."""
+    # The Atom or Test that holds exactly where part does not (De Morgan down to the atoms).
     if type(part) is Atom:
         return Atom(part.read, A.NEGATION[part.kind], part.constant)
     return Test(not part.want, ((_negated(sub), None) for sub, _ in part.parts), part.pure)

@@ -15,7 +15,7 @@ __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_sl
 
 
 def cheap_constant(value):
-    """Is comparing with value constant time (a short string, a small number, None, a bool)?"""
+    # Is comparing with value constant time (a short string, a small number, None, a bool)?
     cls = type(value)
     if cls is str:
         return len(value) < 1024
@@ -29,10 +29,10 @@ DICT_NAMES = DICT_ATTRS | DICT_MUTATORS
 
 
 def operand(c, node):
-    """(slot, key, ev) of an expression a parent closure evaluates: ev its closure; slot the variable of this frame
-    it is (key None) or whose constant key it reads (`message['content']`, `m.role`: see dict_key), for a parent
-    that reads it in line (`f[slot]`, not MISSING; or the key of a plain dict that has it) and calls ev for
-    anything else; slot None where it is neither."""
+    # (slot, key, ev) of an expression a parent closure evaluates: ev its closure; slot the variable of this frame
+    # it is (key None) or whose constant key it reads (`message['content']`, `m.role`: see dict_key), for a parent
+    # that reads it in line (`f[slot]`, not MISSING; or the key of a plain dict that has it) and calls ev for
+    # anything else; slot None where it is neither.
     ev = c.expr(node)
     if isinstance(node, (n.Getattr, n.Getitem)):
         key = dict_key(node)
@@ -42,7 +42,7 @@ def operand(c, node):
 
 
 def in_line_place(c, node):
-    """operand's (slot, key) for node without compiling it ((None, None) when it is not one)."""
+    # operand's (slot, key) for node without compiling it ((None, None) when it is not one).
     if isinstance(node, (n.Getattr, n.Getitem)):
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
@@ -51,8 +51,8 @@ def in_line_place(c, node):
 
 
 def local_slot(c, node):
-    """The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
-    slot holds its value, or MISSING when it is undefined), else None."""
+    # The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
+    # slot holds its value, or MISSING when it is undefined), else None.
     if isinstance(node, n.Name):
         found = c.scope.find_variable(node.name) or c.variable(node.name)   # (context.where, in line: per operand)
         if found[0] == 0:
@@ -61,10 +61,10 @@ def local_slot(c, node):
 
 
 def key_path(c, node, indexes=False):
-    """(slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
-    (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
-    while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
-    indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int."""
+    # (slot, keys) when node is a variable of this frame (keys empty) or a chain of constant keys read from one
+    # (`tool_call.function.name`: keys ('function', 'name'); see dict_key), for a consumer that reads it in line
+    # while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
+    # indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int.
     keys = []
     while isinstance(node, (n.Getattr, n.Getitem)):
         key = dict_key(node)
@@ -80,9 +80,9 @@ def key_path(c, node, indexes=False):
 
 
 def path_reader(place, fallback):
-    """f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
-    one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
-    with the index in range, fallback(f) (the operand's general closure) otherwise or when place is None."""
+    # f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
+    # one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
+    # with the index in range, fallback(f) (the operand's general closure) otherwise or when place is None.
     if place is None or not place[1]:
         return fallback   # a variable's own closure reads its slot (or is not a place)
     slot, keys = place
@@ -129,8 +129,8 @@ def path_reader(place, fallback):
 
 
 def constant_set(node):
-    """(frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
-    or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None."""
+    # (frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
+    # or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None.
     if not isinstance(node, (n.ListExpr, n.TupleExpr)) or not node.items or \
             not all(isinstance(x, n.Const) and cheap_constant(x.value) for x in node.items):
         return None
@@ -141,8 +141,8 @@ def constant_set(node):
 
 
 def read_path(f, slot, keys):
-    """What a key_path (without indexes) reads: the slot's value walked through its keys while each step is a
-    plain dict that has the key; MISSING where one is not (the consumer then takes its general path)."""
+    # What a key_path (without indexes) reads: the slot's value walked through its keys while each step is a
+    # plain dict that has the key; MISSING where one is not (the consumer then takes its general path).
     value = f[slot]
     for key in keys:
         if type(value) is not dict or key not in value:
@@ -152,9 +152,9 @@ def read_path(f, slot, keys):
 
 
 def dict_key(node):
-    """The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
-    name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
-    `_` key (and the read is undefined where the dict lacks it)."""
+    # The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
+    # name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
+    # `_` key (and the read is undefined where the dict lacks it).
     if isinstance(node, n.Getattr):
         key = node.attr
         if key in DICT_ATTRS or key in DICT_MUTATORS:
@@ -167,9 +167,9 @@ def dict_key(node):
 
 
 def constant_literal(c, node):
-    """The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
-    Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
-    `('a',) is sameas ('a',)` holds."""
+    # The value of a literal that is an immutable constant — a Const, or a tuple literal of them — else MISSING.
+    # Equal tuples of one template are one object, as Jinja2's are (Python's compiler merges equal constants):
+    # `('a',) is sameas ('a',)` holds.
     if isinstance(node, n.Const):
         return node.value
     if not isinstance(node, n.TupleExpr):
@@ -186,7 +186,7 @@ def _constant_tuple(c, node):
 
 
 def constant_key(value):
-    """A key for value that tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0."""
+    # A key for value that tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0.
     if type(value) is tuple:
         return tuple, tuple(constant_key(x) for x in value)
     return type(value), repr(value) if type(value) is float else value

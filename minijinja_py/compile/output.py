@@ -54,9 +54,9 @@ def s_output(c, node):
 
 
 def print_run(c, nodes):
-    """run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
-    Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
-    loop body, by the loop: context.py)."""
+    # run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
+    # Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
+    # loop body, by the loop: context.py).
     parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
@@ -84,7 +84,7 @@ def print_run(c, nodes):
 
 
 def _print_parts(parts, counted, first_span):
-    """print_run's general run: parts are texts and (slot, key, ev, span) of the values to print."""
+    # print_run's general run: parts are texts and (slot, key, ev, span) of the values to print.
     def run(f, out, counted=counted, first_span=first_span, parts=parts):
         rs = f[0]
         size = 0
@@ -110,8 +110,8 @@ def _print_parts(parts, counted, first_span):
 
 
 def _print_one_part(before, part, after, counted, first_span):
-    """_print_parts for the commonest run: one value between texts (either may be empty), the same pieces
-    appended in the same order."""
+    # _print_parts for the commonest run: one value between texts (either may be empty), the same pieces
+    # appended in the same order.
     slot, key, ev, span = part
     constant_size = len(before) + len(after)
 
@@ -138,7 +138,7 @@ def _print_one_part(before, part, after, counted, first_span):
 
 
 def _constant_text(node):
-    """What a Text node, or {{ }} of a constant, prints; None for another {{ }}."""
+    # What a Text node, or {{ }} of a constant, prints; None for another {{ }}.
     if isinstance(node, n.Text):
         return node.value
     if isinstance(node.expr, n.Const):
@@ -147,8 +147,8 @@ def _constant_text(node):
 
 
 def _count_output(rs, size, counted, span):
-    """Count `size` characters printed: against max_output now, or (in a loop body, for a long piece) noted for
-    the loop that counts them (context.py: output)."""
+    # Count `size` characters printed: against max_output now, or (in a loop body, for a long piece) noted for
+    # the loop that counts them (context.py: output).
     try:
         if counted:
             rs.grow_output(size)
@@ -180,8 +180,8 @@ def _print_text(text, counted, span):
 
 
 def _print_value(operand, span, counted):
-    """{{ value }} alone: a string that a variable of this frame holds, or a key of one (operands.operand), appended
-    in line; anything else printed through the value's closure."""
+    # {{ value }} alone: a string that a variable of this frame holds, or a key of one (operands.operand), appended
+    # in line; anything else printed through the value's closure.
     slot, key, ev = operand
 
     def run_value(f, out, counted=counted, ev=ev, key=key, slot=slot, span=span):
@@ -259,7 +259,7 @@ def _print_joined(c, nodes, general):
 
 
 def _print_joined_one(pieces, read, room, counted, span, general):
-    """_print_joined's run for one value between constants."""
+    # _print_joined's run for one value between constants.
     (before, after), (slot, key) = pieces, read
 
     def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, room=room, slot=slot,

@@ -14,15 +14,15 @@ __all__ = ["RULES", "enabled_rules", "rewrite"]
 
 
 def switch(c, nodes, i):
-    """An if/elif chain whose every test compares one read with constants of one type (`m.role == 'user'`; maybe
-    `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
-    reads the subject once. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
-    two the same way: an if starts no scope). Exact because between Jinja2's reads of the subject only compares of
-    that plain value run, and extras and alternatives that call nothing that changes data (Test.pure: atoms, or
-    operands analysis/effects.py clears) nor assign a variable (an expression assigns none); the subject is read
-    only through plain dicts and lists (branches.py: never a namespace's attribute, which a macro could set), and
-    read again after an extra that does not hold, which may have run a caller's object's code (branches.py).
-    The branches' whole tests go with it (Switch.values), for the rest of a chain whose subject that changed."""
+    # An if/elif chain whose every test compares one read with constants of one type (`m.role == 'user'`; maybe
+    # `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
+    # reads the subject once. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
+    # two the same way: an if starts no scope). Exact because between Jinja2's reads of the subject only compares of
+    # that plain value run, and extras and alternatives that call nothing that changes data (Test.pure: atoms, or
+    # operands analysis/effects.py clears) nor assign a variable (an expression assigns none); the subject is read
+    # only through plain dicts and lists (branches.py: never a namespace's attribute, which a macro could set), and
+    # read again after an extra that does not hold, which may have run a caller's object's code (branches.py).
+    # The branches' whole tests go with it (Switch.values), for the rest of a chain whose subject that changed.
     node = nodes[i]
     if type(node) is not If:
         return None
@@ -31,8 +31,8 @@ def switch(c, nodes, i):
 
 
 def _switch_of(node):
-    """node as a Switch of one chain (an if whose tests a switch decides: one branch or more, an else holding
-    nothing but another if read as more elifs), or None; a Switch as it is."""
+    # node as a Switch of one chain (an if whose tests a switch decides: one branch or more, an else holding
+    # nothing but another if read as more elifs), or None; a Switch as it is.
     if type(node) is Switch:
         return node
     if type(node) is not If:
@@ -58,9 +58,9 @@ def _switch_of(node):
 
 
 def _case(test):
-    """(read, constants, extra Test or None, alternative Test or None) of a branch test a switch decides, or
-    None. A compare is `subject == c` or `subject in [c1, c2]` (constants of one type: membership is equality
-    with one of them for a value of that type)."""
+    # (read, constants, extra Test or None, alternative Test or None) of a branch test a switch decides, or
+    # None. A compare is `subject == c` or `subject in [c1, c2]` (constants of one type: membership is equality
+    # with one of them for a value of that type).
     if type(test) is Atom:
         return (test.read, _constants(test), None, None) if _constants(test) else None
     if type(test) is not Test:
@@ -82,7 +82,7 @@ def _case(test):
 
 
 def _constants(atom):
-    """The constants an atom compares its read with for equality (`== c`: (c,); `in [c1, c2]`: (c1, c2)), or ()."""
+    # The constants an atom compares its read with for equality (`== c`: (c,); `in [c1, c2]`: (c1, c2)), or ().
     if atom.kind == EQ:
         return (atom.constant,)
     if atom.kind == ONE_OF:
@@ -95,12 +95,12 @@ _NAMED = tuple((rule, "peephole/" + rule.__name__) for rule in RULES)   # (rule,
 
 
 def enabled_rules():
-    """The (rule, name) pairs of RULES a compile starting now may use (select.enabled): asked once per compile."""
+    # The (rule, name) pairs of RULES a compile starting now may use (select.enabled): asked once per compile.
     return tuple((rule, name) for rule, name in _NAMED if enabled(name))
 
 
 def rewrite(c, nodes):
-    """nodes with the compile's rules applied (c.rules: enabled_rules())."""
+    # nodes with the compile's rules applied (c.rules: enabled_rules()).
     rules = c.rules
     if not rules:
         return nodes

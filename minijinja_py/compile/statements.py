@@ -35,11 +35,11 @@ _CURRENT = object()
 
 
 class in_scope:
-    """`with in_scope(c, statements, params, function, parent) as scope:` opens a new scope for `statements` (in
-    `function`, default the current one), with `params` declared, analysed now with `parent` (default: the current
-    scope; None: no parent) around it; it is the current scope inside the `with`. (A class rather than a
-    generator-based context manager: every loop, macro, block and with opens one, and contextlib's machinery cost
-    more than the rest of opening it.)"""
+    # `with in_scope(c, statements, params, function, parent) as scope:` opens a new scope for `statements` (in
+    # `function`, default the current one), with `params` declared, analysed now with `parent` (default: the current
+    # scope; None: no parent) around it; it is the current scope inside the `with`. (A class rather than a
+    # generator-based context manager: every loop, macro, block and with opens one, and contextlib's machinery cost
+    # more than the rest of opening it.)
 
     __slots__ = ("c", "scope", "saved")
 
@@ -61,9 +61,9 @@ class in_scope:
 
 
 def scope_start(scope):
-    """How starting scope sets its variables (symbols.py): (the slots that start undefined, (slot, source) pairs
-    of those that start as another variable of this frame, copy(f) for those that start as a variable of an
-    outer frame or None). Undefined slots hold MISSING: reads make the undefined."""
+    # How starting scope sets its variables (symbols.py): (the slots that start undefined, (slot, source) pairs
+    # of those that start as another variable of this frame, copy(f) for those that start as a variable of an
+    # outer frame or None). Undefined slots hold MISSING: reads make the undefined.
     resets, local, copies = [], [], []
     for slot, kind, arg in scope.entry_actions():
         if kind == "undefined":
@@ -86,7 +86,7 @@ def scope_start(scope):
 
 
 def enter_actions(c, scope):
-    """enter(f) that starts scope's variables (see scope_start), or None when nothing needs doing."""
+    # enter(f) that starts scope's variables (see scope_start), or None when nothing needs doing.
     resets, local, copy = scope_start(scope)
     if not resets and not local:
         return copy
@@ -103,14 +103,14 @@ def enter_actions(c, scope):
 
 # ----------------------------------------------------------------------------------------- statement lists
 def compile_body(c, statements):
-    """A statement list → (run(f, out), weight): its Block's (lower.py, through the compile context). Running the
-    statements costs `weight`; the caller charges it, where it already touches the budget."""
+    # A statement list → (run(f, out), weight): its Block's (lower.py, through the compile context). Running the
+    # statements costs `weight`; the caller charges it, where it already touches the budget.
     made = c.block(statements)
     return made.run, made.weight
 
 
 def charging(run, weight):
-    """run(f, out) that first charges `weight` steps to the render."""
+    # run(f, out) that first charges `weight` steps to the render.
     def charged_run(f, out, run=run, weight=weight):
         rs = f[0]
         rs.fuel -= weight
@@ -121,8 +121,8 @@ def charging(run, weight):
 
 
 def _captured_scope_body(c, node, filters=()):
-    """Compile a block that captures its output in a scope of its own (set block, filter block): →
-    (enter, body, apply) where apply(f, value) runs the block's filters."""
+    # Compile a block that captures its output in a scope of its own (set block, filter block): →
+    # (enter, body, apply) where apply(f, value) runs the block's filters.
     with c.flags(counted_by_loop=False), in_scope(c, node.body) as scope:
         for f_node in filters:
             analyze_expression_loads(scope, f_node)
@@ -139,7 +139,7 @@ def _captured_scope_body(c, node, filters=()):
 
 
 def analyze_expression_loads(scope, expr):
-    """The names an expression evaluated in `scope` reads (the filters of a set or filter block)."""
+    # The names an expression evaluated in `scope` reads (the filters of a set or filter block).
     analyze(scope, (n.ExprStmt(n.NO_SPAN, expr),))
 
 
@@ -165,12 +165,12 @@ def s_assign_block(c, node):
 
 
 def emitter(c, span):
-    """emit(f, out, value): write the value of a {% filter %} or {% call %} block.
-
-    Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not), so a
-    value that is not a string makes the join of the enclosing output fail with TypeError — at the end of the
-    template, macro or captured block, after everything before it has run. Appending it as a NotText reproduces
-    that (join_output reports it at this block)."""
+    # emit(f, out, value): write the value of a {% filter %} or {% call %} block.
+    #
+    # Jinja2 quirk: these blocks write their value as it is, neither converted nor escaped (autoescape or not), so a
+    # value that is not a string makes the join of the enclosing output fail with TypeError — at the end of the
+    # template, macro or captured block, after everything before it has run. Appending it as a NotText reproduces
+    # that (join_output reports it at this block).
     counted = not c.counted_by_loop
 
     def emit(f, out, value, counted=counted, span=span):

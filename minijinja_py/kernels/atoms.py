@@ -35,8 +35,8 @@ _ON_UNDEFINED = {DEFINED: False, UNDEFINED: True, TRUTHY: False, FALSY: True, EQ
 
 
 def decide(kind, constant, value, rs):
-    """An atom's outcome on the value its read gave (MISSING: not plain; ABSENT: undefined): True, False, or None
-    where the general path decides."""
+    # An atom's outcome on the value its read gave (MISSING: not plain; ABSENT: undefined): True, False, or None
+    # where the general path decides.
     if value is ABSENT:
         if kind == DEFINED or kind == UNDEFINED or rs.undefined in PLAIN_UNDEFINED:
             return _ON_UNDEFINED.get(kind)
@@ -67,8 +67,8 @@ def decide(kind, constant, value, rs):
 
 
 def truth(f, ev, span):
-    """The truth of a test's general value (ev(f)), a failure located at span: what decides where an atom cannot
-    (reading again is exact: the atom's read in line ran nothing)."""
+    # The truth of a test's general value (ev(f)), a failure located at span: what decides where an atom cannot
+    # (reading again is exact: the atom's read in line ran nothing).
     value = ev(f)
     try:
         return True if value else False
@@ -77,10 +77,10 @@ def truth(f, ev, span):
 
 
 def decider(part, value):
-    """f → bool (or None) of one part of a test: an Atom read and decided in line, a Test (an and/or of parts)
-    decided part by part in Jinja2's order up to the part that decides, or anything else (None) by the truth of
-    its value. value is the part's general (closure, span): where an atom cannot decide (decide() gives None), its
-    truth decides; a part of a Test of atoms only has none, and gives None then (its Test is decided whole)."""
+    # f → bool (or None) of one part of a test: an Atom read and decided in line, a Test (an and/or of parts)
+    # decided part by part in Jinja2's order up to the part that decides, or anything else (None) by the truth of
+    # its value. value is the part's general (closure, span): where an atom cannot decide (decide() gives None), its
+    # truth decides; a part of a Test of atoms only has none, and gives None then (its Test is decided whole).
     ev, span = value if value is not None else (None, None)
     if part is None:
         return partial(truth, ev=ev, span=span)
@@ -141,8 +141,8 @@ _FAMILY = {TRUTHY: TRUTHY, FALSY: TRUTHY, DEFINED: DEFINED, UNDEFINED: DEFINED, 
 
 
 def _any_of(parts, want, ev, span):
-    """f → the and (want False) or or (want True) of parts (deciders), in order up to the part that decides;
-    where one gives None, the truth of the whole (ev), or None when there is none."""
+    # f → the and (want False) or or (want True) of parts (deciders), in order up to the part that decides;
+    # where one gives None, the truth of the whole (ev), or None when there is none.
     if len(parts) == 1 and ev is None:
         return parts[0]
     if len(parts) == 2:
@@ -170,8 +170,8 @@ def _any_of(parts, want, ev, span):
 
 @kernel(If, "tests")
 def if_tests(node):
-    """An if whose every branch test is an Atom or a Test: each decided in line (deciders), in Jinja2's order, the
-    first branch whose test holds run (an if of one branch and one atom: _if_atom, all in line)."""
+    # An if whose every branch test is an Atom or a Test: each decided in line (deciders), in Jinja2's order, the
+    # first branch whose test holds run (an if of one branch and one atom: _if_atom, all in line).
     if len(node.bodies) == 1 and type(node.tests[0]) is Atom:
         return _if_atom(node.tests[0], node.values[0], node.bodies[0], node.else_)
     if len(node.bodies) == 1 and _compare_first(node.tests[0]):
@@ -204,16 +204,16 @@ def if_tests(node):
 
 
 def _compare_first(test):
-    """Is test an and/or whose first part compares a key with a constant (`m.role == 'a' and ...`)?"""
+    # Is test an and/or whose first part compares a key with a constant (`m.role == 'a' and ...`)?
     first = test.parts[0][0]
     return type(first) is Atom and first.kind in (EQ, NE) and spec(first.read)[3] is None and \
         test.parts[0][1] is not None
 
 
 def _if_compare_first(test, body, else_block):
-    """{% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
-    line, the others by their deciders, in Jinja2's order up to the part that decides; a second and last part
-    that is the truth or `is none` of a key (the commonest) decided in line where its value is plain."""
+    # {% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
+    # line, the others by their deciders, in Jinja2's order up to the part that decides; a second and last part
+    # that is the truth or `is none` of a key (the commonest) decided in line where its value is plain.
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     constant, constant_type, equal, want = first.constant, type(first.constant), first.kind == EQ, test.want
@@ -260,8 +260,8 @@ def _if_compare_first(test, body, else_block):
 
 
 def _if_two_parts(test, value, body, else_block):
-    """{% if m.tool_calls and m.content %}: the two parts' deciders called from here (decide_two's order and
-    fallback, without its call)."""
+    # {% if m.tool_calls and m.content %}: the two parts' deciders called from here (decide_two's order and
+    # fallback, without its call).
     (first, second), want, (ev, span) = (decider(part, part_value) for part, part_value in test.parts), test.want, \
         value
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
@@ -283,9 +283,9 @@ def _if_two_parts(test, value, body, else_block):
 
 
 def _if_key_there(test, body, else_block, run_two_parts):
-    """{% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k is not none %} (the key there, then its truth
-    or not none): on a plain dict one lookup decides both parts (nothing runs between Jinja2's two reads of m and
-    of its key); anything else through run_two_parts. None where the test is not of that form."""
+    # {% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k is not none %} (the key there, then its truth
+    # or not none): on a plain dict one lookup decides both parts (nothing runs between Jinja2's two reads of m and
+    # of its key); anything else through run_two_parts. None where the test is not of that form.
     (first, _), (second, _) = test.parts
     if test.want or type(first) is not Atom or type(second) is not Atom or second.kind not in (TRUTHY, NOT_NONE):
         return None
@@ -321,10 +321,10 @@ def _if_key_there(test, body, else_block, run_two_parts):
 
 
 def _if_atom(atom, value, body, else_block):
-    """{% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
-    (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
-    body that is constant text appended here. (`want if test else not want`: a test and a jump, which CPython
-    specialises, where `(test) is want` makes a bool and compares it.)"""
+    # {% if m.role == 'user' %}, {% if m.tool_calls %}, {% if 'x' in m %}...: the atom read and decided in line
+    # (a compare or a truth of a key without a call; the other kinds and reads through decide() and a reader); a
+    # body that is constant text appended here. (`want if test else not want`: a test and a jump, which CPython
+    # specialises, where `(test) is want` makes a bool and compares it.)
     slot, key, _, read_path = spec(atom.read, variables=True)
     kind, constant = atom.kind, atom.constant
     text, run_body = body.text, body.run
@@ -388,16 +388,16 @@ def _if_atom(atom, value, body, else_block):
 
 
 def _undecided(rare, f, value):
-    """An atom's outcome where a kernel's form in line does not decide it: decide(), else the truth of the test's
-    general value. rare: (kind, constant, ev, span), one free variable of the kernel's closure for its rare path
-    (each costs every call of it), a tuple (a closure per kernel costs retained memory)."""
+    # An atom's outcome where a kernel's form in line does not decide it: decide(), else the truth of the test's
+    # general value. rare: (kind, constant, ev, span), one free variable of the kernel's closure for its rare path
+    # (each costs every call of it), a tuple (a closure per kernel costs retained memory).
     kind, constant, ev, span = rare
     outcome = decide(kind, constant, value, f[0])
     return outcome if outcome is not None else truth(f, ev, span)
 
 
 def _compare(slot, key, constant, want, rare, text, run_body, else_):
-    """_if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or a variable."""
+    # _if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or a variable.
     constant_type = type(constant)
     if key is None:
         def run_name_compare(f, out, slot=slot, constant_type=constant_type, constant=constant, want=want,
@@ -443,8 +443,8 @@ def _compare(slot, key, constant, want, rare, text, run_body, else_):
 
 
 def _narrowed(atom, body, else_, want, run_atom):
-    """run_atom, or a form of it that skips a step (a loop flag read from the loop; a test whose body prints its
-    read: one read), with run_atom as its fallback."""
+    # run_atom, or a form of it that skips a step (a loop flag read from the loop; a test whose body prints its
+    # read: one read), with run_atom as its fallback.
     slot, key, _, read_path = spec(atom.read, variables=True)
     kind = atom.kind
     if _FAMILY.get(kind) is TRUTHY and (key == "first" or key == "last"):
@@ -456,17 +456,17 @@ def _narrowed(atom, body, else_, want, run_atom):
 
 
 def _echoes(block, read):
-    """Does block print nothing but read's value (one uncounted {{ read }}: a short str appended as it is)?"""
+    # Does block print nothing but read's value (one uncounted {{ read }}: a short str appended as it is)?
     node = block.nodes[0] if len(block.nodes) == 1 else None
     return type(node) is Emit and not node.counted and node.parts is not None and len(node.parts) == 1 and \
         node.parts[0] == read
 
 
 def _if_string_echo(slot, key, truthy, else_, run_body, run_atom):
-    """{% if m.content is string %}{{ m.content }}{% else %}..., {% if m.content %}{{ m.content }}{% endif %}
-    (truthy): the key read once for the test and the print (nothing runs between Jinja2's two reads); a short str
-    that passes appended, a plain value that fails to else_, anything else through run_atom (which reads again:
-    exact, the read in line ran nothing)."""
+    # {% if m.content is string %}{{ m.content }}{% else %}..., {% if m.content %}{{ m.content }}{% endif %}
+    # (truthy): the key read once for the test and the print (nothing runs between Jinja2's two reads); a short str
+    # that passes appended, a plain value that fails to else_, anything else through run_atom (which reads again:
+    # exact, the read in line ran nothing).
     def run_string_echo(f, out, slot=slot, key=key, truthy=truthy, else_=else_, run_body=run_body, run_atom=run_atom):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
@@ -487,8 +487,8 @@ def _if_string_echo(slot, key, truthy, else_, run_body, run_atom):
 
 
 def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
-    """{% if loop.first %}, {% if not loop.last %}: the loop context's index read in line (for last, a list loop's
-    list as it is now); anything else in that variable through run_atom."""
+    # {% if loop.first %}, {% if not loop.last %}: the loop context's index read in line (for last, a list loop's
+    # list as it is now); anything else in that variable through run_atom.
     def run_loop_flag(f, out):
         loop = f[slot]
         if type(loop) is not LoopContext or not first and loop._items is None:

@@ -28,10 +28,10 @@ __all__ = ["switch"]
 
 @kernel(Switch, "switch")
 def switch(node):
-    """The subject read once, then what its value runs: per chain, the body of the first branch that tests it (or
-    the chain's else); where a branch also tests something else, the (test, body) entries the value goes through
-    in turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
-    not)."""
+    # The subject read once, then what its value runs: per chain, the body of the first branch that tests it (or
+    # the chain's else); where a branch also tests something else, the (test, body) entries the value goes through
+    # in turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
+    # not).
     slot, key, str_key, read_path = _subject(node)
     kind, general, (runs, default) = _kind(node), node.general, table(node)
 
@@ -51,8 +51,8 @@ def switch(node):
 
 
 def _subject(node):
-    """(slot, key, what a str's key reads, None) of a one-key subject, read in line; (None, None, None, reader) of
-    any other (reads.py)."""
+    # (slot, key, what a str's key reads, None) of a one-key subject, read in line; (None, None, None, reader) of
+    # any other (reads.py).
     slot, key, _, read_path = spec(node.subject)
     if read_path is not None and node.subject.keys:
         read_path = reader(node.subject, strict=True)
@@ -60,8 +60,8 @@ def _subject(node):
 
 
 def table(node):
-    """({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
-    the constants' type (or ABSENT: equal to none) runs, each value's plan made one closure at compile time."""
+    # ({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
+    # the constants' type (or ABSENT: equal to none) runs, each value's plan made one closure at compile time.
     if len(node.groups) == 1 and node.plain:
         return _bodies(node.groups[0])
     ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code
@@ -72,8 +72,8 @@ def table(node):
 
 
 def _plan_now(node):
-    """now(f) → the plan the subject's value now is of (its constant, or MISSING: equal to none), or None where it
-    is not plain (what an extra that does not hold reads again)."""
+    # now(f) → the plan the subject's value now is of (its constant, or MISSING: equal to none), or None where it
+    # is not plain (what an extra that does not hold reads again).
     (slot, key, str_key, read_path), kind = _subject(node), _kind(node)
     constants = {}   # each constant as the plans hold it (the first of equal ones: _plans' keys)
     for cases, _ in node.groups:
@@ -94,9 +94,9 @@ def _plan_now(node):
 
 
 def _watched(test, ran):
-    """test with each part's general value counting in ran[0] that it ran: a part not decided in line (its value
-    not plain), whose general value, or its truth, may run a caller's code (a count, not a flag: a switch run
-    inside it cannot hide it)."""
+    # test with each part's general value counting in ran[0] that it ran: a part not decided in line (its value
+    # not plain), whose general value, or its truth, may run a caller's code (a count, not a flag: a switch run
+    # inside it cannot hide it).
     parts = []
     for part, value in test.parts:
         if type(part) is Test:
@@ -116,8 +116,8 @@ def _counting(ev, ran):
 
 
 def _tail(cases, values, else_):
-    """run(f, out, start): a chain from its branch start on as Jinja2 runs it — each branch's whole test (its
-    general closure) in turn, the first that holds runs its body, else the else."""
+    # run(f, out, start): a chain from its branch start on as Jinja2 runs it — each branch's whole test (its
+    # general closure) in turn, the first that holds runs its body, else the else.
     branches, else_ = tuple((ev, span, body.run) for (ev, span), (*_, body) in zip(values, cases)), \
         else_.run if else_ is not None else None
 
@@ -131,8 +131,8 @@ def _tail(cases, values, else_):
 
 
 def _plan_run(chains, value, recheck, tails):
-    """One value's plan (per chain: its (test, body, the next branch) entries and the chain's else run) →
-    run(f, out), or None where it runs nothing."""
+    # One value's plan (per chain: its (test, body, the next branch) entries and the chain's else run) →
+    # run(f, out), or None where it runs nothing.
     runs = []
     for (entries, else_), tail in zip(chains, tails):
         if entries and entries[0][0] is None:
@@ -153,9 +153,9 @@ def _plan_run(chains, value, recheck, tails):
 
 
 def _first_taken(entries, else_, value, recheck, tail):
-    """The entries of a value's plan in a chain, in turn: the first whose test holds runs its body; after a test
-    that does not and ran a general value (recheck: the count of them, and now(f)), the subject read again — of
-    another plan now, the rest of the chain as Jinja2 runs it."""
+    # The entries of a value's plan in a chain, in turn: the first whose test holds runs its body; after a test
+    # that does not and ran a general value (recheck: the count of them, and now(f)), the subject read again — of
+    # another plan now, the rest of the chain as Jinja2 runs it.
     ran, now = recheck
     if len(entries) == 1:
         (test, body, after), = entries
@@ -185,7 +185,7 @@ def _first_taken(entries, else_, value, recheck, tail):
 
 
 def _bodies(group):
-    """({value: the body run of the first branch that tests it}, the else run) of a chain without tests."""
+    # ({value: the body run of the first branch that tests it}, the else run) of a chain without tests.
     (cases, else_), bodies = group, {}
     for constants, _, _, body in cases:
         for constant in constants:
@@ -194,8 +194,8 @@ def _bodies(group):
 
 
 def _plans(node, ran):
-    """{value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
-    body, the index of the next branch) a value goes through in a chain, up to the first taken whatever happens."""
+    # {value: ((entries, else run) per chain)}, MISSING for a value equal to no constant: entries are the (test,
+    # body, the index of the next branch) a value goes through in a chain, up to the first taken whatever happens.
     groups = [([(constants, decider(_watched(extra, ran), None) if extra is not None else None,
                  decider(_watched(alternative, ran), None) if alternative is not None else None, body.run)
                 for constants, extra, alternative, body in cases], else_.run if else_ is not None else None)

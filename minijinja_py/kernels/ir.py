@@ -43,8 +43,8 @@ class Atom:
 
 
 class Test:
-    """parts: (Atom, Test or None, (the operand's closure, its span) or None) in Jinja2's order; pure: running the
-    operands cannot change data (analysis/effects.py)."""
+    # parts: (Atom, Test or None, (the operand's closure, its span) or None) in Jinja2's order; pure: running the
+    # operands cannot change data (analysis/effects.py).
     __slots__ = ("want", "parts", "pure")
 
     def __init__(self, want, parts, pure=False):
@@ -53,8 +53,8 @@ class Test:
 
 # ------------------------------------------------------------------------------------------------- statements
 class Emit:
-    """A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
-    counted (the run counts its output; False in a loop body, whose loop counts it)."""
+    # A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
+    # counted (the run counts its output; False in a loop body, whose loop counts it).
     __slots__ = ("parts", "counted", "general")
 
     def __init__(self, parts, counted, general):
@@ -66,9 +66,9 @@ class Emit:
 
 
 class If:
-    """{% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
-    values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
-    Block), else_ (a Block or None)."""
+    # {% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
+    # values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
+    # Block), else_ (a Block or None).
     __slots__ = ("tests", "values", "bodies", "else_", "general")
 
     def __init__(self, tests, values, bodies, else_, general):
@@ -81,12 +81,12 @@ class If:
 
 
 class Switch:
-    """If/elif chains whose tests compare one read with constants of one type (peephole.py makes one chain; a
-    kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
-    extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
-    body Block), else_ a Block or None), general (the chains' general closures in turn), values (per chain, each
-    branch's whole test as its general (closure, span): what tests the rest of a chain whose extra changed the
-    subject), chain (the If of a switch made from one chain)."""
+    # If/elif chains whose tests compare one read with constants of one type (peephole.py makes one chain; a
+    # kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
+    # extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
+    # body Block), else_ a Block or None), general (the chains' general closures in turn), values (per chain, each
+    # branch's whole test as its general (closure, span): what tests the rest of a chain whose extra changed the
+    # subject), chain (the If of a switch made from one chain).
     __slots__ = ("subject", "groups", "general", "chain", "values")
     signature = "switch"
 
@@ -96,16 +96,16 @@ class Switch:
 
     @property
     def plain(self):
-        """No branch tests anything but the subject."""
+        # No branch tests anything but the subject.
         return all(extra is None and alternative is None for cases, _ in self.groups for _, extra, alternative, _
                    in cases)
 
 
 class Loop:
-    """{% for %}: plan (loops.py: the target, the body's scope, its cost), body (a Block), over(f, out, iterable) the
-    general loop over an iterable already evaluated, iterable(f) the loop's iterable, walkable (a plain loop: one
-    target name, no filter, else or recursion, a body that starts no variables of its own and cannot change the
-    data it walks)."""
+    # {% for %}: plan (loops.py: the target, the body's scope, its cost), body (a Block), over(f, out, iterable) the
+    # general loop over an iterable already evaluated, iterable(f) the loop's iterable, walkable (a plain loop: one
+    # target name, no filter, else or recursion, a body that starts no variables of its own and cannot change the
+    # data it walks).
     __slots__ = ("plan", "body", "over", "iterable", "walkable", "general")
 
     def __init__(self, plan, body, over, iterable, walkable, general):
@@ -118,7 +118,7 @@ class Loop:
 
 
 class Opaque:
-    """Any other statement: its general closure is what runs."""
+    # Any other statement: its general closure is what runs.
     __slots__ = ("general",)
     signature = None
 
@@ -127,8 +127,8 @@ class Opaque:
 
 
 class Set(Opaque):
-    """{% set name = a key of a variable %}, maybe through a str method (`{% set role = m['role']|lower %}`): what a
-    kernel may do in line: in_line (the variable's slot, the source's, the key, the str method or None)."""
+    # {% set name = a key of a variable %}, maybe through a str method (`{% set role = m['role']|lower %}`): what a
+    # kernel may do in line: in_line (the variable's slot, the source's, the key, the str method or None).
     __slots__ = ("in_line",)
 
     def __init__(self, in_line, general):
@@ -136,9 +136,9 @@ class Set(Opaque):
 
 
 class Block:
-    """A compiled statement list: nodes (the IR of its statements, after the peephole rules), runs (the closure
-    chosen for each), weight (the steps it costs: symbols.Summaries.weight), run (a run(f, out) calling the runs
-    in turn)."""
+    # A compiled statement list: nodes (the IR of its statements, after the peephole rules), runs (the closure
+    # chosen for each), weight (the steps it costs: symbols.Summaries.weight), run (a run(f, out) calling the runs
+    # in turn).
     __slots__ = ("nodes", "runs", "weight", "run")
 
     def __init__(self, nodes, runs, weight, run):
@@ -146,13 +146,13 @@ class Block:
 
     @property
     def text(self):
-        """The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
-        Emit of text: a kernel may append it in line), else None."""
+        # The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
+        # Emit of text: a kernel may append it in line), else None.
         return text_of(self.nodes[0]) if len(self.nodes) == 1 else None
 
 
 def text_of(node):
-    """The text an uncounted Emit of constants only prints (short: a kernel may append it in line), else None."""
+    # The text an uncounted Emit of constants only prints (short: a kernel may append it in line), else None.
     if type(node) is Emit and node.signature == "text" and not node.counted:
         text = "".join(node.parts)
         return text if len(text) < BIG_STR else None

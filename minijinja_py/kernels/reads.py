@@ -47,10 +47,10 @@ _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "
 
 
 def attribute(obj, key):
-    """A key read of something that is not a plain dict: a namespace's attribute, a loop field (`ns.found`,
-    `loop.first`): its value, ABSENT for a namespace without it or a plain str (`content['type']` of a message
-    whose content is a string: a str has no such item, nor such a method); MISSING for anything else (the general
-    read decides)."""
+    # A key read of something that is not a plain dict: a namespace's attribute, a loop field (`ns.found`,
+    # `loop.first`): its value, ABSENT for a namespace without it or a plain str (`content['type']` of a message
+    # whose content is a string: a str has no such item, nor such a method); MISSING for anything else (the general
+    # read decides).
     cls = type(obj)
     if cls is str:
         return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
@@ -66,20 +66,20 @@ def attribute(obj, key):
 
 
 def on_string(key):
-    """What a str's key `key` reads (a kernel's read in line: ABSENT, undefined, or MISSING, the sandbox's)."""
+    # What a str's key `key` reads (a kernel's read in line: ABSENT, undefined, or MISSING, the sandbox's).
     return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
 
 
 def string_key(obj, key):
-    """attribute() for a reader that must not read a namespace or a loop field (a switch's subject: a macro its
-    extra tests call could set one): a plain str's key only (immutable), MISSING for anything else."""
+    # attribute() for a reader that must not read a namespace or a loop field (a switch's subject: a macro its
+    # extra tests call could set one): a plain str's key only (immutable), MISSING for anything else.
     return ABSENT if type(obj) is str and undefined_on_str(key) else MISSING
 
 
 def spec(read, methods=False, variables=False):
-    """(slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
-    str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
-    kernel that asks reads `f[slot]` and no key)."""
+    # (slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
+    # str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
+    # kernel that asks reads `f[slot]` and no key).
     keys = read.keys
     if (len(keys) == 1 and type(keys[0]) is str or variables and not keys) and (read.method is None or methods):
         return read.slot, keys[0] if keys else None, read.method, None
@@ -87,9 +87,9 @@ def spec(read, methods=False, variables=False):
 
 
 def reader(read, strict=False):
-    """f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
-    module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
-    (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop)."""
+    # f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
+    # module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
+    # (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop).
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
@@ -115,8 +115,8 @@ def reader(read, strict=False):
 
 
 def _two_steps(slot, first, second, attribute):
-    """reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
-    reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict)."""
+    # reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
+    # reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict).
     def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
         value = f[slot]
         if type(first) is int:

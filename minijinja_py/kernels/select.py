@@ -42,7 +42,7 @@ _settings = _Settings()
 
 
 def kernel(ir_class, signature):
-    """Register the decorated factory for (ir_class, signature), under the name `module/function`."""
+    # Register the decorated factory for (ir_class, signature), under the name `module/function`.
     def register(factory, ir_class=ir_class, signature=signature):
         name = f"{factory.__module__.rsplit('.', 1)[-1]}/{factory.__name__}"
         REGISTRY[(ir_class, signature)] = Entry(name, factory)
@@ -51,8 +51,8 @@ def kernel(ir_class, signature):
 
 
 def choose(node):
-    """The closure that runs node: the kernel of its signature (of the first of its signatures whose entry is on
-    and takes it), or node.general."""
+    # The closure that runs node: the kernel of its signature (of the first of its signatures whose entry is on
+    # and takes it), or node.general.
     signature = node.signature
     for signature in signature if type(signature) is tuple else (signature,):
         entry = REGISTRY.get((type(node), signature))
@@ -67,18 +67,18 @@ def choose(node):
 
 
 def enabled(name):
-    """May a compile starting now use the rule or entry `name` (peephole.py's rules are turned off the same way)?"""
+    # May a compile starting now use the rule or entry `name` (peephole.py's rules are turned off the same way)?
     return not _settings.general_only and name not in _settings.disabled
 
 
 def general_only():
-    """Does a compile starting now use the general closures only?"""
+    # Does a compile starting now use the general closures only?
     return _settings.general_only
 
 
 def configure(general_only=None, disabled=None):
-    """Set what later compiles may choose: general_only (bool), disabled (names of registry entries or peephole
-    rules a compile must not use). Returns the previous (general_only, disabled), for a caller to restore."""
+    # Set what later compiles may choose: general_only (bool), disabled (names of registry entries or peephole
+    # rules a compile must not use). Returns the previous (general_only, disabled), for a caller to restore.
     previous = (_settings.general_only, _settings.disabled)
     if general_only is not None:
         _settings.general_only = bool(general_only)
@@ -88,7 +88,7 @@ def configure(general_only=None, disabled=None):
 
 
 class recording:
-    """`with recording() as chosen:` — chosen collects the names of the entries (and rules) compiles choose."""
+    # `with recording() as chosen:` — chosen collects the names of the entries (and rules) compiles choose.
 
     def __enter__(self):
         self.saved, _settings.chosen = _settings.chosen, set()
@@ -99,6 +99,6 @@ class recording:
 
 
 def note(name):
-    """Record that a peephole rule named `name` applied (recording())."""
+    # Record that a peephole rule named `name` applied (recording()).
     if _settings.chosen is not None:
         _settings.chosen.add(name)

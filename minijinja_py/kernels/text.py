@@ -17,8 +17,8 @@ __all__ = ["text_reads"]
 
 @kernel(Emit, "reads")
 def text_reads(node):
-    """{{ }} of reads and constants: the constants around the reads joined (texts: one more than the reads), the
-    joined text appended (counted: against max_output first)."""
+    # {{ }} of reads and constants: the constants around the reads joined (texts: one more than the reads), the
+    # joined text appended (counted: against max_output first).
     texts, reads, general, counted = [""], [], node.general, node.counted
     for part in node.parts:
         if type(part) is Read:
@@ -106,9 +106,9 @@ def _join_two(texts, first, second, room, general, counted):
 
 
 def _one_key(before, slot, key, method, after, room, general):
-    """_join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
-    printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
-    missing one raises, and the general closure prints the undefined.)"""
+    # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
+    # printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
+    # missing one raises, and the general closure prints the undefined.)
     if method is None:
         def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general):
             value = f[slot]
@@ -145,8 +145,8 @@ def _one_key(before, slot, key, method, after, room, general):
 
 
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
-    """_join_two's commonest form: two variables or keys of them (`message['role']`, `message['content']`, `role`),
-    printed in a loop body (which counts the output); keys read as _one_key reads them."""
+    # _join_two's commonest form: two variables or keys of them (`message['role']`, `message['content']`, `role`),
+    # printed in a loop body (which counts the output); keys read as _one_key reads them.
     def run_two_keys(f, out, slot=slot, key=key, slot2=slot2, key2=key2, room=room, before=before, middle=middle,
                      after=after, general=general):   # defaults: cheaper per call than free variables
         value = f[slot]

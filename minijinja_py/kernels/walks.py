@@ -24,8 +24,8 @@ __all__ = ["walk"]
 
 @kernel(Loop, "walk")
 def walk(node):
-    """A walkable loop: a list or tuple walked by the walker (_walker), its iterations paid for up front and its
-    output counted at the end; anything else through the general loop."""
+    # A walkable loop: a list or tuple walked by the walker (_walker), its iterations paid for up front and its
+    # output counted at the end; anything else through the general loop.
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
 
@@ -58,11 +58,11 @@ def walk(node):
 
 
 def _walker(plan, body):
-    """walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
-    statement between constant texts, which the run appends in line) for each item, stored in the target's slot:
-    the loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items
-    it consumed are skipped); starts: the body's variables started afresh (the slots that start undefined, the
-    (slot, source slot) pairs that start as another variable of this frame), or None. A break refunds the rest."""
+    # walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
+    # statement between constant texts, which the run appends in line) for each item, stored in the target's slot:
+    # the loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items
+    # it consumed are skipped); starts: the body's variables started afresh (the slots that start undefined, the
+    # (slot, source slot) pairs that start as another variable of this frame), or None. A break refunds the rest.
     framed = 2 <= len(body.runs) <= 3 and (text_of(body.nodes[0]) is not None or text_of(body.nodes[-1]) is not None)
     runs = body.runs if 1 <= len(body.runs) <= 5 and not framed else (body.run,)
     starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
@@ -78,7 +78,7 @@ def _walker(plan, body):
 
 
 def _walk_plain(slot, a):
-    """The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item."""
+    # The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item.
     def walk_plain(f, out, items, step, slot=slot, a=a):
         remaining = iter(items)
         try:
@@ -94,9 +94,9 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, node):
-    """(key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
-    a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
-    on a key (or two)."""
+    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
+    # a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
+    # on a key (or two).
     if type(node) is Switch and node.plain and len(node.groups) == 1:
         read, (runs, default) = node.subject, table(node)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
@@ -111,10 +111,10 @@ def _item_table(slot, node):
 
 
 def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
-    """_walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
-    'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
-    a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
-    item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others."""
+    # _walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
+    # 'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
+    # a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
+    # item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others.
     def walk_switch(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default, a=a,
                     b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
         remaining = iter(items)
@@ -146,9 +146,9 @@ def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
 
 
 def _walk_many(slot, starts, runs, first):
-    """One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
-    done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
-    does (lower._set_first: the same for a statement list)."""
+    # One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
+    # done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
+    # does (lower._set_first: the same for a statement list).
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
 
@@ -188,7 +188,7 @@ def _walk_many(slot, starts, runs, first):
 
 
 def _walk_loop(slot, loop_slot, starts, runs):
-    """One to five statements, the loop context told where it is as each item is handed over."""
+    # One to five statements, the loop context told where it is as each item is handed over.
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
 
     def walk_loop(f, out, items, step, a=a, b=b, c=c, d=d, e=e, loop_slot=loop_slot, slot=slot, starts=starts):
