@@ -32,7 +32,7 @@ class Tables:
     # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state,
     # rule or lexer are kept as the file's texts (numbers in hex), one text per table with its entries' offsets,
     # and decoded when first used (a template visits a fraction of them): decoding the file and holding it are a
-    # cold start's cost, and one string per entry held ~30 KiB more.
+    # cold start's cost, and one string per entry held ~55 KiB more.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:

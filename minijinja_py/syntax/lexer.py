@@ -80,9 +80,9 @@ def lexicon(tables, edit=None):
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
     # checks for the option edits).
     edit = edit or (lambda pattern: pattern)
-    # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
-    first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
-    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
+    # first as the tables hold it ([characters as a text, non-ASCII as 0 or 1]: only a character's membership and
+    # the flag's truth are asked, once per lexer entry made), not copied per parser
+    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, tables.first,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals)
 
 
