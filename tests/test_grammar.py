@@ -137,30 +137,35 @@ def test_literal_terminals_share_one_regexp_exactly(trim_blocks, lstrip_blocks):
 
 
 def test_known_terminals_read_without_their_regexp_exactly():
-    """The number and string terminals a cold lexer reads with Python functions (natives.KNOWN): at every place of
-    generated text each finds what its regexp finds (the same end, or nothing), and the grammar's terminals are
-    spelt as KNOWN has them (else they would be compiled, and this would test nothing)."""
+    """The number, string and delimiter terminals a cold lexer reads with Python functions (natives.KNOWN): at every
+    place of generated text each finds what its regexp finds (the same end, or nothing), and the grammar's terminals
+    are spelt as KNOWN has them under every option set (else they would be compiled, and this would test
+    nothing)."""
     import random
     import re
     from minijinja_py.syntax import natives
-    terminals = syntax.load_tables().terminals
-    known = {name: pattern for name, pattern in terminals.items() if pattern in natives.KNOWN}
-    assert set(known) == {"FLOAT", "INT", "STRING"}
+    for trim_blocks, lstrip_blocks in OPTION_SETS:
+        patterns = syntax.parser(trim_blocks, lstrip_blocks).patterns
+        known = {name for name, pattern in patterns.items() if pattern in natives.KNOWN}
+        assert known == {"FLOAT", "INT", "STRING", "RBRACES", "VAR_CLOSE_STRIP", "VAR_OPEN", "_BLOCK_CLOSE"}
     pieces = ["0", "1", "7", "9", "2", "8", "\u0663", "\uff10", "\u00b2", "_", "__", ".", "e", "E", "+", "-", "b",
               "B", "o", "O", "x", "X", "a", "f", "F", "g", "'", '"', "\\", "\n", " ", "é", "1_0", "0x", "0b", "0o",
-              "1.5", "1e", "\\'", '\\"']
+              "1.5", "1e", "\\'", '\\"', "{", "}", "%", "{{", "}}", "%}", "{%", "-}}", "{{-", "{{+", "-%}", "+%}",
+              "\t", "\r", "\x1c", "\x85", "\u3000", "  "]
     rng = random.Random(22)
     probes = {"".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9))) for _ in range(20000)}
     probes |= {a + b for a in pieces for b in pieces}
     checked = 0
-    for name, pattern in known.items():
+    for pattern in natives.KNOWN:
+        name = "T"
         regexp, native = re.compile(f"(?P<{name}>{pattern})").match, natives.KNOWN[pattern](name)
         for probe in probes:
             for pos in range(len(probe) + 1):
                 want, got = regexp(probe, pos), native(probe, pos)
-                assert (want is None) == (got is None), (name, probe, pos)
+                assert (want is None) == (got is None), (pattern, probe, pos)
                 if want is not None:
-                    assert (got.lastgroup, got.end(), got.group()) == (name, want.end(), want.group()), (probe, pos)
+                    assert (got.lastgroup, got.end(), got.group()) == (name, want.end(), want.group()), (pattern, probe,
+                                                                                                         pos)
                     checked += 1
     assert checked > 10000
 

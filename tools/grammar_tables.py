@@ -35,7 +35,7 @@ from minijinja_py.syntax.firstchars import (  # noqa: E402
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 6
+FORMAT = 7
 
 
 def grammar_text():
@@ -315,8 +315,8 @@ def extract(parser):
                      for symbol, (action, arg) in sorted(table.states[old].items())})
     symbols = sorted({symbol for row in rows for symbol in row} | {name for names in lexers for name in names})
     code = {symbol: f"{i:02x}" for i, symbol in enumerate(symbols)}
-    if len(symbols) > 0x100 or len(parser.rules) + len(order) > 0x10000:
-        raise SystemExit("too many symbols (or actions) for the tables' codes")
+    if len(symbols) > 0x100 or len(parser.rules) + len(order) > 0x10000 or len(lexers) > 0x100:
+        raise SystemExit("too many symbols (or actions, or lexers) for the tables' codes")
 
     def state(row):
         actions = set(row.values())
@@ -344,15 +344,27 @@ def extract(parser):
         # terminals in match order; a state's row: its symbols, a space, their actions (one, when all are the same
         # reduction), every lookahead of a reduction written out. The driver decodes a row when the parser first
         # reaches its state, the numbers mapped through two lists (no splitting or int(), all in C): a template
-        # reaches a fraction of the states, and a cold start pays for what it decodes
-        "lexers": ["".join(map(code.__getitem__, names)) for names in lexers],
-        "states": [state(row) for row in rows],
-        "rules": [_rule_entry(rule) for rule in parser.rules],
+        # reaches a fraction of the states, and a cold start pays for what it decodes. Lexers, states and rules
+        # are each one text and its entries' offsets (see _packed): one string per table, not one per entry
+        "lexers": _packed(["".join(map(code.__getitem__, names)) for names in lexers]),
+        "states": _packed([state(row) for row in rows]),
+        "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
         "callbacks": _callbacks(parser),
-        "state_lexers": state_lexers,
+        "state_lexers": bytes(state_lexers).hex(),   # a state's lexer number, a byte
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
+
+
+def _packed(entries):
+    """[the entries joined, their offsets in it]: the offsets (n + 1 of them, from 0 to the text's length) in hex,
+    two bytes each, low byte first, entry i being text[offsets[i]:offsets[i + 1]]."""
+    offsets = [0]
+    for entry in entries:
+        offsets.append(offsets[-1] + len(entry))
+    if offsets[-1] >= 0x10000:
+        raise SystemExit("a table too long for two-byte offsets")
+    return ["".join(entries), "".join(offset.to_bytes(2, "little").hex() for offset in offsets)]
 
 
 def _check_common_order(lexers):

@@ -24,14 +24,15 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 6
+FORMAT = 7
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 
 
 class Tables:
-    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state or
-    # per lexer are kept as the file's texts (numbers in hex) and decoded when first used (a template visits a
-    # fraction of them): decoding the file and holding it are a cold start's cost.
+    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state,
+    # rule or lexer are kept as the file's texts (numbers in hex), one text per table with its entries' offsets,
+    # and decoded when first used (a template visits a fraction of them): decoding the file and holding it are a
+    # cold start's cost, and one string per entry held ~55 KiB more.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -42,33 +43,42 @@ class Tables:
         self.literals = data["literals"]            # name → its fixed text (see natives.literals)
         self.ignore = frozenset(data["ignore"])
         self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
-        self.rules = data["rules"]                  # "origin size callback expand1 plan", split on first use
+        # rule → "origin size callback expand1 plan" (split by the parser on first use)
+        self._rules, self._rule_offsets = data["rules"][0], _shorts(data["rules"][1])
+        self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
-        self.lexer_of_state = data["state_lexers"]
-        self.lexer_count = len(data["lexers"])
+        self.lexer_of_state = bytes.fromhex(data["state_lexers"])
         # lexer → its terminal names in match order ([0] has them all), a tuple once decoded
-        self._lexers = data["lexers"]
+        self._lexers, self._lexer_offsets = data["lexers"][0], _shorts(data["lexers"][1])
+        self.lexer_count = len(self._lexer_offsets) - 1
+        self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
         # when the parser first reaches the state
-        self.actions = [None] * len(data["states"])
-        self._states = data["states"]
+        self._states, self._state_offsets = data["states"][0], _shorts(data["states"][1])
+        self.actions = [None] * (len(self._state_offsets) - 1)
         # a number's symbol and action (one str per symbol, shared by the rows and lexers)
         self._symbol = data["symbols"].__getitem__
-        self._action = list(range(-len(self.rules), len(self.actions))).__getitem__
+        self._action = list(range(-self.rule_count, len(self.actions))).__getitem__
         self.start, self.end = data["start"], data["end"]
+
+    def rule(self, number):
+        # The text of a rule.
+        return self._rules[self._rule_offsets[number]:self._rule_offsets[number + 1]]
 
     def lexer(self, number):
         # The terminal names of a lexer, in match order.
-        names = self._lexers[number]
-        if names.__class__ is str:
-            names = self._lexers[number] = tuple(map(self._symbol, bytes.fromhex(names)))
+        names = self._lexer_names[number]
+        if names is None:
+            text = self._lexers[self._lexer_offsets[number]:self._lexer_offsets[number + 1]]
+            names = self._lexer_names[number] = tuple(map(self._symbol, bytes.fromhex(text)))
         return names
 
     def row(self, state):
         # The actions of a state, decoded from its text on first use: its symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            symbols, _, actions = self._states[state].partition(" ")
+            text = self._states[self._state_offsets[state]:self._state_offsets[state + 1]]
+            symbols, _, actions = text.partition(" ")
             symbols = map(self._symbol, bytes.fromhex(symbols))
             if len(actions) == 4:   # the same action on every symbol (a reduction, on every lookahead)
                 row = dict.fromkeys(symbols, self._action(_shorts(actions)[0]))
@@ -113,7 +123,7 @@ class Parser:
         if missing:
             raise ValueError(f"no callback for the rules {', '.join(missing)}")
         self._callbacks = callbacks
-        self._rules = [None] * len(tables.rules)  # rule number → how its reduction goes, made on first use
+        self._rules = [None] * tables.rule_count  # rule number → how its reduction goes, made on first use
         self._lexers = [Lexer(tables, one) for one in lexicons]
         self._lexer = self._lexers[0]
         # (state below, state, lookahead) → (the state after the chain of unit reductions, its action then)
@@ -124,7 +134,7 @@ class Parser:
         # unchanged; made when the rule is first reduced (a template uses a fraction of them).
         rule = self._rules[number]
         if rule is None:
-            rule = self._rules[number] = self._bind(self.tables.rules[number], self._callbacks)
+            rule = self._rules[number] = self._bind(self.tables.rule(number), self._callbacks)
         return rule
 
     @staticmethod

@@ -80,13 +80,16 @@ def lexicon(tables, edit=None):
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
     # checks for the option edits).
     edit = edit or (lambda pattern: pattern)
-    # the characters as the tables' text: only a character's membership is asked, once per lexer entry made
-    first = {name: (chars, bool(non_ascii)) for name, (chars, non_ascii) in tables.first.items()}
-    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, first,
+    # first as the tables hold it ([characters as a text, non-ASCII as 0 or 1]: only a character's membership and
+    # the flag's truth are asked, once per lexer entry made), not copied per parser
+    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, tables.first,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals)
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
+# a name terminal's pattern: the run, not from a digit (a keyword starts with a letter, so where the run starts
+# with a digit no keyword matches either way: its regexp serves the keywords too, one regexp fewer to compile)
+_NAME = f"(?!\\d){_WORD}"
 _TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 
@@ -100,7 +103,8 @@ class Lexer:
     # of name characters at hand when the run is its text), which serves every state: a state takes its match when
     # it is one of the state's own, and knows that none of its own matches otherwise. Each regexp is compiled on
     # first use and shared by all states (compiling is a cold start's largest part of a first parse); while a
-    # family is read natively, the terminals natives.KNOWN has (numbers, strings) are read by Python functions.
+    # family is read natively, the terminals natives.KNOWN has (numbers, strings, delimiters) are read by Python
+    # functions.
     # Once its families read with their regexps (_tier_up), a lexer tries the units a state has for a character
     # with one regexp of them all (_combined) instead of in turn.
 
@@ -141,7 +145,16 @@ class Lexer:
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
         self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
         self._matchers = {}                                        # terminal names → compiled match
-        self._word = re.compile(_WORD).match                       # a run of name characters (keywords)
+        self._word = self._word_matcher()                          # a run of name characters (keywords)
+
+    def _word_matcher(self):
+        # The match method finding the run of name characters at a place (where it does not start with a digit):
+        # the one regexp of the grammar's name terminal (made as _matcher_regexp makes it), when there is one.
+        for name, pattern in self.patterns.items():
+            if pattern == _NAME:
+                found = self._matchers[(name,)] = re.compile(f"(?P<{name}>{pattern})").match
+                return found
+        return re.compile(_WORD).match
 
     def _literals_matcher(self, text, pos):
         # The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or

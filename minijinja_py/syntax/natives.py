@@ -2,8 +2,9 @@
 
 Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) reads some terminals without one:
 fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
-string literals whose regexps the grammar spells as KNOWN has them: the function of a pattern finds the same match
-(the same end, or none) at every place, which tests/test_grammar.py checks against the regexp on generated text.
+string literals and the delimiters whose regexps the grammar spells as KNOWN has them: the function of a pattern
+finds the same match (the same end, or none) at every place, which tests/test_grammar.py checks against the regexp
+on generated text.
 A pattern spelt otherwise is compiled as usual.
 """
 
@@ -170,9 +171,66 @@ def _string(name):
     return match
 
 
+# ------------------------------------------------------------------------------------ delimiters
+# \s of a str regexp is str.isspace (both ask Py_UNICODE_ISSPACE); a run \s* is greedy, and backtracking it
+# never helps: what must follow it is never whitespace.
+
+def _spaces(text, at):
+    # The end of `\s*` from at.
+    size = len(text)
+    while at < size and text[at].isspace():
+        at += 1
+    return at
+
+
+def _braces(name):
+    def match(text, pos):   # \}+
+        end = pos
+        while text.startswith("}", end):
+            end += 1
+        return Found(name, text, pos, end) if end > pos else None
+    return match
+
+
+def _close_strip(name):
+    def match(text, pos):   # -\}\}\s*
+        return Found(name, text, pos, _spaces(text, pos + 3)) if text.startswith("-}}", pos) else None
+    return match
+
+
+def _var_open(name):
+    def match(text, pos):   # \s*\{\{-|\{\{\+?
+        end = _spaces(text, pos)
+        if text.startswith("{{-", end):
+            return Found(name, text, pos, end + 3)
+        if text.startswith("{{", pos):
+            return Found(name, text, pos, pos + 3 if text.startswith("+", pos + 2) else pos + 2)
+        return None
+    return match
+
+
+def _block_close(newline):
+    def of(name):
+        def match(text, pos):   # -%\}\s*|\+%\}|%\}, then \n? when newline
+            if text.startswith("-%}", pos):
+                return Found(name, text, pos, _spaces(text, pos + 3))
+            if text.startswith("+%}", pos):
+                return Found(name, text, pos, pos + 3)
+            if text.startswith("%}", pos):
+                return Found(name, text, pos, pos + 3 if newline and text.startswith("\n", pos + 2) else pos + 2)
+            return None
+        return match
+    return of
+
+
 # pattern → (name → its match function)
 KNOWN = {
     r"(?<!\.)(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?[eE][+\-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)": _float,
     r"0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*": _int,
     r"""(?s:'[^'\\]*(?:\\.[^'\\]*)*'|"[^"\\]*(?:\\.[^"\\]*)*")""": _string,
+    r"\}+": _braces,
+    r"-\}\}\s*": _close_strip,
+    r"\s*\{\{-|\{\{\+?": _var_open,
+    "-%\\}\\s*|\\+%\\}|%\\}\n?": _block_close(True),
+    r"-%\}\s*|\+%\}|%\}": _block_close(False),
 }
