@@ -44,17 +44,17 @@ class Tables:
         self.ignore = frozenset(data["ignore"])
         self.runs = data["runs"]                    # ignored terminal → ASCII characters of its run (C+)
         # rule → "origin size callback expand1 plan" (split by the parser on first use)
-        self._rules, self._rule_offsets = data["rules"][0], _shorts(data["rules"][1])
+        self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
         self.lexer_of_state = bytes.fromhex(data["state_lexers"])
         # lexer → its terminal names in match order ([0] has them all), a tuple once decoded
-        self._lexers, self._lexer_offsets = data["lexers"][0], _shorts(data["lexers"][1])
+        self._lexers, self._lexer_offsets = _unpacked(data["lexers"])
         self.lexer_count = len(self._lexer_offsets) - 1
         self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
         # when the parser first reaches the state
-        self._states, self._state_offsets = data["states"][0], _shorts(data["states"][1])
+        self._states, self._state_offsets = _unpacked(data["states"])
         self.actions = [None] * (len(self._state_offsets) - 1)
         # a number's symbol and action (one str per symbol, shared by the rows and lexers)
         self._symbol = data["symbols"].__getitem__
@@ -63,13 +63,13 @@ class Tables:
 
     def rule(self, number):
         # The text of a rule.
-        return self._rules[self._rule_offsets[number]:self._rule_offsets[number + 1]]
+        return _entry(self._rules, self._rule_offsets, number)
 
     def lexer(self, number):
         # The terminal names of a lexer, in match order.
         names = self._lexer_names[number]
         if names is None:
-            text = self._lexers[self._lexer_offsets[number]:self._lexer_offsets[number + 1]]
+            text = _entry(self._lexers, self._lexer_offsets, number)
             names = self._lexer_names[number] = tuple(map(self._symbol, bytes.fromhex(text)))
         return names
 
@@ -77,7 +77,7 @@ class Tables:
         # The actions of a state, decoded from its text on first use: its symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            text = self._states[self._state_offsets[state]:self._state_offsets[state + 1]]
+            text = _entry(self._states, self._state_offsets, state)
             symbols, _, actions = text.partition(" ")
             symbols = map(self._symbol, bytes.fromhex(symbols))
             if len(actions) == 4:   # the same action on every symbol (a reduction, on every lookahead)
@@ -86,6 +86,17 @@ class Tables:
                 row = dict(zip(symbols, map(self._action, _shorts(actions))))
             self.actions[state] = row
         return row
+
+
+def _unpacked(table):
+    # (text, offsets) of a table the build packed as [its entries joined, their offsets in hex].
+    text, offsets = table
+    return text, _shorts(offsets)
+
+
+def _entry(text, offsets, number):
+    # Entry `number` of a packed table.
+    return text[offsets[number]:offsets[number + 1]]
 
 
 def _shorts(text):
