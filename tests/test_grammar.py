@@ -36,6 +36,19 @@ def built():
         return grammar_tables.analyse(), lalr.Tables(json.loads(f.read()))
 
 
+def test_starting_names_the_terminals_each_character_may_start(built):
+    """Tables.starting (the build's character classes and their terminals) names, for every ASCII character and for
+    any non-ASCII one, the terminals whose regexp's match may start with it (firstchars.first_chars), and
+    Tables.first_chars turns that back into each terminal's characters."""
+    from minijinja_py.syntax.firstchars import first_chars
+    _, tables = built
+    first = {name: first_chars(pattern) for name, pattern in tables.terminals.items()}
+    for key in [chr(c) for c in range(128)] + [None]:
+        assert tables.starting(key) == {name for name, (chars, non_ascii) in first.items()
+                                        if (key in chars if key is not None else non_ascii)}, key
+    assert tables.first_chars() == {name: (set(chars), non_ascii) for name, (chars, non_ascii) in first.items()}
+
+
 def test_rows_are_larks_parse_table(built):
     """Each state's row, decoded from its keyset and actions, is Lark's parse table for the state."""
     parser, tables = built

@@ -381,13 +381,18 @@ def extract(parser):
                        for action in (actions if len(actions) == 1 else row.values()))
 
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
+    first = {name: first_chars(pattern) for name, pattern in patterns.items()}
+    classes, starters = _starters(first, code)
     _check_common_order(lexers)
     return {
         "format": FORMAT,
         "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
-        "first": {name: ["".join(sorted(chars)), int(non_ascii)]
-                  for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
+        # where each terminal's match may start (firstchars.first_chars), for a lexer to pick the terminals a
+        # character may start: the class of each ASCII character then of any non-ASCII one (a byte each, in hex),
+        # and each class's terminals (symbol codes, packed)
+        "char_classes": classes,
+        "starters": _packed(starters),
         "families": families(lexers[0], patterns),
         # the terminals of one fixed text a lexer finds without their regexps (natives.literals: the same for every
         # option set, as build() checks, so that a lexer need not work them out)
@@ -412,6 +417,19 @@ def extract(parser):
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
+
+
+def _starters(first, code):
+    """(the class of each of the 128 ASCII characters then of any non-ASCII one, as hex bytes; each class's
+    terminals that a match may start with, as symbol codes in name order), where a class is the characters that
+    start the same terminals."""
+    starting = ["".join(code[name] for name, (chars, non_ascii) in sorted(first.items())
+                        if (key in chars if key is not None else non_ascii))
+                for key in [chr(c) for c in range(128)] + [None]]
+    classes = list(dict.fromkeys(starting))
+    if len(classes) > 0x100:
+        raise SystemExit("too many character classes for the tables' codes")
+    return bytes(map(classes.index, starting)).hex(), classes
 
 
 def _packed(entries):

@@ -38,7 +38,11 @@ class Tables:
         if data.get("format") != FORMAT:
             raise ValueError(f"parser tables of format {data.get('format')!r}, this driver reads {FORMAT}")
         self.terminals = data["terminals"]          # name → regexp
-        self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
+        # where a terminal's match may start: a character's class (a byte per ASCII character, then one for every
+        # non-ASCII one) → the terminals a match may start with there (symbol codes; a frozenset once decoded)
+        self.class_of_char = bytes.fromhex(data["char_classes"])
+        self._starters, self._starter_offsets = _unpacked(data["starters"])
+        self._starting = [None] * (len(self._starter_offsets) - 1)
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.literals = data["literals"]            # name → its fixed text (see natives.literals)
         self.ignore = frozenset(data["ignore"])
@@ -75,6 +79,26 @@ class Tables:
             text = _entry(self._lexers, self._lexer_offsets, number)
             names = self._lexer_names[number] = tuple(map(self._symbol, bytes.fromhex(text)))
         return names
+
+    def starting(self, char):
+        # The terminals a match may start with at char (None: a non-ASCII character), a frozenset.
+        number = self.class_of_char[128 if char is None else ord(char)]
+        found = self._starting[number]
+        if found is None:
+            found = self._starting[number] = frozenset(map(self._symbol, bytes.fromhex(
+                _entry(self._starters, self._starter_offsets, number))))
+        return found
+
+    def first_chars(self):
+        # {terminal: (the ASCII characters a match may start with, whether a non-ASCII one may)}, from starting
+        # (for the lexicons made at run time: other delimiters).
+        first = {name: (set(), False) for name in self.terminals}
+        for key in map(chr, range(128)):
+            for name in self.starting(key):
+                first[name][0].add(key)
+        for name in self.starting(None):
+            first[name] = (first[name][0], True)
+        return first
 
     def row(self, state):
         # The actions of a state, decoded from its text on first use: its keyset's symbols, then their actions.
