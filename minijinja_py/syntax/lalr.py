@@ -105,7 +105,9 @@ class Tables:
         row = self.actions[state]
         if row is None:
             keys = self._keys[self.keys_of_state[state]] or self._keyset(self.keys_of_state[state])
-            actions = _shorts(_entry(self._states, self._state_offsets, state), "h")
+            at = self._state_offsets
+            actions = memoryview(bytes.fromhex(self._states[at[state]:at[state + 1]])).cast("h") \
+                if not _BIG_ENDIAN else _shorts(self._states[at[state]:at[state + 1]], "h")
             # (one action: the same on every symbol, a reduction on every lookahead)
             row = self.actions[state] = dict(zip(keys, actions)) if len(actions) != 1 else dict.fromkeys(
                 keys, actions[0])

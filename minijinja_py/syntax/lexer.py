@@ -81,9 +81,10 @@ class Lexicon:
 def lexicon(tables, edit=None):
     # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
-    # checks for the option edits).
-    edit = edit or (lambda pattern: pattern)
-    # where a match may start: the tables' own (Tables.starting, decoded once per character class)
+    # checks for the option edits; None: the tables' patterns as they are, not copied). Where a match may start:
+    # the tables' own (Tables.starting, decoded once per character class).
+    if edit is None:
+        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting)
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, None,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals,
                    tables.starting)
@@ -145,8 +146,9 @@ class Lexer:
         self._starting = lexicon.starting or self._starting_of_first
         self._starting_of = {}                                     # (key → names, when worked out from first)
         self._accepted_of = {}                                     # (lexer, family) → see _accepted
+        self._shared = {}                                          # (units, character) → match function
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
-        self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
+        self._candidates_of_state = list(map(by_lexer.__getitem__, tables.lexer_of_state))
         self._matchers = {}                                        # terminal names → compiled match
         self._word = self._word_matcher()                          # a run of name characters (keywords)
 
@@ -210,6 +212,7 @@ class Lexer:
                 self._known.clear()
             for table in self._by_lexer:
                 table.clear()
+            self._shared.clear()
 
     def _starting_of_first(self, key):
         # The names a match may start with at key (a character, None for a non-ASCII one), worked out from the
@@ -260,27 +263,37 @@ class Lexer:
         found = table.get(key)
         if found is None:
             units = self._units(self.tables.lexer_of_state[state], key)
-            if len(units) == 1 and not units[0][2] and units[0][1] is None:
-                names = units[0][0]
-                run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
-                if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
-                    found = _Skip(None, frozenset(run))
-                    found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
-                else:
-                    found = self._matcher(names)
-            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
-                # what a literal finds is one of the state's own; one punctuation text needs no search (nor the
-                # check of lex() for an ignored terminal, which it is not)
-                texts = self._punctuation.get(char, ())
-                fixed = len(texts) == 1 and texts[0][1] not in self.tables.ignore
-                found = _Fixed(*texts[0]) if fixed else self._literals_matcher
-            else:
-                found = None if self._native or not units else self._combined(units)
-                if found is None:
-                    literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
-                    found = self._trier([[literal, frozenset(names), False] if literals
-                                         else self._deferred(names, accepted) for names, accepted, literals in units])
+            # the states whose lexers have the same units for the character share the function
+            shared = (tuple(units), key)
+            found = self._shared.get(shared)
+            if found is None:
+                found = self._shared[shared] = self._match_function(units, char, key)
             table[key] = found
+        return found
+
+    def _match_function(self, units, char, key):
+        # candidates' match function of units (see _units) for text starting with char (key: char, None for any
+        # non-ASCII one).
+        if len(units) == 1 and not units[0][2] and units[0][1] is None:
+            names = units[0][0]
+            run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
+            if not run:
+                return self._matcher(names)
+            # an ignored run (whitespace) is all that can start here: skip one character without it
+            found = _Skip(None, frozenset(run))
+            found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
+            return found
+        if len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+            # what a literal finds is one of the state's own; one punctuation text needs no search (nor the check
+            # of lex() for an ignored terminal, which it is not)
+            texts = self._punctuation.get(char, ())
+            fixed = len(texts) == 1 and texts[0][1] not in self.tables.ignore
+            return _Fixed(*texts[0]) if fixed else self._literals_matcher
+        found = None if self._native or not units else self._combined(units)
+        if found is None:
+            literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
+            found = self._trier([[literal, frozenset(names), False] if literals
+                                 else self._deferred(names, accepted) for names, accepted, literals in units])
         return found
 
     def _combined(self, units):
