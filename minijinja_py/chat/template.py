@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
     Clock = Union[datetime.datetime, Callable[[], datetime.datetime], None]
     TemplateSource = Union[str, Mapping[str, str]]
 
-from ..builtins.html import chat_tojson
+from ..builtins.strings import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .loading import TemplateLoadError, load_chat_template
