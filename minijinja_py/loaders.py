@@ -30,12 +30,11 @@ from .core.errors import LimitExceeded, TemplateError, TemplateLoadError, Templa
 from .core.files import (
     FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, read_open_file, within,
 )
-from .core.state import Limits
+from .core.state import DEFAULT_LIMITS
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
            "split_template_path", "checked_source", "Source"]
 
-_DEFAULT_LIMITS = Limits()
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -239,7 +238,7 @@ def _open_inside(filename, folder):
 def _read(fd, size, filename, encoding, limits):
     # The text of an open template file of `size` bytes (as it says), refused before reading when that is more
     # than max_template_size allows, and having read no more than that when it says less.
-    max_size = (limits or _DEFAULT_LIMITS).max_template_size
+    max_size = (limits or DEFAULT_LIMITS).max_template_size
     # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
     try:
         if size > 4 * max_size:
