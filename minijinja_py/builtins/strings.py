@@ -270,7 +270,7 @@ for _func in (do_upper, do_lower, do_capitalize, do_trim):
     _str_method_unary(_func)
 
 
-# -------------------------------------------------------------------------------------------------- HTML, URL, JSON
+# ---------------------------------------------------------------------------------------- HTML, URL, JSON
 def _escape(value):
     # markupsafe's escape(), printing non-strings the sandbox's way (no memory addresses).
     return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))

@@ -239,7 +239,7 @@ def check_keywords(obj, name):
     raise TypeError(f"{'bool' if type(obj) is bool else base.__name__}.{name}() takes no keyword arguments")
 
 
-# ---------------------------------------------------------------------------------------------------- % formatting
+# ------------------------------------------------------------------------------------------- % formatting
 _FLAGS = frozenset("-+ #0")
 _LENGTH_MODIFIERS = frozenset("hlL")
 _CONVERSIONS = frozenset("diouxXeEfFgGcrsa%")
