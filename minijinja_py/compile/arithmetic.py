@@ -8,7 +8,7 @@ from .operands import key_path, path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
-from ..runtime.formatting import percent_format
+from ..runtime.methods import percent_format
 from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
