@@ -218,7 +218,7 @@ def _if_run(c, node, branches, else_):
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
             return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
-                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
             return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general

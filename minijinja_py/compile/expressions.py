@@ -11,11 +11,10 @@ import operator
 from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
-from .arithmetic import e_binop
 from .calls import compile_call, compile_filter, compile_test
-from .comparisons import e_compare
 from .conditionals import condition
 from .operands import constant_key, constant_literal, dict_key, local_slot
+from .operators import e_binop, e_compare
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel

@@ -1,7 +1,7 @@
 """Operands: where a general closure reads a child's value in line, decided at compile time — a variable of the
 frame (its slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a
 loop variable indexing a list — and which constants compare in constant time; the child's own closure reads
-anything else. Used by the general compilers (expressions, comparisons, arithmetic, calls, output, statements)
+anything else. Used by the general compilers (expressions, operators, calls, output, statements)
 and by lower.py.
 """
 

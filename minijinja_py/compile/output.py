@@ -3,8 +3,8 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
-from .arithmetic import sum_operands
 from .operands import in_line_place, operand
+from .operators import sum_operands
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
