@@ -8,16 +8,15 @@ every scope is analysed when the compiler reaches it, with its parent complete, 
 is linear in the template's size: each node is compiled once, and the analyses answer in one pass
 (symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
 folder's negative powers and slices, output checks around a conditional extends) is rewritten in the AST first
-(transforms.py, folding.py), only for the templates that need it; the compile side of the folding (the closures
+(transforms.py), only for the templates that need it; the compile side of the folding (the closures
 of its nodes, the evaluator it computes constant values with while the template compiles) is here.
 """
 
 from ..analysis.effects import Effects
-from ..analysis.folding import FoldedSlice, NotConstant, fold_like_jinja2, may_fold
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
-    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_string_filters, folds_string_filters,
-    has_conditional_extends, with_newline_sequence,
+    FINALIZE, FoldedSlice, NoParentYet, NotConstant, check_outputs, finalize_outputs, fold_like_jinja2,
+    fold_string_filters, folds_string_filters, has_conditional_extends, may_fold, with_newline_sequence,
 )
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
@@ -75,7 +74,7 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice}
 
 
 def fold_constants(c, template):
-    # folding.fold_like_jinja2 with this compile's evaluator.
+    # transforms.fold_like_jinja2 with this compile's evaluator.
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 
@@ -144,7 +143,7 @@ class CompiledTemplate:
 
 
 def prepare(c, template):
-    # The AST rewrites this template needs (transforms.py, folding.py).
+    # The AST rewrites this template needs (transforms.py).
     env, source, index = c.env, c.origin[2], c.summaries.index
     # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing)
     if source is None or "**" in source or (index is None or index.slices) and may_fold(source):
