@@ -6,15 +6,13 @@ for syntax) and cache; the Template they return renders (template.py). mj.Templa
 with a shared environment per set of options (made here).
 """
 
-from __future__ import annotations
-
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from _weakref import ref as weak_ref   # weakref.ref itself, without importing weakref at start-up
 from collections import OrderedDict
 from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Callable, Optional, Union
     Autoescape = Union[bool, Callable[[Optional[str]], bool]]   # a flag, or a function of the template name
     Variables = Optional[Mapping[str, Any]]
@@ -60,19 +58,19 @@ class Environment:
     variable_end_string = "}}"
     comment_start_string = "{#"
     comment_end_string = "#}"
-    line_statement_prefix: Optional[str] = None
-    line_comment_prefix: Optional[str] = None
+    line_statement_prefix: "Optional[str]" = None
+    line_comment_prefix: "Optional[str]" = None
     _delimiters = None   # syntax.delimiters.Delimiters, None for Jinja2's defaults (options.configure sets it)
     trim_blocks: bool
     lstrip_blocks: bool
     keep_trailing_newline: bool
-    autoescape: Autoescape
+    autoescape: "Autoescape"
     undefined: "type[Undefined]"
     extensions: "frozenset[str]"
-    limits: Limits
-    random_seed: Optional[int]
-    loader: Optional[BaseLoader]
-    finalize: Optional[Callable[..., Any]]
+    limits: "Limits"
+    random_seed: "Optional[int]"
+    loader: "Optional[BaseLoader]"
+    finalize: "Optional[Callable[..., Any]]"
     newline_sequence: str
     immutable: bool
     cache_size: int
@@ -85,14 +83,14 @@ class Environment:
     def __init__(self, block_start_string: str = "{%", block_end_string: str = "%}",
                  variable_start_string: str = "{{", variable_end_string: str = "}}",
                  comment_start_string: str = "{#", comment_end_string: str = "#}",
-                 line_statement_prefix: Optional[str] = None, line_comment_prefix: Optional[str] = None,
+                 line_statement_prefix: "Optional[str]" = None, line_comment_prefix: "Optional[str]" = None,
                  trim_blocks: bool = False, lstrip_blocks: bool = False, newline_sequence: str = "\n",
                  keep_trailing_newline: bool = False, extensions: "Iterable[Union[str, type]]" = (),
                  optimized: bool = True, undefined: "type[Undefined]" = Undefined,
-                 finalize: Optional[Callable[..., Any]] = None, autoescape: Autoescape = False,
-                 loader: Optional[BaseLoader] = None, cache_size: int = 400, auto_reload: bool = True,
-                 bytecode_cache: Any = None, enable_async: bool = False, *, limits: Optional[Limits] = None,
-                 random_seed: Optional[int] = None, immutable: bool = True) -> None:
+                 finalize: "Optional[Callable[..., Any]]" = None, autoescape: "Autoescape" = False,
+                 loader: "Optional[BaseLoader]" = None, cache_size: int = 400, auto_reload: bool = True,
+                 bytecode_cache: "Any" = None, enable_async: bool = False, *, limits: "Optional[Limits]" = None,
+                 random_seed: "Optional[int]" = None, immutable: bool = True) -> None:
         """Jinja2's parameters in Jinja2's order, then ours by keyword. Raises ValueError for an unsupported
         option value (async, an unknown extension or newline_sequence, delimiters that clash), TypeError for a
         wrong undefined / limits / delimiter."""
@@ -148,8 +146,8 @@ class Environment:
         return made
 
     # ------------------------------------------------------------------------------------------- templates
-    def from_string(self, source: str, globals: Variables = None, template_class: "Optional[type[Template]]" = None,
-                    name: Optional[str] = None) -> "Template":
+    def from_string(self, source: str, globals: "Variables" = None, template_class: "Optional[type[Template]]" = None,
+                    name: "Optional[str]" = None) -> "Template":
         """Compile template source (cached). Raises TemplateSyntaxError (or LimitExceeded) for a bad template, a
         TypeError twin for a source that is not a str."""
         _check_source(source)
@@ -168,8 +166,8 @@ class Environment:
         _check_source(source)
         return Template._compile(self, source, name=name, filename=filename, globals=globals, uptodate=uptodate)
 
-    def get_template(self, name: "Union[str, Template]", parent: Optional[str] = None,
-                     globals: Variables = None) -> "Template":
+    def get_template(self, name: "Union[str, Template]", parent: "Optional[str]" = None,
+                     globals: "Variables" = None) -> "Template":
         """The template `name` from the loader (cached; reloaded when auto_reload and it changed). Raises
         TemplateNotFound, a TypeError twin when the environment has no loader (as Jinja2), TemplateSyntaxError
         when the template does not compile."""
@@ -217,8 +215,8 @@ class Environment:
                 self._loaded.put(stored, template, len(source))
         return template
 
-    def select_template(self, names: "Iterable[Union[str, Template]]", parent: Optional[str] = None,
-                        globals: Variables = None) -> "Template":
+    def select_template(self, names: "Iterable[Union[str, Template]]", parent: "Optional[str]" = None,
+                        globals: "Variables" = None) -> "Template":
         """The first of names the loader has. Raises TemplatesNotFound when none, as get_template otherwise."""
         if isinstance(names, Undefined):
             names._fail_with_undefined_error()
@@ -236,7 +234,7 @@ class Environment:
         raise TemplatesNotFound(names)
 
     def get_or_select_template(self, template_name_or_list: "Union[str, Template, Iterable[Union[str, Template]]]",
-                               parent: Optional[str] = None, globals: Variables = None) -> "Template":
+                               parent: "Optional[str]" = None, globals: "Variables" = None) -> "Template":
         """get_template for a name, select_template for a list of names, the template itself for a Template;
         raises as they do."""
         if isinstance(template_name_or_list, (str, Undefined)):
@@ -246,8 +244,8 @@ class Environment:
             return template_name_or_list
         return self.select_template(template_name_or_list, parent, globals)
 
-    def list_templates(self, extensions: Optional[Iterable[str]] = None,
-                       filter_func: Optional[Callable[[str], bool]] = None) -> "list[str]":
+    def list_templates(self, extensions: "Optional[Iterable[str]]" = None,
+                       filter_func: "Optional[Callable[[str], bool]]" = None) -> "list[str]":
         """The names the loader knows, those with one of extensions or those filter_func accepts. Raises
         TypeError when both are given, or when the loader cannot list its templates."""
         names: list[str] = self.loader.list_templates()  # type: ignore[union-attr]  # None: Jinja2's error
@@ -265,7 +263,7 @@ class Environment:
         return bool(self.autoescape(name)) if callable(self.autoescape) else bool(self.autoescape)
 
     # ------------------------------------------------------------------------------------------ the rest
-    def overlay(self, **options: Any) -> "Environment":
+    def overlay(self, **options: "Any") -> "Environment":
         """A new environment sharing this one's filters, tests, globals and policies, with some options changed
         (extensions are added to this one's), and caches of its own. Raises as the constructor does."""
         rv = object.__new__(type(self))
@@ -275,17 +273,17 @@ class Environment:
         rv._new_caches()
         return rv
 
-    def extend(self, **attributes: Any) -> None:
+    def extend(self, **attributes: "Any") -> None:
         """Add attributes the environment does not have yet (Jinja2's hook for extensions)."""
         for key, value in attributes.items():
             if not hasattr(self, key):
                 setattr(self, key, value)
 
-    def make_globals(self, d: Variables) -> "dict[str, Any]":
+    def make_globals(self, d: "Variables") -> "dict[str, Any]":
         """The globals a template of this environment sees, with d over the environment's."""
         return {**self.globals, **(d or {})}
 
-    def parse(self, source: str, name: Optional[str] = None, filename: Optional[str] = None) -> "ParsedTemplate":
+    def parse(self, source: str, name: "Optional[str]" = None, filename: "Optional[str]" = None) -> "ParsedTemplate":
         """The AST of source (nodes.Template), for meta.find_undeclared_variables and friends. Raises
         TemplateSyntaxError."""
         text = normalize_newlines(source, self.keep_trailing_newline)
@@ -296,20 +294,20 @@ class Environment:
             raise
         return ParsedTemplate(tree.span, tree.body, self)
 
-    def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
+    def compile_expression(self, source: str, undefined_to_none: bool = True) -> "TemplateExpression":
         """A callable that evaluates the expression source with the variables it is given (Jinja2's
         compile_expression): env.compile_expression("a > b")(a=2, b=1) is True."""
         template = self.from_string(f"{self.block_start_string} set result = ({source}\n) {self.block_end_string}")
         return TemplateExpression(template, undefined_to_none)
 
-    def call_filter(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
-                    kwargs: Variables = None, context: Any = None, eval_context: Any = None) -> Any:
+    def call_filter(self, name: str, value: "Any", args: "Optional[Iterable[Any]]" = None,
+                    kwargs: "Variables" = None, context: "Any" = None, eval_context: "Any" = None) -> "Any":
         """Apply the filter `name` outside a template. Raises TemplateRuntimeError if there is none, the
         filter's error (a TemplateError) if it fails."""
         return self._call_registered(self.filters, "filter", name, value, args, kwargs)
 
-    def call_test(self, name: str, value: Any, args: Optional[Iterable[Any]] = None,
-                  kwargs: Variables = None, context: Any = None, eval_context: Any = None) -> Any:
+    def call_test(self, name: str, value: "Any", args: "Optional[Iterable[Any]]" = None,
+                  kwargs: "Variables" = None, context: "Any" = None, eval_context: "Any" = None) -> "Any":
         """Apply the test `name` outside a template. Raises TemplateRuntimeError if there is none, the test's
         error (a TemplateError) if it fails."""
         return self._call_registered(self.tests, "test", name, value, args, kwargs)

@@ -16,14 +16,12 @@ read or is not text in `encoding` is a TemplateLoadError naming it; so is any fa
 (source, filename, uptodate), or contains itself).
 """
 
-from __future__ import annotations
-
 import errno
 import os
 from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Callable, Optional, Union
     # what get_source returns: (source, filename or None, uptodate or None)
     Source = tuple[str, Optional[str], Optional[Callable[[], bool]]]
@@ -32,12 +30,11 @@ from .core.errors import LimitExceeded, TemplateError, TemplateLoadError, Templa
 from .core.files import (
     FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, read_open_file, within,
 )
-from .core.state import Limits
+from .core.state import DEFAULT_LIMITS
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
            "split_template_path", "checked_source", "Source"]
 
-_DEFAULT_LIMITS = Limits()
 
 if not TYPE_CHECKING:
     def __getattr__(name):
@@ -70,14 +67,14 @@ class BaseLoader:
 
     has_source_access = True
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         """Raises TemplateNotFound when there is no such template."""
         raise TemplateNotFound(template)
 
     def list_templates(self) -> "list[str]":
         raise TypeError("this loader cannot iterate over all templates")
 
-    def load(self, environment: Any, name: str, globals: Optional[Mapping[str, Any]] = None) -> Any:
+    def load(self, environment: "Any", name: str, globals: "Optional[Mapping[str, Any]]" = None) -> "Any":
         """The compiled template `name` (what Environment.get_template uses, without its cache). Raises
         TemplateNotFound, TemplateSyntaxError."""
         source, filename, uptodate = checked_source(self, environment, name)
@@ -87,10 +84,10 @@ class BaseLoader:
 class DictLoader(BaseLoader):
     """Templates from a dict of name → source."""
 
-    def __init__(self, mapping: Mapping[str, str]) -> None:
+    def __init__(self, mapping: "Mapping[str, str]") -> None:
         self.mapping = mapping
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         try:
             source = self.mapping[template]
         except (KeyError, TypeError):
@@ -104,10 +101,10 @@ class DictLoader(BaseLoader):
 class FunctionLoader(BaseLoader):
     """Templates from a function: name → source, or (source, filename, uptodate), or None when there is none."""
 
-    def __init__(self, load_func: Callable[[str], Union[None, str, Source]]) -> None:
+    def __init__(self, load_func: "Callable[[str], Union[None, str, Source]]") -> None:
         self.load_func = load_func
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         found = self.load_func(template)
         if found is None:
             raise TemplateNotFound(template)
@@ -119,7 +116,7 @@ class FunctionLoader(BaseLoader):
 class PrefixLoader(BaseLoader):
     """Loaders by prefix: "app/index.html" is "index.html" of mapping["app"]."""
 
-    def __init__(self, mapping: Mapping[str, BaseLoader], delimiter: str = "/") -> None:
+    def __init__(self, mapping: "Mapping[str, BaseLoader]", delimiter: str = "/") -> None:
         self.mapping = mapping
         self.delimiter = delimiter
 
@@ -130,7 +127,7 @@ class PrefixLoader(BaseLoader):
         except (ValueError, KeyError, TypeError, AttributeError):
             raise TemplateNotFound(template) from None
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         loader, name = self.get_loader(template)
         try:
             return loader.get_source(environment, name)
@@ -145,10 +142,10 @@ class PrefixLoader(BaseLoader):
 class ChoiceLoader(BaseLoader):
     """The first of several loaders that has the template."""
 
-    def __init__(self, loaders: Iterable[BaseLoader]) -> None:
+    def __init__(self, loaders: "Iterable[BaseLoader]") -> None:
         self.loaders = loaders
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         for loader in self.loaders:
             try:
                 return loader.get_source(environment, template)
@@ -174,7 +171,7 @@ class FileSystemLoader(BaseLoader):
         self.encoding = encoding
         self.followlinks = followlinks
 
-    def get_source(self, environment: Any, template: str) -> Source:
+    def get_source(self, environment: "Any", template: str) -> "Source":
         pieces = split_template_path(template)
         limits = getattr(environment, "limits", None)
         for folder in self.searchpath:
@@ -241,7 +238,7 @@ def _open_inside(filename, folder):
 def _read(fd, size, filename, encoding, limits):
     # The text of an open template file of `size` bytes (as it says), refused before reading when that is more
     # than max_template_size allows, and having read no more than that when it says less.
-    max_size = (limits or _DEFAULT_LIMITS).max_template_size
+    max_size = (limits or DEFAULT_LIMITS).max_template_size
     # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
     try:
         if size > 4 * max_size:
@@ -258,7 +255,7 @@ def _read(fd, size, filename, encoding, limits):
         raise TemplateLoadError(f"{filename}: {exc.strerror}", path=filename) from None
 
 
-def checked_source(loader: Any, environment: Any, name: str) -> Source:
+def checked_source(loader: "Any", environment: "Any", name: str) -> "Source":
     # loader.get_source(environment, name), held to its contract: (source str, filename str or None, uptodate
     # callable or None), and only TemplateErrors out (a loader that raised anything else, returned something else,
     # contains itself, ... is a TemplateLoadError naming the template; Jinja2's TemplateNotFound is ours).

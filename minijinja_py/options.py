@@ -7,10 +7,8 @@ minijinja_py does not support (async) are accepted with their default value only
 explicitly still runs.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any
 
 from .core.state import DEFAULT_LIMITS, Limits
@@ -58,7 +56,7 @@ def default_policies() -> "dict[str, Any]":
     return policies
 
 
-def configure(env: Any, **options: Any) -> None:
+def configure(env: "Any", **options: "Any") -> None:
     # Set options on env (the constructor's and overlay's), each checked: ValueError for an unsupported value,
     # TypeError for an unknown option or a value of the wrong type.
     for name, value in options.items():
@@ -89,8 +87,8 @@ def configure(env: Any, **options: Any) -> None:
         set_delimiters(env)
 
 
-def configure_constructor(env: Any, newline_sequence: Any, extensions: Any, optimized: Any, undefined: Any,
-                          bytecode_cache: Any, enable_async: Any, limits: Any) -> None:
+def configure_constructor(env: "Any", newline_sequence: "Any", extensions: "Any", optimized: "Any", undefined: "Any",
+                          bytecode_cache: "Any", enable_async: "Any", limits: "Any") -> None:
     # configure() of the constructor's checked options, the usual values (a newline, no async, our Undefined,
     # the default limits: every chat_environment()) set at once: an environment is made per compile on
     # transformers' uncached path, and configure's checks were a third of making one. Anything else goes through
@@ -103,7 +101,7 @@ def configure_constructor(env: Any, newline_sequence: Any, extensions: Any, opti
               undefined=undefined, bytecode_cache=bytecode_cache, enable_async=enable_async, limits=limits)
 
 
-def set_delimiters(env: Any) -> None:
+def set_delimiters(env: "Any") -> None:
     # env._delimiters from env's delimiter options, checked together: None for Jinja2's own (the commonest case
     # needs no check). Raises ValueError or TypeError for delimiters that cannot be (syntax.delimiters.check).
     given = (env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
@@ -119,7 +117,7 @@ def set_delimiters(env: Any) -> None:
 _NAMED_EXTENSIONS: "dict[Any, frozenset[str]]" = {}   # the extensions options given, as names: most are alike
 
 
-def _extension_names(extensions: Any) -> "frozenset[str]":
+def _extension_names(extensions: "Any") -> "frozenset[str]":
     # Our names of the extensions given (an iterable of what extension_name takes).
     key = extensions if type(extensions) is tuple and all(type(e) is str for e in extensions) else None
     names = _NAMED_EXTENSIONS.get(key) if key is not None else None
@@ -130,7 +128,7 @@ def _extension_names(extensions: Any) -> "frozenset[str]":
     return names
 
 
-def extension_name(name: Any) -> str:
+def extension_name(name: "Any") -> str:
     # Our name of an extension given by Jinja2's name, ours, or Jinja2's class.
     key = name if isinstance(name, str) else f"{getattr(name, '__module__', '')}.{getattr(name, '__name__', '')}"
     try:

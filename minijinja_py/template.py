@@ -8,14 +8,12 @@ and stream give the output piece by piece, Template.module a template's exported
 come from an Environment (environment.py, the layer above), which compiles them with Template._compile.
 """
 
-from __future__ import annotations
-
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from collections import OrderedDict
 from _collections_abc import Iterator, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Callable, NoReturn, Optional
     Variables = Optional[Mapping[str, Any]]
 
@@ -120,20 +118,20 @@ class Template:
     environments make theirs with from_string() and get_template().
     """
 
-    environment: Any   # the Environment that compiled it (environment.py, the layer above)
+    environment: "Any"   # the Environment that compiled it (environment.py, the layer above)
     source: str
-    name: Optional[str]
-    filename: Optional[str]
+    name: "Optional[str]"
+    filename: "Optional[str]"
     globals: "dict[str, Any]"
-    _uptodate: Optional[Callable[[], bool]]
-    _module: Optional[TemplateModule]
+    _uptodate: "Optional[Callable[[], bool]]"
+    _module: "Optional[TemplateModule]"
     _autoescape: bool
 
     # Template(source) compiles with an Environment, which lives in the layer above: environment.py sets this to
     # its shared environment per set of options (as Jinja2 sets Template.environment_class).
     _spontaneous_environment: "Callable[[dict[str, Any]], Any]"
 
-    def __new__(cls, source: str, **options: Any) -> "Template":
+    def __new__(cls, source: str, **options: "Any") -> "Template":
         return cls._spontaneous_environment(options).from_string(source, template_class=cls)
 
     @classmethod
@@ -191,7 +189,7 @@ class Template:
         return self._uptodate is None or bool(self._uptodate())
 
     # ------------------------------------------------------------------------------------------ rendering
-    def render(self, *args: Any, **kwargs: Any) -> str:
+    def render(self, *args: "Any", **kwargs: "Any") -> str:
         """Render with the variables of a mapping and/or keyword arguments (Jinja2's signature). Raises
         TemplateError only (a TemplateRuntimeError subclass, LimitExceeded, ...), located in the template."""
         # (keywords alone: kwargs is this call's own new dict, the variables as they are; no copy of a copy)
@@ -220,7 +218,7 @@ class Template:
         finally:
             leave_render(token)
 
-    def _raise_leaving(self, exc: BaseException) -> NoReturn:
+    def _raise_leaving(self, exc: BaseException) -> "NoReturn":
         # Raise what the exception exc, caught inside a render, leaves it as (in an except block).
         if isinstance(exc, TemplateError):
             raise self._annotate(exc) from None
@@ -231,13 +229,13 @@ class Template:
             raise self._annotate(error) from error.__cause__
         raise exc   # KeyboardInterrupt, SystemExit, GeneratorExit: not ours to change
 
-    def render_with_generation_spans(self, *args: Any, **kwargs: Any) -> "tuple[str, list[tuple[int, int]]]":
+    def render_with_generation_spans(self, *args: "Any", **kwargs: "Any") -> "tuple[str, list[tuple[int, int]]]":
         """Render and also return the (start, end) character spans of {% generation %} blocks. Raises as
         render()."""
         spans: list[tuple[int, int]] = []
         return self._render(_context(args, kwargs), spans), spans
 
-    def generate(self, *args: Any, **kwargs: Any) -> Iterator[str]:
+    def generate(self, *args: "Any", **kwargs: "Any") -> "Iterator[str]":
         """The output as an iterator of pieces, each rendered when it is asked for: one per top-level statement
         (empty ones left out), then those of the templates it extends. Raises as render(), while iterating."""
         return self._generate(_context(args, kwargs))
@@ -252,13 +250,13 @@ class Template:
         except BaseException as exc:
             self._raise_leaving(exc)
 
-    def stream(self, *args: Any, **kwargs: Any) -> TemplateStream:
+    def stream(self, *args: "Any", **kwargs: "Any") -> "TemplateStream":
         """generate() as a TemplateStream (dump(file), enable_buffering(size))."""
         return TemplateStream(self.generate(*args, **kwargs))
 
     # -------------------------------------------------------------------------------------------- modules
-    def make_module(self, vars: Variables = None, shared: bool = False,
-                    locals: Variables = None) -> TemplateModule:
+    def make_module(self, vars: "Variables" = None, shared: bool = False,
+                    locals: "Variables" = None) -> "TemplateModule":
         """The template's module: its exported top-level variables and macros as attributes, its output as
         str(). vars are the variables it renders with (shared: without the globals), locals added over them.
         Raises as render()."""
@@ -275,7 +273,7 @@ class Template:
             leave_render(token)
 
     @property
-    def module(self) -> TemplateModule:
+    def module(self) -> "TemplateModule":
         """make_module() without variables, made once."""
         if self._module is None:
             self._module = self.make_module()
@@ -332,11 +330,11 @@ class TemplateStream:
     # Template.stream(): an iterator over a render's text pieces (those of generate()); dump(file) writes them,
     # enable_buffering(size) joins them in groups of size non-empty pieces.
 
-    def __init__(self, pieces: Iterator[str]) -> None:
+    def __init__(self, pieces: "Iterator[str]") -> None:
         self._pieces = pieces
         self.disable_buffering()
 
-    def dump(self, fp: Any, encoding: Optional[str] = None, errors: str = "strict") -> None:
+    def dump(self, fp: "Any", encoding: "Optional[str]" = None, errors: str = "strict") -> None:
         # Write the stream to fp: a file name (written as UTF-8 unless encoding says otherwise) or a file
         # object (text, or bytes when encoding is given).
         close = False
@@ -365,7 +363,7 @@ class TemplateStream:
         self._next = self._buffered(size).__next__
         self.buffered = True
 
-    def _buffered(self, size: int) -> Iterator[str]:
+    def _buffered(self, size: int) -> "Iterator[str]":
         buffer: list[str] = []
         count = 0
         for piece in self._pieces:
@@ -378,7 +376,7 @@ class TemplateStream:
         if count:
             yield "".join(buffer)
 
-    def __iter__(self) -> TemplateStream:
+    def __iter__(self) -> "TemplateStream":
         return self
 
     def __next__(self) -> str:
@@ -389,11 +387,11 @@ class TemplateExpression:
     # Environment.compile_expression(source): calling it evaluates the expression with the variables given (a
     # mapping and/or keywords); an undefined result is None unless undefined_to_none is false.
 
-    def __init__(self, template: Template, undefined_to_none: bool) -> None:
+    def __init__(self, template: "Template", undefined_to_none: bool) -> None:
         self._template = template
         self._undefined_to_none = undefined_to_none
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: "Any", **kwargs: "Any") -> "Any":
         module = self._template.make_module(dict(*args, **kwargs))
         value = module["result"]
         if self._undefined_to_none and isinstance(value, Undefined):

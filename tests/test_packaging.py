@@ -118,3 +118,16 @@ def test_installed_wheel_renders_a_seed_without_jinja2(wheel, tmp_path):
     assert result["seeds"] == [s[:-len(".jinja")] for s in SEEDS]
     golden = _read("tests", "goldens", "hermes4__tools_dict_args.txt").decode("utf-8")
     assert result["out"] == golden
+
+
+def test_import_loads_none_of_the_modules_a_cold_start_avoids():
+    """`import minijinja_py` loads only what its start-up needs: each of these standard-library modules would be one
+    more module to find and load (typing and threading cost milliseconds; `from __future__ import annotations`
+    loads the __future__ module at run time, so annotations are quoted instead)."""
+    avoided = ("__future__", "typing", "threading", "weakref", "contextvars", "bisect", "collections.abc", "inspect",
+               "textwrap", "pickle", "dataclasses", "ast", "string", "struct", "html", "copy", "datetime")
+    code = ("import sys; import minijinja_py; "
+            f"print(' '.join(m for m in {avoided!r} if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert proc.stdout.split() == []

@@ -7,10 +7,8 @@ imports. A name set in only some branches of an `if` may still come from the con
 bound there. Walks the AST of nodes.py, read-only.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any
 
 from ..syntax import nodes as n
@@ -31,7 +29,7 @@ class _Reads:
         if name not in bound and name not in self.found:
             self.found.append(name)
 
-    def expr(self, node: Any, bound: "set[str]") -> None:
+    def expr(self, node: "Any", bound: "set[str]") -> None:
         # Every Name an expression (or argument list, or tuple of them) loads.
         if isinstance(node, n.Name):
             self.load(node.name, bound)
@@ -42,14 +40,14 @@ class _Reads:
             for item in node:
                 self.expr(item, bound)
 
-    def body(self, statements: Any, bound: "set[str]") -> "set[str]":
+    def body(self, statements: "Any", bound: "set[str]") -> "set[str]":
         # Walk statements in one scope; returns the names bound by the end of it.
         bound = set(bound)
         for stmt in statements:
             bound |= self.statement(stmt, bound)
         return bound
 
-    def statement(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def statement(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         # Record the loads of one statement; return the names it binds in the current scope.
         handler = getattr(self, "s_" + type(stmt).__name__, None)
         if handler is not None:
@@ -63,22 +61,22 @@ class _Reads:
                 self.expr(value, bound)
         return set()
 
-    def s_Assign(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_Assign(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.value, bound)
         return self.target(stmt.target, bound)
 
-    def s_AssignBlock(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_AssignBlock(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.body(stmt.body, bound)
         self.expr(stmt.filters, bound)
         return self.target(stmt.target, bound)
 
-    def target(self, target: Any, bound: "set[str]") -> "set[str]":
+    def target(self, target: "Any", bound: "set[str]") -> "set[str]":
         if isinstance(target, n.NamespaceTarget):
             self.load(target.name, bound)
             return set()
         return set(_target_names(target))
 
-    def s_For(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_For(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.iter, bound)
         inner = set(bound) | set(_target_names(stmt.target)) | {"loop"}
         if stmt.filter is not None:
@@ -88,7 +86,7 @@ class _Reads:
             self.body(stmt.else_, bound)
         return set()
 
-    def s_If(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_If(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.test, bound)
         branches = [self.body(stmt.body, bound)]
         for test, body in stmt.elifs:
@@ -99,30 +97,30 @@ class _Reads:
         branches.append(self.body(stmt.else_, bound))
         return set.intersection(*branches) - set(bound)
 
-    def s_Macro(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_Macro(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         params = self.params(stmt.params, bound)
         self.body(stmt.body, set(bound) | params | set(_MACRO_NAMES) | {stmt.name})
         return {stmt.name}
 
-    def s_CallBlock(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_CallBlock(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.call, bound)
         params = self.params(stmt.params, bound)
         self.body(stmt.body, set(bound) | params | set(_MACRO_NAMES))
         return set()
 
-    def params(self, params: Any, bound: "set[str]") -> "set[str]":
+    def params(self, params: "Any", bound: "set[str]") -> "set[str]":
         for param in params:
             if param.default is not None:
                 self.expr(param.default, bound)
         return {param.name for param in params}
 
-    def s_With(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_With(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.values, bound)
         names = {name for target in stmt.targets for name in _target_names(target)}
         self.body(stmt.body, set(bound) | names)
         return set()
 
-    def s_Load(self, stmt: Any, bound: "set[str]") -> "set[str]":
+    def s_Load(self, stmt: "Any", bound: "set[str]") -> "set[str]":
         self.expr(stmt.template, bound)
         names = {alias or name for name, alias in stmt.names}
         if stmt.alias:
@@ -130,7 +128,7 @@ class _Reads:
         return names
 
 
-def _is_statements(value: Any) -> bool:
+def _is_statements(value: "Any") -> bool:
     return isinstance(value, (list, tuple)) and any(isinstance(item, n.Node) and not _is_expression(item)
                                                     for item in value)
 
@@ -139,11 +137,11 @@ _STATEMENTS = (n.Text, n.Output, n.If, n.For, n.Assign, n.AssignBlock, n.Macro, 
                n.ExprStmt, n.Break, n.Continue, n.Generation, n.Block, n.Autoescape, n.Load)
 
 
-def _is_expression(node: Any) -> bool:
+def _is_expression(node: "Any") -> bool:
     return not isinstance(node, _STATEMENTS)
 
 
-def _target_names(target: Any) -> "tuple[str, ...]":
+def _target_names(target: "Any") -> "tuple[str, ...]":
     if isinstance(target, n.NameTarget):
         return (target.name,)
     if isinstance(target, n.TupleTarget):
@@ -151,7 +149,7 @@ def _target_names(target: Any) -> "tuple[str, ...]":
     return ()
 
 
-def read_variables(tree: Any) -> "list[str]":
+def read_variables(tree: "Any") -> "list[str]":
     # The names a parsed template (a nodes.Template) reads from its context, in the order first read.
     reads = _Reads()
     reads.body(tree.body, set())

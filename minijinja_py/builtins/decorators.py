@@ -6,14 +6,12 @@ pass_context gives a Context that reads the render's variables and the globals (
 template's top-level variables assigned so far).
 """
 
-from __future__ import annotations
-
 from _collections_abc import Iterable   # collections.abc itself, without the module that re-exports it
 
 from ..core.state import MISSING
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Callable, Optional
     from ..core.state import Func
 
@@ -30,31 +28,31 @@ class Passing:
     mj_pass_state = True
     mj_safe_repr = True   # prints as a function does, without an address
 
-    def __init__(self, func: Callable[..., Any], make: Callable[[Any], Any], instance: Any = None) -> None:
+    def __init__(self, func: "Callable[..., Any]", make: "Callable[[Any], Any]", instance: "Any" = None) -> None:
         self.func, self.make, self.instance = func, make, instance
         self.__name__ = getattr(func, "__name__", "function")
         self.__qualname__ = getattr(func, "__qualname__", self.__name__)
         self.__doc__ = func.__doc__
         self.__wrapped__ = func
 
-    def __call__(self, rs: Any, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, rs: "Any", *args: "Any", **kwargs: "Any") -> "Any":
         if self.instance is None:
             return self.func(self.make(rs), *args, **kwargs)
         return self.func(self.instance, self.make(rs), *args, **kwargs)
 
-    def __get__(self, instance: Any, owner: Any = None) -> "Passing":
+    def __get__(self, instance: "Any", owner: "Any" = None) -> "Passing":
         return self if instance is None else Passing(self.func, self.make, instance)
 
     def __repr__(self) -> str:
         return f"<function {self.__qualname__}>"
 
 
-def _passing(func: Func, make: Callable[[Any], Any]) -> Func:
+def _passing(func: "Func", make: "Callable[[Any], Any]") -> "Func":
     # called as the function was, with the state first (state.pass_state)
     return Passing(func, make)  # type: ignore[return-value]
 
 
-def pass_environment(func: Func) -> Func:
+def pass_environment(func: "Func") -> "Func":
     """func(environment, value, ...): the Environment of the render."""
     return _passing(func, lambda rs: rs.env)
 
@@ -68,7 +66,7 @@ class EvalContext:
         self.environment, self.autoescape, self.volatile = environment, autoescape, False
 
 
-def pass_eval_context(func: Func) -> Func:
+def pass_eval_context(func: "Func") -> "Func":
     """func(eval_ctx, value, ...): eval_ctx.autoescape and eval_ctx.environment."""
     return _passing(func, lambda rs: EvalContext(rs.env, rs.autoescape))
 
@@ -107,13 +105,13 @@ class Context:
         return value
 
 
-def pass_context(func: Func) -> Func:
+def pass_context(func: "Func") -> "Func":
     """func(context, value, ...): context.get(name), context.environment, context.eval_ctx."""
     return _passing(func, Context)
 
 
-def select_autoescape(enabled_extensions: Iterable[str] = ("html", "htm", "xml"),
-                      disabled_extensions: Iterable[str] = (), default_for_string: bool = True,
+def select_autoescape(enabled_extensions: "Iterable[str]" = ("html", "htm", "xml"),
+                      disabled_extensions: "Iterable[str]" = (), default_for_string: bool = True,
                       default: bool = False) -> "AutoescapeByExtension":
     """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
     return AutoescapeByExtension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
@@ -131,7 +129,7 @@ class AutoescapeByExtension:
         self.enabled, self.disabled = enabled, disabled
         self.default_for_string, self.default = default_for_string, default
 
-    def __call__(self, template_name: Optional[str]) -> bool:
+    def __call__(self, template_name: "Optional[str]") -> bool:
         if template_name is None:
             return self.default_for_string
         template_name = template_name.lower()

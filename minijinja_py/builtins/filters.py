@@ -1,6 +1,6 @@
 """Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
 with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do). The string filters
-live in strings.py, the HTML, URL and JSON ones in html.py.
+(HTML, URL and JSON ones included) live in strings.py.
 
 A filter receives the value and its arguments. Filters that need the render state (environment, limits,
 undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
@@ -12,10 +12,10 @@ from operator import length_hint
 import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 from itertools import chain, groupby
 
-from .html import do_escape, do_forceescape, do_safe, do_striptags, do_tojson, do_urlencode, do_urlize, do_xmlattr
 from .strings import (
     do_upper, do_lower, do_capitalize, do_title, do_trim, do_center, do_replace, do_indent, do_truncate,
-    do_wordcount, do_wordwrap, do_format, do_string,
+    do_wordcount, do_wordwrap, do_format, do_string, do_escape, do_forceescape, do_safe, do_striptags, do_tojson,
+    do_urlencode, do_urlize, do_xmlattr,
 )
 from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,

@@ -14,14 +14,12 @@ million), 256 templates and 32 MiB of kept text. What the templates do not need 
 decoded: scalar arrays by one seek, strings by their lengths alone (read a chunk at a time).
 """
 
-from __future__ import annotations
-
 import os
 
 from ..core.files import open_regular_file
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, BinaryIO
 
 __all__ = ["GGUF_MAGIC", "GGUFFormatError", "is_gguf", "read_chat_metadata", "metadata_of"]
@@ -68,7 +66,7 @@ class _Reader:
     # Sequential reads from a binary file in one byte order, each checked against the file's size and against
     # what one file may hold (the items walked, the text kept).
 
-    def __init__(self, file: BinaryIO, size: int) -> None:
+    def __init__(self, file: "BinaryIO", size: int) -> None:
         import struct   # only GGUF files need it: not imported at start-up (a cold start's time)
         self.unpack = struct.unpack
         self.lengths = {"<": struct.Struct("<Q").unpack_from, ">": struct.Struct(">Q").unpack_from}
@@ -87,7 +85,7 @@ class _Reader:
                                   f"{self.left()} left")
         return self.file.read(count)
 
-    def scalar(self, kind: int, what: str) -> Any:
+    def scalar(self, kind: int, what: str) -> "Any":
         code, size = _SCALARS[kind]
         return self.unpack(self.order + code, self.take(size, what))[0]
 
@@ -146,7 +144,7 @@ def _check_type(kind: int, key: str) -> None:
         raise GGUFFormatError(f"unknown value type {kind} for key {key!r}")
 
 
-def _skip_value(reader: _Reader, kind: int, key: str, depth: int = 0) -> None:
+def _skip_value(reader: "_Reader", kind: int, key: str, depth: int = 0) -> None:
     # Move past one value without keeping it.
     _check_type(kind, key)
     if kind in _SCALARS:
@@ -158,7 +156,7 @@ def _skip_value(reader: _Reader, kind: int, key: str, depth: int = 0) -> None:
         _skip_array(reader, key, depth)
 
 
-def _skip_array(reader: _Reader, key: str, depth: int) -> None:
+def _skip_array(reader: "_Reader", key: str, depth: int) -> None:
     if depth >= _MAX_ARRAY_NESTING:
         raise GGUFFormatError(f"arrays nested more than {_MAX_ARRAY_NESTING} deep in {key!r}")
     item_kind = reader.u32(f"the item type of {key!r}")
@@ -182,7 +180,7 @@ def _skip_array(reader: _Reader, key: str, depth: int) -> None:
         _skip_array(reader, key, depth + 1)
 
 
-def _read_header(reader: _Reader) -> "tuple[int, int]":
+def _read_header(reader: "_Reader") -> "tuple[int, int]":
     magic = reader.take(4, "the magic number")
     if not is_gguf(magic):
         raise GGUFFormatError(f"not a GGUF file (starts with {magic!r}, not b'GGUF')")
@@ -214,7 +212,7 @@ def read_chat_metadata(path: str) -> "dict[str, Any]":
         return metadata_of(file, status.st_size)
 
 
-def metadata_of(file: BinaryIO, size: int) -> "dict[str, Any]":
+def metadata_of(file: "BinaryIO", size: int) -> "dict[str, Any]":
     # read_chat_metadata of a GGUF file open for binary reads (from its start), `size` bytes long.
     file.seek(0)
     reader = _Reader(file, size)
@@ -242,7 +240,7 @@ def metadata_of(file: BinaryIO, size: int) -> "dict[str, Any]":
     return {"templates": templates, "special_tokens": special, "version": version}
 
 
-def _token_texts(reader: _Reader, tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
+def _token_texts(reader: "_Reader", tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
     # The texts of the tokens at these ids, read from the tokens array at file offset tokens_at.
     reader.file.seek(tokens_at)
     if reader.u32(f"the item type of {_TOKENS_KEY!r}") != _STRING:

@@ -8,12 +8,10 @@ is found plain by one iterative walk and passed as it is (the sandbox never lets
 else converted by one exact walk that copies only the containers on the way to what changes.
 """
 
-from __future__ import annotations
-
 from _collections_abc import Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Optional
 
 from .schema import get_json_schema
@@ -42,7 +40,7 @@ _PLAIN_SCALARS = frozenset({str, int, float, bool, type(None)})
 _FAST_VISITS = 200_000   # elements the fast walk visits before it hands over to the exact one (shared parts)
 
 
-def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
+def _plain(value: "Any", limits: "Limits", again: bool = False) -> "Any":
     # transformers' _plain_template_data: inputs become plain str/int/float/bool/None/dict/list/tuple, anything
     # else its plain equivalent (a str subclass its str, a dataclass or pydantic model a dict, an unknown object
     # a "<TypeName>" placeholder). What is plain already is returned as it is (no copy: the sandbox never lets a
@@ -64,7 +62,7 @@ def _plain(value: Any, limits: Limits, again: bool = False) -> Any:
     return _converted(value, limits)
 
 
-def _converted(value: Any, limits: Limits) -> Any:
+def _converted(value: "Any", limits: "Limits") -> "Any":
     # _plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on.
     try:
         return _Conversion(limits).plain(value, 0)
@@ -72,12 +70,12 @@ def _converted(value: Any, limits: Limits) -> Any:
         raise _too_deep(limits) from None
 
 
-def _too_deep(limits: Limits) -> Exception:
+def _too_deep(limits: "Limits") -> Exception:
     return limit_exceeded(limits, "max_data_depth",  # type: ignore[no-any-return]
                           "the template's input data nested this deep (or containing itself)")
 
 
-def _plain_walk(level: list[Any], limits: Limits, depth: int) -> Optional[int]:
+def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "Optional[int]":
     # Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
     # they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
     # gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
@@ -118,16 +116,16 @@ class _Conversion:
     # again deeper is refused where it would pass max_data_depth; a part met again while it is being converted is
     # a cycle (refused). One frame per level of the data.
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: "Limits") -> None:
         self.max_depth = limits.max_data_depth
         self.limits = limits
         self.done: dict[int, tuple[Any, Any, int]] = {}   # id → (the object, kept alive; its plain form; height)
         self.open: set[int] = set()
 
-    def plain(self, value: Any, depth: int) -> Any:
+    def plain(self, value: "Any", depth: int) -> "Any":
         return self._convert(value, depth)[0]
 
-    def _convert(self, value: Any, depth: int) -> tuple[Any, int]:
+    def _convert(self, value: "Any", depth: int) -> "tuple[Any, int]":
         # (value's plain form, its height: 0 for an exact scalar).
         cls = type(value)
         if cls in _PLAIN_SCALARS:
@@ -151,7 +149,7 @@ class _Conversion:
         self.done[key] = (value, made, height)
         return made, height
 
-    def _container(self, value: Any, cls: type, depth: int, keep: bool) -> tuple[Any, int]:
+    def _container(self, value: "Any", cls: type, depth: int, keep: bool) -> "tuple[Any, int]":
         # A dict, list or tuple made plain (the same object when keep and nothing in it changes).
         convert, below, height, same = self._convert, depth + 1, 0, keep
         made: Any = []
@@ -170,7 +168,7 @@ class _Conversion:
             return value, height + 1
         return (dict(made) if cls is dict else made if cls is list else tuple(made)), height + 1
 
-    def _other(self, value: Any, depth: int) -> tuple[Any, int]:
+    def _other(self, value: "Any", depth: int) -> "tuple[Any, int]":
         # What transformers makes of anything but an exact dict, list, tuple or scalar: a str, int or float
         # subclass its base value, a Mapping a dict, a list or tuple subclass a list or tuple, a numpy scalar its
         # item(), a dataclass a dict of its fields, a pydantic model its model_dump(), anything else a
@@ -201,16 +199,16 @@ class _Conversion:
         return f"<{type(value).__name__}>", 1
 
 
-def _is_dataclass(value: Any) -> bool:
+def _is_dataclass(value: "Any") -> bool:
     return hasattr(type(value), "__dataclass_fields__") and not isinstance(value, type)
 
 
-def _is_numpy_scalar(value: Any) -> bool:
+def _is_numpy_scalar(value: "Any") -> bool:
     # Is value a numpy scalar (numpy.generic: np.bool_, np.int64...), without importing numpy?
     return any(c.__name__ == "generic" and c.__module__ == "numpy" for c in type(value).__mro__)
 
 
-def _tool_schemas(tools: Any) -> Any:
+def _tool_schemas(tools: "Any") -> "Any":
     # tools as transformers takes them: JSON schemas (dicts) as they are, functions as get_json_schema makes
     # them; anything else is refused with transformers' message.
     if tools is None:
@@ -230,8 +228,8 @@ def _tool_schemas(tools: Any) -> Any:
     return schemas
 
 
-def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwargs: Optional[dict[str, Any]] = None,
-                   limits: Optional[Limits] = None) -> tuple[list[Any], Any, Any, dict[str, Any]]:
+def prepare_inputs(messages: "Any", tools: "Any" = None, documents: "Any" = None, kwargs: "Optional[dict[str, Any]]" = None,
+                   limits: "Optional[Limits]" = None) -> "tuple[list[Any], Any, Any, dict[str, Any]]":
     # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
     # dict of this call's own: returned as it is when it holds plain data only.
     limits = limits or Limits()
@@ -253,7 +251,7 @@ def prepare_inputs(messages: Any, tools: Any = None, documents: Any = None, kwar
 _REASONING = frozenset(_REASONING_FIELDS)
 
 
-def _normalized_messages(messages: Any, limits: Limits) -> list[dict[Any, Any]]:
+def _normalized_messages(messages: "Any", limits: "Limits") -> "list[dict[Any, Any]]":
     # transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
     # `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
     # model or another mapping converted) without its None-valued keys, made plain (see _plain).
@@ -284,7 +282,7 @@ def _normalized_messages(messages: Any, limits: Limits) -> list[dict[Any, Any]]:
     return chat if _plain_walk(below, limits, 2) else _converted(chat, limits)
 
 
-def _message_dict(message: Any, given: Any, room: int) -> Any:
+def _message_dict(message: "Any", given: "Any", room: int) -> "Any":
     # A message that is not a dict as one (transformers' _message_objects_to_dicts at the top level: what is
     # inside is made plain with everything else): a mapping, a dataclass's fields, a pydantic model's
     # model_dump(); anything else is refused with transformers' message.
@@ -299,7 +297,7 @@ def _message_dict(message: Any, given: Any, room: int) -> Any:
     raise type_error(f"Chat messages should be dicts, dataclasses or pydantic models, but got {short_repr(given)}.")
 
 
-def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
+def _alias_reasoning(message: "dict[Any, Any]") -> "dict[Any, Any]":
     # A message with a reasoning field (reasoning_content, thinking or reasoning) under all of these names, as
     # transformers aliases it.
     for field in _REASONING_FIELDS:
@@ -309,7 +307,7 @@ def _alias_reasoning(message: dict[Any, Any]) -> dict[Any, Any]:
     return message
 
 
-def mark_final_message(chat: list[Any], continue_final_message: Any, source: str) -> tuple[list[Any], str]:
+def mark_final_message(chat: "list[Any]", continue_final_message: "Any", source: str) -> "tuple[list[Any], str]":
     # (chat with a tag appended to the final message's text, that text): transformers' continue_final_message.
     # The final message is copied, never changed in place.
     field = continue_final_message if isinstance(continue_final_message, str) else "content"

@@ -17,14 +17,12 @@ What a model folder or the cache holds is untrusted, and the file-system rules s
   * at most 256 named templates and 32 MiB of template text for one model.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Union
     Found = Union[str, "dict[str, str]"]
 
@@ -48,7 +46,7 @@ _MAX_REF = 1024                  # bytes of a refs file (a 40-character commit h
 _MAX_LISTED = 10_000             # entries of additional_chat_templates/ looked at
 
 
-def _fail(path: str, problem: str) -> TemplateLoadError:
+def _fail(path: str, problem: str) -> "TemplateLoadError":
     return TemplateLoadError(f"{path}: {problem}", path=str(path))
 
 
@@ -82,7 +80,7 @@ def _load(path: str) -> "tuple[Found, dict[str, str]]":
     return _load_folder(snapshot, repo)
 
 
-def choose_named(found: Found, name: str, where: str) -> str:
+def choose_named(found: "Found", name: str, where: str) -> str:
     # The source called `name` among found (a str is the template "default"); TemplateLoadError otherwise.
     named = found if isinstance(found, dict) else {"default": found}
     if name not in named:
@@ -102,7 +100,7 @@ def folder_root(folder: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- file reading
-def _refused(path: str, exc: OSError) -> TemplateLoadError:
+def _refused(path: str, exc: "OSError") -> "TemplateLoadError":
     if isinstance(exc, (NotRegularFile, FileTooLarge, OutsideRoot, NotText)):
         return _fail(path, exc.strerror)
     return _fail(path, f"cannot be read ({exc.strerror or exc})")
@@ -200,7 +198,7 @@ def _looks_like_json_object(data: bytes) -> bool:
         return False  # a template that starts with "{{" or "{%"
 
 
-def _load_gguf(path: str, file: Any, size: int) -> "tuple[Found, dict[str, str]]":
+def _load_gguf(path: str, file: "Any", size: int) -> "tuple[Found, dict[str, str]]":
     try:
         metadata = metadata_of(file, size)
     except GGUFFormatError as exc:
@@ -214,7 +212,7 @@ def _load_gguf(path: str, file: Any, size: int) -> "tuple[Found, dict[str, str]]
     return found, metadata["special_tokens"]
 
 
-def _template_of_config(path: str, config: "dict[str, Any]") -> Found:
+def _template_of_config(path: str, config: "dict[str, Any]") -> "Found":
     # The chat_template of a tokenizer_config.json or chat_template.json: a str, or its list form as a dict.
     template = config.get("chat_template")
     if template is None:
@@ -237,7 +235,7 @@ def _template_of_config(path: str, config: "dict[str, Any]") -> Found:
 
 
 # ------------------------------------------------------------------------------------------------ special tokens
-def _token_text(token: Any) -> "str | None":
+def _token_text(token: "Any") -> "str | None":
     if isinstance(token, dict):  # an AddedToken, serialised
         token = token.get("content")
     return token if isinstance(token, str) else None

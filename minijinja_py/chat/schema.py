@@ -21,8 +21,6 @@ read, choices that are no JSON), this raises DocstringParsingException or TypeHi
 TemplateErrors; and where it scans a description once per `(choices:` in it, this looks at the last one only.
 """
 
-from __future__ import annotations
-
 import enum
 import json
 import re
@@ -275,7 +273,7 @@ def _read(func, what, attribute, default):
         raise DocstringParsingException(f"Cannot read the {what} of {type(func).__name__} ({exc!r})") from None
 
 
-def get_json_schema(func: Callable[..., Any]) -> dict[str, Any]:
+def get_json_schema(func: "Callable[..., Any]") -> "dict[str, Any]":
     """The tool schema of a function, as transformers.utils.get_json_schema makes it (see the module docstring).
 
     Works for functions, bound and unbound methods, static and class methods. Raises DocstringParsingException

@@ -9,19 +9,17 @@ bounded cache of compiled templates. Templates load from model folders, files, G
 cache (loading.py).
 """
 
-from __future__ import annotations
-
 import os
 from _collections_abc import Iterator, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     import datetime   # loaded where a clock is made (_clock): ~1.6 ms of `import minijinja_py` otherwise
     from typing import Any, Callable, Optional, Union
     Clock = Union[datetime.datetime, Callable[[], datetime.datetime], None]
     TemplateSource = Union[str, Mapping[str, str]]
 
-from ..builtins.html import chat_tojson
+from ..builtins.strings import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .loading import TemplateLoadError, load_chat_template
@@ -49,7 +47,7 @@ if not TYPE_CHECKING:
         return globals()[name]
 
 
-def raise_exception(message: Any) -> None:
+def raise_exception(message: "Any") -> None:
     """raise_exception(msg) in a template: fail the render with exactly this message (a TemplateError)."""
     raise TemplateError(message if isinstance(message, str) else to_str(message))
 
@@ -57,14 +55,14 @@ def raise_exception(message: Any) -> None:
 class _FixedClock:
     # now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles).
 
-    def __init__(self, moment: datetime.datetime) -> None:
+    def __init__(self, moment: "datetime.datetime") -> None:
         self.moment = moment
 
-    def __call__(self) -> datetime.datetime:
+    def __call__(self) -> "datetime.datetime":
         return self.moment
 
 
-def _clock(now: Clock) -> Callable[[], datetime.datetime]:
+def _clock(now: "Clock") -> "Callable[[], datetime.datetime]":
     import datetime
     if now is None:
         return datetime.datetime.now
@@ -83,10 +81,10 @@ class StrftimeNow:
     mj_pass_state = True    # called with the render state first
     mj_safe_repr = True
 
-    def __init__(self, now: Callable[[], datetime.datetime]) -> None:
+    def __init__(self, now: "Callable[[], datetime.datetime]") -> None:
         self.now = now
 
-    def __call__(self, rs: Any, format: str) -> str:
+    def __call__(self, rs: "Any", format: str) -> str:
         if isinstance(format, str):
             check_str_size(rs.limits, strftime_size(format, rs.limits.max_string), "a formatted time")
         return clock_reading(self.now).strftime(format)
@@ -94,11 +92,11 @@ class StrftimeNow:
     def __repr__(self) -> str:
         return "<function strftime_now>"
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> "tuple[Any, ...]":
         return (StrftimeNow, (self.now,))
 
 
-def strftime_size(format: str, limit: Optional[int] = None) -> int:
+def strftime_size(format: str, limit: "Optional[int]" = None) -> int:
     # An upper bound of len(strftime(format)): a directive gives at most 64 characters (the longest locale
     # spelling of %c), or its glibc field width (%200Y) when that is larger. Stops once past `limit`: the text
     # between directives is skipped at C speed and each directive adds at least 64, so a long format costs at
@@ -123,8 +121,8 @@ def strftime_size(format: str, limit: Optional[int] = None) -> int:
     return size
 
 
-def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: Clock = None,
-                     limits: Optional[Limits] = None) -> Environment:
+def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: "Clock" = None,
+                     limits: "Optional[Limits]" = None) -> "Environment":
     """The Environment transformers' apply_chat_template renders with (an immutable sandbox).
 
     now: a datetime, or a callable returning one, read by strftime_now (default: the real clock).
@@ -146,25 +144,25 @@ class NamedTemplates(Mapping[str, Template]):
     # (bounded by characters of source): a model file with many large named templates costs the compiling and the
     # memory of those a render uses, not of all of them.
 
-    def __init__(self, environment: Environment, sources: "dict[str, str]", label: Optional[str]) -> None:
+    def __init__(self, environment: "Environment", sources: "dict[str, str]", label: "Optional[str]") -> None:
         self._environment = environment
         self._sources = sources
         self._label = label
         main = "default" if "default" in sources else next(iter(sources))
         self._held = {main: self._compiled(main)}
 
-    def _compiled(self, key: str) -> Template:
+    def _compiled(self, key: str) -> "Template":
         return self._environment.from_string(self._sources[key],
                                              name=f"{self._label}:{key}" if self._label else key)
 
-    def __getitem__(self, key: str) -> Template:
+    def __getitem__(self, key: str) -> "Template":
         held = self._held.get(key)
         return held if held is not None else self._compiled(key)
 
     def __contains__(self, key: object) -> bool:
         return key in self._sources
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> "Iterator[str]":
         return iter(self._sources)
 
     def __len__(self) -> int:
@@ -188,8 +186,8 @@ class ChatTemplate:
     arguments (recompiled once per process); a `now` callable must then be picklable (a datetime always is).
     """
 
-    def __init__(self, source: TemplateSource, now: Clock = None, limits: Optional[Limits] = None,
-                 name: Optional[str] = None, special_tokens: Optional[Mapping[str, str]] = None) -> None:
+    def __init__(self, source: "TemplateSource", now: "Clock" = None, limits: "Optional[Limits]" = None,
+                 name: "Optional[str]" = None, special_tokens: "Optional[Mapping[str, str]]" = None) -> None:
         self.source = source
         self.name = name
         self.now = now
@@ -201,7 +199,7 @@ class ChatTemplate:
         self._named = not isinstance(source, str)
         self._capabilities: dict[str, Capabilities] = {}
 
-    def _compile(self, source: TemplateSource, name: Optional[str]) -> Mapping[str, Template]:
+    def _compile(self, source: "TemplateSource", name: "Optional[str]") -> "Mapping[str, Template]":
         if isinstance(source, str):
             return {"default": self.environment.from_string(source, name=name)}
         if not isinstance(source, Mapping) or not source:
@@ -215,11 +213,11 @@ class ChatTemplate:
         return NamedTemplates(self.environment, dict(source), name)
 
     @property
-    def template_names(self) -> list[str]:
+    def template_names(self) -> "list[str]":
         """The names of the templates this ChatTemplate holds (["default"] for a single one)."""
         return list(self.templates)
 
-    def select(self, chat_template: Optional[str] = None, tools: Any = None) -> Template:
+    def select(self, chat_template: "Optional[str]" = None, tools: "Any" = None) -> "Template":
         """The template a render uses, chosen as transformers chooses: `chat_template` by name; else "tool_use"
         when tools are given (not None) and there is one; else "default". Raises a ValueError twin naming the
         available templates when the name is unknown or there is no default."""
@@ -245,9 +243,9 @@ class ChatTemplate:
             return "a single template (name 'default')"
         return "the templates " + ", ".join(repr(n) for n in sorted(self.templates))
 
-    def render(self, messages: Any, tools: Any = None, documents: Any = None, add_generation_prompt: bool = False,
-               continue_final_message: Union[bool, str] = False, chat_template: Optional[str] = None,
-               **kwargs: Any) -> str:
+    def render(self, messages: "Any", tools: "Any" = None, documents: "Any" = None, add_generation_prompt: bool = False,
+               continue_final_message: "Union[bool, str]" = False, chat_template: "Optional[str]" = None,
+               **kwargs: "Any") -> str:
         """The prompt for this conversation, as transformers' apply_chat_template(tokenize=False) returns it.
 
         tools: JSON schemas (dicts) or Python functions (turned into schemas by get_json_schema).
@@ -259,9 +257,9 @@ class ChatTemplate:
         return self._render(messages, tools, documents, add_generation_prompt, continue_final_message,
                             chat_template, None, {**self.special_tokens, **kwargs})
 
-    def render_with_generation_spans(self, messages: Any, tools: Any = None, documents: Any = None,
-                                     add_generation_prompt: bool = False, chat_template: Optional[str] = None,
-                                     **kwargs: Any) -> tuple[str, list[tuple[int, int]]]:
+    def render_with_generation_spans(self, messages: "Any", tools: "Any" = None, documents: "Any" = None,
+                                     add_generation_prompt: bool = False, chat_template: "Optional[str]" = None,
+                                     **kwargs: "Any") -> "tuple[str, list[tuple[int, int]]]":
         """(prompt, [(start, end), ...]): the character spans of {% generation %} blocks (assistant turns), as
         transformers' return_assistant_tokens_mask computes them. Raises as render() does."""
         spans: list[tuple[int, int]] = []
@@ -269,9 +267,9 @@ class ChatTemplate:
                             {**self.special_tokens, **kwargs})
         return text, spans
 
-    def _render_probe(self, messages: Any, spans: Optional[list[tuple[int, int]]], tools: Any = None,
-                      documents: Any = None, add_generation_prompt: bool = False,
-                      chat_template: Optional[str] = None, **variables: Any) -> str:
+    def _render_probe(self, messages: "Any", spans: "Optional[list[tuple[int, int]]]", tools: "Any" = None,
+                      documents: "Any" = None, add_generation_prompt: bool = False,
+                      chat_template: "Optional[str]" = None, **variables: "Any") -> str:
         # A capabilities probe (capabilities.py): rendered as render() renders, but with exactly `variables`
         # and none of this ChatTemplate's special_tokens, so that a template's capabilities depend on its text
         # alone (the probes are pinned: bos_token and eos_token given, nothing else). `spans`, when a list,
@@ -279,9 +277,9 @@ class ChatTemplate:
         return self._render(messages, tools, documents, add_generation_prompt, False, chat_template, spans,
                             variables)
 
-    def _render(self, messages: Any, tools: Any, documents: Any, add_generation_prompt: bool,
-                continue_final_message: Union[bool, str], chat_template: Optional[str],
-                spans: Optional[list[tuple[int, int]]], variables: dict[str, Any]) -> str:
+    def _render(self, messages: "Any", tools: "Any", documents: "Any", add_generation_prompt: bool,
+                continue_final_message: "Union[bool, str]", chat_template: "Optional[str]",
+                spans: "Optional[list[tuple[int, int]]]", variables: "dict[str, Any]") -> str:
         # The render behind render(), render_with_generation_spans() and _render_probe(); `variables` are
         # the template variables beyond messages/tools/documents (special tokens already merged in).
         try:
@@ -311,8 +309,8 @@ class ChatTemplate:
             raise as_template_error(exc) from exc
 
     @classmethod
-    def from_pretrained(cls, path: "Union[str, os.PathLike[str]]", name: Optional[str] = None, now: Clock = None,
-                        limits: Optional[Limits] = None) -> "ChatTemplate":
+    def from_pretrained(cls, path: "Union[str, os.PathLike[str]]", name: "Optional[str]" = None, now: "Clock" = None,
+                        limits: "Optional[Limits]" = None) -> "ChatTemplate":
         """The chat template(s) and special tokens of a model folder, a tokenizer_config.json /
         chat_template.json / .jinja / .gguf file, or a model id in the local Hugging Face cache (see
         load_chat_template). Every named template of the file is kept; `name` keeps only that one.
@@ -322,17 +320,17 @@ class ChatTemplate:
         return cls(source, now=now, limits=limits, name=label, special_tokens=special_tokens)
 
     @property
-    def capabilities(self) -> Capabilities:
+    def capabilities(self) -> "Capabilities":
         """What the default template does with each kind of input (system message, tools, tool calls, typed
         content, reasoning...), decided once by rendering probe conversations through it (capabilities.py)."""
         return cached_capabilities(self, None, self._capabilities)
 
-    def capabilities_for(self, name: Optional[str]) -> Capabilities:
+    def capabilities_for(self, name: "Optional[str]") -> "Capabilities":
         """The Capabilities of the template `name` (None: the default one). Raises ValueError for an unknown
         name."""
         return cached_capabilities(self, name, self._capabilities)
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> "tuple[Any, ...]":
         return (_rebuild_chat_template, (self.source, self.now, self.limits, self.name, self.special_tokens))
 
     def __repr__(self) -> str:
@@ -348,12 +346,12 @@ _CACHE_CHARS = 1 << 19   # characters of template source the cache holds in all 
 _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
-def _source_chars(source: TemplateSource) -> int:
+def _source_chars(source: "TemplateSource") -> int:
     return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
 
 
-def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
-            special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
+def _cached(source: "TemplateSource", now: "Clock", limits: "Optional[Limits]", name: "Optional[str]",
+            special_tokens: "Optional[Mapping[str, str]]") -> "ChatTemplate":
     # A ChatTemplate for these arguments, compiled at most once while it stays among the last _CACHE_SIZE used
     # (and _CACHE_CHARS of source; keyed by source and options; an unhashable option skips the cache).
     key: Any = (source if isinstance(source, str) else tuple(source.items()), now, limits, name,
@@ -370,8 +368,8 @@ def _cached(source: TemplateSource, now: Clock, limits: Optional[Limits], name: 
     return made
 
 
-def _rebuild_chat_template(source: TemplateSource, now: Clock, limits: Optional[Limits], name: Optional[str],
-                           special_tokens: Optional[Mapping[str, str]]) -> ChatTemplate:
+def _rebuild_chat_template(source: "TemplateSource", now: "Clock", limits: "Optional[Limits]", name: "Optional[str]",
+                           special_tokens: "Optional[Mapping[str, str]]") -> "ChatTemplate":
     return _cached(source, now, limits, name, special_tokens)
 
 
@@ -391,7 +389,7 @@ _TOKENIZER_ONLY = {
 }
 
 
-def _drop_tokenizer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+def _drop_tokenizer_arguments(kwargs: "dict[str, Any]") -> "dict[str, Any]":
     for argument, why in _TOKENIZER_ONLY.items():
         if argument in kwargs:
             value = kwargs[argument]
@@ -400,7 +398,7 @@ def _drop_tokenizer_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if k not in _TOKENIZER_ONLY}
 
 
-def _is_batch(conversation: Any) -> bool:
+def _is_batch(conversation: "Any") -> bool:
     # A list of conversations, as transformers tells one: its first item a list or tuple of messages, or an
     # object holding them in `messages`.
     if not isinstance(conversation, (list, tuple)) or not conversation:
@@ -409,10 +407,10 @@ def _is_batch(conversation: Any) -> bool:
     return type(first) is not dict and (isinstance(first, (list, tuple)) or hasattr(first, "messages"))
 
 
-def apply_chat_template(template: Union[TemplateSource, ChatTemplate], conversation: Any, tools: Any = None,
-                        documents: Any = None, chat_template: Optional[str] = None,
-                        add_generation_prompt: bool = False, continue_final_message: Union[bool, str] = False,
-                        *, now: Clock = None, limits: Optional[Limits] = None, **kwargs: Any) -> Union[str, list[str]]:
+def apply_chat_template(template: "Union[TemplateSource, ChatTemplate]", conversation: "Any", tools: "Any" = None,
+                        documents: "Any" = None, chat_template: "Optional[str]" = None,
+                        add_generation_prompt: bool = False, continue_final_message: "Union[bool, str]" = False,
+                        *, now: "Clock" = None, limits: "Optional[Limits]" = None, **kwargs: "Any") -> "Union[str, list[str]]":
     """transformers' tokenizer.apply_chat_template(conversation, ..., tokenize=False), as a function.
 
     template: template source (compiled once, then taken from a bounded cache keyed by source and options),
@@ -454,7 +452,7 @@ def _shipped_text(name: str) -> str:
             return f.read()
 
 
-def _shipped_names(suffix: str) -> list[str]:
+def _shipped_names(suffix: str) -> "list[str]":
     # Names of the files in templates/ ending with suffix.
     from importlib import resources
     try:
@@ -464,7 +462,7 @@ def _shipped_names(suffix: str) -> list[str]:
     return sorted(e for e in entries if e.endswith(suffix))
 
 
-def seed_template_names() -> list[str]:
+def seed_template_names() -> "list[str]":
     """Names of the chat templates shipped with the package (templates/*.jinja)."""
     return [f[:-len(".jinja")] for f in _shipped_names(".jinja")]
 
@@ -478,7 +476,7 @@ def seed_template(name: str) -> str:
     return text
 
 
-def seed_special_tokens(name: str) -> dict[str, str]:
+def seed_special_tokens(name: str) -> "dict[str, str]":
     """The special tokens (bos_token, eos_token, ...) of a shipped template's model, as its tokenizer_config.json
     sets them (templates/special_tokens.json; templates/SOURCES.md cites the files), so that the shipped name
     renders as its model folder would. Raises KeyError for an unknown name."""

@@ -8,7 +8,7 @@ hash or compare passes budget.guard first.
 """
 
 from ..builtins.decorators import Passing
-from ..builtins.html import do_safe
+from ..builtins.strings import do_safe
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located

@@ -14,7 +14,7 @@ from .operands import cheap_constant, constant_literal, in_line_place, key_path,
 from ..core.budget import charge_compare, charge_contains, charge_int_op, guard, member
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
-from ..runtime.formatting import percent_format
+from ..runtime.methods import percent_format
 from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 

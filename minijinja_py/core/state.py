@@ -8,15 +8,13 @@ without being passed around (current_state), for the few places Python calls bac
 __str__ of our objects).
 """
 
-from __future__ import annotations
-
 import gc
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
 
 from .errors import LimitExceeded, limit_twin
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Callable, TypeVar
     Func = TypeVar("Func", bound=Callable[..., Any])   # a decorated function keeps its type
 
@@ -152,13 +150,13 @@ def limit_exceeded(limits, name, what, also=None):
     return cls(f"{what} exceeds the limit {name}={value}", limit=name, value=value)
 
 
-def check_str_size(limits: Limits, size: int, what: str = "a string") -> None:
+def check_str_size(limits: "Limits", size: int, what: str = "a string") -> None:
     # Refuse a string of `size` characters before it is built.
     if size > limits.max_string:
         raise limit_exceeded(limits, "max_string", f"{what} of {size} characters")
 
 
-def check_items(limits: Limits, count: int, what: str = "a list") -> None:
+def check_items(limits: "Limits", count: int, what: str = "a list") -> None:
     # Refuse a list or tuple of `count` items before it is built.
     if count > limits.max_items:
         raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
@@ -232,7 +230,7 @@ def out_of_fuel(limits):
 
 # The render under way in this thread/task: Python calls back into us from places that cannot be handed the render
 # state (str.format fields, __str__ of our objects), and printing finds its limits and fuel here.
-_current_state: ContextVar[RenderState | None] = ContextVar("minijinja_py_render_state", default=None)
+_current_state: "ContextVar[RenderState | None]" = ContextVar("minijinja_py_render_state", default=None)
 current_state = _current_state.get
 
 
@@ -242,7 +240,7 @@ enter_render = _current_state.set
 leave_render = _current_state.reset
 
 
-def pass_state(func: Func) -> Func:
+def pass_state(func: "Func") -> "Func":
     """Mark a filter, test or global function that needs the render state (environment, limits, undefined) as
     its first argument."""
     func.mj_pass_state = True

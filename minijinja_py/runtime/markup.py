@@ -5,12 +5,10 @@ escapes the plain side and returns Markup, but only where markupsafe does (repla
 center/ljust/rjust escape the fill character; strip and friends escape nothing).
 """
 
-from __future__ import annotations
-
 from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Optional
 
 from .printing import safe_repr, subclass_str, to_str
@@ -36,7 +34,7 @@ def _text(value):
     return to_str(value)
 
 
-def escape(value: Any) -> "Markup":
+def escape(value: "Any") -> "Markup":
     """HTML-escape value unless it is already safe (has __html__); returns Markup."""
     if type(value) is str:
         return new_markup(Markup, _escaped(value))
@@ -47,7 +45,7 @@ def escape(value: Any) -> "Markup":
     return Markup(_escaped(_text(value)))
 
 
-def soft_str(value: Any) -> str:
+def soft_str(value: "Any") -> str:
     # str(value), but Markup stays Markup.
     return value if isinstance(value, str) else to_str(value)
 
@@ -57,7 +55,7 @@ class Markup(str):
 
     __slots__ = ()
 
-    def __new__(cls, base: Any = "", encoding: Optional[str] = None, errors: str = "strict") -> "Markup":
+    def __new__(cls, base: "Any" = "", encoding: "Optional[str]" = None, errors: str = "strict") -> "Markup":
         if type(base) is str and encoding is None:
             return new_markup(cls, base)   # the commonest: no __html__ to ask
         if hasattr(base, "__html__"):
@@ -117,13 +115,13 @@ class Markup(str):
     def __getitem__(self, key):
         return type(self)(str.__getitem__(self, key))
 
-    def join(self, iterable: Iterable[Any], /) -> "Markup":
+    def join(self, iterable: "Iterable[Any]", /) -> "Markup":
         return type(self)(str.join(self, map(self.escape, iterable)))
 
-    def split(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
+    def split(self, sep: "Optional[str]" = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.split(self, sep, maxsplit)]
 
-    def rsplit(self, sep: Optional[str] = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
+    def rsplit(self, sep: "Optional[str]" = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
         return [type(self)(x) for x in str.rsplit(self, sep, maxsplit)]
 
     def splitlines(self, keepends: bool = False) -> "list[Markup]":  # type: ignore[override]
@@ -135,7 +133,7 @@ class Markup(str):
     def rpartition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
         return tuple(type(self)(x) for x in str.rpartition(self, sep))
 
-    def replace(self, old: str, new: Any, count: int = -1, /) -> "Markup":  # type: ignore[override]
+    def replace(self, old: str, new: "Any", count: int = -1, /) -> "Markup":  # type: ignore[override]
         return type(self)(str.replace(self, old, self.escape(new), count))
 
     def center(self, width: int, fillchar: str = " ", /) -> "Markup":
@@ -147,10 +145,10 @@ class Markup(str):
     def rjust(self, width: int, fillchar: str = " ", /) -> "Markup":
         return type(self)(str.rjust(self, width, self.escape(fillchar)))
 
-    def format(self, *args: Any, **kwargs: Any) -> "Markup":
+    def format(self, *args: "Any", **kwargs: "Any") -> "Markup":
         return type(self)(formatter(EscapeFormatter)().vformat(self, args, kwargs))
 
-    def format_map(self, mapping: Mapping[str, Any]) -> "Markup":  # type: ignore[override]
+    def format_map(self, mapping: "Mapping[str, Any]") -> "Markup":  # type: ignore[override]
         return type(self)(formatter(EscapeFormatter)().vformat(self, (), mapping))
 
     def unescape(self) -> str:
@@ -165,7 +163,7 @@ class Markup(str):
         return type(self)(" ".join(text.split())).unescape()
 
     @classmethod
-    def escape(cls, s: Any) -> "Markup":
+    def escape(cls, s: "Any") -> "Markup":
         rv = escape(s)
         return rv if type(rv) is cls else cls(rv)
 
@@ -177,7 +175,7 @@ def _rewrap(name):
     # A str method that keeps its arguments as they are and returns Markup.
     original = getattr(str, name)
 
-    def method(self: Markup, *args: Any) -> Markup:
+    def method(self: "Markup", *args: "Any") -> "Markup":
         return type(self)(original(self, *args))
     method.__name__ = name
     method.__doc__ = original.__doc__

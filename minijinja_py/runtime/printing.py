@@ -22,12 +22,11 @@ from functools import partial
 
 from ..core.budget import tree_size
 from ..core.errors import LimitExceeded
-from ..core.state import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded, out_of_fuel
+from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
 from .textcache import recall, remember
 
 __all__ = ["to_str", "subclass_str", "safe_repr", "short_repr", "safe_pformat", "opaque_repr", "OPAQUE_TYPES"]
 
-_DEFAULT_LIMITS = Limits()
 _SCALARS = (str, int, float, bool, type(None))
 _VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
 # printing one value in Python costs about as long as _VISIT_STEPS steps, and a container (or reusing its text)
@@ -124,7 +123,7 @@ class _Printer:
 
     def __init__(self, rs):
         self.rs = rs
-        self.limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+        self.limits = rs.limits if rs is not None else DEFAULT_LIMITS
         self.room = self.limits.max_string
         self.parts = []
         self.size = 0
@@ -464,7 +463,7 @@ def _plain_copy(value, rs, limits):
 def safe_pformat(value, rs=None):
     # pprint.pformat(value) (Jinja2's |pprint), bounded and without memory addresses or ids.
     rs = _state(rs)
-    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+    limits = rs.limits if rs is not None else DEFAULT_LIMITS
     flat = len(_Printer(rs).text(value, False))          # checks max_string, depth and charges the walk
     plain, depth = _plain_copy(value, rs, limits)
     if rs is not None:

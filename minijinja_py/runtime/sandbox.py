@@ -21,9 +21,10 @@ from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
 from .counterparts import jinja2_has, jinja2_type_name
-from .formatting import escaped_size, field_least_size, literal_size
 from .markup import EscapeFormatter, Markup, escape, formatter
-from .methods import BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, sequence_index
+from .methods import (
+    BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size, sequence_index,
+)
 from .globalfuncs import Cycler, DictFactory, Joiner
 from .objects import GroupTuple, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
@@ -484,7 +485,7 @@ _SIZE_CHECKED = {
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter:
     # str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
-    # field is formatted (formatting.py: the widths written in the format added up first, then each field's as it
+    # field is formatted (methods.py: the widths written in the format added up first, then each field's as it
     # comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter).
 
     def __init__(self, rs):

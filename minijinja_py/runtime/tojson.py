@@ -11,12 +11,10 @@ import json
 import math
 
 from ..core.errors import LimitExceeded
-from ..core.state import CHAR_SHIFT, Limits, check_str_size, current_state, limit_exceeded
+from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded
 from .textcache import recall, remember
 
 __all__ = ["safe_json_dumps", "plain_json"]
-
-_DEFAULT_LIMITS = Limits()
 
 
 def _state(rs):
@@ -199,7 +197,7 @@ def plain_json(rs, value, ensure_ascii):
 def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=True, sort_keys=False, **kwargs):
     # json.dumps(value, ...) with its size (and the work) bounded before anything is built.
     rs = _state(rs)
-    limits = rs.limits if rs is not None else _DEFAULT_LIMITS
+    limits = rs.limits if rs is not None else DEFAULT_LIMITS
     if type(value) is str and separators is None and not kwargs:
         # a string (a tool call's arguments, often JSON already): json.dumps quotes it whatever the indent and
         # the key order, and its JSONEncoder only checks the separators (it unpacks them); over the limit, the

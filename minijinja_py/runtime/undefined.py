@@ -5,10 +5,8 @@ StrictUndefined refuses printing, iteration, truth tests and comparison too; Cha
 DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations stay strings (PEP 563)
+if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, NoReturn, Optional
 
 from ..core.errors import UndefinedError
@@ -36,7 +34,7 @@ class Undefined:
     __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
     mj_safe_repr = True   # printing.py: its own str()/repr() are address-free and bounded
 
-    def __init__(self, hint: Optional[str] = None, obj: Any = MISSING, name: Optional[str] = None,
+    def __init__(self, hint: "Optional[str]" = None, obj: "Any" = MISSING, name: "Optional[str]" = None,
                  exc: "type[Exception]" = UndefinedError) -> None:
         self._undefined_hint = hint
         self._undefined_obj = obj
@@ -53,7 +51,7 @@ class Undefined:
             return f"{object_type_repr(self._undefined_obj)} has no element {short_repr(self._undefined_name)}"
         return f"{object_type_repr(self._undefined_obj)!r} has no attribute {short_repr(self._undefined_name)}"
 
-    def _fail_with_undefined_error(self, *args: Any, **kwargs: Any) -> NoReturn:
+    def _fail_with_undefined_error(self, *args: "Any", **kwargs: "Any") -> "NoReturn":
         raise self._undefined_exception(self._undefined_message)
 
     def __getattr__(self, name):
