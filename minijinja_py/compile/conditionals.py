@@ -85,9 +85,9 @@ def condition(c, node):
 
 def _is_chain(node):
     # Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?
-    while isinstance(node, n.Not):
+    while node.__class__ is n.Not:
         node = node.operand
-    return isinstance(node, (n.And, n.Or))
+    return node.__class__ is n.And or node.__class__ is n.Or
 
 
 def _operand_condition(c, operand):
@@ -388,10 +388,10 @@ def _run_nothing(f, out):
 def _equality_of(c, test):
     # (slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
     # variable of this frame or a key of one: operands.operand), else None.
-    if not isinstance(test, n.Compare) or len(test.ops) != 1:
+    if test.__class__ is not n.Compare or len(test.ops) != 1:
         return None
     (op, other), = test.ops
-    if op not in ("==", "!=") or not isinstance(other, n.Const) or not cheap_constant(other.value):
+    if op not in ("==", "!=") or other.__class__ is not n.Const or not cheap_constant(other.value):
         return None
     slot, key = in_line_place(c, test.first)
     return None if slot is None else (slot, key, other.value, op == "==")

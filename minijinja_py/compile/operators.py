@@ -182,7 +182,7 @@ PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator
 def sum_operands(node):
     # The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep).
     operands, spans = [], []
-    while isinstance(node, n.BinOp) and node.op == "+":
+    while node.__class__ is n.BinOp and node.op == "+":
         operands.append(node.right)
         spans.append(place(node.span))
         node = node.left

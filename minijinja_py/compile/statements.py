@@ -248,8 +248,8 @@ def namespace_check(c, target):
 def _accumulates(target, value):
     # Is it {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: the target's old value the first operand?
     left = value
-    while isinstance(left, (n.Concat, n.BinOp)):
-        if isinstance(left, n.Concat):
+    while left.__class__ is n.Concat or left.__class__ is n.BinOp:
+        if left.__class__ is n.Concat:
             left = left.items[0]
         elif left.op == "+":
             left = left.left
