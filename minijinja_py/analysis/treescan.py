@@ -26,7 +26,8 @@ class Index:
     # position] is the position after its parameters and body), each body's range of positions in the events
     # and in the runners, by id: (start, end, first runner, after its last runner), the names of the
     # assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
-    # may be a constant (the constant folding's question, transforms.py: not of a variable or of its attributes' or items' chain).
+    # may be a constant (transforms.py's constant folding asks: not of a variable or of its attributes' or items'
+    # chain).
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
