@@ -28,6 +28,72 @@ def test_tables_match_a_fresh_build():
     assert grammar_tables.build() == committed, "stale tables: run python tools/grammar_tables.py --write"
 
 
+@pytest.fixture(scope="module")
+def built():
+    """Lark's analysis of the grammar and the driver's tables, fresh from the committed file."""
+    from minijinja_py.syntax import lalr
+    with open(grammar_tables.TABLES, "rb") as f:
+        return grammar_tables.analyse(), lalr.Tables(json.loads(f.read()))
+
+
+def test_starting_names_the_terminals_each_character_may_start(built):
+    """Tables.starting (the build's character classes and their terminals) names, for every ASCII character and for
+    any non-ASCII one, the terminals whose regexp's match may start with it (firstchars.first_chars), and
+    Tables.first_chars turns that back into each terminal's characters."""
+    from minijinja_py.syntax.firstchars import first_chars
+    _, tables = built
+    first = {name: first_chars(pattern) for name, pattern in tables.terminals.items()}
+    for key in [chr(c) for c in range(128)] + [None]:
+        assert tables.starting(key) == {name for name, (chars, non_ascii) in first.items()
+                                        if (key in chars if key is not None else non_ascii)}, key
+    assert tables.first_chars() == {name: (set(chars), non_ascii) for name, (chars, non_ascii) in first.items()}
+
+
+def test_rows_are_larks_parse_table(built):
+    """Each state's row, decoded from its keyset and actions, is Lark's parse table for the state."""
+    parser, tables = built
+    table = parser.parser.parser._parse_table
+    order = grammar_tables._canonical_states(table)
+    state_id = {old: new for new, old in enumerate(order)}
+    rule_id = {rule: i for i, rule in enumerate(parser.rules)}
+    for new, old in enumerate(order):
+        assert tables.row(new) == {str(symbol): state_id[arg] if action.name == "Shift" else ~rule_id[arg]
+                                   for symbol, (action, arg) in table.states[old].items()}, new
+
+
+def test_bound_rules_shape_as_larks_plans(built):
+    """How the driver reduces each rule, bound from the build's text of it (kind, size, callback, shaper), does
+    what the rule's child plan says (lalr._shape, in turn), as Lark's tree builder shapes children."""
+    from minijinja_py.syntax import lalr
+    parser, tables = built
+
+    class Named:   # every callback: its name
+        def __getattr__(self, name):
+            return name
+
+    for number, rule in enumerate(parser.rules):
+        how, origin, size, callback, shaper = lalr.Parser._bind(tables.rule(number), Named())
+        plan = grammar_tables._child_plan(rule)
+        inlined, expand1 = origin.startswith("_"), bool(rule.options.expand1) and not rule.alias
+        assert origin == rule.origin.name
+
+        def values():   # each symbol's value as the parser holds it: an inlined rule's is a list
+            return [[f"{i}a", f"{i}b"] if not symbol.is_term and symbol.name.startswith("_") else f"v{i}"
+                    for i, symbol in enumerate(rule.expansion)]
+        expected = values() if plan is None else lalr._shape(values(), ([tuple(e) for e in plan[:-1]], plan[-1]))
+        if how is lalr._UNIT:   # the one value passes up: a ?rule's one child, or an inlined rule's list whole
+            assert len(rule.expansion) == 1, rule
+            assert plan is None and expand1 or inlined and plan == [[0, 1, 0], 0], rule
+            continue
+        assert how is (lalr._INLINE if inlined else lalr._EXPAND1 if expand1 else lalr._CALL), rule
+        assert callback == (None if inlined else str(rule.alias or origin)), rule
+        if size == lalr._SAME:   # the one value, a list, is the children as it is
+            assert len(rule.expansion) == 1 and shaper is None and expected == values()[0], rule
+            continue
+        assert size == len(rule.expansion), rule
+        assert list(values() if shaper is None else shaper(values())) == expected, rule
+
+
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_grammar_has_no_conflicts_or_collisions(trim_blocks, lstrip_blocks):
     if importlib.util.find_spec("interegular") is None:

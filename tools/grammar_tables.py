@@ -35,7 +35,7 @@ from minijinja_py.syntax.firstchars import (  # noqa: E402
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 7
+FORMAT = 8
 
 
 def grammar_text():
@@ -268,19 +268,65 @@ def _child_plan(rule):
 
 
 def _rule_entry(rule):
-    """One line per rule (split when the driver first reduces it): the origin, the number of symbols, the
-    callback's name or - (an inlined _rule: its values go to the parent), 1 when a single resulting child is
-    passed up as it is (`?rule` without alias) else 0, and the child plan or - (index.splice.nones,... ;nones at
-    the end)."""
+    """One line per rule (split when the driver first reduces it): the origin, the number of symbols (-1: the one
+    symbol's value, a list, is the callback's children as it is), how the reduction goes (U: a unit, the value
+    stays; C: the callback gets the shaped children; I: an inlined _rule, the shaped children go to the parent as a
+    list; E: a `?rule` that passes one resulting child up, else calls back), the callback's name or -, and the
+    shaper or - (see _shaper)."""
     if rule.options.template_source is not None:
         raise SystemExit(f"rule templates are not supported by the driver: {rule}")
     origin = str(rule.origin.name)
-    callback = "-" if origin.startswith("_") else str(rule.alias or origin)
-    expand1 = int(bool(rule.options.expand1) and not rule.alias)
-    plan = _child_plan(rule)
-    if plan is not None:
-        plan = ",".join(".".join(map(str, entry)) for entry in plan[:-1]) + f";{plan[-1]}"
-    return f"{origin} {len(rule.expansion)} {callback} {expand1} {plan or '-'}"
+    inlined = origin.startswith("_")
+    callback = "-" if inlined else str(rule.alias or origin)
+    expand1 = bool(rule.options.expand1) and not rule.alias
+    plan, size = _child_plan(rule), len(rule.expansion)
+    if plan is None:
+        if expand1 and size == 1:
+            return f"{origin} {size} U - -"
+        shaper = "-"
+    else:
+        include, trailing_nones = plan[:-1], plan[-1]
+        if size == 1 and include == [[0, 1, 0]] and not trailing_nones:
+            # one symbol, an inlined rule's list spliced whole: that list is the shaped children (Lark reuses it)
+            if inlined:   # an inlined rule passing it up: the value stays, only the state changes
+                return f"{origin} {size} U - -"
+            size, shaper = -1, "-"
+        elif not inlined and include and not trailing_nones and not any(splice or nones for _, splice, nones in
+                                                                        include):
+            shaper = "t:" + ",".join(str(index) for index, _, _ in include)   # the callback's children: a tuple
+        else:
+            shaper = _shaper(include, trailing_nones)
+    how = "I" if inlined else "E" if expand1 else "C"
+    return f"{origin} {size} {how} {callback} {shaper}"
+
+
+def _shaper(include, trailing_nones):
+    """How the driver makes the children from a rule's popped values (lalr._shaper reads it): e: none; t:i,j,...: a
+    tuple of those values; l:i,j,...: a list of them; j:i,j,...: the lists of those inlined rules joined, the first
+    extended; s:before;after;spliced: the values before and after one inlined rule's list (spliced, or none)
+    picked, -1 standing for a None; g:plan: more than one inlined rule among other values, shaped in turn by
+    lalr._shape (plan: index.splice.nones,... ;Nones at the end)."""
+    indexes = ",".join(str(index) for index, _, _ in include)
+    padded = trailing_nones or any(nones for _, _, nones in include)
+    if not include and not padded:
+        return "e"
+    if not padded and all(splice for _, splice, _ in include):
+        return "j:" + indexes
+    if not padded and not any(splice for _, splice, _ in include):
+        return "l:" + indexes
+    splices = [index for index, splice, _ in include if splice]
+    if len(splices) > 1:
+        return "g:" + ",".join(".".join(map(str, entry)) for entry in include) + f";{trailing_nones}"
+    before, after = [], []
+    current = before
+    for index, splice, nones in include:
+        current.extend([-1] * nones)
+        if splice:
+            current = after
+        else:
+            current.append(index)
+    current.extend([-1] * trailing_nones)
+    return f"s:{','.join(map(str, before))};{','.join(map(str, after))};{''.join(map(str, splices))}"
 
 
 def _callbacks(parser):
@@ -315,24 +361,38 @@ def extract(parser):
                      for symbol, (action, arg) in sorted(table.states[old].items())})
     symbols = sorted({symbol for row in rows for symbol in row} | {name for names in lexers for name in names})
     code = {symbol: f"{i:02x}" for i, symbol in enumerate(symbols)}
-    if len(symbols) > 0x100 or len(parser.rules) + len(order) > 0x10000 or len(lexers) > 0x100:
-        raise SystemExit("too many symbols (or actions, or lexers) for the tables' codes")
+    # a row's symbols (its keys), written once per distinct sequence: 541 rows have 162 (a template's rows share
+    # them: the parser decodes each once)
+    keysets, keyset_id, state_keys = [], {}, []
+    for row in rows:
+        keys = "".join(map(code.__getitem__, row))
+        if keys not in keyset_id:
+            keyset_id[keys] = len(keysets)
+            keysets.append(keys)
+        state_keys.append(keyset_id[keys])
+    if (len(symbols) > 0x100 or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100
+            or len(keysets) > 0x100):
+        raise SystemExit("too many symbols (or actions, or lexers, or row keys) for the tables' codes")
 
     def state(row):
         actions = set(row.values())
-        return "".join(map(code.__getitem__, row)) + " " + "".join(
-            # an action's number: the action + the number of rules (reductions first), two bytes, low byte first
-            (action + len(parser.rules)).to_bytes(2, "little").hex()
-            for action in (actions if len(actions) == 1 else row.values()))
+        # an action as a signed two-byte number, low byte first (a state >= 0, ~rule < 0)
+        return "".join(action.to_bytes(2, "little", signed=True).hex()
+                       for action in (actions if len(actions) == 1 else row.values()))
 
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
+    first = {name: first_chars(pattern) for name, pattern in patterns.items()}
+    classes, starters = _starters(first, code)
     _check_common_order(lexers)
     return {
         "format": FORMAT,
         "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
-        "first": {name: ["".join(sorted(chars)), int(non_ascii)]
-                  for name, (chars, non_ascii) in ((n, first_chars(p)) for n, p in patterns.items())},
+        # where each terminal's match may start (firstchars.first_chars), for a lexer to pick the terminals a
+        # character may start: the class of each ASCII character then of any non-ASCII one (a byte each, in hex),
+        # and each class's terminals (symbol codes, packed)
+        "char_classes": classes,
+        "starters": _packed(starters),
         "families": families(lexers[0], patterns),
         # the terminals of one fixed text a lexer finds without their regexps (natives.literals: the same for every
         # option set, as build() checks, so that a lexer need not work them out)
@@ -341,12 +401,15 @@ def extract(parser):
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
         "symbols": symbols,
         # in hex: a symbol as its index in symbols (a byte), an action as two bytes (see state()). A lexer: its
-        # terminals in match order; a state's row: its symbols, a space, their actions (one, when all are the same
-        # reduction), every lookahead of a reduction written out. The driver decodes a row when the parser first
-        # reaches its state, the numbers mapped through two lists (no splitting or int(), all in C): a template
-        # reaches a fraction of the states, and a cold start pays for what it decodes. Lexers, states and rules
-        # are each one text and its entries' offsets (see _packed): one string per table, not one per entry
+        # terminals in match order; a keyset: the symbols of rows, every lookahead of a reduction written out; a
+        # state's row: the actions of its keyset's symbols (one, when all are the same reduction). The driver
+        # decodes a row when the parser first reaches its state, its keys mapped through the symbols once per
+        # keyset and its actions read as signed numbers (all in C): a template reaches a fraction of the states,
+        # and a cold start pays for what it decodes. Lexers, keysets, states and rules are each one text and its
+        # entries' offsets (see _packed): one string per table, not one per entry
         "lexers": _packed(["".join(map(code.__getitem__, names)) for names in lexers]),
+        "keysets": _packed(keysets),
+        "state_keys": bytes(state_keys).hex(),   # a state's keyset number, a byte
         "states": _packed([state(row) for row in rows]),
         "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
         "callbacks": _callbacks(parser),
@@ -354,6 +417,19 @@ def extract(parser):
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
+
+
+def _starters(first, code):
+    """(the class of each of the 128 ASCII characters then of any non-ASCII one, as hex bytes; each class's
+    terminals that a match may start with, as symbol codes in name order), where a class is the characters that
+    start the same terminals."""
+    starting = ["".join(code[name] for name, (chars, non_ascii) in sorted(first.items())
+                        if (key in chars if key is not None else non_ascii))
+                for key in [chr(c) for c in range(128)] + [None]]
+    classes = list(dict.fromkeys(starting))
+    if len(classes) > 0x100:
+        raise SystemExit("too many character classes for the tables' codes")
+    return bytes(map(classes.index, starting)).hex(), classes
 
 
 def _packed(entries):

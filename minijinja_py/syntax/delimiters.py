@@ -259,11 +259,11 @@ def lexicons(tables, delimiters, trim_blocks, lstrip_blocks):
     families = [family for family in base.families if family[0] != prefix]
     if not re.search(r"\w", d.block_start + (d.line_statement_prefix or "")):
         families.append((tag_prefix, [name for name, _ in tags], [lead for _, lead in tags]))
-    firsts = {}
+    firsts, base_first = {}, tables.first_chars()
     found = []
     for mode, closers in sorted(_closers(d, trim_blocks).items()):
         patterns = dict(base.patterns, **shared, **closers)
-        first = dict(base.first)
+        first = dict(base_first)
         for name in (*shared, *closers):
             if patterns[name] not in firsts:
                 firsts[patterns[name]] = first_chars(patterns[name])

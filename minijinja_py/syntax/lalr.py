@@ -24,7 +24,7 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 7
+FORMAT = 8
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 
 
@@ -38,7 +38,11 @@ class Tables:
         if data.get("format") != FORMAT:
             raise ValueError(f"parser tables of format {data.get('format')!r}, this driver reads {FORMAT}")
         self.terminals = data["terminals"]          # name → regexp
-        self.first = data["first"]                  # name → [ASCII characters a match may start with, non-ASCII?]
+        # where a terminal's match may start: a character's class (a byte per ASCII character, then one for every
+        # non-ASCII one) → the terminals a match may start with there (symbol codes; a frozenset once decoded)
+        self.class_of_char = bytes.fromhex(data["char_classes"])
+        self._starters, self._starter_offsets = _unpacked(data["starters"])
+        self._starting = [None] * (len(self._starter_offsets) - 1)
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
         self.literals = data["literals"]            # name → its fixed text (see natives.literals)
         self.ignore = frozenset(data["ignore"])
@@ -53,12 +57,15 @@ class Tables:
         self.lexer_count = len(self._lexer_offsets) - 1
         self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
-        # when the parser first reaches the state
+        # when the parser first reaches the state: the state's keyset (its symbols, a tuple once decoded, shared
+        # by the rows that have them) zipped with its actions
         self._states, self._state_offsets = _unpacked(data["states"])
         self.actions = [None] * (len(self._state_offsets) - 1)
-        # a number's symbol and action (one str per symbol, shared by the rows and lexers)
+        self.keys_of_state = bytes.fromhex(data["state_keys"])
+        self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
+        self._keys = [None] * (len(self._keyset_offsets) - 1)
+        # a number's symbol (one str per symbol, shared by the rows and lexers)
         self._symbol = data["symbols"].__getitem__
-        self._action = list(range(-self.rule_count, len(self.actions))).__getitem__
         self.start, self.end = data["start"], data["end"]
 
     def rule(self, number):
@@ -73,19 +80,44 @@ class Tables:
             names = self._lexer_names[number] = tuple(map(self._symbol, bytes.fromhex(text)))
         return names
 
+    def starting(self, char):
+        # The terminals a match may start with at char (None: a non-ASCII character), a frozenset.
+        number = self.class_of_char[128 if char is None else ord(char)]
+        found = self._starting[number]
+        if found is None:
+            found = self._starting[number] = frozenset(map(self._symbol, bytes.fromhex(
+                _entry(self._starters, self._starter_offsets, number))))
+        return found
+
+    def first_chars(self):
+        # {terminal: (the ASCII characters a match may start with, whether a non-ASCII one may)}, from starting
+        # (for the lexicons made at run time: other delimiters).
+        first = {name: (set(), False) for name in self.terminals}
+        for key in map(chr, range(128)):
+            for name in self.starting(key):
+                first[name][0].add(key)
+        for name in self.starting(None):
+            first[name] = (first[name][0], True)
+        return first
+
     def row(self, state):
-        # The actions of a state, decoded from its text on first use: its symbols, then their actions.
+        # The actions of a state, decoded from its text on first use: its keyset's symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            text = _entry(self._states, self._state_offsets, state)
-            symbols, _, actions = text.partition(" ")
-            symbols = map(self._symbol, bytes.fromhex(symbols))
-            if len(actions) == 4:   # the same action on every symbol (a reduction, on every lookahead)
-                row = dict.fromkeys(symbols, self._action(_shorts(actions)[0]))
-            else:
-                row = dict(zip(symbols, map(self._action, _shorts(actions))))
-            self.actions[state] = row
+            keys = self._keys[self.keys_of_state[state]] or self._keyset(self.keys_of_state[state])
+            at = self._state_offsets
+            actions = memoryview(bytes.fromhex(self._states[at[state]:at[state + 1]])).cast("h") \
+                if not _BIG_ENDIAN else _shorts(self._states[at[state]:at[state + 1]], "h")
+            # (one action: the same on every symbol, a reduction on every lookahead)
+            row = self.actions[state] = dict(zip(keys, actions)) if len(actions) != 1 else dict.fromkeys(
+                keys, actions[0])
         return row
+
+    def _keyset(self, number):
+        # The symbols of a keyset, decoded on first use.
+        keys = self._keys[number] = tuple(map(self._symbol, bytes.fromhex(
+            _entry(self._keysets, self._keyset_offsets, number))))
+        return keys
 
 
 def _unpacked(table):
@@ -99,12 +131,12 @@ def _entry(text, offsets, number):
     return text[offsets[number]:offsets[number + 1]]
 
 
-def _shorts(text):
-    # The numbers of a hex text of two bytes each, low byte first.
+def _shorts(text, kind="H"):
+    # The numbers of a hex text of two bytes each, low byte first: unsigned (kind "H") or signed ("h").
     data = bytearray.fromhex(text)
     if _BIG_ENDIAN:
         data[::2], data[1::2] = data[1::2], data[::2]
-    return memoryview(data).cast("H")
+    return memoryview(data).cast(kind)
 
 
 # What a reduction does, by rule
@@ -113,6 +145,7 @@ _CALL = 1      # the callback gets the shaped children
 _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a list
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
 _SAME = -1     # a rule's size when its one symbol's value, a list, is the callback's children as it is
+_HOW = {"U": _UNIT, "C": _CALL, "I": _INLINE, "E": _EXPAND1}   # as the tables write them
 
 
 class Parser:
@@ -150,27 +183,10 @@ class Parser:
 
     @staticmethod
     def _bind(rule, callbacks):
-        origin, size, name, expand1, plan = rule.split(" ")
-        size = int(size)
-        if plan == "-":
-            plan = shaper = None
-        else:
-            include, nones = plan.split(";")
-            plan = (tuple(tuple(map(int, entry.split("."))) for entry in include.split(",") if entry), int(nones))
-            shaper = _shaper(plan)
-        if expand1 == "1" and size == 1 and plan is None:
-            return (_UNIT, origin, size, None, None)
-        if size == 1 and plan == (((0, 1, 0),), 0):
-            # one symbol, an inlined rule's list spliced whole: that list is the shaped children (Lark reuses it)
-            if name == "-":   # an inlined rule passing it up: the value stays, only the state changes
-                return (_UNIT, origin, size, None, None)
-            size, shaper = _SAME, None
-        if name == "-":
-            return (_INLINE, origin, size, None, shaper)
-        include, trailing_nones = plan or ((), 0)
-        if include and not trailing_nones and all(not splice and not nones for _, splice, nones in include):
-            shaper = _picker(tuple(index for index, _, _ in include))   # the callback's children: a tuple
-        return (_EXPAND1 if expand1 == "1" else _CALL, origin, size, getattr(callbacks, name), shaper)
+        # A rule's text as the build wrote it (see tools/grammar_tables.py: _rule_entry), bound to the callbacks.
+        origin, size, how, name, shaper = rule.split(" ")
+        return (_HOW[how], origin, int(size), None if name == "-" else getattr(callbacks, name),
+                None if shaper == "-" else _shaper(shaper))
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None, mode=None):
@@ -257,12 +273,16 @@ class Parser:
     def _follow_units(self, below, state, kind):
         # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
         # before any other action (or an error, which then shows in that state as Lark would show it).
-        actions = self._actions
-        while True:
-            action = self.tables.row(state).get(kind)
-            if action is None or action >= 0 or self._rule(~action)[0] is not _UNIT or state == self._end:
-                return state
-            state = actions[below][self._rule(~action)[1]]
+        actions, row, rules, goto = self._actions, self.tables.row, self._rules, self._actions[below]
+        while state != self._end:
+            action = (actions[state] or row(state)).get(kind)
+            if action is None or action >= 0:
+                break
+            how, origin = (rules[~action] or self._rule(~action))[:2]
+            if how is not _UNIT:
+                break
+            state = goto[origin]
+        return state
 
 
 def _end_of(values):
@@ -289,16 +309,28 @@ def _picker(indexes):
     return itemgetter(*indexes)
 
 
-def _shaper(plan):
-    # A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them:
-    # plan is ((index, splice, Nones before), ...), Nones at the end) (see tests/grammar_tables.py).
-    include, trailing_nones = plan
-    if trailing_nones or any(nones for _, _, nones in include):
-        return _spliced_or_padded(plan)
-    if not include:
-        return lambda children: []
-    indexes = tuple(index for index, _, _ in include)
-    if all(splice for _, splice, _ in include):  # inlined rules only: their lists, joined
+def _indexes(text):
+    # The numbers of a comma-separated text ("" for none).
+    return tuple(map(int, text.split(","))) if text else ()
+
+
+def _shaper(spec):
+    # A function making the callback's arguments from a rule's popped values, as Lark's tree builder shapes them,
+    # from the build's spec of it, kind:arguments (see tools/grammar_tables.py: _shaper).
+    kind, _, arguments = spec.partition(":")
+    if kind == "e":
+        return _nothing
+    if kind == "s":
+        before, after, spliced = arguments.split(";")
+        return _spliced_or_padded(_indexes(before), _indexes(after), int(spliced) if spliced else None)
+    if kind == "g":
+        include, nones = arguments.split(";")
+        plan = (tuple(tuple(map(int, entry.split("."))) for entry in include.split(",")), int(nones))
+        return lambda children: _shape(children, plan)
+    indexes = _indexes(arguments)
+    if kind == "t":
+        return _picker(indexes)
+    if kind == "j":   # inlined rules only: their lists, joined
         first, rest = indexes[0], indexes[1:]
 
         def joined(children):
@@ -307,41 +339,30 @@ def _shaper(plan):
                 shaped.extend(children[index])
             return shaped
         return joined
-    if not any(splice for _, splice, _ in include):  # tokens and values only: pick them
-        if len(indexes) == 1:
-            index = indexes[0]
-            return lambda children: [children[index]]
-        pick = itemgetter(*indexes)
-        return lambda children: list(pick(children))
-    return _spliced_or_padded(plan)
+    if len(indexes) == 1:   # "l": tokens and values only, picked into a list
+        index = indexes[0]
+        return lambda children: [children[index]]
+    pick = itemgetter(*indexes)
+    return lambda children: list(pick(children))
 
 
-def _spliced_or_padded(plan):
-    # _shaper's function for a plan with Nones or one inlined rule's list among other values: the values before
-    # and after that list picked in one call each, an index -1 standing for each None (a None is appended to the
-    # popped values, a fresh list); the list itself extended when it comes first, as _shape does.
-    include, trailing_nones = plan
-    splices = [index for index, splice, _ in include if splice]
-    if len(splices) > 1:
-        return lambda children: _shape(children, plan)
-    before, after = [], []
-    current = before
-    for index, splice, nones in include:
-        current.extend([-1] * nones)
-        if splice:
-            current = after
-        else:
-            current.append(index)
-    current.extend([-1] * trailing_nones)
+def _nothing(children):
+    return []
+
+
+def _spliced_or_padded(before, after, spliced):
+    # _shaper's function for Nones or one inlined rule's list among other values: the values before and after
+    # that list (spliced: its index, or None) picked in one call each, an index -1 standing for each None (a None
+    # is appended to the popped values, a fresh list); the list itself extended when it comes first, as _shape
+    # does.
     padded = -1 in before or -1 in after
-    pick_before = _picker(tuple(before)) if before else None
-    pick_after = _picker(tuple(after)) if after else None
-    if not splices:
+    pick_before = _picker(before) if before else None
+    pick_after = _picker(after) if after else None
+    if spliced is None:
         def picked(children):
             children.append(None)
             return list(pick_before(children))
         return picked
-    spliced = splices[0]
 
     def shaped(children):
         if padded:
@@ -358,7 +379,8 @@ def _spliced_or_padded(plan):
 
 
 def _shape(children, plan):
-    # The callback's arguments from a rule's popped values, as Lark's tree builder shapes them (see _shaper).
+    # The callback's arguments from a rule's popped values, as Lark's tree builder shapes them: plan is ((index,
+    # splice, Nones before), ...), Nones at the end).
     include, trailing_nones = plan
     shaped = []
     for index, splice, nones in include:

@@ -63,27 +63,31 @@ class UnexpectedCharacters(UnexpectedInput):
 
 
 class Lexicon:
-    # The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: first {name:
-    # (the ASCII characters a match may start with (a str or a set), whether a non-ASCII one may)} (a superset),
-    # the families, [(prefix, [member names], [each member's lead literal])], where every member's regexp starts
-    # with the prefix (see tools/grammar_tables.py), and the literals {name: text} (natives.literals of the
-    # patterns; None: the lexer works them out).
+    # The terminals as one lexer reads them: patterns {name: regexp}, with what speeds lexing them: where a match
+    # may start, either as starting (a function: a character, None for any non-ASCII one → a frozenset of the names
+    # a match may start with there) or, when starting is None, as first {name: (the ASCII characters a match may
+    # start with (a str or a set), whether a non-ASCII one may)} (supersets both); the families, [(prefix, [member
+    # names], [each member's lead literal])], where every member's regexp starts with the prefix (see
+    # tools/grammar_tables.py), and the literals {name: text} (natives.literals of the patterns; None: the lexer
+    # works them out).
 
-    __slots__ = ("patterns", "first", "families", "literals")
+    __slots__ = ("patterns", "first", "families", "literals", "starting")
 
-    def __init__(self, patterns, first, families, literals=None):
+    def __init__(self, patterns, first, families, literals=None, starting=None):
         self.patterns, self.first, self.families, self.literals = patterns, first, families, literals
+        self.starting = starting
 
 
 def lexicon(tables, edit=None):
     # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
-    # checks for the option edits).
-    edit = edit or (lambda pattern: pattern)
-    # first as the tables hold it ([characters as a text, non-ASCII as 0 or 1]: only a character's membership and
-    # the flag's truth are asked, once per lexer entry made), not copied per parser
-    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, tables.first,
-                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals)
+    # checks for the option edits; None: the tables' patterns as they are, not copied). Where a match may start:
+    # the tables' own (Tables.starting, decoded once per character class).
+    if edit is None:
+        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting)
+    return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, None,
+                   [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals,
+                   tables.starting)
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
@@ -139,11 +143,12 @@ class Lexer:
         self._known = {(name,): Known(KNOWN[pattern](name)) for name, pattern in patterns.items()
                        if pattern in KNOWN} if self._native else {}
         self._first = lexicon.first
-        self._units_of_lexer = [None] * tables.lexer_count
-        self._single_units = {}                                    # terminal of no family → its unit
-        self._family_firsts = {}                                   # family → (members, first characters)
+        self._starting = lexicon.starting or self._starting_of_first
+        self._starting_of = {}                                     # (key → names, when worked out from first)
+        self._accepted_of = {}                                     # (lexer, family) → see _accepted
+        self._shared = {}                                          # (units, character) → match function
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
-        self._candidates_of_state = [by_lexer[lexer] for lexer in tables.lexer_of_state]
+        self._candidates_of_state = list(map(by_lexer.__getitem__, tables.lexer_of_state))
         self._matchers = {}                                        # terminal names → compiled match
         self._word = self._word_matcher()                          # a run of name characters (keywords)
 
@@ -207,38 +212,46 @@ class Lexer:
                 self._known.clear()
             for table in self._by_lexer:
                 table.clear()
+            self._shared.clear()
 
-    def _units(self, lexer):
-        # The lexer's terminals grouped into what is tried in one go, in order: [(names, accepted, ASCII
-        # characters they may start with, whether a non-ASCII one)], where accepted is None, or this lexer's
-        # members of a family it does not have all of.
-        units = self._units_of_lexer[lexer]
-        if units is None:
-            units, done, single, first = [], set(), self._single_units, self._first
-            names = self.tables.lexer(lexer)
-            for name in names:
-                family = self._family.get(name)
-                if family is None:
-                    unit = single.get(name)
-                    if unit is None:
-                        unit = single[name] = ((name,), None, *first[name])
-                    units.append(unit)
-                elif family[2] not in done:
-                    done.add(family[2])
-                    members, chars, non_ascii = self._family_first(family[2])
-                    mine = members.intersection(names)
-                    units.append((family[2], None if len(mine) == len(members) else mine, chars, non_ascii))
-            self._units_of_lexer[lexer] = units
-        return units
-
-    def _family_first(self, names):
-        # (the members as a set, the ASCII characters any may start with, whether a non-ASCII one) of a family.
-        found = self._family_firsts.get(names)
+    def _starting_of_first(self, key):
+        # The names a match may start with at key (a character, None for a non-ASCII one), worked out from the
+        # first characters (a lexicon the build has not done this for: other delimiters).
+        found = self._starting_of.get(key)
         if found is None:
-            first = [self._first[name] for name in names]
-            found = self._family_firsts[names] = (frozenset(names), frozenset().union(*(c for c, _ in first)),
-                                                  any(non_ascii for _, non_ascii in first))
+            found = self._starting_of[key] = frozenset(
+                name for name, (chars, non_ascii) in self._first.items() if (key in chars if key else non_ascii))
         return found
+
+    def _accepted(self, lexer, members, names):
+        # What a lexer accepts of a family (its names: all of the lexer's): None when it has every member, else its
+        # members.
+        key = (lexer, members)
+        found = self._accepted_of.get(key, key)
+        if found is key:
+            mine = frozenset(members).intersection(names)
+            found = self._accepted_of[key] = None if len(mine) == len(members) else mine
+        return found
+
+    def _units(self, lexer, key):
+        # The lexer's terminals that may start with key (a character, None for a non-ASCII one), grouped into what
+        # is tried in one go, in order: [(names, accepted, literals?)], consecutive literals as one, a family's
+        # members as one (they are consecutive in every lexer), where accepted is None, or this lexer's members of
+        # a family it does not have all of.
+        names = self.tables.lexer(lexer)
+        units = []
+        for name in filter(self._starting(key).__contains__, names):
+            family = self._family.get(name)
+            if family is not None:
+                if not units or units[-1][0] is not family[2]:
+                    units.append((family[2], self._accepted(lexer, family[2], names), False))
+            elif name not in self._literal:
+                units.append(((name,), None, False))
+            elif units and units[-1][2]:
+                units[-1] = (units[-1][0] + (name,), None, True)
+            else:
+                units.append(((name,), None, True))
+        return units
 
     def candidates(self, state, char):
         # The match function of the state's lexer for text starting with char: one compiled regexp's match when
@@ -249,36 +262,38 @@ class Lexer:
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
         if found is None:
-            units = []   # (names, accepted, literals?), consecutive literals as one
-            for names, accepted, chars, non_ascii in self._units(self.tables.lexer_of_state[state]):
-                if char in chars if key is not None else non_ascii:
-                    if names[0] not in self._literal:
-                        units.append((names, accepted, False))
-                    elif units and units[-1][2]:
-                        units[-1] = (units[-1][0] + names, None, True)
-                    else:
-                        units.append((names, None, True))
-            if len(units) == 1 and not units[0][2] and units[0][1] is None:
-                names = units[0][0]
-                run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
-                if run:  # an ignored run (whitespace) is all that can start here: skip one character without it
-                    found = _Skip(None, frozenset(run))
-                    found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
-                else:
-                    found = self._matcher(names)
-            elif len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
-                # what a literal finds is one of the state's own; one punctuation text needs no search (nor the
-                # check of lex() for an ignored terminal, which it is not)
-                texts = self._punctuation.get(char, ())
-                fixed = len(texts) == 1 and texts[0][1] not in self.tables.ignore
-                found = _Fixed(*texts[0]) if fixed else self._literals_matcher
-            else:
-                found = None if self._native or not units else self._combined(units)
-                if found is None:
-                    literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
-                    found = self._trier([[literal, frozenset(names), False] if literals
-                                         else self._deferred(names, accepted) for names, accepted, literals in units])
+            units = self._units(self.tables.lexer_of_state[state], key)
+            # the states whose lexers have the same units for the character share the function
+            shared = (tuple(units), key)
+            found = self._shared.get(shared)
+            if found is None:
+                found = self._shared[shared] = self._match_function(units, char, key)
             table[key] = found
+        return found
+
+    def _match_function(self, units, char, key):
+        # candidates' match function of units (see _units) for text starting with char (key: char, None for any
+        # non-ASCII one).
+        if len(units) == 1 and not units[0][2] and units[0][1] is None:
+            names = units[0][0]
+            run = self.tables.runs.get(names[0]) if key is not None and len(names) == 1 else None
+            if not run:
+                return self._matcher(names)
+            # an ignored run (whitespace) is all that can start here: skip one character without it
+            found = _Skip(None, frozenset(run))
+            found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
+            return found
+        if len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+            # what a literal finds is one of the state's own; one punctuation text needs no search (nor the check
+            # of lex() for an ignored terminal, which it is not)
+            texts = self._punctuation.get(char, ())
+            fixed = len(texts) == 1 and texts[0][1] not in self.tables.ignore
+            return _Fixed(*texts[0]) if fixed else self._literals_matcher
+        found = None if self._native or not units else self._combined(units)
+        if found is None:
+            literal = self._literals_matcher if char in self._punctuation else self._keyword_matcher
+            found = self._trier([[literal, frozenset(names), False] if literals
+                                 else self._deferred(names, accepted) for names, accepted, literals in units])
         return found
 
     def _combined(self, units):
@@ -402,8 +417,8 @@ class Lexer:
     def _root_match(self, text, pos):
         # The first terminal of the whole grammar that matches at pos, or None.
         char = text[pos]
-        return self._trier([(self._matcher(names), None, False) for names, _, chars, non_ascii in self._units(0)
-                            if (char in chars if char < "\x80" else non_ascii)])(text, pos)
+        return self._trier([(self._matcher(names), None, False)
+                            for names, _, _ in self._units(0, char if char < "\x80" else None)])(text, pos)
 
     def _unmatched(self, text, pos, line, line_start, state, values):
         # The error for text no terminal of the state matches: what the whole grammar's terminals find there

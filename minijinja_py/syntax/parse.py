@@ -96,8 +96,9 @@ def parser(trim_blocks, lstrip_blocks, delimiters=None):
         with _lock:
             found = _parsers.get(key)
             if found is None:
-                if delimiters is None:
-                    found = lalr.Parser(load_tables(), Builder(), lambda pattern: edit_pattern(pattern, *key[:2]))
+                if delimiters is None:   # (the grammar's terminals are the transformers profile's: no edit)
+                    edit = None if key[:2] == (True, True) else lambda pattern: edit_pattern(pattern, *key[:2])
+                    found = lalr.Parser(load_tables(), Builder(), edit)
                 else:
                     modes = syntax_options.lexicons(load_tables(), delimiters, *key[:2])
                     found = lalr.Parser(load_tables(), Builder(), modes=modes)
