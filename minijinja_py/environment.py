@@ -36,7 +36,9 @@ from .runtime.globalfuncs import Cycler, DictFactory, Joiner, lipsum, sandboxed_
 from .runtime.objects import Namespace
 from .runtime.undefined import Undefined
 from .syntax import nodes
-from .syntax.delimiters import DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check as check_delimiters
+from .syntax.delimiters import (
+    DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check as check_delimiters,
+)
 from .syntax.parse import normalize_newlines, parse
 from .template import CACHE_CHARS, CACHE_SIZE, BoundedCache, Template, TemplateExpression, template_globals
 from .template import _unpickle_template  # noqa: F401  pickles made before Template had its own module name it here
