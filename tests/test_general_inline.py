@@ -1,5 +1,5 @@
 """The general closures that read their operands in line (compile/output.py's print run of reads and `+` chains,
-arithmetic.py's short chains, comparisons.py's `in`, assignment.py's {% set %} of a read or of a str-method filter
+operators.py's short chains and `in`, statements.py's {% set %} of a read or of a str-method filter
 of one) against Jinja2, with the kernels off (kernels.select.configure(general_only=True)) so that the general
 closures run: a lattice of values — plain strings short and long, numbers, None, a missing key, an undefined
 variable, Markup, a caller's str subclass, a dict, a list — for each snippet, under the chat profile's
@@ -156,7 +156,7 @@ def test_a_loop_over_a_strict_undefined_still_fails():
     "{{ '<'|safe + ' x '|trim + v|safe + w }}",
 ])
 def test_markup_chains_match_jinja2(source):
-    """`+` chains that reach a Markup: the texts after it escaped and joined once (arithmetic.py), |safe and
+    """`+` chains that reach a Markup: the texts after it escaped and joined once (operators.py), |safe and
     str-method filters of string constants computed when the template compiles (calls.py)."""
     _renders_as_jinja2(source)
 

@@ -4,17 +4,45 @@ Jinja2 does in its lexer, constant folder or code generator rather than in the l
   finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
   newline_sequence  template text (and the newlines written inside string literals) use "\\r\\n" or "\\r";
   output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no
-                    extends has run (Jinja2's `if parent_template is None` around each output).
+                    extends has run (Jinja2's `if parent_template is None` around each output);
+  constant folding  where Jinja2's folder gives a result that differs from evaluating the expression when it
+                    runs (below).
 
 Each applies only when the template needs it (the compiler asks), so a plain template pays nothing. The tree has
 passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
+
+Constant folding. Jinja2's optimizer evaluates, while compiling, each expression whose operands are constants (its
+`as_const`: literals, operators, attribute and item reads, conditional expressions, filters and tests that are not
+given the render context) and writes the value into the Python code it generates when it can spell it there. Two
+things then differ from evaluating the expression when the template runs, and the template sees them:
+
+  negative powers   `c ** x` where c folds to a negative number and x does not fold: the generated code reads
+                    `-2 ** x`, and Python's minus binds looser than `**` there: -(2 ** x). (When x folds too, the
+                    whole power is folded to its value: `-2 ** 2|float` is 4.0.)
+  constant slices   a folded slice goes through the sandbox's item lookup, which gives an undefined where the
+                    subscript fails (`none[:-1]`); a slice evaluated at run time subscripts directly and raises.
+                    The undefined shows where Jinja2 keeps a folded value: an enclosing constant expression whose
+                    value it can write into its code (`none[:-1] is boolean` is False), or the {{ }} that prints it
+                    (`{{ none[1:] }}` prints nothing); anywhere else the slice runs, and fails, with the template.
+
+The values are computed by the engine itself: evaluate(node, printed=False), which the compiler provides, compiles
+an expression and runs it in a render of its own (on a budget shared by the whole template), so a value here is
+the value the template would compute. The expression evaluated is Jinja2's view of a node (_Image): what its
+folder cannot evaluate (a variable, a call, a filter given the render context, a conditional expression without
+an else taking that branch) replaced by NotConstant, which raises; constant slices as FoldedSlice.
 """
 
+import math
+import re
+
+from ..builtins.decorators import Context
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
+from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 
 __all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_string_filters",
-           "folds_string_filters", "has_conditional_extends", "check_outputs"]
+           "folds_string_filters", "has_conditional_extends", "check_outputs", "NotConstant", "FoldedSlice",
+           "fold_like_jinja2", "may_fold"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -211,3 +239,253 @@ class _OutputChecks:
 
 def check_outputs(template):
     return n.Template(template.span, _OutputChecks().body(template.body, True, True))
+
+
+# ---------------------------------------------------------------------------------- Jinja2's constant folding
+class NotConstant(n.Node):
+    # An expression Jinja2's constant folder cannot evaluate: evaluating it raises.
+    __slots__ = FIELDS = ()
+
+    def __init__(self, span):
+        self.span = span
+
+
+class FoldedSlice(n.Node):
+    # obj[start:stop:step] as Jinja2's folder evaluates it: through the sandbox's item lookup (an undefined where
+    # the subscript fails). key is a nodes.Slice.
+    __slots__ = FIELDS = ("obj", "key")
+
+    def __init__(self, span, obj, key):
+        self.span, self.obj, self.key = span, obj, key
+
+
+# the filters Jinja2 gives the render context (pass_context): its folder leaves them to run with the template
+_CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
+# the expressions Jinja2's folder evaluates when their operands are constants
+_FOLDABLE = (n.Const, n.TupleExpr, n.ListExpr, n.DictExpr, n.Getattr, n.Getitem, n.Slice, n.BinOp, n.UnaryOp,
+             n.Not, n.And, n.Or, n.Compare, n.Concat, n.CondExpr, n.Filter, n.Test)
+_EXPRESSION_FIELDS = {cls: NODE_FIELDS[cls] for cls in _FOLDABLE + (n.Call,)}   # the walk's expressions
+_LEAVES = frozenset({n.Const, n.Name, n.Text, bool})
+
+
+# A subscript with a colon or another bracket in it (looking at most 300 characters ahead; a longer one counts),
+# and what may stand before the subscript of a constant: a closing bracket or quote, or a word that is a constant
+# name, a number or an attribute (compiled on first use)
+_SUBSCRIPT_WITH_COLON = r"\[(?:[^\]:\[]{0,300}[:\[]|[^\]:\[]{300})"
+_CONSTANT_BEFORE = r"""(?:[)\]}'"]|\.\s*\w+|(?<!\w)(?:\d\w*|none|None|true|True|false|False))\s*\Z"""
+_spellings = None
+
+
+def may_fold(source):
+    # Might fold_like_jinja2 change a template with this source? (A power, or a slice of something that may be
+    # a constant: `none[:1]`, `'abc'[1:]`, `(x)[1:]`, `{'a': x}.a[1:]`.) Its walk over the tree is then worth it.
+    global _spellings
+    if "**" in source:
+        return True
+    if ":" not in source:
+        return False
+    if _spellings is None:
+        _spellings = re.compile(_SUBSCRIPT_WITH_COLON), re.compile(_CONSTANT_BEFORE)
+    subscript, before = _spellings
+    return any(before.search(source, max(0, match.start() - 64), match.start())
+               for match in subscript.finditer(source))
+
+
+def _is_slice(node):
+    return type(node) is n.Getitem and type(node.key) is n.Slice
+
+
+def _takes_context(func):
+    make = getattr(func, "make", None) or getattr(getattr(type(func), "__call__", None), "make", None)
+    return make is Context
+
+
+class _Image:
+    # Jinja2's view of expressions: the node its folder evaluates in place of each (see the module docstring).
+
+    def __init__(self, filters, tests, builtin_filters, builtin_tests):
+        self.registries = {n.Filter: (filters, builtin_filters), n.Test: (tests, builtin_tests)}
+
+    def of(self, node):
+        if node is None or type(node) is n.Const:
+            return node
+        if type(node) not in _FOLDABLE or type(node) in self.registries and not self._folds_call(node):
+            return NotConstant(node.span)
+        if _is_slice(node):
+            return FoldedSlice(node.span, self.of(node.obj), self.of(node.key))
+        if type(node) is n.CondExpr and node.else_ is None:
+            # a missing else that is taken gives an undefined: Jinja2's folder leaves that to the render
+            return n.CondExpr(node.span, self.of(node.test), self.of(node.then), NotConstant(node.span))
+        return type(node)(node.span, *(self._field(getattr(node, f)) for f in node.FIELDS))
+
+    def _field(self, value):
+        if isinstance(value, n.Node):
+            return self.of(value)
+        if isinstance(value, n.Args):
+            return n.Args(tuple(map(self.of, value.positional)), tuple((k, self.of(v)) for k, v in value.keywords),
+                          self.of(value.star), self.of(value.dstar))
+        if isinstance(value, (tuple, list)):
+            return type(value)(self._field(x) for x in value)
+        return value
+
+    def _folds_call(self, node):
+        registry, builtins = self.registries[type(node)]
+        func = registry.get(node.name)
+        if func is None or node.value is None:
+            return False
+        if func is builtins.get(node.name):
+            return type(node) is n.Test or node.name not in _CONTEXT_FILTERS
+        return not _takes_context(func)
+
+
+def _needs_variables(img):
+    # Does evaluating this image always reach a NotConstant (not only through a branch it may skip)?
+    cls = type(img)
+    if cls is NotConstant:
+        return True
+    if img is None or cls is n.Const:
+        return False
+    if cls is n.And or cls is n.Or:
+        return _needs_variables(img.left)
+    if cls is n.CondExpr:
+        return _needs_variables(img.test)
+    if cls is n.Compare:
+        return _needs_variables(img.first) or _needs_variables(img.ops[0][1])
+    if cls is n.Args:
+        return any(map(_needs_variables, img.positional)) or any(_needs_variables(v) for _, v in img.keywords) \
+            or _needs_variables(img.star) or _needs_variables(img.dstar)
+    if cls is tuple or cls is list:
+        return any(map(_needs_variables, img))
+    if cls is n.DictExpr:
+        return any(_needs_variables(k) or _needs_variables(v) for k, v in img.pairs)
+    return any(_needs_variables(getattr(img, f)) for f in img.FIELDS if f in NODE_FIELDS.get(cls, img.FIELDS)) \
+        if isinstance(img, n.Node) else False
+
+
+def _safe_repr(value):
+    # Can Jinja2 write value into its generated code (compiler.has_safe_repr)?
+    if value is None or type(value) in (bool, int, float, complex, range, str):
+        return True
+    if hasattr(value, "__html__") and isinstance(value, str):
+        return type(value).__name__ == "Markup"
+    if type(value) in (tuple, list, set, frozenset):
+        return all(map(_safe_repr, value))
+    if type(value) is dict:
+        return all(_safe_repr(k) and _safe_repr(v) for k, v in value.items())
+    return False
+
+
+class _Folder:
+    # Decides, in one walk over the template, the powers to rewrite and the slices Jinja2 folds.
+
+    def __init__(self, image, evaluate):
+        self.image, self.evaluate = image, evaluate
+        self.changes = {}   # id of a node → its replacement maker (rebuilt node → node)
+
+    def value(self, node, printed=False):
+        # (True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot.
+        img = self.image.of(node)
+        if _needs_variables(img):
+            return False, None
+        try:
+            return True, self.evaluate(img, printed)
+        except Exception:   # noqa: BLE001 - Jinja2's folder gives up on any error (the render meets it again)
+            return False, None
+
+    def walk(self, value, chain, printed, volatile):
+        # chain: the expressions around value, outermost first (within one statement); printed: the outermost
+        # is printed by {{ }}.
+        cls = type(value)
+        if cls is list or cls is tuple:
+            for x in value:
+                self.walk(x, chain, printed, volatile)
+        elif cls is n.Args:
+            for x in (value.positional, value.keywords, value.star, value.dstar):
+                self.walk(x, chain, printed, volatile)
+        elif cls in _LEAVES or value is None or cls is str:
+            return
+        elif cls in _EXPRESSION_FIELDS:
+            if not volatile:
+                if cls is n.BinOp and value.op == "**":
+                    self.power(value)
+                elif cls is n.Getitem and type(value.key) is n.Slice:
+                    self.slice(value, chain, printed)
+            chain.append(value)
+            for f in _EXPRESSION_FIELDS[cls]:
+                self.walk(getattr(value, f), chain, printed, volatile)
+            chain.pop()
+        elif isinstance(value, n.Node):
+            self.statement(value, volatile)
+
+    def statement(self, node, volatile):
+        if type(node) is n.Autoescape and not volatile:
+            # Jinja2's folder stops inside an {% autoescape %} whose value it cannot fold ("volatile")
+            self.walk(node.value, [], False, volatile)
+            volatile = not self.value(node.value)[0]
+            self.walk(node.body, [], False, volatile)
+            return
+        printed = type(node) is n.Output
+        for f in NODE_FIELDS.get(type(node), node.FIELDS):
+            self.walk(getattr(node, f), [], printed, volatile)
+
+    def power(self, node):
+        ok, base = self.value(node.left)
+        if not ok or type(base) not in (int, float) or not math.isfinite(base) or math.copysign(1, base) > 0:
+            return
+        if self.value(node.right)[0]:
+            return   # folded whole: the power of the two values, which the template computes too
+        positive = n.Const(node.left.span, -base)
+        self.changes[id(node)] = lambda new: n.UnaryOp(new.span, "-", n.BinOp(new.span, "**", positive, new.right))
+
+    def slice(self, node, chain, printed):
+        raw = n.Getitem(node.span, self.image.of(node.obj), self.image.of(node.key))
+        if _needs_variables(raw) or self._runs(raw):
+            return   # not constant, or it does not fail: as the template runs it
+        if self._folded_around(node, chain, printed):
+            self.changes[id(node)] = lambda new: FoldedSlice(new.span, new.obj, new.key)
+
+    def _runs(self, img):
+        try:
+            self.evaluate(img, False)
+            return True
+        except Exception:   # noqa: BLE001
+            return False
+
+    def _folded_around(self, node, chain, printed):
+        # Does Jinja2 fold node, or an expression around it, into a value (its own, or the text {{ }} prints)?
+        for inner in [node, *reversed(chain)]:
+            ok, value = self.value(inner)
+            if ok and _safe_repr(value):
+                return True
+            if _needs_variables(self.image.of(inner)):
+                return False   # nothing further out evaluates node when Jinja2 compiles
+        return printed and self.value(chain[0] if chain else node, printed=True)[0]
+
+
+def _rebuild(value, changes):
+    # value with the changes applied (each to the node rebuilt from its changed parts).
+    if isinstance(value, n.Node):
+        fields = [getattr(value, f) for f in value.FIELDS]
+        new = [_rebuild(x, changes) for x in fields]
+        node = type(value)(value.span, *new) if any(a is not b for a, b in zip(new, fields)) else value
+        change = changes.get(id(value))
+        return change(node) if change is not None else node
+    if isinstance(value, n.Args):
+        fields = [getattr(value, f) for f in value.FIELDS]
+        new = [_rebuild(x, changes) for x in fields]
+        return n.Args(*new) if any(a is not b for a, b in zip(new, fields)) else value
+    if isinstance(value, (tuple, list)):
+        new = [_rebuild(x, changes) for x in value]
+        if any(a is not b for a, b in zip(new, value)):
+            return type(value)(new)
+    return value
+
+
+def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builtin_tests):
+    # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice.
+    # evaluate(node, printed) → the value of an expression (its printed text when printed), or raises.
+    folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
+    folder.walk(template.body, [], False, False)
+    if not folder.changes:
+        return template
+    return n.Template(template.span, _rebuild(template.body, folder.changes))

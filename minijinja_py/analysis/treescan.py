@@ -7,11 +7,6 @@ statement list's range of them. One pass, iterative, whatever the nesting: compi
 template's size.
 """
 
-try:  # the C function itself: bisect.py would be one more module to find and load at start-up
-    from _bisect import bisect_left
-except ImportError:  # pragma: no cover - PyPy has no _bisect
-    from bisect import bisect_left
-
 from ..syntax import nodes as n
 
 __all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS", "Index", "scan_tree",
@@ -31,7 +26,8 @@ class Index:
     # position] is the position after its parameters and body), each body's range of positions in the events
     # and in the runners, by id: (start, end, first runner, after its last runner), the names of the
     # assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
-    # may be a constant (folding.py's question: not of a variable or of its attributes' or items' chain).
+    # may be a constant (transforms.py's constant folding asks: not of a variable or of its attributes' or items'
+    # chain).
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
 
@@ -48,24 +44,16 @@ class Index:
         if positions is None:
             return None
         start, end = self.bodies[id(body)][:2]
-        i = bisect_left(positions, start)
-        return self.kinds[name][i] if i < len(positions) and positions[i] < end else None
-
-
-class _MacroEnd:
-    # A stack entry of the scan: where the runners of a macro definition (the one at `position`) end.
-    __slots__ = ("position",)
-
-    def __init__(self, position):
-        self.position = position
-
-
-class _Emit:
-    # A stack entry of the scan: events that happen at that point (a macro's parameter names).
-    __slots__ = ("events",)
-
-    def __init__(self, events):
-        self.events = events
+        # the first position at or after start, by halving (written here: _bisect is a shared library a cold start
+        # would load for this alone, ~0.13 ms)
+        low, high = 0, len(positions)
+        while low < high:
+            middle = (low + high) >> 1
+            if positions[middle] < start:
+                low = middle + 1
+            else:
+                high = middle
+        return self.kinds[name][low] if low < len(positions) and positions[low] < end else None
 
 
 # the fields of each node class that can hold nodes, last first (the scan pops them first to last); the other
@@ -103,6 +91,8 @@ _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 _BODY = ["a statement list"]   # ...of a statement list (a tuple or list) to walk: its range of events is recorded
 _END = ["a statement list's end"]   # ...of (a statement list, its first event, its first runner): where it ends
+_EVENTS = ["events"]   # ...of a list of events that happen at that point (a macro's parameter names)
+# (a macro definition's end is pushed as an int: the position of the macro among the runners)
 
 
 def _of_variable(node):
@@ -125,25 +115,20 @@ def push_arguments(args, push):
         push(args.dstar)
 
 
-class _TooDeep(Exception):
-    pass
-
-
 def scan_tree(root, limit):
     # One walk over the statement list root, in Jinja2's visiting order (a block's body is walked on its own:
     # Jinja2's visit stops at blocks); None when a node nests deeper than limit (as check_nesting counts).
     try:
         return _walk(root, float("inf") if limit is None else limit)
-    except _TooDeep:
+    except RecursionError:   # what the walk raises for a node past the limit (it recurses nowhere itself)
         return None
 
 
 def _walk(root, limit):
     # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of
     # the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
-    # statement list, a branch of a conditional expression), _STMT for a statement list's items, _BODY for a
-    # statement list, _END for where one ends. A leaf with nothing to record (a constant, a name not special, an
-    # empty field) is checked where its parent lists it, never pushed.
+    # statement list, a branch of a conditional expression), or a marker (_STMT, _BODY, _END, _EVENTS above); an
+    # int value: where a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(root, 0, _BODY)]
@@ -158,7 +143,7 @@ def _walk(root, limit):
                 kids, mark, items = info
                 depth += 1
                 if depth > limit:
-                    raise _TooDeep
+                    raise RecursionError
                 if mark:
                     runners.append(x)
                 elif mark is not None and x.key.__class__ is n.Slice and not _of_variable(x.obj):
@@ -172,7 +157,7 @@ def _walk(root, limit):
                     leaf = value.__class__
                     if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
                         if depth >= limit and value is not None:
-                            raise _TooDeep
+                            raise RecursionError
                         continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
@@ -184,16 +169,19 @@ def _walk(root, limit):
                 if weight is _END:   # x: (the statement list, where its events and its runners start)
                     bodies[id(x[0])] = (x[1], len(events), x[2], len(runners))
                     continue
+                if weight is _EVENTS:   # (a plain list, not a class of its own: a class costs a cold start more)
+                    events.extend(x)
+                    continue
                 for item in reversed(x):
                     leaf = item.__class__
                     if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
                         if depth >= limit:
-                            raise _TooDeep
+                            raise RecursionError
                     elif leaf is not str:   # (a keyword argument's name: nothing to walk)
                         push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 if depth >= limit:
-                    raise _TooDeep
+                    raise RecursionError
                 if cls is not n.Const:
                     if cls is n.NameTarget:
                         targets.add(x.name)
@@ -204,14 +192,12 @@ def _walk(root, limit):
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
                 _scan_arguments(x, depth, weight, push)
-            elif cls is _MacroEnd:
-                ends[x.position] = len(runners)
-            elif cls is _Emit:
-                events.extend(x.events)
+            elif cls is int:   # where the runners of the macro definition at that position end
+                ends[x] = len(runners)
             elif cls in _BODY_KIDS or cls in _OWN_ORDER:
                 if cls in RUNNERS:
                     if cls is n.Macro:
-                        push((_MacroEnd(len(runners)), depth, None))   # (popped after all of the macro)
+                        push((len(runners), depth, None))   # (popped after all of the macro)
                     runners.append(x)
                 _scan_statement(x, depth + 1, limit, weight, owns, push, deferred)
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
@@ -238,7 +224,7 @@ def _scan_arguments(args, depth, weight, push):
 def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     # _walk's nodes with a visiting order of their own, or statement lists (depth: the node's own).
     if depth > limit:
-        raise _TooDeep
+        raise RecursionError
     if weight is _STMT:
         weight = owns[id(x)] = [1]
     elif weight is not None:
@@ -276,12 +262,12 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
             push((x.body, depth, _BODY))
             depth += 1
             if params and depth > limit:
-                raise _TooDeep
+                raise RecursionError
             if weight is not None:
                 weight[0] += len(params)
         for p in reversed(params):
             if p.default is not None:
                 push((p.default, depth, weight))
-        push((_Emit([(p.name, DECLARE) for p in params if p.name in SPECIAL]), depth, None))
+        push(([(p.name, DECLARE) for p in params if p.name in SPECIAL], depth, _EVENTS))
         if cls is n.CallBlock:
             push((x.call, depth - 1, weight))

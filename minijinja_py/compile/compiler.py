@@ -8,18 +8,18 @@ every scope is analysed when the compiler reaches it, with its parent complete, 
 is linear in the template's size: each node is compiled once, and the analyses answer in one pass
 (symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
 folder's negative powers and slices, output checks around a conditional extends) is rewritten in the AST first
-(transforms.py, folding.py), only for the templates that need it.
+(transforms.py), only for the templates that need it; the compile side of the folding (the closures
+of its nodes, the evaluator it computes constant values with while the template compiles) is here.
 """
 
 from ..analysis.effects import Effects
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
-    FINALIZE, NoParentYet, check_outputs, finalize_outputs, fold_string_filters, folds_string_filters,
-    has_conditional_extends, with_newline_sequence,
+    FINALIZE, FoldedSlice, NoParentYet, NotConstant, check_outputs, finalize_outputs, fold_like_jinja2,
+    fold_string_filters, folds_string_filters, has_conditional_extends, may_fold, with_newline_sequence,
 )
 from .context import CompileContext, place
-from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS
-from .folded import FOLDING_EXPRESSIONS, fold_constants, may_fold
+from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
 from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
 from .inclusion import s_load
 from .loops import compile_for
@@ -27,14 +27,71 @@ from .lower import block
 from .peephole import enabled_rules
 from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
 from ..kernels import select
-from ..core.errors import MAX_POSITION
-from ..core.state import gc_paused
+from ..builtins.filters import FILTERS
+from ..builtins.tests import TESTS
+from ..core.budget import charge_result
+from ..core.errors import MAX_POSITION, located
+from ..core.state import RenderState, enter_render, gc_paused, leave_render
 from ..runtime.composition import context_at
+from ..runtime.printing import to_str
+from ..runtime.sandbox import getitem_
 from ..syntax import nodes as n
 
 __all__ = ["compile_template", "CompiledTemplate", "LoopControlOutsideLoop", "STATEMENTS", "EXPRESSIONS"]
 
 
+# ------------------------------------------------------------------------------------------- constant folding
+# The steps all the constant expressions of one template may take to evaluate while it compiles (what runs past
+# it is left to the render, which is what Jinja2 does with an expression its folder fails on)
+_FOLDING_FUEL = 20_000
+
+
+class _NotConstantError(Exception):
+    pass
+
+
+def e_not_constant(c, node):
+    def ev(f):
+        raise _NotConstantError
+    return ev
+
+
+def e_folded_slice(c, node):
+    # obj[a:b] through the sandbox's item lookup: an undefined where the subscript fails.
+    obj_ev, key_ev = c.expr(node.obj), e_slice(c, node.key)
+    span = node.span
+
+    def ev(f, key_ev=key_ev, obj_ev=obj_ev, span=span):
+        obj, key = obj_ev(f), key_ev(f)
+        try:
+            return charge_result(f[0], getitem_(obj, key, f[0]))
+        except Exception as exc:
+            raise located(exc, span)
+    return ev
+
+
+FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice}
+
+
+def fold_constants(c, template):
+    # transforms.fold_like_jinja2 with this compile's evaluator.
+    env = c.env
+    rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
+
+    def evaluate(node, printed, c=c, env=env, rs=rs):
+        if rs.fuel <= 0 or printed and env.finalize is not None:
+            raise _NotConstantError   # (a finalize function is not folded into {{ }} here)
+        ev = c.expr(node)
+        token = enter_render(rs)
+        try:
+            value = ev([rs, None])
+            return to_str(value, rs) if printed else value
+        finally:
+            leave_render(token)
+    return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS)
+
+
+# ------------------------------------------------------------------------------------------------- the tables
 def e_no_parent_yet(c, node):
     depth = c.context_depth()
     return lambda f: context_at(f, depth).extends is None
@@ -86,7 +143,7 @@ class CompiledTemplate:
 
 
 def prepare(c, template):
-    # The AST rewrites this template needs (transforms.py, folding.py).
+    # The AST rewrites this template needs (transforms.py).
     env, source, index = c.env, c.origin[2], c.summaries.index
     # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing)
     if source is None or "**" in source or (index is None or index.slices) and may_fold(source):

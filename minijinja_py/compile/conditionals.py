@@ -85,9 +85,9 @@ def condition(c, node):
 
 def _is_chain(node):
     # Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?
-    while isinstance(node, n.Not):
+    while node.__class__ is n.Not:
         node = node.operand
-    return isinstance(node, (n.And, n.Or))
+    return node.__class__ is n.And or node.__class__ is n.Or
 
 
 def _operand_condition(c, operand):
@@ -218,7 +218,7 @@ def _if_run(c, node, branches, else_):
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
             return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
-                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons._contains)
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
             return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
@@ -388,10 +388,10 @@ def _run_nothing(f, out):
 def _equality_of(c, test):
     # (slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
     # variable of this frame or a key of one: operands.operand), else None.
-    if not isinstance(test, n.Compare) or len(test.ops) != 1:
+    if test.__class__ is not n.Compare or len(test.ops) != 1:
         return None
     (op, other), = test.ops
-    if op not in ("==", "!=") or not isinstance(other, n.Const) or not cheap_constant(other.value):
+    if op not in ("==", "!=") or other.__class__ is not n.Const or not cheap_constant(other.value):
         return None
     slot, key = in_line_place(c, test.first)
     return None if slot is None else (slot, key, other.value, op == "==")

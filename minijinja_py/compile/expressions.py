@@ -11,11 +11,10 @@ import operator
 from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
-from .arithmetic import e_binop
 from .calls import compile_call, compile_filter, compile_test
-from .comparisons import e_compare
 from .conditionals import condition
 from .operands import constant_key, constant_literal, dict_key, local_slot
+from .operators import e_binop, e_compare
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
@@ -134,7 +133,7 @@ def e_lookup(c, node):
     # x.a.b, x['a'][i], messages[idx]['role'], tool_call.function.arguments...: a chain of lookups from a variable
     # — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
     # that has the key or a list that has the index; else the general lookups, step by step.
-    general = e_getattr(c, node) if isinstance(node, n.Getattr) else e_getitem(c, node)
+    general = e_getattr(c, node) if node.__class__ is n.Getattr else e_getitem(c, node)
     steps = lookup_steps(c, node)
     if steps is None:
         return general
@@ -165,11 +164,11 @@ def lookup_steps(c, node):
     # e_lookup can walk, else None.
     steps = []
     current = node
-    while isinstance(current, (n.Getattr, n.Getitem)):
+    while current.__class__ is n.Getattr or current.__class__ is n.Getitem:
         key = dict_key(current)
         if key is not None:
             steps.append((key, None))
-        elif isinstance(current, n.Getitem) and isinstance(current.key, n.Name):
+        elif current.__class__ is n.Getitem and current.key.__class__ is n.Name:
             depth, slot, kind = c.variable(current.key.name)
             if depth != 0 or kind != PARAM:
                 return None
@@ -177,7 +176,7 @@ def lookup_steps(c, node):
         else:
             return None
         current = current.obj
-    if len(steps) < 2 or not isinstance(current, n.Name):
+    if len(steps) < 2 or current.__class__ is not n.Name:
         return None
     return c.expr(current), tuple(reversed(steps))
 
@@ -227,7 +226,7 @@ def e_getattr(c, node):
 
 def e_getitem(c, node):
     span = node.span
-    key = node.key.value if isinstance(node.key, n.Const) else None
+    key = node.key.value if node.key.__class__ is n.Const else None
     if type(key) is str and key[:1] != "_":
         slot = local_slot(c, node.obj)
         if slot is not None:

@@ -8,12 +8,12 @@ and its general closure, nothing compiled twice.
 """
 
 from ..builtins.tests import TESTS as BUILTIN_TESTS
-from .arithmetic import sum_operands
 from .context import place
 from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
+from .operators import sum_operands
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
 from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of

@@ -1,7 +1,7 @@
 """Operands: where a general closure reads a child's value in line, decided at compile time — a variable of the
 frame (its slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a
 loop variable indexing a list — and which constants compare in constant time; the child's own closure reads
-anything else. Used by the general compilers (expressions, comparisons, arithmetic, calls, output, statements)
+anything else. Used by the general compilers (expressions, operators, calls, output, statements)
 and by lower.py.
 """
 
@@ -26,6 +26,7 @@ def cheap_constant(value):
 
 # a dict's methods: d['items'] of a plain dict without that key is the method, not undefined
 DICT_NAMES = DICT_ATTRS | DICT_MUTATORS
+_GETATTR, _GETITEM, _CONST, _NAME = n.Getattr, n.Getitem, n.Const, n.Name
 
 
 def operand(c, node):
@@ -34,7 +35,7 @@ def operand(c, node):
     # that reads it in line (`f[slot]`, not MISSING; or the key of a plain dict that has it) and calls ev for
     # anything else; slot None where it is neither.
     ev = c.expr(node)
-    if isinstance(node, (n.Getattr, n.Getitem)):
+    if node.__class__ is _GETATTR or node.__class__ is _GETITEM:
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
         return (slot, key, ev) if slot is not None else (None, None, ev)
@@ -43,7 +44,7 @@ def operand(c, node):
 
 def in_line_place(c, node):
     # operand's (slot, key) for node without compiling it ((None, None) when it is not one).
-    if isinstance(node, (n.Getattr, n.Getitem)):
+    if node.__class__ is _GETATTR or node.__class__ is _GETITEM:
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
         return (slot, key) if slot is not None else (None, None)
@@ -53,7 +54,7 @@ def in_line_place(c, node):
 def local_slot(c, node):
     # The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
     # slot holds its value, or MISSING when it is undefined), else None.
-    if isinstance(node, n.Name):
+    if node.__class__ is _NAME:
         found = c.scope.find_variable(node.name) or c.variable(node.name)   # (context.where, in line: per operand)
         if found[0] == 0:
             return found[1]
@@ -66,7 +67,7 @@ def key_path(c, node, indexes=False):
     # while every step is a plain dict with the key; else None. With indexes, a step may also be a loop variable
     # indexing a list (`messages[idx]['content']`): that step is the variable's slot, an int.
     keys = []
-    while isinstance(node, (n.Getattr, n.Getitem)):
+    while node.__class__ is _GETATTR or node.__class__ is _GETITEM:
         key = dict_key(node)
         if key is None and indexes and isinstance(node, n.Getitem) and isinstance(node.key, n.Name):
             depth, slot, kind = c.variable(node.key.name)
@@ -155,11 +156,13 @@ def dict_key(node):
     # The key a Getattr/Getitem reads from a plain dict the way its general lookup would (a plain attribute
     # name, not a dict method; a constant string item), or None. A `_` name never: the sandbox refuses a dict's
     # `_` key (and the read is undefined where the dict lacks it).
-    if isinstance(node, n.Getattr):
+    # (exact classes compared: a call per key read compiled, and no node class is subclassed)
+    cls = node.__class__
+    if cls is _GETATTR:
         key = node.attr
-        if key in DICT_ATTRS or key in DICT_MUTATORS:
+        if key in DICT_NAMES:
             return None
-    elif isinstance(node, n.Getitem) and isinstance(node.key, n.Const) and type(node.key.value) is str:
+    elif cls is _GETITEM and node.key.__class__ is _CONST and node.key.value.__class__ is str:
         key = node.key.value
     else:
         return None

@@ -3,8 +3,8 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
-from .arithmetic import sum_operands
 from .operands import in_line_place, operand
+from .operators import sum_operands
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -139,9 +139,9 @@ def _print_one_part(before, part, after, counted, first_span):
 
 def _constant_text(node):
     # What a Text node, or {{ }} of a constant, prints; None for another {{ }}.
-    if isinstance(node, n.Text):
+    if node.__class__ is n.Text:
         return node.value
-    if isinstance(node.expr, n.Const):
+    if node.expr.__class__ is n.Const:
         return to_str(node.expr.value)
     return None
 
@@ -225,8 +225,8 @@ def _print_joined(c, nodes, general):
             pieces[-1] += text
             continue
         expr = node.expr
-        for item in sum_operands(expr)[0] if isinstance(expr, n.BinOp) and expr.op == "+" else (expr,):
-            if isinstance(item, n.Const) and type(item.value) is str:
+        for item in sum_operands(expr)[0] if expr.__class__ is n.BinOp and expr.op == "+" else (expr,):
+            if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
                 continue
             slot, key = in_line_place(c, item)

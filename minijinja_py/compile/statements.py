@@ -1,19 +1,28 @@
 """Statements that run in the frame they appear in: statement lists and their cost, text and {{ }}, if
-(conditionals.py), set (the block form; the inline form and assignment targets: assignment.py), with, filter
-blocks, autoescape, do, break/continue — and the scopes some of them open.
+(conditionals.py), set, with, filter blocks, autoescape, do, break/continue — and the scopes some of them open.
+
+{% set %} and assignment targets: a target node → assign(f, value) (a name, a namespace attribute, a tuple to
+unpack); the inline form → run(f, out) — a constant stored as it is, a read or a str-method filter of a read done
+in line, the accumulation refund of `{% set x = x ~ piece %}`; the block form captures its body's output.
 
 Each compiler here takes (c, node) and returns run(f, out) (see the glossary in context.py).
 """
 
+try:
+    from sys import getrefcount
+except ImportError:   # PyPy counts no references: the accumulation refund below is never given there
+    def getrefcount(value):
+        return 3   # (more than "our `old` and the argument": the value may be held elsewhere)
+
 from ..analysis.symbols import Scope, analyze, target_names
-from .assignment import assigner, namespace_check, s_assign
 from .calls import compile_filter_step
 from .conditionals import and_or_parts, if_parts, if_runner, s_if
+from .operands import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
-from ..core.errors import PythonSyntaxTwin, TemplateSyntaxError, error_at, located
-from ..core.state import MISSING, out_of_fuel
+from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
-from ..runtime.objects import BreakLoop, ContinueLoop, NotText, join_output
+from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, Namespace, NotText, join_output, namespace_set
 from ..syntax import nodes as n
 
 __all__ = [
@@ -141,6 +150,242 @@ def _captured_scope_body(c, node, filters=()):
 def analyze_expression_loads(scope, expr):
     # The names an expression evaluated in `scope` reads (the filters of a set or filter block).
     analyze(scope, (n.ExprStmt(n.NO_SPAN, expr),))
+
+
+# -------------------------------------------------------------------------------------------------------- set
+def assigner(c, target):
+    # A target node → assign(f, value), in the current scope.
+    if isinstance(target, n.NameTarget):
+        slot = c.scope.refs[target.name]
+
+        def assign(f, value, slot=slot):
+            f[slot] = value
+        return assign
+    if isinstance(target, n.NamespaceTarget):
+        return _namespace_assigner(c, target)
+    return _tuple_assigner(c, target)
+
+
+def _namespace_assigner(c, target):
+    # assigner's assign(f, value) of `ns.attr`. (Apart from assigner, as _tuple_assigner: assigner makes no cell
+    # for the plain name, its commonest target.)
+    read = e_read(c, target.name)
+    attr, span = target.attr, target.span
+
+    def assign_ns(f, value, attr=attr, read=read, span=span):
+        try:
+            namespace_set(read(f), attr, value)
+        except Exception as exc:
+            raise located(exc, span)
+    return assign_ns
+
+
+def _tuple_assigner(c, target):
+    # assigner's assign(f, value) of a tuple of targets (`for key, value in ...`).
+    subs = tuple(assigner(c, t) for t in target.items)
+    count = len(subs)
+    span = target.span
+
+    def assign_tuple(f, value, count=count, span=span, subs=subs):
+        try:
+            items = _unpack(value, count)
+        except Exception as exc:
+            raise located(exc, span)
+        for sub, item in zip(subs, items):
+            sub(f, item)
+
+    if count == 2 and all(isinstance(t, n.NameTarget) for t in target.items):
+        first, second = (c.scope.refs[t.name] for t in target.items)
+
+        def assign_pair(f, value, assign_tuple=assign_tuple, first=first, second=second):
+            # `for key, value in d.items()`: a pair of the frame's variables from a 2-tuple in one go
+            if type(value) is tuple and len(value) == 2:
+                f[first], f[second] = value
+            else:
+                assign_tuple(f, value)
+        return assign_pair
+    return assign_tuple
+
+
+def e_read(c, name):
+    # ev(f) reading the variable `name` as seen from the current scope.
+    return c.expr(n.Name(n.NO_SPAN, name))
+
+
+def _unpack(value, count):
+    # a, b = value with Python's errors, without trusting len().
+    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
+        iterator = iter(value)
+        items = []
+        for item in iterator:
+            items.append(item)
+            if len(items) > count:
+                break
+    else:
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    if len(items) < count:
+        raise ValueError(f"not enough values to unpack (expected {count}, got {len(items)})")
+    if len(items) > count:
+        raise ValueError(f"too many values to unpack (expected {count})")
+    return items
+
+
+def namespace_check(c, target):
+    # check(f) for {% set ns.attr ... %} and {% set ns.attr, y ... %}: as Jinja2, each `ns` must be a namespace
+    # before the value is computed (None for other targets).
+    items = target.items if isinstance(target, n.TupleTarget) else (target,)
+    refs = tuple((e_read(c, t.name), t.span) for t in items if isinstance(t, n.NamespaceTarget))
+    if not refs:
+        return None
+
+    def check(f, refs=refs):
+        for read, span in refs:
+            if not isinstance(read(f), Namespace):
+                raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+    return check
+
+
+def _accumulates(target, value):
+    # Is it {% set x = x ~ ... %} / {% set ns.a = ns.a + ... %}: the target's old value the first operand?
+    left = value
+    while left.__class__ is n.Concat or left.__class__ is n.BinOp:
+        if left.__class__ is n.Concat:
+            left = left.items[0]
+        elif left.op == "+":
+            left = left.left
+        else:
+            return False
+    if isinstance(target, n.NameTarget):
+        return isinstance(left, n.Name) and left.name == target.name
+    return isinstance(target, n.NamespaceTarget) and isinstance(left, n.Getattr) and left.attr == target.attr \
+        and isinstance(left.obj, n.Name) and left.obj.name == target.name
+
+
+def _refund(rs, old):
+    # {% set ns.out = ns.out ~ piece %}: the engine charged building the whole new string, but once the target
+    # is rebound the old one is freed (when nothing else holds it), so what the render keeps grew by the piece
+    # only. Refund all but the copying time, so that the common accumulation costs in proportion to its result,
+    # not to its square.
+    if len(old) > 4096 and getrefcount(old) <= 3:  # the caller's `old`, ours and getrefcount's argument
+        size = len(old)
+        rs.fuel += (size >> CHAR_SHIFT) - (size >> 10) if type(old) is str else size - (size >> 4)
+
+
+def s_assign(c, node):
+    target = node.target
+    accumulates = _accumulates(target, node.value)
+    if not accumulates and isinstance(target, n.NameTarget):
+        return _name_assignment(c, c.scope.refs[target.name], node.value)
+    if isinstance(target, n.NamespaceTarget) and target.attr[:1] != "_":
+        return _namespace_assignment(c, target, node.value, accumulates)
+    ev = c.expr(node.value)
+    assign = assigner(c, target)
+    check = namespace_check(c, target)
+    if not accumulates:
+        def run(f, out, assign=assign, check=check, ev=ev):
+            if check is not None:
+                check(f)
+            assign(f, ev(f))
+        return run
+    slot = c.scope.refs[target.name]   # (a name: a namespace's `_private` attribute is not an accumulation)
+
+    def run_accumulating(f, out, assign=assign, ev=ev, slot=slot):
+        old = f[slot]
+        old = old if type(old) in (str, list) else ""
+        assign(f, ev(f))
+        _refund(f[0], old)
+    return run_accumulating
+
+
+def _name_assignment(c, slot, value):
+    # {% set name = value %}: a constant stored as it is (a scalar, or a tuple of them: one object, as Jinja2's);
+    # a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else.
+    constant = constant_literal(c, value)
+    if constant is not MISSING:
+        def run_constant(f, out, slot=slot, constant=constant):   # (defaults: cheaper per call than free variables)
+            f[slot] = constant
+        return run_constant
+    filtered = _str_method_of(c, value)
+    if filtered is not None:
+        return _name_from_str_method(c, slot, value, *filtered)
+    source, key, ev = operand(c, value)
+    if source is None:
+        def run_name(f, out, slot=slot, ev=ev):
+            f[slot] = ev(f)
+        return run_name
+    if key is None:
+        def run_copy(f, out, slot=slot, source=source, ev=ev):   # {% set content = text %}
+            found = f[source]
+            f[slot] = found if found is not MISSING else ev(f)
+        return run_copy
+
+    def run_read(f, out, slot=slot, source=source, key=key, ev=ev):   # {% set content = message['content'] %}
+        found = f[source]
+        if type(found) is dict and key in found:
+            f[slot] = found[key]
+        else:
+            f[slot] = ev(f)
+    return run_read
+
+
+def _str_method_of(c, value):
+    # (method, source, key) of `read|trim` (a filter that is a str method, applied to a variable of this frame or
+    # a constant key of one: operands.operand's), or None.
+    if not isinstance(value, n.Filter) or not value.args.empty or value.value is None:
+        return None
+    method = getattr(c.filters.get(value.name), "mj_str_method", None)
+    inner = value.value
+    key = dict_key(inner) if isinstance(inner, (n.Getattr, n.Getitem)) else None
+    source = local_slot(c, inner.obj if key is not None else inner)
+    return None if method is None or source is None else (method, source, key)
+
+
+def _name_from_str_method(c, slot, value, method, source, key):
+    # {% set name = m.content|trim %}: a short plain str read in line gets the method (what the filter is on it,
+    # uncharged as the filter's own form); anything else through the filter's closure.
+    ev = c.expr(value)
+    if key is None:
+        def run_method_of_name(f, out, slot=slot, source=source, method=method, ev=ev):   # {% set role = role|upper %}
+            found = f[source]
+            f[slot] = method(found) if type(found) is str and len(found) < BIG_STR else ev(f)
+        return run_method_of_name
+
+    def run_method(f, out, slot=slot, source=source, key=key, method=method, ev=ev):   # {% set r = m.role|lower %}
+        found = f[source]
+        if type(found) is dict and key in found:
+            found = found[key]
+            if type(found) is str and len(found) < BIG_STR:
+                f[slot] = method(found)
+                return
+        f[slot] = ev(f)
+    return run_method
+
+
+def _namespace_assignment(c, target, value, accumulates):
+    # {% set ns.attr = value %} (attr not `_private`, which a chat namespace refuses): ns checked to be a
+    # namespace first, as Jinja2 does, then the value computed (a constant as it is) and stored, with the
+    # accumulation refund (_refund) when it is `ns.attr = ns.attr ~ ...`. ns is read in line where it is a
+    # variable of this frame.
+    read, attr, span = e_read(c, target.name), target.attr, target.span
+    slot = local_slot(c, n.Name(target.span, target.name))
+    constant = constant_literal(c, value)
+    ev = c.expr(value) if constant is MISSING else None
+
+    def run(f, out, accumulates=accumulates, attr=attr, constant=constant, ev=ev, read=read, slot=slot, span=span):
+        ns = f[slot] if slot is not None else MISSING
+        if type(ns) is not ChatNamespace:
+            if ns is MISSING:
+                ns = read(f)
+            if not isinstance(ns, Namespace):
+                raise error_at(TemplateRuntimeError, "cannot assign attribute on non-namespace object", span)
+        if not accumulates:
+            ns._attrs[attr] = constant if ev is None else ev(f)
+            return
+        old = ns._attrs.get(attr, "")
+        old = old if type(old) in (str, list) else ""
+        ns._attrs[attr] = ev(f)
+        _refund(f[0], old)
+    return run
 
 
 def s_assign_block(c, node):

@@ -24,7 +24,7 @@ def _escaped(text):
         .replace("'", "&#39;")
 
 
-escaped_text = _escaped   # (what Markup + a plain str escapes the str with: arithmetic.py's Markup chains)
+escaped_text = _escaped   # (what Markup + a plain str escapes the str with: operators.py's Markup chains)
 
 
 def _text(value):
