@@ -297,6 +297,18 @@ def test_workers_are_capped_at_the_cpus_and_the_blocks(monkeypatch):
         started.clear()
 
 
+def test_a_full_window_freed_at_once_does_not_end_the_batch(tmp_path):
+    """One worker held on the oldest item while the other fills the window (a loaded machine does that): when
+    the oldest comes back every result is handed back at once and no worker is busy, and the schedule must go on
+    sending, not take that for the end of the input (it did: a batch fed from a pipe ended with status 0 after a
+    few thousand lines)."""
+    import pool_workers
+    from minijinja_py.chat.workers import WINDOW, ordered_results
+    items = ((n, n) for n in range(40))
+    got = list(ordered_results(pool_workers.slow_first, str(tmp_path / "released"), items, 2))
+    assert WINDOW == 3 and got == [(n, n) for n in range(40)]
+
+
 def test_a_thousand_workers_start_no_more_processes_than_cpus(tmp_path):
     source = jsonl(tmp_path / "many.jsonl", [CONVERSATION] * 3000)
     status, stdout, err = cli(tmp_path, "batch", "hermes4", source, "-o", "-", "--workers", "1000", "--quiet")

@@ -168,8 +168,10 @@ def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> 
         while handed in done:
             yield done.pop(handed), tags.pop(handed)
             handed += 1
-        if not busy:  # everything sent was handed back, and nothing is left to send
-            return
+        if not busy:  # everything sent was handed back: the end if nothing is left to send; else the window
+            if exhausted:  # was full (an oldest item held it), and it is empty now
+                return
+            continue
         for connection in wait([pool.connections[w] for w in busy]):
             worker = pool.connections.index(connection)
             number, ok, result = _receive(pool, worker)
