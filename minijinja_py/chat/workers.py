@@ -3,7 +3,8 @@
 Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
 large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
 worker blocked writing a large result). Workers ignore SIGINT: Ctrl-C is the parent's, which stops every
-worker and reaps it before it goes on. At most `workers * WINDOW` items are in flight or waiting to be handed
+worker and reaps it before it goes on, also when it comes while the workers start. A worker holds no parent's
+end of a pipe, so it sees the end of its input and leaves when the parent dies without stopping it (kill -9). At most `workers * WINDOW` items are in flight or waiting to be handed
 back in order, so memory does not follow the input's length.
 """
 
@@ -23,9 +24,15 @@ class WorkerFailed(Exception):
     """A worker process died, or its function raised: the message says which and how."""
 
 
-def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any) -> None:
+def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any,
+                 parent_ends: "tuple[Any, ...]") -> None:
+    # Started with SIGINT and SIGTERM blocked (_StopSignalsHeld): their handling is set before they can come.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+    for end in parent_ends:  # inherited by the fork: held here, they would hide the parent's death from recv()
+        end.close()
     while True:
         try:
             message = connection.recv()
@@ -40,15 +47,23 @@ def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: 
             connection.send((number, False, f"{type(exc).__name__}: {exc}"))
 
 
-class _SigintHeld:
-    # SIGINT held while workers start: processes forked meanwhile do not die of it (they ignore it from their
-    # first line on), and a Ctrl-C that came meanwhile is raised as KeyboardInterrupt at the end. Off the main
-    # thread, where signals cannot be changed, it does nothing.
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
-    def __enter__(self) -> "_SigintHeld":
+
+class _StopSignalsHeld:
+    # SIGINT and SIGTERM blocked while workers start, so that a Ctrl-C or SIGTERM never lands between a fork and
+    # the pool's record of the process (a worker nobody stops): a process forked meanwhile starts with them
+    # blocked and sets its own handling first; the parent gets one that came meanwhile as it leaves (its handler
+    # raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot be blocked
+    # (Windows), SIGINT is held by a handler instead, on the main thread only.
+
+    def __enter__(self) -> "_StopSignalsHeld":
         self.came = False
         self.previous: Any = None
-        if threading.current_thread() is threading.main_thread():
+        self.mask: Any = None
+        if hasattr(signal, "pthread_sigmask"):
+            self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+        elif threading.current_thread() is threading.main_thread():
             self.previous = signal.signal(signal.SIGINT, self._hold)
         return self
 
@@ -56,6 +71,8 @@ class _SigintHeld:
         self.came = True
 
     def __exit__(self, *exc: Any) -> None:
+        if self.mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.mask)  # a pending signal's handler runs here
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
         if self.came and exc[0] is None:
@@ -68,15 +85,28 @@ class _Pool:
     def __init__(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
         self.processes: "list[Any]" = []
         self.connections: "list[Any]" = []
+        try:
+            with _StopSignalsHeld():
+                for _ in range(workers):
+                    self._start(function, context)
+        except BaseException:  # a signal that came meanwhile, or a failed start: the started ones are stopped
+            self.stop(False)
+            raise
+
+    def _start(self, function: Callable[[Any, Any], Any], context: Any) -> None:
         made = multiprocessing.get_context()
-        with _SigintHeld():
-            for _ in range(workers):
-                parent, child = made.Pipe()
-                process = made.Process(target=_worker_main, args=(child, function, context), daemon=True)
-                self.processes.append(process)
-                self.connections.append(parent)
-                process.start()
-                child.close()
+        parent, child = made.Pipe()
+        process = made.Process(target=_worker_main, daemon=True,
+                               args=(child, function, context, (*self.connections, parent)))
+        try:
+            process.start()
+        except BaseException:
+            parent.close()
+            raise
+        finally:
+            child.close()
+        self.processes.append(process)
+        self.connections.append(parent)
 
     def stop(self, finished: bool) -> None:
         # Finished: each worker told to end; otherwise terminated. Every worker is reaped; a second Ctrl-C
@@ -138,8 +168,10 @@ def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> 
         while handed in done:
             yield done.pop(handed), tags.pop(handed)
             handed += 1
-        if not busy:  # everything sent was handed back, and nothing is left to send
-            return
+        if not busy:  # everything sent was handed back: the end if nothing is left to send; else the window
+            if exhausted:  # was full (an oldest item held it), and it is empty now
+                return
+            continue
         for connection in wait([pool.connections[w] for w in busy]):
             worker = pool.connections.index(connection)
             number, ok, result = _receive(pool, worker)

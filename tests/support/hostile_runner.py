@@ -10,7 +10,8 @@ Child side (hostile_child.py): reads one JSON request a line, runs it and writes
 phase (compile + render, a follow-up render, the repeats, the cross-render probes) is announced with a "tick"
 line, so the parent's clocks and memory baseline follow the phase. Time limits count CPU time (the worker's
 user + system time, read from /proc), so that a busy machine does not turn a slow case into a failing one; a
-wall-clock guard (WALL_FACTOR times longer) stops a worker that blocks. Per phase the child measures wall and CPU time and the peak memory growth: writing "5" to
+wall-clock guard (WALL_FACTOR times longer) stops a worker that blocks (one that is not runnable: a runnable one
+is computing, perhaps waiting for a CPU on a loaded machine, and its CPU limit stops it). Per phase the child measures wall and CPU time and the peak memory growth: writing "5" to
 /proc/self/clear_refs resets VmHWM to the current RSS, so VmHWM − RSS-before is what the phase added at its
 peak (checked to work on Linux; where it does not, peak_mb is None and the limit cannot be checked).
 
@@ -102,6 +103,14 @@ class _Worker:
         except (OSError, IndexError, ValueError):
             return None
 
+    def runnable(self):
+        """Whether the worker is running or waiting for a CPU (Linux /proc state R), not blocked; False if unknown."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] == "R"
+        except (OSError, IndexError):
+            return False
+
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -148,26 +157,33 @@ def run(requests, engine="minijinja_py", workers=None, case_seconds=None, kill_m
             if check:
                 last_memory_check = now
             for worker in pool:
-                if worker.request is None:
-                    continue
-                if now > worker.deadline:
-                    _fail(worker, results, selector, registered, "hang",
-                          f"still running after {limits['seconds'] * WALL_FACTOR:g} s (wall) in phase {worker.phase}"
-                          if worker.phase != "setup" else f"no progress for {SETUP_SECONDS} s before the case ran")
-                elif check and worker.base_cpu is not None and \
-                        (worker.cpu_seconds() or 0) - worker.base_cpu > limits["seconds"]:
-                    _fail(worker, results, selector, registered, "hang",
-                          f"still running after {limits['seconds']:g} s of CPU in phase {worker.phase}")
-                elif check and worker.base_kb is not None:
-                    rss = worker.rss_kb()
-                    if rss is not None and rss - worker.base_kb > limits["kill_kb"]:
-                        _fail(worker, results, selector, registered, "memory",
-                              f"grew past {limits['kill_kb'] // 1024} MB in phase {worker.phase} (killed)")
+                if worker.request is not None:
+                    _watch(worker, results, selector, registered, limits, now, check)
     finally:
         for worker in pool:
             worker.kill()
         selector.close()
     return results
+
+
+def _watch(worker, results, selector, registered, limits, now, check):
+    # A busy worker's limits, the measured ones first (memory, then CPU), so that a parent that ran late does
+    # not report a grown or spinning worker as a blocked one. The wall-clock guard stops a worker that blocks:
+    # in a timed phase, one still runnable is computing (on a loaded machine it waits for a CPU), and the CPU
+    # limit stops it.
+    if check and worker.base_kb is not None:
+        rss = worker.rss_kb()
+        if rss is not None and rss - worker.base_kb > limits["kill_kb"]:
+            _fail(worker, results, selector, registered, "memory",
+                  f"grew past {limits['kill_kb'] // 1024} MB in phase {worker.phase} (killed)")
+            return
+    if check and worker.base_cpu is not None and (worker.cpu_seconds() or 0) - worker.base_cpu > limits["seconds"]:
+        _fail(worker, results, selector, registered, "hang",
+              f"still running after {limits['seconds']:g} s of CPU in phase {worker.phase}")
+    elif now > worker.deadline and (worker.base_cpu is None or not worker.runnable()):
+        _fail(worker, results, selector, registered, "hang",
+              f"still running after {limits['seconds'] * WALL_FACTOR:g} s (wall) in phase {worker.phase}"
+              if worker.phase != "setup" else f"no progress for {SETUP_SECONDS} s before the case ran")
 
 
 def _read(worker, results, selector, registered, seconds):

@@ -49,3 +49,17 @@ def compiled_identity(pickled_twice):
     """In a worker: are two unpickles of one pickled Template one compiled object?"""
     import pickle
     return pickle.loads(pickled_twice[0]) is pickle.loads(pickled_twice[1])
+
+
+def slow_first(context, item):
+    """ordered_results' function for the window test: item 0 waits until the others are done (a worker the
+    machine's scheduler left behind), the others answer at once."""
+    import os
+    import time
+    if item == 0:
+        deadline = time.monotonic() + 30
+        while not os.path.exists(context) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    elif item == 5:  # the last item the window (2 workers x WINDOW 3) lets out while item 0 is held
+        open(context, "w").close()
+    return item
