@@ -368,20 +368,39 @@ class _Terminated(BaseException):
     file) as for Ctrl-C."""
 
 
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise _Terminated
+class _StopSignals:
+    # The handler of SIGTERM and Ctrl-C: the first ends the run (raised where the program is, so that it cleans
+    # up); later ones are ignored until the process exits, since the clean-up they would cut short is under way,
+    # and a handler put back meanwhile would kill the process as it exits (status -15 or -2 instead of 143 or
+    # 130) or print a traceback.
+
+    def __init__(self) -> None:
+        self.came = False
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        if not self.came:
+            self.came = True
+            raise _Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input, 130
     interrupted, 143 terminated). Never raises: every failure is one line on stderr."""
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _raise_terminated) if main_thread else None
+    handled = [signal.SIGTERM]
+    if threading.current_thread() is not threading.main_thread():
+        handled = []
+    elif signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
+        handled.append(signal.SIGINT)
+    stop = _StopSignals()
+    previous = {signum: signal.signal(signum, stop) for signum in handled}
     try:
         return _main(argv)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        if not stop.came:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        elif hasattr(signal, "pthread_sigmask"):  # the process is ending: later signals wait until it is gone
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))
 
 
 def _main(argv: Optional[Sequence[str]]) -> int:

@@ -372,6 +372,48 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
     assert os.listdir(tmp_path) == []  # neither a half output under the final name nor a temporary file
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs /proc to see the stop begin")
+@pytest.mark.parametrize("attempt", range(2))
+@pytest.mark.parametrize("again", ["sigterm", "ctrl-c"])
+def test_more_signals_while_a_pooled_batch_stops_end_it_as_one(tmp_path, long_input, attempt, again):
+    """SIGTERM, then more SIGTERMs or Ctrl-Cs from the moment the stop has begun (a worker reaped) until the batch
+    has exited: the same clean end as one SIGTERM (status 143, one line, every worker reaped, no output file),
+    never a stop cut short, a traceback, or the process killed as it exits (status -15 or -2)."""
+    out = tmp_path / "out.jsonl"
+    child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "batch", "hermes4", long_input, "-o", str(out),
+                              "--workers", "2", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             cwd=ROOT, preexec_fn=_as_from_a_terminal, start_new_session=True)
+    try:
+        started = time.monotonic()
+        while len(_children(child.pid)) < 2 and child.poll() is None and time.monotonic() - started < 60:
+            time.sleep(0.01)
+        assert len(_children(child.pid)) == 2, child.poll()
+        child.send_signal(signal.SIGTERM)
+        sent = time.monotonic()
+        while len(_children(child.pid)) == 2 and time.monotonic() - sent < MAX_SECONDS:
+            time.sleep(0.0005)  # the first SIGTERM is handled: the workers are being stopped
+        while child.poll() is None and time.monotonic() - sent < MAX_SECONDS:
+            try:
+                if again == "sigterm":
+                    child.send_signal(signal.SIGTERM)
+                else:
+                    os.killpg(child.pid, signal.SIGINT)  # as a terminal sends it
+            except ProcessLookupError:
+                break
+            time.sleep(0.0005)
+        stderr = child.communicate(timeout=MAX_SECONDS)[1]
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    assert (child.returncode, stderr) == (143, b"error: terminated\n")
+    deadline = time.monotonic() + 2
+    while _group_alive(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(child.pid), "a worker outlived the batch"
+    assert os.listdir(tmp_path) == []
+
+
 def _children(pid):
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:

@@ -3,9 +3,10 @@
 Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
 large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
 worker blocked writing a large result). Workers ignore SIGINT: Ctrl-C is the parent's, which stops every
-worker and reaps it before it goes on, also when it comes while the workers start. A worker holds no parent's
-end of a pipe, so it sees the end of its input and leaves when the parent dies without stopping it (kill -9). At most `workers * WINDOW` items are in flight or waiting to be handed
-back in order, so memory does not follow the input's length.
+worker and reaps it before it goes on, also when it comes while the workers start or stop. A worker holds no
+parent's end of a pipe, so it sees the end of its input and leaves when the parent dies without stopping it
+(kill -9). At most `workers * WINDOW` items are in flight or waiting to be handed back in order, so memory does
+not follow the input's length.
 """
 
 import multiprocessing
@@ -51,11 +52,11 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 class _StopSignalsHeld:
-    # SIGINT and SIGTERM blocked while workers start, so that a Ctrl-C or SIGTERM never lands between a fork and
-    # the pool's record of the process (a worker nobody stops): a process forked meanwhile starts with them
-    # blocked and sets its own handling first; the parent gets one that came meanwhile as it leaves (its handler
-    # raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot be blocked
-    # (Windows), SIGINT is held by a handler instead, on the main thread only.
+    # SIGINT and SIGTERM blocked while workers start or stop, so that a Ctrl-C or SIGTERM never lands between a fork
+    # and the pool's record of the process, nor cuts a stop short (a worker nobody stops): a process forked
+    # meanwhile starts with them blocked and sets its own handling first; the parent gets one that came meanwhile as
+    # it leaves (its handler raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot
+    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only.
 
     def __enter__(self) -> "_StopSignalsHeld":
         self.came = False
@@ -109,11 +110,10 @@ class _Pool:
         self.connections.append(parent)
 
     def stop(self, finished: bool) -> None:
-        # Finished: each worker told to end; otherwise terminated. Every worker is reaped; a second Ctrl-C
-        # meanwhile is ignored.
-        main = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
+        # Finished: each worker told to end; otherwise terminated. Every worker is reaped with SIGINT and SIGTERM
+        # held, so that a signal meanwhile (a second Ctrl-C or SIGTERM, or the first as a finished batch stops)
+        # cannot cut the reaping short: its handler runs once every worker is gone.
+        with _StopSignalsHeld():
             for connection, process in zip(self.connections, self.processes):
                 if finished:
                     try:
@@ -128,9 +128,6 @@ class _Pool:
                     process.kill()
                     process.join()
                 connection.close()
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
 
 
 def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "Iterator[tuple[Any, Any]]",
