@@ -492,10 +492,10 @@ class ParsedTemplate(nodes.Template):
 
 
 class _Cached:
-    # A from_string cache entry: the compiled template without its environment, and the one last handed out, held weakly
-    # (the same object is returned while someone holds it). A cache holding its templates would make a reference cycle
-    # (environment → cache → template → environment): an environment dropped with its templates would then wait for the
-    # cyclic collector, whose passes walk every closure of every such template.
+    # A from_string cache entry: the compiled template without its environment, and the one last handed out, held
+    # weakly (the same object is returned while someone holds it). A cache holding its templates would make a
+    # reference cycle (environment → cache → template → environment): an environment dropped with its templates would
+    # then wait for the cyclic collector, whose passes walk every closure of every such template.
 
     __slots__ = ("detached", "last")
 

@@ -41,7 +41,8 @@ def place(span):
     if span.__class__ is int:
         return span
     line, col, _, _, end_line, end_col = span
-    if col > MAX_POSITION or end_line > MAX_POSITION or end_col > MAX_POSITION:   # (not max(): a call per node compiled)
+    # (not max(): a call per node compiled)
+    if col > MAX_POSITION or end_line > MAX_POSITION or end_col > MAX_POSITION:
         return span
     # line << 60 | col << 40 | end_line << 20 | end_col, with fewer operations on multi-digit ints
     return (line << 20 | col) << 40 | (end_line << 20 | end_col)

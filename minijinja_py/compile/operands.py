@@ -10,8 +10,8 @@ from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
-__all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set", "read_path", "path_reader", "dict_key",
-           "constant_literal", "constant_key"]
+__all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
+           "read_path", "path_reader", "dict_key", "constant_literal", "constant_key"]
 
 
 def cheap_constant(value):

@@ -26,8 +26,8 @@ from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, Namespace,
 from ..syntax import nodes as n
 
 __all__ = [
-    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop", "assigner",
-    "if_parts", "if_runner", "and_or_parts", "s_assign", "STATEMENT_COMPILERS",
+    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop",
+    "assigner", "if_parts", "if_runner", "and_or_parts", "s_assign", "STATEMENT_COMPILERS",
 ]
 
 
