@@ -315,10 +315,10 @@ class Parser:
             action = (actions[state] or row(state)).get(kind)
             if action is None or action >= 0:
                 break
-            how, origin = (rules[~action] or self._rule(~action))[:2]
-            if how is not _UNIT:
+            rule = rules[~action] or self._rule(~action)
+            if rule[0] is not _UNIT:
                 break
-            state = goto[origin]
+            state = goto[rule[1]]
         return state
 
 
