@@ -511,7 +511,19 @@ def build():
                 edit(prefix) + edit(base["terminals"][name][len(prefix):]) != tables["terminals"][name]
                 for prefix, names, _ in base["families"] for name in names):
             raise SystemExit(f"the families do not survive the option edits for {options}")
-    return {key: base[key] for key in sorted(base)}
+    return _one_of_each_text({key: base[key] for key in sorted(base)}, {})
+
+
+def _one_of_each_text(value, seen):
+    """value with each text (str) one object wherever it occurs (seen: text → that object), which marshal then
+    writes once and refers to (the names of terminals recur in most tables: the driver loads one str per name)."""
+    if isinstance(value, str):
+        return seen.setdefault(value, value)
+    if isinstance(value, list):
+        return [_one_of_each_text(item, seen) for item in value]
+    if isinstance(value, dict):
+        return {_one_of_each_text(key, seen): _one_of_each_text(item, seen) for key, item in value.items()}
+    return value
 
 
 def committed():
