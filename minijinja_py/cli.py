@@ -149,7 +149,7 @@ def _read_json(path: str, what: str) -> Any:
     MAX_CONVERSATION_BYTES. Unreadable or not JSON: UsageError (exit status 2)."""
     try:
         if path == "-":
-            data = read_stream(sys.stdin.buffer, MAX_CONVERSATION_BYTES, "<stdin>", what)
+            data = read_stream(_standard_stream("stdin").buffer, MAX_CONVERSATION_BYTES, "<stdin>", what)
         else:
             data = read_regular(path, MAX_CONVERSATION_BYTES, what)
     except FileProblem as exc:
@@ -207,10 +207,77 @@ def _chat_template(args: argparse.Namespace) -> ChatTemplate:
     return ChatTemplate(source, limits=_limits(args), name=label, special_tokens=special)
 
 
+# -------------------------------------------------------------------------------------- standard streams
+class _Stderr:
+    # sys.stderr as the command writes to it: a line that cannot be written (stderr closed, its reader gone) is
+    # dropped, since there is nowhere to say so; the exit status still tells.
+
+    def write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def flush(self) -> None:
+        pass  # every write is flushed
+
+    def isatty(self) -> bool:
+        try:
+            return sys.stderr.isatty()
+        except (OSError, ValueError, AttributeError):
+            return False
+
+
+_STDERR = _Stderr()
+
+
+def _standard_stream(name: str) -> Any:
+    # sys.stdin or sys.stdout; UsageError when the process was started with it closed (`<&-`, `>&-`).
+    stream = getattr(sys, name)
+    if stream is None:
+        raise UsageError(f"{name}: cannot {'read' if name == 'stdin' else 'write'} (it is closed)")
+    return stream
+
+
+def _print(text: str) -> None:
+    # Text to stdout, flushed: a closed or failing stdout is the command's UsageError (not Python's report and
+    # status 120 at exit); its reader gone stays a BrokenPipeError (the command ends quietly).
+    try:
+        stdout = _standard_stream("stdout")
+        stdout.write(text)
+        stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"stdout: cannot write ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def _let_standard_streams_close() -> None:
+    # Before the process exits: what stdout and stderr still hold, they are sent to /dev/null when it cannot go
+    # (the reader gone), so that Python's flush at exit neither prints its report nor sets status 120.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            try:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, stream.fileno())
+                os.close(null)
+            except (OSError, ValueError):
+                pass
+
+
 # ------------------------------------------------------------------------------------------------- commands
 def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Optional[str]]) -> None:
     """UsageError when the output (a path, or '-' for stdout) is one of the inputs, by device and inode: checked
-    before anything is opened for writing, so that `-o` naming the input (or a link to it) never empties it."""
+    before anything is opened for writing, so that `-o` naming the input (or a link to it) never empties it. A
+    standard stream the command uses and the process was started without is a UsageError here too."""
+    if "-" in inputs:
+        _standard_stream("stdin")
+    if (args.output or "-") == "-":
+        _standard_stream("stdout")
     if args.output is None:
         return
     named = [path for path in inputs if path is not None]
@@ -265,7 +332,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
 def _open_input(path: str) -> IO[bytes]:
     if path == "-":
-        return sys.stdin.buffer
+        return _standard_stream("stdin").buffer  # type: ignore[no-any-return]
     try:
         return open_regular(path, "input")
     except FileProblem as exc:
@@ -282,11 +349,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     try:
         status, rendered, skipped, seconds = _batch_to(args, template, options, source)
     finally:
-        if source is not sys.stdin.buffer:
+        if source is not getattr(sys.stdin, "buffer", None):
             source.close()
     if not args.quiet:
         rate = rendered / seconds if seconds > 0 else 0.0
-        sys.stderr.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
+        _STDERR.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
     return status
 
 
@@ -295,10 +362,10 @@ def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOp
     """Run the batch into its output; the output keeps its final name only when every line was rendered or
     skipped (status 0): a failed or interrupted run leaves the final name as it was."""
     output = _open_output(args.output)
-    progress = Progress(input_size(source), quiet=args.quiet)
+    progress = Progress(input_size(source), quiet=args.quiet, stream=_STDERR)  # type: ignore[arg-type]
 
     def report(number: int, message: str) -> None:
-        sys.stderr.write(f"error: {args.input}:{number}: {message}\n")
+        _STDERR.write(f"error: {args.input}:{number}: {message}\n")
 
     status = 2
     try:
@@ -342,22 +409,22 @@ def _cmd_check(args: argparse.Namespace) -> int:
                for key, text in named.items()}
     ok = all(report["ok"] for report in reports.values())
     if args.json:
-        sys.stdout.write(json.dumps({"template": label, "ok": ok, "templates": reports}, ensure_ascii=False,
-                                    indent=2) + "\n")
+        _print(json.dumps({"template": label, "ok": ok, "templates": reports}, ensure_ascii=False,
+                          indent=2) + "\n")
         return 0 if ok else 1
     for key, report in reports.items():
         shown = f"{label}:{key}" if len(named) > 1 else label
         if report["ok"]:
-            sys.stdout.write(f"{shown}: ok\n  variables: {', '.join(report['variables']) or '(none)'}\n")
+            _print(f"{shown}: ok\n  variables: {', '.join(report['variables']) or '(none)'}\n")
         else:
-            sys.stderr.write(f"error: {report['error']['text']}\n")
+            _STDERR.write(f"error: {report['error']['text']}\n")
     return 0 if ok else 1
 
 
 def _run(argv: Optional[Sequence[str]]) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
-        sys.stdout.write("".join(name + "\n" for name in seed_template_names()))
+        _print("".join(name + "\n" for name in seed_template_names()))
         return 0
     commands = {"render": _cmd_render, "batch": _cmd_batch, "check": _cmd_check}
     return commands[args.command](args)
@@ -369,61 +436,95 @@ class _Terminated(BaseException):
 
 
 class _StopSignals:
-    # The handler of SIGTERM and Ctrl-C: the first ends the run (raised where the program is, so that it cleans
-    # up); later ones are ignored until the process exits, since the clean-up they would cut short is under way,
-    # and a handler put back meanwhile would kill the process as it exits (status -15 or -2 instead of 143 or
-    # 130) or print a traceback.
+    # The handler of SIGTERM and Ctrl-C while a command runs: the first raises where the program is (so that it
+    # cleans up); later ones, and any once the command's outcome is decided (armed False), change nothing, since
+    # the clean-up or the report they would cut short is under way.
 
     def __init__(self) -> None:
-        self.came = False
+        self.armed = True
+        self.previous: dict[int, Any] = {}
 
     def __call__(self, signum: int, frame: Any) -> None:
-        if not self.came:
-            self.came = True
+        if self.armed:
+            self.armed = False
             raise _Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        handled = [signal.SIGTERM]
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
+            handled.append(signal.SIGINT)
+        for signum in handled:
+            self.previous[signum] = signal.getsignal(signum)  # recorded first: restore() puts back what it took
+            signal.signal(signum, self)
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(signum, handler)
+
+    def hold_until_exit(self) -> None:
+        # The process exits next: its signals stay blocked until it is gone (Python puts the default handlers
+        # back as it finishes, and a signal then would kill it: status -15 or -2 instead of the command's).
+        if self.previous and hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(self.previous))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input, 130
-    interrupted, 143 terminated). Never raises: every failure is one line on stderr."""
-    handled = [signal.SIGTERM]
-    if threading.current_thread() is not threading.main_thread():
-        handled = []
-    elif signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
-        handled.append(signal.SIGINT)
+    """Run the command line in this process; returns the exit status (0 done, 1 template error, 2 usage or
+    input, 130 interrupted, 143 terminated). Never raises: every failure is one line on stderr. The first SIGTERM
+    or Ctrl-C during the call stops the command (later ones change nothing); the caller's signal handling is as
+    it was when main() returns. A program that exits with the status uses program()."""
+    return _guarded(argv, exiting=False)
+
+
+def program() -> int:
+    """The `minijinja-py` program and `python -m minijinja_py`: main() over sys.argv, for a process that exits
+    with the status it returns. SIGTERM and Ctrl-C change nothing from the moment the command's outcome is
+    decided until the process is gone."""
+    return _guarded(None, exiting=True)
+
+
+def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
     stop = _StopSignals()
-    previous = {signum: signal.signal(signum, stop) for signum in handled}
     try:
-        return _main(argv)
-    finally:
-        if not stop.came:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-        elif hasattr(signal, "pthread_sigmask"):  # the process is ending: later signals wait until it is gone
-            signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))
-
-
-def _main(argv: Optional[Sequence[str]]) -> int:
-    try:
-        return _run(argv)
-    except _Terminated:
-        sys.stderr.write("error: terminated\n")
-        return 143
-    except UsageError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
-    except TemplateError as exc:
-        sys.stderr.write(f"error: {one_line(exc)}\n")
-        return 1
-    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
-        sys.stderr.write(f"error: {exc}\n")
-        return 1
-    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
-        sys.stderr.close()
-        return 0
+        try:
+            stop.install()
+            status, line = _outcome(argv)
+        finally:
+            stop.armed = False  # decided: a signal from here on changes nothing (the handler raises only once)
+    except _Terminated:  # the first signal, landing as the outcome was decided (an error branch, this finally)
+        status, line = 143, "terminated"
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        return 130
+        status, line = 130, "interrupted"
+    if line:
+        _STDERR.write(f"error: {line}\n")
+    if exiting:
+        stop.hold_until_exit()
+        _let_standard_streams_close()
+    else:
+        stop.restore()
+    return status
+
+
+def _outcome(argv: Optional[Sequence[str]]) -> tuple[int, str]:
+    # (exit status, the line for stderr or "") of a command.
+    try:
+        return _run(argv), ""
+    except _Terminated:
+        return 143, "terminated"
+    except UsageError as exc:
+        return 2, str(exc)
+    except TemplateError as exc:
+        return 1, one_line(exc)
+    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
+        return 1, str(exc)
+    except BrokenPipeError:  # stdout's reader went away (`| head`): not an error of ours
+        return 0, ""
+    except KeyboardInterrupt:
+        return 130, "interrupted"
+    except SystemExit as exc:  # --help, --version
+        return (exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2), ""
     except Exception as exc:  # never a traceback: the last resort names what happened
-        sys.stderr.write(f"error: unexpected {type(exc).__name__}: {one_line(exc)}\n")
-        return 1
+        return 1, f"unexpected {type(exc).__name__}: {one_line(exc)}"

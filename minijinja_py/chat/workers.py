@@ -81,18 +81,19 @@ class _StopSignalsHeld:
 
 
 class _Pool:
-    # The worker processes and the parent's ends of their pipes.
+    # The worker processes and the parent's ends of their pipes: none until start(), so that a pool is made
+    # before the `try` that stops it (a signal between the two then leaves no worker behind).
 
-    def __init__(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
+    def __init__(self) -> None:
         self.processes: "list[Any]" = []
         self.connections: "list[Any]" = []
-        try:
-            with _StopSignalsHeld():
-                for _ in range(workers):
-                    self._start(function, context)
-        except BaseException:  # a signal that came meanwhile, or a failed start: the started ones are stopped
-            self.stop(False)
-            raise
+
+    def start(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
+        # A signal that came meanwhile is raised as the signals are let through, once every started worker is
+        # recorded (stop() then stops them).
+        with _StopSignalsHeld():
+            for _ in range(workers):
+                self._start(function, context)
 
     def _start(self, function: Callable[[Any, Any], Any], context: Any) -> None:
         made = multiprocessing.get_context()
@@ -128,6 +129,7 @@ class _Pool:
                     process.kill()
                     process.join()
                 connection.close()
+            self.processes, self.connections = [], []  # stopped: a second stop() has nothing to do
 
 
 def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "Iterator[tuple[Any, Any]]",
@@ -135,13 +137,17 @@ def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "I
     # (function(context, item), tag) for each (item, tag) of `items`, in order, computed by `workers`
     # processes (the tag stays in the parent). `function` must be a module-level function and `context` must
     # pickle (they travel to each worker once). Raises WorkerFailed when a worker dies or its function raises.
-    pool = _Pool(function, context, workers)
+    pool = _Pool()
     finished = False
     try:
-        yield from _schedule(pool, items, workers)
-        finished = True
-    finally:
-        pool.stop(finished)
+        try:
+            pool.start(function, context, workers)
+            yield from _schedule(pool, items, workers)
+            finished = True
+        finally:
+            pool.stop(finished)
+    finally:  # a signal that cut that stop short before it held the signals: the workers are stopped here
+        pool.stop(False)
 
 
 def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> "Iterator[tuple[Any, Any]]":
