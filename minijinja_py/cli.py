@@ -38,7 +38,7 @@ from .core.errors import TemplateError
 from .core.state import LIMIT_NAMES, Limits
 from .environment import default_globals
 
-__all__ = ["main"]
+__all__ = ["main", "program"]
 
 VERSION = "0.1.0"
 _CHAT_GLOBALS = frozenset(default_globals()) | {"raise_exception", "strftime_now"}
