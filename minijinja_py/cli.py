@@ -29,6 +29,7 @@ from typing import IO, Any, NoReturn, Optional, Sequence
 from .analysis.variables import template_variables
 from .chat.batch import (MAX_CONVERSATION_BYTES, BatchOptions, InputError, Progress, check_variable_names,
                          WorkerFailed, input_size, one_line, parse_conversation, render_arguments, run_batch)
+from .chat.workers import StopSignalsHeld
 from .chat.capabilities import capabilities_json
 from .chat.loading import TemplateLoadError
 from .chat.template import (ChatTemplate, TemplateSource, load_chat_template, seed_special_tokens, seed_template,
@@ -289,26 +290,33 @@ def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Opti
         raise UsageError(f"{shown}: the output is the same file as the input {clash!r}; write it elsewhere")
 
 
-def _open_output(path: str) -> Output:
+def _open_output(path: str, stop: "_StopSignals") -> Output:
+    # The output, recorded before its temporary file is made (with the stop signals held, so that the file is
+    # made and recorded before one can stop the command): the end of the command discards every one not
+    # committed, whatever stopped it.
     output = Output(path)
+    stop.outputs.append(output)
     try:
-        output.open()
+        with StopSignalsHeld():
+            output.open()
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     return output
 
 
-def _finish_output(output: Output, succeeded: bool) -> None:
+def _finish_output(output: Output, succeeded: bool, stop: "_StopSignals") -> None:
     if not succeeded:
         output.discard()
         return
     try:
-        output.commit()
+        with StopSignalsHeld():
+            output.commit()
+            stop.armed = False  # the output is in place: the command has done its work, a signal changes nothing
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
 
 
-def _cmd_render(args: argparse.Namespace) -> int:
+def _cmd_render(args: argparse.Namespace, stop: "_StopSignals") -> int:
     _refuse_overwriting_an_input(args, [args.conversation, args.tools])
     defaults = _defaults(args)
     data = _read_json(args.conversation, "conversation")
@@ -318,7 +326,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise UsageError(f"{args.conversation}: {exc}") from None
     prompt = template.render(messages, **arguments)  # output written exactly: no newline added
-    output = _open_output(args.output or "-")
+    output = _open_output(args.output or "-", stop)
     succeeded = False
     try:
         output.write(prompt.encode("utf-8", "surrogatepass"))
@@ -326,7 +334,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     finally:
-        _finish_output(output, succeeded)
+        _finish_output(output, succeeded, stop)
     return 0
 
 
@@ -339,7 +347,7 @@ def _open_input(path: str) -> IO[bytes]:
         raise UsageError(str(exc)) from None
 
 
-def _cmd_batch(args: argparse.Namespace) -> int:
+def _cmd_batch(args: argparse.Namespace, stop: "_StopSignals") -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     _refuse_overwriting_an_input(args, [args.input, args.tools])
@@ -347,7 +355,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     template = _chat_template(args)
     source = _open_input(args.input)
     try:
-        status, rendered, skipped, seconds = _batch_to(args, template, options, source)
+        status, rendered, skipped, seconds = _batch_to(args, template, options, source, stop)
     finally:
         if source is not getattr(sys.stdin, "buffer", None):
             source.close()
@@ -357,11 +365,11 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     return status
 
 
-def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOptions,
-              source: IO[bytes]) -> tuple[int, int, int, float]:
+def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOptions, source: IO[bytes],
+              stop: "_StopSignals") -> tuple[int, int, int, float]:
     """Run the batch into its output; the output keeps its final name only when every line was rendered or
     skipped (status 0): a failed or interrupted run leaves the final name as it was."""
-    output = _open_output(args.output)
+    output = _open_output(args.output, stop)
     progress = Progress(input_size(source), quiet=args.quiet, stream=_STDERR)  # type: ignore[arg-type]
 
     def report(number: int, message: str) -> None:
@@ -378,7 +386,7 @@ def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOp
         raise UsageError(f"{args.input}: cannot read ({exc.strerror or exc})") from None
     finally:
         progress.finish()
-        _finish_output(output, status == 0)
+        _finish_output(output, status == 0, stop)
     return status, rendered, skipped, progress.elapsed()
 
 
@@ -421,13 +429,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
-def _run(argv: Optional[Sequence[str]]) -> int:
+def _run(argv: Optional[Sequence[str]], stop: "_StopSignals") -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
         _print("".join(name + "\n" for name in seed_template_names()))
         return 0
-    commands = {"render": _cmd_render, "batch": _cmd_batch, "check": _cmd_check}
-    return commands[args.command](args)
+    if args.command == "check":
+        return _cmd_check(args)
+    return _cmd_render(args, stop) if args.command == "render" else _cmd_batch(args, stop)
 
 
 class _Terminated(BaseException):
@@ -437,12 +446,14 @@ class _Terminated(BaseException):
 
 class _StopSignals:
     # The handler of SIGTERM and Ctrl-C while a command runs: the first raises where the program is (so that it
-    # cleans up); later ones, and any once the command's outcome is decided (armed False), change nothing, since
-    # the clean-up or the report they would cut short is under way.
+    # cleans up); later ones, and any once the command's outcome is decided (armed False: its output committed,
+    # or its status known), change nothing, since the clean-up or the report they would cut short is under way.
+    # It keeps the outputs the command opened, for the end to discard any a signal left uncommitted.
 
     def __init__(self) -> None:
         self.armed = True
         self.previous: dict[int, Any] = {}
+        self.outputs: list[Output] = []
 
     def __call__(self, signum: int, frame: Any) -> None:
         if self.armed:
@@ -491,13 +502,15 @@ def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
     try:
         try:
             stop.install()
-            status, line = _outcome(argv)
+            status, line = _outcome(argv, stop)
         finally:
             stop.armed = False  # decided: a signal from here on changes nothing (the handler raises only once)
     except _Terminated:  # the first signal, landing as the outcome was decided (an error branch, this finally)
         status, line = 143, "terminated"
     except KeyboardInterrupt:
         status, line = 130, "interrupted"
+    for output in stop.outputs:  # one a signal stopped before it was committed or discarded: never kept
+        output.discard()
     if line:
         _STDERR.write(f"error: {line}\n")
     if exiting:
@@ -508,10 +521,10 @@ def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
     return status
 
 
-def _outcome(argv: Optional[Sequence[str]]) -> tuple[int, str]:
+def _outcome(argv: Optional[Sequence[str]], stop: "_StopSignals") -> tuple[int, str]:
     # (exit status, the line for stderr or "") of a command.
     try:
-        return _run(argv), ""
+        return _run(argv, stop), ""
     except _Terminated:
         return 143, "terminated"
     except UsageError as exc:

@@ -32,12 +32,15 @@ from minijinja_py import cli
 
 SIG = getattr(signal, sys.argv[1])
 ARGVS = json.loads(sys.argv[2])
-FILES = {os.path.realpath(cli.__file__), os.path.realpath(importlib.util.find_spec("minijinja_py.__main__").origin)}
+OUTDIR = sys.argv[3]
+FILES = {os.path.realpath(importlib.util.find_spec(f"minijinja_py.{name}").origin)
+         for name in ("cli", "cli_files", "__main__")}
 SEEN = {}  # a code object's file name -> whether it is one of FILES
 
 
 class Inject:
-    # A trace function: counts the lines run in the CLI's files from the start of _run, and sends SIG at line `at`.
+    # A trace function: counts the lines run in the CLI's files from the start of _run where SIG can land (it is
+    # not blocked), and sends SIG at line `at`.
     def __init__(self, at):
         self.at, self.count, self.started = at, 0, False
 
@@ -51,7 +54,7 @@ class Inject:
         return self.line
 
     def line(self, frame, event, arg):
-        if event == "line" and self.started:
+        if event == "line" and self.started and SIG not in signal.pthread_sigmask(signal.SIG_BLOCK, []):
             self.count += 1
             if self.count == self.at:
                 os.kill(os.getpid(), SIG)
@@ -82,7 +85,10 @@ def once(argv, at):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
-    return {"status": status, "escaped": escaped, "err": err, "lines": inject.count}
+    left = sorted(os.listdir(OUTDIR))
+    for name in left:
+        os.unlink(os.path.join(OUTDIR, name))
+    return {"status": status, "escaped": escaped, "err": err, "lines": inject.count, "left": left}
 
 
 results = []
@@ -97,33 +103,45 @@ print(json.dumps(results))
 @pytest.mark.parametrize("name, status, line", [("SIGTERM", 143, "error: terminated\n"),
                                                 ("SIGINT", 130, "error: interrupted\n")])
 def test_a_signal_at_any_line_of_the_cli_gives_one_line_and_a_documented_status(tmp_path, name, status, line):
-    """The first SIGTERM or Ctrl-C, at each line of cli.py and __main__.py from the argument parsing to the end
-    (the error branches writing their line, the signal handlers handed back): either the command's own outcome
-    (the signal came once it was decided) or the signal's, with one line; never a traceback or an exception out
-    of the program (before: _Terminated or KeyboardInterrupt escaped from the error branches and main()'s
-    finally)."""
+    """The first SIGTERM or Ctrl-C, at each line of cli.py, cli_files.py and __main__.py from the argument parsing
+    to the end where it can land (the error branches writing their line, the output's temporary file made and
+    renamed, the signal handlers handed back): either the command's own outcome (the signal came once it was
+    decided) or the signal's, with one line, and no output file but a finished one; never a traceback or an
+    exception out of the program (before: _Terminated or KeyboardInterrupt escaped from the error branches and
+    main()'s finally)."""
     bad = tmp_path / "bad.jinja"
     bad.write_text("{{ messages | nosuchfilter }}")
+    tiny = tmp_path / "tiny.jinja"
+    tiny.write_text("{{ messages | length }}")
     conv = tmp_path / "conv.json"
     conv.write_text('{"messages": [{"role": "user", "content": "Hi"}]}')
+    lines = tmp_path / "in.jsonl"
+    lines.write_text(conv.read_text() + "\nnot json\n" + conv.read_text() + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
     argvs = [["list"], ["--version"], ["render", "hermes4", str(tmp_path / "missing.json")],
-             ["render", str(bad), str(conv)], ["render", str(bad), str(conv), "--limit", "nonsense"]]
-    child = subprocess.run([sys.executable, "-c", _AT_EVERY_LINE, name, json.dumps(argvs)], capture_output=True,
-                           text=True, cwd=ROOT, timeout=120)
+             ["render", str(bad), str(conv)], ["render", str(bad), str(conv), "--limit", "nonsense"],
+             ["render", str(tiny), str(conv), "-o", str(out / "prompt.txt")],
+             ["batch", str(tiny), str(lines), "-o", str(out / "out.jsonl"), "--quiet", "--on-error", "skip"],
+             ["batch", str(tiny), str(lines), "-o", str(out / "out.jsonl"), "--quiet"]]
+    child = subprocess.run([sys.executable, "-c", _AT_EVERY_LINE, name, json.dumps(argvs), str(out)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert child.returncode == 0, child.stderr[-3000:]
     results = json.loads(child.stdout)
     assert {tuple(r["argv"]) for r in results} == {tuple(a) for a in argvs}
-    assert [r["plain"]["status"] for r in results if r["at"] == 1] == [0, 0, 2, 1, 2]
+    plain = {tuple(r["argv"]): r["plain"] for r in results}
+    assert [(plain[tuple(a)]["status"], plain[tuple(a)]["left"]) for a in argvs] == [
+        (0, []), (0, []), (2, []), (1, []), (2, []), (0, ["prompt.txt"]), (0, ["out.jsonl"]), (2, [])]
     bad_cases = []
     for r in results:
-        plain = r["plain"]
+        before = r["plain"]
         if r["escaped"] is not None:
             bad_cases.append((r["argv"], r["at"], f"{r['escaped']} escaped", r["err"]))
-        elif r["status"] == status:
-            if r["err"] != line:
-                bad_cases.append((r["argv"], r["at"], "stderr", r["err"]))
-        elif (r["status"], r["err"]) != (plain["status"], plain["err"]):
-            bad_cases.append((r["argv"], r["at"], r["status"], r["err"]))
+        elif r["status"] == status:  # the lines written before it stopped (a batch's bad line), then its own
+            if not (r["err"].endswith(line) and before["err"].startswith(r["err"][:-len(line)])) or r["left"]:
+                bad_cases.append((r["argv"], r["at"], r["status"], r["err"], r["left"]))
+        elif (r["status"], r["err"], r["left"]) != (before["status"], before["err"], before["left"]):
+            bad_cases.append((r["argv"], r["at"], r["status"], r["err"], r["left"]))
     assert not bad_cases, f"{len(bad_cases)} of {len(results)}: {bad_cases[:5]}"
     assert sum(r["status"] == status for r in results) > len(results) // 2  # the signal did land, mostly
 
@@ -172,9 +190,9 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 real_run = cli._run
 
 
-def run_and_get_a_signal(argv):
+def run_and_get_a_signal(*args):
     os.kill(os.getpid(), getattr(signal, sys.argv[1]))  # the first signal lands while the command runs
-    return real_run(argv)
+    return real_run(*args)
 
 
 cli._run = run_and_get_a_signal
@@ -220,11 +238,18 @@ def _program(argv, close=(), **kwargs):
     return subprocess.Popen([sys.executable, "-m", "minijinja_py", *argv], cwd=ROOT, preexec_fn=closing, **kwargs)
 
 
-def test_a_closed_stdout_is_an_output_error():
+def test_a_closed_stdout_is_an_output_error_only_where_the_command_writes_to_it(tmp_path):
+    """Before: `error: unexpected AttributeError` and status 1, also for `render -o FILE`, which does not use
+    stdout."""
     for argv in (["list"], ["render", "hermes4", "examples/tool_call.json"], ["check", "hermes4"]):
         child = _program(argv, close=(1,), stderr=subprocess.PIPE)
         err = child.communicate(timeout=60)[1].decode()
         assert (child.returncode, err) == (2, "error: stdout: cannot write (it is closed)\n"), argv
+    out = tmp_path / "prompt.txt"
+    child = _program(["render", "hermes4", "examples/tool_call.json", "-o", str(out)], close=(1,),
+                     stderr=subprocess.PIPE)
+    assert (child.communicate(timeout=60)[1], child.returncode) == (b"", 0)
+    assert out.read_text().startswith("<|begin_of_text|>")
 
 
 def test_a_closed_stdin_is_an_input_error(tmp_path):
@@ -292,7 +317,7 @@ def test_an_interrupt_at_any_line_of_starting_or_stopping_a_pool_leaves_no_worke
     from minijinja_py.chat import workers
     machinery = {workers.ordered_results.__code__, *(f.__code__ for f in vars(workers._Pool).values()
                                                      if callable(f)),
-                 *(f.__code__ for f in vars(workers._StopSignalsHeld).values() if callable(f))}
+                 *(f.__code__ for f in vars(workers.StopSignalsHeld).values() if callable(f))}
 
     def run(at):
         count = 0

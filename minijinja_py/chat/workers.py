@@ -15,7 +15,7 @@ import threading
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterator
 
-__all__ = ["WorkerFailed", "ordered_results"]
+__all__ = ["WorkerFailed", "ordered_results", "StopSignalsHeld"]
 
 WINDOW = 3  # items a worker may be ahead of the oldest result not yet handed back
 _JOIN_SECONDS = 2.0
@@ -27,7 +27,7 @@ class WorkerFailed(Exception):
 
 def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any,
                  parent_ends: "tuple[Any, ...]") -> None:
-    # Started with SIGINT and SIGTERM blocked (_StopSignalsHeld): their handling is set before they can come.
+    # Started with SIGINT and SIGTERM blocked (StopSignalsHeld): their handling is set before they can come.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
     if hasattr(signal, "pthread_sigmask"):
@@ -51,14 +51,15 @@ def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: 
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-class _StopSignalsHeld:
+class StopSignalsHeld:
     # SIGINT and SIGTERM blocked while workers start or stop, so that a Ctrl-C or SIGTERM never lands between a fork
     # and the pool's record of the process, nor cuts a stop short (a worker nobody stops): a process forked
     # meanwhile starts with them blocked and sets its own handling first; the parent gets one that came meanwhile as
     # it leaves (its handler raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot
-    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only.
+    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only. (The CLI holds them too
+    # while it makes its output's temporary file and records it.)
 
-    def __enter__(self) -> "_StopSignalsHeld":
+    def __enter__(self) -> "StopSignalsHeld":
         self.came = False
         self.previous: Any = None
         self.mask: Any = None
@@ -91,7 +92,7 @@ class _Pool:
     def start(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
         # A signal that came meanwhile is raised as the signals are let through, once every started worker is
         # recorded (stop() then stops them).
-        with _StopSignalsHeld():
+        with StopSignalsHeld():
             for _ in range(workers):
                 self._start(function, context)
 
@@ -114,7 +115,7 @@ class _Pool:
         # Finished: each worker told to end; otherwise terminated. Every worker is reaped with SIGINT and SIGTERM
         # held, so that a signal meanwhile (a second Ctrl-C or SIGTERM, or the first as a finished batch stops)
         # cannot cut the reaping short: its handler runs once every worker is gone.
-        with _StopSignalsHeld():
+        with StopSignalsHeld():
             for connection, process in zip(self.connections, self.processes):
                 if finished:
                     try:
