@@ -18,22 +18,23 @@ never one of the inputs (cli_files.py).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import stat
 import sys
 import threading
-from typing import IO, Any, NoReturn, Optional, Sequence
+from typing import IO, Any, ContextManager, NoReturn, Optional, Sequence
 
 from .analysis.variables import template_variables
 from .chat.batch import (MAX_CONVERSATION_BYTES, BatchOptions, InputError, Progress, check_variable_names,
                          WorkerFailed, input_size, one_line, parse_conversation, render_arguments, run_batch)
-from .chat.workers import StopSignalsHeld
 from .chat.capabilities import capabilities_json
 from .chat.loading import TemplateLoadError
 from .chat.template import (ChatTemplate, TemplateSource, load_chat_template, seed_special_tokens, seed_template,
                             seed_template_names)
+from .chat.workers import StopSignalsHeld
 from .cli_files import FileProblem, Output, open_regular, read_regular, read_stream, same_file_as
 from .core.errors import TemplateError
 from .core.state import LIMIT_NAMES, Limits
@@ -290,14 +291,26 @@ def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Opti
         raise UsageError(f"{shown}: the output is the same file as the input {clash!r}; write it elsewhere")
 
 
+def _held_for(path: str) -> ContextManager[Any]:
+    # The stop signals held while the temporary file of an output that is a regular file (or none yet) is made
+    # and recorded, or renamed into place: quick, and cut short it would leave the file behind. Not for stdout,
+    # a device or a named pipe, which are written directly (no file to leave) and may block until read.
+    try:
+        regular = path != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        regular = True
+    except (OSError, ValueError):
+        regular = False
+    return StopSignalsHeld() if regular else contextlib.nullcontext()
+
+
 def _open_output(path: str, stop: "_StopSignals") -> Output:
-    # The output, recorded before its temporary file is made (with the stop signals held, so that the file is
-    # made and recorded before one can stop the command): the end of the command discards every one not
+    # The output, recorded before its temporary file is made: the end of the command discards every one not
     # committed, whatever stopped it.
     output = Output(path)
     stop.outputs.append(output)
     try:
-        with StopSignalsHeld():
+        with _held_for(path):
             output.open()
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
@@ -309,7 +322,7 @@ def _finish_output(output: Output, succeeded: bool, stop: "_StopSignals") -> Non
         output.discard()
         return
     try:
-        with StopSignalsHeld():
+        with _held_for(output.path):
             output.commit()
             stop.armed = False  # the output is in place: the command has done its work, a signal changes nothing
     except FileProblem as exc:

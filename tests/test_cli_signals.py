@@ -1,10 +1,12 @@
 """The command line's edges: a SIGTERM or Ctrl-C at any line of the CLI's own code (argument parsing, the error
-branches, the hand-back of the signal handlers), or after main() has returned while the program exits, and closed
-or broken standard streams. Each ends with one `error: ` line (or none) and a status the help states, never a
-traceback or a death by signal; main() called in-process gives its caller's signal handling back as it was.
+branches, the output's temporary file, the hand-back of the signal handlers), or after main() has returned while
+the program exits, or at any line of a batch pool's start and stop; and closed or broken standard streams. Each
+ends with one `error: ` line (or none) and a status the help states, never a traceback or a death by signal, no
+worker left and no output file but a finished one; main() called in-process gives its caller's signal handling
+back as it was.
 
-The signals are sent by the process to itself (os.kill) at an exact point, chosen by a trace function or an atexit
-hook, so each case is deterministic; each child process runs many cases."""
+The signals are sent by the process to itself (os.kill), or the handler's exception raised, at an exact point
+chosen by a trace function or an atexit hook, so each case is deterministic; one child process runs many cases."""
 
 import json
 import multiprocessing
@@ -13,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -351,3 +354,34 @@ def test_an_interrupt_at_any_line_of_starting_or_stopping_a_pool_leaves_no_worke
     assert left == 0 and total > 10
     leaks = [(at, left) for at, left in ((at, run(at)[1]) for at in range(1, total + 1)) if left]
     assert not leaks, f"workers left behind when interrupted at these lines (of {total}): {leaks}"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/wchan"), reason="needs /proc to see the open block")
+@pytest.mark.parametrize("name, status, line", [("SIGTERM", 143, b"error: terminated\n"),
+                                                ("SIGINT", 130, b"error: interrupted\n")])
+def test_a_signal_stops_a_command_blocked_opening_a_named_pipe_output(tmp_path, name, status, line):
+    """`-o FIFO` with no reader blocks in open(): the signals are held only while a regular file's temporary file
+    is made or renamed, so SIGTERM and Ctrl-C still stop it (a guard: holding them around every open would not)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "render", "hermes4", "examples/tool_call.json",
+                              "-o", str(fifo)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    blocked = False
+    try:
+        deadline = time.monotonic() + 60
+        while not blocked and child.poll() is None and time.monotonic() < deadline:
+            with open(f"/proc/{child.pid}/wchan") as f:
+                blocked = f.read() == "wait_for_partner"  # blocked opening the FIFO for writing
+            time.sleep(0.01)
+        if blocked:
+            child.send_signal(getattr(signal, name))
+            err = child.communicate(timeout=10)[1]
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stderr.close()
+    if not blocked:
+        pytest.skip(f"the kernel does not show the blocked open (status {child.returncode})")
+    assert (child.returncode, err) == (status, line)
