@@ -1,9 +1,8 @@
 """The grammar and its prebuilt tables: no LALR conflicts or terminal collisions, the committed
-grammar/jinja.tables.json is what the grammar builds today (tools/grammar_tables.py), and the option edits
+grammar/jinja.tables.marshal is what the grammar builds today (tools/grammar_tables.py), and the option edits
 (trim_blocks/lstrip_blocks off) really change the terminals they target."""
 
 import importlib.util
-import json
 import os
 
 import pytest
@@ -18,9 +17,8 @@ OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
 
 
 def test_tables_match_a_fresh_build():
-    with open(grammar_tables.TABLES, encoding="utf-8", newline="") as f:
-        committed = f.read()
-    built_with = json.loads(committed)["lark"]
+    committed = grammar_tables.committed()
+    built_with = committed["lark"]
     if built_with != lark.__version__:
         # another Lark may number or order things differently; test_parser_vs_lark.py still checks the driver
         # against this Lark's own parser
@@ -32,8 +30,7 @@ def test_tables_match_a_fresh_build():
 def built():
     """Lark's analysis of the grammar and the driver's tables, fresh from the committed file."""
     from minijinja_py.syntax import lalr
-    with open(grammar_tables.TABLES, "rb") as f:
-        return grammar_tables.analyse(), lalr.Tables(json.loads(f.read()))
+    return grammar_tables.analyse(), lalr.Tables(grammar_tables.committed())
 
 
 def test_starting_names_the_terminals_each_character_may_start(built):
@@ -59,6 +56,45 @@ def test_rows_are_larks_parse_table(built):
     for new, old in enumerate(order):
         assert tables.row(new) == {str(symbol): state_id[arg] if action.name == "Shift" else ~rule_id[arg]
                                    for symbol, (action, arg) in table.states[old].items()}, new
+
+
+def test_units_are_what_each_lexer_tries(built):
+    """Tables.units (built ahead by Lexer._units) gives, for every state's lexer and every character, the terminals
+    of Lark's contextual lexer for the state, in its order, that may start with the character (firstchars), grouped
+    as the lexer tries them: a family's members as one (with the members the lexer has, when not all), consecutive
+    literals as one, any other terminal alone."""
+    from minijinja_py.syntax import natives
+    from minijinja_py.syntax.firstchars import first_chars
+    parser, tables = built
+    order = grammar_tables._canonical_states(parser.parser.parser._parse_table)
+    contextual = grammar_tables._contextual_lexer(parser)
+    first = {name: first_chars(pattern) for name, pattern in tables.terminals.items()}
+    family_of = {name: tuple(names) for _, names, _ in tables.families for name in names}
+    literal = natives.literals(tables.terminals)
+    checked = set()
+    for new, old in enumerate(order):
+        names = tuple(grammar_tables._match_order(contextual.lexers[old]))
+        if names in checked:
+            continue
+        checked.add(names)
+        for key in [chr(c) for c in range(128)] + [None]:
+            expected = []
+            for name in names:
+                chars, non_ascii = first[name]
+                if not (key in chars if key is not None else non_ascii):
+                    continue
+                family = family_of.get(name)
+                if family is not None:
+                    if not expected or expected[-1][0] != family:
+                        mine = frozenset(family).intersection(names)
+                        expected.append((family, None if len(mine) == len(family) else mine, False))
+                elif name not in literal:
+                    expected.append(((name,), None, False))
+                elif expected and expected[-1][2]:
+                    expected[-1] = (expected[-1][0] + (name,), None, True)
+                else:
+                    expected.append(((name,), None, True))
+            assert tables.units(tables.lexer_of_state[new], key) == tuple(expected), (new, key)
 
 
 def test_bound_rules_shape_as_larks_plans(built):

@@ -58,7 +58,7 @@ def test_wheel_carries_grammar_tables_and_seeds(wheel):
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         assert zf.read("minijinja_py/grammar/jinja.lark") == _read("grammar", "jinja.lark")
-        assert zf.read("minijinja_py/grammar/jinja.tables.json") == _read("grammar", "jinja.tables.json")
+        assert zf.read("minijinja_py/grammar/jinja.tables.marshal") == _read("grammar", "jinja.tables.marshal")
         for seed in SEEDS:
             assert zf.read(f"minijinja_py/templates/{seed}") == _read("templates", seed)
         assert zf.read("minijinja_py/templates/SOURCES.md") == _read("templates", "SOURCES.md")

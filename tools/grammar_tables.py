@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build time: grammar/jinja.lark → grammar/jinja.tables.json, the tables minijinja_py/syntax/lalr.py runs.
+"""Build time: grammar/jinja.lark → grammar/jinja.tables.marshal, the tables minijinja_py/syntax/lalr.py runs.
 
     python tools/grammar_tables.py --write      # after editing the grammar (tests/test_grammar.py checks it)
     python tools/grammar_tables.py --check      # exit 1 when the committed tables are stale
@@ -12,12 +12,15 @@ arguments (filtered `_TOKENS`, inlined `_rules`, `?rule` single-child inlining, 
 at render time, and the package never imports lark.
 
 The output is canonical (states numbered breadth-first from the start state, symbols visited in name order), so
-the same grammar always gives the same file and a test can tell current tables from stale ones. The grammar is
+the same grammar always gives the same tables and a test can tell current tables from stale ones. The file is the
+tables' data (a dict of strings, numbers, lists and dicts) in marshal's format, version 4, which every Python 3.4+
+reads: a cold start loads it in half of JSON's time (a test compares the loaded data, not the bytes: marshal
+may write shared strings as references or not). The grammar is
 analysed once per trim_blocks/lstrip_blocks option set (syntax.py edits two terminal fragments for them); the
 tables must not depend on the options beyond those terminal patterns, and the build fails if they do.
 """
 
-import json
+import marshal
 import os
 import re
 import sys
@@ -27,15 +30,16 @@ sys.path.insert(0, ROOT)
 
 import lark  # noqa: E402
 
-from minijinja_py.syntax import natives, parse as syntax  # noqa: E402
+from minijinja_py.syntax import lalr, lexer as contextual, natives, parse as syntax  # noqa: E402
 from minijinja_py.syntax.firstchars import (  # noqa: E402
     ANYTHING, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
 )
 
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
-TABLES = os.path.join(ROOT, "grammar", "jinja.tables.json")
+TABLES = os.path.join(ROOT, "grammar", "jinja.tables.marshal")
+MARSHAL_VERSION = 4
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 8
+FORMAT = 9
 
 
 def grammar_text():
@@ -384,7 +388,7 @@ def extract(parser):
     first = {name: first_chars(pattern) for name, pattern in patterns.items()}
     classes, starters = _starters(first, code)
     _check_common_order(lexers)
-    return {
+    tables = {
         "format": FORMAT,
         "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
@@ -417,6 +421,37 @@ def extract(parser):
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
+    tables.update(_units(tables))
+    return tables
+
+
+def _units(tables):
+    """What each lexer tries, in order, for a character of each class (lexer.Lexer._units: its terminals a match
+    may start with there, grouped: a family's members as one, consecutive literals as one): the distinct unit
+    lists, packed, and the number of each (lexer, class)'s list, a byte each, lexer by lexer. A unit list is its
+    units separated by spaces, a unit "L" (literals) or "T" (terminals or a family's members) then its names'
+    symbol codes, then, for a family the lexer has only some members of, "/" and those members' codes. The driver
+    decodes the lists a template needs instead of working them out per state and character."""
+    driver = lalr.Tables(dict(tables, units=["", "0000"], lexer_units=b""))
+    lexer = contextual.Lexer(driver, contextual.lexicon(driver))
+    count = len(driver._starter_offsets) - 1
+    # a character of each class (None: the class of every non-ASCII character): the units depend on the class only
+    key_of = {}
+    for key in [chr(c) for c in range(128)] + [None]:
+        key_of.setdefault(driver.class_of_char[128 if key is None else ord(key)], key)
+    code = {symbol: f"{i:02x}" for i, symbol in enumerate(tables["symbols"])}
+
+    def unit(names, accepted, literals):
+        text = ("L" if literals else "T") + "".join(map(code.__getitem__, names))
+        return text if accepted is None else text + "/" + "".join(code[name] for name in names if name in accepted)
+    lists, numbers = {}, []
+    for number in range(driver.lexer_count):
+        for cls in range(count):
+            units = " ".join(unit(*entry) for entry in lexer._units(number, key_of[cls]))
+            numbers.append(lists.setdefault(units, len(lists)))
+    if len(lists) > 0x100:
+        raise SystemExit("too many unit lists for the tables' codes")
+    return {"units": _packed(list(lists)), "lexer_units": bytes(numbers)}
 
 
 def _starters(first, code):
@@ -453,7 +488,7 @@ def _check_common_order(lexers):
 
 
 def build():
-    """The tables as JSON text (the transformers profile's terminal patterns; syntax.py derives the others)."""
+    """The tables' data (the transformers profile's terminal patterns; syntax.py derives the others)."""
     built = {options: extract(analyse(*options)) for options in OPTION_SETS}
     base = built[(True, True)]
     for options, tables in built.items():
@@ -470,19 +505,24 @@ def build():
                 edit(prefix) + edit(base["terminals"][name][len(prefix):]) != tables["terminals"][name]
                 for prefix, names, _ in base["families"] for name in names):
             raise SystemExit(f"the families do not survive the option edits for {options}")
-    return json.dumps(base, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n"
+    return {key: base[key] for key in sorted(base)}
+
+
+def committed():
+    """The data of the committed tables file."""
+    with open(TABLES, "rb") as f:
+        return marshal.loads(f.read())
 
 
 def main(argv):
     if argv == ["--write"]:
-        text = build()
-        with open(TABLES, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        print(f"wrote {TABLES} ({len(text)} bytes)")
+        data = marshal.dumps(build(), MARSHAL_VERSION)
+        with open(TABLES, "wb") as f:
+            f.write(data)
+        print(f"wrote {TABLES} ({len(data)} bytes)")
         return 0
     if argv == ["--check"]:
-        with open(TABLES, encoding="utf-8", newline="") as f:
-            stale = f.read() != build()
+        stale = committed() != build()
         print("stale: run python tools/grammar_tables.py --write" if stale else "tables are current")
         return int(stale)
     print(__doc__.split("\n\n")[1])

@@ -24,7 +24,7 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 8
+FORMAT = 9
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 
 
@@ -52,6 +52,13 @@ class Tables:
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
         self.lexer_of_state = bytes.fromhex(data["state_lexers"])
+        # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
+        # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
+        self._unit_texts, self._unit_offsets = _unpacked(data["units"])
+        self._unit_lists = [None] * (len(self._unit_offsets) - 1)
+        self._units = {}   # a unit's text → the unit
+        self._lexer_units = data["lexer_units"]
+        self._class_count = len(self._starter_offsets) - 1
         # lexer → its terminal names in match order ([0] has them all), a tuple once decoded
         self._lexers, self._lexer_offsets = _unpacked(data["lexers"])
         self.lexer_count = len(self._lexer_offsets) - 1
@@ -87,6 +94,24 @@ class Tables:
         if found is None:
             found = self._starting[number] = frozenset(map(self._symbol, bytes.fromhex(
                 _entry(self._starters, self._starter_offsets, number))))
+        return found
+
+    def units(self, lexer, key):
+        # The units lexer (a number) tries for key (a character, None for a non-ASCII one), in order (see
+        # Lexer._units): a tuple of (names, accepted, literals?), decoded on first use.
+        number = self._lexer_units[lexer * self._class_count + self.class_of_char[128 if key is None else ord(key)]]
+        found = self._unit_lists[number]
+        if found is None:
+            units, unit = self._units, self._unit
+            found = self._unit_lists[number] = tuple([units.get(text) or unit(text) for text in _entry(
+                self._unit_texts, self._unit_offsets, number).split()])
+        return found
+
+    def _unit(self, text):
+        # A unit of a unit list's text (see tools/grammar_tables.py: _units), decoded once (lists share units).
+        names, _, accepted = text.partition("/")
+        found = self._units[text] = (tuple(map(self._symbol, bytes.fromhex(names[1:]))), frozenset(map(
+            self._symbol, bytes.fromhex(accepted))) if accepted else None, names[0] == "L")
         return found
 
     def first_chars(self):

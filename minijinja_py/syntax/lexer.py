@@ -69,25 +69,25 @@ class Lexicon:
     # start with (a str or a set), whether a non-ASCII one may)} (supersets both); the families, [(prefix, [member
     # names], [each member's lead literal])], where every member's regexp starts with the prefix (see
     # tools/grammar_tables.py), and the literals {name: text} (natives.literals of the patterns; None: the lexer
-    # works them out).
+    # works them out); units, if given, a function giving what Lexer._units would (Tables.units, built ahead).
 
-    __slots__ = ("patterns", "first", "families", "literals", "starting")
+    __slots__ = ("patterns", "first", "families", "literals", "starting", "units")
 
-    def __init__(self, patterns, first, families, literals=None, starting=None):
+    def __init__(self, patterns, first, families, literals=None, starting=None, units=None):
         self.patterns, self.first, self.families, self.literals = patterns, first, families, literals
-        self.starting = starting
+        self.starting, self.units = starting, units
 
 
 def lexicon(tables, edit=None):
     # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
-    # checks for the option edits; None: the tables' patterns as they are, not copied). Where a match may start:
-    # the tables' own (Tables.starting, decoded once per character class).
+    # checks for the option edits; None: the tables' patterns as they are, not copied). Where a match may start,
+    # and what each lexer tries for a character: the tables' own (the edits keep both, as the build checks).
     if edit is None:
-        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting)
+        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting, tables.units)
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, None,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals,
-                   tables.starting)
+                   tables.starting, tables.units)
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
@@ -144,6 +144,7 @@ class Lexer:
                        if pattern in KNOWN} if self._native else {}
         self._first = lexicon.first
         self._starting = lexicon.starting or self._starting_of_first
+        self._units_of = lexicon.units or self._units             # (lexer, key) → what the lexer tries
         self._starting_of = {}                                     # (key → names, when worked out from first)
         self._accepted_of = {}                                     # (lexer, family) → see _accepted
         self._shared = {}                                          # (units, character) → match function
@@ -262,7 +263,7 @@ class Lexer:
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
         if found is None:
-            units = self._units(self.tables.lexer_of_state[state], key)
+            units = self._units_of(self.tables.lexer_of_state[state], key)
             # the states whose lexers have the same units for the character share the function
             shared = (tuple(units), key)
             found = self._shared.get(shared)
