@@ -18,13 +18,14 @@ never one of the inputs (cli_files.py).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import stat
 import sys
 import threading
-from typing import IO, Any, NoReturn, Optional, Sequence
+from typing import IO, Any, ContextManager, NoReturn, Optional, Sequence
 
 from .analysis.variables import template_variables
 from .chat.batch import (MAX_CONVERSATION_BYTES, BatchOptions, InputError, Progress, check_variable_names,
@@ -33,12 +34,13 @@ from .chat.capabilities import capabilities_json
 from .chat.loading import TemplateLoadError
 from .chat.template import (ChatTemplate, TemplateSource, load_chat_template, seed_special_tokens, seed_template,
                             seed_template_names)
+from .chat.workers import StopSignalsHeld
 from .cli_files import FileProblem, Output, open_regular, read_regular, read_stream, same_file_as
 from .core.errors import TemplateError
 from .core.state import LIMIT_NAMES, Limits
 from .environment import default_globals
 
-__all__ = ["main"]
+__all__ = ["main", "program"]
 
 VERSION = "0.1.0"
 _CHAT_GLOBALS = frozenset(default_globals()) | {"raise_exception", "strftime_now"}
@@ -149,7 +151,7 @@ def _read_json(path: str, what: str) -> Any:
     MAX_CONVERSATION_BYTES. Unreadable or not JSON: UsageError (exit status 2)."""
     try:
         if path == "-":
-            data = read_stream(sys.stdin.buffer, MAX_CONVERSATION_BYTES, "<stdin>", what)
+            data = read_stream(_standard_stream("stdin").buffer, MAX_CONVERSATION_BYTES, "<stdin>", what)
         else:
             data = read_regular(path, MAX_CONVERSATION_BYTES, what)
     except FileProblem as exc:
@@ -207,10 +209,77 @@ def _chat_template(args: argparse.Namespace) -> ChatTemplate:
     return ChatTemplate(source, limits=_limits(args), name=label, special_tokens=special)
 
 
+# -------------------------------------------------------------------------------------- standard streams
+class _Stderr:
+    # sys.stderr as the command writes to it: a line that cannot be written (stderr closed, its reader gone) is
+    # dropped, since there is nowhere to say so; the exit status still tells.
+
+    def write(self, text: str) -> None:
+        try:
+            sys.stderr.write(text)
+            sys.stderr.flush()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def flush(self) -> None:
+        pass  # every write is flushed
+
+    def isatty(self) -> bool:
+        try:
+            return sys.stderr.isatty()
+        except (OSError, ValueError, AttributeError):
+            return False
+
+
+_STDERR = _Stderr()
+
+
+def _standard_stream(name: str) -> Any:
+    # sys.stdin or sys.stdout; UsageError when the process was started with it closed (`<&-`, `>&-`).
+    stream = getattr(sys, name)
+    if stream is None:
+        raise UsageError(f"{name}: cannot {'read' if name == 'stdin' else 'write'} (it is closed)")
+    return stream
+
+
+def _print(text: str) -> None:
+    # Text to stdout, flushed: a closed or failing stdout is the command's UsageError (not Python's report and
+    # status 120 at exit); its reader gone stays a BrokenPipeError (the command ends quietly).
+    try:
+        stdout = _standard_stream("stdout")
+        stdout.write(text)
+        stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"stdout: cannot write ({getattr(exc, 'strerror', None) or exc})") from None
+
+
+def _let_standard_streams_close() -> None:
+    # Before the process exits: what stdout and stderr still hold, they are sent to /dev/null when it cannot go
+    # (the reader gone), so that Python's flush at exit neither prints its report nor sets status 120.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            try:
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, stream.fileno())
+                os.close(null)
+            except (OSError, ValueError):
+                pass
+
+
 # ------------------------------------------------------------------------------------------------- commands
 def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Optional[str]]) -> None:
     """UsageError when the output (a path, or '-' for stdout) is one of the inputs, by device and inode: checked
-    before anything is opened for writing, so that `-o` naming the input (or a link to it) never empties it."""
+    before anything is opened for writing, so that `-o` naming the input (or a link to it) never empties it. A
+    standard stream the command uses and the process was started without is a UsageError here too."""
+    if "-" in inputs:
+        _standard_stream("stdin")
+    if (args.output or "-") == "-":
+        _standard_stream("stdout")
     if args.output is None:
         return
     named = [path for path in inputs if path is not None]
@@ -222,26 +291,45 @@ def _refuse_overwriting_an_input(args: argparse.Namespace, inputs: Sequence[Opti
         raise UsageError(f"{shown}: the output is the same file as the input {clash!r}; write it elsewhere")
 
 
-def _open_output(path: str) -> Output:
-    output = Output(path)
+def _held_for(path: str) -> ContextManager[Any]:
+    # The stop signals held while the temporary file of an output that is a regular file (or none yet) is made
+    # and recorded, or renamed into place: quick, and cut short it would leave the file behind. Not for stdout,
+    # a device or a named pipe, which are written directly (no file to leave) and may block until read.
     try:
-        output.open()
+        regular = path != "-" and stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        regular = True
+    except (OSError, ValueError):
+        regular = False
+    return StopSignalsHeld() if regular else contextlib.nullcontext()
+
+
+def _open_output(path: str, stop: "_StopSignals") -> Output:
+    # The output, recorded before its temporary file is made: the end of the command discards every one not
+    # committed, whatever stopped it.
+    output = Output(path)
+    stop.outputs.append(output)
+    try:
+        with _held_for(path):
+            output.open()
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     return output
 
 
-def _finish_output(output: Output, succeeded: bool) -> None:
+def _finish_output(output: Output, succeeded: bool, stop: "_StopSignals") -> None:
     if not succeeded:
         output.discard()
         return
     try:
-        output.commit()
+        with _held_for(output.path):
+            output.commit()
+            stop.armed = False  # the output is in place: the command has done its work, a signal changes nothing
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
 
 
-def _cmd_render(args: argparse.Namespace) -> int:
+def _cmd_render(args: argparse.Namespace, stop: "_StopSignals") -> int:
     _refuse_overwriting_an_input(args, [args.conversation, args.tools])
     defaults = _defaults(args)
     data = _read_json(args.conversation, "conversation")
@@ -251,7 +339,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except InputError as exc:
         raise UsageError(f"{args.conversation}: {exc}") from None
     prompt = template.render(messages, **arguments)  # output written exactly: no newline added
-    output = _open_output(args.output or "-")
+    output = _open_output(args.output or "-", stop)
     succeeded = False
     try:
         output.write(prompt.encode("utf-8", "surrogatepass"))
@@ -259,20 +347,20 @@ def _cmd_render(args: argparse.Namespace) -> int:
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
     finally:
-        _finish_output(output, succeeded)
+        _finish_output(output, succeeded, stop)
     return 0
 
 
 def _open_input(path: str) -> IO[bytes]:
     if path == "-":
-        return sys.stdin.buffer
+        return _standard_stream("stdin").buffer  # type: ignore[no-any-return]
     try:
         return open_regular(path, "input")
     except FileProblem as exc:
         raise UsageError(str(exc)) from None
 
 
-def _cmd_batch(args: argparse.Namespace) -> int:
+def _cmd_batch(args: argparse.Namespace, stop: "_StopSignals") -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     _refuse_overwriting_an_input(args, [args.input, args.tools])
@@ -280,25 +368,25 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     template = _chat_template(args)
     source = _open_input(args.input)
     try:
-        status, rendered, skipped, seconds = _batch_to(args, template, options, source)
+        status, rendered, skipped, seconds = _batch_to(args, template, options, source, stop)
     finally:
-        if source is not sys.stdin.buffer:
+        if source is not getattr(sys.stdin, "buffer", None):
             source.close()
     if not args.quiet:
         rate = rendered / seconds if seconds > 0 else 0.0
-        sys.stderr.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
+        _STDERR.write(f"batch: {rendered} rendered, {skipped} skipped, {seconds:.1f} s ({rate:,.0f} lines/s)\n")
     return status
 
 
-def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOptions,
-              source: IO[bytes]) -> tuple[int, int, int, float]:
+def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOptions, source: IO[bytes],
+              stop: "_StopSignals") -> tuple[int, int, int, float]:
     """Run the batch into its output; the output keeps its final name only when every line was rendered or
     skipped (status 0): a failed or interrupted run leaves the final name as it was."""
-    output = _open_output(args.output)
-    progress = Progress(input_size(source), quiet=args.quiet)
+    output = _open_output(args.output, stop)
+    progress = Progress(input_size(source), quiet=args.quiet, stream=_STDERR)  # type: ignore[arg-type]
 
     def report(number: int, message: str) -> None:
-        sys.stderr.write(f"error: {args.input}:{number}: {message}\n")
+        _STDERR.write(f"error: {args.input}:{number}: {message}\n")
 
     status = 2
     try:
@@ -311,7 +399,7 @@ def _batch_to(args: argparse.Namespace, template: ChatTemplate, options: BatchOp
         raise UsageError(f"{args.input}: cannot read ({exc.strerror or exc})") from None
     finally:
         progress.finish()
-        _finish_output(output, status == 0)
+        _finish_output(output, status == 0, stop)
     return status, rendered, skipped, progress.elapsed()
 
 
@@ -342,25 +430,26 @@ def _cmd_check(args: argparse.Namespace) -> int:
                for key, text in named.items()}
     ok = all(report["ok"] for report in reports.values())
     if args.json:
-        sys.stdout.write(json.dumps({"template": label, "ok": ok, "templates": reports}, ensure_ascii=False,
-                                    indent=2) + "\n")
+        _print(json.dumps({"template": label, "ok": ok, "templates": reports}, ensure_ascii=False,
+                          indent=2) + "\n")
         return 0 if ok else 1
     for key, report in reports.items():
         shown = f"{label}:{key}" if len(named) > 1 else label
         if report["ok"]:
-            sys.stdout.write(f"{shown}: ok\n  variables: {', '.join(report['variables']) or '(none)'}\n")
+            _print(f"{shown}: ok\n  variables: {', '.join(report['variables']) or '(none)'}\n")
         else:
-            sys.stderr.write(f"error: {report['error']['text']}\n")
+            _STDERR.write(f"error: {report['error']['text']}\n")
     return 0 if ok else 1
 
 
-def _run(argv: Optional[Sequence[str]]) -> int:
+def _run(argv: Optional[Sequence[str]], stop: "_StopSignals") -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
-        sys.stdout.write("".join(name + "\n" for name in seed_template_names()))
+        _print("".join(name + "\n" for name in seed_template_names()))
         return 0
-    commands = {"render": _cmd_render, "batch": _cmd_batch, "check": _cmd_check}
-    return commands[args.command](args)
+    if args.command == "check":
+        return _cmd_check(args)
+    return _cmd_render(args, stop) if args.command == "render" else _cmd_batch(args, stop)
 
 
 class _Terminated(BaseException):
@@ -369,61 +458,99 @@ class _Terminated(BaseException):
 
 
 class _StopSignals:
-    # The handler of SIGTERM and Ctrl-C: the first ends the run (raised where the program is, so that it cleans
-    # up); later ones are ignored until the process exits, since the clean-up they would cut short is under way,
-    # and a handler put back meanwhile would kill the process as it exits (status -15 or -2 instead of 143 or
-    # 130) or print a traceback.
+    # The handler of SIGTERM and Ctrl-C while a command runs: the first raises where the program is (so that it
+    # cleans up); later ones, and any once the command's outcome is decided (armed False: its output committed,
+    # or its status known), change nothing, since the clean-up or the report they would cut short is under way.
+    # It keeps the outputs the command opened, for the end to discard any a signal left uncommitted.
 
     def __init__(self) -> None:
-        self.came = False
+        self.armed = True
+        self.previous: dict[int, Any] = {}
+        self.outputs: list[Output] = []
 
     def __call__(self, signum: int, frame: Any) -> None:
-        if not self.came:
-            self.came = True
+        if self.armed:
+            self.armed = False
             raise _Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        handled = [signal.SIGTERM]
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
+            handled.append(signal.SIGINT)
+        for signum in handled:
+            self.previous[signum] = signal.getsignal(signum)  # recorded first: restore() puts back what it took
+            signal.signal(signum, self)
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            if handler is not None:  # None: set outside Python, cannot be put back
+                signal.signal(signum, handler)
+
+    def hold_until_exit(self) -> None:
+        # The process exits next: its signals stay blocked until it is gone (Python puts the default handlers
+        # back as it finishes, and a signal then would kill it: status -15 or -2 instead of the command's).
+        if self.previous and hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(self.previous))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run the command line; returns the exit status (0 done, 1 template error, 2 usage or input, 130
-    interrupted, 143 terminated). Never raises: every failure is one line on stderr."""
-    handled = [signal.SIGTERM]
-    if threading.current_thread() is not threading.main_thread():
-        handled = []
-    elif signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
-        handled.append(signal.SIGINT)
+    """Run the command line in this process; returns the exit status (0 done, 1 template error, 2 usage or
+    input, 130 interrupted, 143 terminated). Never raises: every failure is one line on stderr. The first SIGTERM
+    or Ctrl-C during the call stops the command (later ones change nothing); the caller's signal handling is as
+    it was when main() returns. A program that exits with the status uses program()."""
+    return _guarded(argv, exiting=False)
+
+
+def program() -> int:
+    """The `minijinja-py` program and `python -m minijinja_py`: main() over sys.argv, for a process that exits
+    with the status it returns. SIGTERM and Ctrl-C change nothing from the moment the command's outcome is
+    decided until the process is gone."""
+    return _guarded(None, exiting=True)
+
+
+def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
     stop = _StopSignals()
-    previous = {signum: signal.signal(signum, stop) for signum in handled}
     try:
-        return _main(argv)
-    finally:
-        if not stop.came:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-        elif hasattr(signal, "pthread_sigmask"):  # the process is ending: later signals wait until it is gone
-            signal.pthread_sigmask(signal.SIG_BLOCK, set(handled))
-
-
-def _main(argv: Optional[Sequence[str]]) -> int:
-    try:
-        return _run(argv)
-    except _Terminated:
-        sys.stderr.write("error: terminated\n")
-        return 143
-    except UsageError as exc:
-        sys.stderr.write(f"error: {exc}\n")
-        return 2
-    except TemplateError as exc:
-        sys.stderr.write(f"error: {one_line(exc)}\n")
-        return 1
-    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
-        sys.stderr.write(f"error: {exc}\n")
-        return 1
-    except BrokenPipeError:  # the reader went away (`| head`): not an error of ours
-        sys.stderr.close()
-        return 0
+        try:
+            stop.install()
+            status, line = _outcome(argv, stop)
+        finally:
+            stop.armed = False  # decided: a signal from here on changes nothing (the handler raises only once)
+    except _Terminated:  # the first signal, landing as the outcome was decided (an error branch, this finally)
+        status, line = 143, "terminated"
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted\n")
-        return 130
+        status, line = 130, "interrupted"
+    for output in stop.outputs:  # one a signal stopped before it was committed or discarded: never kept
+        output.discard()
+    if line:
+        _STDERR.write(f"error: {line}\n")
+    if exiting:
+        stop.hold_until_exit()
+        _let_standard_streams_close()
+    else:
+        stop.restore()
+    return status
+
+
+def _outcome(argv: Optional[Sequence[str]], stop: "_StopSignals") -> tuple[int, str]:
+    # (exit status, the line for stderr or "") of a command.
+    try:
+        return _run(argv, stop), ""
+    except _Terminated:
+        return 143, "terminated"
+    except UsageError as exc:
+        return 2, str(exc)
+    except TemplateError as exc:
+        return 1, one_line(exc)
+    except WorkerFailed as exc:  # a batch worker died (killed, out of memory): the run failed, not the usage
+        return 1, str(exc)
+    except BrokenPipeError:  # stdout's reader went away (`| head`): not an error of ours
+        return 0, ""
+    except KeyboardInterrupt:
+        return 130, "interrupted"
+    except SystemExit as exc:  # --help, --version
+        return (exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2), ""
     except Exception as exc:  # never a traceback: the last resort names what happened
-        sys.stderr.write(f"error: unexpected {type(exc).__name__}: {one_line(exc)}\n")
-        return 1
+        return 1, f"unexpected {type(exc).__name__}: {one_line(exc)}"

@@ -146,8 +146,9 @@ class Output:
         """Flush and close; the temporary file becomes the final one."""
         stream, self.stream = self.stream, None
         try:
-            if stream is sys.stdout.buffer:
-                stream.flush()
+            if self.path == "-":  # stdout stays open
+                if stream is not None:
+                    stream.flush()
                 return
             if stream is not None:
                 stream.close()
@@ -166,7 +167,7 @@ class Output:
         stream, self.stream = self.stream, None
         if stream is not None:
             try:
-                stream.flush() if stream is sys.stdout.buffer else stream.close()
+                stream.flush() if self.path == "-" else stream.close()
             except OSError:
                 pass
         if self._temporary is not None:

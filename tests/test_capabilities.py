@@ -424,9 +424,9 @@ def test_capabilities_of_a_template_printing_megabytes_per_probe():
 
 
 def test_needles_are_found_around_their_markers_exactly():
-    from minijinja_py.chat.capabilities import _NEEDLES, _Seen
+    from minijinja_py.chat.capabilities import _NEEDLES, _seen
     for needle in _NEEDLES:
         for text in (needle, "x" + needle + "y", needle[1:], needle[:-1], ("NEEDLE needle type " * 40) + needle):
-            assert (needle in _Seen(text).found) == (needle in text), (needle, text[:40])
+            assert (needle in _seen(text).found) == (needle in text), (needle, text[:40])
     # a needle cut at the start of the text must not be matched from its end (negative offsets)
-    assert "USER_NEEDLE" not in _Seen("NEEDLE...USER_").found
+    assert "USER_NEEDLE" not in _seen("NEEDLE...USER_").found

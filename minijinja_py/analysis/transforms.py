@@ -34,6 +34,7 @@ an else taking that branch) replaced by NotConstant, which raises; constant slic
 
 import math
 import re
+from types import SimpleNamespace
 
 from ..builtins.decorators import Context
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
@@ -121,14 +122,6 @@ _STRING_FILTERS = {"indent": do_indent, "upper": do_upper, "lower": do_lower, "t
 _SHORT_TEXT = 1024
 
 
-class _FoldState:
-    # What do_indent reads of a render state: the limits.
-    __slots__ = ("limits",)
-
-    def __init__(self, limits):
-        self.limits = limits
-
-
 def folds_string_filters(runners):
     # Might fold_string_filters change anything in a template whose tree scan found these runners
     # (treescan.Index.runners: its calls, filters, ...)? Only where one of these filters is applied to a string
@@ -145,7 +138,7 @@ def fold_string_filters(template, filters, limits):
     constant arguments (small numbers, short strings, booleans) → the text it gives, as Jinja2 folds it. Only
     the engine's own filters (a filter the environment replaced runs when the template does), and only short
     results; anything that fails is left to fail where it runs."""
-    state = _FoldState(limits)
+    state = SimpleNamespace(limits=limits)   # what do_indent reads of a render state: the limits
 
     def plain(arg):
         return type(arg) is n.Const and (type(arg.value) is bool or type(arg.value) is int and -256 <= arg.value <= 256

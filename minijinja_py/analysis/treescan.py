@@ -7,6 +7,8 @@ statement list's range of them. One pass, iterative, whatever the nesting: compi
 template's size.
 """
 
+from itertools import filterfalse
+
 from ..syntax import nodes as n
 
 __all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS", "Index", "scan_tree",
@@ -66,12 +68,12 @@ _STATEMENT_LISTS = ("body", "else_")
 
 
 def _fields(cls):
-    return tuple(f for f in reversed(cls.FIELDS) if f not in LEAF_FIELDS)
+    return tuple(filterfalse(LEAF_FIELDS.__contains__, reversed(cls.FIELDS)))
 
 
-# every node class: its fields that can hold nodes, first to last
-NODE_FIELDS = {cls: _fields(cls)[::-1] for cls in vars(n).values()
-                if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
+# every node class: its fields that can hold nodes, first to last (filterfalse: no generator per class at import)
+NODE_FIELDS = {cls: tuple(filterfalse(LEAF_FIELDS.__contains__, cls.FIELDS)) for cls in vars(n).values()
+               if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
 NODE_FIELDS[n.Const] = NODE_FIELDS[n.Text] = ()   # a constant's value holds no nodes
 _KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
          if cls not in _OWN_ORDER and "body" not in cls.FIELDS}

@@ -16,6 +16,7 @@ ChatTemplate.capabilities caches the result.
 import json
 from _collections_abc import Callable, Mapping   # collections.abc itself, without the module that re-exports it
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
+from types import SimpleNamespace
 
 # typing costs a cold start ~4 ms: the annotations that need it are strings (not the fields':
 # Capabilities.__annotations__ holds their types, as a dataclass's does)
@@ -210,18 +211,13 @@ _MARKED = tuple((marker, tuple(n for n in _NEEDLES if marker in n and not any(m 
                 for marker, earlier in (("NEEDLE", ()), ("needle", ("NEEDLE",)), ("type", ("NEEDLE", "needle"))))
 
 
-class _Seen:
-    # What the rules need of one probe's output: the needles it shows, and a digest to tell two outputs apart.
-    # A template can print tens of megabytes per probe; the texts are not kept.
-
-    __slots__ = ("found", "digest")
-
-    def __init__(self, text):
-        found = []
-        for marker, needles in _MARKED:
-            found += _marked_needles(text, marker, needles)
-        self.found = frozenset(found)
-        self.digest = (len(text), hash(text))
+def _seen(text):
+    # What the rules need of one probe's output: .found, the needles it shows, and .digest, to tell two outputs
+    # apart. A template can print tens of megabytes per probe; the texts are not kept.
+    found = []
+    for marker, needles in _MARKED:
+        found += _marked_needles(text, marker, needles)
+    return SimpleNamespace(found=frozenset(found), digest=(len(text), hash(text)))
 
 
 _MAX_MARKS = 64   # marker occurrences looked at one by one; past that, each needle is looked for in the whole text
@@ -250,7 +246,7 @@ def _differ(first, second):
 
 
 class _Probes:
-    # Each probe rendered once, by name (several fields read the same one): what it showed (a _Seen), or None
+    # Each probe rendered once, by name (several fields read the same one): what it showed (_seen), or None
     # when it raised.
     #
     # render(messages, tools=, documents=, add_generation_prompt=, **variables) -> str or None;
@@ -265,7 +261,7 @@ class _Probes:
         if name not in self._seen:
             text = self._render(make_messages(), tools=_tools() if tools else None, documents=documents,
                                 add_generation_prompt=add_generation_prompt, **_SPECIAL_TOKENS, **variables)
-            self._seen[name] = None if text is None else _Seen(text)
+            self._seen[name] = None if text is None else _seen(text)
         return self._seen[name]
 
     def spans(self, make_messages):

@@ -15,7 +15,7 @@ import threading
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterator
 
-__all__ = ["WorkerFailed", "ordered_results"]
+__all__ = ["WorkerFailed", "ordered_results", "StopSignalsHeld"]
 
 WINDOW = 3  # items a worker may be ahead of the oldest result not yet handed back
 _JOIN_SECONDS = 2.0
@@ -27,7 +27,7 @@ class WorkerFailed(Exception):
 
 def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any,
                  parent_ends: "tuple[Any, ...]") -> None:
-    # Started with SIGINT and SIGTERM blocked (_StopSignalsHeld): their handling is set before they can come.
+    # Started with SIGINT and SIGTERM blocked (StopSignalsHeld): their handling is set before they can come.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
     if hasattr(signal, "pthread_sigmask"):
@@ -51,14 +51,15 @@ def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: 
 _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
-class _StopSignalsHeld:
+class StopSignalsHeld:
     # SIGINT and SIGTERM blocked while workers start or stop, so that a Ctrl-C or SIGTERM never lands between a fork
     # and the pool's record of the process, nor cuts a stop short (a worker nobody stops): a process forked
     # meanwhile starts with them blocked and sets its own handling first; the parent gets one that came meanwhile as
     # it leaves (its handler raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot
-    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only.
+    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only. (The CLI holds them too
+    # while it makes its output's temporary file and records it.)
 
-    def __enter__(self) -> "_StopSignalsHeld":
+    def __enter__(self) -> "StopSignalsHeld":
         self.came = False
         self.previous: Any = None
         self.mask: Any = None
@@ -81,18 +82,19 @@ class _StopSignalsHeld:
 
 
 class _Pool:
-    # The worker processes and the parent's ends of their pipes.
+    # The worker processes and the parent's ends of their pipes: none until start(), so that a pool is made
+    # before the `try` that stops it (a signal between the two then leaves no worker behind).
 
-    def __init__(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
+    def __init__(self) -> None:
         self.processes: "list[Any]" = []
         self.connections: "list[Any]" = []
-        try:
-            with _StopSignalsHeld():
-                for _ in range(workers):
-                    self._start(function, context)
-        except BaseException:  # a signal that came meanwhile, or a failed start: the started ones are stopped
-            self.stop(False)
-            raise
+
+    def start(self, function: Callable[[Any, Any], Any], context: Any, workers: int) -> None:
+        # A signal that came meanwhile is raised as the signals are let through, once every started worker is
+        # recorded (stop() then stops them).
+        with StopSignalsHeld():
+            for _ in range(workers):
+                self._start(function, context)
 
     def _start(self, function: Callable[[Any, Any], Any], context: Any) -> None:
         made = multiprocessing.get_context()
@@ -113,7 +115,7 @@ class _Pool:
         # Finished: each worker told to end; otherwise terminated. Every worker is reaped with SIGINT and SIGTERM
         # held, so that a signal meanwhile (a second Ctrl-C or SIGTERM, or the first as a finished batch stops)
         # cannot cut the reaping short: its handler runs once every worker is gone.
-        with _StopSignalsHeld():
+        with StopSignalsHeld():
             for connection, process in zip(self.connections, self.processes):
                 if finished:
                     try:
@@ -128,6 +130,7 @@ class _Pool:
                     process.kill()
                     process.join()
                 connection.close()
+            self.processes, self.connections = [], []  # stopped: a second stop() has nothing to do
 
 
 def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "Iterator[tuple[Any, Any]]",
@@ -135,13 +138,17 @@ def ordered_results(function: Callable[[Any, Any], Any], context: Any, items: "I
     # (function(context, item), tag) for each (item, tag) of `items`, in order, computed by `workers`
     # processes (the tag stays in the parent). `function` must be a module-level function and `context` must
     # pickle (they travel to each worker once). Raises WorkerFailed when a worker dies or its function raises.
-    pool = _Pool(function, context, workers)
+    pool = _Pool()
     finished = False
     try:
-        yield from _schedule(pool, items, workers)
-        finished = True
-    finally:
-        pool.stop(finished)
+        try:
+            pool.start(function, context, workers)
+            yield from _schedule(pool, items, workers)
+            finished = True
+        finally:
+            pool.stop(finished)
+    finally:  # a signal that cut that stop short before it held the signals: the workers are stopped here
+        pool.stop(False)
 
 
 def _schedule(pool: _Pool, items: "Iterator[tuple[Any, Any]]", workers: int) -> "Iterator[tuple[Any, Any]]":

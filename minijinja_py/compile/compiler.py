@@ -25,7 +25,7 @@ from .inclusion import s_load
 from .loops import compile_for
 from .lower import block
 from .peephole import enabled_rules
-from .statements import STATEMENT_COMPILERS, LoopControlOutsideLoop, charging, compile_body, in_scope, nothing
+from .statements import STATEMENT_COMPILERS, charging, compile_body, in_scope, nothing
 from ..kernels import select
 from ..builtins.filters import FILTERS
 from ..builtins.tests import TESTS
@@ -37,7 +37,7 @@ from ..runtime.printing import to_str
 from ..runtime.sandbox import getitem_
 from ..syntax import nodes as n
 
-__all__ = ["compile_template", "CompiledTemplate", "LoopControlOutsideLoop", "STATEMENTS", "EXPRESSIONS"]
+__all__ = ["compile_template", "CompiledTemplate", "STATEMENTS", "EXPRESSIONS"]
 
 
 # ------------------------------------------------------------------------------------------- constant folding

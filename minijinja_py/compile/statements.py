@@ -26,13 +26,9 @@ from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, Namespace,
 from ..syntax import nodes as n
 
 __all__ = [
-    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing", "LoopControlOutsideLoop",
+    "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing",
     "assigner", "if_parts", "if_runner", "and_or_parts", "s_assign", "STATEMENT_COMPILERS",
 ]
-
-
-class LoopControlOutsideLoop(PythonSyntaxTwin):
-    """{% break %} / {% continue %} outside a for loop (Jinja2 lets Python's SyntaxError escape here)."""
 
 
 def nothing(f, out):
@@ -509,7 +505,7 @@ def _loop_control(c, node, name, signal):
     if "loopcontrols" not in c.extensions:
         raise error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
     if not c.in_loop:
-        raise error_at(LoopControlOutsideLoop, f"'{name}' outside loop", node.span)
+        raise error_at(PythonSyntaxTwin, f"'{name}' outside loop", node.span)   # Jinja2: Python's SyntaxError
 
     def run(f, out, signal=signal):
         raise signal()

@@ -303,6 +303,9 @@ def __getattr__(name):
     # Twins by name (TemplateTypeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made on
     # first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its time): pickle
     # finds a twin's class this way in a process that has not made it yet (a worker unpickling an error).
+    # Every `from ..core.errors import ...` asks for __path__ (is this a package?): refused first, in one test.
+    if not name.startswith(("Template", "LimitExceeded")):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     for prefix, make in (("LimitExceeded", limit_twin), ("TemplateBuiltin", twin_of), ("Template", twin_of)):
         builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
         if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):

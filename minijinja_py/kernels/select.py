@@ -14,38 +14,26 @@ goldens with general_only.
 """
 
 import os
+from types import SimpleNamespace
 
 __all__ = ["kernel", "choose", "configure", "general_only", "enabled", "recording", "REGISTRY",
            "GENERAL_ONLY_VARIABLE"]
 
 GENERAL_ONLY_VARIABLE = "MINIJINJA_PY_GENERAL_ONLY"
-REGISTRY = {}   # (IR class, signature) → Entry
+REGISTRY = {}   # (IR class, signature) → an entry: its name and factory (.name, .factory)
 
 
-class Entry:
-    __slots__ = ("name", "factory")
-
-    def __init__(self, name, factory):
-        self.name, self.factory = name, factory
-
-
-class _Settings:
-    __slots__ = ("general_only", "disabled", "chosen")
-
-    def __init__(self):
-        self.general_only = os.environ.get(GENERAL_ONLY_VARIABLE, "") not in ("", "0")
-        self.disabled = frozenset()
-        self.chosen = None   # a set collecting the names of the entries chosen (recording())
-
-
-_settings = _Settings()
+# what later compiles may choose: general_only, disabled (names turned off), chosen (a set collecting the names of
+# the entries chosen: recording())
+_settings = SimpleNamespace(general_only=os.environ.get(GENERAL_ONLY_VARIABLE, "") not in ("", "0"),
+                            disabled=frozenset(), chosen=None)
 
 
 def kernel(ir_class, signature):
     # Register the decorated factory for (ir_class, signature), under the name `module/function`.
     def register(factory, ir_class=ir_class, signature=signature):
         name = f"{factory.__module__.rsplit('.', 1)[-1]}/{factory.__name__}"
-        REGISTRY[(ir_class, signature)] = Entry(name, factory)
+        REGISTRY[(ir_class, signature)] = SimpleNamespace(name=name, factory=factory)
         return factory
     return register
 
