@@ -13,9 +13,9 @@ at render time, and the package never imports lark.
 
 The output is canonical (states numbered breadth-first from the start state, symbols visited in name order), so
 the same grammar always gives the same tables and a test can tell current tables from stale ones. The file is the
-tables' data (a dict of strings, bytes, numbers, lists and dicts) in marshal's format, version 4, which every Python 3.4+
-reads: a cold start loads it in half of JSON's time (a test compares the loaded data, not the bytes: marshal
-may write shared strings as references or not). The grammar is
+tables' data (a dict of strings, bytes, numbers, lists and dicts) in marshal's format, version 4, which every
+Python 3.4+ reads: a cold start loads it in half of JSON's time (a test compares the loaded data, not the bytes:
+marshal may write shared strings as references or not; each text is one object, written once). The grammar is
 analysed once per trim_blocks/lstrip_blocks option set (syntax.py edits two terminal fragments for them); the
 tables must not depend on the options beyond those terminal patterns, and the build fails if they do.
 """
