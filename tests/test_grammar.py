@@ -26,6 +26,25 @@ def test_tables_match_a_fresh_build():
     assert grammar_tables.build() == committed, "stale tables: run python tools/grammar_tables.py --write"
 
 
+def test_tables_file_holds_each_text_once():
+    """The committed file writes each text once (marshal refers back to it): loaded, every name is one str object
+    wherever it occurs, which loads faster and lets lookups between the tables match by identity."""
+    texts = {}
+
+    def walk(value):
+        if isinstance(value, str):
+            assert texts.setdefault(value, value) is value, value
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(key)
+                walk(item)
+    walk(grammar_tables.committed())
+    assert len(texts) > 300
+
+
 @pytest.fixture(scope="module")
 def built():
     """Lark's analysis of the grammar and the driver's tables, fresh from the committed file."""

@@ -13,9 +13,9 @@ at render time, and the package never imports lark.
 
 The output is canonical (states numbered breadth-first from the start state, symbols visited in name order), so
 the same grammar always gives the same tables and a test can tell current tables from stale ones. The file is the
-tables' data (a dict of strings, numbers, lists and dicts) in marshal's format, version 4, which every Python 3.4+
-reads: a cold start loads it in half of JSON's time (a test compares the loaded data, not the bytes: marshal
-may write shared strings as references or not). The grammar is
+tables' data (a dict of strings, bytes, numbers, lists and dicts) in marshal's format, version 4, which every
+Python 3.4+ reads: a cold start loads it in half of JSON's time (a test compares the loaded data, not the bytes:
+marshal may write shared strings as references or not; each text is one object, written once). The grammar is
 analysed once per trim_blocks/lstrip_blocks option set (syntax.py edits two terminal fragments for them); the
 tables must not depend on the options beyond those terminal patterns, and the build fails if they do.
 """
@@ -39,7 +39,8 @@ GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.marshal")
 MARSHAL_VERSION = 4
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 9
+FORMAT = 10
+_FIRST_MARK = lalr.ACCEPTED   # symbol codes stay below the bytes that mark a unit list's parts
 
 
 def grammar_text():
@@ -364,25 +365,25 @@ def extract(parser):
         rows.append({str(symbol): state_id[arg] if action.name == "Shift" else ~rule_id[arg]
                      for symbol, (action, arg) in sorted(table.states[old].items())})
     symbols = sorted({symbol for row in rows for symbol in row} | {name for names in lexers for name in names})
-    code = {symbol: f"{i:02x}" for i, symbol in enumerate(symbols)}
+    code = {symbol: bytes((i,)) for i, symbol in enumerate(symbols)}
     # a row's symbols (its keys), written once per distinct sequence: 541 rows have 162 (a template's rows share
     # them: the parser decodes each once)
     keysets, keyset_id, state_keys = [], {}, []
     for row in rows:
-        keys = "".join(map(code.__getitem__, row))
+        keys = b"".join(map(code.__getitem__, row))
         if keys not in keyset_id:
             keyset_id[keys] = len(keysets)
             keysets.append(keys)
         state_keys.append(keyset_id[keys])
-    if (len(symbols) > 0x100 or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100
+    if (len(symbols) > _FIRST_MARK or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100
             or len(keysets) > 0x100):
         raise SystemExit("too many symbols (or actions, or lexers, or row keys) for the tables' codes")
 
     def state(row):
         actions = set(row.values())
         # an action as a signed two-byte number, low byte first (a state >= 0, ~rule < 0)
-        return "".join(action.to_bytes(2, "little", signed=True).hex()
-                       for action in (actions if len(actions) == 1 else row.values()))
+        return b"".join(action.to_bytes(2, "little", signed=True)
+                        for action in (actions if len(actions) == 1 else row.values()))
 
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     first = {name: first_chars(pattern) for name, pattern in patterns.items()}
@@ -393,7 +394,7 @@ def extract(parser):
         "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
         # where each terminal's match may start (firstchars.first_chars), for a lexer to pick the terminals a
-        # character may start: the class of each ASCII character then of any non-ASCII one (a byte each, in hex),
+        # character may start: the class of each ASCII character then of any non-ASCII one (a byte each),
         # and each class's terminals (symbol codes, packed)
         "char_classes": classes,
         "starters": _packed(starters),
@@ -404,20 +405,21 @@ def extract(parser):
         "ignore": sorted(parser.ignore_tokens),
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
         "symbols": symbols,
-        # in hex: a symbol as its index in symbols (a byte), an action as two bytes (see state()). A lexer: its
+        # in bytes: a symbol as its index in symbols (a byte), an action as two (see state()). A lexer: its
         # terminals in match order; a keyset: the symbols of rows, every lookahead of a reduction written out; a
         # state's row: the actions of its keyset's symbols (one, when all are the same reduction). The driver
         # decodes a row when the parser first reaches its state, its keys mapped through the symbols once per
         # keyset and its actions read as signed numbers (all in C): a template reaches a fraction of the states,
-        # and a cold start pays for what it decodes. Lexers, keysets, states and rules are each one text and its
-        # entries' offsets (see _packed): one string per table, not one per entry
-        "lexers": _packed(["".join(map(code.__getitem__, names)) for names in lexers]),
+        # and a cold start pays for what it decodes. Lexers, keysets, states and rules are each one bytes (rules:
+        # one text) and its entries' offsets (see _packed): one object per table, not one per entry (bytes and
+        # str, which the garbage collector never walks, and no hex to decode)
+        "lexers": _packed([b"".join(map(code.__getitem__, names)) for names in lexers]),
         "keysets": _packed(keysets),
-        "state_keys": bytes(state_keys).hex(),   # a state's keyset number, a byte
-        "states": _packed([state(row) for row in rows]),
+        "state_keys": bytes(state_keys),   # a state's keyset number, a byte
+        "states": _packed([state(row) for row in rows], 2),   # (offsets in actions)
         "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
         "callbacks": _callbacks(parser),
-        "state_lexers": bytes(state_lexers).hex(),   # a state's lexer number, a byte
+        "state_lexers": bytes(state_lexers),   # a state's lexer number, a byte
         "start": state_id[table.start_states["start"]],
         "end": state_id[table.end_states["start"]],
     }
@@ -429,25 +431,27 @@ def _units(tables):
     """What each lexer tries, in order, for a character of each class (lexer.Lexer._units: its terminals a match
     may start with there, grouped: a family's members as one, consecutive literals as one): the distinct unit
     lists, packed, and the number of each (lexer, class)'s list, a byte each, lexer by lexer. A unit list is its
-    units separated by spaces, a unit "L" (literals) or "T" (terminals or a family's members) then its names'
-    symbol codes, then, for a family the lexer has only some members of, "/" and those members' codes. The driver
-    decodes the lists a template needs instead of working them out per state and character."""
-    driver = lalr.Tables(dict(tables, units=["", "0000"], lexer_units=b""))
+    units separated by lalr.UNIT_BREAK bytes, a unit lalr.LITERALS (literals) or lalr.TERMINALS (terminals or a
+    family's members) then its names' symbol codes, then, for a family the lexer has only some members of,
+    lalr.ACCEPTED and those members' codes. The driver decodes the lists a template needs instead of working them
+    out per state and character."""
+    driver = lalr.Tables(dict(tables, units=[b"", b"\0\0"], lexer_units=b""))
     lexer = contextual.Lexer(driver, contextual.lexicon(driver))
     count = len(driver._starter_offsets) - 1
     # a character of each class (None: the class of every non-ASCII character): the units depend on the class only
     key_of = {}
     for key in [chr(c) for c in range(128)] + [None]:
         key_of.setdefault(driver.class_of_char[128 if key is None else ord(key)], key)
-    code = {symbol: f"{i:02x}" for i, symbol in enumerate(tables["symbols"])}
+    code = {symbol: i for i, symbol in enumerate(tables["symbols"])}
 
     def unit(names, accepted, literals):
-        text = ("L" if literals else "T") + "".join(map(code.__getitem__, names))
-        return text if accepted is None else text + "/" + "".join(code[name] for name in names if name in accepted)
+        text = bytes([lalr.LITERALS if literals else lalr.TERMINALS, *map(code.__getitem__, names)])
+        return text if accepted is None else text + bytes([lalr.ACCEPTED] + [code[name] for name in names
+                                                                               if name in accepted])
     lists, numbers = {}, []
     for number in range(driver.lexer_count):
         for cls in range(count):
-            units = " ".join(unit(*entry) for entry in lexer._units(number, key_of[cls]))
+            units = bytes([lalr.UNIT_BREAK]).join(unit(*entry) for entry in lexer._units(number, key_of[cls]))
             numbers.append(lists.setdefault(units, len(lists)))
     if len(lists) > 0x100:
         raise SystemExit("too many unit lists for the tables' codes")
@@ -455,27 +459,29 @@ def _units(tables):
 
 
 def _starters(first, code):
-    """(the class of each of the 128 ASCII characters then of any non-ASCII one, as hex bytes; each class's
+    """(the class of each of the 128 ASCII characters then of any non-ASCII one, a byte each; each class's
     terminals that a match may start with, as symbol codes in name order), where a class is the characters that
     start the same terminals."""
-    starting = ["".join(code[name] for name, (chars, non_ascii) in sorted(first.items())
+    starting = [b"".join(code[name] for name, (chars, non_ascii) in sorted(first.items())
                         if (key in chars if key is not None else non_ascii))
                 for key in [chr(c) for c in range(128)] + [None]]
     classes = list(dict.fromkeys(starting))
     if len(classes) > 0x100:
         raise SystemExit("too many character classes for the tables' codes")
-    return bytes(map(classes.index, starting)).hex(), classes
+    return bytes(map(classes.index, starting)), classes
 
 
-def _packed(entries):
-    """[the entries joined, their offsets in it]: the offsets (n + 1 of them, from 0 to the text's length) in hex,
-    two bytes each, low byte first, entry i being text[offsets[i]:offsets[i + 1]]."""
+def _packed(entries, size=1):
+    """[the entries joined (bytes, or a text), their offsets in it]: the offsets (n + 1 of them, from 0 to the
+    joined length, counted in items of size bytes) as bytes, two each, low byte first, entry i being
+    joined[offsets[i]:offsets[i + 1]] (items)."""
     offsets = [0]
     for entry in entries:
-        offsets.append(offsets[-1] + len(entry))
+        offsets.append(offsets[-1] + len(entry) // size)
     if offsets[-1] >= 0x10000:
         raise SystemExit("a table too long for two-byte offsets")
-    return ["".join(entries), "".join(offset.to_bytes(2, "little").hex() for offset in offsets)]
+    joined = "".join(entries) if entries and isinstance(entries[0], str) else b"".join(entries)
+    return [joined, b"".join(offset.to_bytes(2, "little") for offset in offsets)]
 
 
 def _check_common_order(lexers):
@@ -505,7 +511,19 @@ def build():
                 edit(prefix) + edit(base["terminals"][name][len(prefix):]) != tables["terminals"][name]
                 for prefix, names, _ in base["families"] for name in names):
             raise SystemExit(f"the families do not survive the option edits for {options}")
-    return {key: base[key] for key in sorted(base)}
+    return _one_of_each_text({key: base[key] for key in sorted(base)}, {})
+
+
+def _one_of_each_text(value, seen):
+    """value with each text (str) one object wherever it occurs (seen: text → that object), which marshal then
+    writes once and refers to (the names of terminals recur in most tables: the driver loads one str per name)."""
+    if isinstance(value, str):
+        return seen.setdefault(value, value)
+    if isinstance(value, list):
+        return [_one_of_each_text(item, seen) for item in value]
+    if isinstance(value, dict):
+        return {_one_of_each_text(key, seen): _one_of_each_text(item, seen) for key, item in value.items()}
+    return value
 
 
 def committed():

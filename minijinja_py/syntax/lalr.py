@@ -24,15 +24,18 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 9
+FORMAT = 10
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
+# the bytes that mark a unit list's parts (see Tables.units), above every symbol's code: between units, in front of
+# a unit of literals or of other terminals, and in front of the members a lexer accepts of a family
+UNIT_BREAK, LITERALS, TERMINALS, ACCEPTED = 0xFF, 0xFE, 0xFD, 0xFC
 
 
 class Tables:
     # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state,
-    # rule or lexer are kept as the file's texts (numbers in hex), one text per table with its entries' offsets,
-    # and decoded when first used (a template visits a fraction of them): decoding the file and holding it are a
-    # cold start's cost, and one string per entry held ~55 KiB more.
+    # rule or lexer are kept as the file's bytes (a symbol's code a byte, a number two), one bytes per table (the
+    # rules: one text) with its entries' offsets, and decoded when first used (a template visits a fraction of
+    # them): decoding the file and holding it are a cold start's cost, and one object per entry held ~55 KiB more.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -40,7 +43,7 @@ class Tables:
         self.terminals = data["terminals"]          # name → regexp
         # where a terminal's match may start: a character's class (a byte per ASCII character, then one for every
         # non-ASCII one) → the terminals a match may start with there (symbol codes; a frozenset once decoded)
-        self.class_of_char = bytes.fromhex(data["char_classes"])
+        self.class_of_char = data["char_classes"]
         self._starters, self._starter_offsets = _unpacked(data["starters"])
         self._starting = [None] * (len(self._starter_offsets) - 1)
         self.families = data["families"]            # [[shared prefix, [names], [lead literals]], ...]
@@ -51,7 +54,7 @@ class Tables:
         self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
-        self.lexer_of_state = bytes.fromhex(data["state_lexers"])
+        self.lexer_of_state = data["state_lexers"]
         # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
         # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
         self._unit_texts, self._unit_offsets = _unpacked(data["units"])
@@ -65,14 +68,15 @@ class Tables:
         self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
         # when the parser first reaches the state: the state's keyset (its symbols, a tuple once decoded, shared
-        # by the rows that have them) zipped with its actions
-        self._states, self._state_offsets = _unpacked(data["states"])
+        # by the rows that have them) zipped with its actions (all states' actions: one view of signed numbers)
+        states, self._state_offsets = _unpacked(data["states"])
+        self._states = _shorts(states, "h")
         self.actions = [None] * (len(self._state_offsets) - 1)
-        self.keys_of_state = bytes.fromhex(data["state_keys"])
+        self.keys_of_state = data["state_keys"]
         self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
         self._keys = [None] * (len(self._keyset_offsets) - 1)
         # a number's symbol (one str per symbol, shared by the rows and lexers)
-        self._symbol = data["symbols"].__getitem__
+        self._symbols = data["symbols"]
         self.start, self.end = data["start"], data["end"]
 
     def rule(self, number):
@@ -84,7 +88,7 @@ class Tables:
         names = self._lexer_names[number]
         if names is None:
             text = _entry(self._lexers, self._lexer_offsets, number)
-            names = self._lexer_names[number] = tuple(map(self._symbol, bytes.fromhex(text)))
+            names = self._lexer_names[number] = self._symbols_of(text)
         return names
 
     def starting(self, char):
@@ -92,8 +96,8 @@ class Tables:
         number = self.class_of_char[128 if char is None else ord(char)]
         found = self._starting[number]
         if found is None:
-            found = self._starting[number] = frozenset(map(self._symbol, bytes.fromhex(
-                _entry(self._starters, self._starter_offsets, number))))
+            found = self._starting[number] = frozenset(self._symbols_of(
+                _entry(self._starters, self._starter_offsets, number)))
         return found
 
     def units(self, lexer, key):
@@ -103,15 +107,16 @@ class Tables:
         found = self._unit_lists[number]
         if found is None:
             units, unit = self._units, self._unit
-            found = self._unit_lists[number] = tuple([units.get(text) or unit(text) for text in _entry(
-                self._unit_texts, self._unit_offsets, number).split()])
+            text = _entry(self._unit_texts, self._unit_offsets, number)
+            found = self._unit_lists[number] = tuple([units.get(part) or unit(part) for part in text.split(
+                _BREAK)]) if text else ()
         return found
 
     def _unit(self, text):
-        # A unit of a unit list's text (see tools/grammar_tables.py: _units), decoded once (lists share units).
-        names, _, accepted = text.partition("/")
-        found = self._units[text] = (tuple(map(self._symbol, bytes.fromhex(names[1:]))), frozenset(map(
-            self._symbol, bytes.fromhex(accepted))) if accepted else None, names[0] == "L")
+        # A unit of a unit list (see tools/grammar_tables.py: _units), decoded once (lists share units).
+        names, _, accepted = text[1:].partition(_ACCEPTED)
+        found = self._units[text] = (self._symbols_of(names), frozenset(self._symbols_of(accepted)) if accepted
+                                     else None, text[0] == LITERALS)
         return found
 
     def first_chars(self):
@@ -130,25 +135,31 @@ class Tables:
         row = self.actions[state]
         if row is None:
             keys = self._keys[self.keys_of_state[state]] or self._keyset(self.keys_of_state[state])
-            at = self._state_offsets
-            actions = memoryview(bytes.fromhex(self._states[at[state]:at[state + 1]])).cast("h") \
-                if not _BIG_ENDIAN else _shorts(self._states[at[state]:at[state + 1]], "h")
+            start, end = self._state_offsets[state], self._state_offsets[state + 1]
             # (one action: the same on every symbol, a reduction on every lookahead)
-            row = self.actions[state] = dict(zip(keys, actions)) if len(actions) != 1 else dict.fromkeys(
-                keys, actions[0])
+            row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
+                dict.fromkeys(keys, self._states[start])
         return row
 
     def _keyset(self, number):
         # The symbols of a keyset, decoded on first use.
-        keys = self._keys[number] = tuple(map(self._symbol, bytes.fromhex(
-            _entry(self._keysets, self._keyset_offsets, number))))
+        keys = self._keys[number] = self._symbols_of(_entry(self._keysets, self._keyset_offsets, number))
         return keys
+
+    def _symbols_of(self, codes):
+        # The symbols of codes (bytes), a tuple (picked by one itemgetter: a tenth of map's cost per symbol).
+        if len(codes) > 1:
+            return itemgetter(*codes)(self._symbols)
+        return (self._symbols[codes[0]],) if codes else ()
+
+
+_BREAK, _ACCEPTED = bytes([UNIT_BREAK]), bytes([ACCEPTED])
 
 
 def _unpacked(table):
-    # (text, offsets) of a table the build packed as [its entries joined, their offsets in hex].
-    text, offsets = table
-    return text, _shorts(offsets)
+    # (joined, offsets) of a table the build packed as [its entries joined, their offsets as two-byte numbers].
+    joined, offsets = table
+    return joined, _shorts(offsets)
 
 
 def _entry(text, offsets, number):
@@ -156,10 +167,11 @@ def _entry(text, offsets, number):
     return text[offsets[number]:offsets[number + 1]]
 
 
-def _shorts(text, kind="H"):
-    # The numbers of a hex text of two bytes each, low byte first: unsigned (kind "H") or signed ("h").
-    data = bytearray.fromhex(text)
+def _shorts(data, kind="H"):
+    # The numbers of bytes of two each, low byte first: unsigned (kind "H") or signed ("h"), a view of data
+    # (of a swapped copy on a big-endian machine).
     if _BIG_ENDIAN:
+        data = bytearray(data)
         data[::2], data[1::2] = data[1::2], data[::2]
     return memoryview(data).cast(kind)
 
@@ -303,10 +315,10 @@ class Parser:
             action = (actions[state] or row(state)).get(kind)
             if action is None or action >= 0:
                 break
-            how, origin = (rules[~action] or self._rule(~action))[:2]
-            if how is not _UNIT:
+            rule = rules[~action] or self._rule(~action)
+            if rule[0] is not _UNIT:
                 break
-            state = goto[origin]
+            state = goto[rule[1]]
         return state
 
 

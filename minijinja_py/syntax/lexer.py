@@ -8,6 +8,7 @@ state is read from the parser's stack when the next token is asked for (lalr.py 
 
 import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
+from operator import itemgetter
 
 from .natives import KNOWN, NAME_CHAR, Found, alternatives, literals, texts_matcher
 
@@ -149,7 +150,9 @@ class Lexer:
         self._accepted_of = {}                                     # (lexer, family) → see _accepted
         self._shared = {}                                          # (units, character) → match function
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
-        self._candidates_of_state = list(map(by_lexer.__getitem__, tables.lexer_of_state))
+        # (each state's lexer's, picked by one itemgetter in C; it gives one item alone, not in a tuple)
+        self._candidates_of_state = itemgetter(*tables.lexer_of_state)(by_lexer) if len(
+            tables.lexer_of_state) > 1 else [by_lexer[tables.lexer_of_state[0]]]
         self._matchers = {}                                        # terminal names → compiled match
         self._word = self._word_matcher()                          # a run of name characters (keywords)
 
