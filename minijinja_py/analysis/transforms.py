@@ -64,7 +64,7 @@ def _map(value, change):
         return change(value if new is None else type(value)(value.span, *new))
     if isinstance(value, n.Args):
         new = _mapped(value, value.FIELDS, change)
-        return value if new is None else n.Args(*new)
+        return value if new is None else value.rebuilt(*new)
     if isinstance(value, (tuple, list)):
         new = _mapped(value, None, change)
         if new is not None:
@@ -315,8 +315,9 @@ class _Image:
         if isinstance(value, n.Node):
             return self.of(value)
         if isinstance(value, n.Args):
-            return n.Args(tuple(map(self.of, value.positional)), tuple((k, self.of(v)) for k, v in value.keywords),
-                          self.of(value.star), self.of(value.dstar))
+            keywords = tuple((k, self.of(v)) for k, v in value.keywords)
+            return value.rebuilt(tuple(map(self.of, value.positional)), keywords, self.of(value.star),
+                                 self.of(value.dstar))
         if isinstance(value, (tuple, list)):
             return type(value)(self._field(x) for x in value)
         return value
@@ -466,7 +467,7 @@ def _rebuild(value, changes):
     if isinstance(value, n.Args):
         fields = [getattr(value, f) for f in value.FIELDS]
         new = [_rebuild(x, changes) for x in fields]
-        return n.Args(*new) if any(a is not b for a, b in zip(new, fields)) else value
+        return value.rebuilt(*new) if any(a is not b for a, b in zip(new, fields)) else value
     if isinstance(value, (tuple, list)):
         new = [_rebuild(x, changes) for x in value]
         if any(a is not b for a, b in zip(new, value)):

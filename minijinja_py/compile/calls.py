@@ -11,7 +11,9 @@ from ..builtins.decorators import Passing
 from ..builtins.strings import do_safe
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
-from ..core.errors import SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located
+from ..core.errors import (
+    PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
+)
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
 from ..runtime.globalfuncs import Cycler, Joiner
@@ -86,6 +88,9 @@ def argument(c, node):
 def compile_args(c, args):
     # Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
     # Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`).
+    if args.repeated is not None:
+        name, line, column = args.repeated
+        c.python_refuses(PythonSyntaxTwin(f"keyword argument repeated: {name}", line, column))
     positional = tuple(argument(c, a) for a in args.positional)
     keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
     star = c.expr(args.star) if args.star is not None else None

@@ -20,7 +20,7 @@ from ..analysis.transforms import (
 )
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
-from .functions import function_layout, s_block, s_call_block, s_generation, s_macro
+from .functions import function_layout, s_block, s_call_block, s_generation, s_macro, skipped_blocks
 from .inclusion import s_load
 from .loops import compile_for
 from .lower import block
@@ -195,6 +195,8 @@ def _compile(c, template):
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
         run, steps = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
+    if c.late_errors:
+        raise min(c.late_errors, key=lambda noted: noted[0])[1]
     exports = {name: scope.refs[name] for name in scope.stores}
     resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
     return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
@@ -215,15 +217,16 @@ def _chunks(body):
 
 def _compile_steps(c, body):
     # The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
-    # weight by run, and each under its own by its step; nothing after a second extends (as Jinja2).
+    # weight by run, and each under its own by its step; nothing after a second extends but its blocks (as Jinja2).
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
     runs = []
-    for chunk in chunks:
+    for index, chunk in enumerate(chunks):
         extended_before = c.known_extends
         run, weight = compile_body(c, chunk)
         if run is not nothing or weight:
             runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
+            skipped_blocks(c, [node for rest in chunks[index + 1:] for node in rest])
             break
     steps = tuple(charging(run, weight) for run, weight in runs)
     return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps

@@ -37,7 +37,8 @@ def if_parts(c, node):
                 parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
         else_ = c.block(else_body) if else_body else None
-    return branches, else_, _if_run(c, node, branches, else_)
+        # (in the if's soft frame: _if_run compiles parts of the tests again, an unknown filter there fails late)
+        return branches, else_, _if_run(c, node, branches, else_)
 
 
 def _chain_parts(c, test):

@@ -9,14 +9,15 @@ from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args
 from .statements import charging, compile_body, emitter, in_scope, nothing
 from ..core.errors import (
-    TemplateAssertionError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, claim, error_at, located,
+    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, claim,
+    error_at, located,
 )
 from ..core.state import MISSING
 from ..runtime.composition import TemplateReference, context_at, variables_reader
 from ..runtime.objects import FrameLayout, Macro, MacroCode
 from ..syntax import nodes as n
 
-__all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "function_layout"]
+__all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "skipped_blocks", "function_layout"]
 
 
 def function_layout(c, function, scope):
@@ -33,6 +34,9 @@ def _macro_code(c, name, params, body, span):
     # parameter (no catch-all), and one named caller must have a default when the body uses caller.
     used = c.summaries.reads(body, ("caller", "kwargs", "varargs"))
     names = tuple(p.name for p in params)
+    if len(set(names)) < len(names):
+        p = next(p for i, p in enumerate(params) if p.name in names[:i])
+        c.python_refuses(error_at(PythonSyntaxTwin, f"duplicate parameter {p.name!r}", p.span), symbol_pass=True)
     if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
         raise error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" argument '
                        "must be omitted or be given a default.", span)
@@ -128,6 +132,8 @@ def s_block(c, node):
     if c.toplevel and c.known_extends:
         return nothing   # Jinja2 renders no block in place after an extends (the parent renders them)
     name, depth = node.name, c.context_depth()
+    if node.required:
+        return _required_block(c, node, depth)
     if not node.scoped:
         def run(f, out, depth=depth, name=name):
             context = context_at(f, depth)
@@ -141,14 +147,41 @@ def s_block(c, node):
     return run_scoped
 
 
+def skipped_blocks(c, value):
+    # Compile the {% block %}s in value (statements Jinja2 does not compile: those after a second extends) but not
+    # their places: Jinja2 still generates every block's function, so what it refuses in them is refused here too.
+    if type(value) is n.Block:
+        s_block(c, value)
+    elif isinstance(value, n.Node):
+        for field in value.FIELDS:
+            skipped_blocks(c, getattr(value, field))
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            skipped_blocks(c, item)
+
+
+def _required_block(c, node, depth):
+    # s_block's run of a `required` block: as in Jinja2, it fails where the template reaches the block statement
+    # with nothing overriding it, not when the block's function runs (`self.b()` and `super()` render it empty).
+    name, span = node.name, node.span
+    read_locals = variables_reader(c.visible_stores()) if node.scoped else None
+
+    def run_required(f, out, depth=depth, name=name, span=span, read_locals=read_locals):
+        context = context_at(f, depth)
+        if len(context.blocks[name]) <= 1:
+            raise error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
+        context.blocks[name][0](context, out, None if read_locals is None else read_locals(f))
+    return run_required
+
+
 def _block_function(c, node):
     # run_block(context, out, derived=None): the block's body in a frame of its own; derived are the variables
     # of a scoped block's surroundings.
-    name, span, required = node.name, node.span, node.required
+    name = node.name
     function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
-    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
+    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False, block_rank=len(c.blocks)), \
             in_scope(c, node.body, special, function, None) as scope:
         body = charging(*compile_body(c, node.body))
         layout = function_layout(c, function, scope)
@@ -157,8 +190,6 @@ def _block_function(c, node):
 
     def run_block(context, out, derived=None):
         try:
-            if required and len(context.blocks[name]) <= 1:
-                raise error_at(TemplateRuntimeError, f"Required block {name!r} not found", span)
             if derived is None:
                 f = layout.new(context.rs, context, context.lookup)
             else:

@@ -505,7 +505,7 @@ def _loop_control(c, node, name, signal):
     if "loopcontrols" not in c.extensions:
         raise error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
     if not c.in_loop:
-        raise error_at(PythonSyntaxTwin, f"'{name}' outside loop", node.span)   # Jinja2: Python's SyntaxError
+        c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' outside loop", node.span))
 
     def run(f, out, signal=signal):
         raise signal()

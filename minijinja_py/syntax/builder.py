@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import PythonSyntaxTwin, TemplateSyntaxError
+from ..core.errors import TemplateSyntaxError
 from . import nodes as n
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -194,12 +194,7 @@ class Builder:
                 seen_default = True
             elif seen_default:
                 raise syntax_error("non-default argument follows default argument", p.span)
-        seen = set()
-        for p in c:
-            if p.name in seen:
-                raise syntax_error(f"duplicate parameter {p.name!r}", p.span, PythonSyntaxTwin)
-            seen.add(p.name)
-        return tuple(c)
+        return tuple(c)   # (a duplicate name is Python's error, where Jinja2 generates the macro: functions.py)
 
     def param(self, c):
         _check_assignable(c[0], "name")
@@ -381,7 +376,7 @@ class Builder:
         # (a, b, k=v, *args, **kwargs) with Jinja2's ordering rules.
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
-        names = set()
+        names, repeated = set(), None
         for kind, a, b in c[1:-1]:
             if kind == "pos":
                 if star is not None or dstar is not None or keywords:
@@ -390,9 +385,9 @@ class Builder:
             elif kind == "kw":
                 if dstar is not None:
                     raise _bad_call(lpar)
-                if a in names:
-                    # Jinja2 lets Python's SyntaxError for its generated call escape here
-                    raise PythonSyntaxTwin(f"keyword argument repeated: {a}", lpar.line, lpar.column)
+                if a in names and repeated is None:
+                    # Python refuses the call Jinja2 generates for this, where it generates one (compile/calls.py)
+                    repeated = (a, lpar.line, lpar.column)
                 names.add(a)
                 keywords.append((a, b))
             elif kind == "star":
@@ -403,7 +398,7 @@ class Builder:
                 if dstar is not None:
                     raise _bad_call(lpar)
                 dstar = a
-        return (n.Args(tuple(positional), tuple(keywords), star, dstar), rpar)
+        return (n.Args(tuple(positional), tuple(keywords), star, dstar, repeated), rpar)
 
     def pos_arg(self, c):
         return ("pos", c[0], None)

@@ -297,11 +297,19 @@ class Slice(Node):
 
 
 class Args:
-    # Call arguments: positional, keyword (name, node) pairs, *args and **kwargs.
-    __slots__ = FIELDS = ("positional", "keywords", "star", "dstar")
+    # Call arguments: positional, keyword (name, node) pairs, *args and **kwargs. `repeated` is (name, line,
+    # column) of a keyword given twice, or None: Jinja2 parses that, and Python refuses the code it generates for
+    # it only where that code is generated (the compiler reports it, compile/calls.py).
+    FIELDS = ("positional", "keywords", "star", "dstar")
+    __slots__ = FIELDS + ("repeated",)
 
-    def __init__(self, positional=(), keywords=(), star=None, dstar=None):
+    def __init__(self, positional=(), keywords=(), star=None, dstar=None, repeated=None):
         self.positional, self.keywords, self.star, self.dstar = positional, keywords, star, dstar
+        self.repeated = repeated
+
+    def rebuilt(self, positional, keywords, star, dstar):
+        # The same arguments with their parts changed (a transform's): what was repeated still is.
+        return Args(positional, keywords, star, dstar, self.repeated)
 
     def __repr__(self):
         return f"Args({self.positional!r}, {self.keywords!r}, {self.star!r}, {self.dstar!r})"
