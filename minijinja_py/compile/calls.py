@@ -12,7 +12,7 @@ from ..builtins.strings import do_safe
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import (
-    PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
+    LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
@@ -128,7 +128,10 @@ def _keywords_after_stars(rs, value, folds):
 
 def _unfolded(f, strict, exc):
     # Jinja2 folds a filter or test of constants only when its call succeeds: one that fails runs with the
-    # template, where a ** of a non-mapping fails first. The error that run gives, in place of exc.
+    # template, where a ** of a non-mapping fails first. The error that run gives, in place of exc (a limit of
+    # ours stays: Jinja2 has none, its fold would have succeeded).
+    if isinstance(exc, LimitExceeded):
+        return exc
     try:
         strict(f)
     except Exception as error:   # noqa: BLE001 - the error Jinja2's run gives
