@@ -62,7 +62,7 @@ _ALLOWED_BY_TYPE = {
                             "depth0", "previtem", "nextitem", "cycle", "changed"}),
     Macro: frozenset({"name", "arguments", "catch_kwargs", "catch_varargs", "caller", "explicit_caller"}),
     Cycler: frozenset({"items", "pos", "reset", "current", "next"}),
-    Joiner: frozenset({"sep"}),
+    Joiner: frozenset({"sep", "used"}),
     GroupTuple: _TUPLE_ATTRS | {"grouper", "list"},
     DictFactory: frozenset({"fromkeys"}),
     TemplateReference: frozenset(),   # self.name: the item fallback finds the block
