@@ -32,8 +32,8 @@ class Cycler:
     # cycler('odd', 'even'): .next() returns the items in turn; .current, .reset().
 
     mj_safe_repr = True
-    # no __slots__: a slot is a descriptor on the class, which Jinja2's Cycler does not have (`cycler|dictsort`
-    # fails there for want of `items`: an AttributeError, not a call of the descriptor; `cycler.pos` is undefined)
+    # No __slots__: as on Jinja2's class, items and pos are the instance's, not the class's (`cycler.items` is
+    # undefined, `cycler|dictsort` an AttributeError), where a slot would put a member descriptor on the class.
 
     def __init__(self, *items):
         if not items:
@@ -63,7 +63,7 @@ class Joiner:
     # joiner(', '): returns '' the first time it is called, then the separator.
 
     mj_safe_repr = True
-    # no __slots__, as Cycler
+    # No __slots__, as Cycler.
 
     def __init__(self, sep=", "):
         self.sep = sep
