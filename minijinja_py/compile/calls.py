@@ -12,7 +12,7 @@ from ..builtins.strings import do_safe
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, guard, take
 from ..core.errors import (
-    PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
+    LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
@@ -22,7 +22,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import constant_literal, in_line_place, operand
+from .operands import constant_literal, folded_by_jinja2, in_line_place, operand
 
 __all__ = [
     "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
@@ -85,9 +85,10 @@ def argument(c, node):
     return (c.expr(node), None) if constant is MISSING else (None, constant)
 
 
-def compile_args(c, args):
+def compile_args(c, args, folds=False):
     # Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
-    # Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`).
+    # Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`). folds: the
+    # filter or test of constants these are the arguments of is one Jinja2's optimizer folds (_keywords_after_stars).
     if args.repeated is not None:
         name, line, column = args.repeated
         c.python_refuses(PythonSyntaxTwin(f"keyword argument repeated: {name}", line, column))
@@ -96,13 +97,15 @@ def compile_args(c, args):
     star = c.expr(args.star) if args.star is not None else None
     dstar = c.expr(args.dstar) if args.dstar is not None else None
 
-    def collect(f, dstar=dstar, keywords=keywords, positional=positional, star=star):
+    def collect(f, dstar=dstar, folds=folds, keywords=keywords, positional=positional, star=star):
         pos = [value if ev is None else ev(f) for ev, value in positional]
         kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if star is not None:
             pos.extend(take(f[0], star(f), "a *argument"))
         if dstar is not None:
             extra = dstar(f)
+            if type(extra) is not dict:
+                extra = _keywords_after_stars(f[0], extra, folds)
             f[0].burn(_KEYWORD_STEPS * len(extra) if hasattr(extra, "__len__") else 0)
             if kw and not kw.keys().isdisjoint(extra):
                 k = next(k for k in extra if k in kw)
@@ -110,6 +113,30 @@ def compile_args(c, args):
             kw.update(extra)
         return pos, kw
     return collect
+
+
+def _keywords_after_stars(rs, value, folds):
+    # The x of `f(**x)` when it is no dict: Python, so Jinja2's generated code, takes anything with keys() as a
+    # mapping and refuses the rest; but Jinja2's optimizer computes a filter or test of constants (folds) with
+    # dict.update(x), which takes pairs too (`'x'|center(**[['width', 5]])` renders; `s|center(...)` fails).
+    if hasattr(value, "keys"):
+        return value
+    if folds:
+        return dict(take(rs, value, "a **argument"))
+    raise TypeError(f"argument after ** must be a mapping, not {type(value).__name__}")
+
+
+def _unfolded(f, strict, exc):
+    # Jinja2 folds a filter or test of constants only when its call succeeds: one that fails runs with the
+    # template, where a ** of a non-mapping fails first. The error that run gives, in place of exc (a limit of
+    # ours stays: Jinja2 has none, its fold would have succeeded).
+    if isinstance(exc, LimitExceeded):
+        return exc
+    try:
+        strict(f)
+    except Exception as error:   # noqa: BLE001 - the error Jinja2's run gives
+        return error
+    return exc
 
 
 def compile_call(c, node):
@@ -287,7 +314,8 @@ def compile_filter(c, node, value_ev=None):
         slot, key, value_ev = operand(c, node.value)
         if slot is not None:
             return _unary_of_read(charged_unary(func), slot, key, value_ev, node.span), func
-    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span), func
+    folds = node.args.dstar is not None and folded_by_jinja2(c, node)
+    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span, folds), func
 
 
 def _unary_of_read(call_unary, slot, key, value_ev, span):
@@ -326,7 +354,7 @@ def _folded(func, text):
     return method(text) if method is not None else None
 
 
-def _apply(c, func, args, value_ev, span):
+def _apply(c, func, args, value_ev, span, folds=False):
     method = getattr(func, "mj_str_method", None)
     if method is not None and args.empty and value_ev is not None:
         return _str_method_filter(func, method, (None, None, value_ev), span)
@@ -344,17 +372,18 @@ def _apply(c, func, args, value_ev, span):
     if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
             1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
         return _direct_call(c, func, args, value_ev, span)
-    collect = None if args.empty else compile_args(c, args)
+    collect = None if args.empty else compile_args(c, args, folds)
+    strict = compile_args(c, args) if folds else None
     call = charged(func)
 
-    def step(f, value, call=call, collect=collect, span=span):
+    def step(f, value, call=call, collect=collect, span=span, strict=strict):
         try:
             if collect is None:
                 return call(f[0], value, (), {})
             pos, kw = collect(f)
             return call(f[0], value, pos, kw)
         except Exception as exc:
-            raise located(exc, span)
+            raise located(exc if strict is None else _unfolded(f, strict, exc), span)
     if value_ev is None:
         return step
 
@@ -427,7 +456,8 @@ def compile_test(c, node, value_ev=None):
     func = _lookup(c, c.tests, "test", node.name, span)
     if func in TYPE_TESTS and node.args.empty:
         return type_test(func, value_ev, node.negated, span, *in_line_place(c, node.value))
-    test = _apply(c, func, node.args, value_ev, span)
+    folds = node.args.dstar is not None and folded_by_jinja2(c, node)
+    test = _apply(c, func, node.args, value_ev, span, folds)
     if node.negated:
         return lambda f, test=test: not test(f)
     if func in BOOL_TESTS:

@@ -13,7 +13,7 @@ from operator import itemgetter
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
 from .conditionals import condition
-from .operands import constant_key, constant_literal, dict_key, local_slot
+from .operands import constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot
 from .operators import e_binop, e_compare
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
@@ -495,41 +495,6 @@ def _paying(ev, steps):
 
 
 # ------------------------------------------------------------------------------------------------- concat
-# Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
-_CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
-
-
-def _folded_by_jinja2(c, node):
-    # Would Jinja2's optimizer fold this expression to a constant at compile time?
-    def folded(x, c=c):
-        return _folded_by_jinja2(c, x)
-    if node is None or isinstance(node, n.Const):
-        return True
-    if isinstance(node, (n.TupleExpr, n.ListExpr, n.Concat)):
-        return all(map(folded, node.items))
-    if isinstance(node, n.DictExpr):
-        return all(folded(k) and folded(v) for k, v in node.pairs)
-    if isinstance(node, (n.BinOp, n.And, n.Or)):
-        return folded(node.left) and folded(node.right)
-    if isinstance(node, (n.UnaryOp, n.Not)):
-        return folded(node.operand)
-    if isinstance(node, n.Compare):
-        return folded(node.first) and all(folded(x) for _, x in node.ops)
-    if isinstance(node, n.CondExpr):
-        return node.else_ is not None and folded(node.test) and folded(node.then) and folded(node.else_)
-    if isinstance(node, n.Getattr):
-        return folded(node.obj)
-    if isinstance(node, n.Getitem):
-        return folded(node.obj) and folded(node.key)
-    if isinstance(node, n.Slice):
-        return folded(node.start) and folded(node.stop) and folded(node.step)
-    if isinstance(node, (n.Filter, n.Test)):
-        known = c.filters if isinstance(node, n.Filter) else c.tests
-        args = node.args
-        return (node.name in known and node.name not in _CONTEXT_FILTERS and node.value is not None
-                and args.star is None and args.dstar is None and folded(node.value)
-                and all(map(folded, args.positional)) and all(folded(v) for _, v in args.keywords))
-    return False
 
 
 def e_concat(c, node):
@@ -537,7 +502,7 @@ def e_concat(c, node):
     span = node.span
     # Jinja2 quirk: a `~` of constants is folded at compile time by joining str() of each part, so under
     # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
-    if c.autoescape and not all(_folded_by_jinja2(c, x) for x in node.items):
+    if c.autoescape and not all(folded_by_jinja2(c, x) for x in node.items):
         return _escaping_concat(items, span)
 
     def ev_concat(f, items=items, span=span):

@@ -1,8 +1,8 @@
 """Operands: where a general closure reads a child's value in line, decided at compile time — a variable of the
 frame (its slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a
 loop variable indexing a list — and which constants compare in constant time; the child's own closure reads
-anything else. Used by the general compilers (expressions, operators, calls, output, statements)
-and by lower.py.
+anything else; and which expressions Jinja2's optimizer folds to a constant. Used by the general compilers
+(expressions, operators, calls, output, statements) and by lower.py.
 """
 
 from ..analysis.symbols import PARAM
@@ -11,7 +11,7 @@ from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
-           "read_path", "path_reader", "dict_key", "constant_literal", "constant_key"]
+           "read_path", "path_reader", "dict_key", "constant_literal", "constant_key", "folded_by_jinja2"]
 
 
 def cheap_constant(value):
@@ -193,3 +193,40 @@ def constant_key(value):
     if type(value) is tuple:
         return tuple, tuple(constant_key(x) for x in value)
     return type(value), repr(value) if type(value) is float else value
+
+
+# Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
+CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
+
+
+def folded_by_jinja2(c, node):
+    # Would Jinja2's optimizer fold this expression to a constant at compile time (when what it computes succeeds)?
+    def folded(x, c=c):
+        return folded_by_jinja2(c, x)
+    if node is None or isinstance(node, n.Const):
+        return True
+    if isinstance(node, (n.TupleExpr, n.ListExpr, n.Concat)):
+        return all(map(folded, node.items))
+    if isinstance(node, n.DictExpr):
+        return all(folded(k) and folded(v) for k, v in node.pairs)
+    if isinstance(node, (n.BinOp, n.And, n.Or)):
+        return folded(node.left) and folded(node.right)
+    if isinstance(node, (n.UnaryOp, n.Not)):
+        return folded(node.operand)
+    if isinstance(node, n.Compare):
+        return folded(node.first) and all(folded(x) for _, x in node.ops)
+    if isinstance(node, n.CondExpr):
+        return node.else_ is not None and folded(node.test) and folded(node.then) and folded(node.else_)
+    if isinstance(node, n.Getattr):
+        return folded(node.obj)
+    if isinstance(node, n.Getitem):
+        return folded(node.obj) and folded(node.key)
+    if isinstance(node, n.Slice):
+        return folded(node.start) and folded(node.stop) and folded(node.step)
+    if isinstance(node, (n.Filter, n.Test)):
+        known = c.filters if isinstance(node, n.Filter) else c.tests
+        args = node.args
+        return (node.name in known and node.name not in CONTEXT_FILTERS and node.value is not None
+                and folded(node.value) and all(map(folded, args.positional))
+                and all(folded(v) for _, v in args.keywords) and folded(args.star) and folded(args.dstar))
+    return False
