@@ -98,10 +98,12 @@ def compile_args(c, args, folds=False):
     dstar = c.expr(args.dstar) if args.dstar is not None else None
 
     def collect(f, dstar=dstar, folds=folds, keywords=keywords, positional=positional, star=star):
+        # In Python's order, so Jinja2's generated `f(a, k=v, *s, **d)`: the positional values, *s (taken, so
+        # refused if no iterable), the keyword values, then **d: errors and side effects come in that order.
         pos = [value if ev is None else ev(f) for ev, value in positional]
-        kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if star is not None:
             pos.extend(take(f[0], star(f), "a *argument"))
+        kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if dstar is not None:
             extra = dstar(f)
             if type(extra) is not dict:

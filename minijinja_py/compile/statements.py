@@ -209,8 +209,10 @@ def e_read(c, name):
 
 
 def _unpack(value, count):
-    # a, b = value with Python's errors, without trusting len().
-    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__"):
+    # a, b = value with Python's errors, without trusting len(). A class with __getitem__ and no __iter__ is
+    # iterable by the old sequence protocol, as for Python's unpacking (`self`: KeyError 0, as Jinja2 and {% for %}).
+    if isinstance(value, (str, list, tuple, dict)) or hasattr(value, "__iter__") \
+            or hasattr(type(value), "__getitem__"):
         iterator = iter(value)
         items = []
         for item in iterator:
