@@ -518,7 +518,7 @@ def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
             status, line = _outcome(argv, stop)
         finally:
             stop.armed = False  # decided: a signal from here on changes nothing (the handler raises only once)
-    except _Terminated:  # the first signal, landing as the outcome was decided (an error branch, this finally)
+    except _Terminated:  # the first signal: where the command was, or as its outcome was decided (an error branch)
         status, line = 143, "terminated"
     except KeyboardInterrupt:
         status, line = 130, "interrupted"
@@ -538,8 +538,6 @@ def _outcome(argv: Optional[Sequence[str]], stop: "_StopSignals") -> tuple[int, 
     # (exit status, the line for stderr or "") of a command.
     try:
         return _run(argv, stop), ""
-    except _Terminated:
-        return 143, "terminated"
     except UsageError as exc:
         return 2, str(exc)
     except TemplateError as exc:
@@ -548,8 +546,6 @@ def _outcome(argv: Optional[Sequence[str]], stop: "_StopSignals") -> tuple[int, 
         return 1, str(exc)
     except BrokenPipeError:  # stdout's reader went away (`| head`): not an error of ours
         return 0, ""
-    except KeyboardInterrupt:
-        return 130, "interrupted"
     except SystemExit as exc:  # --help, --version
         return (exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2), ""
     except Exception as exc:  # never a traceback: the last resort names what happened

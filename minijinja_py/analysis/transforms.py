@@ -42,8 +42,8 @@ from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 
 __all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_string_filters",
-           "folds_string_filters", "has_conditional_extends", "check_outputs", "NotConstant", "FoldedSlice",
-           "fold_like_jinja2", "may_fold"]
+           "folds_string_filters", "CONTEXT_FILTERS", "has_conditional_extends", "check_outputs", "NotConstant",
+           "FoldedSlice", "fold_like_jinja2", "may_fold"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -253,7 +253,7 @@ class FoldedSlice(n.Node):
 
 
 # the filters Jinja2 gives the render context (pass_context): its folder leaves them to run with the template
-_CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
+CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
 # the expressions Jinja2's folder evaluates when their operands are constants
 _FOLDABLE = (n.Const, n.TupleExpr, n.ListExpr, n.DictExpr, n.Getattr, n.Getitem, n.Slice, n.BinOp, n.UnaryOp,
              n.Not, n.And, n.Or, n.Compare, n.Concat, n.CondExpr, n.Filter, n.Test)
@@ -328,7 +328,7 @@ class _Image:
         if func is None or node.value is None:
             return False
         if func is builtins.get(node.name):
-            return type(node) is n.Test or node.name not in _CONTEXT_FILTERS
+            return type(node) is n.Test or node.name not in CONTEXT_FILTERS
         return not _takes_context(func)
 
 

@@ -128,14 +128,14 @@ def _keywords_after_stars(rs, value, folds):
     raise TypeError(f"argument after ** must be a mapping, not {type(value).__name__}")
 
 
-def _unfolded(f, strict, exc):
+def _unfolded(f, collect, exc):
     # Jinja2 folds a filter or test of constants only when its call succeeds: one that fails runs with the
     # template, where a ** of a non-mapping fails first. The error that run gives, in place of exc (a limit of
-    # ours stays: Jinja2 has none, its fold would have succeeded).
+    # ours stays: Jinja2 has none, its fold would have succeeded): the arguments collected as unfolded.
     if isinstance(exc, LimitExceeded):
         return exc
     try:
-        strict(f)
+        collect(f, folds=False)
     except Exception as error:   # noqa: BLE001 - the error Jinja2's run gives
         return error
     return exc
@@ -375,17 +375,16 @@ def _apply(c, func, args, value_ev, span, folds=False):
             1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
         return _direct_call(c, func, args, value_ev, span)
     collect = None if args.empty else compile_args(c, args, folds)
-    strict = compile_args(c, args) if folds else None
     call = charged(func)
 
-    def step(f, value, call=call, collect=collect, span=span, strict=strict):
+    def step(f, value, call=call, collect=collect, span=span, folds=folds):
         try:
             if collect is None:
                 return call(f[0], value, (), {})
             pos, kw = collect(f)
             return call(f[0], value, pos, kw)
         except Exception as exc:
-            raise located(exc if strict is None else _unfolded(f, strict, exc), span)
+            raise located(_unfolded(f, collect, exc) if folds else exc, span)
     if value_ev is None:
         return step
 

@@ -6,6 +6,7 @@ anything else; and which expressions Jinja2's optimizer folds to a constant. Use
 """
 
 from ..analysis.symbols import PARAM
+from ..analysis.transforms import CONTEXT_FILTERS
 from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
@@ -194,9 +195,6 @@ def constant_key(value):
         return tuple, tuple(constant_key(x) for x in value)
     return type(value), repr(value) if type(value) is float else value
 
-
-# Filters that Jinja2 passes the render context, which its optimizer therefore never folds.
-CONTEXT_FILTERS = frozenset({"map", "select", "reject", "selectattr", "rejectattr", "random"})
 
 
 def folded_by_jinja2(c, node):
