@@ -375,6 +375,7 @@ class _Folder:
     def __init__(self, image, evaluate):
         self.image, self.evaluate = image, evaluate
         self.changes = {}   # id of a node → its replacement maker (rebuilt node → node)
+        self.powers = False   # any ** met (outside a volatile frame)
 
     def value(self, node, printed=False):
         # (True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot.
@@ -401,6 +402,7 @@ class _Folder:
         elif cls in _EXPRESSION_FIELDS:
             if not volatile:
                 if cls is n.BinOp and value.op == "**":
+                    self.powers = True
                     self.power(value)
                 elif cls is n.Getitem and type(value.key) is n.Slice:
                     self.slice(value, chain, printed)
@@ -478,13 +480,14 @@ def _rebuild(value, changes):
 def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builtin_tests, powers_and_slices=True,
                      errors=None):
     # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice
-    # (when powers_and_slices), and the changes errors(template, value) gives (folderrors.py: where its folder
-    # fails) made. evaluate(node, printed) → the value of an expression (its printed text when printed), or raises.
+    # (when powers_and_slices), and the changes errors(template, value, any ** met) gives (folderrors.py: where its
+    # folder fails) made. evaluate(node, printed) → the value of an expression (its printed text when printed), or
+    # raises.
     folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
     if powers_and_slices:
         folder.walk(template.body, [], False, False)
     if errors is not None:
-        folder.changes.update(errors(template, folder.value))
+        folder.changes.update(errors(template, folder.value, folder.powers))
     if not folder.changes:
         return template
     return n.Template(template.span, _rebuild(template.body, folder.changes))

@@ -82,8 +82,10 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice,
 _LONG_LITERAL = re.compile(r"\d{%d}" % LONG_LITERAL)
 
 
-def fold_constants(c, template, powers_and_slices, errors, long_ints):
-    # transforms.fold_like_jinja2 with this compile's evaluator (and folderrors.fold_errors when errors).
+def fold_constants(c, template, powers_and_slices, odd_keys, long_literals):
+    # transforms.fold_like_jinja2 with this compile's evaluator, and folderrors.fold_errors where Jinja2's folder
+    # may fail: on a dict literal with an odd key (odd_keys), or on an int too long for str(), made by ** or from
+    # long literals.
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 
@@ -97,8 +99,10 @@ def fold_constants(c, template, powers_and_slices, errors, long_ints):
             return to_str(value, rs) if printed else value
         finally:
             leave_render(token)
-    find = (lambda tree, value: fold_errors(tree, value, long_ints)) if errors else None
-    return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS, powers_and_slices, find)
+    def errors(tree, value, powers):
+        long_ints = powers or long_literals
+        return fold_errors(tree, value, long_ints) if odd_keys or long_ints else {}
+    return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS, powers_and_slices, errors)
 
 
 # ------------------------------------------------------------------------------------------------- the tables
@@ -156,13 +160,12 @@ def prepare(c, template):
     # The AST rewrites this template needs (transforms.py).
     env, source, index = c.env, c.origin[2], c.summaries.index
     # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing;
-    # it fails only on a dict literal with an odd key, or on an int too long for str(): made by ** or by products
-    # or sums of long literals)
+    # it fails only on a dict literal with an odd key, or on an int too long for str(): see fold_constants)
     powers_and_slices = source is None or "**" in source or (index is None or index.slices) and may_fold(source)
-    long_ints = source is None or "**" in source or len(source) > INT_DIGITS and _LONG_LITERAL.search(source) is not None
-    errors = index is None or index.odd_keys or long_ints
-    if powers_and_slices or errors:
-        template = fold_constants(c, template, powers_and_slices, errors, long_ints)
+    odd_keys = index is None or index.odd_keys
+    long_literals = source is None or len(source) > INT_DIGITS and _LONG_LITERAL.search(source) is not None
+    if powers_and_slices or odd_keys or long_literals:
+        template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals)
     if env.finalize is not None:
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:
