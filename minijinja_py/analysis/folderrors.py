@@ -26,7 +26,7 @@ from ..syntax import nodes as n
 from .transforms import safe_repr
 from .treescan import NODE_FIELDS
 
-__all__ = ["FoldError", "fold_errors", "INT_DIGITS", "LONG_LITERAL"]
+__all__ = ["FoldError", "fold_errors", "checked_names", "has_checked_names", "INT_DIGITS", "LONG_LITERAL"]
 
 # the expressions Jinja2's code generator folds (its visitors marked @optimizeconst)
 _FOLDED = frozenset({n.BinOp, n.UnaryOp, n.Not, n.And, n.Or, n.Concat, n.Compare, n.Getattr, n.Getitem, n.Filter,
@@ -76,8 +76,8 @@ def _replaced(error):
 class _Errors:
     # One walk over the template in Jinja2's compile order (blocks after the root): changes {id(node): maker}.
 
-    def __init__(self, value, long_ints):
-        self.value, self.long_ints = value, long_ints
+    def __init__(self, value, long_ints, unchecked):
+        self.value, self.long_ints, self.unchecked = value, long_ints, unchecked
         self.changes = {}
         self.known_extends = False
         self.blocks = []
@@ -138,6 +138,11 @@ class _Errors:
         # {{ node }}: made into text at once when it is constant and printable, else compiled
         if not self.value(node, printed=True)[0]:
             self.expression(node, False)
+        elif self.unchecked is not None and self.unchecked(node):
+            value = self.value(node)[1]
+            if not _immutable(value) and not hasattr(value, "__html__"):
+                value = self.value(node, printed=True)[1]   # its text (a list's; an undefined's: nothing)
+            self.fold_away(node, value)
 
     def expression(self, node, volatile):
         if node is None or volatile:
@@ -153,7 +158,7 @@ class _Errors:
         if volatile or root is None:
             return
         failed = self.fold(root)
-        if failed is None and self.long_ints:
+        if failed is None and (self.long_ints or self.unchecked is not None):
             failed = self.written(root)
         if failed is None:
             return
@@ -200,13 +205,17 @@ class _Errors:
         return None
 
     def written(self, node):
-        # (node, error) of the first folded part of node written into the code that repr() refuses, or None.
+        # (node, error) of the first folded part of node written into the code that repr() refuses (an int too
+        # long), or None; the folded parts with names the compile would check in them are folded away.
         ok, value = self.value(node)
         if ok and safe_repr(value):
             try:
                 repr(value)
             except ValueError as exc:
                 return node, exc
+            if self.unchecked is not None and self.unchecked(node) and not self.fold_away(node, value):
+                for x in _children(node):   # its parts then (a list, a dict: made again from them when it runs)
+                    self.written(x)
             return None
         for x in _children(node):
             failed = self.written(x)
@@ -214,15 +223,55 @@ class _Errors:
                 return failed
         return None
 
+    def fold_away(self, node, value):
+        # node folded into value: nothing in it is compiled (an unknown filter, a repeated keyword is no error).
+        # A value it may change is left to be computed (a constant is one object for every render).
+        if _immutable(value):
+            self.changes[id(node)] = lambda new: n.Const(new.span, value)
+            return True
+        return False
+
 
 def _holds(root, node):
     return root is node or any(_holds(x, node) for x in _children(root))
 
 
-def fold_errors(template, value, long_ints):
-    # {id(node): maker of its FoldError} for the template (nodes.Template). long_ints: may an int too long for
-    # str() be made (then ~ and written literals are checked too)?
-    errors = _Errors(value, long_ints)
+def _immutable(value):
+    # (not Markup: where Jinja2's folder makes a plain string of one, `'<a>'|safe ~ 'b'`, the engine keeps it)
+    return value is None or type(value) in (bool, int, float, str) or \
+        type(value) is tuple and all(map(_immutable, value))
+
+
+def has_checked_names(runners, filters, tests):
+    # Does any of these nodes (a tree scan's runners: calls, filters, tests...) hold what checked_names finds?
+    for x in runners:
+        kind = type(x)
+        if kind is n.Filter and x.name not in filters or kind is n.Test and x.name not in tests or \
+                kind in (n.Call, n.Filter, n.Test) and x.args.repeated is not None:
+            return True
+    return False
+
+
+def checked_names(filters, tests):
+    # unchecked(node): does node hold what the compile checks, unless Jinja2's folder folds it away (an unknown
+    # filter or test, a keyword argument given twice)?
+    def unchecked(node):
+        kind = type(node)
+        if kind is n.Filter and node.name not in filters or kind is n.Test and node.name not in tests:
+            return True
+        for f in NODE_FIELDS.get(kind, ()):
+            value = getattr(node, f)
+            if isinstance(value, n.Args) and value.repeated is not None:
+                return True
+        return any(map(unchecked, _children(node)))
+    return unchecked
+
+
+def fold_errors(template, value, long_ints, unchecked=None):
+    # {id(node): maker of its FoldError (or of its constant)} for the template (nodes.Template). long_ints: may an
+    # int too long for str() be made (then ~ and written literals are checked too)? unchecked: checked_names's
+    # function when the template has such names (then what folds whole is made a constant where it holds them).
+    errors = _Errors(value, long_ints, unchecked)
     errors.body(template.body, False, True, True)
     errors.blocks_after_root()
     return errors.changes

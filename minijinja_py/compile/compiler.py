@@ -15,7 +15,9 @@ of its nodes, the evaluator it computes constant values with while the template 
 import re
 
 from ..analysis.effects import Effects
-from ..analysis.folderrors import INT_DIGITS, LONG_LITERAL, FoldError, fold_errors
+from ..analysis.folderrors import (
+    INT_DIGITS, LONG_LITERAL, FoldError, checked_names, fold_errors, has_checked_names,
+)
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
     FINALIZE, FoldedSlice, NoParentYet, NotConstant, check_outputs, finalize_outputs, fold_like_jinja2,
@@ -82,10 +84,10 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice,
 _LONG_LITERAL = re.compile(r"\d{%d}" % LONG_LITERAL)
 
 
-def fold_constants(c, template, powers_and_slices, odd_keys, long_literals):
+def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
     # transforms.fold_like_jinja2 with this compile's evaluator, and folderrors.fold_errors where Jinja2's folder
     # may fail: on a dict literal with an odd key (odd_keys), or on an int too long for str(), made by ** or from
-    # long literals.
+    # long literals; or where it may fold away names the compile checks (names).
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 
@@ -101,7 +103,8 @@ def fold_constants(c, template, powers_and_slices, odd_keys, long_literals):
             leave_render(token)
     def errors(tree, value, powers):
         long_ints = powers or long_literals
-        return fold_errors(tree, value, long_ints) if odd_keys or long_ints else {}
+        unchecked = checked_names(env.filters, env.tests) if names else None
+        return fold_errors(tree, value, long_ints, unchecked) if odd_keys or long_ints or names else {}
     return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS, powers_and_slices, errors)
 
 
@@ -164,8 +167,9 @@ def prepare(c, template):
     powers_and_slices = source is None or "**" in source or (index is None or index.slices) and may_fold(source)
     odd_keys = index is None or index.odd_keys
     long_literals = source is None or len(source) > INT_DIGITS and _LONG_LITERAL.search(source) is not None
-    if powers_and_slices or odd_keys or long_literals:
-        template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals)
+    names = index is None or has_checked_names(index.runners, env.filters, env.tests)
+    if powers_and_slices or odd_keys or long_literals or names:
+        template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names)
     if env.finalize is not None:
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:

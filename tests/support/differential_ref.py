@@ -500,10 +500,10 @@ def _include_without_context_buffered(case, ref, mine):
 
 KNOWN = [
     Known("constant-folding", "Jinja2 computes constant expressions while compiling: an unknown filter/test or a "
-          "repeated keyword argument in a folded-away expression (true or x|nosuch) is no error; minijinja_py "
-          "checks them wherever Jinja2 compiles the expression (checked against Jinja2 without constant folding; "
-          "the errors its folder raises, {[1]: 2}.x or x ~ 10 ** 5000 even in a branch never taken, minijinja_py "
-          "raises as Jinja2 does)", _constant_folding),
+          "repeated keyword argument in a folded-away expression whose value is Markup ('<a>'|safe or x|nosuch) "
+          "is no error; minijinja_py checks them (checked against Jinja2 without constant folding; the errors its "
+          "folder raises, {[1]: 2}.x or x ~ 10 ** 5000 even in a branch never taken, and the names it folds away "
+          "elsewhere, true or x|nosuch, minijinja_py treats as Jinja2 does)", _constant_folding),
     Known("inf-literal", "a float literal that overflows (1e400): Jinja2's generated code names an undefined "
           "`inf` (NameError); minijinja_py uses the float inf", _inf_literal),
     Known("eager-unsafe-attribute", "sandbox: an attribute starting with '_' that the object has (an undefined's "
