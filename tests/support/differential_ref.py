@@ -416,8 +416,8 @@ def _builtin_named(cls, name):
 _short_class_envs = {}
 
 
-# a printed class, also when quoted by a repr or escaped: <class 'jinja2.utils.Joiner'>
-_CLASS_NAME = re.compile(r"((?:<|&lt;)class (?:\\?'|&#39;))[\w.]+", re.IGNORECASE)
+# a printed class, also when quoted by a repr, escaped or URL-encoded: <class 'jinja2.utils.Joiner'>
+_CLASS_NAME = re.compile(r"((?:<|&lt;|%3C)class(?: |%20)(?:\\?'|&#39;|%27))[\w.]+", re.IGNORECASE)
 
 
 def _class_repr(case, ref, mine):
