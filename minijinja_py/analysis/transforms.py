@@ -264,7 +264,7 @@ _LEAVES = frozenset({n.Const, n.Name, n.Text, bool})
 # A subscript with a colon or another bracket in it (looking at most 300 characters ahead; a longer one counts),
 # and what may stand before the subscript of a constant: a closing bracket or quote, or a word that is a constant
 # name, a number or an attribute (compiled on first use)
-_SUBSCRIPT_WITH_COLON = r"\[(?:[^\]:\[]{0,300}[:\[]|[^\]:\[]{300})"
+_SUBSCRIPT_WITH_COLON = r"\[(?=[^\]:\[]{0,300}[:\[]|[^\]:\[]{300})"
 _CONSTANT_BEFORE = r"""(?:[)\]}'"]|\.\s*\w+|(?<!\w)(?:\d\w*|none|None|true|True|false|False))\s*\Z"""
 _spellings = None
 
