@@ -74,16 +74,13 @@ def _children(node):
     return found
 
 
-def _replaced(error):
-    return lambda new: FoldError(new.span, error)
-
-
 class _Errors:
     # One walk over the template in Jinja2's compile order (blocks after the root): changes {id(node): maker}.
 
     def __init__(self, value, long_ints, unchecked):
         self.value, self.long_ints, self.unchecked = value, long_ints, unchecked
         self.changes = {}
+        self.failures = 0   # the FoldErrors among the changes
         self.known_extends = False
         self.blocks = []
 
@@ -106,12 +103,12 @@ class _Errors:
     def statement(self, node, volatile, checked):
         kind = type(node)
         if kind is n.Autoescape:
-            before = len(self.changes)
+            before = self.failures
             self.expression(node.value, volatile)
-            if len(self.changes) == before and type(node.value) in _LITERALS:   # (else it failed compiling it)
+            if self.failures == before and type(node.value) in _LITERALS:   # (else it failed compiling it)
                 error = self.own_error(node.value, True)
                 if error is not None:
-                    self.changes[id(node.value)] = _replaced(error)
+                    self.fail(node.value, error)
             self.body(node.body, volatile or not self.value(node.value)[0], checked, False)
             return
         for f in NODE_FIELDS.get(kind, ()):
@@ -173,7 +170,11 @@ class _Errors:
             node = holders[0] if holders else node
         else:
             node = root
-        self.changes[id(node)] = _replaced(error)
+        self.fail(node, error)
+
+    def fail(self, node, error):
+        self.changes[id(node)] = lambda new: FoldError(new.span, error)
+        self.failures += 1
 
     def fold(self, node):
         # (node, error) of the first expression the folder fails on in node (innermost first), or None.
