@@ -223,7 +223,7 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         item_sep, key_sep = separators
         separators = item_sep, key_sep
         if not (isinstance(item_sep, str) and isinstance(key_sep, str)):
-            return _odd_separators(rs, value, indent, (item_sep, key_sep), ensure_ascii, sort_keys, kwargs)
+            return _odd_separators(rs, value, indent, separators, ensure_ascii, sort_keys, kwargs)
     if indent_width is not None:
         check_str_size(limits, indent_width, "a JSON indent")
     if (type(indent) is int or type(indent) is str) and not kwargs and type(value) in (dict, list, tuple) and \
