@@ -58,7 +58,6 @@ class CompileContext:
         self.origin = origin
         self.template_name = origin[0]
         self.limits = env.limits
-        self.extensions = env.extensions
         self.filters = env.filters
         self.tests = env.tests
         self.undefined_class = env.undefined

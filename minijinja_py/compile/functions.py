@@ -9,7 +9,7 @@ from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args
 from .statements import charging, compile_body, emitter, in_scope, nothing
 from ..core.errors import (
-    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, claim,
+    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, claim,
     error_at, located,
 )
 from ..core.state import MISSING
@@ -96,8 +96,7 @@ def s_call_block(c, node):
 
 
 def s_generation(c, node):
-    if "generation" not in c.extensions:
-        raise error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
+    # (without the generation extension, the parser refused the tag: postlex.EXTENSION_TAGS)
     # transformers' extension renders the body as a call block's caller, called without arguments: there `caller`
     # is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
     code = _macro_code(c, None, (), node.body, node.span)

@@ -42,9 +42,6 @@ def tag_modifiers(source, node, delimiters=None):
 
 
 def _check(c, node):
-    for name, _ in node.names:
-        if name.startswith("_"):
-            raise error_at(TemplateAssertionError, "names starting with an underline can not be imported", node.span)
     if node.kind == "extends":
         if not c.toplevel:
             raise error_at(TemplateAssertionError, "cannot use extend from a non top-level scope", node.span)

@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import TemplateSyntaxError
+from ..core.errors import TemplateAssertionError, TemplateSyntaxError
 from . import nodes as n
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -252,7 +252,11 @@ class Builder:
         return n.Load(tag_span(c[0]), "from", c[1], names=names)
 
     def import_name(self, c):
+        # Jinja2's parser refuses a private name as it reads it (an error of its parser: before any compile error)
         name, alias = c
+        if name.value.startswith("_"):
+            raise syntax_error("names starting with an underline can not be imported", token_span(name),
+                               TemplateAssertionError)
         return (name.value, (alias or name).value)
 
     def extends_stmt(self, c):
