@@ -87,9 +87,8 @@ class CompileContext:
         # what Python's compiler would refuse in the code Jinja2 generates (a keyword given twice, a macro's
         # duplicate parameter, break outside a loop): Jinja2 raises it after generating all the code, so after
         # any TemplateAssertionError, and only for code it generates; first those of its symbol table pass, then
-        # the rest, the root function's before the block functions' (block_rank: 0 in the root, then the blocks
-        # in document order) — late_errors holds ((pass, block_rank, order), error), raised by compiler.py
-        self.block_rank = 0
+        # the rest, each pass in the order of the generated code (the root function's, then the blocks', as
+        # compiled here) — late_errors holds ((pass, order), error), raised by compiler.py
         self.late_errors = []
         # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
         self.expr = None
@@ -107,7 +106,7 @@ class CompileContext:
 
     def python_refuses(self, error, symbol_pass=False):
         # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors).
-        self.late_errors.append(((not symbol_pass, self.block_rank, len(self.late_errors)), error))
+        self.late_errors.append(((not symbol_pass, len(self.late_errors)), error))
 
     def where(self, name):
         # (depth, slot) of the variable `name` at this point of the template (the analysis has seen every
