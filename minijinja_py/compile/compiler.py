@@ -198,7 +198,7 @@ def _compile(c, template):
         layout = function_layout(c, function, scope)
     compile_blocks(c, blocks)
     if c.late_errors:
-        raise min(c.late_errors, key=lambda noted: noted[0])[1]
+        raise next((error for symbol_pass, error in c.late_errors if symbol_pass), c.late_errors[0][1])
     exports = {name: scope.refs[name] for name in scope.stores}
     resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
     return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,

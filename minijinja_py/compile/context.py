@@ -87,8 +87,8 @@ class CompileContext:
         # what Python's compiler would refuse in the code Jinja2 generates (a keyword given twice, a macro's
         # duplicate parameter, break outside a loop): Jinja2 raises it after generating all the code, so after
         # any TemplateAssertionError, and only for code it generates; first those of its symbol table pass, then
-        # the rest, each pass in the order of the generated code (the root function's, then the blocks', as
-        # compiled here) — late_errors holds ((pass, order), error), raised by compiler.py
+        # the rest, each pass in the order Python compiles the generated code (the root function's, then the
+        # blocks'): late_errors holds (found by the symbol table pass, error) in that order, raised by compiler.py
         self.late_errors = []
         # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
         self.expr = None
@@ -104,9 +104,10 @@ class CompileContext:
                 changes["toplevel"] = False
         return _Flags(self, changes)
 
-    def python_refuses(self, error, symbol_pass=False):
-        # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors).
-        self.late_errors.append(((not symbol_pass, len(self.late_errors)), error))
+    def python_refuses(self, error, symbol_pass=False, at=None):
+        # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors); at: its place
+        # among those noted so far, where Python meets it before code compiled here earlier (default: the end).
+        self.late_errors.insert(len(self.late_errors) if at is None else at, (symbol_pass, error))
 
     def where(self, name):
         # (depth, slot) of the variable `name` at this point of the template (the analysis has seen every

@@ -77,8 +77,9 @@ def s_call_block(c, node):
     # a call block's caller is anonymous, as in Jinja2 (name None, "<Macro anonymous>")
     code = _macro_code(c, None, node.params, node.body, node.span)
     call = node.call
+    start = len(c.late_errors)   # (Python compiles the call after the caller's body: see compile_args)
     func = c.expr(call.func)
-    collect = compile_args(c, call.args)
+    collect = compile_args(c, call.args, start=start, caller_span=call.span)
     output = emitter(c, node.span)
     span = call.span
 
