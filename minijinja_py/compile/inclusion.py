@@ -53,7 +53,9 @@ def s_load(c, node):
     compile_kind = {"include": _include, "import": _import, "from": _import, "extends": _extends}[node.kind]
     # (read off the name expression's span before it compiles)
     modifiers = tag_modifiers(c.origin[2], node, c.env._delimiters)
-    run = compile_kind(c, node, c.expr(node.template), c.context_depth(), modifiers)
+    # (after a known extends, Jinja2 generates a second one as a bare raise: not its name, nor what it refuses there)
+    template_ev = None if node.kind == "extends" and c.known_extends else c.expr(node.template)
+    run = compile_kind(c, node, template_ev, c.context_depth(), modifiers)
     span = node.span
 
     def run_located(f, out, run=run, span=span):

@@ -15,8 +15,10 @@ _new_tuple = tuple.__new__   # a Token from its fields, without namedtuple's arg
 __all__ = ["Postlexer", "ModalPostlexer", "refused_tags", "EXTENSION_TAGS", "UNKNOWN_TAG"]
 
 # Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
-# `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
-_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+# `x is defined if y` as `x is defined(if) y` (a syntax error), `x is odd recursive` as `x is odd(recursive)` and
+# `{% import x is defined as m %}` as `x is defined(as) m` (a syntax error: before any compile error).
+_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE", "_AS", "_KW_IMPORT", "_IGNORE", "_KW_WITH",
+                                "_WITHOUT"})
 _OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
 _CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
 _BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
