@@ -90,6 +90,9 @@ RULES = [
     "{{ g(if=1, a=x|f1, *x|f2) }}",
     "{{ g(True=1, a=g(b=1, b=2), *g(c=1, c=2)) }}",
     "{% call g(if=1, caller=1) %}{% endcall %}",
+    # the output check around the root's output where an extends may come is no soft frame
+    "{{ x|f1 }}{% if x %}{% extends 'p' %}{% endif %}",
+    "{% if x %}{% extends 'p' %}{% endif %}{{ x is t1 }}",
     # the symbol table pass first
     "{{ f(k=1, k=2) }}{% macro m(a, a) %}{% endmacro %}",
     "{% break %}{% call(b, b) g() %}{% endcall %}",
@@ -122,6 +125,8 @@ CONSTRUCTS = {
     "items": "{{ {@E: @E}[@E] }}{{ [@E, @E][@E:@E] }}",
     "test": "{{ @E is divisibleby(@E) }}",
     "outer_names": "{{ (@E)|fo(@E) }}{{ (@E) is to(@E) }}",
+    "conditional_extends": "{{ @E }}{% if x %}{% extends 'p' %}@S{% endif %}@S{% if y %}@S{% endif %}{{ @E }}",
+    "known_extends": "{{ @E }}{% extends 'p' %}@S{% if y %}{% extends @E %}@S{% endif %}{% set a = @E %}",
 }
 ERRORS = {"E": ("x|f@i", "x is t@i", "g(k@i=1, k@i=2)"),
           "S": ("{{ x|f@i }}", "{% break %}", "{% for loop in x %}{% endfor %}",
