@@ -51,8 +51,10 @@ def s_load(c, node):
     _check(c, node)
     c.needs_context = True
     compile_kind = {"include": _include, "import": _import, "from": _import, "extends": _extends}[node.kind]
-    # (read off the name expression's span before it compiles)
-    modifiers = tag_modifiers(c.origin[2], node, c.env._delimiters)
+    # (read off the name expression's span before it compiles: once, as an {% autoescape %} body compiles twice)
+    modifiers = c.load_modifiers.get(id(node))
+    if modifiers is None:
+        modifiers = c.load_modifiers[id(node)] = tag_modifiers(c.origin[2], node, c.env._delimiters)
     # (after a known extends, Jinja2 generates a second one as a bare raise: not its name, nor what it refuses there)
     template_ev = None if node.kind == "extends" and c.known_extends else c.expr(node.template)
     run = compile_kind(c, node, template_ev, c.context_depth(), modifiers)
