@@ -469,8 +469,9 @@ _STOPPED_BY = {signal.SIGTERM: "terminated", **({_HANGUP: "hung up"} if _HANGUP 
 
 class _StopSignals:
     # The handler of SIGTERM, SIGHUP and Ctrl-C while a command runs: the first raises where the program is (so
-    # that it cleans up); later ones, and any once the command's outcome is decided (armed False: its output committed,
-    # or its status known), change nothing, since the clean-up or the report they would cut short is under way.
+    # that it cleans up); later ones, and any once the command's outcome is decided (armed False: its output
+    # committed, or its status known), change nothing, since the clean-up or the report they would cut short is
+    # under way.
     # It keeps the outputs the command opened, for the end to discard any a signal left uncommitted.
 
     def __init__(self) -> None:

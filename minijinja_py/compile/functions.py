@@ -9,8 +9,7 @@ from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args
 from .statements import charging, compile_body, emitter, in_scope, nothing
 from ..core.errors import (
-    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, claim,
-    error_at, located, location,
+    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, claim, error_at, located, location,
 )
 from ..core.state import MISSING
 from ..runtime.composition import TemplateReference, context_at, variables_reader
@@ -185,7 +184,7 @@ def _block_function(c, node):
     function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
-    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False, ), \
+    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
             in_scope(c, node.body, special, function, None) as scope:
         body = charging(*compile_body(c, node.body))
         layout = function_layout(c, function, scope)
