@@ -1,0 +1,114 @@
+"""One case of the chat-data campaign (chat_gen.py) rendered three ways and compared: a ChatCase → its outcome.
+
+The three renders: Jinja2 configured as transformers configures it (differential_ref.reference_env), minijinja_py's
+chat environment as shipped (its kernels chosen), and minijinja_py with the kernels off (general_only, as
+MINIJINJA_PY_GENERAL_ONLY=1 compiles), each template compiled once per process (transformers keeps it compiled
+too). The comparison with Jinja2 is differential_ref's: the same text or the same kind of error, its known
+differences (KNOWN) recognised; the two ways of minijinja_py must give the same text or the same error (type and
+message), so a fast path that parts from the general one shows even where Jinja2 agrees with one of them. A render
+that changes the caller's data is a difference too.
+
+Outcome: ("same", kind), ("excluded", reason), ("known", key, detail) or ("differ", category, detail).
+"""
+
+import os
+
+import differential_ref as ref
+import minijinja_py as mj
+from chat_gen import generate_chat_case, template_variables
+from differential_gen import Case
+from minijinja_py.kernels import select
+
+__all__ = ["HOLDOUT", "load_templates", "case_for", "compare_chat", "render_three"]
+
+HOLDOUT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "benchmarks", "holdout")
+
+
+def load_templates(corpus=None):
+    """[(name, source, variables)]: the holdout templates, then those of the corpus folder if given, by name."""
+    found = []
+    for folder in filter(None, (HOLDOUT, corpus)):
+        for file in sorted(os.listdir(folder)):
+            if file.endswith(".jinja"):
+                with open(os.path.join(folder, file), encoding="utf-8") as f:
+                    source = f.read()
+                found.append((file, source, template_variables(source)))
+    return found
+
+
+def case_for(seed, templates):
+    """The case of this seed: the template seed % len(templates), a conversation drawn from the seed."""
+    name, source, variables = templates[seed % len(templates)]
+    return generate_chat_case(seed, name, source, variables)
+
+
+_compiled = {}
+
+
+def _compile(way, source):
+    # (template, None) or (None, the error), cached per way and source
+    key = (way, source)
+    if key not in _compiled:
+        try:
+            if way == "jinja2":
+                _compiled[key] = (ref.reference_env().from_string(source), None)
+            else:
+                previous = select.configure(general_only=way == "general")
+                try:
+                    env = mj.chat_environment(now=lambda: ref.FIXED_NOW)   # a fresh one: it caches what it compiled
+                    _compiled[key] = (env.from_string(source), None)
+                finally:
+                    select.configure(*previous)
+        except Exception as exc:  # noqa: BLE001 - compared below
+            _compiled[key] = (None, exc)
+    return _compiled[key]
+
+
+def _render(way, source, context):
+    template, error = _compile(way, source)
+    if template is None:
+        return ("error", error, "compile") if way == "jinja2" else ("error", error)
+    try:
+        return ("ok", template.render(**context))
+    except Exception as exc:  # noqa: BLE001 - compared below
+        return ("error", exc, "render") if way == "jinja2" else ("error", exc)
+
+
+def render_three(case):
+    """(Jinja2's result, minijinja_py's, minijinja_py's with general_only, did a render change the data)."""
+    before = repr(case.context)
+    results = tuple(_render(way, case.source, case.context) for way in ("jinja2", "kernels", "general"))
+    return results + (repr(case.context) != before,)
+
+
+def _same_result(a, b):
+    if a[0] != b[0]:
+        return False
+    if a[0] == "ok":
+        return a[1] == b[1]
+    return type(a[1]) is type(b[1]) and getattr(a[1], "message", str(a[1])) == getattr(b[1], "message", str(b[1]))
+
+
+def _shown(result):
+    return repr(result[1])[:400] if result[0] == "ok" else ref._short(result[1])
+
+
+def compare_chat(case):
+    reference, mine, general, mutated = render_three(case)
+    detail = (f"reference    {_shown(reference)}\nminijinja_py {_shown(mine)}\n"
+              f"general_only {_shown(general)}")
+    if mutated:
+        return ("differ", "caller's data changed", detail)
+    outcome = ref._classify(reference, mine)
+    if outcome[0] == "differ":
+        if not outcome[1].startswith("leak"):
+            known = ref.known_difference(Case(case.source, case.context), reference, mine)
+            if known is not None:
+                return ("known", known.key, detail)
+        agrees = "general_only agrees with Jinja2" if ref._classify(reference, general)[0] == "same" \
+            else "general_only too"
+        return ("differ", f"{outcome[1]} ({agrees})", detail)
+    if not _same_result(mine, general):
+        return ("differ", "kernels and general_only differ", detail)
+    return outcome
