@@ -88,3 +88,32 @@ def test_the_tool_runs_a_case():
                              "--seed", "5"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "40 cases over 52 templates" in result.stdout
+
+
+def _case(source, context):
+    from chat_gen import ChatCase
+    return ChatCase("snippet", source, 0, context, "as given")
+
+
+def test_a_mapping_proxy_is_a_known_difference_only_where_dicts_agree():
+    import types
+    source = "{% for m in messages %}{{ m.role }}:{{ m['content'] }}|{% endfor %}"
+    proxy = {"messages": [types.MappingProxyType({"role": "user", "content": "hi"})]}
+    assert compare_chat(_case(source, proxy))[:2] == ("known", "opaque-mapping-proxy")
+    # a difference that dicts do not explain is still one (here: none, the proxy is not read)
+    assert compare_chat(_case("{{ messages|length }}", proxy))[:2] == ("same", "output")
+
+
+def test_python_recursion_before_call_depth_is_known_only_when_more_stack_gives_the_design_limit():
+    # a recursive macro over data nested deeper than max_call_depth allows: LimitExceeded in both ways (or the
+    # recursion limit first), Jinja2 renders
+    source = ("{%- macro walk(a) -%}{%- if a is mapping -%}{%- for k, v in a|dictsort -%}{% set ns = namespace(x=k) %}"
+              "{{ ns.x }}:{{ walk(v) }}{%- endfor -%}{%- else -%}{{ a }}{%- endif -%}{%- endmacro -%}{{ walk(x) }}")
+    deep = "b"
+    for _ in range(110):   # (Jinja2 renders it with ~600 Python frames)
+        deep = {"d": deep}
+    assert compare_chat(_case(source, {"x": deep}))[:2] == ("known", "design-limits")
+
+    def called_deep(frames):   # the same render from a caller already deep in Python's stack
+        return called_deep(frames - 1) if frames else compare_chat(_case(source, {"x": deep}))
+    assert called_deep(250)[:2] == ("known", "recursion-before-call-depth")

@@ -63,7 +63,7 @@ def _save(path, categories):
                 saved.append({"seed": seed, "category": category, "template": case.name, "mode": case.mode,
                               "context": case.context, "detail": detail})
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(saved, f, ensure_ascii=False, indent=1, default=repr)
+        json.dump(saved, f, indent=1, default=repr)   # (ASCII: the data holds lone surrogates)
 
 
 def _run(seeds, args):

@@ -15,10 +15,12 @@ reasoning fields aliased to each other, tools/documents None when absent), writt
 behaviour; the others reach the template as generated (transformers 4).
 """
 
+import enum
 import json
 import random
 from collections import OrderedDict
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from markupsafe import Markup
 
@@ -40,7 +42,7 @@ TEXTS = [
 NUMBERS = [0, 1, -5, 3.5, 1e16, 1.0, -0.0, float("nan"), float("inf"), 1e-7, 2 ** 53 + 1, 10 ** 30, True, False]
 ROLES = [(30, "user"), (24, "assistant"), (10, "system"), (6, "tool"), (2, "developer"), (1, "ipython"),
          (1, "function"), (1, "tool_response"), (1, "observation"), (1, "model"), (1, "User"), (1, "bot"),
-         (1, ""), (1, None), (1, 3)]
+         (1, ""), (1, None), (1, 3), (1, " user")]
 NAMES = ["get_weather", "search", "python", "calc_2", "a.b", "brave_search", "wolfram_alpha", "code_interpreter",
          "", "名前"]
 ODD_KEYS = ["extra", "_meta", "__class__", "metadata", "weight", "id", "prefix", "chosen", "type", "loss",
@@ -162,7 +164,9 @@ def _content(rng, role):
         return _parts(rng)
     if pick < 0.95:
         return None
-    return _MISSING
+    if pick < 0.98:
+        return _MISSING
+    return {"type": "text", "text": _text(rng)}   # one part, not in a list
 
 
 _MISSING = object()
@@ -174,8 +178,8 @@ def _message(rng, role, index):
     if content is not _MISSING:
         message["content"] = content
     if role == "assistant" and rng.random() < 0.3:
-        message["tool_calls"] = rng.choice([[], None]) if rng.odd(0.2) else \
-            [_tool_call(rng, index * 10 + k) for k in range(rng.randint(1, 3))]
+        message["tool_calls"] = rng.choice([[], None, _tool_call(rng, index), '[{"name": "f"}]']) \
+            if rng.odd(0.2) else [_tool_call(rng, index * 10 + k) for k in range(rng.randint(1, 3))]
     if role in ("assistant", "user") and rng.random() < 0.2:
         message[rng.choice(["reasoning_content", "thinking", "reasoning"])] = rng.choice(
             ["Let me think.", "", "  step 1\nstep 2  ", None, "<think>x</think>"])
@@ -243,6 +247,8 @@ def _tool(rng):
         function["parameters"] = params
     if rng.random() < 0.1:
         function["return"] = _schema(rng)
+    if rng.odd(0.05) and "parameters" in function:
+        function["parameters"] = json.dumps(function["parameters"])   # a schema sent as JSON text
     return {"type": "function", "function": function} if rng.random() < 0.8 else function
 
 
@@ -325,6 +331,14 @@ class _Role(str):
     """A str subclass where a str is expected (an enum-like role)."""
 
 
+class Role(str, enum.Enum):
+    """The caller's (str, Enum) for roles."""
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
 def _unplain(rng, value, depth=0):
     # the caller's data in other types of the same shape, now and then
     if depth > 3 or rng.random() < 0.7:
@@ -338,13 +352,20 @@ def _unplain(rng, value, depth=0):
             return OrderedDict(items)
         if pick < 0.7 and all(isinstance(k, str) and k.isidentifier() for k in items):
             return Obj(**items)
+        if pick < 0.8:
+            return MappingProxyType(items)   # a Mapping that is not a dict
         return items
     if isinstance(value, list):
         items = [_unplain(rng, v, depth + 1) for v in value]
         return tuple(items) if rng.random() < 0.5 else items
     if isinstance(value, str):
+        if value in _ROLES_BY_VALUE and rng.random() < 0.5:
+            return _ROLES_BY_VALUE[value]
         return Markup(value) if rng.random() < 0.5 else _Role(value)
     return value
+
+
+_ROLES_BY_VALUE = {role.value: role for role in Role}
 
 
 def _processed(messages, tools, documents, kwargs):
@@ -377,6 +398,8 @@ def generate_chat_case(seed, name, source, variables):
     rng = _Draw(seed)
     messages = [_message(rng, role, i) for i, role in enumerate(_roles(rng))]
     tools = None if rng.random() < 0.5 else [_tool(rng) for _ in range(rng.randint(0, 3))]
+    if rng.odd(0.05):
+        tools = rng.choice([_tool(rng), "get_weather", [{}], ["get_weather"]])
     documents = None if "documents" not in variables or rng.random() < 0.5 else _documents(rng)
     kwargs = {**_special_tokens(rng), **_kwargs(rng, variables)}
     if rng.random() < 0.75:
