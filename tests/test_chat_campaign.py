@@ -95,13 +95,12 @@ def _case(source, context):
     return ChatCase("snippet", source, 0, context, "as given")
 
 
-def test_a_mapping_proxy_is_a_known_difference_only_where_dicts_agree():
+def test_messages_passed_as_mapping_proxies_render_as_in_jinja2():
+    # found by the campaign (seeds 50002324, 60019474): a read-only mapping was opaque, so its items read as empty
     import types
-    source = "{% for m in messages %}{{ m.role }}:{{ m['content'] }}|{% endfor %}"
+    source = "{% for m in messages %}{{ m.role }}:{{ m['content'] }}:{{ m.get('x', '-') }}|{% endfor %}{{ messages }}"
     proxy = {"messages": [types.MappingProxyType({"role": "user", "content": "hi"})]}
-    assert compare_chat(_case(source, proxy))[:2] == ("known", "opaque-mapping-proxy")
-    # a difference that dicts do not explain is still one (here: none, the proxy is not read)
-    assert compare_chat(_case("{{ messages|length }}", proxy))[:2] == ("same", "output")
+    assert compare_chat(_case(source, proxy)) == ("same", "output")
 
 
 def test_python_recursion_before_call_depth_is_known_only_when_more_stack_gives_the_design_limit():

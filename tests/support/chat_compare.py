@@ -13,12 +13,11 @@ Outcome: ("same", kind), ("excluded", reason), ("known", key, detail) or ("diffe
 
 import os
 import sys
-import types
 
 import differential_ref as ref
 import minijinja_py as mj
 from chat_gen import generate_chat_case, template_variables
-from differential_gen import Case, Obj
+from differential_gen import Case
 from minijinja_py.kernels import select
 
 __all__ = ["HOLDOUT", "CHAT_KNOWN", "load_templates", "case_for", "compare_chat", "render_three"]
@@ -116,35 +115,7 @@ def _recursion_before_call_depth(case, reference, mine):
     return ref._classify(reference, again)[0] == "same"
 
 
-def _as_dicts(value):
-    # the context with every read-only mapping proxy a dict (and containers rebuilt around them)
-    if isinstance(value, types.MappingProxyType):
-        return {k: _as_dicts(v) for k, v in value.items()}
-    if isinstance(value, dict):   # (and the generator's dict subclasses, rebuilt as themselves)
-        return type(value)((k, _as_dicts(v)) for k, v in value.items())
-    if type(value) in (list, tuple):
-        return type(value)(_as_dicts(v) for v in value)
-    if type(value) is Obj:
-        return Obj(**{k: _as_dicts(v) for k, v in vars(value).items()})
-    return value
-
-
-def _opaque_mapping_proxy(case, reference, mine):
-    # minijinja_py's sandbox treats types.MappingProxyType (what a class's __dict__ is) as opaque: no items, no
-    # methods. Checked: with each proxy the caller passed a dict, minijinja_py renders as Jinja2 does
-    if "mappingproxy(" not in repr(case.context):
-        return False
-    context = _as_dicts(case.context)
-    again_reference = _render("jinja2", case.source, context)
-    again = _render("kernels", case.source, context)
-    return ref._classify(again_reference, again)[0] == "same"
-
-
 CHAT_KNOWN = [
-    ref.Known("opaque-mapping-proxy", "sandbox: a types.MappingProxyType the caller passes (the type of a class's "
-              "__dict__) is opaque, its items and methods not read; Jinja2 reads it as a mapping. Checked: with "
-              "dicts in its place both agree (apply_chat_template converts any Mapping message to a dict)",
-              _opaque_mapping_proxy),
     ref.Known("recursion-before-call-depth", "a recursive macro over deeply nested data (a tool call's arguments "
               "nested ~100 deep) can reach Python's recursion limit before max_call_depth: LimitExceeded "
               "(recursion_limit) where Jinja2, using fewer Python frames per call, renders; checked: with more "
