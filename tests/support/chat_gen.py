@@ -15,11 +15,14 @@ reasoning fields aliased to each other, tools/documents None when absent), writt
 behaviour; the others reach the template as generated (transformers 4).
 """
 
+import datetime
 import enum
 import json
 import random
-from collections import OrderedDict
-from dataclasses import dataclass
+from collections import ChainMap, OrderedDict, UserDict, UserString
+from dataclasses import dataclass, make_dataclass
+from decimal import Decimal
+from fractions import Fraction
 from types import MappingProxyType
 
 from markupsafe import Markup
@@ -40,6 +43,9 @@ TEXTS = [
     "\u2028line sep", "lone\rCR", "surrogate \ud800", "\t", "ÅÉ\u0301",
 ]
 NUMBERS = [0, 1, -5, 3.5, 1e16, 1.0, -0.0, float("nan"), float("inf"), 1e-7, 2 ** 53 + 1, 10 ** 30, True, False]
+# the caller's other values where JSON's are expected (transformers 4 passed them as given)
+OTHER_VALUES = [Decimal("1.50"), Fraction(1, 3), datetime.date(2024, 7, 26), datetime.datetime(2024, 7, 26, 9, 5),
+                b"bytes", bytearray(b"ba"), {1, 2}, frozenset({"a"}), complex(1, 2), UserString("user string")]
 ROLES = [(30, "user"), (24, "assistant"), (10, "system"), (6, "tool"), (2, "developer"), (1, "ipython"),
          (1, "function"), (1, "tool_response"), (1, "observation"), (1, "model"), (1, "User"), (1, "bot"),
          (1, ""), (1, None), (1, 3), (1, " user")]
@@ -354,6 +360,12 @@ def _unplain(rng, value, depth=0):
             return Obj(**items)
         if pick < 0.8:
             return MappingProxyType(items)   # a Mapping that is not a dict
+        if pick < 0.85:
+            return UserDict(items)
+        if pick < 0.9:
+            return ChainMap(items, {"chained": "yes"})
+        if pick < 0.95 and all(isinstance(k, str) and k.isidentifier() and k[:1] != "_" for k in items):
+            return _dataclass_of(items)
         return items
     if isinstance(value, list):
         items = [_unplain(rng, v, depth + 1) for v in value]
@@ -362,10 +374,22 @@ def _unplain(rng, value, depth=0):
         if value in _ROLES_BY_VALUE and rng.random() < 0.5:
             return _ROLES_BY_VALUE[value]
         return Markup(value) if rng.random() < 0.5 else _Role(value)
+    if isinstance(value, (int, float)) and rng.random() < 0.5:
+        return rng.choice(OTHER_VALUES)
     return value
 
 
 _ROLES_BY_VALUE = {role.value: role for role in Role}
+_DATACLASSES = {}
+
+
+def _dataclass_of(items):
+    # an instance of a dataclass with these fields (a message class of the caller's; its repr has no address)
+    fields = tuple(items)
+    cls = _DATACLASSES.get(fields)
+    if cls is None:
+        cls = _DATACLASSES[fields] = make_dataclass("Message", fields)
+    return cls(**items)
 
 
 def _processed(messages, tools, documents, kwargs):
@@ -408,6 +432,9 @@ def generate_chat_case(seed, name, source, variables):
     else:
         mode = "as given"
         messages = [_unplain(rng, m) for m in messages] if rng.random() < 0.5 else messages
+        if rng.random() < 0.3:
+            tools = _unplain(rng, tools)
+            kwargs = {k: _unplain(rng, v) for k, v in kwargs.items()}
     context = {"messages": messages, "tools": tools, "documents": documents,
                "add_generation_prompt": rng.random() < 0.5 if not rng.odd(0.1) else rng.choice([None, 0, 1, "yes"]),
                **kwargs}
