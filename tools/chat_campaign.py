@@ -27,23 +27,24 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from campaign_pool import outcomes  # noqa: E402
-from chat_compare import case_for, compare_chat, load_templates  # noqa: E402
+from chat_compare import case_for, compare_chat, load_oracle, load_templates  # noqa: E402
 
 TEMPLATES = []   # set in main, before the workers fork
+ORACLE = []      # hf_env, with --oracle
 
 
 def _work(seed):
-    return compare_chat(case_for(seed, TEMPLATES))
+    return compare_chat(case_for(seed, TEMPLATES), *ORACLE)
 
 
 def _timed_out(seed, timeout):
     return ("differ", "timeout", f"no result in {timeout} s")
 
 
-def _report(categories, examples, corpus):
+def _report(categories, examples, corpus, oracle):
     if categories:
         print("\nDifferences by category (and the known ones asked for):")
-    again = f" --corpus {corpus}" if corpus else ""
+    again = (f" --corpus {corpus}" if corpus else "") + (f" --oracle {oracle}" if oracle else "")
     for category, found in sorted(categories.items(), key=lambda kv: -len(kv[1])):
         print(f"\n=== {len(found)} × {category}")
         by_template = collections.Counter(case_for(seed, TEMPLATES).name for seed, _ in found)
@@ -83,7 +84,7 @@ def _run(seeds, args):
           f"{counts['differ']} differ, {known} known differences, {counts['excluded']} excluded")
     for key, value in sorted(counts.items()):
         print(f"  {value:7d}  {key}")
-    _report(categories, args.examples, args.corpus)
+    _report(categories, args.examples, args.corpus, args.oracle)
     if args.json:
         _save(args.json, categories)
     return 1 if counts["differ"] else 0
@@ -94,6 +95,9 @@ def main():
     ap.add_argument("-n", type=int, default=20000, help="number of cases")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--corpus", help="a folder of more .jinja templates (read only), after the holdout ones")
+    ap.add_argument("--oracle", help="the folder of hf_env.py (transformers' apply_chat_template with Jinja2, e.g. "
+                    "../shared/oracle): each case also goes through mj.apply_chat_template and it, with the inputs "
+                    "before transformers' processing (and continue_final_message now and then)")
     ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
     ap.add_argument("--json", help="write every differing case to this file")
     ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
@@ -103,12 +107,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
     args = ap.parse_args()
     TEMPLATES.extend(load_templates(args.corpus))
+    if args.oracle:
+        ORACLE.append(load_oracle(args.oracle))
 
     if args.case is not None:
         case = case_for(args.case, TEMPLATES)
         print(case.describe())
         warnings.simplefilter("ignore")
-        print(compare_chat(case))
+        print(compare_chat(case, *ORACLE))
         return 0
     if args.replay:
         with open(args.replay, encoding="utf-8") as f:

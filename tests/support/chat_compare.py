@@ -11,8 +11,10 @@ that changes the caller's data is a difference too.
 Outcome: ("same", kind), ("excluded", reason), ("known", key, detail) or ("differ", category, detail).
 """
 
+import dataclasses
 import os
 import sys
+from collections.abc import Mapping
 
 import differential_ref as ref
 import minijinja_py as mj
@@ -20,7 +22,8 @@ from chat_gen import generate_chat_case, template_variables
 from differential_gen import Case
 from minijinja_py.kernels import select
 
-__all__ = ["HOLDOUT", "CHAT_KNOWN", "load_templates", "case_for", "compare_chat", "render_three"]
+__all__ = ["HOLDOUT", "CHAT_KNOWN", "load_templates", "case_for", "compare_chat", "compare_api", "render_three",
+           "load_oracle"]
 
 HOLDOUT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "benchmarks", "holdout")
@@ -36,6 +39,14 @@ def load_templates(corpus=None):
                     source = f.read()
                 found.append((file, source, template_variables(source)))
     return found
+
+
+def load_oracle(folder):
+    """The reference renderer of transformers' apply_chat_template (hf_env.py in folder), its clock fixed."""
+    sys.path.insert(0, folder)
+    import hf_env
+    hf_env.set_fixed_now(ref.FIXED_NOW)
+    return hf_env
 
 
 def case_for(seed, templates):
@@ -137,7 +148,76 @@ def _known(case, reference, mine):
     return next((k for k in CHAT_KNOWN if k.matches(case, reference, mine)), None)
 
 
-def compare_chat(case):
+_chat_templates = {}
+
+
+def _chat_template(source):
+    # a ChatTemplate of the source, kept per process (apply_chat_template's own cache holds fewer templates than a
+    # campaign goes round), or the source where it does not compile
+    if source not in _chat_templates:
+        try:
+            _chat_templates[source] = mj.ChatTemplate(source, now=ref.FIXED_NOW)
+        except mj.TemplateError:
+            _chat_templates[source] = source
+    return _chat_templates[source]
+
+
+def _through_api(case, oracle):
+    # (the oracle's result, minijinja_py's, did either change the caller's data): the case's api inputs through
+    # transformers' input processing and render (oracle: the shared hf_env module) and through apply_chat_template
+    api, before = case.api, repr(case.api)
+    arguments = (api["messages"], api["tools"], api["documents"], api["add_generation_prompt"],
+                 api["continue_final_message"])
+    try:
+        reference = ("ok", oracle.render_chat(case.source, *arguments, **api["kwargs"]))
+    except Exception as exc:  # noqa: BLE001 - compared below
+        reference = ("error", exc, "render")
+    template = _chat_template(case.source)   # (the source itself where it does not compile: the error in its place)
+    try:
+        mine = ("ok", mj.apply_chat_template(template, *arguments[:3], add_generation_prompt=arguments[3],
+                                             continue_final_message=arguments[4], **api["kwargs"]))
+    except Exception as exc:  # noqa: BLE001 - compared below
+        mine = ("error", exc)
+    return reference, mine, repr(case.api) != before
+
+
+_API_KNOWN = {"design-limits", "limit-instead-of-overflow", "recursion-before-call-depth"}
+
+
+def compare_api(case, oracle):
+    """The case through apply_chat_template and through the oracle (transformers' processing + Jinja2)."""
+    reference, mine, mutated = _through_api(case, oracle)
+    detail = f"reference    {_shown(reference)}\nminijinja_py {_shown(mine)}"
+    if mutated:
+        return ("differ", "api: caller's data changed", detail)
+    outcome = ref._classify(reference, mine)
+    if outcome[0] == "differ":
+        # (of the known differences, only the limits apply here: the others re-render the template alone)
+        known = None if outcome[1].startswith("leak") else _known(case, reference, mine)
+        if known is not None and known.key in _API_KNOWN:
+            return ("known", known.key, detail)
+        return ("differ", "api: " + outcome[1], detail)
+    return outcome
+
+
+def compare_chat(case, oracle=None):
+    """The case rendered three ways (and through the API, when an oracle is given) → its outcome."""
+    outcome = _compare_three(case)
+    if oracle is not None and outcome[0] in ("same", "excluded") and case.api is not None and _modelled(case.api):
+        return compare_api(case, oracle)
+    return outcome
+
+
+def _modelled(api):
+    # Does the oracle model these messages? It takes dicts only (and refuses what is not a mapping, as
+    # transformers does); messages that are other mappings, dataclasses or pydantic models transformers makes
+    # dicts, as minijinja_py does (README), and the oracle does not
+    messages = api["messages"]
+    return not isinstance(messages, (list, tuple)) or not any(
+        not isinstance(m, dict) and (isinstance(m, Mapping) or dataclasses.is_dataclass(m)) for m in messages)
+
+
+def _compare_three(case):
     reference, mine, general, mutated = render_three(case)
     detail = (f"reference    {_shown(reference)}\nminijinja_py {_shown(mine)}\n"
               f"general_only {_shown(general)}")

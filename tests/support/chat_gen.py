@@ -63,6 +63,8 @@ class ChatCase:
     seed: int
     context: dict
     mode: str   # "transformers 5" (inputs processed) or "as given"
+    api: dict = None   # what a caller hands apply_chat_template: messages, tools, documents, add_generation_prompt,
+    #                    continue_final_message, kwargs (before transformers' input processing)
 
     def describe(self):
         return (f"template {self.name} ({len(self.source)} chars), seed {self.seed}, inputs {self.mode}\n"
@@ -426,6 +428,7 @@ def generate_chat_case(seed, name, source, variables):
         tools = rng.choice([_tool(rng), "get_weather", [{}], ["get_weather"]])
     documents = None if "documents" not in variables or rng.random() < 0.5 else _documents(rng)
     kwargs = {**_special_tokens(rng), **_kwargs(rng, variables)}
+    raw = messages, tools, documents, kwargs
     if rng.random() < 0.75:
         mode = "transformers 5"
         messages, tools, documents, kwargs = _processed(messages, tools, documents, kwargs)
@@ -444,4 +447,10 @@ def generate_chat_case(seed, name, source, variables):
         for key in ("tools", "documents"):
             if context[key] is None:
                 del context[key]   # absent, not None
-    return ChatCase(name, source, seed, context, mode)
+    if mode == "as given":
+        raw = context["messages"], context.get("tools"), context.get("documents"), kwargs
+    api = {"messages": raw[0], "tools": raw[1], "documents": raw[2],
+           "add_generation_prompt": context["add_generation_prompt"],
+           "continue_final_message": False if rng.random() < 0.85 else rng.choice([True, True, "reasoning_content"]),
+           "kwargs": {k: v for k, v in raw[3].items() if k != "continue_final_message"}}   # (a parameter there)
+    return ChatCase(name, source, seed, context, mode, api)
