@@ -63,8 +63,14 @@ def outcomes(seeds, jobs, timeout, work, timed_out):
                     busy[worker.conn] = worker
             for conn in wait(list(busy), timeout=1):
                 worker = busy.pop(conn)
-                worker.seed = None
-                yield conn.recv()
+                seed, worker.seed = worker.seed, None
+                try:
+                    yield conn.recv()
+                except EOFError:   # the worker died (an error outside the case's own handling): replaced
+                    workers.remove(worker)
+                    worker.stop()
+                    yield seed, ("differ", "worker died", f"exit code {worker.process.exitcode}")
+                    workers.append(_Worker(work))
             now = time.time()
             for conn, worker in list(busy.items()):
                 if now - worker.since > timeout:

@@ -8,6 +8,10 @@ differences (KNOWN) recognised; the two ways of minijinja_py must give the same 
 message), so a fast path that parts from the general one shows even where Jinja2 agrees with one of them. A render
 that changes the caller's data is a difference too.
 
+With an oracle (hf_env.py: transformers' apply_chat_template with Jinja2, load_oracle), a case the three ways
+agree on also goes through mj.apply_chat_template and the oracle with the caller's inputs before transformers'
+processing (compare_api): the same prompt or the same kind of error.
+
 Outcome: ("same", kind), ("excluded", reason), ("known", key, detail) or ("differ", category, detail).
 """
 

@@ -7,12 +7,16 @@ None, numbers and bools, lists of parts (text, image, other types, missing keys)
 `function` dict, arguments as a dict or a JSON string; reasoning fields, names, ids, extra and `_`-prefixed keys;
 tools (JSON schemas with nested parameters, flat ones, empty lists), documents, add_generation_prompt, special
 tokens, and the other variables the template reads (from its undeclared names: enable_thinking, reasoning_effort,
-date_string, custom_tools...). Now and then the caller's data is not plain: a tuple for a list, a dict subclass,
-a str subclass or Markup for text, an object with attributes for a message (transformers 4 passed data as given).
+date_string, custom_tools...). A case is tame (the shapes real callers send, so that the render goes deep into the
+template) or, one in three, wild (odd roles, values of the wrong type, messages that are not dicts...).
 
 Most cases go through the input processing of transformers 5 (message keys whose value is None dropped, the
 reasoning fields aliased to each other, tools/documents None when absent), written here from its documented
-behaviour; the others reach the template as generated (transformers 4).
+behaviour; the others reach the template as a caller gave them (transformers 4), now and then not plain: a tuple
+for a list; a dict subclass, an OrderedDict, a read-only mapping proxy, a UserDict, a ChainMap, a dataclass or an
+object with attributes for a dict; Markup, a str subclass or a (str, Enum) for text; Decimal, Fraction, dates,
+bytes, sets, complex numbers for numbers. ChatCase.api keeps what a caller hands apply_chat_template (before the
+processing; continue_final_message now and then), for the campaign's --oracle comparison.
 """
 
 import datetime
@@ -23,6 +27,7 @@ from collections import ChainMap, OrderedDict, UserDict, UserString
 from dataclasses import dataclass, make_dataclass
 from decimal import Decimal
 from fractions import Fraction
+from keyword import iskeyword
 from types import MappingProxyType
 
 from markupsafe import Markup
@@ -366,7 +371,8 @@ def _unplain(rng, value, depth=0):
             return UserDict(items)
         if pick < 0.9:
             return ChainMap(items, {"chained": "yes"})
-        if pick < 0.95 and all(isinstance(k, str) and k.isidentifier() and k[:1] != "_" for k in items):
+        if pick < 0.95 and all(isinstance(k, str) and k.isidentifier() and not iskeyword(k) and k[:1] != "_"
+                               for k in items):
             return _dataclass_of(items)
         return items
     if isinstance(value, list):
