@@ -95,3 +95,18 @@ def test_reference_environment_is_the_transformers_profile():
 def differential_gen_case(source, context):
     from differential_gen import Case
     return Case(source, context)
+
+
+@pytest.mark.parametrize("delimiters, statement", [
+    ({}, "{% print %}"),
+    ({"block_start_string": "<%", "block_end_string": "%>", "variable_start_string": "<%=",
+      "variable_end_string": "%>", "comment_start_string": "<%#", "comment_end_string": "%>"}, "<% print%>"),
+    ({"line_statement_prefix": "#"}, "# print\n"),
+])
+def test_empty_print_with_extends_is_known_with_any_delimiters(delimiters, statement):
+    """Jinja2's IndentationError for an empty print in a template with an extends is the documented known
+    difference whatever the delimiters (campaign seed 750003718: ERB delimiters were reported as a difference)."""
+    from differential_gen import Case
+    extends = statement.replace("print", "extends 'base'") if "%" in statement else "# extends 'base'\n"
+    case = Case(statement + extends, {}, templates={"base": "B"}, delimiters=delimiters)
+    assert differential_ref.compare(case)[:2] == ("known", "empty-print-with-extends")

@@ -30,6 +30,12 @@ MESSAGES = [
     ("{% block foo-bar-baz %}", (1, 13), "Block names in Jinja have to be valid Python identifiers and may not "
      "contain hyphens, use an underscore instead."),
     ("{% from 'x' import a, with foo %}", (1, 28), "expected token 'end of statement block', got 'foo'"),
+    ("{% from 'x' import with foo %}", (1, 25), "expected token 'end of statement block', got 'foo'"),
+    # a word no terminal of the state reads is named by itself, as Jinja2 names a name token
+    ("{% include 'x' with context with %}", (1, 29), "expected token 'end of statement block', got 'with'"),
+    # a whole string where none may come is a string, not an unterminated one
+    ("{{ x 'y' }}", (1, 6), "expected token 'end of print statement', got 'string'"),
+    ('{% if x "a\\"b" %}{% endif %}', (1, 9), "expected token 'end of statement block', got 'string'"),
 ]
 
 

@@ -459,6 +459,8 @@ def _plain_copy(value, rs, limits):
                 on_path.discard(key)
             copies[key] = result
             return result
+        if getattr(cls, "mj_pprint_as_is", False):
+            return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
         return _Shown(safe_repr(v, rs))
 
     return copy(value, 0), deepest

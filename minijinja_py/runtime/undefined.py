@@ -33,6 +33,7 @@ class Undefined:
 
     __slots__ = ("_undefined_hint", "_undefined_obj", "_undefined_name", "_undefined_exception")
     mj_safe_repr = True   # printing.py: its own str()/repr() are address-free and bounded
+    mj_pprint_as_is = True   # printing.py: pprint compares it itself (a dict key beside others: UndefinedError)
 
     def __init__(self, hint: "Optional[str]" = None, obj: "Any" = MISSING, name: "Optional[str]" = None,
                  exc: "type[Exception]" = UndefinedError) -> None:

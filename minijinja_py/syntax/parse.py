@@ -160,7 +160,8 @@ def _describe_text_at(source, pos):
     m = re.compile(_TEXT_TOKENS).match(source, pos)
     if m is None:
         return "end of template", 0
-    return {"name": "name", "number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
+    # a name is named by itself, as Jinja2's describe_token does ("got 'with'")
+    return {"number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
 
 
 def _current_tag_end(exc):
@@ -221,6 +222,10 @@ def _opener(source, at, d):
     return None, 0
 
 
+# a whole string literal, as Jinja2's lexer reads one (it may run past the tag's end)
+_STRING = re.compile(r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"", re.S)
+
+
 def _unreadable(exc, source, pos, line, col, stack, d):
     # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
     # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
@@ -245,7 +250,7 @@ def _unreadable(exc, source, pos, line, col, stack, d):
         return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
                                    line, col, end=end)
     quote = stripped[:1]
-    if quote and quote in "\"'":
+    if quote and quote in "\"'" and not _STRING.match(stripped):
         return TemplateSyntaxError(f"unterminated string literal starting with {quote}", line, col,
                                    end=(line, col + 1))
     return None

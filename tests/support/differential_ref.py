@@ -294,14 +294,21 @@ def _nfkc_names(case, ref, mine):
                for word in re.findall(r"(?:\w|[^\x00-\x7f\s])+", _sources(case)) if not word.isascii())
 
 
-_EMPTY_PRINT = re.compile(r"\{%[-+]?\s*print\s*[-+]?%\}")
+def _empty_print(delimiters):
+    """A regexp finding an empty print statement written with the case's delimiters (and line statement prefix)."""
+    start = re.escape(delimiters.get("block_start_string", "{%"))
+    end = re.escape(delimiters.get("block_end_string", "%}"))
+    forms = [rf"{start}[-+]?\s*print\s*[-+]?{end}"]
+    if delimiters.get("line_statement_prefix"):
+        forms.append(rf"^[ \t]*{re.escape(delimiters['line_statement_prefix'])}\s*print[ \t]*:?[ \t]*$")
+    return re.compile("|".join(f"(?:{form})" for form in forms), re.M)
 
 
 def _empty_print_with_extends(case, ref, mine):
     # a Jinja2 bug: in a template that has an {% extends %}, an empty {% print %} outside a macro or block
     # compiles to an `if` with no body, so Python refuses the generated code (IndentationError)
     return (ref[0] == "error" and isinstance(ref[1], IndentationError) and "extends" in _sources(case)
-            and _EMPTY_PRINT.search(_sources(case)) is not None)
+            and _empty_print(case.delimiters or {}).search(_sources(case)) is not None)
 
 
 def _design_limit(case, ref, mine):
@@ -404,8 +411,8 @@ def _builtin_named(cls, name):
 _short_class_envs = {}
 
 
-# a printed class, also when quoted by a repr or escaped: <class 'jinja2.utils.Joiner'>
-_CLASS_NAME = re.compile(r"((?:<|&lt;)class (?:\\?'|&#39;))[\w.]+", re.IGNORECASE)
+# a printed class, also when quoted by a repr, escaped or URL-encoded: <class 'jinja2.utils.Joiner'>
+_CLASS_NAME = re.compile(r"((?:<|&lt;|%3C)class(?: |%20)(?:\\?'|&#39;|%27))[\w.]+", re.IGNORECASE)
 
 
 def _class_repr(case, ref, mine):
