@@ -22,82 +22,21 @@ import os
 import sys
 import time
 import warnings
-from multiprocessing.connection import wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from campaign_pool import outcomes  # noqa: E402
 from differential_gen import RandomChooser, generate_case  # noqa: E402
 from differential_ref import compare, render_mj  # noqa: E402
-
-MEMORY_LIMIT = 4 * 1024 ** 3
-
 
 def case_for(seed):
     return generate_case(RandomChooser(seed))
 
 
-def _serve(conn):
-    """Worker: seed in, outcome out, until the pipe closes."""
-    try:
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))   # fail with MemoryError instead
-    except (ImportError, ValueError, OSError):
-        pass
-    warnings.simplefilter("ignore")   # Python's compiler on Jinja2's generated code, invalid escapes
-    while True:
-        try:
-            seed = conn.recv()
-        except EOFError:
-            return
-        conn.send((seed, compare(case_for(seed))))
-
-
-class _Worker:
-    def __init__(self):
-        self.conn, child = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
-        child.close()
-        self.seed = None
-        self.since = None
-
-    def give(self, seed):
-        self.seed, self.since = seed, time.time()
-        self.conn.send(seed)
-
-    def stop(self):
-        self.process.kill()
-        self.process.join()
-
-
-def outcomes(seeds, jobs, timeout):
-    """(seed, outcome) for every seed, in completion order."""
-    pending = list(reversed(seeds))
-    workers = [_Worker() for _ in range(jobs)]
-    busy = {}
-    try:
-        while pending or busy:
-            for worker in workers:
-                if worker.seed is None and pending:
-                    worker.give(pending.pop())
-                    busy[worker.conn] = worker
-            for conn in wait(list(busy), timeout=1):
-                worker = busy.pop(conn)
-                worker.seed = None
-                yield conn.recv()
-            now = time.time()
-            for conn, worker in list(busy.items()):
-                if now - worker.since > timeout:
-                    del busy[conn]
-                    workers.remove(worker)
-                    worker.stop()
-                    yield worker.seed, _timed_out(worker.seed, timeout)
-                    workers.append(_Worker())
-    finally:
-        for worker in workers:
-            worker.stop()
+def _work(seed):
+    return compare(case_for(seed))
 
 
 def _render_mj_in(conn, seed):
@@ -153,7 +92,7 @@ def main():
     categories = collections.defaultdict(list)
     start = time.time()
     total = 0
-    for seed, outcome in outcomes(seeds, args.jobs, args.timeout):
+    for seed, outcome in outcomes(seeds, args.jobs, args.timeout, _work, _timed_out):
         total += 1
         counts[outcome[0] if outcome[0] in ("differ", "excluded") else f"{outcome[0]}: {outcome[1]}"] += 1
         if outcome[0] == "differ" or (outcome[0] == "known" and outcome[1] in show_known):
