@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from campaign_pool import outcomes  # noqa: E402
+from campaign_pool import add_case_options, case_seeds, outcomes  # noqa: E402
 from chat_compare import case_for, compare_chat, load_oracle, load_templates  # noqa: E402
 
 TEMPLATES = []   # set in main, before the workers fork
@@ -92,19 +92,11 @@ def _run(seeds, args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", type=int, default=20000, help="number of cases")
-    ap.add_argument("--seed", type=int, default=0)
+    add_case_options(ap, replay_help="re-run the cases saved by --json (with the same --corpus)")
     ap.add_argument("--corpus", help="a folder of more .jinja templates (read only), after the holdout ones")
     ap.add_argument("--oracle", help="the folder of hf_env.py (transformers' apply_chat_template with Jinja2, e.g. "
                     "../shared/oracle): each case also goes through mj.apply_chat_template and it, with the inputs "
                     "before transformers' processing (and continue_final_message now and then)")
-    ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
-    ap.add_argument("--json", help="write every differing case to this file")
-    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
-    ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
-    ap.add_argument("--replay", help="re-run the cases saved by --json (with the same --corpus)")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
-    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
     args = ap.parse_args()
     TEMPLATES.extend(load_templates(args.corpus))
     if args.oracle:
@@ -116,12 +108,7 @@ def main():
         warnings.simplefilter("ignore")
         print(compare_chat(case, *ORACLE))
         return 0
-    if args.replay:
-        with open(args.replay, encoding="utf-8") as f:
-            seeds = [d["seed"] for d in json.load(f)]   # cases re-generate exactly from their seed
-    else:
-        seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
-    return _run(seeds, args)
+    return _run(case_seeds(args), args)
 
 
 if __name__ == "__main__":

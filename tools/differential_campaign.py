@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from campaign_pool import outcomes  # noqa: E402
+from campaign_pool import add_case_options, case_seeds, outcomes  # noqa: E402
 from differential_gen import RandomChooser, generate_case  # noqa: E402
 from differential_ref import compare, render_mj  # noqa: E402
 
@@ -63,15 +63,7 @@ def _timed_out(seed, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", type=int, default=20000, help="number of cases")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
-    ap.add_argument("--json", help="write every differing case to this file")
-    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
-    ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
-    ap.add_argument("--replay", help="re-run the cases saved by --json")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
-    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
+    add_case_options(ap)
     args = ap.parse_args()
 
     if args.case is not None:
@@ -81,11 +73,7 @@ def main():
         print(compare(case))
         return 0
 
-    if args.replay:
-        with open(args.replay, encoding="utf-8") as f:
-            seeds = [d["seed"] for d in json.load(f)]   # cases re-generate exactly from their seed
-    else:
-        seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
+    seeds = case_seeds(args)
 
     show_known = set(filter(None, args.show_known.split(",")))
     counts = collections.Counter()

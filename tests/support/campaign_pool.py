@@ -6,12 +6,14 @@ worker killed and replaced, and its outcome is `timed_out(seed, timeout)`. Worke
 any function (a closure over data loaded before the pool starts).
 """
 
+import json
 import multiprocessing
+import os
 import time
 import warnings
 from multiprocessing.connection import wait
 
-__all__ = ["outcomes", "MEMORY_LIMIT"]
+__all__ = ["outcomes", "MEMORY_LIMIT", "add_case_options", "case_seeds"]
 
 MEMORY_LIMIT = 4 * 1024 ** 3
 
@@ -82,3 +84,25 @@ def outcomes(seeds, jobs, timeout, work, timed_out):
     finally:
         for worker in workers:
             worker.stop()
+
+
+def add_case_options(ap, replay_help="re-run the cases saved by --json"):
+    """The options both campaign tools take: how many cases from which seed, one case, a replay, the report."""
+    ap.add_argument("-n", type=int, default=20000, help="number of cases")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
+    ap.add_argument("--json", help="write every differing case to this file")
+    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
+    ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
+    ap.add_argument("--replay", help=replay_help)
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
+
+
+def case_seeds(args):
+    """The seeds of the cases to run: those saved in --replay's file, or -n from --seed (each case's own seed is
+    seed * 10**7 + its index, so one case re-generates alone)."""
+    if args.replay:
+        with open(args.replay, encoding="utf-8") as f:
+            return [d["seed"] for d in json.load(f)]
+    return [args.seed * 10 ** 7 + i for i in range(args.n)]
