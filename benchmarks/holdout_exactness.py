@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Exactness probe on the holdout: every template of benchmarks/holdout/ x every conversation of
-../shared/corpus/contexts, rendered by minijinja_py and by Jinja2 as transformers configures it -> each pair whose
-output or error kind differs.
+"""Exactness probe on a holdout: every template of benchmarks/holdout/ (or of --holdout DIR, e.g.
+benchmarks/holdout2/) x every conversation of ../shared/corpus/contexts, rendered by minijinja_py and by Jinja2 as
+transformers configures it -> each pair whose output or error kind differs.
 
 The reference is rendered here (the holdout has no stored goldens) with ../shared/oracle/hf_env.render_chat, the
 clock frozen as in the corpus goldens; minijinja_py renders through ChatTemplate(source, now=...).render(...), as

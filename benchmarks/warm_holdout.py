@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Warm render benchmark on the holdout: real chat templates that are not in the shared corpus
-(benchmarks/holdout/, where each comes from in benchmarks/holdout/SOURCES.md) -> the figures of
+(benchmarks/holdout/ by default, or another such folder with --holdout, e.g. benchmarks/holdout2/; where each
+comes from in the folder's SOURCES.md) -> the figures of
 ../shared/tools/perf/warm.py for templates the engine was never tuned on.
 
 The measurement is warm.py's own, imported from the shared folder (not copied), so the figures compare with the

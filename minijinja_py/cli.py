@@ -11,10 +11,10 @@ TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template
 a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
 ("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
 "chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
-Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 interrupted
-(Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs are read only from regular files (or
-stdin); the output (-o) is written through a temporary file renamed over it when the command succeeds, and is
-never one of the inputs (cli_files.py).
+Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 129 hung up (SIGHUP:
+its terminal closed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs
+are read only from regular files (or stdin); the output (-o) is written through a temporary file renamed over it
+when the command succeeds, and is never one of the inputs (cli_files.py).
 """
 
 import argparse
@@ -87,8 +87,8 @@ def _render_options() -> _Parser:
 def _parser() -> _Parser:
     parser = _Parser(prog="minijinja-py", description="Render LLM chat templates exactly as transformers' "
                      "apply_chat_template does, without Jinja2.",
-                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input, 130 "
-                     "interrupted, 143 terminated.")
+                     epilog="Exit status: 0 done, 1 a template error, 2 bad usage or unreadable input, 129 "
+                     "hung up, 130 interrupted, 143 terminated.")
     parser.add_argument("--version", action="version", version=f"minijinja-py {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = [_template_arguments(), _limit_arguments()]
@@ -453,14 +453,25 @@ def _run(argv: Optional[Sequence[str]], stop: "_StopSignals") -> int:
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised where the program is so that it cleans up (a batch's workers, the output's temporary
-    file) as for Ctrl-C."""
+    """SIGTERM or SIGHUP (`signum`), raised where the program is so that it cleans up (a batch's workers, the
+    output's temporary file) as for Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# The signals that stop a command as SIGTERM does (where the platform has them): the exit status is 128 + the
+# signal's number, and the line says which.
+_HANGUP = getattr(signal, "SIGHUP", None)
+_STOPPED_BY = {signal.SIGTERM: "terminated", **({_HANGUP: "hung up"} if _HANGUP is not None else {})}
 
 
 class _StopSignals:
-    # The handler of SIGTERM and Ctrl-C while a command runs: the first raises where the program is (so that it
-    # cleans up); later ones, and any once the command's outcome is decided (armed False: its output committed,
-    # or its status known), change nothing, since the clean-up or the report they would cut short is under way.
+    # The handler of SIGTERM, SIGHUP and Ctrl-C while a command runs: the first raises where the program is (so
+    # that it cleans up); later ones, and any once the command's outcome is decided (armed False: its output
+    # committed, or its status known), change nothing, since the clean-up or the report they would cut short is
+    # under way.
     # It keeps the outputs the command opened, for the end to discard any a signal left uncommitted.
 
     def __init__(self) -> None:
@@ -471,7 +482,7 @@ class _StopSignals:
     def __call__(self, signum: int, frame: Any) -> None:
         if self.armed:
             self.armed = False
-            raise _Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+            raise _Terminated(signum) if signum in _STOPPED_BY else KeyboardInterrupt
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -479,6 +490,8 @@ class _StopSignals:
         handled = [signal.SIGTERM]
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored (a background job)
             handled.append(signal.SIGINT)
+        if _HANGUP is not None and signal.getsignal(_HANGUP) is not signal.SIG_IGN:  # not ignored (nohup)
+            handled.append(_HANGUP)
         for signum in handled:
             self.previous[signum] = signal.getsignal(signum)  # recorded first: restore() puts back what it took
             signal.signal(signum, self)
@@ -497,15 +510,15 @@ class _StopSignals:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line in this process; returns the exit status (0 done, 1 template error, 2 usage or
-    input, 130 interrupted, 143 terminated). Never raises: every failure is one line on stderr. The first SIGTERM
-    or Ctrl-C during the call stops the command (later ones change nothing); the caller's signal handling is as
-    it was when main() returns. A program that exits with the status uses program()."""
+    input, 129 hung up, 130 interrupted, 143 terminated). Never raises: every failure is one line on stderr. The
+    first SIGTERM, SIGHUP or Ctrl-C during the call stops the command (later ones change nothing); the caller's
+    signal handling is as it was when main() returns. A program that exits with the status uses program()."""
     return _guarded(argv, exiting=False)
 
 
 def program() -> int:
     """The `minijinja-py` program and `python -m minijinja_py`: main() over sys.argv, for a process that exits
-    with the status it returns. SIGTERM and Ctrl-C change nothing from the moment the command's outcome is
+    with the status it returns. SIGTERM, SIGHUP and Ctrl-C change nothing from the moment the command's outcome is
     decided until the process is gone."""
     return _guarded(None, exiting=True)
 
@@ -518,8 +531,8 @@ def _guarded(argv: Optional[Sequence[str]], exiting: bool) -> int:
             status, line = _outcome(argv, stop)
         finally:
             stop.armed = False  # decided: a signal from here on changes nothing (the handler raises only once)
-    except _Terminated:  # the first signal: where the command was, or as its outcome was decided (an error branch)
-        status, line = 143, "terminated"
+    except _Terminated as exc:  # the first SIGTERM or SIGHUP: where the command was, or as its outcome was decided
+        status, line = 128 + exc.signum, _STOPPED_BY[exc.signum]
     except KeyboardInterrupt:
         status, line = 130, "interrupted"
     for output in stop.outputs:  # one a signal stopped before it was committed or discarded: never kept

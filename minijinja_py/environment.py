@@ -416,7 +416,8 @@ class Environment:
         TemplateSyntaxError."""
         text = normalize_newlines(source, self.keep_trailing_newline)
         try:
-            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting, self._delimiters)
+            tree = parse(text, self.trim_blocks, self.lstrip_blocks, self.limits.max_nesting, self._delimiters,
+                         self.extensions)
         except TemplateError as exc:
             exc.name, exc.filename, exc.source = name, filename, text
             raise

@@ -105,7 +105,7 @@ def _parse_and_compile(text, environment, autoescape, origin):
     # the compile, and the tree is freed before it resumes: resumed in between, its next pass walks every node.
     with gc_paused():
         tree = parse(text, environment.trim_blocks, environment.lstrip_blocks, environment.limits.max_nesting,
-                     environment._delimiters)
+                     environment._delimiters, environment.extensions)
         compiled = compile_template(tree, environment, autoescape, origin)
         del tree
     return compiled

@@ -10,6 +10,7 @@ ImmutableSandboxedEnvironment (the package never imports it).
 import array
 import collections
 import enum
+import types
 
 import pytest
 
@@ -82,6 +83,15 @@ SAME_AS_JINJA2 = [
     ("{{ c.most_common(1) }}|{{ o.a }}|{{ arr.tolist() }}",
      {"c": collections.Counter("aab"), "o": collections.OrderedDict(a=1), "arr": array.array("i", [1, 2])}),
     ("{{ acc.balance() }}|{{ acc.name }}", {"acc": Account()}),
+    # a read-only mapping (types.MappingProxyType) is read as the mapping it is: items, pure methods, printing
+    # (chat campaign, tools/chat_campaign.py: messages passed as proxies read as empty)
+    ("{{ m.role }}|{{ m['content'] }}|{{ m.get('role') }}|{{ m.get('x', 'd') }}|{{ m.items()|list }}|{{ m|length }}|"
+     "{{ 'role' in m }}|{{ m is mapping }}|{{ m.keys()|list }}|{{ m.values()|list }}|{{ m|dictsort }}|"
+     "{{ m.nope is defined }}|{{ m._id }}|{{ m.copy() }}|{{ m.pop is defined }}",
+     {"m": types.MappingProxyType({"role": "user", "content": "hi", "_id": 3})}),
+    ("{{ m }}|{{ [m] }}|{{ m|string }}|{{ m|pprint }}|{{ m ~ '!' }}|{{ {'a': m} }}|{{ m|e }}|{{ m|join(',') }}|"
+     "{{ ms|map(attribute='role')|join(',') }}|{{ ms|selectattr('role', 'equalto', 'a')|list|length }}",
+     {"m": types.MappingProxyType({"role": "user", "q": "'<"}), "ms": [types.MappingProxyType({"role": "a"})]}),
 ]
 
 

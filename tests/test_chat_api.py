@@ -155,3 +155,13 @@ def test_a_chat_template_in_a_spawn_pool_renders_the_same():
         with pytest.raises(type(local.value)) as raised:  # raised in the worker, re-raised here by the pool
             pool.apply(raise_in_worker, (failing, MESSAGES))
         assert raised.value.message == local.value.message and isinstance(raised.value, TypeError)
+
+
+def test_incompatible_prefill_and_generation_prompt_fail_before_the_template_compiles():
+    # transformers checks the two flags before it compiles the template: a template that does not compile gives the
+    # ValueError (chat campaign, tools/chat_campaign.py --oracle: seeds 80000443, 80001068)
+    for source in ("{{ messages[0].content }}", "{% if %}broken"):
+        with pytest.raises(ValueError, match="not compatible") as info:
+            mj.apply_chat_template(source, [{"role": "user", "content": "hi"}], add_generation_prompt=True,
+                                   continue_final_message=True)
+        assert isinstance(info.value, mj.TemplateError)

@@ -45,10 +45,12 @@ def _cap_address_space():
 
 
 def _as_from_a_terminal():
-    """The child as a terminal starts it: address space capped, SIGINT at its default. A shell's background job
-    (`.ci/run &`) inherits SIGINT ignored, and Python then leaves Ctrl-C ignored in the child, as POSIX wants."""
+    """The child as a terminal starts it: address space capped, SIGINT and SIGHUP at their defaults. A shell's
+    background job (`.ci/run &`) inherits SIGINT ignored, and Python then leaves Ctrl-C ignored in the child, as
+    POSIX wants (and a run under nohup, SIGHUP)."""
     _cap_address_space()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def _digest(paths):
@@ -335,10 +337,11 @@ def _group_alive(pgid):
 
 
 @pytest.mark.parametrize("attempt", range(4))
-@pytest.mark.parametrize("target", ["group", "parent", "sigterm"])
+@pytest.mark.parametrize("target", ["group", "parent", "sigterm", "hangup"])
 def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, target):
-    """Ctrl-C (SIGINT to the process group, as a terminal sends it, or to the batch alone), or SIGTERM to the
-    batch: it stops within 5 s with one line, every worker reaped, no output file left."""
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it, or to the batch alone), SIGTERM to the batch,
+    or a closed terminal's SIGHUP (to the process group: the workers ignore it, the batch stops them): it stops
+    within 5 s with one line, every worker reaped, no output file left."""
     out = tmp_path / "out.jsonl"
     before = _digest([long_input])
     child = subprocess.Popen([sys.executable, "-m", "minijinja_py", "batch", "hermes4", long_input, "-o", str(out),
@@ -352,8 +355,8 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
         stdout, stderr = child.communicate()
         pytest.fail(f"the batch ended (status {child.returncode}) before the signal: {stderr[-2000:]!r}")
     sent = time.monotonic()
-    if target == "group":
-        os.killpg(child.pid, signal.SIGINT)
+    if target in ("group", "hangup"):
+        os.killpg(child.pid, signal.SIGINT if target == "group" else signal.SIGHUP)
     else:
         child.send_signal(signal.SIGTERM if target == "sigterm" else signal.SIGINT)
     try:
@@ -362,7 +365,8 @@ def test_ctrl_c_stops_a_pooled_batch_cleanly(tmp_path, long_input, attempt, targ
         if child.poll() is None:
             os.killpg(child.pid, signal.SIGKILL)
     assert time.monotonic() - sent < MAX_SECONDS
-    expected = (143, b"error: terminated\n") if target == "sigterm" else (130, b"error: interrupted\n")
+    expected = {"sigterm": (143, b"error: terminated\n"), "hangup": (129, b"error: hung up\n")}.get(
+        target, (130, b"error: interrupted\n"))
     assert (child.returncode, stderr) == expected
     deadline = time.monotonic() + 2
     while _group_alive(child.pid) and time.monotonic() < deadline:

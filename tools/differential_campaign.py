@@ -22,82 +22,21 @@ import os
 import sys
 import time
 import warnings
-from multiprocessing.connection import wait
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "support"))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from campaign_pool import add_case_options, case_seeds, outcomes  # noqa: E402
 from differential_gen import RandomChooser, generate_case  # noqa: E402
 from differential_ref import compare, render_mj  # noqa: E402
-
-MEMORY_LIMIT = 4 * 1024 ** 3
-
 
 def case_for(seed):
     return generate_case(RandomChooser(seed))
 
 
-def _serve(conn):
-    """Worker: seed in, outcome out, until the pipe closes."""
-    try:
-        import resource
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))   # fail with MemoryError instead
-    except (ImportError, ValueError, OSError):
-        pass
-    warnings.simplefilter("ignore")   # Python's compiler on Jinja2's generated code, invalid escapes
-    while True:
-        try:
-            seed = conn.recv()
-        except EOFError:
-            return
-        conn.send((seed, compare(case_for(seed))))
-
-
-class _Worker:
-    def __init__(self):
-        self.conn, child = multiprocessing.Pipe()
-        self.process = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
-        child.close()
-        self.seed = None
-        self.since = None
-
-    def give(self, seed):
-        self.seed, self.since = seed, time.time()
-        self.conn.send(seed)
-
-    def stop(self):
-        self.process.kill()
-        self.process.join()
-
-
-def outcomes(seeds, jobs, timeout):
-    """(seed, outcome) for every seed, in completion order."""
-    pending = list(reversed(seeds))
-    workers = [_Worker() for _ in range(jobs)]
-    busy = {}
-    try:
-        while pending or busy:
-            for worker in workers:
-                if worker.seed is None and pending:
-                    worker.give(pending.pop())
-                    busy[worker.conn] = worker
-            for conn in wait(list(busy), timeout=1):
-                worker = busy.pop(conn)
-                worker.seed = None
-                yield conn.recv()
-            now = time.time()
-            for conn, worker in list(busy.items()):
-                if now - worker.since > timeout:
-                    del busy[conn]
-                    workers.remove(worker)
-                    worker.stop()
-                    yield worker.seed, _timed_out(worker.seed, timeout)
-                    workers.append(_Worker())
-    finally:
-        for worker in workers:
-            worker.stop()
+def _work(seed):
+    return compare(case_for(seed))
 
 
 def _render_mj_in(conn, seed):
@@ -124,15 +63,7 @@ def _timed_out(seed, timeout):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-n", type=int, default=20000, help="number of cases")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--examples", type=int, default=2, help="examples shown per category")
-    ap.add_argument("--json", help="write every differing case to this file")
-    ap.add_argument("--show-known", default="", help="comma-separated known categories to show examples of too")
-    ap.add_argument("--case", type=int, help="run the single case with this seed and show it")
-    ap.add_argument("--replay", help="re-run the cases saved by --json")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
-    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
+    add_case_options(ap)
     args = ap.parse_args()
 
     if args.case is not None:
@@ -142,18 +73,14 @@ def main():
         print(compare(case))
         return 0
 
-    if args.replay:
-        with open(args.replay, encoding="utf-8") as f:
-            seeds = [d["seed"] for d in json.load(f)]   # cases re-generate exactly from their seed
-    else:
-        seeds = [args.seed * 10 ** 7 + i for i in range(args.n)]
+    seeds = case_seeds(args)
 
     show_known = set(filter(None, args.show_known.split(",")))
     counts = collections.Counter()
     categories = collections.defaultdict(list)
     start = time.time()
     total = 0
-    for seed, outcome in outcomes(seeds, args.jobs, args.timeout):
+    for seed, outcome in outcomes(seeds, args.jobs, args.timeout, _work, _timed_out):
         total += 1
         counts[outcome[0] if outcome[0] in ("differ", "excluded") else f"{outcome[0]}: {outcome[1]}"] += 1
         if outcome[0] == "differ" or (outcome[0] == "known" and outcome[1] in show_known):

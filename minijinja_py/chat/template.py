@@ -286,7 +286,7 @@ class ChatTemplate:
             template = self.template if chat_template is None and not self._named else \
                 self.select(chat_template, tools)
             if continue_final_message and add_generation_prompt:
-                raise value_error("continue_final_message and add_generation_prompt are not compatible.")
+                raise _incompatible()
             # add_generation_prompt is made plain data like every other variable
             chat, tools, documents, kwargs = prepare_inputs(
                 messages, tools, documents,
@@ -348,6 +348,10 @@ _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 def _source_chars(source: "TemplateSource") -> int:
     return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
+
+
+def _incompatible() -> Exception:
+    return value_error("continue_final_message and add_generation_prompt are not compatible.")
 
 
 def _cached(source: "TemplateSource", now: "Clock", limits: "Optional[Limits]", name: "Optional[str]",
@@ -426,6 +430,8 @@ def apply_chat_template(template: "Union[TemplateSource, ChatTemplate]", convers
     """
     if kwargs and not _TOKENIZER_ONLY.keys().isdisjoint(kwargs):
         kwargs = _drop_tokenizer_arguments(kwargs)
+    if continue_final_message and add_generation_prompt:
+        raise _incompatible()   # before compiling, as transformers checks them before it compiles the template
     compiled = template if isinstance(template, ChatTemplate) else _cached(template, now, limits, None, None)
     variables = {**compiled.special_tokens, **kwargs} if compiled.special_tokens else kwargs
     if _is_batch(conversation):

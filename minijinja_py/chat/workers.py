@@ -2,11 +2,12 @@
 
 Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
 large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
-worker blocked writing a large result). Workers ignore SIGINT: Ctrl-C is the parent's, which stops every
-worker and reaps it before it goes on, also when it comes while the workers start or stop. A worker holds no
-parent's end of a pipe, so it sees the end of its input and leaves when the parent dies without stopping it
-(kill -9). At most `workers * WINDOW` items are in flight or waiting to be handed back in order, so memory does
-not follow the input's length.
+worker blocked writing a large result). Workers ignore SIGINT and SIGHUP: Ctrl-C and a closed terminal's hangup
+(sent to the whole foreground process group) are the parent's, which stops every worker and reaps it before it
+goes on, also when it comes while the workers start or stop. A worker holds no parent's end of a pipe, so it
+sees the end of its input and leaves when the parent dies without stopping it (kill -9). At most
+`workers * WINDOW` items are in flight or waiting to be handed back in order, so memory does not follow the
+input's length.
 """
 
 import multiprocessing
@@ -27,8 +28,10 @@ class WorkerFailed(Exception):
 
 def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: Any,
                  parent_ends: "tuple[Any, ...]") -> None:
-    # Started with SIGINT and SIGTERM blocked (StopSignalsHeld): their handling is set before they can come.
+    # Started with the stop signals blocked (StopSignalsHeld): their handling is set before they can come.
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    if _HANGUP is not None:
+        signal.signal(_HANGUP, signal.SIG_IGN)  # so is a closed terminal's hangup
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent stops a worker with SIGTERM, whatever it does itself
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
@@ -48,16 +51,17 @@ def _worker_main(connection: Any, function: Callable[[Any, Any], Any], context: 
             connection.send((number, False, f"{type(exc).__name__}: {exc}"))
 
 
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+_HANGUP = getattr(signal, "SIGHUP", None)   # (not on Windows)
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM} | ({_HANGUP} if _HANGUP is not None else set())
 
 
 class StopSignalsHeld:
-    # SIGINT and SIGTERM blocked while workers start or stop, so that a Ctrl-C or SIGTERM never lands between a fork
-    # and the pool's record of the process, nor cuts a stop short (a worker nobody stops): a process forked
+    # SIGINT, SIGTERM and SIGHUP blocked while workers start or stop, so that a stop signal never lands between a
+    # fork and the pool's record of the process, nor cuts a stop short (a worker nobody stops): a process forked
     # meanwhile starts with them blocked and sets its own handling first; the parent gets one that came meanwhile as
-    # it leaves (its handler raises then: KeyboardInterrupt, or the CLI's SIGTERM exception). Where signals cannot
-    # be blocked (Windows), SIGINT is held by a handler instead, on the main thread only. (The CLI holds them too
-    # while it makes its output's temporary file and records it.)
+    # it leaves (its handler raises then: KeyboardInterrupt, or the CLI's SIGTERM/SIGHUP exception). Where signals
+    # cannot be blocked (Windows), SIGINT is held by a handler instead, on the main thread only. (The CLI holds them
+    # too while it makes its output's temporary file and records it.)
 
     def __enter__(self) -> "StopSignalsHeld":
         self.came = False
@@ -112,7 +116,7 @@ class _Pool:
         self.connections.append(parent)
 
     def stop(self, finished: bool) -> None:
-        # Finished: each worker told to end; otherwise terminated. Every worker is reaped with SIGINT and SIGTERM
+        # Finished: each worker told to end; otherwise terminated. Every worker is reaped with the stop signals
         # held, so that a signal meanwhile (a second Ctrl-C or SIGTERM, or the first as a finished batch stops)
         # cannot cut the reaping short: its handler runs once every worker is gone.
         with StopSignalsHeld():

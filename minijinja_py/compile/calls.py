@@ -85,19 +85,32 @@ def argument(c, node):
     return (c.expr(node), None) if constant is MISSING else (None, constant)
 
 
-def compile_args(c, args, folds=False):
+def compile_args(c, args, folds=False, start=None, caller_span=None):
     # Args → collect(f) → (positional list, keyword dict); *args and **kwargs expanded with their size bounded.
     # Constant arguments are not evaluated each time (`namespace(found=false)`, `tojson(indent=4)`). folds: the
     # filter or test of constants these are the arguments of is one Jinja2's optimizer folds (_keywords_after_stars).
-    if args.repeated is not None:
-        name, line, column = args.repeated
-        c.python_refuses(PythonSyntaxTwin(f"keyword argument repeated: {name}", line, column))
+    # Compiled in the order Jinja2 generates them (what it refuses first is refused first); what Python refuses in
+    # that code is noted in the order Python compiles it: a repeated keyword first, at start (where the code of
+    # the call begins: its callee, or the value of a filter or test), then the positional arguments, *args, the
+    # keyword values, **kwargs. caller_span: a call block's call, which Jinja2 passes `caller=` too.
+    _note_repeated(c, args, start, caller_span)
+    late = c.late_errors
     positional = tuple(argument(c, a) for a in args.positional)
-    keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
-    star = c.expr(args.star) if args.star is not None else None
+    if args.keyword_dict:   # `f(a, *s, **{'if': v})`: generated in Python's order
+        star = c.expr(args.star) if args.star is not None else None
+        keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
+    else:
+        before = len(late)
+        keywords = tuple((k,) + argument(c, v) for k, v in args.keywords)
+        after = len(late)
+        star = c.expr(args.star) if args.star is not None else None
+        if before < after < len(late):   # Python compiles *s before the keyword values
+            late[before:] = late[after:] + late[before:after]
     dstar = c.expr(args.dstar) if args.dstar is not None else None
+    overrides = args.keyword_dict   # `**dict({...}, **d)`: a key of d replaces a keyword's value
 
-    def collect(f, dstar=dstar, folds=folds, keywords=keywords, positional=positional, star=star):
+    def collect(f, dstar=dstar, folds=folds, keywords=keywords, positional=positional, star=star,
+                overrides=overrides):
         # In Python's order, so Jinja2's generated `f(a, k=v, *s, **d)`: the positional values, *s (taken, so
         # refused if no iterable), the keyword values, then **d: errors and side effects come in that order.
         pos = [value if ev is None else ev(f) for ev, value in positional]
@@ -109,12 +122,27 @@ def compile_args(c, args, folds=False):
             if type(extra) is not dict:
                 extra = _keywords_after_stars(f[0], extra, folds)
             f[0].burn(_KEYWORD_STEPS * len(extra) if hasattr(extra, "__len__") else 0)
-            if kw and not kw.keys().isdisjoint(extra):
+            if kw and not overrides and not kw.keys().isdisjoint(extra):
                 k = next(k for k in extra if k in kw)
                 raise TypeError(f"got multiple values for keyword argument {k!r}")
             kw.update(extra)
         return pos, kw
     return collect
+
+
+def _note_repeated(c, args, start, caller_span):
+    # compile_args' repeated keyword (with a call block's `caller`, the last keyword Jinja2 passes), noted at start.
+    if args.keyword_dict or args.repeated is None and caller_span is None:
+        return
+    name = args.repeated[0] if caller_span is None else n.first_repeated([k for k, _ in args.keywords] + ["caller"])
+    if name is None:
+        return
+    message = f"keyword argument repeated: {name}"
+    if args.repeated is not None and args.repeated[0] == name:
+        error = PythonSyntaxTwin(message, args.repeated[1], args.repeated[2])
+    else:
+        error = error_at(PythonSyntaxTwin, message, caller_span)
+    c.python_refuses(error, at=start)
 
 
 def _keywords_after_stars(rs, value, folds):
@@ -150,10 +178,11 @@ def compile_call(c, node):
             return _str_method(c, node, call)
         if func.attr == "get" and args.positional:
             return _dict_get(c, node)
+    start = len(c.late_errors)
     func_ev = c.expr(node.func)
     span = node.span
     if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
-        collect = compile_args(c, node.args)
+        collect = compile_args(c, node.args, start=start)
 
         def ev_general(f, collect=collect, func_ev=func_ev, span=span):
             func = func_ev(f)
@@ -304,6 +333,7 @@ def compile_filter_step(c, node):
 
 def compile_filter(c, node, value_ev=None):
     func = _lookup(c, c.filters, "filter", node.name, node.span)
+    start = len(c.late_errors)
     if value_ev is None and node.args.empty and isinstance(node.value, n.Const) and \
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
         folded = _folded(func, node.value.value)
@@ -317,7 +347,7 @@ def compile_filter(c, node, value_ev=None):
         if slot is not None:
             return _unary_of_read(charged_unary(func), slot, key, value_ev, node.span), func
     folds = node.args.dstar is not None and folded_by_jinja2(c, node)
-    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span, folds), func
+    return _apply(c, func, node.args, value_ev or c.expr(node.value), node.span, folds, start), func
 
 
 def _unary_of_read(call_unary, slot, key, value_ev, span):
@@ -356,7 +386,7 @@ def _folded(func, text):
     return method(text) if method is not None else None
 
 
-def _apply(c, func, args, value_ev, span, folds=False):
+def _apply(c, func, args, value_ev, span, folds=False, start=None):
     method = getattr(func, "mj_str_method", None)
     if method is not None and args.empty and value_ev is not None:
         return _str_method_filter(func, method, (None, None, value_ev), span)
@@ -374,7 +404,7 @@ def _apply(c, func, args, value_ev, span, folds=False):
     if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
             1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
         return _direct_call(c, func, args, value_ev, span)
-    collect = None if args.empty else compile_args(c, args, folds)
+    collect = None if args.empty else compile_args(c, args, folds, start)
     call = charged(func)
 
     def step(f, value, call=call, collect=collect, span=span, folds=folds):
@@ -453,12 +483,13 @@ _NONE = object()   # no second argument
 
 def compile_test(c, node, value_ev=None):
     span = node.span
+    func = _lookup(c, c.tests, "test", node.name, span)   # (before the value: Jinja2 checks the test first)
+    start = len(c.late_errors)
     value_ev = value_ev or c.expr(node.value)
-    func = _lookup(c, c.tests, "test", node.name, span)
     if func in TYPE_TESTS and node.args.empty:
         return type_test(func, value_ev, node.negated, span, *in_line_place(c, node.value))
     folds = node.args.dstar is not None and folded_by_jinja2(c, node)
-    test = _apply(c, func, node.args, value_ev, span, folds)
+    test = _apply(c, func, node.args, value_ev, span, folds, start)
     if node.negated:
         return lambda f, test=test: not test(f)
     if func in BOOL_TESTS:

@@ -25,7 +25,7 @@ from ..analysis.transforms import (
 )
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
-from .functions import function_layout, s_block, s_call_block, s_generation, s_macro, skipped_blocks
+from .functions import compile_blocks, function_layout, s_block, s_call_block, s_generation, s_macro, template_blocks
 from .inclusion import s_load
 from .loops import compile_for
 from .lower import block
@@ -211,14 +211,16 @@ def _compile(c, template):
     c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"), c.summaries.index)
     c.expr, c.stmt = _dispatchers(c)
     c.block = lambda statements: block(c, statements)
+    blocks = template_blocks(c)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self
     function = Function(None, family=c.functions)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
         run, steps = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
+    compile_blocks(c, blocks)
     if c.late_errors:
-        raise min(c.late_errors, key=lambda noted: noted[0])[1]
+        raise next((error for symbol_pass, error in c.late_errors if symbol_pass), c.late_errors[0][1])
     exports = {name: scope.refs[name] for name in scope.stores}
     resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
     return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
@@ -242,13 +244,12 @@ def _compile_steps(c, body):
     # weight by run, and each under its own by its step; nothing after a second extends but its blocks (as Jinja2).
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
     runs = []
-    for index, chunk in enumerate(chunks):
+    for chunk in chunks:
         extended_before = c.known_extends
         run, weight = compile_body(c, chunk)
         if run is not nothing or weight:
             runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
-            skipped_blocks(c, [node for rest in chunks[index + 1:] for node in rest])
             break
     steps = tuple(charging(run, weight) for run, weight in runs)
     return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps

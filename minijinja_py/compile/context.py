@@ -58,7 +58,6 @@ class CompileContext:
         self.origin = origin
         self.template_name = origin[0]
         self.limits = env.limits
-        self.extensions = env.extensions
         self.filters = env.filters
         self.tests = env.tests
         self.undefined_class = env.undefined
@@ -77,6 +76,7 @@ class CompileContext:
         self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
         self.shared = {}             # closures that depend on their key only (a constant's, a variable read's)
+        self.load_modifiers = {}     # id of a load tag's node → its modifiers as written (inclusion.tag_modifiers)
         self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
@@ -88,9 +88,8 @@ class CompileContext:
         # what Python's compiler would refuse in the code Jinja2 generates (a keyword given twice, a macro's
         # duplicate parameter, break outside a loop): Jinja2 raises it after generating all the code, so after
         # any TemplateAssertionError, and only for code it generates; first those of its symbol table pass, then
-        # the rest, the root function's before the block functions' (block_rank: 0 in the root, then the blocks
-        # in document order) — late_errors holds ((pass, block_rank, order), error), raised by compiler.py
-        self.block_rank = 0
+        # the rest, each pass in the order Python compiles the generated code (the root function's, then the
+        # blocks'): late_errors holds (found by the symbol table pass, error) in that order, raised by compiler.py
         self.late_errors = []
         # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
         self.expr = None
@@ -106,9 +105,10 @@ class CompileContext:
                 changes["toplevel"] = False
         return _Flags(self, changes)
 
-    def python_refuses(self, error, symbol_pass=False):
-        # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors).
-        self.late_errors.append(((not symbol_pass, self.block_rank, len(self.late_errors)), error))
+    def python_refuses(self, error, symbol_pass=False, at=None):
+        # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors); at: its place
+        # among those noted so far, where Python meets it before code compiled here earlier (default: the end).
+        self.late_errors.insert(len(self.late_errors) if at is None else at, (symbol_pass, error))
 
     def where(self, name):
         # (depth, slot) of the variable `name` at this point of the template (the analysis has seen every

@@ -9,15 +9,14 @@ from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args
 from .statements import charging, compile_body, emitter, in_scope, nothing
 from ..core.errors import (
-    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, TemplateSyntaxError, claim,
-    error_at, located,
+    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateRuntimeError, claim, error_at, located, location,
 )
 from ..core.state import MISSING
 from ..runtime.composition import TemplateReference, context_at, variables_reader
 from ..runtime.objects import FrameLayout, Macro, MacroCode
 from ..syntax import nodes as n
 
-__all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "skipped_blocks", "function_layout"]
+__all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "template_blocks", "compile_blocks", "function_layout"]
 
 
 def function_layout(c, function, scope):
@@ -77,8 +76,9 @@ def s_call_block(c, node):
     # a call block's caller is anonymous, as in Jinja2 (name None, "<Macro anonymous>")
     code = _macro_code(c, None, node.params, node.body, node.span)
     call = node.call
+    start = len(c.late_errors)   # (Python compiles the call after the caller's body: see compile_args)
     func = c.expr(call.func)
-    collect = compile_args(c, call.args)
+    collect = compile_args(c, call.args, start=start, caller_span=call.span)
     output = emitter(c, node.span)
     span = call.span
 
@@ -96,8 +96,7 @@ def s_call_block(c, node):
 
 
 def s_generation(c, node):
-    if "generation" not in c.extensions:
-        raise error_at(TemplateSyntaxError, "Encountered unknown tag 'generation'.", node.span)
+    # (without the generation extension, the parser refused the tag: postlex.EXTENSION_TAGS)
     # transformers' extension renders the body as a call block's caller, called without arguments: there `caller`
     # is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
     code = _macro_code(c, None, (), node.body, node.span)
@@ -118,17 +117,11 @@ def s_generation(c, node):
 
 
 def s_block(c, node):
-    # {% block name %}: a function of its own, kept in the template's blocks (an inheritance chain puts the most
-    # derived first), and where it stands, the statement rendering the most derived block of that name. As in
-    # Jinja2, a block reads the template context (composition.TemplateContext: the top-level variables assigned so
-    # far, then the render's variables and the globals) — not the loop or macro it sits in, unless it is `scoped`,
-    # which adds the variables assigned around it. A `required` block fails when nothing overrides it.
-    if node.name in c.blocks:
-        raise error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
-    c.blocks[node.name] = None  # taken (a block of the same name nested in this one is a duplicate)
-    c.needs_context = True
-    run_block = _block_function(c, node)
-    c.blocks[node.name] = run_block
+    # {% block name %} where it stands: the statement rendering the most derived block of that name (the block's
+    # own function is compiled after the template's root: compile_blocks). As in Jinja2, a block reads the
+    # template context (composition.TemplateContext: the top-level variables assigned so far, then the render's
+    # variables and the globals) — not the loop or macro it sits in, unless it is `scoped`, which adds the
+    # variables assigned around it. A `required` block fails when nothing overrides it.
     if c.toplevel and c.known_extends:
         return nothing   # Jinja2 renders no block in place after an extends (the parent renders them)
     name, depth = node.name, c.context_depth()
@@ -147,17 +140,27 @@ def s_block(c, node):
     return run_scoped
 
 
-def skipped_blocks(c, value):
-    # Compile the {% block %}s in value (statements Jinja2 does not compile: those after a second extends) but not
-    # their places: Jinja2 still generates every block's function, so what it refuses in them is refused here too.
-    if type(value) is n.Block:
-        s_block(c, value)
-    elif isinstance(value, n.Node):
-        for field in value.FIELDS:
-            skipped_blocks(c, getattr(value, field))
-    elif isinstance(value, (tuple, list)):
-        for item in value:
-            skipped_blocks(c, item)
+def template_blocks(c):
+    # The {% block %}s of the template (the last scan's), in Jinja2's order: the document's, a nested block after
+    # the block around it; refused if a name is defined twice, the first thing Jinja2's compiler checks (before
+    # anything it refuses in the code). Each gets its place in c.blocks (filled in by compile_blocks).
+    if not c.summaries.in_source("block"):
+        return ()
+    blocks = sorted((x for x in c.summaries.index.runners if type(x) is n.Block), key=lambda x: location(x.span))
+    for node in blocks:
+        if node.name in c.blocks:
+            raise error_at(TemplateAssertionError, f"block {node.name!r} defined twice", node.span)
+        c.blocks[node.name] = None
+    if blocks:
+        c.needs_context = True
+    return blocks
+
+
+def compile_blocks(c, blocks):
+    # Every block's function (template_blocks' order), after the template's root: Jinja2 generates them so (what
+    # it refuses in the root comes first), and all of them, wherever they stand (after a second extends too).
+    for node in blocks:
+        c.blocks[node.name] = _block_function(c, node)
 
 
 def _required_block(c, node, depth):
@@ -181,7 +184,7 @@ def _block_function(c, node):
     function = Function(None, family=c.functions)
     special = tuple(sorted(c.summaries.reads(node.body, ("self", "super"))))
     c.uses_self = c.uses_self or "self" in special
-    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False, block_rank=len(c.blocks)), \
+    with c.flags(soft=False, in_loop=False, output_check=False, counted_by_loop=False), \
             in_scope(c, node.body, special, function, None) as scope:
         body = charging(*compile_body(c, node.body))
         layout = function_layout(c, function, scope)

@@ -42,9 +42,6 @@ def tag_modifiers(source, node, delimiters=None):
 
 
 def _check(c, node):
-    for name, _ in node.names:
-        if name.startswith("_"):
-            raise error_at(TemplateAssertionError, "names starting with an underline can not be imported", node.span)
     if node.kind == "extends":
         if not c.toplevel:
             raise error_at(TemplateAssertionError, "cannot use extend from a non top-level scope", node.span)
@@ -54,9 +51,13 @@ def s_load(c, node):
     _check(c, node)
     c.needs_context = True
     compile_kind = {"include": _include, "import": _import, "from": _import, "extends": _extends}[node.kind]
-    # (read off the name expression's span before it compiles)
-    modifiers = tag_modifiers(c.origin[2], node, c.env._delimiters)
-    run = compile_kind(c, node, c.expr(node.template), c.context_depth(), modifiers)
+    # (read off the name expression's span before it compiles: once, as an {% autoescape %} body compiles twice)
+    modifiers = c.load_modifiers.get(id(node))
+    if modifiers is None:
+        modifiers = c.load_modifiers[id(node)] = tag_modifiers(c.origin[2], node, c.env._delimiters)
+    # (after a known extends, Jinja2 generates a second one as a bare raise: not its name, nor what it refuses there)
+    template_ev = None if node.kind == "extends" and c.known_extends else c.expr(node.template)
+    run = compile_kind(c, node, template_ev, c.context_depth(), modifiers)
     span = node.span
 
     def run_located(f, out, run=run, span=span):

@@ -44,16 +44,20 @@ def loop_parts(c, node):
     # loop: over runs the loop on an iterable already evaluated; walkable says that a kernel may walk a list for it
     # (kernels/walks.py: a plain loop — one target name, no filter, else or recursion, a body whose variables start
     # undefined or as another variable of this frame, and that cannot change the data it walks).
+    # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
+    # an outer loop, and every loop(...) call that renders nothing runs the else block
+    function = Function(c.scope, reentered=True) if node.recursive else None
+    # the parts in the order Jinja2 generates them, so that what it refuses first is refused first: the filter's
+    # function, the target (no `loop` in it), the iterable of a loop that is not recursive, the body, the else
+    # block, and a recursive loop's iterable (its first call, after the function)
+    filtered = compile_filter(c, node, function) if node.filter is not None else None
     store = c.summaries.loop_store(node)
     if store is not None:
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
                        store.span)
-    iter_ev = c.expr(node.iter)
+    iter_ev = c.expr(node.iter) if not node.recursive else None
     uses_loop = node.recursive or "loop" in c.summaries.reads(node.body, ("loop",)) or _has_scoped_block(c, node)
     params = target_names(node.target) + (("loop",) if uses_loop else ())
-    # Jinja2 compiles a recursive loop into a function (else block included): there break/continue cannot reach
-    # an outer loop, and every loop(...) call that renders nothing runs the else block
-    function = Function(c.scope, reentered=True) if node.recursive else None
     plan = _Loop()
     plan.span, plan.iter_span = node.span, node.iter.span
     # the outermost loop of an output list counts what its run appended (context.py: output)
@@ -77,7 +81,7 @@ def loop_parts(c, node):
         # can the body (or the filter) change the data the loop walks? Then it walks it live, as Jinja2 does
         plan.stable = not c.effects.changes_data(node.body) and \
             (node.filter is None or not c.effects.changes_data(node.filter))
-    plan.filtered = compile_filter(c, node, function) if node.filter is not None else None
+    plan.filtered = filtered
     plan.listed = plan.filtered is None and plan.loop_slot is None   # a list or tuple is walked as it is
     plan.else_ = None
     if node.else_:
@@ -87,6 +91,7 @@ def loop_parts(c, node):
             else_enter = enter_actions(c, else_scope)
         plan.else_ = _with_entry(else_enter, else_run)
     if node.recursive:
+        iter_ev = c.expr(node.iter)
         plan.recurse_layout = FrameLayout((None,) * (function.size - 2), tuple(function.resolve_slots.items()))
         return plan, block, None, iter_ev, False, _recursive_run(plan, iter_ev, not c.counted_by_loop)
     walkable = plan.target_slot is not None and plan.enter is None and plan.stable and node.filter is None and \

@@ -9,7 +9,6 @@ and its general closure, nothing compiled twice.
 
 from ..builtins.tests import TESTS as BUILTIN_TESTS
 from .context import place
-from .functions import skipped_blocks
 from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
@@ -53,7 +52,7 @@ def block(c, statements):
 def _items(c, nodes):
     # The statements to lower: a statement, or a list of the text and {{ }} statements of a run.
     pending, printed = [], (n.Text, n.Output)
-    for index, node in enumerate(nodes):
+    for node in nodes:
         if type(node) in printed and c.known_extends and c.output_check:
             continue  # never runs: the template extends another (which fails: there is no loader)
         if type(node) in printed and not c.autoescape:
@@ -65,7 +64,6 @@ def _items(c, nodes):
         extended_before = c.known_extends
         yield node
         if extended_before and type(node) is n.Load and node.kind == "extends":
-            skipped_blocks(c, nodes[index + 1:])
             return  # extended twice: Jinja2 compiles nothing more of this statement list (but its blocks)
     if pending:
         yield pending

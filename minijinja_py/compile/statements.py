@@ -19,7 +19,7 @@ from .calls import compile_filter_step
 from .conditionals import and_or_parts, if_parts, if_runner, s_if
 from .operands import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
-from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, TemplateSyntaxError, error_at, located
+from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, error_at, located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
 from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, Namespace, NotText, join_output, namespace_set
@@ -494,8 +494,7 @@ def s_autoescape(c, node):
 
 
 def s_expr(c, node):
-    if "do" not in c.extensions:
-        raise error_at(TemplateSyntaxError, "Encountered unknown tag 'do'.", node.span)
+    # (without the do extension, the parser refused the tag: postlex.EXTENSION_TAGS)
     ev = c.expr(node.expr)
 
     def run(f, out, ev=ev):
@@ -504,8 +503,7 @@ def s_expr(c, node):
 
 
 def _loop_control(c, node, name, signal):
-    if "loopcontrols" not in c.extensions:
-        raise error_at(TemplateSyntaxError, f"Encountered unknown tag {name!r}.", node.span)
+    # (without the loopcontrols extension, the parser refused the tag: postlex.EXTENSION_TAGS)
     if not c.in_loop:
         c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' outside loop", node.span))
 

@@ -43,7 +43,7 @@ OPAQUE_TYPES = (
     type, types.CodeType, types.FrameType, types.TracebackType, types.GeneratorType, types.CoroutineType,
     types.AsyncGeneratorType, types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
     types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
-    types.MappingProxyType, partial, property, staticmethod, classmethod,
+    partial, property, staticmethod, classmethod,
 )
 
 
@@ -204,6 +204,10 @@ class _Printer:
             self.emit(f"{cls.__name__}(")
             self.container(list(value), list, depth)
             self.emit(")")
+        elif cls is types.MappingProxyType:   # a caller's read-only mapping: its str is its dict's, its repr
+            self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
+            self.container(dict(value), dict, depth)
+            self.emit("" if for_str else ")")
         elif isinstance(value, OPAQUE_TYPES):
             self.emit(opaque_repr(value))
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (

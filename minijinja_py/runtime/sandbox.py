@@ -72,6 +72,9 @@ _ALLOWED_BY_TYPE = {
     # before any check could run)
     bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
     collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
+    # a caller's read-only mapping (types.MappingProxyType): read as a dict is, through its pure methods and its
+    # items (a template cannot reach a class's __dict__, the other place one comes from)
+    types.MappingProxyType: frozenset({"get", "items", "keys", "values", "copy"}),
 }
 
 # Jinja2's ImmutableSandboxedEnvironment refuses these on the matching abstract types.

@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import TemplateSyntaxError
+from ..core.errors import TemplateAssertionError, TemplateSyntaxError
 from . import nodes as n
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -252,7 +252,11 @@ class Builder:
         return n.Load(tag_span(c[0]), "from", c[1], names=names)
 
     def import_name(self, c):
+        # Jinja2's parser refuses a private name as it reads it (an error of its parser: before any compile error)
         name, alias = c
+        if name.value.startswith("_"):
+            raise syntax_error("names starting with an underline can not be imported", token_span(name),
+                               TemplateAssertionError)
         return (name.value, (alias or name).value)
 
     def extends_stmt(self, c):
@@ -376,7 +380,6 @@ class Builder:
         # (a, b, k=v, *args, **kwargs) with Jinja2's ordering rules.
         lpar, rpar = c[0], c[-1]
         positional, keywords, star, dstar = [], [], None, None
-        names, repeated = set(), None
         for kind, a, b in c[1:-1]:
             if kind == "pos":
                 if star is not None or dstar is not None or keywords:
@@ -385,10 +388,6 @@ class Builder:
             elif kind == "kw":
                 if dstar is not None:
                     raise _bad_call(lpar)
-                if a in names and repeated is None:
-                    # Python refuses the call Jinja2 generates for this, where it generates one (compile/calls.py)
-                    repeated = (a, lpar.line, lpar.column)
-                names.add(a)
                 keywords.append((a, b))
             elif kind == "star":
                 if star is not None or dstar is not None:
@@ -398,7 +397,16 @@ class Builder:
                 if dstar is not None:
                     raise _bad_call(lpar)
                 dstar = a
-        return (n.Args(tuple(positional), tuple(keywords), star, dstar, repeated), rpar)
+        repeated, keyword_dict = None, False
+        if keywords:
+            from keyword import iskeyword   # (Jinja2 asks the running Python; a cold start without keywords skips it)
+            names = [name for name, _ in keywords]
+            keyword_dict = any(map(iskeyword, names))
+            name = None if keyword_dict else n.first_repeated(names)
+            if name is not None:
+                # Python refuses the call Jinja2 generates for this, where it generates one (compile/calls.py)
+                repeated = (name, lpar.line, lpar.column)
+        return (n.Args(tuple(positional), tuple(keywords), star, dstar, repeated, keyword_dict), rpar)
 
     def pos_arg(self, c):
         return ("pos", c[0], None)

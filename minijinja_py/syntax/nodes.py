@@ -298,18 +298,21 @@ class Slice(Node):
 
 class Args:
     # Call arguments: positional, keyword (name, node) pairs, *args and **kwargs. `repeated` is (name, line,
-    # column) of a keyword given twice, or None: Jinja2 parses that, and Python refuses the code it generates for
-    # it only where that code is generated (the compiler reports it, compile/calls.py).
+    # column) of a keyword given twice (the one Python's compiler names: first_repeated), or None: Jinja2 parses
+    # that, and Python refuses the code it generates for it only where that code is generated (the compiler
+    # reports it, compile/calls.py). `keyword_dict`: a keyword's name is a Python keyword (`f(if=1)`), so Jinja2
+    # passes the keywords as one `**{...}` dict after *args: no keyword is then "repeated" (the dict keeps the
+    # last), and a key of **kwargs overrides one of them.
     FIELDS = ("positional", "keywords", "star", "dstar")
-    __slots__ = FIELDS + ("repeated",)
+    __slots__ = FIELDS + ("repeated", "keyword_dict")
 
-    def __init__(self, positional=(), keywords=(), star=None, dstar=None, repeated=None):
+    def __init__(self, positional=(), keywords=(), star=None, dstar=None, repeated=None, keyword_dict=False):
         self.positional, self.keywords, self.star, self.dstar = positional, keywords, star, dstar
-        self.repeated = repeated
+        self.repeated, self.keyword_dict = repeated, keyword_dict
 
     def rebuilt(self, positional, keywords, star, dstar):
         # The same arguments with their parts changed (a transform's): what was repeated still is.
-        return Args(positional, keywords, star, dstar, self.repeated)
+        return Args(positional, keywords, star, dstar, self.repeated, self.keyword_dict)
 
     def __repr__(self):
         return f"Args({self.positional!r}, {self.keywords!r}, {self.star!r}, {self.dstar!r})"
@@ -404,3 +407,10 @@ class CondExpr(Node):
 
     def __init__(self, span, test, then, else_):
         self.span, self.test, self.then, self.else_ = span, test, then, else_
+
+
+def first_repeated(names):
+    # The first of names that a later one repeats, or None: the keyword Python's compiler says is repeated.
+    if len(set(names)) == len(names):
+        return None
+    return next(name for i, name in enumerate(names) if name in names[i + 1:])

@@ -23,7 +23,7 @@ from . import delimiters as syntax_options
 from . import lalr
 from .lalr import Token
 from . import nodes as n
-from .postlex import TAG_TERMINALS as _TAG_TERMINALS, ModalPostlexer, Postlexer
+from .postlex import TAG_TERMINALS as _TAG_TERMINALS, ModalPostlexer, Postlexer, refused_tags
 
 __all__ = ["parse", "normalize_newlines", "Postlexer"]
 
@@ -111,17 +111,20 @@ def parser(trim_blocks, lstrip_blocks, delimiters=None):
 
 
 # ---------------------------------------------------------------------------------------------------- parse
-def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, delimiters=None):
+def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, delimiters=None, extensions=None):
     # Parse normalised template source into a nodes.Template. delimiters: None (Jinja2's), or the
-    # delimiters.Delimiters the template is written with. Raises TemplateSyntaxError (or LimitExceeded).
+    # delimiters.Delimiters the template is written with. extensions: the names of the environment's extensions
+    # (the tags of the others are unknown tags, as for Jinja2's parser), None to know every tag. Raises
+    # TemplateSyntaxError (or LimitExceeded).
+    refused = refused_tags(extensions)
     try:
         with gc_paused():
             if delimiters is None:
-                postlexer = Postlexer(max_nesting, source.isascii())
+                postlexer = Postlexer(max_nesting, source.isascii(), refused)
                 return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
             mode = [syntax_options.BODY]
             return parser(trim_blocks, lstrip_blocks, delimiters).parse(
-                source, ModalPostlexer(delimiters, mode, max_nesting).process, mode)
+                source, ModalPostlexer(delimiters, mode, max_nesting, refused).process, mode)
     except lalr.UnexpectedInput as exc:
         raise describe(exc, source, delimiters or syntax_options.DEFAULT) from None
 

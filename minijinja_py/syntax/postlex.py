@@ -12,11 +12,13 @@ from .lalr import Token
 
 _new_tuple = tuple.__new__   # a Token from its fields, without namedtuple's argument handling
 
-__all__ = ["Postlexer", "ModalPostlexer"]
+__all__ = ["Postlexer", "ModalPostlexer", "refused_tags", "EXTENSION_TAGS", "UNKNOWN_TAG"]
 
 # Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
-# `x is defined if y` as `x is defined(if) y` (a syntax error) and `x is odd recursive` as `x is odd(recursive)`.
-_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE"})
+# `x is defined if y` as `x is defined(if) y` (a syntax error), `x is odd recursive` as `x is odd(recursive)` and
+# `{% import x is defined as m %}` as `x is defined(as) m` (a syntax error: before any compile error).
+_TEST_ARG_KEYWORDS = frozenset({"_KW_IF", "IN", "NOT", "RECURSIVE", "_AS", "_KW_IMPORT", "_IGNORE", "_KW_WITH",
+                                "_WITHOUT"})
 _OPENERS = frozenset({"LBRACE", "LPAR", "LSQB"})
 _CLOSERS = frozenset({"_BLOCK_CLOSE", "VAR_CLOSE_STRIP"})  # the end of a tag: nothing stays open
 _BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
@@ -24,6 +26,27 @@ _BRACKET_KINDS = _OPENERS | _CLOSERS | {"RPAR", "RSQB", "RBRACES"}
 # NAME needs no check
 _WATCHED_ASCII = _BRACKET_KINDS | {"IS"}
 _WATCHED = _WATCHED_ASCII | {"NAME"}
+# The tags of extensions (the terminal of each, by the extension's name): where the environment lacks the
+# extension, the tag is an unknown tag for Jinja2's parser, which says so where it reads it (before anything
+# after it, and before any compile error): the postlexer turns the tag into a token no parser state accepts.
+EXTENSION_TAGS = {"do": ("DO",), "loopcontrols": ("BREAK", "CONTINUE"), "generation": ("GENERATION",)}
+UNKNOWN_TAG = "UNKNOWN_TAG"
+_watched_sets = {}   # (ascii text, the refused tags) → the tokens Postlexer looks at
+_refused = {None: frozenset()}   # extensions → refused_tags(extensions)
+
+
+def refused_tags(extensions):
+    # The tag terminals an environment with these extensions (a frozenset of names) does not know; None: every tag
+    # is known.
+    found = _refused.get(extensions)
+    if found is None:
+        found = _refused[extensions] = frozenset(kind for name, kinds in EXTENSION_TAGS.items()
+                                                 if name not in extensions for kind in kinds)
+    return found
+
+
+def _unknown_tag(tok):
+    return _new_tuple(Token, (UNKNOWN_TAG,) + tok[1:])
 
 
 def _follow_test(tok, kind, test):
@@ -65,20 +88,28 @@ class Postlexer:
 
     always_accept = ("RBRACES",)  # offered by the lexer in every state (the tables are built with it)
 
-    def __init__(self, max_nesting=None, ascii_text=False):
-        # ascii_text: the text is known to be ASCII (then every NAME is an identifier: none is checked).
-        self.max_nesting = max_nesting
-        self.watched = _WATCHED_ASCII if ascii_text else _WATCHED
+    def __init__(self, max_nesting=None, ascii_text=False, refused=frozenset()):
+        # ascii_text: the text is known to be ASCII (then every NAME is an identifier: none is checked). refused:
+        # the tag terminals of extensions the environment lacks (refused_tags).
+        self.max_nesting, self.refused = max_nesting, refused
+        key = (ascii_text, refused)
+        watched = _watched_sets.get(key)
+        if watched is None:
+            watched = _watched_sets[key] = (_WATCHED_ASCII if ascii_text else _WATCHED) | refused
+        self.watched = watched
 
     def process(self, stream):
         depth = 0          # open `{` inside the current tag
         brackets = 0       # all open brackets inside the current tag
         test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
-        limit, watched = self.max_nesting, self.watched
+        limit, watched, refused = self.max_nesting, self.watched, self.refused
         for tok in stream:
             kind = tok[0]   # tok.type (read by index: the named field is a slower lookup, once per token)
             if test is None and kind not in watched:   # most tokens: nothing to do
                 yield tok
+                continue
+            if kind in refused:
+                yield _unknown_tag(tok)
                 continue
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
                 raise _invalid_name(tok)
@@ -154,8 +185,8 @@ class ModalPostlexer:
 
     always_accept = Postlexer.always_accept
 
-    def __init__(self, delimiters, mode, max_nesting=None):
-        self.delimiters, self.mode, self.max_nesting = delimiters, mode, max_nesting
+    def __init__(self, delimiters, mode, max_nesting=None, refused=frozenset()):
+        self.delimiters, self.mode, self.max_nesting, self.refused = delimiters, mode, max_nesting, refused
 
     def process(self, stream):
         mode, limit, variable_end = self.mode, self.max_nesting, self.delimiters.variable_end
@@ -163,8 +194,12 @@ class ModalPostlexer:
         brackets = 0       # brackets open inside it
         test = None        # where we are in `is [not] name(.name)*` (see _follow_test)
         tok = None
+        refused = self.refused
         for tok in stream:
             kind = tok.type
+            if kind in refused:
+                yield _unknown_tag(tok)
+                continue
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
                 raise _invalid_name(tok)
             if test is not None or kind == "IS":
