@@ -13,7 +13,7 @@ import pytest
 
 from minijinja_py.compile import compiler
 from minijinja_py.syntax import nodes
-from minijinja_py.analysis import transforms
+from minijinja_py.analysis import folderrors, transforms
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "minijinja_py")
 MAX_MODULE_LINES = 700
@@ -147,8 +147,9 @@ def test_every_node_class_has_its_compiler(table, kind):
                   nodes.Macro, nodes.CallBlock, nodes.FilterBlock, nodes.With, nodes.ExprStmt, nodes.Break,
                   nodes.Continue, nodes.Generation, nodes.Block, nodes.Autoescape, nodes.Load}
     parts = {nodes.Param, nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget}  # compiled by their owner
-    # the parser's nodes and those the AST rewrites add (transforms.py)
-    every = {cls for module in (nodes, transforms) for _, cls in inspect.getmembers(module, inspect.isclass)
+    # the parser's nodes and those the AST rewrites add (transforms.py, folderrors.py)
+    every = {cls for module in (nodes, transforms, folderrors)
+             for _, cls in inspect.getmembers(module, inspect.isclass)
              if issubclass(cls, nodes.Node) and cls is not nodes.Node}
     wanted = (statements - {nodes.Template}) if kind == "statement" else every - statements - parts
     assert set(table) == wanted

@@ -43,7 +43,7 @@ from ..syntax import nodes as n
 
 __all__ = ["FINALIZE", "NoParentYet", "finalize_outputs", "with_newline_sequence", "fold_string_filters",
            "folds_string_filters", "CONTEXT_FILTERS", "has_conditional_extends", "check_outputs", "NotConstant",
-           "FoldedSlice", "fold_like_jinja2", "may_fold"]
+           "FoldedSlice", "fold_like_jinja2", "may_fold", "safe_repr"]
 
 FINALIZE = "\x00finalize"   # the filter name the finalize function is compiled under (no template can spell it)
 
@@ -264,7 +264,7 @@ _LEAVES = frozenset({n.Const, n.Name, n.Text, bool})
 # A subscript with a colon or another bracket in it (looking at most 300 characters ahead; a longer one counts),
 # and what may stand before the subscript of a constant: a closing bracket or quote, or a word that is a constant
 # name, a number or an attribute (compiled on first use)
-_SUBSCRIPT_WITH_COLON = r"\[(?:[^\]:\[]{0,300}[:\[]|[^\]:\[]{300})"
+_SUBSCRIPT_WITH_COLON = r"\[(?=[^\]:\[]{0,300}[:\[]|[^\]:\[]{300})"
 _CONSTANT_BEFORE = r"""(?:[)\]}'"]|\.\s*\w+|(?<!\w)(?:\d\w*|none|None|true|True|false|False))\s*\Z"""
 _spellings = None
 
@@ -356,16 +356,16 @@ def _needs_variables(img):
         if isinstance(img, n.Node) else False
 
 
-def _safe_repr(value):
+def safe_repr(value):
     # Can Jinja2 write value into its generated code (compiler.has_safe_repr)?
     if value is None or type(value) in (bool, int, float, complex, range, str):
         return True
     if hasattr(value, "__html__") and isinstance(value, str):
         return type(value).__name__ == "Markup"
     if type(value) in (tuple, list, set, frozenset):
-        return all(map(_safe_repr, value))
+        return all(map(safe_repr, value))
     if type(value) is dict:
-        return all(_safe_repr(k) and _safe_repr(v) for k, v in value.items())
+        return all(safe_repr(k) and safe_repr(v) for k, v in value.items())
     return False
 
 
@@ -375,6 +375,7 @@ class _Folder:
     def __init__(self, image, evaluate):
         self.image, self.evaluate = image, evaluate
         self.changes = {}   # id of a node → its replacement maker (rebuilt node → node)
+        self.powers = False   # any ** met (outside a volatile frame)
 
     def value(self, node, printed=False):
         # (True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot.
@@ -401,6 +402,7 @@ class _Folder:
         elif cls in _EXPRESSION_FIELDS:
             if not volatile:
                 if cls is n.BinOp and value.op == "**":
+                    self.powers = True
                     self.power(value)
                 elif cls is n.Getitem and type(value.key) is n.Slice:
                     self.slice(value, chain, printed)
@@ -449,7 +451,7 @@ class _Folder:
         # Does Jinja2 fold node, or an expression around it, into a value (its own, or the text {{ }} prints)?
         for inner in [node, *reversed(chain)]:
             ok, value = self.value(inner)
-            if ok and _safe_repr(value):
+            if ok and safe_repr(value):
                 return True
             if _needs_variables(self.image.of(inner)):
                 return False   # nothing further out evaluates node when Jinja2 compiles
@@ -475,11 +477,17 @@ def _rebuild(value, changes):
     return value
 
 
-def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builtin_tests):
-    # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice.
-    # evaluate(node, printed) → the value of an expression (its printed text when printed), or raises.
+def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builtin_tests, powers_and_slices=True,
+                     errors=None):
+    # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice
+    # (when powers_and_slices), and the changes errors(template, value, any ** met) gives (folderrors.py: where its
+    # folder fails, what it folds away) made. evaluate(node, printed) → the value of an expression (its printed text when printed), or
+    # raises.
     folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
-    folder.walk(template.body, [], False, False)
+    if powers_and_slices:
+        folder.walk(template.body, [], False, False)
+    if errors is not None:
+        folder.changes.update(errors(template, folder.value, folder.powers))
     if not folder.changes:
         return template
     return n.Template(template.span, _rebuild(template.body, folder.changes))

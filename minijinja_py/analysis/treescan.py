@@ -27,15 +27,18 @@ class Index:
     # by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
     # position] is the position after its parameters and body), each body's range of positions in the events
     # and in the runners, by id: (start, end, first runner, after its last runner), the names of the
-    # assignment targets (NameTarget: set, for, with), and whether any subscript is a slice (`x[1:]`) of what
+    # assignment targets (NameTarget: set, for, with), whether any subscript is a slice (`x[1:]`) of what
     # may be a constant (transforms.py's constant folding asks: not of a variable or of its attributes' or items'
-    # chain).
+    # chain), and whether any dict literal has a key that is neither a constant nor a variable (folderrors.py
+    # asks: only such a key may fold to something unhashable).
 
-    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices")
+    __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices",
+                 "odd_keys")
 
-    def __init__(self, events, bodies, loop_targets, owns, runners, ends, targets, slices):
+    def __init__(self, events, bodies, loop_targets, owns, runners, ends, targets, slices, odd_keys):
         self.positions, self.kinds, self.bodies, self.loop_targets, self.owns = {}, {}, bodies, loop_targets, owns
         self.runners, self.ends, self.targets, self.slices = runners, ends, targets, slices
+        self.odd_keys = odd_keys
         for position, (name, kind) in enumerate(events):
             self.positions.setdefault(name, []).append(position)
             self.kinds.setdefault(name, []).append(kind)
@@ -85,8 +88,10 @@ _CONST, _NAME = n.Const, n.Name
 
 def _info(cls, kids):
     # What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
-    # subscript (which may be a slice), else None, the field whose items its weight counts or None).
-    return kids, True if cls in RUNNERS else False if cls is n.Getitem else None, _ITEMS.get(cls)
+    # subscript (which may be a slice) or a dict literal, else None, the field whose items its weight counts or
+    # None).
+    return kids, True if cls in RUNNERS else False if cls is n.Getitem or cls is n.DictExpr else None, \
+        _ITEMS.get(cls)
 
 
 _INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
@@ -102,6 +107,11 @@ def _of_variable(node):
     while node.__class__ is n.Getattr or node.__class__ is n.Getitem:
         node = node.obj
     return node.__class__ is n.Name
+
+
+def _odd_keys(node):
+    # Has the dict literal node a key that is neither a constant nor a variable?
+    return any(k.__class__ is not _CONST and k.__class__ is not _NAME for k, _ in node.pairs)
 
 
 def push_arguments(args, push):
@@ -126,12 +136,13 @@ def scan_tree(root, limit):
         return None
 
 
+# scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of the
+# statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested statement
+# list, a branch of a conditional expression), or a marker (_STMT, _BODY, _END, _EVENTS above); an int value: where
+# a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
 def _walk(root, limit):
-    # scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of
-    # the statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested
-    # statement list, a branch of a conditional expression), or a marker (_STMT, _BODY, _END, _EVENTS above); an
-    # int value: where a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
+    odd_keys = False
     bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(root, 0, _BODY)]
     while deferred:
@@ -148,8 +159,11 @@ def _walk(root, limit):
                     raise RecursionError
                 if mark:
                     runners.append(x)
-                elif mark is not None and x.key.__class__ is n.Slice and not _of_variable(x.obj):
-                    slices = True
+                elif mark is not None:   # a subscript or a dict literal
+                    if cls is n.DictExpr:
+                        odd_keys = odd_keys or _odd_keys(x)
+                    elif x.key.__class__ is n.Slice and not _of_variable(x.obj):
+                        slices = True
                 if weight is _STMT:
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
@@ -205,7 +219,7 @@ def _walk(root, limit):
             elif isinstance(x, n.Node):   # a node class made elsewhere: walked as the others
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
-    return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices)
+    return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices, odd_keys)
 
 
 def _scan_arguments(args, depth, weight, push):

@@ -12,7 +12,12 @@ folder's negative powers and slices, output checks around a conditional extends)
 of its nodes, the evaluator it computes constant values with while the template compiles) is here.
 """
 
+import re
+
 from ..analysis.effects import Effects
+from ..analysis.folderrors import (
+    INT_DIGITS, LONG_LITERAL, FoldError, checked_names, fold_errors, has_checked_names,
+)
 from ..analysis.symbols import Function, Summaries
 from ..analysis.transforms import (
     FINALIZE, FoldedSlice, NoParentYet, NotConstant, check_outputs, finalize_outputs, fold_like_jinja2,
@@ -70,11 +75,19 @@ def e_folded_slice(c, node):
     return ev
 
 
-FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice}
+def e_fold_error(c, node):
+    # where Jinja2's constant folder fails while compiling: so does the compile
+    raise located(node.error, node.span)
 
 
-def fold_constants(c, template):
-    # transforms.fold_like_jinja2 with this compile's evaluator.
+FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice, FoldError: e_fold_error}
+_LONG_LITERAL = re.compile(r"\d{%d}" % LONG_LITERAL)
+
+
+def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
+    # transforms.fold_like_jinja2 with this compile's evaluator, and folderrors.fold_errors where Jinja2's folder
+    # may fail: on a dict literal with an odd key (odd_keys), or on an int too long for str(), made by ** or from
+    # long literals; or where it may fold away names the compile checks (names).
     env = c.env
     rs = RenderState(env, {}, {}, c.autoescape, fuel=_FOLDING_FUEL)
 
@@ -88,7 +101,11 @@ def fold_constants(c, template):
             return to_str(value, rs) if printed else value
         finally:
             leave_render(token)
-    return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS)
+    def errors(tree, value, powers):
+        long_ints = powers or long_literals
+        unchecked = checked_names(env.filters, env.tests) if names else None
+        return fold_errors(tree, value, long_ints, unchecked) if odd_keys or long_ints or names else {}
+    return fold_like_jinja2(template, evaluate, env.filters, env.tests, FILTERS, TESTS, powers_and_slices, errors)
 
 
 # ------------------------------------------------------------------------------------------------- the tables
@@ -145,9 +162,14 @@ class CompiledTemplate:
 def prepare(c, template):
     # The AST rewrites this template needs (transforms.py).
     env, source, index = c.env, c.origin[2], c.summaries.index
-    # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing)
-    if source is None or "**" in source or (index is None or index.slices) and may_fold(source):
-        template = fold_constants(c, template)
+    # (Jinja2's folder changes only powers and slices here: no slice in the tree, no power in the source, nothing;
+    # it fails only on a dict literal with an odd key, or on an int too long for str(): see fold_constants)
+    powers_and_slices = source is None or "**" in source or (index is None or index.slices) and may_fold(source)
+    odd_keys = index is None or index.odd_keys
+    long_literals = source is None or len(source) > INT_DIGITS and _LONG_LITERAL.search(source) is not None
+    names = index is None or has_checked_names(index.runners, env.filters, env.tests)
+    if powers_and_slices or odd_keys or long_literals or names:
+        template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names)
     if env.finalize is not None:
         template = finalize_outputs(template)
     if env.newline_sequence != "\n" and source is not None:

@@ -219,11 +219,11 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
     if separators is None:
         item_sep, key_sep = (", ", ": ") if indent is None else (",", ": ")
     else:
+        # unpacked once, first, as json's JSONEncoder does (the same errors; an iterator is then used up)
         item_sep, key_sep = separators
+        separators = item_sep, key_sep
         if not (isinstance(item_sep, str) and isinstance(key_sep, str)):
-            # json's encoders refuse them too, but only after the bound below would have printed them
-            raise TypeError(f"JSON separators must be strings, not {type(item_sep).__name__} and "
-                            f"{type(key_sep).__name__}")
+            return _odd_separators(rs, value, indent, separators, ensure_ascii, sort_keys, kwargs)
     if indent_width is not None:
         check_str_size(limits, indent_width, "a JSON indent")
     if (type(indent) is int or type(indent) is str) and not kwargs and type(value) in (dict, list, tuple) and \
@@ -254,6 +254,26 @@ def safe_json_dumps(rs, value, *, indent=None, separators=None, ensure_ascii=Tru
         text = _json_encoder(indent, separators, ensure_ascii, sort_keys).encode(value)
     check_str_size(limits, len(text), "JSON text")
     return text
+
+
+def _odd_separators(rs, value, indent, separators, ensure_ascii, sort_keys, kwargs):
+    # json.dumps with separators that are not both strings: json uses them only where it joins items, so it fails
+    # only there, with its own TypeError. A string is quoted without them. Without an indent, json's C encoder
+    # refuses them as it is made, before anything is encoded; with one (or in json's Python encoder), a non-empty
+    # list or dict at the top fails as it starts when the item separator is not a string, and otherwise the text
+    # fails when its pieces are joined, after everything is encoded, if a separator was used (a non-empty list or
+    # dict inside). json.dumps is called on a stand-in that fails the same way, or on the value once its text is
+    # bounded with string stand-ins for the odd ones (when it does not fail, they were not used).
+    options = dict(indent=indent, separators=separators, ensure_ascii=ensure_ascii, sort_keys=sort_keys, **kwargs)
+    if isinstance(value, str):
+        return safe_json_dumps(rs, value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys, **kwargs)
+    if indent is None and _HAS_C_ENCODER or indent is not None and not isinstance(separators[0], str) and \
+            isinstance(value, (list, tuple, dict)) and value:
+        json.dumps([None], **options)   # (raises, as the value would before any of it is encoded)
+    stand_ins = tuple(x if isinstance(x, str) else y for x, y in zip(separators, (",", ": ")))
+    safe_json_dumps(rs, value, indent=indent, separators=stand_ins, ensure_ascii=ensure_ascii, sort_keys=sort_keys,
+                    **kwargs)
+    return json.dumps(value, **options)   # (its work bounded by the text just made: that text, or it fails)
 
 
 def _writer_takes(known, rs, limits):
