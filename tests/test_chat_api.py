@@ -3,6 +3,7 @@ deep copies of ChatTemplate and of every error, and a ChatTemplate in a spawned 
 
 import copy
 import datetime
+import json
 import multiprocessing
 import pickle
 
@@ -165,3 +166,19 @@ def test_incompatible_prefill_and_generation_prompt_fail_before_the_template_com
             mj.apply_chat_template(source, [{"role": "user", "content": "hi"}], add_generation_prompt=True,
                                    continue_final_message=True)
         assert isinstance(info.value, mj.TemplateError)
+
+
+def test_tojson_odd_separators_fail_where_this_pythons_json_does():
+    """Separators that are not strings, no indent: CPython's C encoder refuses them before it encodes anything, even
+    a number; PyPy's json (no C encoder) never uses them for a number. transformers' tojson is json.dumps, so the
+    reference is this Python's json (a data-driven case cannot hold both; tojson_chat_*odd_separators* hold the
+    rest)."""
+    template = mj.chat_environment().from_string("{{ 1|tojson(separators=[none, none]) }}")
+    try:
+        expected = json.dumps(1, ensure_ascii=False, separators=[None, None])
+    except TypeError as error:
+        with pytest.raises(TypeError) as info:
+            template.render()
+        assert isinstance(info.value, mj.TemplateError) and str(error) in str(info.value)
+    else:
+        assert template.render() == expected

@@ -481,8 +481,8 @@ def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builti
                      errors=None):
     # The template with Jinja2's negative powers rewritten (-(2 ** x)) and the slices it folds made FoldedSlice
     # (when powers_and_slices), and the changes errors(template, value, any ** met) gives (folderrors.py: where its
-    # folder fails, what it folds away) made. evaluate(node, printed) → the value of an expression (its printed text when printed), or
-    # raises.
+    # folder fails, what it folds away) made. evaluate(node, printed) → the value of an expression (its printed
+    # text when printed), or raises.
     folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
     if powers_and_slices:
         folder.walk(template.body, [], False, False)
