@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import differential_ref  # noqa: E402
+import minijinja_py as mj  # noqa: E402
 from differential_gen import Chooser, generate_case  # noqa: E402
 
 EXAMPLES = int(os.environ.get("MJ_DIFF_EXAMPLES", "200"))
@@ -110,3 +111,12 @@ def test_empty_print_with_extends_is_known_with_any_delimiters(delimiters, state
     extends = statement.replace("print", "extends 'base'") if "%" in statement else "# extends 'base'\n"
     case = Case(statement + extends, {}, templates={"base": "B"}, delimiters=delimiters)
     assert differential_ref.compare(case)[:2] == ("known", "empty-print-with-extends")
+
+
+def test_set_block_filter_reading_a_name_the_body_does_not_is_jinja2s_crash():
+    """README, Known differences: Jinja2's compiler fails with an internal AssertionError on a {% set %} block whose
+    filter reads a variable its body does not (a Jinja2 bug); minijinja_py renders it."""
+    source = "{% set v | default(x) %}a{% endset %}[{{ v }}]"
+    with pytest.raises(AssertionError, match="unknown to the frame"):
+        differential_ref.reference_env().from_string(source)
+    assert mj.chat_environment().from_string(source).render() == "[a]"
