@@ -225,10 +225,6 @@ def _opener(source, at, d):
     return None, 0
 
 
-# a whole string literal, as Jinja2's lexer reads one (it may run past the tag's end)
-_STRING = re.compile(r"'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\"", re.S)
-
-
 def _unreadable(exc, source, pos, line, col, stack, d):
     # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
     # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
@@ -253,7 +249,8 @@ def _unreadable(exc, source, pos, line, col, stack, d):
         return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
                                    line, col, end=end)
     quote = stripped[:1]
-    if quote and quote in "\"'" and not _STRING.match(stripped):
+    # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
+    if quote and quote in "\"'" and not re.match(parser(True, True).patterns["STRING"], stripped):
         return TemplateSyntaxError(f"unterminated string literal starting with {quote}", line, col,
                                    end=(line, col + 1))
     return None
