@@ -23,9 +23,10 @@ MESSAGES = [
     ("{% endif %}", (1, 1), "Encountered unknown tag 'endif'."),
     ("a {# never closed", (1, 3), "Missing end of comment tag"),
     ("x\n{% raw %}{{ y }}", (2, 1), "Missing end of raw directive"),
-    ("{{ 'abc }}", (1, 4), "unterminated string literal starting with '"),
+    # Jinja2's lexer refuses the quote of a string that is never closed as any character no token starts with
+    ("{{ 'abc }}", (1, 4), "unexpected char \"'\" at 3"),
     ("{{ 1 + }}", (1, 8), "unexpected 'end of print statement'"),
-    ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'"),
+    ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'."),
     ("{% do x %}", (1, 1), "Encountered unknown tag 'do'."),
     ("{% block foo-bar-baz %}", (1, 13), "Block names in Jinja have to be valid Python identifiers and may not "
      "contain hyphens, use an underscore instead."),
@@ -36,6 +37,24 @@ MESSAGES = [
     # a whole string where none may come is a string, not an unterminated one
     ("{{ x 'y' }}", (1, 6), "expected token 'end of print statement', got 'string'"),
     ('{% if x "a\\"b" %}{% endif %}', (1, 9), "expected token 'end of statement block', got 'string'"),
+    # where Jinja2 parses a tuple that is empty: {{ }}, if, elif, for's iterable, set's value
+    ("{% if %}{% endif %}", (1, 7), "Expected an expression, got 'end of statement block'"),
+    ("{{ }}", (1, 4), "Expected an expression, got 'end of print statement'"),
+    ("{% set x = %}", (1, 12), "Expected an expression, got 'end of statement block'"),
+    ("{% for x in %}{% endfor %}", (1, 13), "Expected an expression, got 'end of statement block'"),
+    # where one token may come, expect()'s wording; after a dot, its own
+    ("{{ x | }}", (1, 8), "expected token 'name', got 'end of print statement'"),
+    ("{% if x is %}{% endif %}", (1, 12), "expected token 'name', got 'end of statement block'"),
+    ("{{ x . }}", (1, 8), "expected name or number"),
+    ("{{ x.", (1, 6), "expected name or number"),
+    ("{{ ", (1, 4), "unexpected 'end of template'"),
+    # a token as Jinja2's expression lexer reads it: a float, the longest operator, `{` of a tag's opener
+    ("{{ x 1.5 }}", (1, 6), "expected token 'end of print statement', got 'float'"),
+    ("{{ x {{ y }}", (1, 6), "expected token 'end of print statement', got '{'"),
+    ("{% if x %}{% else == %}{% endif %}", (1, 19), "expected token 'end of statement block', got '=='"),
+    ("{{ == }}", (1, 4), "unexpected '=='"),
+    ("{{ x # }}", (1, 6), "unexpected char '#' at 5"),
+    ("{{ x\n  $ }}", (2, 3), "unexpected char '$' at 7"),
 ]
 
 

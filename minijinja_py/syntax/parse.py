@@ -155,16 +155,23 @@ def _describe_token(tok):
     return tok.value.strip() or kind
 
 
-_TEXT_TOKENS = r"(?P<name>[^\W\d]\w*)|(?P<number>\d+)|(?P<string>[\"'])|(?P<other>\S+?)"
+# The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
+# (the longest first), else a character it refuses (an unterminated string's quote among them).
+_EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE][+-]?\d[\d_]*))"
+                    r"|(?P<integer>\d+)|(?P<name>[^\W\d]\w*)"
+                    r"|(?P<string>'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\")"
+                    r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
 
 
 def _describe_text_at(source, pos):
-    # (description, length) of the token at pos the way the expression lexer would see it.
-    m = re.compile(_TEXT_TOKENS).match(source, pos)
+    # (description, length) of the token at pos the way Jinja2's expression lexer would see it; description None
+    # for a character that lexer refuses ("unexpected char").
+    m = re.compile(_EXPRESSION_TEXT, re.S).match(source, pos)
     if m is None:
         return "end of template", 0
-    # a name is named by itself, as Jinja2's describe_token does ("got 'with'")
-    return {"number": "integer", "string": "string"}.get(m.lastgroup, m.group()), m.end() - pos
+    kind = m.lastgroup
+    # a name or an operator is named by itself, as Jinja2's describe_token does ("got 'with'")
+    return (None if kind == "char" else kind if kind in ("float", "integer", "string") else m.group()), m.end() - pos
 
 
 def _current_tag_end(exc):
@@ -256,6 +263,88 @@ def _unreadable(exc, source, pos, line, col, stack, d):
     return None
 
 
+# Where Jinja2's parser wants an expression: the terminals every expression may start with.
+_EXPRESSION_STARTS = frozenset({"NAME", "STRING", "INT", "FLOAT", "LPAR", "LSQB", "LBRACE"})
+_TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_CLOSE"})
+# The tokens after which Jinja2 parses a tuple (parse_tuple, which says "Expected an expression" when the tag
+# ends at once): {{, {% if %}, {% elif %}; {% for %}'s `in` and {% set %}'s `=` (two symbols after the tag).
+_TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
+_TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
+_NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
+
+
+def _type_at(values, back):
+    return getattr(values[-back], "type", None) if len(values) >= back else None
+
+
+def _at_tuple_start(exc):
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER).
+    last = _type_at(exc.values, 1)
+    return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, 3) == _TUPLE_AFTER_TAG[last])
+
+
+def _expected_token(exc):
+    # What Jinja2's expect() names where the parser stopped: the tag's end where it may come, the one terminal
+    # the state reads, else None.
+    expected = set(exc.expected) - _NOISE
+    if expected & _TAG_ENDS:
+        return _current_tag_end(exc)
+    literals = load_tables().literals
+    if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
+        expected = {name for name in expected if not literals.get(name, "").isidentifier()}
+    if len(expected) == 1:
+        (name,) = expected
+        return _DESCRIPTIONS.get(name) or literals.get(name) or name.lower()
+    return None
+
+
+def _message_for(exc, got):
+    # Jinja2's wording for an unexpected token described as got, inside a tag.
+    expected = set(exc.expected)
+    if _EXPRESSION_STARTS <= expected:
+        if exc.token.type in _TAG_ENDS and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        return f"unexpected {got!r}"
+    if expected - _NOISE == {"INT", "NAME"}:
+        return "expected name or number"   # after a dot
+    wanted = _expected_token(exc)
+    return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
+
+
+def _end_of_template(exc, source, stack):
+    # The error for a template that ends where the parser wants more.
+    pos = len(source)
+    line = source.count("\n") + 1
+    col = pos - (source.rfind("\n") + 1) + 1
+    if stack and stack[-1][0] == "raw":
+        span = tag_span(stack[-1][1])
+        return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
+                                   end=(span.end_line, span.end_col))
+    if stack:
+        return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
+    if set(exc.expected) - _NOISE == {"INT", "NAME"}:
+        return TemplateSyntaxError("expected name or number", line, col)   # after a dot
+    wanted = None if _EXPRESSION_STARTS <= set(exc.expected) else _expected_token(exc)
+    if wanted is None:
+        return TemplateSyntaxError("unexpected 'end of template'", line, col)
+    return TemplateSyntaxError(f"unexpected end of template, expected {wanted!r}.", line, col)
+
+
+def _in_tag(exc, source, tok):
+    # (message, line, column, end) of the error for a token inside a tag that Jinja2's expression lexer would read as something else (a tag's
+    # opener is its `{`) or refuse (a character no token starts with: Jinja2's lexer says "unexpected char").
+    pos = tok.start_pos
+    while pos < len(source) and source[pos].isspace():
+        pos += 1
+    line = source.count("\n", 0, pos) + 1
+    col = pos - source.rfind("\n", 0, pos)
+    got, width = _describe_text_at(source, pos)
+    if got is None:
+        return f"unexpected char {source[pos]!r} at {pos}", line, col, (line, col + 1)
+    end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
+    return _message_for(exc, got), line, col, end
+
+
 def describe(exc, source, delimiters=syntax_options.DEFAULT):
     # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
     # template written with delimiters (a delimiters.Delimiters).
@@ -263,23 +352,13 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
-            pos = len(source)
-            line = source.count("\n") + 1
-            col = pos - (source.rfind("\n") + 1) + 1
-            if stack and stack[-1][0] == "raw":
-                span = tag_span(stack[-1][1])
-                return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
-                                           end=(span.end_line, span.end_col))
-            if stack:
-                return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
-            return TemplateSyntaxError(f"unexpected end of template, expected {_current_tag_end(exc)!r}", line, col)
-        if tok.type in _TAG_TERMINALS:
+            return _end_of_template(exc, source, stack)
+        # (a state of a template's body reads text or tags; one inside a tag reads neither)
+        in_body = any(name == "DATA" or name in _TAG_TERMINALS for name in exc.expected)
+        if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
-            if tok.type == "RAW_OPEN" or stack or name.startswith(("end", "el")):
-                msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
-            else:
-                msg = f"unexpected tag {name!r} inside an expression"
+            msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
@@ -288,32 +367,19 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
             return TemplateSyntaxError("Block names in Jinja have to be valid Python identifiers and may not "
                                        "contain hyphens, use an underscore instead.", span.line, span.col,
                                        end=(span.line, span.col + 1))
-        if "DATA" in exc.expected or tok.type in ("DATA", "RAW_BODY"):
-            # no terminal of this state read the text (an unknown tag, an unclosed comment or string) and the
-            # lexer's fallback found some other token there
+        if in_body:
+            # no terminal of this state read the text (an unknown tag, an unclosed comment) and the lexer's
+            # fallback found some other token there
             err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters)
             if err is not None:
                 return err
-        if tok.type in ("DATA", "RAW_BODY"):
-            # the contextual lexer fell back to the body terminals: describe what the expression lexer would see
-            got, width = _describe_text_at(source, tok.start_pos)
-            width = max(1, width)
-            span = n.Span(span.line, span.col, span.start, span.start + width, span.line, span.col + width)
+        if tok.type in ("DATA", "RAW_BODY", "VAR_OPEN", "COMMENT") or tok.type in _TAG_TERMINALS:
+            # the contextual lexer fell back to the body's terminals: what Jinja2's expression lexer sees there
+            msg, line, col, end = _in_tag(exc, source, tok)
         else:
-            got = _describe_token(tok)
-        expected = set(exc.expected)
-        if expected & {"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE"}:
-            msg = f"expected token {_current_tag_end(exc)!r}, got {got!r}"
-        else:
-            msg = f"unexpected {got!r}"
-        before = source[tok.start_pos - 1] if tok.start_pos else ""
-        if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
-            # The usual cause: a bare quote inside a string literal ends it early ('{"name": ...}' written
-            # inside "..."), so the rest of the intended string is read as expressions.
-            other = "'" if before == '"' else '"'
-            msg += (f". The {before} just before it ends the string literal there: if it belongs inside the "
-                    f"string, escape it as \\{before} (or quote the string with {other})")
-        return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
+            msg, line, col, end = _message_for(exc, _describe_token(tok)), span.line, span.col, (span.end_line,
+                                                                                                 span.end_col)
+        return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
     # no terminal of the grammar matches the text there
     pos = exc.pos_in_stream
     err = _unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters)
@@ -322,4 +388,16 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
     ch = source[pos:pos + 1]
     if not ch.strip():
         return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
-    return TemplateSyntaxError(f"unexpected char {ch!r}", exc.line, exc.column, end=(exc.line, exc.column + 1))
+    return TemplateSyntaxError(f"unexpected char {ch!r} at {pos}", exc.line, exc.column,
+                               end=(exc.line, exc.column + 1))
+
+
+def _quote_hint(source, tok):
+    # The usual cause of a name right after a quote: a bare quote inside a string literal ends it early
+    # ('{"name": ...}' written inside "..."), so the rest of the intended string is read as expressions.
+    before = source[tok.start_pos - 1] if tok.start_pos else ""
+    if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
+        other = "'" if before == '"' else '"'
+        return (f". The {before} just before it ends the string literal there: if it belongs inside the "
+                f"string, escape it as \\{before} (or quote the string with {other})")
+    return ""
