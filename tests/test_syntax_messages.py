@@ -55,6 +55,16 @@ MESSAGES = [
     ("{{ == }}", (1, 4), "unexpected '=='"),
     ("{{ x # }}", (1, 6), "unexpected char '#' at 5"),
     ("{{ x\n  $ }}", (2, 3), "unexpected char '$' at 7"),
+    # Jinja2's lexer keeps brackets balanced and reads a tag's end only where none is open
+    ("{{ ( }}", (1, 6), "unexpected '}', expected ')'"),
+    ("{{ f(1] }}", (1, 7), "unexpected ']', expected ')'"),
+    ("{{ [1, (2] }}", (1, 10), "unexpected ']', expected ')'"),
+    ("{{ x ) }}", (1, 6), "unexpected ')'"),
+    ("{% if (x %}{% endif %}", (1, 11), "unexpected '}', expected ')'"),
+    # the other kind of tag's end is operators there: `}` after `}`, `%` (modulo) before `}`
+    ("{% if x }} %}{% endif %}", (1, 9), "unexpected '}'"),
+    ("{{ x %} }}", (1, 7), "unexpected '}'"),
+    ("{{ %} }}", (1, 4), "unexpected '%'"),
 ]
 
 

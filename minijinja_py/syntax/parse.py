@@ -163,24 +163,51 @@ _EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE]
                     r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
 
 
-def _describe_text_at(source, pos):
-    # (description, length) of the token at pos the way Jinja2's expression lexer would see it; description None
-    # for a character that lexer refuses ("unexpected char").
-    m = re.compile(_EXPRESSION_TEXT, re.S).match(source, pos)
-    if m is None:
-        return "end of template", 0
-    kind = m.lastgroup
-    # a name or an operator is named by itself, as Jinja2's describe_token does ("got 'with'")
-    return (None if kind == "char" else kind if kind in ("float", "integer", "string") else m.group()), m.end() - pos
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _lexed_as_jinja(source, pos, tag_end):
+    # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
+    # token's description, its position, its width) for each token up to the tag's end or an error. It keeps
+    # brackets balanced as it goes (a closing one that does not match is its error) and reads the tag's end
+    # (tag_end: a compiled pattern, its description) only where no bracket is open; a name or an operator is
+    # described by itself, as Jinja2's describe_token does ("got 'with'").
+    token = re.compile(_EXPRESSION_TEXT, re.S)
+    brackets = []
+    while True:
+        while pos < len(source) and source[pos].isspace():
+            pos += 1
+        end = None if brackets else tag_end[0].match(source, pos)
+        if pos >= len(source) or end:
+            yield (None, tag_end[1], pos, end.end() - pos) if end else (None, "end of template", pos, 0)
+            return
+        m = token.match(source, pos)
+        kind, text = m.lastgroup, m.group()
+        error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
+        if text in _CLOSING:
+            brackets.append(_CLOSING[text])
+        elif kind == "operator" and text in ")]}":
+            wanted = brackets.pop() if brackets else None
+            if wanted != text:
+                error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
+        yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos
+        if error:
+            return
+        pos = m.end()
+
+
+def _innermost_tag(exc):
+    # The opening token of the innermost open tag ({{ or a statement's tag) on the parser's value stack, or None.
+    for value in reversed(exc.values):
+        if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
+            return value
+    return None
 
 
 def _current_tag_end(exc):
-    # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}: the innermost open tag
-    # token on the parser's value stack tells which.
-    for value in reversed(exc.values):
-        if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
-            return "end of print statement" if value.type == "VAR_OPEN" else "end of statement block"
-    return "end of statement block"
+    # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}.
+    tag = _innermost_tag(exc)
+    return "end of print statement" if tag is not None and tag.type == "VAR_OPEN" else "end of statement block"
 
 
 def _open_blocks(exc):
@@ -270,6 +297,7 @@ _TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_C
 # ends at once): {{, {% if %}, {% elif %}; {% for %}'s `in` and {% set %}'s `=` (two symbols after the tag).
 _TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
 _TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
+_BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
 
@@ -298,11 +326,11 @@ def _expected_token(exc):
     return None
 
 
-def _message_for(exc, got):
-    # Jinja2's wording for an unexpected token described as got, inside a tag.
+def _message_for(exc, got, at_tag_end):
+    # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end).
     expected = set(exc.expected)
     if _EXPRESSION_STARTS <= expected:
-        if exc.token.type in _TAG_ENDS and _at_tuple_start(exc):
+        if at_tag_end and _at_tuple_start(exc):
             return f"Expected an expression, got {got!r}"
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
@@ -330,19 +358,33 @@ def _end_of_template(exc, source, stack):
     return TemplateSyntaxError(f"unexpected end of template, expected {wanted!r}.", line, col)
 
 
-def _in_tag(exc, source, tok):
-    # (message, line, column, end) of the error for a token inside a tag that Jinja2's expression lexer would read as something else (a tag's
-    # opener is its `{`) or refuse (a character no token starts with: Jinja2's lexer says "unexpected char").
-    pos = tok.start_pos
-    while pos < len(source) and source[pos].isspace():
-        pos += 1
+def _in_tag(exc, source, tok, d):
+    # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
+    # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
+    # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
+    # delimiters.
+    tag = _innermost_tag(exc)
+    if tag is None:
+        return None
+    if tag.type == "VAR_OPEN":
+        tag_end = (re.compile("-?" + re.escape(d.variable_end)), "end of print statement")
+    elif tag.value.lstrip().startswith(d.block_start):
+        tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    else:
+        return None
+    tokens = _lexed_as_jinja(source, tag.end_pos, tag_end)
+    for error, got, pos, width in tokens:
+        if error or pos >= tok.start_pos:
+            break
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and not _EXPRESSION_STARTS <= set(exc.expected):
+        # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
+        # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
+        error, got, pos, width = next(tokens, (None, "end of template", len(source), 0))
+        error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
     col = pos - source.rfind("\n", 0, pos)
-    got, width = _describe_text_at(source, pos)
-    if got is None:
-        return f"unexpected char {source[pos]!r} at {pos}", line, col, (line, col + 1)
     end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
-    return _message_for(exc, got), line, col, end
+    return error or _message_for(exc, got, got == tag_end[1]), line, col, end
 
 
 def describe(exc, source, delimiters=syntax_options.DEFAULT):
@@ -373,12 +415,10 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
             err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters)
             if err is not None:
                 return err
-        if tok.type in ("DATA", "RAW_BODY", "VAR_OPEN", "COMMENT") or tok.type in _TAG_TERMINALS:
-            # the contextual lexer fell back to the body's terminals: what Jinja2's expression lexer sees there
-            msg, line, col, end = _in_tag(exc, source, tok)
-        else:
-            msg, line, col, end = _message_for(exc, _describe_token(tok)), span.line, span.col, (span.end_line,
-                                                                                                 span.end_col)
+        found = None if in_body else _in_tag(exc, source, tok, delimiters)
+        if found is None:
+            found = _message_for(exc, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col, (span.end_line, span.end_col)
+        msg, line, col, end = found
         return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
     # no terminal of the grammar matches the text there
     pos = exc.pos_in_stream
