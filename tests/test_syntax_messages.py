@@ -65,6 +65,16 @@ MESSAGES = [
     ("{% if x }} %}{% endif %}", (1, 9), "unexpected '}'"),
     ("{{ x %} }}", (1, 7), "unexpected '}'"),
     ("{{ %} }}", (1, 4), "unexpected '%'"),
+    # after an item in brackets, the loops over a call's arguments, a list's items, a signature's names want a comma
+    ("{{ f(1 1) }}", (1, 8), "expected token ',', got 'integer'"),
+    ("{{ [x y] }}", (1, 7), "expected token ',', got 'y'"),
+    ("{% macro m({) %}{% endmacro %}", (1, 12), "expected token 'name', got '{'"),
+    # the template ends inside a tag: what the tag wants, whatever block is open around it
+    ("{% for x in y %}{% if x", (1, 24), "unexpected end of template, expected 'end of statement block'."),
+    ("{% if x %}{{ y", (1, 15), "unexpected end of template, expected 'end of print statement'."),
+    # a raw tag with more in it is a tag Jinja2 does not know; one that is never closed is its own error
+    ("{% raw x %}{% endraw %}", (1, 1), "Encountered unknown tag 'raw'."),
+    ("{% raw -%}a", (1, 1), "Missing end of raw directive"),
 ]
 
 

@@ -168,10 +168,10 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 def _lexed_as_jinja(source, pos, tag_end):
     # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
-    # token's description, its position, its width) for each token up to the tag's end or an error. It keeps
-    # brackets balanced as it goes (a closing one that does not match is its error) and reads the tag's end
-    # (tag_end: a compiled pattern, its description) only where no bracket is open; a name or an operator is
-    # described by itself, as Jinja2's describe_token does ("got 'with'").
+    # token's description, its position, its width, whether a bracket is open there) for each token up to the
+    # tag's end or an error. It keeps brackets balanced as it goes (a closing one that does not match is its
+    # error) and reads the tag's end (tag_end: a compiled pattern, its description) only where no bracket is
+    # open; a name or an operator is described by itself, as Jinja2's describe_token does ("got 'with'").
     token = re.compile(_EXPRESSION_TEXT, re.S)
     brackets = []
     while True:
@@ -179,10 +179,12 @@ def _lexed_as_jinja(source, pos, tag_end):
             pos += 1
         end = None if brackets else tag_end[0].match(source, pos)
         if pos >= len(source) or end:
-            yield (None, tag_end[1], pos, end.end() - pos) if end else (None, "end of template", pos, 0)
+            yield (None, tag_end[1], pos, end.end() - pos, False) if end else \
+                (None, "end of template", pos, 0, bool(brackets))
             return
         m = token.match(source, pos)
         kind, text = m.lastgroup, m.group()
+        inside = bool(brackets)
         error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
         if text in _CLOSING:
             brackets.append(_CLOSING[text])
@@ -190,7 +192,7 @@ def _lexed_as_jinja(source, pos, tag_end):
             wanted = brackets.pop() if brackets else None
             if wanted != text:
                 error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
-        yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos
+        yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos, inside
         if error:
             return
         pos = m.end()
@@ -275,7 +277,9 @@ def _unreadable(exc, source, pos, line, col, stack, d):
     if kind in _TAG_NAME:
         m = re.compile(_TAG_NAME[kind]).match(stripped, width)
         name = m.group(1)
-        if name == "raw" and kind == "block":
+        raw_open = re.compile(r"\s*-?" + re.escape(d.block_end)).match(stripped, m.end())
+        if name == "raw" and kind == "block" and raw_open:
+            # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
         if not name:
             return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
@@ -298,6 +302,7 @@ _TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_C
 _TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
 _TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
+_CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
 
@@ -311,10 +316,10 @@ def _at_tuple_start(exc):
     return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, 3) == _TUPLE_AFTER_TAG[last])
 
 
-def _expected_token(exc):
+def _expected_token(exc, in_brackets=False):
     # What Jinja2's expect() names where the parser stopped: the tag's end where it may come, the one terminal
-    # the state reads, else None.
-    expected = set(exc.expected) - _NOISE
+    # the state reads (in brackets, besides the closing bracket, which Jinja2's loops test first), else None.
+    expected = set(exc.expected) - (_NOISE | _CLOSERS if in_brackets else _NOISE)
     if expected & _TAG_ENDS:
         return _current_tag_end(exc)
     literals = load_tables().literals
@@ -326,8 +331,9 @@ def _expected_token(exc):
     return None
 
 
-def _message_for(exc, got, at_tag_end):
-    # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end).
+def _message_for(exc, got, at_tag_end, in_brackets=False):
+    # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
+    # bracket: in_brackets).
     expected = set(exc.expected)
     if _EXPRESSION_STARTS <= expected:
         if at_tag_end and _at_tuple_start(exc):
@@ -335,8 +341,16 @@ def _message_for(exc, got, at_tag_end):
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
         return "expected name or number"   # after a dot
-    wanted = _expected_token(exc)
+    if in_brackets and "_COMMA" in expected:
+        # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes
+        return f"expected token ',', got {got!r}"
+    wanted = _expected_token(exc, in_brackets)
     return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
+
+
+def _in_body(exc):
+    # Whether the parser stopped in a template's body, not inside a tag (a body's state reads text or tags).
+    return any(name == "DATA" or name in _TAG_TERMINALS for name in exc.expected)
 
 
 def _end_of_template(exc, source, stack):
@@ -348,7 +362,7 @@ def _end_of_template(exc, source, stack):
         span = tag_span(stack[-1][1])
         return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
                                    end=(span.end_line, span.end_col))
-    if stack:
+    if stack and _in_body(exc):
         return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
     if set(exc.expected) - _NOISE == {"INT", "NAME"}:
         return TemplateSyntaxError("expected name or number", line, col)   # after a dot
@@ -373,18 +387,18 @@ def _in_tag(exc, source, tok, d):
     else:
         return None
     tokens = _lexed_as_jinja(source, tag.end_pos, tag_end)
-    for error, got, pos, width in tokens:
+    for error, got, pos, width, inside in tokens:
         if error or pos >= tok.start_pos:
             break
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and not _EXPRESSION_STARTS <= set(exc.expected):
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
         # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
-        error, got, pos, width = next(tokens, (None, "end of template", len(source), 0))
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, False))
         error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
     col = pos - source.rfind("\n", 0, pos)
     end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
-    return error or _message_for(exc, got, got == tag_end[1]), line, col, end
+    return error or _message_for(exc, got, got == tag_end[1], inside), line, col, end
 
 
 def describe(exc, source, delimiters=syntax_options.DEFAULT):
@@ -395,8 +409,7 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
         tok = exc.token
         if tok.type == "$END":
             return _end_of_template(exc, source, stack)
-        # (a state of a template's body reads text or tags; one inside a tag reads neither)
-        in_body = any(name == "DATA" or name in _TAG_TERMINALS for name in exc.expected)
+        in_body = _in_body(exc)
         if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
@@ -417,7 +430,8 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
                 return err
         found = None if in_body else _in_tag(exc, source, tok, delimiters)
         if found is None:
-            found = _message_for(exc, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col, (span.end_line, span.end_col)
+            found = (_message_for(exc, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col,
+                     (span.end_line, span.end_col))
         msg, line, col, end = found
         return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
     # no terminal of the grammar matches the text there
