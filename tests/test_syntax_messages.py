@@ -75,6 +75,14 @@ MESSAGES = [
     # a raw tag with more in it is a tag Jinja2 does not know; one that is never closed is its own error
     ("{% raw x %}{% endraw %}", (1, 1), "Encountered unknown tag 'raw'."),
     ("{% raw -%}a", (1, 1), "Missing end of raw directive"),
+    # `not` is an operator only before `in`: the expression ended before it (the lexer looks one token past it)
+    ("{{ x not }}", (1, 6), "expected token 'end of print statement', got 'not'"),
+    ("{{ f(a not) }}", (1, 8), "expected token ',', got 'not'"),
+    ("{{ a not $ }}", (1, 10), "unexpected char '$' at 9"),
+    # {% for %} and {% with %}: what follows a target
+    ("{% for x x in y %}{% endfor %}", (1, 10), "expected token 'in', got 'x'"),
+    ("{% for x, y = z %}{% endfor %}", (1, 13), "expected token 'in', got '='"),
+    ("{% with x %}{% endwith %}", (1, 11), "expected token '=', got 'end of statement block'"),
 ]
 
 

@@ -302,6 +302,7 @@ _TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_C
 _TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
 _TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
+_AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN"}   # the token a tag's target is followed by
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
@@ -331,6 +332,11 @@ def _expected_token(exc, in_brackets=False):
     return None
 
 
+def _not_without_in(exc):
+    # Whether the parser stopped after a `not` that follows an operand (where `not in` was the only way on).
+    return _type_at(exc.values, 1) == "NOT" and set(exc.expected) - _NOISE == {"IN"}
+
+
 def _message_for(exc, got, at_tag_end, in_brackets=False):
     # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
     # bracket: in_brackets).
@@ -341,6 +347,15 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
         return "expected name or number"   # after a dot
+    if _not_without_in(exc):
+        # Jinja2 reads `not` as an operator only before `in`: the expression ended before it
+        return f"expected token {',' if in_brackets else _current_tag_end(exc)!r}, got 'not'"
+    tag = _innermost_tag(exc)
+    after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
+    if not in_brackets and after_target in expected and not expected & _TAG_ENDS and \
+            not any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
+        # {% for %} and {% with %} read a target, then expect() this
+        return f"expected token {load_tables().literals[after_target]!r}, got {got!r}"
     if in_brackets and "_COMMA" in expected:
         # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes
         return f"expected token ',', got {got!r}"
@@ -390,6 +405,11 @@ def _in_tag(exc, source, tok, d):
     for error, got, pos, width, inside in tokens:
         if error or pos >= tok.start_pos:
             break
+    if error is None and _not_without_in(exc):
+        # Jinja2's parser looks at the token after `not` (for `not in`): the lexer's error there comes first
+        after = next(tokens, None)
+        if after is not None and after[0]:
+            error, got, pos, width, inside = after
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and not _EXPRESSION_STARTS <= set(exc.expected):
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
         # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
@@ -428,6 +448,8 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
             err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters)
             if err is not None:
                 return err
+        if _not_without_in(exc):
+            tok = exc.values[-1]   # (where Jinja2 stops)
         found = None if in_body else _in_tag(exc, source, tok, delimiters)
         if found is None:
             found = (_message_for(exc, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col,
