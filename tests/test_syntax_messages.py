@@ -83,6 +83,13 @@ MESSAGES = [
     ("{% for x x in y %}{% endfor %}", (1, 10), "expected token 'in', got 'x'"),
     ("{% for x, y = z %}{% endfor %}", (1, 13), "expected token 'in', got '='"),
     ("{% with x %}{% endwith %}", (1, 11), "expected token '=', got 'end of statement block'"),
+    # where a target may start, Jinja2 parses a primary, then refuses to assign to a literal (or its tuple)
+    ("{% with + %}{% endwith %}", (1, 9), "unexpected '+'"),
+    ("{% set x, + = 1, 2 %}", (1, 11), "unexpected '+'"),
+    ("{% for 1 in y %}{% endfor %}", (1, 8), "can't assign to 'const'"),
+    ("{% set 1.5 = 2 %}", (1, 8), "can't assign to 'const'"),
+    ("{% for x, 'a' in y %}{% endfor %}", (1, 11), "can't assign to 'tuple'"),
+    ("{% set 1, x = 1, 2 %}", (1, 8), "can't assign to 'tuple'"),
 ]
 
 

@@ -302,6 +302,7 @@ _TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_C
 _TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
 _TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
+_TARGET_STARTS = frozenset({"NAME", "LPAR"})
 _AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN"}   # the token a tag's target is followed by
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
@@ -347,6 +348,8 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
         return "expected name or number"   # after a dot
+    if _TARGET_STARTS <= expected and not at_tag_end:
+        return f"unexpected {got!r}"   # where a target may start, Jinja2 parses a primary
     if _not_without_in(exc):
         # Jinja2 reads `not` as an operator only before `in`: the expression ended before it
         return f"expected token {',' if in_brackets else _current_tag_end(exc)!r}, got 'not'"
@@ -387,6 +390,16 @@ def _end_of_template(exc, source, stack):
     return TemplateSyntaxError(f"unexpected end of template, expected {wanted!r}.", line, col)
 
 
+def _unassignable(exc, tokens):
+    # Jinja2 parses a literal where a target may stand, then refuses to assign to what it parsed: the tuple the
+    # literal is an item of (a comma before or after it), else the constant. tokens: the lexed tokens after it.
+    if _type_at(exc.values, 1) != "_COMMA":
+        after = next(tokens, None)
+        if after is None or after[1] != ",":
+            return "can't assign to 'const'"
+    return "can't assign to 'tuple'"
+
+
 def _in_tag(exc, source, tok, d):
     # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
     # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
@@ -410,6 +423,9 @@ def _in_tag(exc, source, tok, d):
         after = next(tokens, None)
         if after is not None and after[0]:
             error, got, pos, width, inside = after
+    if error is None and got in ("integer", "float", "string") and not inside and \
+            _TARGET_STARTS <= set(exc.expected):
+        error = _unassignable(exc, tokens)
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and not _EXPRESSION_STARTS <= set(exc.expected):
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
         # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
