@@ -90,6 +90,18 @@ MESSAGES = [
     ("{% set 1.5 = 2 %}", (1, 8), "can't assign to 'const'"),
     ("{% for x, 'a' in y %}{% endfor %}", (1, 11), "can't assign to 'tuple'"),
     ("{% set 1, x = 1, 2 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% for %} in y %}{% endfor %}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    ("{% set %}a{% endset %}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    # the keyword after {% from %}'s and {% import %}'s template
+    ("{% from x x import x %}", (1, 11), "expected token 'import', got 'x'"),
+    ("{% import 'a' x %}", (1, 15), "expected token 'as', got 'x'"),
+    # parentheses that group want `)` after an item; a call's (a call block's signature too) want a comma
+    ("{{ (x x) }}", (1, 7), "expected token ')', got 'x'"),
+    ("{{ x in (1 2) }}", (1, 12), "expected token ')', got 'integer'"),
+    ("{% call(x x) m() %}{% endcall %}", (1, 11), "expected token ',', got 'x'"),
+    # `%` of `%}` is an operator only after an operand; Jinja2 steps past the token after a dot first
+    ("{% macro m(%}) %}{% endmacro %}", (1, 12), "expected token 'name', got '%'"),
+    ("{{ x.%} }}", (1, 7), "unexpected '}'"),
 ]
 
 

@@ -164,38 +164,43 @@ _EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE]
 
 
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
+_WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 
 
-def _lexed_as_jinja(source, pos, tag_end):
+def _lexed_as_jinja(source, pos, tag_end, previous=None):
     # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
-    # token's description, its position, its width, whether a bracket is open there) for each token up to the
-    # tag's end or an error. It keeps brackets balanced as it goes (a closing one that does not match is its
-    # error) and reads the tag's end (tag_end: a compiled pattern, its description) only where no bracket is
-    # open; a name or an operator is described by itself, as Jinja2's describe_token does ("got 'with'").
+    # token's description, its position, its width, the innermost open bracket's closing one or None) for each
+    # token up to the tag's end or an error. It keeps brackets balanced as it goes (a closing one that does not
+    # match is its error) and reads the tag's end (tag_end: a compiled pattern, its description) only where no
+    # bracket is open; a name or an operator is described by itself, as Jinja2's describe_token does ("got
+    # 'with'"). previous: what comes before pos ("name", or None).
     token = re.compile(_EXPRESSION_TEXT, re.S)
-    brackets = []
+    brackets = []   # the closing brackets wanted, innermost last ("call" for a call's `)`)
     while True:
         while pos < len(source) and source[pos].isspace():
             pos += 1
         end = None if brackets else tag_end[0].match(source, pos)
         if pos >= len(source) or end:
-            yield (None, tag_end[1], pos, end.end() - pos, False) if end else \
-                (None, "end of template", pos, 0, bool(brackets))
+            yield (None, tag_end[1], pos, end.end() - pos, None) if end else \
+                (None, "end of template", pos, 0, brackets[-1] if brackets else None)
             return
         m = token.match(source, pos)
         kind, text = m.lastgroup, m.group()
-        inside = bool(brackets)
+        inside = brackets[-1] if brackets else None
         error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
         if text in _CLOSING:
-            brackets.append(_CLOSING[text])
+            # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
+            brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
         elif kind == "operator" and text in ")]}":
-            wanted = brackets.pop() if brackets else None
+            wanted = brackets.pop().replace("call", ")") if brackets else None
             if wanted != text:
                 error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
         yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos, inside
         if error:
             return
         pos = m.end()
+        previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
 
 
 def _innermost_tag(exc):
@@ -298,12 +303,15 @@ def _unreadable(exc, source, pos, line, col, stack, d):
 _EXPRESSION_STARTS = frozenset({"NAME", "STRING", "INT", "FLOAT", "LPAR", "LSQB", "LBRACE"})
 _TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_CLOSE"})
 # The tokens after which Jinja2 parses a tuple (parse_tuple, which says "Expected an expression" when the tag
-# ends at once): {{, {% if %}, {% elif %}; {% for %}'s `in` and {% set %}'s `=` (two symbols after the tag).
-_TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF"})
+# ends at once): {{, {% if %}, {% elif %}, the targets of {% for %} and {% set %}; {% for %}'s `in` and
+# {% set %}'s `=` (two symbols after the tag).
+_TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF", "FOR", "SET"})
 _TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
 _BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
 _TARGET_STARTS = frozenset({"NAME", "LPAR"})
-_AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN"}   # the token a tag's target is followed by
+# the keyword that follows a tag's target or template: {% for x in %}, {% with x = %}, {% from 'a' import %},
+# {% import 'a' as %}
+_AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
@@ -348,20 +356,24 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
         return "expected name or number"   # after a dot
-    if _TARGET_STARTS <= expected and not at_tag_end:
-        return f"unexpected {got!r}"   # where a target may start, Jinja2 parses a primary
+    if _TARGET_STARTS <= expected:   # where a target may start, Jinja2 parses a primary
+        if at_tag_end and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        if not at_tag_end:
+            return f"unexpected {got!r}"
     if _not_without_in(exc):
         # Jinja2 reads `not` as an operator only before `in`: the expression ended before it
         return f"expected token {',' if in_brackets else _current_tag_end(exc)!r}, got 'not'"
     tag = _innermost_tag(exc)
     after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
-    if not in_brackets and after_target in expected and not expected & _TAG_ENDS and \
+    if not in_brackets and after_target in expected and \
             not any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
-        # {% for %} and {% with %} read a target, then expect() this
+        # (the tag's keyword is still to come: Jinja2 expect()s it after the target)
         return f"expected token {load_tables().literals[after_target]!r}, got {got!r}"
     if in_brackets and "_COMMA" in expected:
-        # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes
-        return f"expected token ',', got {got!r}"
+        # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes; in
+        # parentheses (not a call's), a tuple ends without one
+        return f"expected token {')' if in_brackets == ')' else ','!r}, got {got!r}"
     wanted = _expected_token(exc, in_brackets)
     return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
 
@@ -414,22 +426,24 @@ def _in_tag(exc, source, tok, d):
         tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
     else:
         return None
-    tokens = _lexed_as_jinja(source, tag.end_pos, tag_end)
+    # ({% call(args) %}: a signature after the tag's name, a name token to Jinja2)
+    tokens = _lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
     for error, got, pos, width, inside in tokens:
         if error or pos >= tok.start_pos:
             break
-    if error is None and _not_without_in(exc):
-        # Jinja2's parser looks at the token after `not` (for `not in`): the lexer's error there comes first
+    if error is None and (_not_without_in(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
+        # Jinja2's parser looks at the token after `not` (for `not in`) and steps past the one after a dot
+        # before it checks it: the lexer's error there comes first
         after = next(tokens, None)
         if after is not None and after[0]:
             error, got, pos, width, inside = after
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
-    if error is None and got in _BINARY and tok.type in _TAG_ENDS and not _EXPRESSION_STARTS <= set(exc.expected):
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected:
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
         # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
-        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, False))
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
     col = pos - source.rfind("\n", 0, pos)
