@@ -102,6 +102,18 @@ MESSAGES = [
     # `%` of `%}` is an operator only after an operand; Jinja2 steps past the token after a dot first
     ("{% macro m(%}) %}{% endmacro %}", (1, 12), "expected token 'name', got '%'"),
     ("{{ x.%} }}", (1, 7), "unexpected '}'"),
+    # the template ends inside a tag: expect()'s wording for the token wanted there
+    ("{% for x ", (1, 10), "unexpected end of template, expected 'in'."),
+    ("{% macro m(", (1, 12), "unexpected end of template, expected 'name'."),
+    ("{{ (1, 2", (1, 9), "unexpected end of template, expected ')'."),
+    ("{{ a not ", (1, 10), "expected token 'end of print statement', got 'not'"),
+    # a dict's key wants its colon
+    ("{{ {x x} }}", (1, 7), "expected token ':', got 'x'"),
+    ("{% from { import x %}", (1, 18), "expected token ':', got 'x'"),
+    ("{{ {'a': 1 2} }}", (1, 12), "expected token ',', got 'integer'"),
+    # {% with %}'s targets after a comma; a trailing comma only in a block set
+    ("{% with a = 1, %}{% endwith %}", (1, 16), "Expected an expression, got 'end of statement block'"),
+    ("{% set x, = 1 %}", (1, 8), "unexpected '='"),
 ]
 
 

@@ -164,6 +164,7 @@ _EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE]
 
 
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
+_AFTER_ITEM = {")": ")", ":": ":"}   # what Jinja2 expect()s after an item in a bracket, if not a comma
 _OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
 _WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 
@@ -176,7 +177,8 @@ def _lexed_as_jinja(source, pos, tag_end, previous=None):
     # bracket is open; a name or an operator is described by itself, as Jinja2's describe_token does ("got
     # 'with'"). previous: what comes before pos ("name", or None).
     token = re.compile(_EXPRESSION_TEXT, re.S)
-    brackets = []   # the closing brackets wanted, innermost last ("call" for a call's `)`)
+    # the closing brackets wanted, innermost last ("call" for a call's `)`, ":" for a dict's `}` before a colon)
+    brackets = []
     while True:
         while pos < len(source) and source[pos].isspace():
             pos += 1
@@ -192,8 +194,14 @@ def _lexed_as_jinja(source, pos, tag_end, previous=None):
         if text in _CLOSING:
             # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
             brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
+            if text == "{":
+                brackets[-1] = ":"   # (a dict's key comes first, then its colon)
+        elif text in ":," and brackets and brackets[-1] in ":}":
+            brackets[-1] = "}" if text == ":" else ":"
         elif kind == "operator" and text in ")]}":
-            wanted = brackets.pop().replace("call", ")") if brackets else None
+            wanted = {"call": ")", ":": "}"}.get(brackets[-1], brackets[-1]) if brackets else None
+            if brackets:
+                brackets.pop()
             if wanted != text:
                 error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
         yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos, inside
@@ -323,6 +331,9 @@ def _type_at(values, back):
 def _at_tuple_start(exc):
     # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER).
     last = _type_at(exc.values, 1)
+    if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple
+        tag = _innermost_tag(exc)
+        return tag is not None and tag.type == "WITH"
     return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, 3) == _TUPLE_AFTER_TAG[last])
 
 
@@ -372,8 +383,8 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
         return f"expected token {load_tables().literals[after_target]!r}, got {got!r}"
     if in_brackets and "_COMMA" in expected:
         # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes; in
-        # parentheses (not a call's), a tuple ends without one
-        return f"expected token {')' if in_brackets == ')' else ','!r}, got {got!r}"
+        # parentheses (not a call's), a tuple ends without one; a dict's key wants its colon
+        return f"expected token {_AFTER_ITEM.get(in_brackets, ',')!r}, got {got!r}"
     wanted = _expected_token(exc, in_brackets)
     return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
 
@@ -383,8 +394,8 @@ def _in_body(exc):
     return any(name == "DATA" or name in _TAG_TERMINALS for name in exc.expected)
 
 
-def _end_of_template(exc, source, stack):
-    # The error for a template that ends where the parser wants more.
+def _end_of_template(exc, source, stack, d):
+    # The error for a template that ends where the parser wants more. d: the delimiters.
     pos = len(source)
     line = source.count("\n") + 1
     col = pos - (source.rfind("\n") + 1) + 1
@@ -394,12 +405,12 @@ def _end_of_template(exc, source, stack):
                                    end=(span.end_line, span.end_col))
     if stack and _in_body(exc):
         return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
-    if set(exc.expected) - _NOISE == {"INT", "NAME"}:
-        return TemplateSyntaxError("expected name or number", line, col)   # after a dot
-    wanted = None if _EXPRESSION_STARTS <= set(exc.expected) else _expected_token(exc)
-    if wanted is None:
-        return TemplateSyntaxError("unexpected 'end of template'", line, col)
-    return TemplateSyntaxError(f"unexpected end of template, expected {wanted!r}.", line, col)
+    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d)
+    msg = found[0] if found else _message_for(exc, "end of template", False)
+    wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
+    if wanted:   # (expect() says so at the end)
+        msg = f"unexpected end of template, expected {wanted.group(1)}."
+    return TemplateSyntaxError(msg, line, col)
 
 
 def _unassignable(exc, tokens):
@@ -458,7 +469,7 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
-            return _end_of_template(exc, source, stack)
+            return _end_of_template(exc, source, stack, delimiters)
         in_body = _in_body(exc)
         if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
