@@ -114,6 +114,18 @@ MESSAGES = [
     # {% with %}'s targets after a comma; a trailing comma only in a block set
     ("{% with a = 1, %}{% endwith %}", (1, 16), "Expected an expression, got 'end of statement block'"),
     ("{% set x, = 1 %}", (1, 8), "unexpected '='"),
+    # a stray end or continuation tag outside any block
+    ("{{ x }}{% else %}", (1, 8), "Encountered unknown tag 'else'."),
+    # a tag with no name: the lexer reads the token there first
+    ("{% ] b %}", (1, 4), "unexpected ']'"),
+    ("{% 1 %}", (1, 1), "tag name expected"),
+    # after a filter's or a test's name the expression may end: what does not go on wants the tag's end
+    ("{{ x|f = }}", (1, 8), "expected token 'end of print statement', got '='"),
+    ("{{ x is odd = }}", (1, 13), "expected token 'end of print statement', got '='"),
+    ("{{ d|tojson ", (1, 13), "unexpected end of template, expected 'end of print statement'."),
+    # after a comma, an item
+    ("{{ x ,, }}", (1, 7), "unexpected ','"),
+    ("{{ (1, *) }}", (1, 8), "unexpected '*'"),
 ]
 
 

@@ -274,6 +274,18 @@ def _opener(source, at, d):
     return None, 0
 
 
+def _no_tag_name(source, pos, line, col, width, d):
+    # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
+    # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
+    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    error, _, at, _, _ = next(_lexed_as_jinja(source, pos, tag_end))
+    if error is None:
+        return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+    line = source.count("\n", 0, at) + 1
+    col = at - source.rfind("\n", 0, at)
+    return TemplateSyntaxError(error, line, col, end=(line, col + 1))
+
+
 def _unreadable(exc, source, pos, line, col, stack, d):
     # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
     # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
@@ -294,15 +306,16 @@ def _unreadable(exc, source, pos, line, col, stack, d):
         if name == "raw" and kind == "block" and raw_open:
             # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
-        if not name:
-            return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+        if not name or name[0].isdigit():
+            return _no_tag_name(source, pos + len(skipped) + width, line, col, width, d)
         end = None if "\n" in m.group(0) else (line, col + m.end(1))
         return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
                                    line, col, end=end)
     quote = stripped[:1]
     # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
     if quote and quote in "\"'" and not re.match(parser(True, True).patterns["STRING"], stripped):
-        return TemplateSyntaxError(f"unterminated string literal starting with {quote}", line, col,
+        # (Jinja2's lexer refuses the quote as a character no token starts with)
+        return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
                                    end=(line, col + 1))
     return None
 
@@ -361,13 +374,16 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
     # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
     # bracket: in_brackets).
     expected = set(exc.expected)
-    if _EXPRESSION_STARTS <= expected:
+    # (where the expression may also end, after a filter's or a test's name: what does not go on it ends; after
+    # a comma, an item is parsed unless the tuple ends there)
+    may_end = expected & _TAG_ENDS and _type_at(exc.values, 1) != "_COMMA"
+    if _EXPRESSION_STARTS <= expected and not may_end:
         if at_tag_end and _at_tuple_start(exc):
             return f"Expected an expression, got {got!r}"
         return f"unexpected {got!r}"
     if expected - _NOISE == {"INT", "NAME"}:
         return "expected name or number"   # after a dot
-    if _TARGET_STARTS <= expected:   # where a target may start, Jinja2 parses a primary
+    if _TARGET_STARTS <= expected and not _EXPRESSION_STARTS <= expected:   # a target's start: a primary
         if at_tag_end and _at_tuple_start(exc):
             return f"Expected an expression, got {got!r}"
         if not at_tag_end:
@@ -390,8 +406,9 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
 
 
 def _in_body(exc):
-    # Whether the parser stopped in a template's body, not inside a tag (a body's state reads text or tags).
-    return any(name == "DATA" or name in _TAG_TERMINALS for name in exc.expected)
+    # Whether the parser stopped in a template's body, not inside a tag (a body's state reads text or tags, or
+    # the template's end).
+    return any(name in ("DATA", "$END") or name in _TAG_TERMINALS for name in exc.expected)
 
 
 def _end_of_template(exc, source, stack, d):
