@@ -126,6 +126,20 @@ MESSAGES = [
     # after a comma, an item
     ("{{ x ,, }}", (1, 7), "unexpected ','"),
     ("{{ (1, *) }}", (1, 8), "unexpected '*'"),
+    # a statement the parser has not reduced when the next tag fails is no open block: a set with `=`, a block
+    # closed by its end tag
+    ("{% set x = 1 %}{% do x %}", (1, 16), "Encountered unknown tag 'do'."),
+    ("{% macro g() %}{% endmacro %}{% g() %}", (1, 30), "Encountered unknown tag 'g'."),
+    # whitespace control: `{%-` before a missing name, `-%}` after a missing expression
+    ("{%- ) endif -%}", (1, 5), "unexpected ')'"),
+    ("a\n{%- if -%}{%- endif -%}", (2, 8), "Expected an expression, got 'end of statement block'"),
+    ("{{ - }}", (1, 6), "unexpected 'end of print statement'"),
+    # {% print %} and {% with %} read expressions until the tag's end, with commas between
+    ("{% with a = 1: %}{% endwith %}", (1, 14), "expected token ',', got ':'"),
+    ("{% print 1 else %}", (1, 12), "expected token ',', got 'else'"),
+    ("{{ {'a' not 1} }}", (1, 9), "expected token ':', got 'not'"),
+    # a name that starts with a character \w does not take (Python's identifiers, as Jinja2's lexer's)
+    ("{% set \u2118 = | 2 %}", (1, 12), "unexpected '|'"),
 ]
 
 

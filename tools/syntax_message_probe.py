@@ -6,16 +6,23 @@ raw blocks), compiles each with the reference Jinja2 environment and with miniji
 (tests/support/differential_ref.py), and counts the templates whose error differs in class, message or line,
 grouped by Jinja2's message with quoted parts generalised.
 
-    python tools/syntax_message_probe.py [--show N] [--pattern TEXT]
+    python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N] [--seed S]
+
+--mutations N probes N random one-token edits (a token deleted, replaced or inserted) of the templates in
+templates/ and tests/cases/ instead.
 """
 
 import argparse
 import collections
+import glob
 import os
+import random
 import re
 import sys
+import warnings
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "support"))
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(_ROOT, "tests", "support"))
 
 import jinja2  # noqa: E402
 
@@ -118,6 +125,30 @@ def templates():
             yield source
 
 
+_TOKEN = re.compile(r"\w+|'[^']*'|\"[^\"]*\"|\{\{|\}\}|\{%|%\}|\S")
+_EDITS = ["x", "1", "'s'", "(", ")", "[", "]", "{", "}", ",", ":", "=", "|", ".", "%}", "}}", "{%", "{{", "not", "in",
+          "is", "if", "else", "+", "=="]
+
+
+def mutations(count, seed):
+    # count random one-token edits of the project's templates and of the data-driven cases' templates
+    sources = []
+    for path in sorted(glob.glob(os.path.join(_ROOT, "templates", "*.jinja"))) + \
+            sorted(glob.glob(os.path.join(_ROOT, "tests", "cases", "**", "*.txt"), recursive=True)):
+        with open(path, encoding="utf-8") as f:
+            text = f.read().split("\n---\n")[-1]
+        if "{%" in text or "{{" in text:
+            sources.append(text)
+    rnd = random.Random(seed)
+    for _ in range(count):
+        source = rnd.choice(sources)
+        tokens = list(_TOKEN.finditer(source))
+        if tokens:
+            at, edit, other = rnd.choice(tokens), rnd.randrange(3), rnd.choice(_EDITS)
+            before, after = source[:at.start()], source[at.end():]
+            yield before + (other + " " + at.group() if edit == 2 else other if edit else "") + after
+
+
 def pattern(message):
     # Jinja2's message with its quoted parts generalised
     if message is None:
@@ -130,11 +161,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--show", type=int, default=2, help="examples shown per pattern")
     parser.add_argument("--pattern", default=None, help="show only patterns containing this text")
+    parser.add_argument("--mutations", type=int, default=0, help="probe this many random edits of templates")
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    warnings.simplefilter("ignore", SyntaxWarning)   # (Python's, compiling Jinja2's code for some mutations)
     ref_env, mj_env = differential_ref.reference_env(), differential_ref.mj_env()
     groups = collections.defaultdict(list)
     total = errors = 0
-    for source in templates():
+    for source in (mutations(args.mutations, args.seed) if args.mutations else templates()):
         ref = error_of(ref_env, source)
         if ref is None:
             continue

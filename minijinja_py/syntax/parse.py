@@ -169,6 +169,14 @@ _OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
 _WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 
 
+def _identifier_end(source, pos):
+    # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
+    end = pos + 1
+    while end < len(source) and source[pos:end + 1].isidentifier():
+        end += 1
+    return end
+
+
 def _lexed_as_jinja(source, pos, tag_end, previous=None):
     # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
     # token's description, its position, its width, the innermost open bracket's closing one or None) for each
@@ -189,6 +197,10 @@ def _lexed_as_jinja(source, pos, tag_end, previous=None):
             return
         m = token.match(source, pos)
         kind, text = m.lastgroup, m.group()
+        end = m.end()
+        if kind == "char" and text.isidentifier():   # (a name may start with more than \w's letters)
+            end = _identifier_end(source, pos)
+            kind, text = "name", source[pos:end]
         inside = brackets[-1] if brackets else None
         error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
         if text in _CLOSING:
@@ -204,10 +216,10 @@ def _lexed_as_jinja(source, pos, tag_end, previous=None):
                 brackets.pop()
             if wanted != text:
                 error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
-        yield error, kind if kind in ("float", "integer", "string") else text, pos, m.end() - pos, inside
+        yield error, kind if kind in ("float", "integer", "string") else text, pos, end - pos, inside
         if error:
             return
-        pos = m.end()
+        pos = end
         previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
 
 
@@ -228,12 +240,24 @@ def _current_tag_end(exc):
 def _open_blocks(exc):
     # The block tags still open where the parser stopped, outermost first, from the parser's value stack:
     # (name, opening tag token, the tags that may continue or close it).
+    # (statements the parser has not reduced yet are on the stack too: a block closed by its end tag, a set with
+    # `=` in its tag)
     stack = []
+    in_tag = None   # the name of the tag the tokens are in
     for value in exc.values:
-        if isinstance(value, Token) and value.type in _TAG_TERMINALS:
-            name = _TAG_TERMINALS[value.type]
+        if not isinstance(value, Token):
+            continue
+        if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
+            in_tag = None
+        elif value.type == "_ASSIGN" and in_tag == "set" and stack and stack[-1][0] == "set":
+            stack.pop()
+            in_tag = None
+        elif value.type in _TAG_TERMINALS:
+            name = in_tag = _TAG_TERMINALS[value.type]
             if name in _BLOCK_ENDS:
                 stack.append((name, value, _BLOCK_ENDS[name]))
+            elif name.startswith("end") and stack and stack[-1][0] == name[3:]:
+                stack.pop()
             elif name == "else" and stack:
                 # after {% else %} only the end tag may come
                 block, tok, ends = stack[-1]
@@ -307,7 +331,7 @@ def _unreadable(exc, source, pos, line, col, stack, d):
             # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
         if not name or name[0].isdigit():
-            return _no_tag_name(source, pos + len(skipped) + width, line, col, width, d)
+            return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
         end = None if "\n" in m.group(0) else (line, col + m.end(1))
         return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
                                    line, col, end=end)
@@ -342,12 +366,16 @@ def _type_at(values, back):
 
 
 def _at_tuple_start(exc):
-    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER).
-    last = _type_at(exc.values, 1)
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` of a tag's end
+    # (`-%}`, which ours read as a minus) left out.
+    minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
+    back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
+    last = _type_at(exc.values, back)
     if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple
         tag = _innermost_tag(exc)
         return tag is not None and tag.type == "WITH"
-    return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, 3) == _TUPLE_AFTER_TAG[last])
+    return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, back + 2) ==
+                                     _TUPLE_AFTER_TAG[last])
 
 
 def _expected_token(exc, in_brackets=False):
@@ -355,7 +383,9 @@ def _expected_token(exc, in_brackets=False):
     # the state reads (in brackets, besides the closing bracket, which Jinja2's loops test first), else None.
     expected = set(exc.expected) - (_NOISE | _CLOSERS if in_brackets else _NOISE)
     if expected & _TAG_ENDS:
-        return _current_tag_end(exc)
+        tag = _innermost_tag(exc)
+        # ({% print %} and {% with %} read expressions until the tag's end, a comma between each two)
+        return "," if tag is not None and tag.type in ("PRINT", "WITH") else _current_tag_end(exc)
     literals = load_tables().literals
     if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
         expected = {name for name in expected if not literals.get(name, "").isidentifier()}
@@ -390,7 +420,8 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
             return f"unexpected {got!r}"
     if _not_without_in(exc):
         # Jinja2 reads `not` as an operator only before `in`: the expression ended before it
-        return f"expected token {',' if in_brackets else _current_tag_end(exc)!r}, got 'not'"
+        wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else _current_tag_end(exc)
+        return f"expected token {wanted!r}, got 'not'"
     tag = _innermost_tag(exc)
     after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
     if not in_brackets and after_target in expected and \
