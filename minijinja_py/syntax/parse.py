@@ -22,7 +22,6 @@ from .builder import Builder, tag_span, token_span
 from . import delimiters as syntax_options
 from . import lalr
 from .lalr import Token
-from . import nodes as n
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS, ModalPostlexer, Postlexer, refused_tags
 
 __all__ = ["parse", "normalize_newlines", "Postlexer"]
@@ -172,7 +171,7 @@ _WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 def _identifier_end(source, pos):
     # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
     end = pos + 1
-    while end < len(source) and source[pos:end + 1].isidentifier():
+    while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
         end += 1
     return end
 
@@ -362,6 +361,7 @@ _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlex
 
 
 def _type_at(values, back):
+    # The terminal of the value `back` places from the stack's top (None: a rule's value, or no value there).
     return getattr(values[-back], "type", None) if len(values) >= back else None
 
 
