@@ -10,14 +10,16 @@ cycled to the length, each message a copy of its own with its tool calls' argume
 no objects between messages), its texts lengthened to realistic sizes (user turns of about 150-600 characters,
 assistant turns of about 300-1,500, over several lines); where Jinja2 refuses the lengthened texts, the base's own
 are kept. A template counts at a size only where our output equals Jinja2's. Prints per size the geomean and the
-worst ratio and every template above 1.0x.
+worst ratio and every template above 1.0x; with --baseline DIR, the same for another checkout's package (imported
+under another name) timed in the same interleaved rounds, so that before and after compare under the same load.
 
   python benchmarks/bench_scaling.py --project . [--sizes 10 50 200 1000] [--sets corpus holdout holdout2]
-      [--rounds 5] [--target 0.004] [--only SUBSTRING ...] [--show-all]
+      [--rounds 5] [--target 0.004] [--only SUBSTRING ...] [--show-all] [--baseline ../main]
 """
 import argparse
 import copy
 import gc
+import importlib.util
 import json
 import os
 import sys
@@ -89,20 +91,21 @@ def contexts_for(common, warm, source, sizes, j2, compiled):
 
 
 def measure(common, engines, source, kws, rounds, target):
-    """-> {size: ratio or a reason it is not measured}."""
-    ours, j2 = engines
-    tj, to = j2.compile(source), common.outcome(lambda: ours.compile(source))
-    if isinstance(to, Exception):
-        return {n: "ours cannot compile it" for n in kws}
+    """-> {size: {engine name: ratio vs Jinja2} or a reason it is not measured}; engines: {name: engine}, Jinja2's
+    named "Jinja2", all timed interleaved."""
+    j2 = engines["Jinja2"]
+    compiled = {name: common.outcome(lambda: engine.compile(source)) for name, engine in engines.items()}
     out = {}
     for n, kw in kws.items():
-        if common.outcome(lambda: ours.render(to, kw)) != j2.render(tj, kw):
-            out[n] = "output differs from Jinja2"
+        ref = j2.render(compiled["Jinja2"], kw)
+        fns = {name: (lambda e=engine, t=compiled[name]: e.render(t, kw)) for name, engine in engines.items()}
+        wrong = [name for name in fns if common.outcome(fns[name]) != ref]
+        if wrong:
+            out[n] = f"{', '.join(wrong)}: output differs from Jinja2 (or no compile)"
             continue
         gc.collect()
-        t = common.interleaved({"ours": lambda: ours.render(to, kw), "Jinja2": lambda: j2.render(tj, kw)},
-                               rounds, target)
-        out[n] = common.paired_ratio(t["ours"], t["Jinja2"])
+        t = common.interleaved(fns, rounds, target)
+        out[n] = {name: common.paired_ratio(t[name], t["Jinja2"]) for name in engines if name != "Jinja2"}
     return out
 
 
@@ -135,22 +138,32 @@ def template_sources(common, sets, only):
     return [(name, src) for name, src in found if not only or any(part in name for part in only)]
 
 
-def report(sizes, ratios, common, show_all):
-    print(f"\n{'size':>6} {'templates':>9} {'geomean':>8} {'worst':>7}  worst template")
+def report(sizes, ratios, common, show_all, name="ours"):
+    print(f"\n{name}: {'size':>6} {'templates':>9} {'geomean':>8} {'worst':>7}  worst template")
     above = []
     for n in sizes:
-        got = {name: r[n] for name, r in ratios.items() if isinstance(r.get(n), float)}
+        got = {t: r[n][name] for t, r in ratios.items() if isinstance(r.get(n), dict)}
         if not got:
             continue
         worst = max(got, key=got.get)
-        print(f"{n:6} {len(got):9} {common.geomean(got.values()):7.2f}x {got[worst]:6.2f}x  {worst}")
-        above += [(n, name, r) for name, r in got.items() if r > 1.0]
-    print("above 1.0x: " + (", ".join(f"{name} at {n} ({r:.2f}x)" for n, name, r in above) or "none"))
+        print(f"{name}: {n:6} {len(got):9} {common.geomean(got.values()):7.2f}x {got[worst]:6.2f}x  {worst}")
+        above += [(n, t, r) for t, r in got.items() if r > 1.0]
+    print(f"{name}: above 1.0x: " + (", ".join(f"{t} at {n} ({r:.2f}x)" for n, t, r in above) or "none"))
     if show_all:
-        for name, r in sorted(ratios.items()):
-            print(f"  {name:60} " + " ".join(f"{r[n]:5.2f}" if isinstance(r.get(n), float) else "    -"
-                                              for n in sizes))
+        for t, r in sorted(ratios.items()):
+            print(f"  {t:60} " + " ".join(f"{r[n][name]:5.2f}" if isinstance(r.get(n), dict) else "    -"
+                                           for n in sizes))
     return 1 if above else 0
+
+
+def load_as(alias, project):
+    """Another checkout's minijinja_py imported under another name (its modules import each other relatively)."""
+    init = os.path.join(os.path.abspath(project), "minijinja_py", "__init__.py")
+    spec = importlib.util.spec_from_file_location(alias, init, submodule_search_locations=[os.path.dirname(init)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def main():
@@ -164,17 +177,20 @@ def main():
     ap.add_argument("--target", type=float, default=0.004, help="seconds per timed batch")
     ap.add_argument("--only", nargs="+", help="only templates whose name contains one of these")
     ap.add_argument("--show-all", action="store_true", help="every template's ratio per size")
+    ap.add_argument("--baseline", help="another checkout (e.g. ../main) timed in the same rounds, reported after")
     a = ap.parse_args()
     warm, common = shared_perf(a.shared)
     mj, err = common.import_ours(a.project)
     if mj is None:
         raise SystemExit(f"cannot import minijinja_py ({err})")
-    engines = (ChatBudget(mj, max(a.sizes), common.NOW), common.Jinja2())
+    engines = {"ours": ChatBudget(mj, max(a.sizes), common.NOW), "Jinja2": common.Jinja2()}
+    if a.baseline:
+        engines["baseline"] = ChatBudget(load_as("minijinja_py_baseline", a.baseline), max(a.sizes), common.NOW)
     ratios, skipped = {}, []
     for name, source in template_sources(common, a.sets, a.only):
-        compiled = common.outcome(lambda: engines[1].compile(source))
-        kws = None if isinstance(compiled, Exception) else contexts_for(common, warm, source, a.sizes, engines[1],
-                                                                         compiled)
+        compiled = common.outcome(lambda: engines["Jinja2"].compile(source))
+        kws = None if isinstance(compiled, Exception) else contexts_for(common, warm, source, a.sizes,
+                                                                         engines["Jinja2"], compiled)
         if kws is None:
             skipped.append(name)
             continue
@@ -184,7 +200,10 @@ def main():
             print(f"not measured at every size: {name}: {', '.join(sorted(reasons))}", file=sys.stderr)
     print(f"{len(ratios)} templates measured; {len(skipped)} that Jinja2 renders at no size with any base "
           f"({', '.join(skipped[:6])}{', ...' if len(skipped) > 6 else ''})")
-    return report(a.sizes, ratios, common, a.show_all)
+    status = report(a.sizes, ratios, common, a.show_all)
+    if a.baseline:
+        report(a.sizes, ratios, common, a.show_all, "baseline")
+    return status
 
 
 if __name__ == "__main__":
