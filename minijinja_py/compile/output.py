@@ -4,9 +4,9 @@ Every piece appended is counted against max_output once (context.py: output).
 """
 
 from .operands import in_line_place, operand
-from .operators import sum_operands
+from .operators import joined_text, sum_operands
 from ..core.errors import located
-from ..core.state import BIG_STR, MISSING
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING
 from ..runtime.markup import Markup, escape
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
@@ -248,13 +248,15 @@ def _print_joined(c, nodes, general):
             first = first[key] if type(first) is dict and key in first else None
         if key2 is not None:
             second = second[key2] if type(second) is dict and key2 in second else None
-        if type(first) is str and type(second) is str and len(first) + len(second) < room:
+        if type(first) is not str or type(second) is not str:
+            general(f, out)
+        elif len(first) + len(second) < room:
             text = f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
         else:
-            general(f, out)
+            _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum
 
 
@@ -267,11 +269,37 @@ def _print_joined_one(pieces, read, room, counted, span, general):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else None
-        if type(value) is str and len(value) < room:
+        if type(value) is not str:
+            general(f, out)
+        elif len(value) < room:
             text = f"{before}{value}{after}"   # (a plain str: one string built)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
         else:
-            general(f, out)
+            _print_long_sum(f, out, (before, value, after), counted, span)
     return run_sum_one
+
+
+def _print_long_sum(f, out, pieces, counted, span):
+    # A sum of plain strings too long for _print_joined's own test (a long message), made as the chain's closure
+    # makes it (joined_text: sized and charged first) and printed as run_value prints it, without reading again:
+    # where a text kernel or run_sum leaves a long message, this is most of the render. (The checks in line where
+    # every limit holds; else joined_text and _count_output, which fail as they should.)
+    rs, size = f[0], sum(map(len, pieces))
+    limits, steps = rs.limits, size >> CHAR_SHIFT
+    pending = rs.output_size + size + (0 if counted else rs.big_pending)
+    if size <= limits.max_string and steps <= rs.fuel and pending <= limits.max_output:
+        rs.fuel -= steps
+        out.append("".join(pieces))
+        if counted:
+            rs.output_size += size
+        else:
+            rs.big_pending += size
+        return
+    try:
+        text = joined_text(rs, pieces, size)
+    except Exception as exc:
+        raise located(exc, span)
+    out.append(text)
+    _count_output(rs, len(text), counted, span)

@@ -8,7 +8,7 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 from collections import deque
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
-from ..core.state import MISSING, limit_exceeded, out_of_fuel
+from ..core.state import BIG_STR, MISSING, limit_exceeded, out_of_fuel
 from .markup import Markup
 from .printing import safe_repr
 
@@ -47,8 +47,10 @@ def count_output(rs, out, start):
     # (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
     # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
     # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
-    # the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)
-    if len(out) - start <= _JOINED_PIECES and rs.joins_loop_output:
+    # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
+    # render handed out piece by piece: core.state.PiecewiseRenderState.)
+    count = len(out) - start
+    if count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
         try:
             text = "".join(out[start:])
         except TypeError:   # a NotText (no text: its block's error comes at the render's join)
@@ -65,6 +67,21 @@ def count_output(rs, out, start):
 
 
 _JOINED_PIECES = 4096
+_JOINED_BYTES = 1 << 17
+
+
+def _long_output(rs, out, start, count):
+    # Would out[start:] joined take _JOINED_BYTES or more, as the first and last 8 pieces tell (the text's size,
+    # twice for text beyond ASCII)? Copying that much once more than the render's join does (into fresh memory
+    # pages) costs more than len() of each piece. (Not asked of fewer pieces than could make it: each is shorter
+    # than BIG_STR or noted in big_pending.)
+    if (count * BIG_STR + rs.big_pending) * 2 < _JOINED_BYTES:
+        return False
+    try:
+        sample = "".join(out[start:start + 8]) + "".join(out[-8:])
+    except TypeError:   # a NotText: summed anyway
+        return False
+    return count * len(sample) * (1 if sample.isascii() else 2) >= _JOINED_BYTES * 16
 
 
 def join_output(out):
