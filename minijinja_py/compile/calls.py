@@ -17,7 +17,7 @@ from ..core.errors import (
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
 from ..runtime.globalfuncs import Cycler, Joiner
-from ..runtime.objects import ChatNamespace, Macro, Namespace
+from ..runtime.objects import ChatNamespace, LoopContext, Macro, Namespace, call_macro
 from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
@@ -41,7 +41,7 @@ _KEYWORD_STEPS = 8
 def call_value(func, args, kwargs, rs):
     # Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions.
     if type(func) is Macro:
-        return func(*args, **kwargs)  # charges its own body
+        return call_macro(func, *args, **kwargs)  # charges its own body
     if isinstance(func, Undefined):
         return func._fail_with_undefined_error()
     rs.fuel -= 1
@@ -62,6 +62,8 @@ def call_value(func, args, kwargs, rs):
     try:
         if checked or engine_class:
             return charge_result(rs, func(*args, **kwargs))
+        if type(func) is LoopContext:   # loop(children): its function, not the object (a recursion level less)
+            return charge_result(rs, LoopContext.__call__(func, *args, **kwargs))
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
         if isinstance(func, type) and issubclass(func, BaseException):
@@ -188,17 +190,20 @@ def compile_call(c, node):
             func = func_ev(f)
             try:
                 args, kwargs = collect(f)
+                if type(func) is Macro:
+                    return call_macro(func, *args, **kwargs)
                 return call_value(func, args, kwargs, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_general
     positional = tuple(argument(c, a) for a in node.args.positional)
-    # (a macro is called at once: call_value would only call it, a frame more)
+    # (a macro is called at once: call_value would only call it, a frame more; call_macro rather than the Macro:
+    # calling an object costs CPython's recursion limit a level more than calling a function)
     if not positional:
         def ev_no_args(f, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
-                return func() if type(func) is Macro else call_value(func, (), {}, f[0])
+                return call_macro(func) if type(func) is Macro else call_value(func, (), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_no_args
@@ -210,7 +215,7 @@ def compile_call(c, node):
             func = func_ev(f)
             arg = only_value if only is None else only(f)
             try:
-                return func(arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
+                return call_macro(func, arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_one_arg
@@ -219,7 +224,7 @@ def compile_call(c, node):
         func = func_ev(f)
         args = [value if a is None else a(f) for a, value in positional]
         try:
-            return func(*args) if type(func) is Macro else call_value(func, args, {}, f[0])
+            return call_macro(func, *args) if type(func) is Macro else call_value(func, args, {}, f[0])
         except Exception as exc:
             raise located(exc, span)
     return ev
