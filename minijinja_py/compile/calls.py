@@ -25,7 +25,8 @@ from ..syntax import nodes as n
 from .operands import constant_literal, folded_by_jinja2, in_line_place, operand
 
 __all__ = [
-    "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
+    "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
+    "type_test",
 ]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -171,21 +172,43 @@ def _unfolded(f, collect, exc):
     return exc
 
 
-def compile_call(c, node):
+def _method_form(node):
+    # The call of `obj.strip()`, `x.get(k)`...: a str method's call (sandbox.str_method_call), "get", or None for
+    # a call compile_call compiles the general way (call_parts).
     func, args = node.func, node.args
     if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
             len(args.positional) <= 2:
         call = str_method_call(func.attr)
         if call is not None:
-            return _str_method(c, node, call)
+            return call
         if func.attr == "get" and args.positional:
-            return _dict_get(c, node)
+            return "get"
+    return None
+
+
+def call_parts(c, node):
+    # (func_ev, positional, collect) of a call compiled the general way: the callee's closure, then either the
+    # positional arguments ((ev, None) or (None, constant) each; collect None) or, with keywords, *args or
+    # **kwargs, collect(f) → (args, kwargs) (positional None). None for a method form (_method_form), compiling
+    # nothing. (compile_call's closures, and output.py's printing of a call, call the callee with these.)
+    if _method_form(node) is not None:
+        return None
     start = len(c.late_errors)
     func_ev = c.expr(node.func)
-    span = node.span
     if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
-        collect = compile_args(c, node.args, start=start)
+        return func_ev, None, compile_args(c, node.args, start=start)
+    return func_ev, tuple(argument(c, a) for a in node.args.positional), None
 
+
+def compile_call(c, node):
+    method = _method_form(node)
+    if method == "get":
+        return _dict_get(c, node)
+    if method is not None:
+        return _str_method(c, node, method)
+    func_ev, positional, collect = call_parts(c, node)
+    span = node.span
+    if collect is not None:
         def ev_general(f, collect=collect, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
@@ -196,7 +219,6 @@ def compile_call(c, node):
             except Exception as exc:
                 raise located(exc, span)
         return ev_general
-    positional = tuple(argument(c, a) for a in node.args.positional)
     # (a macro is called at once: call_value would only call it, a frame more; call_macro rather than the Macro:
     # calling an object costs CPython's recursion limit a level more than calling a function)
     if not positional:

@@ -287,8 +287,8 @@ def _walk_simple(plan, f, out, items, loop):
 
 
 def _walk_items(plan, f, out, items, loop):
-    # _walk_simple without a loop variable (loop is None): nothing but the item stored and the body run per item (a break
-    # refunds the items the list iterator has left).
+    # _walk_simple without a loop variable (loop is None): nothing but the item stored and the body run per item
+    # (a break refunds the items the list iterator has left).
     target_slot, body = plan.target_slot, plan.body
     completed = False
     remaining = iter(items)

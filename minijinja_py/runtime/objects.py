@@ -13,8 +13,8 @@ from .markup import Markup
 from .printing import safe_repr
 
 __all__ = [
-    "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro", "call_macro",
-    "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
+    "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "call_macro", "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
 ]
 
 

@@ -3,7 +3,10 @@ minijinja_py under the same Python recursion limit: the measure of how many Pyth
 recursion costs each (README, Known differences).
 
 Each shape is (name, source, make_data): source renders `data` (nested `depth` levels by make_data) through one
-macro call (or recursive loop() call) per level. Rendering starts from the same Python stack depth for both.
+macro call (or recursive loop() call) per level (call_block and caller_arg: three and two). Rendering starts from
+the same Python stack depth for both.
+
+    python tests/support/recursion_shapes.py [SHAPE...]     # the table: depths, and frames per level of each
 """
 
 import sys
@@ -109,8 +112,8 @@ SHAPES = [
     ("call_block", "{% macro wrap() %}<{{ caller() }}>{% endmacro %}"
      "{% macro f(n) %}{% if n > 0 %}{% call wrap() %}{{ f(n - 1) }}{% endcall %}{% endif %}{% endmacro %}"
      "{{ f(data) }}", _int),
-    ("caller_arg", "{% macro f(n) %}{% set outer = caller %}{% if n > 0 %}{% call(x) f(n - 1) %}({{ outer(x) }}){% endcall %}"
-     "{% else %}{{ caller(0) }}{% endif %}{% endmacro %}{% call(x) f(data) %}{{ x }}{% endcall %}", _int),
+    ("caller_arg", "{% macro f(n) %}{% set outer = caller %}{% if n > 0 %}{% call(x) f(n - 1) %}({{ outer(x) }})"
+     "{% endcall %}{% else %}{{ caller(0) }}{% endif %}{% endmacro %}{% call(x) f(data) %}{{ x }}{% endcall %}", _int),
     ("recursive_loop", "{% for item in data recursive %}{{ item.name }}{% if item.children %}"
      "({{ loop(item.children) }}){% endif %}{% endfor %}", _tree),
     ("gemma", _GEMMA, _mixed),
@@ -179,3 +182,19 @@ def frames_per_level(template, make_data, low=600, high=1600):
     a = at_limit(low, max_depth, template, make_data, 2000)[0]
     b = at_limit(high, max_depth, template, make_data, 2000)[0]
     return (high - low) / (b - a)
+
+
+def _table(names):
+    print(f"{'shape':16} {'Jinja2':>7} {'ours':>5} {'stopped by':>15} {'frames/level: Jinja2':>21} {'ours':>5}")
+    for name, source, make_data in SHAPES:
+        if names and name not in names:
+            continue
+        reference, mine = jinja2_template(source), mj_template(source)
+        depth, stop = max_depth(mine, make_data)
+        print(f"{name:16} {max_depth(reference, make_data)[0]:7} {depth:5} {stop:>15} "
+              f"{frames_per_level(reference, make_data):21.2f} "
+              f"{frames_per_level(mj_template(source, roomy=True), make_data):5.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    _table(sys.argv[1:])
