@@ -343,8 +343,8 @@ def _short_chain(template, readers, chain, inline):
         if first is MISSING:
             first = read_first(f)
         if type(first) is not str:
-            if type(first) is Markup and first_index == 0:   # `"<x>"|safe + name`: the Markup chain from here
-                return chain.add_from(f, first, 1)
+            if first_index == 0:   # `"<x>"|safe + name`, `parts + [item]`: the chain from here (resume's own step,
+                return chain.add_from(f, first, 1)   # without its frame: a recursive macro can pay it per level)
             return chain.resume(f, (), first)
         second = MISSING if slot2 is None else f[slot2] if key2 is None else \
             f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] else MISSING

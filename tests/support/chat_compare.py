@@ -115,7 +115,7 @@ def _shown(result):
 
 def _recursion_before_call_depth(case, reference, mine):
     # Python's recursion limit reached before max_call_depth (a recursive macro over deeply nested data: a level
-    # costs minijinja_py 3 to 11 Python frames, Jinja2 about 5; README, Known differences). Checked: with more
+    # costs minijinja_py 3 to 10 Python frames, Jinja2 about 5; README, Known differences). Checked: with more
     # Python stack, minijinja_py stops at its design limit (max_call_depth, max_data_depth) or renders as Jinja2 does.
     if mine[0] != "error" or getattr(mine[1], "limit", None) != "recursion_limit":
         return False

@@ -41,6 +41,14 @@ def _mixed(depth):
     return data
 
 
+def _schema(depth):
+    # a JSON schema of arrays of arrays (json_to_python_type, render_typescript_type walk them)
+    data = {"type": "string"}
+    for _ in range(depth):
+        data = {"type": "array", "items": data}
+    return data
+
+
 def _tree(depth):
     # for a recursive loop: [{name, children: [...]}], depth levels
     node = []
@@ -92,6 +100,11 @@ SHAPES = [
      "{{ f(data) }}", _int),
     ("filter", "{% macro f(n) %}{% if n > 0 %}{{ f(n - 1) | upper }}a{% endif %}{% endmacro %}{{ f(data) }}", _int),
     ("concat", "{% macro f(n) %}{% if n > 0 %}{{ 'x' ~ f(n - 1) ~ 'y' }}{% endif %}{% endmacro %}{{ f(data) }}", _int),
+    ("plus_chain", "{% macro f(d) %}{% if d.type == 'array' %}{{- 'list[' + f(d['items']) + ']' }}"
+     "{% else %}{{- 'str' }}{% endif %}{% endmacro %}{{ f(data) }}", _schema),
+    ("set_call", "{% macro f(d) %}{% if d.type == 'array' %}{% if d['items'] %}{% if d['items'].type == 'x' %}x"
+     "{% else %}{% set inner = f(d['items']) %}{{ inner }}[]{% endif %}{% endif %}{% else %}str{% endif %}"
+     "{% endmacro %}{{ f(data) }}", _schema),
     ("set_block", "{% macro f(n) %}{% if n > 0 %}{% set inner %}{{ f(n - 1) }}{% endset %}[{{ inner }}]{% endif %}"
      "{% endmacro %}{{ f(data) }}", _int),
     ("filter_block", "{% macro f(n) %}{% if n > 0 %}{% filter upper %}a{{ f(n - 1) }}{% endfilter %}{% endif %}"
