@@ -126,16 +126,9 @@ def _print_call(c, nodes):
                     text = call_value(func, args, {} if kwargs is None else kwargs, f[0])
             except Exception as exc:
                 raise located(exc, call_span)
-            if type(text) is not str:
-                text = to_str(text, f[0])
         except Exception as exc:
             raise located(exc, span)
-        out.append(text)
-        if after:
-            out.append(after)
-        size = constant_size + len(text)
-        if counted or size >= BIG_STR:
-            _count_output(f[0], size, counted, first_span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
     return run_call
 
 
@@ -180,17 +173,26 @@ def _print_one_part(before, part, after, counted, first_span):
         if type(text) is not str:
             try:
                 text = ev(f)
-                if type(text) is not str:
-                    text = to_str(text, f[0])
             except Exception as exc:
                 raise located(exc, span)
-        out.append(text)
-        if after:
-            out.append(after)
-        size = constant_size + len(text)
-        if counted or size >= BIG_STR:
-            _count_output(f[0], size, counted, first_span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
     return run_one_part
+
+
+def _print_around(f, out, text, after, constant_size, counted, first_span, span):
+    # The end of run_one_part and run_call: the value printed (str(), a failure located at its span) and the text
+    # after it appended (the text before it is), and the run's output counted.
+    if type(text) is not str:
+        try:
+            text = to_str(text, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    out.append(text)
+    if after:
+        out.append(after)
+    size = constant_size + len(text)
+    if counted or size >= BIG_STR:
+        _count_output(f[0], size, counted, first_span)
 
 
 def _constant_text(node):
