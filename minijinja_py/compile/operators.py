@@ -343,8 +343,10 @@ def _short_chain(template, readers, chain, inline):
         if first is MISSING:
             first = read_first(f)
         if type(first) is not str:
-            if first_index == 0:   # `"<x>"|safe + name`, `parts + [item]`: the chain from here (resume's own step,
-                return chain.add_from(f, first, 1)   # without its frame: a recursive macro can pay it per level)
+            if first_index == 0:
+                # `"<x>"|safe + name`, `parts + [item]`: the chain from here, the step resume would take, without
+                # resume's Python frame (a recursive macro gathering its results so pays it at every level)
+                return chain.add_from(f, first, 1)
             return chain.resume(f, (), first)
         second = MISSING if slot2 is None else f[slot2] if key2 is None else \
             f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] else MISSING
