@@ -26,17 +26,12 @@ _STILL_SHORT = {
 }
 
 
-def _cases():
-    return list(_each_case())
+_CASES = [pytest.param(source, make_data, id=name, marks=[pytest.mark.xfail(reason=_STILL_SHORT[name], strict=True)]
+                        if name in _STILL_SHORT else [])
+          for name, source, make_data in shapes.SHAPES]
 
 
-def _each_case():
-    for name, source, make_data in shapes.SHAPES:
-        marks = [pytest.mark.xfail(reason=_STILL_SHORT[name], strict=True)] if name in _STILL_SHORT else []
-        yield pytest.param(source, make_data, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("source,make_data", _cases())
+@pytest.mark.parametrize("source,make_data", _CASES)
 def test_renders_as_deep_as_jinja2(source, make_data):
     reference = shapes.jinja2_template(source)
     mine = shapes.mj_template(source)
