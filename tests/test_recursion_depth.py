@@ -51,3 +51,17 @@ def test_recursion_limit_is_a_limit_exceeded():
     with pytest.raises(RecursionError):
         shapes.jinja2_template(source).render(data=2000)
     assert shapes.renders(mine, 2000) == "recursion"
+
+
+def _from_deeper(frames, render):
+    # render() called `frames` Python frames deeper than here (a caller rendering from deep in its own stack)
+    return render() if frames == 0 else _from_deeper(frames - 1, render)
+
+
+def test_gemma_arguments_99_deep_from_a_deep_caller():
+    # Gemma's format_argument over a tool call's arguments nested 99 deep (max_call_depth allows 99 calls under the
+    # top one) renders as Jinja2 renders it with 150 frames of the caller's own stack below the render
+    source, make_data = next((source, make_data) for name, source, make_data in shapes.SHAPES if name == "gemma")
+    data = make_data(99)
+    expected = _from_deeper(150, lambda: shapes.jinja2_template(source).render(data=data))
+    assert _from_deeper(150, lambda: shapes.mj_template(source).render(data=data)) == expected
