@@ -344,7 +344,9 @@ def _short_chain(template, readers, chain, inline):
         if first is MISSING:
             first = read_first(f)
         if type(first) is not str:
-            if type(first) is Markup and first_index == 0:   # `"<x>"|safe + name`: the Markup chain from here
+            if first_index == 0:
+                # `"<x>"|safe + name`, `parts + [item]`: the chain from here, the step resume would take, without
+                # resume's Python frame (a recursive macro gathering its results so pays it at every level)
                 return chain.add_from(f, first, 1)
             return chain.resume(f, (), first)
         second = MISSING if slot2 is None else f[slot2] if key2 is None else \

@@ -3,11 +3,14 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
+from .calls import call_parts, call_value
+from .context import place
 from .operands import in_line_place, operand
 from .operators import joined_text, sum_operands
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING
 from ..runtime.markup import Markup, escape
+from ..runtime.objects import Macro, call_macro
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -57,6 +60,9 @@ def print_run(c, nodes):
     # run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
     # Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
     # loop body, by the loop: context.py).
+    printed_call = _print_call(c, nodes)
+    if printed_call is not None:
+        return printed_call
     parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
@@ -81,6 +87,49 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     return _print_joined(c, nodes, general) or general
+
+
+def _print_call(c, nodes):
+    # print_run's run for one call between texts (`:{{- format_argument(value) -}}`): the callee called here, not
+    # through the call's closure (compile_call's, which this does the work of), a Python frame less in every level
+    # of a recursive macro that prints its recursive call (Python's recursion limit counts them: Jinja2 makes the
+    # call in the function it generates); None for other runs, compiling nothing.
+    values = [i for i, node in enumerate(nodes) if _constant_text(node) is None]
+    if len(values) != 1 or nodes[values[0]].expr.__class__ is not n.Call:
+        return None
+    index = values[0]
+    call = nodes[index].expr
+    parts = call_parts(c, call)
+    if parts is None:
+        return None
+    (func_ev, positional, collect), call_span, span = parts, place(call.span), nodes[index].span
+    before = "".join(_constant_text(node) for node in nodes[:index])
+    after = "".join(_constant_text(node) for node in nodes[index + 1:])
+    counted, first_span, constant_size = not c.counted_by_loop, nodes[0].span, len(before) + len(after)
+
+    def run_call(f, out, after=after, before=before, call_span=call_span, collect=collect,
+            constant_size=constant_size, counted=counted, first_span=first_span, func_ev=func_ev,
+            positional=positional, span=span):
+        if before:
+            out.append(before)
+        try:   # (as run_one_part around compile_call's closures: the same errors, located the same)
+            func = func_ev(f)
+            if collect is None:
+                args = [value if ev is None else ev(f) for ev, value in positional]
+            try:
+                kwargs = None
+                if collect is not None:
+                    args, kwargs = collect(f)
+                if type(func) is Macro:
+                    text = call_macro(func, *args, **kwargs) if kwargs else call_macro(func, *args)
+                else:
+                    text = call_value(func, args, {} if kwargs is None else kwargs, f[0])
+            except Exception as exc:
+                raise located(exc, call_span)
+        except Exception as exc:
+            raise located(exc, span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
+    return run_call
 
 
 def _print_parts(parts, counted, first_span):
@@ -124,17 +173,26 @@ def _print_one_part(before, part, after, counted, first_span):
         if type(text) is not str:
             try:
                 text = ev(f)
-                if type(text) is not str:
-                    text = to_str(text, f[0])
             except Exception as exc:
                 raise located(exc, span)
-        out.append(text)
-        if after:
-            out.append(after)
-        size = constant_size + len(text)
-        if counted or size >= BIG_STR:
-            _count_output(f[0], size, counted, first_span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
     return run_one_part
+
+
+def _print_around(f, out, text, after, constant_size, counted, first_span, span):
+    # The end of run_one_part and run_call: the value printed (str(), a failure located at its span) and the text
+    # after it appended (the text before it is), and the run's output counted.
+    if type(text) is not str:
+        try:
+            text = to_str(text, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    out.append(text)
+    if after:
+        out.append(after)
+    size = constant_size + len(text)
+    if counted or size >= BIG_STR:
+        _count_output(f[0], size, counted, first_span)
 
 
 def _constant_text(node):

@@ -14,7 +14,7 @@ from .printing import safe_repr
 
 __all__ = [
     "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
-    "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
+    "call_macro", "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
 ]
 
 
@@ -255,9 +255,12 @@ class LoopContext:
 
     def __call__(self, iterable):
         # loop(children) inside a `recursive` loop: render the loop body over children, one level deeper.
+        # (_recurse: the loop's runner and the frame to run it in; call_value calls this function, not the object,
+        # a level of Python's recursion limit less per loop level)
         if self._recurse is None:
             raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
-        return self._recurse(iterable, self.depth0 + 1)
+        call, parent = self._recurse
+        return call(parent, iterable, self.depth0 + 1)
 
     def __repr__(self):
         return f"<LoopContext {self.index}/{self.length}>"
@@ -369,6 +372,54 @@ class MacroCode:
             and not layout.copies else None
 
 
+def call_macro(macro, *args, **kwargs):
+    # Calling a Macro: its body rendered in a new frame whose parent is the frame it was defined in, the
+    # parameters bound. Macro.__call__, and what the engine's call closures call directly: a plain function costs
+    # one level of Python's recursion limit, an object's __call__ two (CPython counts the call of the object too),
+    # and a recursive macro over nested data reaches that limit before max_call_depth when a level costs too many
+    code, parent = macro._code, macro._parent
+    rs = parent[0]
+    rs.fuel -= code.weight
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if rs.depth >= rs.limits.max_call_depth:
+        raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
+    pending = ()
+    count = len(args)
+    if count == code.arity and not kwargs:   # the common call: every parameter given, in order
+        tail = code.frame_tail
+        if tail is not None:
+            f = [rs, parent, *args, *tail]
+        else:
+            f = code.layout.new(rs, parent)
+            for slot, value in zip(code.param_slots, args):
+                f[slot] = value
+    elif count < code.arity and not kwargs and code.frame_tail is not None:
+        # the first parameters given in order, the others left to their defaults (what _bind_arguments
+        # finds for a macro without caller, kwargs or varargs)
+        f = [rs, parent, *args, *code.layout.initial[count:]]
+        pending = range(count, code.arity)
+    else:
+        f = code.layout.new(rs, parent)
+        pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
+    out = []
+    rs.depth += 1
+    try:
+        if pending:
+            _bind_defaults(code, f, pending, rs.undefined)
+        code.body(f, out)
+    except TemplateError as exc:
+        claim(exc, code.origin)
+        raise
+    finally:
+        rs.depth -= 1
+    try:
+        text = "".join(out)
+    except TypeError:
+        text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
+    return Markup(text) if rs.autoescape else text
+
+
 class Macro:
     # A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
     # is the frame it was defined in (not the caller's), with the parameters bound.
@@ -387,48 +438,7 @@ class Macro:
     caller = property(lambda self: self._code.caller)
     explicit_caller = property(lambda self: self._code.explicit_caller)
 
-    def __call__(self, *args, **kwargs):
-        code, parent = self._code, self._parent
-        rs = parent[0]
-        rs.fuel -= code.weight
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        if rs.depth >= rs.limits.max_call_depth:
-            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
-        pending = ()
-        count = len(args)
-        if count == code.arity and not kwargs:   # the common call: every parameter given, in order
-            tail = code.frame_tail
-            if tail is not None:
-                f = [rs, parent, *args, *tail]
-            else:
-                f = code.layout.new(rs, parent)
-                for slot, value in zip(code.param_slots, args):
-                    f[slot] = value
-        elif count < code.arity and not kwargs and code.frame_tail is not None:
-            # the first parameters given in order, the others left to their defaults (what _bind_arguments
-            # finds for a macro without caller, kwargs or varargs)
-            f = [rs, parent, *args, *code.layout.initial[count:]]
-            pending = range(count, code.arity)
-        else:
-            f = code.layout.new(rs, parent)
-            pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
-        out = []
-        rs.depth += 1
-        try:
-            if pending:
-                _bind_defaults(code, f, pending, rs.undefined)
-            code.body(f, out)
-        except TemplateError as exc:
-            claim(exc, code.origin)
-            raise
-        finally:
-            rs.depth -= 1
-        try:
-            text = "".join(out)
-        except TypeError:
-            text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
-        return Markup(text) if rs.autoescape else text
+    __call__ = call_macro
 
     def __repr__(self):
         name = self._code.name
