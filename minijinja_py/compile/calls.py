@@ -328,11 +328,11 @@ def _lookup(c, registry, kind, name, span):
 
 def compile_filter_step(c, node):
     # A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value).
-    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.at), node.args, None, node.span)
 
 
 def compile_filter(c, node, value_ev=None):
-    func = _lookup(c, c.filters, "filter", node.name, node.span)
+    func = _lookup(c, c.filters, "filter", node.name, node.at)
     start = len(c.late_errors)
     if value_ev is None and node.args.empty and isinstance(node.value, n.Const) and \
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
@@ -483,7 +483,7 @@ _NONE = object()   # no second argument
 
 def compile_test(c, node, value_ev=None):
     span = node.span
-    func = _lookup(c, c.tests, "test", node.name, span)   # (before the value: Jinja2 checks the test first)
+    func = _lookup(c, c.tests, "test", node.name, node.at)   # (before the value: Jinja2 checks the test first)
     start = len(c.late_errors)
     value_ev = value_ev or c.expr(node.value)
     if func in TYPE_TESTS and node.args.empty:
