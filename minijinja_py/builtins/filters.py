@@ -21,7 +21,7 @@ from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
 from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, tree_size, unary_result
-from ..core.errors import FilterArgumentError, state_not_counted
+from ..core.errors import FilterArgumentError, state_not_counted, jinja2_named
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
@@ -36,6 +36,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 # ------------------------------------------------------------------------------------------------- strings
+@jinja2_named("sync_do_join")
 @costs(ITERATES)
 @pass_state
 def do_join(rs, value, d="", attribute=None):
@@ -80,6 +81,7 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
+@jinja2_named("abs", "one")
 def do_abs(*args):
     """Absolute value."""
     if len(args) != 1:   # (Jinja2's abs filter is the built-in: its message)
@@ -152,6 +154,7 @@ def do_round(rs, value, precision=0, method="common"):
     return func(value * (10 ** precision)) / (10 ** precision)
 
 
+@jinja2_named("sync_do_sum")
 @costs(ITERATES)
 @pass_state
 def do_sum(rs, iterable, attribute=None, start=0):
@@ -195,11 +198,14 @@ def do_max(rs, value, case_sensitive=False, attribute=None):
 
 
 # -------------------------------------------------------------------------------------------- collections
+@jinja2_named("len", "one")
 def do_length(obj):
     """Number of items."""
     return len(obj)
 
 
+@jinja2_named("sync_do_list")
+@state_not_counted
 @pass_state
 def do_list(rs, value):
     """Convert to a list (a string gives its characters, a dict its keys)."""
@@ -215,6 +221,7 @@ def do_items(value):
     yield from value.items()
 
 
+@jinja2_named("sync_do_first")
 @pass_state
 def do_first(rs, seq):
     """The first item."""
@@ -368,6 +375,7 @@ def _charge_dictsort(rs, value, by):
         rs.burn(tree_size(rs, value) * max(1, length_hint(value).bit_length()))
 
 
+@jinja2_named("sync_do_unique")
 @costs(TREE)
 @pass_state
 def do_unique(rs, value, case_sensitive=False, attribute=None):
@@ -400,6 +408,8 @@ def do_batch(rs, value, linecount, fill_with=None):
         yield tmp
 
 
+@jinja2_named("sync_do_slice")
+@state_not_counted
 @costs(ITERATES)
 @pass_state
 def do_slice(rs, value, slices, fill_with=None):
@@ -422,6 +432,7 @@ def do_slice(rs, value, slices, fill_with=None):
         yield tmp
 
 
+@jinja2_named("sync_do_groupby")
 @costs(TREE)
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):

@@ -115,7 +115,7 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
         # refused if no iterable), the keyword values, then **d: errors and side effects come in that order.
         pos = [value if ev is None else ev(f) for ev, value in positional]
         if star is not None:
-            pos.extend(take(f[0], star(f), "a *argument"))
+            pos.extend(_star_values(f[0], star(f)))
         kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if dstar is not None:
             extra = dstar(f)
@@ -128,6 +128,16 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
             kw.update(extra)
         return pos, kw
     return collect
+
+
+def _star_values(rs, value):
+    # The x of `f(*x)`, taken; what is not iterable is refused with Python's message.
+    try:
+        return take(rs, value, "a *argument")
+    except TypeError:
+        if hasattr(value, "__iter__") or hasattr(value, "__getitem__"):
+            raise
+        raise TypeError(f"Value after * must be an iterable, not {type(value).__name__}") from None
 
 
 def _note_repeated(c, args, start, caller_span):

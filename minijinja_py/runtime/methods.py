@@ -24,7 +24,7 @@ from encodings.aliases import aliases as _ALIASES
 from operator import index, indexOf
 
 from ..core.budget import take
-from ..core.errors import SecurityError
+from ..core.errors import SecurityError, jinja2_named
 from ..core.state import CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded
 from .markup import Markup
 from .printing import safe_repr, to_str
@@ -183,6 +183,10 @@ def _checked(check, name):
 
 
 def _join(rs, s, iterable):
+    try:
+        iter(iterable)
+    except TypeError:   # (str.join's own message, before take() would give iter()'s)
+        raise TypeError("can only join an iterable") from None
     items = take(rs, iterable, "a join")
     if all(isinstance(x, str) for x in items):
         check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
@@ -200,12 +204,13 @@ STR_METHOD_CHECKS = {
 BYTES_METHOD_CHECKS = {"decode": _decode}
 
 
+@jinja2_named("index", "method", uncounted=1)
 def sequence_index(seq, value, *args):
     # list.index / tuple.index with Python's result and errors, except that a missing value that is not a short
     # scalar is reported as `sequence.index(x): x not in sequence`: list.index puts repr(value) in its message, built
-    # before anything could check its size.
+    # before anything could check its size (an undefined's repr is its class's name).
     if type(seq) is tuple or value is None or type(value) in (int, float, bool) or \
-            type(value) is str and len(value) <= 200:
+            type(value) is str and len(value) <= 200 or isinstance(value, Undefined):
         return seq.index(value, *args)
     start = slice(*args[:2]).indices(len(seq))[0] if args else 0
     try:
