@@ -5,7 +5,8 @@ the line Jinja2's traceback gives.
 Every snippet of the probe (tests/support/render_errors.py: wrong types, zero, None and undefined values, wrong
 arguments to filters, tests, methods and globals, unpacking, macros, callers, loops, includes) is rendered in every
 placement (line 1, a later line, a macro, an imported macro, a loop, if and elif branches, an include, a set, call
-or filter block, a child template's block), and once spread over several lines. The differences README.md lists
+or filter block, a child template's block), and once spread over several lines; the sweeps give every value of
+the context to every filter and test with a few arguments, and call every method of the allowlist wrongly. The differences README.md lists
 (Known differences) are recognised by name (render_errors.known); anything else fails. Skipped without jinja2.
 """
 
@@ -39,7 +40,19 @@ def test_snippet_spread_over_lines(snippet):
     assert not problems, "\n".join(problems)
 
 
+SWEEPS = render_errors.sweeps()
+
+
+@pytest.mark.parametrize("name", SWEEPS)
+def test_sweep(name):
+    # every value of the context through one filter or test with a few arguments, or a method with wrong ones
+    combos = render_errors.combinations(SWEEPS[name], render_errors.SWEPT_PLACEMENTS, spreads=(False,))
+    problems = _unexplained(render_errors.probe(combos))
+    assert not problems, "\n".join(problems)
+
+
 def test_the_probe_covers_thousands_of_failing_templates():
     combos = list(render_errors.combinations())
-    assert len(combos) > 10_000
+    swept = sum(len(group) for group in SWEEPS.values()) * len(render_errors.SWEPT_PLACEMENTS)
+    assert len(combos) > 15_000 and swept > 8_000
     assert len(SNIPPETS) > 500

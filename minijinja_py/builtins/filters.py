@@ -449,6 +449,7 @@ def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
 def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
+        hash(name)   # (Jinja2 first looks the name up in the class's dicts: an unhashable one fails there)
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
     if isinstance(obj, Undefined):
         return attribute_only(obj, name, rs)  # undefined's own rule

@@ -148,7 +148,7 @@ _STATE_NOT_COUNTED = set()
 # how many leading parameters it lacks)}, filled by jinja2_named as the built-ins are defined. Styles: "function" (a
 # Python function: its name), "one" (a built-in taking one argument: "len() takes exactly one argument (2 given)"),
 # "operator" (operator.eq: "eq expected 2 arguments, got 1"), "method" (list.index, dict.fromkeys: "index expected
-# at least 1 argument, got 0").
+# at least 1 argument, got 0"), "at_most" (str.encode: "encode() takes at most 2 arguments (3 given)").
 _JINJA2_NAMES = {}
 # Pattern strings, compiled on first use (re's cache): compiling them at import was ~0.2 ms of every cold start.
 _ARITY = r"([\w.]+)\(\) takes (?:from (\d+) to (\d+)|(\d+)) positional arguments? but (\d+) (?:was|were) given"
@@ -192,6 +192,9 @@ def _arity_as_jinja2_says(message):
         return f"{name} expected 2 arguments, got {given}"
     if style == "method":
         return f"{name} expected at most {high or exact} arguments, got {given}"
+    if style == "at_most":
+        most = high or exact
+        return f"{name}() takes at most {most} argument{'' if most == 1 else 's'} ({given} given)"
     takes = f"from {low} to {high} positional arguments" if low is not None else _arguments(exact)
     return f"{name}() takes {takes} but {given} {'was' if given == 1 else 'were'} given"
 
@@ -204,6 +207,9 @@ def _other_arity_as_jinja2_says(message):
     (name, style, _), rest, missing = _JINJA2_NAMES[found.group(1)], found.group(2), found.group(3)
     if style == "function":
         return f"{name}() {rest}"
+    if missing is None and style == "at_most":   # (a keyword it does not have)
+        keyword = re.search(r"'(.*)'", rest)
+        return f"'{keyword.group(1) if keyword else ''}' is an invalid keyword argument for {name}()"
     if missing is None:   # a keyword: the built-ins take none
         return f"{'_operator.' if style == 'operator' else ''}{name}() takes no keyword arguments"
     if style == "operator":

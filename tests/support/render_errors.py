@@ -33,7 +33,7 @@ import differential_ref
 import minijinja_py as mj
 
 CONTEXT = {"s": "abc", "n": 1, "f": 1.5, "l": [1, 2], "d": {"a": 1}, "none": None, "e": [], "mixed": [1, "a"],
-           "objs": [{"a": 1}, {"b": 2}], "nested": [[1, 2, 3]], "t": True}
+           "objs": [{"a": 1}, {"b": 2}], "nested": [[1, 2, 3]], "t": True, "x": b"ab"}
 
 # ------------------------------------------------------------------------------------------------- snippets
 # Expressions, each printed as {{ E }} (and used as a statement's value where a placement needs one).
@@ -178,6 +178,9 @@ PLACEMENTS = [
 ]
 
 
+SWEPT_PLACEMENTS = ("later",)   # (a line past the first: the line is checked too)
+
+
 def _split(text):
     return [part.strip() for line in text.strip().splitlines() for part in line.split(" | ") if part.strip()]
 
@@ -192,6 +195,37 @@ def _arities():
     for name in sorted(name for name in env.tests if name.isidentifier()):   # (`is ==` does not parse)
         yield f"n is {name}(1, 2, 3, 4, 5, 6, 7)"
         yield f"n is {name}(nokey=1)"
+
+
+_VALUES = ("s", "n", "f", "l", "d", "none", "e", "mixed", "objs", "undef", "t")
+_ARGUMENTS = ("", "(s)", "(n)", "(none)", "(l)", "(-1)", "(0)", "(n, s)", "(attribute=n)")
+
+
+_SWEPT = {"map", "select", "reject", "selectattr", "rejectattr", "batch", "slice", "items"}   # (lazy: listed)
+_METHOD_ARGUMENTS = ("()", "(1)", "(none)", "(l)", "(s, 1)", "(1, 2, 3)", "(x=1)", "(s, s, s, s)", "(-1)", "('')",
+                     "(errors=1)", "('utf-8', none)")
+
+
+def sweeps():
+    """{name: snippets} of the sweeps, each rendered on a later line: every value of the context given
+    to each filter and test of Jinja2's environment with each of a few arguments, and each method of the allowlist
+    (str, list, dict, bytes) called with each of a few wrong arguments."""
+    env = _reference_env()
+    found = {}
+    for name in sorted(env.filters):
+        if name != "random":
+            listed = "|list" if name in _SWEPT else ""
+            found[f"filter {name}"] = [f"{{{{ {value}|{name}{arguments}{listed} }}}}"
+                                      for value in _VALUES for arguments in _ARGUMENTS]
+    for name in sorted(name for name in env.tests if name.isidentifier()):
+        found[f"test {name}"] = [f"{{{{ {value} is {name}{arguments} }}}}" for value in _VALUES
+                                 for arguments in _ARGUMENTS]
+    methods = {"s": [m for m in dir("") if not m.startswith("_")], "l": ["index", "count", "copy"],
+               "d": ["get", "items", "keys", "values", "copy"], "x": ["decode", "hex"]}
+    for value, names in methods.items():
+        for name in names:
+            found[f"method {value}.{name}"] = [f"{{{{ {value}.{name}{arguments} }}}}" for arguments in _METHOD_ARGUMENTS]
+    return found
 
 
 def snippets():
@@ -336,6 +370,9 @@ def _known_message(ref, mine):
         theirs, ours = re.fullmatch(_ENGINE_OBJECT, ref[2]), re.fullmatch(_ENGINE_OBJECT, mine[2])
         if theirs and ours and theirs.group(2) == ours.group(2) and ours.group(1).startswith("minijinja_py."):
             return "engine-object-names"
+    if ref[1] == "ValueError" and ref[2].endswith(" is not in list") and \
+            mine[2] == "sequence.index(x): x not in sequence":
+        return "index-of-a-container"
     found = re.fullmatch(_DOUBLE_STAR, ref[2])
     if ref[1] == "TypeError" and found and mine[2] == found.group(1):
         return "double-star-callee"
@@ -381,7 +418,8 @@ def probe(combos=None):
 
 def main(argv):
     verbose = "-v" in argv or "-vv" in argv
-    results = probe()
+    swept = [snippet for group in sweeps().values() for snippet in group]
+    results = probe() + probe(combinations(swept, SWEPT_PLACEMENTS, spreads=(False,)))
     failing = [r for r in results if r[3][0] == "error"]
     differing = [r for r in results if r[5]]
     by_field, by_known = {}, {}
