@@ -20,8 +20,8 @@ from .strings import (
 from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
-from ..core.budget import ITERATES, TREE, costs, general_unary, listed, metered, take, tree_size, unary_result
-from ..core.errors import FilterArgumentError, state_not_counted, jinja2_named
+from ..core.budget import ITERATES, TREE, costs, general_unary, guard, listed, metered, take, tree_size, unary_result
+from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
@@ -134,10 +134,11 @@ def do_float(value, default=0.0):
 @pass_state
 def do_round(rs, value, precision=0, method="common"):
     """Round: 'common' (Python round), 'ceil' or 'floor', to precision digits."""
-    if type(method) is not str and type(method).__hash__ is None:
-        # Jinja2 looks the method up in a set, where an unhashable one fails; told by its type, not by hashing
-        # it (a deep or shared tuple would make hashing unbounded)
-        raise TypeError(f"unhashable type: '{type(method).__name__}'")
+    if type(method) is not str and not isinstance(method, set):
+        # Jinja2 looks the method up in a set, where hashing fails for an unhashable one (a list also inside a
+        # tuple, a strict undefined; a set is looked up as a frozenset); guarded first, as a deep or shared tuple
+        # would make hashing unbounded
+        hash(guard(rs, method))
     if type(method) is not str or method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
     if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \

@@ -12,7 +12,7 @@ import operator
 import re
 
 from ..core.budget import charge_result, general_unary, take
-from ..core.errors import FilterArgumentError, state_not_counted, jinja2_named
+from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
 from ..runtime.markup import Markup, new_markup, escape, soft_str
 from ..runtime.methods import percent_format

@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import TemplateAssertionError, TemplateSyntaxError
+from ..core.errors import TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
 
 _CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -54,6 +54,15 @@ def join_spans(first, last):
 
 def syntax_error(message, span, cls=TemplateSyntaxError):
     return cls(message, span.line, span.col, end=(span.end_line, span.end_col))
+
+
+def _int_literal(tok):
+    # An int literal's value. Past Python's digit limit int() refuses it, which Jinja2's lexer lets out as the
+    # ValueError it is (not a syntax error).
+    try:
+        return int(tok.value.replace("_", ""), 0)
+    except ValueError as exc:
+        raise syntax_error(str(exc), token_span(tok), twin_of(ValueError)) from None
 
 
 class _Named:
@@ -354,7 +363,7 @@ class Builder:
 
     def getitem_dot(self, c):
         obj, index = c
-        return n.Getitem(join_spans(obj, index), obj, n.Const(token_span(index), int(index.value.replace("_", ""), 0)))
+        return n.Getitem(join_spans(obj, index), obj, n.Const(token_span(index), _int_literal(index)))
 
     def getitem(self, c):
         obj, _lsqb, subs, rsqb = c
@@ -440,7 +449,7 @@ class Builder:
         return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
 
     def int(self, c):
-        return n.Const(token_span(c[0]), int(c[0].value.replace("_", ""), 0))
+        return n.Const(token_span(c[0]), _int_literal(c[0]))
 
     def float(self, c):
         return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
