@@ -13,7 +13,9 @@ or call or filter block), and every combination is rendered in both engines: Jin
 
 A "multiline" variant of every combination also writes each space inside the tags as a newline, so the parts of
 an expression stand on lines of their own (Jinja2 locates an error by the line of the node its generated code
-line was written for: an output's expression, a statement's tag).
+line was written for: an output's expression, a statement's tag). The sweeps add, on a later line, every value of
+the context through every filter and test of Jinja2's environment with a few arguments, and every method of the
+allowlist called with wrong ones. `known` names the differences README.md lists (Known differences).
 
     python tests/support/render_errors.py            # the summary: combinations, differences by field
     python tests/support/render_errors.py -v         # and every difference
