@@ -118,7 +118,7 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
         # refused if no iterable), the keyword values, then **d: errors and side effects come in that order.
         pos = [value if ev is None else ev(f) for ev, value in positional]
         if star is not None:
-            pos.extend(take(f[0], star(f), "a *argument"))
+            pos.extend(_star_values(f[0], star(f)))
         kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if dstar is not None:
             extra = dstar(f)
@@ -131,6 +131,16 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
             kw.update(extra)
         return pos, kw
     return collect
+
+
+def _star_values(rs, value):
+    # The x of `f(*x)`, taken; what is not iterable is refused with Python's message.
+    try:
+        return take(rs, value, "a *argument")
+    except TypeError:
+        if hasattr(value, "__iter__") or hasattr(value, "__getitem__"):
+            raise
+        raise TypeError(f"Value after * must be an iterable, not {type(value).__name__}") from None
 
 
 def _note_repeated(c, args, start, caller_span):
@@ -355,11 +365,11 @@ def _lookup(c, registry, kind, name, span):
 
 def compile_filter_step(c, node):
     # A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value).
-    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.at), node.args, None, node.span)
 
 
 def compile_filter(c, node, value_ev=None):
-    func = _lookup(c, c.filters, "filter", node.name, node.span)
+    func = _lookup(c, c.filters, "filter", node.name, node.at)
     start = len(c.late_errors)
     if value_ev is None and node.args.empty and isinstance(node.value, n.Const) and \
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
@@ -510,7 +520,7 @@ _NONE = object()   # no second argument
 
 def compile_test(c, node, value_ev=None):
     span = node.span
-    func = _lookup(c, c.tests, "test", node.name, span)   # (before the value: Jinja2 checks the test first)
+    func = _lookup(c, c.tests, "test", node.name, node.at)   # (before the value: Jinja2 checks the test first)
     start = len(c.late_errors)
     value_ev = value_ev or c.expr(node.value)
     if func in TYPE_TESTS and node.args.empty:

@@ -408,15 +408,15 @@ def call_macro(macro, *args, **kwargs):
         if pending:
             _bind_defaults(code, f, pending, rs.undefined)
         code.body(f, out)
+        try:
+            text = "".join(out)
+        except TypeError:   # a {% call %} or {% filter %} block wrote a value that is not text: its error
+            text = join_output(out)   # is located in the macro's template (claimed below)
     except TemplateError as exc:
         claim(exc, code.origin)
         raise
     finally:
         rs.depth -= 1
-    try:
-        text = "".join(out)
-    except TypeError:
-        text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
     return Markup(text) if rs.autoescape else text
 
 
