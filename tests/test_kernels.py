@@ -470,3 +470,63 @@ def test_the_step_budget_holds_with_kernels_as_without(source):
                             for general in (False, True))
         found += [f"max_steps={max_steps}: {problem}" for problem in differences(kernels, general, None)]
     assert not found, "\n".join(found)
+
+
+# long texts (BIG_STR characters or more: long messages), which a text kernel makes in line where it knows what
+# the general closure charges for them (ir.Emit.chains): the same outcome at and around every limit's edge
+LONG_SNIPPETS = [
+    "{% for m in ms %}{{ '<|' + m.role + '|>' + m.content + '\n' }}{% endfor %}",   # one chain of both reads
+    "{% for m in ms %}{{ '<|u|>' + m.content }}{% endfor %}",                        # one chain, one read
+    "{% for m in ms %}<{{ m.role }}>{{ m.content }}{% endfor %}",                     # printed, no chain
+    "{% for m in ms %}[{{ '<' + m.content }}]{% endfor %}",                           # constants outside the chain
+    "{% for m in ms %}{{ m.role + ':' }}{{ m.content + '|' }}{% endfor %}",           # two chains
+    "{% for m in ms %}{{ m.role + m.content + m.role }}{% endfor %}",                 # three reads
+    "{% for m in ms %}{{ m.role ~ m.content }}{% endfor %}",                          # `~`: see below
+    "{{ '<' + x + '>' }}", "<{{ x }}>{{ x }}",                                        # counted where they print
+]
+
+
+def _long_context():
+    return {"ms": [{"role": "ab"[i % 2], "content": "c" * (1000 + 700 * i)} for i in range(4)], "x": "x" * 3000}
+
+
+def _edge(source, field, low, high):
+    # The smallest value of limits.<field> in [low, high] with which the general closures render source.
+    while low < high:
+        middle = (low + high) // 2
+        rendered = outcome(compile_chat(source, True, limits=mj.Limits(**{field: middle})), _long_context())[0] == "ok"
+        low, high = (low, middle) if rendered else (middle + 1, high)
+    return low
+
+
+@pytest.mark.parametrize("source", LONG_SNIPPETS)
+@pytest.mark.parametrize("field, high", [("max_steps", 100_000), ("max_output", 100_000), ("max_string", 100_000)])
+def test_long_texts_meet_the_limits_with_kernels_as_without(source, field, high):
+    edge = _edge(source, field, 0, high)
+    assert edge < high
+    found = []
+    for value in sorted({0, 1, edge - 1, edge, edge + 1, edge + 17} - {-1}):
+        kernels, general = (outcome(compile_chat(source, general, limits=mj.Limits(**{field: value})),
+                                    _long_context()) for general in (False, True))
+        found += [f"{field}={value}: {problem}" for problem in differences(kernels, general, None)]
+    if found and "~" in source and field != "max_output":
+        pytest.xfail("known (main too): `~` charges a step per 16 characters and checks max_string at any length "
+                     "(expressions.e_concat); the text kernel's short path (a text under BIG_STR) charges nothing")
+    assert not found, "\n".join(found)
+
+
+def test_a_long_text_is_made_by_the_text_kernel():
+    assert chosen_by(LONG_SNIPPETS[0]) >= {"text/text_reads"}
+
+
+def test_a_long_conversation_counts_its_output_as_a_short_one_does():
+    # a loop's output past runtime.objects._JOINED_BYTES is summed, not joined, when the loop counts it
+    source = "{% for m in ms %}{{ '<|' + m.role + '|>' + m.content }}\n{% endfor %}"
+    ms = [{"role": "ab"[i % 2], "content": "é" * (300 + i)} for i in range(400)]
+    expected = "".join(f"<|{m['role']}|>{m['content']}\n" for m in ms)
+    for general in (False, True):
+        assert compile_chat(source, general).render(ms=ms) == expected
+        at_edge = compile_chat(source, general, limits=mj.Limits(max_output=len(expected)))
+        assert at_edge.render(ms=ms) == expected
+        with pytest.raises(mj.LimitExceeded):
+            compile_chat(source, general, limits=mj.Limits(max_output=len(expected) - 1)).render(ms=ms)

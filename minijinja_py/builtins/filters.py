@@ -21,7 +21,7 @@ from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
 from ..core.budget import ITERATES, TREE, costs, general_unary, guard, listed, metered, take, tree_size, unary_result
-from ..core.errors import FilterArgumentError, state_not_counted
+from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
@@ -36,6 +36,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 # ------------------------------------------------------------------------------------------------- strings
+@jinja2_named("sync_do_join")
 @costs(ITERATES)
 @pass_state
 def do_join(rs, value, d="", attribute=None):
@@ -80,6 +81,7 @@ def do_filesizeformat(value, binary=False):
     return f"{base * size / unit:.1f} {prefix}"
 
 
+@jinja2_named("abs", "one")
 def do_abs(*args):
     """Absolute value."""
     if len(args) != 1:   # (Jinja2's abs filter is the built-in: its message)
@@ -153,6 +155,7 @@ def do_round(rs, value, precision=0, method="common"):
     return func(value * (10 ** precision)) / (10 ** precision)
 
 
+@jinja2_named("sync_do_sum")
 @costs(ITERATES)
 @pass_state
 def do_sum(rs, iterable, attribute=None, start=0):
@@ -196,11 +199,14 @@ def do_max(rs, value, case_sensitive=False, attribute=None):
 
 
 # -------------------------------------------------------------------------------------------- collections
+@jinja2_named("len", "one")
 def do_length(obj):
     """Number of items."""
     return len(obj)
 
 
+@jinja2_named("sync_do_list")
+@state_not_counted
 @pass_state
 def do_list(rs, value):
     """Convert to a list (a string gives its characters, a dict its keys)."""
@@ -216,6 +222,7 @@ def do_items(value):
     yield from value.items()
 
 
+@jinja2_named("sync_do_first")
 @pass_state
 def do_first(rs, seq):
     """The first item."""
@@ -369,6 +376,7 @@ def _charge_dictsort(rs, value, by):
         rs.burn(tree_size(rs, value) * max(1, length_hint(value).bit_length()))
 
 
+@jinja2_named("sync_do_unique")
 @costs(TREE)
 @pass_state
 def do_unique(rs, value, case_sensitive=False, attribute=None):
@@ -401,6 +409,8 @@ def do_batch(rs, value, linecount, fill_with=None):
         yield tmp
 
 
+@jinja2_named("sync_do_slice")
+@state_not_counted
 @costs(ITERATES)
 @pass_state
 def do_slice(rs, value, slices, fill_with=None):
@@ -423,6 +433,7 @@ def do_slice(rs, value, slices, fill_with=None):
         yield tmp
 
 
+@jinja2_named("sync_do_groupby")
 @costs(TREE)
 @pass_state
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
@@ -439,6 +450,7 @@ def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
 def do_attr(rs, obj, name):
     """obj's attribute name (attributes only, never items: {'a': 1}|attr('a') is undefined)."""
     if not isinstance(name, str):
+        hash(name)   # (Jinja2 first looks the name up in the class's dicts: an unhashable one fails there)
         raise TypeError(f"attribute name must be string, not {type(name).__name__!r}")
     if isinstance(obj, Undefined):
         return attribute_only(obj, name, rs)  # undefined's own rule

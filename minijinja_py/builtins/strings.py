@@ -12,7 +12,7 @@ import operator
 import re
 
 from ..core.budget import charge_result, general_unary, take
-from ..core.errors import FilterArgumentError, state_not_counted
+from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
 from ..runtime.markup import Markup, new_markup, escape, soft_str
 from ..runtime.methods import percent_format
@@ -225,6 +225,7 @@ def do_format(rs, value, *args, **kwargs):
     return percent_format(rs.limits, soft_str(value), kwargs or args)
 
 
+@jinja2_named("soft_str")
 def do_string(value):
     """Convert to a string (Markup stays Markup)."""
     return soft_str(value)
@@ -276,6 +277,7 @@ def _escape(value):
     return escape(value if isinstance(value, str) or hasattr(value, "__html__") else to_str(value))
 
 
+@jinja2_named("escape")
 def do_escape(s):
     """HTML-escape (unless already Markup)."""
     return _escape(s)
@@ -288,6 +290,7 @@ def do_forceescape(value):
     return escape(str(soft_str(value)))
 
 
+@jinja2_named("do_mark_safe")
 def do_safe(value):
     """Mark the value safe: autoescape leaves it alone."""
     if type(value) is str:
@@ -478,6 +481,8 @@ def do_tojson(rs, value, indent=None):
                   .replace("'", "\\u0027"))
 
 
+@jinja2_named("tojson")   # (transformers' function, taking no state)
+@state_not_counted
 @pass_state
 def chat_tojson(rs, x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     # transformers' tojson: json.dumps(x, ensure_ascii=False, indent, separators, sort_keys), no escaping.

@@ -7,7 +7,7 @@ filters) are marked with @pass_state and receive it first.
 import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 
 from ..core.budget import COMPARE, CONTAINS, HASHES, costs, member
-from ..core.errors import TemplateError
+from ..core.errors import TemplateError, jinja2_named
 from ..core.state import pass_state
 from ..runtime.printing import to_str
 from ..runtime.undefined import Undefined
@@ -149,42 +149,49 @@ def test_in(value, seq):
     return member(value, seq)
 
 
+@jinja2_named("callable", "one")
 def test_callable(value):
     """Can the value be called?"""
     return callable(value)
 
 
 # The comparison tests take their operands positionally only, as Jinja2's (which are operator.eq, ...) do.
+@jinja2_named("eq", "operator")
 @costs(COMPARE)
 def test_eq(value, other, /):
     """Is value == other?"""
     return value == other
 
 
+@jinja2_named("ne", "operator")
 @costs(COMPARE)
 def test_ne(value, other, /):
     """Is value != other?"""
     return value != other
 
 
+@jinja2_named("gt", "operator")
 @costs(COMPARE)
 def test_gt(value, other, /):
     """Is value > other?"""
     return value > other
 
 
+@jinja2_named("ge", "operator")
 @costs(COMPARE)
 def test_ge(value, other, /):
     """Is value >= other?"""
     return value >= other
 
 
+@jinja2_named("lt", "operator")
 @costs(COMPARE)
 def test_lt(value, other, /):
     """Is value < other?"""
     return value < other
 
 
+@jinja2_named("le", "operator")
 @costs(COMPARE)
 def test_le(value, other, /):
     """Is value <= other?"""

@@ -23,7 +23,7 @@ from ..builtins.strings import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
 from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
 from .loading import TemplateLoadError, load_chat_template
-from ..core.errors import TemplateError, as_template_error
+from ..core.errors import TemplateError, as_template_error, jinja2_named
 from ..core.state import Limits, check_str_size
 from ..environment import Environment, Template
 from ..template import BoundedCache
@@ -94,6 +94,9 @@ class StrftimeNow:
 
     def __reduce__(self) -> "tuple[Any, ...]":
         return (StrftimeNow, (self.now,))
+
+
+jinja2_named("strftime_now", uncounted=2)(StrftimeNow.__call__)   # (transformers': a function of the format alone)
 
 
 def strftime_size(format: str, limit: "Optional[int]" = None) -> int:

@@ -17,7 +17,7 @@ from ..core.errors import (
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup, new_markup
 from ..runtime.globalfuncs import Cycler, Joiner
-from ..runtime.objects import ChatNamespace, Macro, Namespace
+from ..runtime.objects import ChatNamespace, LoopContext, Macro, Namespace, call_macro
 from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
@@ -25,7 +25,8 @@ from ..syntax import nodes as n
 from .operands import constant_literal, folded_by_jinja2, in_line_place, operand
 
 __all__ = [
-    "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test", "type_test",
+    "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
+    "type_test",
 ]
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -41,7 +42,7 @@ _KEYWORD_STEPS = 8
 def call_value(func, args, kwargs, rs):
     # Call a value from a template: macros, the sandbox's checked methods, globals, the caller's functions.
     if type(func) is Macro:
-        return func(*args, **kwargs)  # charges its own body
+        return call_macro(func, *args, **kwargs)  # charges its own body
     if isinstance(func, Undefined):
         return func._fail_with_undefined_error()
     rs.fuel -= 1
@@ -62,6 +63,8 @@ def call_value(func, args, kwargs, rs):
     try:
         if checked or engine_class:
             return charge_result(rs, func(*args, **kwargs))
+        if type(func) is LoopContext:   # loop(children): its function, not the object (a recursion level less)
+            return charge_result(rs, LoopContext.__call__(func, *args, **kwargs))
         if getattr(func, "mj_pass_state", False) is True:
             return charge_result(rs, func(rs, *args, **kwargs))
         if isinstance(func, type) and issubclass(func, BaseException):
@@ -115,7 +118,7 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
         # refused if no iterable), the keyword values, then **d: errors and side effects come in that order.
         pos = [value if ev is None else ev(f) for ev, value in positional]
         if star is not None:
-            pos.extend(take(f[0], star(f), "a *argument"))
+            pos.extend(_star_values(f[0], star(f)))
         kw = {k: value if ev is None else ev(f) for k, ev, value in keywords}
         if dstar is not None:
             extra = dstar(f)
@@ -128,6 +131,16 @@ def compile_args(c, args, folds=False, start=None, caller_span=None):
             kw.update(extra)
         return pos, kw
     return collect
+
+
+def _star_values(rs, value):
+    # The x of `f(*x)`, taken; what is not iterable is refused with Python's message.
+    try:
+        return take(rs, value, "a *argument")
+    except TypeError:
+        if hasattr(value, "__iter__") or hasattr(value, "__getitem__"):
+            raise
+        raise TypeError(f"Value after * must be an iterable, not {type(value).__name__}") from None
 
 
 def _note_repeated(c, args, start, caller_span):
@@ -169,36 +182,60 @@ def _unfolded(f, collect, exc):
     return exc
 
 
-def compile_call(c, node):
+def _method_form(node):
+    # The call of `obj.strip()`, `x.get(k)`...: a str method's call (sandbox.str_method_call), "get", or None for
+    # a call compile_call compiles the general way (call_parts).
     func, args = node.func, node.args
     if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
             len(args.positional) <= 2:
         call = str_method_call(func.attr)
         if call is not None:
-            return _str_method(c, node, call)
+            return call
         if func.attr == "get" and args.positional:
-            return _dict_get(c, node)
+            return "get"
+    return None
+
+
+def call_parts(c, node):
+    # (func_ev, positional, collect) of a call compiled the general way: the callee's closure, then either the
+    # positional arguments ((ev, None) or (None, constant) each; collect None) or, with keywords, *args or
+    # **kwargs, collect(f) → (args, kwargs) (positional None). None for a method form (_method_form), compiling
+    # nothing. (compile_call's closures, and output.py's printing of a call, call the callee with these.)
+    if _method_form(node) is not None:
+        return None
     start = len(c.late_errors)
     func_ev = c.expr(node.func)
-    span = node.span
     if node.args.keywords or node.args.star is not None or node.args.dstar is not None:
-        collect = compile_args(c, node.args, start=start)
+        return func_ev, None, compile_args(c, node.args, start=start)
+    return func_ev, tuple(argument(c, a) for a in node.args.positional), None
 
+
+def compile_call(c, node):
+    method = _method_form(node)
+    if method == "get":
+        return _dict_get(c, node)
+    if method is not None:
+        return _str_method(c, node, method)
+    func_ev, positional, collect = call_parts(c, node)
+    span = node.span
+    if collect is not None:
         def ev_general(f, collect=collect, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
                 args, kwargs = collect(f)
+                if type(func) is Macro:
+                    return call_macro(func, *args, **kwargs)
                 return call_value(func, args, kwargs, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_general
-    positional = tuple(argument(c, a) for a in node.args.positional)
-    # (a macro is called at once: call_value would only call it, a frame more)
+    # (a macro is called at once: call_value would only call it, a frame more; call_macro rather than the Macro:
+    # calling an object costs CPython's recursion limit a level more than calling a function)
     if not positional:
         def ev_no_args(f, func_ev=func_ev, span=span):
             func = func_ev(f)
             try:
-                return func() if type(func) is Macro else call_value(func, (), {}, f[0])
+                return call_macro(func) if type(func) is Macro else call_value(func, (), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_no_args
@@ -210,7 +247,7 @@ def compile_call(c, node):
             func = func_ev(f)
             arg = only_value if only is None else only(f)
             try:
-                return func(arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
+                return call_macro(func, arg) if type(func) is Macro else call_value(func, (arg,), {}, f[0])
             except Exception as exc:
                 raise located(exc, span)
         return ev_one_arg
@@ -219,7 +256,7 @@ def compile_call(c, node):
         func = func_ev(f)
         args = [value if a is None else a(f) for a, value in positional]
         try:
-            return func(*args) if type(func) is Macro else call_value(func, args, {}, f[0])
+            return call_macro(func, *args) if type(func) is Macro else call_value(func, args, {}, f[0])
         except Exception as exc:
             raise located(exc, span)
     return ev
@@ -328,11 +365,11 @@ def _lookup(c, registry, kind, name, span):
 
 def compile_filter_step(c, node):
     # A Filter node of a {% filter %} or {% set %} block (no value of its own) → step(f, value).
-    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.span), node.args, None, node.span)
+    return _apply(c, _lookup(c, c.filters, "filter", node.name, node.at), node.args, None, node.span)
 
 
 def compile_filter(c, node, value_ev=None):
-    func = _lookup(c, c.filters, "filter", node.name, node.span)
+    func = _lookup(c, c.filters, "filter", node.name, node.at)
     start = len(c.late_errors)
     if value_ev is None and node.args.empty and isinstance(node.value, n.Const) and \
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
@@ -483,7 +520,7 @@ _NONE = object()   # no second argument
 
 def compile_test(c, node, value_ev=None):
     span = node.span
-    func = _lookup(c, c.tests, "test", node.name, span)   # (before the value: Jinja2 checks the test first)
+    func = _lookup(c, c.tests, "test", node.name, node.at)   # (before the value: Jinja2 checks the test first)
     start = len(c.late_errors)
     value_ev = value_ev or c.expr(node.value)
     if func in TYPE_TESTS and node.args.empty:

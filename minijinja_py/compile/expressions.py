@@ -107,6 +107,9 @@ def e_list(c, node):
     if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
         return lambda f, values=values: list(values)
     items = tuple(c.expr(x) for x in node.items)
+    if len(items) == 1:   # `parts + [item]`: no comprehension (a Python frame: a level of the recursion limit)
+        only, = items
+        return lambda f, only=only: [only(f)]
     return lambda f, items=items: [ev(f) for ev in items]
 
 

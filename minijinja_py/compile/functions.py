@@ -13,7 +13,7 @@ from ..core.errors import (
 )
 from ..core.state import MISSING
 from ..runtime.composition import TemplateReference, context_at, variables_reader
-from ..runtime.objects import FrameLayout, Macro, MacroCode
+from ..runtime.objects import FrameLayout, Macro, MacroCode, call_macro
 from ..syntax import nodes as n
 
 __all__ = ["s_macro", "s_call_block", "s_generation", "s_block", "template_blocks", "compile_blocks", "function_layout"]
@@ -88,7 +88,10 @@ def s_call_block(c, node):
             func_value = func(f)
             args, kwargs = collect(f)
             kwargs["caller"] = caller
-            value = call_value(func_value, args, kwargs, f[0])
+            if type(func_value) is Macro:   # (call_value would only call it, a frame more)
+                value = call_macro(func_value, *args, **kwargs)
+            else:
+                value = call_value(func_value, args, kwargs, f[0])
         except Exception as exc:
             raise located(exc, span)
         output(f, out, value)
@@ -103,7 +106,7 @@ def s_generation(c, node):
     counted = not c.counted_by_loop
 
     def run(f, out, code=code, counted=counted):
-        text = Macro(code, f)()
+        text = call_macro(Macro(code, f))
         rs = f[0]
         spans = rs.generation_spans
         if spans is not None:

@@ -2,8 +2,8 @@
 
 The body is a scope of its own (symbols.py), in the same frame as the loop, unless the loop is recursive: then
 every loop(...) call runs the body in a frame of its own, as Jinja2 compiles a recursive loop into a function.
-One runner (iterate) drives every kind of loop: over a list or tuple (walked by index, the loop context only
-told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
+One choice of walker (walker) drives every kind of loop: over a list or tuple (walked by index, the loop context
+only told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
 context, so the filter sees the state the body changed and an error in a later item comes after the earlier
 iterations ran, as in Jinja2. A loop's filter (`{% for x in items if test %}`) runs its test in a scope of its
 own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test sees what the body changed.
@@ -139,7 +139,8 @@ def _run(plan, iter_ev):
             return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
         try:
-            if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
+            walk, items, loop = walker(plan, f, iterable, 0, None)
+            if not walk(plan, f, out, items, loop) and else_ is not None:
                 else_(f, out)
             if counts_output:
                 count_output(f[0], out, start)
@@ -155,7 +156,8 @@ def _run(plan, iter_ev):
             return   # (over's test, in line: a loop runs once per message in many templates)
         start = len(out)
         try:
-            if not iterate(plan, f, out, iterable, 0, None) and else_ is not None:
+            walk, items, loop = walker(plan, f, iterable, 0, None)
+            if not walk(plan, f, out, items, loop) and else_ is not None:
                 else_(f, out)
             if counts_output:
                 count_output(f[0], out, start)
@@ -168,15 +170,28 @@ def _recursive_run(plan, iter_ev, counts_output):
     span, layout, else_ = plan.span, plan.recurse_layout, plan.else_
 
     def call(parent, iterable, depth0):
-        # One loop(...) call (or the loop's first run): the body over iterable in a frame of its own; returns
-        # the text it rendered, joined as Jinja2 joins a function's output.
+        # One run of the body over iterable in a frame of its own: the loop's first run (depth0 0: returns the
+        # text it rendered, joined as Jinja2 joins a function's output) or a loop(...) call one level deeper
+        # (its text as a macro's, charged and bounded as a call). The loop context holds (call, parent) and
+        # calls this directly: each Python frame here is a level of Python's recursion limit per loop level.
         rs = parent[0]
-        f = layout.new(rs, parent)
-        out = []
-        if not iterate(plan, f, out, iterable, depth0, call) and else_ is not None:
-            else_(f, out)
-        count_output(rs, out, 0)
-        return join_output(out)
+        if depth0:
+            rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
+            if rs.depth >= rs.limits.max_call_depth:
+                raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
+            rs.depth += 1
+        try:
+            f = layout.new(rs, parent)
+            out = []
+            walk, items, loop = walker(plan, f, iterable, depth0, call)
+            if not walk(plan, f, out, items, loop) and else_ is not None:
+                else_(f, out)
+            count_output(rs, out, 0)
+        finally:
+            if depth0:
+                rs.depth -= 1
+        text = join_output(out)
+        return captured_text([text], rs) if depth0 else text
 
     def run(f, out, call=call, counts_output=counts_output, iter_ev=iter_ev, span=span):
         try:
@@ -193,38 +208,30 @@ def _recursive_run(plan, iter_ev, counts_output):
     return run
 
 
-def _recurser(call, f):
-    # loop(children) inside a recursive loop: a new call of the loop, one level deeper.
-    def recurse(iterable, depth0, call=call, f=f):
-        rs = f[0]
-        rs.burn(20)  # more than a macro call: a frame, a loop context, its output joined
-        if rs.depth >= rs.limits.max_call_depth:
-            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of recursive loop() calls")
-        rs.depth += 1
-        try:
-            text = call(f[1], iterable, depth0)
-        finally:
-            rs.depth -= 1
-        return captured_text([text], rs)
-    return recurse
-
-
-def iterate(plan, f, out, iterable, depth0, recursive_call):
-    # The iteration runner of every loop: run the body over iterable; returns whether an iteration ran to the
-    # end of the body. Jinja2 quirk: its for-else runs unless one did, so iterations that all `continue` (or a
-    # `break` in the first one) still run the else block.
+def walker(plan, f, iterable, depth0, recursive_call):
+    # (walk, items, loop context or None) of a loop run: `walk(plan, f, out, items, loop)` runs the body over the
+    # items and returns whether an iteration ran to the end of the body. Jinja2 quirk: its for-else runs unless one
+    # did, so iterations that all `continue` (or a `break` in the first one) still run the else block. The loop's
+    # runner calls walk itself, not through a function here: each Python frame between a loop and its body is a
+    # level of Python's recursion limit that a macro recursing through loops pays at every level.
     if plan.listed and (type(iterable) is tuple or type(iterable) is list and plan.stable):
         items, loop = iterable, None   # (_loop_items' answer for a fixed list and no `loop`, in line)
     else:
         items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
         if type(items) is not list and type(items) is not tuple:
-            return _walk_lazy(plan, f, out, items)
-    rs, step = f[0], plan.step
-    rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+            return _walk_lazy, items, None
+    rs = f[0]
+    rs.fuel -= len(items) * plan.step   # paid for up front; what a break skips is refunded
     if rs.fuel < 0:
         raise out_of_fuel(rs.limits)
     if plan.simple:
-        return _walk_simple(plan, f, out, items, loop) if loop is not None else _walk_items(plan, f, out, items)
+        return (_walk_simple, items, loop) if loop is not None else (_walk_items, items, None)
+    return _walk_general, items, loop
+
+
+def _walk_general(plan, f, out, items, loop):
+    # walk a list or tuple for any loop: a tuple target, variables to start afresh each iteration.
+    rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
     index = -1
@@ -257,7 +264,7 @@ def iterate(plan, f, out, iterable, depth0, recursive_call):
 
 
 def _walk_simple(plan, f, out, items, loop):
-    # iterate over a list for the commonest loop: one target name, a body that starts no scope of its own (with
+    # walk a list for the commonest loop: one target name, a body that starts no scope of its own (with
     # `loop`; without it: _walk_items).
     target_slot, body = plan.target_slot, plan.body
     index = -1
@@ -279,9 +286,9 @@ def _walk_simple(plan, f, out, items, loop):
     return completed
 
 
-def _walk_items(plan, f, out, items):
-    # _walk_simple without a loop variable: nothing but the item stored and the body run per item (a break
-    # refunds the items the list iterator has left).
+def _walk_items(plan, f, out, items, loop):
+    # _walk_simple without a loop variable (loop is None): nothing but the item stored and the body run per item
+    # (a break refunds the items the list iterator has left).
     target_slot, body = plan.target_slot, plan.body
     completed = False
     remaining = iter(items)
@@ -298,8 +305,8 @@ def _walk_items(plan, f, out, items):
     return completed
 
 
-def _walk_lazy(plan, f, out, items):
-    # iterate over an iterator or a filtered loop (through the loop context when there is one): each
+def _walk_lazy(plan, f, out, items, loop):
+    # walk an iterator or a filtered loop (through the loop context when there is one; loop is None here): each
     # iteration pays as it starts.
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
@@ -351,7 +358,8 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
         items = iter(items)
     if plan.loop_slot is None:
         return items, None
-    recurse = _recurser(recursive_call, f) if recursive_call is not None else None
+    # loop(...) runs the loop again in a frame whose parent is the one this loop's frame has
+    recurse = (recursive_call, f[1]) if recursive_call is not None else None
     # Jinja2's loop.length is the length of what it loops over, when that has one, read when first asked
     sized = iterable if lazy and plan.filtered is None and type(iterable) in _LIVE_SIZED else None
     loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None,

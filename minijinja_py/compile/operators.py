@@ -327,8 +327,9 @@ def _short_chain(template, readers, chain, inline):
                 f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
             if value is MISSING:
                 value = read(f)
-            if type(value) is str and len(value) < room:
-                return f"{before}{value}{after}"   # (a plain str: one string built)
+            if type(value) is str:   # (a plain str: one string built; a long one sized and charged first)
+                return f"{before}{value}{after}" if len(value) < room else \
+                    joined_text(f[0], (before, value, after), BIG_STR - room + len(value))
             return chain.resume(f, (), value)
         return ev_one
     (first_index, read_first), (_, read_second) = readers
@@ -343,15 +344,18 @@ def _short_chain(template, readers, chain, inline):
         if first is MISSING:
             first = read_first(f)
         if type(first) is not str:
-            if type(first) is Markup and first_index == 0:   # `"<x>"|safe + name`: the Markup chain from here
+            if first_index == 0:
+                # `"<x>"|safe + name`, `parts + [item]`: the chain from here, the step resume would take, without
+                # resume's Python frame (a recursive macro gathering its results so pays it at every level)
                 return chain.add_from(f, first, 1)
             return chain.resume(f, (), first)
         second = MISSING if slot2 is None else f[slot2] if key2 is None else \
             f[slot2][key2] if type(f[slot2]) is dict and key2 in f[slot2] else MISSING
         if second is MISSING:
             second = read_second(f)
-        if type(second) is str and len(first) + len(second) < room:
-            return f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
+        if type(second) is str:   # (plain strs: one string built, no tuple; a long one sized and charged first)
+            return f"{before}{first}{between}{second}{after}" if len(first) + len(second) < room else \
+                joined_text(f[0], (before, first, between, second, after), BIG_STR - room + len(first) + len(second))
         return chain.resume(f, (first,), second)
     return ev_two
 

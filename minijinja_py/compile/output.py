@@ -3,11 +3,14 @@ s_output); otherwise a run of them compiled together (print_run), values printed
 Every piece appended is counted against max_output once (context.py: output).
 """
 
+from .calls import call_parts, call_value
+from .context import place
 from .operands import in_line_place, operand
-from .operators import sum_operands
+from .operators import joined_text, sum_operands
 from ..core.errors import located
-from ..core.state import BIG_STR, MISSING
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING
 from ..runtime.markup import Markup, escape
+from ..runtime.objects import Macro, call_macro
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -57,6 +60,9 @@ def print_run(c, nodes):
     # run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
     # Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
     # loop body, by the loop: context.py).
+    printed_call = _print_call(c, nodes)
+    if printed_call is not None:
+        return printed_call
     parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
@@ -81,6 +87,49 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     return _print_joined(c, nodes, general) or general
+
+
+def _print_call(c, nodes):
+    # print_run's run for one call between texts (`:{{- format_argument(value) -}}`): the callee called here, not
+    # through the call's closure (compile_call's, which this does the work of), a Python frame less in every level
+    # of a recursive macro that prints its recursive call (Python's recursion limit counts them: Jinja2 makes the
+    # call in the function it generates); None for other runs, compiling nothing.
+    values = [i for i, node in enumerate(nodes) if _constant_text(node) is None]
+    if len(values) != 1 or nodes[values[0]].expr.__class__ is not n.Call:
+        return None
+    index = values[0]
+    call = nodes[index].expr
+    parts = call_parts(c, call)
+    if parts is None:
+        return None
+    (func_ev, positional, collect), call_span, span = parts, place(call.span), nodes[index].span
+    before = "".join(_constant_text(node) for node in nodes[:index])
+    after = "".join(_constant_text(node) for node in nodes[index + 1:])
+    counted, first_span, constant_size = not c.counted_by_loop, nodes[0].span, len(before) + len(after)
+
+    def run_call(f, out, after=after, before=before, call_span=call_span, collect=collect,
+            constant_size=constant_size, counted=counted, first_span=first_span, func_ev=func_ev,
+            positional=positional, span=span):
+        if before:
+            out.append(before)
+        try:   # (as run_one_part around compile_call's closures: the same errors, located the same)
+            func = func_ev(f)
+            if collect is None:
+                args = [value if ev is None else ev(f) for ev, value in positional]
+            try:
+                kwargs = None
+                if collect is not None:
+                    args, kwargs = collect(f)
+                if type(func) is Macro:
+                    text = call_macro(func, *args, **kwargs) if kwargs else call_macro(func, *args)
+                else:
+                    text = call_value(func, args, {} if kwargs is None else kwargs, f[0])
+            except Exception as exc:
+                raise located(exc, call_span)
+        except Exception as exc:
+            raise located(exc, span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
+    return run_call
 
 
 def _print_parts(parts, counted, first_span):
@@ -124,17 +173,26 @@ def _print_one_part(before, part, after, counted, first_span):
         if type(text) is not str:
             try:
                 text = ev(f)
-                if type(text) is not str:
-                    text = to_str(text, f[0])
             except Exception as exc:
                 raise located(exc, span)
-        out.append(text)
-        if after:
-            out.append(after)
-        size = constant_size + len(text)
-        if counted or size >= BIG_STR:
-            _count_output(f[0], size, counted, first_span)
+        _print_around(f, out, text, after, constant_size, counted, first_span, span)
     return run_one_part
+
+
+def _print_around(f, out, text, after, constant_size, counted, first_span, span):
+    # The end of run_one_part and run_call: the value printed (str(), a failure located at its span) and the text
+    # after it appended (the text before it is), and the run's output counted.
+    if type(text) is not str:
+        try:
+            text = to_str(text, f[0])
+        except Exception as exc:
+            raise located(exc, span)
+    out.append(text)
+    if after:
+        out.append(after)
+    size = constant_size + len(text)
+    if counted or size >= BIG_STR:
+        _count_output(f[0], size, counted, first_span)
 
 
 def _constant_text(node):
@@ -248,13 +306,15 @@ def _print_joined(c, nodes, general):
             first = first[key] if type(first) is dict and key in first else None
         if key2 is not None:
             second = second[key2] if type(second) is dict and key2 in second else None
-        if type(first) is str and type(second) is str and len(first) + len(second) < room:
+        if type(first) is not str or type(second) is not str:
+            general(f, out)
+        elif len(first) + len(second) < room:
             text = f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
         else:
-            general(f, out)
+            _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum
 
 
@@ -267,11 +327,37 @@ def _print_joined_one(pieces, read, room, counted, span, general):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else None
-        if type(value) is str and len(value) < room:
+        if type(value) is not str:
+            general(f, out)
+        elif len(value) < room:
             text = f"{before}{value}{after}"   # (a plain str: one string built)
             out.append(text)
             if counted:
                 _count_output(f[0], len(text), counted, span)
         else:
-            general(f, out)
+            _print_long_sum(f, out, (before, value, after), counted, span)
     return run_sum_one
+
+
+def _print_long_sum(f, out, pieces, counted, span):
+    # A sum of plain strings too long for _print_joined's own test (a long message), made as the chain's closure
+    # makes it (joined_text: sized and charged first) and printed as run_value prints it, without reading again:
+    # where a text kernel or run_sum leaves a long message, this is most of the render. (The checks in line where
+    # every limit holds; else joined_text and _count_output, which fail as they should.)
+    rs, size = f[0], sum(map(len, pieces))
+    limits, steps = rs.limits, size >> CHAR_SHIFT
+    pending = rs.output_size + size + (0 if counted else rs.big_pending)
+    if size <= limits.max_string and steps <= rs.fuel and pending <= limits.max_output:
+        rs.fuel -= steps
+        out.append("".join(pieces))
+        if counted:
+            rs.output_size += size
+        else:
+            rs.big_pending += size
+        return
+    try:
+        text = joined_text(rs, pieces, size)
+    except Exception as exc:
+        raise located(exc, span)
+    out.append(text)
+    _count_output(rs, len(text), counted, span)

@@ -115,7 +115,9 @@ def compile_body(c, statements):
 
 
 def charging(run, weight):
-    # run(f, out) that first charges `weight` steps to the render.
+    # run(f, out) that first charges `weight` steps to the render. (A statement whose body a recursive macro runs
+    # through at every level rather calls charge(f, weight) itself before it runs the body: a wrapper is a Python
+    # frame more at every level, against the recursion limit.)
     def charged_run(f, out, run=run, weight=weight):
         rs = f[0]
         rs.fuel -= weight
@@ -125,14 +127,22 @@ def charging(run, weight):
     return charged_run
 
 
+def charge(f, weight):
+    # Charge `weight` steps to the render (a body's statements, before it runs).
+    rs = f[0]
+    rs.fuel -= weight
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+
+
 def _captured_scope_body(c, node, filters=()):
     # Compile a block that captures its output in a scope of its own (set block, filter block): →
-    # (enter, body, apply) where apply(f, value) runs the block's filters.
+    # (enter, body, weight, apply): body's statements cost weight (charge it first); apply(f, value) runs the
+    # block's filters.
     with c.flags(counted_by_loop=False), in_scope(c, node.body) as scope:
         for f_node in filters:
             analyze_expression_loads(scope, f_node)
         body, weight = compile_body(c, node.body)
-        body = charging(body, weight)
         steps = tuple(compile_filter_step(c, f_node) for f_node in filters)
         enter = enter_actions(c, scope)
 
@@ -140,7 +150,7 @@ def _captured_scope_body(c, node, filters=()):
         for step in steps:
             value = step(f, value)
         return value
-    return enter, body, apply
+    return enter, body, weight, apply
 
 
 def analyze_expression_loads(scope, expr):
@@ -388,7 +398,7 @@ def _namespace_assignment(c, target, value, accumulates):
 
 def s_assign_block(c, node):
     with c.flags(soft=False, output_check=False):
-        enter, body, apply = _captured_scope_body(c, node, node.filters)
+        enter, body, weight, apply = _captured_scope_body(c, node, node.filters)
     assign = assigner(c, node.target)
     check = namespace_check(c, node.target)
     autoescape = c.autoescape
@@ -397,6 +407,7 @@ def s_assign_block(c, node):
         captured = []
         if enter is not None:
             enter(f)
+        charge(f, weight)
         body(f, captured)
         if check is not None:
             check(f)
@@ -431,7 +442,7 @@ def emitter(c, span):
 
 def s_filter_block(c, node):
     with c.flags(soft=False):
-        enter, body, apply = _captured_scope_body(c, node, node.filters)
+        enter, body, weight, apply = _captured_scope_body(c, node, node.filters)
     emit = emitter(c, node.span)
     autoescape = c.autoescape
 
@@ -439,6 +450,7 @@ def s_filter_block(c, node):
         captured = []
         if enter is not None:
             enter(f)
+        charge(f, weight)
         body(f, captured)
         value = join_output(captured)
         emit(f, out, apply(f, Markup(value) if autoescape else value))
@@ -450,7 +462,7 @@ def s_with(c, node):
     params = tuple(name for t in node.targets for name in target_names(t))
     with c.flags(soft=False), in_scope(c, node.body, params) as scope:
         assigns = tuple(assigner(c, t) for t in node.targets)
-        body = charging(*compile_body(c, node.body))
+        body, weight = compile_body(c, node.body)
         enter = enter_actions(c, scope)
 
     def run(f, out):
@@ -459,6 +471,7 @@ def s_with(c, node):
             enter(f)
         for assign, value in zip(assigns, evaluated):
             assign(f, value)
+        charge(f, weight)
         body(f, out)
     return run
 

@@ -12,7 +12,7 @@ import sys
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
-    "TemplateLoadError", "twin_of", "limit_twin", "claim",
+    "TemplateLoadError", "twin_of", "limit_twin", "claim", "jinja2_named",
     "as_template_error", "scrub_message", "located", "location", "error_at", "state_not_counted",
 ]
 
@@ -143,8 +143,17 @@ _MAX_MESSAGE = 2000
 # that argument in an arity error ("do_urlencode() takes 2 positional arguments but 3 were given"); Jinja2's
 # message, for the same template, counts one less. Keyed by the function's name, which is all the message holds.
 _STATE_NOT_COUNTED = set()
-# A pattern string, compiled on first use (re's cache): compiling it at import was ~0.2 ms of every cold start.
-_ARITY = r"(\w+)\(\) takes (?:from (\d+) to (\d+)|(\d+)) positional arguments? but (\d+) (?:was|were) given"
+# Built-ins whose Jinja2 counterpart has another name (our do_first is its sync_do_first), or is a Python built-in
+# whose arity errors read otherwise (len, callable, operator.eq, list.index): {our qualified name: (its name, style,
+# how many leading parameters it lacks)}, filled by jinja2_named as the built-ins are defined. Styles: "function" (a
+# Python function: its name), "one" (a built-in taking one argument: "len() takes exactly one argument (2 given)"),
+# "operator" (operator.eq: "eq expected 2 arguments, got 1"), "method" (list.index, dict.fromkeys: "index expected
+# at least 1 argument, got 0"), "at_most" (str.encode: "encode() takes at most 2 arguments (3 given)").
+_JINJA2_NAMES = {}
+# Pattern strings, compiled on first use (re's cache): compiling them at import was ~0.2 ms of every cold start.
+_ARITY = r"([\w.]+)\(\) takes (?:from (\d+) to (\d+)|(\d+)) positional arguments? but (\d+) (?:was|were) given"
+_ARITY_OTHER = r"([\w.]+)\(\) (missing (\d+) required positional arguments?: .*|got an unexpected keyword argument .*|" \
+    r"got some positional-only arguments passed as keyword arguments: .*|got multiple values for argument .*)"
 
 
 def state_not_counted(func):
@@ -153,18 +162,61 @@ def state_not_counted(func):
     return func
 
 
-def _arity_as_jinja2_says(message):
-    # An arity message about a function of _STATE_NOT_COUNTED, its counts as Jinja2 gives them.
-    found = re.fullmatch(_ARITY, message)
-    if found is None or found.group(1) not in _STATE_NOT_COUNTED:
-        return message
-    name, low, high, exact, given = found.groups()
+def jinja2_named(name, style="function", uncounted=0):
+    # Mark a built-in whose Jinja2 counterpart is named `name` in Python's arity errors and lacks its first
+    # `uncounted` parameters (self, the state): see _JINJA2_NAMES.
+    def mark(func):
+        _JINJA2_NAMES[func.__qualname__] = (name, style, uncounted)
+        return func
+    return mark
 
-    def arguments(n):
-        return f"{n} positional argument{'' if n == 1 else 's'}"
-    takes = f"from {int(low) - 1} to {int(high) - 1} positional arguments" if low else arguments(int(exact) - 1)
-    given = int(given) - 1
+
+def _arguments(n):
+    return f"{n} positional argument{'' if n == 1 else 's'}"
+
+
+def _arity_as_jinja2_says(message):
+    # An arity message about one of our built-ins as Jinja2's counterpart gives it: its name, its counts.
+    found = re.fullmatch(_ARITY, message)
+    if found is None:
+        return _other_arity_as_jinja2_says(message)
+    ours, low, high, exact, given = found.groups()
+    name, style, uncounted = _JINJA2_NAMES.get(ours, (ours, "function", 0))
+    if ours not in _STATE_NOT_COUNTED and ours not in _JINJA2_NAMES:
+        return message
+    uncounted += ours in _STATE_NOT_COUNTED
+    low, high, exact, given = (None if x is None else int(x) - uncounted for x in (low, high, exact, given))
+    if style == "one":
+        return f"{name}() takes exactly one argument ({given} given)"
+    if style == "operator":
+        return f"{name} expected 2 arguments, got {given}"
+    if style == "method":
+        return f"{name} expected at most {high or exact} arguments, got {given}"
+    if style == "at_most":
+        most = high or exact
+        return f"{name}() takes at most {most} argument{'' if most == 1 else 's'} ({given} given)"
+    takes = f"from {low} to {high} positional arguments" if low is not None else _arguments(exact)
     return f"{name}() takes {takes} but {given} {'was' if given == 1 else 'were'} given"
+
+
+def _other_arity_as_jinja2_says(message):
+    # A missing argument or a keyword not taken, about a built-in of _JINJA2_NAMES.
+    found = re.fullmatch(_ARITY_OTHER, message)
+    if found is None or found.group(1) not in _JINJA2_NAMES:
+        return message
+    (name, style, _), rest, missing = _JINJA2_NAMES[found.group(1)], found.group(2), found.group(3)
+    if style == "function":
+        return f"{name}() {rest}"
+    if missing is None and style == "at_most":   # (a keyword it does not have)
+        keyword = re.search(r"'(.*)'", rest)
+        return f"'{keyword.group(1) if keyword else ''}' is an invalid keyword argument for {name}()"
+    if missing is None:   # a keyword: the built-ins take none
+        return f"{'_operator.' if style == 'operator' else ''}{name}() takes no keyword arguments"
+    if style == "operator":
+        return f"{name} expected 2 arguments, got {2 - int(missing)}"
+    if style == "method":
+        return f"{name} expected at least 1 argument, got 0"
+    return f"{name}() takes exactly one argument (0 given)"
 
 
 def scrub_message(message):
@@ -362,7 +414,7 @@ def as_template_error(exc, lineno=None, colno=None, end=None):
         except Exception:  # an exception whose str() fails: its class is all there is to say
             message = type(exc).__name__
         message = scrub_message(message)
-        if base is TypeError and _STATE_NOT_COUNTED:
+        if base is TypeError and "() " in message:
             message = _arity_as_jinja2_says(message)
         err = (twin_of(base) if base is not None and base is not Exception else TemplateRuntimeError)(message)
         if isinstance(exc, OSError):

@@ -5,13 +5,14 @@ class here is address-free when printed (`mj_safe_repr`, see printing.py).
 
 import builtins
 
-from ..core.errors import limit_twin
+from ..core.errors import jinja2_named, limit_twin, state_not_counted
 from ..core.state import pass_state
 from .markup import Markup, escape
 
 __all__ = ["sandboxed_range", "Cycler", "Joiner", "DictFactory", "lipsum"]
 
 
+@jinja2_named("safe_range")
 @pass_state
 def sandboxed_range(rs, *args):
     # range() as Jinja2's sandbox has it: at most limits.max_range items (refused with a LimitExceeded that is
@@ -89,6 +90,7 @@ class DictFactory:
     def __call__(self, *args, **kwargs):
         return dict(*args, **kwargs)
 
+    @jinja2_named("fromkeys", "method", uncounted=1)
     def fromkeys(self, keys, value=None):
         return dict.fromkeys(keys, value)
 
@@ -113,6 +115,8 @@ _LIPSUM_WORDS = (
 )   # split by each lipsum(): its words are 187 strings no other render needs
 
 
+@jinja2_named("generate_lorem_ipsum")
+@state_not_counted
 @pass_state
 def lipsum(rs, n=5, html=True, min=20, max=100):
     # lipsum(): n paragraphs of lorem ipsum (HTML <p> elements unless html=false), each of min to max-1 words.
@@ -120,7 +124,8 @@ def lipsum(rs, n=5, html=True, min=20, max=100):
     # Shaped like Jinja2's: sentences start with a capital and end with '.', commas fall every few words, no word
     # repeats the one before, every paragraph ends with '.'. Unlike Jinja2's, the words are seeded by the
     # arguments, so a render is reproducible.
-    if n > 1000 or max > 10_000:
+    range(n)   # (a TypeError first for an n that is not an integer, as Jinja2's loop over range(n) fails)
+    if n > 1000 or isinstance(max, int) and max > 10_000:
         raise OverflowError("lipsum() is limited to 1000 paragraphs of 10000 words")
     if isinstance(max, int) and isinstance(n, int) and n > 0 and max > 0:
         rs.burn(4 * n * max)  # up to n * max words at ~4 steps' time each, paid before any is made

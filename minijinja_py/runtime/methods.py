@@ -24,7 +24,7 @@ from encodings.aliases import aliases as _ALIASES
 from operator import index, indexOf
 
 from ..core.budget import take
-from ..core.errors import SecurityError
+from ..core.errors import SecurityError, jinja2_named
 from ..core.state import CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded
 from .markup import Markup
 from .printing import safe_repr, to_str
@@ -39,11 +39,13 @@ def _check_width(limits, s, width=0, *args, **kwargs):
         check_str_size(limits, width)
 
 
+@jinja2_named("expandtabs", "at_most", uncounted=2)
 def _check_expandtabs(limits, s, tabsize=8, **kwargs):
     if isinstance(tabsize, int):
         check_str_size(limits, len(s) + s.count("\t") * max(tabsize, 0))
 
 
+@jinja2_named("replace", "method", uncounted=2)
 def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
     count = kwargs.get("count", count)
     if type(count) is not int:
@@ -112,11 +114,17 @@ _ERROR_HANDLERS = {"strict": 1, "ignore": 1, "replace": 1, "surrogateescape": 1,
 _codec_modules = []   # the modules of Python's encodings package, listed the first time a name is not allowed
 
 
+def _argument_types(role, encoding, errors):
+    # Python checks both arguments' types before it looks the codec up.
+    for argument, value in (("encoding", encoding), ("errors", errors)):
+        if not isinstance(value, str):
+            shown = "None" if value is None else type(value).__name__
+            raise TypeError(f"{role}() argument {argument!r} must be str, not {shown}")
+
+
 def _codec_name(encoding, role):
     # The module name of an allowed codec; LookupError (Python's) for a name Python does not know either,
     # SecurityError for a codec Python has that templates may not use.
-    if not isinstance(encoding, str):
-        raise TypeError(f"{role}() argument 'encoding' must be str, not {type(encoding).__name__}")
     spelled = normalize_encoding(encoding.lower())
     name = _ALIASES.get(spelled) or _ALIASES.get(spelled.replace(".", "_")) or spelled
     if name in _CODECS:
@@ -133,9 +141,7 @@ def _codec_name(encoding, role):
 
 def _handler_expansion(errors):
     # What one offending character can become under this error handler; None for a name Python does not know
-    # (Python only looks a handler up when a character needs it).
-    if not isinstance(errors, str):
-        raise TypeError(f"argument 'errors' must be str, not {type(errors).__name__}")
+    # (Python only looks a handler up when a character needs it). errors is a str (_argument_types).
     expansion = _ERROR_HANDLERS.get(errors)
     if expansion is None:
         try:
@@ -147,7 +153,9 @@ def _handler_expansion(errors):
     return expansion
 
 
+@jinja2_named("encode", "at_most", uncounted=2)
 def _encode(rs, s, encoding="utf-8", errors="strict"):
+    _argument_types("encode", encoding, errors)
     name = _codec_name(encoding, "encode")
     expansion = _handler_expansion(errors)
     per_char = max(_CODECS[name], (expansion or 1) * _UNIT.get(name, 1))
@@ -161,7 +169,9 @@ def _encode(rs, s, encoding="utf-8", errors="strict"):
     return s.encode(name, errors)
 
 
+@jinja2_named("decode", "at_most", uncounted=2)
 def _decode(rs, b, encoding="utf-8", errors="strict"):
+    _argument_types("decode", encoding, errors)
     name = _codec_name(encoding, "decode")
     expansion = _handler_expansion(errors)
     # a byte decodes to one character at most, or to what the handler makes of it (backslashreplace: \xff)
@@ -182,7 +192,12 @@ def _checked(check, name):
     return method
 
 
+@jinja2_named("str.join", "one", uncounted=2)
 def _join(rs, s, iterable):
+    try:
+        iter(iterable)
+    except TypeError:   # (str.join's own message, before take() would give iter()'s)
+        raise TypeError("can only join an iterable") from None
     items = take(rs, iterable, "a join")
     if all(isinstance(x, str) for x in items):
         check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
@@ -200,12 +215,13 @@ STR_METHOD_CHECKS = {
 BYTES_METHOD_CHECKS = {"decode": _decode}
 
 
+@jinja2_named("index", "method", uncounted=1)
 def sequence_index(seq, value, *args):
     # list.index / tuple.index with Python's result and errors, except that a missing value that is not a short
     # scalar is reported as `sequence.index(x): x not in sequence`: list.index puts repr(value) in its message, built
-    # before anything could check its size.
+    # before anything could check its size (an undefined's repr is its class's name).
     if type(seq) is tuple or value is None or type(value) in (int, float, bool) or \
-            type(value) is str and len(value) <= 200:
+            type(value) is str and len(value) <= 200 or isinstance(value, Undefined):
         return seq.index(value, *args)
     start = slice(*args[:2]).indices(len(seq))[0] if args else 0
     try:

@@ -8,13 +8,13 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 from collections import deque
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
-from ..core.state import MISSING, limit_exceeded, out_of_fuel
+from ..core.state import BIG_STR, MISSING, limit_exceeded, out_of_fuel
 from .markup import Markup
 from .printing import safe_repr
 
 __all__ = [
     "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
-    "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
+    "call_macro", "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
 ]
 
 
@@ -47,8 +47,10 @@ def count_output(rs, out, start):
     # (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
     # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
     # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
-    # the render's final join is. (Not in a render handed out piece by piece: core.state.PiecewiseRenderState.)
-    if len(out) - start <= _JOINED_PIECES and rs.joins_loop_output:
+    # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
+    # render handed out piece by piece: core.state.PiecewiseRenderState.)
+    count = len(out) - start
+    if count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
         try:
             text = "".join(out[start:])
         except TypeError:   # a NotText (no text: its block's error comes at the render's join)
@@ -65,6 +67,21 @@ def count_output(rs, out, start):
 
 
 _JOINED_PIECES = 4096
+_JOINED_BYTES = 1 << 17
+
+
+def _long_output(rs, out, start, count):
+    # Would out[start:] joined take _JOINED_BYTES or more, as the first and last 8 pieces tell (the text's size,
+    # twice for text beyond ASCII)? Copying that much once more than the render's join does (into fresh memory
+    # pages) costs more than len() of each piece. (Not asked of fewer pieces than could make it: each is shorter
+    # than BIG_STR or noted in big_pending.)
+    if (count * BIG_STR + rs.big_pending) * 2 < _JOINED_BYTES:
+        return False
+    try:
+        sample = "".join(out[start:start + 8]) + "".join(out[-8:])
+    except TypeError:   # a NotText: summed anyway
+        return False
+    return count * len(sample) * (1 if sample.isascii() else 2) >= _JOINED_BYTES * 16
 
 
 def join_output(out):
@@ -238,9 +255,12 @@ class LoopContext:
 
     def __call__(self, iterable):
         # loop(children) inside a `recursive` loop: render the loop body over children, one level deeper.
+        # (_recurse: the loop's runner and the frame to run it in; call_value calls this function, not the object,
+        # a level of Python's recursion limit less per loop level)
         if self._recurse is None:
             raise TypeError("The loop must have the 'recursive' marker to be called recursively.")
-        return self._recurse(iterable, self.depth0 + 1)
+        call, parent = self._recurse
+        return call(parent, iterable, self.depth0 + 1)
 
     def __repr__(self):
         return f"<LoopContext {self.index}/{self.length}>"
@@ -352,6 +372,54 @@ class MacroCode:
             and not layout.copies else None
 
 
+def call_macro(macro, *args, **kwargs):
+    # Calling a Macro: its body rendered in a new frame whose parent is the frame it was defined in, the
+    # parameters bound. Macro.__call__, and what the engine's call closures call directly: a plain function costs
+    # one level of Python's recursion limit, an object's __call__ two (CPython counts the call of the object too),
+    # and a recursive macro over nested data reaches that limit before max_call_depth when a level costs too many
+    code, parent = macro._code, macro._parent
+    rs = parent[0]
+    rs.fuel -= code.weight
+    if rs.fuel < 0:
+        raise out_of_fuel(rs.limits)
+    if rs.depth >= rs.limits.max_call_depth:
+        raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
+    pending = ()
+    count = len(args)
+    if count == code.arity and not kwargs:   # the common call: every parameter given, in order
+        tail = code.frame_tail
+        if tail is not None:
+            f = [rs, parent, *args, *tail]
+        else:
+            f = code.layout.new(rs, parent)
+            for slot, value in zip(code.param_slots, args):
+                f[slot] = value
+    elif count < code.arity and not kwargs and code.frame_tail is not None:
+        # the first parameters given in order, the others left to their defaults (what _bind_arguments
+        # finds for a macro without caller, kwargs or varargs)
+        f = [rs, parent, *args, *code.layout.initial[count:]]
+        pending = range(count, code.arity)
+    else:
+        f = code.layout.new(rs, parent)
+        pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
+    out = []
+    rs.depth += 1
+    try:
+        if pending:
+            _bind_defaults(code, f, pending, rs.undefined)
+        code.body(f, out)
+        try:
+            text = "".join(out)
+        except TypeError:   # a {% call %} or {% filter %} block wrote a value that is not text: its error
+            text = join_output(out)   # is located in the macro's template (claimed below)
+    except TemplateError as exc:
+        claim(exc, code.origin)
+        raise
+    finally:
+        rs.depth -= 1
+    return Markup(text) if rs.autoescape else text
+
+
 class Macro:
     # A {% macro %} (or a {% call %} block's `caller`). Calling it renders its body in a new frame whose parent
     # is the frame it was defined in (not the caller's), with the parameters bound.
@@ -370,48 +438,7 @@ class Macro:
     caller = property(lambda self: self._code.caller)
     explicit_caller = property(lambda self: self._code.explicit_caller)
 
-    def __call__(self, *args, **kwargs):
-        code, parent = self._code, self._parent
-        rs = parent[0]
-        rs.fuel -= code.weight
-        if rs.fuel < 0:
-            raise out_of_fuel(rs.limits)
-        if rs.depth >= rs.limits.max_call_depth:
-            raise limit_exceeded(rs.limits, "max_call_depth", "the depth of macro calls")
-        pending = ()
-        count = len(args)
-        if count == code.arity and not kwargs:   # the common call: every parameter given, in order
-            tail = code.frame_tail
-            if tail is not None:
-                f = [rs, parent, *args, *tail]
-            else:
-                f = code.layout.new(rs, parent)
-                for slot, value in zip(code.param_slots, args):
-                    f[slot] = value
-        elif count < code.arity and not kwargs and code.frame_tail is not None:
-            # the first parameters given in order, the others left to their defaults (what _bind_arguments
-            # finds for a macro without caller, kwargs or varargs)
-            f = [rs, parent, *args, *code.layout.initial[count:]]
-            pending = range(count, code.arity)
-        else:
-            f = code.layout.new(rs, parent)
-            pending = _bind_arguments(code, f, args, kwargs, rs.undefined)
-        out = []
-        rs.depth += 1
-        try:
-            if pending:
-                _bind_defaults(code, f, pending, rs.undefined)
-            code.body(f, out)
-        except TemplateError as exc:
-            claim(exc, code.origin)
-            raise
-        finally:
-            rs.depth -= 1
-        try:
-            text = "".join(out)
-        except TypeError:
-            text = join_output(out)   # a {% call %} or {% filter %} block wrote a value that is not text
-        return Markup(text) if rs.autoescape else text
+    __call__ = call_macro
 
     def __repr__(self):
         name = self._code.name

@@ -189,7 +189,7 @@ class Builder:
         named, args = c[0], c[1]
         if args is None:
             return n.Filter(named.span, None, named.name, n.NO_ARGS)
-        return n.Filter(join_spans(named, args[1]), None, named.name, args[0])
+        return n.Filter(join_spans(named, args[1]), None, named.name, args[0], named.span)
 
     def macro_block(self, c):
         tag, name, _lpar, params, _rpar, body = c[:6]
@@ -330,24 +330,25 @@ class Builder:
 
     def filter(self, c):
         value, f = c
-        return n.Filter(_new_tuple(_Span, _SPAN_START(value.span) + _SPAN_END(f.span)), value, f.name, f.args)
+        return n.Filter(_new_tuple(_Span, _SPAN_START(value.span) + _SPAN_END(f.span)), value, f.name, f.args, f.at)
 
     def test(self, c):
         value, _is, negated, named, args = c
+        at = join_spans(_is, named)
         if args is None:
-            return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None)
-        return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None)
+            return n.Test(join_spans(value, named), value, named.name, n.NO_ARGS, negated is not None, at)
+        return n.Test(join_spans(value, args[1]), value, named.name, args[0], negated is not None, at)
 
     def filter_then_call(self, c):
         # x|f(a)(b)(c): the calls apply to the filter's result.
         value, named, (args, rpar) = c[0], c[1], c[2]
-        node = n.Filter(join_spans(value, rpar), value, named.name, args)
+        node = n.Filter(join_spans(value, rpar), value, named.name, args, named.span)
         return _calls(node, c[3:])
 
     def test_then_call(self, c):
         # x is t(a)(b): the calls apply to the test's result.
         value, _is, negated, named, (args, rpar) = c[:5]
-        node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None)
+        node = n.Test(join_spans(value, rpar), value, named.name, args, negated is not None, join_spans(_is, named))
         return _calls(node, c[5:])
 
     def dotted_name(self, c):

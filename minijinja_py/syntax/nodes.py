@@ -333,19 +333,24 @@ class Call(Node):
 
 
 class Filter(Node):
-    # value | name(args); `value` is None inside {% filter %} and {% set %} blocks.
-    __slots__ = FIELDS = ("value", "name", "args")
+    # value | name(args); `value` is None inside {% filter %} and {% set %} blocks. `at` is the name's Span, where
+    # Jinja2 locates an unknown filter (the node's span starts with its value, maybe lines above).
+    FIELDS = ("value", "name", "args")
+    __slots__ = FIELDS + ("at",)
 
-    def __init__(self, span, value, name, args):
-        self.span, self.value, self.name, self.args = span, value, name, args
+    def __init__(self, span, value, name, args, at=None):
+        self.span, self.value, self.name, self.args, self.at = span, value, name, args, at or span
 
 
 class Test(Node):
-    # value is [not] name(args)
-    __slots__ = FIELDS = ("value", "name", "args", "negated")
+    # value is [not] name(args); `at` spans `is [not] name`, where Jinja2 locates an unknown test (on the line of
+    # `is`).
+    FIELDS = ("value", "name", "args", "negated")
+    __slots__ = FIELDS + ("at",)
 
-    def __init__(self, span, value, name, args, negated):
+    def __init__(self, span, value, name, args, negated, at=None):
         self.span, self.value, self.name, self.args, self.negated = span, value, name, args, negated
+        self.at = at or span
 
 
 class BinOp(Node):

@@ -17,7 +17,7 @@ import jinja2.ext
 import jinja2.nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from differential_ref import FIXED_NOW, _DictGlobal, _Namespace, _raise_exception, _tojson
+from differential_ref import _DictGlobal, _Namespace, raise_exception, strftime_now, tojson
 
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 # (output chunks yielded so far, spans found) while a render_spans() is running
@@ -47,9 +47,9 @@ class _TrackedGeneration(jinja2.ext.Extension):
 def _environment():
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
                                        extensions=[_TrackedGeneration, jinja2.ext.loopcontrols])
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = lambda fmt: FIXED_NOW.strftime(fmt)
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
     env.globals["dict"] = _DictGlobal()
     env.globals["namespace"] = _Namespace
     return env

@@ -53,11 +53,16 @@ class _Generation(jinja2.ext.Extension):
         return caller()
 
 
-def _raise_exception(message):
+# transformers' functions, by their names (Python's arity errors name them: "tojson() takes from 1 to 5 ...")
+def raise_exception(message):
     raise jinja2.exceptions.TemplateError(message)
 
 
-def _tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+def strftime_now(format):
+    return FIXED_NOW.strftime(format)
+
+
+def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
     return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys)
 
 
@@ -103,9 +108,9 @@ def reference_env(trim_blocks=True, lstrip_blocks=True):
 def _build_reference_env(trim_blocks, lstrip_blocks, cls=ImmutableSandboxedEnvironment, **options):
     env = cls(trim_blocks=trim_blocks, lstrip_blocks=lstrip_blocks, extensions=[_Generation, jinja2.ext.loopcontrols],
               **options)
-    env.filters["tojson"] = _tojson
-    env.globals["raise_exception"] = _raise_exception
-    env.globals["strftime_now"] = lambda fmt: FIXED_NOW.strftime(fmt)
+    env.filters["tojson"] = tojson
+    env.globals["raise_exception"] = raise_exception
+    env.globals["strftime_now"] = strftime_now
     env.globals["dict"] = _DictGlobal()
     env.globals["namespace"] = _Namespace
     return env

@@ -451,7 +451,7 @@ _RAW = {
     "source/words": out("a " * 120000, "a " * 120000),
     "source/raw_body": out("{ " * 120000, "{% raw %}" + "{ " * 120000 + "{% endraw %}"),
     "source/many_tags": out("1" * 10000, "{{ 1 }}" * 10000),
-    "source/huge_int_literal": err("TemplateSyntaxError", "{{ 1" + "0" * 5000 + " }}"),
+    "source/huge_int_literal": err("ValueError", "{{ 1" + "0" * 5000 + " }}"),   # int()'s, as Jinja2's lexer lets it out
     "source/nul_bytes": out("a\x00b\x00", "a\x00{{ 'b\x00' }}"),
     "source/lone_surrogates": out("\udcff\udc80x", "\udcff{{ '\udc80' }}x"),
     "source/surrogateescape_bytes": out("ok \udcff\udcfe", "ok " + b"\xff\xfe".decode("utf-8", "surrogateescape")),
