@@ -140,6 +140,9 @@ MESSAGES = [
     ("{{ {'a' not 1} }}", (1, 9), "expected token ':', got 'not'"),
     # a name that starts with a character \w does not take (Python's identifiers, as Jinja2's lexer's)
     ("{% set \u2118 = | 2 %}", (1, 12), "unexpected '|'"),
+    # `with` and `without` are modifiers only before `context` (Jinja2 looks a token past them)
+    ("{% import 'm' as m without %}", (1, 20), "expected token 'end of statement block', got 'without'"),
+    ("{% include 'a' with %}", (1, 16), "expected token 'end of statement block', got 'with'"),
 ]
 
 

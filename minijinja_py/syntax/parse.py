@@ -357,6 +357,7 @@ _TARGET_STARTS = frozenset({"NAME", "LPAR"})
 # {% import 'a' as %}
 _AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
+_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT"}
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
 
@@ -395,9 +396,11 @@ def _expected_token(exc, in_brackets=False):
     return None
 
 
-def _not_without_in(exc):
-    # Whether the parser stopped after a `not` that follows an operand (where `not in` was the only way on).
-    return _type_at(exc.values, 1) == "NOT" and set(exc.expected) - _NOISE == {"IN"}
+def _pair_cut_short(exc):
+    # Whether the parser stopped after the first word of a pair Jinja2 takes only whole, looking a token past the
+    # first (_PAIRS: `not in` after an operand, `with context`, `without context`).
+    first = _type_at(exc.values, 1)
+    return first in _PAIRS and set(exc.expected) - _NOISE == {_PAIRS[first]}
 
 
 def _message_for(exc, got, at_tag_end, in_brackets=False):
@@ -418,10 +421,11 @@ def _message_for(exc, got, at_tag_end, in_brackets=False):
             return f"Expected an expression, got {got!r}"
         if not at_tag_end:
             return f"unexpected {got!r}"
-    if _not_without_in(exc):
-        # Jinja2 reads `not` as an operator only before `in`: the expression ended before it
+    if _pair_cut_short(exc):
+        # Jinja2 reads `not` as an operator only before `in` (`with` a modifier only before `context`): what
+        # came before ended there
         wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else _current_tag_end(exc)
-        return f"expected token {wanted!r}, got 'not'"
+        return f"expected token {wanted!r}, got {load_tables().literals[exc.values[-1].type]!r}"
     tag = _innermost_tag(exc)
     after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
     if not in_brackets and after_target in expected and \
@@ -490,7 +494,7 @@ def _in_tag(exc, source, tok, d):
     for error, got, pos, width, inside in tokens:
         if error or pos >= tok.start_pos:
             break
-    if error is None and (_not_without_in(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
+    if error is None and (_pair_cut_short(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
         # Jinja2's parser looks at the token after `not` (for `not in`) and steps past the one after a dot
         # before it checks it: the lexer's error there comes first
         after = next(tokens, None)
@@ -537,7 +541,7 @@ def describe(exc, source, delimiters=syntax_options.DEFAULT):
             err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters)
             if err is not None:
                 return err
-        if _not_without_in(exc):
+        if _pair_cut_short(exc):
             tok = exc.values[-1]   # (where Jinja2 stops)
         found = None if in_body else _in_tag(exc, source, tok, delimiters)
         if found is None:
