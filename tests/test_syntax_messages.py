@@ -23,9 +23,10 @@ MESSAGES = [
     ("{% endif %}", (1, 1), "Encountered unknown tag 'endif'."),
     ("a {# never closed", (1, 3), "Missing end of comment tag"),
     ("x\n{% raw %}{{ y }}", (2, 1), "Missing end of raw directive"),
-    ("{{ 'abc }}", (1, 4), "unterminated string literal starting with '"),
+    # Jinja2's lexer refuses the quote of a string that is never closed as any character no token starts with
+    ("{{ 'abc }}", (1, 4), "unexpected char \"'\" at 3"),
     ("{{ 1 + }}", (1, 8), "unexpected 'end of print statement'"),
-    ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'"),
+    ("{{ name", (1, 8), "unexpected end of template, expected 'end of print statement'."),
     ("{% do x %}", (1, 1), "Encountered unknown tag 'do'."),
     ("{% block foo-bar-baz %}", (1, 13), "Block names in Jinja have to be valid Python identifiers and may not "
      "contain hyphens, use an underscore instead."),
@@ -36,6 +37,112 @@ MESSAGES = [
     # a whole string where none may come is a string, not an unterminated one
     ("{{ x 'y' }}", (1, 6), "expected token 'end of print statement', got 'string'"),
     ('{% if x "a\\"b" %}{% endif %}', (1, 9), "expected token 'end of statement block', got 'string'"),
+    # where Jinja2 parses a tuple that is empty: {{ }}, if, elif, for's iterable, set's value
+    ("{% if %}{% endif %}", (1, 7), "Expected an expression, got 'end of statement block'"),
+    ("{{ }}", (1, 4), "Expected an expression, got 'end of print statement'"),
+    ("{% set x = %}", (1, 12), "Expected an expression, got 'end of statement block'"),
+    ("{% for x in %}{% endfor %}", (1, 13), "Expected an expression, got 'end of statement block'"),
+    # where one token may come, expect()'s wording; after a dot, its own
+    ("{{ x | }}", (1, 8), "expected token 'name', got 'end of print statement'"),
+    ("{% if x is %}{% endif %}", (1, 12), "expected token 'name', got 'end of statement block'"),
+    ("{{ x . }}", (1, 8), "expected name or number"),
+    ("{{ x.", (1, 6), "expected name or number"),
+    ("{{ ", (1, 4), "unexpected 'end of template'"),
+    # a token as Jinja2's expression lexer reads it: a float, the longest operator, `{` of a tag's opener
+    ("{{ x 1.5 }}", (1, 6), "expected token 'end of print statement', got 'float'"),
+    ("{{ x {{ y }}", (1, 6), "expected token 'end of print statement', got '{'"),
+    ("{% if x %}{% else == %}{% endif %}", (1, 19), "expected token 'end of statement block', got '=='"),
+    ("{{ == }}", (1, 4), "unexpected '=='"),
+    ("{{ x # }}", (1, 6), "unexpected char '#' at 5"),
+    ("{{ x\n  $ }}", (2, 3), "unexpected char '$' at 7"),
+    # Jinja2's lexer keeps brackets balanced and reads a tag's end only where none is open
+    ("{{ ( }}", (1, 6), "unexpected '}', expected ')'"),
+    ("{{ f(1] }}", (1, 7), "unexpected ']', expected ')'"),
+    ("{{ [1, (2] }}", (1, 10), "unexpected ']', expected ')'"),
+    ("{{ x ) }}", (1, 6), "unexpected ')'"),
+    ("{% if (x %}{% endif %}", (1, 11), "unexpected '}', expected ')'"),
+    # the other kind of tag's end is operators there: `}` after `}`, `%` (modulo) before `}`
+    ("{% if x }} %}{% endif %}", (1, 9), "unexpected '}'"),
+    ("{{ x %} }}", (1, 7), "unexpected '}'"),
+    ("{{ %} }}", (1, 4), "unexpected '%'"),
+    # after an item in brackets, the loops over a call's arguments, a list's items, a signature's names want a comma
+    ("{{ f(1 1) }}", (1, 8), "expected token ',', got 'integer'"),
+    ("{{ [x y] }}", (1, 7), "expected token ',', got 'y'"),
+    ("{% macro m({) %}{% endmacro %}", (1, 12), "expected token 'name', got '{'"),
+    # the template ends inside a tag: what the tag wants, whatever block is open around it
+    ("{% for x in y %}{% if x", (1, 24), "unexpected end of template, expected 'end of statement block'."),
+    ("{% if x %}{{ y", (1, 15), "unexpected end of template, expected 'end of print statement'."),
+    # a raw tag with more in it is a tag Jinja2 does not know; one that is never closed is its own error
+    ("{% raw x %}{% endraw %}", (1, 1), "Encountered unknown tag 'raw'."),
+    ("{% raw -%}a", (1, 1), "Missing end of raw directive"),
+    # `not` is an operator only before `in`: the expression ended before it (the lexer looks one token past it)
+    ("{{ x not }}", (1, 6), "expected token 'end of print statement', got 'not'"),
+    ("{{ f(a not) }}", (1, 8), "expected token ',', got 'not'"),
+    ("{{ a not $ }}", (1, 10), "unexpected char '$' at 9"),
+    # {% for %} and {% with %}: what follows a target
+    ("{% for x x in y %}{% endfor %}", (1, 10), "expected token 'in', got 'x'"),
+    ("{% for x, y = z %}{% endfor %}", (1, 13), "expected token 'in', got '='"),
+    ("{% with x %}{% endwith %}", (1, 11), "expected token '=', got 'end of statement block'"),
+    # where a target may start, Jinja2 parses a primary, then refuses to assign to a literal (or its tuple)
+    ("{% with + %}{% endwith %}", (1, 9), "unexpected '+'"),
+    ("{% set x, + = 1, 2 %}", (1, 11), "unexpected '+'"),
+    ("{% for 1 in y %}{% endfor %}", (1, 8), "can't assign to 'const'"),
+    ("{% set 1.5 = 2 %}", (1, 8), "can't assign to 'const'"),
+    ("{% for x, 'a' in y %}{% endfor %}", (1, 11), "can't assign to 'tuple'"),
+    ("{% set 1, x = 1, 2 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% for %} in y %}{% endfor %}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    ("{% set %}a{% endset %}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    # the keyword after {% from %}'s and {% import %}'s template
+    ("{% from x x import x %}", (1, 11), "expected token 'import', got 'x'"),
+    ("{% import 'a' x %}", (1, 15), "expected token 'as', got 'x'"),
+    # parentheses that group want `)` after an item; a call's (a call block's signature too) want a comma
+    ("{{ (x x) }}", (1, 7), "expected token ')', got 'x'"),
+    ("{{ x in (1 2) }}", (1, 12), "expected token ')', got 'integer'"),
+    ("{% call(x x) m() %}{% endcall %}", (1, 11), "expected token ',', got 'x'"),
+    # `%` of `%}` is an operator only after an operand; Jinja2 steps past the token after a dot first
+    ("{% macro m(%}) %}{% endmacro %}", (1, 12), "expected token 'name', got '%'"),
+    ("{{ x.%} }}", (1, 7), "unexpected '}'"),
+    # the template ends inside a tag: expect()'s wording for the token wanted there
+    ("{% for x ", (1, 10), "unexpected end of template, expected 'in'."),
+    ("{% macro m(", (1, 12), "unexpected end of template, expected 'name'."),
+    ("{{ (1, 2", (1, 9), "unexpected end of template, expected ')'."),
+    ("{{ a not ", (1, 10), "expected token 'end of print statement', got 'not'"),
+    # a dict's key wants its colon
+    ("{{ {x x} }}", (1, 7), "expected token ':', got 'x'"),
+    ("{% from { import x %}", (1, 18), "expected token ':', got 'x'"),
+    ("{{ {'a': 1 2} }}", (1, 12), "expected token ',', got 'integer'"),
+    # {% with %}'s targets after a comma; a trailing comma only in a block set
+    ("{% with a = 1, %}{% endwith %}", (1, 16), "Expected an expression, got 'end of statement block'"),
+    ("{% set x, = 1 %}", (1, 8), "unexpected '='"),
+    # a stray end or continuation tag outside any block
+    ("{{ x }}{% else %}", (1, 8), "Encountered unknown tag 'else'."),
+    # a tag with no name: the lexer reads the token there first
+    ("{% ] b %}", (1, 4), "unexpected ']'"),
+    ("{% 1 %}", (1, 1), "tag name expected"),
+    # after a filter's or a test's name the expression may end: what does not go on wants the tag's end
+    ("{{ x|f = }}", (1, 8), "expected token 'end of print statement', got '='"),
+    ("{{ x is odd = }}", (1, 13), "expected token 'end of print statement', got '='"),
+    ("{{ d|tojson ", (1, 13), "unexpected end of template, expected 'end of print statement'."),
+    # after a comma, an item
+    ("{{ x ,, }}", (1, 7), "unexpected ','"),
+    ("{{ (1, *) }}", (1, 8), "unexpected '*'"),
+    # a statement the parser has not reduced when the next tag fails is no open block: a set with `=`, a block
+    # closed by its end tag
+    ("{% set x = 1 %}{% do x %}", (1, 16), "Encountered unknown tag 'do'."),
+    ("{% macro g() %}{% endmacro %}{% g() %}", (1, 30), "Encountered unknown tag 'g'."),
+    # whitespace control: `{%-` before a missing name, `-%}` after a missing expression
+    ("{%- ) endif -%}", (1, 5), "unexpected ')'"),
+    ("a\n{%- if -%}{%- endif -%}", (2, 8), "Expected an expression, got 'end of statement block'"),
+    ("{{ - }}", (1, 6), "unexpected 'end of print statement'"),
+    # {% print %} and {% with %} read expressions until the tag's end, with commas between
+    ("{% with a = 1: %}{% endwith %}", (1, 14), "expected token ',', got ':'"),
+    ("{% print 1 else %}", (1, 12), "expected token ',', got 'else'"),
+    ("{{ {'a' not 1} }}", (1, 9), "expected token ':', got 'not'"),
+    # a name that starts with a character \w does not take (Python's identifiers, as Jinja2's lexer's)
+    ("{% set \u2118 = | 2 %}", (1, 12), "unexpected '|'"),
+    # `with` and `without` are modifiers only before `context` (Jinja2 looks a token past them)
+    ("{% import 'm' as m without %}", (1, 20), "expected token 'end of statement block', got 'without'"),
+    ("{% include 'a' with %}", (1, 16), "expected token 'end of statement block', got 'with'"),
 ]
 
 

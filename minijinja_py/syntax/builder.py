@@ -168,8 +168,8 @@ class Builder:
     def set_stmt(self, c):
         target = c[1]
         if isinstance(target, _TrailingComma):
-            raise syntax_error("unexpected '=' after the trailing comma of this target (Jinja2 allows one only in "
-                               "a block set: {% set a, %}...{% endset %})", target.target.span)
+            # (Jinja2 allows a trailing comma only in a block set: {% set a, %}...{% endset %})
+            raise syntax_error("unexpected '='", target.target.span)
         return n.Assign(tag_span(c[0]), target, c[2])
 
     def set_block(self, c):
@@ -177,7 +177,7 @@ class Builder:
         filters = c[2] if len(c) == 5 else ()
         if isinstance(target, _TrailingComma):
             if filters:
-                raise syntax_error("unexpected '|' after the trailing comma of this target", target.target.span)
+                raise syntax_error("unexpected '|'", target.target.span)
             target = target.target
         body = c[-2]
         return n.AssignBlock(tag_span(tag), target, filters, body)
