@@ -64,7 +64,7 @@ def _plain(value: "Any", limits: "Limits", again: bool = False) -> "Any":
 
 def _converted(value: "Any", limits: "Limits") -> "tuple[Any, int]":
     # _plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on: (value made plain,
-    # the characters of its strings, each string object counted once).
+    # the characters of its strings: those of each container once, however often it is shared).
     try:
         conversion = _Conversion(limits)
         return conversion.plain(value, 0), conversion.characters
@@ -128,7 +128,7 @@ class _Conversion:
     def __init__(self, limits: "Limits") -> None:
         self.max_depth = limits.max_data_depth
         self.limits = limits
-        self.characters = 0   # of the strings met (each object once: a shared part is converted once)
+        self.characters = 0   # of the strings met (a shared container's once: it is converted once)
         self.done: dict[int, tuple[Any, Any, int]] = {}   # id → (the object, kept alive; its plain form; height)
         self.open: set[int] = set()
 
