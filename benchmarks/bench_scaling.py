@@ -111,11 +111,13 @@ def measure(common, engines, source, kws, rounds, target):
 
 class ChatBudget:
     """The shared engine's environment with a chat render's step budget for the longest conversation (ChatTemplate
-    gives steps_per_message more per message and tool): Environment's fixed default refuses some long ones."""
+    gives steps_per_message more per message and tool, and steps_per_character more per character of the
+    messages, here at most 1,500 a message): Environment's fixed default refuses some long ones."""
 
     def __init__(self, mj, messages, now):
         limits = mj.Limits()
-        self.limits = mj.Limits(max_steps=limits.max_steps + limits.steps_per_message * (messages + 10))
+        self.limits = mj.Limits(max_steps=limits.max_steps + limits.steps_per_message * (messages + 10)
+                                + getattr(limits, "steps_per_character", 0) * 1_500 * messages)
         self.mj, self.now = mj, now
 
     def compile(self, source):

@@ -165,7 +165,7 @@ def test_inputs_are_made_plain_as_transformers_makes_them():
     messages = [{"role": Role.USER, "content": "hi", "meta": {"level": Level.HIGH, "obj": Opaque(),
                                                              "rows": (1.5, [True, None]), Role.USER: "k"}}]
     tools = [{"type": "function", "function": {"name": "f", "dc": Function("n", "a")}}]
-    chat, tools_out, _, kwargs = prepare_inputs(messages, tools, None, {"flag": Level.HIGH, "n": _fake_numpy_scalar()},
+    chat, tools_out, _, kwargs, _ = prepare_inputs(messages, tools, None, {"flag": Level.HIGH, "n": _fake_numpy_scalar()},
                                                 Limits())
     assert chat == [{"role": "user", "content": "hi", "meta": {"level": 3, "obj": "<Opaque>",
                                                                "rows": (1.5, [True, None]), "user": "k"}}]
@@ -179,15 +179,15 @@ def test_plain_data_is_passed_as_it_is_and_only_what_changes_is_copied():
     plain_tool = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
     odd_tool = {"type": "function", "function": {"name": Role.USER}}
     tools = [plain_tool, odd_tool]
-    _, same, _, _ = prepare_inputs([{"role": "user"}], [plain_tool], None, {}, Limits())
+    _, same, _, _, _ = prepare_inputs([{"role": "user"}], [plain_tool], None, {}, Limits())
     assert same[0] is plain_tool
-    _, copied, _, _ = prepare_inputs([{"role": "user"}], tools, None, {}, Limits())
+    _, copied, _, _, _ = prepare_inputs([{"role": "user"}], tools, None, {}, Limits())
     assert copied is not tools and copied[0] is plain_tool and copied[1] is not odd_tool
     assert odd_tool["function"]["name"] is Role.USER   # the caller's data is not changed
 
 
 def test_reasoning_fields_are_aliased():
-    chat, _, _, _ = prepare_inputs([{"role": "assistant", "reasoning": "r", "content": "c"}, {"role": "user"}],
+    chat, _, _, _, _ = prepare_inputs([{"role": "assistant", "reasoning": "r", "content": "c"}, {"role": "user"}],
                                    None, None, {}, Limits())
     assert chat == [{"thinking": "r", "role": "assistant", "reasoning": "r", "content": "c", "reasoning_content": "r"},
                     {"role": "user"}]
@@ -209,7 +209,7 @@ def test_plain_conversion_matches_transformers():
     hf_env = _reference()
     value = {"a": [Role.USER, (Level.HIGH, 2.5, None)], Role.USER: {"o": Opaque(), "d": Function("x", "y"),
                                                                    "m": Model(k=[1, {"z": None}])}}
-    _, _, _, kwargs = prepare_inputs([{"role": "user"}], None, None, {"v": value}, Limits())
+    _, _, _, kwargs, _ = prepare_inputs([{"role": "user"}], None, None, {"v": value}, Limits())
     assert kwargs["v"] == hf_env._plain_template_data(value)
 
 
@@ -226,7 +226,7 @@ def test_data_sharing_its_parts_is_walked_once_per_part():
     start = time.process_time()
     assert mj.apply_chat_template("{{ messages[0].role }}", [{"role": "user", "content": _dag(60)}]) == "user"
     tools = [{"type": "function", "shared": _dag(60), "odd": Role.USER}]
-    chat, tools_out, _, _ = prepare_inputs([{"role": "user"}], tools, None, {}, Limits())
+    chat, tools_out, _, _, _ = prepare_inputs([{"role": "user"}], tools, None, {}, Limits())
     assert tools_out[0]["odd"] == "user" and tools_out[0]["shared"] is tools[0]["shared"]
     with pytest.raises(mj.LimitExceeded) as info:
         mj.apply_chat_template("x", [{"role": "user", "content": _dag(60)}], limits=Limits(max_data_depth=40))
@@ -240,7 +240,7 @@ def test_a_part_met_again_deeper_is_refused_where_it_passes_the_depth():
     with pytest.raises(mj.LimitExceeded):
         prepare_inputs([{"role": "user", "content": [shallow_first, Opaque()]}], None, None, {},
                        Limits(max_data_depth=10))
-    chat, _, _, _ = prepare_inputs([{"role": "user", "content": [shallow_first, Opaque()]}], None, None, {},
+    chat, _, _, _, _ = prepare_inputs([{"role": "user", "content": [shallow_first, Opaque()]}], None, None, {},
                                    Limits(max_data_depth=12))
     assert chat[0]["content"][1] == "<Opaque>"
 

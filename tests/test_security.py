@@ -26,7 +26,7 @@ def test_limit_defaults():
     assert mj.Limits() == mj.Limits(max_template_size=262_144, max_nesting=100, max_call_depth=100,
                                     max_range=100_000, max_steps=5_000_000, max_output=50_000_000,
                                     max_string=10_000_000, max_items=1_000_000, max_int_bits=100_000,
-                                    max_data_depth=200, steps_per_message=2_000)
+                                    max_data_depth=200, steps_per_message=2_000, steps_per_character=40)
 
 
 def test_limits_replace_and_validation():
@@ -69,7 +69,7 @@ def test_each_limit_is_named_with_its_value_and_location(limit, value, source, w
 
 
 def test_limits_reach_every_entry_point():
-    tight = mj.Limits(max_steps=50, steps_per_message=0)
+    tight = mj.Limits(max_steps=50, steps_per_message=0, steps_per_character=0)
     source = "{% for m in messages * 100 %}{{ m.role }}{% endfor %}"
     for render in (lambda: mj.ChatTemplate(source, limits=tight).render(MESSAGES),
                    lambda: mj.chat_environment(limits=tight).from_string(source).render(messages=MESSAGES),
@@ -243,7 +243,7 @@ def test_a_chat_render_budget_grows_with_its_conversation():
     tight = mj.Limits(max_steps=50_000)
     assert mj.ChatTemplate(source, limits=tight).render(messages, bos_token="<s>").count("turn ") == 2_000
     with pytest.raises(mj.LimitExceeded) as caught:
-        mj.ChatTemplate(source, limits=tight.replace(steps_per_message=0)).render(messages, bos_token="<s>")
+        mj.ChatTemplate(source, limits=tight.replace(steps_per_message=0, steps_per_character=0)).render(messages, bos_token="<s>")
     assert caught.value.limit == "max_steps"
 
 

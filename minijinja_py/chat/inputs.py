@@ -54,18 +54,20 @@ def _plain(value: "Any", limits: "Limits", again: bool = False) -> "Any":
     kind = ("plain", limits.max_data_depth)
     if again and recall(value, kind):
         return value
-    visited = _plain_walk([value], limits, 0)
+    visited = _plain_walk([value], limits, 0)[0]
     if visited:
         if again:
             remember(value, kind, True, visited, 0)
         return value
-    return _converted(value, limits)
+    return _converted(value, limits)[0]
 
 
-def _converted(value: "Any", limits: "Limits") -> "Any":
-    # _plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on.
+def _converted(value: "Any", limits: "Limits") -> "tuple[Any, int]":
+    # _plain's exact walk (_Conversion), for data the fast walk found not plain or gave up on: (value made plain,
+    # the characters of its strings: those of each container once, however often it is shared).
     try:
-        return _Conversion(limits).plain(value, 0)
+        conversion = _Conversion(limits)
+        return conversion.plain(value, 0), conversion.characters
     except RecursionError:
         raise _too_deep(limits) from None
 
@@ -75,20 +77,21 @@ def _too_deep(limits: "Limits") -> Exception:
                           "the template's input data nested this deep (or containing itself)")
 
 
-def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "Optional[int]":
+def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "tuple[Optional[int], int]":
     # Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
-    # they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
-    # gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
-    # walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
-    # render. A container nested deeper than max_data_depth (a cycle included) is refused.
+    # they are? (visits, characters): how many containers it visited when they are (at least 1), 0 when they are
+    # not, None when the walk gave up after _FAST_VISITS of them (data that shares its parts can have more paths
+    # than parts: the exact walk of _Conversion visits each part once); and the characters of the strings they
+    # hold as values (the chat render's budget grows with them). Level by level, iteratively: this runs over every
+    # input of every render. A container nested deeper than max_data_depth (a cycle included) is refused.
     scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
-    visits = 0
+    visits = characters = 0
     while level:
         if depth > max_depth:
             raise _too_deep(limits)
         visits += len(level)
         if visits > _FAST_VISITS:
-            return None
+            return None, 0
         below: list[Any] = []
         push = below.append
         for item in level:
@@ -97,17 +100,23 @@ def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "Optional[i
                 for key, child in item.items():
                     if type(key) not in scalars:
                         push(key)
-                    if type(child) not in scalars:
+                    kind = type(child)
+                    if kind is str:
+                        characters += len(child)
+                    elif kind not in scalars:
                         push(child)
             elif cls is list or cls is tuple:
                 for child in item:
-                    if type(child) not in scalars:
+                    kind = type(child)
+                    if kind is str:
+                        characters += len(child)
+                    elif kind not in scalars:
                         push(child)
             else:
-                return 0
+                return 0, 0
         level = below
         depth += 1
-    return max(visits, 1)
+    return max(visits, 1), characters
 
 
 class _Conversion:
@@ -119,6 +128,7 @@ class _Conversion:
     def __init__(self, limits: "Limits") -> None:
         self.max_depth = limits.max_data_depth
         self.limits = limits
+        self.characters = 0   # of the strings met (a shared container's once: it is converted once)
         self.done: dict[int, tuple[Any, Any, int]] = {}   # id → (the object, kept alive; its plain form; height)
         self.open: set[int] = set()
 
@@ -129,6 +139,8 @@ class _Conversion:
         # (value's plain form, its height: 0 for an exact scalar).
         cls = type(value)
         if cls in _PLAIN_SCALARS:
+            if cls is str:
+                self.characters += len(value)
             return value, 0
         if depth > self.max_depth:
             raise _too_deep(self.limits)
@@ -174,6 +186,7 @@ class _Conversion:
         # item(), a dataclass a dict of its fields, a pydantic model its model_dump(), anything else a
         # "<TypeName>" placeholder.
         if isinstance(value, str):
+            self.characters += len(value)
             return str.__str__(value), 1
         if isinstance(value, int):
             return int.__int__(value), 1
@@ -229,11 +242,13 @@ def _tool_schemas(tools: "Any") -> "Any":
 
 
 def prepare_inputs(messages: "Any", tools: "Any" = None, documents: "Any" = None, kwargs: "Optional[dict[str, Any]]" = None,
-                   limits: "Optional[Limits]" = None) -> "tuple[list[Any], Any, Any, dict[str, Any]]":
-    # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template. kwargs is a
-    # dict of this call's own: returned as it is when it holds plain data only.
+                   limits: "Optional[Limits]" = None) -> "tuple[list[Any], Any, Any, dict[str, Any], int]":
+    # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template, and the
+    # characters of the messages' strings (a chat render's step budget grows with them: found by the walk that
+    # makes the messages plain, not by one more). kwargs is a dict of this call's own: returned as it is when it
+    # holds plain data only.
     limits = limits or Limits()
-    chat = _normalized_messages(messages, limits)
+    chat, characters = _normalized_messages(messages, limits)
     chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in chat]
     tools = _tool_schemas(tools)
     if documents is not None:
@@ -245,16 +260,17 @@ def prepare_inputs(messages: "Any", tools: "Any" = None, documents: "Any" = None
     kwargs = kwargs if kwargs is not None else {}
     if not (_PLAIN_SCALARS.issuperset(map(type, kwargs.values())) and _PLAIN_SCALARS.issuperset(map(type, kwargs))):
         kwargs = _plain(kwargs, limits)
-    return chat, tools, documents, kwargs
+    return chat, tools, documents, kwargs, characters
 
 
 _REASONING = frozenset(_REASONING_FIELDS)
 
 
-def _normalized_messages(messages: "Any", limits: "Limits") -> "list[dict[Any, Any]]":
+def _normalized_messages(messages: "Any", limits: "Limits") -> "tuple[list[dict[Any, Any]], int]":
     # transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
     # `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
-    # model or another mapping converted) without its None-valued keys, made plain (see _plain).
+    # model or another mapping converted) without its None-valued keys, made plain (see _plain); and the
+    # characters of the strings in them.
     if isinstance(messages, (list, tuple)):
         if not messages:
             raise value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
@@ -263,7 +279,7 @@ def _normalized_messages(messages: "Any", limits: "Limits") -> "list[dict[Any, A
         if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
             raise type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
     # the None-valued keys dropped and the messages' values looked at in one pass: containers go on to the walk
-    scalars, chat, below = _PLAIN_SCALARS, [], []
+    scalars, chat, below, characters = _PLAIN_SCALARS, [], [], 0
     push = below.append
     for message in messages:
         if type(message) is not dict:
@@ -272,14 +288,18 @@ def _normalized_messages(messages: "Any", limits: "Limits") -> "list[dict[Any, A
         for key, value in message.items():
             if value is not None:
                 kept[key] = value
-                if type(value) not in scalars:
+                kind = type(value)
+                if kind is str:
+                    characters += len(value)
+                elif kind not in scalars:
                     push(value)
                 if type(key) not in scalars:
                     push(key)
         chat.append(kept)
     if chat and limits.max_data_depth < 1:
         raise _too_deep(limits)
-    return chat if _plain_walk(below, limits, 2) else _converted(chat, limits)
+    visits, nested = _plain_walk(below, limits, 2)
+    return (chat, characters + nested) if visits else _converted(chat, limits)
 
 
 def _message_dict(message: "Any", given: "Any", room: int) -> "Any":

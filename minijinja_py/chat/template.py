@@ -291,7 +291,7 @@ class ChatTemplate:
             if continue_final_message and add_generation_prompt:
                 raise _incompatible()
             # add_generation_prompt is made plain data like every other variable
-            chat, tools, documents, kwargs = prepare_inputs(
+            chat, tools, documents, kwargs, characters = prepare_inputs(
                 messages, tools, documents,
                 {**variables, "add_generation_prompt": add_generation_prompt},
                 self.environment.limits)
@@ -302,7 +302,9 @@ class ChatTemplate:
             limits = self.environment.limits
             inputs = len(chat) + (len(tools) if isinstance(tools, list) else 0) + \
                 (len(documents) if isinstance(documents, list) else 0)
-            rendered: str = template._render(context, spans, limits.max_steps + limits.steps_per_message * inputs)
+            budget = limits.max_steps + limits.steps_per_message * inputs + \
+                limits.steps_per_character * min(characters, limits.max_output)
+            rendered: str = template._render(context, spans, budget)
             if continue_final_message:
                 rendered = cut_at_final_message(rendered, final_message)
             return rendered

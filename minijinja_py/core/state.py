@@ -54,6 +54,7 @@ _LIMIT_DEFAULTS = (
     ("max_int_bits", 100_000),        # bits of one integer built by ** * +
     ("max_data_depth", 200),          # nesting depth of data printed, serialised, compared or passed in
     ("steps_per_message", 2_000),     # more steps for a chat render, per message, tool and document it is given
+    ("steps_per_character", 40),      # and per character of its messages' strings (up to max_output of them)
 )
 _LIMIT_NAMES = LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
 
@@ -67,8 +68,12 @@ class Limits:
     Environment(limits=...), chat_environment(limits=...) or ChatTemplate(source, limits=...).
 
     A chat render (ChatTemplate.render, apply_chat_template) starts with max_steps plus steps_per_message for
-    each message, tool and document it is given: a long conversation gets the budget its length needs, a template
-    cannot give itself more. steps_per_message=0 makes max_steps a fixed cap.
+    each message, tool and document it is given, plus steps_per_character for each character of the strings in
+    its messages (counted up to max_output characters, by the walk that makes the inputs plain): a long
+    conversation, or one of long messages, gets the budget its size needs, a template cannot give itself more.
+    40 a character is what walking a text twice item by item costs (map/select by name over a string, about 18
+    steps a character, as templates that list a message's images, then its texts, do); the budget stays linear
+    in the input's size. steps_per_message=0 and steps_per_character=0 make max_steps a fixed cap.
     """
 
     __slots__ = _LIMIT_NAMES + ("_hash",)   # (the hash taken once: each compile's cache key holds the limits)
@@ -84,14 +89,15 @@ class Limits:
     max_int_bits: int
     max_data_depth: int
     steps_per_message: int
+    steps_per_character: int
 
     def __init__(self, max_template_size: int = 262_144, max_nesting: int = 100, max_call_depth: int = 100,
                  max_range: int = 100_000, max_steps: int = 5_000_000, max_output: int = 50_000_000,
                  max_string: int = 10_000_000, max_items: int = 1_000_000, max_int_bits: int = 100_000,
-                 max_data_depth: int = 200, steps_per_message: int = 2_000) -> None:
+                 max_data_depth: int = 200, steps_per_message: int = 2_000, steps_per_character: int = 40) -> None:
         """Raises TypeError for a value that is not an int, ValueError for a negative one."""
         values = (max_template_size, max_nesting, max_call_depth, max_range, max_steps, max_output, max_string,
-                  max_items, max_int_bits, max_data_depth, steps_per_message)
+                  max_items, max_int_bits, max_data_depth, steps_per_message, steps_per_character)
         for name, value in zip(_LIMIT_NAMES, values):
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"Limits.{name} must be an int, not {type(value).__name__}")
