@@ -74,14 +74,16 @@ def _long_output(rs, out, start, count):
     # Would out[start:] joined take _JOINED_BYTES or more, as the first and last 8 pieces tell (the text's size,
     # twice for text beyond ASCII)? Copying that much once more than the render's join does (into fresh memory
     # pages) costs more than len() of each piece. (Not asked of fewer pieces than could make it: each is shorter
-    # than BIG_STR or noted in big_pending.)
+    # than BIG_STR or noted in big_pending.) The sample is measured, not joined: its pieces may be megabytes each
+    # (str.isascii() reads a flag).
     if (count * BIG_STR + rs.big_pending) * 2 < _JOINED_BYTES:
         return False
+    sample = out[start:] if count <= 16 else out[start:start + 8] + out[-8:]
     try:
-        sample = "".join(out[start:start + 8]) + "".join(out[-8:])
-    except TypeError:   # a NotText: summed anyway
+        size = sum([len(piece) if piece.isascii() else 2 * len(piece) for piece in sample])
+    except AttributeError:   # a NotText: summed anyway
         return False
-    return count * len(sample) * (1 if sample.isascii() else 2) >= _JOINED_BYTES * 16
+    return count * size >= _JOINED_BYTES * len(sample)
 
 
 def join_output(out):
