@@ -182,3 +182,27 @@ def test_markupsafe_markup_from_the_caller_is_markup(source, autoescape):
     context = {"m": markupsafe.Markup("a<b>\n<i>{}</i>"), "s": "<x>"}
     expected = jinja2.sandbox.ImmutableSandboxedEnvironment(autoescape=autoescape).from_string(source).render(**context)
     assert mj.Environment(autoescape=autoescape).from_string(source).render(**context) == expected
+
+
+class Iterable:
+    """A caller's iterable that records each time it is asked for an iterator."""
+
+    def __init__(self, items):
+        self.items, self.iterators = items, 0
+
+    def __iter__(self):
+        self.iterators += 1
+        return iter(self.items)
+
+
+@needs_jinja2
+@pytest.mark.parametrize("source", [
+    "{{ ', '.join(x) }}", "{{ x|join(',') }}", "{{ x|list }}", "{{ x|map('upper')|join }}",
+    "{% for i in x %}{{ i }}{{ loop.index }}{% endfor %}", "{% for i in x if i != 'b' %}{{ i }}{% endfor %}",
+])
+def test_a_callers_iterable_is_asked_for_its_items_as_often_as_jinja2_asks(source):
+    # a caller's __iter__ may do work or hand out a one-shot iterator: str.join asked twice (differential probe)
+    ours, theirs = Iterable(["a", "b", "c"]), Iterable(["a", "b", "c"])
+    expected = jinja2.sandbox.ImmutableSandboxedEnvironment().from_string(source).render(x=theirs)
+    assert render(source, x=ours) == expected
+    assert ours.iterators == theirs.iterators

@@ -195,10 +195,12 @@ def _checked(check, name):
 @jinja2_named("str.join", "one", uncounted=2)
 def _join(rs, s, iterable):
     try:
-        iter(iterable)
+        iterator = iter(iterable)
     except TypeError:   # (str.join's own message, before take() would give iter()'s)
         raise TypeError("can only join an iterable") from None
-    items = take(rs, iterable, "a join")
+    # str.join asks a caller's object for its iterator once, so take() gets that iterator; a built-in sequence
+    # goes itself, for take() to size it before it lists it
+    items = take(rs, iterable if type(iterable) in (list, tuple, str, dict, range) else iterator, "a join")
     if all(isinstance(x, str) for x in items):
         check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
     return s.join(items)
