@@ -149,8 +149,16 @@ class _Errors:
     def expression(self, node, volatile):
         if node is None or volatile:
             return
-        if type(node) in _FOLDED:
+        kind = type(node)
+        if kind in _FOLDED:
             self.folded(node, False)
+            return
+        if kind is n.Const:   # written into the code as it stands: a hex literal may be too long for repr()
+            if self.long_ints and type(node.value) is int:
+                try:
+                    repr(node.value)
+                except ValueError as exc:
+                    self.fail(node, exc)
             return
         for x in _children(node):
             self.expression(x, volatile)

@@ -81,7 +81,11 @@ def e_fold_error(c, node):
 
 
 FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice, FoldError: e_fold_error}
-_LONG_LITERAL = re.compile(r"\d{%d}" % LONG_LITERAL)
+# a long int literal, decimal or not (a hex, octal or binary one int() reads, for Jinja2's code generator to fail
+# on writing it in decimal; one pattern that starts with a class of characters: searched faster), and the sources
+# it can be in (a hex digit makes 1.2 decimal digits)
+_LONG_LITERAL = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
+_SHORTEST_LONG_INT_SOURCE = int(INT_DIGITS / 1.21)
 
 
 def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
@@ -166,7 +170,8 @@ def prepare(c, template):
     # it fails only on a dict literal with an odd key, or on an int too long for str(): see fold_constants)
     powers_and_slices = source is None or "**" in source or (index is None or index.slices) and may_fold(source)
     odd_keys = index is None or index.odd_keys
-    long_literals = source is None or len(source) > INT_DIGITS and _LONG_LITERAL.search(source) is not None
+    long_literals = source is None or \
+        len(source) > _SHORTEST_LONG_INT_SOURCE and _LONG_LITERAL.search(source) is not None
     names = index is None or has_checked_names(index.runners, env.filters, env.tests)
     if powers_and_slices or odd_keys or long_literals or names:
         template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names)
