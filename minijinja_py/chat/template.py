@@ -302,7 +302,7 @@ class ChatTemplate:
             context = dict(messages=chat, tools=tools, documents=documents, **kwargs)
             inputs = len(chat) + (len(tools) if isinstance(tools, list) else 0) + \
                 (len(documents) if isinstance(documents, list) else 0)
-            rendered = _render_within_budget(template, context, spans, inputs, characters)
+            rendered = _render_within_budget(template, context, spans, self.environment.limits, inputs, characters)
             if continue_final_message:
                 rendered = cut_at_final_message(rendered, final_message)
             return rendered
@@ -381,14 +381,13 @@ def _rebuild_chat_template(source: "TemplateSource", now: "Clock", limits: "Opti
 
 
 def _render_within_budget(template: "Template", context: "dict[str, Any]", spans: "Optional[list[tuple[int, int]]]",
-                          inputs: int, characters: "Any") -> str:
+                          limits: "Limits", inputs: int, characters: "Any") -> str:
     # A chat render, whose step budget is max_steps + steps_per_message × its messages, tools and documents +
     # steps_per_character × the characters of its messages' strings (up to max_output of them). The characters
     # (prepare_inputs' last value) are counted only when a render runs out of the rest, which few do: it is then
     # rendered again from the start with the whole budget, and ends as one render given all of it would have
     # (the same text, or the same error at the same place: a render depends on its inputs alone, |random seeded
     # the same, but for the real clock's strftime_now), at the price of the steps spent before.
-    limits = template.environment.limits
     budget = limits.max_steps + limits.steps_per_message * inputs
     try:
         rendered: str = template._render(context, spans, budget)
