@@ -20,7 +20,8 @@ from ..core.state import Limits, limit_exceeded
 from ..runtime.printing import short_repr
 from ..runtime.textcache import recall, remember
 
-__all__ = ["prepare_inputs", "mark_final_message", "cut_at_final_message", "value_error", "type_error"]
+__all__ = ["prepare_inputs", "message_characters", "mark_final_message", "cut_at_final_message", "value_error",
+           "type_error"]
 
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CONTINUE_TAG = "CONTINUE_FINAL_MESSAGE_TAG "
@@ -54,7 +55,7 @@ def _plain(value: "Any", limits: "Limits", again: bool = False) -> "Any":
     kind = ("plain", limits.max_data_depth)
     if again and recall(value, kind):
         return value
-    visited = _plain_walk([value], limits, 0)[0]
+    visited = _plain_walk([value], limits, 0)
     if visited:
         if again:
             remember(value, kind, True, visited, 0)
@@ -77,21 +78,20 @@ def _too_deep(limits: "Limits") -> Exception:
                           "the template's input data nested this deep (or containing itself)")
 
 
-def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "tuple[Optional[int], int]":
+def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "Optional[int]":
     # Are the values of `level` (all at that depth) made only of plain types, so that _plain returns them as
-    # they are? (visits, characters): how many containers it visited when they are (at least 1), 0 when they are
-    # not, None when the walk gave up after _FAST_VISITS of them (data that shares its parts can have more paths
-    # than parts: the exact walk of _Conversion visits each part once); and the characters of the strings they
-    # hold as values (the chat render's budget grows with them). Level by level, iteratively: this runs over every
-    # input of every render. A container nested deeper than max_data_depth (a cycle included) is refused.
+    # they are? How many containers it visited when they are (at least 1); 0 when they are not; None when the walk
+    # gave up after _FAST_VISITS of them (data that shares its parts can have more paths than parts: the exact
+    # walk of _Conversion visits each part once). Level by level, iteratively: this runs over every input of every
+    # render. A container nested deeper than max_data_depth (a cycle included) is refused.
     scalars, max_depth = _PLAIN_SCALARS, limits.max_data_depth
-    visits = characters = 0
+    visits = 0
     while level:
         if depth > max_depth:
             raise _too_deep(limits)
         visits += len(level)
         if visits > _FAST_VISITS:
-            return None, 0
+            return None
         below: list[Any] = []
         push = below.append
         for item in level:
@@ -100,23 +100,50 @@ def _plain_walk(level: "list[Any]", limits: "Limits", depth: int) -> "tuple[Opti
                 for key, child in item.items():
                     if type(key) not in scalars:
                         push(key)
-                    kind = type(child)
-                    if kind is str:
-                        characters += len(child)
-                    elif kind not in scalars:
+                    if type(child) not in scalars:
                         push(child)
             elif cls is list or cls is tuple:
                 for child in item:
-                    kind = type(child)
-                    if kind is str:
-                        characters += len(child)
-                    elif kind not in scalars:
+                    if type(child) not in scalars:
                         push(child)
             else:
-                return 0, 0
+                return 0
         level = below
         depth += 1
-    return max(visits, 1), characters
+    return max(visits, 1)
+
+
+def message_characters(found: "Any", most: int) -> int:
+    """The characters of the messages' strings as prepare_inputs found them (its last value), up to `most`:
+    counted already (an int) when the messages had to be converted, else counted now in the plain messages it
+    returned (a chat render asks only when its step budget first runs out). On plain messages: every string held
+    as a value (in a dict, list or tuple; a key only inside a key that is a tuple), however nested, as often as
+    it is held."""
+    if type(found) is int:
+        return min(found, most)
+    # the levels of _normalized_messages and _plain_walk, which found these messages plain within _FAST_VISITS
+    # containers below them: the same bound holds (it stops only data changed since, by another thread)
+    scalars, characters, visits, level = _PLAIN_SCALARS, 0, -len(found), found
+    while level and characters < most:
+        visits += len(level)
+        if visits > _FAST_VISITS:
+            break
+        below: list[Any] = []
+        push = below.append
+        for item in level:
+            if type(item) is dict:
+                for key in item:
+                    if type(key) not in scalars:
+                        push(key)
+                item = item.values()
+            for child in item:
+                kind = type(child)
+                if kind is str:
+                    characters += len(child)
+                elif kind not in scalars:
+                    push(child)
+        level = below
+    return min(characters, most)
 
 
 class _Conversion:
@@ -242,14 +269,15 @@ def _tool_schemas(tools: "Any") -> "Any":
 
 
 def prepare_inputs(messages: "Any", tools: "Any" = None, documents: "Any" = None, kwargs: "Optional[dict[str, Any]]" = None,
-                   limits: "Optional[Limits]" = None) -> "tuple[list[Any], Any, Any, dict[str, Any], int]":
-    # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template, and the
-    # characters of the messages' strings (a chat render's step budget grows with them: found by the walk that
-    # makes the messages plain, not by one more). kwargs is a dict of this call's own: returned as it is when it
-    # holds plain data only.
+                   limits: "Optional[Limits]" = None) -> "tuple[list[Any], Any, Any, dict[str, Any], Any]":
+    # (messages, tools, documents, kwargs) exactly as transformers 5.x hands them to the template, and what
+    # message_characters counts the characters of the messages' strings in (a chat render's step budget grows
+    # with them, counted only by a render that runs out of steps): their count when the messages were converted
+    # (the exact walk counts them as it goes), else the plain messages before their reasoning fields are aliased.
+    # kwargs is a dict of this call's own: returned as it is when it holds plain data only.
     limits = limits or Limits()
-    chat, characters = _normalized_messages(messages, limits)
-    chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in chat]
+    normalized, counted = _normalized_messages(messages, limits)
+    chat = [message if _REASONING.isdisjoint(message) else _alias_reasoning(message) for message in normalized]
     tools = _tool_schemas(tools)
     if documents is not None:
         for document in documents:
@@ -260,17 +288,17 @@ def prepare_inputs(messages: "Any", tools: "Any" = None, documents: "Any" = None
     kwargs = kwargs if kwargs is not None else {}
     if not (_PLAIN_SCALARS.issuperset(map(type, kwargs.values())) and _PLAIN_SCALARS.issuperset(map(type, kwargs))):
         kwargs = _plain(kwargs, limits)
-    return chat, tools, documents, kwargs, characters
+    return chat, tools, documents, kwargs, normalized if counted is None else counted
 
 
 _REASONING = frozenset(_REASONING_FIELDS)
 
 
-def _normalized_messages(messages: "Any", limits: "Limits") -> "tuple[list[dict[Any, Any]], int]":
+def _normalized_messages(messages: "Any", limits: "Limits") -> "tuple[list[dict[Any, Any]], Optional[int]]":
     # transformers' _normalize_chat_messages and _plain_template_data: a conversation (or an object with a
     # `messages` attribute holding one) → a new list of new dicts, each message as a dict (a dataclass, a pydantic
     # model or another mapping converted) without its None-valued keys, made plain (see _plain); and the
-    # characters of the strings in them.
+    # characters of the strings in them when they had to be converted (the exact walk counts them), else None.
     if isinstance(messages, (list, tuple)):
         if not messages:
             raise value_error("Cannot apply chat template to an empty conversation. Provide at least one message.")
@@ -279,7 +307,7 @@ def _normalized_messages(messages: "Any", limits: "Limits") -> "tuple[list[dict[
         if isinstance(messages, (str, bytes, Mapping)) or not hasattr(messages, "__iter__"):
             raise type_error(f"messages should be a list of dicts, but got {short_repr(messages)}.")
     # the None-valued keys dropped and the messages' values looked at in one pass: containers go on to the walk
-    scalars, chat, below, characters = _PLAIN_SCALARS, [], [], 0
+    scalars, chat, below = _PLAIN_SCALARS, [], []
     push = below.append
     for message in messages:
         if type(message) is not dict:
@@ -288,18 +316,14 @@ def _normalized_messages(messages: "Any", limits: "Limits") -> "tuple[list[dict[
         for key, value in message.items():
             if value is not None:
                 kept[key] = value
-                kind = type(value)
-                if kind is str:
-                    characters += len(value)
-                elif kind not in scalars:
+                if type(value) not in scalars:
                     push(value)
                 if type(key) not in scalars:
                     push(key)
         chat.append(kept)
     if chat and limits.max_data_depth < 1:
         raise _too_deep(limits)
-    visits, nested = _plain_walk(below, limits, 2)
-    return (chat, characters + nested) if visits else _converted(chat, limits)
+    return (chat, None) if _plain_walk(below, limits, 2) else _converted(chat, limits)
 
 
 def _message_dict(message: "Any", given: "Any", room: int) -> "Any":

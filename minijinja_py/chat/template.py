@@ -21,9 +21,10 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
 
 from ..builtins.strings import chat_tojson
 from .capabilities import Capabilities, cached_capabilities, clock_reading
-from .inputs import cut_at_final_message, mark_final_message, prepare_inputs, type_error, value_error
+from .inputs import cut_at_final_message, mark_final_message, message_characters, prepare_inputs, type_error, \
+    value_error
 from .loading import TemplateLoadError, load_chat_template
-from ..core.errors import TemplateError, as_template_error, jinja2_named
+from ..core.errors import LimitExceeded, TemplateError, as_template_error, jinja2_named
 from ..core.state import Limits, check_str_size
 from ..environment import Environment, Template
 from ..template import BoundedCache
@@ -299,12 +300,9 @@ class ChatTemplate:
             if continue_final_message:
                 chat, final_message = mark_final_message(chat, continue_final_message, template.source)
             context = dict(messages=chat, tools=tools, documents=documents, **kwargs)
-            limits = self.environment.limits
             inputs = len(chat) + (len(tools) if isinstance(tools, list) else 0) + \
                 (len(documents) if isinstance(documents, list) else 0)
-            budget = limits.max_steps + limits.steps_per_message * inputs + \
-                limits.steps_per_character * min(characters, limits.max_output)
-            rendered: str = template._render(context, spans, budget)
+            rendered = _render_within_budget(template, context, spans, self.environment.limits, inputs, characters)
             if continue_final_message:
                 rendered = cut_at_final_message(rendered, final_message)
             return rendered
@@ -380,6 +378,29 @@ def _cached(source: "TemplateSource", now: "Clock", limits: "Optional[Limits]", 
 def _rebuild_chat_template(source: "TemplateSource", now: "Clock", limits: "Optional[Limits]", name: "Optional[str]",
                            special_tokens: "Optional[Mapping[str, str]]") -> "ChatTemplate":
     return _cached(source, now, limits, name, special_tokens)
+
+
+def _render_within_budget(template: "Template", context: "dict[str, Any]", spans: "Optional[list[tuple[int, int]]]",
+                          limits: "Limits", inputs: int, characters: "Any") -> str:
+    # A chat render, whose step budget is max_steps + steps_per_message × its messages, tools and documents +
+    # steps_per_character × the characters of its messages' strings (up to max_output of them). The characters
+    # (prepare_inputs' last value) are counted only when a render runs out of the rest, which few do: it is then
+    # rendered again from the start with the whole budget, and ends as one render given all of it would have
+    # (the same text, or the same error at the same place: a render depends on its inputs alone, |random seeded
+    # the same, but for the real clock's strftime_now), at the price of the steps spent before.
+    budget = limits.max_steps + limits.steps_per_message * inputs
+    try:
+        rendered: str = template._render(context, spans, budget)
+        return rendered
+    except LimitExceeded as exc:
+        allowance = limits.steps_per_character and exc.limit == "max_steps" and \
+            limits.steps_per_character * message_characters(characters, limits.max_output)
+        if not allowance:
+            raise
+    if spans is not None:
+        del spans[:]   # (those of the render that ran out)
+    rendered = template._render(context, spans, budget + allowance)
+    return rendered
 
 
 # ------------------------------------------------------------------------------------------ apply_chat_template

@@ -69,8 +69,9 @@ class Limits:
 
     A chat render (ChatTemplate.render, apply_chat_template) starts with max_steps plus steps_per_message for
     each message, tool and document it is given, plus steps_per_character for each character of the strings in
-    its messages (counted up to max_output characters, by the walk that makes the inputs plain): a long
-    conversation, or one of long messages, gets the budget its size needs, a template cannot give itself more.
+    its messages (counted up to max_output characters, only by a render that runs out of the rest: it is then
+    rendered again with the whole budget): a long conversation, or one of long messages, gets the budget its size
+    needs, a template cannot give itself more.
     40 a character is what walking a text twice item by item costs (map/select by name over a string, about 18
     steps a character, as templates that list a message's images, then its texts, do); the budget stays linear
     in the input's size. steps_per_message=0 and steps_per_character=0 make max_steps a fixed cap.
