@@ -195,6 +195,9 @@ def test_a_loop_asks_nothing_of_a_callers_object_before_iterating_it():
     "{{ r(v, ['a']) }}{{ r(w, ['user']) }}{{ r(ms[0], ['v']) }}",
     "{% for k in v if k != 'x' %}{% if k == 'u' %}{% continue %}{% endif %}{{ k }}{% else %}E{% endfor %}",
     "{% for k in v if k %}{% for m in ms if m.w != k %}{{ m.w }}{% endfor %};{% endfor %}",
+    # two names (the pair yielded in line), with `loop`: through the filter's generator and the loop context
+    "{% for k, x in v|items if k != 'b' %}{{ k }}={{ x }}{% if not loop.last %},{% endif %}{% endfor %}",
+    "{% for a, b in [('u', 2), ('', 3), v] if a %}{{ a }}{{ b }}{{ loop.index }}/{{ loop.length }}{% endfor %}",
 ])
 def test_filtered_loops_match_jinja2(source):
     """A loop filter of one name before a body without `loop` is tested in the walk itself (loops.py:

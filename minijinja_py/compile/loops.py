@@ -488,6 +488,18 @@ def compile_filter(c, node, function):
                 f[name_slot] = item
                 if cond(f):
                     yield item
+    elif len(slots) == 2 and enter is None:   # `for key, value in d|items if ...`: admits and the pair in line
+        first, second = slots
+
+        def admitted(f, items):
+            rs = f[0]
+            for item in items:
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                assign(f, item)
+                if cond(f):
+                    yield f[first], f[second]
     elif slots:
         def admitted(f, items):
             for item in items:
