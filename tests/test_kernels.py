@@ -370,6 +370,11 @@ LATTICE = {
         "{% for m in ms %}\n<{{ m.role }}>\n{% endfor %}",
         "{% for m in ms %}<{% if m.role %}A{% endif %}>{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
+        # a switch with extras first in the body: the walk finds its plan (the extras in it)
+        "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}"
+        "{{ m.role }}{% endfor %}",
+        "{% for m in ms %}{% if m.role == 'b' or x %}O{% elif m.role == 'a' and not m.content %}N{% endif %}"
+        "{% endfor %}",
         "{% for m in ms %}[{% for v in m.content %}{{ v }}{% endfor %}{% endfor %}",
         "{% for m in ms %}{% if x %}<{% if m.role is string %}S{% endif %}>{% endif %}{% endfor %}",
         "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",

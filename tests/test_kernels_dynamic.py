@@ -253,6 +253,12 @@ CASES = [
     ("branches/switch", "mutable", "{% for x in xs %}{% for m in ms %}{% if m.role == 'a' %}A{{ loop.length }}"
      "{% elif m.role == 'b' %}B{{ loop.last }}{% endif %}{% endfor %}{% do ms.append({'role': 'a'}) %}"
      "{% do ms[0].update(role='z') %};{% endfor %}", AB, True),
+    # a switch with extras as the body's first statement, its plans found by the walk: an extra that runs a
+    # caller's code changing the item (the rest of the chain tested as Jinja2 tests it), then the item read again
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' and o %}A{% elif m.role == 'b' %}B{% else %}E"
+     "{% endif %}{{ m.role }}{% endfor %}", sides, True),
+    ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'x' or o.bump %}O{% elif m.role == 'b' %}B"
+     "{% elif m.role == 'a' and xs %}A{% endif %}{{ xs|length }}{% endfor %}", sides, True),
     # a switch as the first of two statements per item: the second reads the item again after the first ran (a
     # caller's function or `do` in the first: not walked); a key of a key that is no dict (a str role's `x`: undefined, equal to no constant)
     ("walks/walk", "chat", "{% for m in ms %}{% if m.role == 'a' %}{{ hook(m) }}A{% endif %}{% if m.role == 'b' %}B"

@@ -123,3 +123,20 @@ def test_filter_generators_charge_and_count_each_item_they_hand_out(source):
     small = steps_needed(source, {"items": list(range(1, 1001)), "dicts": [{"x": 1}] * 1000})[1]
     large = steps_needed(source, {"items": list(range(1, 2001)), "dicts": [{"x": 1}] * 2000})[1]
     assert large - small >= 1000 * 2   # each item: at least its own step and the consumer's
+
+
+@pytest.mark.parametrize("loop", [
+    "{% for k in d if k not in ['b'] %}{{ k }}{% if k == '_' %}{{ BODY }}{% endif %}{% endfor %}",
+    "{% for x in xs if x %}{% if x == 'c' %}{% break %}{% endif %}{{ x }}{% if x == '_' %}{{ BODY }}{% endif %}"
+    "{% else %}E{% endfor %}",
+    "{% for x in xs if x != 'a' %}{% if x == '' %}{% continue %}{% endif %}{{ x }}{% if x == '_' %}{{ BODY }}"
+    "{% endif %}{% endfor %}",
+])
+def test_a_filter_tested_in_the_walk_costs_what_its_generator_costs(loop):
+    """A loop filter of one name before a body without `loop` is tested in the walk (loops.py: _walk_filtered);
+    the same loop whose body names `loop` (never printed: the same weight) pulls its items through the filter's
+    generator and the loop context: the two need the same budget and render the same."""
+    context = {"d": {"a": 1, "b": 2, "c": 3, "u": 4}, "xs": ["a", "", "b", "c", "d"]}
+    name = "k" if " k " in loop else "x"
+    fast, lazy = (steps_needed(loop.replace("BODY", body), context, profile="chat") for body in (name, "loop"))
+    assert fast == lazy and type(fast[0]) is str

@@ -75,8 +75,9 @@ def condition(c, node):
     if isinstance(node, n.Not) and _is_chain(node.operand):
         inner = condition(c, node.operand)
         return lambda f, inner=inner: not inner(f)
-    if isinstance(node, (n.Not, n.Test)):
-        return c.expr(node)   # already a bool (`not x`: not the truth of x)
+    if isinstance(node, (n.Not, n.Test)) or node.__class__ is n.Compare and len(node.ops) == 1 and \
+            node.ops[0][0] in ("in", "not in"):
+        return c.expr(node)   # already a bool (`not x`: not the truth of x; `in` makes a bool of any answer)
     ev, span = c.expr(node), node.span
 
     def test(f, ev=ev, span=span):

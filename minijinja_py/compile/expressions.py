@@ -507,15 +507,24 @@ def e_concat(c, node):
     # autoescape {{ '<b>'|safe ~ 'x' }} loses its Markup and is escaped whole, while {{ b ~ 'x' }} is not
     if c.autoescape and not all(folded_by_jinja2(c, x) for x in node.items):
         return _escaping_concat(items, span)
+    # the constants laid out once, the operands evaluated into their places (every one, in order, as Jinja2),
+    # then each printed (str() of it, as Jinja2's str_join) where it is not text yet and the whole sized before
+    # it is joined
+    values_start = tuple(constant for _, constant in items)
+    operands = tuple((index, item) for index, (item, _) in enumerate(items) if item is not None)
+    printed = tuple(index for index, (item, constant) in enumerate(items) if item is not None or
+                    type(constant) is not str)
+    constant_size = sum(len(constant) for item, constant in items if item is None and type(constant) is str)
 
-    def ev_concat(f, items=items, span=span):
-        # every operand evaluated, then each printed (str() of it) and the pieces joined, as Jinja2's str_join
-        values = []
-        for item, constant in items:
-            values.append(constant if item is None else item(f))
+    def ev_concat(f, values_start=values_start, operands=operands, printed=printed, constant_size=constant_size,
+                  span=span):
+        values = [*values_start]
+        for index, item in operands:
+            values[index] = item(f)
         try:
-            rs, total = f[0], 0
-            for index, value in enumerate(values):
+            rs, total = f[0], constant_size
+            for index in printed:
+                value = values[index]
                 if type(value) is not str:
                     value = values[index] = to_str(value, rs)
                 total += len(value)

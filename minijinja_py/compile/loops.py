@@ -32,7 +32,7 @@ class _Loop:
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
                  "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output",
-                 "listed")
+                 "listed", "filter_test")
 
 
 def compile_for(c, node):
@@ -50,7 +50,7 @@ def loop_parts(c, node):
     # the parts in the order Jinja2 generates them, so that what it refuses first is refused first: the filter's
     # function, the target (no `loop` in it), the iterable of a loop that is not recursive, the body, the else
     # block, and a recursive loop's iterable (its first call, after the function)
-    filtered = compile_filter(c, node, function) if node.filter is not None else None
+    filtered, filter_test = compile_filter(c, node, function) if node.filter is not None else (None, None)
     store = c.summaries.loop_store(node)
     if store is not None:
         raise error_at(TemplateAssertionError, "Can't assign to special loop variable in for-loop target",
@@ -82,6 +82,8 @@ def loop_parts(c, node):
         plan.stable = not c.effects.changes_data(node.body) and \
             (node.filter is None or not c.effects.changes_data(node.filter))
     plan.filtered = filtered
+    # a filter of one name before a body of that name without `loop`: _walk_filtered runs its test in line
+    plan.filter_test = filter_test if plan.simple and plan.loop_slot is None else None
     plan.listed = plan.filtered is None and plan.loop_slot is None   # a list or tuple is walked as it is
     plan.else_ = None
     if node.else_:
@@ -216,6 +218,13 @@ def walker(plan, f, iterable, depth0, recursive_call):
     # level of Python's recursion limit that a macro recursing through loops pays at every level.
     if plan.listed and (type(iterable) is tuple or type(iterable) is list and plan.stable):
         items, loop = iterable, None   # (_loop_items' answer for a fixed list and no `loop`, in line)
+    elif plan.filter_test is not None:   # what _loop_items would filter, walked with the filter in line
+        if type(iterable) is not list and type(iterable) is not tuple:
+            try:
+                iterable = _iteration_items(iterable, f[0], plan.iter_span, plan.stable)
+            except Exception as exc:
+                raise located(exc, plan.iter_span)
+        return _walk_filtered, iterable, None
     else:
         items, loop = _loop_items(plan, f, iterable, depth0, recursive_call)
         if type(items) is not list and type(items) is not tuple:
@@ -336,6 +345,34 @@ def _walk_lazy(plan, f, out, items, loop):
     return completed
 
 
+def _walk_filtered(plan, f, out, items, loop):
+    # _walk_lazy over the filter's generator (compile_filter: admitted) in one loop: each item pays for its test,
+    # is stored in the filter's scope and tested, and an item admitted pays for its iteration and runs the body,
+    # in that order, lazily (the test sees what the body changed). The walk loop is None: the body has no `loop`.
+    rs, step, target_slot, body = f[0], plan.step, plan.target_slot, plan.body
+    filter_slot, test, weight = plan.filter_test
+    completed = False
+    for item in items:
+        rs.fuel -= weight
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        f[filter_slot] = item
+        if not test(f):
+            continue
+        rs.fuel -= step
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        f[target_slot] = item
+        try:
+            body(f, out)
+            completed = True   # (an iteration that continues does not complete: the for-else's rule)
+        except ContinueLoop:
+            pass
+        except BreakLoop:
+            break
+    return completed
+
+
 def _loop_items(plan, f, iterable, depth0, recursive_call):
     # (what the runner iterates, the loop context or None): a list or tuple that cannot change during the loop
     # as it is (the runner tells the loop context where it is); anything else — a list the body may change, an
@@ -376,12 +413,16 @@ def _iteration_items(value, rs, span, stable):
     cls = type(value)
     if cls is list or cls is tuple:
         return value
+    if cls is dict and stable or cls is str or cls is range or stable and cls in _DICT_VIEWS:
+        size = len(value)
+        if size > rs.limits.max_items:
+            check_items(rs.limits, size, "a for loop")
+        rs.fuel -= size
+        if rs.fuel < 0:
+            raise out_of_fuel(rs.limits)
+        return list(value)
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
-    if cls is str or cls is range or stable and (cls is dict or cls in _DICT_VIEWS):
-        check_items(rs.limits, len(value), "a for loop")
-        rs.burn(len(value))
-        return list(value)
     return _bounded(iter(value), rs.limits, span)
 
 
@@ -408,11 +449,12 @@ def _bounded(iterator, limits, span):
 
 # ------------------------------------------------------------------------------------------------------ the loop filter
 def compile_filter(c, node, function):
-    # admitted(f, items) for the loop's `if` test, run in a scope of its own where
+    # (admitted(f, items), in_line) for the loop's `if` test, run in a scope of its own where
     # the target is assigned (Jinja2 runs it in a generator function of its own); in a recursive loop's function,
     # whose frame it is given. admitted is the lazy filter: an iterator of the items the test admits, each a
     # tuple of the values it unpacked for a tuple target (Jinja2 unpacks an item once, and yields the values: a
-    # caller's iterator item is not read twice).
+    # caller's iterator item is not read twice). in_line is (slot, test, weight) of a test admitted runs in line
+    # (one target name, nothing to start in the scope: the item stored in the slot, test(f) its truth), or None.
     weight = 2 + node_count(node.filter)  # the test's nodes and the scope it needs
     with c.flags(soft=False, in_loop=True), in_scope(c, (), target_names(node.target), function) as scope:
         analyze_expression_loads(scope, node.filter)
@@ -423,6 +465,7 @@ def compile_filter(c, node, function):
             all(isinstance(x, n.NameTarget) for x in node.target.items)
         slots = tuple(scope.refs[x.name] for x in node.target.items) if flat else ()
         repack = _repacker(scope, node.target) if not flat and not isinstance(node.target, n.NameTarget) else None
+        name_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
 
     def admits(f, item):
         rs = f[0]
@@ -434,7 +477,30 @@ def compile_filter(c, node, function):
         assign(f, item)
         return cond(f)
 
-    if slots:
+    in_line = (name_slot, cond, weight) if name_slot is not None and enter is None else None
+    if in_line is not None:
+        def admitted(f, items):   # admits in line for the commonest filter (a loop that uses `loop`)
+            rs = f[0]
+            for item in items:
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                f[name_slot] = item
+                if cond(f):
+                    yield item
+    elif len(slots) == 2 and enter is None:   # `for key, value in d|items if ...`: admits and the pair in line
+        first, second = slots
+
+        def admitted(f, items):
+            rs = f[0]
+            for item in items:
+                rs.fuel -= weight
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                assign(f, item)
+                if cond(f):
+                    yield f[first], f[second]
+    elif slots:
         def admitted(f, items):
             for item in items:
                 if admits(f, item):
@@ -447,7 +513,7 @@ def compile_filter(c, node, function):
     else:
         def admitted(f, items):
             return (item for item in items if admits(f, item))
-    return admitted
+    return admitted, in_line
 
 
 def _repacker(scope, target):

@@ -13,7 +13,7 @@ from .context import place
 from .operands import cheap_constant, constant_literal, in_line_place, key_path, local_slot, operand, path_reader
 from ..core.budget import charge_compare, charge_contains, charge_int_op, guard, member
 from ..core.errors import located
-from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from ..runtime.methods import percent_format
 from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
@@ -450,8 +450,15 @@ def _contains(c, node, first, right, want, span):
             b = f[slot] if key is None else f[slot][key] if type(f[slot]) is dict and key in f[slot] else MISSING
             if b is MISSING:
                 b = right(f)
-        if type(a) is str and (type(b) is str and len(b) <= BIG_STR or type(b) is dict and len(a) <= BIG_STR):
-            return (a in b) is want
+        if type(a) is str:
+            if type(b) is str and len(b) <= BIG_STR or type(b) is dict and len(a) <= BIG_STR:
+                return (a in b) is want
+            if type(b) is tuple or type(b) is list:   # `key not in ['type', 'name']`: charge_contains's scan
+                rs = f[0]
+                rs.fuel -= len(b)
+                if rs.fuel < 0:
+                    raise located(out_of_fuel(rs.limits), span)
+                return (a in b) is want
         try:
             charge_contains(f[0], a, b)   # (a container on the right: cheap_constant could not spare it)
             return member(a, b) is want

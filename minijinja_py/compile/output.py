@@ -309,10 +309,9 @@ def _print_joined(c, nodes, general):
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
-            text = f"{before}{first}{between}{second}{after}"   # (plain strs: one string built, no tuple)
-            out.append(text)
+            out += (before, first, between, second, after)   # (the sum's text once the render joins it: no copy)
             if counted:
-                _count_output(f[0], len(text), counted, span)
+                _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum
@@ -330,10 +329,9 @@ def _print_joined_one(pieces, read, room, counted, span, general):
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:
-            text = f"{before}{value}{after}"   # (a plain str: one string built)
-            out.append(text)
+            out += (before, value, after)
             if counted:
-                _count_output(f[0], len(text), counted, span)
+                _count_output(f[0], BIG_STR - room + len(value), counted, span)
         else:
             _print_long_sum(f, out, (before, value, after), counted, span)
     return run_sum_one
@@ -349,7 +347,7 @@ def _print_long_sum(f, out, pieces, counted, span):
     pending = rs.output_size + size + (0 if counted else rs.big_pending)
     if size <= limits.max_string and steps <= rs.fuel and pending <= limits.max_output:
         rs.fuel -= steps
-        out.append("".join(pieces))
+        out += pieces   # (the text the sum makes, charged as made, once the render joins it: no copy)
         if counted:
             rs.output_size += size
         else:

@@ -367,6 +367,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = want if value else not want
         elif family is TYPE_IS and type(value) in PLAIN:   # `is string`, `is mapping`: exact on plain values
             outcome = want if type(value) is constant else not want
+        elif family is DEFINED and (value is ABSENT or type(value) in PLAIN):   # a missing key: undefined
+            outcome = not want if value is ABSENT else want
         elif compares and type(value) is constant_type:
             outcome = want if value == constant else not want
         elif family is NONE and value is not MISSING and value is not ABSENT:

@@ -1,11 +1,12 @@
 """Text kernels: constants and reads joined in line — a run of text and {{ }} (ir.Emit: `<|im_start|>{{
 message.role }}\n`, `{{ '<|im_start|>' + message['role'] + '\n' + message['content']|trim }}`).
 
-A kernel reads every value in line (reads.py); when each is a short plain string, the text is their join with the
-constants around them — what printing or adding them in turn makes — appended (counted against max_output first,
-unless a loop counts it). Anything else (a value that is not a string, a read that is not plain, a
-result too long to make before it is checked, the output limit reached) runs the general closure, which reads,
-adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
+A kernel reads every value in line (reads.py); when each is a short plain string, they and the constants around
+them are appended in order — the text printing or adding them in turn makes, once the render joins it; a piece per
+value copies nothing (adding would copy each value once more, widened where a constant is beyond ASCII) — counted
+against max_output first, unless a loop counts it. Anything else (a value that is not a string, a read that is not
+plain, a result too long to make before it is checked, the output limit reached) runs the general closure, which
+reads, adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
 """
 
 from .ir import Emit, Read
@@ -18,7 +19,7 @@ __all__ = ["text_reads"]
 @kernel(Emit, "reads")
 def text_reads(node):
     # {{ }} of reads and constants: the constants around the reads joined (texts: one more than the reads), the
-    # joined text appended (counted: against max_output first).
+    # pieces appended (counted: against max_output first).
     texts, reads, general, counted = [""], [], node.general, node.counted
     for part in node.parts:
         if type(part) is Read:
@@ -53,13 +54,12 @@ def _join_one(texts, read, room, general, counted):
         else:
             value = read_path(f)
         if type(value) is str and len(value) < room:
-            text = before + value + after
             if counted:
-                rs = f[0]
-                if rs.output_size + len(text) > rs.limits.max_output:
+                rs, size = f[0], BIG_STR - room + len(value)   # (room: BIG_STR less the constants)
+                if rs.output_size + size > rs.limits.max_output:
                     return general(f, out)   # which fails as it should
-                rs.output_size += len(text)
-            out.append(text)
+                rs.output_size += size
+            out += (before, value, after)
             return
         general(f, out)
     return run_one_read
@@ -93,13 +93,12 @@ def _join_two(texts, first, second, room, general, counted):
             else:
                 value2 = read_path2(f)
             if type(value2) is str and len(value) + len(value2) < room:
-                text = before + value + middle + value2 + after
                 if counted:
-                    rs = f[0]
-                    if rs.output_size + len(text) > rs.limits.max_output:
+                    rs, size = f[0], BIG_STR - room + len(value) + len(value2)
+                    if rs.output_size + size > rs.limits.max_output:
                         return general(f, out)   # which fails as it should
-                    rs.output_size += len(text)
-                out.append(text)
+                    rs.output_size += size
+                out += (before, value, middle, value2, after)
                 return
         general(f, out)
     return run_two_reads
@@ -121,7 +120,7 @@ def _one_key(before, slot, key, method, after, room, general):
                 else:
                     value = attribute(value, key)
             if type(value) is str and len(value) < room:
-                out.append(before + value + after)
+                out += (before, value, after)
             else:
                 general(f, out)
         return run_one_key
@@ -138,7 +137,7 @@ def _one_key(before, slot, key, method, after, room, general):
             else:
                 value = attribute(value, key)
         if type(value) is str and len(value) < room:
-            out.append(before + method(value) + after)
+            out += (before, method(value), after)
         else:
             general(f, out)
     return run_one_key_method
@@ -169,7 +168,7 @@ def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
                 else:
                     value2 = attribute(value2, key2)
             if type(value2) is str and len(value) + len(value2) < room:
-                out.append(before + value + middle + value2 + after)
+                out += (before, value, middle, value2, after)
                 return
         general(f, out)
     return run_two_keys
@@ -189,12 +188,11 @@ def _join_many(texts, readers, room, general, counted):
             pieces.append(after)
         if size >= room:
             return general(f, out)
-        text = "".join(pieces)
         if counted:
-            rs = f[0]
-            if rs.output_size + len(text) > rs.limits.max_output:
+            rs, size = f[0], size + BIG_STR - room
+            if rs.output_size + size > rs.limits.max_output:
                 return general(f, out)   # which fails as it should
-            rs.output_size += len(text)
-        out.append(text)
+            rs.output_size += size
+        out += pieces
     return run_reads
 

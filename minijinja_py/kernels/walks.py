@@ -97,7 +97,7 @@ def _item_table(slot, node):
     # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
     # a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
     # on a key (or two).
-    if type(node) is Switch and node.plain and len(node.groups) == 1:
+    if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
         read, (runs, default) = node.subject, table(node)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
         atom, run, other = node.tests[0], node.bodies[0].run, node.else_.run if node.else_ is not None else None

@@ -50,7 +50,9 @@ def count_output(rs, out, start):
     # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
     # render handed out piece by piece: core.state.PiecewiseRenderState.)
     count = len(out) - start
-    if count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
+    if count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
+        size = len(out[start]) if count else 0
+    elif count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
         try:
             text = "".join(out[start:])
         except TypeError:   # a NotText (no text: its block's error comes at the render's join)
