@@ -1,0 +1,463 @@
+"""Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError.
+
+What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
+open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
+it (brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's errors come before
+its parser's. Jinja2's wording: "Expected an expression, got X", "expected token X, got Y", "unexpected X",
+"Encountered unknown tag X. Jinja was looking for ...", the lexer's "unexpected char X at N", "can't assign to
+'const'". (parse.py calls describe with the parser tables: the terminals' literal text names them.)
+"""
+
+import re
+
+from ..core.errors import TemplateSyntaxError
+from .builder import tag_span, token_span
+from . import delimiters as syntax_options
+from . import lalr
+from .lalr import Token
+from .postlex import TAG_TERMINALS as _TAG_TERMINALS
+
+__all__ = ["describe"]
+
+
+# Block tags and the tags that may close or continue them.
+_BLOCK_ENDS = {
+    "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
+    "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
+    "raw": ("endraw",), "block": ("endblock",), "autoescape": ("endautoescape",),
+}
+_DESCRIPTIONS = {
+    "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
+    "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
+    "$END": "end of template", "DATA": "template data", "VAR_OPEN": "begin of print statement",
+    "COMMENT": "comment", "_COLON_CLOSE": ":",
+}
+
+
+def _describe_token(tok):
+    kind = tok.type
+    if kind in _TAG_TERMINALS:
+        return f"tag '{_TAG_TERMINALS[kind]}'"
+    if kind == "NAME":
+        return tok.value  # as Jinja2: "got 'y'" names the name
+    if kind in _DESCRIPTIONS:
+        return _DESCRIPTIONS[kind]
+    return tok.value.strip() or kind
+
+
+# The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
+# (the longest first), else a character it refuses (an unterminated string's quote among them).
+_EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE][+-]?\d[\d_]*))"
+                    r"|(?P<integer>\d+)|(?P<name>[^\W\d]\w*)"
+                    r"|(?P<string>'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\")"
+                    r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
+
+
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+_AFTER_ITEM = {")": ")", ":": ":"}   # what Jinja2 expect()s after an item in a bracket, if not a comma
+_OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
+_WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
+
+
+def _identifier_end(source, pos):
+    # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
+    end = pos + 1
+    while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
+        end += 1
+    return end
+
+
+def _lexed_as_jinja(source, pos, tag_end, previous=None):
+    # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
+    # token's description, its position, its width, the innermost open bracket's closing one or None) for each
+    # token up to the tag's end or an error. It keeps brackets balanced as it goes (a closing one that does not
+    # match is its error) and reads the tag's end (tag_end: a compiled pattern, its description) only where no
+    # bracket is open; a name or an operator is described by itself, as Jinja2's describe_token does ("got
+    # 'with'"). previous: what comes before pos ("name", or None).
+    token = re.compile(_EXPRESSION_TEXT, re.S)
+    # the closing brackets wanted, innermost last ("call" for a call's `)`, ":" for a dict's `}` before a colon)
+    brackets = []
+    while True:
+        while pos < len(source) and source[pos].isspace():
+            pos += 1
+        end = None if brackets else tag_end[0].match(source, pos)
+        if pos >= len(source) or end:
+            yield (None, tag_end[1], pos, end.end() - pos, None) if end else \
+                (None, "end of template", pos, 0, brackets[-1] if brackets else None)
+            return
+        m = token.match(source, pos)
+        kind, text = m.lastgroup, m.group()
+        end = m.end()
+        if kind == "char" and text.isidentifier():   # (a name may start with more than \w's letters)
+            end = _identifier_end(source, pos)
+            kind, text = "name", source[pos:end]
+        inside = brackets[-1] if brackets else None
+        error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
+        if text in _CLOSING:
+            # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
+            brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
+            if text == "{":
+                brackets[-1] = ":"   # (a dict's key comes first, then its colon)
+        elif text in ":," and brackets and brackets[-1] in ":}":
+            brackets[-1] = "}" if text == ":" else ":"
+        elif kind == "operator" and text in ")]}":
+            wanted = {"call": ")", ":": "}"}.get(brackets[-1], brackets[-1]) if brackets else None
+            if brackets:
+                brackets.pop()
+            if wanted != text:
+                error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
+        yield error, kind if kind in ("float", "integer", "string") else text, pos, end - pos, inside
+        if error:
+            return
+        pos = end
+        previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
+
+
+def _innermost_tag(exc):
+    # The opening token of the innermost open tag ({{ or a statement's tag) on the parser's value stack, or None.
+    for value in reversed(exc.values):
+        if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
+            return value
+    return None
+
+
+def _current_tag_end(exc):
+    # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}.
+    tag = _innermost_tag(exc)
+    return "end of print statement" if tag is not None and tag.type == "VAR_OPEN" else "end of statement block"
+
+
+def _open_blocks(exc):
+    # The block tags still open where the parser stopped, outermost first, from the parser's value stack:
+    # (name, opening tag token, the tags that may continue or close it).
+    # (statements the parser has not reduced yet are on the stack too: a block closed by its end tag, a set with
+    # `=` in its tag)
+    stack = []
+    in_tag = None   # the name of the tag the tokens are in
+    for value in exc.values:
+        if not isinstance(value, Token):
+            continue
+        if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
+            in_tag = None
+        elif value.type == "_ASSIGN" and in_tag == "set" and stack and stack[-1][0] == "set":
+            stack.pop()
+            in_tag = None
+        elif value.type in _TAG_TERMINALS:
+            name = in_tag = _TAG_TERMINALS[value.type]
+            if name in _BLOCK_ENDS:
+                stack.append((name, value, _BLOCK_ENDS[name]))
+            elif name.startswith("end") and stack and stack[-1][0] == name[3:]:
+                stack.pop()
+            elif name == "else" and stack:
+                # after {% else %} only the end tag may come
+                block, tok, ends = stack[-1]
+                stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
+    return stack
+
+
+def _block_message(prefix, stack, found=None):
+    # Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
+    # (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
+    # tag of the grammar.)
+    parts = [prefix]
+    if stack:
+        name, tok, looking = stack[-1]
+        wanted = " or ".join(repr(x) for x in looking)
+        outer = {e for _, _, ends in stack[:-1] for e in ends}
+        if found is not None and found in outer:
+            parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "
+                         f"looking for {wanted}.")
+        else:
+            parts.append(f"Jinja was looking for the following tags: {wanted}.")
+        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {tag_span(tok).line}).")
+    return " ".join(parts)
+
+
+_TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after the opener
+
+
+def _opener(source, at, d):
+    # (kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
+    # statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none.
+    if syntax_options.line_statement_at(d, source, at):
+        return "line", len(d.line_statement_prefix)
+    kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
+    for kind, delimiter in sorted(kinds, key=lambda k: len(k[1]), reverse=True):
+        if source.startswith(delimiter, at):
+            return kind, len(delimiter)
+    return None, 0
+
+
+def _no_tag_name(source, pos, line, col, width, d):
+    # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
+    # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
+    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    error, _, at, _, _ = next(_lexed_as_jinja(source, pos, tag_end))
+    if error is None:
+        return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+    line = source.count("\n", 0, at) + 1
+    col = at - source.rfind("\n", 0, at)
+    return TemplateSyntaxError(error, line, col, end=(line, col + 1))
+
+
+def _unreadable(exc, source, pos, line, col, stack, d, tables):
+    # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
+    # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
+    rest = source[pos:]
+    stripped = rest.lstrip()
+    skipped = rest[:len(rest) - len(stripped)]
+    if skipped:
+        newlines = skipped.count("\n")
+        line += newlines
+        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
+    kind, width = _opener(source, pos + len(skipped), d)
+    if kind == "comment":
+        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + width))
+    if kind in _TAG_NAME:
+        m = re.compile(_TAG_NAME[kind]).match(stripped, width)
+        name = m.group(1)
+        raw_open = re.compile(r"\s*-?" + re.escape(d.block_end)).match(stripped, m.end())
+        if name == "raw" and kind == "block" and raw_open:
+            # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
+            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
+        if not name or name[0].isdigit():
+            return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
+        end = None if "\n" in m.group(0) else (line, col + m.end(1))
+        return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
+                                   line, col, end=end)
+    quote = stripped[:1]
+    # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
+    if quote and quote in "\"'" and not re.match(tables.terminals["STRING"], stripped):
+        # (Jinja2's lexer refuses the quote as a character no token starts with)
+        return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
+                                   end=(line, col + 1))
+    return None
+
+
+# Where Jinja2's parser wants an expression: the terminals every expression may start with.
+_EXPRESSION_STARTS = frozenset({"NAME", "STRING", "INT", "FLOAT", "LPAR", "LSQB", "LBRACE"})
+_TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_CLOSE"})
+# The tokens after which Jinja2 parses a tuple (parse_tuple, which says "Expected an expression" when the tag
+# ends at once): {{, {% if %}, {% elif %}, the targets of {% for %} and {% set %}; {% for %}'s `in` and
+# {% set %}'s `=` (two symbols after the tag).
+_TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF", "FOR", "SET"})
+_TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
+_BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
+_TARGET_STARTS = frozenset({"NAME", "LPAR"})
+# the keyword that follows a tag's target or template: {% for x in %}, {% with x = %}, {% from 'a' import %},
+# {% import 'a' as %}
+_AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
+_CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
+_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT"}
+_NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
+
+
+def _type_at(values, back):
+    # The terminal of the value `back` places from the stack's top (None: a rule's value, or no value there).
+    return getattr(values[-back], "type", None) if len(values) >= back else None
+
+
+def _at_tuple_start(exc):
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` of a tag's end
+    # (`-%}`, which ours read as a minus) left out.
+    minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
+    back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
+    last = _type_at(exc.values, back)
+    if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple
+        tag = _innermost_tag(exc)
+        return tag is not None and tag.type == "WITH"
+    return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, back + 2) ==
+                                     _TUPLE_AFTER_TAG[last])
+
+
+def _expected_token(exc, tables, in_brackets=False):
+    # What Jinja2's expect() names where the parser stopped: the tag's end where it may come, the one terminal
+    # the state reads (in brackets, besides the closing bracket, which Jinja2's loops test first), else None.
+    expected = set(exc.expected) - (_NOISE | _CLOSERS if in_brackets else _NOISE)
+    if expected & _TAG_ENDS:
+        tag = _innermost_tag(exc)
+        # ({% print %} and {% with %} read expressions until the tag's end, a comma between each two)
+        return "," if tag is not None and tag.type in ("PRINT", "WITH") else _current_tag_end(exc)
+    literals = tables.literals
+    if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
+        expected = {name for name in expected if not literals.get(name, "").isidentifier()}
+    if len(expected) == 1:
+        (name,) = expected
+        return _DESCRIPTIONS.get(name) or literals.get(name) or name.lower()
+    return None
+
+
+def _pair_cut_short(exc):
+    # Whether the parser stopped after the first word of a pair Jinja2 takes only whole, looking a token past the
+    # first (_PAIRS: `not in` after an operand, `with context`, `without context`).
+    first = _type_at(exc.values, 1)
+    return first in _PAIRS and set(exc.expected) - _NOISE == {_PAIRS[first]}
+
+
+def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
+    # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
+    # bracket: in_brackets).
+    expected = set(exc.expected)
+    # (where the expression may also end, after a filter's or a test's name: what does not go on it ends; after
+    # a comma, an item is parsed unless the tuple ends there)
+    may_end = expected & _TAG_ENDS and _type_at(exc.values, 1) != "_COMMA"
+    if _EXPRESSION_STARTS <= expected and not may_end:
+        if at_tag_end and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        return f"unexpected {got!r}"
+    if expected - _NOISE == {"INT", "NAME"}:
+        return "expected name or number"   # after a dot
+    if _TARGET_STARTS <= expected and not _EXPRESSION_STARTS <= expected:   # a target's start: a primary
+        if at_tag_end and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        if not at_tag_end:
+            return f"unexpected {got!r}"
+    if _pair_cut_short(exc):
+        # Jinja2 reads `not` as an operator only before `in` (`with` a modifier only before `context`): what
+        # came before ended there
+        wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else _current_tag_end(exc)
+        return f"expected token {wanted!r}, got {tables.literals[exc.values[-1].type]!r}"
+    tag = _innermost_tag(exc)
+    after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
+    if not in_brackets and after_target in expected and \
+            not any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
+        # (the tag's keyword is still to come: Jinja2 expect()s it after the target)
+        return f"expected token {tables.literals[after_target]!r}, got {got!r}"
+    if in_brackets and "_COMMA" in expected:
+        # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes; in
+        # parentheses (not a call's), a tuple ends without one; a dict's key wants its colon
+        return f"expected token {_AFTER_ITEM.get(in_brackets, ',')!r}, got {got!r}"
+    wanted = _expected_token(exc, tables, in_brackets)
+    return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
+
+
+def _in_body(exc):
+    # Whether the parser stopped in a template's body, not inside a tag (a body's state reads text or tags, or
+    # the template's end).
+    return any(name in ("DATA", "$END") or name in _TAG_TERMINALS for name in exc.expected)
+
+
+def _end_of_template(exc, source, stack, d, tables):
+    # The error for a template that ends where the parser wants more. d: the delimiters.
+    pos = len(source)
+    line = source.count("\n") + 1
+    col = pos - (source.rfind("\n") + 1) + 1
+    if stack and stack[-1][0] == "raw":
+        span = tag_span(stack[-1][1])
+        return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
+                                   end=(span.end_line, span.end_col))
+    if stack and _in_body(exc):
+        return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
+    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables)
+    msg = found[0] if found else _message_for(exc, tables, "end of template", False)
+    wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
+    if wanted:   # (expect() says so at the end)
+        msg = f"unexpected end of template, expected {wanted.group(1)}."
+    return TemplateSyntaxError(msg, line, col)
+
+
+def _unassignable(exc, tokens):
+    # Jinja2 parses a literal where a target may stand, then refuses to assign to what it parsed: the tuple the
+    # literal is an item of (a comma before or after it), else the constant. tokens: the lexed tokens after it.
+    if _type_at(exc.values, 1) != "_COMMA":
+        after = next(tokens, None)
+        if after is None or after[1] != ",":
+            return "can't assign to 'const'"
+    return "can't assign to 'tuple'"
+
+
+def _in_tag(exc, source, tok, d, tables):
+    # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
+    # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
+    # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
+    # delimiters.
+    tag = _innermost_tag(exc)
+    if tag is None:
+        return None
+    if tag.type == "VAR_OPEN":
+        tag_end = (re.compile("-?" + re.escape(d.variable_end)), "end of print statement")
+    elif tag.value.lstrip().startswith(d.block_start):
+        tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    else:
+        return None
+    # ({% call(args) %}: a signature after the tag's name, a name token to Jinja2)
+    tokens = _lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
+    for error, got, pos, width, inside in tokens:
+        if error or pos >= tok.start_pos:
+            break
+    if error is None and (_pair_cut_short(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
+        # Jinja2's parser looks at the token after `not` (for `not in`) and steps past the one after a dot
+        # before it checks it: the lexer's error there comes first
+        after = next(tokens, None)
+        if after is not None and after[0]:
+            error, got, pos, width, inside = after
+    if error is None and got in ("integer", "float", "string") and not inside and \
+            _TARGET_STARTS <= set(exc.expected):
+        error = _unassignable(exc, tokens)
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected:
+        # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
+        # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
+        error = error or f"unexpected {got!r}"
+    line = source.count("\n", 0, pos) + 1
+    col = pos - source.rfind("\n", 0, pos)
+    end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
+    return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
+
+
+def describe(exc, source, delimiters, tables):
+    # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
+    # template written with delimiters (a delimiters.Delimiters).
+    stack = _open_blocks(exc)
+    if isinstance(exc, lalr.UnexpectedToken):
+        tok = exc.token
+        if tok.type == "$END":
+            return _end_of_template(exc, source, stack, delimiters, tables)
+        in_body = _in_body(exc)
+        if tok.type in _TAG_TERMINALS and in_body:
+            span = tag_span(tok)
+            name = _TAG_TERMINALS[tok.type]
+            msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+            return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
+        span = token_span(tok)
+        if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
+                source.startswith("-", tok.start_pos):
+            # Jinja2's parser says so for a `-` after a block's name ({% block foo-bar %})
+            return TemplateSyntaxError("Block names in Jinja have to be valid Python identifiers and may not "
+                                       "contain hyphens, use an underscore instead.", span.line, span.col,
+                                       end=(span.line, span.col + 1))
+        if in_body:
+            # no terminal of this state read the text (an unknown tag, an unclosed comment) and the lexer's
+            # fallback found some other token there
+            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters, tables)
+            if err is not None:
+                return err
+        if _pair_cut_short(exc):
+            tok = exc.values[-1]   # (where Jinja2 stops)
+        found = None if in_body else _in_tag(exc, source, tok, delimiters, tables)
+        if found is None:
+            found = (_message_for(exc, tables, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col,
+                     (span.end_line, span.end_col))
+        msg, line, col, end = found
+        return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
+    # no terminal of the grammar matches the text there
+    pos = exc.pos_in_stream
+    err = _unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters, tables)
+    if err is not None:
+        return err
+    ch = source[pos:pos + 1]
+    if not ch.strip():
+        return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
+    return TemplateSyntaxError(f"unexpected char {ch!r} at {pos}", exc.line, exc.column,
+                               end=(exc.line, exc.column + 1))
+
+
+def _quote_hint(source, tok):
+    # The usual cause of a name right after a quote: a bare quote inside a string literal ends it early
+    # ('{"name": ...}' written inside "..."), so the rest of the intended string is read as expressions.
+    before = source[tok.start_pos - 1] if tok.start_pos else ""
+    if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
+        other = "'" if before == '"' else '"'
+        return (f". The {before} just before it ends the string literal there: if it belongs inside the "
+                f"string, escape it as \\{before} (or quote the string with {other})")
+    return ""
