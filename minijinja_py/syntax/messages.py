@@ -2,19 +2,24 @@
 
 What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
 open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
-it (brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's errors come before
-its parser's. Jinja2's wording: "Expected an expression, got X", "expected token X, got Y", "unexpected X",
-"Encountered unknown tag X. Jinja was looking for ...", the lexer's "unexpected char X at N", "can't assign to
-'const'". (parse.py calls describe with the parser tables: the terminals' literal text names them.)
+it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
+errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
+where a target may stand, any expression as a call block's), that part of the template is parsed again as a
+{{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
+"expected token X, got Y", "unexpected X", "Encountered unknown tag X. Jinja was looking for ...", the lexer's
+"unexpected char X at N", "can't assign to 'const'", "expected call", "invalid syntax for function call
+expression". (parse.py calls describe with the parser tables: the terminals' literal text names them.)
 """
 
 import re
 
-from ..core.errors import TemplateSyntaxError
-from .builder import tag_span, token_span
+from ..core.errors import TemplateError, TemplateSyntaxError
+from .builder import TrailingComma, call_refused, tag_span, token_span
+from . import nodes
 from . import delimiters as syntax_options
 from . import lalr
 from .lalr import Token
+from .jinjalex import lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
@@ -45,72 +50,7 @@ def _describe_token(tok):
     return tok.value.strip() or kind
 
 
-# The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
-# (the longest first), else a character it refuses (an unterminated string's quote among them).
-_EXPRESSION_TEXT = (r"(?P<float>\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE][+-]?\d[\d_]*))"
-                    r"|(?P<integer>\d+)|(?P<name>[^\W\d]\w*)"
-                    r"|(?P<string>'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\")"
-                    r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
-
-
-_CLOSING = {"(": ")", "[": "]", "{": "}"}
 _AFTER_ITEM = {")": ")", ":": ":"}   # what Jinja2 expect()s after an item in a bracket, if not a comma
-_OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
-_WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
-
-
-def _identifier_end(source, pos):
-    # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
-    end = pos + 1
-    while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
-        end += 1
-    return end
-
-
-def _lexed_as_jinja(source, pos, tag_end, previous=None):
-    # Jinja2's expression lexer run over source from pos (inside a tag): yields (error message or None, the
-    # token's description, its position, its width, the innermost open bracket's closing one or None) for each
-    # token up to the tag's end or an error. It keeps brackets balanced as it goes (a closing one that does not
-    # match is its error) and reads the tag's end (tag_end: a compiled pattern, its description) only where no
-    # bracket is open; a name or an operator is described by itself, as Jinja2's describe_token does ("got
-    # 'with'"). previous: what comes before pos ("name", or None).
-    token = re.compile(_EXPRESSION_TEXT, re.S)
-    # the closing brackets wanted, innermost last ("call" for a call's `)`, ":" for a dict's `}` before a colon)
-    brackets = []
-    while True:
-        while pos < len(source) and source[pos].isspace():
-            pos += 1
-        end = None if brackets else tag_end[0].match(source, pos)
-        if pos >= len(source) or end:
-            yield (None, tag_end[1], pos, end.end() - pos, None) if end else \
-                (None, "end of template", pos, 0, brackets[-1] if brackets else None)
-            return
-        m = token.match(source, pos)
-        kind, text = m.lastgroup, m.group()
-        end = m.end()
-        if kind == "char" and text.isidentifier():   # (a name may start with more than \w's letters)
-            end = _identifier_end(source, pos)
-            kind, text = "name", source[pos:end]
-        inside = brackets[-1] if brackets else None
-        error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
-        if text in _CLOSING:
-            # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
-            brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
-            if text == "{":
-                brackets[-1] = ":"   # (a dict's key comes first, then its colon)
-        elif text in ":," and brackets and brackets[-1] in ":}":
-            brackets[-1] = "}" if text == ":" else ":"
-        elif kind == "operator" and text in ")]}":
-            wanted = {"call": ")", ":": "}"}.get(brackets[-1], brackets[-1]) if brackets else None
-            if brackets:
-                brackets.pop()
-            if wanted != text:
-                error = f"unexpected {text!r}" + (f", expected {wanted!r}" if wanted else "")
-        yield error, kind if kind in ("float", "integer", "string") else text, pos, end - pos, inside
-        if error:
-            return
-        pos = end
-        previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
 
 
 def _innermost_tag(exc):
@@ -192,7 +132,7 @@ def _no_tag_name(source, pos, line, col, width, d):
     # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
     # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
     tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    error, _, at, _, _ = next(_lexed_as_jinja(source, pos, tag_end))
+    error, _, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
     if error is None:
         return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
     line = source.count("\n", 0, at) + 1
@@ -263,9 +203,9 @@ def _at_tuple_start(exc):
     minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
     back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
     last = _type_at(exc.values, back)
-    if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple
+    if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple (after a value: a tuple, on our stack)
         tag = _innermost_tag(exc)
-        return tag is not None and tag.type == "WITH"
+        return tag is not None and tag.type == "WITH" and type(exc.values[-back - 1]) is tuple
     return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, back + 2) ==
                                      _TUPLE_AFTER_TAG[last])
 
@@ -294,6 +234,17 @@ def _pair_cut_short(exc):
     return first in _PAIRS and set(exc.expected) - _NOISE == {_PAIRS[first]}
 
 
+def _keyword_to_come(exc, tables):
+    # The keyword the innermost tag still wants after its target or template (for's `in`, import's `as`, ...), or
+    # None.
+    tag = _innermost_tag(exc)
+    after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
+    if after_target is None or \
+            any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
+        return None
+    return tables.literals[after_target]
+
+
 def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
     # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
     # bracket: in_brackets).
@@ -312,17 +263,20 @@ def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
             return f"Expected an expression, got {got!r}"
         if not at_tag_end:
             return f"unexpected {got!r}"
+        tag = _innermost_tag(exc)
+        if _type_at(exc.values, 1) == "_COMMA" and tag is not None and tag.type in ("FOR", "WITH"):
+            # (the target tuple ends at the tag's end after its comma: Jinja2 expect()s the tag's keyword there)
+            return f"expected token {tables.literals[_AFTER_TARGET[tag.type]]!r}, got {got!r}"
     if _pair_cut_short(exc):
         # Jinja2 reads `not` as an operator only before `in` (`with` a modifier only before `context`): what
         # came before ended there
-        wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else _current_tag_end(exc)
+        keyword = _keyword_to_come(exc, tables)
+        wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else keyword or _current_tag_end(exc)
         return f"expected token {wanted!r}, got {tables.literals[exc.values[-1].type]!r}"
-    tag = _innermost_tag(exc)
-    after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
-    if not in_brackets and after_target in expected and \
-            not any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
+    keyword = _keyword_to_come(exc, tables)
+    if not in_brackets and keyword and _AFTER_TARGET[_innermost_tag(exc).type] in expected:
         # (the tag's keyword is still to come: Jinja2 expect()s it after the target)
-        return f"expected token {tables.literals[after_target]!r}, got {got!r}"
+        return f"expected token {keyword!r}, got {got!r}"
     if in_brackets and "_COMMA" in expected:
         # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes; in
         # parentheses (not a call's), a tuple ends without one; a dict's key wants its colon
@@ -366,11 +320,55 @@ def _unassignable(exc, tokens):
     return "can't assign to 'tuple'"
 
 
-def _in_tag(exc, source, tok, d, tables):
+def _equals_for_assign(tag, previous):
+    # Jinja2's error for `==` where an assignment's `=` may come (after a set's or a with's target, a parameter's
+    # name), previous: the token before it
+    if previous == ",":
+        return "unexpected '=='"   # (a target tuple's next item)
+    wanted = {"SET": "end of statement block", "WITH": "="}.get(tag.type, ",")   # (a signature's next name)
+    return f"expected token {wanted!r}, got '=='"
+
+
+def _refused_argument(tag, seen, source, error_next):
+    # jinjalex.refused_argument over the tag's tokens seen, told where its signature is: a macro's follows its
+    # name, a call block's comes first
+    at = {"MACRO": 1, "CALL": 0}.get(tag.type)
+    signature = seen[at][1] if at is not None and len(seen) > at and seen[at][0] == "(" else None
+    return refused_argument(seen, source, error_next, signature)
+
+
+def _where_jinja2_stops(exc, source, tok, tag, tokens):
+    # The token of the tag (tokens: lexed_as_jinja's, from the tag's start) where Jinja2 stops, ours having
+    # stopped at tok: (error message or None, description, position, width, innermost bracket's closer), and the
+    # tokens seen up to it (see refused_argument). The lexer may refuse the text before tok; Jinja2 reads `==`
+    # where ours read an assignment's `=`, a colon and `%` where ours read `: %}` as a tag's end, steps past a
+    # colon where a block's opening tag may end.
+    assign = exc.values[-1].start_pos if _type_at(exc.values, 1) == "_ASSIGN" else -1
+    assign = assign if source.startswith("==", assign) else -1
+    seen = []
+    for error, got, pos, width, inside in tokens:
+        if error:
+            break
+        seen.append((got, pos, width, inside))
+        if pos >= tok.start_pos or pos == assign:
+            break
+    if error is None and pos == assign:
+        error = _equals_for_assign(tag, seen[-2][0] if len(seen) > 1 else None)
+    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside:
+        error, pos = "unexpected '%'", source.index("%", pos)   # (where it wants an operand)
+    elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
+            type(exc.values[-1]) is not TrailingComma and _type_at(exc.values, 1) != "_COMMA":
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
+        error = error or (f"expected token 'end of statement block', got {got!r}" if got != "end of template" else
+                          "unexpected end of template, expected 'end of statement block'.")
+    return (error, got, pos, width, inside), seen
+
+
+def _in_tag(exc, source, tok, d, tables, reparse=None):
     # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
     # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
     # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
-    # delimiters.
+    # delimiters; reparse: see describe.
     tag = _innermost_tag(exc)
     if tag is None:
         return None
@@ -380,11 +378,16 @@ def _in_tag(exc, source, tok, d, tables):
         tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
     else:
         return None
+    if tag.type == "CALL" and reparse is not None:
+        found = _call_expression(source, tag, tok, tag_end, d, tables, reparse)
+        if found is not None:
+            return found
     # ({% call(args) %}: a signature after the tag's name, a name token to Jinja2)
-    tokens = _lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
-    for error, got, pos, width, inside in tokens:
-        if error or pos >= tok.start_pos:
-            break
+    tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
+    (error, got, pos, width, inside), seen = _where_jinja2_stops(exc, source, tok, tag, tokens)
+    refused = _refused_argument(tag, seen, source, error is not None)
+    if refused is not None:
+        (error, pos), width = refused, 1
     if error is None and (_pair_cut_short(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
         # Jinja2's parser looks at the token after `not` (for `not in`) and steps past the one after a dot
         # before it checks it: the lexer's error there comes first
@@ -394,6 +397,11 @@ def _in_tag(exc, source, tok, d, tables):
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
+    if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
+            "LSQB" not in exc.expected and reparse is not None:
+        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse)
+        if found is not None:
+            return found
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected:
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
         # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
@@ -405,9 +413,134 @@ def _in_tag(exc, source, tok, d, tables):
     return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
 
 
-def describe(exc, source, delimiters, tables):
+def _refused_before(exc, source):
+    # What Jinja2 refuses before it reads on to where ours stopped: a call block still open whose expression is no
+    # call (Jinja2 checks it before it parses the block's body), `=` or `|` after a set's trailing comma (ours takes
+    # the comma for a block set's, which the builder refuses once the statement is whole).
+    values = exc.values
+    for at, value in enumerate(values):
+        after = values[at + 1] if at + 1 < len(values) else None
+        if type(value) is TrailingComma and getattr(after, "type", None) in ("_ASSIGN", "_PIPE") and \
+                not source.startswith("==", after.start_pos):
+            span = token_span(after)
+            return TemplateSyntaxError(f"unexpected {after.value!r}", span.line, span.col,
+                                       end=(span.end_line, span.end_col))
+        if isinstance(value, Token) and value.type == "CALL":
+            # (the tag's end is a list on the stack, after the expression)
+            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
+            if close is not None and isinstance(values[close - 1], nodes.Node):
+                refused = call_refused(values[close - 1])
+                if refused is not None:
+                    return refused
+    return None
+
+
+def _as_expression(source, tag, start, stop, d, closed):
+    # The template with the tag's text from start to stop read as a {{ }}'s expression: the text before it blanked
+    # (each character but a newline a space: positions, lines and columns stay), the variable opener where the tag's
+    # opener stood, and if closed, its end after; None where the opener does not fit.
+    opener = tag.start_pos + len(tag.value) - len(tag.value.lstrip())
+    gap = start - opener - len(d.variable_start)
+    if gap < 0:
+        return None
+    text = re.sub(r"[^\n]", " ", source[:opener]) + d.variable_start + " " * gap + source[start:stop]
+    return text + " " + d.variable_end if closed else text
+
+
+def _reparsed(reparse, text, d, tables):
+    # (tree, the parser's stop or None, the TemplateSyntaxError for text or None), parsed with reparse; all None
+    # for another error (a limit the text reaches): the caller's message stands
+    try:
+        return reparse(text), None, None
+    except lalr.UnexpectedInput as exc:
+        return None, exc, describe(exc, text, d, tables)
+    except TemplateSyntaxError as err:   # (the builder's)
+        return None, None, err
+    except TemplateError:
+        return None, None, None
+
+
+def _as_block_error(err):
+    # (message, line, column, end) of an error found in a {{ }} standing for a statement tag
+    message = err.message.replace("'end of print statement'", "'end of statement block'")
+    return message, err.lineno, err.colno, err.end_pos
+
+
+def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
+    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, and
+    # refuses to assign to it: the literal's own error (it is parsed as in {{ }}: read up to its closing bracket,
+    # or on to the end), else "can't assign", to the tuple it is an item of (a comma before or after it), else to
+    # the literal. start: where its bracket is; tokens: the lexed tokens after the bracket.
+    stop = after = None
+    for error, got, pos, width, inside in tokens:
+        if error or inside is None:   # (inside None: the token after the closing bracket)
+            after = None if error else got
+            break
+        stop = pos + width
+    text = _as_expression(source, tag, start, stop if after else len(source), d, after is not None)
+    if text is None:
+        return None
+    tree, _, err = _reparsed(reparse, text, d, tables)
+    if err is not None:
+        return _as_block_error(err)
+    if tree is None:
+        return None
+    what = "tuple" if _type_at(exc.values, 1) == "_COMMA" or after == "," else \
+        "list" if source[start] == "[" else "dict"
+    line = source.count("\n", 0, start) + 1
+    col = start - source.rfind("\n", 0, start)
+    return f"can't assign to {what!r}", line, col, (line, col + 1)
+
+
+def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
+    # A call block's expression as Jinja2 parses it, where ours stopped in it: any expression (ours: calls, lookups,
+    # filters and tests), then it must be a call. The expression's own error, or "expected call"; None where it is a
+    # call (the parser's message stands), and where the lexer refuses the text or a comma ends it first.
+    tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name")
+    start = signature = None   # where the expression starts, after the signature's `(...)` if there is one
+    outside = set()   # where tokens outside any bracket start
+    for error, got, pos, width, inside in tokens:
+        if error or got == "end of template":
+            return None
+        if start is None and (signature is None and got != "(" or signature and inside is None):
+            start = pos
+        signature = signature or got == "("
+        if inside is None:
+            outside.add(pos)
+        if start is not None and inside is None and got in (tag_end[1], ","):
+            break
+    stop = pos
+    if start is None or tok.start_pos < start or stop == start:
+        return None
+    text = _as_expression(source, tag, start, stop, d, True)
+    tree, stopped, err = _reparsed(reparse, text, d, tables) if text is not None else (None, None, None)
+    if stopped is not None and err is not None:
+        at = stopped.token.start_pos if isinstance(stopped, lalr.UnexpectedToken) else stopped.pos_in_stream
+        if at < stop and at in outside and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
+            # (an expression ends there: Jinja2's parser stops before the token that does not go on)
+            tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
+        elif at >= stop and got == ",":   # (it wants more where the comma is: what it says of the tag's end)
+            line, col = source.count("\n", 0, stop) + 1, stop - source.rfind("\n", 0, stop)
+            return err.message.replace("'end of print statement'", "','"), line, col, (line, col + 1)
+    if err is not None:
+        return _as_block_error(err)
+    if tree is None:
+        return None
+    head = [node for node in tree.body if type(node) is nodes.Output][-1].expr
+    if call_refused(head) is None:
+        return None
+    line, col = source.count("\n", 0, start) + 1, start - source.rfind("\n", 0, start)   # (under the expression)
+    return "expected call", line, col, (line, col + len(source[start:stop].rstrip().split("\n")[0]))
+
+
+def describe(exc, source, delimiters, tables, reparse=None):
     # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
-    # template written with delimiters (a delimiters.Delimiters).
+    # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
+    # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
+    # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
+    refused = _refused_before(exc, source)
+    if refused is not None:
+        return refused
     stack = _open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
@@ -434,7 +567,7 @@ def describe(exc, source, delimiters, tables):
                 return err
         if _pair_cut_short(exc):
             tok = exc.values[-1]   # (where Jinja2 stops)
-        found = None if in_body else _in_tag(exc, source, tok, delimiters, tables)
+        found = None if in_body else _in_tag(exc, source, tok, delimiters, tables, reparse)
         if found is None:
             found = (_message_for(exc, tables, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col,
                      (span.end_line, span.end_col))

@@ -114,14 +114,21 @@ def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, deli
     # delimiters.Delimiters the template is written with. extensions: the names of the environment's extensions
     # (the tags of the others are unknown tags, as for Jinja2's parser), None to know every tag. Raises
     # TemplateSyntaxError (or LimitExceeded).
-    refused = refused_tags(extensions)
+    options = (trim_blocks, lstrip_blocks, max_nesting, delimiters, refused_tags(extensions))
     try:
-        with gc_paused():
-            if delimiters is None:
-                postlexer = Postlexer(max_nesting, source.isascii(), refused)
-                return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
-            mode = [syntax_options.BODY]
-            return parser(trim_blocks, lstrip_blocks, delimiters).parse(
-                source, ModalPostlexer(delimiters, mode, max_nesting, refused).process, mode)
+        return _parsed(source, *options)
     except lalr.UnexpectedInput as exc:
-        raise describe(exc, source, delimiters or syntax_options.DEFAULT, load_tables()) from None
+        # (the messages re-parse parts of the template as Jinja2 reads them, with the same options)
+        raise describe(exc, source, delimiters or syntax_options.DEFAULT, load_tables(),
+                       lambda text: _parsed(text, *options)) from None
+
+
+def _parsed(source, trim_blocks, lstrip_blocks, max_nesting, delimiters, refused):
+    # The tree, or the parser's lalr.UnexpectedInput as it stopped.
+    with gc_paused():
+        if delimiters is None:
+            postlexer = Postlexer(max_nesting, source.isascii(), refused)
+            return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
+        mode = [syntax_options.BODY]
+        return parser(trim_blocks, lstrip_blocks, delimiters).parse(
+            source, ModalPostlexer(delimiters, mode, max_nesting, refused).process, mode)
