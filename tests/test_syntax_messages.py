@@ -179,6 +179,9 @@ MESSAGES = [
     ("{{ f(x,\n  a=1, 2 +) }}", (1, 5), "invalid syntax for function call expression"),
     # a signature's parameters are no call's arguments: one with no default after one with a default, at once
     ("{% macro m(a=1, b x) %}{% endmacro %}", (1, 17), "non-default argument follows default argument"),
+    # (after a parameter a comma is wanted: `%` of a tag's end is no operator there)
+    ("{% macro m(a %}{{ a }}{% endmacro %}", (1, 14), "expected token ',', got '%'"),
+    ("{% call(a, b %}{% endcall %}", (1, 14), "expected token ',', got '%'"),
     # (after a name it reads the next token to tell a keyword argument: the lexer's error there comes first)
     ("{% for i in g(k1=1, k1=2)\n   if g(k2=1, k2}}2) %}{% endfor %}", (2, 17), "unexpected '}', expected ')'"),
     # a target tuple ends at the tag's end after its comma: for's `in`, with's `=` is expected there

@@ -402,9 +402,11 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
         found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse)
         if found is not None:
             return found
-    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected:
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
+            set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}:
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
-        # of `%}` in {{ }}), which its parser takes: the second is where it stops, wanting an operand
+        # of `%}` in {{ }}), which its parser takes (not after a signature's parameter): the second is where it
+        # stops, wanting an operand
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
