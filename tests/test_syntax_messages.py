@@ -202,6 +202,13 @@ MESSAGES = [
     ("{% if x :{% endif %}", (1, 10), "expected token 'end of statement block', got '{'"),
     ("{% if x :", (1, 10), "unexpected end of template, expected 'end of statement block'."),
     ("{% set x, : = 1, 2 %}", (1, 11), "unexpected ':'"),
+    # the end of the template inside a tag is on the line of the token before it, not on blank lines after it
+    ("{{ x\n\n\n  ", (1, 5), "unexpected end of template, expected 'end of print statement'."),
+    # ... in a block's body: where the text at the end starts, else right after the last tag
+    ("{% if true %}\n\nsecond endif %}", (2, 1), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% for x in y %}{{ x }}\n\n\n", (1, 24), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
 ]
 
 

@@ -6,9 +6,10 @@ it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters 
 errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
 where a target may stand, any expression as a call block's), that part of the template is parsed again as a
 {{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
-"expected token X, got Y", "unexpected X", "Encountered unknown tag X. Jinja was looking for ...", the lexer's
-"unexpected char X at N", "can't assign to 'const'", "expected call", "invalid syntax for function call
-expression". (parse.py calls describe with the parser tables: the terminals' literal text names them.)
+"expected token X, got Y", "unexpected X", the lexer's "unexpected char X at N", "can't assign to 'const'",
+"expected call", "invalid syntax for function call expression"; errors in the body ("Encountered unknown tag X.
+Jinja was looking for ...") in bodyerrors.py. (parse.py calls describe with the parser tables: the terminals'
+literal text names them.)
 """
 
 import re
@@ -16,21 +17,15 @@ import re
 from ..core.errors import TemplateError, TemplateSyntaxError
 from .builder import TrailingComma, call_refused, tag_span, token_span
 from . import nodes
-from . import delimiters as syntax_options
 from . import lalr
 from .lalr import Token
+from .bodyerrors import block_message, open_blocks, unreadable
 from .jinjalex import lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
 
 
-# Block tags and the tags that may close or continue them.
-_BLOCK_ENDS = {
-    "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
-    "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
-    "raw": ("endraw",), "block": ("endblock",), "autoescape": ("endautoescape",),
-}
 _DESCRIPTIONS = {
     "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
     "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
@@ -65,113 +60,6 @@ def _current_tag_end(exc):
     # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}.
     tag = _innermost_tag(exc)
     return "end of print statement" if tag is not None and tag.type == "VAR_OPEN" else "end of statement block"
-
-
-def _open_blocks(exc):
-    # The block tags still open where the parser stopped, outermost first, from the parser's value stack:
-    # (name, opening tag token, the tags that may continue or close it).
-    # (statements the parser has not reduced yet are on the stack too: a block closed by its end tag, a set with
-    # `=` in its tag)
-    stack = []
-    in_tag = None   # the name of the tag the tokens are in
-    for value in exc.values:
-        if not isinstance(value, Token):
-            continue
-        if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
-            in_tag = None
-        elif value.type == "_ASSIGN" and in_tag == "set" and stack and stack[-1][0] == "set":
-            stack.pop()
-            in_tag = None
-        elif value.type in _TAG_TERMINALS:
-            name = in_tag = _TAG_TERMINALS[value.type]
-            if name in _BLOCK_ENDS:
-                stack.append((name, value, _BLOCK_ENDS[name]))
-            elif name.startswith("end") and stack and stack[-1][0] == name[3:]:
-                stack.pop()
-            elif name == "else" and stack:
-                # after {% else %} only the end tag may come
-                block, tok, ends = stack[-1]
-                stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
-    return stack
-
-
-def _block_message(prefix, stack, found=None):
-    # Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
-    # (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
-    # tag of the grammar.)
-    parts = [prefix]
-    if stack:
-        name, tok, looking = stack[-1]
-        wanted = " or ".join(repr(x) for x in looking)
-        outer = {e for _, _, ends in stack[:-1] for e in ends}
-        if found is not None and found in outer:
-            parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "
-                         f"looking for {wanted}.")
-        else:
-            parts.append(f"Jinja was looking for the following tags: {wanted}.")
-        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {tag_span(tok).line}).")
-    return " ".join(parts)
-
-
-_TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after the opener
-
-
-def _opener(source, at, d):
-    # (kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
-    # statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none.
-    if syntax_options.line_statement_at(d, source, at):
-        return "line", len(d.line_statement_prefix)
-    kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
-    for kind, delimiter in sorted(kinds, key=lambda k: len(k[1]), reverse=True):
-        if source.startswith(delimiter, at):
-            return kind, len(delimiter)
-    return None, 0
-
-
-def _no_tag_name(source, pos, line, col, width, d):
-    # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
-    # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
-    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    error, _, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
-    if error is None:
-        return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
-    line = source.count("\n", 0, at) + 1
-    col = at - source.rfind("\n", 0, at)
-    return TemplateSyntaxError(error, line, col, end=(line, col + 1))
-
-
-def _unreadable(exc, source, pos, line, col, stack, d, tables):
-    # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
-    # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
-    rest = source[pos:]
-    stripped = rest.lstrip()
-    skipped = rest[:len(rest) - len(stripped)]
-    if skipped:
-        newlines = skipped.count("\n")
-        line += newlines
-        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
-    kind, width = _opener(source, pos + len(skipped), d)
-    if kind == "comment":
-        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + width))
-    if kind in _TAG_NAME:
-        m = re.compile(_TAG_NAME[kind]).match(stripped, width)
-        name = m.group(1)
-        raw_open = re.compile(r"\s*-?" + re.escape(d.block_end)).match(stripped, m.end())
-        if name == "raw" and kind == "block" and raw_open:
-            # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
-            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
-        if not name or name[0].isdigit():
-            return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
-        end = None if "\n" in m.group(0) else (line, col + m.end(1))
-        return TemplateSyntaxError(_block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
-                                   line, col, end=end)
-    quote = stripped[:1]
-    # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
-    if quote and quote in "\"'" and not re.match(tables.terminals["STRING"], stripped):
-        # (Jinja2's lexer refuses the quote as a character no token starts with)
-        return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
-                                   end=(line, col + 1))
-    return None
 
 
 # Where Jinja2's parser wants an expression: the terminals every expression may start with.
@@ -301,13 +189,29 @@ def _end_of_template(exc, source, stack, d, tables):
         return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
                                    end=(span.end_line, span.end_col))
     if stack and _in_body(exc):
-        return TemplateSyntaxError(_block_message("Unexpected end of template.", stack), line, col)
+        line, col = _before_the_end(exc, source, line, col)
+        return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
     found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)
         msg = f"unexpected end of template, expected {wanted.group(1)}."
+    if not found or (found[1], found[2]) >= (line, col):
+        line, col = _before_the_end(exc, source, line, col)   # (not on the blank lines after the last token)
     return TemplateSyntaxError(msg, line, col)
+
+
+def _before_the_end(exc, source, line, col):
+    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line of the
+    # token before it, a text (where the text starts) at the end of a block's body, else right after the last
+    # character that is not whitespace; line:col where that is on the same line.
+    body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
+    if body and type(body[-1]) is nodes.Text:
+        before = body[-1].span.line, body[-1].span.col
+    else:
+        last = len(source.rstrip())
+        before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
+    return (line, col) if before[0] == line else before
 
 
 def _unassignable(exc, tokens):
@@ -543,7 +447,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
     refused = _refused_before(exc, source)
     if refused is not None:
         return refused
-    stack = _open_blocks(exc)
+    stack = open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
@@ -552,7 +456,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
         if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
-            msg = _block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+            msg = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
@@ -564,7 +468,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
         if in_body:
             # no terminal of this state read the text (an unknown tag, an unclosed comment) and the lexer's
             # fallback found some other token there
-            err = _unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters, tables)
+            err = unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters, tables)
             if err is not None:
                 return err
         if _pair_cut_short(exc):
@@ -577,7 +481,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
         return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
     # no terminal of the grammar matches the text there
     pos = exc.pos_in_stream
-    err = _unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters, tables)
+    err = unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters, tables)
     if err is not None:
         return err
     ch = source[pos:pos + 1]
