@@ -1,6 +1,8 @@
 """Syntax error messages: Jinja2's wording where Jinja2 has one (the data-driven cases pin class and location
 only), with the innermost open block, and a caret under the offending text in str(error)."""
 
+import re
+
 import pytest
 
 import minijinja_py as mj
@@ -143,6 +145,70 @@ MESSAGES = [
     # `with` and `without` are modifiers only before `context` (Jinja2 looks a token past them)
     ("{% import 'm' as m without %}", (1, 20), "expected token 'end of statement block', got 'without'"),
     ("{% include 'a' with %}", (1, 16), "expected token 'end of statement block', got 'with'"),
+    # a list or dict literal where a target may stand: Jinja2 parses it (its errors inside it first), then refuses
+    # to assign to it, or to the tuple it is an item of
+    ("{% for [] in y %}{% endfor %}", (1, 8), "can't assign to 'list'"),
+    ("{% set {'a': 1} = 1 %}", (1, 8), "can't assign to 'dict'"),
+    ("{% set x, [] = 1, 2 %}", (1, 11), "can't assign to 'tuple'"),
+    ("{% for x, {'a': [1, 2]}\n in y %}{% endfor %}", (1, 11), "can't assign to 'tuple'"),
+    ("{% for [ in y %}{% endfor %}", (1, 13), "expected token ',', got 'y'"),
+    ("{% set { = 1 %}", (1, 10), "unexpected '='"),
+    ("{% with {# %}{% endwith %}", (1, 10), "unexpected char '#' at 9"),
+    ("{% set [ %}a{% endset %}", (1, 10), "unexpected '%'"),
+    ("{% set [1 2] = x %}", (1, 11), "expected token ',', got 'integer'"),
+    # a call block's expression is any expression to Jinja2 (its own errors first), which must be a call; checked
+    # before the block's body is read; `not` is the operator there, not a name
+    ("{% call x x %}{% endcall %}", (1, 9), "expected call"),
+    ("{% call ()() %}{% endcall %}", (1, 11), "expected call"),
+    ("{% call x, y %}{% endcall %}", (1, 9), "expected call"),
+    ("{% call m() + %}{% endcall %}", (1, 16), "unexpected 'end of statement block'"),
+    ("{% call x +, y %}{% endcall %}", (1, 12), "unexpected ','"),
+    ("{% call foo %}x{% endcall not", (1, 9), "expected call"),
+    ("{% call m|default(m) %}b{% endcall {%\n", (1, 9), "expected call"),
+    ("{% call not() %}{% endcall %}", (1, 9), "expected call"),
+    ("{% call not %}{% endcall %}", (1, 12), "unexpected 'end of statement block'"),
+    # `==` is one token to Jinja2's lexer where ours read an assignment's `=`
+    ("{% set x == %}", (1, 10), "expected token 'end of statement block', got '=='"),
+    ("{% with x == %}{% endwith %}", (1, 11), "expected token '=', got '=='"),
+    ("{% macro m(a==) %}{% endmacro %}", (1, 13), "expected token ',', got '=='"),
+    ("{% set x, == = 1, 2 %}", (1, 11), "unexpected '=='"),
+    # Jinja2 checks a call's argument before it parses it: a positional one after a keyword one or *args, ...
+    ("{{ f(a=1, { a=2) }}", (1, 5), "invalid syntax for function call expression"),
+    ("{% set ns = namespace(_a=1, %}", (1, 22), "invalid syntax for function call expression"),
+    ("{{ f(**a, *b x) }}", (1, 5), "invalid syntax for function call expression"),
+    ("{{ f(x,\n  a=1, 2 +) }}", (1, 5), "invalid syntax for function call expression"),
+    # a signature's parameters are no call's arguments: one with no default after one with a default, at once
+    ("{% macro m(a=1, b x) %}{% endmacro %}", (1, 17), "non-default argument follows default argument"),
+    # (after a parameter a comma is wanted: `%` of a tag's end is no operator there)
+    ("{% macro m(a %}{{ a }}{% endmacro %}", (1, 14), "expected token ',', got '%'"),
+    ("{% call(a, b %}{% endcall %}", (1, 14), "expected token ',', got '%'"),
+    # (after a name it reads the next token to tell a keyword argument: the lexer's error there comes first)
+    ("{% for i in g(k1=1, k1=2)\n   if g(k2=1, k2}}2) %}{% endfor %}", (2, 17), "unexpected '}', expected ')'"),
+    # a target tuple ends at the tag's end after its comma: for's `in`, with's `=` is expected there
+    ("{% for x, %} in y %}{% endfor %}", (1, 11), "expected token 'in', got 'end of statement block'"),
+    ("{% with x , %}{% endwith %}", (1, 13), "expected token '=', got 'end of statement block'"),
+    # no float right after a dot (x.1.5 is two lookups); `=` after a set's trailing comma is refused at once
+    ("{% set x.1.5 = 1 %}", (1, 10), "expected token 'name', got 'integer'"),
+    ("{% set a, = [1 %}", (1, 11), "unexpected '='"),
+    ("{% set x, | = 1, 2 %}", (1, 11), "unexpected '|'"),
+    # `not` with no `in` after it ends the expression where import's `as`, from's `import` is expected
+    ("{% import 'a' not %}", (1, 15), "expected token 'as', got 'not'"),
+    ("{% from 'a' not x %}", (1, 13), "expected token 'import', got 'not'"),
+    # `: %}` is a colon and `%` inside brackets (ours read a tag's end)
+    ("{{ {'a': %}} }}", (1, 10), "unexpected '%'"),
+    ("{{ x[1:%}] }}", (1, 8), "unexpected '%'"),
+    # where a block's opening tag may end, Jinja2 steps past a colon before it wants the tag's end
+    ("{% set xs : = [1] %}", (1, 13), "expected token 'end of statement block', got '='"),
+    ("{% if x :{% endif %}", (1, 10), "expected token 'end of statement block', got '{'"),
+    ("{% if x :", (1, 10), "unexpected end of template, expected 'end of statement block'."),
+    ("{% set x, : = 1, 2 %}", (1, 11), "unexpected ':'"),
+    # the end of the template inside a tag is on the line of the token before it, not on blank lines after it
+    ("{{ x\n\n\n  ", (1, 5), "unexpected end of template, expected 'end of print statement'."),
+    # ... in a block's body: where the text at the end starts, else right after the last tag
+    ("{% if true %}\n\nsecond endif %}", (2, 1), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% for x in y %}{{ x }}\n\n\n", (1, 24), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
 ]
 
 
@@ -152,6 +218,17 @@ def test_message_and_location(source, where, message):
         mj.chat_environment().from_string(source)
     assert info.value.message == message
     assert (info.value.lineno, info.value.colno) == where
+
+
+@pytest.mark.parametrize("source,where,message", MESSAGES, ids=[m[2][:40] for m in MESSAGES])
+def test_jinja2_says_so(source, where, message):
+    """Each message above is Jinja2's (as transformers configures it), on the same line; what minijinja_py adds,
+    the line an open block was opened on, left out."""
+    jinja2 = pytest.importorskip("jinja2")
+    from differential_ref import reference_env   # (needs jinja2)
+    with pytest.raises(jinja2.TemplateSyntaxError) as info:
+        reference_env().from_string(source)
+    assert (info.value.message, info.value.lineno) == (re.sub(r" \(opened on line \d+\)", "", message), where[0])
 
 
 def test_caret_spans_the_unknown_tag():

@@ -76,7 +76,7 @@ class _Named:
 _SPANNED = (n.Node, _Named)
 
 
-class _TrailingComma:
+class TrailingComma:
     # A set target written with a trailing comma (an intermediate).
     __slots__ = ("target",)
 
@@ -163,11 +163,11 @@ class Builder:
         # {% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
         # set, so one is marked for set_stmt/set_block to check.
         target = self.target_tuple(c)
-        return _TrailingComma(target) if c[-1] is None else target
+        return TrailingComma(target) if c[-1] is None else target
 
     def set_stmt(self, c):
         target = c[1]
-        if isinstance(target, _TrailingComma):
+        if isinstance(target, TrailingComma):
             # (Jinja2 allows a trailing comma only in a block set: {% set a, %}...{% endset %})
             raise syntax_error("unexpected '='", target.target.span)
         return n.Assign(tag_span(c[0]), target, c[2])
@@ -175,7 +175,7 @@ class Builder:
     def set_block(self, c):
         tag, target = c[0], c[1]
         filters = c[2] if len(c) == 5 else ()
-        if isinstance(target, _TrailingComma):
+        if isinstance(target, TrailingComma):
             if filters:
                 raise syntax_error("unexpected '|'", target.target.span)
             target = target.target
@@ -213,8 +213,9 @@ class Builder:
         tag, body = c[0], c[-2]
         params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
-        if not isinstance(call, n.Call):
-            raise syntax_error("expected call", call.span)
+        refused = call_refused(call)
+        if refused is not None:
+            raise refused
         return n.CallBlock(tag_span(tag), call, params, body)
 
     def filter_block(self, c):
@@ -499,6 +500,30 @@ def _check_assignable(tok, what):
     # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
     if tok.value in _CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
+
+
+def call_refused(node):
+    # The TemplateSyntaxError Jinja2 raises for node as a call block's expression, or None: it must be a call. A
+    # `not` where the expression starts (a name to our grammar there) is the operator to Jinja2's parser, applied to
+    # what follows: no call, or, alone, an operator with no operand.
+    first = node   # (the node the expression starts with: down the chain of calls, lookups, filters and tests)
+    while True:
+        if type(first) is n.Call:
+            first = first.func
+        elif type(first) is n.Getattr or type(first) is n.Getitem:
+            first = first.obj
+        elif type(first) is n.Filter or type(first) is n.Test:
+            first = first.value
+        else:
+            break
+    if type(first) is n.Name and first.name == "not":
+        if first is node:
+            span = node.span
+            return TemplateSyntaxError("unexpected 'end of statement block'", span.end_line, span.end_col,
+                                       end=(span.end_line, span.end_col + 1))
+    elif isinstance(node, n.Call):
+        return None
+    return syntax_error("expected call", node.span)
 
 
 def _bad_call(lpar):

@@ -5,7 +5,7 @@ had a driver of its own).
 outcome(parse) runs one parse and describes what came out, comparably between the two parsers:
   ("ok", tokens, ast)          the postlexed token stream and the AST, spans included;
   ("stop", tokens, info, err)  the parser stopped: which token or position, the expected terminals, the value
-                               stack, and the TemplateSyntaxError syntax.describe makes of it (message, place);
+                               stack, and the TemplateSyntaxError messages.describe makes of it (message, place);
   ("error", tokens, err)       a callback or the postlexer raised (TemplateSyntaxError, LimitExceeded, ...).
 """
 
@@ -13,9 +13,9 @@ import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
 import grammar_tables
-from minijinja_py.syntax import lalr
+from minijinja_py.syntax import lalr, messages
 from minijinja_py.syntax import nodes
-from minijinja_py.syntax import parse as syntax
+from minijinja_py.syntax import delimiters, parse as syntax
 from minijinja_py.syntax.builder import Builder
 from minijinja_py.syntax.lalr import Token
 
@@ -127,7 +127,8 @@ def outcome(parse, source, trim_blocks, lstrip_blocks, max_nesting=None):
             where = ("chars", exc.pos_in_stream, exc.line, exc.column)
             expected = exc.allowed
         info = (where, sorted(expected), [_stack_entry(v) for v in exc.values])
-        return ("stop", _fields(tokens), info, _error(syntax.describe(exc, source)))
+        err = messages.describe(exc, source, delimiters.DEFAULT, syntax.load_tables())
+        return ("stop", _fields(tokens), info, _error(err))
     except Exception as exc:  # noqa: BLE001 - what a callback raised, compared by class and text
         return ("error", _fields(tokens), _error(exc) if hasattr(exc, "message") else (type(exc).__name__, str(exc)))
     return ("ok", _fields(tokens), with_spans(ast))

@@ -1,0 +1,131 @@
+"""Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
+does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
+... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
+a string never closed; and the blocks still open where the parser stopped, read from its value stack.
+"""
+
+import re
+
+from ..core.errors import TemplateSyntaxError
+from .builder import tag_span
+from . import delimiters as syntax_options
+from .jinjalex import lexed_as_jinja
+from .lalr import Token
+from .postlex import TAG_TERMINALS as _TAG_TERMINALS
+
+__all__ = ["open_blocks", "block_message", "unreadable"]
+
+
+# Block tags and the tags that may close or continue them.
+_BLOCK_ENDS = {
+    "if": ("elif", "else", "endif"), "for": ("endfor", "else"), "set": ("endset",), "macro": ("endmacro",),
+    "call": ("endcall",), "filter": ("endfilter",), "with": ("endwith",), "generation": ("endgeneration",),
+    "raw": ("endraw",), "block": ("endblock",), "autoescape": ("endautoescape",),
+}
+
+
+def open_blocks(exc):
+    # The block tags still open where the parser stopped, outermost first, from the parser's value stack:
+    # (name, opening tag token, the tags that may continue or close it).
+    # (statements the parser has not reduced yet are on the stack too: a block closed by its end tag, a set with
+    # `=` in its tag)
+    stack = []
+    in_tag = None   # the name of the tag the tokens are in
+    for value in exc.values:
+        if not isinstance(value, Token):
+            continue
+        if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
+            in_tag = None
+        elif value.type == "_ASSIGN" and in_tag == "set" and stack and stack[-1][0] == "set":
+            stack.pop()
+            in_tag = None
+        elif value.type in _TAG_TERMINALS:
+            name = in_tag = _TAG_TERMINALS[value.type]
+            if name in _BLOCK_ENDS:
+                stack.append((name, value, _BLOCK_ENDS[name]))
+            elif name.startswith("end") and stack and stack[-1][0] == name[3:]:
+                stack.pop()
+            elif name == "else" and stack:
+                # after {% else %} only the end tag may come
+                block, tok, ends = stack[-1]
+                stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
+    return stack
+
+
+def block_message(prefix, stack, found=None):
+    # Jinja2's wording: what was found, the tags the innermost block was waiting for, and that block.
+    # (Not the parser's expected terminals: LALR merges the states of all block bodies, so those name every end
+    # tag of the grammar.)
+    parts = [prefix]
+    if stack:
+        name, tok, looking = stack[-1]
+        wanted = " or ".join(repr(x) for x in looking)
+        outer = {e for _, _, ends in stack[:-1] for e in ends}
+        if found is not None and found in outer:
+            parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "
+                         f"looking for {wanted}.")
+        else:
+            parts.append(f"Jinja was looking for the following tags: {wanted}.")
+        parts.append(f"The innermost block that needs to be closed is {name!r} (opened on line {tag_span(tok).line}).")
+    return " ".join(parts)
+
+
+_TAG_NAME = {"block": r"[-+]?\s*(\w*)", "line": r"[-+]?[^\S\n]*(\w*)"}   # after the opener
+
+
+def _opener(source, at, d):
+    # (kind, width) of the opener the text at `at` starts ("comment", "block", "variable", or "line": a line
+    # statement prefix at the start of a line), the longest first as Jinja2 tries them; (None, 0) for none.
+    if syntax_options.line_statement_at(d, source, at):
+        return "line", len(d.line_statement_prefix)
+    kinds = [("comment", d.comment_start), ("block", d.block_start), ("variable", d.variable_start)]
+    for kind, delimiter in sorted(kinds, key=lambda k: len(k[1]), reverse=True):
+        if source.startswith(delimiter, at):
+            return kind, len(delimiter)
+    return None, 0
+
+
+def _no_tag_name(source, pos, line, col, width, d):
+    # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
+    # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
+    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    error, _, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
+    if error is None:
+        return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+    line = source.count("\n", 0, at) + 1
+    col = at - source.rfind("\n", 0, at)
+    return TemplateSyntaxError(error, line, col, end=(line, col + 1))
+
+
+def unreadable(exc, source, pos, line, col, stack, d, tables):
+    # The error for text at pos (whitespace skipped) that no terminal reads: a comment that is never closed, an
+    # unknown tag, a string that is never closed; None for anything else. d: the delimiters.
+    rest = source[pos:]
+    stripped = rest.lstrip()
+    skipped = rest[:len(rest) - len(stripped)]
+    if skipped:
+        newlines = skipped.count("\n")
+        line += newlines
+        col = (len(skipped) - skipped.rindex("\n")) if newlines else col + len(skipped)
+    kind, width = _opener(source, pos + len(skipped), d)
+    if kind == "comment":
+        return TemplateSyntaxError("Missing end of comment tag", line, col, end=(line, col + width))
+    if kind in _TAG_NAME:
+        m = re.compile(_TAG_NAME[kind]).match(stripped, width)
+        name = m.group(1)
+        raw_open = re.compile(r"\s*-?" + re.escape(d.block_end)).match(stripped, m.end())
+        if name == "raw" and kind == "block" and raw_open:
+            # (a raw tag with more in it than `raw` is a block tag Jinja2 does not know)
+            return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
+        if not name or name[0].isdigit():
+            return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
+        end = None if "\n" in m.group(0) else (line, col + m.end(1))
+        return TemplateSyntaxError(block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
+                                   line, col, end=end)
+    quote = stripped[:1]
+    # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
+    if quote and quote in "\"'" and not re.match(tables.terminals["STRING"], stripped):
+        # (Jinja2's lexer refuses the quote as a character no token starts with)
+        return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
+                                   end=(line, col + 1))
+    return None

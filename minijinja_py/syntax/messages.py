@@ -1,0 +1,502 @@
+"""Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError.
+
+What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
+open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
+it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
+errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
+where a target may stand, any expression as a call block's), that part of the template is parsed again as a
+{{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
+"expected token X, got Y", "unexpected X", the lexer's "unexpected char X at N", "can't assign to 'const'",
+"expected call", "invalid syntax for function call expression"; errors in the body ("Encountered unknown tag X.
+Jinja was looking for ...") in bodyerrors.py. (parse.py calls describe with the parser tables: the terminals'
+literal text names them.)
+"""
+
+import re
+
+from ..core.errors import TemplateError, TemplateSyntaxError
+from .builder import TrailingComma, call_refused, tag_span, token_span
+from . import nodes
+from . import lalr
+from .lalr import Token
+from .bodyerrors import block_message, open_blocks, unreadable
+from .jinjalex import lexed_as_jinja, refused_argument
+from .postlex import TAG_TERMINALS as _TAG_TERMINALS
+
+__all__ = ["describe"]
+
+
+_DESCRIPTIONS = {
+    "NAME": "name", "STRING": "string", "INT": "integer", "FLOAT": "float", "VAR_CLOSE": "end of print statement",
+    "VAR_CLOSE_STRIP": "end of print statement", "_BLOCK_CLOSE": "end of statement block",
+    "$END": "end of template", "DATA": "template data", "VAR_OPEN": "begin of print statement",
+    "COMMENT": "comment", "_COLON_CLOSE": ":",
+}
+
+
+def _describe_token(tok):
+    kind = tok.type
+    if kind in _TAG_TERMINALS:
+        return f"tag '{_TAG_TERMINALS[kind]}'"
+    if kind == "NAME":
+        return tok.value  # as Jinja2: "got 'y'" names the name
+    if kind in _DESCRIPTIONS:
+        return _DESCRIPTIONS[kind]
+    return tok.value.strip() or kind
+
+
+_AFTER_ITEM = {")": ")", ":": ":"}   # what Jinja2 expect()s after an item in a bracket, if not a comma
+
+
+def _innermost_tag(exc):
+    # The opening token of the innermost open tag ({{ or a statement's tag) on the parser's value stack, or None.
+    for value in reversed(exc.values):
+        if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
+            return value
+    return None
+
+
+def _current_tag_end(exc):
+    # 'end of print statement' inside {{ }}, 'end of statement block' inside {% %}.
+    tag = _innermost_tag(exc)
+    return "end of print statement" if tag is not None and tag.type == "VAR_OPEN" else "end of statement block"
+
+
+# Where Jinja2's parser wants an expression: the terminals every expression may start with.
+_EXPRESSION_STARTS = frozenset({"NAME", "STRING", "INT", "FLOAT", "LPAR", "LSQB", "LBRACE"})
+_TAG_ENDS = frozenset({"VAR_CLOSE", "VAR_CLOSE_STRIP", "_BLOCK_CLOSE", "_COLON_CLOSE"})
+# The tokens after which Jinja2 parses a tuple (parse_tuple, which says "Expected an expression" when the tag
+# ends at once): {{, {% if %}, {% elif %}, the targets of {% for %} and {% set %}; {% for %}'s `in` and
+# {% set %}'s `=` (two symbols after the tag).
+_TUPLE_AFTER = frozenset({"VAR_OPEN", "IF", "ELIF", "FOR", "SET"})
+_TUPLE_AFTER_TAG = {"IN": "FOR", "_ASSIGN": "SET"}
+_BINARY = frozenset({"+", "-", "*", "/", "//", "%", "**", "~"})
+_TARGET_STARTS = frozenset({"NAME", "LPAR"})
+# the keyword that follows a tag's target or template: {% for x in %}, {% with x = %}, {% from 'a' import %},
+# {% import 'a' as %}
+_AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
+_CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
+_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT"}
+_NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
+
+
+def _type_at(values, back):
+    # The terminal of the value `back` places from the stack's top (None: a rule's value, or no value there).
+    return getattr(values[-back], "type", None) if len(values) >= back else None
+
+
+def _at_tuple_start(exc):
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` of a tag's end
+    # (`-%}`, which ours read as a minus) left out.
+    minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
+    back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
+    last = _type_at(exc.values, back)
+    if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple (after a value: a tuple, on our stack)
+        tag = _innermost_tag(exc)
+        return tag is not None and tag.type == "WITH" and type(exc.values[-back - 1]) is tuple
+    return last in _TUPLE_AFTER or (last in _TUPLE_AFTER_TAG and _type_at(exc.values, back + 2) ==
+                                     _TUPLE_AFTER_TAG[last])
+
+
+def _expected_token(exc, tables, in_brackets=False):
+    # What Jinja2's expect() names where the parser stopped: the tag's end where it may come, the one terminal
+    # the state reads (in brackets, besides the closing bracket, which Jinja2's loops test first), else None.
+    expected = set(exc.expected) - (_NOISE | _CLOSERS if in_brackets else _NOISE)
+    if expected & _TAG_ENDS:
+        tag = _innermost_tag(exc)
+        # ({% print %} and {% with %} read expressions until the tag's end, a comma between each two)
+        return "," if tag is not None and tag.type in ("PRINT", "WITH") else _current_tag_end(exc)
+    literals = tables.literals
+    if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
+        expected = {name for name in expected if not literals.get(name, "").isidentifier()}
+    if len(expected) == 1:
+        (name,) = expected
+        return _DESCRIPTIONS.get(name) or literals.get(name) or name.lower()
+    return None
+
+
+def _pair_cut_short(exc):
+    # Whether the parser stopped after the first word of a pair Jinja2 takes only whole, looking a token past the
+    # first (_PAIRS: `not in` after an operand, `with context`, `without context`).
+    first = _type_at(exc.values, 1)
+    return first in _PAIRS and set(exc.expected) - _NOISE == {_PAIRS[first]}
+
+
+def _keyword_to_come(exc, tables):
+    # The keyword the innermost tag still wants after its target or template (for's `in`, import's `as`, ...), or
+    # None.
+    tag = _innermost_tag(exc)
+    after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
+    if after_target is None or \
+            any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
+        return None
+    return tables.literals[after_target]
+
+
+def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
+    # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
+    # bracket: in_brackets).
+    expected = set(exc.expected)
+    # (where the expression may also end, after a filter's or a test's name: what does not go on it ends; after
+    # a comma, an item is parsed unless the tuple ends there)
+    may_end = expected & _TAG_ENDS and _type_at(exc.values, 1) != "_COMMA"
+    if _EXPRESSION_STARTS <= expected and not may_end:
+        if at_tag_end and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        return f"unexpected {got!r}"
+    if expected - _NOISE == {"INT", "NAME"}:
+        return "expected name or number"   # after a dot
+    if _TARGET_STARTS <= expected and not _EXPRESSION_STARTS <= expected:   # a target's start: a primary
+        if at_tag_end and _at_tuple_start(exc):
+            return f"Expected an expression, got {got!r}"
+        if not at_tag_end:
+            return f"unexpected {got!r}"
+        tag = _innermost_tag(exc)
+        if _type_at(exc.values, 1) == "_COMMA" and tag is not None and tag.type in ("FOR", "WITH"):
+            # (the target tuple ends at the tag's end after its comma: Jinja2 expect()s the tag's keyword there)
+            return f"expected token {tables.literals[_AFTER_TARGET[tag.type]]!r}, got {got!r}"
+    if _pair_cut_short(exc):
+        # Jinja2 reads `not` as an operator only before `in` (`with` a modifier only before `context`): what
+        # came before ended there
+        keyword = _keyword_to_come(exc, tables)
+        wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else keyword or _current_tag_end(exc)
+        return f"expected token {wanted!r}, got {tables.literals[exc.values[-1].type]!r}"
+    keyword = _keyword_to_come(exc, tables)
+    if not in_brackets and keyword and _AFTER_TARGET[_innermost_tag(exc).type] in expected:
+        # (the tag's keyword is still to come: Jinja2 expect()s it after the target)
+        return f"expected token {keyword!r}, got {got!r}"
+    if in_brackets and "_COMMA" in expected:
+        # after an item in brackets, Jinja2's loops over the items want a comma unless the bracket closes; in
+        # parentheses (not a call's), a tuple ends without one; a dict's key wants its colon
+        return f"expected token {_AFTER_ITEM.get(in_brackets, ',')!r}, got {got!r}"
+    wanted = _expected_token(exc, tables, in_brackets)
+    return f"expected token {wanted!r}, got {got!r}" if wanted else f"unexpected {got!r}"
+
+
+def _in_body(exc):
+    # Whether the parser stopped in a template's body, not inside a tag (a body's state reads text or tags, or
+    # the template's end).
+    return any(name in ("DATA", "$END") or name in _TAG_TERMINALS for name in exc.expected)
+
+
+def _end_of_template(exc, source, stack, d, tables):
+    # The error for a template that ends where the parser wants more. d: the delimiters.
+    pos = len(source)
+    line = source.count("\n") + 1
+    col = pos - (source.rfind("\n") + 1) + 1
+    if stack and stack[-1][0] == "raw":
+        span = tag_span(stack[-1][1])
+        return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
+                                   end=(span.end_line, span.end_col))
+    if stack and _in_body(exc):
+        line, col = _before_the_end(exc, source, line, col)
+        return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
+    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables)
+    msg = found[0] if found else _message_for(exc, tables, "end of template", False)
+    wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
+    if wanted:   # (expect() says so at the end)
+        msg = f"unexpected end of template, expected {wanted.group(1)}."
+    if not found or (found[1], found[2]) >= (line, col):
+        line, col = _before_the_end(exc, source, line, col)   # (not on the blank lines after the last token)
+    return TemplateSyntaxError(msg, line, col)
+
+
+def _before_the_end(exc, source, line, col):
+    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line of the
+    # token before it, a text (where the text starts) at the end of a block's body, else right after the last
+    # character that is not whitespace; line:col where that is on the same line.
+    body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
+    if body and type(body[-1]) is nodes.Text:
+        before = body[-1].span.line, body[-1].span.col
+    else:
+        last = len(source.rstrip())
+        before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
+    return (line, col) if before[0] == line else before
+
+
+def _unassignable(exc, tokens):
+    # Jinja2 parses a literal where a target may stand, then refuses to assign to what it parsed: the tuple the
+    # literal is an item of (a comma before or after it), else the constant. tokens: the lexed tokens after it.
+    if _type_at(exc.values, 1) != "_COMMA":
+        after = next(tokens, None)
+        if after is None or after[1] != ",":
+            return "can't assign to 'const'"
+    return "can't assign to 'tuple'"
+
+
+def _equals_for_assign(tag, previous):
+    # Jinja2's error for `==` where an assignment's `=` may come (after a set's or a with's target, a parameter's
+    # name), previous: the token before it
+    if previous == ",":
+        return "unexpected '=='"   # (a target tuple's next item)
+    wanted = {"SET": "end of statement block", "WITH": "="}.get(tag.type, ",")   # (a signature's next name)
+    return f"expected token {wanted!r}, got '=='"
+
+
+def _refused_argument(tag, seen, source, error_next):
+    # jinjalex.refused_argument over the tag's tokens seen, told where its signature is: a macro's follows its
+    # name, a call block's comes first
+    at = {"MACRO": 1, "CALL": 0}.get(tag.type)
+    signature = seen[at][1] if at is not None and len(seen) > at and seen[at][0] == "(" else None
+    return refused_argument(seen, source, error_next, signature)
+
+
+def _where_jinja2_stops(exc, source, tok, tag, tokens):
+    # The token of the tag (tokens: lexed_as_jinja's, from the tag's start) where Jinja2 stops, ours having
+    # stopped at tok: (error message or None, description, position, width, innermost bracket's closer), and the
+    # tokens seen up to it (see refused_argument). The lexer may refuse the text before tok; Jinja2 reads `==`
+    # where ours read an assignment's `=`, a colon and `%` where ours read `: %}` as a tag's end, steps past a
+    # colon where a block's opening tag may end.
+    assign = exc.values[-1].start_pos if _type_at(exc.values, 1) == "_ASSIGN" else -1
+    assign = assign if source.startswith("==", assign) else -1
+    seen = []
+    for error, got, pos, width, inside in tokens:
+        if error:
+            break
+        seen.append((got, pos, width, inside))
+        if pos >= tok.start_pos or pos == assign:
+            break
+    if error is None and pos == assign:
+        error = _equals_for_assign(tag, seen[-2][0] if len(seen) > 1 else None)
+    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside:
+        error, pos = "unexpected '%'", source.index("%", pos)   # (where it wants an operand)
+    elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
+            type(exc.values[-1]) is not TrailingComma and _type_at(exc.values, 1) != "_COMMA":
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
+        error = error or (f"expected token 'end of statement block', got {got!r}" if got != "end of template" else
+                          "unexpected end of template, expected 'end of statement block'.")
+    return (error, got, pos, width, inside), seen
+
+
+def _in_tag(exc, source, tok, d, tables, reparse=None):
+    # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
+    # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
+    # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
+    # delimiters; reparse: see describe.
+    tag = _innermost_tag(exc)
+    if tag is None:
+        return None
+    if tag.type == "VAR_OPEN":
+        tag_end = (re.compile("-?" + re.escape(d.variable_end)), "end of print statement")
+    elif tag.value.lstrip().startswith(d.block_start):
+        tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    else:
+        return None
+    if tag.type == "CALL" and reparse is not None:
+        found = _call_expression(source, tag, tok, tag_end, d, tables, reparse)
+        if found is not None:
+            return found
+    # ({% call(args) %}: a signature after the tag's name, a name token to Jinja2)
+    tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
+    (error, got, pos, width, inside), seen = _where_jinja2_stops(exc, source, tok, tag, tokens)
+    refused = _refused_argument(tag, seen, source, error is not None)
+    if refused is not None:
+        (error, pos), width = refused, 1
+    if error is None and (_pair_cut_short(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):
+        # Jinja2's parser looks at the token after `not` (for `not in`) and steps past the one after a dot
+        # before it checks it: the lexer's error there comes first
+        after = next(tokens, None)
+        if after is not None and after[0]:
+            error, got, pos, width, inside = after
+    if error is None and got in ("integer", "float", "string") and not inside and \
+            _TARGET_STARTS <= set(exc.expected):
+        error = _unassignable(exc, tokens)
+    if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
+            "LSQB" not in exc.expected and reparse is not None:
+        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse)
+        if found is not None:
+            return found
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
+            set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}:
+        # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
+        # of `%}` in {{ }}), which its parser takes (not after a signature's parameter): the second is where it
+        # stops, wanting an operand
+        error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
+        error = error or f"unexpected {got!r}"
+    line = source.count("\n", 0, pos) + 1
+    col = pos - source.rfind("\n", 0, pos)
+    end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
+    return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
+
+
+def _refused_before(exc, source):
+    # What Jinja2 refuses before it reads on to where ours stopped: a call block still open whose expression is no
+    # call (Jinja2 checks it before it parses the block's body), `=` or `|` after a set's trailing comma (ours takes
+    # the comma for a block set's, which the builder refuses once the statement is whole).
+    values = exc.values
+    for at, value in enumerate(values):
+        after = values[at + 1] if at + 1 < len(values) else None
+        if type(value) is TrailingComma and getattr(after, "type", None) in ("_ASSIGN", "_PIPE") and \
+                not source.startswith("==", after.start_pos):
+            span = token_span(after)
+            return TemplateSyntaxError(f"unexpected {after.value!r}", span.line, span.col,
+                                       end=(span.end_line, span.end_col))
+        if isinstance(value, Token) and value.type == "CALL":
+            # (the tag's end is a list on the stack, after the expression)
+            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
+            if close is not None and isinstance(values[close - 1], nodes.Node):
+                refused = call_refused(values[close - 1])
+                if refused is not None:
+                    return refused
+    return None
+
+
+def _as_expression(source, tag, start, stop, d, closed):
+    # The template with the tag's text from start to stop read as a {{ }}'s expression: the text before it blanked
+    # (each character but a newline a space: positions, lines and columns stay), the variable opener where the tag's
+    # opener stood, and if closed, its end after; None where the opener does not fit.
+    opener = tag.start_pos + len(tag.value) - len(tag.value.lstrip())
+    gap = start - opener - len(d.variable_start)
+    if gap < 0:
+        return None
+    text = re.sub(r"[^\n]", " ", source[:opener]) + d.variable_start + " " * gap + source[start:stop]
+    return text + " " + d.variable_end if closed else text
+
+
+def _reparsed(reparse, text, d, tables):
+    # (tree, the parser's stop or None, the TemplateSyntaxError for text or None), parsed with reparse; all None
+    # for another error (a limit the text reaches): the caller's message stands
+    try:
+        return reparse(text), None, None
+    except lalr.UnexpectedInput as exc:
+        return None, exc, describe(exc, text, d, tables)
+    except TemplateSyntaxError as err:   # (the builder's)
+        return None, None, err
+    except TemplateError:
+        return None, None, None
+
+
+def _as_block_error(err):
+    # (message, line, column, end) of an error found in a {{ }} standing for a statement tag
+    message = err.message.replace("'end of print statement'", "'end of statement block'")
+    return message, err.lineno, err.colno, err.end_pos
+
+
+def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
+    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, and
+    # refuses to assign to it: the literal's own error (it is parsed as in {{ }}: read up to its closing bracket,
+    # or on to the end), else "can't assign", to the tuple it is an item of (a comma before or after it), else to
+    # the literal. start: where its bracket is; tokens: the lexed tokens after the bracket.
+    stop = after = None
+    for error, got, pos, width, inside in tokens:
+        if error or inside is None:   # (inside None: the token after the closing bracket)
+            after = None if error else got
+            break
+        stop = pos + width
+    text = _as_expression(source, tag, start, stop if after else len(source), d, after is not None)
+    if text is None:
+        return None
+    tree, _, err = _reparsed(reparse, text, d, tables)
+    if err is not None:
+        return _as_block_error(err)
+    if tree is None:
+        return None
+    what = "tuple" if _type_at(exc.values, 1) == "_COMMA" or after == "," else \
+        "list" if source[start] == "[" else "dict"
+    line = source.count("\n", 0, start) + 1
+    col = start - source.rfind("\n", 0, start)
+    return f"can't assign to {what!r}", line, col, (line, col + 1)
+
+
+def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
+    # A call block's expression as Jinja2 parses it, where ours stopped in it: any expression (ours: calls, lookups,
+    # filters and tests), then it must be a call. The expression's own error, or "expected call"; None where it is a
+    # call (the parser's message stands), and where the lexer refuses the text or a comma ends it first.
+    tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name")
+    start = signature = None   # where the expression starts, after the signature's `(...)` if there is one
+    outside = set()   # where tokens outside any bracket start
+    for error, got, pos, width, inside in tokens:
+        if error or got == "end of template":
+            return None
+        if start is None and (signature is None and got != "(" or signature and inside is None):
+            start = pos
+        signature = signature or got == "("
+        if inside is None:
+            outside.add(pos)
+        if start is not None and inside is None and got in (tag_end[1], ","):
+            break
+    stop = pos
+    if start is None or tok.start_pos < start or stop == start:
+        return None
+    text = _as_expression(source, tag, start, stop, d, True)
+    tree, stopped, err = _reparsed(reparse, text, d, tables) if text is not None else (None, None, None)
+    if stopped is not None and err is not None:
+        at = stopped.token.start_pos if isinstance(stopped, lalr.UnexpectedToken) else stopped.pos_in_stream
+        if at < stop and at in outside and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
+            # (an expression ends there: Jinja2's parser stops before the token that does not go on)
+            tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
+        elif at >= stop and got == ",":   # (it wants more where the comma is: what it says of the tag's end)
+            line, col = source.count("\n", 0, stop) + 1, stop - source.rfind("\n", 0, stop)
+            return err.message.replace("'end of print statement'", "','"), line, col, (line, col + 1)
+    if err is not None:
+        return _as_block_error(err)
+    if tree is None:
+        return None
+    head = [node for node in tree.body if type(node) is nodes.Output][-1].expr
+    if call_refused(head) is None:
+        return None
+    line, col = source.count("\n", 0, start) + 1, start - source.rfind("\n", 0, start)   # (under the expression)
+    return "expected call", line, col, (line, col + len(source[start:stop].rstrip().split("\n")[0]))
+
+
+def describe(exc, source, delimiters, tables, reparse=None):
+    # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
+    # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
+    # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
+    # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
+    refused = _refused_before(exc, source)
+    if refused is not None:
+        return refused
+    stack = open_blocks(exc)
+    if isinstance(exc, lalr.UnexpectedToken):
+        tok = exc.token
+        if tok.type == "$END":
+            return _end_of_template(exc, source, stack, delimiters, tables)
+        in_body = _in_body(exc)
+        if tok.type in _TAG_TERMINALS and in_body:
+            span = tag_span(tok)
+            name = _TAG_TERMINALS[tok.type]
+            msg = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+            return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
+        span = token_span(tok)
+        if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
+                source.startswith("-", tok.start_pos):
+            # Jinja2's parser says so for a `-` after a block's name ({% block foo-bar %})
+            return TemplateSyntaxError("Block names in Jinja have to be valid Python identifiers and may not "
+                                       "contain hyphens, use an underscore instead.", span.line, span.col,
+                                       end=(span.line, span.col + 1))
+        if in_body:
+            # no terminal of this state read the text (an unknown tag, an unclosed comment) and the lexer's
+            # fallback found some other token there
+            err = unreadable(exc, source, tok.start_pos, tok.line, tok.column, stack, delimiters, tables)
+            if err is not None:
+                return err
+        if _pair_cut_short(exc):
+            tok = exc.values[-1]   # (where Jinja2 stops)
+        found = None if in_body else _in_tag(exc, source, tok, delimiters, tables, reparse)
+        if found is None:
+            found = (_message_for(exc, tables, _describe_token(tok), tok.type in _TAG_ENDS), span.line, span.col,
+                     (span.end_line, span.end_col))
+        msg, line, col, end = found
+        return TemplateSyntaxError(msg + _quote_hint(source, tok), line, col, end=end)
+    # no terminal of the grammar matches the text there
+    pos = exc.pos_in_stream
+    err = unreadable(exc, source, pos, exc.line, exc.column, stack, delimiters, tables)
+    if err is not None:
+        return err
+    ch = source[pos:pos + 1]
+    if not ch.strip():
+        return TemplateSyntaxError("unexpected end of template", exc.line, exc.column)
+    return TemplateSyntaxError(f"unexpected char {ch!r} at {pos}", exc.line, exc.column,
+                               end=(exc.line, exc.column + 1))
+
+
+def _quote_hint(source, tok):
+    # The usual cause of a name right after a quote: a bare quote inside a string literal ends it early
+    # ('{"name": ...}' written inside "..."), so the rest of the intended string is read as expressions.
+    before = source[tok.start_pos - 1] if tok.start_pos else ""
+    if before and before in "\"'" and source[tok.start_pos:tok.start_pos + 1].isidentifier():
+        other = "'" if before == '"' else '"'
+        return (f". The {before} just before it ends the string literal there: if it belongs inside the "
+                f"string, escape it as \\{before} (or quote the string with {other})")
+    return ""
