@@ -209,6 +209,9 @@ MESSAGES = [
      "tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
     ("{% for x in y %}{{ x }}\n\n\n", (1, 24), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
+    # `()` is a target (an empty tuple): what follows it is checked as after any other
+    ("{% with () %}{% endwith %}", (1, 12), "expected token '=', got 'end of statement block'"),
+    ("{% for (), in y %}{% endfor %}", (1, 15), "expected token 'in', got 'y'"),
 ]
 
 

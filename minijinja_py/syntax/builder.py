@@ -159,6 +159,10 @@ class Builder:
     def paren_target(self, c):
         return c[1]
 
+    def empty_target(self, c):
+        # `()`: Jinja2 assigns to an empty tuple (the value must then be empty, checked when it runs)
+        return n.TupleTarget(join_spans(c[0], c[1]), ())
+
     def set_tuple(self, c):
         # {% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
         # set, so one is marked for set_stmt/set_block to check.
