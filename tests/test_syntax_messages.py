@@ -212,6 +212,23 @@ MESSAGES = [
     # `()` is a target (an empty tuple): what follows it is checked as after any other
     ("{% with () %}{% endwith %}", (1, 12), "expected token '=', got 'end of statement block'"),
     ("{% for (), in y %}{% endfor %}", (1, 15), "expected token 'in', got 'y'"),
+    # in a target's parentheses Jinja2 parses any expression (its errors first), then refuses to assign to what
+    # is not names: to the tuple, or to the expression's kind
+    ("{% set (a, 1) = 1, 2 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% for (ns.x, y) in z %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set (ns.x) = 1 %}", (1, 8), "can't assign to 'getattr'"),
+    ("{% set ((1)) = 1 %}", (1, 8), "can't assign to 'const'"),
+    ("{% set (x|f) = 1 %}", (1, 8), "can't assign to 'filter'"),
+    ("{% set (x - y) = 1 %}", (1, 8), "can't assign to 'sub'"),
+    ("{% set (a, ns.x, [) = 1, 2 %}", (1, 19), "unexpected ')', expected ']'"),
+    ("{% set (a, 1 2) = 1 %}", (1, 14), "expected token ')', got 'integer'"),
+    ("{% for a, b, (c, f(1)) in 3 %}{% endfor %}", (1, 14), "can't assign to 'tuple'"),
+    ("{% with a = 1, (c, 1) = 3 %}{% endwith %}", (1, 16), "can't assign to 'tuple'"),
+    ("{% set a,\n (b, 1) = 1 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set (\n1) = 1 %}", (2, 1), "can't assign to 'const'"),
+    # a constant's name is a constant to Jinja2 where a target stands, whatever follows it
+    ("{% for none  [1] %}{% endfor %}", (1, 8), "can't assign to 'const'"),
+    ("{% for a, none x in y %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
 ]
 
 

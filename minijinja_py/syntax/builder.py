@@ -13,7 +13,7 @@ from operator import itemgetter
 from ..core.errors import TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
 
-_CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 # Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code); the
 # commonest callbacks, which know which of their parts are tokens and which nodes, build theirs in line.
 _new_tuple = tuple.__new__
@@ -438,8 +438,8 @@ class Builder:
     def name(self, c):
         tok = c[0]
         value = tok.value
-        if value in _CONSTANT_NAMES:
-            return n.Const(token_span(tok), _CONSTANT_NAMES[value])
+        if value in CONSTANT_NAMES:
+            return n.Const(token_span(tok), CONSTANT_NAMES[value])
         return n.Name(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
 
     def string(self, c):
@@ -502,7 +502,7 @@ def _calls(func, arg_lists):
 def _check_assignable(tok, what):
     # true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
     # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
-    if tok.value in _CONSTANT_NAMES:
+    if tok.value in CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 
 

@@ -15,7 +15,7 @@ literal text names them.)
 import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
-from .builder import TrailingComma, call_refused, tag_span, token_span
+from .builder import CONSTANT_NAMES as _CONSTANT_NAMES, TrailingComma, call_refused, tag_span, token_span
 from . import nodes
 from . import lalr
 from .lalr import Token
@@ -298,12 +298,23 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
         after = next(tokens, None)
         if after is not None and after[0]:
             error, got, pos, width, inside = after
+    target = _target_start(exc, tag) if error is None else None
+    if target is not None and reparse is not None:
+        found = _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
+        if found is not None:
+            return found
+    if target is not None and _constant_name(exc, target):
+        # (Jinja2 reads true/false/none as a constant, then refuses to assign to it, or to the tuple it is in)
+        error = "can't assign to 'tuple'" if "_COMMA" in _types(exc.values[target:]) else "can't assign to 'const'"
+        where = exc.values[target if error.endswith("'tuple'") else -1]
+        pos, width = (where.span.start if isinstance(where, nodes.Node) else where.start_pos), 1
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
     if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
             "LSQB" not in exc.expected and reparse is not None:
-        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse)
+        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse,
+                                _type_at(exc.values, 1) == "_COMMA")
         if found is not None:
             return found
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
@@ -372,17 +383,20 @@ def _as_block_error(err):
     return message, err.lineno, err.colno, err.end_pos
 
 
-def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
-    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, and
-    # refuses to assign to it: the literal's own error (it is parsed as in {{ }}: read up to its closing bracket,
-    # or on to the end), else "can't assign", to the tuple it is an item of (a comma before or after it), else to
-    # the literal. start: where its bracket is; tokens: the lexed tokens after the bracket.
+def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_before, first=None):
+    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, or any
+    # expression in parentheses, and refuses to assign to it (unless it is names in parentheses): the literal's own
+    # error (it is parsed as in {{ }}: read up to its closing bracket, or on to the end), else "can't assign", to
+    # the tuple it is an item of (comma_before, or a comma after it), else to what it is. start: where its bracket
+    # is; tokens: the lexed tokens after the bracket; first: (line, column) where the target starts.
     stop = after = None
+    inner = None   # where the first token in the bracket is
     for error, got, pos, width, inside in tokens:
         if error or inside is None:   # (inside None: the token after the closing bracket)
             after = None if error else got
             break
         stop = pos + width
+        inner = pos if inner is None else inner
     text = _as_expression(source, tag, start, stop if after else len(source), d, after is not None)
     if text is None:
         return None
@@ -391,11 +405,83 @@ def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
         return _as_block_error(err)
     if tree is None:
         return None
-    what = "tuple" if _type_at(exc.values, 1) == "_COMMA" or after == "," else \
-        "list" if source[start] == "[" else "dict"
+    expr = [node for node in tree.body if type(node) is nodes.Output][-1].expr
+    if _assignable(expr):
+        return None
+    tuple_item = comma_before or after == ","
     line = source.count("\n", 0, start) + 1
     col = start - source.rfind("\n", 0, start)
-    return f"can't assign to {what!r}", line, col, (line, col + 1)
+    # (Jinja2's line is where its node starts: the tuple's first item, else the first token in parentheses)
+    at = first if tuple_item else None if source[start] != "(" or inner is None else \
+        (source.count("\n", 0, inner) + 1, inner - source.rfind("\n", 0, inner))
+    if at is not None and at[0] != line:
+        line, col = at
+    return f"can't assign to {'tuple' if tuple_item else _node_kind(expr)!r}", line, col, (line, col + 1)
+
+
+def _assignable(expr):
+    # Whether Jinja2 assigns to expr as a target: a name, or a tuple of such (a constant name is a constant)
+    if type(expr) is nodes.TupleExpr:
+        return all(_assignable(item) for item in expr.items)
+    return type(expr) is nodes.Name
+
+
+def _node_kind(expr):
+    # The name Jinja2's error gives an expression node (its class's, in lower case)
+    kind = type(expr)
+    if kind is nodes.BinOp:
+        return {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod"}.get(expr.op, "pow")
+    if kind is nodes.UnaryOp:
+        return "neg" if expr.op == "-" else "pos"
+    return {nodes.TupleExpr: "tuple", nodes.ListExpr: "list", nodes.DictExpr: "dict"}.get(kind) or \
+        kind.__name__.lower()
+
+
+def _types(values):
+    return [getattr(value, "type", None) for value in values]
+
+
+def _target_start(exc, tag):
+    # Where on the parser's value stack the target it stopped in starts (the index of its first value): a target
+    # of {% for %}, {% set %} or {% with %}, which Jinja2 parses as primaries, not names; None elsewhere.
+    if tag is None or tag.type not in ("FOR", "SET", "WITH"):
+        return None
+    values = exc.values
+    start = values.index(tag) + 1
+    for at in range(start, len(values)):
+        value = values[at]
+        if type(value) is tuple or type(value) is list and type(value[0]) is tuple:
+            start = at + 2   # ({% with %}'s assignments done, and the comma after them)
+        elif type(value) is list:   # (a tuple's items so far, with the commas after them)
+            continue
+        elif isinstance(value, Token):
+            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
+                return None
+        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget, TrailingComma)):
+            return None
+    return start if start < len(values) else None
+
+
+def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse):
+    # The error where the parser stopped inside parentheses of a target (from exc.values[target] on): Jinja2 reads
+    # any expression there (see _bracket_target); None where no parenthesis is open
+    values = exc.values
+    lpar = next((at for at in range(target, len(values)) if getattr(values[at], "type", None) == "LPAR"), None)
+    if lpar is None:
+        return None
+    tokens = lexed_as_jinja(source, values[lpar].start_pos, tag_end)
+    next(tokens)   # (the parenthesis)
+    first = values[target][0] if type(values[target]) is list else values[target]
+    first = (first.span.line, first.span.col) if isinstance(first, nodes.Node) else (first.line, first.column)
+    return _bracket_target(exc, source, tag, values[lpar].start_pos, tokens, d, tables, reparse, lpar > target,
+                           first)
+
+
+def _constant_name(exc, target):
+    # Whether the parser stopped right after a target's name that is a constant to Jinja2 (`none`, `True`, ...)
+    values = exc.values
+    return isinstance(values[-1], Token) and values[-1].type == "NAME" and values[-1].value in _CONSTANT_NAMES \
+        and _type_at(values, 2) != "_DOT"
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
