@@ -115,7 +115,7 @@ MESSAGES = [
     ("{{ {'a': 1 2} }}", (1, 12), "expected token ',', got 'integer'"),
     # {% with %}'s targets after a comma; a trailing comma only in a block set
     ("{% with a = 1, %}{% endwith %}", (1, 16), "Expected an expression, got 'end of statement block'"),
-    ("{% set x, = 1 %}", (1, 8), "unexpected '='"),
+    ("{% set x, = 1 %}", (1, 11), "unexpected '='"),
     # a stray end or continuation tag outside any block
     ("{{ x }}{% else %}", (1, 8), "Encountered unknown tag 'else'."),
     # a tag with no name: the lexer reads the token there first
@@ -229,6 +229,11 @@ MESSAGES = [
     # a constant's name is a constant to Jinja2 where a target stands, whatever follows it
     ("{% for none  [1] %}{% endfor %}", (1, 8), "can't assign to 'const'"),
     ("{% for a, none x in y %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    # a set's trailing comma only right before the tag's end: no colon, `=` or filter after it (before the body)
+    ("{% set x, : %}a{% endset %}", (1, 11), "unexpected ':'"),
+    ("{% set x, : %}{% if %}{% endset %}", (1, 11), "unexpected ':'"),
+    ("{% set x, | f %}{% if %}{% endset %}", (1, 11), "unexpected '|'"),
+    ("{% set x, \n = 1, 2 %}", (2, 2), "unexpected '='"),
 ]
 
 

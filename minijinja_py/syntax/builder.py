@@ -76,14 +76,6 @@ class _Named:
 _SPANNED = (n.Node, _Named)
 
 
-class TrailingComma:
-    # A set target written with a trailing comma (an intermediate).
-    __slots__ = ("target",)
-
-    def __init__(self, target):
-        self.target = target
-
-
 class _Clause:
     # elif/else clauses on their way into If/For (an intermediate).
     __slots__ = ("kind", "test", "body", "span")
@@ -164,27 +156,17 @@ class Builder:
         return n.TupleTarget(join_spans(c[0], c[1]), ())
 
     def set_tuple(self, c):
-        # {% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
-        # set, so one is marked for set_stmt/set_block to check.
-        target = self.target_tuple(c)
-        return TrailingComma(target) if c[-1] is None else target
+        # {% set a, b ... %}, and {% set a, %} (the grammar allows the trailing comma only right before the %} of a
+        # block set, as Jinja2)
+        return self.target_tuple(c)
 
     def set_stmt(self, c):
-        target = c[1]
-        if isinstance(target, TrailingComma):
-            # (Jinja2 allows a trailing comma only in a block set: {% set a, %}...{% endset %})
-            raise syntax_error("unexpected '='", target.target.span)
-        return n.Assign(tag_span(c[0]), target, c[2])
+        return n.Assign(tag_span(c[0]), c[1], c[2])
 
     def set_block(self, c):
         tag, target = c[0], c[1]
         filters = c[2] if len(c) == 5 else ()
-        if isinstance(target, TrailingComma):
-            if filters:
-                raise syntax_error("unexpected '|'", target.target.span)
-            target = target.target
-        body = c[-2]
-        return n.AssignBlock(tag_span(tag), target, filters, body)
+        return n.AssignBlock(tag_span(tag), target, filters, c[-2])
 
     def filter_chain(self, c):
         return tuple(c)

@@ -15,7 +15,7 @@ literal text names them.)
 import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
-from .builder import CONSTANT_NAMES as _CONSTANT_NAMES, TrailingComma, call_refused, tag_span, token_span
+from .builder import CONSTANT_NAMES as _CONSTANT_NAMES, call_refused, tag_span, token_span
 from . import nodes
 from . import lalr
 from .lalr import Token
@@ -261,7 +261,7 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
     elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside:
         error, pos = "unexpected '%'", source.index("%", pos)   # (where it wants an operand)
     elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
-            type(exc.values[-1]) is not TrailingComma and _type_at(exc.values, 1) != "_COMMA":
+            _type_at(exc.values, 1) != "_COMMA":
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or (f"expected token 'end of statement block', got {got!r}" if got != "end of template" else
                           "unexpected end of template, expected 'end of statement block'.")
@@ -330,18 +330,11 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
 
 
-def _refused_before(exc, source):
+def _refused_before(exc):
     # What Jinja2 refuses before it reads on to where ours stopped: a call block still open whose expression is no
-    # call (Jinja2 checks it before it parses the block's body), `=` or `|` after a set's trailing comma (ours takes
-    # the comma for a block set's, which the builder refuses once the statement is whole).
+    # call (Jinja2 checks it before it parses the block's body).
     values = exc.values
     for at, value in enumerate(values):
-        after = values[at + 1] if at + 1 < len(values) else None
-        if type(value) is TrailingComma and getattr(after, "type", None) in ("_ASSIGN", "_PIPE") and \
-                not source.startswith("==", after.start_pos):
-            span = token_span(after)
-            return TemplateSyntaxError(f"unexpected {after.value!r}", span.line, span.col,
-                                       end=(span.end_line, span.end_col))
         if isinstance(value, Token) and value.type == "CALL":
             # (the tag's end is a list on the stack, after the expression)
             close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
@@ -457,7 +450,7 @@ def _target_start(exc, tag):
         elif isinstance(value, Token):
             if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
                 return None
-        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget, TrailingComma)):
+        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
             return None
     return start if start < len(values) else None
 
@@ -530,7 +523,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
     # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
     # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
     # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
-    refused = _refused_before(exc, source)
+    refused = _refused_before(exc)
     if refused is not None:
         return refused
     stack = open_blocks(exc)
