@@ -234,6 +234,35 @@ MESSAGES = [
     ("{% set x, : %}{% if %}{% endset %}", (1, 11), "unexpected ':'"),
     ("{% set x, | f %}{% if %}{% endset %}", (1, 11), "unexpected '|'"),
     ("{% set x, \n = 1, 2 %}", (2, 2), "unexpected '='"),
+    # {% from %}: Jinja2 reads no second name after an import name (but `with context`), and refuses a private one
+    # as it reads it; {% include %}: `ignore` is a modifier only before `missing`
+    ("{% from 'm' import f in context %}", (1, 22), "expected token 'end of statement block', got 'in'"),
+    ("{% from 'a' import a b as c %}", (1, 22), "expected token 'end of statement block', got 'b'"),
+    ("{% from 'a' import _x y %}", (1, 20), "names starting with an underline can not be imported"),
+    ("{% from 'a' import a, _b =", (1, 23), "names starting with an underline can not be imported"),
+    ("{% include 'a' ignore { missing %}", (1, 16), "expected token 'end of statement block', got 'ignore'"),
+    ("{% include ['a'] ignore %}", (1, 18), "expected token 'end of statement block', got 'ignore'"),
+    # a block's end tag: a required block's body is checked first (where the token after `endblock` is), then
+    # the name after it
+    ("{% block b %}x{% endblock c ] %}", (1, 27), "expected token 'end of statement block', got 'c'"),
+    ("{% block b required %}x{% endblock (", (1, 24), "Required blocks can only contain comments or whitespace"),
+    ("{% block b required %}\nx\n{% endblock %}", (3, 1), "Required blocks can only contain comments or whitespace"),
+    ("{% block b required %}x{% endblock c %}", (1, 36), "Required blocks can only contain comments or whitespace"),
+    # a macro's name and a signature's parameters are names: a constant's name is refused at once
+    ("{% macro m(true( ) %}{% endmacro %}", (1, 12), "can't assign to 'name'"),
+    ("{% macro true x %}{% endmacro %}", (1, 10), "can't assign to 'name'"),
+    ("{% call(a, none x) m() %}{% endcall %}", (1, 12), "can't assign to 'name'"),
+    # a raw block never closed: on the line where its opening tag ends (after the whitespace `-%}` strips)
+    ("a\n  {%- raw -%}  \n  b", (3, 3), "Missing end of raw directive"),
+    ("{% raw\n %}a", (2, 4), "Missing end of raw directive"),
+    # after {% else %} (the parser has reduced its clause), only the end tag
+    ("{% for m in ms %}{% if m %}A{% else %}E{% endfor %}", (1, 40), "Encountered unknown tag 'endfor'. You "
+     "probably made a nesting mistake. Jinja is expecting this tag, but currently looking for 'endif'. The "
+     "innermost block that needs to be closed is 'if' (opened on line 1)."),
+    # a call block's expression where Jinja2's parser stops before its lexer reaches what it refuses, or the end
+    ("{% call foo x{% endcall %}", (1, 9), "expected call"),
+    ("{% call foo", (1, 12), "expected call"),
+    ("{% call foo + {", (1, 16), "unexpected 'end of template'"),
 ]
 
 
@@ -254,6 +283,17 @@ def test_jinja2_says_so(source, where, message):
     with pytest.raises(jinja2.TemplateSyntaxError) as info:
         reference_env().from_string(source)
     assert (info.value.message, info.value.lineno) == (re.sub(r" \(opened on line \d+\)", "", message), where[0])
+
+
+@pytest.mark.parametrize("source", ["{% from 'a' import _x y %}", "{% from 'a' import a, _b =", "{% from 'm' import _y "])
+def test_private_import_name_is_an_assertion_error(source):
+    """Jinja2's parser raises its TemplateAssertionError (a TemplateSyntaxError) for a private import name."""
+    with pytest.raises(mj.TemplateAssertionError):
+        mj.chat_environment().from_string(source)
+    jinja2 = pytest.importorskip("jinja2")
+    from differential_ref import reference_env   # (needs jinja2)
+    with pytest.raises(jinja2.TemplateAssertionError):
+        reference_env().from_string(source)
 
 
 def test_caret_spans_the_unknown_tag():

@@ -1,19 +1,21 @@
 """Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
 does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
 ... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
-a string never closed; and the blocks still open where the parser stopped, read from its value stack.
+a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
+refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name).
 """
 
 import re
 
 from ..core.errors import TemplateSyntaxError
-from .builder import tag_span
+from .builder import Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span
+from . import nodes
 from . import delimiters as syntax_options
 from .jinjalex import lexed_as_jinja
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
-__all__ = ["open_blocks", "block_message", "unreadable"]
+__all__ = ["open_blocks", "block_message", "unreadable", "refused_before"]
 
 
 # Block tags and the tags that may close or continue them.
@@ -32,6 +34,9 @@ def open_blocks(exc):
     stack = []
     in_tag = None   # the name of the tag the tokens are in
     for value in exc.values:
+        if type(value) is Clause and value.kind == "else" and stack:   # (reduced before the tag after it)
+            block, tok, ends = stack[-1]
+            stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
         if not isinstance(value, Token):
             continue
         if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
@@ -129,3 +134,58 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
         return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
                                    end=(line, col + 1))
     return None
+
+
+def _kind(value):
+    return value.type if isinstance(value, Token) else None
+
+
+def _lexer_refuses(source, pos, d):
+    # Whether Jinja2's lexer refuses the token at pos, in a block tag (its error comes first where its parser
+    # looks at that token before it fails)
+    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    return next(lexed_as_jinja(source, pos, tag_end))[0] is not None
+
+
+def refused_before(exc, source, d):
+    # What Jinja2 refuses before it reads on to where ours stopped (a TemplateSyntaxError, or None): a call block
+    # still open whose expression is no call (checked before the block's body is parsed), a block's end tag (see
+    # block_end_refused), an import name of {% from %}'s. d: the delimiters.
+    values = exc.values
+    for at, value in enumerate(values):
+        if _kind(value) == "CALL":
+            # (the tag's end is a list on the stack, after the expression)
+            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
+            if close is not None and isinstance(values[close - 1], nodes.Node):
+                refused = call_refused(values[close - 1])
+                if refused is not None:
+                    return refused
+    end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
+    if end > 0 and _kind(values[end]) == "ENDBLOCK" and (end == len(values) - 1 or _kind(values[-1]) == "NAME"):
+        start = max(at for at in range(end) if _kind(values[at]) == "BLOCK")
+        required = any(_kind(value) == "REQUIRED" for value in values[start:end])
+        end_name = values[end + 1] if end + 1 < len(values) else None
+        if required and end_name is None and _lexer_refuses(source, values[end].end_pos, d):
+            return None
+        body = values[end - 1] if type(values[end - 1]) is tuple else ()
+        return block_end_refused(required, body, values[start + 1], values[end], end_name)
+    return _import_name_refused(values, source, d)
+
+
+def _import_name_refused(values, source, d):
+    # Jinja2 refuses an import name of {% from %}'s as it reads it (the token after it lexed): a private one; and
+    # reads no second name after it, unless the two are `with context` or `without context`
+    keyword = next((at for at in range(len(values) - 1, -1, -1) if _kind(values[at]) == "_KW_IMPORT"), None)
+    if keyword is None or not any(_kind(value) == "FROM" for value in values[:keyword]):
+        return None
+    at = next((at for at in range(len(values) - 1, keyword, -1)
+               if _kind(values[at]) == "NAME" and _kind(values[at - 1]) in ("_KW_IMPORT", "_COMMA")), None)
+    if at is None:
+        return None
+    name = values[at]
+    if name.value.startswith("_"):
+        return None if _lexer_refuses(source, name.end_pos, d) else private_import(name)
+    second = values[at + 1] if at + 1 < len(values) and _kind(values[at + 1]) == "NAME" else None
+    if second is None or name.value in ("with", "without") and second.value == "context":
+        return None
+    return syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))

@@ -76,7 +76,7 @@ class _Named:
 _SPANNED = (n.Node, _Named)
 
 
-class _Clause:
+class Clause:
     # elif/else clauses on their way into If/For (an intermediate).
     __slots__ = ("kind", "test", "body", "span")
 
@@ -125,10 +125,10 @@ class Builder:
         return n.If(tag_span(tag), test, body, elifs, else_.body if else_ is not None else ())
 
     def elif_clause(self, c):
-        return _Clause("elif", c[1], c[2], tag_span(c[0]))
+        return Clause("elif", c[1], c[2], tag_span(c[0]))
 
     def else_clause(self, c):
-        return _Clause("else", None, c[1], tag_span(c[0]))
+        return Clause("else", None, c[1], tag_span(c[0]))
 
     def for_block(self, c):
         # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR
@@ -226,12 +226,10 @@ class Builder:
         return n.Continue(tag_span(c[0]))
 
     def block_block(self, c):
-        tag, name, scoped, required, body, _end, end_name = c
-        if end_name is not None and end_name.value != name.value:
-            raise syntax_error(f"expected token 'end of statement block', got {end_name.value!r}",
-                               token_span(end_name))
-        if required is not None and any(not isinstance(x, n.Text) or x.value.strip() for x in body):
-            raise syntax_error("Required blocks can only contain comments or whitespace", tag_span(tag))
+        tag, name, scoped, required, body, end, end_name = c
+        refused = block_end_refused(required is not None, body, name, end, end_name)
+        if refused is not None:
+            raise refused
         return n.Block(tag_span(tag), name.value, scoped is not None, required is not None, body)
 
     def autoescape_block(self, c):
@@ -251,8 +249,7 @@ class Builder:
         # Jinja2's parser refuses a private name as it reads it (an error of its parser: before any compile error)
         name, alias = c
         if name.value.startswith("_"):
-            raise syntax_error("names starting with an underline can not be imported", token_span(name),
-                               TemplateAssertionError)
+            raise private_import(name)
         return (name.value, (alias or name).value)
 
     def extends_stmt(self, c):
@@ -266,6 +263,8 @@ class Builder:
         first, second = c
         if first.value in ("with", "without") and second.value == "context":
             return None
+        if first.value.startswith("_"):   # (the first is an import name to Jinja2, refused as it reads it)
+            raise private_import(first)
         raise syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
 
     def generation_block(self, c):
@@ -486,6 +485,26 @@ def _check_assignable(tok, what):
     # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
     if tok.value in CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
+
+
+def private_import(name):
+    return syntax_error("names starting with an underline can not be imported", token_span(name),
+                        TemplateAssertionError)
+
+
+def block_end_refused(required, body, name, end, end_name):
+    # The TemplateSyntaxError Jinja2 raises at a block's end tag `end` (and the name after it, end_name or None),
+    # or None: a required block's body holds more than text that is whitespace (checked first: where the token
+    # after `endblock` is), an end tag that names another block.
+    if required and any(type(x) is not n.Text or x.value.strip() for x in body):
+        # (on the end tag, on the line where it ends: Jinja2's is the next token's)
+        at = token_span(end_name) if end_name is not None else tag_span(end)
+        if at.line != at.end_line:
+            at = n.Span(at.end_line, at.end_col, at.end, at.end, at.end_line, at.end_col)
+        return syntax_error("Required blocks can only contain comments or whitespace", at)
+    if end_name is not None and end_name.value != name.value:
+        return syntax_error(f"expected token 'end of statement block', got {end_name.value!r}", token_span(end_name))
+    return None
 
 
 def call_refused(node):

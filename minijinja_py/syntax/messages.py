@@ -19,7 +19,7 @@ from .builder import CONSTANT_NAMES as _CONSTANT_NAMES, call_refused, tag_span, 
 from . import nodes
 from . import lalr
 from .lalr import Token
-from .bodyerrors import block_message, open_blocks, unreadable
+from .bodyerrors import block_message, open_blocks, refused_before, unreadable
 from .jinjalex import lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
@@ -76,7 +76,7 @@ _TARGET_STARTS = frozenset({"NAME", "LPAR"})
 # {% import 'a' as %}
 _AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
-_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT"}
+_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT", "_IGNORE": "_MISSING"}
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
 
@@ -179,19 +179,21 @@ def _in_body(exc):
     return any(name in ("DATA", "$END") or name in _TAG_TERMINALS for name in exc.expected)
 
 
-def _end_of_template(exc, source, stack, d, tables):
-    # The error for a template that ends where the parser wants more. d: the delimiters.
+def _end_of_template(exc, source, stack, d, tables, reparse):
+    # The error for a template that ends where the parser wants more. d: the delimiters; reparse: see describe.
     pos = len(source)
     line = source.count("\n") + 1
     col = pos - (source.rfind("\n") + 1) + 1
     if stack and stack[-1][0] == "raw":
         span = tag_span(stack[-1][1])
+        if span.end_line != span.line:   # (Jinja2's line is where the tag ends, after the whitespace `-%}` strips)
+            return TemplateSyntaxError("Missing end of raw directive", span.end_line, span.end_col)
         return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
                                    end=(span.end_line, span.end_col))
     if stack and _in_body(exc):
         line, col = _before_the_end(exc, source, line, col)
         return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
-    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables)
+    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables, reparse)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)
@@ -303,11 +305,13 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
         found = _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
         if found is not None:
             return found
-    if target is not None and _constant_name(exc, target):
+    if target is not None and _constant_name(exc):
         # (Jinja2 reads true/false/none as a constant, then refuses to assign to it, or to the tuple it is in)
         error = "can't assign to 'tuple'" if "_COMMA" in _types(exc.values[target:]) else "can't assign to 'const'"
         where = exc.values[target if error.endswith("'tuple'") else -1]
         pos, width = (where.span.start if isinstance(where, nodes.Node) else where.start_pos), 1
+    elif error is None and _constant_name(exc) and _at_parameter(exc, tag):
+        error, pos, width = "can't assign to 'name'", exc.values[-1].start_pos, 1
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
@@ -328,21 +332,6 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     col = pos - source.rfind("\n", 0, pos)
     end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
     return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
-
-
-def _refused_before(exc):
-    # What Jinja2 refuses before it reads on to where ours stopped: a call block still open whose expression is no
-    # call (Jinja2 checks it before it parses the block's body).
-    values = exc.values
-    for at, value in enumerate(values):
-        if isinstance(value, Token) and value.type == "CALL":
-            # (the tag's end is a list on the stack, after the expression)
-            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
-            if close is not None and isinstance(values[close - 1], nodes.Node):
-                refused = call_refused(values[close - 1])
-                if refused is not None:
-                    return refused
-    return None
 
 
 def _as_expression(source, tag, start, stop, d, closed):
@@ -470,23 +459,42 @@ def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
                            first)
 
 
-def _constant_name(exc, target):
-    # Whether the parser stopped right after a target's name that is a constant to Jinja2 (`none`, `True`, ...)
+def _constant_name(exc):
+    # Whether the parser stopped right after a name that is a constant to Jinja2 (`none`, `True`, ...), not an
+    # attribute's
     values = exc.values
-    return isinstance(values[-1], Token) and values[-1].type == "NAME" and values[-1].value in _CONSTANT_NAMES \
-        and _type_at(values, 2) != "_DOT"
+    return _type_at(values, 1) == "NAME" and values[-1].value in _CONSTANT_NAMES and _type_at(values, 2) != "_DOT"
+
+
+def _at_parameter(exc, tag):
+    # Whether the name on top of the parser's stack is a macro's name or a parameter's name in a signature (a
+    # macro's, a call block's), which Jinja2 reads as names to assign to
+    values = exc.values
+    if tag is None or tag.type not in ("MACRO", "CALL"):
+        return False
+    at = values.index(tag)
+    if tag.type == "MACRO" and at == len(values) - 2:
+        return True
+    lpar = at + (2 if tag.type == "MACRO" else 1)
+    return lpar < len(values) - 1 and _type_at(values, len(values) - lpar) == "LPAR" and \
+        _type_at(values, 2) in ("LPAR", "_COMMA") and "RPAR" not in _types(values[lpar:])
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     # A call block's expression as Jinja2 parses it, where ours stopped in it: any expression (ours: calls, lookups,
     # filters and tests), then it must be a call. The expression's own error, or "expected call"; None where it is a
-    # call (the parser's message stands), and where the lexer refuses the text or a comma ends it first.
+    # call (the parser's message stands), and where the lexer refuses the text (or the template ends) before the
+    # parser stops, or a comma ends it first.
     tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name")
     start = signature = None   # where the expression starts, after the signature's `(...)` if there is one
     outside = set()   # where tokens outside any bracket start
+    # whether the lexer refuses the text (cut), or the template ends, before the tag's end (Jinja2's parser may
+    # stop before)
+    cut = ended = False
     for error, got, pos, width, inside in tokens:
         if error or got == "end of template":
-            return None
+            cut, ended = error is not None, error is None
+            break
         if start is None and (signature is None and got != "(" or signature and inside is None):
             start = pos
         signature = signature or got == "("
@@ -497,16 +505,21 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     stop = pos
     if start is None or tok.start_pos < start or stop == start:
         return None
-    text = _as_expression(source, tag, start, stop, d, True)
+    text = _as_expression(source, tag, start, stop, d, not ended)
     tree, stopped, err = _reparsed(reparse, text, d, tables) if text is not None else (None, None, None)
     if stopped is not None and err is not None:
-        at = stopped.token.start_pos if isinstance(stopped, lalr.UnexpectedToken) else stopped.pos_in_stream
-        if at < stop and at in outside and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
+        at = stopped.pos_in_stream if not isinstance(stopped, lalr.UnexpectedToken) else \
+            stop if stopped.token.type == "$END" else stopped.token.start_pos
+        if (at < stop and at in outside or ended and at == stop) and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
             # (an expression ends there: Jinja2's parser stops before the token that does not go on)
             tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
+        elif cut:
+            return None
         elif at >= stop and got == ",":   # (it wants more where the comma is: what it says of the tag's end)
             line, col = source.count("\n", 0, stop) + 1, stop - source.rfind("\n", 0, stop)
             return err.message.replace("'end of print statement'", "','"), line, col, (line, col + 1)
+    elif cut:
+        return None
     if err is not None:
         return _as_block_error(err)
     if tree is None:
@@ -523,14 +536,14 @@ def describe(exc, source, delimiters, tables, reparse=None):
     # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
     # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
     # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
-    refused = _refused_before(exc)
+    refused = refused_before(exc, source, delimiters)
     if refused is not None:
         return refused
     stack = open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
-            return _end_of_template(exc, source, stack, delimiters, tables)
+            return _end_of_template(exc, source, stack, delimiters, tables, reparse)
         in_body = _in_body(exc)
         if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
