@@ -229,6 +229,7 @@ MESSAGES = [
     # a constant's name is a constant to Jinja2 where a target stands, whatever follows it
     ("{% for none  [1] %}{% endfor %}", (1, 8), "can't assign to 'const'"),
     ("{% for a, none x in y %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set a, b, none x %}", (1, 8), "can't assign to 'tuple'"),
     # a set's trailing comma only right before the tag's end: no colon, `=` or filter after it (before the body)
     ("{% set x, : %}a{% endset %}", (1, 11), "unexpected ':'"),
     ("{% set x, : %}{% if %}{% endset %}", (1, 11), "unexpected ':'"),

@@ -8,14 +8,16 @@ refuses of a statement before it reads as far as ours (a call block's expression
 import re
 
 from ..core.errors import TemplateSyntaxError
-from .builder import Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span
+from .builder import (
+    CONSTANT_NAMES, Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span,
+)
 from . import nodes
 from . import delimiters as syntax_options
 from .jinjalex import lexed_as_jinja
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
-__all__ = ["open_blocks", "block_message", "unreadable", "refused_before"]
+__all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "constant_refused"]
 
 
 # Block tags and the tags that may close or continue them.
@@ -189,3 +191,51 @@ def _import_name_refused(values, source, d):
     if second is None or name.value in ("with", "without") and second.value == "context":
         return None
     return syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
+
+
+def target_start(values, tag):
+    # Where on the parser's value stack (values) the target it stopped in starts (the index of its first value): a
+    # target of {% for %}, {% set %} or {% with %} (tag: the innermost tag's token), which Jinja2 parses as
+    # primaries, not names; None elsewhere.
+    if tag is None or tag.type not in ("FOR", "SET", "WITH"):
+        return None
+    start = values.index(tag) + 1
+    for at in range(start, len(values)):
+        value = values[at]
+        if type(value) is tuple or type(value) is list and type(value[0]) is tuple:
+            start = at + 2   # ({% with %}'s assignments done, and the comma after them)
+        elif type(value) is list:   # (a tuple's items so far, with the commas after them)
+            continue
+        elif isinstance(value, Token):
+            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
+                return None
+        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
+            return None
+    return start if start < len(values) else None
+
+
+def constant_refused(values, tag, target):
+    # Jinja2 reads true/false/none as a constant where a target stands (from values[target] on, see target_start),
+    # then refuses to assign to it, or to the tuple it is in; as a macro's name or a parameter's, to the name:
+    # (message, position) where the parser stopped right after one (not an attribute's name), else None
+    if _kind(values[-1]) != "NAME" or values[-1].value not in CONSTANT_NAMES or _kind(values[-2]) == "_DOT":
+        return None
+    if target is None:
+        return ("can't assign to 'name'", values[-1].start_pos) if _at_parameter(values, tag) else None
+    if type(values[target]) is not list and not any(_kind(value) == "_COMMA" for value in values[target:]):
+        return "can't assign to 'const'", values[-1].start_pos
+    first = values[target][0] if type(values[target]) is list else values[target]
+    return "can't assign to 'tuple'", first.span.start if isinstance(first, nodes.Node) else first.start_pos
+
+
+def _at_parameter(values, tag):
+    # Whether the name on top of the parser's stack is a macro's name or a parameter's name in a signature (a
+    # macro's, a call block's), which Jinja2 reads as names to assign to
+    if tag is None or tag.type not in ("MACRO", "CALL"):
+        return False
+    at = values.index(tag)
+    if tag.type == "MACRO" and at == len(values) - 2:
+        return True
+    lpar = at + (2 if tag.type == "MACRO" else 1)
+    return lpar < len(values) - 1 and _kind(values[lpar]) == "LPAR" and _kind(values[-2]) in ("LPAR", "_COMMA") \
+        and not any(_kind(value) == "RPAR" for value in values[lpar:])

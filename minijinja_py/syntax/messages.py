@@ -15,11 +15,11 @@ literal text names them.)
 import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
-from .builder import CONSTANT_NAMES as _CONSTANT_NAMES, call_refused, tag_span, token_span
+from .builder import call_refused, tag_span, token_span
 from . import nodes
 from . import lalr
 from .lalr import Token
-from .bodyerrors import block_message, open_blocks, refused_before, unreadable
+from .bodyerrors import block_message, constant_refused, open_blocks, refused_before, target_start, unreadable
 from .jinjalex import lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
@@ -300,18 +300,14 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
         after = next(tokens, None)
         if after is not None and after[0]:
             error, got, pos, width, inside = after
-    target = _target_start(exc, tag) if error is None else None
+    target = target_start(exc.values, tag) if error is None else None
     if target is not None and reparse is not None:
         found = _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
         if found is not None:
             return found
-    if target is not None and _constant_name(exc):
-        # (Jinja2 reads true/false/none as a constant, then refuses to assign to it, or to the tuple it is in)
-        error = "can't assign to 'tuple'" if "_COMMA" in _types(exc.values[target:]) else "can't assign to 'const'"
-        where = exc.values[target if error.endswith("'tuple'") else -1]
-        pos, width = (where.span.start if isinstance(where, nodes.Node) else where.start_pos), 1
-    elif error is None and _constant_name(exc) and _at_parameter(exc, tag):
-        error, pos, width = "can't assign to 'name'", exc.values[-1].start_pos, 1
+    refused = constant_refused(exc.values, tag, target) if error is None else None
+    if refused is not None:
+        (error, pos), width = refused, 1
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
@@ -419,31 +415,6 @@ def _node_kind(expr):
         kind.__name__.lower()
 
 
-def _types(values):
-    return [getattr(value, "type", None) for value in values]
-
-
-def _target_start(exc, tag):
-    # Where on the parser's value stack the target it stopped in starts (the index of its first value): a target
-    # of {% for %}, {% set %} or {% with %}, which Jinja2 parses as primaries, not names; None elsewhere.
-    if tag is None or tag.type not in ("FOR", "SET", "WITH"):
-        return None
-    values = exc.values
-    start = values.index(tag) + 1
-    for at in range(start, len(values)):
-        value = values[at]
-        if type(value) is tuple or type(value) is list and type(value[0]) is tuple:
-            start = at + 2   # ({% with %}'s assignments done, and the comma after them)
-        elif type(value) is list:   # (a tuple's items so far, with the commas after them)
-            continue
-        elif isinstance(value, Token):
-            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
-                return None
-        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
-            return None
-    return start if start < len(values) else None
-
-
 def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse):
     # The error where the parser stopped inside parentheses of a target (from exc.values[target] on): Jinja2 reads
     # any expression there (see _bracket_target); None where no parenthesis is open
@@ -457,27 +428,6 @@ def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
     first = (first.span.line, first.span.col) if isinstance(first, nodes.Node) else (first.line, first.column)
     return _bracket_target(exc, source, tag, values[lpar].start_pos, tokens, d, tables, reparse, lpar > target,
                            first)
-
-
-def _constant_name(exc):
-    # Whether the parser stopped right after a name that is a constant to Jinja2 (`none`, `True`, ...), not an
-    # attribute's
-    values = exc.values
-    return _type_at(values, 1) == "NAME" and values[-1].value in _CONSTANT_NAMES and _type_at(values, 2) != "_DOT"
-
-
-def _at_parameter(exc, tag):
-    # Whether the name on top of the parser's stack is a macro's name or a parameter's name in a signature (a
-    # macro's, a call block's), which Jinja2 reads as names to assign to
-    values = exc.values
-    if tag is None or tag.type not in ("MACRO", "CALL"):
-        return False
-    at = values.index(tag)
-    if tag.type == "MACRO" and at == len(values) - 2:
-        return True
-    lpar = at + (2 if tag.type == "MACRO" else 1)
-    return lpar < len(values) - 1 and _type_at(values, len(values) - lpar) == "LPAR" and \
-        _type_at(values, 2) in ("LPAR", "_COMMA") and "RPAR" not in _types(values[lpar:])
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
