@@ -264,6 +264,18 @@ MESSAGES = [
     ("{% call foo x{% endcall %}", (1, 9), "expected call"),
     ("{% call foo", (1, 12), "expected call"),
     ("{% call foo + {", (1, 16), "unexpected 'end of template'"),
+    # {% print %}'s first expression may not start with a comma
+    ("{% print , 2 %}", (1, 10), "unexpected ','"),
+    # a colon where no slice or dict wants one, before a tag's end: what the bracket wants after an item
+    ("{% for i in [1: %}{% endfor %}", (1, 15), "expected token ',', got ':'"),
+    ("{% if (x: %}{% endif %}", (1, 9), "expected token ')', got ':'"),
+    ("{% macro m(v: %}{% endmacro %}", (1, 13), "expected token ',', got ':'"),
+    # the end of the template after a string over several lines: on the line where the string starts
+    ('{{ "a\n\nb" ', (1, 4), "unexpected end of template, expected 'end of print statement'."),
+    ('{{ x ~ "a\n\nb"\n\n', (1, 8), "unexpected end of template, expected 'end of print statement'."),
+    # a tag with no name: on the line of the token where the name should be
+    ("{%\n  1 %}", (2, 3), "tag name expected"),
+    ("a\n{%\n\n%}", (4, 1), "tag name expected"),
 ]
 
 

@@ -96,9 +96,10 @@ def _no_tag_name(source, pos, line, col, width, d):
     # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
     # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
     tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    error, _, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
-    if error is None:
+    error, got, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
+    if error is None and (got == "end of template" or source.count("\n", 0, at) + 1 == line):
         return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+    error = error or "tag name expected"   # (on the line of the token where the name should be)
     line = source.count("\n", 0, at) + 1
     col = at - source.rfind("\n", 0, at)
     return TemplateSyntaxError(error, line, col, end=(line, col + 1))

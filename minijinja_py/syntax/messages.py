@@ -105,7 +105,9 @@ def _expected_token(exc, tables, in_brackets=False):
     if expected & _TAG_ENDS:
         tag = _innermost_tag(exc)
         # ({% print %} and {% with %} read expressions until the tag's end, a comma between each two)
-        return "," if tag is not None and tag.type in ("PRINT", "WITH") else _current_tag_end(exc)
+        if tag is not None and tag.type in ("PRINT", "WITH"):
+            return "," if exc.values[-1] is not tag else None
+        return _current_tag_end(exc)
     literals = tables.literals
     if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
         expected = {name for name in expected if not literals.get(name, "").isidentifier()}
@@ -199,21 +201,36 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
     if wanted:   # (expect() says so at the end)
         msg = f"unexpected end of template, expected {wanted.group(1)}."
     if not found or (found[1], found[2]) >= (line, col):
-        line, col = _before_the_end(exc, source, line, col)   # (not on the blank lines after the last token)
+        line, col = _before_the_end(exc, source, line, col, d)   # (not on the blank lines after the last token)
     return TemplateSyntaxError(msg, line, col)
 
 
-def _before_the_end(exc, source, line, col):
-    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line of the
-    # token before it, a text (where the text starts) at the end of a block's body, else right after the last
-    # character that is not whitespace; line:col where that is on the same line.
+def _before_the_end(exc, source, line, col, d=None):
+    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line where the
+    # token before it starts (a string may span lines: where it starts, in a tag: d, the delimiters, given), a
+    # text (where the text starts) at the end of a block's body, else right after the last character that is not
+    # whitespace; line:col where that is on the same line.
     body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
     if body and type(body[-1]) is nodes.Text:
         before = body[-1].span.line, body[-1].span.col
     else:
         last = len(source.rstrip())
+        if d is not None and source[last - 1:last] in ("'", '"'):
+            last = _string_start(exc, source, d, last)
         before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
     return (line, col) if before[0] == line else before
+
+
+def _string_start(exc, source, d, end):
+    # Where the innermost tag's last token starts if it is a string that ends at end, else end
+    tag = _innermost_tag(exc)
+    tag_end = _tag_end(tag, d)
+    last = None
+    for error, got, pos, width, _ in lexed_as_jinja(source, tag.end_pos, tag_end) if tag_end else ():
+        if error or got == "end of template":
+            break
+        last = (got, pos, width)
+    return last[1] if last is not None and last[0] == "string" and last[1] + last[2] == end else end
 
 
 def _unassignable(exc, tokens):
@@ -260,8 +277,8 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
             break
     if error is None and pos == assign:
         error = _equals_for_assign(tag, seen[-2][0] if len(seen) > 1 else None)
-    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside:
-        error, pos = "unexpected '%'", source.index("%", pos)   # (where it wants an operand)
+    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside and "COLON" in exc.expected:
+        error, pos = "unexpected '%'", source.index("%", pos)   # (a slice's or a dict's colon: it wants an operand)
     elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
             _type_at(exc.values, 1) != "_COMMA":
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
@@ -270,19 +287,26 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
     return (error, got, pos, width, inside), seen
 
 
+def _tag_end(tag, d):
+    # (pattern, description) of the end of the tag whose opening token is tag, for lexed_as_jinja; None in a line
+    # statement (or no tag). d: the delimiters.
+    if tag is None:
+        return None
+    if tag.type == "VAR_OPEN":
+        return re.compile("-?" + re.escape(d.variable_end)), "end of print statement"
+    if tag.value.lstrip().startswith(d.block_start):
+        return re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block"
+    return None
+
+
 def _in_tag(exc, source, tok, d, tables, reparse=None):
     # (message, line, column, end) of the error for a token inside a tag, as Jinja2 finds it: its expression
     # lexer may refuse the text first (a bracket that does not match, a character no token starts with), reads a
     # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
     # delimiters; reparse: see describe.
     tag = _innermost_tag(exc)
-    if tag is None:
-        return None
-    if tag.type == "VAR_OPEN":
-        tag_end = (re.compile("-?" + re.escape(d.variable_end)), "end of print statement")
-    elif tag.value.lstrip().startswith(d.block_start):
-        tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    else:
+    tag_end = _tag_end(tag, d)
+    if tag_end is None:
         return None
     if tag.type == "CALL" and reparse is not None:
         found = _call_expression(source, tag, tok, tag_end, d, tables, reparse)
