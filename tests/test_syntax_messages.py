@@ -276,6 +276,18 @@ MESSAGES = [
     # a tag with no name: on the line of the token where the name should be
     ("{%\n  1 %}", (2, 3), "tag name expected"),
     ("a\n{%\n\n%}", (4, 1), "tag name expected"),
+    # a tag over several lines: the part read again as an expression keeps its lines; an unknown tag and
+    # "expected call" on the line of the tag's name; "can't assign to 'tuple'" on the tuple's
+    ("{%\nfor\n{%\nin\ny\n%}{%\nendfor\n%}", (3, 2), "unexpected '%'"),
+    ("{%\nset\n(\n=\n1\n%}", (4, 1), "unexpected '='"),
+    ("{%\ncall\nm(x\nx)\n%}{%\nendcall\n%}", (4, 1), "expected token ',', got 'x'"),
+    ("{%\nraw\nx\n%}{%\nendraw\n%}", (2, 1), "Encountered unknown tag 'raw'."),
+    ("{% if x %}{%\nelse\n%}{%\nelse\n%}{% endif %}", (4, 1), "Encountered unknown tag 'else'. Jinja was looking "
+     "for the following tags: 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{%\ncall\nx\n%}{%\nendcall\n%}", (2, 1), "expected call"),
+    ("{% call\nfoo x{% endcall %}", (1, 4), "expected call"),
+    ("{%\nfor\nx,\n1\nin\ny\n%}{%\nendfor\n%}", (3, 1), "can't assign to 'tuple'"),
+    ("{%\nfor\nx,\n[]\nin\ny\n%}{%\nendfor\n%}", (3, 1), "can't assign to 'tuple'"),
 ]
 
 

@@ -6,10 +6,11 @@ raw blocks), compiles each with the reference Jinja2 environment and with miniji
 (tests/support/differential_ref.py), and counts the templates whose error differs in class, message or line,
 grouped by Jinja2's message with quoted parts generalised.
 
-    python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N] [--seed S]
+    python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N] [--seed S] [--newlines]
 
 --mutations N probes N random one-token edits (a token deleted, replaced or inserted) of the templates in
-templates/ and tests/cases/ instead.
+templates/ and tests/cases/ instead. --newlines probes each template with its spaces turned into newlines (tags
+over several lines: the line Jinja2 gives each error).
 """
 
 import argparse
@@ -163,12 +164,14 @@ def main():
     parser.add_argument("--pattern", default=None, help="show only patterns containing this text")
     parser.add_argument("--mutations", type=int, default=0, help="probe this many random edits of templates")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--newlines", action="store_true", help="spaces in each template turned into newlines")
     args = parser.parse_args()
     warnings.simplefilter("ignore", SyntaxWarning)   # (Python's, compiling Jinja2's code for some mutations)
     ref_env, mj_env = differential_ref.reference_env(), differential_ref.mj_env()
     groups = collections.defaultdict(list)
     total = errors = 0
     for source in (mutations(args.mutations, args.seed) if args.mutations else templates()):
+        source = source.replace(" ", "\n") if args.newlines else source
         ref = error_of(ref_env, source)
         if ref is None:
             continue

@@ -17,7 +17,8 @@ from .jinjalex import lexed_as_jinja
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
-__all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "constant_refused"]
+__all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "target_first",
+           "constant_refused"]
 
 
 # Block tags and the tags that may close or continue them.
@@ -127,9 +128,12 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
         if not name or name[0].isdigit():
             return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
-        end = None if "\n" in m.group(0) else (line, col + m.end(1))
-        return TemplateSyntaxError(block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
-                                   line, col, end=end)
+        message = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+        if "\n" in m.group(0):   # (on the name's line, as Jinja2)
+            line += m.group(0).count("\n")
+            col = m.start(1) - stripped.rindex("\n", 0, m.start(1))
+            return TemplateSyntaxError(message, line, col, end=(line, col + len(name)))
+        return TemplateSyntaxError(message, line, col, end=(line, col + m.end(1)))
     quote = stripped[:1]
     # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
     if quote and quote in "\"'" and not re.match(tables.terminals["STRING"], stripped):
@@ -160,7 +164,7 @@ def refused_before(exc, source, d):
             # (the tag's end is a list on the stack, after the expression)
             close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
             if close is not None and isinstance(values[close - 1], nodes.Node):
-                refused = call_refused(values[close - 1])
+                refused = call_refused(values[close - 1], value)
                 if refused is not None:
                     return refused
     end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
@@ -225,8 +229,13 @@ def constant_refused(values, tag, target):
         return ("can't assign to 'name'", values[-1].start_pos) if _at_parameter(values, tag) else None
     if type(values[target]) is not list and not any(_kind(value) == "_COMMA" for value in values[target:]):
         return "can't assign to 'const'", values[-1].start_pos
+    return "can't assign to 'tuple'", target_first(values, target)
+
+
+def target_first(values, target):
+    # Where the target that starts at values[target] (see target_start) starts in the source
     first = values[target][0] if type(values[target]) is list else values[target]
-    return "can't assign to 'tuple'", first.span.start if isinstance(first, nodes.Node) else first.start_pos
+    return first.span.start if isinstance(first, nodes.Node) else first.start_pos
 
 
 def _at_parameter(values, tag):

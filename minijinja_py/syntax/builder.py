@@ -199,7 +199,7 @@ class Builder:
         tag, body = c[0], c[-2]
         params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
-        refused = call_refused(call)
+        refused = call_refused(call, tag)
         if refused is not None:
             raise refused
         return n.CallBlock(tag_span(tag), call, params, body)
@@ -507,8 +507,9 @@ def block_end_refused(required, body, name, end, end_name):
     return None
 
 
-def call_refused(node):
-    # The TemplateSyntaxError Jinja2 raises for node as a call block's expression, or None: it must be a call. A
+def call_refused(node, tag):
+    # The TemplateSyntaxError Jinja2 raises for node as the expression of the call block opened by tag (its
+    # token), or None: it must be a call (else an error under the expression, on the line of the tag's name). A
     # `not` where the expression starts (a name to our grammar there) is the operator to Jinja2's parser, applied to
     # what follows: no call, or, alone, an operator with no operand.
     first = node   # (the node the expression starts with: down the chain of calls, lookups, filters and tests)
@@ -528,6 +529,9 @@ def call_refused(node):
                                        end=(span.end_line, span.end_col + 1))
     elif isinstance(node, n.Call):
         return None
+    if node.span.line != tag.end_line:
+        return TemplateSyntaxError("expected call", tag.end_line, tag.end_column - len("call"),
+                                   end=(tag.end_line, tag.end_column))
     return syntax_error("expected call", node.span)
 
 

@@ -19,7 +19,9 @@ from .builder import call_refused, tag_span, token_span
 from . import nodes
 from . import lalr
 from .lalr import Token
-from .bodyerrors import block_message, constant_refused, open_blocks, refused_before, target_start, unreadable
+from .bodyerrors import (
+    block_message, constant_refused, open_blocks, refused_before, target_first, target_start, unreadable,
+)
 from .jinjalex import lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
@@ -332,13 +334,16 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     refused = constant_refused(exc.values, tag, target) if error is None else None
     if refused is not None:
         (error, pos), width = refused, 1
+    first = target_first(exc.values, target) if target is not None else None   # (where the target starts)
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
+        if error.endswith("'tuple'") and first is not None and source.count("\n", first, pos):
+            pos, width = first, 1   # (on the line where the tuple starts, as Jinja2)
     if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
             "LSQB" not in exc.expected and reparse is not None:
         found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse,
-                                _type_at(exc.values, 1) == "_COMMA")
+                                _type_at(exc.values, 1) == "_COMMA", first)
         if found is not None:
             return found
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
@@ -362,7 +367,9 @@ def _as_expression(source, tag, start, stop, d, closed):
     gap = start - opener - len(d.variable_start)
     if gap < 0:
         return None
-    text = re.sub(r"[^\n]", " ", source[:opener]) + d.variable_start + " " * gap + source[start:stop]
+    blank = re.compile(r"[^\n]")
+    text = blank.sub(" ", source[:opener]) + d.variable_start + \
+        blank.sub(" ", source[opener + len(d.variable_start):start]) + source[start:stop]
     return text + " " + d.variable_end if closed else text
 
 
@@ -390,7 +397,7 @@ def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_b
     # expression in parentheses, and refuses to assign to it (unless it is names in parentheses): the literal's own
     # error (it is parsed as in {{ }}: read up to its closing bracket, or on to the end), else "can't assign", to
     # the tuple it is an item of (comma_before, or a comma after it), else to what it is. start: where its bracket
-    # is; tokens: the lexed tokens after the bracket; first: (line, column) where the target starts.
+    # is; tokens: the lexed tokens after the bracket; first: where the target starts (or None).
     stop = after = None
     inner = None   # where the first token in the bracket is
     for error, got, pos, width, inside in tokens:
@@ -414,10 +421,9 @@ def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_b
     line = source.count("\n", 0, start) + 1
     col = start - source.rfind("\n", 0, start)
     # (Jinja2's line is where its node starts: the tuple's first item, else the first token in parentheses)
-    at = first if tuple_item else None if source[start] != "(" or inner is None else \
-        (source.count("\n", 0, inner) + 1, inner - source.rfind("\n", 0, inner))
-    if at is not None and at[0] != line:
-        line, col = at
+    at = first if tuple_item else inner if source[start] == "(" else None
+    if at is not None and source.count("\n", 0, at) + 1 != line:
+        line, col = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
     return f"can't assign to {'tuple' if tuple_item else _node_kind(expr)!r}", line, col, (line, col + 1)
 
 
@@ -448,10 +454,8 @@ def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
         return None
     tokens = lexed_as_jinja(source, values[lpar].start_pos, tag_end)
     next(tokens)   # (the parenthesis)
-    first = values[target][0] if type(values[target]) is list else values[target]
-    first = (first.span.line, first.span.col) if isinstance(first, nodes.Node) else (first.line, first.column)
     return _bracket_target(exc, source, tag, values[lpar].start_pos, tokens, d, tables, reparse, lpar > target,
-                           first)
+                           target_first(values, target))
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
@@ -499,9 +503,11 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     if tree is None:
         return None
     head = [node for node in tree.body if type(node) is nodes.Output][-1].expr
-    if call_refused(head) is None:
+    if call_refused(head, tag) is None:
         return None
     line, col = source.count("\n", 0, start) + 1, start - source.rfind("\n", 0, start)   # (under the expression)
+    if line != tag.end_line:   # (on the line of the tag's name, as Jinja2)
+        return "expected call", tag.end_line, tag.end_column - len("call"), (tag.end_line, tag.end_column)
     return "expected call", line, col, (line, col + len(source[start:stop].rstrip().split("\n")[0]))
 
 
@@ -523,6 +529,10 @@ def describe(exc, source, delimiters, tables, reparse=None):
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
             msg = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+            if span.line != span.end_line:   # (on the name's line, as Jinja2)
+                span = token_span(tok)
+                return TemplateSyntaxError(msg, span.end_line, span.end_col - len(name),
+                                           end=(span.end_line, span.end_col))
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
