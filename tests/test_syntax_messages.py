@@ -224,7 +224,7 @@ MESSAGES = [
     ("{% set (a, 1 2) = 1 %}", (1, 14), "expected token ')', got 'integer'"),
     ("{% for a, b, (c, f(1)) in 3 %}{% endfor %}", (1, 14), "can't assign to 'tuple'"),
     ("{% with a = 1, (c, 1) = 3 %}{% endwith %}", (1, 16), "can't assign to 'tuple'"),
-    ("{% set a,\n (b, 1) = 1 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set a,\n (b, 1) = 1 %}", (1, 9), "can't assign to 'tuple'"),
     ("{% set (\n1) = 1 %}", (2, 1), "can't assign to 'const'"),
     # a constant's name is a constant to Jinja2 where a target stands, whatever follows it
     ("{% for none  [1] %}{% endfor %}", (1, 8), "can't assign to 'const'"),
@@ -277,17 +277,22 @@ MESSAGES = [
     ("{%\n  1 %}", (2, 3), "tag name expected"),
     ("a\n{%\n\n%}", (4, 1), "tag name expected"),
     # a tag over several lines: the part read again as an expression keeps its lines; an unknown tag and
-    # "expected call" on the line of the tag's name; "can't assign to 'tuple'" on the tuple's
+    # "expected call" on the line of the tag's name; "can't assign to 'tuple'" on the tuple's last comma's
     ("{%\nfor\n{%\nin\ny\n%}{%\nendfor\n%}", (3, 2), "unexpected '%'"),
     ("{%\nset\n(\n=\n1\n%}", (4, 1), "unexpected '='"),
     ("{%\ncall\nm(x\nx)\n%}{%\nendcall\n%}", (4, 1), "expected token ',', got 'x'"),
     ("{%\nraw\nx\n%}{%\nendraw\n%}", (2, 1), "Encountered unknown tag 'raw'."),
     ("{% if x %}{%\nelse\n%}{%\nelse\n%}{% endif %}", (4, 1), "Encountered unknown tag 'else'. Jinja was looking "
      "for the following tags: 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("x\n{%- endraw -%}\n\nb", (2, 1), "Encountered unknown tag 'endraw'."),
+    ("{%\nendraw\n%}", (2, 1), "Encountered unknown tag 'endraw'."),
     ("{%\ncall\nx\n%}{%\nendcall\n%}", (2, 1), "expected call"),
     ("{% call\nfoo x{% endcall %}", (1, 4), "expected call"),
-    ("{%\nfor\nx,\n1\nin\ny\n%}{%\nendfor\n%}", (3, 1), "can't assign to 'tuple'"),
-    ("{%\nfor\nx,\n[]\nin\ny\n%}{%\nendfor\n%}", (3, 1), "can't assign to 'tuple'"),
+    ("{%\nfor\nx,\n1\nin\ny\n%}{%\nendfor\n%}", (3, 2), "can't assign to 'tuple'"),
+    ("{%\nfor\nx,\n[]\nin\ny\n%}{%\nendfor\n%}", (3, 2), "can't assign to 'tuple'"),
+    ("{% for a,\n b,\n 1 in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
+    ("{% for a,\n b,\n none x in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
+    ("{% set (a,\n 1,\n b) = 1 %}", (2, 3), "can't assign to 'tuple'"),
 ]
 
 

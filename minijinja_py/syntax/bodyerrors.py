@@ -18,7 +18,7 @@ from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "target_first",
-           "constant_refused"]
+           "constant_refused", "assignable", "node_kind"]
 
 
 # Block tags and the tags that may close or continue them.
@@ -169,7 +169,7 @@ def refused_before(exc, source, d):
                     return refused
     end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
     if end > 0 and _kind(values[end]) == "ENDBLOCK" and (end == len(values) - 1 or _kind(values[-1]) == "NAME"):
-        start = max(at for at in range(end) if _kind(values[at]) == "BLOCK")
+        start = max((at for at in range(end) if _kind(values[at]) == "BLOCK"), default=0)
         required = any(_kind(value) == "REQUIRED" for value in values[start:end])
         end_name = values[end + 1] if end + 1 < len(values) else None
         if required and end_name is None and _lexer_refuses(source, values[end].end_pos, d):
@@ -249,3 +249,21 @@ def _at_parameter(values, tag):
     lpar = at + (2 if tag.type == "MACRO" else 1)
     return lpar < len(values) - 1 and _kind(values[lpar]) == "LPAR" and _kind(values[-2]) in ("LPAR", "_COMMA") \
         and not any(_kind(value) == "RPAR" for value in values[lpar:])
+
+
+def assignable(expr):
+    # Whether Jinja2 assigns to expr as a target: a name, or a tuple of such (a constant name is a constant)
+    if type(expr) is nodes.TupleExpr:
+        return all(assignable(item) for item in expr.items)
+    return type(expr) is nodes.Name
+
+
+def node_kind(expr):
+    # The name Jinja2's error gives an expression node (its class's, in lower case)
+    kind = type(expr)
+    if kind is nodes.BinOp:
+        return {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod"}.get(expr.op, "pow")
+    if kind is nodes.UnaryOp:
+        return "neg" if expr.op == "-" else "pos"
+    return {nodes.TupleExpr: "tuple", nodes.ListExpr: "list", nodes.DictExpr: "dict"}.get(kind) or \
+        kind.__name__.lower()

@@ -20,9 +20,10 @@ from . import nodes
 from . import lalr
 from .lalr import Token
 from .bodyerrors import (
-    block_message, constant_refused, open_blocks, refused_before, target_first, target_start, unreadable,
+    assignable, block_message, constant_refused, node_kind, open_blocks, refused_before, target_first, target_start,
+    unreadable,
 )
-from .jinjalex import lexed_as_jinja, refused_argument
+from .jinjalex import last_comma, lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
@@ -334,18 +335,20 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     refused = constant_refused(exc.values, tag, target) if error is None else None
     if refused is not None:
         (error, pos), width = refused, 1
-    first = target_first(exc.values, target) if target is not None else None   # (where the target starts)
+    # (the line Jinja2 gives a target's tuple: where its last comma is)
+    comma = last_comma(source, target_first(exc.values, target), tag_end, tag.type == "SET") if target is not None else None
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
         error = _unassignable(exc, tokens)
-        if error.endswith("'tuple'") and first is not None and source.count("\n", first, pos):
-            pos, width = first, 1   # (on the line where the tuple starts, as Jinja2)
     if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
             "LSQB" not in exc.expected and reparse is not None:
         found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse,
-                                _type_at(exc.values, 1) == "_COMMA", first)
+                                _type_at(exc.values, 1) == "_COMMA", comma)
         if found is not None:
             return found
+    if error is not None and error.endswith("'tuple'") and comma is not None and \
+            source.count("\n", 0, comma) != source.count("\n", 0, pos):
+        pos, width = comma, 1
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
             set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}:
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
@@ -392,20 +395,24 @@ def _as_block_error(err):
     return message, err.lineno, err.colno, err.end_pos
 
 
-def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_before, first=None):
+def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_before, comma=None):
     # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, or any
     # expression in parentheses, and refuses to assign to it (unless it is names in parentheses): the literal's own
     # error (it is parsed as in {{ }}: read up to its closing bracket, or on to the end), else "can't assign", to
     # the tuple it is an item of (comma_before, or a comma after it), else to what it is. start: where its bracket
-    # is; tokens: the lexed tokens after the bracket; first: where the target starts (or None).
+    # is; tokens: the lexed tokens after the bracket; comma: where the last comma of the target's tuple is (or
+    # None), the line Jinja2 gives the tuple.
     stop = after = None
-    inner = None   # where the first token in the bracket is
+    inner = inner_comma = None   # where the first token in the bracket is, its last comma outside inner brackets
+    depth = 0
     for error, got, pos, width, inside in tokens:
         if error or inside is None:   # (inside None: the token after the closing bracket)
             after = None if error else got
             break
         stop = pos + width
         inner = pos if inner is None else inner
+        inner_comma = pos if got == "," and depth == 0 else inner_comma
+        depth += (got in ("(", "[", "{")) - (got in (")", "]", "}"))
     text = _as_expression(source, tag, start, stop if after else len(source), d, after is not None)
     if text is None:
         return None
@@ -415,34 +422,17 @@ def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_b
     if tree is None:
         return None
     expr = [node for node in tree.body if type(node) is nodes.Output][-1].expr
-    if _assignable(expr):
+    if assignable(expr):
         return None
     tuple_item = comma_before or after == ","
     line = source.count("\n", 0, start) + 1
     col = start - source.rfind("\n", 0, start)
-    # (Jinja2's line is where its node starts: the tuple's first item, else the first token in parentheses)
-    at = first if tuple_item else inner if source[start] == "(" else None
+    # (Jinja2's line is its node's: a tuple's last comma, else where the expression in parentheses starts)
+    at = comma if tuple_item else None if source[start] != "(" else inner_comma if type(expr) is nodes.TupleExpr \
+        else inner
     if at is not None and source.count("\n", 0, at) + 1 != line:
         line, col = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
-    return f"can't assign to {'tuple' if tuple_item else _node_kind(expr)!r}", line, col, (line, col + 1)
-
-
-def _assignable(expr):
-    # Whether Jinja2 assigns to expr as a target: a name, or a tuple of such (a constant name is a constant)
-    if type(expr) is nodes.TupleExpr:
-        return all(_assignable(item) for item in expr.items)
-    return type(expr) is nodes.Name
-
-
-def _node_kind(expr):
-    # The name Jinja2's error gives an expression node (its class's, in lower case)
-    kind = type(expr)
-    if kind is nodes.BinOp:
-        return {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod"}.get(expr.op, "pow")
-    if kind is nodes.UnaryOp:
-        return "neg" if expr.op == "-" else "pos"
-    return {nodes.TupleExpr: "tuple", nodes.ListExpr: "list", nodes.DictExpr: "dict"}.get(kind) or \
-        kind.__name__.lower()
+    return f"can't assign to {'tuple' if tuple_item else node_kind(expr)!r}", line, col, (line, col + 1)
 
 
 def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse):
@@ -455,7 +445,7 @@ def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
     tokens = lexed_as_jinja(source, values[lpar].start_pos, tag_end)
     next(tokens)   # (the parenthesis)
     return _bracket_target(exc, source, tag, values[lpar].start_pos, tokens, d, tables, reparse, lpar > target,
-                           target_first(values, target))
+                           last_comma(source, target_first(values, target), tag_end, tag.type == "SET"))
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
@@ -529,10 +519,10 @@ def describe(exc, source, delimiters, tables, reparse=None):
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
             msg = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
-            if span.line != span.end_line:   # (on the name's line, as Jinja2)
-                span = token_span(tok)
-                return TemplateSyntaxError(msg, span.end_line, span.end_col - len(name),
-                                           end=(span.end_line, span.end_col))
+            at = tok.start_pos + tok.value.find(name, max(0, tok.value.find(delimiters.block_start)))
+            if source.count("\n", span.start, at):   # (on the name's line, as Jinja2)
+                line, col = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+                return TemplateSyntaxError(msg, line, col, end=(line, col + len(name)))
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
