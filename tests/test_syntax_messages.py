@@ -293,6 +293,17 @@ MESSAGES = [
     ("{% for a,\n b,\n 1 in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
     ("{% for a,\n b,\n none x in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
     ("{% set (a,\n 1,\n b) = 1 %}", (2, 3), "can't assign to 'tuple'"),
+    # the other kind of tag's end read as operators: a sign where an operand may start, a binary operator only
+    # after an expression's value (not a keyword, a target, a signature, a filter block's filters); `+%}` is a
+    # tag's end
+    ("{%- if x -%}{%- else -}} -%}{%- endif -%}", (1, 22), "expected token 'end of statement block', got '-'"),
+    ("{%- for x -}} y -%}{%- endfor -%}", (1, 11), "expected token 'in', got '-'"),
+    ("{%- macro m() -}} -%}{%- endmacro -%}", (1, 15), "expected token 'end of statement block', got '-'"),
+    ("{% filter f(1) -}}", (1, 16), "expected token 'end of statement block', got '-'"),
+    ("{%+ if +%}{%+ endif +%}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    ("{%- call -}} -%}{%- endcall -%}", (1, 11), "unexpected '}'"),
+    ("{{- (1, -}}) -}}", (1, 10), "unexpected '}', expected ')'"),
+    ("{% set a = [1, 2 %}", (1, 19), "unexpected '}', expected ']'"),
 ]
 
 

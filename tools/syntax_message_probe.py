@@ -7,10 +7,12 @@ raw blocks), compiles each with the reference Jinja2 environment and with miniji
 grouped by Jinja2's message with quoted parts generalised.
 
     python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N] [--seed S] [--newlines]
+                                         [--markers]
 
 --mutations N probes N random one-token edits (a token deleted, replaced or inserted) of the templates in
 templates/ and tests/cases/ instead. --newlines probes each template with its spaces turned into newlines (tags
-over several lines: the line Jinja2 gives each error).
+over several lines: the line Jinja2 gives each error); --markers with whitespace control on every tag (`{%-`, `-%}`,
+`{{-`, `-}}`), and again with `{%+`, `+%}`.
 """
 
 import argparse
@@ -150,6 +152,12 @@ def mutations(count, seed):
             yield before + (other + " " + at.group() if edit == 2 else other if edit else "") + after
 
 
+def _with_markers(source):
+    # the template with whitespace control markers on every tag: `-` on both sides, then `+` on block tags
+    yield source.replace("{%", "{%-").replace("%}", "-%}").replace("{{", "{{-").replace("}}", "-}}")
+    yield source.replace("{%", "{%+").replace("%}", "+%}")
+
+
 def pattern(message):
     # Jinja2's message with its quoted parts generalised
     if message is None:
@@ -165,6 +173,7 @@ def main():
     parser.add_argument("--mutations", type=int, default=0, help="probe this many random edits of templates")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--newlines", action="store_true", help="spaces in each template turned into newlines")
+    parser.add_argument("--markers", action="store_true", help="whitespace control markers on every tag")
     args = parser.parse_args()
     warnings.simplefilter("ignore", SyntaxWarning)   # (Python's, compiling Jinja2's code for some mutations)
     ref_env, mj_env = differential_ref.reference_env(), differential_ref.mj_env()
@@ -172,13 +181,14 @@ def main():
     total = errors = 0
     for source in (mutations(args.mutations, args.seed) if args.mutations else templates()):
         source = source.replace(" ", "\n") if args.newlines else source
-        ref = error_of(ref_env, source)
-        if ref is None:
-            continue
-        total += 1
-        mine = error_of(mj_env, source)
-        if mine != ref:
-            groups[pattern(ref[1])].append((source, ref, mine))
+        for variant in _with_markers(source) if args.markers else (source,):
+            ref = error_of(ref_env, variant)
+            if ref is None:
+                continue
+            total += 1
+            mine = error_of(mj_env, variant)
+            if mine != ref:
+                groups[pattern(ref[1])].append((variant, ref, mine))
     differing = sum(map(len, groups.values()))
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         if args.pattern and args.pattern not in key:

@@ -89,9 +89,9 @@ def _type_at(values, back):
 
 
 def _at_tuple_start(exc):
-    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` of a tag's end
-    # (`-%}`, which ours read as a minus) left out.
-    minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` or `+` of a tag's
+    # end (`-%}`, `+%}`, which ours read as a sign) left out.
+    minus = exc.values[-1] if _type_at(exc.values, 1) in ("MINUS", "PLUS") else None
     back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
     last = _type_at(exc.values, back)
     if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple (after a value: a tuple, on our stack)
@@ -349,17 +349,27 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     if error is not None and error.endswith("'tuple'") and comma is not None and \
             source.count("\n", 0, comma) != source.count("\n", 0, pos):
         pos, width = comma, 1
-    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
-            set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}:
+    operand = not isinstance(exc.values[-1], Token) and target is None and not _in_block_filters(exc, tag)
+    binary = operand and "NAME" not in exc.expected and set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}
+    sign = got in ("-", "+") and _EXPRESSION_STARTS <= set(exc.expected)   # (where an operand may start)
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and (binary or sign):
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
-        # of `%}` in {{ }}), which its parser takes (not after a signature's parameter): the second is where it
-        # stops, wanting an operand
+        # of `%}` in {{ }}; not a target, a keyword, a signature) or a sign before one, which its parser takes: the
+        # second is where it stops, wanting an operand
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
     col = pos - source.rfind("\n", 0, pos)
     end = (line, col + max(1, width)) if "\n" not in source[pos:pos + width] else (line, col + 1)
     return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
+
+
+def _in_block_filters(exc, tag):
+    # Whether the parser stopped in the filters of a filter block or a block set, outside their arguments (no
+    # operand ends there)
+    after = [getattr(value, "type", None) for value in exc.values[exc.values.index(tag) + 1:]]
+    return (tag.type == "FILTER" or tag.type == "SET" and "_PIPE" in after and "_ASSIGN" not in after) \
+        and "LPAR" not in after
 
 
 def _as_expression(source, tag, start, stop, d, closed):
