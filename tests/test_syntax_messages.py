@@ -304,6 +304,9 @@ MESSAGES = [
     ("{%- call -}} -%}{%- endcall -%}", (1, 11), "unexpected '}'"),
     ("{{- (1, -}}) -}}", (1, 10), "unexpected '}', expected ')'"),
     ("{% set a = [1, 2 %}", (1, 19), "unexpected '}', expected ']'"),
+    # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
+    ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
 ]
 
 

@@ -196,7 +196,7 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
         return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
                                    end=(span.end_line, span.end_col))
     if stack and _in_body(exc):
-        line, col = _before_the_end(exc, source, line, col)
+        line, col = _before_the_end(exc, source, line, col, d)
         return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
     found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables, reparse)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
@@ -210,14 +210,17 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
 
 def _before_the_end(exc, source, line, col, d=None):
     # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line where the
-    # token before it starts (a string may span lines: where it starts, in a tag: d, the delimiters, given), a
-    # text (where the text starts) at the end of a block's body, else right after the last character that is not
-    # whitespace; line:col where that is on the same line.
+    # token before it starts (a string may span lines: where it starts, in a tag; a comment's opener at the end is
+    # none: d, the delimiters, given), a text (where the text starts) at the end of a block's body, else right after
+    # the last character that is not whitespace; line:col where that is on the same line.
     body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
     if body and type(body[-1]) is nodes.Text:
         before = body[-1].span.line, body[-1].span.col
     else:
         last = len(source.rstrip())
+        opener = re.search(re.escape(d.comment_start) + r"[-+]?$", source[:last]) if d is not None else None
+        if opener and _in_body(exc):   # (a comment's opener that ends the template: no token to Jinja2)
+            last = len(source[:opener.start()].rstrip())
         if d is not None and source[last - 1:last] in ("'", '"'):
             last = _string_start(exc, source, d, last)
         before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
