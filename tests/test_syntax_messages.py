@@ -304,6 +304,18 @@ MESSAGES = [
     ("{%- call -}} -%}{%- endcall -%}", (1, 11), "unexpected '}'"),
     ("{{- (1, -}}) -}}", (1, 10), "unexpected '}', expected ')'"),
     ("{% set a = [1, 2 %}", (1, 19), "unexpected '}', expected ']'"),
+    # a name Jinja2's lexer reads up to a character its name pattern does not take, which starts no token
+    ("{{ \uff5cAssistant\uff5c }}", (1, 4), "unexpected char '\uff5c' at 3"),
+    ("{% set a\u2581b = 1 %}", (1, 9), "unexpected char '\u2581' at 8"),
+    ("{{ 1 a\uff5c }}", (1, 6), "expected token 'end of print statement', got 'a'"),
+    ("{{ a\u00b2\uff5c }}", (1, 4), "Invalid character in identifier"),
+    # a string's escape the codec refuses: its message
+    ("{{ '\\U0001' }}", (1, 4), "truncated \\UXXXXXXXX escape"),
+    # the end of the template after a long text (ours in pieces): where the text starts; after comments: before them
+    ("{% if x %}\n" + "a b\n" * 300, (2, 1), "Unexpected end of template. Jinja was looking for the following tags: "
+     "'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% for x in y -%}\n\n  {# c #}\n {# d #}", (1, 18), "Unexpected end of template. Jinja was looking for the "
+     "following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),

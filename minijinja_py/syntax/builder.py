@@ -551,4 +551,5 @@ def _unescape(tok):
     try:
         return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:
-        raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None
+        # (Jinja2's message: the codec's, after its last colon)
+        raise syntax_error(str(exc).split(":")[-1].strip(), token_span(tok)) from None

@@ -210,21 +210,38 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
 
 def _before_the_end(exc, source, line, col, d=None):
     # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line where the
-    # token before it starts (a string may span lines: where it starts, in a tag; a comment's opener at the end is
-    # none: d, the delimiters, given), a text (where the text starts) at the end of a block's body, else right after
-    # the last character that is not whitespace; line:col where that is on the same line.
+    # token before it starts (a string may span lines: where it starts, in a tag; comments at the end are none: d,
+    # the delimiters, given), a text (where the text starts) at the end of a block's body, else right after the
+    # last character that is not whitespace; line:col where that is on the same line.
     body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
     if body and type(body[-1]) is nodes.Text:
-        before = body[-1].span.line, body[-1].span.col
+        first = len(body) - 1   # (a long text comes in pieces: Jinja2's token is where the first starts)
+        while first and type(body[first - 1]) is nodes.Text and body[first - 1].span.end == body[first].span.start:
+            first -= 1
+        before = body[first].span.line, body[first].span.col
     else:
         last = len(source.rstrip())
-        opener = re.search(re.escape(d.comment_start) + r"[-+]?$", source[:last]) if d is not None else None
-        if opener and _in_body(exc):   # (a comment's opener that ends the template: no token to Jinja2)
-            last = len(source[:opener.start()].rstrip())
+        if d is not None and _in_body(exc):
+            last = _before_comments(source, last, d)
         if d is not None and source[last - 1:last] in ("'", '"'):
             last = _string_start(exc, source, d, last)
         before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
     return (line, col) if before[0] == line else before
+
+
+def _before_comments(source, last, d):
+    # Where the text up to last ends without the comments at its end (and a comment's opener that ends the
+    # template): no tokens to Jinja2. d: the delimiters.
+    while True:
+        text = source[:last]
+        if text.endswith(d.comment_end) and d.comment_start in text:
+            start = text.rfind(d.comment_start)
+        else:
+            opener = re.search(re.escape(d.comment_start) + r"[-+]?$", text)
+            if opener is None:
+                return last
+            start = opener.start()
+        last = len(source[:start].rstrip())
 
 
 def _string_start(exc, source, d, end):
