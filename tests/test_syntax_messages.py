@@ -262,7 +262,7 @@ MESSAGES = [
      "innermost block that needs to be closed is 'if' (opened on line 1)."),
     # a call block's expression where Jinja2's parser stops before its lexer reaches what it refuses, or the end
     ("{% call foo x{% endcall %}", (1, 9), "expected call"),
-    ("{% call foo", (1, 12), "expected call"),
+    ("{% call foo", (1, 9), "expected call"),
     ("{% call foo + {", (1, 16), "unexpected 'end of template'"),
     # {% print %}'s first expression may not start with a comma
     ("{% print , 2 %}", (1, 10), "unexpected ','"),
@@ -316,6 +316,9 @@ MESSAGES = [
      "'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
     ("{% for x in y -%}\n\n  {# c #}\n {# d #}", (1, 18), "Unexpected end of template. Jinja was looking for the "
      "following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
+    # the lexer's error right after a literal target comes first; at the end, an error before it where it is
+    ("{% set e,9] %}{{ e }}", (1, 11), "unexpected ']'"),
+    ("{{ f(k=g(a=1, a=2),\n ", (1, 5), "invalid syntax for function call expression"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),

@@ -203,6 +203,8 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)
         msg = f"unexpected end of template, expected {wanted.group(1)}."
+    if found and "end of template" not in msg:   # (an error before the end: where it is)
+        return TemplateSyntaxError(msg, found[1], found[2], end=found[3])
     if not found or (found[1], found[2]) >= (line, col):
         line, col = _before_the_end(exc, source, line, col, d)   # (not on the blank lines after the last token)
     return TemplateSyntaxError(msg, line, col)
@@ -256,11 +258,10 @@ def _string_start(exc, source, d, end):
     return last[1] if last is not None and last[0] == "string" and last[1] + last[2] == end else end
 
 
-def _unassignable(exc, tokens):
+def _unassignable(exc, after):
     # Jinja2 parses a literal where a target may stand, then refuses to assign to what it parsed: the tuple the
-    # literal is an item of (a comma before or after it), else the constant. tokens: the lexed tokens after it.
+    # literal is an item of (a comma before or after it), else the constant. after: the lexed token after it.
     if _type_at(exc.values, 1) != "_COMMA":
-        after = next(tokens, None)
         if after is None or after[1] != ",":
             return "can't assign to 'const'"
     return "can't assign to 'tuple'"
@@ -359,7 +360,11 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     comma = last_comma(source, target_first(exc.values, target), tag_end, tag.type == "SET") if target is not None else None
     if error is None and got in ("integer", "float", "string") and not inside and \
             _TARGET_STARTS <= set(exc.expected):
-        error = _unassignable(exc, tokens)
+        after = next(tokens, None)   # (the lexer's error there comes first)
+        if after is not None and after[0]:
+            error, got, pos, width, inside = after
+        else:
+            error = _unassignable(exc, after)
     if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
             "LSQB" not in exc.expected and reparse is not None:
         found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse,
