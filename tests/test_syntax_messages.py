@@ -319,6 +319,12 @@ MESSAGES = [
     # the lexer's error right after a literal target comes first; at the end, an error before it where it is
     ("{% set e,9] %}{{ e }}", (1, 11), "unexpected ']'"),
     ("{{ f(k=g(a=1, a=2),\n ", (1, 5), "invalid syntax for function call expression"),
+    # after a trailing comma in a test or a loop's iterable Jinja2 wants an item or the tag's end (or `recursive`):
+    # `if` is a name there, a colon unexpected
+    ("{% for x in xs, if x > 1 %}{% endfor %}", (1, 20), "expected token 'end of statement block', got 'x'"),
+    ("{% for x in [1], : %}{{ x }}{% endfor %}", (1, 18), "unexpected ':'"),
+    ("{% if x, : %}{% endif %}", (1, 10), "unexpected ':'"),
+    ("{% if 0 %}{% elif 1, : %}{% endif %}", (1, 22), "unexpected ':'"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
