@@ -264,6 +264,9 @@ MESSAGES = [
     ("{% call foo x{% endcall %}", (1, 9), "expected call"),
     ("{% call foo", (1, 9), "expected call"),
     ("{% call foo + {", (1, 16), "unexpected 'end of template'"),
+    ("{% call foo() + ] %}", (1, 17), "unexpected ']'"),
+    ("{% call m|default(m) %=}b{% endcall %}", (1, 23), "unexpected '='"),
+    ("{% call foo + $", (1, 15), "unexpected char '$' at 14"),
     # {% print %}'s first expression may not start with a comma
     ("{% print , 2 %}", (1, 10), "unexpected ','"),
     # a colon where no slice or dict wants one, before a tag's end: what the bracket wants after an item

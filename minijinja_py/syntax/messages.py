@@ -516,13 +516,13 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
         if (at < stop and at in outside or ended and at == stop) and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
             # (an expression ends there: Jinja2's parser stops before the token that does not go on)
             tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
-        elif cut:
-            return None
+        elif cut and at >= stop:   # (the lexer refuses the text before the parser stops)
+            return _lexer_error(source, error, stop)
         elif at >= stop and got == ",":   # (it wants more where the comma is: what it says of the tag's end)
             line, col = source.count("\n", 0, stop) + 1, stop - source.rfind("\n", 0, stop)
             return err.message.replace("'end of print statement'", "','"), line, col, (line, col + 1)
     elif cut:
-        return None
+        return _lexer_error(source, error, stop)
     if err is not None:
         return _as_block_error(err)
     if tree is None:
@@ -534,6 +534,12 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     if line != tag.end_line:   # (on the line of the tag's name, as Jinja2)
         return "expected call", tag.end_line, tag.end_column - len("call"), (tag.end_line, tag.end_column)
     return "expected call", line, col, (line, col + len(source[start:stop].rstrip().split("\n")[0]))
+
+
+def _lexer_error(source, error, pos):
+    # (message, line, column, end) of the lexer's error at pos
+    line, col = source.count("\n", 0, pos) + 1, pos - source.rfind("\n", 0, pos)
+    return error, line, col, (line, col + 1)
 
 
 def describe(exc, source, delimiters, tables, reparse=None):
