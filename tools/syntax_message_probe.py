@@ -11,9 +11,9 @@ grouped by Jinja2's message with quoted parts generalised.
 
 --mutations N probes N random one-token edits (a token deleted, replaced or inserted) of the templates in
 templates/ and tests/cases/ instead; --cuts N as many random character edits (cut there, a few characters deleted,
-one inserted). --newlines probes each template with its spaces turned into newlines (tags
-over several lines: the line Jinja2 gives each error); --markers with whitespace control on every tag (`{%-`, `-%}`,
-`{{-`, `-}}`), and again with `{%+`, `+%}`.
+one inserted). --newlines probes each template with its spaces turned into newlines (tags over several lines: the
+line Jinja2 gives each error); --markers with whitespace control on every tag (`{%-`, `-%}`, `{{-`, `-}}`), and
+again with `{%+`, `+%}`.
 """
 
 import argparse
