@@ -115,7 +115,7 @@ MESSAGES = [
     ("{{ {'a': 1 2} }}", (1, 12), "expected token ',', got 'integer'"),
     # {% with %}'s targets after a comma; a trailing comma only in a block set
     ("{% with a = 1, %}{% endwith %}", (1, 16), "Expected an expression, got 'end of statement block'"),
-    ("{% set x, = 1 %}", (1, 8), "unexpected '='"),
+    ("{% set x, = 1 %}", (1, 11), "unexpected '='"),
     # a stray end or continuation tag outside any block
     ("{{ x }}{% else %}", (1, 8), "Encountered unknown tag 'else'."),
     # a tag with no name: the lexer reads the token there first
@@ -209,6 +209,128 @@ MESSAGES = [
      "tags: 'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
     ("{% for x in y %}{{ x }}\n\n\n", (1, 24), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
+    # `()` is a target (an empty tuple): what follows it is checked as after any other
+    ("{% with () %}{% endwith %}", (1, 12), "expected token '=', got 'end of statement block'"),
+    ("{% for (), in y %}{% endfor %}", (1, 15), "expected token 'in', got 'y'"),
+    # in a target's parentheses Jinja2 parses any expression (its errors first), then refuses to assign to what
+    # is not names: to the tuple, or to the expression's kind
+    ("{% set (a, 1) = 1, 2 %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% for (ns.x, y) in z %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set (ns.x) = 1 %}", (1, 8), "can't assign to 'getattr'"),
+    ("{% set ((1)) = 1 %}", (1, 8), "can't assign to 'const'"),
+    ("{% set (x|f) = 1 %}", (1, 8), "can't assign to 'filter'"),
+    ("{% set (x - y) = 1 %}", (1, 8), "can't assign to 'sub'"),
+    ("{% set (a, ns.x, [) = 1, 2 %}", (1, 19), "unexpected ')', expected ']'"),
+    ("{% set (a, 1 2) = 1 %}", (1, 14), "expected token ')', got 'integer'"),
+    ("{% for a, b, (c, f(1)) in 3 %}{% endfor %}", (1, 14), "can't assign to 'tuple'"),
+    ("{% with a = 1, (c, 1) = 3 %}{% endwith %}", (1, 16), "can't assign to 'tuple'"),
+    ("{% set a,\n (b, 1) = 1 %}", (1, 9), "can't assign to 'tuple'"),
+    ("{% set (\n1) = 1 %}", (2, 1), "can't assign to 'const'"),
+    # a constant's name is a constant to Jinja2 where a target stands, whatever follows it
+    ("{% for none  [1] %}{% endfor %}", (1, 8), "can't assign to 'const'"),
+    ("{% for a, none x in y %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    ("{% set a, b, none x %}", (1, 8), "can't assign to 'tuple'"),
+    # a set's trailing comma only right before the tag's end: no colon, `=` or filter after it (before the body)
+    ("{% set x, : %}a{% endset %}", (1, 11), "unexpected ':'"),
+    ("{% set x, : %}{% if %}{% endset %}", (1, 11), "unexpected ':'"),
+    ("{% set x, | f %}{% if %}{% endset %}", (1, 11), "unexpected '|'"),
+    ("{% set x, \n = 1, 2 %}", (2, 2), "unexpected '='"),
+    # {% from %}: Jinja2 reads no second name after an import name (but `with context`), and refuses a private one
+    # as it reads it; {% include %}: `ignore` is a modifier only before `missing`
+    ("{% from 'm' import f in context %}", (1, 22), "expected token 'end of statement block', got 'in'"),
+    ("{% from 'a' import a b as c %}", (1, 22), "expected token 'end of statement block', got 'b'"),
+    ("{% from 'a' import _x y %}", (1, 20), "names starting with an underline can not be imported"),
+    ("{% from 'a' import a, _b =", (1, 23), "names starting with an underline can not be imported"),
+    ("{% include 'a' ignore { missing %}", (1, 16), "expected token 'end of statement block', got 'ignore'"),
+    ("{% include ['a'] ignore %}", (1, 18), "expected token 'end of statement block', got 'ignore'"),
+    # a block's end tag: a required block's body is checked first (where the token after `endblock` is), then
+    # the name after it
+    ("{% block b %}x{% endblock c ] %}", (1, 27), "expected token 'end of statement block', got 'c'"),
+    ("{% block b required %}x{% endblock (", (1, 24), "Required blocks can only contain comments or whitespace"),
+    ("{% block b required %}\nx\n{% endblock %}", (3, 1), "Required blocks can only contain comments or whitespace"),
+    ("{% block b required %}x{% endblock c %}", (1, 36), "Required blocks can only contain comments or whitespace"),
+    # a macro's name and a signature's parameters are names: a constant's name is refused at once
+    ("{% macro m(true( ) %}{% endmacro %}", (1, 12), "can't assign to 'name'"),
+    ("{% macro true x %}{% endmacro %}", (1, 10), "can't assign to 'name'"),
+    ("{% call(a, none x) m() %}{% endcall %}", (1, 12), "can't assign to 'name'"),
+    # a raw block never closed: on the line where its opening tag ends (after the whitespace `-%}` strips)
+    ("a\n  {%- raw -%}  \n  b", (3, 3), "Missing end of raw directive"),
+    ("{% raw\n %}a", (2, 4), "Missing end of raw directive"),
+    # after {% else %} (the parser has reduced its clause), only the end tag
+    ("{% for m in ms %}{% if m %}A{% else %}E{% endfor %}", (1, 40), "Encountered unknown tag 'endfor'. You "
+     "probably made a nesting mistake. Jinja is expecting this tag, but currently looking for 'endif'. The "
+     "innermost block that needs to be closed is 'if' (opened on line 1)."),
+    # a call block's expression where Jinja2's parser stops before its lexer reaches what it refuses, or the end
+    ("{% call foo x{% endcall %}", (1, 9), "expected call"),
+    ("{% call foo", (1, 9), "expected call"),
+    ("{% call foo + {", (1, 16), "unexpected 'end of template'"),
+    ("{% call foo() + ] %}", (1, 17), "unexpected ']'"),
+    ("{% call m|default(m) %=}b{% endcall %}", (1, 23), "unexpected '='"),
+    ("{% call foo + $", (1, 15), "unexpected char '$' at 14"),
+    # {% print %}'s first expression may not start with a comma
+    ("{% print , 2 %}", (1, 10), "unexpected ','"),
+    # a colon where no slice or dict wants one, before a tag's end: what the bracket wants after an item
+    ("{% for i in [1: %}{% endfor %}", (1, 15), "expected token ',', got ':'"),
+    ("{% if (x: %}{% endif %}", (1, 9), "expected token ')', got ':'"),
+    ("{% macro m(v: %}{% endmacro %}", (1, 13), "expected token ',', got ':'"),
+    # the end of the template after a string over several lines: on the line where the string starts
+    ('{{ "a\n\nb" ', (1, 4), "unexpected end of template, expected 'end of print statement'."),
+    ('{{ x ~ "a\n\nb"\n\n', (1, 8), "unexpected end of template, expected 'end of print statement'."),
+    # a tag with no name: on the line of the token where the name should be
+    ("{%\n  1 %}", (2, 3), "tag name expected"),
+    ("a\n{%\n\n%}", (4, 1), "tag name expected"),
+    # a tag over several lines: the part read again as an expression keeps its lines; an unknown tag and
+    # "expected call" on the line of the tag's name; "can't assign to 'tuple'" on the tuple's last comma's
+    ("{%\nfor\n{%\nin\ny\n%}{%\nendfor\n%}", (3, 2), "unexpected '%'"),
+    ("{%\nset\n(\n=\n1\n%}", (4, 1), "unexpected '='"),
+    ("{%\ncall\nm(x\nx)\n%}{%\nendcall\n%}", (4, 1), "expected token ',', got 'x'"),
+    ("{%\nraw\nx\n%}{%\nendraw\n%}", (2, 1), "Encountered unknown tag 'raw'."),
+    ("{% if x %}{%\nelse\n%}{%\nelse\n%}{% endif %}", (4, 1), "Encountered unknown tag 'else'. Jinja was looking "
+     "for the following tags: 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("x\n{%- endraw -%}\n\nb", (2, 1), "Encountered unknown tag 'endraw'."),
+    ("{%\nendraw\n%}", (2, 1), "Encountered unknown tag 'endraw'."),
+    ("{%\ncall\nx\n%}{%\nendcall\n%}", (2, 1), "expected call"),
+    ("{% call\nfoo x{% endcall %}", (1, 4), "expected call"),
+    ("{%\nfor\nx,\n1\nin\ny\n%}{%\nendfor\n%}", (3, 2), "can't assign to 'tuple'"),
+    ("{%\nfor\nx,\n[]\nin\ny\n%}{%\nendfor\n%}", (3, 2), "can't assign to 'tuple'"),
+    ("{% for a,\n b,\n 1 in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
+    ("{% for a,\n b,\n none x in y %}{% endfor %}", (2, 3), "can't assign to 'tuple'"),
+    ("{% set (a,\n 1,\n b) = 1 %}", (2, 3), "can't assign to 'tuple'"),
+    # the other kind of tag's end read as operators: a sign where an operand may start, a binary operator only
+    # after an expression's value (not a keyword, a target, a signature, a filter block's filters); `+%}` is a
+    # tag's end
+    ("{%- if x -%}{%- else -}} -%}{%- endif -%}", (1, 22), "expected token 'end of statement block', got '-'"),
+    ("{%- for x -}} y -%}{%- endfor -%}", (1, 11), "expected token 'in', got '-'"),
+    ("{%- macro m() -}} -%}{%- endmacro -%}", (1, 15), "expected token 'end of statement block', got '-'"),
+    ("{% filter f(1) -}}", (1, 16), "expected token 'end of statement block', got '-'"),
+    ("{%+ if +%}{%+ endif +%}", (1, 8), "Expected an expression, got 'end of statement block'"),
+    ("{%- call -}} -%}{%- endcall -%}", (1, 11), "unexpected '}'"),
+    ("{{- (1, -}}) -}}", (1, 10), "unexpected '}', expected ')'"),
+    ("{% set a = [1, 2 %}", (1, 19), "unexpected '}', expected ']'"),
+    # a name Jinja2's lexer reads up to a character its name pattern does not take, which starts no token
+    ("{{ \uff5cAssistant\uff5c }}", (1, 4), "unexpected char '\uff5c' at 3"),
+    ("{% set a\u2581b = 1 %}", (1, 9), "unexpected char '\u2581' at 8"),
+    ("{{ 1 a\uff5c }}", (1, 6), "expected token 'end of print statement', got 'a'"),
+    ("{{ a\u00b2\uff5c }}", (1, 4), "Invalid character in identifier"),
+    # a string's escape the codec refuses: its message
+    ("{{ '\\U0001' }}", (1, 4), "truncated \\UXXXXXXXX escape"),
+    # the end of the template after a long text (ours in pieces): where the text starts; after comments: before them
+    ("{% if x %}\n" + "a b\n" * 300, (2, 1), "Unexpected end of template. Jinja was looking for the following tags: "
+     "'elif' or 'else' or 'endif'. The innermost block that needs to be closed is 'if' (opened on line 1)."),
+    ("{% for x in y -%}\n\n  {# c #}\n {# d #}", (1, 18), "Unexpected end of template. Jinja was looking for the "
+     "following tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 1)."),
+    # the lexer's error right after a literal target comes first; at the end, an error before it where it is
+    ("{% set e,9] %}{{ e }}", (1, 11), "unexpected ']'"),
+    ("{{ f(k=g(a=1, a=2),\n ", (1, 5), "invalid syntax for function call expression"),
+    # after a trailing comma in a test or a loop's iterable Jinja2 wants an item or the tag's end (or `recursive`):
+    # `if` is a name there, a colon unexpected
+    ("{% for x in xs, if x > 1 %}{% endfor %}", (1, 20), "expected token 'end of statement block', got 'x'"),
+    ("{% for x in [1], : %}{{ x }}{% endfor %}", (1, 18), "unexpected ':'"),
+    ("{% if x, : %}{% endif %}", (1, 10), "unexpected ':'"),
+    ("{% if 0 %}{% elif 1, : %}{% endif %}", (1, 22), "unexpected ':'"),
+    # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
+    ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
+     "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
 ]
 
 
@@ -229,6 +351,17 @@ def test_jinja2_says_so(source, where, message):
     with pytest.raises(jinja2.TemplateSyntaxError) as info:
         reference_env().from_string(source)
     assert (info.value.message, info.value.lineno) == (re.sub(r" \(opened on line \d+\)", "", message), where[0])
+
+
+@pytest.mark.parametrize("source", ["{% from 'a' import _x y %}", "{% from 'a' import a, _b =", "{% from 'm' import _y "])
+def test_private_import_name_is_an_assertion_error(source):
+    """Jinja2's parser raises its TemplateAssertionError (a TemplateSyntaxError) for a private import name."""
+    with pytest.raises(mj.TemplateAssertionError):
+        mj.chat_environment().from_string(source)
+    jinja2 = pytest.importorskip("jinja2")
+    from differential_ref import reference_env   # (needs jinja2)
+    with pytest.raises(jinja2.TemplateAssertionError):
+        reference_env().from_string(source)
 
 
 def test_caret_spans_the_unknown_tag():

@@ -6,10 +6,14 @@ raw blocks), compiles each with the reference Jinja2 environment and with miniji
 (tests/support/differential_ref.py), and counts the templates whose error differs in class, message or line,
 grouped by Jinja2's message with quoted parts generalised.
 
-    python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N] [--seed S]
+    python tools/syntax_message_probe.py [--show N] [--pattern TEXT] [--mutations N | --cuts N] [--seed S]
+                                         [--newlines] [--markers]
 
 --mutations N probes N random one-token edits (a token deleted, replaced or inserted) of the templates in
-templates/ and tests/cases/ instead.
+templates/ and tests/cases/ instead; --cuts N as many random character edits (cut there, a few characters deleted,
+one inserted). --newlines probes each template with its spaces turned into newlines (tags over several lines: the
+line Jinja2 gives each error); --markers with whitespace control on every tag (`{%-`, `-%}`, `{{-`, `-}}`), and
+again with `{%+`, `+%}`.
 """
 
 import argparse
@@ -130,8 +134,8 @@ _EDITS = ["x", "1", "'s'", "(", ")", "[", "]", "{", "}", ",", ":", "=", "|", "."
           "is", "if", "else", "+", "=="]
 
 
-def mutations(count, seed):
-    # count random one-token edits of the project's templates and of the data-driven cases' templates
+def _sources():
+    # the project's templates and the data-driven cases' templates
     sources = []
     for path in sorted(glob.glob(os.path.join(_ROOT, "templates", "*.jinja"))) + \
             sorted(glob.glob(os.path.join(_ROOT, "tests", "cases", "**", "*.txt"), recursive=True)):
@@ -139,6 +143,12 @@ def mutations(count, seed):
             text = f.read().split("\n---\n")[-1]
         if "{%" in text or "{{" in text:
             sources.append(text)
+    return sources
+
+
+def mutations(count, seed):
+    # count random one-token edits of the project's templates and of the data-driven cases' templates
+    sources = _sources()
     rnd = random.Random(seed)
     for _ in range(count):
         source = rnd.choice(sources)
@@ -147,6 +157,24 @@ def mutations(count, seed):
             at, edit, other = rnd.choice(tokens), rnd.randrange(3), rnd.choice(_EDITS)
             before, after = source[:at.start()], source[at.end():]
             yield before + (other + " " + at.group() if edit == 2 else other if edit else "") + after
+
+
+def cuts(count, seed):
+    # count random character edits of the same templates: cut at a point, a few characters deleted, a bracket,
+    # quote or other character inserted
+    sources = _sources()
+    rnd = random.Random(seed)
+    for _ in range(count):
+        source = rnd.choice(sources)
+        at, edit = rnd.randrange(len(source)), rnd.randrange(3)
+        yield source[:at] if edit == 0 else source[:at] + source[at + rnd.randrange(1, 8):] if edit == 1 else \
+            source[:at] + rnd.choice("()[]{}%,'\n-:=") + source[at:]
+
+
+def _with_markers(source):
+    # the template with whitespace control markers on every tag: `-` on both sides, then `+` on block tags
+    yield source.replace("{%", "{%-").replace("%}", "-%}").replace("{{", "{{-").replace("}}", "-}}")
+    yield source.replace("{%", "{%+").replace("%}", "+%}")
 
 
 def pattern(message):
@@ -163,19 +191,25 @@ def main():
     parser.add_argument("--pattern", default=None, help="show only patterns containing this text")
     parser.add_argument("--mutations", type=int, default=0, help="probe this many random edits of templates")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--newlines", action="store_true", help="spaces in each template turned into newlines")
+    parser.add_argument("--markers", action="store_true", help="whitespace control markers on every tag")
+    parser.add_argument("--cuts", type=int, default=0, help="probe this many random character edits of templates")
     args = parser.parse_args()
     warnings.simplefilter("ignore", SyntaxWarning)   # (Python's, compiling Jinja2's code for some mutations)
     ref_env, mj_env = differential_ref.reference_env(), differential_ref.mj_env()
     groups = collections.defaultdict(list)
     total = errors = 0
-    for source in (mutations(args.mutations, args.seed) if args.mutations else templates()):
-        ref = error_of(ref_env, source)
-        if ref is None:
-            continue
-        total += 1
-        mine = error_of(mj_env, source)
-        if mine != ref:
-            groups[pattern(ref[1])].append((source, ref, mine))
+    for source in (mutations(args.mutations, args.seed) if args.mutations else
+                   cuts(args.cuts, args.seed) if args.cuts else templates()):
+        source = source.replace(" ", "\n") if args.newlines else source
+        for variant in _with_markers(source) if args.markers else (source,):
+            ref = error_of(ref_env, variant)
+            if ref is None:
+                continue
+            total += 1
+            mine = error_of(mj_env, variant)
+            if mine != ref:
+                groups[pattern(ref[1])].append((variant, ref, mine))
     differing = sum(map(len, groups.values()))
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         if args.pattern and args.pattern not in key:

@@ -1,19 +1,24 @@
 """Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
 does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
 ... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
-a string never closed; and the blocks still open where the parser stopped, read from its value stack.
+a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
+refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name).
 """
 
 import re
 
 from ..core.errors import TemplateSyntaxError
-from .builder import tag_span
+from .builder import (
+    CONSTANT_NAMES, Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span,
+)
+from . import nodes
 from . import delimiters as syntax_options
 from .jinjalex import lexed_as_jinja
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
-__all__ = ["open_blocks", "block_message", "unreadable"]
+__all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "target_first",
+           "constant_refused", "assignable", "node_kind"]
 
 
 # Block tags and the tags that may close or continue them.
@@ -32,6 +37,9 @@ def open_blocks(exc):
     stack = []
     in_tag = None   # the name of the tag the tokens are in
     for value in exc.values:
+        if type(value) is Clause and value.kind == "else" and stack:   # (reduced before the tag after it)
+            block, tok, ends = stack[-1]
+            stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
         if not isinstance(value, Token):
             continue
         if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
@@ -89,9 +97,10 @@ def _no_tag_name(source, pos, line, col, width, d):
     # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
     # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
     tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    error, _, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
-    if error is None:
+    error, got, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
+    if error is None and (got == "end of template" or source.count("\n", 0, at) + 1 == line):
         return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
+    error = error or "tag name expected"   # (on the line of the token where the name should be)
     line = source.count("\n", 0, at) + 1
     col = at - source.rfind("\n", 0, at)
     return TemplateSyntaxError(error, line, col, end=(line, col + 1))
@@ -119,9 +128,12 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
             return TemplateSyntaxError("Missing end of raw directive", line, col, end=(line, col + width))
         if not name or name[0].isdigit():
             return _no_tag_name(source, pos + len(skipped) + m.start(1), line, col, width, d)
-        end = None if "\n" in m.group(0) else (line, col + m.end(1))
-        return TemplateSyntaxError(block_message(f"Encountered unknown tag {name!r}.", stack, found=name),
-                                   line, col, end=end)
+        message = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+        if "\n" in m.group(0):   # (on the name's line, as Jinja2)
+            line += m.group(0).count("\n")
+            col = m.start(1) - stripped.rindex("\n", 0, m.start(1))
+            return TemplateSyntaxError(message, line, col, end=(line, col + len(name)))
+        return TemplateSyntaxError(message, line, col, end=(line, col + m.end(1)))
     quote = stripped[:1]
     # (a whole string, the grammar's STRING, may stand there: it may run past the tag's end)
     if quote and quote in "\"'" and not re.match(tables.terminals["STRING"], stripped):
@@ -129,3 +141,129 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
         return TemplateSyntaxError(f"unexpected char {quote!r} at {pos + len(skipped)}", line, col,
                                    end=(line, col + 1))
     return None
+
+
+def _kind(value):
+    return value.type if isinstance(value, Token) else None
+
+
+def _lexer_refuses(source, pos, d):
+    # Whether Jinja2's lexer refuses the token at pos, in a block tag (its error comes first where its parser
+    # looks at that token before it fails)
+    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
+    return next(lexed_as_jinja(source, pos, tag_end))[0] is not None
+
+
+def refused_before(exc, source, d):
+    # What Jinja2 refuses before it reads on to where ours stopped (a TemplateSyntaxError, or None): a call block
+    # still open whose expression is no call (checked before the block's body is parsed), a block's end tag (see
+    # block_end_refused), an import name of {% from %}'s. d: the delimiters.
+    values = exc.values
+    for at, value in enumerate(values):
+        if _kind(value) == "CALL":
+            # (the tag's end is a list on the stack, after the expression)
+            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
+            if close is not None and isinstance(values[close - 1], nodes.Node):
+                refused = call_refused(values[close - 1], value)
+                if refused is not None:
+                    return refused
+    end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
+    if end > 0 and _kind(values[end]) == "ENDBLOCK" and (end == len(values) - 1 or _kind(values[-1]) == "NAME"):
+        start = max((at for at in range(end) if _kind(values[at]) == "BLOCK"), default=0)
+        required = any(_kind(value) == "REQUIRED" for value in values[start:end])
+        end_name = values[end + 1] if end + 1 < len(values) else None
+        if required and end_name is None and _lexer_refuses(source, values[end].end_pos, d):
+            return None
+        body = values[end - 1] if type(values[end - 1]) is tuple else ()
+        return block_end_refused(required, body, values[start + 1], values[end], end_name)
+    return _import_name_refused(values, source, d)
+
+
+def _import_name_refused(values, source, d):
+    # Jinja2 refuses an import name of {% from %}'s as it reads it (the token after it lexed): a private one; and
+    # reads no second name after it, unless the two are `with context` or `without context`
+    keyword = next((at for at in range(len(values) - 1, -1, -1) if _kind(values[at]) == "_KW_IMPORT"), None)
+    if keyword is None or not any(_kind(value) == "FROM" for value in values[:keyword]):
+        return None
+    at = next((at for at in range(len(values) - 1, keyword, -1)
+               if _kind(values[at]) == "NAME" and _kind(values[at - 1]) in ("_KW_IMPORT", "_COMMA")), None)
+    if at is None:
+        return None
+    name = values[at]
+    if name.value.startswith("_"):
+        return None if _lexer_refuses(source, name.end_pos, d) else private_import(name)
+    second = values[at + 1] if at + 1 < len(values) and _kind(values[at + 1]) == "NAME" else None
+    if second is None or name.value in ("with", "without") and second.value == "context":
+        return None
+    return syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
+
+
+def target_start(values, tag):
+    # Where on the parser's value stack (values) the target it stopped in starts (the index of its first value): a
+    # target of {% for %}, {% set %} or {% with %} (tag: the innermost tag's token), which Jinja2 parses as
+    # primaries, not names; None elsewhere.
+    if tag is None or tag.type not in ("FOR", "SET", "WITH"):
+        return None
+    start = values.index(tag) + 1
+    for at in range(start, len(values)):
+        value = values[at]
+        if type(value) is tuple or type(value) is list and type(value[0]) is tuple:
+            start = at + 2   # ({% with %}'s assignments done, and the comma after them)
+        elif type(value) is list:   # (a tuple's items so far, with the commas after them)
+            continue
+        elif isinstance(value, Token):
+            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
+                return None
+        elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
+            return None
+    return start if start < len(values) else None
+
+
+def constant_refused(values, tag, target):
+    # Jinja2 reads true/false/none as a constant where a target stands (from values[target] on, see target_start),
+    # then refuses to assign to it, or to the tuple it is in; as a macro's name or a parameter's, to the name:
+    # (message, position) where the parser stopped right after one (not an attribute's name), else None
+    if _kind(values[-1]) != "NAME" or values[-1].value not in CONSTANT_NAMES or _kind(values[-2]) == "_DOT":
+        return None
+    if target is None:
+        return ("can't assign to 'name'", values[-1].start_pos) if _at_parameter(values, tag) else None
+    if type(values[target]) is not list and not any(_kind(value) == "_COMMA" for value in values[target:]):
+        return "can't assign to 'const'", values[-1].start_pos
+    return "can't assign to 'tuple'", target_first(values, target)
+
+
+def target_first(values, target):
+    # Where the target that starts at values[target] (see target_start) starts in the source
+    first = values[target][0] if type(values[target]) is list else values[target]
+    return first.span.start if isinstance(first, nodes.Node) else first.start_pos
+
+
+def _at_parameter(values, tag):
+    # Whether the name on top of the parser's stack is a macro's name or a parameter's name in a signature (a
+    # macro's, a call block's), which Jinja2 reads as names to assign to
+    if tag is None or tag.type not in ("MACRO", "CALL"):
+        return False
+    at = values.index(tag)
+    if tag.type == "MACRO" and at == len(values) - 2:
+        return True
+    lpar = at + (2 if tag.type == "MACRO" else 1)
+    return lpar < len(values) - 1 and _kind(values[lpar]) == "LPAR" and _kind(values[-2]) in ("LPAR", "_COMMA") \
+        and not any(_kind(value) == "RPAR" for value in values[lpar:])
+
+
+def assignable(expr):
+    # Whether Jinja2 assigns to expr as a target: a name, or a tuple of such (a constant name is a constant)
+    if type(expr) is nodes.TupleExpr:
+        return all(assignable(item) for item in expr.items)
+    return type(expr) is nodes.Name
+
+
+def node_kind(expr):
+    # The name Jinja2's error gives an expression node (its class's, in lower case)
+    kind = type(expr)
+    if kind is nodes.BinOp:
+        return {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod"}.get(expr.op, "pow")
+    if kind is nodes.UnaryOp:
+        return "neg" if expr.op == "-" else "pos"
+    return {nodes.TupleExpr: "tuple", nodes.ListExpr: "list", nodes.DictExpr: "dict"}.get(kind) or \
+        kind.__name__.lower()

@@ -13,7 +13,7 @@ from operator import itemgetter
 from ..core.errors import TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
 
-_CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
+CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 # Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code); the
 # commonest callbacks, which know which of their parts are tokens and which nodes, build theirs in line.
 _new_tuple = tuple.__new__
@@ -76,15 +76,7 @@ class _Named:
 _SPANNED = (n.Node, _Named)
 
 
-class TrailingComma:
-    # A set target written with a trailing comma (an intermediate).
-    __slots__ = ("target",)
-
-    def __init__(self, target):
-        self.target = target
-
-
-class _Clause:
+class Clause:
     # elif/else clauses on their way into If/For (an intermediate).
     __slots__ = ("kind", "test", "body", "span")
 
@@ -133,13 +125,15 @@ class Builder:
         return n.If(tag_span(tag), test, body, elifs, else_.body if else_ is not None else ())
 
     def elif_clause(self, c):
-        return _Clause("elif", c[1], c[2], tag_span(c[0]))
+        return Clause("elif", c[1], c[2], tag_span(c[0]))
 
     def else_clause(self, c):
-        return _Clause("else", None, c[1], tag_span(c[0]))
+        return Clause("else", None, c[1], tag_span(c[0]))
 
     def for_block(self, c):
-        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR
+        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR (no if-expr after a trailing comma)
+        if len(c) == 8:
+            c = c[:4] + [None] + c[4:]
         tag, target, _in, iterable, cond, recursive, body, else_ = c[:8]
         return n.For(tag_span(tag), target, iterable, body, else_.body if else_ is not None else (),
                      cond, recursive is not None)
@@ -159,28 +153,22 @@ class Builder:
     def paren_target(self, c):
         return c[1]
 
+    def empty_target(self, c):
+        # `()`: Jinja2 assigns to an empty tuple (the value must then be empty, checked when it runs)
+        return n.TupleTarget(join_spans(c[0], c[1]), ())
+
     def set_tuple(self, c):
-        # {% set a, b ... %}; Jinja2 allows a trailing comma (`{% set a, %}`) only right before the %} of a block
-        # set, so one is marked for set_stmt/set_block to check.
-        target = self.target_tuple(c)
-        return TrailingComma(target) if c[-1] is None else target
+        # {% set a, b ... %}, and {% set a, %} (the grammar allows the trailing comma only right before the %} of a
+        # block set, as Jinja2)
+        return self.target_tuple(c)
 
     def set_stmt(self, c):
-        target = c[1]
-        if isinstance(target, TrailingComma):
-            # (Jinja2 allows a trailing comma only in a block set: {% set a, %}...{% endset %})
-            raise syntax_error("unexpected '='", target.target.span)
-        return n.Assign(tag_span(c[0]), target, c[2])
+        return n.Assign(tag_span(c[0]), c[1], c[2])
 
     def set_block(self, c):
         tag, target = c[0], c[1]
         filters = c[2] if len(c) == 5 else ()
-        if isinstance(target, TrailingComma):
-            if filters:
-                raise syntax_error("unexpected '|'", target.target.span)
-            target = target.target
-        body = c[-2]
-        return n.AssignBlock(tag_span(tag), target, filters, body)
+        return n.AssignBlock(tag_span(tag), target, filters, c[-2])
 
     def filter_chain(self, c):
         return tuple(c)
@@ -213,7 +201,7 @@ class Builder:
         tag, body = c[0], c[-2]
         params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
-        refused = call_refused(call)
+        refused = call_refused(call, tag)
         if refused is not None:
             raise refused
         return n.CallBlock(tag_span(tag), call, params, body)
@@ -240,12 +228,10 @@ class Builder:
         return n.Continue(tag_span(c[0]))
 
     def block_block(self, c):
-        tag, name, scoped, required, body, _end, end_name = c
-        if end_name is not None and end_name.value != name.value:
-            raise syntax_error(f"expected token 'end of statement block', got {end_name.value!r}",
-                               token_span(end_name))
-        if required is not None and any(not isinstance(x, n.Text) or x.value.strip() for x in body):
-            raise syntax_error("Required blocks can only contain comments or whitespace", tag_span(tag))
+        tag, name, scoped, required, body, end, end_name = c
+        refused = block_end_refused(required is not None, body, name, end, end_name)
+        if refused is not None:
+            raise refused
         return n.Block(tag_span(tag), name.value, scoped is not None, required is not None, body)
 
     def autoescape_block(self, c):
@@ -265,8 +251,7 @@ class Builder:
         # Jinja2's parser refuses a private name as it reads it (an error of its parser: before any compile error)
         name, alias = c
         if name.value.startswith("_"):
-            raise syntax_error("names starting with an underline can not be imported", token_span(name),
-                               TemplateAssertionError)
+            raise private_import(name)
         return (name.value, (alias or name).value)
 
     def extends_stmt(self, c):
@@ -280,6 +265,8 @@ class Builder:
         first, second = c
         if first.value in ("with", "without") and second.value == "context":
             return None
+        if first.value.startswith("_"):   # (the first is an import name to Jinja2, refused as it reads it)
+            raise private_import(first)
         raise syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
 
     def generation_block(self, c):
@@ -434,8 +421,8 @@ class Builder:
     def name(self, c):
         tok = c[0]
         value = tok.value
-        if value in _CONSTANT_NAMES:
-            return n.Const(token_span(tok), _CONSTANT_NAMES[value])
+        if value in CONSTANT_NAMES:
+            return n.Const(token_span(tok), CONSTANT_NAMES[value])
         return n.Name(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
 
     def string(self, c):
@@ -498,12 +485,33 @@ def _calls(func, arg_lists):
 def _check_assignable(tok, what):
     # true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
     # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
-    if tok.value in _CONSTANT_NAMES:
+    if tok.value in CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 
 
-def call_refused(node):
-    # The TemplateSyntaxError Jinja2 raises for node as a call block's expression, or None: it must be a call. A
+def private_import(name):
+    return syntax_error("names starting with an underline can not be imported", token_span(name),
+                        TemplateAssertionError)
+
+
+def block_end_refused(required, body, name, end, end_name):
+    # The TemplateSyntaxError Jinja2 raises at a block's end tag `end` (and the name after it, end_name or None),
+    # or None: a required block's body holds more than text that is whitespace (checked first: where the token
+    # after `endblock` is), an end tag that names another block.
+    if required and any(type(x) is not n.Text or x.value.strip() for x in body):
+        # (on the end tag, on the line where it ends: Jinja2's is the next token's)
+        at = token_span(end_name) if end_name is not None else tag_span(end)
+        if at.line != at.end_line:
+            at = n.Span(at.end_line, at.end_col, at.end, at.end, at.end_line, at.end_col)
+        return syntax_error("Required blocks can only contain comments or whitespace", at)
+    if end_name is not None and end_name.value != name.value:
+        return syntax_error(f"expected token 'end of statement block', got {end_name.value!r}", token_span(end_name))
+    return None
+
+
+def call_refused(node, tag):
+    # The TemplateSyntaxError Jinja2 raises for node as the expression of the call block opened by tag (its
+    # token), or None: it must be a call (else an error under the expression, on the line of the tag's name). A
     # `not` where the expression starts (a name to our grammar there) is the operator to Jinja2's parser, applied to
     # what follows: no call, or, alone, an operator with no operand.
     first = node   # (the node the expression starts with: down the chain of calls, lookups, filters and tests)
@@ -523,6 +531,9 @@ def call_refused(node):
                                        end=(span.end_line, span.end_col + 1))
     elif isinstance(node, n.Call):
         return None
+    if node.span.line != tag.end_line:
+        return TemplateSyntaxError("expected call", tag.end_line, tag.end_column - len("call"),
+                                   end=(tag.end_line, tag.end_column))
     return syntax_error("expected call", node.span)
 
 
@@ -542,4 +553,5 @@ def _unescape(tok):
     try:
         return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:
-        raise syntax_error(f"invalid escape in string literal: {exc.reason}", token_span(tok)) from None
+        # (Jinja2's message: the codec's, after its last colon)
+        raise syntax_error(str(exc).split(":")[-1].strip(), token_span(tok)) from None

@@ -1,12 +1,13 @@
 """A tag's text as Jinja2's expression lexer reads it, for the syntax error messages (messages.py): Jinja2's
 lexer raises its errors (a bracket that does not match, a character no token starts with) before its parser sees
 the tokens after them, and its tokens are not always ours (`{%` is `{` and `%` to it, `==` one token where ours
-read an assignment's `=`). Also what Jinja2's parser checks of a call's arguments as it reads them.
+read an assignment's `=`). Also what Jinja2's parser checks of a call's arguments as it reads them, and where
+the tuple of a target it reads has its last comma (the line it gives the tuple).
 """
 
 import re
 
-__all__ = ["lexed_as_jinja", "refused_argument"]
+__all__ = ["lexed_as_jinja", "refused_argument", "last_comma"]
 
 
 # The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
@@ -115,3 +116,23 @@ def refused_argument(seen, source, error_next=False, signature=None):
             calls.pop()
         before = got
     return None
+
+
+def last_comma(source, start, tag_end, namespaced):
+    # Where the last comma after an item is in the target that starts at start (Jinja2's simplified tuple: names,
+    # literals, bracketed groups; `ns.attr` if namespaced, as in {% set %}), or None. tag_end: as lexed_as_jinja's
+    comma = None
+    item_done = False
+    previous = None
+    for error, got, pos, _, inside in lexed_as_jinja(source, start, tag_end):
+        if error:
+            break
+        if inside is None and item_done:
+            if got == ",":
+                comma, item_done = pos, False
+            elif not (got == previous == "string" or namespaced and "." in (got, previous)):
+                break
+        elif inside is None:
+            item_done = True
+        previous = got
+    return comma

@@ -15,12 +15,15 @@ literal text names them.)
 import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
-from .builder import TrailingComma, call_refused, tag_span, token_span
+from .builder import call_refused, tag_span, token_span
 from . import nodes
 from . import lalr
 from .lalr import Token
-from .bodyerrors import block_message, open_blocks, unreadable
-from .jinjalex import lexed_as_jinja, refused_argument
+from .bodyerrors import (
+    assignable, block_message, constant_refused, node_kind, open_blocks, refused_before, target_first, target_start,
+    unreadable,
+)
+from .jinjalex import last_comma, lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
@@ -76,7 +79,7 @@ _TARGET_STARTS = frozenset({"NAME", "LPAR"})
 # {% import 'a' as %}
 _AFTER_TARGET = {"FOR": "IN", "WITH": "_ASSIGN", "FROM": "_KW_IMPORT", "IMPORT": "_AS"}
 _CLOSERS = frozenset({"RPAR", "RSQB", "RBRACE"})
-_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT"}
+_PAIRS = {"NOT": "IN", "_KW_WITH": "_CONTEXT", "_WITHOUT": "_CONTEXT", "_IGNORE": "_MISSING"}
 _NOISE = frozenset({"RBRACES"})   # (`}` in a block tag, expected by the postlexer's merged states)
 
 
@@ -86,9 +89,9 @@ def _type_at(values, back):
 
 
 def _at_tuple_start(exc):
-    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` of a tag's end
-    # (`-%}`, which ours read as a minus) left out.
-    minus = exc.values[-1] if _type_at(exc.values, 1) == "MINUS" else None
+    # Whether the parser stopped where Jinja2's parse_tuple starts (see _TUPLE_AFTER), the `-` or `+` of a tag's
+    # end (`-%}`, `+%}`, which ours read as a sign) left out.
+    minus = exc.values[-1] if _type_at(exc.values, 1) in ("MINUS", "PLUS") else None
     back = 2 if minus is not None and minus.end_pos == exc.token.start_pos else 1
     last = _type_at(exc.values, back)
     if last == "_COMMA":   # {% with a = 1, %}: each target is a tuple (after a value: a tuple, on our stack)
@@ -105,7 +108,9 @@ def _expected_token(exc, tables, in_brackets=False):
     if expected & _TAG_ENDS:
         tag = _innermost_tag(exc)
         # ({% print %} and {% with %} read expressions until the tag's end, a comma between each two)
-        return "," if tag is not None and tag.type in ("PRINT", "WITH") else _current_tag_end(exc)
+        if tag is not None and tag.type in ("PRINT", "WITH"):
+            return "," if exc.values[-1] is not tag else None
+        return _current_tag_end(exc)
     literals = tables.literals
     if "NAME" in expected:   # (a keyword is a name to Jinja2's lexer: `is` reads `not` or the test's name)
         expected = {name for name in expected if not literals.get(name, "").isidentifier()}
@@ -179,46 +184,84 @@ def _in_body(exc):
     return any(name in ("DATA", "$END") or name in _TAG_TERMINALS for name in exc.expected)
 
 
-def _end_of_template(exc, source, stack, d, tables):
-    # The error for a template that ends where the parser wants more. d: the delimiters.
+def _end_of_template(exc, source, stack, d, tables, reparse):
+    # The error for a template that ends where the parser wants more. d: the delimiters; reparse: see describe.
     pos = len(source)
     line = source.count("\n") + 1
     col = pos - (source.rfind("\n") + 1) + 1
     if stack and stack[-1][0] == "raw":
         span = tag_span(stack[-1][1])
+        if span.end_line != span.line:   # (Jinja2's line is where the tag ends, after the whitespace `-%}` strips)
+            return TemplateSyntaxError("Missing end of raw directive", span.end_line, span.end_col)
         return TemplateSyntaxError("Missing end of raw directive", span.line, span.col,
                                    end=(span.end_line, span.end_col))
     if stack and _in_body(exc):
-        line, col = _before_the_end(exc, source, line, col)
+        line, col = _before_the_end(exc, source, line, col, d)
         return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
-    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables)
+    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables, reparse)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)
         msg = f"unexpected end of template, expected {wanted.group(1)}."
+    if found and "end of template" not in msg:   # (an error before the end: where it is)
+        return TemplateSyntaxError(msg, found[1], found[2], end=found[3])
     if not found or (found[1], found[2]) >= (line, col):
-        line, col = _before_the_end(exc, source, line, col)   # (not on the blank lines after the last token)
+        line, col = _before_the_end(exc, source, line, col, d)   # (not on the blank lines after the last token)
     return TemplateSyntaxError(msg, line, col)
 
 
-def _before_the_end(exc, source, line, col):
-    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line of the
-    # token before it, a text (where the text starts) at the end of a block's body, else right after the last
-    # character that is not whitespace; line:col where that is on the same line.
+def _before_the_end(exc, source, line, col, d=None):
+    # (line, column) of the template's end (at line:col) as Jinja2 places it: its end token has the line where the
+    # token before it starts (a string may span lines: where it starts, in a tag; comments at the end are none: d,
+    # the delimiters, given), a text (where the text starts) at the end of a block's body, else right after the
+    # last character that is not whitespace; line:col where that is on the same line.
     body = exc.values[-1] if exc.values and type(exc.values[-1]) is tuple else ()
     if body and type(body[-1]) is nodes.Text:
-        before = body[-1].span.line, body[-1].span.col
+        first = len(body) - 1   # (a long text comes in pieces: Jinja2's token is where the first starts)
+        while first and type(body[first - 1]) is nodes.Text and body[first - 1].span.end == body[first].span.start:
+            first -= 1
+        before = body[first].span.line, body[first].span.col
     else:
         last = len(source.rstrip())
+        if d is not None and _in_body(exc):
+            last = _before_comments(source, last, d)
+        if d is not None and source[last - 1:last] in ("'", '"'):
+            last = _string_start(exc, source, d, last)
         before = source.count("\n", 0, last) + 1, last - source.rfind("\n", 0, last)
     return (line, col) if before[0] == line else before
 
 
-def _unassignable(exc, tokens):
+def _before_comments(source, last, d):
+    # Where the text up to last ends without the comments at its end (and a comment's opener that ends the
+    # template): no tokens to Jinja2. d: the delimiters.
+    while True:
+        text = source[:last]
+        if text.endswith(d.comment_end) and d.comment_start in text:
+            start = text.rfind(d.comment_start)
+        else:
+            opener = re.search(re.escape(d.comment_start) + r"[-+]?$", text)
+            if opener is None:
+                return last
+            start = opener.start()
+        last = len(source[:start].rstrip())
+
+
+def _string_start(exc, source, d, end):
+    # Where the innermost tag's last token starts if it is a string that ends at end, else end
+    tag = _innermost_tag(exc)
+    tag_end = _tag_end(tag, d)
+    last = None
+    for error, got, pos, width, _ in lexed_as_jinja(source, tag.end_pos, tag_end) if tag_end else ():
+        if error or got == "end of template":
+            break
+        last = (got, pos, width)
+    return last[1] if last is not None and last[0] == "string" and last[1] + last[2] == end else end
+
+
+def _unassignable(exc, after):
     # Jinja2 parses a literal where a target may stand, then refuses to assign to what it parsed: the tuple the
-    # literal is an item of (a comma before or after it), else the constant. tokens: the lexed tokens after it.
+    # literal is an item of (a comma before or after it), else the constant. after: the lexed token after it.
     if _type_at(exc.values, 1) != "_COMMA":
-        after = next(tokens, None)
         if after is None or after[1] != ",":
             return "can't assign to 'const'"
     return "can't assign to 'tuple'"
@@ -258,14 +301,26 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
             break
     if error is None and pos == assign:
         error = _equals_for_assign(tag, seen[-2][0] if len(seen) > 1 else None)
-    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside:
-        error, pos = "unexpected '%'", source.index("%", pos)   # (where it wants an operand)
+    elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside and "COLON" in exc.expected:
+        error, pos = "unexpected '%'", source.index("%", pos)   # (a slice's or a dict's colon: it wants an operand)
     elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
-            type(exc.values[-1]) is not TrailingComma and _type_at(exc.values, 1) != "_COMMA":
+            _type_at(exc.values, 1) != "_COMMA":
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or (f"expected token 'end of statement block', got {got!r}" if got != "end of template" else
                           "unexpected end of template, expected 'end of statement block'.")
     return (error, got, pos, width, inside), seen
+
+
+def _tag_end(tag, d):
+    # (pattern, description) of the end of the tag whose opening token is tag, for lexed_as_jinja; None in a line
+    # statement (or no tag). d: the delimiters.
+    if tag is None:
+        return None
+    if tag.type == "VAR_OPEN":
+        return re.compile("-?" + re.escape(d.variable_end)), "end of print statement"
+    if tag.value.lstrip().startswith(d.block_start):
+        return re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block"
+    return None
 
 
 def _in_tag(exc, source, tok, d, tables, reparse=None):
@@ -274,13 +329,8 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     # tag's opener as `{` and the other kind of tag's end as operators; None in a line statement. d: the
     # delimiters; reparse: see describe.
     tag = _innermost_tag(exc)
-    if tag is None:
-        return None
-    if tag.type == "VAR_OPEN":
-        tag_end = (re.compile("-?" + re.escape(d.variable_end)), "end of print statement")
-    elif tag.value.lstrip().startswith(d.block_start):
-        tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    else:
+    tag_end = _tag_end(tag, d)
+    if tag_end is None:
         return None
     if tag.type == "CALL" and reparse is not None:
         found = _call_expression(source, tag, tok, tag_end, d, tables, reparse)
@@ -298,19 +348,39 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
         after = next(tokens, None)
         if after is not None and after[0]:
             error, got, pos, width, inside = after
-    if error is None and got in ("integer", "float", "string") and not inside and \
-            _TARGET_STARTS <= set(exc.expected):
-        error = _unassignable(exc, tokens)
-    if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
-            "LSQB" not in exc.expected and reparse is not None:
-        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse)
+    target = target_start(exc.values, tag) if error is None else None
+    if target is not None and reparse is not None:
+        found = _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse)
         if found is not None:
             return found
-    if error is None and got in _BINARY and tok.type in _TAG_ENDS and "NAME" not in exc.expected and \
-            set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}:
+    refused = constant_refused(exc.values, tag, target) if error is None else None
+    if refused is not None:
+        (error, pos), width = refused, 1
+    # (the line Jinja2 gives a target's tuple: where its last comma is)
+    comma = last_comma(source, target_first(exc.values, target), tag_end, tag.type == "SET") if target is not None else None
+    if error is None and got in ("integer", "float", "string") and not inside and \
+            _TARGET_STARTS <= set(exc.expected):
+        after = next(tokens, None)   # (the lexer's error there comes first)
+        if after is not None and after[0]:
+            error, got, pos, width, inside = after
+        else:
+            error = _unassignable(exc, after)
+    if error is None and got in ("[", "{") and _TARGET_STARTS <= set(exc.expected) and \
+            "LSQB" not in exc.expected and reparse is not None:
+        found = _bracket_target(exc, source, tag, pos, tokens, d, tables, reparse,
+                                _type_at(exc.values, 1) == "_COMMA", comma)
+        if found is not None:
+            return found
+    if error is not None and error.endswith("'tuple'") and comma is not None and \
+            source.count("\n", 0, comma) != source.count("\n", 0, pos):
+        pos, width = comma, 1
+    operand = not isinstance(exc.values[-1], Token) and target is None and not _in_block_filters(exc, tag)
+    binary = operand and "NAME" not in exc.expected and set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}
+    sign = got in ("-", "+") and _EXPRESSION_STARTS <= set(exc.expected)   # (where an operand may start)
+    if error is None and got in _BINARY and tok.type in _TAG_ENDS and (binary or sign):
         # Jinja2 reads the other kind of tag's end as two tokens, the first an operator after a whole operand (`%`
-        # of `%}` in {{ }}), which its parser takes (not after a signature's parameter): the second is where it
-        # stops, wanting an operand
+        # of `%}` in {{ }}; not a target, a keyword, a signature) or a sign before one, which its parser takes: the
+        # second is where it stops, wanting an operand
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or f"unexpected {got!r}"
     line = source.count("\n", 0, pos) + 1
@@ -319,26 +389,12 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     return error or _message_for(exc, tables, got, got == tag_end[1], inside), line, col, end
 
 
-def _refused_before(exc, source):
-    # What Jinja2 refuses before it reads on to where ours stopped: a call block still open whose expression is no
-    # call (Jinja2 checks it before it parses the block's body), `=` or `|` after a set's trailing comma (ours takes
-    # the comma for a block set's, which the builder refuses once the statement is whole).
-    values = exc.values
-    for at, value in enumerate(values):
-        after = values[at + 1] if at + 1 < len(values) else None
-        if type(value) is TrailingComma and getattr(after, "type", None) in ("_ASSIGN", "_PIPE") and \
-                not source.startswith("==", after.start_pos):
-            span = token_span(after)
-            return TemplateSyntaxError(f"unexpected {after.value!r}", span.line, span.col,
-                                       end=(span.end_line, span.end_col))
-        if isinstance(value, Token) and value.type == "CALL":
-            # (the tag's end is a list on the stack, after the expression)
-            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
-            if close is not None and isinstance(values[close - 1], nodes.Node):
-                refused = call_refused(values[close - 1])
-                if refused is not None:
-                    return refused
-    return None
+def _in_block_filters(exc, tag):
+    # Whether the parser stopped in the filters of a filter block or a block set, outside their arguments (no
+    # operand ends there)
+    after = [getattr(value, "type", None) for value in exc.values[exc.values.index(tag) + 1:]]
+    return (tag.type == "FILTER" or tag.type == "SET" and "_PIPE" in after and "_ASSIGN" not in after) \
+        and "LPAR" not in after
 
 
 def _as_expression(source, tag, start, stop, d, closed):
@@ -349,7 +405,9 @@ def _as_expression(source, tag, start, stop, d, closed):
     gap = start - opener - len(d.variable_start)
     if gap < 0:
         return None
-    text = re.sub(r"[^\n]", " ", source[:opener]) + d.variable_start + " " * gap + source[start:stop]
+    blank = re.compile(r"[^\n]")
+    text = blank.sub(" ", source[:opener]) + d.variable_start + \
+        blank.sub(" ", source[opener + len(d.variable_start):start]) + source[start:stop]
     return text + " " + d.variable_end if closed else text
 
 
@@ -372,17 +430,24 @@ def _as_block_error(err):
     return message, err.lineno, err.colno, err.end_pos
 
 
-def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
-    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, and
-    # refuses to assign to it: the literal's own error (it is parsed as in {{ }}: read up to its closing bracket,
-    # or on to the end), else "can't assign", to the tuple it is an item of (a comma before or after it), else to
-    # the literal. start: where its bracket is; tokens: the lexed tokens after the bracket.
+def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse, comma_before, comma=None):
+    # Where a target may stand Jinja2 parses a primary (ours: a name), a list or a dict literal among them, or any
+    # expression in parentheses, and refuses to assign to it (unless it is names in parentheses): the literal's own
+    # error (it is parsed as in {{ }}: read up to its closing bracket, or on to the end), else "can't assign", to
+    # the tuple it is an item of (comma_before, or a comma after it), else to what it is. start: where its bracket
+    # is; tokens: the lexed tokens after the bracket; comma: where the last comma of the target's tuple is (or
+    # None), the line Jinja2 gives the tuple.
     stop = after = None
+    inner = inner_comma = None   # where the first token in the bracket is, its last comma outside inner brackets
+    depth = 0
     for error, got, pos, width, inside in tokens:
         if error or inside is None:   # (inside None: the token after the closing bracket)
             after = None if error else got
             break
         stop = pos + width
+        inner = pos if inner is None else inner
+        inner_comma = pos if got == "," and depth == 0 else inner_comma
+        depth += (got in ("(", "[", "{")) - (got in (")", "]", "}"))
     text = _as_expression(source, tag, start, stop if after else len(source), d, after is not None)
     if text is None:
         return None
@@ -391,23 +456,48 @@ def _bracket_target(exc, source, tag, start, tokens, d, tables, reparse):
         return _as_block_error(err)
     if tree is None:
         return None
-    what = "tuple" if _type_at(exc.values, 1) == "_COMMA" or after == "," else \
-        "list" if source[start] == "[" else "dict"
+    expr = [node for node in tree.body if type(node) is nodes.Output][-1].expr
+    if assignable(expr):
+        return None
+    tuple_item = comma_before or after == ","
     line = source.count("\n", 0, start) + 1
     col = start - source.rfind("\n", 0, start)
-    return f"can't assign to {what!r}", line, col, (line, col + 1)
+    # (Jinja2's line is its node's: a tuple's last comma, else where the expression in parentheses starts)
+    at = comma if tuple_item else None if source[start] != "(" else inner_comma if type(expr) is nodes.TupleExpr \
+        else inner
+    if at is not None and source.count("\n", 0, at) + 1 != line:
+        line, col = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+    return f"can't assign to {'tuple' if tuple_item else node_kind(expr)!r}", line, col, (line, col + 1)
+
+
+def _parenthesised_target(exc, source, tag, target, tag_end, d, tables, reparse):
+    # The error where the parser stopped inside parentheses of a target (from exc.values[target] on): Jinja2 reads
+    # any expression there (see _bracket_target); None where no parenthesis is open
+    values = exc.values
+    lpar = next((at for at in range(target, len(values)) if getattr(values[at], "type", None) == "LPAR"), None)
+    if lpar is None:
+        return None
+    tokens = lexed_as_jinja(source, values[lpar].start_pos, tag_end)
+    next(tokens)   # (the parenthesis)
+    return _bracket_target(exc, source, tag, values[lpar].start_pos, tokens, d, tables, reparse, lpar > target,
+                           last_comma(source, target_first(values, target), tag_end, tag.type == "SET"))
 
 
 def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     # A call block's expression as Jinja2 parses it, where ours stopped in it: any expression (ours: calls, lookups,
     # filters and tests), then it must be a call. The expression's own error, or "expected call"; None where it is a
-    # call (the parser's message stands), and where the lexer refuses the text or a comma ends it first.
+    # call (the parser's message stands), and where the lexer refuses the text (or the template ends) before the
+    # parser stops, or a comma ends it first.
     tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name")
     start = signature = None   # where the expression starts, after the signature's `(...)` if there is one
     outside = set()   # where tokens outside any bracket start
+    # whether the lexer refuses the text (cut), or the template ends, before the tag's end (Jinja2's parser may
+    # stop before)
+    cut = ended = False
     for error, got, pos, width, inside in tokens:
         if error or got == "end of template":
-            return None
+            cut, ended = error is not None, error is None
+            break
         if start is None and (signature is None and got != "(" or signature and inside is None):
             start = pos
         signature = signature or got == "("
@@ -418,25 +508,38 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     stop = pos
     if start is None or tok.start_pos < start or stop == start:
         return None
-    text = _as_expression(source, tag, start, stop, d, True)
+    text = _as_expression(source, tag, start, stop, d, not ended)
     tree, stopped, err = _reparsed(reparse, text, d, tables) if text is not None else (None, None, None)
     if stopped is not None and err is not None:
-        at = stopped.token.start_pos if isinstance(stopped, lalr.UnexpectedToken) else stopped.pos_in_stream
-        if at < stop and at in outside and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
+        at = stopped.pos_in_stream if not isinstance(stopped, lalr.UnexpectedToken) else \
+            stop if stopped.token.type == "$END" else stopped.token.start_pos
+        if (at < stop and at in outside or ended and at == stop) and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
             # (an expression ends there: Jinja2's parser stops before the token that does not go on)
             tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
+        elif cut and at >= stop:   # (the lexer refuses the text before the parser stops)
+            return _lexer_error(source, error, stop)
         elif at >= stop and got == ",":   # (it wants more where the comma is: what it says of the tag's end)
             line, col = source.count("\n", 0, stop) + 1, stop - source.rfind("\n", 0, stop)
             return err.message.replace("'end of print statement'", "','"), line, col, (line, col + 1)
+    elif cut:
+        return _lexer_error(source, error, stop)
     if err is not None:
         return _as_block_error(err)
     if tree is None:
         return None
     head = [node for node in tree.body if type(node) is nodes.Output][-1].expr
-    if call_refused(head) is None:
+    if call_refused(head, tag) is None:
         return None
     line, col = source.count("\n", 0, start) + 1, start - source.rfind("\n", 0, start)   # (under the expression)
+    if line != tag.end_line:   # (on the line of the tag's name, as Jinja2)
+        return "expected call", tag.end_line, tag.end_column - len("call"), (tag.end_line, tag.end_column)
     return "expected call", line, col, (line, col + len(source[start:stop].rstrip().split("\n")[0]))
+
+
+def _lexer_error(source, error, pos):
+    # (message, line, column, end) of the lexer's error at pos
+    line, col = source.count("\n", 0, pos) + 1, pos - source.rfind("\n", 0, pos)
+    return error, line, col, (line, col + 1)
 
 
 def describe(exc, source, delimiters, tables, reparse=None):
@@ -444,19 +547,23 @@ def describe(exc, source, delimiters, tables, reparse=None):
     # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
     # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
     # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
-    refused = _refused_before(exc, source)
+    refused = refused_before(exc, source, delimiters)
     if refused is not None:
         return refused
     stack = open_blocks(exc)
     if isinstance(exc, lalr.UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
-            return _end_of_template(exc, source, stack, delimiters, tables)
+            return _end_of_template(exc, source, stack, delimiters, tables, reparse)
         in_body = _in_body(exc)
         if tok.type in _TAG_TERMINALS and in_body:
             span = tag_span(tok)
             name = _TAG_TERMINALS[tok.type]
             msg = block_message(f"Encountered unknown tag {name!r}.", stack, found=name)
+            at = tok.start_pos + tok.value.find(name, max(0, tok.value.find(delimiters.block_start)))
+            if source.count("\n", span.start, at):   # (on the name's line, as Jinja2)
+                line, col = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+                return TemplateSyntaxError(msg, line, col, end=(line, col + len(name)))
             return TemplateSyntaxError(msg, span.line, span.col, end=(span.end_line, span.end_col))
         span = token_span(tok)
         if [getattr(value, "type", None) for value in exc.values[-2:]] == ["BLOCK", "NAME"] and \
