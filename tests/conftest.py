@@ -66,6 +66,7 @@ def pytest_sessionfinish(session):
 _RELAYED = []
 
 
+@pytest.hookimpl(optionalhook=True)   # an xdist hook: unknown without it
 def pytest_testnodedown(node, error):
     line = getattr(node, "workeroutput", {}).get("differential")
     if line:
