@@ -8,10 +8,11 @@ import pytest
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(_HERE, "support"), os.path.join(os.path.dirname(_HERE), "tools")]
 
-# Where pytest-xdist is installed (the `test` extra), `python -m pytest` runs the files in parallel, one worker per
-# CPU (at most MAX_WORKERS): the suite is about six minutes of CPU. A file's tests stay together on one worker
-# (--dist loadfile): the hostile suites run their cases once per file, in a module fixture. `-n 0` runs in this
-# process, `-n N` with N workers; without pytest-xdist (the PyPy step of .ci/run) everything runs here.
+# Where pytest-xdist is installed (the `test` extra), the whole suite (`python -m pytest`, no paths) runs its files
+# in parallel, one worker per CPU (at most MAX_WORKERS): it is about six minutes of CPU. A file's tests stay together
+# on one worker (--dist loadfile): the hostile suites run their cases once per file, in a module fixture. Named
+# files or tests run in this process (starting workers costs more than a few files gain), unless -n says otherwise;
+# `-n 0` runs the whole suite here. Without pytest-xdist (the PyPy step of .ci/run) everything runs here.
 MAX_WORKERS = 4
 # Files that take longest (seconds of CPU on a 2-core VM in brackets), handed out first so that no long file starts
 # last and runs alone at the end; the rest follow in their usual order.
@@ -39,7 +40,9 @@ def pytest_cmdline_main(config):
     """-n and --dist by default (see above); xdist's own hook runs after this one and sets the workers up."""
     if not config.pluginmanager.hasplugin("xdist") or "PYTEST_XDIST_WORKER" in os.environ:
         return
-    if config.option.numprocesses is None and not config.option.collectonly and not config.option.usepdb:
+    whole_suite = not getattr(config.option, "file_or_dir", None)
+    if config.option.numprocesses is None and whole_suite and not config.option.collectonly \
+            and not config.option.usepdb:
         workers = min(MAX_WORKERS, _cpus())
         if workers > 1:
             config.option.numprocesses = workers
