@@ -14,17 +14,21 @@ sys.path[:0] = [os.path.join(_HERE, "support"), os.path.join(os.path.dirname(_HE
 # files or tests run in this process (starting workers costs more than a few files gain), unless -n says otherwise;
 # `-n 0` runs the whole suite here. Without pytest-xdist (the PyPy step of .ci/run) everything runs here.
 MAX_WORKERS = 4
-# Files that take longest (seconds of CPU on a 2-core VM in brackets), handed out first so that no long file starts
-# last and runs alone at the end; the rest follow in their usual order.
+# Files that take longest (in brackets: seconds in a serial run of the suite, 2-core VM with other work beside it),
+# handed out first so that no long file starts last and runs alone at the end; the rest follow in their usual order.
 SLOW_FILES = [
-    "test_surfaces.py",        # (45) a child process per case
-    "test_hostile.py",         # (40) a child process per worker, 870 cases
-    "test_render_errors.py",   # (25)
-    "test_hostile_cli.py",     # (20) the CLI in child processes, signals
-    "test_parser_vs_lark.py",  # (20)
-    "test_bombs.py",           # (11)
-    "test_cli_signals.py",     # (10) the CLI in child processes, signals
-    "test_kernels.py",         # (8)
+    "test_surfaces.py",        # (81) a child process per case, two at a time
+    "test_hostile.py",         # (64) two worker processes, 870 cases
+    "test_render_errors.py",   # (39)
+    "test_hostile_cli.py",     # (34) the CLI in child processes
+    "test_parser_vs_lark.py",  # (21)
+    "test_bombs.py",           # (17)
+    "test_cli_signals.py",     # (16) the CLI in child processes
+    "test_kernels.py",         # (12)
+    "test_grammar.py",         # (8)
+    "test_fused.py",           # (8)
+    "test_scale.py",           # (7) Dask and datasets start their own workers
+    "test_readme.py",          # (6)
 ]
 
 
