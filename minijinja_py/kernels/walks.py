@@ -16,7 +16,7 @@ from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import BIG_STR
 from .select import kernel
 from ..core.errors import LimitExceeded, located
-from ..core.state import MISSING, check_items, out_of_fuel
+from ..core.state import CHAR_SHIFT, MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 
 __all__ = ["walk"]
@@ -49,9 +49,9 @@ def walk(node):
             rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            walker(f, out, items, step)
+            size = walker(f, out, items, step)   # (the output's size where the walker counted it)
             if counts_output:
-                count_output(rs, out, start)
+                count_output(rs, out, start, size)
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
     return run_list
@@ -69,6 +69,9 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
+    texts = _item_texts(slot, found) if found is not None and len(runs) == 1 else None
+    if texts is not None:
+        return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
         return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
@@ -108,6 +111,57 @@ def _item_table(slot, node):
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
     return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
+
+
+def _item_texts(slot, found):
+    # ({constant: text or None}, the text of any other value or None) where _item_table's every run (or nothing)
+    # prints one key of the item between constants (text.py's one-key closures say so: item_text), else None.
+    key, key2, _, runs, default = found
+    texts = {}
+    for value, run in (*runs.items(), (MISSING, default)):
+        text = getattr(run, "item_text", None) if run is not None else (slot,)
+        if text is None or text[0] != slot or key2 is not None:
+            return None
+        texts[value] = text[1:] or None
+    return texts, texts.pop(MISSING)
+
+
+def _walk_texts(slot, key, kind, texts, default, a):
+    # _walk_switch for a body that is one switch (or compare) on a key of the item whose every branch prints one key
+    # of the item between constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text
+    # appended here where the item is a plain dict and the key a plain str, as the branch's kernel does (a long one
+    # as its general closure does: charged per 16 characters where it makes a `+` sum, noted for max_output), its
+    # size counted; anything else through the statement's kernel a, which reads it all again (the reads in line ran
+    # nothing). -> the output's size where nothing else appended to it (for the loop to count), else None.
+    def walk_texts(f, out, items, step, slot=slot, key=key, kind=kind, texts=texts, default=default, a=a):
+        size, exact = 0, True   # (no break or continue: the branches print)
+        for item in items:
+            f[slot] = item
+            if type(item) is dict and type(value := item.get(key)) is kind:
+                text = texts.get(value, default)
+                if text is None:
+                    continue
+                before, read, after, room, sums, method = text
+                if type(value := item.get(read)) is str:
+                    if method is not None and len(value) < BIG_STR:
+                        value = method(value)   # (as text.py reads it)
+                    if (length := len(value)) < room:
+                        out += (before, value, after)
+                        size += length + BIG_STR - room
+                        continue
+                    rs, length = f[0], length + BIG_STR - room   # (a long text: as the general closure does)
+                    steps, limits = length >> CHAR_SHIFT if sums else 0, rs.limits
+                    if method is None and sums is not None and steps <= rs.fuel and (not sums or length <=
+                            limits.max_string) and length <= limits.max_output - rs.output_size - rs.big_pending:
+                        rs.fuel -= steps
+                        rs.big_pending += length
+                        out += (before, value, after)
+                        size += length
+                        continue
+            exact = False
+            a(f, out)
+        return size if exact else None
+    return walk_texts
 
 
 def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):

@@ -42,15 +42,18 @@ class NotText:
         return 0
 
 
-def count_output(rs, out, start):
+def count_output(rs, out, start, size=None):
     # Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
     # (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
     # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
     # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
     # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
-    # render handed out piece by piece: core.state.PiecewiseRenderState.)
+    # render handed out piece by piece: core.state.PiecewiseRenderState.) size: their size where the loop counted
+    # it as it appended them (walks._walk_texts).
     count = len(out) - start
-    if count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
+    if size is not None:
+        pass
+    elif count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
         size = len(out[start]) if count else 0
     elif count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
         try:
