@@ -54,9 +54,9 @@ class Test:
 # ------------------------------------------------------------------------------------------------- statements
 class Emit:
     # A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
-    # counted (the run counts its output; False in a loop body, whose loop counts it), sums (what general does with
-    # a text of BIG_STR characters or more: True, makes it as a `+` sum, charged a step per 16 characters and
-    # checked against max_string; False, prints it and charges nothing; None, neither for sure).
+    # counted (the run counts its output; False in a loop body, whose loop counts it), sums (what general does with a
+    # text of BIG_STR characters or more: True, a `+` sum's, a step per 16 characters and max_string checked; False,
+    # prints it, charging nothing; None, neither for sure).
     __slots__ = ("parts", "counted", "general", "sums")
 
     def __init__(self, parts, counted, general, sums=None):

@@ -69,11 +69,23 @@ def _join_one(texts, read, room, general, counted, sums):
 
 def _join_two(texts, reads, room, general, counted):
     (before, middle, after), (first, second) = texts, reads
-    slot, key, method, read_path = spec(first, False, True)
-    slot2, key2, method2, read_path2 = spec(second, False, True)
+    (slot, key, _, read_path), (slot2, key2, _, read_path2) = spec(first, False, True), spec(second, False, True)
     if read_path is None and read_path2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
-    return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
+
+    def run_two_reads(f, out, after=after, before=before, counted=counted, first=reader(first), general=general,
+                      middle=middle, room=room, second=reader(second)):   # (a read in line runs nothing)
+        value, value2 = first(f), second(f)
+        if type(value) is str and type(value2) is str and len(value) + len(value2) < room:
+            if counted:
+                rs, size = f[0], BIG_STR - room + len(value) + len(value2)
+                if rs.output_size + size > rs.limits.max_output:
+                    return general(f, out)   # which fails as it should
+                rs.output_size += size
+            out += (before, value, middle, value2, after)
+            return
+        general(f, out)
+    return run_two_reads
 
 
 def _one_key(before, slot, key, after, room, general, sums):

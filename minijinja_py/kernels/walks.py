@@ -16,8 +16,8 @@ from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import BIG_STR
 from .select import kernel
 from ..core.errors import LimitExceeded, located
-from ..core.state import CHAR_SHIFT, MISSING, check_items, out_of_fuel
-from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
+from ..core.state import MISSING, check_items, out_of_fuel
+from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
 
 __all__ = ["walk"]
 
@@ -69,8 +69,7 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
-    texts = _item_texts(slot, found) if found is not None and len(runs) == 1 else None
-    if texts is not None:
+    if found is not None and len(runs) == 1 and (texts := _item_texts(slot, found)) is not None:
         return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
         return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
@@ -114,25 +113,20 @@ def _item_table(slot, node):
 
 
 def _item_texts(slot, found):
-    # ({constant: text or None}, the text of any other value or None) where _item_table's every run (or nothing)
-    # prints one key of the item between constants (text.py's one-key closures say so: item_text), else None.
-    key, key2, _, runs, default = found
-    texts = {}
-    for value, run in (*runs.items(), (MISSING, default)):
-        text = getattr(run, "item_text", None) if run is not None else (slot,)
-        if text is None or text[0] != slot or key2 is not None:
-            return None
-        texts[value] = text[1:] or None
-    return texts, texts.pop(MISSING)
+    # ({constant: text or None}, the text of any other value or None) where _item_table's every run prints one key of
+    # the item between constants (text.py's one-key kernels say so: item_text) or nothing; else None.
+    texts = {value: getattr(run, "item_text", None) if run is not None else (slot,) for value, run in
+             (*found[3].items(), (MISSING, found[4]))}
+    if found[1] is None and all(text is not None and text[0] == slot for text in texts.values()):
+        texts = {value: text[1:] or None for value, text in texts.items()}
+        return texts, texts.pop(MISSING)
 
 
 def _walk_texts(slot, key, kind, texts, default, a):
-    # _walk_switch for a body that is one switch (or compare) on a key of the item whose every branch prints one key
-    # of the item between constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text
-    # appended here where the item is a plain dict and the key a plain str, as the branch's kernel does (a long one
-    # as its general closure does: charged per 16 characters where it makes a `+` sum, noted for max_output), its
-    # size counted; anything else through the statement's kernel a, which reads it all again (the reads in line ran
-    # nothing). -> the output's size where nothing else appended to it (for the loop to count), else None.
+    # _walk_switch for one switch on a key of the item whose every branch prints one key of the item between
+    # constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text made here as the branch's
+    # kernel (or, long, its general closure: Emit.sums) makes it, its size counted: -> the size, or None where a (the
+    # statement's kernel, which reads it all again: the reads in line ran nothing) ran.
     def walk_texts(f, out, items, step, slot=slot, key=key, kind=kind, texts=texts, default=default, a=a):
         size, exact = 0, True   # (no break or continue: the branches print)
         for item in items:
@@ -145,17 +139,11 @@ def _walk_texts(slot, key, kind, texts, default, a):
                 if type(value := item.get(read)) is str:
                     if method is not None and len(value) < BIG_STR:
                         value = method(value)   # (as text.py reads it)
-                    if (length := len(value)) < room:
+                    if (length := len(value) + BIG_STR - room) < BIG_STR:
                         out += (before, value, after)
-                        size += length + BIG_STR - room
-                        continue
-                    rs, length = f[0], length + BIG_STR - room   # (a long text: as the general closure does)
-                    steps, limits = length >> CHAR_SHIFT if sums else 0, rs.limits
-                    if method is None and sums is not None and steps <= rs.fuel and (not sums or length <=
-                            limits.max_string) and length <= limits.max_output - rs.output_size - rs.big_pending:
-                        rs.fuel -= steps
-                        rs.big_pending += length
-                        out += (before, value, after)
+                    elif method is not None or not append_long(f[0], out, (before, value, after), length, sums):
+                        length = None
+                    if length is not None:
                         size += length
                         continue
             exact = False

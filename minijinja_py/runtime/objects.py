@@ -8,12 +8,13 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 from collections import deque
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
-from ..core.state import BIG_STR, MISSING, limit_exceeded, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
 from .markup import Markup
 from .printing import safe_repr
 
 __all__ = [
-    "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "BreakLoop", "ContinueLoop", "NotText", "append_long", "count_output", "join_output", "captured_text",
+    "LoopContext", "MacroCode", "Macro",
     "call_macro", "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
 ]
 
@@ -69,6 +70,21 @@ def count_output(rs, out, start, size=None):
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+def append_long(rs, out, pieces, size, sums):
+    # Append the pieces of a text of BIG_STR characters or more (size: theirs) that a loop counts, as a run of text
+    # and {{ }} appends it (kernels/ir.py: Emit.sums; True: made as a `+` sum, charged a step per 16 characters,
+    # max_string checked; False: printed) and notes it for max_output, where every limit holds: True; else False,
+    # nothing done (the run's general closure fails as it should).
+    limits, steps = rs.limits, size >> CHAR_SHIFT if sums else 0
+    if sums is None or steps > rs.fuel or sums and size > limits.max_string or \
+            rs.output_size + rs.big_pending + size > limits.max_output:
+        return False
+    rs.fuel -= steps
+    rs.big_pending += size
+    out += pieces
+    return True
 
 
 _JOINED_PIECES = 4096
