@@ -40,8 +40,8 @@ def text_reads(node):
 def _join_one(texts, read, room, general, counted, sums):
     before, after = texts
     slot, key, method, read_path = read
-    if read_path is None and not counted and method is None:
-        return _one_key(before, slot, key, after, room, general, sums)
+    if read_path is None and not counted:
+        return _one_key(before, slot, key, method, after, room, general, sums)
 
     def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
             read_path=read_path, room=room, slot=slot):
@@ -62,8 +62,6 @@ def _join_one(texts, read, room, general, counted, sums):
             out += (before, value, after)
             return
         general(f, out)
-    if key is not None and not counted:   # what a walk may do in line (walks._item_texts)
-        run_one_read.item_text = (slot, before, key, after, room, sums, method)
     return run_one_read
 
 
@@ -88,11 +86,11 @@ def _join_two(texts, reads, room, general, counted):
     return run_two_reads
 
 
-def _one_key(before, slot, key, after, room, general, sums):
-    # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`),
+def _one_key(before, slot, key, method, after, room, general, sums):
+    # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
     # printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
     # missing one raises, and the general closure prints the undefined.)
-    def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general):
+    def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general, method=method):
         value = f[slot]
         if key is not None:
             if type(value) is dict:
@@ -103,11 +101,11 @@ def _one_key(before, slot, key, after, room, general, sums):
             else:
                 value = attribute(value, key)
         if type(value) is str and len(value) < room:
-            out += (before, value, after)
+            out += (before, value if method is None else method(value), after)
         else:
             general(f, out)
     if key is not None:   # what a walk may do in line (walks._item_texts)
-        run_one_key.item_text = (slot, before, key, after, room, sums, None)
+        run_one_key.item_text = (slot, before, key, after, room, sums, method)
     return run_one_key
 
 
