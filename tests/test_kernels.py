@@ -113,6 +113,30 @@ def test_a_string_or_truth_test_that_prints_its_read_reads_once_only_where_the_p
     assert [key for _, key in calls] == ["c", "t"]
 
 
+def test_a_switch_whose_branches_print_a_key_of_the_item_is_walked_in_line():
+    # walks._walk_texts: every branch (and the else, or nothing) one text kernel printing a key of the item
+    from minijinja_py.kernels import walks
+    calls = []
+    original = walks._walk_texts
+
+    def spy(*args):
+        calls.append(args[1])
+        return original(*args)
+    walks._walk_texts = spy
+    try:
+        for source in ("{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}"
+                       "{{ '[' + m.content|trim }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.k == 1 %}{{ m.c }}{% else %}E{{ m.d }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% else %}E{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.role == 'a' %}<{{ x.content }}>{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% endif %}{{ m.role }}{% endfor %}",
+                       "{% for m in ms %}{% if m.a.b == 'a' %}<{{ m.content }}>{% endif %}{% endfor %}"):
+            assert "walks/walk" in chosen_by(source)
+    finally:
+        walks._walk_texts = original
+    assert calls == ["role", "k"]   # (a constant text, another variable, a second statement, a key of a key: not)
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -408,6 +432,10 @@ LATTICE = {
         "{% set r = r|upper %}{{ '<' + r + '>' + m.content }}{% endfor %}{{ r }}",
         "{% for m in ms %}{% set c = m['content']|trim %}[{{ c }}]{% set c = c ~ '!' %}{{ c }}{% endfor %}"
         "{% for v in x %}{% set c = v.role %}{{ c }}{% if c %}T{% endif %}{% endfor %}",
+        # a switch whose every branch prints a key of the item: the text made in the walk, its output counted there
+        "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content|trim }}"
+        "{% else %}{{ m.role }}{% endif %}{% endfor %}",
+        "{% for m in ms %}{% if m.role != 'a' %}{{ m.content + '!' }}{% endif %}{% endfor %}{{ m.role }}",
     ],
 }
 
@@ -455,6 +483,8 @@ LIMIT_SNIPPETS = [
     "{% for m in ms %}<{% if m.role == 'b' %}{% break %}{% endif %}>{% endfor %}",
     "{% for x in ms %}{% for y in ms %}{{ y.role }}{% endfor %}{% endfor %}",
     "{% for m in ms %}{% set r = m.role|upper %}{{ r }},{{ m.content }}{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content }}{% endif %}"
+    "{% endfor %}",
 ]
 
 
@@ -487,6 +517,10 @@ LONG_SNIPPETS = [
     "{% for m in ms %}{{ m.role + ':' }}{{ m.content + '|' }}{% endfor %}",           # two chains
     "{% for m in ms %}{{ m.role + m.content + m.role }}{% endfor %}",                 # three reads
     "{% for m in ms %}{{ m.role ~ m.content }}{% endfor %}",                          # `~`: see below
+    # a switch per item whose branches print the content: made in the walk, printed or summed, or through a method
+    "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content }}{% endif %}"
+    "{% endfor %}",
+    "{% for m in ms %}{% if m.role == 'a' %}{{ m.content }}{% else %}{{ '<' + m.content|trim }}{% endif %}{% endfor %}",
     "{{ '<' + x + '>' }}", "<{{ x }}>{{ x }}",                                        # counted where they print
 ]
 

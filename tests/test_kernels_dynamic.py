@@ -278,6 +278,12 @@ CASES = [
      True),
     ("walks/walk", "chat", "{% for m in [{'role': {'x': 'a'}}, {'role': {'x': 3}}, {'role': 'a'}, {}] %}{% if m.role"
      ".x == 'a' %}A{% else %}E{% endif %}{% if m.k == none %}N{% endif %}{% endfor %}", AB, True),
+    # a switch whose branches print a key of the item, made in the walk: data changed between walks
+    ("walks/walk", "mutable", "{% for a in xs %}{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif "
+     "m.role == 'b' %}{{ '[' + m.role }}{% endif %}{% endfor %}{% do ms[0].update(role='b', content=none) %}"
+     "{% do ms.append({'role': 'a', 'content': 'Q'}) if loop.first %};{% endfor %}", AB, True),
+    ("walks/walk", "chat", "{% for a in xs %}{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% else %}"
+     "{{ m.role }}{% endif %}{% endfor %}{{ hook(ms[0], 'q') }};{% endfor %}", ABA, True),
     # loops printing keys of the item, statements between texts: data changed between walks, or by the statement
     ("walks/walk", "chat", "{% for a in xs %}{% for m in ms %}<{{ m.role }}>{% endfor %}{{ grow() if loop.first }}"
      "{{ hook(ms[0], 'q') }};{% endfor %}", AB, True),

@@ -162,7 +162,7 @@ def lower(c, item):
     if type(item) is list:
         for node in item:
             node.span = place(node.span)
-        return Emit(_print_parts(c, item), not c.counted_by_loop, print_run(c, item))
+        return Emit(_print_parts(c, item), not c.counted_by_loop, *print_run(c, item))
     if type(item) is not n.Load:   # (a load tag reads the source around its Span)
         item.span = place(item.span)
     if type(item) is n.If:

@@ -57,19 +57,20 @@ def s_output(c, node):
 
 
 def print_run(c, nodes):
-    # run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with
+    # (run(f, out), sums) for a run of text and {{ }} statements (not under autoescape): each value printed with
     # Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
-    # loop body, by the loop: context.py).
+    # loop body, by the loop: context.py); sums: what run does with a long text read in line (kernels/ir.py: Emit).
     printed_call = _print_call(c, nodes)
     if printed_call is not None:
-        return printed_call
+        return printed_call, None
     parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
-            sum_alone = isinstance(node.expr, n.BinOp) and node.expr.op == "+"
-            return (_print_joined(c, nodes, general) if sum_alone else None) or general
+            joined = _print_joined(c, nodes, general) if node.expr.__class__ is n.BinOp and node.expr.op == "+" \
+                else None
+            return (general, _prints_reads(nodes)) if joined is None else (joined, True)
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -78,7 +79,7 @@ def print_run(c, nodes):
             parts.append(text)
     counted, first_span = not c.counted_by_loop, nodes[0].span
     if len(parts) == 1 and type(parts[0]) is str:
-        return _print_text(parts[0], counted, first_span)
+        return _print_text(parts[0], counted, first_span), False
     values = [part for part in parts if type(part) is not str]
     if len(values) == 1 and len(parts) <= 3:
         before = parts[0] if type(parts[0]) is str else ""
@@ -86,7 +87,15 @@ def print_run(c, nodes):
         general = _print_one_part(before, values[0], after, counted, first_span)
     else:
         general = _print_parts(tuple(parts), counted, first_span)
-    return _print_joined(c, nodes, general) or general
+    joined = _print_joined(c, nodes, general)
+    return (general, _prints_reads(nodes)) if joined is None else (joined, True)
+
+
+def _prints_reads(nodes):
+    # False where every value of the run is a variable or a key of one, printed as it is (a long one charges
+    # nothing), else None (an operator or a filter may charge for it).
+    reads = (n.Const, n.Name, n.Getattr, n.Getitem)
+    return None if any(node.__class__ is n.Output and node.expr.__class__ not in reads for node in nodes) else False
 
 
 def _print_call(c, nodes):

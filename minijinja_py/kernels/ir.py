@@ -54,11 +54,13 @@ class Test:
 # ------------------------------------------------------------------------------------------------- statements
 class Emit:
     # A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
-    # counted (the run counts its output; False in a loop body, whose loop counts it).
-    __slots__ = ("parts", "counted", "general")
+    # counted (the run counts its output; False in a loop body, whose loop counts it), sums (what general does with a
+    # text of BIG_STR characters or more: True, a `+` sum's, a step per 16 characters and max_string checked; False,
+    # prints it, charging nothing; None, neither for sure).
+    __slots__ = ("parts", "counted", "general", "sums")
 
-    def __init__(self, parts, counted, general):
-        self.parts, self.counted, self.general = parts, counted, general
+    def __init__(self, parts, counted, general, sums=None):
+        self.parts, self.counted, self.general, self.sums = parts, counted, general, sums
 
     @property
     def signature(self):

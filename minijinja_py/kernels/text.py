@@ -31,17 +31,17 @@ def text_reads(node):
     if room <= 0:
         return None
     if len(reads) == 1:
-        return _join_one(texts, spec(reads[0], True, True), room, general, counted)
+        return _join_one(texts, spec(reads[0], True, True), room, general, counted, node.sums)
     if len(reads) == 2:
-        return _join_two(texts, spec(reads[0], True, True), spec(reads[1], True, True), room, general, counted)
+        return _join_two(texts, reads, room, general, counted)
     return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
 
 
-def _join_one(texts, read, room, general, counted):
+def _join_one(texts, read, room, general, counted, sums):
     before, after = texts
     slot, key, method, read_path = read
     if read_path is None and not counted:
-        return _one_key(before, slot, key, method, after, room, general)
+        return _one_key(before, slot, key, method, after, room, general, sums)
 
     def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
             read_path=read_path, room=room, slot=slot):
@@ -65,68 +65,32 @@ def _join_one(texts, read, room, general, counted):
     return run_one_read
 
 
-def _join_two(texts, first, second, room, general, counted):
-    before, middle, after = texts
-    slot, key, method, read_path = first
-    slot2, key2, method2, read_path2 = second
-    if read_path is None and read_path2 is None and method is None and method2 is None and not counted:
+def _join_two(texts, reads, room, general, counted):
+    (before, middle, after), (first, second) = texts, reads
+    (slot, key, _, read_path), (slot2, key2, _, read_path2) = spec(first, False, True), spec(second, False, True)
+    if read_path is None and read_path2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
 
-    def run_two_reads(f, out, read_path=read_path, slot=slot, key=key, method=method, read_path2=read_path2,
-                      slot2=slot2, key2=key2, method2=method2, room=room, before=before, middle=middle, after=after,
-                      counted=counted, general=general):
-        if read_path is None:
-            value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        else:
-            value = read_path(f)
-        if type(value) is str:
-            if read_path2 is None:
-                value2 = f[slot2]
-                if key2 is not None:
-                    value2 = value2.get(key2, ABSENT) if type(value2) is dict else attribute(value2, key2)
-                if method2 is not None:
-                    value2 = method2(value2) if type(value2) is str and len(value2) < BIG_STR else MISSING
-            else:
-                value2 = read_path2(f)
-            if type(value2) is str and len(value) + len(value2) < room:
-                if counted:
-                    rs, size = f[0], BIG_STR - room + len(value) + len(value2)
-                    if rs.output_size + size > rs.limits.max_output:
-                        return general(f, out)   # which fails as it should
-                    rs.output_size += size
-                out += (before, value, middle, value2, after)
-                return
+    def run_two_reads(f, out, after=after, before=before, counted=counted, first=reader(first), general=general,
+                      middle=middle, room=room, second=reader(second)):   # (a read in line runs nothing)
+        value, value2 = first(f), second(f)
+        if type(value) is str and type(value2) is str and len(value) + len(value2) < room:
+            if counted:
+                rs, size = f[0], BIG_STR - room + len(value) + len(value2)
+                if rs.output_size + size > rs.limits.max_output:
+                    return general(f, out)   # which fails as it should
+                rs.output_size += size
+            out += (before, value, middle, value2, after)
+            return
         general(f, out)
     return run_two_reads
 
 
-def _one_key(before, slot, key, method, after, room, general):
+def _one_key(before, slot, key, method, after, room, general, sums):
     # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
     # printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
     # missing one raises, and the general closure prints the undefined.)
-    if method is None:
-        def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general):
-            value = f[slot]
-            if key is not None:
-                if type(value) is dict:
-                    try:
-                        value = value[key]
-                    except KeyError:
-                        return general(f, out)
-                else:
-                    value = attribute(value, key)
-            if type(value) is str and len(value) < room:
-                out += (before, value, after)
-            else:
-                general(f, out)
-        return run_one_key
-
-    def run_one_key_method(f, out, slot=slot, key=key, room=room, before=before, after=after, method=method,
-                           general=general):
+    def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general, method=method):
         value = f[slot]
         if key is not None:
             if type(value) is dict:
@@ -137,10 +101,12 @@ def _one_key(before, slot, key, method, after, room, general):
             else:
                 value = attribute(value, key)
         if type(value) is str and len(value) < room:
-            out += (before, method(value), after)
+            out += (before, value if method is None else method(value), after)
         else:
             general(f, out)
-    return run_one_key_method
+    if key is not None:   # what a walk may do in line (walks._item_texts)
+        run_one_key.item_text = (slot, before, key, after, room, sums, method)
+    return run_one_key
 
 
 def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):

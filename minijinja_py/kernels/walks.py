@@ -17,7 +17,7 @@ from .reads import BIG_STR
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
-from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
+from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
 
 __all__ = ["walk"]
 
@@ -49,9 +49,9 @@ def walk(node):
             rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            walker(f, out, items, step)
+            size = walker(f, out, items, step)   # (the output's size where the walker counted it)
             if counts_output:
-                count_output(rs, out, start)
+                count_output(rs, out, start, size)
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
     return run_list
@@ -69,6 +69,8 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
+    if found is not None and len(runs) == 1 and (texts := _item_texts(slot, found)) is not None:
+        return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
         return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
@@ -108,6 +110,46 @@ def _item_table(slot, node):
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
     return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
+
+
+def _item_texts(slot, found):
+    # ({constant: text or None}, the text of any other value or None) where _item_table's every run prints one key of
+    # the item between constants (text.py's one-key kernels say so: item_text) or nothing; else None.
+    texts = {value: getattr(run, "item_text", None) if run is not None else (slot,) for value, run in
+             (*found[3].items(), (MISSING, found[4]))}
+    if found[1] is None and all(text is not None and text[0] == slot for text in texts.values()):
+        texts = {value: text[1:] or None for value, text in texts.items()}
+        return texts, texts.pop(MISSING)
+
+
+def _walk_texts(slot, key, kind, texts, default, a):
+    # _walk_switch for one switch on a key of the item whose every branch prints one key of the item between
+    # constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text made here as the branch's
+    # kernel (or, long, its general closure: Emit.sums) makes it, its size counted: -> the size, or None where a (the
+    # statement's kernel, which reads it all again: the reads in line ran nothing) ran.
+    def walk_texts(f, out, items, step, slot=slot, key=key, kind=kind, texts=texts, default=default, a=a):
+        size, exact = 0, True   # (no break or continue: the branches print)
+        for item in items:
+            f[slot] = item
+            if type(item) is dict and type(value := item.get(key)) is kind:
+                text = texts.get(value, default)
+                if text is None:
+                    continue
+                before, read, after, room, sums, method = text
+                if type(value := item.get(read)) is str:
+                    if method is not None and len(value) < BIG_STR:
+                        value = method(value)   # (as text.py reads it)
+                    if (length := len(value) + BIG_STR - room) < BIG_STR:
+                        out += (before, value, after)
+                    elif method is not None or not append_long(f[0], out, (before, value, after), length, sums):
+                        length = None
+                    if length is not None:
+                        size += length
+                        continue
+            exact = False
+            a(f, out)
+        return size if exact else None
+    return walk_texts
 
 
 def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):

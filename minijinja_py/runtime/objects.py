@@ -8,12 +8,13 @@ with them. Every class here is address-free when printed (`mj_safe_repr`, see pr
 from collections import deque
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
-from ..core.state import BIG_STR, MISSING, limit_exceeded, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
 from .markup import Markup
 from .printing import safe_repr
 
 __all__ = [
-    "BreakLoop", "ContinueLoop", "NotText", "count_output", "join_output", "captured_text", "LoopContext", "MacroCode", "Macro",
+    "BreakLoop", "ContinueLoop", "NotText", "append_long", "count_output", "join_output", "captured_text",
+    "LoopContext", "MacroCode", "Macro",
     "call_macro", "Namespace", "ChatNamespace", "namespace_set", "GroupTuple",
 ]
 
@@ -42,15 +43,18 @@ class NotText:
         return 0
 
 
-def count_output(rs, out, start):
+def count_output(rs, out, start, size=None):
     # Count the pieces out[start:] against max_output: what a loop appended, counted once when it ends
     # (compile/context.py: output). Up to _JOINED_PIECES of them are joined into one (the same text; C's join sums
     # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
     # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
     # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
-    # render handed out piece by piece: core.state.PiecewiseRenderState.)
+    # render handed out piece by piece: core.state.PiecewiseRenderState.) size: their size where the loop counted
+    # it as it appended them (walks._walk_texts).
     count = len(out) - start
-    if count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
+    if size is not None:
+        pass
+    elif count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
         size = len(out[start]) if count else 0
     elif count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
         try:
@@ -66,6 +70,21 @@ def count_output(rs, out, start):
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+def append_long(rs, out, pieces, size, sums):
+    # Append the pieces of a text of BIG_STR characters or more (size: theirs) that a loop counts, as a run of text
+    # and {{ }} appends it (kernels/ir.py: Emit.sums; True: made as a `+` sum, charged a step per 16 characters,
+    # max_string checked; False: printed) and notes it for max_output, where every limit holds: True; else False,
+    # nothing done (the run's general closure fails as it should).
+    limits, steps = rs.limits, size >> CHAR_SHIFT if sums else 0
+    if sums is None or steps > rs.fuel or sums and size > limits.max_string or \
+            rs.output_size + rs.big_pending + size > limits.max_output:
+        return False
+    rs.fuel -= steps
+    rs.big_pending += size
+    out += pieces
+    return True
 
 
 _JOINED_PIECES = 4096
