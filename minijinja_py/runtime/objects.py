@@ -51,25 +51,25 @@ def count_output(rs, out, start, size=None):
     # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
     # render handed out piece by piece: core.state.PiecewiseRenderState.) size: their size where the loop counted
     # it as it appended them (walks._walk_texts).
-    count = len(out) - start
-    if size is not None:
-        pass
-    elif count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
-        size = len(out[start]) if count else 0
-    elif count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
-        try:
-            text = "".join(out[start:])
-        except TypeError:   # a NotText (no text: its block's error comes at the render's join)
-            size = sum(map(len, out[start:]))
-        else:
-            out[start:] = (text,)
-            size = len(text)
-    else:
-        size = sum(map(len, out[start:]))
-    rs.output_size += size
+    rs.output_size += _pieces_size(rs, out, start) if size is None else size
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)
     if rs.output_size > rs.limits.max_output:
         raise limit_exceeded(rs.limits, "max_output", "the rendered output")
+
+
+def _pieces_size(rs, out, start):
+    # count_output's size of out[start:], joining them where that is cheaper (above)
+    count = len(out) - start
+    if count < 2:   # nothing to join (a loop in a macro's body often appends one piece or none)
+        return len(out[start]) if count else 0
+    if count <= _JOINED_PIECES and rs.joins_loop_output and not _long_output(rs, out, start, count):
+        try:
+            text = "".join(out[start:])
+        except TypeError:   # a NotText (no text: its block's error comes at the render's join)
+            return sum(map(len, out[start:]))
+        out[start:] = (text,)
+        return len(text)
+    return sum(map(len, out[start:]))
 
 
 def append_long(rs, out, pieces, size, sums):
