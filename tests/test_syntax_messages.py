@@ -322,8 +322,8 @@ MESSAGES = [
     # the lexer's error right after a literal target comes first; at the end, an error before it where it is
     ("{% set e,9] %}{{ e }}", (1, 11), "unexpected ']'"),
     ("{{ f(k=g(a=1, a=2),\n ", (1, 5), "invalid syntax for function call expression"),
-    # after a trailing comma in a test or a loop's iterable Jinja2 wants an item or the tag's end (or `recursive`):
-    # `if` is a name there, a colon unexpected
+    # after a trailing comma in a test or a loop's iterable Jinja2 wants an item or the tag's end: `if` (and
+    # `recursive`) is a name there, a colon unexpected
     ("{% for x in xs, if x > 1 %}{% endfor %}", (1, 20), "expected token 'end of statement block', got 'x'"),
     ("{% for x in [1], : %}{{ x }}{% endfor %}", (1, 18), "unexpected ':'"),
     ("{% if x, : %}{% endif %}", (1, 10), "unexpected ':'"),

@@ -131,9 +131,9 @@ class Builder:
         return Clause("else", None, c[1], tag_span(c[0]))
 
     def for_block(self, c):
-        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR (no if-expr after a trailing comma)
-        if len(c) == 8:
-            c = c[:4] + [None] + c[4:]
+        # FOR target IN iter [if-expr] [RECURSIVE] body [else] ENDFOR (neither after a trailing comma)
+        if len(c) == 7:
+            c = c[:4] + [None, None] + c[4:]
         tag, target, _in, iterable, cond, recursive, body, else_ = c[:8]
         return n.For(tag_span(tag), target, iterable, body, else_.body if else_ is not None else (),
                      cond, recursive is not None)
