@@ -8,9 +8,9 @@ from .context import place
 from .operands import in_line_place, operand
 from .operators import joined_text, sum_operands
 from ..core.errors import located
-from ..core.state import BIG_STR, CHAR_SHIFT, MISSING
+from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
-from ..runtime.objects import Macro, call_macro
+from ..runtime.objects import Macro, append_long, call_macro
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -349,18 +349,10 @@ def _print_joined_one(pieces, read, room, counted, span, general):
 def _print_long_sum(f, out, pieces, counted, span):
     # A sum of plain strings too long for _print_joined's own test (a long message), made as the chain's closure
     # makes it (joined_text: sized and charged first) and printed as run_value prints it, without reading again:
-    # where a text kernel or run_sum leaves a long message, this is most of the render. (The checks in line where
+    # where a text kernel or run_sum leaves a long message, this is most of the render. (Appended in pieces where
     # every limit holds; else joined_text and _count_output, which fail as they should.)
     rs, size = f[0], sum(map(len, pieces))
-    limits, steps = rs.limits, size >> CHAR_SHIFT
-    pending = rs.output_size + size + (0 if counted else rs.big_pending)
-    if size <= limits.max_string and steps <= rs.fuel and pending <= limits.max_output:
-        rs.fuel -= steps
-        out += pieces   # (the text the sum makes, charged as made, once the render joins it: no copy)
-        if counted:
-            rs.output_size += size
-        else:
-            rs.big_pending += size
+    if append_long(rs, out, pieces, size, True, counted):
         return
     try:
         text = joined_text(rs, pieces, size)
