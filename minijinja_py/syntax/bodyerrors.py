@@ -13,7 +13,7 @@ from .builder import (
 )
 from . import nodes
 from . import delimiters as syntax_options
-from .jinjalex import lexed_as_jinja
+from .jinjalex import block_tag_end, lexed_as_jinja
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
@@ -96,8 +96,7 @@ def _opener(source, at, d):
 def _no_tag_name(source, pos, line, col, width, d):
     # A tag with no name at pos (after its opener, at line:col, width wide): Jinja2's lexer reads the token
     # there before its parser finds it is no name, and may refuse it first (a closing bracket, a character).
-    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    error, got, at, _, _ = next(lexed_as_jinja(source, pos, tag_end))
+    error, got, at, _, _ = next(lexed_as_jinja(source, pos, block_tag_end(d)))
     if error is None and (got == "end of template" or source.count("\n", 0, at) + 1 == line):
         return TemplateSyntaxError("tag name expected", line, col, end=(line, col + width))
     error = error or "tag name expected"   # (on the line of the token where the name should be)
@@ -150,8 +149,7 @@ def _kind(value):
 def _lexer_refuses(source, pos, d):
     # Whether Jinja2's lexer refuses the token at pos, in a block tag (its error comes first where its parser
     # looks at that token before it fails)
-    tag_end = (re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block")
-    return next(lexed_as_jinja(source, pos, tag_end))[0] is not None
+    return next(lexed_as_jinja(source, pos, block_tag_end(d)))[0] is not None
 
 
 def refused_before(exc, source, d):

@@ -7,7 +7,7 @@ the tuple of a target it reads has its last comma (the line it gives the tuple).
 
 import re
 
-__all__ = ["lexed_as_jinja", "refused_argument", "last_comma"]
+__all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "last_comma"]
 
 
 # The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
@@ -30,6 +30,11 @@ def _identifier_end(source, pos):
     while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
         end += 1
     return end
+
+
+def block_tag_end(d):
+    # (pattern, description) of a block tag's end for lexed_as_jinja (d: the delimiters)
+    return re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block"
 
 
 def lexed_as_jinja(source, pos, tag_end, previous=None):

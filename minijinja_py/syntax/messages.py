@@ -23,7 +23,7 @@ from .bodyerrors import (
     assignable, block_message, constant_refused, node_kind, open_blocks, refused_before, target_first, target_start,
     unreadable,
 )
-from .jinjalex import last_comma, lexed_as_jinja, refused_argument
+from .jinjalex import block_tag_end, last_comma, lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
@@ -319,7 +319,7 @@ def _tag_end(tag, d):
     if tag.type == "VAR_OPEN":
         return re.compile("-?" + re.escape(d.variable_end)), "end of print statement"
     if tag.value.lstrip().startswith(d.block_start):
-        return re.compile("[-+]?" + re.escape(d.block_end)), "end of statement block"
+        return block_tag_end(d)
     return None
 
 
