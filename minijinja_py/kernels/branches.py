@@ -63,7 +63,7 @@ def table(node):
     # ({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
     # the constants' type (or ABSENT: equal to none) runs, each value's plan made one closure at compile time.
     if len(node.groups) == 1 and node.plain:
-        return _bodies(node.groups[0])
+        return runs_of(bodies(node.groups[0]))
     ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code
     plans, recheck = _plans(node, ran), (ran, _plan_now(node))
     tails = tuple(_tail(cases, values, else_) for (cases, else_), values in zip(node.groups, node.values))
@@ -184,13 +184,18 @@ def _first_taken(entries, else_, value, recheck, tail):
     return run_first
 
 
-def _bodies(group):
-    # ({value: the body run of the first branch that tests it}, the else run) of a chain without tests.
-    (cases, else_), bodies = group, {}
+def bodies(group):
+    # ({value: the body Block of the first branch that tests it}, the else Block or None) of a chain without tests.
+    (cases, else_), found = group, {}
     for constants, _, _, body in cases:
         for constant in constants:
-            bodies.setdefault(constant, body.run)
-    return bodies, else_.run if else_ is not None else None
+            found.setdefault(constant, body)
+    return found, else_
+
+
+def runs_of(blocks):
+    # ({value: the run of its Block, or None}, the same of another value) of ({value: Block or None}, Block or None).
+    return {value: block and block.run for value, block in blocks[0].items()}, blocks[1] and blocks[1].run
 
 
 def _plans(node, ran):

@@ -11,10 +11,11 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 from operator import length_hint
 
 from .atoms import EQ, NE
-from .branches import table
+from .branches import bodies, runs_of, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import BIG_STR
 from .select import kernel
+from .text import one_key
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
@@ -72,7 +73,7 @@ def _walker(plan, body):
     if found is not None and len(runs) == 1 and (texts := _item_texts(slot, found)) is not None:
         return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
-        return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
+        return _walk_switch(slot, *found[:5], *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
@@ -96,30 +97,40 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, node):
-    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
-    # a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
-    # on a key (or two).
+    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value, the
+    # same of the Blocks run or None where a run is not one Block's) of a body's first statement that is one {% if
+    # item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two).
     if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
-        read, (runs, default) = node.subject, table(node)
+        read, blocks = node.subject, bodies(node.groups[0]) if node.plain else None
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
-        atom, run, other = node.tests[0], node.bodies[0].run, node.else_.run if node.else_ is not None else None
-        read, runs, default = atom.read, {atom.constant: (run, other)[atom.kind == NE]}, (other, run)[atom.kind == NE]
+        atom, body, other = node.tests[0], node.bodies[0], node.else_
+        read, blocks = atom.read, ({atom.constant: (body, other)[atom.kind == NE]}, (other, body)[atom.kind == NE])
     else:
         return None
     keys = read.keys
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
+    runs, default = table(node) if blocks is None else runs_of(blocks)
+    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default, blocks
 
 
 def _item_texts(slot, found):
-    # ({constant: text or None}, the text of any other value or None) where _item_table's every run prints one key of
-    # the item between constants (text.py's one-key kernels say so: item_text) or nothing; else None.
-    texts = {value: getattr(run, "item_text", None) if run is not None else (slot,) for value, run in
-             (*found[3].items(), (MISSING, found[4]))}
-    if found[1] is None and all(text is not None and text[0] == slot for text in texts.values()):
-        texts = {value: text[1:] or None for value, text in texts.items()}
-        return texts, texts.pop(MISSING)
+    # ({constant: text or None}, the text of any other value or None) where _item_table's every Block prints one key
+    # of the item between constants through its text kernel (text.one_key) or is None (prints nothing); else None.
+    if found[1] is None and found[5] is not None:
+        texts = {value: _item_text(slot, block) for value, block in (*found[5][0].items(), (MISSING, found[5][1]))}
+        if all(text is not None for text in texts.values()):
+            texts = {value: text or None for value, text in texts.items()}
+            return texts, texts.pop(MISSING)
+
+
+def _item_text(slot, block):
+    # (key, str method, before, after, room, sums) of _item_texts' Block, () for None; else None.
+    if block is None:
+        return ()
+    node = block.nodes[0] if len(block.nodes) == 1 and block.run is not block.nodes[0].general else None
+    if node is not None and (one := one_key(node)) is not None and one[0] == slot and one[1] is not None:
+        return (*one[1:], node.sums)
 
 
 def _walk_texts(slot, key, kind, texts, default, a):
@@ -135,7 +146,7 @@ def _walk_texts(slot, key, kind, texts, default, a):
                 text = texts.get(value, default)
                 if text is None:
                     continue
-                before, read, after, room, sums, method = text
+                read, method, before, after, room, sums = text
                 if type(value := item.get(read)) is str:
                     if method is not None and len(value) < BIG_STR:
                         value = method(value)   # (as text.py reads it)
