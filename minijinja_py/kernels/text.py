@@ -26,9 +26,9 @@ def text_reads(node):
     if (one := one_key(node)) is not None:
         return _one_key(*one, general)
     if len(reads) == 1:
-        return _join_one(texts, spec(reads[0], True, True), room, general, counted)
+        return _join_one(*texts, *spec(reads[0], True, True), room, general, counted)
     if len(reads) == 2:
-        return _join_two(texts, reads, room, general, counted)
+        return _join_two(*texts, *reads, room, general, counted)
     return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
 
 
@@ -53,10 +53,7 @@ def _pieces(node):
     return tuple(texts), reads, BIG_STR - sum(map(len, texts))
 
 
-def _join_one(texts, read, room, general, counted):
-    before, after = texts
-    slot, key, method, read_path = read
-
+def _join_one(before, after, slot, key, method, read_path, room, general, counted):
     def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
             read_path=read_path, room=room, slot=slot):
         if read_path is None:
@@ -79,8 +76,7 @@ def _join_one(texts, read, room, general, counted):
     return run_one_read
 
 
-def _join_two(texts, reads, room, general, counted):
-    (before, middle, after), (first, second) = texts, reads
+def _join_two(before, middle, after, first, second, room, general, counted):
     (slot, key, _, read_path), (slot2, key2, _, read_path2) = spec(first, False, True), spec(second, False, True)
     if read_path is None and read_path2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)

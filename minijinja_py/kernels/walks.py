@@ -11,7 +11,7 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 from operator import length_hint
 
 from .atoms import EQ, NE
-from .branches import bodies, runs_of, table
+from .branches import bodies, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import BIG_STR
 from .select import kernel
@@ -70,7 +70,7 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
-    if found is not None and len(runs) == 1 and (texts := _item_texts(slot, found)) is not None:
+    if found and found[5] and found[1] is None and len(runs) == 1 and (texts := _item_texts(slot, found[5])):
         return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
         return _walk_switch(slot, *found[:5], *(runs + (None,) * 4)[:5])
@@ -98,39 +98,33 @@ def _walk_plain(slot, a):
 
 def _item_table(slot, node):
     # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value, the
-    # same of the Blocks run or None where a run is not one Block's) of a body's first statement that is one {% if
-    # item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two).
+    # same of the bodies' Blocks or False where a run is not one Block's) of a body's first statement that is one {%
+    # if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two).
     if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
-        read, blocks = node.subject, bodies(node.groups[0]) if node.plain else None
+        read, (runs, default), blocks = node.subject, table(node), node.plain and bodies(node.groups[0], True)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
-        atom, body, other = node.tests[0], node.bodies[0], node.else_
-        read, blocks = atom.read, ({atom.constant: (body, other)[atom.kind == NE]}, (other, body)[atom.kind == NE])
+        atom, (taken, other) = node.tests[0], (node.bodies[0], node.else_)[::-1 if node.tests[0].kind == NE else 1]
+        read, blocks = atom.read, ({atom.constant: taken}, other)
+        runs, default = {atom.constant: taken and taken.run}, other and other.run
     else:
         return None
     keys = read.keys
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    runs, default = table(node) if blocks is None else runs_of(blocks)
     return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default, blocks
 
 
-def _item_texts(slot, found):
-    # ({constant: text or None}, the text of any other value or None) where _item_table's every Block prints one key
-    # of the item between constants through its text kernel (text.one_key) or is None (prints nothing); else None.
-    if found[1] is None and found[5] is not None:
-        texts = {value: _item_text(slot, block) for value, block in (*found[5][0].items(), (MISSING, found[5][1]))}
-        if all(text is not None for text in texts.values()):
-            texts = {value: text or None for value, text in texts.items()}
-            return texts, texts.pop(MISSING)
-
-
-def _item_text(slot, block):
-    # (key, str method, before, after, room, sums) of _item_texts' Block, () for None; else None.
-    if block is None:
-        return ()
-    node = block.nodes[0] if len(block.nodes) == 1 and block.run is not block.nodes[0].general else None
-    if node is not None and (one := one_key(node)) is not None and one[0] == slot and one[1] is not None:
-        return (*one[1:], node.sums)
+def _item_texts(slot, blocks):
+    # ({constant: text or None}, the text of any other value or None) where every Block of _item_table's prints one
+    # key of the item between constants through its text kernel (text.one_key) or is None (prints nothing); else None.
+    texts = {}
+    for value, block in (*blocks[0].items(), (MISSING, blocks[1])):
+        node = block.nodes[0] if block is not None and len(block.nodes) == 1 else None
+        one = one_key(node) if node is not None and block.run is not node.general else None
+        if block is not None and (one is None or one[0] != slot or one[1] is None):
+            return None
+        texts[value] = (*one[1:], node.sums) if block is not None else None
+    return texts, texts.pop(MISSING)
 
 
 def _walk_texts(slot, key, kind, texts, default, a):
