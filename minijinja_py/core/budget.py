@@ -36,8 +36,8 @@ from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_sta
 __all__ = [
     "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
     "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare",
-    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "general_unary", "unary_result",
-    "charged_forms", "listed", "metered", "member",
+    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "unary_form", "UNARY_FORMS",
+    "general_unary", "unary_result", "charged_forms", "listed", "metered", "member",
 ]
 
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
@@ -453,12 +453,22 @@ def charged(func):
     return call
 
 
+UNARY_FORMS = {}   # a builtin filter (the function itself) → its own charged_unary form (unary_form)
+
+
+def unary_form(func, kernel):
+    # Declare kernel(rs, value) the charged_unary form of the builtin func: the same result and the same charges as
+    # general_unary's call, a plain value done in one Python call (general_unary(func) is its fallback for any
+    # other). Known by the function itself, not by an attribute on it: a caller's function wrapping func
+    # (functools.wraps copies its attributes) is the caller's, and is called.
+    UNARY_FORMS[func] = kernel
+
+
 def charged_unary(func):
     # func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
-    # call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
-    # carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
-    # call, a plain value done in one Python call (general_unary(func) is its fallback for any other).
-    kernel = getattr(func, "mj_unary", None)
+    # call(rs, value) → its result, charged as charged() would, without the argument handling: a builtin's own
+    # form (unary_form), or general_unary(func).
+    kernel = UNARY_FORMS.get(func) if type(func) is types.FunctionType else None   # (a caller's may not hash)
     return kernel if kernel is not None else general_unary(func)
 
 
