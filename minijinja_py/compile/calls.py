@@ -10,7 +10,7 @@ hash or compare passes budget.guard first.
 from ..builtins.decorators import Passing
 from ..builtins.strings import do_safe, str_method
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
-from ..core.budget import charge_result, charged, charged_unary, guard, take
+from ..core.budget import charge_result, charged, charged_unary, declared_cost, guard, take
 from ..core.errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
@@ -439,7 +439,7 @@ def _apply(c, func, args, value_ev, span, folds=False, start=None):
                 raise located(exc, span)
         return ev
     if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
-            1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
+            1 <= len(args.positional) <= 2 and declared_cost(func) is None:
         return _direct_call(c, func, args, value_ev, span)
     collect = None if args.empty else compile_args(c, args, folds, start)
     call = charged(func)
