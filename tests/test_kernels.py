@@ -13,6 +13,7 @@ rules of compile/peephole.py, enumerated from the package itself, so a new entry
 - limits: kernels and general closures run out of output or steps at the same point.
 """
 
+import functools
 import os
 import subprocess
 import sys
@@ -196,6 +197,37 @@ def test_a_callers_filter_test_or_finalize_is_not_decided_in_line(source):
     if jinja2 is not None:
         reference = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
         assert text == _callers_own(reference).from_string(source).render(context("dict", "a"))
+
+
+def _callers_wrapping(env, builtins):
+    """env with caller's filters that wrap the builtins of those names (functools.wraps copies a function's
+    attributes): what runs is the caller's function."""
+    def wrapping(name):
+        @functools.wraps(builtins[name])
+        def wrapper(value):
+            return f"[{builtins[name](value)}]"
+        return wrapper
+    for name in ("trim", "upper", "lower", "capitalize", "length", "safe", "string"):
+        env.filters[name] = wrapping(name)
+    return env
+
+
+@pytest.mark.parametrize("source", [
+    "{{ m.role|upper }}{{ m.role|trim }}{{ x|trim }}{{ ' a '|trim }}",
+    "{{ ms|length }}{{ m.role|lower }}{{ m.role|capitalize }}{{ m.role|safe }}{{ m.role|string }}",
+    "{% for m in ms %}{{ m.role|trim }}{{ '<' + m.role|upper + '>' }}{% endfor %}",
+    "{% if m.role|trim == '[a]' %}Y{% endif %}{% set r = m.role|upper %}{{ r }}",
+])
+def test_a_callers_filter_wrapping_a_builtin_is_called(source):
+    """A caller's function is known by what it is, not by attributes it carries: one wrapping a builtin filter is
+    called, as Jinja2 calls it (not the builtin's form in line)."""
+    builtins = mj.chat_environment().filters
+    data = {**context("dict", "a"), "x": " b ", "ms": [{"role": " a "}]}
+    text = _callers_wrapping(mj.chat_environment(), builtins).from_string(source).render(data)
+    assert "[" in text
+    if jinja2 is not None:
+        reference = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+        assert text == _callers_wrapping(reference, builtins).from_string(source).render(data)
 
 
 # ------------------------------------------------------------------------------------------------- lattice

@@ -20,7 +20,8 @@ from .strings import (
 from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
-from ..core.budget import ITERATES, TREE, costs, general_unary, guard, listed, metered, take, tree_size, unary_result
+from ..core.budget import (
+    ITERATES, TREE, costs, general_unary, guard, listed, metered, take, tree_size, unary_form, unary_result)
 from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
@@ -303,8 +304,11 @@ def _pairs_of():
 
 _dict_pairs = _pairs_of()
 _length_general, _list_general, _items_general = map(general_unary, (do_length, do_list, do_items))
-do_length.mj_unary, do_list.mj_unary, do_items.mj_unary = _length_unary, _list_unary, _items_unary
-do_first.mj_unary, do_last.mj_unary = _end_unary(do_first, 0), _end_unary(do_last, -1)
+unary_form(do_length, _length_unary)
+unary_form(do_list, _list_unary)
+unary_form(do_items, _items_unary)
+unary_form(do_first, _end_unary(do_first, 0))
+unary_form(do_last, _end_unary(do_last, -1))
 
 
 @pass_state

@@ -38,6 +38,11 @@ def _attribute_parts(rs, attribute):
 
 def make_attrgetter(rs, attribute, postprocess=None, default=None):
     # item → item[part1][part2]... for a dotted attribute path ("user.name", "items.0").
+    return _attrgetter(rs, attribute, postprocess, default)[0]
+
+
+def _attrgetter(rs, attribute, postprocess=None, default=None):
+    # (make_attrgetter's getter, the str key it reads a plain dict item by in line, or None).
     parts = _attribute_parts(rs, attribute)
     if len(parts) == 1 and postprocess is None and default is None:
         return _key_getter(rs, parts[0])
@@ -50,21 +55,20 @@ def make_attrgetter(rs, attribute, postprocess=None, default=None):
         if postprocess is not None:
             item = postprocess(item)
         return item
-    return attrgetter
+    return attrgetter, None
 
 
 def _key_getter(rs, part):
-    # item → item[part], one part: a plain dict's key read in line (as getitem_ reads it), anything else through
-    # getitem_.
+    # (item → item[part], the key read in line or None), one part: a plain dict's str key read in line (as getitem_
+    # reads it), anything else through getitem_.
     if type(part) is not str or part[:1] == "_":
-        return lambda item: getitem_(item, part, rs)
+        return (lambda item: getitem_(item, part, rs)), None
 
     def get_key(item):
         if type(item) is dict and part in item:
             return item[part]
         return getitem_(item, part, rs)
-    get_key.mj_key = part   # (for the callers that read a plain dict's key in line)
-    return get_key
+    return get_key, part
 
 
 def make_multi_attrgetter(rs, attribute, postprocess=None):
@@ -151,8 +155,7 @@ def _prepare_map(rs, args, kwargs):
         default = kwargs.pop("default", None)
         if kwargs:
             raise FilterArgumentError(f"Unexpected keyword argument {next(iter(kwargs))!r}")
-        getter = make_attrgetter(rs, attribute, default=default)
-        return getter, getattr(getter, "mj_key", None)
+        return _attrgetter(rs, attribute, default=default)
     if not args:
         raise FilterArgumentError("map requires a filter argument")
     return named_caller(rs, rs.env.filters, "filter", args[0], args[1:], kwargs), None

@@ -11,7 +11,7 @@ import _collections_abc as abc   # collections.abc itself, without the module th
 import operator
 import re
 
-from ..core.budget import charge_result, general_unary, take
+from ..core.budget import charge_result, general_unary, take, unary_form
 from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, out_of_fuel, pass_state
 from ..runtime.markup import Markup, new_markup, escape, soft_str
@@ -53,23 +53,17 @@ def do_upper(s):
     return soft_str(s).upper()
 
 
-do_upper.mj_str_method = str.upper
-
 
 def do_lower(s):
     """Lowercase the string."""
     return soft_str(s).lower()
 
 
-do_lower.mj_str_method = str.lower
-
 
 def do_capitalize(s):
     """First character uppercase, the rest lowercase."""
     return soft_str(s).capitalize()
 
-
-do_capitalize.mj_str_method = str.capitalize
 
 
 _WORD_BEGINNING = r"([-\s({\[<]+)"   # compiled on first use (re's cache), not at import
@@ -108,7 +102,12 @@ def do_trim(value, chars=None):
     return soft_str(value).strip(chars)
 
 
-do_trim.mj_str_method = str.strip
+def str_method(func):
+    # The str method the filter func is on a plain string, or None: a built-in filter without arguments that is one
+    # (trim, upper, lower, capitalize), which a compiled filter may apply in line. (Known by identity: a caller's
+    # filter wrapping one, or named like one, is called.)
+    return str.strip if func is do_trim else str.upper if func is do_upper else str.lower if func is do_lower else \
+        str.capitalize if func is do_capitalize else None
 
 
 @state_not_counted
@@ -249,9 +248,9 @@ def _string_unary(rs, value):
 
 
 def _str_method_unary(func):
-    # The charged_unary form of a filter that is a str method on a plain string (func.mj_str_method: trim,
-    # upper, lower, capitalize): the method applied in line, anything else through general_unary.
-    method, general = func.mj_str_method, general_unary(func)
+    # The charged_unary form of a filter that is a str method on a plain string (str_method: trim, upper, lower,
+    # capitalize): the method applied in line, anything else through general_unary.
+    method, general = str_method(func), general_unary(func)
 
     def kernel(rs, value):
         if type(value) is not str:
@@ -261,12 +260,12 @@ def _str_method_unary(func):
             raise out_of_fuel(rs.limits)
         text = method(value)
         return text if len(text) < 16 else charge_result(rs, text)
-    func.mj_unary = kernel
+    unary_form(func, kernel)
     return func
 
 
 _string_general = general_unary(do_string)
-do_string.mj_unary = _string_unary
+unary_form(do_string, _string_unary)
 for _func in (do_upper, do_lower, do_capitalize, do_trim):
     _str_method_unary(_func)
 
@@ -505,4 +504,5 @@ def _chat_tojson_unary(rs, value):
 
 
 _safe_general, _chat_tojson_general = general_unary(do_safe), general_unary(chat_tojson)
-do_safe.mj_unary, chat_tojson.mj_unary = _safe_unary, _chat_tojson_unary
+unary_form(do_safe, _safe_unary)
+unary_form(chat_tojson, _chat_tojson_unary)

@@ -8,9 +8,9 @@ hash or compare passes budget.guard first.
 """
 
 from ..builtins.decorators import Passing
-from ..builtins.strings import do_safe
+from ..builtins.strings import do_safe, str_method
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
-from ..core.budget import charge_result, charged, charged_unary, guard, take
+from ..core.budget import charge_result, charged, charged_unary, declared_cost, guard, take
 from ..core.errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
@@ -376,7 +376,7 @@ def compile_filter(c, node, value_ev=None):
         folded = _folded(func, node.value.value)
         if folded is not None:
             return (lambda f, folded=folded: folded), func
-    method = getattr(func, "mj_str_method", None)
+    method = str_method(func)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func
     if node.args.empty and value_ev is None:
@@ -419,12 +419,12 @@ def _folded(func, text):
     # other filter.
     if func is do_safe:
         return new_markup(Markup, text)
-    method = getattr(func, "mj_str_method", None)
+    method = str_method(func)
     return method(text) if method is not None else None
 
 
 def _apply(c, func, args, value_ev, span, folds=False, start=None):
-    method = getattr(func, "mj_str_method", None)
+    method = str_method(func)
     if method is not None and args.empty and value_ev is not None:
         return _str_method_filter(func, method, (None, None, value_ev), span)
     if args.empty and value_ev is not None:
@@ -439,7 +439,7 @@ def _apply(c, func, args, value_ev, span, folds=False, start=None):
                 raise located(exc, span)
         return ev
     if value_ev is not None and not args.keywords and args.star is None and args.dstar is None and \
-            1 <= len(args.positional) <= 2 and getattr(func, "mj_cost", None) is None:
+            1 <= len(args.positional) <= 2 and declared_cost(func) is None:
         return _direct_call(c, func, args, value_ev, span)
     collect = None if args.empty else compile_args(c, args, folds, start)
     call = charged(func)
@@ -461,7 +461,7 @@ def _apply(c, func, args, value_ev, span, folds=False, start=None):
 
 
 def _str_method_filter(func, method, operand, span):
-    # x|trim, x|upper...: a filter that declares the str method it is (mj_str_method) applied in line to a short
+    # x|trim, x|upper...: a built-in filter that is a str method (str_method) applied in line to a short
     # plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
     # variable of this frame or a key of one (operands.operand); anything else through the filter.
     slot, key, value_ev = operand

@@ -7,6 +7,7 @@ This is the one place that knows what a plain read, an atom or a text looks like
 and its general closure, nothing compiled twice.
 """
 
+from ..builtins.strings import str_method
 from ..builtins.tests import TESTS as BUILTIN_TESTS
 from .context import place
 from .loops import loop_parts
@@ -182,7 +183,7 @@ def read_of(c, node):
     # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim).
     method = None
     if type(node) is n.Filter and node.args.empty and node.value is not None:
-        method = getattr(c.filters.get(node.name), "mj_str_method", None)
+        method = str_method(c.filters.get(node.name))
         if method is None:
             return None
         node = node.value

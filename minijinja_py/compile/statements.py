@@ -15,6 +15,7 @@ except ImportError:   # PyPy counts no references: the accumulation refund below
         return 3   # (more than "our `old` and the argument": the value may be held elsewhere)
 
 from ..analysis.symbols import Scope, analyze, target_names
+from ..builtins.strings import str_method
 from .calls import compile_filter_step
 from .conditionals import and_or_parts, if_parts, if_runner, s_if
 from .operands import constant_literal, dict_key, local_slot, operand
@@ -341,7 +342,7 @@ def _str_method_of(c, value):
     # a constant key of one: operands.operand's), or None.
     if not isinstance(value, n.Filter) or not value.args.empty or value.value is None:
         return None
-    method = getattr(c.filters.get(value.name), "mj_str_method", None)
+    method = str_method(c.filters.get(value.name))
     inner = value.value
     key = dict_key(inner) if isinstance(inner, (n.Getattr, n.Getitem)) else None
     source = local_slot(c, inner.obj if key is not None else inner)

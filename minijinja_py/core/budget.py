@@ -34,10 +34,10 @@ from operator import length_hint
 from .state import BIG_STR, CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded, out_of_fuel
 
 __all__ = [
-    "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "shallow_steps", "charge_result",
-    "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare",
-    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "general_unary", "unary_result",
-    "charged_forms", "listed", "metered", "member",
+    "ITERATES", "TREE", "COMPARE", "CONTAINS", "HASHES", "costs", "declared_cost", "DECLARED_COSTS", "shallow_steps",
+    "charge_result", "charged_generator", "charges_own_items", "charge_item", "tree_size", "guard", "charge_compare",
+    "charge_contains", "charge_int_op", "take", "charged", "charged_unary", "unary_form", "UNARY_FORMS",
+    "general_unary", "unary_result", "charged_forms", "listed", "metered", "member",
 ]
 
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
@@ -403,13 +403,22 @@ CONTAINS = "contains"           # looks its input up in its first argument
 HASHES = "hashes"               # hashes its input (a registry lookup by name, a set member)
 
 
+DECLARED_COSTS = {}   # a builtin filter or test (the function itself) → what it declares it reads (costs)
+
+
 def costs(kind):
     # Declare what a filter or test reads (ITERATES, TREE, COMPARE, CONTAINS, HASHES): the call charges it
     # before the function runs. Functions without a declaration pay for their call and their result only.
     def declare(func):
-        func.mj_cost = kind
+        DECLARED_COSTS[func] = kind
         return func
     return declare
+
+
+def declared_cost(func):
+    # What func declared it reads (costs), or None. Known by the function itself, not by an attribute on it: a
+    # caller's function wrapping a builtin (functools.wraps copies attributes) declares nothing.
+    return DECLARED_COSTS.get(func) if type(func) is types.FunctionType else None   # (a caller's may not hash)
 
 
 def _charge_declared(rs, kind, value, args):
@@ -432,7 +441,7 @@ def _charge_declared(rs, kind, value, args):
 def charged(func):
     # func (a filter or test) as the template calls it: call(rs, value, args, kwargs) → its result, charged by
     # what it declares it reads and by what it returns.
-    kind = getattr(func, "mj_cost", None)
+    kind = declared_cost(func)
     state = getattr(func, "mj_pass_state", False)
 
     def call(rs, value, args, kwargs):
@@ -453,19 +462,29 @@ def charged(func):
     return call
 
 
+UNARY_FORMS = {}   # a builtin filter (the function itself) → its own charged_unary form (unary_form)
+
+
+def unary_form(func, kernel):
+    # Declare kernel(rs, value) the charged_unary form of the builtin func: the same result and the same charges as
+    # general_unary's call, a plain value done in one Python call (general_unary(func) is its fallback for any
+    # other). Known by the function itself, not by an attribute on it: a caller's function wrapping func
+    # (functools.wraps copies its attributes) is the caller's, and is called.
+    UNARY_FORMS[func] = kernel
+
+
 def charged_unary(func):
     # func (a filter or test) called with its value alone ({{ x|trim }}, {% if x is defined %}):
-    # call(rs, value) → its result, charged as charged() would, without the argument handling. A builtin may
-    # carry its own such form, func.mj_unary(rs, value): the same result and the same charges as general_unary's
-    # call, a plain value done in one Python call (general_unary(func) is its fallback for any other).
-    kernel = getattr(func, "mj_unary", None)
+    # call(rs, value) → its result, charged as charged() would, without the argument handling: a builtin's own
+    # form (unary_form), or general_unary(func).
+    kernel = UNARY_FORMS.get(func) if type(func) is types.FunctionType else None   # (a caller's may not hash)
     return kernel if kernel is not None else general_unary(func)
 
 
 def general_unary(func):
     # charged_unary's form made for any function: the call charged 1 step and a long string argument its length,
     # then the function, then its result (unary_result).
-    if getattr(func, "mj_cost", None) is not None:
+    if declared_cost(func) is not None:
         call = charged(func)
         return lambda rs, value: call(rs, value, (), {})
     state = getattr(func, "mj_pass_state", False)

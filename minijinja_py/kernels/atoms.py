@@ -289,28 +289,20 @@ def _if_key_there(test, body, else_block, run_two_parts):
     (first, _), (second, _) = test.parts
     if test.want or type(first) is not Atom or type(second) is not Atom or second.kind not in (TRUTHY, NOT_NONE):
         return None
-    truthy = second.kind == TRUTHY
     slot, key, _, read_path = spec(second.read)
-    first_slot, first_key, _, first_path = spec(first.read, variables=True)
-    if read_path is not None or first_path is not None or first_slot != slot or not (
-            first.kind == IN and first_key is None and first.constant == key or
-            first.kind == DEFINED and first_key == key):
+    there = (slot, None, None, None) if first.kind == IN and first.constant == key else (slot, key, None, None) \
+        if first.kind == DEFINED else None   # (what spec() makes of the first part's read)
+    if read_path is not None or spec(first.read, variables=True) != there:
         return None
-    run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
+    truthy, run_body, text, else_ = second.kind == TRUTHY, body.run, body.text, else_block and else_block.run
 
     def run_key_there(f, out, slot=slot, key=key, truthy=truthy, run_two_parts=run_two_parts, text=text,
                       run_body=run_body, else_=else_):
         value = f[slot]
-        if type(value) is not dict:
-            return run_two_parts(f, out)
-        value = value.get(key, ABSENT)
-        if value is ABSENT:
-            outcome = False
-        elif type(value) in PLAIN:
-            outcome = (True if value else False) if truthy else value is not None
-        else:
-            return run_two_parts(f, out)
-        if outcome:
+        value = value.get(key, ABSENT) if type(value) is dict else MISSING
+        if value is not ABSENT and type(value) not in PLAIN:
+            return run_two_parts(f, out)   # (not a plain dict, or not a plain value there)
+        if value is not ABSENT and (value if truthy else value is not None):
             if text is None:
                 run_body(f, out)
             else:

@@ -19,7 +19,7 @@ compares as Jinja2's default one.
 
 from .atoms import decider, truth
 from .ir import Switch, Test
-from .reads import ABSENT, MISSING, on_string, reader, spec
+from .reads import ABSENT, MISSING, attribute, reader, spec
 from .select import kernel
 from ..runtime.undefined import PLAIN_UNDEFINED
 
@@ -51,19 +51,19 @@ def switch(node):
 
 
 def _subject(node):
-    # (slot, key, what a str's key reads, None) of a one-key subject, read in line; (None, None, None, reader) of
-    # any other (reads.py).
+    # (slot, key, what a str's key reads (reads.attribute of a str), None) of a one-key subject, read in line;
+    # (None, None, None, reader) of any other (reads.py).
     slot, key, _, read_path = spec(node.subject)
     if read_path is not None and node.subject.keys:
         read_path = reader(node.subject, strict=True)
-    return slot, key, on_string(key) if key is not None else None, read_path
+    return slot, key, attribute("", key) if key is not None else None, read_path
 
 
 def table(node):
     # ({value: run(f, out) or None}, the run of a value equal to no constant, or None): what a plain value of
     # the constants' type (or ABSENT: equal to none) runs, each value's plan made one closure at compile time.
     if len(node.groups) == 1 and node.plain:
-        return _bodies(node.groups[0])
+        return bodies(node.groups[0])
     ran = [0]   # how many general values the extras ran (_watched): what may have run a caller's code
     plans, recheck = _plans(node, ran), (ran, _plan_now(node))
     tails = tuple(_tail(cases, values, else_) for (cases, else_), values in zip(node.groups, node.values))
@@ -184,13 +184,14 @@ def _first_taken(entries, else_, value, recheck, tail):
     return run_first
 
 
-def _bodies(group):
-    # ({value: the body run of the first branch that tests it}, the else run) of a chain without tests.
-    (cases, else_), bodies = group, {}
+def bodies(group, blocks=False):
+    # ({value: the body run of the first branch that tests it}, the else run or None) of a chain without tests;
+    # blocks: their Blocks instead.
+    (cases, else_), found = group, {}
     for constants, _, _, body in cases:
         for constant in constants:
-            bodies.setdefault(constant, body.run)
-    return bodies, else_.run if else_ is not None else None
+            found.setdefault(constant, body if blocks else body.run)
+    return found, else_ if blocks or else_ is None else else_.run
 
 
 def _plans(node, ran):

@@ -27,7 +27,7 @@ from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
 from ..runtime.sandbox import undefined_on_str
 
-__all__ = ["PLAIN", "MISSING", "ABSENT", "BIG_STR", "attribute", "on_string", "string_key", "spec", "reader"]
+__all__ = ["PLAIN", "MISSING", "ABSENT", "BIG_STR", "attribute", "string_key", "spec", "reader"]
 
 
 class _Absent:
@@ -63,11 +63,6 @@ def attribute(obj, key):
     if cls is Namespace or cls is ChatNamespace:
         return obj._attrs.get(key, ABSENT) if key[:1] != "_" else MISSING
     return MISSING
-
-
-def on_string(key):
-    # What a str's key `key` reads (a kernel's read in line: ABSENT, undefined, or MISSING, the sandbox's).
-    return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
 
 
 def string_key(obj, key):

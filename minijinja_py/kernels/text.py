@@ -20,29 +20,40 @@ __all__ = ["text_reads"]
 def text_reads(node):
     # {{ }} of reads and constants: the constants around the reads joined (texts: one more than the reads), the
     # pieces appended (counted: against max_output first).
-    texts, reads, general, counted = [""], [], node.general, node.counted
+    (texts, reads, room), general, counted = _pieces(node), node.general, node.counted
+    if room <= 0:
+        return None
+    if (one := one_key(node)) is not None:
+        return _one_key(*one, general)
+    if len(reads) == 1:
+        return _join_one(*texts, *spec(reads[0], True, True), room, general, counted)
+    if len(reads) == 2:
+        return _join_two(*texts, *reads, room, general, counted)
+    return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
+
+
+def one_key(node):
+    # (slot, key or None, str method or None, before, after, room) of an uncounted Emit printing a variable or a key
+    # of one between constants (`{{ m.content }}`, maybe `|trim`): what _one_key reads in line, and a walk over that
+    # variable may make in line (walks._item_texts); else None.
+    texts, reads, room = _pieces(node) if node.signature == "reads" and not node.counted else ((), (), 0)
+    if len(reads) == 1 and room > 0 and (read := spec(reads[0], True, True))[3] is None:
+        return (*read[:3], *texts, room)
+
+
+def _pieces(node):
+    # (the constants around the reads, joined: one more than the reads; the reads; BIG_STR less the constants)
+    texts, reads = [""], []
     for part in node.parts:
         if type(part) is Read:
             reads.append(part)
             texts.append("")
         else:
             texts[-1] += part
-    room, texts = BIG_STR - sum(map(len, texts)), tuple(texts)
-    if room <= 0:
-        return None
-    if len(reads) == 1:
-        return _join_one(texts, spec(reads[0], True, True), room, general, counted, node.sums)
-    if len(reads) == 2:
-        return _join_two(texts, reads, room, general, counted)
-    return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
+    return tuple(texts), reads, BIG_STR - sum(map(len, texts))
 
 
-def _join_one(texts, read, room, general, counted, sums):
-    before, after = texts
-    slot, key, method, read_path = read
-    if read_path is None and not counted:
-        return _one_key(before, slot, key, method, after, room, general, sums)
-
+def _join_one(before, after, slot, key, method, read_path, room, general, counted):
     def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
             read_path=read_path, room=room, slot=slot):
         if read_path is None:
@@ -65,8 +76,7 @@ def _join_one(texts, read, room, general, counted, sums):
     return run_one_read
 
 
-def _join_two(texts, reads, room, general, counted):
-    (before, middle, after), (first, second) = texts, reads
+def _join_two(before, middle, after, first, second, room, general, counted):
     (slot, key, _, read_path), (slot2, key2, _, read_path2) = spec(first, False, True), spec(second, False, True)
     if read_path is None and read_path2 is None and not counted:
         return _two_keys(before, slot, key, middle, slot2, key2, after, room, general)
@@ -86,7 +96,7 @@ def _join_two(texts, reads, room, general, counted):
     return run_two_reads
 
 
-def _one_key(before, slot, key, method, after, room, general, sums):
+def _one_key(slot, key, method, before, after, room, general):
     # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
     # printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
     # missing one raises, and the general closure prints the undefined.)
@@ -104,8 +114,6 @@ def _one_key(before, slot, key, method, after, room, general, sums):
             out += (before, value if method is None else method(value), after)
         else:
             general(f, out)
-    if key is not None:   # what a walk may do in line (walks._item_texts)
-        run_one_key.item_text = (slot, before, key, after, room, sums, method)
     return run_one_key
 
 

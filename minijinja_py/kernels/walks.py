@@ -11,10 +11,11 @@ iterate goes to the general loop (Loop.over), with the value already evaluated.
 from operator import length_hint
 
 from .atoms import EQ, NE
-from .branches import table
+from .branches import bodies, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import BIG_STR
 from .select import kernel
+from .text import one_key
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
@@ -69,10 +70,10 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
-    if found is not None and len(runs) == 1 and (texts := _item_texts(slot, found)) is not None:
+    if found and found[5] and found[1] is None and len(runs) == 1 and (texts := _item_texts(slot, found[5])):
         return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
-        return _walk_switch(slot, *found, *(runs + (None,) * 4)[:5])
+        return _walk_switch(slot, *found[:5], *(runs + (None,) * 4)[:5])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
@@ -96,30 +97,34 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, node):
-    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of
-    # a body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch without extras
-    # on a key (or two).
+    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value, the
+    # same of the bodies' Blocks or False where a run is not one Block's) of a body's first statement that is one {%
+    # if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two).
     if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
-        read, (runs, default) = node.subject, table(node)
+        read, (runs, default), blocks = node.subject, table(node), node.plain and bodies(node.groups[0], True)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
-        atom, run, other = node.tests[0], node.bodies[0].run, node.else_.run if node.else_ is not None else None
-        read, runs, default = atom.read, {atom.constant: (run, other)[atom.kind == NE]}, (other, run)[atom.kind == NE]
+        atom, (taken, other) = node.tests[0], (node.bodies[0], node.else_)[::-1 if node.tests[0].kind == NE else 1]
+        read, blocks = atom.read, ({atom.constant: taken}, other)
+        runs, default = {atom.constant: taken and taken.run}, other and other.run
     else:
         return None
     keys = read.keys
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
+    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default, blocks
 
 
-def _item_texts(slot, found):
-    # ({constant: text or None}, the text of any other value or None) where _item_table's every run prints one key of
-    # the item between constants (text.py's one-key kernels say so: item_text) or nothing; else None.
-    texts = {value: getattr(run, "item_text", None) if run is not None else (slot,) for value, run in
-             (*found[3].items(), (MISSING, found[4]))}
-    if found[1] is None and all(text is not None and text[0] == slot for text in texts.values()):
-        texts = {value: text[1:] or None for value, text in texts.items()}
-        return texts, texts.pop(MISSING)
+def _item_texts(slot, blocks):
+    # ({constant: text or None}, the text of any other value or None) where every Block of _item_table's prints one
+    # key of the item between constants through its text kernel (text.one_key) or is None (prints nothing); else None.
+    texts = {}
+    for value, block in (*blocks[0].items(), (MISSING, blocks[1])):
+        node = block.nodes[0] if block is not None and len(block.nodes) == 1 else None
+        one = one_key(node) if node is not None and block.run is not node.general else None
+        if block is not None and (one is None or one[0] != slot or one[1] is None):
+            return None
+        texts[value] = (*one[1:], node.sums) if block is not None else None
+    return texts, texts.pop(MISSING)
 
 
 def _walk_texts(slot, key, kind, texts, default, a):
@@ -135,7 +140,7 @@ def _walk_texts(slot, key, kind, texts, default, a):
                 text = texts.get(value, default)
                 if text is None:
                     continue
-                before, read, after, room, sums, method = text
+                read, method, before, after, room, sums = text
                 if type(value := item.get(read)) is str:
                     if method is not None and len(value) < BIG_STR:
                         value = method(value)   # (as text.py reads it)
