@@ -166,7 +166,12 @@ MESSAGES = [
     ("{% call foo %}x{% endcall not", (1, 9), "expected call"),
     ("{% call m|default(m) %}b{% endcall {%\n", (1, 9), "expected call"),
     ("{% call not() %}{% endcall %}", (1, 9), "expected call"),
-    ("{% call not %}{% endcall %}", (1, 12), "unexpected 'end of statement block'"),
+    ("{% call not %}{% endcall %}", (1, 13), "unexpected 'end of statement block'"),
+    # ... on the line of the tag's end (or of its colon); also where the template ends right after the tag
+    ("{% call not\n  %}x{% endcall %}", (2, 3), "unexpected 'end of statement block'"),
+    ("{% call not\n: %}x{% endcall %}", (2, 1), "unexpected ':'"),
+    ("{% call not \n\n %}", (3, 2), "unexpected 'end of statement block'"),
+    ("{% call x %}", (1, 9), "expected call"),
     # `==` is one token to Jinja2's lexer where ours read an assignment's `=`
     ("{% set x == %}", (1, 10), "expected token 'end of statement block', got '=='"),
     ("{% with x == %}{% endwith %}", (1, 11), "expected token '=', got '=='"),
@@ -328,6 +333,11 @@ MESSAGES = [
     ("{% for x in [1], : %}{{ x }}{% endfor %}", (1, 18), "unexpected ':'"),
     ("{% if x, : %}{% endif %}", (1, 10), "unexpected ':'"),
     ("{% if 0 %}{% elif 1, : %}{% endif %}", (1, 22), "unexpected ':'"),
+    # a required block's body is refused on the line of the token after `endblock`
+    ("{% block b required %}x{% endblock \n\n%}", (3, 1), "Required blocks can only contain comments or whitespace"),
+    # Jinja2's compiler gives a statement the line of its keyword, where the tag spans lines
+    ("{% block b %}{% endblock %}{%\n block b %}{% endblock %}", (2, 2), "block 'b' defined twice"),
+    ("{% for x in y %}{%\n\nextends 'a' %}{% endfor %}", (3, 1), "cannot use extend from a non top-level scope"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
