@@ -338,6 +338,15 @@ MESSAGES = [
     # Jinja2's compiler gives a statement the line of its keyword, where the tag spans lines
     ("{% block b %}{% endblock %}{%\n block b %}{% endblock %}", (2, 2), "block 'b' defined twice"),
     ("{% for x in y %}{%\n\nextends 'a' %}{% endfor %}", (3, 1), "cannot use extend from a non top-level scope"),
+    # a call block's signature is read as a macro's: a name after each comma (the signature's items are no callee)
+    ("{% call(x, y,) f() %}{% endcall %}", (1, 14), "expected token 'name', got ')'"),
+    # a target's parenthesis closed before a token that does not go on: the keyword is still wanted; inside
+    # parentheses Jinja2 reads any expression
+    ("{% for x, (): in y %}{% endfor %}", (1, 13), "expected token 'in', got ':'"),
+    ("{% for ((x)(,), y) in z %}{% endfor %}", (1, 13), "unexpected ','"),
+    ("{% for ((x)(1), y) in z %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    # a test's name, `in` too, takes its arguments in parentheses: a comma is wanted after an item
+    ("{{ 1 is in (1{,) }}", (1, 14), "expected token ',', got '{'"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),

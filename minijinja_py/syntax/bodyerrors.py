@@ -145,6 +145,10 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
 _HEAD_CLOSES = ("_BLOCK_CLOSE", "_COLON_CLOSE")
 
 
+def _head_close(value):
+    return value[0] if type(value) is list and len(value) == 1 else value
+
+
 def _kind(value):
     return value.type if isinstance(value, Token) else None
 
@@ -162,13 +166,12 @@ def refused_before(exc, source, d):
     values = exc.values
     for at, value in enumerate(values):
         if _kind(value) == "CALL":
-            # (the tag's end on the stack after the expression: a list of its token, or the token before the
-            # body's first statement comes)
-            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list
-                          or _kind(values[i]) in _HEAD_CLOSES), None)
+            # (the tag's end on the stack after the expression: a list of its token (grammar: call_close), or the
+            # token itself before the body's first statement comes; other lists there are a signature's parts)
+            close = next((i for i in range(at + 1, len(values)) if _kind(_head_close(values[i])) in _HEAD_CLOSES),
+                         None)
             if close is not None and isinstance(values[close - 1], nodes.Node):
-                end = values[close][0] if type(values[close]) is list else values[close]
-                refused = call_refused(values[close - 1], value, end)
+                refused = call_refused(values[close - 1], value, _head_close(values[close]))
                 if refused is not None:
                     return refused
     end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
@@ -217,7 +220,7 @@ def target_start(values, tag):
         elif type(value) is list:   # (a tuple's items so far, with the commas after them)
             continue
         elif isinstance(value, Token):
-            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
+            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR", "RPAR"):
                 return None
         elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
             return None

@@ -7,7 +7,7 @@ the tuple of a target it reads has its last comma (the line it gives the tuple).
 
 import re
 
-__all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "last_comma"]
+__all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "equals_for_assign", "last_comma"]
 
 
 # The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
@@ -47,6 +47,7 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
     token = re.compile(_EXPRESSION_TEXT, re.S)
     # the closing brackets wanted, innermost last ("call" for a call's `)`, ":" for a dict's `}` before a colon)
     brackets = []
+    test_name = False   # whether a test's name comes next (after `is`, `is not`)
     while True:
         while pos < len(source) and source[pos].isspace():
             pos += 1
@@ -80,17 +81,24 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
         if error:
             return
         pos = end
-        previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
+        if test_name and text != "not":   # (a test's name, even `in`: a `(` after it opens the test's arguments)
+            previous, test_name = "name", False
+        else:
+            test_name = text == "is" or text == "not" and previous == "is"
+            previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
 
 
-def refused_argument(seen, source, error_next=False, signature=None):
+def refused_argument(seen, source, error_next=False, tag_kind=None):
     # Jinja2 checks each argument of a call before it parses it: a positional one after a keyword one, *args or
     # **kwargs, a keyword one after **kwargs, a second *args or **kwargs are "invalid syntax for function call
-    # expression" at the call's `(`; in a signature (a macro's, a call block's: its `(` at signature), a parameter
-    # with no default after one with a default is "non-default argument follows default argument". seen: the tag's
-    # tokens as lexed_as_jinja reads them, (text, position, width, the innermost bracket's closer before it), up to
-    # where ours stopped; error_next: whether the lexer refuses the text after them (Jinja2 reads the token after a
-    # name before it tells a keyword argument or a default). (message, position) or None.
+    # expression" at the call's `(`; in a signature (a macro's follows its name, a call block's comes first:
+    # tag_kind is the tag's terminal), a parameter with no default after one with a default is "non-default
+    # argument follows default argument". seen: the tag's tokens as lexed_as_jinja reads them, (text, position,
+    # width, the innermost bracket's closer before it), up to where ours stopped; error_next: whether the lexer
+    # refuses the text after them (Jinja2 reads the token after a name before it tells a keyword argument or a
+    # default). (message, position) or None.
+    at = {"MACRO": 1, "CALL": 0}.get(tag_kind)
+    signature = seen[at][1] if at is not None and len(seen) > at and seen[at][0] == "(" else None
     calls = []   # for each open bracket: [its position, a keyword argument (a default) seen, *args, **kwargs seen]
     before = None
     for at, (got, pos, width, inside) in enumerate(seen):
@@ -121,6 +129,15 @@ def refused_argument(seen, source, error_next=False, signature=None):
             calls.pop()
         before = got
     return None
+
+
+def equals_for_assign(tag_kind, previous):
+    # Jinja2's error for `==` where an assignment's `=` may come (after a set's or a with's target, a parameter's
+    # name; tag_kind: the tag's terminal), previous: the token before it
+    if previous == ",":
+        return "unexpected '=='"   # (a target tuple's next item)
+    wanted = {"SET": "end of statement block", "WITH": "="}.get(tag_kind, ",")   # (a signature's next name)
+    return f"expected token {wanted!r}, got '=='"
 
 
 def last_comma(source, start, tag_end, namespaced):
