@@ -347,6 +347,13 @@ MESSAGES = [
     ("{% for ((x)(1), y) in z %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
     # a test's name, `in` too, takes its arguments in parentheses: a comma is wanted after an item
     ("{{ 1 is in (1{,) }}", (1, 14), "expected token ',', got '{'"),
+    # a name as Jinja2's lexer reads one, after a number too: a run of \w (any digit but an ASCII one first) and of
+    # the characters an identifier goes on with, refused unless an identifier
+    ("{{ 1\u00b2 }}", (1, 5), "Invalid character in identifier"),
+    ("{{ \u0660 }}", (1, 4), "Invalid character in identifier"),
+    ("{{ x.\u0660 }}", (1, 6), "Invalid character in identifier"),
+    ("{{ 0x\u00b2 }}", (1, 5), "Invalid character in identifier"),
+    ("{{ 1e\u00b7 }}", (1, 5), "expected token 'end of print statement', got 'e\u00b7'"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
@@ -405,3 +412,17 @@ def test_line_statement_cut_short_before_a_comment():
         with pytest.raises(mj.TemplateSyntaxError) as info:
             env.from_string(source)
         assert info.value.message == "unexpected 'end of statement block'"
+
+
+@pytest.mark.parametrize("source", ["{{ 1.\u0660 }}", "{{ \u0660.5 }}", "{{ x if false else 1.5e\u0660 }}"])
+def test_float_with_other_digits_is_pythons_syntax_error(source):
+    """A float literal with digits of another script: Jinja2's lexer has Python's parser read it, whose
+    SyntaxError (this Python's wording) comes out of from_string."""
+    with pytest.raises(SyntaxError) as ours:
+        mj.chat_environment().from_string(source)
+    jinja2 = pytest.importorskip("jinja2")
+    from differential_ref import reference_env   # (needs jinja2)
+    with pytest.raises(SyntaxError) as theirs:
+        reference_env().from_string(source)
+    assert not isinstance(theirs.value, jinja2.TemplateError)
+    assert ours.value.message == theirs.value.msg

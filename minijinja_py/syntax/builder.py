@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import TemplateAssertionError, TemplateSyntaxError, twin_of
+from ..core.errors import PythonSyntaxTwin, TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -75,6 +75,17 @@ def _int_literal(tok):
         return int(tok.value.replace("_", ""), 0)
     except ValueError as exc:
         raise syntax_error(str(exc), token_span(tok), twin_of(ValueError)) from None
+
+
+def _float_refused(tok):
+    # A float literal with digits of another script (1.٠, which \d reads): Jinja2's lexer has Python's parser read
+    # it, whose SyntaxError it lets out (worded by this Python)
+    import ast   # (only here: heavy, and needed for nothing else)
+    try:
+        ast.literal_eval(tok.value.replace("_", ""))
+    except SyntaxError as exc:
+        return syntax_error(exc.msg, token_span(tok), PythonSyntaxTwin)
+    return syntax_error("invalid decimal literal", token_span(tok), PythonSyntaxTwin)
 
 
 class _Named:
@@ -458,6 +469,8 @@ class Builder:
         return n.Const(token_span(c[0]), _int_literal(c[0]))
 
     def float(self, c):
+        if not c[0].value.isascii():
+            raise _float_refused(c[0])
         return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
 
     def empty_tuple(self, c):

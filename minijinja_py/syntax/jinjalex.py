@@ -14,7 +14,8 @@ __all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "equals_for_as
 # (the longest first), else a character it refuses (an unterminated string's quote among them). (No float right
 # after a dot: x.1.5 is two lookups.)
 _EXPRESSION_TEXT = (r"(?P<float>(?<!\.)\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE][+-]?\d[\d_]*))"
-                    r"|(?P<integer>\d+)|(?P<name>[^\W\d]\w*)"
+                    r"|(?P<integer>0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*)"
+                    r"|(?P<name>[^\W0-9]\w*)"
                     r"|(?P<string>'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\")"
                     r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
 
@@ -24,10 +25,11 @@ _OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
 _WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 
 
-def _identifier_end(source, pos):
-    # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
+def _name_end(source, pos):
+    # The end of the name at pos as Jinja2's lexer reads one: a run of \w and of the other characters an identifier
+    # may go on with (·, combining marks), any digit but an ASCII one first (after a number, a name starts).
     end = pos + 1
-    while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
+    while end < len(source) and (source[end].isalnum() or ("a" + source[end]).isidentifier()):   # (linear)
         end += 1
     return end
 
@@ -59,11 +61,12 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
         m = token.match(source, pos)
         kind, text = m.lastgroup, m.group()
         end = m.end()
-        if kind == "char" and text.isidentifier():   # (a name may start with more than \w's letters)
-            end = _identifier_end(source, pos)
+        if kind == "name" or kind == "char" and ("a" + text).isidentifier():
+            end = _name_end(source, pos)
             kind, text = "name", source[pos:end]
         inside = brackets[-1] if brackets else None
-        error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
+        error = f"unexpected char {text!r} at {pos}" if kind == "char" else \
+            "Invalid character in identifier" if kind == "name" and not text.isidentifier() else None
         if text in _CLOSING:
             # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
             brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
