@@ -354,6 +354,8 @@ MESSAGES = [
     ("{{ x.\u0660 }}", (1, 6), "Invalid character in identifier"),
     ("{{ 0x\u00b2 }}", (1, 5), "Invalid character in identifier"),
     ("{{ 1e\u00b7 }}", (1, 5), "expected token 'end of print statement', got 'e\u00b7'"),
+    # `not` names a keyword argument before `=` (f(not=1) is accepted), before `==` it is the operator
+    ("{{ f(not==1) }}", (1, 9), "unexpected '=='"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),

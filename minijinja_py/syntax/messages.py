@@ -282,7 +282,9 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
         if pos >= tok.start_pos or pos == assign:
             break
     if error is None and pos == assign:
-        error = equals_for_assign(tag.type, seen[-2][0] if len(seen) > 1 else None)
+        # (after an argument's `not`, `==` is the operator's operand to Jinja2: not a keyword argument's `=`)
+        error = "unexpected '=='" if _type_at(exc.values, 2) == "NOT" else \
+            equals_for_assign(tag.type, seen[-2][0] if len(seen) > 1 else None)
     elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside and "COLON" in exc.expected:
         error, pos = "unexpected '%'", source.index("%", pos)   # (a slice's or a dict's colon: it wants an operand)
     elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
