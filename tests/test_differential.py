@@ -61,6 +61,31 @@ def cases(draw):
     return generate_case(Draws())
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_local_constants():
+    """Hypothesis (6.131 on) now and then draws, instead of a random integer, a constant it found in the source of
+    the local modules loaded (the package's: tests are left out). Which those are depends on what ran before in
+    the process (other tests, under xdist), and so did the derandomized examples: a full run's tally read
+    "199 same, 1 excluded" where the file alone read "200 same". With no local constants to draw from, the examples
+    are the same in every process. (Hypothesis's internals: left alone where they are not as expected.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        providers = None
+    found = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if found is None or cache is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    providers._get_local_constants = providers.Constants   # (an empty set of constants)
+    cache.clear()   # (constants allowed per range, cached from the local ones so far)
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found
+        cache.clear()
+
+
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # Python's compiler on Jinja2's generated code
 @pytest.mark.filterwarnings("ignore:invalid escape sequence:DeprecationWarning")  # both: the codec on '\\q'
 @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None, print_blob=False,
@@ -120,3 +145,17 @@ def test_set_block_filter_reading_a_name_the_body_does_not_is_jinja2s_crash():
     with pytest.raises(AssertionError, match="unknown to the frame"):
         differential_ref.reference_env().from_string(source)
     assert mj.chat_environment().from_string(source).render() == "[a]"
+
+
+@pytest.mark.parametrize("source", ["{% set ns.a %}x{% endset %}", "{% set ns.a, %}x{% endset %}",
+                                    "{% set ns.a, b %}x{% endset %}", "{% set b, ns.a %}x{% endset %}"])
+def test_block_set_attribute_of_non_namespace_is_known_in_a_tuple_too(source):
+    """README, Known differences: Jinja2 skips its namespace check for a block set's x.attr, also as an item of a
+    tuple target, and item-assigns (TypeError) or unpacks first (ValueError); minijinja_py refuses it as
+    {% set x.attr = ... %} (TemplateRuntimeError)."""
+    from differential_gen import Case
+    with pytest.raises((TypeError, ValueError)):
+        differential_ref.reference_env().from_string(source).render()
+    with pytest.raises(mj.TemplateRuntimeError, match="cannot assign attribute on non-namespace object"):
+        mj.chat_environment().from_string(source).render()
+    assert differential_ref.compare(Case(source, {}))[:2] == ("known", "block-set-attribute")

@@ -171,3 +171,24 @@ def test_int_literal_past_the_digit_limit(source):
             return ("TemplateSyntaxError", "")
         return None
     assert outcome(differential_ref.mj_env()) == outcome(differential_ref.reference_env())
+
+
+@pytest.mark.parametrize("source", ["{{ (10 ** 5000)|n }}", "{{ (10 ** 5000) is n }}", "{{ 1|n(10 ** 5000) }}",
+                                    "{% for x in y %}{{ (10 ** 5000)|n }}{% endfor %}",
+                                    "{% if x %}{% with %}{{ (10 ** 5000)|n }}{% endwith %}{% endif %}",
+                                    "{% if x %}{{ (10 ** 5000)|n }}{% endif %}", "{{ x if y else (10 ** 5000)|n }}",
+                                    "{% if (10 ** 5000)|n %}{% endif %}", "{{ {[1]: 2}|n }}"])
+def test_unknown_filter_before_the_int_its_folder_writes(source):
+    """Jinja2's code generator refuses an unknown filter or test before it writes the value its folder made of the
+    operand (an int past the digit limit: repr's ValueError), except in a soft frame (an if, a conditional
+    expression: refused when it runs); a dict literal its folder cannot make fails first."""
+    def outcome(env):
+        try:
+            env.from_string(source)
+        except (ValueError, TypeError) as exc:
+            return ("ValueError" if isinstance(exc, ValueError) else "TypeError",   # (ours: the twin of that class)
+                    getattr(exc, "message", None) or str(exc))
+        except (jinja2.TemplateSyntaxError, mj.TemplateSyntaxError) as exc:
+            return ("TemplateAssertionError", exc.message)
+        return None
+    assert outcome(differential_ref.mj_env()) == outcome(differential_ref.reference_env())

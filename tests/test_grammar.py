@@ -221,7 +221,8 @@ def test_name_character_class_is_word_or_other_non_space():
     import re
     import sys
     patterns = syntax.parser(True, True).patterns
-    name_class = re.compile(patterns["NAME"].replace("(?!\\d)", "", 1)[:-1])  # the class, without `+`
+    assert patterns["NAME"].startswith("(?![0-9])")   # (a number's digits: any other digit may start a name)
+    name_class = re.compile(patterns["NAME"].replace("(?![0-9])", "", 1)[:-1])  # the class, without `+`
     reference = re.compile(r"\w|[^\x00-\x7f\s]")
     wrong = [c for c in map(chr, range(sys.maxunicode + 1))
              if bool(name_class.fullmatch(c)) != bool(reference.fullmatch(c))]

@@ -166,7 +166,12 @@ MESSAGES = [
     ("{% call foo %}x{% endcall not", (1, 9), "expected call"),
     ("{% call m|default(m) %}b{% endcall {%\n", (1, 9), "expected call"),
     ("{% call not() %}{% endcall %}", (1, 9), "expected call"),
-    ("{% call not %}{% endcall %}", (1, 12), "unexpected 'end of statement block'"),
+    ("{% call not %}{% endcall %}", (1, 13), "unexpected 'end of statement block'"),
+    # ... on the line of the tag's end (or of its colon); also where the template ends right after the tag
+    ("{% call not\n  %}x{% endcall %}", (2, 3), "unexpected 'end of statement block'"),
+    ("{% call not\n: %}x{% endcall %}", (2, 1), "unexpected ':'"),
+    ("{% call not \n\n %}", (3, 2), "unexpected 'end of statement block'"),
+    ("{% call x %}", (1, 9), "expected call"),
     # `==` is one token to Jinja2's lexer where ours read an assignment's `=`
     ("{% set x == %}", (1, 10), "expected token 'end of statement block', got '=='"),
     ("{% with x == %}{% endwith %}", (1, 11), "expected token '=', got '=='"),
@@ -328,6 +333,29 @@ MESSAGES = [
     ("{% for x in [1], : %}{{ x }}{% endfor %}", (1, 18), "unexpected ':'"),
     ("{% if x, : %}{% endif %}", (1, 10), "unexpected ':'"),
     ("{% if 0 %}{% elif 1, : %}{% endif %}", (1, 22), "unexpected ':'"),
+    # a required block's body is refused on the line of the token after `endblock`
+    ("{% block b required %}x{% endblock \n\n%}", (3, 1), "Required blocks can only contain comments or whitespace"),
+    # Jinja2's compiler gives a statement the line of its keyword, where the tag spans lines
+    ("{% block b %}{% endblock %}{%\n block b %}{% endblock %}", (2, 2), "block 'b' defined twice"),
+    ("{% for x in y %}{%\n\nextends 'a' %}{% endfor %}", (3, 1), "cannot use extend from a non top-level scope"),
+    # a call block's signature is read as a macro's: a name after each comma (the signature's items are no callee)
+    ("{% call(x, y,) f() %}{% endcall %}", (1, 14), "expected token 'name', got ')'"),
+    # a target's parenthesis closed before a token that does not go on: the keyword is still wanted; inside
+    # parentheses Jinja2 reads any expression
+    ("{% for x, (): in y %}{% endfor %}", (1, 13), "expected token 'in', got ':'"),
+    ("{% for ((x)(,), y) in z %}{% endfor %}", (1, 13), "unexpected ','"),
+    ("{% for ((x)(1), y) in z %}{% endfor %}", (1, 8), "can't assign to 'tuple'"),
+    # a test's name, `in` too, takes its arguments in parentheses: a comma is wanted after an item
+    ("{{ 1 is in (1{,) }}", (1, 14), "expected token ',', got '{'"),
+    # a name as Jinja2's lexer reads one, after a number too: a run of \w (any digit but an ASCII one first) and of
+    # the characters an identifier goes on with, refused unless an identifier
+    ("{{ 1\u00b2 }}", (1, 5), "Invalid character in identifier"),
+    ("{{ \u0660 }}", (1, 4), "Invalid character in identifier"),
+    ("{{ x.\u0660 }}", (1, 6), "Invalid character in identifier"),
+    ("{{ 0x\u00b2 }}", (1, 5), "Invalid character in identifier"),
+    ("{{ 1e\u00b7 }}", (1, 5), "expected token 'end of print statement', got 'e\u00b7'"),
+    # `not` names a keyword argument before `=` (f(not=1) is accepted), before `==` it is the operator
+    ("{{ f(not==1) }}", (1, 9), "unexpected '=='"),
     # a comment's opener that ends the template is no token to Jinja2: the end is after what comes before it
     ("  \n \n  {% for x in y %}\n {#", (3, 19), "Unexpected end of template. Jinja was looking for the following "
      "tags: 'endfor' or 'else'. The innermost block that needs to be closed is 'for' (opened on line 3)."),
@@ -386,3 +414,17 @@ def test_line_statement_cut_short_before_a_comment():
         with pytest.raises(mj.TemplateSyntaxError) as info:
             env.from_string(source)
         assert info.value.message == "unexpected 'end of statement block'"
+
+
+@pytest.mark.parametrize("source", ["{{ 1.\u0660 }}", "{{ \u0660.5 }}", "{{ x if false else 1.5e\u0660 }}"])
+def test_float_with_other_digits_is_pythons_syntax_error(source):
+    """A float literal with digits of another script: Jinja2's lexer has Python's parser read it, whose
+    SyntaxError (this Python's wording) comes out of from_string."""
+    with pytest.raises(SyntaxError) as ours:
+        mj.chat_environment().from_string(source)
+    jinja2 = pytest.importorskip("jinja2")
+    from differential_ref import reference_env   # (needs jinja2)
+    with pytest.raises(SyntaxError) as theirs:
+        reference_env().from_string(source)
+    assert not isinstance(theirs.value, jinja2.TemplateError)
+    assert ours.value.message == theirs.value.msg

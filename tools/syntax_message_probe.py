@@ -14,6 +14,11 @@ templates/ and tests/cases/ instead; --cuts N as many random character edits (cu
 one inserted). --newlines probes each template with its spaces turned into newlines (tags over several lines: the
 line Jinja2 gives each error); --markers with whitespace control on every tag (`{%-`, `-%}`, `{{-`, `-}}`), and
 again with `{%+`, `+%}`.
+
+An error that is no template error to Jinja2 (Python's, from the code it generates: `keyword argument repeated`,
+`unhashable type`, the digit limit) is compared by its class and message, without Python's line in that code; a
+minijinja_py error that is a subclass of that class (TemplateTypeError, PythonSyntaxTwin) is the same kind. Also
+counted apart: templates Jinja2 accepts that minijinja_py refuses.
 """
 
 import argparse
@@ -105,13 +110,32 @@ def _ours_taken_out(message):
     return message.split(". The ")[0] if ". The " in message and "just before it ends" in message else message
 
 
+# Python's location of an error in Jinja2's generated code (or in a literal it has Python read), no template's
+_PYTHON_LOCATION = re.compile(r" \((?:<template>|<unknown>), line \d+\)$")
+
+
+def _builtin_twin(exc):
+    # The built-in class a minijinja_py error is also an instance of (its twin of TypeError, ValueError,
+    # SyntaxError: PythonSyntaxTwin, ...), or None
+    if not isinstance(exc, mj.TemplateError):
+        return None
+    return next((cls for cls in type(exc).__mro__ if cls.__module__ == "builtins"
+                 and cls not in (Exception, BaseException, object)), None)
+
+
 def error_of(env, source):
+    # (class, message, line) of the error compiling source raises, or None. An error that is not a template error
+    # to Jinja2 (Python's, from its generated code or its folder) is told by its class and message alone, without
+    # Python's location in that code; minijinja_py's twin of that class (a subclass of it) is the same kind.
     try:
         env.from_string(source)
-    except (jinja2.TemplateSyntaxError, mj.TemplateSyntaxError) as exc:
-        return (type(exc).__name__, _ours_taken_out(exc.message), exc.lineno)
-    except Exception as exc:  # noqa: BLE001 - any other outcome is a difference to count
-        return (type(exc).__name__, str(exc), None)
+    except Exception as exc:  # noqa: BLE001 - any outcome is compared
+        twin = _builtin_twin(exc)
+        if twin is not None:
+            return (twin.__name__, exc.message, None)
+        if isinstance(exc, (jinja2.TemplateSyntaxError, mj.TemplateSyntaxError)):
+            return (type(exc).__name__, _ours_taken_out(exc.message), exc.lineno)
+        return (type(exc).__name__, _PYTHON_LOCATION.sub("", str(exc)), None)
     return None
 
 
@@ -204,20 +228,26 @@ def main():
         source = source.replace(" ", "\n") if args.newlines else source
         for variant in _with_markers(source) if args.markers else (source,):
             ref = error_of(ref_env, variant)
+            mine = error_of(mj_env, variant)
             if ref is None:
+                if mine is not None:   # (a template Jinja2 accepts must be accepted)
+                    groups["(accepted by Jinja2)"].append((variant, ref, mine))
                 continue
             total += 1
-            mine = error_of(mj_env, variant)
             if mine != ref:
                 groups[pattern(ref[1])].append((variant, ref, mine))
-    differing = sum(map(len, groups.values()))
+    refused = groups.pop("(accepted by Jinja2)", [])
+    if refused:
+        groups["(accepted by Jinja2)"] = refused
+    differing = sum(len(items) for key, items in groups.items() if key != "(accepted by Jinja2)")
     for key, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         if args.pattern and args.pattern not in key:
             continue
         print(f"{len(items):5d}  {key}")
         for source, ref, mine in items[:args.show]:
             print(f"         {source!r}\n           jinja2: {ref}\n           ours:   {mine}")
-    print(f"\n{total} templates Jinja2 refuses; {differing} differ in class, message or line")
+    print(f"\n{total} templates Jinja2 refuses; {differing} differ in class, message or line; "
+          f"{len(refused)} Jinja2 accepts refused")
 
 
 if __name__ == "__main__":

@@ -83,6 +83,7 @@ class _Errors:
         self.failures = 0   # the FoldErrors among the changes
         self.known_extends = False
         self.blocks = []
+        self.soft = False   # in an {% if %} (Jinja2's soft frame): an unknown filter or test is refused when it runs
 
     # ------------------------------------------------------------------------------------------ statements
     def body(self, statements, volatile, checked, root):
@@ -111,9 +112,12 @@ class _Errors:
                     self.fail(node.value, error)
             self.body(node.body, volatile or not self.value(node.value)[0], checked, False)
             return
+        outer = self.soft
+        self.soft = outer or kind is n.If
         for f in NODE_FIELDS.get(kind, ()):
             value = getattr(node, f)
             if f in ("body", "else_"):
+                self.soft = kind is n.If   # (the body of any other statement is a frame of its own)
                 self.body(value, volatile, checked, False)
             elif f == "elifs":
                 for test, body in value:
@@ -129,8 +133,10 @@ class _Errors:
             elif f not in ("target", "targets"):
                 for x in _expressions(value, []):
                     self.expression(x, volatile)
+        self.soft = outer
 
     def blocks_after_root(self):
+        self.soft = False
         while self.blocks:
             block = self.blocks.pop(0)
             self.body(block.body, False, False, False)
@@ -218,9 +224,13 @@ class _Errors:
                 return exc
         return None
 
-    def written(self, node):
+    def written(self, node, soft=False):
         # (node, error) of the first folded part of node written into the code that repr() refuses (an int too
-        # long), or None; the folded parts with names the compile would check in them are folded away.
+        # long), or None; the folded parts with names the compile would check in them are folded away. An unknown
+        # filter or test outside a soft frame (soft: in a conditional expression) is refused before its parts are
+        # written.
+        if self.unchecked is not None and not (soft or self.soft) and self.unchecked.unknown(node):
+            return None   # (the compile refuses it)
         ok, value = self.value(node)
         if ok and safe_repr(value):
             try:
@@ -232,7 +242,7 @@ class _Errors:
                     self.written(x)
             return None
         for x in _children(node):
-            failed = self.written(x)
+            failed = self.written(x, soft or type(node) is n.CondExpr)
             if failed is not None:
                 return failed
         return None
@@ -269,15 +279,19 @@ def has_checked_names(runners, filters, tests):
 def checked_names(filters, tests):
     # unchecked(node): does node hold what the compile checks, unless Jinja2's folder folds it away (an unknown
     # filter or test, a keyword argument given twice)?
-    def unchecked(node):
+    def unknown(node):   # (node itself: an unknown filter or test)
         kind = type(node)
-        if kind is n.Filter and node.name not in filters or kind is n.Test and node.name not in tests:
+        return kind is n.Filter and node.name not in filters or kind is n.Test and node.name not in tests
+
+    def unchecked(node):
+        if unknown(node):
             return True
-        for f in NODE_FIELDS.get(kind, ()):
+        for f in NODE_FIELDS.get(type(node), ()):
             value = getattr(node, f)
             if isinstance(value, n.Args) and value.repeated is not None:
                 return True
         return any(map(unchecked, _children(node)))
+    unchecked.unknown = unknown
     return unchecked
 
 

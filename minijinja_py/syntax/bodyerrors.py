@@ -142,6 +142,13 @@ def unreadable(exc, source, pos, line, col, stack, d, tables):
     return None
 
 
+_HEAD_CLOSES = ("_BLOCK_CLOSE", "_COLON_CLOSE")
+
+
+def _head_close(value):
+    return value[0] if type(value) is list and len(value) == 1 else value
+
+
 def _kind(value):
     return value.type if isinstance(value, Token) else None
 
@@ -159,10 +166,12 @@ def refused_before(exc, source, d):
     values = exc.values
     for at, value in enumerate(values):
         if _kind(value) == "CALL":
-            # (the tag's end is a list on the stack, after the expression)
-            close = next((i for i in range(at + 1, len(values)) if type(values[i]) is list), None)
+            # (the tag's end on the stack after the expression: a list of its token (grammar: call_close), or the
+            # token itself before the body's first statement comes; other lists there are a signature's parts)
+            close = next((i for i in range(at + 1, len(values)) if _kind(_head_close(values[i])) in _HEAD_CLOSES),
+                         None)
             if close is not None and isinstance(values[close - 1], nodes.Node):
-                refused = call_refused(values[close - 1], value)
+                refused = call_refused(values[close - 1], value, _head_close(values[close]))
                 if refused is not None:
                     return refused
     end = len(values) - (1 if _kind(values[-1]) == "ENDBLOCK" else 2) if values else -1
@@ -172,6 +181,7 @@ def refused_before(exc, source, d):
         end_name = values[end + 1] if end + 1 < len(values) else None
         if required and end_name is None and _lexer_refuses(source, values[end].end_pos, d):
             return None
+        end_name = end_name or getattr(exc, "token", None)   # (the token after `endblock`: where Jinja2 stops)
         body = values[end - 1] if type(values[end - 1]) is tuple else ()
         return block_end_refused(required, body, values[start + 1], values[end], end_name)
     return _import_name_refused(values, source, d)
@@ -210,7 +220,7 @@ def target_start(values, tag):
         elif type(value) is list:   # (a tuple's items so far, with the commas after them)
             continue
         elif isinstance(value, Token):
-            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR"):
+            if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR", "RPAR"):
                 return None
         elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):
             return None

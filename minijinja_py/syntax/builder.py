@@ -10,7 +10,7 @@ import codecs
 import re
 from operator import itemgetter
 
-from ..core.errors import TemplateAssertionError, TemplateSyntaxError, twin_of
+from ..core.errors import PythonSyntaxTwin, TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -46,6 +46,18 @@ def tag_span(tok):
     return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
 
 
+def keyword_span(tok):
+    # Span of a tag token from its keyword where the keyword is on a later line than the tag's `{%`: Jinja2 gives a
+    # statement the line of its keyword (for the errors its compiler raises: a block defined twice, an extends out
+    # of the top level), else tag_span.
+    span = tag_span(tok)
+    if span.line == tok.end_line:
+        return span
+    width = len(tok.value) - len(tok.value.rstrip("abcdefghijklmnopqrstuvwxyz"))
+    return _new_tuple(_Span, (tok.end_line, tok.end_column - width, tok.end_pos - width, tok.end_pos,
+                              tok.end_line, tok.end_column))
+
+
 def join_spans(first, last):
     # From where first starts to where last ends (each a node, an intermediate or a token).
     start = _SPAN_START(first.span) if isinstance(first, _SPANNED) else _TOKEN_START(first)
@@ -63,6 +75,17 @@ def _int_literal(tok):
         return int(tok.value.replace("_", ""), 0)
     except ValueError as exc:
         raise syntax_error(str(exc), token_span(tok), twin_of(ValueError)) from None
+
+
+def _float_refused(tok):
+    # A float literal with digits of another script (1.٠, which \d reads): Jinja2's lexer has Python's parser read
+    # it, whose SyntaxError it lets out (worded by this Python)
+    import ast   # (only here: heavy, and needed for nothing else)
+    try:
+        ast.literal_eval(tok.value.replace("_", ""))
+    except SyntaxError as exc:
+        return syntax_error(exc.msg, token_span(tok), PythonSyntaxTwin)
+    return syntax_error("invalid decimal literal", token_span(tok), PythonSyntaxTwin)
 
 
 class _Named:
@@ -201,10 +224,13 @@ class Builder:
         tag, body = c[0], c[-2]
         params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
-        refused = call_refused(call, tag)
+        refused = call_refused(call, tag, c[-3][0])
         if refused is not None:
             raise refused
         return n.CallBlock(tag_span(tag), call, params, body)
+
+    def call_close(self, c):
+        return c   # (a list: the tag's end on the parser's stack, bodyerrors.refused_before)
 
     def filter_block(self, c):
         tag, body = c[0], c[-2]
@@ -228,11 +254,14 @@ class Builder:
         return n.Continue(tag_span(c[0]))
 
     def block_block(self, c):
-        tag, name, scoped, required, body, end, end_name = c
-        refused = block_end_refused(required is not None, body, name, end, end_name)
+        tag, name, scoped, required, body, (end, end_name, close) = c
+        refused = block_end_refused(required is not None, body, name, end, end_name or close)
         if refused is not None:
             raise refused
-        return n.Block(tag_span(tag), name.value, scoped is not None, required is not None, body)
+        return n.Block(keyword_span(tag), name.value, scoped is not None, required is not None, body)
+
+    def block_end(self, c):
+        return c   # ENDBLOCK, its NAME or None, the tag's end
 
     def autoescape_block(self, c):
         return n.Autoescape(tag_span(c[0]), c[1], c[2])
@@ -255,7 +284,7 @@ class Builder:
         return (name.value, (alias or name).value)
 
     def extends_stmt(self, c):
-        return n.Load(tag_span(c[0]), "extends", c[1])
+        return n.Load(keyword_span(c[0]), "extends", c[1])
 
     def context_modifier(self, c):
         return None  # with/without context: read back from the source by compile/inclusion.py
@@ -440,6 +469,8 @@ class Builder:
         return n.Const(token_span(c[0]), _int_literal(c[0]))
 
     def float(self, c):
+        if not c[0].value.isascii():
+            raise _float_refused(c[0])
         return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
 
     def empty_tuple(self, c):
@@ -495,25 +526,25 @@ def private_import(name):
 
 
 def block_end_refused(required, body, name, end, end_name):
-    # The TemplateSyntaxError Jinja2 raises at a block's end tag `end` (and the name after it, end_name or None),
-    # or None: a required block's body holds more than text that is whitespace (checked first: where the token
-    # after `endblock` is), an end tag that names another block.
+    # The TemplateSyntaxError Jinja2 raises at a block's end tag `end` (and the token after it, end_name: the name
+    # or the tag's end), or None: a required block's body holds more than text that is whitespace (checked first:
+    # where the token after `endblock` is), an end tag that names another block.
     if required and any(type(x) is not n.Text or x.value.strip() for x in body):
-        # (on the end tag, on the line where it ends: Jinja2's is the next token's)
-        at = token_span(end_name) if end_name is not None else tag_span(end)
-        if at.line != at.end_line:
-            at = n.Span(at.end_line, at.end_col, at.end, at.end, at.end_line, at.end_col)
+        # (under the end tag, or the name after it; on a later line, under the token there, Jinja2's line)
+        after = end_name is not None and (end_name.type == "NAME" or end_name.line != end.end_line)
+        at = token_span(end_name) if after else tag_span(end)
         return syntax_error("Required blocks can only contain comments or whitespace", at)
-    if end_name is not None and end_name.value != name.value:
+    if end_name is not None and end_name.type == "NAME" and end_name.value != name.value:
         return syntax_error(f"expected token 'end of statement block', got {end_name.value!r}", token_span(end_name))
     return None
 
 
-def call_refused(node, tag):
+def call_refused(node, tag, close=None):
     # The TemplateSyntaxError Jinja2 raises for node as the expression of the call block opened by tag (its
-    # token), or None: it must be a call (else an error under the expression, on the line of the tag's name). A
-    # `not` where the expression starts (a name to our grammar there) is the operator to Jinja2's parser, applied to
-    # what follows: no call, or, alone, an operator with no operand.
+    # token) and ended by close (the tag's end token, if known), or None: it must be a call (else an error under the
+    # expression, on the line of the tag's name). A `not` where the expression starts (a name to our grammar there)
+    # is the operator to Jinja2's parser, applied to what follows: no call, or, alone, an operator with no operand
+    # (refused at the tag's end, or at its colon).
     first = node   # (the node the expression starts with: down the chain of calls, lookups, filters and tests)
     while True:
         if type(first) is n.Call:
@@ -526,9 +557,11 @@ def call_refused(node, tag):
             break
     if type(first) is n.Name and first.name == "not":
         if first is node:
-            span = node.span
-            return TemplateSyntaxError("unexpected 'end of statement block'", span.end_line, span.end_col,
-                                       end=(span.end_line, span.end_col + 1))
+            if close is None:
+                return syntax_error("unexpected 'end of statement block'", node.span)
+            got = "':'" if close.value.startswith(":") else "'end of statement block'"
+            return TemplateSyntaxError(f"unexpected {got}", close.line, close.column,
+                                       end=(close.line, close.column + 1))
     elif isinstance(node, n.Call):
         return None
     if node.span.line != tag.end_line:

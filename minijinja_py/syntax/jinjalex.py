@@ -7,14 +7,15 @@ the tuple of a target it reads has its last comma (the line it gives the tuple).
 
 import re
 
-__all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "last_comma"]
+__all__ = ["lexed_as_jinja", "block_tag_end", "refused_argument", "equals_for_assign", "last_comma"]
 
 
 # The expression lexer's view of text inside a tag (Jinja2's): a number, a name, a whole string, an operator
 # (the longest first), else a character it refuses (an unterminated string's quote among them). (No float right
 # after a dot: x.1.5 is two lookups.)
 _EXPRESSION_TEXT = (r"(?P<float>(?<!\.)\d[\d_]*(?:\.\d[\d_]*(?:[eE][+-]?\d[\d_]*)?|[eE][+-]?\d[\d_]*))"
-                    r"|(?P<integer>\d+)|(?P<name>[^\W\d]\w*)"
+                    r"|(?P<integer>0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*)"
+                    r"|(?P<name>[^\W0-9]\w*)"
                     r"|(?P<string>'[^'\\]*(?:\\.[^'\\]*)*'|\"[^\"\\]*(?:\\.[^\"\\]*)*\")"
                     r"|(?P<operator>//|\*\*|[=!<>]=|[-+/*%~\[\](){}<>=.:|,;])|(?P<char>.)")
 
@@ -24,10 +25,11 @@ _OPERAND_ENDS = frozenset({"name", "string", "integer", "float", ")", "]", "}"})
 _WORD_OPERATORS = frozenset({"in", "not", "and", "or", "is", "if", "else"})
 
 
-def _identifier_end(source, pos):
-    # The end of the longest identifier at pos, for a name whose first character \w does not take (℘).
+def _name_end(source, pos):
+    # The end of the name at pos as Jinja2's lexer reads one: a run of \w and of the other characters an identifier
+    # may go on with (·, combining marks), any digit but an ASCII one first (after a number, a name starts).
     end = pos + 1
-    while end < len(source) and ("a" + source[end]).isidentifier():   # (a character at a time: linear)
+    while end < len(source) and (source[end].isalnum() or ("a" + source[end]).isidentifier()):   # (linear)
         end += 1
     return end
 
@@ -47,6 +49,7 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
     token = re.compile(_EXPRESSION_TEXT, re.S)
     # the closing brackets wanted, innermost last ("call" for a call's `)`, ":" for a dict's `}` before a colon)
     brackets = []
+    test_name = False   # whether a test's name comes next (after `is`, `is not`)
     while True:
         while pos < len(source) and source[pos].isspace():
             pos += 1
@@ -58,11 +61,12 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
         m = token.match(source, pos)
         kind, text = m.lastgroup, m.group()
         end = m.end()
-        if kind == "char" and text.isidentifier():   # (a name may start with more than \w's letters)
-            end = _identifier_end(source, pos)
+        if kind == "name" or kind == "char" and ("a" + text).isidentifier():
+            end = _name_end(source, pos)
             kind, text = "name", source[pos:end]
         inside = brackets[-1] if brackets else None
-        error = f"unexpected char {text!r} at {pos}" if kind == "char" else None
+        error = f"unexpected char {text!r} at {pos}" if kind == "char" else \
+            "Invalid character in identifier" if kind == "name" and not text.isidentifier() else None
         if text in _CLOSING:
             # (a `(` after an operand is a call's, whose arguments Jinja2 reads as a list's items, not a tuple's)
             brackets.append(_CLOSING[text] if text != "(" or previous not in _OPERAND_ENDS else "call")
@@ -80,17 +84,24 @@ def lexed_as_jinja(source, pos, tag_end, previous=None):
         if error:
             return
         pos = end
-        previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
+        if test_name and text != "not":   # (a test's name, even `in`: a `(` after it opens the test's arguments)
+            previous, test_name = "name", False
+        else:
+            test_name = text == "is" or text == "not" and previous == "is"
+            previous = text if kind == "operator" or text in _WORD_OPERATORS else kind
 
 
-def refused_argument(seen, source, error_next=False, signature=None):
+def refused_argument(seen, source, error_next=False, tag_kind=None):
     # Jinja2 checks each argument of a call before it parses it: a positional one after a keyword one, *args or
     # **kwargs, a keyword one after **kwargs, a second *args or **kwargs are "invalid syntax for function call
-    # expression" at the call's `(`; in a signature (a macro's, a call block's: its `(` at signature), a parameter
-    # with no default after one with a default is "non-default argument follows default argument". seen: the tag's
-    # tokens as lexed_as_jinja reads them, (text, position, width, the innermost bracket's closer before it), up to
-    # where ours stopped; error_next: whether the lexer refuses the text after them (Jinja2 reads the token after a
-    # name before it tells a keyword argument or a default). (message, position) or None.
+    # expression" at the call's `(`; in a signature (a macro's follows its name, a call block's comes first:
+    # tag_kind is the tag's terminal), a parameter with no default after one with a default is "non-default
+    # argument follows default argument". seen: the tag's tokens as lexed_as_jinja reads them, (text, position,
+    # width, the innermost bracket's closer before it), up to where ours stopped; error_next: whether the lexer
+    # refuses the text after them (Jinja2 reads the token after a name before it tells a keyword argument or a
+    # default). (message, position) or None.
+    at = {"MACRO": 1, "CALL": 0}.get(tag_kind)
+    signature = seen[at][1] if at is not None and len(seen) > at and seen[at][0] == "(" else None
     calls = []   # for each open bracket: [its position, a keyword argument (a default) seen, *args, **kwargs seen]
     before = None
     for at, (got, pos, width, inside) in enumerate(seen):
@@ -121,6 +132,15 @@ def refused_argument(seen, source, error_next=False, signature=None):
             calls.pop()
         before = got
     return None
+
+
+def equals_for_assign(tag_kind, previous):
+    # Jinja2's error for `==` where an assignment's `=` may come (after a set's or a with's target, a parameter's
+    # name; tag_kind: the tag's terminal), previous: the token before it
+    if previous == ",":
+        return "unexpected '=='"   # (a target tuple's next item)
+    wanted = {"SET": "end of statement block", "WITH": "="}.get(tag_kind, ",")   # (a signature's next name)
+    return f"expected token {wanted!r}, got '=='"
 
 
 def last_comma(source, start, tag_end, namespaced):

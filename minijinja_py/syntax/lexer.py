@@ -92,9 +92,9 @@ def lexicon(tables, edit=None):
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
-# a name terminal's pattern: the run, not from a digit (a keyword starts with a letter, so where the run starts
-# with a digit no keyword matches either way: its regexp serves the keywords too, one regexp fewer to compile)
-_NAME = f"(?!\\d){_WORD}"
+# a name terminal's pattern: the run, not from an ASCII digit (a keyword starts with a letter, so where the run
+# starts with a digit no keyword matches either way: its regexp serves the keywords too, one regexp fewer to compile)
+_NAME = f"(?![0-9]){_WORD}"
 _TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 

@@ -23,7 +23,7 @@ from .bodyerrors import (
     assignable, block_message, constant_refused, node_kind, open_blocks, refused_before, target_first, target_start,
     unreadable,
 )
-from .jinjalex import block_tag_end, last_comma, lexed_as_jinja, refused_argument
+from .jinjalex import block_tag_end, equals_for_assign, last_comma, lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
@@ -127,21 +127,22 @@ def _pair_cut_short(exc):
     return first in _PAIRS and set(exc.expected) - _NOISE == {_PAIRS[first]}
 
 
-def _keyword_to_come(exc, tables):
-    # The keyword the innermost tag still wants after its target or template (for's `in`, import's `as`, ...), or
-    # None.
+def _pending_keyword(exc):
+    # The terminal of the keyword the innermost tag still wants after its target or template (for's `in`, import's
+    # `as`, ...), or None
     tag = _innermost_tag(exc)
     after_target = _AFTER_TARGET.get(tag.type) if tag is not None else None
     if after_target is None or \
             any(getattr(value, "type", None) == after_target for value in exc.values[exc.values.index(tag):]):
         return None
-    return tables.literals[after_target]
+    return after_target
 
 
 def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
     # Jinja2's wording for an unexpected token described as got, inside a tag (at its end: at_tag_end; inside a
     # bracket: in_brackets).
     expected = set(exc.expected)
+    keyword = tables.literals[_pending_keyword(exc)] if _pending_keyword(exc) is not None else None
     # (where the expression may also end, after a filter's or a test's name: what does not go on it ends; after
     # a comma, an item is parsed unless the tuple ends there)
     may_end = expected & _TAG_ENDS and _type_at(exc.values, 1) != "_COMMA"
@@ -163,10 +164,8 @@ def _message_for(exc, tables, got, at_tag_end, in_brackets=False):
     if _pair_cut_short(exc):
         # Jinja2 reads `not` as an operator only before `in` (`with` a modifier only before `context`): what
         # came before ended there
-        keyword = _keyword_to_come(exc, tables)
         wanted = _AFTER_ITEM.get(in_brackets, ",") if in_brackets else keyword or _current_tag_end(exc)
         return f"expected token {wanted!r}, got {tables.literals[exc.values[-1].type]!r}"
-    keyword = _keyword_to_come(exc, tables)
     if not in_brackets and keyword and _AFTER_TARGET[_innermost_tag(exc).type] in expected:
         # (the tag's keyword is still to come: Jinja2 expect()s it after the target)
         return f"expected token {keyword!r}, got {got!r}"
@@ -267,23 +266,6 @@ def _unassignable(exc, after):
     return "can't assign to 'tuple'"
 
 
-def _equals_for_assign(tag, previous):
-    # Jinja2's error for `==` where an assignment's `=` may come (after a set's or a with's target, a parameter's
-    # name), previous: the token before it
-    if previous == ",":
-        return "unexpected '=='"   # (a target tuple's next item)
-    wanted = {"SET": "end of statement block", "WITH": "="}.get(tag.type, ",")   # (a signature's next name)
-    return f"expected token {wanted!r}, got '=='"
-
-
-def _refused_argument(tag, seen, source, error_next):
-    # jinjalex.refused_argument over the tag's tokens seen, told where its signature is: a macro's follows its
-    # name, a call block's comes first
-    at = {"MACRO": 1, "CALL": 0}.get(tag.type)
-    signature = seen[at][1] if at is not None and len(seen) > at and seen[at][0] == "(" else None
-    return refused_argument(seen, source, error_next, signature)
-
-
 def _where_jinja2_stops(exc, source, tok, tag, tokens):
     # The token of the tag (tokens: lexed_as_jinja's, from the tag's start) where Jinja2 stops, ours having
     # stopped at tok: (error message or None, description, position, width, innermost bracket's closer), and the
@@ -300,11 +282,13 @@ def _where_jinja2_stops(exc, source, tok, tag, tokens):
         if pos >= tok.start_pos or pos == assign:
             break
     if error is None and pos == assign:
-        error = _equals_for_assign(tag, seen[-2][0] if len(seen) > 1 else None)
+        # (after an argument's `not`, `==` is the operator's operand to Jinja2: not a keyword argument's `=`)
+        error = "unexpected '=='" if _type_at(exc.values, 2) == "NOT" else \
+            equals_for_assign(tag.type, seen[-2][0] if len(seen) > 1 else None)
     elif error is None and tok.type == "_COLON_CLOSE" and got == ":" and inside and "COLON" in exc.expected:
         error, pos = "unexpected '%'", source.index("%", pos)   # (a slice's or a dict's colon: it wants an operand)
     elif error is None and got == ":" and not inside and "_COLON_CLOSE" in exc.expected and \
-            _type_at(exc.values, 1) != "_COMMA":
+            _type_at(exc.values, 1) != "_COMMA" and _pending_keyword(exc) is None:
         error, got, pos, width, inside = next(tokens, (None, "end of template", len(source), 0, None))
         error = error or (f"expected token 'end of statement block', got {got!r}" if got != "end of template" else
                           "unexpected end of template, expected 'end of statement block'.")
@@ -339,7 +323,7 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     # ({% call(args) %}: a signature after the tag's name, a name token to Jinja2)
     tokens = lexed_as_jinja(source, tag.end_pos, tag_end, "name" if tag.type == "CALL" else None)
     (error, got, pos, width, inside), seen = _where_jinja2_stops(exc, source, tok, tag, tokens)
-    refused = _refused_argument(tag, seen, source, error is not None)
+    refused = refused_argument(seen, source, error is not None, tag.type)
     if refused is not None:
         (error, pos), width = refused, 1
     if error is None and (_pair_cut_short(exc) or set(exc.expected) - _NOISE == {"INT", "NAME"}):

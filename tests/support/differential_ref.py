@@ -461,12 +461,14 @@ def _slice_in_tuple_subscript(case, ref, mine):
             and _SLICE_IN_TUPLE.search(_sources(case)) is not None)
 
 
-_BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+\w+\s*\.\s*\w+\s*(\||[-+]?%\})")
+# a block set whose target is or holds x.attr ({% set ns.a %}, {% set ns.a, %}, {% set x, ns.a %})
+_BLOCK_SET_ATTR = re.compile(r"\{%[-+]?\s*set\s+[\w\s,]*\w\s*\.\s*\w+[\w\s,.]*(\||[-+]?%\})")
 
 
 def _block_set_attribute_of_non_namespace(case, ref, mine):
     # Jinja2 skips the namespace check for {% set x.attr %}...{% endset %} and item-assigns (a TypeError, or a
-    # dict mutated); minijinja_py refuses it as {% set x.attr = ... %}
+    # dict mutated; in a tuple target, a ValueError of the unpacking may come first); minijinja_py refuses it as
+    # {% set x.attr = ... %}
     return (mine[0] == "error" and _message(mine[1]) == "cannot assign attribute on non-namespace object"
             and _BLOCK_SET_ATTR.search(_sources(case)) is not None)
 
