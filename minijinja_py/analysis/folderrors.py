@@ -78,7 +78,8 @@ class _Errors:
     # One walk over the template in Jinja2's compile order (blocks after the root): changes {id(node): maker}.
 
     def __init__(self, value, long_ints, unchecked):
-        self.value, self.long_ints, self.unchecked = value, long_ints, unchecked
+        self.value, self.long_ints = value, long_ints
+        self.unchecked, self.unknown = unchecked or (None, None)
         self.changes = {}
         self.failures = 0   # the FoldErrors among the changes
         self.known_extends = False
@@ -229,7 +230,7 @@ class _Errors:
         # long), or None; the folded parts with names the compile would check in them are folded away. An unknown
         # filter or test outside a soft frame (soft: in a conditional expression) is refused before its parts are
         # written.
-        if self.unchecked is not None and not (soft or self.soft) and self.unchecked.unknown(node):
+        if self.unknown is not None and not (soft or self.soft) and self.unknown(node):
             return None   # (the compile refuses it)
         ok, value = self.value(node)
         if ok and safe_repr(value):
@@ -277,8 +278,9 @@ def has_checked_names(runners, filters, tests):
 
 
 def checked_names(filters, tests):
-    # unchecked(node): does node hold what the compile checks, unless Jinja2's folder folds it away (an unknown
-    # filter or test, a keyword argument given twice)?
+    # (unchecked, unknown): unchecked(node), does node hold what the compile checks, unless Jinja2's folder folds it
+    # away (an unknown filter or test, a keyword argument given twice)? unknown(node), is node itself such a filter
+    # or test?
     def unknown(node):   # (node itself: an unknown filter or test)
         kind = type(node)
         return kind is n.Filter and node.name not in filters or kind is n.Test and node.name not in tests
@@ -291,14 +293,14 @@ def checked_names(filters, tests):
             if isinstance(value, n.Args) and value.repeated is not None:
                 return True
         return any(map(unchecked, _children(node)))
-    unchecked.unknown = unknown
-    return unchecked
+    return unchecked, unknown
 
 
 def fold_errors(template, value, long_ints, unchecked=None):
     # {id(node): maker of its FoldError (or of its constant)} for the template (nodes.Template). long_ints: may an
     # int too long for str() be made (then ~ and written literals are checked too)? unchecked: checked_names's
-    # function when the template has such names (then what folds whole is made a constant where it holds them).
+    # pair of functions when the template has such names (then what folds whole is made a constant where it holds
+    # them).
     errors = _Errors(value, long_ints, unchecked)
     errors.body(template.body, False, True, True)
     errors.blocks_after_root()
