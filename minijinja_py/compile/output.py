@@ -318,7 +318,11 @@ def _print_joined(c, nodes, general):
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
-            out += (before, first, between, second, after)   # (the sum's text once the render joins it: no copy)
+            out.append(before)   # (the sum's text once the render joins it: no copy; appends, cheaper than a tuple)
+            out.append(first)
+            out.append(between)
+            out.append(second)
+            out.append(after)
             if counted:
                 _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
@@ -338,7 +342,9 @@ def _print_joined_one(pieces, read, room, counted, span, general):
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:
-            out += (before, value, after)
+            out.append(before)
+            out.append(value)
+            out.append(after)
             if counted:
                 _count_output(f[0], BIG_STR - room + len(value), counted, span)
         else:

@@ -37,14 +37,11 @@ def _switch_of(node):
         return node
     if type(node) is not If:
         return None
-    tests, values, bodies, else_ = list(node.tests), list(node.values), list(node.bodies), node.else_
+    tests, values, bodies, else_ = node.tests, node.values, node.bodies, node.else_   # (tuples: ir.If)
     while else_ is not None and len(else_.nodes) == 1 and (type(else_.nodes[0]) is If or
                                                             type(else_.nodes[0]) is Switch and else_.nodes[0].chain):
         inner = else_.nodes[0] if type(else_.nodes[0]) is If else else_.nodes[0].chain
-        tests.extend(inner.tests)
-        values.extend(inner.values)
-        bodies.extend(inner.bodies)
-        else_ = inner.else_
+        tests, values, bodies, else_ = tests + inner.tests, values + inner.values, bodies + inner.bodies, inner.else_
     cases, subject = [], None
     for test, body in zip(tests, bodies):
         case = _case(test)
@@ -54,7 +51,7 @@ def _switch_of(node):
         cases.append(case[1:] + (body,))
     if len({type(constant) for constants, _, _, _ in cases for constant in constants}) != 1:
         return None
-    return Switch(subject, ((cases, else_),), node.general, (tuple(values),), node)
+    return Switch(subject, ((cases, else_),), node.general, (values,), node)
 
 
 def _case(test):
@@ -106,15 +103,13 @@ def rewrite(c, nodes):
         return nodes
     nodes, i = list(nodes), 0
     while i < len(nodes):
-        applied = True
-        while applied:
-            applied = False
-            for rule, name in rules:
-                found = rule(c, nodes, i)
-                if found:
-                    replacement, consumed = found
-                    nodes[i:i + consumed] = replacement
-                    note(name)
-                    applied = True
-        i += 1
+        for rule, name in rules:
+            found = rule(c, nodes, i)
+            if found:   # (then the rules again, on what it made)
+                replacement, consumed = found
+                nodes[i:i + consumed] = replacement
+                note(name)
+                break
+        else:
+            i += 1
     return nodes

@@ -10,7 +10,7 @@ reads, adds, prints and fails as Jinja2 does; the reads in line ran nothing, so 
 """
 
 from .ir import Emit, Read
-from .reads import ABSENT, BIG_STR, MISSING, attribute, reader, spec
+from .reads import BIG_STR, attribute, reader, spec
 from .select import kernel
 
 __all__ = ["text_reads"]
@@ -26,7 +26,7 @@ def text_reads(node):
     if (one := one_key(node)) is not None:
         return _one_key(*one, general)
     if len(reads) == 1:
-        return _join_one(*texts, *spec(reads[0], True, True), room, general, counted)
+        return _join_one(*texts, reads[0], room, general, counted)
     if len(reads) == 2:
         return _join_two(*texts, *reads, room, general, counted)
     return _join_many(texts, tuple(reader(read) for read in reads), room, general, counted)
@@ -53,17 +53,10 @@ def _pieces(node):
     return tuple(texts), reads, BIG_STR - sum(map(len, texts))
 
 
-def _join_one(before, after, slot, key, method, read_path, room, general, counted):
-    def run_one_read(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
-            read_path=read_path, room=room, slot=slot):
-        if read_path is None:
-            value = f[slot]
-            if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-            if method is not None:
-                value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        else:
-            value = read_path(f)
+def _join_one(before, after, read, room, general, counted):
+    def run_one_read(f, out, after=after, before=before, counted=counted, general=general, read=reader(read),
+                     room=room):   # (counted, or a longer read: _one_key reads the others in line)
+        value = read(f)
         if type(value) is str and len(value) < room:
             if counted:
                 rs, size = f[0], BIG_STR - room + len(value)   # (room: BIG_STR less the constants)
@@ -100,7 +93,8 @@ def _one_key(slot, key, method, before, after, room, general):
     # _join_one's commonest forms: a variable or a key of one (`content`, `message['content']`, maybe `|trim`),
     # printed in a loop body (which counts the output). (A printed key is there: a subscript, cheaper than get(); a
     # missing one raises, and the general closure prints the undefined.)
-    def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general, method=method):
+    def run_one_key(f, out, slot=slot, key=key, room=room, before=before, after=after, general=general, method=method,
+                    bare=not before and not after):
         value = f[slot]
         if key is not None:
             if type(value) is dict:
@@ -110,10 +104,14 @@ def _one_key(slot, key, method, before, after, room, general):
                     return general(f, out)
             else:
                 value = attribute(value, key)
-        if type(value) is str and len(value) < room:
-            out += (before, value if method is None else method(value), after)
-        else:
+        if type(value) is not str or len(value) >= room:
             general(f, out)
+        elif bare:   # (no constant around the value: `{{ m.content }}` alone)
+            out.append(value if method is None else method(value))
+        else:   # (appends: cheaper than adding a tuple, which the list extends by)
+            out.append(before)
+            out.append(value if method is None else method(value))
+            out.append(after)
     return run_one_key
 
 
@@ -142,7 +140,11 @@ def _two_keys(before, slot, key, middle, slot2, key2, after, room, general):
                 else:
                     value2 = attribute(value2, key2)
             if type(value2) is str and len(value) + len(value2) < room:
-                out += (before, value, middle, value2, after)
+                out.append(before)
+                out.append(value)
+                out.append(middle)
+                out.append(value2)
+                out.append(after)
                 return
         general(f, out)
     return run_two_keys

@@ -145,7 +145,9 @@ def _walk_texts(slot, key, kind, texts, default, a):
                     if method is not None and len(value) < BIG_STR:
                         value = method(value)   # (as text.py reads it)
                     if (length := len(value) + BIG_STR - room) < BIG_STR:
-                        out += (before, value, after)
+                        out.append(before)
+                        out.append(value)
+                        out.append(after)
                     elif method is not None or not append_long(f[0], out, (before, value, after), length, sums):
                         length = None
                     if length is not None:
