@@ -133,10 +133,17 @@ def _with_entry(enter, run):
 
 
 def _run(plan, iter_ev):
-    # (over(f, out, iterable), run(f, out)) of a loop that is not recursive.
+    # (over(f, out, iterable), run(f, out)) of a loop that is not recursive: one closure, which evaluates the
+    # iterable when it is not given (run) — the direct one (_direct_run) for the commonest loop.
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
-    def over(f, out, iterable, counts_output=counts_output, else_=else_, plan=plan, span=span):
+    def over(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan,
+            span=span):
+        if iterable is _UNEVALUATED:
+            try:
+                iterable = iter_ev(f)
+            except Exception as exc:
+                raise located(exc, span)
         if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
             return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
@@ -148,24 +155,64 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
+    if plan.simple and plan.listed:
+        over = _direct_run(plan, iter_ev, over)
+    return over, over
 
-    def run(f, out, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan, span=span):
-        try:
-            iterable = iter_ev(f)
-        except Exception as exc:
-            raise located(exc, span)
-        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
-            return   # (over's test, in line: a loop runs once per message in many templates)
+
+def _direct_run(plan, iter_ev, over):
+    # over's form for the commonest loop (one target name, a body that starts no scope of its own, no filter, no
+    # `loop`): a tuple, a list the body cannot change, or the list a loop makes of a string, a range or a dict
+    # (_iteration_items: paid for as it pays) walked here as walker and _walk_items walk it, without their
+    # frames (an inner loop per message costs mostly its set-up; and each Python frame between a loop and its
+    # body is a level of the recursion limit a macro recursing through loops pays); anything else through over.
+    span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
+    stable, step, slot, body = plan.stable, plan.step, plan.target_slot, plan.body
+
+    def run_direct(f, out, iterable=_UNEVALUATED, body=body, counts_output=counts_output, else_=else_, iter_ev=iter_ev,
+            iter_span=iter_span, over=over, slot=slot, span=span, stable=stable, step=step):
+        if iterable is _UNEVALUATED:
+            try:
+                iterable = iter_ev(f)
+            except Exception as exc:
+                raise located(exc, span)
+        cls = type(iterable)
+        if else_ is None and (cls in PLAIN_UNDEFINED or cls in _EMPTY_AT_ONCE and not iterable):
+            return   # (over's test)
+        rs = f[0]
+        if cls is tuple or cls is list and stable:
+            items = iterable
+        elif cls is dict and stable or cls is str or cls is range or stable and cls in _DICT_VIEWS:
+            try:
+                items = _iteration_items(iterable, rs, iter_span, stable)
+            except Exception as exc:
+                raise located(exc, iter_span)
+        else:
+            return over(f, out, iterable)
         start = len(out)
         try:
-            walk, items, loop = walker(plan, f, iterable, 0, None)
-            if not walk(plan, f, out, items, loop) and else_ is not None:
+            rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+            if rs.fuel < 0:
+                raise out_of_fuel(rs.limits)
+            completed = False
+            remaining = iter(items)
+            try:
+                for item in remaining:
+                    f[slot] = item
+                    try:
+                        body(f, out)
+                    except ContinueLoop:
+                        continue
+                    completed = True
+            except BreakLoop:
+                rs.fuel += length_hint(remaining) * step
+            if not completed and else_ is not None:
                 else_(f, out)
             if counts_output:
-                count_output(f[0], out, start)
+                count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)
-    return over, run
+    return run_direct
 
 
 def _recursive_run(plan, iter_ev, counts_output):
@@ -426,6 +473,7 @@ def _iteration_items(value, rs, span, stable):
     return _bounded(iter(value), rs.limits, span)
 
 
+_UNEVALUATED = object()   # over's iterable when run evaluates it
 _EMPTY_AT_ONCE = frozenset({list, tuple, dict, str})   # an empty one of these has nothing to iterate, at no cost
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()
