@@ -10,12 +10,14 @@ own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test s
 """
 
 from operator import length_hint
+from types import GeneratorType
 
 from ..analysis.symbols import Function, node_count, target_names
 from .conditionals import condition
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
 )
+from ..builtins.filters import DICT_PAIRS_CODE
 from ..core.errors import LimitExceeded, TemplateAssertionError, error_at, located
 from ..core.state import MISSING, check_items, limit_exceeded, out_of_fuel
 from ..runtime.objects import (
@@ -32,7 +34,7 @@ class _Loop:
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
                  "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output",
-                 "listed", "filter_test")
+                 "listed", "filter_test", "pair")
 
 
 def compile_for(c, node):
@@ -65,6 +67,7 @@ def loop_parts(c, node):
     with c.flags(soft=False, in_loop=True, counted_by_loop=True), in_scope(c, node.body, params, function) as scope:
         plan.assign = assigner(c, node.target)
         plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
+        plan.pair = _pair_slots(scope, node.target)
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
         block = c.block(node.body)
         plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
@@ -100,6 +103,14 @@ def loop_parts(c, node):
         not node.else_
     over, run = _run(plan, iter_ev)
     return plan, block, over, iter_ev, walkable, run
+
+
+def _pair_slots(scope, target):
+    # The slots of a target of two names (`for key, value in ...`), else (None, None).
+    if isinstance(target, n.TupleTarget) and len(target.items) == 2 and \
+            all(isinstance(x, n.NameTarget) for x in target.items):
+        return tuple(scope.refs[x.name] for x in target.items)
+    return None, None
 
 
 def _has_scoped_block(c, node):
@@ -367,6 +378,7 @@ def _walk_lazy(plan, f, out, items, loop):
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
+    first, second = plan.pair
     completed = False
     for item in items:
         rs.fuel -= step
@@ -380,6 +392,8 @@ def _walk_lazy(plan, f, out, items, loop):
             enter(f)
         if target_slot is not None:
             f[target_slot] = item
+        elif first is not None and type(item) is tuple and len(item) == 2:
+            f[first], f[second] = item   # (assign's pair, in line: `for name, fields in properties|items`)
         else:
             assign(f, item)
         try:
@@ -470,6 +484,8 @@ def _iteration_items(value, rs, span, stable):
         return list(value)
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
+    if stable and cls is GeneratorType and value.gi_code is DICT_PAIRS_CODE:
+        return value   # `d|items` of a plain dict: at most max_items pairs (checked at the call), unchanged here
     return _bounded(iter(value), rs.limits, span)
 
 

@@ -1,0 +1,85 @@
+"""The general loop's direct walk (compile/loops.py: _direct_run, for a loop of one name without filter or `loop`),
+its lazy walk of a pair target (`for key, value in d|items`), and namespace reads in line (a variable's key read,
+the sandbox's getattr_) against Jinja2, kernels on and off: a lattice of iterables — list, tuple, dict, string,
+range, `|items` of a dict, empty ones, none, a number, an undefined — with else, break and continue, under the
+chat profile's configuration (tests/support/differential_ref.py).
+"""
+
+import pytest
+
+import minijinja_py as mj
+from minijinja_py.kernels import select
+
+jinja2 = pytest.importorskip("jinja2")
+from differential_ref import reference_env  # noqa: E402
+
+ITERABLES = {
+    "list": ["a", "b", "c"], "tuple": ("a", "b"), "dict": {"k": 1, "j": 2}, "str": "xyz", "empty list": [],
+    "empty dict": {}, "empty str": "", "none": None, "int": 3, "pairs": [("a", 1), ["b", 2]],
+    "strings of two": ["ab", "cd"], "triples": [(1, 2, 3)], "nested": [{"k": [1, 2]}, {"k": []}],
+}
+
+SNIPPETS = [
+    "{% for x in v %}[{{ x }}]{% endfor %}",
+    "{% for x in v %}[{{ x }}]{% else %}E{% endfor %}",
+    "{% for x in v %}{% if x == 'b' or x == 'j' %}{% break %}{% endif %}{{ x }}{% else %}E{% endfor %}",
+    "{% for x in v %}{% if loop is defined %}L{% endif %}{% continue %}{% else %}E{% endfor %}",
+    "{% for x in v|list %}{{ x }}{% endfor %}{% for x in range(v|length) if v is iterable %}{{ x }}{% endfor %}",
+    "{% for a, b in v %}{{ a }}={{ b }};{% else %}E{% endfor %}",
+    "{% for a, b in v|items %}{{ a }}={{ b }};{% if b == 1 %}{% break %}{% endif %}{% else %}E{% endfor %}",
+    "{% for a, b in v.items() %}{{ a }}={{ b }};{% endfor %}",
+    "{% for m in ms %}{% for k, w in m|items %}{{ k }}:{% for i in w %}{{ i }}{% endfor %}{% endfor %}{% endfor %}",
+    "{% set g = v|items %}{% for a in g %}{{ a }}{% endfor %}{% for a in g %}{{ a }}{% endfor %}",
+]
+
+
+def _outcome(render):
+    try:
+        return "ok", render()
+    except Exception:  # what must agree is that both fail (the classes are named differently)
+        return ("error",)
+
+
+@pytest.fixture(params=[False, True], ids=["kernels", "general"])
+def general_only(request):
+    previous = select.configure(general_only=request.param)
+    yield
+    select.configure(general_only=previous[0])
+
+
+@pytest.mark.parametrize("source", SNIPPETS)
+def test_loops_match_jinja2(source, general_only):
+    env, reference = mj.chat_environment(), reference_env()
+    ours, theirs = env.from_string(source), reference.from_string(source)
+    for name, value in ITERABLES.items():
+        context = {"v": value, "ms": [{"k": "ab", "j": ()}, {}]}
+        assert _outcome(lambda: ours.render(**context)) == _outcome(lambda: theirs.render(**context)), (source, name)
+    assert _outcome(lambda: ours.render()) == _outcome(lambda: theirs.render()), (source, "undefined")
+
+
+@pytest.mark.parametrize("source", [
+    "{% set ns = namespace(a='x', b=none) %}{{ ns.a }}|{{ ns.b }}|{{ ns.c }}|{{ ns.c is defined }}",
+    "{% set ns = namespace(a='x') %}{% macro f() %}{{ ns.a }}{{ ns.z }}{% endmacro %}{{ f() }}",
+    "{% set ns = namespace(n=0) %}{% for i in range(3) %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}",
+    "{% set ns = namespace(a=1) %}{% if ns.a %}A{% endif %}{% if ns.b %}B{% endif %}{{ ns['a'] }}",
+    "{% set ns = namespace(a=1) %}{{ ns._a }}",
+    "{% set ns = namespace(a=1) %}{{ ns.items }}",
+])
+def test_namespace_reads_match_jinja2(source, general_only):
+    env, reference = mj.chat_environment(), reference_env()
+    assert _outcome(lambda: env.from_string(source).render()) == \
+        _outcome(lambda: reference.from_string(source).render())
+
+
+def test_a_dict_changed_during_its_items_loop_fails_as_in_jinja2():
+    # not immutable: the body may change the dict it walks; the loop walks it live, and Python's RuntimeError
+    # ends it, located at the loop's iterable
+    source = "{% for k, v in d|items %}{% set _ = d.update({k ~ 'x': v}) %}{{ k }}{% endfor %}"
+    env = mj.Environment(immutable=False)
+    reference = jinja2.sandbox.SandboxedEnvironment()
+    with pytest.raises(RuntimeError):
+        reference.from_string(source).render(d={"a": 1})
+    with pytest.raises(mj.TemplateError) as info:
+        env.from_string(source).render(d={"a": 1})
+    assert "changed size during iteration" in str(info.value)
+    assert info.value.lineno == 1
