@@ -168,7 +168,41 @@ def _run(plan, iter_ev):
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
     if plan.simple and plan.listed:
         over = _direct_run(plan, iter_ev, over)
+    elif plan.filter_test is not None:
+        over = _filtered_run(plan, iter_ev)
     return over, over
+
+
+def _filtered_run(plan, iter_ev):
+    # over's form for a filtered loop whose test runs in line (compile_filter: `for key in d if key not in
+    # handled`): walker's choice for it made here, _walk_filtered called without over's and walker's frames.
+    span, iter_span, else_, counts_output, stable = plan.span, plan.iter_span, plan.else_, plan.counts_output, \
+        plan.stable
+
+    def run_filtered(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, iter_ev=iter_ev,
+            iter_span=iter_span, plan=plan, span=span, stable=stable):
+        if iterable is _UNEVALUATED:
+            try:
+                iterable = iter_ev(f)
+            except Exception as exc:
+                raise located(exc, span)
+        cls = type(iterable)
+        if else_ is None and (cls in PLAIN_UNDEFINED or cls in _EMPTY_AT_ONCE and not iterable):
+            return   # (over's test)
+        if cls is not list and cls is not tuple:
+            try:
+                iterable = _iteration_items(iterable, f[0], iter_span, stable)
+            except Exception as exc:
+                raise located(exc, iter_span)
+        start = len(out)
+        try:
+            if not _walk_filtered(plan, f, out, iterable, None) and else_ is not None:
+                else_(f, out)
+            if counts_output:
+                count_output(f[0], out, start)
+        except LimitExceeded as exc:
+            raise located(exc, span)
+    return run_filtered
 
 
 def _direct_run(plan, iter_ev, over):
