@@ -15,7 +15,7 @@ from differential_ref import reference_env  # noqa: E402
 
 ITERABLES = {
     "list": ["a", "b", "c"], "tuple": ("a", "b"), "dict": {"k": 1, "j": 2}, "str": "xyz", "empty list": [],
-    "empty dict": {}, "empty str": "", "none": None, "int": 3, "pairs": [("a", 1), ["b", 2]],
+    "empty dict": {}, "empty str": "", "none": None, "keyed": {"items": [1], "keys": "k"}, "int": 3, "pairs": [("a", 1), ["b", 2]],
     "strings of two": ["ab", "cd"], "triples": [(1, 2, 3)], "nested": [{"k": [1, 2]}, {"k": []}],
 }
 
@@ -28,6 +28,8 @@ SNIPPETS = [
     "{% for a, b in v %}{{ a }}={{ b }};{% else %}E{% endfor %}",
     "{% for a, b in v|items %}{{ a }}={{ b }};{% if b == 1 %}{% break %}{% endif %}{% else %}E{% endfor %}",
     "{% for a, b in v.items() %}{{ a }}={{ b }};{% endfor %}",
+    "{% for a in v.keys() %}{{ a }}{% endfor %}{{ v.values()|list }}{{ v.items() is iterable }}",
+    "{% for a, b in {'items': 1, 'keys': 2}.items() %}{{ a }}{{ b }}{% endfor %}{{ {'items': 1}.items()|list }}",
     "{% for m in ms %}{% for k, w in m|items %}{{ k }}:{% for i in w %}{{ i }}{% endfor %}{% endfor %}{% endfor %}",
     "{% set g = v|items %}{% for a in g %}{{ a }}{% endfor %}{% for a in g %}{{ a }}{% endfor %}",
 ]

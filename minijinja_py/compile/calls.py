@@ -183,8 +183,8 @@ def _unfolded(f, collect, exc):
 
 
 def _method_form(node):
-    # The call of `obj.strip()`, `x.get(k)`...: a str method's call (sandbox.str_method_call), "get", or None for
-    # a call compile_call compiles the general way (call_parts).
+    # The call of `obj.strip()`, `x.get(k)`, `x.items()`...: a str method's call (sandbox.str_method_call), "get",
+    # "items", "keys", "values", or None for a call compile_call compiles the general way (call_parts).
     func, args = node.func, node.args
     if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
             len(args.positional) <= 2:
@@ -193,6 +193,8 @@ def _method_form(node):
             return call
         if func.attr == "get" and args.positional:
             return "get"
+        if func.attr in ("items", "keys", "values") and not args.positional:
+            return func.attr
     return None
 
 
@@ -214,6 +216,8 @@ def compile_call(c, node):
     method = _method_form(node)
     if method == "get":
         return _dict_get(c, node)
+    if method in ("items", "keys", "values"):
+        return _dict_view(c, node, method)
     if method is not None:
         return _str_method(c, node, method)
     func_ev, positional, collect = call_parts(c, node)
@@ -341,6 +345,23 @@ def _dict_get(c, node):
         except Exception as exc:
             raise located(exc, span)
     return ev_get
+
+
+def _dict_view(c, node, name):
+    # `x.items()`, `x.keys()`, `x.values()` (loops over a tool's parameters): on a plain dict, the view made in
+    # line, charged as the sandbox's method call is (the call's step: a view takes constant time, and is not
+    # charged as a result); on anything else, the general getattr and call, from the value already evaluated.
+    obj_ev, attr_span, span, view = c.expr(node.func.obj), node.func.span, node.span, getattr(dict, name)
+
+    def ev_view(f, attr_span=attr_span, name=name, obj_ev=obj_ev, span=span, view=view):
+        obj = obj_ev(f)
+        if type(obj) is dict:
+            rs = f[0]
+            if rs.fuel >= 1:
+                rs.fuel -= 1
+                return view(obj)
+        return _call_method(f, obj, name, (), attr_span, span)
+    return ev_view
 
 
 def _missing(kind, name, span):

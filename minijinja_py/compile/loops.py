@@ -166,7 +166,8 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
-    if plan.simple and plan.listed:
+    if plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets and not plan.local_copies
+                        and plan.enter is None):
         over = _direct_run(plan, iter_ev, over)
     elif plan.filter_test is not None:
         over = _filtered_run(plan, iter_ev)
@@ -206,16 +207,18 @@ def _filtered_run(plan, iter_ev):
 
 
 def _direct_run(plan, iter_ev, over):
-    # over's form for the commonest loop (one target name, a body that starts no scope of its own, no filter, no
-    # `loop`): a tuple, a list the body cannot change, or the list a loop makes of a string, a range or a dict
+    # over's form for the commonest loops (one target name or two, a body that starts no scope of its own, no
+    # filter, no `loop`): a tuple, a list the body cannot change, or the list a loop makes of a string, a range or a dict
     # (_iteration_items: paid for as it pays) walked here as walker and _walk_items walk it, without their
     # frames (an inner loop per message costs mostly its set-up; and each Python frame between a loop and its
     # body is a level of the recursion limit a macro recursing through loops pays); anything else through over.
     span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
     stable, step, slot, body = plan.stable, plan.step, plan.target_slot, plan.body
+    (first, second), assign = plan.pair, plan.assign
 
-    def run_direct(f, out, iterable=_UNEVALUATED, body=body, counts_output=counts_output, else_=else_, iter_ev=iter_ev,
-            iter_span=iter_span, over=over, slot=slot, span=span, stable=stable, step=step):
+    def run_direct(f, out, iterable=_UNEVALUATED, assign=assign, body=body, counts_output=counts_output, else_=else_,
+            first=first, iter_ev=iter_ev, iter_span=iter_span, over=over, second=second, slot=slot, span=span,
+            stable=stable, step=step):
         if iterable is _UNEVALUATED:
             try:
                 iterable = iter_ev(f)
@@ -243,7 +246,12 @@ def _direct_run(plan, iter_ev, over):
             remaining = iter(items)
             try:
                 for item in remaining:
-                    f[slot] = item
+                    if slot is not None:
+                        f[slot] = item
+                    elif type(item) is tuple and len(item) == 2:
+                        f[first], f[second] = item   # (assign's pair, in line: `for k, v in d.items()`)
+                    else:
+                        assign(f, item)
                     try:
                         body(f, out)
                     except ContinueLoop:
