@@ -85,3 +85,25 @@ def test_a_dict_changed_during_its_items_loop_fails_as_in_jinja2():
         env.from_string(source).render(d={"a": 1})
     assert "changed size during iteration" in str(info.value)
     assert info.value.lineno == 1
+
+
+@pytest.mark.parametrize("undefined", ["Undefined", "StrictUndefined", "ChainableUndefined", "DebugUndefined"])
+def test_a_missing_key_tested_in_line_matches_jinja2(undefined, general_only):
+    # {% if m.x %} and `m.x is defined` of a plain dict without the key answered without making the undefined
+    # (only for the plain undefined classes; d['update'] is the sandbox's method, refused or not a key)
+    tests = ["{% if m.x %}T{% else %}F{% endif %}", "{% if not m.x %}N{% endif %}", "{% if m['x'] %}T{% endif %}",
+             "{{ m.x is defined }}{{ m.x is not defined }}{{ m['x'] is undefined }}{{ m.x is none }}",
+             "{{ m.x is string }}{{ m.x is iterable }}{{ m.x is sequence }}{{ m.x is callable }}",
+             "{{ m['items'] is callable }}",
+             "{% if m.y %}Y{% endif %}{{ m.y is defined }}{% if m.z %}Z{% endif %}"]
+    ours = mj.Environment(undefined=getattr(mj, undefined))
+    theirs = jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=getattr(jinja2, undefined))
+    for source in tests:
+        for m in ({"y": 1, "z": ""}, {"x": "a"}, {"x": None}, {"x": []}, "text", None):
+            loop = "{% for m in ms %}" + source + "{% endfor %}"
+            assert _outcome(lambda: ours.from_string(loop).render(ms=[m])) == \
+                _outcome(lambda: theirs.from_string(loop).render(ms=[m])), (undefined, source, m)
+    for source in ("{% if m['update'] %}U{% endif %}", "{{ m['update'] is defined }}"):
+        # stricter than Jinja2 (README, Security model): the mutator is refused at access, never read as a key
+        with pytest.raises(mj.SecurityError):
+            ours.from_string(source).render(m={"y": 1})

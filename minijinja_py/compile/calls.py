@@ -22,7 +22,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import constant_literal, folded_by_jinja2, in_line_place, operand
+from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand
 
 __all__ = [
     "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
@@ -539,6 +539,15 @@ def _direct_call(c, func, args, value_ev, span):
 _NONE = object()   # no second argument
 
 
+def _type_test_of_undefined(func, key, negated):
+    # type_test's answer for a plain Undefined (of a missing key), or MISSING where the test fails on one.
+    try:
+        answer = func(Undefined(obj={}, name=key))
+    except Exception:   # noqa: BLE001 - left to the test at run time, which locates it
+        return MISSING
+    return not answer if negated else answer
+
+
 def compile_test(c, node, value_ev=None):
     span = node.span
     func = _lookup(c, c.tests, "test", node.name, node.at)   # (before the value: Jinja2 checks the test first)
@@ -560,10 +569,19 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
     # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
     # (slot, key: operands.in_line_place), through value_ev otherwise.
     if slot is not None:
-        def ev_in_line(f, func=func, key=key, negated=negated, slot=slot, span=span, value_ev=value_ev):
+        # what the test says of the undefined a plain dict's missing key reads as (`m.tool_calls is defined`; not
+        # d['update'], the sandbox's method): a type test's answer depends on the value's class alone
+        missing = _type_test_of_undefined(func, key, negated) if key not in DICT_NAMES else MISSING
+
+        def ev_in_line(f, func=func, key=key, missing=missing, negated=negated, slot=slot, span=span,
+                value_ev=value_ev):
             value = f[slot]
             if key is not None:
-                value = value.get(key, MISSING) if type(value) is dict else MISSING
+                if type(value) is not dict:
+                    value = MISSING
+                elif (value := value.get(key, MISSING)) is MISSING and f[0].undefined is Undefined and \
+                        missing is not MISSING:
+                    return missing
             if value is MISSING:
                 value = value_ev(f)
             try:
