@@ -577,12 +577,10 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
                 value_ev=value_ev):
             value = f[slot]
             if key is not None:
-                if type(value) is not dict:
-                    value = MISSING
-                elif (value := value.get(key, MISSING)) is MISSING and f[0].undefined is Undefined and \
-                        missing is not MISSING:
-                    return missing
+                value = value.get(key, MISSING) if type(value) is dict else MISSING
             if value is MISSING:
+                if missing is not MISSING and type(f[slot]) is dict and f[0].undefined is Undefined:
+                    return missing
                 value = value_ev(f)
             try:
                 return not func(value) if negated else func(value)

@@ -375,12 +375,12 @@ def _if_operand(slot, key, test, span, body, else_):
     def run_operand(f, out, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
-            if type(value) is not dict:
-                value = MISSING
-            elif (value := value.get(key, MISSING)) is MISSING and plain_key and f[0].undefined in PLAIN_UNDEFINED:
-                value = False   # the undefined a plain dict's missing key reads as (`m.tool_calls`): falsy
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
         if value is MISSING:
-            value = test(f)
+            if key is not None and plain_key and type(f[slot]) is dict and f[0].undefined in PLAIN_UNDEFINED:
+                value = False   # the undefined a plain dict's missing key reads as (`m.tool_calls`): falsy
+            else:
+                value = test(f)
         try:
             chosen = True if value else False
         except Exception as exc:   # a truth test can fail (StrictUndefined)
