@@ -168,7 +168,7 @@ def _run(plan, iter_ev):
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
     if plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets and not plan.local_copies
                         and plan.enter is None):
-        over = _direct_run(plan, iter_ev, over)
+        over = _direct_run(plan, iter_ev)
     elif plan.filter_test is not None:
         over = _filtered_run(plan, iter_ev)
     return over, over
@@ -206,18 +206,19 @@ def _filtered_run(plan, iter_ev):
     return run_filtered
 
 
-def _direct_run(plan, iter_ev, over):
+def _direct_run(plan, iter_ev):
     # over's form for the commonest loops (one target name or two, a body that starts no scope of its own, no
-    # filter, no `loop`): a tuple, a list the body cannot change, or the list a loop makes of a string, a range or a dict
-    # (_iteration_items: paid for as it pays) walked here as walker and _walk_items walk it, without their
-    # frames (an inner loop per message costs mostly its set-up; and each Python frame between a loop and its
-    # body is a level of the recursion limit a macro recursing through loops pays); anything else through over.
+    # filter, no `loop`), walker's choice made here: a tuple, a list the body cannot change, or the list a loop
+    # makes of a string, a range or a dict (_iteration_items: paid for as it pays) walked here as _walk_items walks
+    # it; anything else (an iterator, what the body may change) lazily, by _walk_lazy. Without over's and walker's
+    # frames: an inner loop per message costs mostly its set-up, and each Python frame between a loop and its
+    # body is a level of the recursion limit a macro recursing through loops pays.
     span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
     stable, step, slot, body = plan.stable, plan.step, plan.target_slot, plan.body
     (first, second), assign = plan.pair, plan.assign
 
     def run_direct(f, out, iterable=_UNEVALUATED, assign=assign, body=body, counts_output=counts_output, else_=else_,
-            first=first, iter_ev=iter_ev, iter_span=iter_span, over=over, second=second, slot=slot, span=span,
+            first=first, iter_ev=iter_ev, iter_span=iter_span, plan=plan, second=second, slot=slot, span=span,
             stable=stable, step=step):
         if iterable is _UNEVALUATED:
             try:
@@ -228,37 +229,38 @@ def _direct_run(plan, iter_ev, over):
         if else_ is None and (cls in PLAIN_UNDEFINED or cls in _EMPTY_AT_ONCE and not iterable):
             return   # (over's test)
         rs = f[0]
-        if cls is tuple or cls is list and stable:
-            items = iterable
-        elif cls is dict and stable or cls is str or cls is range or stable and cls in _DICT_VIEWS:
+        if cls is tuple or cls is list:
+            items = iterable   # (a list the body may change: walked live)
+        else:
             try:
                 items = _iteration_items(iterable, rs, iter_span, stable)
             except Exception as exc:
                 raise located(exc, iter_span)
-        else:
-            return over(f, out, iterable)
         start = len(out)
         try:
-            rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
-            if rs.fuel < 0:
-                raise out_of_fuel(rs.limits)
-            completed = False
-            remaining = iter(items)
-            try:
-                for item in remaining:
-                    if slot is not None:
-                        f[slot] = item
-                    elif type(item) is tuple and len(item) == 2:
-                        f[first], f[second] = item   # (assign's pair, in line: `for k, v in d.items()`)
-                    else:
-                        assign(f, item)
-                    try:
-                        body(f, out)
-                    except ContinueLoop:
-                        continue
-                    completed = True
-            except BreakLoop:
-                rs.fuel += length_hint(remaining) * step
+            if type(items) is not tuple and (type(items) is not list or items is iterable and not stable):
+                completed = _walk_lazy(plan, f, out, iter(items), None)
+            else:
+                rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                completed = False
+                remaining = iter(items)
+                try:
+                    for item in remaining:
+                        if slot is not None:
+                            f[slot] = item
+                        elif type(item) is tuple and len(item) == 2:
+                            f[first], f[second] = item   # (assign's pair, in line: `for k, v in d.items()`)
+                        else:
+                            assign(f, item)
+                        try:
+                            body(f, out)
+                        except ContinueLoop:
+                            continue
+                        completed = True
+                except BreakLoop:
+                    rs.fuel += length_hint(remaining) * step
             if not completed and else_ is not None:
                 else_(f, out)
             if counts_output:
