@@ -166,60 +166,26 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
-    if plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets and not plan.local_copies
-                        and plan.enter is None):
+    if plan.filter_test is not None or plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets
+                                                        and not plan.local_copies and plan.enter is None):
         over = _direct_run(plan, iter_ev)
-    elif plan.filter_test is not None:
-        over = _filtered_run(plan, iter_ev)
     return over, over
-
-
-def _filtered_run(plan, iter_ev):
-    # over's form for a filtered loop whose test runs in line (compile_filter: `for key in d if key not in
-    # handled`): walker's choice for it made here, _walk_filtered called without over's and walker's frames.
-    span, iter_span, else_, counts_output, stable = plan.span, plan.iter_span, plan.else_, plan.counts_output, \
-        plan.stable
-
-    def run_filtered(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, iter_ev=iter_ev,
-            iter_span=iter_span, plan=plan, span=span, stable=stable):
-        if iterable is _UNEVALUATED:
-            try:
-                iterable = iter_ev(f)
-            except Exception as exc:
-                raise located(exc, span)
-        cls = type(iterable)
-        if else_ is None and (cls in PLAIN_UNDEFINED or cls in _EMPTY_AT_ONCE and not iterable):
-            return   # (over's test)
-        if cls is not list and cls is not tuple:
-            try:
-                iterable = _iteration_items(iterable, f[0], iter_span, stable)
-            except Exception as exc:
-                raise located(exc, iter_span)
-        start = len(out)
-        try:
-            if not _walk_filtered(plan, f, out, iterable, None) and else_ is not None:
-                else_(f, out)
-            if counts_output:
-                count_output(f[0], out, start)
-        except LimitExceeded as exc:
-            raise located(exc, span)
-    return run_filtered
 
 
 def _direct_run(plan, iter_ev):
     # over's form for the commonest loops (one target name or two, a body that starts no scope of its own, no
-    # filter, no `loop`), walker's choice made here: a tuple, a list the body cannot change, or the list a loop
-    # makes of a string, a range or a dict (_iteration_items: paid for as it pays) walked here as _walk_items walks
-    # it; anything else (an iterator, what the body may change) lazily, by _walk_lazy. Without over's and walker's
-    # frames: an inner loop per message costs mostly its set-up, and each Python frame between a loop and its
-    # body is a level of the recursion limit a macro recursing through loops pays.
+    # `loop`, no filter but one tested in line), walker's choice made here: a tuple, a list the body cannot change,
+    # or the list a loop makes of a string, a range or a dict (_iteration_items: paid for as it pays) paid for up
+    # front and walked by _walk_items (a pair of names: _walk_general); anything else (an iterator, what the body may change) lazily, by _walk_lazy; a
+    # filtered loop by _walk_filtered (`for key in d if key not in handled`). Without over's and walker's frames:
+    # an inner loop per message costs mostly its set-up, and each Python frame between a loop and its body is a
+    # level of the recursion limit a macro recursing through loops pays.
     span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
-    stable, step, slot, body = plan.stable, plan.step, plan.target_slot, plan.body
-    (first, second), assign = plan.pair, plan.assign
+    stable, step = plan.stable, plan.step
+    single, filtered = plan.target_slot is not None, plan.filter_test is not None
 
-    def run_direct(f, out, iterable=_UNEVALUATED, assign=assign, body=body, counts_output=counts_output, else_=else_,
-            first=first, iter_ev=iter_ev, iter_span=iter_span, plan=plan, second=second, slot=slot, span=span,
-            stable=stable, step=step):
+    def run_direct(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, filtered=filtered,
+            iter_ev=iter_ev, iter_span=iter_span, plan=plan, single=single, span=span, stable=stable, step=step):
         if iterable is _UNEVALUATED:
             try:
                 iterable = iter_ev(f)
@@ -238,29 +204,16 @@ def _direct_run(plan, iter_ev):
                 raise located(exc, iter_span)
         start = len(out)
         try:
-            if type(items) is not tuple and (type(items) is not list or items is iterable and not stable):
+            if filtered:
+                completed = _walk_filtered(plan, f, out, items, None)
+            elif type(items) is not tuple and (type(items) is not list or items is iterable and not stable):
                 completed = _walk_lazy(plan, f, out, iter(items), None)
             else:
                 rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
                 if rs.fuel < 0:
                     raise out_of_fuel(rs.limits)
-                completed = False
-                remaining = iter(items)
-                try:
-                    for item in remaining:
-                        if slot is not None:
-                            f[slot] = item
-                        elif type(item) is tuple and len(item) == 2:
-                            f[first], f[second] = item   # (assign's pair, in line: `for k, v in d.items()`)
-                        else:
-                            assign(f, item)
-                        try:
-                            body(f, out)
-                        except ContinueLoop:
-                            continue
-                        completed = True
-                except BreakLoop:
-                    rs.fuel += length_hint(remaining) * step
+                completed = _walk_items(plan, f, out, items, None) if single else \
+                    _walk_general(plan, f, out, items, None)
             if not completed and else_ is not None:
                 else_(f, out)
             if counts_output:
@@ -345,6 +298,7 @@ def _walk_general(plan, f, out, items, loop):
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
+    first, second = plan.pair
     index = -1
     completed = False
     for item in items if loop is None else loop._iter:   # (loop.last spends the walk at the end: Jinja2's)
@@ -361,6 +315,8 @@ def _walk_general(plan, f, out, items, loop):
             enter(f)
         if target_slot is not None:
             f[target_slot] = item
+        elif first is not None and type(item) is tuple and len(item) == 2:
+            f[first], f[second] = item   # (assign's pair, in line: `for key, value in d.items()`)
         else:
             assign(f, item)
         try:
@@ -437,7 +393,7 @@ def _walk_lazy(plan, f, out, items, loop):
         if target_slot is not None:
             f[target_slot] = item
         elif first is not None and type(item) is tuple and len(item) == 2:
-            f[first], f[second] = item   # (assign's pair, in line: `for name, fields in properties|items`)
+            f[first], f[second] = item   # (as in _walk_general: `for name, fields in properties|items`)
         else:
             assign(f, item)
         try:
