@@ -346,17 +346,16 @@ def _local_key(slot, name, key, span, item=False):
                 raise located(exc, span)
         return ev_local_method_name
     lookup = getitem_ if item else getattr_
-    # `ns.found`: an attribute a namespace holds read in line, as the sandbox reads it (not an item, which
-    # the sandbox looks up another way, nor a `_` name, which it checks first)
-    namespace = ChatNamespace if not item and key[:1] != "_" else None
 
-    def ev_local_key(f, key=key, lookup=lookup, name=name, namespace=namespace, slot=slot, span=span):
+    def ev_local_key(f, key=key, lookup=lookup, name=name, slot=slot, span=span):
         obj = f[slot]
         if type(obj) is dict:
             if key in obj:
                 return obj[key]
             return f[0].undefined(obj=obj, name=key)
-        if type(obj) is namespace:
+        if type(obj) is ChatNamespace and lookup is getattr_ and key[:1] != "_":
+            # `ns.found`: an attribute a namespace holds read in line, as the sandbox reads it (not an item,
+            # which the sandbox looks up another way, nor a `_` name, which it checks first)
             value = obj._attrs.get(key, MISSING)
             if value is not MISSING:
                 return value
