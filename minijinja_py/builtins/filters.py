@@ -30,7 +30,7 @@ from ..runtime.printing import safe_pformat, to_str
 from ..runtime.sandbox import attribute_only, getattr_
 from ..runtime.undefined import Undefined
 
-__all__ = ["FILTERS"]
+__all__ = ["FILTERS", "DICT_PAIRS_CODE"]
 
 _STR_ONLY = frozenset({str})
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -303,6 +303,7 @@ def _pairs_of():
 
 
 _dict_pairs = _pairs_of()
+DICT_PAIRS_CODE = _dict_pairs.__code__   # what a generator of a plain dict's pairs runs (compile/loops.py)
 _length_general, _list_general, _items_general = map(general_unary, (do_length, do_list, do_items))
 unary_form(do_length, _length_unary)
 unary_form(do_list, _list_unary)

@@ -22,7 +22,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import constant_literal, folded_by_jinja2, in_line_place, operand
+from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand
 
 __all__ = [
     "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
@@ -183,8 +183,8 @@ def _unfolded(f, collect, exc):
 
 
 def _method_form(node):
-    # The call of `obj.strip()`, `x.get(k)`...: a str method's call (sandbox.str_method_call), "get", or None for
-    # a call compile_call compiles the general way (call_parts).
+    # The call of `obj.strip()`, `x.get(k)`, `x.items()`...: a str method's call (sandbox.str_method_call), "get",
+    # "items", "keys", "values", or None for a call compile_call compiles the general way (call_parts).
     func, args = node.func, node.args
     if isinstance(func, n.Getattr) and not args.keywords and args.star is None and args.dstar is None and \
             len(args.positional) <= 2:
@@ -193,6 +193,8 @@ def _method_form(node):
             return call
         if func.attr == "get" and args.positional:
             return "get"
+        if func.attr in ("items", "keys", "values") and not args.positional:
+            return func.attr
     return None
 
 
@@ -214,6 +216,8 @@ def compile_call(c, node):
     method = _method_form(node)
     if method == "get":
         return _dict_get(c, node)
+    if method in ("items", "keys", "values"):
+        return _dict_view(c, node, method)
     if method is not None:
         return _str_method(c, node, method)
     func_ev, positional, collect = call_parts(c, node)
@@ -341,6 +345,23 @@ def _dict_get(c, node):
         except Exception as exc:
             raise located(exc, span)
     return ev_get
+
+
+def _dict_view(c, node, name):
+    # `x.items()`, `x.keys()`, `x.values()` (loops over a tool's parameters): on a plain dict, the view made in
+    # line, charged as the sandbox's method call is (the call's step: a view takes constant time, and is not
+    # charged as a result); on anything else, the general getattr and call, from the value already evaluated.
+    obj_ev, attr_span, span, view = c.expr(node.func.obj), node.func.span, node.span, getattr(dict, name)
+
+    def ev_view(f, attr_span=attr_span, name=name, obj_ev=obj_ev, span=span, view=view):
+        obj = obj_ev(f)
+        if type(obj) is dict:
+            rs = f[0]
+            if rs.fuel >= 1:
+                rs.fuel -= 1
+                return view(obj)
+        return _call_method(f, obj, name, (), attr_span, span)
+    return ev_view
 
 
 def _missing(kind, name, span):
@@ -518,6 +539,15 @@ def _direct_call(c, func, args, value_ev, span):
 _NONE = object()   # no second argument
 
 
+def _type_test_of_undefined(func, key, negated):
+    # type_test's answer for a plain Undefined (of a missing key), or MISSING where the test fails on one.
+    try:
+        answer = func(Undefined(obj={}, name=key))
+    except Exception:   # noqa: BLE001 - left to the test at run time, which locates it
+        return MISSING
+    return not answer if negated else answer
+
+
 def compile_test(c, node, value_ev=None):
     span = node.span
     func = _lookup(c, c.tests, "test", node.name, node.at)   # (before the value: Jinja2 checks the test first)
@@ -539,11 +569,18 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
     # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
     # (slot, key: operands.in_line_place), through value_ev otherwise.
     if slot is not None:
-        def ev_in_line(f, func=func, key=key, negated=negated, slot=slot, span=span, value_ev=value_ev):
+        # what the test says of the undefined a plain dict's missing key reads as (`m.tool_calls is defined`; not
+        # d['update'], the sandbox's method): a type test's answer depends on the value's class alone
+        missing = _type_test_of_undefined(func, key, negated) if key not in DICT_NAMES else MISSING
+
+        def ev_in_line(f, func=func, key=key, missing=missing, negated=negated, slot=slot, span=span,
+                value_ev=value_ev):
             value = f[slot]
             if key is not None:
                 value = value.get(key, MISSING) if type(value) is dict else MISSING
             if value is MISSING:
+                if missing is not MISSING and type(f[slot]) is dict and f[0].undefined is Undefined:
+                    return missing
                 value = value_ev(f)
             try:
                 return not func(value) if negated else func(value)

@@ -4,10 +4,11 @@ line; an equality with a short constant (`m.role == 'user'`) compared in line, a
 each elif; an if/elif chain of == tests of one subject picking its branch by the subject's value.
 """
 
-from .operands import cheap_constant, in_line_place
+from .operands import DICT_NAMES, cheap_constant, in_line_place
 from ..analysis.transforms import NoParentYet
 from ..core.errors import located
 from ..core.state import MISSING
+from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
 __all__ = ["s_if", "if_parts", "and_or_parts", "if_runner", "condition"]
@@ -369,12 +370,17 @@ def _if_operand(slot, key, test, span, body, else_):
     # {% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
     # or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
     # else_ swapped, x's truth taken here where `not`'s closure would take it.)
-    def run_operand(f, out, body=body, else_=else_, key=key, slot=slot, span=span, test=test):
+    plain_key = key not in DICT_NAMES   # (d['update'] of a dict without that key is the sandbox's method)
+
+    def run_operand(f, out, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
             value = value.get(key, MISSING) if type(value) is dict else MISSING
         if value is MISSING:
-            value = test(f)
+            if key is not None and plain_key and type(f[slot]) is dict and f[0].undefined in PLAIN_UNDEFINED:
+                value = False   # the undefined a plain dict's missing key reads as (`m.tool_calls`): falsy
+            else:
+                value = test(f)
         try:
             chosen = True if value else False
         except Exception as exc:   # a truth test can fail (StrictUndefined)

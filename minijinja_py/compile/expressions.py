@@ -19,7 +19,7 @@ from ..core.budget import charge_result, guard
 from ..core.errors import located, location
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel
 from ..runtime.markup import Markup, escape
-from ..runtime.objects import LoopContext
+from ..runtime.objects import ChatNamespace, LoopContext
 from ..runtime.printing import to_str
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, getattr_, getitem_
 from ..runtime.undefined import Undefined
@@ -353,6 +353,12 @@ def _local_key(slot, name, key, span, item=False):
             if key in obj:
                 return obj[key]
             return f[0].undefined(obj=obj, name=key)
+        if type(obj) is ChatNamespace and lookup is getattr_ and key[:1] != "_":
+            # `ns.found`: an attribute a namespace holds read in line, as the sandbox reads it (not an item,
+            # which the sandbox looks up another way, nor a `_` name, which it checks first)
+            value = obj._attrs.get(key, MISSING)
+            if value is not MISSING:
+                return value
         try:
             return lookup(obj if obj is not MISSING else f[0].undefined(name=name), key, f[0])
         except Exception as exc:

@@ -10,12 +10,14 @@ own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test s
 """
 
 from operator import length_hint
+from types import GeneratorType
 
 from ..analysis.symbols import Function, node_count, target_names
 from .conditionals import condition
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
 )
+from ..builtins.filters import DICT_PAIRS_CODE
 from ..core.errors import LimitExceeded, TemplateAssertionError, error_at, located
 from ..core.state import MISSING, check_items, limit_exceeded, out_of_fuel
 from ..runtime.objects import (
@@ -32,7 +34,7 @@ class _Loop:
 
     __slots__ = ("target_slot", "assign", "resets", "local_copies", "enter", "body", "step", "loop_slot",
                  "filtered", "simple", "stable", "else_", "iter_span", "recurse_layout", "span", "counts_output",
-                 "listed", "filter_test")
+                 "listed", "filter_test", "pair")
 
 
 def compile_for(c, node):
@@ -65,6 +67,7 @@ def loop_parts(c, node):
     with c.flags(soft=False, in_loop=True, counted_by_loop=True), in_scope(c, node.body, params, function) as scope:
         plan.assign = assigner(c, node.target)
         plan.target_slot = scope.refs[node.target.name] if isinstance(node.target, n.NameTarget) else None
+        plan.pair = _pair_slots(scope, node.target)
         plan.loop_slot = scope.refs["loop"] if uses_loop else None
         block = c.block(node.body)
         plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
@@ -102,6 +105,14 @@ def loop_parts(c, node):
     return plan, block, over, iter_ev, walkable, run
 
 
+def _pair_slots(scope, target):
+    # The slots of a target of two names (`for key, value in ...`), else (None, None).
+    if isinstance(target, n.TupleTarget) and len(target.items) == 2 and \
+            all(isinstance(x, n.NameTarget) for x in target.items):
+        return tuple(scope.refs[x.name] for x in target.items)
+    return None, None
+
+
 def _has_scoped_block(c, node):
     # Is there a {% block ... scoped %} inside the loop? Jinja2 gives the loop its `loop` variable then, for the
     # block to see (the block's body is not searched for reads: Jinja2 stops at blocks).
@@ -133,10 +144,17 @@ def _with_entry(enter, run):
 
 
 def _run(plan, iter_ev):
-    # (over(f, out, iterable), run(f, out)) of a loop that is not recursive.
+    # (over(f, out, iterable), run(f, out)) of a loop that is not recursive: one closure, which evaluates the
+    # iterable when it is not given (run) — the direct one (_direct_run) for the commonest loop.
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
-    def over(f, out, iterable, counts_output=counts_output, else_=else_, plan=plan, span=span):
+    def over(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan,
+            span=span):
+        if iterable is _UNEVALUATED:
+            try:
+                iterable = iter_ev(f)
+            except Exception as exc:
+                raise located(exc, span)
         if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
             return   # nothing to iterate and no else: `for tc in m.tool_calls` where m has none (Jinja2: no work)
         start = len(out)
@@ -148,24 +166,61 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
+    if plan.filter_test is not None or plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets
+                                                        and not plan.local_copies and plan.enter is None):
+        over = _direct_run(plan, iter_ev)
+    return over, over
 
-    def run(f, out, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan, span=span):
-        try:
-            iterable = iter_ev(f)
-        except Exception as exc:
-            raise located(exc, span)
-        if else_ is None and (type(iterable) in PLAIN_UNDEFINED or type(iterable) in _EMPTY_AT_ONCE and not iterable):
-            return   # (over's test, in line: a loop runs once per message in many templates)
+
+def _direct_run(plan, iter_ev):
+    # over's form for the commonest loops (one target name or two, a body that starts no scope of its own, no
+    # `loop`, no filter but one tested in line), walker's choice made here: a tuple, a list the body cannot change,
+    # or the list a loop makes of a string, a range or a dict (_iteration_items: paid for as it pays) paid for up
+    # front and walked by _walk_items (a pair of names: _walk_general); anything else (an iterator, what the body may change) lazily, by _walk_lazy; a
+    # filtered loop by _walk_filtered (`for key in d if key not in handled`). Without over's and walker's frames:
+    # an inner loop per message costs mostly its set-up, and each Python frame between a loop and its body is a
+    # level of the recursion limit a macro recursing through loops pays.
+    span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
+    stable, step = plan.stable, plan.step
+    single, filtered = plan.target_slot is not None, plan.filter_test is not None
+
+    def run_direct(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, filtered=filtered,
+            iter_ev=iter_ev, iter_span=iter_span, plan=plan, single=single, span=span, stable=stable, step=step):
+        if iterable is _UNEVALUATED:
+            try:
+                iterable = iter_ev(f)
+            except Exception as exc:
+                raise located(exc, span)
+        cls = type(iterable)
+        if else_ is None and (cls in PLAIN_UNDEFINED or cls in _EMPTY_AT_ONCE and not iterable):
+            return   # (over's test)
+        rs = f[0]
+        if cls is tuple or cls is list:
+            items = iterable   # (a list the body may change: walked live)
+        else:
+            try:
+                items = _iteration_items(iterable, rs, iter_span, stable)
+            except Exception as exc:
+                raise located(exc, iter_span)
         start = len(out)
         try:
-            walk, items, loop = walker(plan, f, iterable, 0, None)
-            if not walk(plan, f, out, items, loop) and else_ is not None:
+            if filtered:
+                completed = _walk_filtered(plan, f, out, items, None)
+            elif type(items) is not tuple and (type(items) is not list or items is iterable and not stable):
+                completed = _walk_lazy(plan, f, out, iter(items), None)
+            else:
+                rs.fuel -= len(items) * step   # paid for up front; what a break skips is refunded
+                if rs.fuel < 0:
+                    raise out_of_fuel(rs.limits)
+                completed = _walk_items(plan, f, out, items, None) if single else \
+                    _walk_general(plan, f, out, items, None)
+            if not completed and else_ is not None:
                 else_(f, out)
             if counts_output:
-                count_output(f[0], out, start)
+                count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)
-    return over, run
+    return run_direct
 
 
 def _recursive_run(plan, iter_ev, counts_output):
@@ -243,6 +298,7 @@ def _walk_general(plan, f, out, items, loop):
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
+    first, second = plan.pair
     index = -1
     completed = False
     for item in items if loop is None else loop._iter:   # (loop.last spends the walk at the end: Jinja2's)
@@ -259,6 +315,8 @@ def _walk_general(plan, f, out, items, loop):
             enter(f)
         if target_slot is not None:
             f[target_slot] = item
+        elif first is not None and type(item) is tuple and len(item) == 2:
+            f[first], f[second] = item   # (assign's pair, in line: `for key, value in d.items()`)
         else:
             assign(f, item)
         try:
@@ -320,6 +378,7 @@ def _walk_lazy(plan, f, out, items, loop):
     rs, step = f[0], plan.step
     target_slot, assign, enter, body = plan.target_slot, plan.assign, plan.enter, plan.body
     resets, local_copies = plan.resets, plan.local_copies
+    first, second = plan.pair
     completed = False
     for item in items:
         rs.fuel -= step
@@ -333,6 +392,8 @@ def _walk_lazy(plan, f, out, items, loop):
             enter(f)
         if target_slot is not None:
             f[target_slot] = item
+        elif first is not None and type(item) is tuple and len(item) == 2:
+            f[first], f[second] = item   # (as in _walk_general: `for name, fields in properties|items`)
         else:
             assign(f, item)
         try:
@@ -423,9 +484,12 @@ def _iteration_items(value, rs, span, stable):
         return list(value)
     if isinstance(value, Undefined):
         return list(value)  # StrictUndefined raises here
+    if stable and cls is GeneratorType and value.gi_code is DICT_PAIRS_CODE:
+        return value   # `d|items` of a plain dict: at most max_items pairs (checked at the call), unchanged here
     return _bounded(iter(value), rs.limits, span)
 
 
+_UNEVALUATED = object()   # over's iterable when run evaluates it
 _EMPTY_AT_ONCE = frozenset({list, tuple, dict, str})   # an empty one of these has nothing to iterate, at no cost
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 _LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()

@@ -26,7 +26,7 @@ from .methods import (
     BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size, sequence_index,
 )
 from .globalfuncs import Cycler, DictFactory, Joiner
-from .objects import GroupTuple, LoopContext, Macro, Namespace
+from .objects import ChatNamespace, GroupTuple, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
 
@@ -150,6 +150,9 @@ def getattr_(obj, name, rs):
         if name[:1] == "_":
             return _private(obj, name, rs)
         return rs.undefined(obj=obj, name=name)
+    if (cls is ChatNamespace or cls is Namespace) and name[:1] != "_":   # `ns.found` (the isinstance test below)
+        value = obj._attrs.get(name, MISSING)
+        return rs.undefined(obj=obj, name=name) if value is MISSING else value
     if name[:1] == "_":
         return _private(obj, name, rs)
     if cls is str and undefined_on_str(name):
