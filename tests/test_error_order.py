@@ -96,6 +96,10 @@ RULES = [
     # the symbol table pass first
     "{{ f(k=1, k=2) }}{% macro m(a, a) %}{% endmacro %}",
     "{% break %}{% call(b, b) g() %}{% endcall %}",
+    # Python's own words for each loop control outside a loop: `continue` is "not properly in loop"
+    "{% continue %}",
+    "a\n{% if x %}{% continue %}{% endif %}",
+    "{% macro m() %}{% continue %}{% endmacro %}",
 ]
 
 

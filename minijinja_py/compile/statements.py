@@ -519,7 +519,8 @@ def s_expr(c, node):
 def _loop_control(c, node, name, signal):
     # (without the loopcontrols extension, the parser refused the tag: postlex.EXTENSION_TAGS)
     if not c.in_loop:
-        c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' outside loop", node.span))
+        where = "outside loop" if name == "break" else "not properly in loop"   # (Python's words for each)
+        c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' {where}", node.span))
 
     def run(f, out, signal=signal):
         raise signal()
