@@ -176,10 +176,10 @@ def _direct_run(plan, iter_ev):
     # over's form for the commonest loops (one target name or two, a body that starts no scope of its own, no
     # `loop`, no filter but one tested in line), walker's choice made here: a tuple, a list the body cannot change,
     # or the list a loop makes of a string, a range or a dict (_iteration_items: paid for as it pays) paid for up
-    # front and walked by _walk_items (a pair of names: _walk_general); anything else (an iterator, what the body may change) lazily, by _walk_lazy; a
-    # filtered loop by _walk_filtered (`for key in d if key not in handled`). Without over's and walker's frames:
-    # an inner loop per message costs mostly its set-up, and each Python frame between a loop and its body is a
-    # level of the recursion limit a macro recursing through loops pays.
+    # front and walked by _walk_items (a pair of names: _walk_general); anything else (an iterator, what the body
+    # may change) lazily, by _walk_lazy; a filtered loop by _walk_filtered (`for key in d if key not in handled`).
+    # Without over's and walker's frames: an inner loop per message costs mostly its set-up, and each Python frame
+    # between a loop and its body is a level of the recursion limit a macro recursing through loops pays.
     span, iter_span, else_, counts_output = plan.span, plan.iter_span, plan.else_, plan.counts_output
     stable, step = plan.stable, plan.step
     single, filtered = plan.target_slot is not None, plan.filter_test is not None
