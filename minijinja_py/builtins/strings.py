@@ -53,17 +53,14 @@ def do_upper(s):
     return soft_str(s).upper()
 
 
-
 def do_lower(s):
     """Lowercase the string."""
     return soft_str(s).lower()
 
 
-
 def do_capitalize(s):
     """First character uppercase, the rest lowercase."""
     return soft_str(s).capitalize()
-
 
 
 _WORD_BEGINNING = r"([-\s({\[<]+)"   # compiled on first use (re's cache), not at import
@@ -102,12 +99,15 @@ def do_trim(value, chars=None):
     return soft_str(value).strip(chars)
 
 
+# The built-in filters that are a str method on a plain string when given no arguments, with that method
+_STR_METHODS = ((do_trim, str.strip), (do_upper, str.upper), (do_lower, str.lower), (do_capitalize, str.capitalize))
+
+
 def str_method(func):
-    # The str method the filter func is on a plain string, or None: a built-in filter without arguments that is one
-    # (trim, upper, lower, capitalize), which a compiled filter may apply in line. (Known by identity: a caller's
-    # filter wrapping one, or named like one, is called.)
-    return str.strip if func is do_trim else str.upper if func is do_upper else str.lower if func is do_lower else \
-        str.capitalize if func is do_capitalize else None
+    # The str method the filter func is on a plain string (_STR_METHODS), which a compiled filter may apply in line,
+    # or None. Known by identity (a caller's filter may not hash): a caller's filter wrapping one, or named like one,
+    # is called.
+    return next((method for builtin, method in _STR_METHODS if builtin is func), None)
 
 
 @state_not_counted
@@ -266,7 +266,7 @@ def _str_method_unary(func):
 
 _string_general = general_unary(do_string)
 unary_form(do_string, _string_unary)
-for _func in (do_upper, do_lower, do_capitalize, do_trim):
+for _func, _ in _STR_METHODS:
     _str_method_unary(_func)
 
 

@@ -146,6 +146,10 @@ def _with_entry(enter, run):
 def _run(plan, iter_ev):
     # (over(f, out, iterable), run(f, out)) of a loop that is not recursive: one closure, which evaluates the
     # iterable when it is not given (run) — the direct one (_direct_run) for the commonest loop.
+    if plan.filter_test is not None or plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets
+                                                        and not plan.local_copies and plan.enter is None):
+        direct = _direct_run(plan, iter_ev)
+        return direct, direct
     span, else_, counts_output = plan.span, plan.else_, plan.counts_output
 
     def over(f, out, iterable=_UNEVALUATED, counts_output=counts_output, else_=else_, iter_ev=iter_ev, plan=plan,
@@ -166,9 +170,6 @@ def _run(plan, iter_ev):
                 count_output(f[0], out, start)
         except LimitExceeded as exc:
             raise located(exc, span)  # the budget ran out on an iteration (not in a statement of it)
-    if plan.filter_test is not None or plan.listed and (plan.simple or plan.pair[0] is not None and not plan.resets
-                                                        and not plan.local_copies and plan.enter is None):
-        over = _direct_run(plan, iter_ev)
     return over, over
 
 

@@ -26,7 +26,7 @@ from .methods import (
     BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size, sequence_index,
 )
 from .globalfuncs import Cycler, DictFactory, Joiner
-from .objects import ChatNamespace, GroupTuple, LoopContext, Macro, Namespace
+from .objects import GroupTuple, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
 
@@ -150,7 +150,7 @@ def getattr_(obj, name, rs):
         if name[:1] == "_":
             return _private(obj, name, rs)
         return rs.undefined(obj=obj, name=name)
-    if (cls is ChatNamespace or cls is Namespace) and name[:1] != "_":   # `ns.found` (the isinstance test below)
+    if isinstance(obj, Namespace) and name[:1] != "_":   # `ns.found` (a `_` name: refused where it is an attribute)
         value = obj._attrs.get(name, MISSING)
         return rs.undefined(obj=obj, name=name) if value is MISSING else value
     if name[:1] == "_":
@@ -161,9 +161,6 @@ def getattr_(obj, name, rs):
         if isinstance(obj, ChainableUndefined):
             return obj
         return obj._fail_with_undefined_error()
-    if isinstance(obj, Namespace):
-        value = obj._attrs.get(name, MISSING)
-        return rs.undefined(obj=obj, name=name) if value is MISSING else value
     return _attribute(obj, name, rs, item_fallback=True)
 
 
