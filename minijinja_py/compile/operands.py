@@ -12,7 +12,8 @@ from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
-           "read_path", "path_reader", "dict_key", "constant_literal", "constant_key", "folded_by_jinja2"]
+           "read_path", "path_reader", "dict_key", "constant_index", "constant_literal", "constant_key",
+           "folded_by_jinja2"]
 
 
 def cheap_constant(value):
@@ -168,6 +169,15 @@ def dict_key(node):
     else:
         return None
     return None if key[:1] == "_" else key
+
+
+def constant_index(node):
+    # The int a Getitem's key is when it is a constant one — `x[0]`, or `x[-1]`, which Jinja2's optimizer folds to
+    # a constant — else None (a bool is no index here: the general lookup takes it).
+    if node.__class__ is n.UnaryOp and node.op == "-":
+        value = constant_index(node.operand)
+        return None if value is None else -value
+    return node.value if node.__class__ is _CONST and node.value.__class__ is int else None
 
 
 def constant_literal(c, node):

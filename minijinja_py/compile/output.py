@@ -7,6 +7,7 @@ from .calls import call_parts, call_value
 from .context import place
 from .operands import in_line_place, operand
 from .operators import joined_text, sum_operands
+from ..builtins.strings import str_method
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -70,7 +71,7 @@ def print_run(c, nodes):
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
             joined = _print_joined(c, nodes, general) if node.expr.__class__ is n.BinOp and node.expr.op == "+" \
                 else None
-            return (general, _prints_reads(nodes)) if joined is None else (joined, True)
+            return (general, _prints_reads(nodes)) if joined is None else joined
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -88,7 +89,7 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     joined = _print_joined(c, nodes, general)
-    return (general, _prints_reads(nodes)) if joined is None else (joined, True)
+    return (general, _prints_reads(nodes)) if joined is None else joined
 
 
 def _prints_reads(nodes):
@@ -280,11 +281,12 @@ def _print_value(operand, span, counted):
 
 def _print_joined(c, nodes, general):
     """A run of text and {{ }} whose values are one or two read in line (a variable of this frame, a constant key
-    of one: operands.operand), alone or in `+` chains with string constants (`<|im_start|>{{ message.role }}\n`,
+    of one: operands.operand; either with a str-method filter: _joined_read), alone or in `+` chains with string
+    constants (`<|im_start|>{{ message.role }}\n`, `'User: ' + message['content']|trim + '\n\n'`,
     `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
     join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
     charges anything there), counted as the run counts it; anything else through general, which reads them again
-    (reading in line ran nothing). None for other runs."""
+    (reading in line ran nothing). -> (that run, print_run's sums), or None for other runs."""
     pieces, reads, span = [""], [], nodes[0].span
     for node in nodes:
         text = _constant_text(node)
@@ -296,25 +298,31 @@ def _print_joined(c, nodes, general):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
                 continue
-            slot, key = in_line_place(c, item)
-            if slot is None:
+            read = _joined_read(c, item)
+            if read is None:
                 return None
-            reads.append((slot, key))
+            reads.append(read)
             pieces.append("")
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
+    # (print_run's sums: a long text is printed as a sum is, but a filter's goes through general)
+    sums = True if all(method is None for _, _, method in reads) else None
     if len(reads) == 1:
-        return _print_joined_one(pieces, reads[0], room, counted, span, general)
-    (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
+        return _print_joined_one(pieces, reads[0], room, counted, span, general), sums
+    (before, between, after), ((slot, key, method), (slot2, key2, method2)) = pieces, reads
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
-            key2=key2, room=room, slot=slot, slot2=slot2, span=span):
+            key2=key2, method=method, method2=method2, room=room, slot=slot, slot2=slot2, span=span):
         first, second = f[slot], f[slot2]
         if key is not None:
             first = first[key] if type(first) is dict and key in first else None
         if key2 is not None:
             second = second[key2] if type(second) is dict and key2 in second else None
+        if method is not None and type(first) is str:
+            first = method(first) if len(first) < BIG_STR else None
+        if method2 is not None and type(second) is str:
+            second = method2(second) if len(second) < BIG_STR else None
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
@@ -327,18 +335,34 @@ def _print_joined(c, nodes, general):
                 _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
-    return run_sum
+    return run_sum, sums
+
+
+def _joined_read(c, node):
+    # (slot, key, method) of a value _print_joined reads in line: a variable of this frame or a constant key of one
+    # (operands.in_line_place; method None), or one with a filter that is a str method (`message['content']|trim`:
+    # applied in line to a short plain string, as the filter's closure applies it); None for anything else.
+    method = None
+    if node.__class__ is n.Filter and node.args.empty:
+        method = str_method(c.filters.get(node.name))
+        if method is None:
+            return None
+        node = node.value
+    slot, key = in_line_place(c, node)
+    return None if slot is None else (slot, key, method)
 
 
 def _print_joined_one(pieces, read, room, counted, span, general):
     # _print_joined's run for one value between constants.
-    (before, after), (slot, key) = pieces, read
+    (before, after), (slot, key, method) = pieces, read
 
-    def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, room=room, slot=slot,
-            span=span):
+    def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
+            room=room, slot=slot, span=span):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else None
+        if method is not None and type(value) is str:
+            value = method(value) if len(value) < BIG_STR else None
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:
