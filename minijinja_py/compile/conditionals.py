@@ -4,7 +4,7 @@ line; an equality with a short constant (`m.role == 'user'`) compared in line, a
 each elif; an if/elif chain of == tests of one subject picking its branch by the subject's value.
 """
 
-from .operands import DICT_NAMES, cheap_constant, in_line_place
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
 from ..analysis.transforms import NoParentYet
 from ..core.errors import located
 from ..core.state import MISSING
@@ -227,7 +227,9 @@ def _if_run(c, node, branches, else_):
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
             return _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
-    return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
+    if len(branches) > 1:
+        return _elif_run(c, branches, else_run, general)
+    return _item_subject(c, branches, else_run, general) or general
 
 
 # tests whose closures give a bool (and/or chains: _chain_truth, condition; `not`; `is` tests: compile_test):
@@ -249,7 +251,8 @@ def _elif_run(c, branches, else_, general):
     # run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
     # subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
     # m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
-    # (_equality_chain) when some tests are; general (if_runner's) otherwise.
+    # (_equality_chain) when some tests are; by an indexed read's value (_item_subject: `messages[idx]['role']`);
+    # general (if_runner's) otherwise.
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
     rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
@@ -264,7 +267,53 @@ def _elif_run(c, branches, else_, general):
         slot, key, constant, equal = tests[0]
         if equal and type(constant) in (str, int):
             return _one_subject((slot, key, type(constant)), entries, ors, general, else_)
-    return _equality_chain(entries, else_) if any(equalities) else general
+    if any(equalities):
+        return _equality_chain(entries, else_)
+    return _item_subject(c, branches, else_, general) or general
+
+
+def _item_subject(c, branches, else_, general):
+    """The run of an if whose every test (one, or the elifs') is an == of one indexed read with a constant, the
+    constants of one type, str or int (Smaug's `{% if messages[idx]['role'] == 'user' %}...{% elif
+    messages[idx]['role'] == 'system' %}`): the read made once in line (operands.path_reader: a plain list's item in range, a plain dict's
+    key), its value picking the branch as _one_subject's does; anything else through general, the tests in turn.
+    None for other chains."""
+    places, constants = set(), []
+    for test, _, _, parts, _ in branches:
+        if parts is not None or test.__class__ is not n.Compare or len(test.ops) != 1:
+            return None
+        (op, other), = test.ops
+        if op != "==" or other.__class__ is not n.Const or type(other.value) not in (str, int) or \
+                not cheap_constant(other.value):
+            return None
+        place = key_path(c, test.first, indexes=True)
+        if place is None or not any(type(key) is int for key in place[1]):
+            return None
+        places.add(place)
+        constants.append(other.value)
+    read = path_reader(places.pop(), _unread) if len(places) == 1 and len(set(map(type, constants))) == 1 else _unread
+    if read is _unread:
+        return None
+    bodies = {}
+    for constant, branch in zip(constants, branches):
+        bodies.setdefault(constant, branch[4].run)   # (the first branch of a constant is the one taken)
+    constant_type = type(constants[0])
+
+    def run_item_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, read=read):
+        value = read(f)
+        if type(value) is not constant_type:
+            return general(f, out)
+        body = bodies.get(value)
+        if body is not None:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_item_subject
+
+
+def _unread(f):
+    # _item_subject's read where the plain read fails: no value (the chain's general run reads it).
+    return MISSING
 
 
 def _or_constants(c, branch):
