@@ -49,9 +49,37 @@ def _chain_parts(c, test):
     # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
     # make a cell for c on every call of if_parts.)
     parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
-    ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                            for operand, ev, span in parts), isinstance(test, n.Or))
+    ev = _chain_truth(tuple(_chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
     return parts, ev
+
+
+def _chain_operand(c, operand, ev, span):
+    # (closure, span, slot, key, constant, equal) of an operand of an and/or for _chain_truth, ev its closure: an
+    # equality compared in line (_equality_of); a key of a variable of this frame read for its truth (_key_truth);
+    # anything else through ev.
+    equality = _equality_of(c, operand)
+    if equality is not None:
+        return (ev, span) + equality
+    slot, key = in_line_place(c, operand)
+    if key is not None and key not in DICT_NAMES:
+        ev = _key_truth(slot, key, ev)
+    return ev, span, None, None, None, True
+
+
+def _key_truth(slot, key, ev):
+    # An and/or operand `m.tool_calls` read for its truth only: a plain dict's key in line; where the dict has no
+    # such key, False, the truth of the undefined its read makes under the plain undefined classes, without making
+    # one (`m.tool_calls and ...` of 200 messages without tool calls); anything else through ev.
+    def key_truth(f, ev=ev, key=key, slot=slot):
+        obj = f[slot]
+        if type(obj) is dict:
+            value = obj.get(key, MISSING)
+            if value is not MISSING:
+                return value
+            if f[0].undefined in PLAIN_UNDEFINED:
+                return False
+        return ev(f)
+    return key_truth
 
 
 def and_or_parts(test):
@@ -106,11 +134,10 @@ def _chain_of(c, chain):
     # condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
     # plain loop over the operands' truths (lighter to keep).
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
-    equalities = [_equality_of(c, operand) for operand in operands]
-    parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
-    if any(equalities) or len(operands) == 2:
-        return _chain_truth(tuple(part + (equality or (None, None, None, True))
-                                  for part, equality in zip(parts, equalities)), want)
+    parts = tuple(_chain_operand(c, operand, _operand_condition(c, operand), operand.span) for operand in operands)
+    if any(part[2] is not None for part in parts) or len(operands) == 2:
+        return _chain_truth(parts, want)
+    parts = tuple(part[:2] for part in parts)
 
     def truths(f, parts=parts, want=want):
         for part, span in parts:
@@ -214,8 +241,8 @@ def _if_run(c, node, branches, else_):
             return _if_equal(*equality, test, span, body.run, else_run)
         if parts is not None and len(parts) == 2:
             (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
-            first = (first_ev, first_span) + (_equality_of(c, first_node) or (None, None, None, True))
-            second = (second_ev, second_span) + (_equality_of(c, second_node) or (None, None, None, True))
+            first = _chain_operand(c, first_node, first_ev, first_span)
+            second = _chain_operand(c, second_node, second_ev, second_span)
             return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
@@ -273,9 +300,9 @@ def _elif_run(c, branches, else_, general):
 
 
 def _item_subject(c, branches, else_, general):
-    """The run of an if whose every test (one, or the elifs') is an == of one indexed read with a constant, the
-    constants of one type, str or int (Smaug's `{% if messages[idx]['role'] == 'user' %}...{% elif
-    messages[idx]['role'] == 'system' %}`): the read made once in line (operands.path_reader: a plain list's item in range, a plain dict's
+    """The run of an if whose every test (one, or the elifs') is an == of one indexed or two-step read with a
+    constant, the constants of one type, str or int (Smaug's `{% if messages[idx]['role'] == 'user' %}...{% elif
+    messages[idx]['role'] == 'system' %}`, `{% if tool_call['function']['name'] == 'python' %}`): the read made once in line (operands.path_reader: a plain list's item in range, a plain dict's
     key), its value picking the branch as _one_subject's does; anything else through general, the tests in turn.
     None for other chains."""
     places, constants = set(), []
@@ -287,8 +314,8 @@ def _item_subject(c, branches, else_, general):
                 not cheap_constant(other.value):
             return None
         place = key_path(c, test.first, indexes=True)
-        if place is None or not any(type(key) is int for key in place[1]):
-            return None
+        if place is None or len(place[1]) < 2 and not any(type(key) is int for key in place[1]):
+            return None   # (a variable or one key of one: _equality_of's)
         places.add(place)
         constants.append(other.value)
     read = path_reader(places.pop(), _unread) if len(places) == 1 and len(set(map(type, constants))) == 1 else _unread
@@ -338,8 +365,7 @@ def _and_rest(c, branch):
     equality = _equality_of(c, parts[0][0])
     if equality is None:
         return None
-    return equality, _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                                        for operand, ev, span in parts[1:]), False)
+    return equality, _chain_truth(tuple(_chain_operand(c, *part) for part in parts[1:]), False)
 
 
 def _one_subject(subject, entries, ors, general, else_):

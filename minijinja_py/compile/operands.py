@@ -123,6 +123,18 @@ def path_reader(place, fallback):
                     return item[key]
             return fallback(f)
         return read_item_key
+    if len(keys) == 2 and type(keys[0]) is str and type(keys[1]) is str:
+        first, second = keys
+
+        def read_two_keys(f, fallback=fallback, first=first, second=second, slot=slot):
+            # tool_call['function']['name']
+            obj = f[slot]
+            if type(obj) is dict and first in obj:
+                obj = obj[first]
+                if type(obj) is dict and second in obj:
+                    return obj[second]
+            return fallback(f)
+        return read_two_keys
     if not any(type(key) is int for key in keys):
         def read_keys(f, fallback=fallback, keys=keys, slot=slot):
             value = read_path(f, slot, keys)
