@@ -3,7 +3,8 @@ Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['r
 if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
 value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
-read for their truth without making the undefined of a missing key; type tests of unset variables. Each over a
+read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)
+read in line; type tests of unset variables. Each over a
 lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
 __getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
 (tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
@@ -83,6 +84,10 @@ SNIPPETS = [
     "{% if not (m.tool_calls or m.zz) %}n{% endif %}{% endfor %}",
     "{% for m in x %}{% if m.role == 'user' %}U{% elif m.tool_calls and m.content %}TC{% elif m['items'] and m.role %}"
     "I{% endif %}{{ 'y' if m.tool_calls and m.content else 'n' }}{% endfor %}",
+    # an if of a type test read in line
+    "{% for m in x %}{% if m.content is string %}S{% else %}N{% endif %}{% if m['content'] is not none %}n{% endif %}"
+    "{% if m.tool_calls is defined %}D{% endif %}{% if m is mapping %}M{% endif %}{% if m.content is escaped %}E"
+    "{% endif %}{% if m['items'] is callable %}C{% endif %}{% endfor %}",
     # type tests of unset variables
     "{{ z is defined }}{{ z is not defined }}{{ z is none }}{{ z is string }}{{ z is undefined }}{{ z is iterable }}"
     "{% for m in x %}{{ w is defined }}{% set w = 1 %}{{ w is defined }}{% endfor %}",
@@ -157,7 +162,7 @@ class _TruthyTheirs(jinja2.Undefined):
 
 @pytest.mark.parametrize("classes", UNDEFINED_CLASSES + [(_TruthyOurs, _TruthyTheirs)],
                          ids=["plain", "strict", "chainable", "debug", "caller's"])
-@pytest.mark.parametrize("source", SNIPPETS[4:8] + SNIPPETS[11:])
+@pytest.mark.parametrize("source", SNIPPETS[4:8] + SNIPPETS[11:])   # (the undefined-sensitive ones)
 def test_undefined_classes_keep_their_behaviour(source, classes, general_only):
     ours = mj.Environment(undefined=classes[0]).from_string(source)
     theirs = jinja2.Environment(undefined=classes[1]).from_string(source)

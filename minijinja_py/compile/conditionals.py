@@ -6,6 +6,7 @@ each elif; an if/elif chain of == tests of one subject picking its branch by the
 
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
 from ..analysis.transforms import NoParentYet
+from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
 from ..core.state import MISSING
 from ..runtime.undefined import PLAIN_UNDEFINED
@@ -250,6 +251,11 @@ def _if_run(c, node, branches, else_):
             if slot is None:
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
             return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
+        if node.test.__class__ is n.Test and node.test.args.empty and c.tests.get(node.test.name) in TYPE_TESTS:
+            slot, key = in_line_place(c, node.test.value)
+            if slot is not None:
+                return _if_type_test(slot, key, c.tests[node.test.name], node.test.negated, test, span, body.run,
+                                     else_run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
             return _if_boolean(test, body.run, else_run)
@@ -272,6 +278,28 @@ def _if_boolean(test, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_boolean
+
+
+def _if_type_test(slot, key, func, negated, test, span, body, else_):
+    # {% if m.content is string %}, {% if x is not none %}: a type test (calls.type_test) of a variable of this frame
+    # or a key of one, the value read in line and tested here; test (the test's closure) where it is not there.
+    def run_type_test(f, out, body=body, else_=else_, func=func, key=key, negated=negated, slot=slot, span=span,
+            test=test):
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            chosen = test(f)
+        else:
+            try:
+                chosen = not func(value) if negated else func(value)
+            except Exception as exc:   # (a caller's object: `is escaped` asks for its __html__)
+                raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_type_test
 
 
 def _elif_run(c, branches, else_, general):
