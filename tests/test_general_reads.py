@@ -84,6 +84,11 @@ SNIPPETS = [
     "{% if not (m.tool_calls or m.zz) %}n{% endif %}{% endfor %}",
     "{% for m in x %}{% if m.role == 'user' %}U{% elif m.tool_calls and m.content %}TC{% elif m['items'] and m.role %}"
     "I{% endif %}{{ 'y' if m.tool_calls and m.content else 'n' }}{% endfor %}",
+    "{% set ns = namespace(a=1, b=none) %}{% for m in x %}{% if ns.a and ns.b %}B{% endif %}{% if ns.c or loop.first"
+    " and ns['a'] %}C{% endif %}{% if loop.last and ns.a %}L{% set ns.b = 1 %}{% endif %}{% endfor %}{{ ns.b }}"
+    "{% if ns.a %}A{% endif %}{% if not ns.zz %}Z{% endif %}{% if ns['a'] %}I{% endif %}{% if not ns.b %}b{% endif %}"
+    "{% for m in x %}{% if m.role %}r{% endif %}{% if not m.zz %}z{% endif %}{% if not loop.last %},{% endif %}"
+    "{% endfor %}",
     # an if of a type test read in line
     "{% for m in x %}{% if m.content is string %}S{% else %}N{% endif %}{% if m['content'] is not none %}n{% endif %}"
     "{% if m.tool_calls is defined %}D{% endif %}{% if m is mapping %}M{% endif %}{% if m.content is escaped %}E"

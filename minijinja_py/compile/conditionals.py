@@ -9,6 +9,7 @@ from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
 from ..core.state import MISSING
+from ..runtime.objects import ChatNamespace
 from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
@@ -55,31 +56,29 @@ def _chain_parts(c, test):
 
 
 def _chain_operand(c, operand, ev, span):
-    # (closure, span, slot, key, constant, equal) of an operand of an and/or for _chain_truth, ev its closure: an
-    # equality compared in line (_equality_of); a key of a variable of this frame read for its truth (_key_truth);
-    # anything else through ev.
+    # (closure, span, slot, key, constant, equal) of an and/or operand for _chain_truth, ev its closure: an equality
+    # compared in line (_equality_of); a key of a variable of this frame read for its truth (_key_truth); else ev.
     equality = _equality_of(c, operand)
     if equality is not None:
         return (ev, span) + equality
     slot, key = in_line_place(c, operand)
-    if key is not None and key not in DICT_NAMES:
-        ev = _key_truth(slot, key, ev)
+    if key is not None and key not in DICT_NAMES and operand.obj.name != "loop":   # (obj: a Name, as key is set)
+        ev = _key_truth(slot, key, ev, _attribute(operand, key))   # (not `loop.first`: its closure reads it)
     return ev, span, None, None, None, True
 
 
-def _key_truth(slot, key, ev):
-    # An and/or operand `m.tool_calls` read for its truth only: a plain dict's key in line; where the dict has no
-    # such key, False, the truth of the undefined its read makes under the plain undefined classes, without making
-    # one (`m.tool_calls and ...` of 200 messages without tool calls); anything else through ev.
-    def key_truth(f, ev=ev, key=key, slot=slot):
+def _key_truth(slot, key, ev, attr):
+    # An and/or operand `m.tool_calls` read for its truth: a plain dict's key in line, or False where it lacks it (the
+    # plain undefineds' truth, none made); a namespace's attribute as _if_operand reads it; else ev.
+    def key_truth(f, attr=attr, ev=ev, key=key, slot=slot):
         obj = f[slot]
         if type(obj) is dict:
             value = obj.get(key, MISSING)
-            if value is not MISSING:
-                return value
-            if f[0].undefined in PLAIN_UNDEFINED:
+            if value is MISSING and f[0].undefined in PLAIN_UNDEFINED:
                 return False
-        return ev(f)
+        else:
+            value = obj._attrs.get(attr, MISSING) if type(obj) is ChatNamespace else MISSING
+        return ev(f) if value is MISSING else value
     return key_truth
 
 
@@ -236,7 +235,7 @@ def _if_run(c, node, branches, else_):
         _, test, span, parts, body = branches[0]
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
-            return _if_operand(slot, key, test, span, body.run, else_run)
+            return _if_operand(slot, key, test, span, body.run, else_run, _attribute(node.test, key))
         equality = _equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
@@ -250,7 +249,8 @@ def _if_run(c, node, branches, else_):
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
             if slot is None:
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
-            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
+            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run,
+                               _attribute(operand, key))
         if node.test.__class__ is n.Test and node.test.args.empty and c.tests.get(node.test.name) in TYPE_TESTS:
             slot, key = in_line_place(c, node.test.value)
             if slot is not None:
@@ -322,17 +322,14 @@ def _elif_run(c, branches, else_, general):
         slot, key, constant, equal = tests[0]
         if equal and type(constant) in (str, int):
             return _one_subject((slot, key, type(constant)), entries, ors, general, else_)
-    if any(equalities):
-        return _equality_chain(entries, else_)
-    return _item_subject(c, branches, else_, general) or general
+    return _equality_chain(entries, else_) if any(equalities) else _item_subject(c, branches, else_, general) or general
 
 
 def _item_subject(c, branches, else_, general):
-    """The run of an if whose every test (one, or the elifs') is an == of one indexed or two-step read with a
-    constant, the constants of one type, str or int (Smaug's `{% if messages[idx]['role'] == 'user' %}...{% elif
-    messages[idx]['role'] == 'system' %}`, `{% if tool_call['function']['name'] == 'python' %}`): the read made once in line (operands.path_reader: a plain list's item in range, a plain dict's
-    key), its value picking the branch as _one_subject's does; anything else through general, the tests in turn.
-    None for other chains."""
+    # The run of an if whose every test (one, or the elifs') is an == of one indexed or two-step read with a constant,
+    # the constants of one type, str or int (Smaug's `messages[idx]['role'] == 'user'`, `tool_call['function']['name']
+    # == 'python'`): the read made once in line (operands.path_reader: plain data), its value picking the branch as
+    # _one_subject's does; anything else through general, the tests in turn. None for other chains.
     places, constants = set(), []
     for test, _, _, parts, _ in branches:
         if parts is not None or test.__class__ is not n.Compare or len(test.ops) != 1:
@@ -349,12 +346,11 @@ def _item_subject(c, branches, else_, general):
     read = path_reader(places.pop(), _unread) if len(places) == 1 and len(set(map(type, constants))) == 1 else _unread
     if read is _unread:
         return None
-    bodies = {}
-    for constant, branch in zip(constants, branches):
-        bodies.setdefault(constant, branch[4].run)   # (the first branch of a constant is the one taken)
-    constant_type = type(constants[0])
+    # (built from the last branch back: the first branch of a constant is the one taken)
+    bodies = dict(zip(reversed(constants), [branch[4].run for branch in reversed(branches)]))
 
-    def run_item_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, read=read):
+    def run_item_subject(f, out, bodies=bodies, constant_type=type(constants[0]), else_=else_, general=general,
+            read=read):
         value = read(f)
         if type(value) is not constant_type:
             return general(f, out)
@@ -366,8 +362,7 @@ def _item_subject(c, branches, else_, general):
     return run_item_subject
 
 
-def _unread(f):
-    # _item_subject's read where the plain read fails: no value (the chain's general run reads it).
+def _unread(f):   # _item_subject's read where the plain read fails: no value (general reads it)
     return MISSING
 
 
@@ -469,16 +464,18 @@ def _equality_chain(branches, else_):
     return run_equalities
 
 
-def _if_operand(slot, key, test, span, body, else_):
-    # {% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    # or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
-    # else_ swapped, x's truth taken here where `not`'s closure would take it.)
+def _if_operand(slot, key, test, span, body, else_, attr):
+    # {% if x %}, {% if m.content %}, {% if ns.found %}: the value's truth, read in line where it is a variable of
+    # this frame or a key of one (operands.operand) or an attribute attr a namespace holds (expressions._local_key's
+    # read); test (its closure) otherwise. ({% if not x %}: body and else_ swapped, x's truth taken here.)
     plain_key = key not in DICT_NAMES   # (d['update'] of a dict without that key is the sandbox's method)
 
-    def run_operand(f, out, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span, test=test):
+    def run_operand(f, out, attr=attr, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span,
+            test=test):
         value = f[slot]
         if key is not None:
-            value = value.get(key, MISSING) if type(value) is dict else MISSING
+            value = value.get(key, MISSING) if type(value) is dict else \
+                value._attrs.get(attr, MISSING) if type(value) is ChatNamespace else MISSING
         if value is MISSING:
             if key is not None and plain_key and type(f[slot]) is dict and f[0].undefined in PLAIN_UNDEFINED:
                 value = False   # the undefined a plain dict's missing key reads as (`m.tool_calls`): falsy
@@ -497,6 +494,11 @@ def _if_operand(slot, key, test, span, body, else_):
 
 def _run_nothing(f, out):
     pass
+
+
+def _attribute(node, key):
+    # _if_operand's attr: the key of an attribute read (`ns.found`); None (no namespace's) for an item `ns['found']`
+    return key if node.__class__ is n.Getattr else None
 
 
 def _equality_of(c, test):
