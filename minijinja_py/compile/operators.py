@@ -512,7 +512,8 @@ def e_compare(c, node, first=None):
             isinstance(node.ops[0][1], n.Const) and cheap_constant(node.ops[0][1].value):
         # x == 'user', m.role != 'tool': comparing anything with a short scalar takes constant time
         constant, equal = node.ops[0][1].value, node.ops[0][0] == "=="
-        place = key_path(c, node.first, indexes=True)
+        item = node.first.__class__ in (n.Getattr, n.Getitem) and node.first.obj.__class__ is n.Getitem
+        place = key_path(c, node.first, indexes=True) if item else None
         if place is not None and len(place[1]) == 2 and type(place[1][0]) is int and type(place[1][1]) is str:
             return _item_key_equality(place, c.expr(node.first), constant, equal, span)
         return _equality(*operand(c, node.first), constant, equal, span)
