@@ -14,7 +14,6 @@ environment allows it.
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.kernels import select
 
 jinja2 = pytest.importorskip("jinja2")
 from differential_ref import mj_kind, reference_env, reference_kind  # noqa: E402
@@ -104,13 +103,6 @@ def _outcome(render):
         return "ok", render()
     except Exception as exc:  # what must agree is the kind of error (the classes are named differently)
         return "error", mj_kind(exc) if isinstance(exc, mj.TemplateError) else reference_kind(exc)
-
-
-@pytest.fixture(params=[False, True], ids=["kernels", "general"])
-def general_only(request):
-    previous = select.configure(general_only=request.param)
-    yield
-    select.configure(general_only=previous[0])
 
 
 @pytest.mark.parametrize("source", SNIPPETS)

@@ -13,7 +13,9 @@ from operator import itemgetter
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
 from .conditionals import condition
-from .operands import constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot
+from .operands import (
+    constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
+)
 from .operators import e_binop, e_compare
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
@@ -405,14 +407,7 @@ def _two_lookups(root, steps, general):
     # e_lookup of x['a']['b'], x[i]['b'] (messages[idx]['role']) or x[-1]['b']: both steps in line.
     (key1, index), (key2, _) = steps
     if type(key1) is str:
-        def ev_keys(f, general=general, key1=key1, key2=key2, root=root):
-            obj = root(f)
-            if type(obj) is dict and key1 in obj:
-                obj = obj[key1]
-                if type(obj) is dict and key2 in obj:
-                    return obj[key2]
-            return general(f)
-        return ev_keys
+        return two_keys_reader(root, key1, key2, general)
 
     def ev_index(f, general=general, index=index, key1=key1, key2=key2, root=root):
         obj = root(f)

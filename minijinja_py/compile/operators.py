@@ -429,31 +429,6 @@ def _equality(slot, key, first, constant, equal, span):
     return ev_equal
 
 
-def _item_key_equality(place, first, constant, equal, span):
-    # _equality of `messages[idx]['role'] == 'user'` (a loop variable indexing a list of this frame, then a key):
-    # a plain list's item in range and that plain dict's key read in line; anything else through first.
-    slot, (index_slot, key) = place
-
-    def ev_item_key_equal(f, constant=constant, equal=equal, first=first, index_slot=index_slot, key=key, slot=slot,
-            span=span):
-        items, index = f[slot], f[index_slot]
-        a = MISSING
-        if type(items) is list and type(index) is int:
-            try:
-                item = items[index]
-            except IndexError:   # out of range: the general path's undefined
-                item = None
-            if type(item) is dict:
-                a = item.get(key, MISSING)
-        if a is MISSING:
-            a = first(f)
-        try:
-            return a == constant if equal else a != constant
-        except Exception as exc:
-            raise located(exc, span)
-    return ev_item_key_equal
-
-
 def _contains(c, node, first, right, want, span):
     # `x in y`, `x not in y`: a string in a short string or a dict decided in line (Python's `in`, nothing to
     # charge: budget.charge_contains), a constant or literal list on either side taken as it is and the right side
@@ -511,12 +486,7 @@ def e_compare(c, node, first=None):
     if first is None and len(node.ops) == 1 and node.ops[0][0] in ("==", "!=") and \
             isinstance(node.ops[0][1], n.Const) and cheap_constant(node.ops[0][1].value):
         # x == 'user', m.role != 'tool': comparing anything with a short scalar takes constant time
-        constant, equal = node.ops[0][1].value, node.ops[0][0] == "=="
-        item = node.first.__class__ in (n.Getattr, n.Getitem) and node.first.obj.__class__ is n.Getitem
-        place = key_path(c, node.first, indexes=True) if item else None
-        if place is not None and len(place[1]) == 2 and type(place[1][0]) is int and type(place[1][1]) is str:
-            return _item_key_equality(place, c.expr(node.first), constant, equal, span)
-        return _equality(*operand(c, node.first), constant, equal, span)
+        return _equality(*operand(c, node.first), node.ops[0][1].value, node.ops[0][0] == "==", span)
     first = first or c.expr(node.first)
     if len(node.ops) == 1:
         (name, other), = node.ops
