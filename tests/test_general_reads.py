@@ -4,7 +4,7 @@ if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
 value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
 read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)
-read in line; type tests of unset variables. Each over a
+or of a string constant in a read (`'</think>' in content`) read in line; type tests of unset variables. Each over a
 lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
 __getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
 (tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
@@ -92,6 +92,10 @@ SNIPPETS = [
     "{% for m in x %}{% if m.content is string %}S{% else %}N{% endif %}{% if m['content'] is not none %}n{% endif %}"
     "{% if m.tool_calls is defined %}D{% endif %}{% if m is mapping %}M{% endif %}{% if m.content is escaped %}E"
     "{% endif %}{% if m['items'] is callable %}C{% endif %}{% endfor %}",
+    # an if of a string constant in a read
+    "{% for m in x %}{% set content = m.content %}{% if '</think>' in content %}T{% else %}F{% endif %}{% if '<x>' not "
+    "in m.content %}N{% endif %}{% if 'a' in m['content'] %}A{% endif %}{% if 'role' in m %}K{% endif %}{% endfor %}"
+    "{% if 'a' in z %}Z{% endif %}{% if 'a' not in z %}z{% endif %}",
     # type tests of unset variables
     "{{ z is defined }}{{ z is not defined }}{{ z is none }}{{ z is string }}{{ z is undefined }}{{ z is iterable }}"
     "{% for m in x %}{{ w is defined }}{% set w = 1 %}{{ w is defined }}{% endfor %}",

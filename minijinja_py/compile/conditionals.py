@@ -5,6 +5,7 @@ each elif; an if/elif chain of == tests of one subject picking its branch by the
 """
 
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
+from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
@@ -258,7 +259,8 @@ def _if_run(c, node, branches, else_):
                                      else_run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
-            return _if_boolean(test, body.run, else_run)
+            contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
+            return contains or _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
     if len(branches) > 1:
         return _elif_run(c, branches, else_run, general)

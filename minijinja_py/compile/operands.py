@@ -14,8 +14,8 @@ from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
-           "read_path", "path_reader", "two_keys_reader", "dict_key", "constant_index", "constant_literal", "constant_key",
-           "folded_by_jinja2"]
+           "read_path", "path_reader", "two_keys_reader", "dict_key", "constant_index", "constant_literal",
+           "constant_key", "folded_by_jinja2"]
 
 
 def cheap_constant(value):
