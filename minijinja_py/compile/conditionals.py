@@ -350,7 +350,14 @@ def _item_subject(c, branches, else_, general):
         return None
     # (built from the last branch back: the first branch of a constant is the one taken)
     bodies = dict(zip(reversed(constants), [branch[4].run for branch in reversed(branches)]))
-    return _by_subject(None, None, type(constants[0]), read, bodies, general, else_)
+
+    def run_item_subject(f, out, bodies=bodies, constant_type=type(constants[0]), else_=else_, general=general,
+            read=read):
+        value = read(f)   # (the body, else_ where no branch has the value, or general: each a run(f, out))
+        run = bodies.get(value, else_) if type(value) is constant_type else general
+        if run is not None:
+            run(f, out)
+    return run_item_subject
 
 
 def _unread(f):   # _item_subject's read where the plain read fails: no value (general reads it)
@@ -392,26 +399,18 @@ def _one_subject(subject, entries, ors, general, else_):
     # have run a caller's code), the tests after it run as _equality_chain's, each reading the subject again. A test
     # that is an or of equalities of the subject (ors: _or_constants) is its branch for each of its constants.
     # subject: (slot, key, the constants' type); entries: _equality_chain's branches.
+    slot, key, constant_type = subject
     bodies = {}
     for index, (_, _, constant, _, _, _, _, body, rest), alternatives in zip(range(len(entries)), entries, ors):
         for constant in (alternatives[1] if alternatives else (constant,)):
             if constant not in bodies:
                 bodies[constant] = body if rest is None else _guarded(rest, body, entries[index + 1:], else_)
-    return _by_subject(*subject, None, bodies, general, else_)
 
-
-def _by_subject(slot, key, constant_type, read, bodies, general, else_):
-    # run(f, out) of _one_subject and _item_subject: the subject read in line (a variable of this frame or a key of
-    # one) or, where read is given, by read; a value of constant_type picks its body in bodies (else_ where none),
-    # any other value goes through general.
     def run_one_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, key=key,
-            read=read, slot=slot):
-        if read is None:
-            value = f[slot]
-            if key is not None:
-                value = value[key] if type(value) is dict and key in value else MISSING
-        else:
-            value = read(f)
+            slot=slot):
+        value = f[slot]
+        if key is not None:
+            value = value[key] if type(value) is dict and key in value else MISSING
         if type(value) is not constant_type:
             return general(f, out)
         body = bodies.get(value)

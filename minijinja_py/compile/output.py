@@ -306,23 +306,20 @@ def _print_joined(c, nodes, general):
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
-    # (print_run's sums: a long text is printed as a sum is, but a filter's goes through general)
-    sums = True if all(method is None for _, _, method in reads) else None
+    if any(method is not None for _, _, method in reads):
+        # (print_run's sums: None, a long text goes through general, which is not sure to print it as a sum)
+        return _print_filtered(pieces, reads, room, counted, span, general), None
     if len(reads) == 1:
-        return _print_joined_one(pieces, reads[0], room, counted, span, general), sums
-    (before, between, after), ((slot, key, method), (slot2, key2, method2)) = pieces, reads
+        return _print_joined_one(pieces, reads[0], room, counted, span, general), True
+    (before, between, after), ((slot, key, _), (slot2, key2, _)) = pieces, reads
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
-            key2=key2, method=method, method2=method2, room=room, slot=slot, slot2=slot2, span=span):
+            key2=key2, room=room, slot=slot, slot2=slot2, span=span):
         first, second = f[slot], f[slot2]
         if key is not None:
             first = first[key] if type(first) is dict and key in first else None
         if key2 is not None:
             second = second[key2] if type(second) is dict and key2 in second else None
-        if method is not None and type(first) is str:
-            first = method(first) if len(first) < BIG_STR else None
-        if method2 is not None and type(second) is str:
-            second = method2(second) if len(second) < BIG_STR else None
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
@@ -335,7 +332,7 @@ def _print_joined(c, nodes, general):
                 _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
-    return run_sum, sums
+    return run_sum, True
 
 
 def _joined_read(c, node):
@@ -352,17 +349,54 @@ def _joined_read(c, node):
     return None if slot is None else (slot, key, method)
 
 
+def _print_filtered(pieces, reads, room, counted, span, general):
+    # _print_joined's run where a value has a str-method filter (`'User: ' + message['content']|trim + '\n\n'`): the
+    # plain strings up to BIG_STR read in line, the methods applied (what the filters' closures do) and the text
+    # appended where it stays short; anything else through general, which reads it all again.
+    if len(reads) == 1:
+        (before, after), ((slot, key, method),) = pieces, reads
+
+        def run_filtered_one(f, out, after=after, before=before, counted=counted, general=general, key=key,
+                method=method, room=room, slot=slot, span=span):
+            value = f[slot]
+            if key is not None:
+                value = value[key] if type(value) is dict and key in value else None
+            if type(value) is str and len(value) < BIG_STR:
+                value = method(value)
+                if len(value) < room:
+                    out += (before, value, after)   # (a tuple: rarer than run_sum_one, kept short)
+                    if counted:
+                        _count_output(f[0], BIG_STR - room + len(value), counted, span)
+                    return
+            general(f, out)
+        return run_filtered_one
+    (before, between, after), ((slot, key, method), (slot2, key2, method2)) = pieces, reads
+
+    def run_filtered_two(f, out, after=after, before=before, between=between, counted=counted, general=general,
+            key=key, key2=key2, method=method, method2=method2, room=room, slot=slot, slot2=slot2, span=span):
+        first = f[slot] if key is None else f[slot].get(key) if type(f[slot]) is dict else None
+        second = f[slot2] if key2 is None else f[slot2].get(key2) if type(f[slot2]) is dict else None
+        if type(first) is str and type(second) is str and len(first) < BIG_STR and len(second) < BIG_STR:
+            first = first if method is None else method(first)
+            second = second if method2 is None else method2(second)
+            if len(first) + len(second) < room:
+                out += (before, first, between, second, after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_filtered_two
+
+
 def _print_joined_one(pieces, read, room, counted, span, general):
     # _print_joined's run for one value between constants.
-    (before, after), (slot, key, method) = pieces, read
+    (before, after), (slot, key, _) = pieces, read
 
-    def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, method=method,
-            room=room, slot=slot, span=span):
+    def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, room=room, slot=slot,
+            span=span):
         value = f[slot]
         if key is not None:
             value = value[key] if type(value) is dict and key in value else None
-        if method is not None and type(value) is str:
-            value = method(value) if len(value) < BIG_STR else None
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:
