@@ -1,7 +1,8 @@
 """The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
-line; an equality with a short constant (`m.role == 'user'`) compared in line, alone, in an and/or chain or in
-each elif; an if/elif chain of == tests of one subject picking its branch by the subject's value.
+line (in an and/or chain too); an equality with a short constant (`m.role == 'user'`) compared in line, alone, in
+an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too) picking
+its branch by the subject's value; a type test or a string constant's `in` decided in the if.
 """
 
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
@@ -132,8 +133,8 @@ def _operand_condition(c, operand):
 
 
 def _chain_of(c, chain):
-    # condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
-    # plain loop over the operands' truths (lighter to keep).
+    # condition() of an and/or: _chain_truth's, or where no operand is read in line (_chain_operand), the plain
+    # loop over the operands' truths (lighter to keep).
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
     parts = tuple(_chain_operand(c, operand, _operand_condition(c, operand), operand.span) for operand in operands)
     if any(part[2] is not None for part in parts) or len(operands) == 2:
