@@ -90,3 +90,12 @@ def pytest_terminal_summary(terminalreporter):
     for line in [_differential_line()] + _RELAYED:
         if line:
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(params=[False, True], ids=["kernels", "general"])
+def general_only(request):
+    # A test that takes this runs twice: kernel selection on, then the general closures only (kernels/select.py).
+    from minijinja_py.kernels import select   # (not at the top: this file also runs where the package is not built)
+    previous = select.configure(general_only=request.param)
+    yield
+    select.configure(general_only=previous[0])

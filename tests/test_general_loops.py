@@ -8,7 +8,6 @@ chat profile's configuration (tests/support/differential_ref.py).
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.kernels import select
 
 jinja2 = pytest.importorskip("jinja2")
 from differential_ref import reference_env  # noqa: E402
@@ -40,13 +39,6 @@ def _outcome(render):
         return "ok", render()
     except Exception:  # what must agree is that both fail (the classes are named differently)
         return ("error",)
-
-
-@pytest.fixture(params=[False, True], ids=["kernels", "general"])
-def general_only(request):
-    previous = select.configure(general_only=request.param)
-    yield
-    select.configure(general_only=previous[0])
 
 
 @pytest.mark.parametrize("source", SNIPPETS)

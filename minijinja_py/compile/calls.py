@@ -569,7 +569,7 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
     # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
     # (slot, key: operands.in_line_place), through value_ev otherwise.
     if slot is not None:
-        # what the test says of the undefined a plain dict's missing key reads as (`m.tool_calls is defined`; not
+        # what the test says of the undefined a plain dict's missing key or an unset variable reads as (not
         # d['update'], the sandbox's method): a type test's answer depends on the value's class alone
         missing = _type_test_of_undefined(func, key, negated) if key not in DICT_NAMES else MISSING
 
@@ -579,7 +579,7 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
             if key is not None:
                 value = value.get(key, MISSING) if type(value) is dict else MISSING
             if value is MISSING:
-                if missing is not MISSING and type(f[slot]) is dict and f[0].undefined is Undefined:
+                if missing is not MISSING and (key is None or type(f[slot]) is dict) and f[0].undefined is Undefined:
                     return missing
                 value = value_ev(f)
             try:

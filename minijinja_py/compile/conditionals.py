@@ -1,13 +1,17 @@
 """The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
-line; an equality with a short constant (`m.role == 'user'`) compared in line, alone, in an and/or chain or in
-each elif; an if/elif chain of == tests of one subject picking its branch by the subject's value.
+line (in an and/or chain too); an equality with a short constant (`m.role == 'user'`) compared in line, alone, in
+an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too) picking
+its branch by the subject's value; a type test or a string constant's `in` decided in the if.
 """
 
-from .operands import DICT_NAMES, cheap_constant, in_line_place
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
+from .operators import if_contains
 from ..analysis.transforms import NoParentYet
+from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
 from ..core.state import MISSING
+from ..runtime.objects import ChatNamespace
 from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
@@ -49,9 +53,35 @@ def _chain_parts(c, test):
     # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
     # make a cell for c on every call of if_parts.)
     parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
-    ev = _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                            for operand, ev, span in parts), isinstance(test, n.Or))
+    ev = _chain_truth(tuple(_chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
     return parts, ev
+
+
+def _chain_operand(c, operand, ev, span):
+    # (closure, span, slot, key, constant, equal) of an and/or operand for _chain_truth, ev its closure: an equality
+    # compared in line (_equality_of); a key of a variable of this frame read for its truth (_key_truth); else ev.
+    equality = _equality_of(c, operand)
+    if equality is not None:
+        return (ev, span) + equality
+    slot, key = in_line_place(c, operand)
+    if key is not None and key not in DICT_NAMES and operand.obj.name != "loop":   # (obj: a Name, as key is set)
+        ev = _key_truth(slot, key, ev, _attribute(operand, key))   # (not `loop.first`: its closure reads it)
+    return ev, span, None, None, None, True
+
+
+def _key_truth(slot, key, ev, attr):
+    # An and/or operand `m.tool_calls` read for its truth: a plain dict's key in line, or False where it lacks it (the
+    # plain undefineds' truth, none made); a namespace's attribute as _if_operand reads it; else ev.
+    def key_truth(f, attr=attr, ev=ev, key=key, slot=slot):
+        obj = f[slot]
+        if type(obj) is dict:
+            value = obj.get(key, MISSING)
+            if value is MISSING and f[0].undefined in PLAIN_UNDEFINED:
+                return False
+        else:
+            value = obj._attrs.get(attr, MISSING) if type(obj) is ChatNamespace else MISSING
+        return ev(f) if value is MISSING else value
+    return key_truth
 
 
 def and_or_parts(test):
@@ -103,14 +133,13 @@ def _operand_condition(c, operand):
 
 
 def _chain_of(c, chain):
-    # condition() of an and/or: _chain_truth's, or where no operand is an equality it compares in line, the
-    # plain loop over the operands' truths (lighter to keep).
+    # condition() of an and/or: _chain_truth's, or where no operand is read in line (_chain_operand), the plain
+    # loop over the operands' truths (lighter to keep).
     operands, want = and_or_parts(chain), isinstance(chain, n.Or)
-    equalities = [_equality_of(c, operand) for operand in operands]
-    parts = tuple((_operand_condition(c, operand), operand.span) for operand in operands)
-    if any(equalities) or len(operands) == 2:
-        return _chain_truth(tuple(part + (equality or (None, None, None, True))
-                                  for part, equality in zip(parts, equalities)), want)
+    parts = tuple(_chain_operand(c, operand, _operand_condition(c, operand), operand.span) for operand in operands)
+    if any(part[2] is not None for part in parts) or len(operands) == 2:
+        return _chain_truth(parts, want)
+    parts = tuple(part[:2] for part in parts)
 
     def truths(f, parts=parts, want=want):
         for part, span in parts:
@@ -208,26 +237,35 @@ def _if_run(c, node, branches, else_):
         _, test, span, parts, body = branches[0]
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
-            return _if_operand(slot, key, test, span, body.run, else_run)
+            return _if_operand(slot, key, test, span, body.run, else_run, _attribute(node.test, key))
         equality = _equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
         if parts is not None and len(parts) == 2:
             (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
-            first = (first_ev, first_span) + (_equality_of(c, first_node) or (None, None, None, True))
-            second = (second_ev, second_span) + (_equality_of(c, second_node) or (None, None, None, True))
+            first = _chain_operand(c, first_node, first_ev, first_span)
+            second = _chain_operand(c, second_node, second_ev, second_span)
             return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
         if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
             if slot is None:
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
-            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run)
+            return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run,
+                               _attribute(operand, key))
+        if node.test.__class__ is n.Test and node.test.args.empty and c.tests.get(node.test.name) in TYPE_TESTS:
+            slot, key = in_line_place(c, node.test.value)
+            if slot is not None:
+                return _if_type_test(slot, key, c.tests[node.test.name], node.test.negated, test, span, body.run,
+                                     else_run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
-            return _if_boolean(test, body.run, else_run)
+            contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
+            return contains or _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
-    return _elif_run(c, branches, else_run, general) if len(branches) > 1 else general
+    if len(branches) > 1:
+        return _elif_run(c, branches, else_run, general)
+    return _item_subject(c, branches, else_run, general) or general
 
 
 # tests whose closures give a bool (and/or chains: _chain_truth, condition; `not`; `is` tests: compile_test):
@@ -245,11 +283,34 @@ def _if_boolean(test, body, else_):
     return run_boolean
 
 
+def _if_type_test(slot, key, func, negated, test, span, body, else_):
+    # {% if m.content is string %}, {% if x is not none %}: a type test (calls.type_test) of a variable of this frame
+    # or a key of one, the value read in line and tested here; test (the test's closure) where it is not there.
+    def run_type_test(f, out, body=body, else_=else_, func=func, key=key, negated=negated, slot=slot, span=span,
+            test=test):
+        value = f[slot]
+        if key is not None:
+            value = value.get(key, MISSING) if type(value) is dict else MISSING
+        if value is MISSING:
+            chosen = test(f)
+        else:
+            try:
+                chosen = not func(value) if negated else func(value)
+            except Exception as exc:   # (a caller's object: `is escaped` asks for its __html__)
+                raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_type_test
+
+
 def _elif_run(c, branches, else_, general):
     # run(f, out) of an if with elifs: by the subject's value (_one_subject) when every test is an == of one
     # subject with constants of one type (str or int), alone, first in an and (`m.role == 'assistant' and
     # m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
-    # (_equality_chain) when some tests are; general (if_runner's) otherwise.
+    # (_equality_chain) when some tests are; by an indexed read's value (_item_subject: `messages[idx]['role']`);
+    # general (if_runner's) otherwise.
     equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
     rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
@@ -264,7 +325,44 @@ def _elif_run(c, branches, else_, general):
         slot, key, constant, equal = tests[0]
         if equal and type(constant) in (str, int):
             return _one_subject((slot, key, type(constant)), entries, ors, general, else_)
-    return _equality_chain(entries, else_) if any(equalities) else general
+    return _equality_chain(entries, else_) if any(equalities) else _item_subject(c, branches, else_, general) or general
+
+
+def _item_subject(c, branches, else_, general):
+    # The run of an if whose every test (one, or the elifs') is an == of one indexed or two-step read with a constant,
+    # the constants of one type, str or int (Smaug's `messages[idx]['role'] == 'user'`, `tool_call['function']['name']
+    # == 'python'`): the read made once in line (operands.path_reader: plain data), its value picking the branch as
+    # _one_subject's does; anything else through general, the tests in turn. None for other chains.
+    places, constants = set(), []
+    for test, _, _, parts, _ in branches:
+        if parts is not None or test.__class__ is not n.Compare or len(test.ops) != 1:
+            return None
+        (op, other), = test.ops
+        if op != "==" or other.__class__ is not n.Const or type(other.value) not in (str, int) or \
+                not cheap_constant(other.value):
+            return None
+        place = key_path(c, test.first, indexes=True)
+        if place is None or len(place[1]) < 2 and not any(type(key) is int for key in place[1]):
+            return None   # (a variable or one key of one: _equality_of's)
+        places.add(place)
+        constants.append(other.value)
+    read = path_reader(places.pop(), _unread) if len(places) == 1 and len(set(map(type, constants))) == 1 else _unread
+    if read is _unread:
+        return None
+    # (built from the last branch back: the first branch of a constant is the one taken)
+    bodies = dict(zip(reversed(constants), [branch[4].run for branch in reversed(branches)]))
+
+    def run_item_subject(f, out, bodies=bodies, constant_type=type(constants[0]), else_=else_, general=general,
+            read=read):
+        value = read(f)   # (the body, else_ where no branch has the value, or general: each a run(f, out))
+        run = bodies.get(value, else_) if type(value) is constant_type else general
+        if run is not None:
+            run(f, out)
+    return run_item_subject
+
+
+def _unread(f):   # _item_subject's read where the plain read fails: no value (general reads it)
+    return MISSING
 
 
 def _or_constants(c, branch):
@@ -289,8 +387,7 @@ def _and_rest(c, branch):
     equality = _equality_of(c, parts[0][0])
     if equality is None:
         return None
-    return equality, _chain_truth(tuple((ev, span) + (_equality_of(c, operand) or (None, None, None, True))
-                                        for operand, ev, span in parts[1:]), False)
+    return equality, _chain_truth(tuple(_chain_operand(c, *part) for part in parts[1:]), False)
 
 
 def _one_subject(subject, entries, ors, general, else_):
@@ -366,16 +463,18 @@ def _equality_chain(branches, else_):
     return run_equalities
 
 
-def _if_operand(slot, key, test, span, body, else_):
-    # {% if x %}, {% if m.content %}: the value's truth, the value read in line where it is a variable of this frame
-    # or a key of one (operands.operand); test (its closure) otherwise. ({% if not x %}: the same with body and
-    # else_ swapped, x's truth taken here where `not`'s closure would take it.)
+def _if_operand(slot, key, test, span, body, else_, attr):
+    # {% if x %}, {% if m.content %}, {% if ns.found %}: the value's truth, read in line where it is a variable of
+    # this frame or a key of one (operands.operand) or an attribute attr a namespace holds (expressions._local_key's
+    # read); test (its closure) otherwise. ({% if not x %}: body and else_ swapped, x's truth taken here.)
     plain_key = key not in DICT_NAMES   # (d['update'] of a dict without that key is the sandbox's method)
 
-    def run_operand(f, out, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span, test=test):
+    def run_operand(f, out, attr=attr, body=body, else_=else_, key=key, plain_key=plain_key, slot=slot, span=span,
+            test=test):
         value = f[slot]
         if key is not None:
-            value = value.get(key, MISSING) if type(value) is dict else MISSING
+            value = value.get(key, MISSING) if type(value) is dict else \
+                value._attrs.get(attr, MISSING) if type(value) is ChatNamespace else MISSING
         if value is MISSING:
             if key is not None and plain_key and type(f[slot]) is dict and f[0].undefined in PLAIN_UNDEFINED:
                 value = False   # the undefined a plain dict's missing key reads as (`m.tool_calls`): falsy
@@ -394,6 +493,11 @@ def _if_operand(slot, key, test, span, body, else_):
 
 def _run_nothing(f, out):
     pass
+
+
+def _attribute(node, key):
+    # _if_operand's attr: the key of an attribute read (`ns.found`); None (no namespace's) for an item `ns['found']`
+    return key if node.__class__ is n.Getattr else None
 
 
 def _equality_of(c, test):

@@ -13,7 +13,9 @@ from operator import itemgetter
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
 from .conditionals import condition
-from .operands import constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot
+from .operands import (
+    constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
+)
 from .operators import e_binop, e_compare
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
@@ -54,7 +56,10 @@ def truth_of(ev, node):
 
 # --------------------------------------------------------------------------------------------- atoms
 def e_const(c, node):
-    value = node.value
+    return _constant(c, node.value)
+
+
+def _constant(c, value):
     key = ("const", constant_key(value))
     found = c.shared.get(key)   # one closure per constant of the template
     if found is None:
@@ -152,9 +157,11 @@ def e_lookup(c, node):
         for key, index in steps:
             if index is not None:
                 key = f[index]
-                if type(obj) is list and type(key) is int and -len(obj) <= key < len(obj):
+            if type(key) is int:   # a list's item (a constant index, or a loop variable's)
+                if type(obj) is list and -len(obj) <= key < len(obj):
                     obj = obj[key]
                     continue
+                return general(f)
             if type(obj) is not dict or type(key) is not str or key not in obj:
                 return general(f)
             obj = obj[key]
@@ -164,11 +171,13 @@ def e_lookup(c, node):
 
 def lookup_steps(c, node):
     # (root ev, ((key, None) or (None, slot of the index variable), ...)) for a chain of at least two lookups
-    # e_lookup can walk, else None.
+    # e_lookup can walk, else None. A key is a str, or an int: a constant index (`messages[-1]['role']`).
     steps = []
     current = node
     while current.__class__ is n.Getattr or current.__class__ is n.Getitem:
         key = dict_key(current)
+        if key is None and current.__class__ is n.Getitem:
+            key = constant_index(current.key)
         if key is not None:
             steps.append((key, None))
         elif current.__class__ is n.Getitem and current.key.__class__ is n.Name:
@@ -229,7 +238,7 @@ def e_getattr(c, node):
 
 def e_getitem(c, node):
     span = node.span
-    key = node.key.value if node.key.__class__ is n.Const else None
+    key = node.key.value if node.key.__class__ is n.Const else constant_index(node.key)
     if type(key) is str and key[:1] != "_":
         slot = local_slot(c, node.obj)
         if slot is not None:
@@ -395,21 +404,14 @@ def _lookup_root(node):
 
 
 def _two_lookups(root, steps, general):
-    # e_lookup of x['a']['b'] or x[i]['b'] (messages[idx]['role']): both steps in line.
+    # e_lookup of x['a']['b'], x[i]['b'] (messages[idx]['role']) or x[-1]['b']: both steps in line.
     (key1, index), (key2, _) = steps
-    if index is None:
-        def ev_keys(f, general=general, key1=key1, key2=key2, root=root):
-            obj = root(f)
-            if type(obj) is dict and key1 in obj:
-                obj = obj[key1]
-                if type(obj) is dict and key2 in obj:
-                    return obj[key2]
-            return general(f)
-        return ev_keys
+    if type(key1) is str:
+        return two_keys_reader(root, key1, key2, general)
 
-    def ev_index(f, general=general, index=index, key2=key2, root=root):
+    def ev_index(f, general=general, index=index, key1=key1, key2=key2, root=root):
         obj = root(f)
-        i = f[index]
+        i = key1 if index is None else f[index]
         if type(obj) is list and type(i) is int:
             try:
                 obj = obj[i]
@@ -422,8 +424,10 @@ def _two_lookups(root, steps, general):
 
 
 def e_unary(c, node):
-    operand_ev = c.expr(node.operand)
     op = operator.neg if node.op == "-" else operator.pos
+    if node.operand.__class__ is n.Const and type(node.operand.value) in (int, float):
+        return _constant(c, op(node.operand.value))   # `-1`: a constant, as Jinja2's optimizer folds it
+    operand_ev = c.expr(node.operand)
     span = node.span
 
     def ev(f, op=op, operand_ev=operand_ev, span=span):

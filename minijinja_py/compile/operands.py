@@ -5,6 +5,8 @@ anything else; and which expressions Jinja2's optimizer folds to a constant. Use
 (expressions, operators, calls, output, statements) and by lower.py.
 """
 
+from operator import itemgetter
+
 from ..analysis.symbols import PARAM
 from ..analysis.transforms import CONTEXT_FILTERS
 from ..core.state import MISSING
@@ -12,7 +14,8 @@ from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
-           "read_path", "path_reader", "dict_key", "constant_literal", "constant_key", "folded_by_jinja2"]
+           "read_path", "path_reader", "two_keys_reader", "dict_key", "constant_index", "constant_literal",
+           "constant_key", "folded_by_jinja2"]
 
 
 def cheap_constant(value):
@@ -122,12 +125,27 @@ def path_reader(place, fallback):
                     return item[key]
             return fallback(f)
         return read_item_key
+    if len(keys) == 2 and type(keys[0]) is str and type(keys[1]) is str:
+        return two_keys_reader(itemgetter(slot), *keys, fallback)
     if not any(type(key) is int for key in keys):
         def read_keys(f, fallback=fallback, keys=keys, slot=slot):
             value = read_path(f, slot, keys)
             return value if value is not MISSING else fallback(f)
         return read_keys
     return fallback
+
+
+def two_keys_reader(root, first, second, fallback):
+    # f -> root(f)[first][second] (`tool_call['function']['name']`) while each step is a plain dict with the key,
+    # fallback(f) (the read's general closure) otherwise. (second may be any key a plain dict holds.)
+    def read_two_keys(f, fallback=fallback, first=first, root=root, second=second):
+        obj = root(f)
+        if type(obj) is dict and first in obj:
+            obj = obj[first]
+            if type(obj) is dict and second in obj:
+                return obj[second]
+        return fallback(f)
+    return read_two_keys
 
 
 def constant_set(node):
@@ -168,6 +186,15 @@ def dict_key(node):
     else:
         return None
     return None if key[:1] == "_" else key
+
+
+def constant_index(node):
+    # The int a Getitem's key is when it is a constant one — `x[0]`, or `x[-1]`, which Jinja2's optimizer folds to
+    # a constant — else None (a bool is no index here: the general lookup takes it).
+    if node.__class__ is n.UnaryOp and node.op == "-":
+        value = constant_index(node.operand)
+        return None if value is None else -value
+    return node.value if node.__class__ is _CONST and node.value.__class__ is int else None
 
 
 def constant_literal(c, node):

@@ -19,7 +19,7 @@ from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
 __all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text", "COMPARE",
-           "e_compare"]
+           "e_compare", "if_contains"]
 
 _SMALL = 0xFFFFFFFF   # ints up to this size: operators on them are not worth charging or checking
 
@@ -465,6 +465,32 @@ def _contains(c, node, first, right, want, span):
         except Exception as exc:
             raise located(exc, span)
     return ev1_contains
+
+
+def if_contains(c, node, test, body, else_):
+    # run(f, out) of {% if '</think>' in content %} (a string constant in, or not in, a variable of this frame or a
+    # key of one), or None for another test: a plain string up to BIG_STR read in line and searched here (what
+    # _contains does with it, charging nothing), the test's closure deciding for anything else.
+    (name, other), = node.ops
+    literal = node.first.value if node.first.__class__ is n.Const else None
+    slot, key = in_line_place(c, other) if type(literal) is str and name in ("in", "not in") else (None, None)
+    if slot is None:
+        return None
+
+    def run_contains(f, out, body=body, else_=else_, key=key, literal=literal, slot=slot, test=test,
+            want=name == "in"):
+        text = f[slot]
+        if key is not None:
+            text = text.get(key, MISSING) if type(text) is dict else MISSING
+        if type(text) is str and len(text) <= BIG_STR:
+            chosen = (literal in text) is want
+        else:
+            chosen = test(f)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_contains
 
 
 def _literal_members(c, node):

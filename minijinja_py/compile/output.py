@@ -7,6 +7,7 @@ from .calls import call_parts, call_value
 from .context import place
 from .operands import in_line_place, operand
 from .operators import joined_text, sum_operands
+from ..builtins.strings import str_method
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
 from ..runtime.markup import Markup, escape
@@ -70,7 +71,7 @@ def print_run(c, nodes):
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
             joined = _print_joined(c, nodes, general) if node.expr.__class__ is n.BinOp and node.expr.op == "+" \
                 else None
-            return (general, _prints_reads(nodes)) if joined is None else (joined, True)
+            return (general, _prints_reads(nodes)) if joined is None else joined
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -88,7 +89,7 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     joined = _print_joined(c, nodes, general)
-    return (general, _prints_reads(nodes)) if joined is None else (joined, True)
+    return (general, _prints_reads(nodes)) if joined is None else joined
 
 
 def _prints_reads(nodes):
@@ -280,11 +281,12 @@ def _print_value(operand, span, counted):
 
 def _print_joined(c, nodes, general):
     """A run of text and {{ }} whose values are one or two read in line (a variable of this frame, a constant key
-    of one: operands.operand), alone or in `+` chains with string constants (`<|im_start|>{{ message.role }}\n`,
+    of one: operands.operand; either with a str-method filter: _joined_read), alone or in `+` chains with string
+    constants (`<|im_start|>{{ message.role }}\n`, `'User: ' + message['content']|trim + '\n\n'`,
     `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
     join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
     charges anything there), counted as the run counts it; anything else through general, which reads them again
-    (reading in line ran nothing). None for other runs."""
+    (reading in line ran nothing). -> (that run, print_run's sums), or None for other runs."""
     pieces, reads, span = [""], [], nodes[0].span
     for node in nodes:
         text = _constant_text(node)
@@ -296,17 +298,20 @@ def _print_joined(c, nodes, general):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
                 continue
-            slot, key = in_line_place(c, item)
-            if slot is None:
+            read = _joined_read(c, item)
+            if read is None:
                 return None
-            reads.append((slot, key))
+            reads.append(read)
             pieces.append("")
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
+    if any(method is not None for _, _, method in reads):
+        # (print_run's sums: None, a long text goes through general, which is not sure to print it as a sum)
+        return _print_filtered(pieces, reads, room, counted, span, general), None
     if len(reads) == 1:
-        return _print_joined_one(pieces, reads[0], room, counted, span, general)
-    (before, between, after), ((slot, key), (slot2, key2)) = pieces, reads
+        return _print_joined_one(pieces, reads[0], room, counted, span, general), True
+    (before, between, after), ((slot, key, _), (slot2, key2, _)) = pieces, reads
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, room=room, slot=slot, slot2=slot2, span=span):
@@ -327,12 +332,65 @@ def _print_joined(c, nodes, general):
                 _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
-    return run_sum
+    return run_sum, True
+
+
+def _joined_read(c, node):
+    # (slot, key, method) of a value _print_joined reads in line: a variable of this frame or a constant key of one
+    # (operands.in_line_place; method None), or one with a filter that is a str method (`message['content']|trim`:
+    # applied in line to a short plain string, as the filter's closure applies it); None for anything else.
+    method = None
+    if node.__class__ is n.Filter and node.args.empty:
+        method = str_method(c.filters.get(node.name))
+        if method is None:
+            return None
+        node = node.value
+    slot, key = in_line_place(c, node)
+    return None if slot is None else (slot, key, method)
+
+
+def _print_filtered(pieces, reads, room, counted, span, general):
+    # _print_joined's run where a value has a str-method filter (`'User: ' + message['content']|trim + '\n\n'`): the
+    # plain strings up to BIG_STR read in line, the methods applied (what the filters' closures do) and the text
+    # appended where it stays short; anything else through general, which reads it all again.
+    if len(reads) == 1:
+        (before, after), ((slot, key, method),) = pieces, reads
+
+        def run_filtered_one(f, out, after=after, before=before, counted=counted, general=general, key=key,
+                method=method, room=room, slot=slot, span=span):
+            value = f[slot]
+            if key is not None:
+                value = value[key] if type(value) is dict and key in value else None
+            if type(value) is str and len(value) < BIG_STR:
+                value = method(value)
+                if len(value) < room:
+                    out += (before, value, after)   # (a tuple: rarer than run_sum_one, kept short)
+                    if counted:
+                        _count_output(f[0], BIG_STR - room + len(value), counted, span)
+                    return
+            general(f, out)
+        return run_filtered_one
+    (before, between, after), ((slot, key, method), (slot2, key2, method2)) = pieces, reads
+
+    def run_filtered_two(f, out, after=after, before=before, between=between, counted=counted, general=general,
+            key=key, key2=key2, method=method, method2=method2, room=room, slot=slot, slot2=slot2, span=span):
+        first = f[slot] if key is None else f[slot].get(key) if type(f[slot]) is dict else None
+        second = f[slot2] if key2 is None else f[slot2].get(key2) if type(f[slot2]) is dict else None
+        if type(first) is str and type(second) is str and len(first) < BIG_STR and len(second) < BIG_STR:
+            first = first if method is None else method(first)
+            second = second if method2 is None else method2(second)
+            if len(first) + len(second) < room:
+                out += (before, first, between, second, after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_filtered_two
 
 
 def _print_joined_one(pieces, read, room, counted, span, general):
     # _print_joined's run for one value between constants.
-    (before, after), (slot, key) = pieces, read
+    (before, after), (slot, key, _) = pieces, read
 
     def run_sum_one(f, out, after=after, before=before, counted=counted, general=general, key=key, room=room, slot=slot,
             span=span):

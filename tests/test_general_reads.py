@@ -1,0 +1,189 @@
+"""The general closures' reads in line (compile/expressions.py, operators.py, conditionals.py, output.py) against
+Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`, `s.split(x)[-1]`); an
+if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
+`tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
+value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
+read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)
+or of a string constant in a read (`'</think>' in content`) read in line; type tests of unset variables. Each over a
+lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
+__getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
+(tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
+environment allows it.
+"""
+
+import pytest
+
+import minijinja_py as mj
+
+jinja2 = pytest.importorskip("jinja2")
+from differential_ref import mj_kind, reference_env, reference_kind  # noqa: E402
+
+
+class Counted:
+    # A caller's object read by item and by attribute, each read counted (what it prints shows how often it was read).
+    def __init__(self, role="user"):
+        self.role_value, self.reads = role, 0
+
+    def __getitem__(self, key):
+        self.reads += 1
+        if key in ("role", "name"):
+            return self.role_value
+        if key == "function":
+            return {"name": self.role_value, "arguments": "{}"}
+        if key in (0, -1):
+            return {"role": self.role_value, "content": " c "}
+        raise KeyError(key)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return "attr-" + name
+
+
+def _messages():
+    return [{"role": "system", "content": " s "}, {"role": "user", "content": "  Hi \n"},
+            {"role": "assistant", "content": "a</think>b", "tool_calls": [{"function": {"name": "python",
+                                                                                        "arguments": "x"}}]},
+            {"role": "assistant", "content": None}, {"role": "tool", "content": ["l"]}, {"content": "c"}, {}]
+
+
+DATA = {
+    "messages": _messages(), "tuple": tuple(_messages()[:2]), "empty": [], "string": "ab", "none": None, "int": 3,
+    "counted": [Counted(), Counted("system"), Counted("other")], "one counted": Counted(),
+    "mixed": [{"role": "user", "content": "x"}, Counted(), ["user"], "user", None, {"role": 1}, {"role": True},
+              {"role": {"name": "n"}}, {"function": {"name": "python"}}, {"function": Counted()}, {"function": "s"}],
+    "long": [{"role": "user", "content": " y" * 40000}],
+    "dict": {0: {"role": "user", "content": "k"}, -1: {"role": "system"}, "a": 1},
+    "markup": [{"role": "user", "content": mj.Markup(" <b> ")}],
+}
+
+SNIPPETS = [
+    # constant negative indexes
+    "{{ x[-1] is defined }}|{{ x[-1]['role'] }}|{{ x[-1].role }}|{{ x[0]['role'] }}|{{ x[-9]['role'] is defined }}",
+    "{% for m in x %}{{ x[-1]['role'] }}{{ m[-1] is defined }}{% endfor %}{{ -1 }}{{ -1.5 }}{{ -0.0 }}{{ - -2 }}",
+    "{% for m in x %}{% if m.content is string %}{{ m.content.split('</think>')[-1] }}{% endif %}{% endfor %}",
+    "{% set y = x %}{{ y[-1]['content'] is defined }}{{ x[- -1]['role'] is defined }}{{ x[-1]['items'] is defined }}",
+    # if/elif chains of an indexed or two-step read
+    "{% for i in range(x|length) %}{% if x[i]['role'] == 'user' %}U{{ x[i]['content'] }}{% elif x[i]['role'] == "
+    "'system' %}S{% elif x[i]['role'] == 'user' %}U2{% else %}E{% endif %}{% endfor %}",
+    "{% for i in [0, 1, -1, 9, 'role', none, 1.0, true] %}{% if x[i]['role'] == 'user' %}U{% endif %}"
+    "{{ x[i]['role'] != 'user' }}{{ x[i]['role'] == 'user' }}{% endfor %}",
+    "{% for i in range(x|length) %}{% if x[i]['role'] == 1 %}one{% elif x[i]['role'] == 2 %}two{% endif %}{% endfor %}",
+    "{% for m in x %}{% for t in m.tool_calls %}{% if t['function']['name'] == 'python' %}P{% else %}O{% endif %}"
+    "{% endfor %}{% if m['function']['name'] == 'python' %}p{% elif m['function']['name'] == 'user' %}u{% endif %}"
+    "{% endfor %}",
+    # + chains and runs with a str-method filter
+    "{% for m in x %}{{ 'User: ' + m['content']|trim + '\\n\\n' }}{% endfor %}",
+    "{% for m in x %}<{{ m.role }}>{{ m.content|trim }}|{{ m.content|upper }}{% endfor %}",
+    "{% for m in x %}{{ '<|s|>' + m['role'] + '<|e|>' + m['content'] | trim + '<|eot|>' }}{{ m.content|lower + "
+    "m.role|capitalize }}{% endfor %}",
+    # and/or operands read for their truth
+    "{% for m in x %}{% if m.tool_calls and m.role == 'assistant' %}T{% endif %}{% if m.role == 'x' or m.content %}"
+    "O{% endif %}{% if m.a and m.b and m.c %}3{% endif %}{% if m.a or m.content or m['items'] %}o{% endif %}"
+    "{% if not (m.tool_calls or m.zz) %}n{% endif %}{% endfor %}",
+    "{% for m in x %}{% if m.role == 'user' %}U{% elif m.tool_calls and m.content %}TC{% elif m['items'] and m.role %}"
+    "I{% endif %}{{ 'y' if m.tool_calls and m.content else 'n' }}{% endfor %}",
+    "{% set ns = namespace(a=1, b=none) %}{% for m in x %}{% if ns.a and ns.b %}B{% endif %}{% if ns.c or loop.first"
+    " and ns['a'] %}C{% endif %}{% if loop.last and ns.a %}L{% set ns.b = 1 %}{% endif %}{% endfor %}{{ ns.b }}"
+    "{% if ns.a %}A{% endif %}{% if not ns.zz %}Z{% endif %}{% if ns['a'] %}I{% endif %}{% if not ns.b %}b{% endif %}"
+    "{% for m in x %}{% if m.role %}r{% endif %}{% if not m.zz %}z{% endif %}{% if not loop.last %},{% endif %}"
+    "{% endfor %}",
+    # an if of a type test read in line
+    "{% for m in x %}{% if m.content is string %}S{% else %}N{% endif %}{% if m['content'] is not none %}n{% endif %}"
+    "{% if m.tool_calls is defined %}D{% endif %}{% if m is mapping %}M{% endif %}{% if m.content is escaped %}E"
+    "{% endif %}{% if m['items'] is callable %}C{% endif %}{% endfor %}",
+    # an if of a string constant in a read
+    "{% for m in x %}{% set content = m.content %}{% if '</think>' in content %}T{% else %}F{% endif %}{% if '<x>' not "
+    "in m.content %}N{% endif %}{% if 'a' in m['content'] %}A{% endif %}{% if 'role' in m %}K{% endif %}{% endfor %}"
+    "{% if 'a' in z %}Z{% endif %}{% if 'a' not in z %}z{% endif %}",
+    # type tests of unset variables
+    "{{ z is defined }}{{ z is not defined }}{{ z is none }}{{ z is string }}{{ z is undefined }}{{ z is iterable }}"
+    "{% for m in x %}{{ w is defined }}{% set w = 1 %}{{ w is defined }}{% endfor %}",
+]
+
+
+def _outcome(render):
+    try:
+        return "ok", render()
+    except Exception as exc:  # what must agree is the kind of error (the classes are named differently)
+        return "error", mj_kind(exc) if isinstance(exc, mj.TemplateError) else reference_kind(exc)
+
+
+@pytest.mark.parametrize("source", SNIPPETS)
+def test_reads_match_jinja2(source, general_only):
+    env, reference = mj.chat_environment(), reference_env()
+    ours, theirs = env.from_string(source), reference.from_string(source)
+    for name in DATA:
+        # (each side its own copy: the counted objects count each side's reads)
+        mine, expected = _outcome(lambda: ours.render(x=_fresh(name))), _outcome(lambda: theirs.render(x=_fresh(name)))
+        assert mine == expected, (source, name)
+    assert _outcome(lambda: ours.render()) == _outcome(lambda: theirs.render()), (source, "undefined")
+
+
+def _fresh(name):
+    if name == "messages":
+        return _messages()
+    if name == "counted":
+        return [Counted(), Counted("system"), Counted("other")]
+    if name == "one counted":
+        return Counted()
+    return DATA[name]
+
+
+COUNTING = [
+    "{% for i in range(3) %}{% if x[i]['role'] == 'user' %}U{% elif x[i]['role'] == 'system' %}S{% elif "
+    "x[i]['role'] == 'none' %}N{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
+    "{% for m in x %}{% if m['function']['name'] == 'user' %}U{% elif m['function']['name'] == 's' %}S{% endif %}"
+    "{% if m.role and m.role == 'user' %}r{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
+]
+
+
+@pytest.mark.parametrize("source", COUNTING)
+def test_caller_objects_are_read_as_often_as_jinja2_reads_them(source, general_only):
+    ours = mj.chat_environment().from_string(source).render(x=[Counted(), Counted("system"), Counted("other")])
+    theirs = reference_env().from_string(source).render(x=[Counted(), Counted("system"), Counted("other")])
+    assert ours == theirs
+
+
+UNDEFINED_CLASSES = [
+    (mj.Undefined, jinja2.Undefined), (mj.StrictUndefined, jinja2.StrictUndefined),
+    (mj.ChainableUndefined, jinja2.ChainableUndefined), (mj.DebugUndefined, jinja2.DebugUndefined),
+]
+
+
+class _TruthyOurs(mj.Undefined):
+    def __bool__(self):
+        return True
+
+
+class _TruthyTheirs(jinja2.Undefined):
+    def __bool__(self):
+        return True
+
+
+@pytest.mark.parametrize("classes", UNDEFINED_CLASSES + [(_TruthyOurs, _TruthyTheirs)],
+                         ids=["plain", "strict", "chainable", "debug", "caller's"])
+@pytest.mark.parametrize("source", SNIPPETS[4:8] + SNIPPETS[11:])   # (the undefined-sensitive ones)
+def test_undefined_classes_keep_their_behaviour(source, classes, general_only):
+    ours = mj.Environment(undefined=classes[0]).from_string(source)
+    theirs = jinja2.Environment(undefined=classes[1]).from_string(source)
+    for name in ("messages", "mixed", "empty", "none"):
+        mine, expected = _outcome(lambda: ours.render(x=_fresh(name))), _outcome(lambda: theirs.render(x=_fresh(name)))
+        assert mine == expected, (source, name)
+
+
+@pytest.mark.parametrize("source", [
+    # the data changed between two reads of one chain: each if reads it again
+    "{% for i in range(2) %}{% if x[i]['role'] == 'user' %}U{% do x[i].update({'role': 'system'}) %}{% endif %}"
+    "{% if x[i]['role'] == 'system' %}S{% elif x[i]['role'] == 'user' %}u{% endif %}{% endfor %}",
+    "{% for i in range(2) %}{% if x[i]['role'] == 'user' %}{% set x = [{'role': 'system'}, {'role': 'system'}] %}"
+    "U{% elif x[i]['role'] == 'system' %}S{% endif %}{{ x[i]['role'] }}{% endfor %}",
+    "{% for m in x %}{% if m.tool_calls and m.role %}T{% endif %}{% do m.update({'tool_calls': [1]}) %}"
+    "{% if m.tool_calls and m.role %}t{% endif %}{{ x[-1]['role'] }}{% do x.append({'role': 'z'}) %}"
+    "{{ x[-1]['role'] }}{% if loop.index > 2 %}{% break %}{% endif %}{% endfor %}",
+])
+def test_reads_after_changes_match_jinja2(source, general_only):
+    ours = mj.Environment(immutable=False, extensions=["loopcontrols", "do"]).from_string(source)
+    theirs = jinja2.Environment(extensions=["jinja2.ext.loopcontrols", "jinja2.ext.do"]).from_string(source)
+    data = [{"role": "user"}, {"role": "assistant"}]
+    assert ours.render(x=[dict(d) for d in data]) == theirs.render(x=[dict(d) for d in data])
