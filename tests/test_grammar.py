@@ -292,6 +292,27 @@ def test_known_terminals_read_without_their_regexp_exactly():
     assert checked > 10000
 
 
+def test_known_terminals_read_long_whitespace_exactly():
+    """natives strips a run of whitespace a window of characters at a time: runs shorter than, as long as and
+    longer than the window (and several windows), ended by text or by the end of the text, end where the regexps
+    end them."""
+    import re
+    from minijinja_py.syntax import natives
+    runs = [" " * size for size in (63, 64, 65, 128, 129, 200)] + ["\n\t \u3000\x85" * 30]
+    probes = [lead + run + tail for lead in ("-}}", "{{-", "-%}", "") for run in runs for tail in ("", "x", "{{-", "{{")]
+    checked = 0
+    for pattern in natives.KNOWN:
+        regexp, native = re.compile(f"(?P<T>{pattern})").match, natives.KNOWN[pattern]("T")
+        for probe in probes:
+            for pos in (0, 1, 3):
+                want, got = regexp(probe, pos), native(probe, pos)
+                assert (want is None) == (got is None), (pattern, probe, pos)
+                if want is not None:
+                    assert got.end() == want.end(), (pattern, probe, pos)
+                    checked += 1
+    assert checked > 100
+
+
 @pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):

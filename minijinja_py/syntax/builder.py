@@ -493,9 +493,21 @@ class Builder:
         return (c[0], c[2])
 
 
-# A backslash and the character after it; the escapes Python's unicode-escape codec knows.
-_ESCAPE = re.compile(r"\\(.)", re.S)
+# A backslash and the character after it (compiled on first use, re's cache: only a literal with an unknown escape
+# needs it); the escapes Python's unicode-escape codec knows.
+_ESCAPE = r"(?s)\\(.)"
 _KNOWN_ESCAPES = frozenset("\n\\'\"abfnrtv01234567xNuU")
+
+
+def _all_escapes_known(body):
+    # Whether every backslash of body (a string literal's, with one) starts an escape of _KNOWN_ESCAPES (an escaped
+    # backslash is one, and the character after it starts none).
+    at = body.find("\\")
+    while at >= 0:
+        if body[at + 1:at + 2] not in _KNOWN_ESCAPES:
+            return False
+        at = body.find("\\", at + 2)
+    return True
 
 
 def _keep_unknown_escape(m):
@@ -581,8 +593,8 @@ def _unescape(tok):
         return body
     # Unknown escapes (\\q, \\d) are kept as written, as the codec does, but doubled first: the codec warns about
     # them (a DeprecationWarning, an exception under -W error).
-    if not _KNOWN_ESCAPES.issuperset(_ESCAPE.findall(body)):   # (rare: a Python call per escape only then)
-        body = _ESCAPE.sub(_keep_unknown_escape, body)
+    if not _all_escapes_known(body):   # (rare: a Python call per escape only then)
+        body = re.sub(_ESCAPE, _keep_unknown_escape, body)
     try:
         return _decode_escapes(body.encode("ascii", "backslashreplace"))[0]
     except UnicodeDecodeError as exc:

@@ -172,15 +172,20 @@ def _string(name):
 
 
 # ------------------------------------------------------------------------------------ delimiters
-# \s of a str regexp is str.isspace (both ask Py_UNICODE_ISSPACE); a run \s* is greedy, and backtracking it
-# never helps: what must follow it is never whitespace.
+# \s of a str regexp is what str.isspace and str.lstrip() take (all ask Py_UNICODE_ISSPACE); a run \s* is greedy,
+# and backtracking it never helps: what must follow it is never whitespace.
+_WINDOW = 64   # characters of text stripped at a time (a run of indentation is mostly shorter)
+
 
 def _spaces(text, at):
-    # The end of `\s*` from at.
-    size = len(text)
-    while at < size and text[at].isspace():
-        at += 1
-    return at
+    # The end of `\s*` from at (a window of the text stripped in one call: a Python step per character costs ~10
+    # times as much).
+    while True:
+        window = text[at:at + _WINDOW]
+        rest = window.lstrip()
+        if rest or len(window) < _WINDOW:
+            return at + len(window) - len(rest)
+        at += _WINDOW
 
 
 def _braces(name):
