@@ -13,7 +13,7 @@ from operator import length_hint
 from .atoms import EQ, NE
 from .branches import bodies, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
-from .reads import BIG_STR
+from .reads import BIG_STR, spec
 from .select import kernel
 from .text import one_key
 from ..core.errors import LimitExceeded, located
@@ -29,13 +29,20 @@ def walk(node):
     # output counted at the end; anything else through the general loop.
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
+    slot, key, _, read_path = spec(node.source, variables=True) if node.source is not None else (None,) * 4
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker):
-        try:
-            items = iterable(f)
-        except Exception as exc:
-            raise located(exc, span)
+            step=step, walker=walker, slot=slot if read_path is None else None, key=key):
+        # a list that is a variable or a key of one read in line (`for m in messages`, `in m['tool_calls']`);
+        # anything else from the iterable's closure (reading again: the read in line ran nothing)
+        items = f[slot] if slot is not None else None
+        if key is not None:
+            items = items.get(key) if type(items) is dict else None
+        if type(items) is not list:
+            try:
+                items = iterable(f)
+            except Exception as exc:
+                raise located(exc, span)
         if type(items) is not list and type(items) is not tuple:
             if type(items) is not range:
                 return over(f, out, items)
@@ -121,9 +128,9 @@ def _item_texts(slot, blocks):
     for value, block in (*blocks[0].items(), (MISSING, blocks[1])):
         node = block.nodes[0] if block is not None and len(block.nodes) == 1 else None
         one = one_key(node) if node is not None and block.run is not node.general else None
-        if block is not None and (one is None or one[0] != slot or one[1] is None):
+        if block is not None and (one is None or one[0] != slot or one[1] is None or one[2] is not None):
             return None
-        texts[value] = (*one[1:], node.sums) if block is not None else None
+        texts[value] = (one[1], *one[3:], node.sums) if block is not None else None
     return texts, texts.pop(MISSING)
 
 
