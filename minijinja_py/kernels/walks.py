@@ -13,12 +13,13 @@ from operator import length_hint
 from .atoms import EQ, NE
 from .branches import bodies, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
-from .reads import BIG_STR, spec
+from .reads import ABSENT, BIG_STR, spec
 from .select import kernel
 from .text import one_key
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
+from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["walk"]
 
@@ -33,11 +34,14 @@ def walk(node):
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
             step=step, walker=walker, slot=slot if read_path is None else None, key=key):
-        # a list that is a variable or a key of one read in line (`for m in messages`, `in m['tool_calls']`);
-        # anything else from the iterable's closure (reading again: the read in line ran nothing)
+        # a list that is a variable or a key of one read in line (`for m in messages`, `in m['tool_calls']`), a
+        # plain dict's missing key an undefined the general loop finds nothing in; anything else from the iterable's
+        # closure (reading again: the read in line ran nothing)
         items = f[slot] if slot is not None else None
         if key is not None:
-            items = items.get(key) if type(items) is dict else None
+            items = items.get(key, ABSENT) if type(items) is dict else None
+            if items is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                return
         if type(items) is not list:
             try:
                 items = iterable(f)
