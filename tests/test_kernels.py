@@ -185,6 +185,27 @@ def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of
     assert sources == [(1, ("tool_calls",)), (0, ()), (1, ("tool_calls",)), (2, ("b",)), None, None, None]
 
 
+def test_a_chat_namespace_attribute_in_a_test_is_read_without_the_attribute_call():
+    # atoms' kernels and deciders: a chat namespace's attribute read in line; any other object through
+    # reads.attribute (the loop context here; a `_` name is no atom: its if runs its general closure)
+    from minijinja_py.kernels import atoms
+    keys, original = [], atoms.attribute
+
+    def spy(obj, key):
+        keys.append(key)
+        return original(obj, key)
+    atoms.attribute = spy
+    try:
+        source = ("{% set ns = namespace(a=1, b='x') %}{% for m in ms %}{% if ns.a %}A{% endif %}{% if 'x' in ns.b %}"
+                  "B{% endif %}{% if ns.b == 'x' %}E{% endif %}{% if ns.a and not ns.c %}C{% endif %}{% if ns._d %}D"
+                  "{% endif %}{% if loop.index %}I{% endif %}{% endfor %}")
+        assert "atoms/if_tests" in chosen_by(source)
+        assert mj.chat_environment().from_string(source).render(ms=[1, 2]) == "ABECIABECI"
+    finally:
+        atoms.attribute = original
+    assert keys == ["index"] * 2
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -424,6 +445,11 @@ LATTICE = {
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
         "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+        # a namespace's attribute read in line (the chat namespace), a `_` name through the sandbox's read
+        "{% set ns = namespace(a=x, b=m) %}{% if ns.a %}A{% endif %}{% if not ns.a %}N{% endif %}{% if 'a' in ns.a %}"
+        "I{% endif %}{% if ns.a is string %}S{% endif %}{% if ns.c is defined %}C{% endif %}{% if ns.a and ns.b %}B"
+        "{% endif %}{% if ns._a %}U{% endif %}{% if ns.a == 'a' %}E{% endif %}{% for v in [1, 2] %}"
+        "{% if ns.a or v == 2 %}{{ v }}{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
         "{% if m.role %}.{% endif %}{% endfor %}",
         "{% for m in ms %}\n{% if m.role > 1 %}G\n{% elif m.content < 'b' %}L{% endif %}\n   {% if m.a.b %}T{% endif %}"
