@@ -186,8 +186,9 @@ def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of
 
 
 def test_a_chat_namespace_attribute_in_a_test_is_read_without_the_attribute_call():
-    # atoms' kernels and deciders: a chat namespace's attribute read in line; any other object through
-    # reads.attribute (the loop context here; a `_` name is no atom: its if runs its general closure)
+    # atoms' if kernels (not the deciders of an and/or's parts): a chat namespace's attribute read in line; any
+    # other object through reads.attribute (the loop context here; a `_` name is no atom: its if runs its general
+    # closure)
     from minijinja_py.kernels import atoms
     keys, original = [], atoms.attribute
 
@@ -203,7 +204,7 @@ def test_a_chat_namespace_attribute_in_a_test_is_read_without_the_attribute_call
         assert mj.chat_environment().from_string(source).render(ms=[1, 2]) == "ABECIABECI"
     finally:
         atoms.attribute = original
-    assert keys == ["index"] * 2
+    assert keys == ["a", "c", "index"] * 2
 
 
 @pytest.mark.parametrize("name", sorted(SELECTION))

@@ -89,21 +89,32 @@ def decider(part, value):
         return _any_of(parts, part.want, ev, span)
     slot, key, _, read_path = spec(part.read, variables=True)
     kind, constant = part.kind, part.constant
-    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF, EQ)
+    if kind == EQ or kind == NE:
+        want, constant_type = kind == EQ, type(constant)
 
-    def decide_atom(f, constant=constant, ev=ev, family=family, key=key, kind=kind, read_path=read_path, slot=slot,
-            span=span, want=want, compares=kind == EQ or kind == NE, constant_type=type(constant), ns=_namespace(key)):
-        if read_path is None:
-            value = f[slot]
-            if key is not None:   # (a namespace's attribute read as attribute() reads it, without its call)
-                value = value.get(key, ABSENT) if type(value) is dict else value._attrs.get(key, ABSENT) if \
-                    type(value) is ns else attribute(value, key)
-        else:
-            value = read_path(f)
-        if compares:   # (then decide() below, where the value is not of the constant's type)
+        def decide_compare(f):
+            if read_path is None:
+                value = f[slot]
+                if key is not None:
+                    value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+            else:
+                value = read_path(f)
             if type(value) is constant_type:
                 return want if value == constant else not want
-        elif type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
+            outcome = decide(kind, constant, value, f[0])
+            return outcome if outcome is not None or ev is None else truth(f, ev, span)
+        return decide_compare
+    family, want = _FAMILY.get(kind), kind in (TRUTHY, DEFINED, TYPE_IS, NONE, IN, ONE_OF)
+
+    def decide_atom(f, constant=constant, ev=ev, family=family, key=key, kind=kind, read_path=read_path, slot=slot,
+            span=span, want=want):
+        if read_path is None:
+            value = f[slot]
+            if key is not None:
+                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        else:
+            value = read_path(f)
+        if type(value) in PLAIN:   # the commonest kinds, on plain data: as decide() decides them
             if family is TRUTHY:
                 return want if value else not want
             if family is DEFINED:

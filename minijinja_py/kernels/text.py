@@ -76,8 +76,7 @@ def _join_one(before, after, read, room, general, counted):
 
 
 def _counts(rs, size):
-    # A counted kernel's size added to the output counted (True), or False where that would pass max_output: the
-    # general closure runs, and fails as it should. (room: BIG_STR less the constants)
+    # A counted kernel's size counted (True), or False where it would pass max_output: the general closure fails.
     if rs.output_size + size > rs.limits.max_output:
         return False
     rs.output_size += size

@@ -34,9 +34,8 @@ def walk(node):
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
             step=step, walker=walker, slot=slot if read_path is None else None, key=key):
-        # a list that is a variable or a key of one read in line (`for m in messages`, `in m['tool_calls']`), a
-        # plain dict's missing key an undefined the general loop finds nothing in; anything else from the iterable's
-        # closure (reading again: the read in line ran nothing)
+        # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
+        # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
         items = f[slot] if slot is not None else None
         if key is not None:
             items = items.get(key, ABSENT) if type(items) is dict else None
