@@ -138,6 +138,75 @@ def test_a_switch_whose_branches_print_a_key_of_the_item_is_walked_in_line():
     assert calls == ["role", "k"]   # (a constant text, another variable, a second statement, a key of a key: not)
 
 
+def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
+    # text._one_key, text._two_keys: a variable, a key or a key of a key (no method after two keys), both reads
+    from minijinja_py.kernels import text
+    calls = []
+    originals = text._one_key, text._two_keys
+
+    def spy(original):
+        def spying(*args):
+            calls.append((original.__name__, args))
+            return original(*args)
+        return spying
+    text._one_key, text._two_keys = spy(text._one_key), spy(text._two_keys)
+    try:
+        for source in ("{% for t in ts %}{{ t.function.name }}{% endfor %}",
+                       "{% for t in ts %}{{ '<f=' + t['function']['name'] + '>' + t.function.arguments }}{% endfor %}",
+                       "{% for t in ts %}{{ t.function.name|trim }}{{ t.a.b.c }}{{ ts[i].function }}{% endfor %}",
+                       "{% for t in ts %}{{ t.function.name ~ t.a.b.c }}{{ t.function.name|trim ~ t.x }}{% endfor %}",
+                       "{{ t.function.name }}{{ t.function.name ~ t.x }}"):   # (counted: read through readers)
+            assert "text/text_reads" in chosen_by(source)
+    finally:
+        text._one_key, text._two_keys = originals
+    keys = [args[1:4] if name == "_one_key" else (args[2], args[3], args[6], args[7]) for name, args in calls]
+    assert [name for name, _ in calls] == ["_one_key", "_two_keys"]
+    assert keys == [("function", "name", None), ("function", "name", "function", "arguments")]
+
+
+def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of_one():
+    # ir.Loop.source: the Read a walked loop's iterable is (walks.walk reads a variable or one key in line)
+    from minijinja_py.kernels.ir import Loop
+    entry, sources = select.REGISTRY[(Loop, "walk")], []
+    original = entry.factory
+
+    def spy(node):
+        sources.append(node.source and (len(node.source.keys), node.source.keys[-1:]))
+        return original(node)
+    entry.factory = spy
+    try:
+        for source in ("{% for m in ms %}{% for t in m.tool_calls %}{{ t }}{% endfor %}{% endfor %}",
+                       "{% for t in m['tool_calls'] %}{% endfor %}{% for t in m.a.b %}{% endfor %}",
+                       "{% for t in m.tool_calls or [] %}{% endfor %}{% for i in range(n) %}{% endfor %}"
+                       "{% for t in m.items() %}{% endfor %}{% for t in m.tool_calls if t %}{% endfor %}"):
+            chosen_by(source)
+    finally:
+        entry.factory = original
+    assert sources == [(1, ("tool_calls",)), (0, ()), (1, ("tool_calls",)), (2, ("b",)), None, None, None]
+
+
+def test_a_chat_namespace_attribute_in_a_test_is_read_without_the_attribute_call():
+    # atoms' if kernels (not the deciders of an and/or's parts): a chat namespace's attribute read in line; any
+    # other object through reads.attribute (the loop context here; a `_` name is no atom: its if runs its general
+    # closure)
+    from minijinja_py.kernels import atoms
+    keys, original = [], atoms.attribute
+
+    def spy(obj, key):
+        keys.append(key)
+        return original(obj, key)
+    atoms.attribute = spy
+    try:
+        source = ("{% set ns = namespace(a=1, b='x') %}{% for m in ms %}{% if ns.a %}A{% endif %}{% if 'x' in ns.b %}"
+                  "B{% endif %}{% if ns.b == 'x' %}E{% endif %}{% if ns.a and not ns.c %}C{% endif %}{% if ns._d %}D"
+                  "{% endif %}{% if loop.index %}I{% endif %}{% endfor %}")
+        assert "atoms/if_tests" in chosen_by(source)
+        assert mj.chat_environment().from_string(source).render(ms=[1, 2]) == "ABECIABECI"
+    finally:
+        atoms.attribute = original
+    assert keys == ["a", "c", "index"] * 2
+
+
 @pytest.mark.parametrize("name", sorted(SELECTION))
 def test_the_near_miss_does_not_select_it(name):
     _, _, near_miss, chosen = SELECTION[name]
@@ -324,6 +393,10 @@ LATTICE = {
         "{% for m in ms %}{% set r = m.role %}{{ '<' + r + '|' + m.content }}{% set y = r %}{{ x ~ m.role }}"
         "{% set y = r %}[{{ r|trim }}]{% set y = r %}{{ r + x }}{% endfor %}",
         "{% for m in ms %}{% set r = m.content %}{{ '(' + x|trim + ')' }}{% set y = r %}{{ r }}{% endfor %}",
+        # a key of a key read in line, alone or with another read, in a loop body and counted (outside one)
+        "{% for m in ms %}[{{ m.a.b }}|{{ '<' + m.a.b + '|' + m.role + '>' }}|{{ m.role ~ m.a.b }}|{{ m.a.b ~ x }}]"
+        "{% endfor %}",
+        "<{{ m.a.b }}|{{ m.role + m.a.b }}>{{ m['a']['b'] ~ x }}{{ '(' ~ m.a.b }}",
     ],
     "atoms/if_tests": [
         # a body whose first statement sets a variable to a key of one: set by the statement list's run
@@ -373,6 +446,11 @@ LATTICE = {
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
         "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
+        # a namespace's attribute read in line (the chat namespace), a `_` name through the sandbox's read
+        "{% set ns = namespace(a=x, b=m) %}{% if ns.a %}A{% endif %}{% if not ns.a %}N{% endif %}{% if 'a' in ns.a %}"
+        "I{% endif %}{% if ns.a is string %}S{% endif %}{% if ns.c is defined %}C{% endif %}{% if ns.a and ns.b %}B"
+        "{% endif %}{% if ns._a %}U{% endif %}{% if ns.a == 'a' %}E{% endif %}{% for v in [1, 2] %}"
+        "{% if ns.a or v == 2 %}{{ v }}{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}A{% endif %}{% if m.role == 'b' %}B{% endif %}"
         "{% if m.role %}.{% endif %}{% endfor %}",
         "{% for m in ms %}\n{% if m.role > 1 %}G\n{% elif m.content < 'b' %}L{% endif %}\n   {% if m.a.b %}T{% endif %}"
@@ -468,6 +546,11 @@ LATTICE = {
         "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content|trim }}"
         "{% else %}{{ m.role }}{% endif %}{% endfor %}",
         "{% for m in ms %}{% if m.role != 'a' %}{{ m.content + '!' }}{% endif %}{% endfor %}{{ m.role }}",
+        # a loop over a variable or a key of one: the list read in line, anything else through the iterable
+        "{% for m in ms %}{% for v in m.content %}<{{ v }}>{% endfor %}|{% for v in m['a'].b %}[{{ v }}]{% endfor %}"
+        "{% endfor %}{% for v in x %}({{ v }}){% endfor %}",
+        "{% for m in ms %}{% if m.role %}{% for v in m['content'] %}{% if v == 'a' %}A{% else %}{{ v }}{% endif %}"
+        "{% endfor %}{% endif %}{% endfor %}{% for v in m.role %}{{ v }}{% endfor %}",
     ],
 }
 

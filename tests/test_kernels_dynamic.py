@@ -298,6 +298,28 @@ CASES = [
      "{{ ns.n }}", ABA, True),
     ("text/text_reads", "mutable", "{% for x in xs %}{% if true %}<{% do xs.append('z') if loop.index < 3 %}>"
      "{% endif %}{{ x }}{{ loop.length }}{% endfor %}", AB, True),
+    # a namespace's attribute read in line by a test: set between tests, by a branch, in a walk
+    ("atoms/if_tests", "chat", "{% set ns = namespace(found=false, s='') %}{% for x in xs %}{% if not ns.found %}"
+     "{% if x == 'b' %}{% set ns.found = true %}{% endif %}{{ x }}{% endif %}{% if ns.found and x %}F{% endif %}"
+     "{% if 'b' in ns.s %}S{% endif %}{% set ns.s = ns.s ~ x %}{% if ns.s is string %}{{ ns.s }}{% endif %}"
+     "{% if ns.s == 'ab' %}={% endif %}{% endfor %}", ABA, True),
+    ("atoms/if_tests", "chat", "{% set ns = namespace(v=xs) %}{% for x in xs %}{% if 'a' in ns.v %}{% set ns.v = x %}"
+     "A{% endif %}{% if ns.v and ns.w is not defined %}V{% endif %}{% endfor %}{% set ns.v = none %}{% if not ns.v %}"
+     "N{% endif %}", ABA, True),
+    # a walked loop's list read in line (a variable or a key of one): rebound, changed by `do` or a caller's
+    # function between walks; a key of a key printed in line, the data under it changed between reads
+    ("walks/walk", "chat", "{% for m in ms %}{% set m = {'role': ['z', m.content]} %}{% for r in m.role %}{{ r }}"
+     "{% endfor %}{% for c in m.content %}[{{ c }}]{% endfor %};{% endfor %}", AB, True),
+    ("walks/walk", "mutable", "{% for m in ms %}{% for c in m.role %}<{{ c }}>{% endfor %}{% for x in xs %}{{ x }}"
+     "{% endfor %}{% do ms[-1].update(role=['q', 'r']) %}{% do xs.append(['y']) if loop.first %}{% endfor %}",
+     roles(["a"], "b"), True),
+    ("walks/walk", "chat", "{% for m in ms %}{% for c in m.role %}<{{ c }}>{% endfor %}{{ hook(ms[-1], ('t', 'u')) }}"
+     "{% for c in m['role'] %}{{ c }}{% endfor %}{{ hook(m, none) }};{% endfor %}", roles(["a", "b"], ["c"]), True),
+    ("text/text_reads", "mutable", "{% for m in ms %}{% set m = {'a': {'b': m.role}} %}<{{ m.a.b }}|{{ m.a.b + '!' }}>"
+     "{% do m.a.update(b=3) %}<{{ m.a.b }}>{% do m.update(a='s') %}<{{ m.a.b }}|{{ m.a.b ~ m.a.b }}>{% endfor %}"
+     "{{ d.c.k }}{% set _ = flip('c') %}{{ d.c.k + d.k }}", AB, True),
+    ("text/text_reads", "chat", "{% for x in xs %}{{ d.c.k }}{% set _ = flip('c') %}{{ '[' + d.c.k + ']' }}"
+     "{% endfor %}", AB, True),
     # the loop context consumed or listed by the body; iterables that are no list; keys of a str
     ("walks/walk", "chat", "{% for x in xs %}{{ x }}{% if x == 'b' %}{% for y in loop %}({{ y }}{{ loop.index }})"
      "{% endfor %}{% endif %}{{ loop.index }}{% endfor %}", letters, True),

@@ -107,30 +107,19 @@ def _run_all(runs, nodes):
 
 
 def _framed(before, runs, after):
-    # _run_all's forms for text then a statement, a statement then text, and a statement between texts.
-    if len(runs) == 3 and before is not None and after is not None:
-        run = runs[1]
-
-        def run_framed(f, out, before=before, run=run, after=after):
-            out.append(before)
-            run(f, out)
-            out.append(after)
-        return run_framed
-    if len(runs) != 2:
+    # _run_all's form for text then a statement, a statement then text, and a statement between texts (None: no
+    # text there).
+    if len(runs) != (before is not None) + 1 + (after is not None):
         return None
-    if before is not None:
-        run = runs[1]
+    run = runs[1] if before is not None else runs[0]
 
-        def run_after_text(f, out, before=before, run=run):
+    def run_framed(f, out, before=before, run=run, after=after):
+        if before is not None:
             out.append(before)
-            run(f, out)
-        return run_after_text
-    run = runs[0]
-
-    def run_before_text(f, out, run=run, after=after):
         run(f, out)
-        out.append(after)
-    return run_before_text
+        if after is not None:
+            out.append(after)
+    return run_framed
 
 
 def _set_first(first, runs):
@@ -169,8 +158,8 @@ def lower(c, item):
     if type(item) is n.If:
         return _lower_if(c, item)
     if type(item) is n.For:
-        plan, body, over, iterable, walkable, run = loop_parts(c, item)
-        return Loop(plan, body, over, iterable, walkable, run)
+        plan, body, over, iterable, walkable, run = loop_parts(c, item)   # (then the iterable's variable is found)
+        return Loop(plan, body, over, iterable, walkable, run, walkable and read_of(c, item.iter) or None)
     read = read_of(c, item.value) if type(item) is n.Assign and type(item.target) is n.NameTarget else None
     slot, key, method, _ = spec(read, True) if read is not None else (None,) * 4   # (a key of a variable)
     return Opaque(c.stmt(item)) if key is None else Set((c.scope.refs[item.target.name], slot, key, method),

@@ -15,7 +15,7 @@ from .ir import Atom, Emit, If, Test
 from .reads import ABSENT, BIG_STR, MISSING, PLAIN, attribute, spec
 from .select import kernel
 from ..core.errors import located
-from ..runtime.objects import LoopContext
+from ..runtime.objects import ChatNamespace, LoopContext
 from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["TRUTHY", "FALSY", "EQ", "NE", "DEFINED", "UNDEFINED", "NONE", "NOT_NONE", "IN", "NOT_IN", "TYPE_IS",
@@ -133,6 +133,11 @@ def decider(part, value):
         outcome = decide(kind, constant, value, f[0])
         return outcome if outcome is not None or ev is None else truth(f, ev, span)
     return decide_atom
+
+
+def _namespace(key):
+    # The chat namespace's class where a kernel may read its attribute `key` in line (not a `_` name), else None.
+    return ChatNamespace if key is not None and key[:1] != "_" else None
 
 
 # the kinds decider() decides in line on plain data, by family (the first kind of each: the one wanted true)
@@ -328,10 +333,11 @@ def _if_atom(atom, value, body, else_block):
         return _compare(slot, key, constant, want, rare, text, run_body, else_)
     if read_path is None and family is IN:
         def run_contains(f, out, slot=slot, key=key, constant=constant, want=want, rare=rare, text=text,
-                         run_body=run_body, else_=else_):   # `'</think>' in content`, `'tool_calls' in message`
+                         run_body=run_body, else_=else_, ns=_namespace(key)):   # `'</think>' in content`
             value = f[slot]
             if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+                value = value.get(key, ABSENT) if type(value) is dict else value._attrs.get(key, ABSENT) if \
+                    type(value) is ns else attribute(value, key)
             if type(value) is dict or type(value) is str and len(value) < BIG_STR:
                 outcome = want if constant in value else not want
             else:
@@ -348,11 +354,13 @@ def _if_atom(atom, value, body, else_block):
     compares, order = kind == EQ or kind == NE, ORDER.get(kind)   # (`idx > 1`: ints only)
 
     def run_atom(f, out, compares=compares, constant=constant, constant_type=constant_type, else_=else_, family=family,
-            key=key, order=order, rare=rare, read_path=read_path, run_body=run_body, slot=slot, text=text, want=want):
+            key=key, order=order, rare=rare, read_path=read_path, run_body=run_body, slot=slot, text=text, want=want,
+            ns=_namespace(key)):
         if read_path is None:
             value = f[slot]
             if key is not None:
-                value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+                value = value.get(key, ABSENT) if type(value) is dict else value._attrs.get(key, ABSENT) if \
+                    type(value) is ns else attribute(value, key)
         else:
             value = read_path(f)
         if family is TRUTHY and type(value) in PLAIN:
@@ -391,35 +399,18 @@ def _undecided(rare, f, value):
 
 
 def _compare(slot, key, constant, want, rare, text, run_body, else_):
-    # _if_atom's forms for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or a variable.
-    constant_type = type(constant)
-    if key is None:
-        def run_name_compare(f, out, slot=slot, constant_type=constant_type, constant=constant, want=want,
-                             rare=rare, text=text, run_body=run_body, else_=else_):
-            value = f[slot]
-            if type(value) is constant_type:
-                outcome = want if value == constant else not want
-            else:
-                outcome = _undecided(rare, f, value)
-            if outcome:
-                if text is None:
-                    run_body(f, out)
-                else:
-                    out.append(text)
-            elif else_ is not None:
-                else_(f, out)
-        return run_name_compare
-
-    def run_key_compare(f, out, slot=slot, key=key, constant_type=constant_type, constant=constant, want=want,
-                        rare=rare, text=text, run_body=run_body, else_=else_):
+    # _if_atom's form for `== c` and `!= c` on a key of a variable (`m['role'] == 'user'`) or a variable (key None).
+    def run_compare(f, out, slot=slot, key=key, constant_type=type(constant), constant=constant, want=want,
+                    rare=rare, text=text, run_body=run_body, else_=else_, ns=_namespace(key)):
         value = f[slot]
-        if type(value) is dict:
-            try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
-                value = value[key]
-            except KeyError:
-                value = ABSENT
-        else:
-            value = attribute(value, key)
+        if key is not None:
+            if type(value) is dict:
+                try:   # (a compare's key is there: a subscript, cheaper than get(); a missing one raises)
+                    value = value[key]
+                except KeyError:
+                    value = ABSENT
+            else:
+                value = value._attrs.get(key, ABSENT) if type(value) is ns else attribute(value, key)
         if type(value) is constant_type:
             outcome = want if value == constant else not want
         elif value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
@@ -433,7 +424,7 @@ def _compare(slot, key, constant, want, rare, text, run_body, else_):
                 out.append(text)
         elif else_ is not None:
             else_(f, out)
-    return run_key_compare
+    return run_compare
 
 
 def _narrowed(atom, body, else_, want, run_atom):

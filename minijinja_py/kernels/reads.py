@@ -89,7 +89,7 @@ def reader(read, strict=False):
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
-    if len(keys) == 2 and method is None:
+    if len(keys) == 2 and method is None and type(keys[1]) is str:
         return _two_steps(slot, *keys, step)
 
     def read_path(f, keys=keys, method=method, slot=slot, step=step):
@@ -110,8 +110,9 @@ def reader(read, strict=False):
 
 
 def _two_steps(slot, first, second, attribute):
-    # reader()'s form for two steps without a method (`messages[i]['role']`, `tool.function.name`): the same
-    # reads, written out (attribute: what a step that is not a plain dict's key reads, string_key when strict).
+    # reader()'s form for two steps without a method, the second a str key (`messages[i]['role']`,
+    # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
+    # reads, string_key when strict).
     def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
         value = f[slot]
         if type(first) is int:
@@ -122,11 +123,5 @@ def _two_steps(slot, first, second, attribute):
             value = value.get(first, ABSENT)
         else:
             value = attribute(value, first)
-        if type(value) is dict:
-            return value.get(second, ABSENT) if type(second) is str else MISSING
-        if type(second) is int:
-            index, cls = f[second], type(value)
-            return value[index] if (cls is list or cls is tuple) and type(index) is int and \
-                -len(value) <= index < len(value) else MISSING
-        return attribute(value, second)
+        return value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
     return read_two

@@ -13,12 +13,13 @@ from operator import length_hint
 from .atoms import EQ, NE
 from .branches import bodies, table
 from .ir import Atom, If, Loop, Set, Switch, text_of
-from .reads import BIG_STR
+from .reads import ABSENT, BIG_STR, spec
 from .select import kernel
 from .text import one_key
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
+from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["walk"]
 
@@ -29,13 +30,22 @@ def walk(node):
     # output counted at the end; anything else through the general loop.
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
+    slot, key, _, read_path = spec(node.source, variables=True) if node.source is not None else (None,) * 4
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker):
-        try:
-            items = iterable(f)
-        except Exception as exc:
-            raise located(exc, span)
+            step=step, walker=walker, slot=slot if read_path is None else None, key=key):
+        # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
+        # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
+        items = f[slot] if slot is not None else None
+        if key is not None:
+            items = items.get(key, ABSENT) if type(items) is dict else None
+            if items is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+                return
+        if type(items) is not list:
+            try:
+                items = iterable(f)
+            except Exception as exc:
+                raise located(exc, span)
         if type(items) is not list and type(items) is not tuple:
             if type(items) is not range:
                 return over(f, out, items)
@@ -121,9 +131,9 @@ def _item_texts(slot, blocks):
     for value, block in (*blocks[0].items(), (MISSING, blocks[1])):
         node = block.nodes[0] if block is not None and len(block.nodes) == 1 else None
         one = one_key(node) if node is not None and block.run is not node.general else None
-        if block is not None and (one is None or one[0] != slot or one[1] is None):
+        if block is not None and (one is None or one[0] != slot or one[1] is None or one[2] is not None):
             return None
-        texts[value] = (*one[1:], node.sums) if block is not None else None
+        texts[value] = (one[1], *one[3:], node.sums) if block is not None else None
     return texts, texts.pop(MISSING)
 
 
