@@ -13,7 +13,7 @@ from .context import place
 from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
-from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
+from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key
 from .operators import sum_operands
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
@@ -169,7 +169,8 @@ def lower(c, item):
 # ----------------------------------------------------------------------------------------------------- reads
 def read_of(c, node):
     # The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
-    # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim).
+    # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim). (Not an
+    # index read, `messages[i]['role']`: the general closures read those in line, for less than a kernel's reader.)
     method = None
     if type(node) is n.Filter and node.args.empty and node.value is not None:
         method = str_method(c.filters.get(node.name))
@@ -179,8 +180,6 @@ def read_of(c, node):
     keys = []
     while type(node) is n.Getattr or type(node) is n.Getitem:
         key = dict_key(node)
-        if key is None and type(node) is n.Getitem and type(node.key) is n.Name:
-            key = local_slot(c, node.key)   # `messages[i]`: the slot of the index variable
         if key is None or key in DICT_NAMES:   # (d['items'] of a dict without that key: the method)
             return None
         keys.append(key)

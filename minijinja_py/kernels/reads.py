@@ -83,23 +83,18 @@ def spec(read, methods=False, variables=False):
 
 def reader(read, strict=False):
     # f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
-    # module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
-    # (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop).
+    # module docstring). strict: through plain dicts only (no namespace or loop).
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
-    if len(keys) == 2 and method is None and type(keys[1]) is str:
+    if len(keys) == 2 and method is None:
         return _two_steps(slot, *keys, step)
 
     def read_path(f, keys=keys, method=method, slot=slot, step=step):
         value = f[slot]
         for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
-            if type(key) is int:
-                index, cls = f[key], type(value)
-                value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
-                    -len(value) <= index < len(value) else MISSING
-            elif type(value) is dict:
+            if type(value) is dict:
                 value = value.get(key, ABSENT)
             else:
                 value = step(value, key)
@@ -110,18 +105,10 @@ def reader(read, strict=False):
 
 
 def _two_steps(slot, first, second, attribute):
-    # reader()'s form for two steps without a method, the second a str key (`messages[i]['role']`,
-    # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
-    # reads, string_key when strict).
+    # reader()'s form for two steps without a method (`tool.function.name`): the same reads, written out (attribute:
+    # what a step that is not a plain dict's key reads, string_key when strict).
     def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
         value = f[slot]
-        if type(first) is int:
-            index, cls = f[first], type(value)
-            value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
-                -len(value) <= index < len(value) else MISSING
-        elif type(value) is dict:
-            value = value.get(first, ABSENT)
-        else:
-            value = attribute(value, first)
+        value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)
         return value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
     return read_two
