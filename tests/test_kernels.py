@@ -159,24 +159,23 @@ def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
             assert "text/text_reads" in chosen_by(source)
     finally:
         text._one_key, text._two_keys = originals
-    keys = [args[1:4] if name == "_one_key" else (args[2], args[3], args[7], args[8]) for name, args in calls]
+    keys = [args[1:4] if name == "_one_key" else (args[2], args[3], args[6], args[7]) for name, args in calls]
     assert [name for name, _ in calls] == ["_one_key", "_two_keys"]
     assert keys == [("function", "name", None), ("function", "name", "function", "arguments")]
 
 
-def test_two_keys_join_in_line_with_a_str_method_on_either():
-    # text._two_keys with the reads' str methods (Llama 3's `'<|start_header_id|>' + m['role'] + ... +
-    # m['content']|trim + '<|eot_id|>'`): read and stripped in line, not through two generic readers
-    from minijinja_py.kernels import text
-    calls, original = [], text._two_keys
-    text._two_keys = lambda *args: calls.append(args) or original(*args)
+def test_one_key_reads_beside_others_are_read_by_the_one_step_reader():
+    # reads._one_step: Llama 3's `'<|start_header_id|>' + m['role'] + ... + m['content']|trim + '<|eot_id|>'` (two
+    # reads, one through a str method) reads each key written out, not through read_path's loop
+    from minijinja_py.kernels import reads
+    calls, original = [], reads._one_step
+    reads._one_step = lambda *args: calls.append(args) or original(*args)
     try:
         assert "text/text_reads" in chosen_by(
             "{% for m in ms %}{{ '<h>' + m['role'] + '</h>' + m['content']|trim + '<e>' }}{% endfor %}")
     finally:
-        text._two_keys = original
-    (args,) = calls
-    assert (args[2], args[4], args[7]) == ("role", None, "content") and args[9] is str.strip
+        reads._one_step = original
+    assert [(key, method) for _, key, method, _ in calls] == [("role", None), ("content", str.strip)]
 
 
 def test_index_reads_are_left_to_the_general_closures():

@@ -88,6 +88,8 @@ def reader(read, strict=False):
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
+    if len(keys) == 1:
+        return _one_step(slot, keys[0], method, step)
     if len(keys) == 2 and method is None:
         return _two_steps(slot, *keys, step)
 
@@ -102,6 +104,17 @@ def reader(read, strict=False):
             return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
         return value
     return read_path
+
+
+def _one_step(slot, key, method, attribute):
+    # reader()'s form for one step, maybe through a str method (`m['content']|trim` beside another read), written out
+    def read_one(f, slot=slot, key=key, method=method, attribute=attribute):   # (defaults: cheaper per call)
+        value = f[slot]
+        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        if method is None:
+            return value
+        return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+    return read_one
 
 
 def _two_steps(slot, first, second, attribute):

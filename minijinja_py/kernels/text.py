@@ -85,8 +85,8 @@ def _counts(rs, size):
 
 def _join_two(before, middle, after, first, second, room, general, counted):
     path, path2 = _path(first), _path(second)
-    if path is not None and path2 is not None and not counted:
-        return _two_keys(before, *path, middle, *path2, after, room, general)
+    if path is not None and path2 is not None and path[3] is None and path2[3] is None and not counted:
+        return _two_keys(before, *path[:3], middle, *path2[:3], after, room, general)
 
     def run_two_reads(f, out, after=after, before=before, counted=counted, first=reader(first), general=general,
                       middle=middle, room=room, second=reader(second)):   # (a read in line runs nothing)
@@ -131,12 +131,12 @@ def _one_key(slot, key, sub, method, before, after, room, general):
     return run_one_key
 
 
-def _two_keys(before, slot, key, sub, method, middle, slot2, key2, sub2, method2, after, room, general):
+def _two_keys(before, slot, key, sub, middle, slot2, key2, sub2, after, room, general):
     # _join_two's commonest form: two variables or keys (or keys of keys) of them (`message['role']`,
-    # `message['content']|trim`, `role`, `tool_call.function.name`), printed in a loop body (which counts the
-    # output); keys read, and str methods applied, as _one_key reads and applies them.
-    def run_two_keys(f, out, slot=slot, key=key, sub=sub, method=method, slot2=slot2, key2=key2, sub2=sub2,
-                     method2=method2, room=room, before=before, middle=middle, after=after, general=general):
+    # `message['content']`, `role`, `tool_call.function.name`), printed in a loop body (which counts the output);
+    # keys read as _one_key reads them.
+    def run_two_keys(f, out, slot=slot, key=key, sub=sub, slot2=slot2, key2=key2, sub2=sub2, room=room, before=before,
+                     middle=middle, after=after, general=general):   # defaults: cheaper per call than free variables
         value = f[slot]
         if key is not None:
             if type(value) is dict:
@@ -160,11 +160,11 @@ def _two_keys(before, slot, key, sub, method, middle, slot2, key2, sub2, method2
                         return general(f, out)
                 else:
                     value2 = attribute(value2, key2) if sub2 is None else MISSING
-            if type(value2) is str and len(value) + len(value2) < room:   # (defaults: cheaper than free variables)
+            if type(value2) is str and len(value) + len(value2) < room:
                 out.append(before)
-                out.append(value if method is None else method(value))
+                out.append(value)
                 out.append(middle)
-                out.append(value2 if method2 is None else method2(value2))
+                out.append(value2)
                 out.append(after)
                 return
         general(f, out)
