@@ -164,18 +164,35 @@ def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
     assert keys == [("function", "name", None), ("function", "name", "function", "arguments")]
 
 
-def test_one_key_reads_beside_others_are_read_by_the_one_step_reader():
-    # reads._one_step: Llama 3's `'<|start_header_id|>' + m['role'] + ... + m['content']|trim + '<|eot_id|>'` (two
+def test_key_reads_beside_others_are_read_by_the_written_out_reader():
+    # reads._steps: Llama 3's `'<|start_header_id|>' + m['role'] + ... + m['content']|trim + '<|eot_id|>'` (two
     # reads, one through a str method) reads each key written out, not through read_path's loop
     from minijinja_py.kernels import reads
-    calls, original = [], reads._one_step
-    reads._one_step = lambda *args: calls.append(args) or original(*args)
+    calls, original = [], reads._steps
+    reads._steps = lambda *args: calls.append(args) or original(*args)
     try:
         assert "text/text_reads" in chosen_by(
             "{% for m in ms %}{{ '<h>' + m['role'] + '</h>' + m['content']|trim + '<e>' }}{% endfor %}")
     finally:
-        reads._one_step = original
-    assert [(key, method) for _, key, method, _ in calls] == [("role", None), ("content", str.strip)]
+        reads._steps = original
+    assert [args[1:4] for args in calls] == [("role", None, None), ("content", None, str.strip)]
+
+
+def test_an_or_of_one_reads_str_equalities_is_one_membership_atom():
+    # lower.atom_of: `m.role == 'user' or m.role == 'system'` is the atom of `m.role in ['user', 'system']` (one read,
+    # the same truth on a str; anything else is decided by the or's closure); not across reads or constant types
+    from minijinja_py.kernels import atoms as A
+    found = []
+    original = A._if_atom
+    A._if_atom = lambda atom, *args: found.append((atom.kind, atom.constant)) or original(atom, *args)
+    try:
+        for source in ("{% if m.role == 'user' or m.role == 'system' %}U{% endif %}",
+                       "{% if m.role == 'user' or x == 'system' %}U{% endif %}",
+                       "{% if m.role == 'user' or m.role == 1 %}U{% endif %}"):
+            chosen_by(source)
+    finally:
+        A._if_atom = original
+    assert found == [(A.ONE_OF, (frozenset({"user", "system"}), str))]
 
 
 def test_index_reads_are_left_to_the_general_closures():
@@ -444,6 +461,9 @@ LATTICE = {
         "{% if m.role is none %}N{% endif %}{% if x is not none %}V{% endif %}",
         "{% if m.role is string %}S{% endif %}{% if x is not mapping %}M{% endif %}",
         "{% if m.role in ['a', 'b'] %}1{% endif %}{% if x not in [1, 2] %}2{% endif %}",
+        # an or of one read's equalities with str constants: the truth of its `in [...]` (atom_of: ONE_OF)
+        "{% if m.role == 'a' or m.role == 'b' %}O{% else %}E{% endif %}{% if not (x == 'a' or x == '') %}N{% endif %}"
+        "{% if m.role == 'a' or m.role == 1 %}I{% endif %}",
         "{% if m.role > 0 %}G{% endif %}{% if x <= 1 %}L{% endif %}",
         "{% if x == 1 %}1{% endif %}{% if x == true %}T{% endif %}{% if x != false %}F{% endif %}",
         "{% if m.role == 'a' and m.content %}A{% else %}E{% endif %}",

@@ -71,9 +71,8 @@ def _items(c, nodes):
 
 
 def _run_all(runs, nodes):
-    """run(f, out) running runs in turn (the general form of a statement list); a statement between constant
-    texts a loop counts (`{{ '### Human: ' }}{% if ... %}...{% endif %}{{ '\n' }}`) with the texts appended in
-    line, as their runs append them."""
+    # run(f, out) running runs in turn (the general form of a statement list); a statement between constant texts
+    # a loop counts (`{{ '### Human: ' }}{% if ... %}...{% endif %}{{ '\n' }}`): the texts appended in line.
     if not runs:
         return _nothing
     if len(runs) == 1:
@@ -235,6 +234,10 @@ _ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
 
 def atom_of(c, test):
     # The Atom a test expression is, or None (kernels/atoms.py).
+    if type(test) is n.Or:   # `m.role == 'user' or m.role == 'system'`: `m.role in ['user', 'system']`'s truth
+        atoms = [atom_of(c, operand) for operand in and_or_parts(test)]
+        return Atom(atoms[0].read, A.ONE_OF, (frozenset(a.constant for a in atoms), str)) if all(
+            a is not None and a.kind == A.EQ and type(a.constant) is str and a.read == atoms[0].read for a in atoms) else None
     if type(test) is n.Not:
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
@@ -277,7 +280,7 @@ def _lower_if(c, node):
     tests, values = [], []
     for test, ev, span, parts, _ in branches:
         values.append((ev, span))
-        if parts is None:
+        if parts is None or type(test) is n.Or and atom_of(c, test) is not None:   # (one read's equalities: an atom)
             tests.append(atom_of(c, test) or _atoms_test(c, test))
             continue
         operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]

@@ -76,7 +76,7 @@ def spec(read, methods=False, variables=False):
     # str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
     # kernel that asks reads `f[slot]` and no key).
     keys = read.keys
-    if (len(keys) == 1 and type(keys[0]) is str or variables and not keys) and (read.method is None or methods):
+    if (len(keys) == 1 or variables and not keys) and (read.method is None or methods):
         return read.slot, keys[0] if keys else None, read.method, None
     return None, None, None, reader(read)
 
@@ -88,10 +88,8 @@ def reader(read, strict=False):
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
-    if len(keys) == 1:
-        return _one_step(slot, keys[0], method, step)
-    if len(keys) == 2 and method is None:
-        return _two_steps(slot, *keys, step)
+    if 1 <= len(keys) <= 2:
+        return _steps(slot, keys[0], keys[1] if len(keys) == 2 else None, method, step)
 
     def read_path(f, keys=keys, method=method, slot=slot, step=step):
         value = f[slot]
@@ -106,22 +104,16 @@ def reader(read, strict=False):
     return read_path
 
 
-def _one_step(slot, key, method, attribute):
-    # reader()'s form for one step, maybe through a str method (`m['content']|trim` beside another read), written out
-    def read_one(f, slot=slot, key=key, method=method, attribute=attribute):   # (defaults: cheaper per call)
+def _steps(slot, first, second, method, attribute):
+    # reader()'s form for one step or two (second None: one), maybe through a str method (`m['content']|trim`,
+    # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
+    # reads, string_key when strict; defaults: cheaper per call than free variables).
+    def read_steps(f, slot=slot, first=first, second=second, method=method, attribute=attribute):
         value = f[slot]
-        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+        value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)
+        if second is not None:
+            value = value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
         if method is None:
             return value
         return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-    return read_one
-
-
-def _two_steps(slot, first, second, attribute):
-    # reader()'s form for two steps without a method (`tool.function.name`): the same reads, written out (attribute:
-    # what a step that is not a plain dict's key reads, string_key when strict).
-    def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
-        value = f[slot]
-        value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)
-        return value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
-    return read_two
+    return read_steps
