@@ -153,7 +153,7 @@ def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
     try:
         for source in ("{% for t in ts %}{{ t.function.name }}{% endfor %}",
                        "{% for t in ts %}{{ '<f=' + t['function']['name'] + '>' + t.function.arguments }}{% endfor %}",
-                       "{% for t in ts %}{{ t.function.name|trim }}{{ t.a.b.c }}{{ ts[i].function }}{% endfor %}",
+                       "{% for t in ts %}{{ t.function.name|trim }}{{ t.a.b.c }}{% endfor %}",
                        "{% for t in ts %}{{ t.function.name ~ t.a.b.c }}{{ t.function.name|trim ~ t.x }}{% endfor %}",
                        "{{ t.function.name }}{{ t.function.name ~ t.x }}"):   # (counted: read through readers)
             assert "text/text_reads" in chosen_by(source)
@@ -162,6 +162,45 @@ def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
     keys = [args[1:4] if name == "_one_key" else (args[2], args[3], args[6], args[7]) for name, args in calls]
     assert [name for name, _ in calls] == ["_one_key", "_two_keys"]
     assert keys == [("function", "name", None), ("function", "name", "function", "arguments")]
+
+
+def test_key_reads_beside_others_are_read_by_the_written_out_reader():
+    # reads._steps: Llama 3's `'<|start_header_id|>' + m['role'] + ... + m['content']|trim + '<|eot_id|>'` (two
+    # reads, one through a str method) reads each key written out, not through read_path's loop
+    from minijinja_py.kernels import reads
+    calls, original = [], reads._steps
+    reads._steps = lambda *args: calls.append(args) or original(*args)
+    try:
+        assert "text/text_reads" in chosen_by(
+            "{% for m in ms %}{{ '<h>' + m['role'] + '</h>' + m['content']|trim + '<e>' }}{% endfor %}")
+    finally:
+        reads._steps = original
+    assert [args[1:4] for args in calls] == [("role", None, None), ("content", None, str.strip)]
+
+
+def test_an_or_of_one_reads_str_equalities_is_one_membership_atom():
+    # lower.atom_of: `m.role == 'user' or m.role == 'system'` is the atom of `m.role in ['user', 'system']` (one read,
+    # the same truth on a str; anything else is decided by the or's closure); not across reads or constant types
+    from minijinja_py.kernels import atoms as A
+    found = []
+    original = A._if_atom
+    A._if_atom = lambda atom, *args: found.append((atom.kind, atom.constant)) or original(atom, *args)
+    try:
+        for source in ("{% if m.role == 'user' or m.role == 'system' %}U{% endif %}",
+                       "{% if m.role == 'user' or x == 'system' %}U{% endif %}",
+                       "{% if m.role == 'user' or m.role == 1 %}U{% endif %}"):
+            chosen_by(source)
+    finally:
+        A._if_atom = original
+    assert found == [(A.ONE_OF, (frozenset({"user", "system"}), str))]
+
+
+def test_index_reads_are_left_to_the_general_closures():
+    # `messages[i]['role']` is no Read (lower.read_of): the general closures read it in line for less than a kernel
+    # reader did, so a print or an if of it chooses no text or atom kernel
+    for source in ("{% for i in range(ms|length) %}{{ ms[i]['content'] }}{% endfor %}",
+                   "{% for i in range(ms|length) %}{% if ms[i]['role'] == 'user' %}U{% endif %}{% endfor %}"):
+        assert chosen_by(source) == {"walks/walk"}
 
 
 def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of_one():
@@ -379,8 +418,9 @@ LATTICE = {
         "{{ m.role ~ ':' ~ m.content }}",
         "{{ '<' + m.role + '|' + x + '|' + m.content + '>' }}",
         "{{ m.role ~ 1 ~ x ~ none }}",
-        "{{ m.a.b }}/{{ ms[i].role }}",
-        "{{ ms[x].role }}|{{ ms[x].a.b }}|{{ ms[i].a.b }}",   # x an index: any value
+        # an index read is no Read (the general closures read it): beside reads in line, in a run of its own
+        "{{ m.a.b }}/{% set y = 1 %}{{ ms[i].role }}",
+        "{{ ms[x].role }}|{{ ms[x].a.b }}|{{ ms[i].a.b }}{% set y = 1 %}<{{ m.role }}>",   # x an index: any value
         "{% for m in ms %}[{{ m.role }}]{% endfor %}",
         "{% for m in ms %}[{{ m.content|capitalize }}]{% endfor %}",
         "{% for m in ms %}[{{ m.role }}:{{ m.content }}]{% endfor %}",
@@ -421,6 +461,9 @@ LATTICE = {
         "{% if m.role is none %}N{% endif %}{% if x is not none %}V{% endif %}",
         "{% if m.role is string %}S{% endif %}{% if x is not mapping %}M{% endif %}",
         "{% if m.role in ['a', 'b'] %}1{% endif %}{% if x not in [1, 2] %}2{% endif %}",
+        # an or of one read's equalities with str constants: the truth of its `in [...]` (atom_of: ONE_OF)
+        "{% if m.role == 'a' or m.role == 'b' %}O{% else %}E{% endif %}{% if not (x == 'a' or x == '') %}N{% endif %}"
+        "{% if m.role == 'a' or m.role == 1 %}I{% endif %}",
         "{% if m.role > 0 %}G{% endif %}{% if x <= 1 %}L{% endif %}",
         "{% if x == 1 %}1{% endif %}{% if x == true %}T{% endif %}{% if x != false %}F{% endif %}",
         "{% if m.role == 'a' and m.content %}A{% else %}E{% endif %}",
@@ -444,7 +487,7 @@ LATTICE = {
         "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
         "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",
         "{% if ms[i].role == 'a' %}A{% endif %}{% if m.a.b %}B{% endif %}",
-        "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}",
+        "{% if ms[x].role == 'b' %}B{% endif %}{% if ms[x].a.b is string %}S{% endif %}{% if m.a.b %}B{% endif %}",
         "{% for m in ms %}{% if loop.first %}F{% endif %}{% if loop.last %}L{% endif %}{{ m.role }}{% endfor %}",
         # a namespace's attribute read in line (the chat namespace), a `_` name through the sandbox's read
         "{% set ns = namespace(a=x, b=m) %}{% if ns.a %}A{% endif %}{% if not ns.a %}N{% endif %}{% if 'a' in ns.a %}"
@@ -464,8 +507,9 @@ LATTICE = {
         "{% if m.role == 'a' or m.role == 'b' %}AB{% elif m.role == '' %}0{% else %}E{% endif %}",
         "{% if m.role == 'x' or x %}X{% elif m.role == 'a' %}A{% else %}E{% endif %}",
         "{% if m.role == 'a' %}A{% else %}{% if m.role == 'b' %}B{% else %}E{% endif %}{% endif %}",
-        "{% if ms[i].role == 'a' %}A{% elif ms[i].role == 'b' %}B{% endif %}",
-        "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}",
+        "{% if ms[i].role == 'a' %}A{% elif ms[i].role == 'b' %}B{% endif %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}",
+        "{% if ms[x].role == 'a' %}A{% elif ms[x].role == 'b' %}B{% else %}E{% endif %}{% if m.role == 'a' %}A"
+        "{% elif m.role == 'b' %}B{% endif %}",
         "{% if m.role == 'a' and x %}A{% elif m.role == 'a' %}a{% elif m.role == 'b' or x %}B{% else %}E{% endif %}",
         "{% if m.a.b == 'a' %}A{% elif m.a.b == '' %}0{% endif %}",
         # chains in a row on one subject: each reads it

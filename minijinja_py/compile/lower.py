@@ -13,7 +13,7 @@ from .context import place
 from .loops import loop_parts
 from .output import print_run
 from .peephole import rewrite
-from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key, local_slot
+from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key
 from .operators import sum_operands
 from .statements import and_or_parts, if_parts
 from ..kernels import atoms as A
@@ -71,9 +71,8 @@ def _items(c, nodes):
 
 
 def _run_all(runs, nodes):
-    """run(f, out) running runs in turn (the general form of a statement list); a statement between constant
-    texts a loop counts (`{{ '### Human: ' }}{% if ... %}...{% endif %}{{ '\n' }}`) with the texts appended in
-    line, as their runs append them."""
+    # run(f, out) running runs in turn (the general form of a statement list); a statement between constant texts
+    # a loop counts (`{{ '### Human: ' }}{% if ... %}...{% endif %}{{ '\n' }}`): the texts appended in line.
     if not runs:
         return _nothing
     if len(runs) == 1:
@@ -169,7 +168,8 @@ def lower(c, item):
 # ----------------------------------------------------------------------------------------------------- reads
 def read_of(c, node):
     # The Read a value node is, or None: a variable of this frame, a chain of constant keys from one (dict_key:
-    # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim).
+    # what the general lookup finds in a plain dict), maybe through a filter that is a str method (|trim). (Not an
+    # index read, `messages[i]['role']`: the general closures read those in line, for less than a kernel's reader.)
     method = None
     if type(node) is n.Filter and node.args.empty and node.value is not None:
         method = str_method(c.filters.get(node.name))
@@ -179,8 +179,6 @@ def read_of(c, node):
     keys = []
     while type(node) is n.Getattr or type(node) is n.Getitem:
         key = dict_key(node)
-        if key is None and type(node) is n.Getitem and type(node.key) is n.Name:
-            key = local_slot(c, node.key)   # `messages[i]`: the slot of the index variable
         if key is None or key in DICT_NAMES:   # (d['items'] of a dict without that key: the method)
             return None
         keys.append(key)
@@ -236,6 +234,10 @@ _ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
 
 def atom_of(c, test):
     # The Atom a test expression is, or None (kernels/atoms.py).
+    if type(test) is n.Or:   # `m.role == 'user' or m.role == 'system'`: `m.role in ['user', 'system']`'s truth
+        atoms = [atom_of(c, operand) for operand in and_or_parts(test)]
+        return Atom(atoms[0].read, A.ONE_OF, (frozenset(a.constant for a in atoms), str)) if all(
+            a is not None and a.kind == A.EQ and type(a.constant) is str and a.read == atoms[0].read for a in atoms) else None
     if type(test) is n.Not:
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
@@ -278,7 +280,7 @@ def _lower_if(c, node):
     tests, values = [], []
     for test, ev, span, parts, _ in branches:
         values.append((ev, span))
-        if parts is None:
+        if parts is None or type(test) is n.Or and atom_of(c, test) is not None:   # (one read's equalities: an atom)
             tests.append(atom_of(c, test) or _atoms_test(c, test))
             continue
         operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]

@@ -371,6 +371,8 @@ def _if_atom(atom, value, body, else_block):
             outcome = not want if value is ABSENT else want
         elif compares and type(value) is constant_type:
             outcome = want if value == constant else not want
+        elif family is ONE_OF and type(value) is constant[1]:   # `m.role in ['a', 'b']`, `== 'a' or == 'b'`
+            outcome = want if value in constant[0] else not want
         elif family is NONE and value is not MISSING and value is not ABSENT:
             outcome = want if value is None else not want
         elif family is TRUTHY and value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:

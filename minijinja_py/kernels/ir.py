@@ -9,8 +9,7 @@ there and takes the node; a kernel never sees template text.
 
 Values a kernel reads in line:
   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
-                            `tool.function.name`) or variables indexing a list (an int: the variable's slot,
-                            `messages[i]['role']`), then maybe a str method (`|trim`: str.strip)
+                            `tool.function.name`), then maybe a str method (`|trim`: str.strip)
   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
   Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom, a Test
                             (of atoms only) or None, with the operand's (closure, span): its general value,

@@ -76,30 +76,25 @@ def spec(read, methods=False, variables=False):
     # str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
     # kernel that asks reads `f[slot]` and no key).
     keys = read.keys
-    if (len(keys) == 1 and type(keys[0]) is str or variables and not keys) and (read.method is None or methods):
+    if (len(keys) == 1 or variables and not keys) and (read.method is None or methods):
         return read.slot, keys[0] if keys else None, read.method, None
     return None, None, None, reader(read)
 
 
 def reader(read, strict=False):
     # f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
-    # module docstring). A step that is an int is the slot of a variable indexing a plain list or tuple
-    # (`messages[i]`: an int in range). strict: through plain dicts, lists and tuples only (no namespace or loop).
+    # module docstring). strict: through plain dicts only (no namespace or loop).
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
     step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
-    if len(keys) == 2 and method is None and type(keys[1]) is str:
-        return _two_steps(slot, *keys, step)
+    if 1 <= len(keys) <= 2:
+        return _steps(slot, keys[0], keys[1] if len(keys) == 2 else None, method, step)
 
     def read_path(f, keys=keys, method=method, slot=slot, step=step):
         value = f[slot]
         for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
-            if type(key) is int:
-                index, cls = f[key], type(value)
-                value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
-                    -len(value) <= index < len(value) else MISSING
-            elif type(value) is dict:
+            if type(value) is dict:
                 value = value.get(key, ABSENT)
             else:
                 value = step(value, key)
@@ -109,19 +104,16 @@ def reader(read, strict=False):
     return read_path
 
 
-def _two_steps(slot, first, second, attribute):
-    # reader()'s form for two steps without a method, the second a str key (`messages[i]['role']`,
+def _steps(slot, first, second, method, attribute):
+    # reader()'s form for one step or two (second None: one), maybe through a str method (`m['content']|trim`,
     # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
-    # reads, string_key when strict).
-    def read_two(f, slot=slot, first=first, second=second, attribute=attribute):   # (defaults: cheaper per call)
+    # reads, string_key when strict; defaults: cheaper per call than free variables).
+    def read_steps(f, slot=slot, first=first, second=second, method=method, attribute=attribute):
         value = f[slot]
-        if type(first) is int:
-            index, cls = f[first], type(value)
-            value = value[index] if (cls is list or cls is tuple) and type(index) is int and \
-                -len(value) <= index < len(value) else MISSING
-        elif type(value) is dict:
-            value = value.get(first, ABSENT)
-        else:
-            value = attribute(value, first)
-        return value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
-    return read_two
+        value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)
+        if second is not None:
+            value = value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
+        if method is None:
+            return value
+        return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+    return read_steps

@@ -44,7 +44,7 @@ def one_key(node):
 def _path(read):
     # (slot, key or None, a second key or None, str method or None) of a variable or one or two str keys of it
     # (a method: after one key at most), the reads _one_key and _two_keys make in line; else None.
-    if len(read.keys) == 2 and read.method is None and all(type(key) is str for key in read.keys):
+    if len(read.keys) == 2 and read.method is None:
         return read.slot, *read.keys, None
     slot, key, method, read_path = spec(read, True, True)
     return (slot, key, None, method) if read_path is None else None
