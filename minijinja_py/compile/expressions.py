@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
-from .conditionals import condition
+from .chains import condition
 from .operands import (
     constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
 )
