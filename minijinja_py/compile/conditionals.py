@@ -8,13 +8,13 @@ its branch by the subject's value; a type test or a string constant's `in` decid
 from .chains import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
 )
-from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader
 from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
 from ..core.state import MISSING
-from ..runtime.objects import ChatNamespace
+from ..runtime.objects import ChatNamespace, LoopContext
 from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
@@ -65,6 +65,9 @@ def _if_run(c, node, branches, else_):
     else_run = else_.run if else_ is not None else None
     if len(branches) == 1:
         _, test, span, parts, body = branches[0]
+        flag = _loop_flag_of(c, node.test) if parts is None else None
+        if flag is not None:
+            return _if_loop_flag(*flag, test, span, body.run, else_run)
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
             return _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
@@ -111,6 +114,50 @@ def _if_boolean(test, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_boolean
+
+
+def _loop_flag_of(c, test):
+    # (slot, 'first' or 'last', negated) of a test `loop.last`, `not loop.first`, `loop.index0 == 0`, `loop.index != 1`
+    # (an int constant: `== 0.0` or `== false` compare otherwise) whose variable is of this frame, else None.
+    negated = False
+    while test.__class__ is n.Not:
+        test, negated = test.operand, not negated
+    if test.__class__ is n.Compare and len(test.ops) == 1 and test.first.__class__ is n.Getattr:
+        (op, other), = test.ops
+        start = {"index0": 0, "index": 1}.get(test.first.attr)
+        if op not in ("==", "!=") or other.__class__ is not n.Const or type(other.value) is not int or \
+                other.value != start:
+            return None
+        test, negated, attr = test.first, negated is (op == "=="), "first"
+    elif test.__class__ is n.Getattr and test.attr in ("first", "last"):
+        attr = test.attr
+    else:
+        return None
+    slot = local_slot(c, test.obj)
+    return None if slot is None else (slot, attr, negated)
+
+
+def _if_loop_flag(slot, attr, negated, test, span, body, else_):
+    # {% if not loop.last %}, {% if loop.first %}, {% if loop.index0 == 0 %}: where the variable holds a loop context,
+    # its count read in line as expressions._loop_counter reads it (loop.last before the end of a list; else its
+    # property, which spends the walk); anything else through test, the test's closure.
+    first = attr == "first"
+
+    def run_loop_flag(f, out, body=body, else_=else_, first=first, negated=negated, slot=slot, span=span, test=test):
+        loop = f[slot]
+        if type(loop) is LoopContext:
+            if first:
+                chosen = (loop.index0 == 0) is not negated
+            else:
+                items = loop._items
+                chosen = (False if items is not None and loop.index0 + 1 < len(items) else loop.last) is not negated
+        else:
+            chosen = truth_at(test(f), span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_loop_flag
 
 
 def _if_type_test(slot, key, func, negated, test, span, body, else_):
