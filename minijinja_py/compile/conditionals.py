@@ -1,8 +1,9 @@
 """The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
-line (in an and/or chain too); an equality with a short constant (`m.role == 'user'`) compared in line, alone, in
-an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too) picking
-its branch by the subject's value; a type test or a string constant's `in` decided in the if.
+line (in an and/or chain too: chains.py); an equality with a short constant (`m.role == 'user'`) compared in line,
+alone, in an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too)
+picking its branch by the subject's value; a type test, a string constant's `in` or a loop context's first or last
+(`not loop.last`, `loop.index0 == 0`) decided in the if.
 """
 
 from .chains import (
