@@ -83,9 +83,17 @@ def e_fold_error(c, node):
 FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice, FoldError: e_fold_error}
 # a long int literal, decimal or not (a hex, octal or binary one int() reads, for Jinja2's code generator to fail
 # on writing it in decimal; one pattern that starts with a class of characters: searched faster), and the sources
-# it can be in (a hex digit makes 1.2 decimal digits)
-_LONG_LITERAL = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
+# it can be in (a hex digit makes 1.2 decimal digits). Compiled on the first source long enough to hold one (no
+# regexp compiled at import: the first of a cold process costs 120-170 us).
+_long_literal = None
 _SHORTEST_LONG_INT_SOURCE = int(INT_DIGITS / 1.21)
+
+
+def _has_long_literal(source):
+    global _long_literal
+    if _long_literal is None:
+        _long_literal = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
+    return _long_literal.search(source) is not None
 
 
 def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
@@ -171,7 +179,7 @@ def prepare(c, template):
     powers_and_slices = source is None or "**" in source or (index is None or index.slices) and may_fold(source)
     odd_keys = index is None or index.odd_keys
     long_literals = source is None or \
-        len(source) > _SHORTEST_LONG_INT_SOURCE and _LONG_LITERAL.search(source) is not None
+        len(source) > _SHORTEST_LONG_INT_SOURCE and _has_long_literal(source)
     names = index is None or has_checked_names(index.runners, env.filters, env.tests)
     if powers_and_slices or odd_keys or long_literals or names:
         template = fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names)

@@ -1,21 +1,25 @@
 """The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
-line (in an and/or chain too); an equality with a short constant (`m.role == 'user'`) compared in line, alone, in
-an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too) picking
-its branch by the subject's value; a type test or a string constant's `in` decided in the if.
+line (in an and/or chain too: chains.py); an equality with a short constant (`m.role == 'user'`) compared in line,
+alone, in an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too)
+picking its branch by the subject's value; a type test, a string constant's `in` or a loop context's first or last
+(`not loop.last`, `loop.index0 == 0`) decided in the if.
 """
 
-from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, path_reader
+from .chains import (
+    and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
+)
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader
 from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
 from ..core.state import MISSING
-from ..runtime.objects import ChatNamespace
+from ..runtime.objects import ChatNamespace, LoopContext
 from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
-__all__ = ["s_if", "if_parts", "and_or_parts", "if_runner", "condition"]
+__all__ = ["s_if", "if_parts", "if_runner"]
 
 
 def s_if(c, node):
@@ -42,7 +46,7 @@ def if_parts(c, node):
             if isinstance(test, (n.And, n.Or)):
                 parts, ev = _chain_parts(c, test)
             else:
-                parts, ev = None, condition(c, test) if _is_chain(test) else c.expr(test)
+                parts, ev = None, condition(c, test) if is_chain(test) else c.expr(test)
             branches.append((test, ev, test.span, parts, c.block(body)))
         else_ = c.block(else_body) if else_body else None
         # (in the if's soft frame: _if_run compiles parts of the tests again, an unknown filter there fails late)
@@ -52,207 +56,37 @@ def if_parts(c, node):
 def _chain_parts(c, test):
     # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
     # make a cell for c on every call of if_parts.)
-    parts = tuple((operand, _operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
-    ev = _chain_truth(tuple(_chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
+    parts = tuple((operand, operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
+    ev = chain_truth(tuple(chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
     return parts, ev
 
-
-def _chain_operand(c, operand, ev, span):
-    # (closure, span, slot, key, constant, equal) of an and/or operand for _chain_truth, ev its closure: an equality
-    # compared in line (_equality_of); a key of a variable of this frame read for its truth (_key_truth); else ev.
-    equality = _equality_of(c, operand)
-    if equality is not None:
-        return (ev, span) + equality
-    slot, key = in_line_place(c, operand)
-    if key is not None and key not in DICT_NAMES and operand.obj.name != "loop":   # (obj: a Name, as key is set)
-        ev = _key_truth(slot, key, ev, _attribute(operand, key))   # (not `loop.first`: its closure reads it)
-    return ev, span, None, None, None, True
-
-
-def _key_truth(slot, key, ev, attr):
-    # An and/or operand `m.tool_calls` read for its truth: a plain dict's key in line, or False where it lacks it (the
-    # plain undefineds' truth, none made); a namespace's attribute as _if_operand reads it; else ev.
-    def key_truth(f, attr=attr, ev=ev, key=key, slot=slot):
-        obj = f[slot]
-        if type(obj) is dict:
-            value = obj.get(key, MISSING)
-            if value is MISSING and f[0].undefined in PLAIN_UNDEFINED:
-                return False
-        else:
-            value = obj._attrs.get(attr, MISSING) if type(obj) is ChatNamespace else MISSING
-        return ev(f) if value is MISSING else value
-    return key_truth
-
-
-def and_or_parts(test):
-    # The operands of a chain of one kind of and/or (`a and b and c`), in Jinja2's order of evaluation.
-    parts, stack = [], [test]
-    while stack:
-        current = stack.pop()
-        if type(current) is type(test):
-            stack.extend((current.right, current.left))
-        else:
-            parts.append(current)
-    return parts
-
-
-def condition(c, node):
-    # f → bool: node's truth where Jinja2's Python tests it (an if or elif, a conditional expression's test, a
-    # loop filter). CPython compiles `and`, `or` and `not` there into jumps: each operand's truth is taken once, in
-    # order, up to the one that decides (as a value, `a or b` takes a's truth to choose it, and the test takes it
-    # again), and `not (a or b)` is the negated chain, not the truth of a value.
-    if isinstance(node, (n.And, n.Or)):
-        return _chain_of(c, node)
-    if isinstance(node, n.Not) and _is_chain(node.operand):
-        inner = condition(c, node.operand)
-        return lambda f, inner=inner: not inner(f)
-    if isinstance(node, (n.Not, n.Test)) or node.__class__ is n.Compare and len(node.ops) == 1 and \
-            node.ops[0][0] in ("in", "not in"):
-        return c.expr(node)   # already a bool (`not x`: not the truth of x; `in` makes a bool of any answer)
-    ev, span = c.expr(node), node.span
-
-    def test(f, ev=ev, span=span):
-        try:
-            return True if ev(f) else False
-        except Exception as exc:   # a truth test can fail (StrictUndefined)
-            raise located(exc, span)
-    return test
-
-
-def _is_chain(node):
-    # Is node an and/or, or a `not` of one at any depth (what condition() compiles into its own jumps)?
-    while node.__class__ is n.Not:
-        node = node.operand
-    return node.__class__ is n.And or node.__class__ is n.Or
-
-
-def _operand_condition(c, operand):
-    # The closure of an operand of an and/or chain whose truth the chain takes: its own condition where it is a
-    # chain itself (the jumps go on inside it), else its value's.
-    return condition(c, operand) if _is_chain(operand) else c.expr(operand)
-
-
-def _chain_of(c, chain):
-    # condition() of an and/or: _chain_truth's, or where no operand is read in line (_chain_operand), the plain
-    # loop over the operands' truths (lighter to keep).
-    operands, want = and_or_parts(chain), isinstance(chain, n.Or)
-    parts = tuple(_chain_operand(c, operand, _operand_condition(c, operand), operand.span) for operand in operands)
-    if any(part[2] is not None for part in parts) or len(operands) == 2:
-        return _chain_truth(parts, want)
-    parts = tuple(part[:2] for part in parts)
-
-    def truths(f, parts=parts, want=want):
-        for part, span in parts:
-            value = part(f)
-            try:
-                if (True if value else False) is want:
-                    return want
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
-        return not want
-    return truths
-
-
-def _chain_truth(operands, want):
-    # f → bool of the and (want False) or the or (want True) of the operands ((closure, span, slot, key,
-    # constant, equal), ...): an operand that is an equality (_equality_of: slot not None) read again and compared
-    # in line as _if_equal does, the others through their closures.
-    if len(operands) == 2:
-        return _chain_two(*operands, want)
-    operands = tuple(operand + (type(operand[4]),) for operand in operands)
-
-    def chain(f, operands=operands, want=want):
-        for part, span, slot, key, constant, equal, constant_type in operands:
-            if slot is not None:
-                value = f[slot]
-                if key is not None:
-                    value = value[key] if type(value) is dict and key in value else MISSING
-                if type(value) is constant_type:
-                    if ((value == constant) is equal) is want:
-                        return want
-                    continue
-            value = part(f)
-            try:
-                if (True if value else False) is want:
-                    return want
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
-        return not want
-    return chain
-
-
-def _chain_two(first, second, want, body=None, else_=None):
-    # _chain_truth of two operands (`a and b`, `m.role == 'user' or x`: the commonest chain), written out: the
-    # same reads, comparisons and truths in the same order, without the loop over operands. With a body, the run(f,
-    # out) of an if of that test ({% if m.role == 'user' and m.content %}): the decision made in the if itself, one
-    # closure less per run.
-    part, span, slot, key, constant, equal = first
-    part2, span2, slot2, key2, constant2, equal2 = second
-    constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
-
-    def two_operands(f, out=None, body=body, constant=constant, constant2=constant2, constant_type=constant_type,
-            constant_type2=constant_type2, else_=else_, equal=equal, equal2=equal2, key=key, key2=key2, part=part,
-            part2=part2, slot=slot, slot2=slot2, span=span, span2=span2, want=want):
-        if slot is None:
-            value = MISSING
-        else:
-            value = f[slot]
-            if key is not None:
-                value = value[key] if type(value) is dict and key in value else MISSING
-        if type(value) is constant_type:
-            chosen = (value == constant) is equal
-        else:
-            value = part(f)
-            try:
-                chosen = True if value else False
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
-        if chosen is not want:   # the first operand does not decide: the second's truth is the test's
-            if slot2 is None:
-                value = MISSING
-            else:
-                value = f[slot2]
-                if key2 is not None:
-                    value = value[key2] if type(value) is dict and key2 in value else MISSING
-            if type(value) is constant_type2:
-                chosen = (value == constant2) is equal2
-            else:
-                value = part2(f)
-                try:
-                    chosen = True if value else False
-                except Exception as exc:
-                    raise located(exc, span2)
-        if body is None:
-            return chosen
-        if chosen:
-            body(f, out)
-        elif else_ is not None:
-            else_(f, out)
-    return two_operands
 
 
 def _if_run(c, node, branches, else_):
     else_run = else_.run if else_ is not None else None
     if len(branches) == 1:
         _, test, span, parts, body = branches[0]
+        flag = _loop_flag_of(c, node.test) if parts is None else None
+        if flag is not None:
+            return _if_loop_flag(*flag, test, span, body.run, else_run)
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
-            return _if_operand(slot, key, test, span, body.run, else_run, _attribute(node.test, key))
-        equality = _equality_of(c, node.test) if parts is None else None
+            return _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
+        equality = equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
         if parts is not None and len(parts) == 2:
             (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
-            first = _chain_operand(c, first_node, first_ev, first_span)
-            second = _chain_operand(c, second_node, second_ev, second_span)
-            return _chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
-        if isinstance(node.test, n.Not) and not _is_chain(node.test.operand):
+            first = chain_operand(c, first_node, first_ev, first_span)
+            second = chain_operand(c, second_node, second_ev, second_span)
+            return chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+        if isinstance(node.test, n.Not) and not is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
             if slot is None:
                 return if_runner(((c.expr(operand), operand.span, else_run or _run_nothing),), body.run)
             return _if_operand(slot, key, c.expr(operand), operand.span, else_run or _run_nothing, body.run,
-                               _attribute(operand, key))
+                               attribute_of(operand, key))
         if node.test.__class__ is n.Test and node.test.args.empty and c.tests.get(node.test.name) in TYPE_TESTS:
             slot, key = in_line_place(c, node.test.value)
             if slot is not None:
@@ -268,7 +102,7 @@ def _if_run(c, node, branches, else_):
     return _item_subject(c, branches, else_run, general) or general
 
 
-# tests whose closures give a bool (and/or chains: _chain_truth, condition; `not`; `is` tests: compile_test):
+# tests whose closures give a bool (and/or chains: chain_truth, condition; `not`; `is` tests: compile_test):
 # their truth is the value itself and cannot fail
 _BOOLEAN_TESTS = (n.And, n.Or, n.Not, n.Test)
 
@@ -281,6 +115,50 @@ def _if_boolean(test, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_boolean
+
+
+def _loop_flag_of(c, test):
+    # (slot, 'first' or 'last', negated) of a test `loop.last`, `not loop.first`, `loop.index0 == 0`, `loop.index != 1`
+    # (an int constant: `== 0.0` or `== false` compare otherwise) whose variable is of this frame, else None.
+    negated = False
+    while test.__class__ is n.Not:
+        test, negated = test.operand, not negated
+    if test.__class__ is n.Compare and len(test.ops) == 1 and test.first.__class__ is n.Getattr:
+        (op, other), = test.ops
+        start = {"index0": 0, "index": 1}.get(test.first.attr)
+        if op not in ("==", "!=") or other.__class__ is not n.Const or type(other.value) is not int or \
+                other.value != start:
+            return None
+        test, negated, attr = test.first, negated is (op == "=="), "first"
+    elif test.__class__ is n.Getattr and test.attr in ("first", "last"):
+        attr = test.attr
+    else:
+        return None
+    slot = local_slot(c, test.obj)
+    return None if slot is None else (slot, attr, negated)
+
+
+def _if_loop_flag(slot, attr, negated, test, span, body, else_):
+    # {% if not loop.last %}, {% if loop.first %}, {% if loop.index0 == 0 %}: where the variable holds a loop context,
+    # its count read in line as expressions._loop_counter reads it (loop.last before the end of a list; else its
+    # property, which spends the walk); anything else through test, the test's closure.
+    first = attr == "first"
+
+    def run_loop_flag(f, out, body=body, else_=else_, first=first, negated=negated, slot=slot, span=span, test=test):
+        loop = f[slot]
+        if type(loop) is LoopContext:
+            if first:
+                chosen = (loop.index0 == 0) is not negated
+            else:
+                items = loop._items
+                chosen = (False if items is not None and loop.index0 + 1 < len(items) else loop.last) is not negated
+        else:
+            chosen = truth_at(test(f), span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_loop_flag
 
 
 def _if_type_test(slot, key, func, negated, test, span, body, else_):
@@ -311,7 +189,7 @@ def _elif_run(c, branches, else_, general):
     # m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
     # (_equality_chain) when some tests are; by an indexed read's value (_item_subject: `messages[idx]['role']`);
     # general (if_runner's) otherwise.
-    equalities = [_equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+    equalities = [equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
     rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
     equalities = [equality or (rest and rest[0]) for equality, rest in zip(equalities, rests)]
@@ -343,7 +221,7 @@ def _item_subject(c, branches, else_, general):
             return None
         place = key_path(c, test.first, indexes=True)
         if place is None or len(place[1]) < 2 and not any(type(key) is int for key in place[1]):
-            return None   # (a variable or one key of one: _equality_of's)
+            return None   # (a variable or one key of one: equality_of's)
         places.add(place)
         constants.append(other.value)
     read = path_reader(places.pop(), _unread) if len(places) == 1 and len(set(map(type, constants))) == 1 else _unread
@@ -367,11 +245,11 @@ def _unread(f):   # _item_subject's read where the plain read fails: no value (g
 
 def _or_constants(c, branch):
     # (slot, key, the first constant, True) and the constants, in order, of a test `x == 'a' or x == 'b' ...`
-    # whose operands are all equalities (_equality_of) of one subject with constants of one type; else None.
+    # whose operands are all equalities (equality_of) of one subject with constants of one type; else None.
     test, _, _, parts, _ = branch
     if parts is None or not isinstance(test, n.Or):
         return None
-    equalities = [_equality_of(c, operand) for operand, _, _ in parts]
+    equalities = [equality_of(c, operand) for operand, _, _ in parts]
     if not all(equalities) or len({(slot, key, equal, type(constant))
                                    for slot, key, constant, equal in equalities}) != 1 or not equalities[0][3]:
         return None
@@ -380,19 +258,19 @@ def _or_constants(c, branch):
 
 def _and_rest(c, branch):
     # (equality, truth of the other operands) of a test `a == 'x' and b ...` whose first operand is an equality
-    # (_equality_of), else None.
+    # (equality_of), else None.
     test, _, _, parts, _ = branch
     if parts is None or not isinstance(test, n.And):
         return None
-    equality = _equality_of(c, parts[0][0])
+    equality = equality_of(c, parts[0][0])
     if equality is None:
         return None
-    return equality, _chain_truth(tuple(_chain_operand(c, *part) for part in parts[1:]), False)
+    return equality, chain_truth(tuple(chain_operand(c, *part) for part in parts[1:]), False)
 
 
 def _one_subject(subject, entries, ors, general, else_):
     # {% if m.role == 'system' %}...{% elif m.role == 'user' %}...{% else %}: every test an == of one subject
-    # (_equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
+    # (equality_of) with a constant of one type, str or int, alone or first in an and. Nothing runs between the
     # tests and reading a variable of this frame or a plain dict's key runs nothing, so the subject read once is what
     # each test reads up to the first whose constant it equals: a value of the constants' type picks that branch by a
     # dict (== of two strs or two ints is the dict's key equality); any other value through general, the chain's
@@ -437,7 +315,7 @@ def _guarded(rest, body, later, else_):
 
 def _equality_chain(branches, else_):
     # {% if m.role == 'system' %}...{% elif m.role == 'user' %}...: an if with elifs some of whose tests are
-    # equalities (_equality_of): each of those read again and compared in line as _if_equal does, in turn; the
+    # equalities (equality_of): each of those read again and compared in line as _if_equal does, in turn; the
     # other tests through their closures; a test `a == 'x' and b` compares a in line and then takes the truth of the
     # rest (_and_rest). branches: ((slot or None, key, constant, equal, the constant's type, test, span, body run,
     # the rest's truth or None), ...).
@@ -494,22 +372,6 @@ def _if_operand(slot, key, test, span, body, else_, attr):
 def _run_nothing(f, out):
     pass
 
-
-def _attribute(node, key):
-    # _if_operand's attr: the key of an attribute read (`ns.found`); None (no namespace's) for an item `ns['found']`
-    return key if node.__class__ is n.Getattr else None
-
-
-def _equality_of(c, test):
-    # (slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
-    # variable of this frame or a key of one: operands.operand), else None.
-    if test.__class__ is not n.Compare or len(test.ops) != 1:
-        return None
-    (op, other), = test.ops
-    if op not in ("==", "!=") or other.__class__ is not n.Const or not cheap_constant(other.value):
-        return None
-    slot, key = in_line_place(c, test.first)
-    return None if slot is None else (slot, key, other.value, op == "==")
 
 
 def _if_equal(slot, key, constant, equal, test, span, body, else_):

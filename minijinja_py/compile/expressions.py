@@ -12,7 +12,7 @@ from operator import itemgetter
 
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
-from .conditionals import condition
+from .chains import condition
 from .operands import (
     constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
 )
@@ -441,8 +441,20 @@ def e_unary(c, node):
 
 # ---------------------------------------------------------------------------------------------- logic
 def e_not(c, node):
-    test = truth(c, node.operand)
-    return lambda f, test=test: not test(f)
+    # `not loop.last` (in an and/or chain, an output): where the variable of this frame holds a loop context, its
+    # count read in line as _loop_counter reads it; anything else (and any other operand) through its truth.
+    test, operand = truth(c, node.operand), node.operand
+    slot = local_slot(c, operand.obj) if operand.__class__ is n.Getattr and operand.attr in ("first", "last") else None
+    if slot is None:
+        return lambda f, test=test: not test(f)
+
+    def not_loop_flag(f, first=operand.attr == "first", slot=slot, test=test):
+        loop = f[slot]
+        if type(loop) is not LoopContext:
+            return not test(f)
+        items = loop._items
+        return loop.index0 != 0 if first else items is not None and loop.index0 + 1 < len(items) or not loop.last
+    return not_loop_flag
 
 
 def e_and(c, node):

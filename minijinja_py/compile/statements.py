@@ -17,7 +17,8 @@ except ImportError:   # PyPy counts no references: the accumulation refund below
 from ..analysis.symbols import Scope, analyze, target_names
 from ..builtins.strings import str_method
 from .calls import compile_filter_step
-from .conditionals import and_or_parts, if_parts, if_runner, s_if
+from .chains import and_or_parts
+from .conditionals import if_parts, if_runner, s_if
 from .operands import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, error_at, located
