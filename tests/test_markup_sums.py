@@ -1,6 +1,6 @@
 """`+` chains that start with (or reach) a Markup — `"Use the function '"|safe + name + "' to '"|safe + text + ...`
 (functionary's tools section) — against Jinja2: operators.py gathers their texts and joins them once
-(_Chain._markup_sum), each plain str escaped as Markup + str escapes it, each step sized and charged as one
+(_Chain.markup_sum), each plain str escaped as Markup + str escapes it, each step sized and charged as one
 checked `+` is. Every operand kind in every position (plain and special-character strings, Markup, a caller's
 str subclass, an object with __html__, one with __radd__, numbers, None, undefined), autoescape off (the chat
 profile) and on, and the sandbox's limits at each step.
@@ -151,3 +151,17 @@ def test_a_markup_chain_is_charged_as_its_steps_one_at_a_time():
     gathered = _least_steps(source, m=Markup("<m>"), **context)
     in_turn = _least_steps(source, m=Sub("<m>"), **context)
     assert gathered == in_turn > 100
+
+
+def test_a_printed_markup_sum_is_its_text_and_a_markup_subclass_prints_by_its_own_str():
+    """Printing a Markup takes its text (output.py, without to_str's walk); a caller's Markup subclass that
+    defines __str__ is printed by it, as Jinja2 prints markupsafe's."""
+    import markupsafe
+
+    def loud(base):
+        return type("Loud", (base,), {"__slots__": (), "__str__": lambda self: base.__str__(self).upper()})
+
+    source = "{{ m }}|{{ m + x }}|{{ '<a>'|safe + x + m }}|{{ '<a>'|safe + x }}"
+    ours = mj.chat_environment().from_string(source).render(m=loud(Markup)("<m>"), x="<x>")
+    theirs = reference_env().from_string(source).render(m=loud(markupsafe.Markup)("<m>"), x="<x>")
+    assert ours == theirs == "<M>|<M>&LT;X&GT;|<a>&lt;x&gt;<M>|<a>&lt;x&gt;"

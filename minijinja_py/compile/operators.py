@@ -230,15 +230,15 @@ class _Chain:
             self.read_at[index] = read
         self.escaped = None   # each string constant as a Markup total takes it, escaped: made on first use
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
-        self.markup_plans = None   # start → _markup_sum's steps from there: made on first use
+        self.markup_plans = None   # start → markup_sum's steps from there: made on first use
 
     def add_from(self, f, total, start):
-        # total + the operands from the start-th on, added in turn (a Markup total: _markup_sum, the same sum).
+        # total + the operands from the start-th on, added in turn (a Markup total: markup_sum, the same sum).
         if type(total) is Markup:
-            return self._markup_sum(f, total, start)
+            return self.markup_sum(f, total, start)
         return self._add_steps(f, total, start)
 
-    def _markup_sum(self, f, total, start):
+    def markup_sum(self, f, total, start):
         # Markup total + the operands from the start-th on (`"Use '"|safe + name + "' to '"|safe + ...`): while
         # each is a str or a Markup, and each step's size fits the limits, the texts are gathered and joined once,
         # each plain str escaped (as Markup + str escapes it), each step checked and charged before it as
@@ -428,7 +428,7 @@ def _any_chain(readers, chain):
             value = read(f)
             if type(value) is not str:
                 if type(value) is Markup and not got and first_index == 0:   # `"<x>"|safe + name + ...`
-                    return chain.add_from(f, value, 1)
+                    return chain.markup_sum(f, value, 1)
                 return chain.resume(f, got, value)
             got.append(value)
         return chain.resume(f, got, None)   # every read gave a string: resume joins them
