@@ -221,7 +221,7 @@ def _in_line(place):
 class _Chain:
     # What a chain's closure needs when an operand is not a plain string: the pieces (constants in place, None
     # for a read), the span of each `+`, the readers ((index, read(f)), ...).
-    __slots__ = ("template", "spans", "readers", "read_at", "escaped", "constants_size")
+    __slots__ = ("template", "spans", "readers", "read_at", "escaped", "constants_size", "markup_plans")
 
     def __init__(self, template, spans, readers):
         self.template, self.spans, self.readers = template, spans, readers
@@ -230,8 +230,67 @@ class _Chain:
             self.read_at[index] = read
         self.escaped = None   # each string constant as a Markup total takes it, escaped: made on first use
         self.constants_size = sum(len(piece) for piece in template if piece is not None)
+        self.markup_plans = None   # start → markup_sum's steps from there: made on first use
 
     def add_from(self, f, total, start):
+        # total + the operands from the start-th on, added in turn (a Markup total: markup_sum, the same sum).
+        if type(total) is Markup:
+            return self.markup_sum(f, total, start)
+        return self._add_steps(f, total, start)
+
+    def markup_sum(self, f, total, start):
+        # Markup total + the operands from the start-th on (`"Use '"|safe + name + "' to '"|safe + ...`): while
+        # each is a str or a Markup, and each step's size fits the limits, the texts are gathered and joined once,
+        # each plain str escaped (as Markup + str escapes it), each step checked and charged before it as
+        # checked_add checks and charges it; at the first that is not, the pieces so far are joined and the rest
+        # added by _add_steps from that operand (read once, here).
+        plans = self.markup_plans
+        if plans is None:
+            plans = self.markup_plans = {}
+        plan = plans.get(start)
+        if plan is None:
+            plan = plans[start] = self._markup_plan(start)
+        rs = f[0]
+        max_string = rs.limits.max_string
+        pieces, size = [total], len(total)
+        for index, read, value, text in plan:
+            if read is not None:   # (else a string constant: value its text, text that escaped)
+                value = read(f)
+                cls = type(value)
+                if cls is str:
+                    text = None
+                elif cls is Markup:
+                    text = value
+                else:
+                    break
+            step = size + len(value)
+            cost = step >> CHAR_SHIFT
+            if step > max_string or rs.fuel < cost:
+                break
+            if cost:
+                rs.fuel -= cost
+            if text is None:
+                text = escaped_text(value)
+            pieces.append(text)
+            size += len(text)
+        else:
+            return new_markup(Markup, "".join(pieces))
+        total = new_markup(Markup, "".join(pieces))
+        try:
+            total = checked_add(rs, total, value)
+        except Exception as exc:
+            raise located(exc, self.spans[index])
+        return self._add_steps(f, total, index + 1)
+
+    def _markup_plan(self, start):
+        # (index, read, constant, its escaped text) for each operand from the start-th on: read None for a string
+        # constant, the constants None for a read.
+        template, read_at = self.template, self.read_at
+        return tuple((index, read_at[index], template[index],
+                      None if template[index] is None else escaped_text(template[index]))
+                     for index in range(start, len(template)))
+
+    def _add_steps(self, f, total, start):
         # total + the operands from the start-th on, added in turn. Texts added to a Markup (`"<x>"|safe +
         # name + "'"|safe`) are gathered and joined once: each plain str escaped, as Markup + str escapes it, each
         # step's size checked and charged as checked_add checks and charges it (where a step fails, the pieces
@@ -369,7 +428,7 @@ def _any_chain(readers, chain):
             value = read(f)
             if type(value) is not str:
                 if type(value) is Markup and not got and first_index == 0:   # `"<x>"|safe + name + ...`
-                    return chain.add_from(f, value, 1)
+                    return chain.markup_sum(f, value, 1)
                 return chain.resume(f, got, value)
             got.append(value)
         return chain.resume(f, got, None)   # every read gave a string: resume joins them

@@ -269,7 +269,9 @@ def _print_value(operand, span, counted):
                 return
         try:
             text = ev(f)
-            if type(text) is not str:
+            if type(text) is Markup:
+                text = str.__str__(text)   # (to_str's answer for Markup, which keeps str's __str__: a `|safe + x` sum)
+            elif type(text) is not str:
                 text = to_str(text, f[0])
         except Exception as exc:
             raise located(exc, span)
