@@ -236,8 +236,10 @@ def atom_of(c, test):
     # The Atom a test expression is, or None (kernels/atoms.py).
     if type(test) is n.Or:   # `m.role == 'user' or m.role == 'system'`: `m.role in ['user', 'system']`'s truth
         atoms = [atom_of(c, operand) for operand in and_or_parts(test)]
-        return Atom(atoms[0].read, A.ONE_OF, (frozenset(a.constant for a in atoms), str)) if all(
-            a is not None and a.kind == A.EQ and type(a.constant) is str and a.read == atoms[0].read for a in atoms) else None
+        if not all(a is not None and a.kind == A.EQ and type(a.constant) is str for a in atoms) or \
+                any(a.read != atoms[0].read for a in atoms):
+            return None
+        return Atom(atoms[0].read, A.ONE_OF, (frozenset(a.constant for a in atoms), str))
     if type(test) is n.Not:
         # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
@@ -280,8 +282,9 @@ def _lower_if(c, node):
     tests, values = [], []
     for test, ev, span, parts, _ in branches:
         values.append((ev, span))
-        if parts is None or type(test) is n.Or and atom_of(c, test) is not None:   # (one read's equalities: an atom)
-            tests.append(atom_of(c, test) or _atoms_test(c, test))
+        atom = atom_of(c, test) if parts is None or type(test) is n.Or else None   # (an or of one read's equalities)
+        if parts is None or atom is not None:
+            tests.append(atom or _atoms_test(c, test))
             continue
         operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]
         # (atoms run nothing but reads; other operands are asked about)
