@@ -24,11 +24,12 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 10
+FORMAT = 11
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 # the bytes that mark a unit list's parts (see Tables.units), above every symbol's code: between units, in front of
 # a unit of literals or of other terminals, and in front of the members a lexer accepts of a family
 UNIT_BREAK, LITERALS, TERMINALS, ACCEPTED = 0xFF, 0xFE, 0xFD, 0xFC
+NO_UNIT = 0xFF   # a rule's entry in the unit origins when its reduction is not a unit's
 
 
 class Tables:
@@ -54,6 +55,8 @@ class Tables:
         self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
+        # rule → its origin's symbol code when its reduction is a unit's (see Parser._follow_units), else NO_UNIT
+        self.unit_origins = data["unit_origins"]
         self.lexer_of_state = data["state_lexers"]
         # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
         # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
@@ -76,7 +79,7 @@ class Tables:
         self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
         self._keys = [None] * (len(self._keyset_offsets) - 1)
         # a number's symbol (one str per symbol, shared by the rows and lexers)
-        self._symbols = data["symbols"]
+        self.symbols = data["symbols"]
         self.start, self.end = data["start"], data["end"]
 
     def rule(self, number):
@@ -103,7 +106,15 @@ class Tables:
     def units(self, lexer, key):
         # The units lexer (a number) tries for key (a character, None for a non-ASCII one), in order (see
         # Lexer._units): a tuple of (names, accepted, literals?), decoded on first use.
-        number = self._lexer_units[lexer * self._class_count + self.class_of_char[128 if key is None else ord(key)]]
+        return self.listed_units(self.unit_list(lexer, key))
+
+    def unit_list(self, lexer, key):
+        # The number of the unit list lexer tries for key (lexers share lists: a lexer's match function for a
+        # character is made once per list, see Lexer.candidates).
+        return self._lexer_units[lexer * self._class_count + self.class_of_char[128 if key is None else ord(key)]]
+
+    def listed_units(self, number):
+        # Unit list `number` (see units).
         found = self._unit_lists[number]
         if found is None:
             units, unit = self._units, self._unit
@@ -148,7 +159,7 @@ class Tables:
 
     def _symbols_of(self, codes):
         # The symbols of codes (bytes), a tuple (picked by _picker's itemgetter: a tenth of map's cost per symbol).
-        return _picker(codes)(self._symbols) if codes else ()
+        return _picker(codes)(self.symbols) if codes else ()
 
 
 _BREAK, _ACCEPTED = bytes([UNIT_BREAK]), bytes([ACCEPTED])
@@ -307,16 +318,18 @@ class Parser:
 
     def _follow_units(self, below, state, kind):
         # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
-        # before any other action (or an error, which then shows in that state as Lark would show it).
-        actions, row, rules, goto = self._actions, self.tables.row, self._rules, self._actions[below]
-        while state != self._end:
+        # before any other action (or an error, which then shows in that state as Lark would show it). (The
+        # rules' origins from the tables' own list of unit rules: no rule passed through is bound.)
+        actions, row, goto, end = self._actions, self.tables.row, self._actions[below], self._end
+        origins, symbols = self.tables.unit_origins, self.tables.symbols
+        while state != end:
             action = (actions[state] or row(state)).get(kind)
             if action is None or action >= 0:
                 break
-            rule = rules[~action] or self._rule(~action)
-            if rule[0] is not _UNIT:
+            origin = origins[~action]
+            if origin == NO_UNIT:
                 break
-            state = goto[rule[1]]
+            state = goto[symbols[origin]]
         return state
 
 
