@@ -84,7 +84,8 @@ class Tables:
 
     def rule(self, number):
         # The text of a rule.
-        return _entry(self._rules, self._rule_offsets, number)
+        offsets = self._rule_offsets
+        return self._rules[offsets[number]:offsets[number + 1]]
 
     def lexer(self, number):
         # The terminal names of a lexer, in match order.
@@ -221,18 +222,15 @@ class Parser:
 
     def _rule(self, number):
         # (kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
-        # unchanged; made when the rule is first reduced (a template uses a fraction of them).
+        # unchanged; made when the rule is first reduced (a template uses a fraction of them), from its text as
+        # the build wrote it (see tools/grammar_tables.py: _rule_entry).
         rule = self._rules[number]
         if rule is None:
-            rule = self._rules[number] = self._bind(self.tables.rule(number), self._callbacks)
+            origin, size, how, name, shaper = self.tables.rule(number).split(" ")
+            rule = self._rules[number] = (_HOW[how], origin, int(size),
+                                          None if name == "-" else getattr(self._callbacks, name),
+                                          None if shaper == "-" else _shaper(shaper))
         return rule
-
-    @staticmethod
-    def _bind(rule, callbacks):
-        # A rule's text as the build wrote it (see tools/grammar_tables.py: _rule_entry), bound to the callbacks.
-        origin, size, how, name, shaper = rule.split(" ")
-        return (_HOW[how], origin, int(size), None if name == "-" else getattr(callbacks, name),
-                None if shaper == "-" else _shaper(shaper))
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None, mode=None):
