@@ -146,16 +146,22 @@ class Tables:
         # The actions of a state, decoded from its text on first use: its keyset's symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            keys = self._keys[self.keys_of_state[state]] or self._keyset(self.keys_of_state[state])
-            start, end = self._state_offsets[state], self._state_offsets[state + 1]
+            number = self.keys_of_state[state]
+            keys = self._keys[number] or self._keyset(number)
+            offsets = self._state_offsets
+            start, end = offsets[state], offsets[state + 1]
             # (one action: the same on every symbol, a reduction on every lookahead)
             row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
                 dict.fromkeys(keys, self._states[start])
         return row
 
     def _keyset(self, number):
-        # The symbols of a keyset, decoded on first use.
-        keys = self._keys[number] = self._symbols_of(_entry(self._keysets, self._keyset_offsets, number))
+        # The symbols of a keyset, decoded on first use (by one itemgetter, as _symbols_of, in line: a first parse
+        # decodes a keyset per few rows).
+        offsets = self._keyset_offsets
+        codes = self._keysets[offsets[number]:offsets[number + 1]]
+        keys = self._keys[number] = itemgetter(*codes)(self.symbols) if len(codes) > 1 else \
+            tuple(self.symbols[code] for code in codes)
         return keys
 
     def _symbols_of(self, codes):
