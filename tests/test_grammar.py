@@ -337,6 +337,24 @@ def test_known_terminals_read_long_whitespace_exactly():
     assert checked > 100
 
 
+def test_known_strings_end_at_the_first_unescaped_quote():
+    """natives reads a string literal by its quotes, a quote being escaped by an odd run of backslashes before it
+    (not by scanning each escape): runs of every length before a quote, escaped newlines and the other quote, end
+    where the STRING regexp ends them."""
+    import re
+    from minijinja_py.syntax import natives
+    pattern = next(pattern for pattern, make in natives.KNOWN.items() if make is natives._string)
+    regexp, native = re.compile(f"(?P<T>{pattern})").match, natives._string("T")
+    pieces = ["\\" * run + quote for run in range(6) for quote in ("'", '"')] + ["x", "\\\n", "\n", " "]
+    probes = {q + a + b + c + d for q in ("'", '"') for a in pieces for b in pieces for c in ("", "x", "'", '"')
+              for d in ("", "'", '"')}
+    for probe in probes:
+        want, got = regexp(probe, 0), native(probe, 0)
+        assert (want is None) == (got is None), probe
+        if want is not None:
+            assert got.end() == want.end(), probe
+
+
 @pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):

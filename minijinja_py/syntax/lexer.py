@@ -546,10 +546,11 @@ class _KeywordFamily:
     # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
     # the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp.
 
-    __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
+    __slots__ = ("lexer", "names", "head", "tags", "special", "special_words", "order", "left")
 
     def __init__(self, lexer, names, head, tags, special):
         self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
+        self.special_words = tuple(keyword for keyword, _, _ in special)   # (for one str.startswith of them all)
         self.order = {name: i for i, name in enumerate(names)}
         self.left = NATIVE_FAMILY_TAGS
 
@@ -575,15 +576,18 @@ class _KeywordFamily:
         head = self.head(text, pos)
         if head is None:
             return None
-        at, best, end = head.start("_keyword_"), None, None
-        name = self.tags.get(head.group("_keyword_"))
-        if name is not None:
-            best, end = name, head.end()
-        for keyword, rest, member in self.special:
-            if text.startswith(keyword, at) and (best is None or self.order[member] < self.order[best]):
-                m = _compiled(rest)(text, at)
-                if m is not None:
-                    best, end = member, m.end()
+        word = head.group("_keyword_")
+        best = self.tags.get(word)
+        end = head.end()
+        # a member of its own pattern where its keyword starts the run of word characters (a keyword is word
+        # characters: the text starts with it there exactly when the run does)
+        if word.startswith(self.special_words):
+            at = head.start("_keyword_")
+            for keyword, rest, member in self.special:
+                if word.startswith(keyword) and (best is None or self.order[member] < self.order[best]):
+                    m = _compiled(rest)(text, at)
+                    if m is not None:
+                        best, end = member, m.end()
         if best is None:   # no member where the prefix's first way ends: the regexp tries the others
             return self.lexer._matcher_regexp(self.names)(text, pos)
         self.left -= 1

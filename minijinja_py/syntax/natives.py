@@ -159,15 +159,18 @@ def _string(name):
         quote = text[pos:pos + 1]
         if quote not in ("'", '"'):
             return None
-        at = pos + 1
-        while True:
-            end = text.find(quote, at)
-            if end < 0:
-                return None
-            escape = text.find("\\", at, end)
-            if escape < 0:
+        end = text.find(quote, pos + 1)
+        while end >= 0:
+            # a quote ends the string unless the run of backslashes right before it is odd: each backslash escapes
+            # the next character, and a run starts unescaped (what precedes it, at worst the opening quote, is no
+            # backslash), so its pairs escape each other (one search per quote, not per escape)
+            before = end - 1
+            while text[before] == "\\":
+                before -= 1
+            if (end - before) % 2:
                 return Found(name, text, pos, end + 1)
-            at = escape + 2   # the escaped character, whatever it is (a quote, a newline)
+            end = text.find(quote, end + 1)
+        return None
     return match
 
 
