@@ -358,7 +358,7 @@ def test_known_strings_end_at_the_first_unescaped_quote():
 @pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):
-    """A family of block tags is first read without its regexp (lexer._KeywordFamily: the prefix, then the keyword
+    """A family of block tags is first read without its regexp (natives.KeywordFamily: the prefix, then the keyword
     after it): at any place it must find what the family's regexp finds, the same member and the same end."""
     from minijinja_py.syntax import delimiters as syntax_options
     options = None if delimiters is None else syntax_options.Delimiters(*delimiters)

@@ -10,7 +10,7 @@ import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 from operator import itemgetter
 
-from .natives import KNOWN, NAME_CHAR, Found, alternatives, literals, texts_matcher
+from .natives import KNOWN, NAME_CHAR, TAG_END, Found, KeywordFamily, alternatives, literals, texts_matcher
 
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
@@ -101,14 +101,13 @@ _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where th
 # a name terminal's pattern: the run, not from an ASCII digit (a keyword starts with a letter, so where the run
 # starts with a digit no keyword matches either way: its regexp serves the keywords too, one regexp fewer to compile)
 _NAME = f"(?![0-9]){_WORD}"
-_TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 
 class Lexer:
     # The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
     # that matches. Three shortcuts with the same result: only the terminals that can start with the character at
     # hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
-    # establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
+    # establishes both; a family of keywords is first read without it, see KeywordFamily); the terminals of one
     # fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
     # tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
     # of name characters at hand when the run is its text), which serves every state: a state takes its match when
@@ -140,12 +139,12 @@ class Lexer:
         # member → (prefix, {member: its alternative} (made when the family's regexp is: _alternatives), all
         # members in order, their lead literals)
         self._family = {}
-        self._native = {}   # members → their _KeywordFamily, until it has read its share of tags
+        self._native = {}   # members → their KeywordFamily, until it has read its share of tags
         for prefix, names, leads in lexicon.families:
             family = (prefix, {}, tuple(names), leads)
             for name in names:
                 self._family[name] = family
-            native = _KeywordFamily.of(self, prefix, names, patterns)
+            native = KeywordFamily.of(self, prefix, names, patterns, NATIVE_FAMILY_TAGS)
             if native is not None:
                 self._native[family[2]] = native
         # a terminal's Python function for its regexp while a family is read natively (natives.py): names → it, or
@@ -195,7 +194,7 @@ class Lexer:
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
-        # family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
+        # family): a family's KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
         # lexer reads any family natively), else one regexp's match method.
         native = self._native.get(names)
         if native is not None:
@@ -517,92 +516,28 @@ def _shared_ends(alternatives):
     # The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\w) (the
     # block tags) have it once, after them: `(?:a|b)(?!\w)` tries what `a(?!\w)|b(?!\w)` tries, in the same
     # order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile).
-    end = _TAG_END + ")"
+    end = TAG_END + ")"
     parts, run = [], []
     for alternative in alternatives + [None]:
         if alternative is not None and alternative.endswith(end):
             run.append(alternative[:-len(end)] + ")")
             continue
         if run:
-            parts.append(f"(?:{'|'.join(run)}){_TAG_END}" if len(run) > 1 else run[0][:-1] + end)
+            parts.append(f"(?:{'|'.join(run)}){TAG_END}" if len(run) > 1 else run[0][:-1] + end)
             run = []
         if alternative is not None:
             parts.append(alternative)
     return "|".join(parts)
 
 
-# Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
+# Tags a lexer reads with a family's natives.KeywordFamily before it compiles the family's regexp: more than a long
 # template has, so that a process rendering one template never compiles it, and one compiling many soon does.
 NATIVE_FAMILY_TAGS = 512
-_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase letters its rest of pattern starts with
-
-
-class _KeywordFamily:
-    # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
-    # block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
-    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
-    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
-    # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
-    # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
-    # the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp.
-
-    __slots__ = ("lexer", "names", "head", "tags", "special", "special_words", "order", "left")
-
-    def __init__(self, lexer, names, head, tags, special):
-        self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
-        self.special_words = tuple(keyword for keyword, _, _ in special)   # (for one str.startswith of them all)
-        self.order = {name: i for i, name in enumerate(names)}
-        self.left = NATIVE_FAMILY_TAGS
-
-    @classmethod
-    def of(cls, lexer, prefix, names, patterns):
-        # The _KeywordFamily of a family, or None when a member does not start with a keyword.
-        tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
-        start = len(prefix)
-        for name in names:
-            rest = patterns[name][start:]
-            end = rest.lstrip(_LOWERCASE)
-            if len(end) == len(rest):
-                return None
-            keyword = rest[:len(rest) - len(end)]
-            if end == _TAG_END and keyword not in tags:
-                tags[keyword] = name
-            else:
-                special.append((keyword, rest, name))
-        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
-        return cls(lexer, tuple(names), head, tags, tuple(special))
-
-    def match(self, text, pos):
-        head = self.head(text, pos)
-        if head is None:
-            return None
-        word = head.group("_keyword_")
-        best = self.tags.get(word)
-        end = head.end()
-        # a member of its own pattern where its keyword starts the run of word characters (a keyword is word
-        # characters: the text starts with it there exactly when the run does)
-        if word.startswith(self.special_words):
-            at = head.start("_keyword_")
-            for keyword, rest, member in self.special:
-                if word.startswith(keyword) and (best is None or self.order[member] < self.order[best]):
-                    m = _compiled(rest)(text, at)
-                    if m is not None:
-                        best, end = member, m.end()
-        if best is None:   # no member where the prefix's first way ends: the regexp tries the others
-            return self.lexer._matcher_regexp(self.names)(text, pos)
-        self.left -= 1
-        if self.left <= 0:
-            self.lexer._tier_up(self)
-        return Found(best, text, pos, end)
 
 
 def _same(value):
+    # The units of a lexicon without the tables' unit lists, as they are (they are their own key).
     return value
-
-
-def _compiled(pattern):
-    # The match method of a pattern (re's own cache keeps it).
-    return re.compile(pattern).match
 
 
 class _Fixed:
