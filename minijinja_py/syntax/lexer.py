@@ -156,7 +156,7 @@ class Lexer:
         self._unit_list, self._listed_units = lexicon.units or (self._unit_tuple, _same)
         self._starting_of = {}                                     # (key → names, when worked out from first)
         self._accepted_of = {}                                     # (lexer, family) → see _accepted
-        self._shared = {}                                          # (units, character) → match function
+        self._shared = {}                                          # (unit list, character) → match function
         self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]   # {character: match function}
         # (each state's lexer's, picked by one itemgetter in C; it gives one item alone, not in a tuple)
         self._candidates_of_state = itemgetter(*tables.lexer_of_state)(by_lexer) if len(
