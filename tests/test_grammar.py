@@ -116,6 +116,29 @@ def test_units_are_what_each_lexer_tries(built):
             assert tables.units(tables.lexer_of_state[new], key) == tuple(expected), (new, key)
 
 
+def test_unit_origins_name_the_unit_rules(built):
+    """The tables' unit origins (what Parser._follow_units follows a chain of unit reductions by, without binding
+    the rules) give a rule's origin exactly when its bound reduction is a unit's, as Lark's rule says."""
+    from minijinja_py.syntax import lalr
+    parser, tables = built
+
+    class Named:   # every callback: its name
+        def __getattr__(self, name):
+            return name
+
+    driver = lalr.Parser(tables, Named())
+    units = 0
+    for number, rule in enumerate(parser.rules):
+        how, origin = driver._rule(number)[:2]
+        code = tables.unit_origins[number]
+        if how is lalr._UNIT:
+            assert code != lalr.NO_UNIT and tables.symbols[code] == origin == rule.origin.name, rule
+            units += 1
+        else:
+            assert code == lalr.NO_UNIT, rule
+    assert len(tables.unit_origins) == len(parser.rules) and units > 10
+
+
 def test_bound_rules_shape_as_larks_plans(built):
     """How the driver reduces each rule, bound from the build's text of it (kind, size, callback, shaper), does
     what the rule's child plan says (lalr._shape, in turn), as Lark's tree builder shapes children."""
@@ -126,8 +149,9 @@ def test_bound_rules_shape_as_larks_plans(built):
         def __getattr__(self, name):
             return name
 
+    driver = lalr.Parser(tables, Named())
     for number, rule in enumerate(parser.rules):
-        how, origin, size, callback, shaper = lalr.Parser._bind(tables.rule(number), Named())
+        how, origin, size, callback, shaper = driver._rule(number)
         plan = grammar_tables._child_plan(rule)
         inlined, expand1 = origin.startswith("_"), bool(rule.options.expand1) and not rule.alias
         assert origin == rule.origin.name
@@ -313,10 +337,28 @@ def test_known_terminals_read_long_whitespace_exactly():
     assert checked > 100
 
 
+def test_known_strings_end_at_the_first_unescaped_quote():
+    """natives reads a string literal by its quotes, a quote being escaped by an odd run of backslashes before it
+    (not by scanning each escape): runs of every length before a quote, escaped newlines and the other quote, end
+    where the STRING regexp ends them."""
+    import re
+    from minijinja_py.syntax import natives
+    pattern = next(pattern for pattern, make in natives.KNOWN.items() if make is natives._string)
+    regexp, native = re.compile(f"(?P<T>{pattern})").match, natives._string("T")
+    pieces = ["\\" * run + quote for run in range(6) for quote in ("'", '"')] + ["x", "\\\n", "\n", " "]
+    probes = {q + a + b + c + d for q in ("'", '"') for a in pieces for b in pieces for c in ("", "x", "'", '"')
+              for d in ("", "'", '"')}
+    for probe in probes:
+        want, got = regexp(probe, 0), native(probe, 0)
+        assert (want is None) == (got is None), probe
+        if want is not None:
+            assert got.end() == want.end(), probe
+
+
 @pytest.mark.parametrize("delimiters", [None, ("<%", "%>", "<<", ">>", "<#", "#>", "%", "##")])
 @pytest.mark.parametrize("trim_blocks,lstrip_blocks", OPTION_SETS)
 def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):
-    """A family of block tags is first read without its regexp (lexer._KeywordFamily: the prefix, then the keyword
+    """A family of block tags is first read without its regexp (natives.KeywordFamily: the prefix, then the keyword
     after it): at any place it must find what the family's regexp finds, the same member and the same end."""
     from minijinja_py.syntax import delimiters as syntax_options
     options = None if delimiters is None else syntax_options.Delimiters(*delimiters)

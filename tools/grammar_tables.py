@@ -39,7 +39,7 @@ GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.marshal")
 MARSHAL_VERSION = 4
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 10
+FORMAT = 11
 _FIRST_MARK = lalr.ACCEPTED   # symbol codes stay below the bytes that mark a unit list's parts
 
 
@@ -418,6 +418,10 @@ def extract(parser):
         "state_keys": bytes(state_keys),   # a state's keyset number, a byte
         "states": _packed([state(row) for row in rows], 2),   # (offsets in actions)
         "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
+        # each rule's origin (its symbol's code) when its reduction is a unit's (U: the value stays), else NO_UNIT:
+        # a chain of unit reductions is followed without the rules' entries (see lalr.Parser._follow_units)
+        "unit_origins": bytes(code[str(rule.origin.name)][0] if _rule_entry(rule).split(" ")[2] == "U"
+                              else lalr.NO_UNIT for rule in parser.rules),
         "callbacks": _callbacks(parser),
         "state_lexers": bytes(state_lexers),   # a state's lexer number, a byte
         "start": state_id[table.start_states["start"]],

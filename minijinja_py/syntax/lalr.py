@@ -24,11 +24,12 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 10
+FORMAT = 11
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 # the bytes that mark a unit list's parts (see Tables.units), above every symbol's code: between units, in front of
 # a unit of literals or of other terminals, and in front of the members a lexer accepts of a family
 UNIT_BREAK, LITERALS, TERMINALS, ACCEPTED = 0xFF, 0xFE, 0xFD, 0xFC
+NO_UNIT = 0xFF   # a rule's entry in the unit origins when its reduction is not a unit's
 
 
 class Tables:
@@ -54,6 +55,8 @@ class Tables:
         self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
+        # rule → its origin's symbol code when its reduction is a unit's (see Parser._follow_units), else NO_UNIT
+        self.unit_origins = data["unit_origins"]
         self.lexer_of_state = data["state_lexers"]
         # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
         # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
@@ -76,12 +79,13 @@ class Tables:
         self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
         self._keys = [None] * (len(self._keyset_offsets) - 1)
         # a number's symbol (one str per symbol, shared by the rows and lexers)
-        self._symbols = data["symbols"]
+        self.symbols = data["symbols"]
         self.start, self.end = data["start"], data["end"]
 
     def rule(self, number):
         # The text of a rule.
-        return _entry(self._rules, self._rule_offsets, number)
+        offsets = self._rule_offsets
+        return self._rules[offsets[number]:offsets[number + 1]]
 
     def lexer(self, number):
         # The terminal names of a lexer, in match order.
@@ -103,7 +107,15 @@ class Tables:
     def units(self, lexer, key):
         # The units lexer (a number) tries for key (a character, None for a non-ASCII one), in order (see
         # Lexer._units): a tuple of (names, accepted, literals?), decoded on first use.
-        number = self._lexer_units[lexer * self._class_count + self.class_of_char[128 if key is None else ord(key)]]
+        return self.listed_units(self.unit_list(lexer, key))
+
+    def unit_list(self, lexer, key):
+        # The number of the unit list lexer tries for key (lexers share lists: a lexer's match function for a
+        # character is made once per list, see Lexer.candidates).
+        return self._lexer_units[lexer * self._class_count + self.class_of_char[128 if key is None else ord(key)]]
+
+    def listed_units(self, number):
+        # Unit list `number` (see units).
         found = self._unit_lists[number]
         if found is None:
             units, unit = self._units, self._unit
@@ -134,21 +146,27 @@ class Tables:
         # The actions of a state, decoded from its text on first use: its keyset's symbols, then their actions.
         row = self.actions[state]
         if row is None:
-            keys = self._keys[self.keys_of_state[state]] or self._keyset(self.keys_of_state[state])
-            start, end = self._state_offsets[state], self._state_offsets[state + 1]
+            number = self.keys_of_state[state]
+            keys = self._keys[number] or self._keyset(number)
+            offsets = self._state_offsets
+            start, end = offsets[state], offsets[state + 1]
             # (one action: the same on every symbol, a reduction on every lookahead)
             row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
                 dict.fromkeys(keys, self._states[start])
         return row
 
     def _keyset(self, number):
-        # The symbols of a keyset, decoded on first use.
-        keys = self._keys[number] = self._symbols_of(_entry(self._keysets, self._keyset_offsets, number))
+        # The symbols of a keyset, decoded on first use (by one itemgetter, as _symbols_of, in line: a first parse
+        # decodes a keyset per few rows).
+        offsets = self._keyset_offsets
+        codes = self._keysets[offsets[number]:offsets[number + 1]]
+        keys = self._keys[number] = itemgetter(*codes)(self.symbols) if len(codes) > 1 else \
+            tuple(self.symbols[code] for code in codes)
         return keys
 
     def _symbols_of(self, codes):
         # The symbols of codes (bytes), a tuple (picked by _picker's itemgetter: a tenth of map's cost per symbol).
-        return _picker(codes)(self._symbols) if codes else ()
+        return _picker(codes)(self.symbols) if codes else ()
 
 
 _BREAK, _ACCEPTED = bytes([UNIT_BREAK]), bytes([ACCEPTED])
@@ -210,18 +228,15 @@ class Parser:
 
     def _rule(self, number):
         # (kind, origin, size, callback, shaper) of a rule, where shaper is None when the children pass
-        # unchanged; made when the rule is first reduced (a template uses a fraction of them).
+        # unchanged; made when the rule is first reduced (a template uses a fraction of them), from its text as
+        # the build wrote it (see tools/grammar_tables.py: _rule_entry).
         rule = self._rules[number]
         if rule is None:
-            rule = self._rules[number] = self._bind(self.tables.rule(number), self._callbacks)
+            origin, size, how, name, shaper = self.tables.rule(number).split(" ")
+            rule = self._rules[number] = (_HOW[how], origin, int(size),
+                                          None if name == "-" else getattr(self._callbacks, name),
+                                          None if shaper == "-" else _shaper(shaper))
         return rule
-
-    @staticmethod
-    def _bind(rule, callbacks):
-        # A rule's text as the build wrote it (see tools/grammar_tables.py: _rule_entry), bound to the callbacks.
-        origin, size, how, name, shaper = rule.split(" ")
-        return (_HOW[how], origin, int(size), None if name == "-" else getattr(callbacks, name),
-                None if shaper == "-" else _shaper(shaper))
 
     # ----------------------------------------------------------------------------------------------- parsing
     def parse(self, text, postlex=None, mode=None):
@@ -307,16 +322,18 @@ class Parser:
 
     def _follow_units(self, below, state, kind):
         # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
-        # before any other action (or an error, which then shows in that state as Lark would show it).
-        actions, row, rules, goto = self._actions, self.tables.row, self._rules, self._actions[below]
-        while state != self._end:
+        # before any other action (or an error, which then shows in that state as Lark would show it). (The
+        # rules' origins from the tables' own list of unit rules: no rule passed through is bound.)
+        actions, row, goto, end = self._actions, self.tables.row, self._actions[below], self._end
+        origins, symbols = self.tables.unit_origins, self.tables.symbols
+        while state != end:
             action = (actions[state] or row(state)).get(kind)
             if action is None or action >= 0:
                 break
-            rule = rules[~action] or self._rule(~action)
-            if rule[0] is not _UNIT:
+            origin = origins[~action]
+            if origin == NO_UNIT:
                 break
-            state = goto[rule[1]]
+            state = goto[symbols[origin]]
         return state
 
 

@@ -10,7 +10,7 @@ import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 from operator import itemgetter
 
-from .natives import KNOWN, NAME_CHAR, Found, alternatives, literals, texts_matcher
+from .natives import KNOWN, NAME_CHAR, TAG_END, Found, KeywordFamily, alternatives, literals, texts_matcher
 
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
@@ -70,7 +70,8 @@ class Lexicon:
     # start with (a str or a set), whether a non-ASCII one may)} (supersets both); the families, [(prefix, [member
     # names], [each member's lead literal])], where every member's regexp starts with the prefix (see
     # tools/grammar_tables.py), and the literals {name: text} (natives.literals of the patterns; None: the lexer
-    # works them out); units, if given, a function giving what Lexer._units would (Tables.units, built ahead).
+    # works them out); units, if given, what Lexer._units would give, built ahead: a pair of functions, (lexer,
+    # key) → the number of a unit list (Tables.unit_list), and that number → the list (Tables.listed_units).
 
     __slots__ = ("patterns", "first", "families", "literals", "starting", "units")
 
@@ -79,30 +80,34 @@ class Lexicon:
         self.starting, self.units = starting, units
 
 
+def _units_of(tables):
+    # A Lexicon's units: the tables' unit lists.
+    return tables.unit_list, tables.listed_units
+
+
 def lexicon(tables, edit=None):
     # The Lexicon of the tables' own terminals, each regexp passed through edit (a function, regexp → regexp,
     # that keeps the families: edit(prefix) + edit(rest) is edit(prefix + rest), and the literals, as the build
     # checks for the option edits; None: the tables' patterns as they are, not copied). Where a match may start,
     # and what each lexer tries for a character: the tables' own (the edits keep both, as the build checks).
     if edit is None:
-        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting, tables.units)
+        return Lexicon(tables.terminals, None, tables.families, tables.literals, tables.starting, _units_of(tables))
     return Lexicon({name: edit(p) for name, p in tables.terminals.items()}, None,
                    [(edit(prefix), names, leads) for prefix, names, leads in tables.families], tables.literals,
-                   tables.starting, tables.units)
+                   tables.starting, _units_of(tables))
 
 
 _WORD = f"{NAME_CHAR}+"   # a run of name characters: a keyword matches where the run at hand is its text
 # a name terminal's pattern: the run, not from an ASCII digit (a keyword starts with a letter, so where the run
 # starts with a digit no keyword matches either way: its regexp serves the keywords too, one regexp fewer to compile)
 _NAME = f"(?![0-9]){_WORD}"
-_TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 
 class Lexer:
     # The contextual lexer: each parser state tries its own terminals, in the tables' order, and takes the first
     # that matches. Three shortcuts with the same result: only the terminals that can start with the character at
     # hand are tried, and a family of terminals sharing a prefix is tried as one regexp (tools/grammar_tables.py
-    # establishes both; a family of keywords is first read without it, see _KeywordFamily); the terminals of one
+    # establishes both; a family of keywords is first read without it, see KeywordFamily); the terminals of one
     # fixed text of which at most one can match at any place (natives.literals: punctuation and keywords) are all
     # tried by one matcher without a regexp of theirs (a text compared where it would start; a keyword is the run
     # of name characters at hand when the run is its text), which serves every state: a state takes its match when
@@ -123,33 +128,36 @@ class Lexer:
         self._punctuation = {}                                     # character → ((text, name), ...) starting so
         self._keywords = {}                                        # keyword text → name
         for name, text in self._literal.items():
-            self._literal_first[text[0]] = self._literal_first.get(text[0], frozenset()) | {name}
+            first = text[0]
+            self._literal_first.setdefault(first, []).append(name)
             if text.isalpha():
                 self._keywords[text] = name
             else:
-                self._punctuation[text[0]] = self._punctuation.get(text[0], ()) + ((text, name),)
-        self._family = {}   # member → (prefix, {member: its alternative}, all members in order)
-        self._native = {}   # members → their _KeywordFamily, until it has read its share of tags
+                self._punctuation.setdefault(first, []).append((text, name))
+        self._literal_first = {first: frozenset(names) for first, names in self._literal_first.items()}
+        self._punctuation = {first: tuple(texts) for first, texts in self._punctuation.items()}
+        # member → (prefix, {member: its alternative} (made when the family's regexp is: _alternatives), all
+        # members in order, their lead literals)
+        self._family = {}
+        self._native = {}   # members → their KeywordFamily, until it has read its share of tags
         for prefix, names, leads in lexicon.families:
-            # each member's rest of pattern, its leading literal (if any) in front of its group
-            alternatives = {name: f"{lead}(?P<{name}>{patterns[name][len(prefix) + len(lead):]})"
-                            for name, lead in zip(names, leads)}
-            family = (prefix, alternatives, tuple(names))
+            family = (prefix, {}, tuple(names), leads)
             for name in names:
                 self._family[name] = family
-            native = _KeywordFamily.of(self, prefix, names, patterns)
+            native = KeywordFamily.of(self, prefix, names, patterns, NATIVE_FAMILY_TAGS)
             if native is not None:
                 self._native[family[2]] = native
-        # a terminal's Python function for its regexp while a family is read natively (natives.py), as Known
-        self._known = {(name,): Known(KNOWN[pattern](name)) for name, pattern in patterns.items()
-                       if pattern in KNOWN} if self._native else {}
+        # a terminal's Python function for its regexp while a family is read natively (natives.py): names → it, or
+        # None (looked up on first use, see _known_match)
+        self._known = {}
         self._first = lexicon.first
         self._starting = lexicon.starting or self._starting_of_first
-        self._units_of = lexicon.units or self._units             # (lexer, key) → what the lexer tries
+        # (lexer, key) → what the lexer tries, as a unit list's number (its units: _listed_units), or as the units
+        self._unit_list, self._listed_units = lexicon.units or (self._unit_tuple, _same)
         self._starting_of = {}                                     # (key → names, when worked out from first)
         self._accepted_of = {}                                     # (lexer, family) → see _accepted
-        self._shared = {}                                          # (units, character) → match function
-        self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]    # {character: match function}
+        self._shared = {}                                          # (unit list, character) → match function
+        self._by_lexer = by_lexer = [{} for _ in range(tables.lexer_count)]   # {character: match function}
         # (each state's lexer's, picked by one itemgetter in C; it gives one item alone, not in a tuple)
         self._candidates_of_state = itemgetter(*tables.lexer_of_state)(by_lexer) if len(
             tables.lexer_of_state) > 1 else [by_lexer[tables.lexer_of_state[0]]]
@@ -186,10 +194,32 @@ class Lexer:
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
-        # family): a family's _KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
+        # family): a family's KeywordFamily while it reads natively (and a terminal natives.KNOWN has, while the
         # lexer reads any family natively), else one regexp's match method.
-        native = self._native.get(names) or self._known.get(names)
-        return native.match if native is not None else self._matcher_regexp(names)
+        native = self._native.get(names)
+        if native is not None:
+            return native.match
+        return self._known_match(names) or self._matcher_regexp(names)
+
+    def _known_match(self, names):
+        # The natives.KNOWN function of one terminal's regexp while the lexer reads a family natively, else None.
+        if not self._native or len(names) != 1:
+            return None
+        found = self._known.get(names, names)
+        if found is names:
+            make = KNOWN.get(self.patterns[names[0]])
+            found = self._known[names] = None if make is None else make(names[0])
+        return found
+
+    def _alternatives(self, family):
+        # {member: its alternative} of a family's regexp: each member's rest of pattern, its leading literal (if
+        # any) in front of its group (made when first needed: the first regexp of the family).
+        prefix, rests, names, leads = family
+        if not rests:
+            patterns = self.patterns
+            rests.update((name, f"{lead}(?P<{name}>{patterns[name][len(prefix) + len(lead):]})")
+                         for name, lead in zip(names, leads))
+        return rests
 
     def _matcher_regexp(self, names):
         # The match method of one regexp trying the terminals `names` in turn (for one terminal whose regexp is
@@ -203,7 +233,8 @@ class Lexer:
             elif family is None:
                 found = re.compile("|".join(f"(?P<{name}>{self.patterns[name]})" for name in names)).match
             else:
-                found = re.compile(family[0] + "(?:" + _shared_ends([family[1][name] for name in names]) + ")").match
+                rests = self._alternatives(family)
+                found = re.compile(family[0] + "(?:" + _shared_ends([rests[name] for name in names]) + ")").match
             self._matchers[names] = found
         return found
 
@@ -257,6 +288,10 @@ class Lexer:
                 units.append(((name,), None, True))
         return units
 
+    def _unit_tuple(self, lexer, key):
+        # _units as a tuple (a lexicon without the tables' unit lists: they are their own key).
+        return tuple(self._units(lexer, key))
+
     def candidates(self, state, char):
         # The match function of the state's lexer for text starting with char: one compiled regexp's match when
         # the terminals that can start with char make one unit, else a function trying the units in turn (each
@@ -266,12 +301,12 @@ class Lexer:
         key = char if char < "\x80" else None  # one entry for all non-ASCII characters
         found = table.get(key)
         if found is None:
-            units = self._units_of(self.tables.lexer_of_state[state], key)
             # the states whose lexers have the same units for the character share the function
-            shared = (tuple(units), key)
+            listed = self._unit_list(self.tables.lexer_of_state[state], key)
+            shared = (listed, key)
             found = self._shared.get(shared)
             if found is None:
-                found = self._shared[shared] = self._match_function(units, char, key)
+                found = self._shared[shared] = self._match_function(self._listed_units(listed), char, key)
             table[key] = found
         return found
 
@@ -313,7 +348,8 @@ class Lexer:
             if family is None:
                 parts.extend(f"(?P<{name}>{self.patterns[name]})" for name in names)
             else:
-                mine = [family[1][name] for name in names if accepted is None or name in accepted]
+                rests = self._alternatives(family)
+                mine = [rests[name] for name in names if accepted is None or name in accepted]
                 parts.append(family[0] + "(?:" + _shared_ends(mine) + ")")
         regexp = "|".join(parts)
         found = self._matchers.get(regexp)
@@ -335,7 +371,7 @@ class Lexer:
         # The match function of `names` (_matcher) where it costs nothing yet, else one that compiles the regexp
         # when first called and hands the compiled match method to put, which stores it in its own place (a first
         # parse compiles only the regexps the text reaches: compiling is most of a cold start's first parse).
-        if names in self._native or names in self._known or names in self._matchers:
+        if names in self._native or names in self._matchers or self._known_match(names) is not None:
             return self._matcher(names)
 
         def match(text, pos):
@@ -480,83 +516,28 @@ def _shared_ends(alternatives):
     # The alternatives `lead(?P<name>rest)` joined by |, where consecutive ones whose rest ends in (?!\w) (the
     # block tags) have it once, after them: `(?:a|b)(?!\w)` tries what `a(?!\w)|b(?!\w)` tries, in the same
     # order, and compiles in ~60% of the time (each lookahead is a pattern of its own to compile).
-    end = _TAG_END + ")"
+    end = TAG_END + ")"
     parts, run = [], []
     for alternative in alternatives + [None]:
         if alternative is not None and alternative.endswith(end):
             run.append(alternative[:-len(end)] + ")")
             continue
         if run:
-            parts.append(f"(?:{'|'.join(run)}){_TAG_END}" if len(run) > 1 else run[0][:-1] + end)
+            parts.append(f"(?:{'|'.join(run)}){TAG_END}" if len(run) > 1 else run[0][:-1] + end)
             run = []
         if alternative is not None:
             parts.append(alternative)
     return "|".join(parts)
 
 
-# Tags a lexer reads with a family's _KeywordFamily before it compiles the family's regexp: more than a long
+# Tags a lexer reads with a family's natives.KeywordFamily before it compiles the family's regexp: more than a long
 # template has, so that a process rendering one template never compiles it, and one compiling many soon does.
 NATIVE_FAMILY_TAGS = 512
-_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase letters its rest of pattern starts with
 
 
-class _KeywordFamily:
-    # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
-    # block tag ends (_TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
-    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
-    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
-    # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
-    # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
-    # the prefix). After NATIVE_FAMILY_TAGS tags its lexer tiers up to the regexp.
-
-    __slots__ = ("lexer", "names", "head", "tags", "special", "order", "left")
-
-    def __init__(self, lexer, names, head, tags, special):
-        self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
-        self.order = {name: i for i, name in enumerate(names)}
-        self.left = NATIVE_FAMILY_TAGS
-
-    @classmethod
-    def of(cls, lexer, prefix, names, patterns):
-        # The _KeywordFamily of a family, or None when a member does not start with a keyword.
-        tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
-        for name in names:
-            rest = patterns[name][len(prefix):]
-            keyword = rest[:len(rest) - len(rest.lstrip(_LOWERCASE))]
-            if not keyword:
-                return None
-            end = rest[len(keyword):]
-            if end == _TAG_END and keyword not in tags:
-                tags[keyword] = name
-            else:
-                special.append((keyword, keyword + end, name))
-        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
-        return cls(lexer, tuple(names), head, tags, tuple(special))
-
-    def match(self, text, pos):
-        head = self.head(text, pos)
-        if head is None:
-            return None
-        at, best, end = head.start("_keyword_"), None, None
-        name = self.tags.get(head.group("_keyword_"))
-        if name is not None:
-            best, end = name, head.end()
-        for keyword, rest, member in self.special:
-            if text.startswith(keyword, at) and (best is None or self.order[member] < self.order[best]):
-                m = _compiled(rest)(text, at)
-                if m is not None:
-                    best, end = member, m.end()
-        if best is None:   # no member where the prefix's first way ends: the regexp tries the others
-            return self.lexer._matcher_regexp(self.names)(text, pos)
-        self.left -= 1
-        if self.left <= 0:
-            self.lexer._tier_up(self)
-        return Found(best, text, pos, end)
-
-
-def _compiled(pattern):
-    # The match method of a pattern (re's own cache keeps it).
-    return re.compile(pattern).match
+def _same(value):
+    # The units of a lexicon without the tables' unit lists, as they are (they are their own key).
+    return value
 
 
 class _Fixed:
@@ -566,14 +547,6 @@ class _Fixed:
 
     def __init__(self, text, name):
         self.name, self.text, self.size = name, text, len(text)
-
-
-class Known:
-    # A terminal read by its natives.KNOWN function (the match function of its regexp, as a lexer holds one).
-    __slots__ = ("match",)
-
-    def __init__(self, match):
-        self.match = match
 
 
 class _Skip:

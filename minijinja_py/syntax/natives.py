@@ -4,11 +4,15 @@ Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) rea
 fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
 string literals and the delimiters whose regexps the grammar spells as KNOWN has them: the function of a pattern
 finds the same match (the same end, or none) at every place, which tests/test_grammar.py checks against the regexp
-on generated text.
+on generated text. A family of block tags is read by its KeywordFamily until its lexer has read enough tags to
+compile the family's regexp (the largest of a first parse), finding what that regexp finds.
 A pattern spelt otherwise is compiled as usual.
 """
 
-__all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "fixed_text", "alternatives", "texts_matcher", "literals"]
+import re
+
+__all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "TAG_END", "KeywordFamily", "fixed_text", "alternatives",
+           "texts_matcher", "literals"]
 
 
 class Found:
@@ -30,6 +34,7 @@ _SPECIAL = frozenset(".^$*+?{}[]()|\\")
 # A keyword terminal's pattern: lowercase letters, then this (no name character of the grammar's may follow)
 NAME_CHAR = "[^\x00-/:-@[-^`{-\x7f\\s]"
 WORD_END = f"(?!{NAME_CHAR})"
+TAG_END = "(?!\\w)"   # how a family member (a block tag's keyword) ends
 
 
 def fixed_text(pattern):
@@ -159,15 +164,18 @@ def _string(name):
         quote = text[pos:pos + 1]
         if quote not in ("'", '"'):
             return None
-        at = pos + 1
-        while True:
-            end = text.find(quote, at)
-            if end < 0:
-                return None
-            escape = text.find("\\", at, end)
-            if escape < 0:
+        end = text.find(quote, pos + 1)
+        while end >= 0:
+            # a quote ends the string unless the run of backslashes right before it is odd: each backslash escapes
+            # the next character, and a run starts unescaped (what precedes it, at worst the opening quote, is no
+            # backslash), so its pairs escape each other (one search per quote, not per escape)
+            before = end - 1
+            while text[before] == "\\":
+                before -= 1
+            if (end - before) % 2:
                 return Found(name, text, pos, end + 1)
-            at = escape + 2   # the escaped character, whatever it is (a quote, a newline)
+            end = text.find(quote, end + 1)
+        return None
     return match
 
 
@@ -239,3 +247,72 @@ KNOWN = {
     "-%\\}\\s*|\\+%\\}|%\\}\n?": _block_close(True),
     r"-%\}\s*|\+%\}|%\}": _block_close(False),
 }
+
+
+# ------------------------------------------------------------------------------------ block tags
+_LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase letters its rest of pattern starts with
+
+
+class KeywordFamily:
+    # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
+    # block tag ends (TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
+    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
+    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
+    # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
+    # the prefix). After `left` tags its lexer tiers up to the regexp (lexer.NATIVE_FAMILY_TAGS).
+
+    __slots__ = ("lexer", "names", "head", "tags", "special", "special_words", "order", "left")
+
+    def __init__(self, lexer, names, head, tags, special, left):
+        self.lexer, self.names, self.head, self.tags, self.special = lexer, names, head, tags, special
+        self.special_words = tuple(keyword for keyword, _, _ in special)   # (for one str.startswith of them all)
+        self.order = {name: i for i, name in enumerate(names)}
+        self.left = left
+
+    @classmethod
+    def of(cls, lexer, prefix, names, patterns, left):
+        # The KeywordFamily of a family (a lexer's: its _matcher_regexp and _tier_up serve it), reading `left` tags
+        # before its lexer tiers up, or None when a member does not start with a keyword.
+        tags, special = {}, []   # keyword → member ended as a tag; (keyword, its rest of pattern, member)
+        start = len(prefix)
+        for name in names:
+            rest = patterns[name][start:]
+            end = rest.lstrip(_LOWERCASE)
+            if len(end) == len(rest):
+                return None
+            keyword = rest[:len(rest) - len(end)]
+            if end == TAG_END and keyword not in tags:
+                tags[keyword] = name
+            else:
+                special.append((keyword, rest, name))
+        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
+        return cls(lexer, tuple(names), head, tags, tuple(special), left)
+
+    def match(self, text, pos):
+        head = self.head(text, pos)
+        if head is None:
+            return None
+        word = head.group("_keyword_")
+        best = self.tags.get(word)
+        end = head.end()
+        # a member of its own pattern where its keyword starts the run of word characters (a keyword is word
+        # characters: the text starts with it there exactly when the run does)
+        if word.startswith(self.special_words):
+            at = head.start("_keyword_")
+            for keyword, rest, member in self.special:
+                if word.startswith(keyword) and (best is None or self.order[member] < self.order[best]):
+                    m = _compiled(rest)(text, at)
+                    if m is not None:
+                        best, end = member, m.end()
+        if best is None:   # no member where the prefix's first way ends: the regexp tries the others
+            return self.lexer._matcher_regexp(self.names)(text, pos)
+        self.left -= 1
+        if self.left <= 0:
+            self.lexer._tier_up(self)
+        return Found(best, text, pos, end)
+
+
+def _compiled(pattern):
+    # The match method of a pattern (re's own cache keeps it).
+    return re.compile(pattern).match
