@@ -96,6 +96,15 @@ SNIPPETS = [
     "{% for m in x %}{% set content = m.content %}{% if '</think>' in content %}T{% else %}F{% endif %}{% if '<x>' not "
     "in m.content %}N{% endif %}{% if 'a' in m['content'] %}A{% endif %}{% if 'role' in m %}K{% endif %}{% endfor %}"
     "{% if 'a' in z %}Z{% endif %}{% if 'a' not in z %}z{% endif %}",
+    # type tests answered by a plain value's class (operands.type_answers): in an if, a value, an and/or operand
+    "{% for m in x %}{% for v in [m.content, m['role'], 0, 1, 1.5, true, false, none, [], (), {}, '', m] %}"
+    "{% if v is string %}s{% endif %}{% if v is not mapping %}M{% endif %}{% if v is number %}n{% endif %}"
+    "{% if v is integer %}i{% endif %}{% if v is boolean %}b{% endif %}{% if v is true %}T{% endif %}"
+    "{% if v is not false %}F{% endif %}{% if v is sequence %}q{% endif %}{% if v is iterable %}t{% endif %}"
+    "{% if v is float %}f{% endif %}{% if v is none %}0{% endif %}{% if v is escaped %}e{% endif %}"
+    "{% if v is callable %}c{% endif %}{% if v is defined and v is not none %}d{% endif %}{% if m.content is not "
+    "string %}S{% endif %}|{{ v is string }}{{ v is not true }}{{ v is sequence }}{{ m['role'] is mapping }};"
+    "{% endfor %}{% endfor %}",
     # type tests of unset variables
     "{{ z is defined }}{{ z is not defined }}{{ z is none }}{{ z is string }}{{ z is undefined }}{{ z is iterable }}"
     "{% for m in x %}{{ w is defined }}{% set w = 1 %}{{ w is defined }}{% endfor %}",

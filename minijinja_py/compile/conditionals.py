@@ -9,7 +9,7 @@ picking its branch by the subject's value; a type test, a string constant's `in`
 from .chains import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
 )
-from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
 from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
@@ -163,15 +163,16 @@ def _if_loop_flag(slot, attr, negated, test, span, body, else_):
 
 def _if_type_test(slot, key, func, negated, test, span, body, else_):
     # {% if m.content is string %}, {% if x is not none %}: a type test (calls.type_test) of a variable of this frame
-    # or a key of one, the value read in line and tested here; test (the test's closure) where it is not there.
-    def run_type_test(f, out, body=body, else_=else_, func=func, key=key, negated=negated, slot=slot, span=span,
-            test=test):
+    # or a key of one, the value read in line and tested here (a plain value's answer found by its class:
+    # operands.type_answers); test (the test's closure) where it is not there.
+    def run_type_test(f, out, answers=type_answers(func, negated), body=body, else_=else_, func=func, key=key,
+            negated=negated, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
             value = value.get(key, MISSING) if type(value) is dict else MISSING
         if value is MISSING:
             chosen = test(f)
-        else:
+        elif (chosen := answers.get(type(value))) is None:
             try:
                 chosen = not func(value) if negated else func(value)
             except Exception as exc:   # (a caller's object: `is escaped` asks for its __html__)
