@@ -318,10 +318,13 @@ def _print_joined(c, nodes, general):
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, room=room, slot=slot, slot2=slot2, span=span):
         first, second = f[slot], f[slot2]
-        if key is not None:
-            first = first[key] if type(first) is dict and key in first else None
-        if key2 is not None:
-            second = second[key2] if type(second) is dict and key2 in second else None
+        try:   # (a printed key is there: a subscript, cheaper than `in` and a subscript; a missing one raises)
+            if key is not None:
+                first = first[key] if type(first) is dict else None
+            if key2 is not None:
+                second = second[key2] if type(second) is dict else None
+        except KeyError:
+            first = None
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
@@ -453,7 +456,10 @@ def _print_joined_one(pieces, read, room, counted, span, general):
             span=span):
         value = f[slot]
         if key is not None:
-            value = value[key] if type(value) is dict and key in value else None
+            try:   # (as run_sum reads it)
+                value = value[key] if type(value) is dict else None
+            except KeyError:
+                value = None
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:
