@@ -114,6 +114,10 @@ SNIPPETS = [
     "{% for i in [0, -1, 2, 9, -9, true, 1.0, 'role', none] %}{{ '[' + x[i]['role'] + '|' + x[i]['name'] + ']' }}"
     "{{ x[i]['role'] + '.' }}{% endfor %}",
     "{% macro p(i) %}{{ x[i]['role'] + '|' + x[i]['content'] }}{% endmacro %}{{ p(0) }}{{ p(-1) }}{{ p(1) }}",
+    # an if of a key there and true, one lookup (conditionals._if_key_there)
+    "{% for m in x %}{% if 'tool_calls' in m and m['tool_calls'] %}T{% else %}F{% endif %}{% if 'content' in m and "
+    "m.content %}C{% endif %}{% if 'role' in m and m['role'] %}R{% endif %}{% if 'items' in m and m.items %}I"
+    "{% endif %}{% if 'a' in m and m['a'] %}A{% endif %}{% endfor %}{% if 'role' in x and x.role %}X{% endif %}",
 ]
 
 
@@ -219,3 +223,16 @@ def test_printed_item_reads_count_their_output_where_they_print(general_only):
     for max_output in (3, 2 * len(expected) - 1):
         with pytest.raises(mj.LimitExceeded):
             mj.chat_environment(limits=mj.Limits(max_output=max_output)).from_string(source).render(x=x)
+
+
+class _FailingTruth:
+    def __bool__(self):
+        raise ValueError("no truth")
+
+
+@pytest.mark.parametrize("value", [_FailingTruth(), [1], [], 0, "", None, mj.Markup("")])
+def test_a_key_there_and_true_takes_the_value_truth_as_jinja2(value, general_only):
+    source = "{% for m in x %}{% if 'k' in m and m['k'] %}T{% else %}F{% endif %}{% endfor %}"
+    x = [{"k": value}, {}, {"k": 1}]
+    ours = _outcome(lambda: mj.chat_environment().from_string(source).render(x=x))
+    assert ours == _outcome(lambda: reference_env().from_string(source).render(x=x))

@@ -79,7 +79,9 @@ def _if_run(c, node, branches, else_):
             (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
             first = chain_operand(c, first_node, first_ev, first_span)
             second = chain_operand(c, second_node, second_ev, second_span)
-            return chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+            general = chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+            there = _key_there_of(c, node.test, first_node, second_node)
+            return general if there is None else _if_key_there(*there, second_span, general, body.run, else_run)
         if isinstance(node.test, n.Not) and not is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
@@ -115,6 +117,41 @@ def _if_boolean(test, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_boolean
+
+
+def _key_there_of(c, test, first, second):
+    # (slot, key) of a test `'k' in x and x['k']` (or `x.k`): x a variable of this frame, the same constant key
+    # (operands.dict_key: what a plain dict's lookup reads); else None.
+    if test.__class__ is not n.And or first.__class__ is not n.Compare or len(first.ops) != 1 or \
+            first.ops[0][0] != "in" or first.first.__class__ is not n.Const or type(first.first.value) is not str:
+        return None
+    slot, key = in_line_place(c, second)
+    if slot is None or key != first.first.value or local_slot(c, first.ops[0][1]) != slot:
+        return None
+    return slot, key
+
+
+def _if_key_there(slot, key, span, general, body, else_):
+    # {% if 'tool_calls' in m and m['tool_calls'] %}: on a plain dict, the key looked up once decides both operands
+    # (Jinja2's `in`, then its read of the key: nothing runs between them), the value's truth taken as the and takes
+    # it (a failure located at the second operand); anything else through general, the and's own run.
+    def run_key_there(f, out, body=body, else_=else_, general=general, key=key, slot=slot, span=span):
+        obj = f[slot]
+        if type(obj) is not dict:
+            return general(f, out)
+        if key not in obj:
+            chosen = False
+        else:
+            value = obj[key]
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # (a caller's object in the dict: its truth can fail)
+                raise located(exc, span)
+        if chosen:
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_key_there
 
 
 def _loop_flag_of(c, test):
