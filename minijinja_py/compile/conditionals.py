@@ -139,15 +139,7 @@ def _if_key_there(slot, key, span, general, body, else_):
         obj = f[slot]
         if type(obj) is not dict:
             return general(f, out)
-        if key not in obj:
-            chosen = False
-        else:
-            value = obj[key]
-            try:
-                chosen = True if value else False
-            except Exception as exc:   # (a caller's object in the dict: its truth can fail)
-                raise located(exc, span)
-        if chosen:
+        if key in obj and truth_at(obj[key], span):   # (a caller's object in the dict: its truth can fail)
             body(f, out)
         elif else_ is not None:
             else_(f, out)
