@@ -32,10 +32,17 @@ def cheap_constant(value):
 def type_answers(func, negated):
     # {plain class: what the type test func (one of builtins.tests.TYPE_TESTS; negated: `is not`) answers for a value
     # of that class}: such a test looks at the class alone (`is true` and `is false`, which look at the value: none),
-    # so a closure that reads a plain value in line answers it without calling the test. Made as a template compiles.
-    if func is test_true or func is test_false:
-        return {}
-    return {type(sample): bool(func(sample)) is not negated for sample in ("", 0, 0.5, False, None, [], (), {})}
+    # so a closure that reads a plain value in line answers it without calling the test. Made once per test, the
+    # first time a template uses it (_TYPE_ANSWERS: empty at import).
+    answers = _TYPE_ANSWERS.get((func, negated))
+    if answers is None:
+        answers = {} if func is test_true or func is test_false else \
+            {type(sample): bool(func(sample)) is not negated for sample in ("", 0, 0.5, False, None, [], (), {})}
+        _TYPE_ANSWERS[(func, negated)] = answers
+    return answers
+
+
+_TYPE_ANSWERS = {}   # (test, negated) -> type_answers'
 
 
 # a dict's methods: d['items'] of a plain dict without that key is the method, not undefined
