@@ -96,9 +96,28 @@ SNIPPETS = [
     "{% for m in x %}{% set content = m.content %}{% if '</think>' in content %}T{% else %}F{% endif %}{% if '<x>' not "
     "in m.content %}N{% endif %}{% if 'a' in m['content'] %}A{% endif %}{% if 'role' in m %}K{% endif %}{% endfor %}"
     "{% if 'a' in z %}Z{% endif %}{% if 'a' not in z %}z{% endif %}",
+    # type tests answered by a plain value's class (operands.type_answers): in an if, a value, an and/or operand
+    "{% for m in x %}{% for v in [m.content, m['role'], 0, 1, 1.5, true, false, none, [], (), {}, '', m] %}"
+    "{% if v is string %}s{% endif %}{% if v is not mapping %}M{% endif %}{% if v is number %}n{% endif %}"
+    "{% if v is integer %}i{% endif %}{% if v is boolean %}b{% endif %}{% if v is true %}T{% endif %}"
+    "{% if v is not false %}F{% endif %}{% if v is sequence %}q{% endif %}{% if v is iterable %}t{% endif %}"
+    "{% if v is float %}f{% endif %}{% if v is none %}0{% endif %}{% if v is escaped %}e{% endif %}"
+    "{% if v is callable %}c{% endif %}{% if v is defined and v is not none %}d{% endif %}{% if m.content is not "
+    "string %}S{% endif %}|{{ v is string }}{{ v is not true }}{{ v is sequence }}{{ m['role'] is mapping }};"
+    "{% endfor %}{% endfor %}",
     # type tests of unset variables
     "{{ z is defined }}{{ z is not defined }}{{ z is none }}{{ z is string }}{{ z is undefined }}{{ z is iterable }}"
     "{% for m in x %}{{ w is defined }}{% set w = 1 %}{{ w is defined }}{% endfor %}",
+    # printed keys of one list item indexed by a loop variable (output._print_item_reads), the item read once
+    "{% for i in range(x|length) %}{{ x[i]['role'] + ': ' + x[i]['content'] }}|{{ '<' + x[i]['content'] + '>' }}"
+    "<{{ x[i]['role'] }}>{{ x[i]['content'] }}\n{{ x[i]['role'] + x[i]['role'] }}{% endfor %}",
+    "{% for i in [0, -1, 2, 9, -9, true, 1.0, 'role', none] %}{{ '[' + x[i]['role'] + '|' + x[i]['name'] + ']' }}"
+    "{{ x[i]['role'] + '.' }}{% endfor %}",
+    "{% macro p(i) %}{{ x[i]['role'] + '|' + x[i]['content'] }}{% endmacro %}{{ p(0) }}{{ p(-1) }}{{ p(1) }}",
+    # an if of a key there and true, one lookup (conditionals._if_key_there)
+    "{% for m in x %}{% if 'tool_calls' in m and m['tool_calls'] %}T{% else %}F{% endif %}{% if 'content' in m and "
+    "m.content %}C{% endif %}{% if 'role' in m and m['role'] %}R{% endif %}{% if 'items' in m and m.items %}I"
+    "{% endif %}{% if 'a' in m and m['a'] %}A{% endif %}{% endfor %}{% if 'role' in x and x.role %}X{% endif %}",
 ]
 
 
@@ -135,6 +154,7 @@ COUNTING = [
     "x[i]['role'] == 'none' %}N{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
     "{% for m in x %}{% if m['function']['name'] == 'user' %}U{% elif m['function']['name'] == 's' %}S{% endif %}"
     "{% if m.role and m.role == 'user' %}r{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
+    "{% for i in range(3) %}{{ x[i]['role'] + ':' + x[i]['name'] }}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
 ]
 
 
@@ -178,6 +198,8 @@ def test_undefined_classes_keep_their_behaviour(source, classes, general_only):
     "{% if x[i]['role'] == 'system' %}S{% elif x[i]['role'] == 'user' %}u{% endif %}{% endfor %}",
     "{% for i in range(2) %}{% if x[i]['role'] == 'user' %}{% set x = [{'role': 'system'}, {'role': 'system'}] %}"
     "U{% elif x[i]['role'] == 'system' %}S{% endif %}{{ x[i]['role'] }}{% endfor %}",
+    "{% for i in range(2) %}{{ x[i]['role'] + ':' }}{% do x[i].update({'role': 'system'}) %}{{ x[i]['role'] + '|' + "
+    "x[i]['role'] }}{% do x.append({'role': 'z'}) %}{% endfor %}{{ x[-1]['role'] + x[-1]['role'] }}",
     "{% for m in x %}{% if m.tool_calls and m.role %}T{% endif %}{% do m.update({'tool_calls': [1]}) %}"
     "{% if m.tool_calls and m.role %}t{% endif %}{{ x[-1]['role'] }}{% do x.append({'role': 'z'}) %}"
     "{{ x[-1]['role'] }}{% if loop.index > 2 %}{% break %}{% endif %}{% endfor %}",
@@ -187,3 +209,30 @@ def test_reads_after_changes_match_jinja2(source, general_only):
     theirs = jinja2.Environment(extensions=["jinja2.ext.loopcontrols", "jinja2.ext.do"]).from_string(source)
     data = [{"role": "user"}, {"role": "assistant"}]
     assert ours.render(x=[dict(d) for d in data]) == theirs.render(x=[dict(d) for d in data])
+
+
+def test_printed_item_reads_count_their_output_where_they_print(general_only):
+    # output._print_item_reads in a macro's body (no loop counts it there): its text counted against max_output
+    # where it prints, and again where the macro's text prints (as main counted it before this run read in line)
+    source = "{% macro p(i) %}{{ x[i]['role'] + '|' + x[i]['content'] }}{% endmacro %}{{ p(0) }}{{ p(1) }}"
+    x = [{"role": "a", "content": "bc"}, {"role": "d", "content": "e" * 3000}]
+    expected = "a|bc" + "d|" + "e" * 3000
+    assert mj.chat_environment().from_string(source).render(x=x) == expected
+    edge = mj.chat_environment(limits=mj.Limits(max_output=2 * len(expected))).from_string(source)
+    assert edge.render(x=x) == expected
+    for max_output in (3, 2 * len(expected) - 1):
+        with pytest.raises(mj.LimitExceeded):
+            mj.chat_environment(limits=mj.Limits(max_output=max_output)).from_string(source).render(x=x)
+
+
+class _FailingTruth:
+    def __bool__(self):
+        raise ValueError("no truth")
+
+
+@pytest.mark.parametrize("value", [_FailingTruth(), [1], [], 0, "", None, mj.Markup("")])
+def test_a_key_there_and_true_takes_the_value_truth_as_jinja2(value, general_only):
+    source = "{% for m in x %}{% if 'k' in m and m['k'] %}T{% else %}F{% endif %}{% endfor %}"
+    x = [{"k": value}, {}, {"k": 1}]
+    ours = _outcome(lambda: mj.chat_environment().from_string(source).render(x=x))
+    assert ours == _outcome(lambda: reference_env().from_string(source).render(x=x))

@@ -127,6 +127,7 @@ def test_a_switch_whose_branches_print_a_key_of_the_item_is_walked_in_line():
     try:
         for source in ("{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}"
                        "{{ '[' + m.content|trim }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% if m.role != 'system' %}{{ m.content }}{% endif %}{% endfor %}",
                        "{% for m in ms %}{% if m.k == 1 %}{{ m.c }}{% else %}E{{ m.d }}{% endif %}{% endfor %}",
                        "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% else %}E{% endif %}{% endfor %}",
                        "{% for m in ms %}{% if m.role == 'a' %}<{{ x.content }}>{% endif %}{% endfor %}",
@@ -135,7 +136,7 @@ def test_a_switch_whose_branches_print_a_key_of_the_item_is_walked_in_line():
             assert "walks/walk" in chosen_by(source)
     finally:
         walks._walk_texts = original
-    assert calls == ["role", "k"]   # (a constant text, another variable, a second statement, a key of a key: not)
+    assert calls == ["role", "role", "k"]   # (a constant text, another variable, a second statement, a key of a key: not)
 
 
 def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
@@ -644,6 +645,7 @@ LIMIT_SNIPPETS = [
     "{% for m in ms %}{% set r = m.role|upper %}{{ r }},{{ m.content }}{% endfor %}",
     "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content }}{% endif %}"
     "{% endfor %}",
+    "{% for m in ms %}{% if m.role != 'a' %}{{ m.content }}{% endif %}{% endfor %}",   # walked in line, bare
 ]
 
 
@@ -680,6 +682,7 @@ LONG_SNIPPETS = [
     "{% for m in ms %}{% if m.role == 'a' %}<{{ m.content }}>{% elif m.role == 'b' %}{{ '[' + m.content }}{% endif %}"
     "{% endfor %}",
     "{% for m in ms %}{% if m.role == 'a' %}{{ m.content }}{% else %}{{ '<' + m.content|trim }}{% endif %}{% endfor %}",
+    "{% for m in ms %}{% if m.role != 'a' %}{{ m.content }}{% else %}<{{ m.content }}{% endif %}{% endfor %}",
     "{{ '<' + x + '>' }}", "<{{ x }}>{{ x }}",                                        # counted where they print
 ]
 

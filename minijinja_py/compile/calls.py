@@ -22,7 +22,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand
+from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand, type_answers
 
 __all__ = [
     "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
@@ -567,14 +567,15 @@ def compile_test(c, node, value_ev=None):
 def type_test(func, value_ev, negated, span, slot=None, key=None):
     # x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
     # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
-    # (slot, key: operands.in_line_place), through value_ev otherwise.
+    # (slot, key: operands.in_line_place), through value_ev otherwise; a plain value's answer found by its class
+    # (operands.type_answers).
     if slot is not None:
         # what the test says of the undefined a plain dict's missing key or an unset variable reads as (not
         # d['update'], the sandbox's method): a type test's answer depends on the value's class alone
         missing = _type_test_of_undefined(func, key, negated) if key not in DICT_NAMES else MISSING
 
-        def ev_in_line(f, func=func, key=key, missing=missing, negated=negated, slot=slot, span=span,
-                value_ev=value_ev):
+        def ev_in_line(f, answers=type_answers(func, negated), func=func, key=key, missing=missing, negated=negated,
+                slot=slot, span=span, value_ev=value_ev):
             value = f[slot]
             if key is not None:
                 value = value.get(key, MISSING) if type(value) is dict else MISSING
@@ -582,24 +583,17 @@ def type_test(func, value_ev, negated, span, slot=None, key=None):
                 if missing is not MISSING and (key is None or type(f[slot]) is dict) and f[0].undefined is Undefined:
                     return missing
                 value = value_ev(f)
+            elif (answer := answers.get(type(value))) is not None:
+                return answer
             try:
                 return not func(value) if negated else func(value)
             except Exception as exc:
                 raise located(exc, span)
         return ev_in_line
-    if negated:
-        def ev_not(f, func=func, span=span, value_ev=value_ev):
-            value = value_ev(f)
-            try:
-                return not func(value)
-            except Exception as exc:
-                raise located(exc, span)
-        return ev_not
-
-    def ev(f, func=func, span=span, value_ev=value_ev):
+    def ev(f, func=func, negated=negated, span=span, value_ev=value_ev):
         value = value_ev(f)
         try:
-            return func(value)
+            return not func(value) if negated else func(value)
         except Exception as exc:
             raise located(exc, span)
     return ev

@@ -155,8 +155,15 @@ def chain_two(first, second, want, body=None, else_=None):
             value = MISSING
         else:
             value = f[slot]
-            if key is not None:
-                value = value[key] if type(value) is dict and key in value else MISSING
+            if key is None:
+                pass
+            elif type(value) is dict:
+                try:   # (an equality's key is there: a subscript, cheaper than `in` and a subscript)
+                    value = value[key]
+                except KeyError:
+                    value = MISSING
+            else:
+                value = MISSING
         if type(value) is constant_type:
             chosen = (value == constant) is equal
         else:
@@ -170,8 +177,15 @@ def chain_two(first, second, want, body=None, else_=None):
                 value = MISSING
             else:
                 value = f[slot2]
-                if key2 is not None:
-                    value = value[key2] if type(value) is dict and key2 in value else MISSING
+                if key2 is None:
+                    pass
+                elif type(value) is dict:
+                    try:
+                        value = value[key2]
+                    except KeyError:
+                        value = MISSING
+                else:
+                    value = MISSING
             if type(value) is constant_type2:
                 chosen = (value == constant2) is equal2
             else:

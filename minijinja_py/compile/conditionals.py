@@ -9,7 +9,7 @@ picking its branch by the subject's value; a type test, a string constant's `in`
 from .chains import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
 )
-from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader
+from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
 from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
@@ -79,7 +79,9 @@ def _if_run(c, node, branches, else_):
             (first_node, first_ev, first_span), (second_node, second_ev, second_span) = parts
             first = chain_operand(c, first_node, first_ev, first_span)
             second = chain_operand(c, second_node, second_ev, second_span)
-            return chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+            general = chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
+            there = _key_there_of(c, node.test, first_node, second_node)
+            return general if there is None else _if_key_there(*there, second_span, general, body.run, else_run)
         if isinstance(node.test, n.Not) and not is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
@@ -115,6 +117,33 @@ def _if_boolean(test, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_boolean
+
+
+def _key_there_of(c, test, first, second):
+    # (slot, key) of a test `'k' in x and x['k']` (or `x.k`): x a variable of this frame, the same constant key
+    # (operands.dict_key: what a plain dict's lookup reads); else None.
+    if test.__class__ is not n.And or first.__class__ is not n.Compare or len(first.ops) != 1 or \
+            first.ops[0][0] != "in" or first.first.__class__ is not n.Const or type(first.first.value) is not str:
+        return None
+    slot, key = in_line_place(c, second)
+    if slot is None or key != first.first.value or local_slot(c, first.ops[0][1]) != slot:
+        return None
+    return slot, key
+
+
+def _if_key_there(slot, key, span, general, body, else_):
+    # {% if 'tool_calls' in m and m['tool_calls'] %}: on a plain dict, the key looked up once decides both operands
+    # (Jinja2's `in`, then its read of the key: nothing runs between them), the value's truth taken as the and takes
+    # it (a failure located at the second operand); anything else through general, the and's own run.
+    def run_key_there(f, out, body=body, else_=else_, general=general, key=key, slot=slot, span=span):
+        obj = f[slot]
+        if type(obj) is not dict:
+            return general(f, out)
+        if key in obj and truth_at(obj[key], span):   # (a caller's object in the dict: its truth can fail)
+            body(f, out)
+        elif else_ is not None:
+            else_(f, out)
+    return run_key_there
 
 
 def _loop_flag_of(c, test):
@@ -163,15 +192,16 @@ def _if_loop_flag(slot, attr, negated, test, span, body, else_):
 
 def _if_type_test(slot, key, func, negated, test, span, body, else_):
     # {% if m.content is string %}, {% if x is not none %}: a type test (calls.type_test) of a variable of this frame
-    # or a key of one, the value read in line and tested here; test (the test's closure) where it is not there.
-    def run_type_test(f, out, body=body, else_=else_, func=func, key=key, negated=negated, slot=slot, span=span,
-            test=test):
+    # or a key of one, the value read in line and tested here (a plain value's answer found by its class:
+    # operands.type_answers); test (the test's closure) where it is not there.
+    def run_type_test(f, out, answers=type_answers(func, negated), body=body, else_=else_, func=func, key=key,
+            negated=negated, slot=slot, span=span, test=test):
         value = f[slot]
         if key is not None:
             value = value.get(key, MISSING) if type(value) is dict else MISSING
         if value is MISSING:
             chosen = test(f)
-        else:
+        elif (chosen := answers.get(type(value))) is None:
             try:
                 chosen = not func(value) if negated else func(value)
             except Exception as exc:   # (a caller's object: `is escaped` asks for its __html__)
@@ -288,8 +318,15 @@ def _one_subject(subject, entries, ors, general, else_):
     def run_one_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, key=key,
             slot=slot):
         value = f[slot]
-        if key is not None:
-            value = value[key] if type(value) is dict and key in value else MISSING
+        if key is None:
+            pass
+        elif type(value) is dict:
+            try:   # (a subject's key is there: a subscript, cheaper than `in` and a subscript; a missing one raises)
+                value = value[key]
+            except KeyError:
+                value = MISSING
+        else:
+            value = MISSING
         if type(value) is not constant_type:
             return general(f, out)
         body = bodies.get(value)
@@ -382,8 +419,15 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
     def run_equal(f, out, body=body, constant=constant, constant_type=constant_type, else_=else_, equal=equal, key=key,
             slot=slot, span=span, test=test):
         value = f[slot]
-        if key is not None:
-            value = value[key] if type(value) is dict and key in value else MISSING
+        if key is None:
+            pass
+        elif type(value) is dict:
+            try:   # (as _one_subject reads it)
+                value = value[key]
+            except KeyError:
+                value = MISSING
+        else:
+            value = MISSING
         chosen = (value == constant) is equal if type(value) is constant_type else truth_at(test(f), span)
         if chosen:
             body(f, out)

@@ -9,13 +9,14 @@ from operator import itemgetter
 
 from ..analysis.symbols import PARAM
 from ..analysis.transforms import CONTEXT_FILTERS
+from ..builtins.tests import test_false, test_true
 from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
 __all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
            "read_path", "path_reader", "two_keys_reader", "dict_key", "constant_index", "constant_literal",
-           "constant_key", "folded_by_jinja2"]
+           "constant_key", "folded_by_jinja2", "type_answers"]
 
 
 def cheap_constant(value):
@@ -26,6 +27,22 @@ def cheap_constant(value):
     if cls is int:
         return -0xFFFFFFFFFFFFFFFF <= value <= 0xFFFFFFFFFFFFFFFF
     return cls is float or cls is bool or value is None
+
+
+def type_answers(func, negated):
+    # {plain class: what the type test func (one of builtins.tests.TYPE_TESTS; negated: `is not`) answers for a value
+    # of that class}: such a test looks at the class alone (`is true` and `is false`, which look at the value: none),
+    # so a closure that reads a plain value in line answers it without calling the test. Made once per test, the
+    # first time a template uses it (_TYPE_ANSWERS: empty at import).
+    answers = _TYPE_ANSWERS.get((func, negated))
+    if answers is None:
+        answers = {} if func is test_true or func is test_false else \
+            {type(sample): bool(func(sample)) is not negated for sample in ("", 0, 0.5, False, None, [], (), {})}
+        _TYPE_ANSWERS[(func, negated)] = answers
+    return answers
+
+
+_TYPE_ANSWERS = {}   # (test, negated) -> type_answers'
 
 
 # a dict's methods: d['items'] of a plain dict without that key is the method, not undefined

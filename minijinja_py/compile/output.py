@@ -5,7 +5,7 @@ Every piece appended is counted against max_output once (context.py: output).
 
 from .calls import call_parts, call_value
 from .context import place
-from .operands import in_line_place, operand
+from .operands import in_line_place, key_path, operand
 from .operators import joined_text, sum_operands
 from ..builtins.strings import str_method
 from ..core.errors import located
@@ -71,7 +71,7 @@ def print_run(c, nodes):
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
             joined = _print_joined(c, nodes, general) if node.expr.__class__ is n.BinOp and node.expr.op == "+" \
                 else None
-            return (general, _prints_reads(nodes)) if joined is None else joined
+            return (_print_item_reads(c, nodes, general), _prints_reads(nodes)) if joined is None else joined
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -89,7 +89,7 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     joined = _print_joined(c, nodes, general)
-    return (general, _prints_reads(nodes)) if joined is None else joined
+    return (_print_item_reads(c, nodes, general), _prints_reads(nodes)) if joined is None else joined
 
 
 def _prints_reads(nodes):
@@ -318,10 +318,13 @@ def _print_joined(c, nodes, general):
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, room=room, slot=slot, slot2=slot2, span=span):
         first, second = f[slot], f[slot2]
-        if key is not None:
-            first = first[key] if type(first) is dict and key in first else None
-        if key2 is not None:
-            second = second[key2] if type(second) is dict and key2 in second else None
+        try:   # (a printed key is there: a subscript, cheaper than `in` and a subscript; a missing one raises)
+            if key is not None:
+                first = first[key] if type(first) is dict else None
+            if key2 is not None:
+                second = second[key2] if type(second) is dict else None
+        except KeyError:
+            first = None
         if type(first) is not str or type(second) is not str:
             general(f, out)
         elif len(first) + len(second) < room:
@@ -335,6 +338,61 @@ def _print_joined(c, nodes, general):
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum, True
+
+
+def _print_item_reads(c, nodes, general):
+    """A run of text and {{ }} whose values are one or two keys of one item of a list indexed by a loop variable,
+    alone or in `+` chains with string constants (`{{ messages[i]['role'] + ': ' + messages[i]['content'] }}`): where
+    the list is a plain list, the index a plain int in range, the item a plain dict whose keys hold short plain
+    strings, the constants and the values appended, counted as the run counts it; else general, which reads them all
+    again (the reads in line ran nothing). The item is read once where Jinja2 reads it for each key: between its reads
+    nothing runs but a plain dict's lookups and adding plain strings. -> that run, or general for other runs."""
+    pieces, places = [""], []
+    for node in nodes:
+        text = _constant_text(node)
+        if text is not None:
+            pieces[-1] += text
+            continue
+        for item in sum_operands(node.expr)[0] if node.expr.__class__ is n.BinOp and node.expr.op == "+" else \
+                (node.expr,):
+            if item.__class__ is n.Const and type(item.value) is str:
+                pieces[-1] += item.value
+                continue
+            place = key_path(c, item, indexes=True)
+            if place is None or len(place[1]) != 2 or type(place[1][0]) is not int or type(place[1][1]) is not str:
+                return general
+            places.append(place)
+            pieces.append("")
+    room, counted, span = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop, nodes[0].span
+    if not 1 <= len(places) <= 2 or room <= 0 or len({(slot, index) for slot, (index, _) in places}) != 1 or \
+            room == BIG_STR and len(places) == 1:
+        return general   # (one value alone: its print reads it in line, two lookups: expressions._two_lookups)
+    (slot, (index_slot, key)), key2 = places[0], places[-1][1][1] if len(places) == 2 else None
+    before, between, after = pieces if key2 is not None else (pieces[0], "", pieces[1])
+
+    def run_item_reads(f, out, after=after, before=before, between=between, counted=counted, general=general,
+            index_slot=index_slot, key=key, key2=key2, room=room, slot=slot, span=span):
+        items, index, item = f[slot], f[index_slot], None
+        if type(items) is list and type(index) is int:
+            try:
+                item = items[index]
+            except IndexError:   # (out of range: general's undefined)
+                pass
+        if type(item) is dict:
+            first = item.get(key)
+            second = "" if key2 is None else item.get(key2)
+            if type(first) is str and type(second) is str and len(first) + len(second) < room:
+                out.append(before)
+                out.append(first)
+                if key2 is not None:
+                    out.append(between)
+                    out.append(second)
+                out.append(after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_item_reads
 
 
 def _joined_read(c, node):
@@ -398,7 +456,10 @@ def _print_joined_one(pieces, read, room, counted, span, general):
             span=span):
         value = f[slot]
         if key is not None:
-            value = value[key] if type(value) is dict and key in value else None
+            try:   # (as run_sum reads it)
+                value = value[key] if type(value) is dict else None
+            except KeyError:
+                value = None
         if type(value) is not str:
             general(f, out)
         elif len(value) < room:

@@ -60,9 +60,9 @@ def walk(node):
             rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            size = walker(f, out, items, step)   # (the output's size where the walker counted it)
+            walker(f, out, items, step)
             if counts_output:
-                count_output(rs, out, start, size)
+                count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
     return run_list
@@ -140,11 +140,11 @@ def _item_texts(slot, blocks):
 def _walk_texts(slot, key, kind, texts, default, a):
     # _walk_switch for one switch on a key of the item whose every branch prints one key of the item between
     # constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text made here as the branch's
-    # kernel (or, long, its general closure: Emit.sums) makes it, its size counted: -> the size, or None where a (the
-    # statement's kernel, which reads it all again: the reads in line ran nothing) ran.
+    # kernel (or, long, its general closure: Emit.sums) makes it; anything else through a, the statement's kernel,
+    # which reads it all again (the reads in line ran nothing). (The loop counts the output at its end, as a walk
+    # that calls its statements does: adding up sizes here costs more per item than that count's one join.)
     def walk_texts(f, out, items, step, slot=slot, key=key, kind=kind, texts=texts, default=default, a=a):
-        size, exact = 0, True   # (no break or continue: the branches print)
-        for item in items:
+        for item in items:   # (no break or continue: the branches print)
             f[slot] = item
             if type(item) is dict and type(value := item.get(key)) is kind:
                 text = texts.get(value, default)
@@ -154,18 +154,17 @@ def _walk_texts(slot, key, kind, texts, default, a):
                 if type(value := item.get(read)) is str:
                     if method is not None and len(value) < BIG_STR:
                         value = method(value)   # (as text.py reads it)
-                    if (length := len(value) + BIG_STR - room) < BIG_STR:
-                        out.append(before)
+                    if len(value) < room:
+                        if before:
+                            out.append(before)
                         out.append(value)
-                        out.append(after)
-                    elif method is not None or not append_long(f[0], out, (before, value, after), length, sums):
-                        length = None
-                    if length is not None:
-                        size += length
+                        if after:
+                            out.append(after)
                         continue
-            exact = False
+                    if method is None and append_long(f[0], out, (before, value, after),
+                                                      len(value) + BIG_STR - room, sums):
+                        continue
             a(f, out)
-        return size if exact else None
     return walk_texts
 
 
