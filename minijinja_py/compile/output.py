@@ -341,12 +341,12 @@ def _print_joined(c, nodes, general):
 
 
 def _print_item_reads(c, nodes, general):
-    """A run of text and {{ }} whose values are one or two keys of one item of a list indexed by a loop variable,
-    alone or in `+` chains with string constants (`{{ messages[i]['role'] + ': ' + messages[i]['content'] }}`): where
-    the list is a plain list, the index a plain int in range, the item a plain dict whose keys hold short plain
-    strings, the constants and the values appended, counted as the run counts it; else general, which reads them all
-    again (the reads in line ran nothing). The item is read once where Jinja2 reads it for each key: between its reads
-    nothing runs but a plain dict's lookups and adding plain strings. -> that run, or general for other runs."""
+    # A run of text and {{ }} whose values are one or two keys of one item of a list indexed by a loop variable, alone
+    # or in `+` chains with string constants (`{{ messages[i]['role'] + ': ' + messages[i]['content'] }}`): where the
+    # list is a plain list, the index a plain int in range, the item a plain dict whose keys hold short plain strings,
+    # the constants and the values appended, counted as the run counts it; else general, which reads them all again (the
+    # reads in line ran nothing). The item is read once where Jinja2 reads it for each key: between its reads nothing
+    # runs but a plain dict's lookups and adding plain strings. -> that run, or general for other runs.
     pieces, places = [""], []
     for node in nodes:
         text = _constant_text(node)
