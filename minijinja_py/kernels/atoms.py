@@ -183,7 +183,7 @@ def if_tests(node):
         return _if_compare_first(node.tests[0], node.bodies[0], node.else_)
     if len(node.bodies) == 1 and type(node.tests[0]) is Test and len(node.tests[0].parts) == 2:
         run_two_parts = _if_two_parts(node.tests[0], node.values[0], node.bodies[0], node.else_)
-        return _if_key_there(node.tests[0], node.bodies[0], node.else_, run_two_parts) or run_two_parts
+        return _if_key_there(node.tests[0], node.bodies[0], node.else_, run_two_parts)
     branches = tuple((decider(test, value), body.run) for test, value, body in zip(node.tests, node.values,
                                                                                    node.bodies))
     else_ = node.else_.run if node.else_ is not None else None
@@ -217,21 +217,16 @@ def _compare_first(test):
 
 def _if_compare_first(test, body, else_block):
     # {% if m.role == 'assistant' and m.tool_calls %}...: the first part, a compare of a key, read and decided in
-    # line, the others by their deciders, in Jinja2's order up to the part that decides; a second and last part
-    # that is the truth or `is none` of a key (the commonest) decided in line where its value is plain.
+    # line, the others by their deciders, in Jinja2's order up to the part that decides (the commonest form:
+    # _compare_and).
     (first, (ev, span)), rest = test.parts[0], tuple(decider(part, value) for part, value in test.parts[1:])
     slot, key, _, _ = spec(first.read)
     constant, constant_type, equal, want = first.constant, type(first.constant), first.kind == EQ, test.want
     rare = (first.kind, constant, ev, span)
     run_body, text, else_ = body.run, body.text, else_block.run if else_block is not None else None
-    second = test.parts[1][0] if len(rest) == 1 else None
-    slot2, key2 = spec(second.read)[:2] if type(second) is Atom and _FAMILY.get(second.kind) in (TRUTHY, NONE) \
-        else (None, None)
-    truths2, want2 = (_FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)) if key2 is not None else (0, 0)
 
     def run_compare_first(f, out, slot=slot, key=key, constant_type=constant_type, constant=constant, equal=equal,
-                          rare=rare, want=want, key2=key2, slot2=slot2, truths2=truths2, want2=want2, rest=rest,
-                          text=text, run_body=run_body, else_=else_):
+                          rare=rare, want=want, rest=rest, text=text, run_body=run_body, else_=else_):
         value = f[slot]
         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
         if type(value) is constant_type:
@@ -239,29 +234,43 @@ def _if_compare_first(test, body, else_block):
         else:
             outcome = _undecided(rare, f, value)
         if outcome is not want:
-            if key2 is not None:
-                value = f[slot2]
-                value = value.get(key2, ABSENT) if type(value) is dict else attribute(value, key2)
-                if type(value) in PLAIN:
-                    if truths2:
-                        outcome = want2 if value else not want2
-                    else:
-                        outcome = want2 if value is None else not want2
-                else:   # its decider reads it again (nothing ran since) and decides, or takes its truth
-                    outcome = rest[0](f)
-            else:
-                for part in rest:
-                    outcome = part(f)
-                    if outcome is want:
-                        break
+            for part in rest:
+                outcome = part(f)
+                if outcome is want:
+                    break
         if outcome:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
+            return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
             else_(f, out)
-    return run_compare_first
+    second = test.parts[1][0] if len(rest) == 1 else None
+    if want or constant_type is not str or type(second) is not Atom or _FAMILY.get(second.kind) not in (TRUTHY, NONE):
+        return run_compare_first
+    return _compare_and(first, second, text, run_body, else_, run_compare_first)
+
+
+def _compare_and(first, second, text, run_body, else_, run_compare_first):
+    # `m.role == 'assistant' and m.content` (or !=; the second the truth or `is none` of a key of the same dict):
+    # on a plain dict with a str there and a plain value there, both read and decided here, nothing run in between
+    # (fewer free values per call than run_compare_first, which takes anything else and reads it all again).
+    (slot, key, _, _), (slot2, key2, _, read_path) = spec(first.read), spec(second.read)
+    if slot2 != slot or read_path is not None:
+        return run_compare_first
+    truths2, want2 = _FAMILY[second.kind] is TRUTHY, second.kind in (TRUTHY, NONE)
+
+    def run_compare_and(f, out, slot=slot, key=key, constant=first.constant, equal=first.kind == EQ, key2=key2,
+                        truths2=truths2, want2=want2, text=text, run_body=run_body, else_=else_,
+                        general=run_compare_first):
+        value = f[slot]
+        if type(value) is not dict or type(compared := value.get(key)) is not str:
+            return general(f, out)
+        if (compared == constant) is equal:
+            if type(value := value.get(key2, ABSENT)) not in PLAIN:
+                return general(f, out)
+            if want2 if (value if truths2 else value is None) else not want2:
+                return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
+            else_(f, out)
+    return run_compare_and
 
 
 def _if_two_parts(test, value, body, else_block):
@@ -278,11 +287,8 @@ def _if_two_parts(test, value, body, else_block):
             if outcome is None:
                 outcome = truth(f, ev, span)
         if outcome:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
+            return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
             else_(f, out)
     return run_two_parts
 
@@ -290,15 +296,17 @@ def _if_two_parts(test, value, body, else_block):
 def _if_key_there(test, body, else_block, run_two_parts):
     # {% if 'k' in m and m['k'] %}, {% if m.k is defined and m.k is not none %} (the key there, then its truth
     # or not none): on a plain dict one lookup decides both parts (nothing runs between Jinja2's two reads of m and
-    # of its key); anything else through run_two_parts. None where the test is not of that form.
+    # of its key); anything else through run_two_parts, which is all where the test is not of that form.
     (first, _), (second, _) = test.parts
     if test.want or type(first) is not Atom or type(second) is not Atom or second.kind not in (TRUTHY, NOT_NONE):
-        return None
+        return run_two_parts
     slot, key, _, read_path = spec(second.read)
     there = (slot, None, None, None) if first.kind == IN and first.constant == key else (slot, key, None, None) \
         if first.kind == DEFINED else None   # (what spec() makes of the first part's read)
     if read_path is not None or spec(first.read, variables=True) != there:
-        return None
+        return run_two_parts
+    if first.kind == IN and second.kind == TRUTHY:
+        return None   # no kernel: the general closure of `'k' in m and m['k']` (conditionals.py) costs less per call
     truthy, run_body, text, else_ = second.kind == TRUTHY, body.run, body.text, else_block and else_block.run
 
     def run_key_there(f, out, slot=slot, key=key, truthy=truthy, run_two_parts=run_two_parts, text=text,
@@ -343,11 +351,8 @@ def _if_atom(atom, value, body, else_block):
             else:
                 outcome = _undecided(rare, f, value)
             if outcome:
-                if text is None:
-                    run_body(f, out)
-                else:
-                    out.append(text)
-            elif else_ is not None:
+                return run_body(f, out) if text is None else out.append(text)
+            if else_ is not None:
                 else_(f, out)
         return run_contains
 
@@ -382,11 +387,8 @@ def _if_atom(atom, value, body, else_block):
         else:
             outcome = _undecided(rare, f, value)
         if outcome:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
+            return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
             else_(f, out)
     return _narrowed(atom, body, else_, want, run_atom)
 
@@ -420,11 +422,8 @@ def _compare(slot, key, constant, want, rare, text, run_body, else_):
         else:
             outcome = _undecided(rare, f, value)
         if outcome:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
+            return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
             else_(f, out)
     return run_compare
 
@@ -487,10 +486,7 @@ def _loop_flag(slot, first, want, text, run_body, else_, run_atom):
             if outcome:
                 next(loop._iter, None)
         if outcome is want:
-            if text is None:
-                run_body(f, out)
-            else:
-                out.append(text)
-        elif else_ is not None:
+            return run_body(f, out) if text is None else out.append(text)
+        if else_ is not None:
             else_(f, out)
     return run_loop_flag
