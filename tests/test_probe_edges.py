@@ -1,0 +1,41 @@
+"""Edge cases found by probing filters, methods and statements against Jinja2 (the transformers configuration,
+and plain Environment() where it says so): each pins the same output, or the same kind of error, as Jinja2's.
+"""
+
+import pytest
+
+import minijinja_py as mj
+
+jinja2 = pytest.importorskip("jinja2")
+from differential_ref import mj_env, reference_env  # noqa: E402
+
+
+def _outcome(render):
+    try:
+        return ("ok", render())
+    except Exception as exc:  # noqa: BLE001 - the kind of error is the expectation
+        return ("error", type(exc))
+
+
+def assert_same(source, context=None):
+    context = context or {}
+    expected = _outcome(lambda: reference_env().from_string(source).render(context))
+    got = _outcome(lambda: mj_env().from_string(source).render(context))
+    if expected[0] == "ok":
+        assert got == expected
+    else:
+        assert got[0] == "error" and issubclass(got[1], mj.TemplateError), got
+        builtin = next((c for c in expected[1].__mro__ if c.__module__ == "builtins" and c is not Exception), None)
+        if builtin is not None and builtin is not BaseException:
+            assert issubclass(got[1], builtin), (got, expected)
+
+
+# markupsafe's striptags: one pass from each "<": a comment runs from "<!--" to a "-->" after it (not inside the
+# opener: "<!-->" is no comment), anything else to the next ">"; an opener without its closer ends the stripping
+STRIPTAGS = ["a<b>c", "<<!-- c -->x", "a<!-->b-->c", "a<!--x<b>y-->z", "<b>a<c", "a<!-- x <b>b</b>",
+             "x<!---->y", "<!-- a --><!-- b -->c", "a < b > c < d", "a<b<c>d>e", "<a href='>'>x</a>", "&lt;b&gt;<i>"]
+
+
+@pytest.mark.parametrize("text", STRIPTAGS)
+def test_striptags_as_markupsafe(text):
+    assert_same("{{ t|striptags }}|{{ (t|safe).striptags() }}", {"t": text})
