@@ -39,3 +39,17 @@ STRIPTAGS = ["a<b>c", "<<!-- c -->x", "a<!-->b-->c", "a<!--x<b>y-->z", "<b>a<c",
 @pytest.mark.parametrize("text", STRIPTAGS)
 def test_striptags_as_markupsafe(text):
     assert_same("{{ t|striptags }}|{{ (t|safe).striptags() }}", {"t": text})
+
+
+# Python rounds an int to a positive precision at once (it is its own value): no 10 ** precision is made, so no
+# limit applies; a negative precision, or ceil/floor, makes the power and stays bounded by max_int_bits
+@pytest.mark.parametrize("source", ["{{ 42|round(10 ** 6) }}", "{{ true|round(10 ** 7) }}", "{{ (10 ** 30)|round(10 ** 6) }}",
+                                    "{{ 1234|round(-2) }}", "{{ 2.5|round(10 ** 6) }}", "{{ 42|round(3, 'floor') }}"])
+def test_round_int_to_positive_precision(source):
+    assert_same(source)
+
+
+@pytest.mark.parametrize("source", ["{{ 42|round(-(10 ** 6)) }}", "{{ 42|round(10 ** 6, 'ceil') }}"])
+def test_round_power_stays_limited(source):
+    with pytest.raises(mj.LimitExceeded):
+        mj_env().from_string(source).render()
