@@ -53,3 +53,13 @@ def test_round_int_to_positive_precision(source):
 def test_round_power_stays_limited(source):
     with pytest.raises(mj.LimitExceeded):
         mj_env().from_string(source).render()
+
+
+# a group of |groupby is a tuple pprint does not know (Jinja2's has a __repr__ of its own): printed by repr, on one
+# line however long, its dicts in their own order
+@pytest.mark.parametrize("source", ["{{ users|groupby('a')|pprint }}", "{{ (users|groupby('a'))[0]|pprint }}",
+                                    "{{ [users|groupby('a'), {'z': 1, 'b': users}]|pprint }}",
+                                    "{{ users|groupby('a')|list|pprint }}", "{{ users|groupby('a')|map('list')|list|pprint }}"])
+def test_pprint_of_groups(source):
+    users = [{"name": "user number %d" % i, "a": i % 2, "text": "x" * 30} for i in range(4)]
+    assert_same(source, {"users": users})

@@ -432,6 +432,8 @@ def _plain_copy(value, rs, limits):
             deepest = depth
             if depth >= limits.max_data_depth:
                 raise limit_exceeded(limits, "max_data_depth", "printed data nested this deep")
+        if getattr(cls, "mj_pprint_by_repr", False):
+            return _Shown(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)
