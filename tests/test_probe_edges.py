@@ -7,6 +7,8 @@ import pytest
 import minijinja_py as mj
 
 jinja2 = pytest.importorskip("jinja2")
+import jinja2.ext  # noqa: E402
+import jinja2.sandbox  # noqa: E402
 from differential_ref import mj_env, reference_env  # noqa: E402
 
 
@@ -63,3 +65,57 @@ def test_round_power_stays_limited(source):
 def test_pprint_of_groups(source):
     users = [{"name": "user number %d" % i, "a": i % 2, "text": "x" * 30} for i in range(4)]
     assert_same(source, {"users": users})
+
+
+class _SpanTracker(jinja2.ext.Extension):
+    """{% generation %} as transformers records it: a span starts at the length of what the render has yielded so
+    far (text buffered in a macro, a set block or a recursive loop is not yielded yet)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_record", []), [], [], body).set_lineno(lineno)
+
+    def _record(self, caller):
+        text = caller()
+        start = sum(map(len, self.environment.yielded))
+        self.environment.spans.append((start, start + len(text)))
+        return text
+
+
+def _reference_spans(source, messages):
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                                       extensions=[_SpanTracker, jinja2.ext.loopcontrols])
+    env.yielded, env.spans = [], []
+    for piece in env.from_string(source).generate(messages=messages):
+        env.yielded.append(piece)
+    return "".join(env.yielded), env.spans
+
+
+GENERATION_SPANS = [
+    # where the spans already agree: at the top level, in a plain loop, in a set block opening the output
+    "{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{% endgeneration %}"
+    "{% else %}{{ m.content }}{% endif %}{% endfor %}",
+    "{% set s %}{% generation %}abc{% endgeneration %}{% endset %}[{{ s }}]",
+]
+GENERATION_SPANS_IN_BUFFERS = [
+    # a macro's (or a recursive loop's) span starts at the length of the output yielded before its call, in
+    # transformers; minijinja_py counts from the start of the macro's own buffer (compile/functions.py s_generation)
+    "{% macro g(x) %}{% generation %}{{ x }}{% endgeneration %}{% endmacro %}{{ g('a') }}{{ g('bb') }}",
+    "{% macro turn(m) %}<{{ m.role }}>{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}"
+    "{% for m in messages %}{{ turn(m) }}{% endfor %}",
+    "{% for m in messages recursive %}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}",
+]
+_MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"},
+             {"role": "assistant", "content": "z"}]
+
+
+@pytest.mark.parametrize("source", GENERATION_SPANS + [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="a {% generation %} inside a macro or recursive loop: "
+                                            "span counted from the buffer's start (compile/, not this branch's)"))
+    for s in GENERATION_SPANS_IN_BUFFERS])
+def test_generation_spans_as_transformers_records_them(source):
+    text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
+    assert (text, [tuple(span) for span in spans]) == _reference_spans(source, _MESSAGES)
