@@ -95,14 +95,18 @@ def _reference_spans(source, messages):
 
 
 GENERATION_SPANS = [
-    # where the spans already agree: at the top level, in a plain loop, in a set block opening the output
+    # where the spans already agree: at the top level, in a plain loop, in a buffer with no output before it
     "{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{% endgeneration %}"
     "{% else %}{{ m.content }}{% endif %}{% endfor %}",
     "{% set s %}{% generation %}abc{% endgeneration %}{% endset %}[{{ s }}]",
 ]
 GENERATION_SPANS_IN_BUFFERS = [
-    # a macro's (or a recursive loop's) span starts at the length of the output yielded before its call, in
-    # transformers; minijinja_py counts from the start of the macro's own buffer (compile/functions.py s_generation)
+    # in a buffer (a macro, a call, set or filter block, a recursive loop), a span starts at the length of the
+    # output yielded before the buffer's, in transformers; minijinja_py counts from the buffer's own start
+    # (compile/functions.py s_generation)
+    "abc{% filter upper %}d{% generation %}x{% endgeneration %}{% endfilter %}",
+    "abc{% set v %}d{% generation %}x{% endgeneration %}{% endset %}{{ v }}",
+    "{% macro m() %}{{ caller() }}{% endmacro %}abc{% call m() %}d{% generation %}x{% endgeneration %}{% endcall %}",
     "{% macro g(x) %}{% generation %}{{ x }}{% endgeneration %}{% endmacro %}{{ g('a') }}{{ g('bb') }}",
     "{% macro turn(m) %}<{{ m.role }}>{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}"
     "{% for m in messages %}{{ turn(m) }}{% endfor %}",
@@ -113,8 +117,8 @@ _MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content":
 
 
 @pytest.mark.parametrize("source", GENERATION_SPANS + [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="a {% generation %} inside a macro or recursive loop: "
-                                            "span counted from the buffer's start (compile/, not this branch's)"))
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="a {% generation %} in a macro, a block or a "
+                                            "recursive loop: its span counted from the buffer's start (compile/)"))
     for s in GENERATION_SPANS_IN_BUFFERS])
 def test_generation_spans_as_transformers_records_them(source):
     text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
