@@ -142,10 +142,12 @@ def do_round(rs, value, precision=0, method="common"):
         hash(guard(rs, method))
     if type(method) is not str or method not in {"common", "ceil", "floor"}:
         raise FilterArgumentError("method must be common, ceil or floor")
-    if isinstance(precision, int) and (method != "common" or isinstance(value, int)) and \
-            abs(precision) * 10 // 3 > rs.limits.max_int_bits:
+    # 10 ** |precision| is made by ceil and floor, and by Python's round of an int to a negative precision only
+    # (an int rounded to a positive one is itself, at once)
+    powers = isinstance(precision, int) and (method != "common" or isinstance(value, int) and precision < 0)
+    if powers and abs(precision) * 10 // 3 > rs.limits.max_int_bits:
         raise limit_exceeded(rs.limits, "max_int_bits", f"10 ** {abs(precision)}")
-    if type(value) is int and type(precision) is int:
+    if powers and type(value) is int and type(precision) is int:
         # 10 ** |precision| is computed (about quadratic in its size) and divides value: paid for by the sizes,
         # as big-integer arithmetic is (budget.py)
         power_words = (abs(precision) * 10 // 3 >> 6) + 1

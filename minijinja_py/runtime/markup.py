@@ -158,9 +158,7 @@ class Markup(str):
 
     def striptags(self) -> str:
         """Comments and tags removed, whitespace collapsed, entities decoded: a plain str."""
-        text = _cut_spans(str(self), "<!--", "-->")
-        text = _cut_spans(text, "<", ">")
-        return type(self)(" ".join(text.split())).unescape()
+        return type(self)(" ".join(_without_tags(str(self)).split())).unescape()
 
     @classmethod
     def escape(cls, s: "Any") -> "Markup":
@@ -187,19 +185,25 @@ for _name in ("capitalize", "title", "lower", "upper", "lstrip", "rstrip", "stri
     setattr(Markup, _name, _rewrap(_name))
 
 
-def _cut_spans(text, opener, closer):
-    # text without each opener...closer span; an opener with no closer after it stops the cutting.
+def _without_tags(text):
+    # markupsafe's one pass: from each "<", a comment runs to the first "-->" after its "<!--" (so "<!-->" opens
+    # one), a tag to the next ">"; an opener without its closer leaves the rest of the text as it is.
     pieces = []
     pos = 0
     while True:
-        start = text.find(opener, pos)
+        start = text.find("<", pos)
         if start == -1:
             break
-        end = text.find(closer, start)
+        if text.startswith("<!--", start):
+            end = text.find("-->", start + 4)
+            closer = 3
+        else:
+            end = text.find(">", start)
+            closer = 1
         if end == -1:
             break
         pieces.append(text[pos:start])
-        pos = end + len(closer)
+        pos = end + closer
     pieces.append(text[pos:])
     return "".join(pieces)
 

@@ -581,6 +581,9 @@ class GroupTuple(tuple):
     # and prints as a plain tuple (as Jinja2's namedtuple does).
 
     __slots__ = ()
+    # Jinja2's group has a __repr__ of its own (tuple's, called by it), so pprint does not know it for a tuple: it
+    # prints the group's repr on one line, the dicts in it unsorted (printing.py)
+    mj_pprint_by_repr = True
 
     def __new__(cls, grouper, items):
         return tuple.__new__(cls, (grouper, items))

@@ -14,7 +14,8 @@ The limits and fuel come from the render in progress (state.current_state()); ou
 Limits apply and nothing is charged. The engine's own runtime objects (objects.py, undefined.py) sit above this
 module: printing knows them by markers, not by importing them — a class with `mj_safe_repr = True` prints with its
 own (address-free, bounded) str()/repr(), one with an `mj_print(printer, depth)` method prints itself through the
-printer (a namespace prints its attributes as a dict).
+printer (a namespace prints its attributes as a dict), and |pprint shows one with `mj_pprint_by_repr = True` by its
+repr, on one line (pprint does not know its class: groupby's groups).
 """
 
 import types
@@ -432,6 +433,8 @@ def _plain_copy(value, rs, limits):
             deepest = depth
             if depth >= limits.max_data_depth:
                 raise limit_exceeded(limits, "max_data_depth", "printed data nested this deep")
+        if getattr(cls, "mj_pprint_by_repr", False):
+            return _Shown(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)

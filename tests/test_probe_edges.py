@@ -1,0 +1,125 @@
+"""Edge cases found by probing filters, methods and statements against Jinja2 (the transformers configuration,
+and plain Environment() where it says so): each pins the same output, or the same kind of error, as Jinja2's.
+"""
+
+import pytest
+
+import minijinja_py as mj
+
+jinja2 = pytest.importorskip("jinja2")
+import jinja2.ext  # noqa: E402
+import jinja2.sandbox  # noqa: E402
+from differential_ref import mj_env, reference_env  # noqa: E402
+
+
+def _outcome(render):
+    try:
+        return ("ok", render())
+    except Exception as exc:  # noqa: BLE001 - the kind of error is the expectation
+        return ("error", type(exc))
+
+
+def assert_same(source, context=None):
+    context = context or {}
+    expected = _outcome(lambda: reference_env().from_string(source).render(context))
+    got = _outcome(lambda: mj_env().from_string(source).render(context))
+    if expected[0] == "ok":
+        assert got == expected
+    else:
+        assert got[0] == "error" and issubclass(got[1], mj.TemplateError), got
+        builtin = next((c for c in expected[1].__mro__ if c.__module__ == "builtins" and c is not Exception), None)
+        if builtin is not None and builtin is not BaseException:
+            assert issubclass(got[1], builtin), (got, expected)
+
+
+# markupsafe's striptags: one pass from each "<": a comment runs from "<!--" to a "-->" after it (not inside the
+# opener: "<!-->" is no comment), anything else to the next ">"; an opener without its closer ends the stripping
+STRIPTAGS = ["a<b>c", "<<!-- c -->x", "a<!-->b-->c", "a<!--x<b>y-->z", "<b>a<c", "a<!-- x <b>b</b>",
+             "x<!---->y", "<!-- a --><!-- b -->c", "a < b > c < d", "a<b<c>d>e", "<a href='>'>x</a>", "&lt;b&gt;<i>"]
+
+
+@pytest.mark.parametrize("text", STRIPTAGS)
+def test_striptags_as_markupsafe(text):
+    assert_same("{{ t|striptags }}|{{ (t|safe).striptags() }}", {"t": text})
+
+
+# Python rounds an int to a positive precision at once (it is its own value): no 10 ** precision is made, so no
+# limit applies; a negative precision, or ceil/floor, makes the power and stays bounded by max_int_bits
+@pytest.mark.parametrize("source", ["{{ 42|round(10 ** 6) }}", "{{ true|round(10 ** 7) }}", "{{ (10 ** 30)|round(10 ** 6) }}",
+                                    "{{ 1234|round(-2) }}", "{{ 2.5|round(10 ** 6) }}", "{{ 42|round(3, 'floor') }}"])
+def test_round_int_to_positive_precision(source):
+    assert_same(source)
+
+
+@pytest.mark.parametrize("source", ["{{ 42|round(-(10 ** 6)) }}", "{{ 42|round(10 ** 6, 'ceil') }}"])
+def test_round_power_stays_limited(source):
+    with pytest.raises(mj.LimitExceeded):
+        mj_env().from_string(source).render()
+
+
+# a group of |groupby is a tuple pprint does not know (Jinja2's has a __repr__ of its own): printed by repr, on one
+# line however long, its dicts in their own order
+@pytest.mark.parametrize("source", ["{{ users|groupby('a')|pprint }}", "{{ (users|groupby('a'))[0]|pprint }}",
+                                    "{{ [users|groupby('a'), {'z': 1, 'b': users}]|pprint }}",
+                                    "{{ users|groupby('a')|list|pprint }}", "{{ users|groupby('a')|map('list')|list|pprint }}"])
+def test_pprint_of_groups(source):
+    users = [{"name": "user number %d" % i, "a": i % 2, "text": "x" * 30} for i in range(4)]
+    assert_same(source, {"users": users})
+
+
+class _SpanTracker(jinja2.ext.Extension):
+    """{% generation %} as transformers records it: a span starts at the length of what the render has yielded so
+    far (text buffered in a macro, a set block or a recursive loop is not yielded yet)."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(("name:endgeneration",), drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_record", []), [], [], body).set_lineno(lineno)
+
+    def _record(self, caller):
+        text = caller()
+        start = sum(map(len, self.environment.yielded))
+        self.environment.spans.append((start, start + len(text)))
+        return text
+
+
+def _reference_spans(source, messages):
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                                       extensions=[_SpanTracker, jinja2.ext.loopcontrols])
+    env.yielded, env.spans = [], []
+    for piece in env.from_string(source).generate(messages=messages):
+        env.yielded.append(piece)
+    return "".join(env.yielded), env.spans
+
+
+GENERATION_SPANS = [
+    # where the spans already agree: at the top level, in a plain loop, in a buffer with no output before it
+    "{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}{% endgeneration %}"
+    "{% else %}{{ m.content }}{% endif %}{% endfor %}",
+    "{% set s %}{% generation %}abc{% endgeneration %}{% endset %}[{{ s }}]",
+]
+GENERATION_SPANS_IN_BUFFERS = [
+    # in a buffer (a macro, a call, set or filter block, a recursive loop), a span starts at the length of the
+    # output yielded before the buffer's, in transformers; minijinja_py counts from the buffer's own start
+    # (compile/functions.py s_generation)
+    "abc{% filter upper %}d{% generation %}x{% endgeneration %}{% endfilter %}",
+    "abc{% set v %}d{% generation %}x{% endgeneration %}{% endset %}{{ v }}",
+    "{% macro m() %}{{ caller() }}{% endmacro %}abc{% call m() %}d{% generation %}x{% endgeneration %}{% endcall %}",
+    "{% macro g(x) %}{% generation %}{{ x }}{% endgeneration %}{% endmacro %}{{ g('a') }}{{ g('bb') }}",
+    "{% macro turn(m) %}<{{ m.role }}>{% generation %}{{ m.content }}{% endgeneration %}{% endmacro %}"
+    "{% for m in messages %}{{ turn(m) }}{% endfor %}",
+    "{% for m in messages recursive %}{% generation %}{{ m.content }}{% endgeneration %}{% endfor %}",
+]
+_MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"},
+             {"role": "assistant", "content": "z"}]
+
+
+@pytest.mark.parametrize("source", GENERATION_SPANS + [
+    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="a {% generation %} in a macro, a block or a "
+                                            "recursive loop: its span counted from the buffer's start (compile/)"))
+    for s in GENERATION_SPANS_IN_BUFFERS])
+def test_generation_spans_as_transformers_records_them(source):
+    text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
+    assert (text, [tuple(span) for span in spans]) == _reference_spans(source, _MESSAGES)
