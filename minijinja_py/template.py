@@ -202,7 +202,7 @@ class Template:
         globals_ = env_globals if not self.globals else {**env_globals, **self.globals}
         rs = RenderState(self.environment, globals_, context, self._autoescape, fuel)
         rs.generation_spans = generation_spans
-        out = []
+        rs.generation_output = out = []
         token = enter_render(rs)
         try:
             if not compiled.needs_context:

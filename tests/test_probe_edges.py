@@ -102,8 +102,8 @@ GENERATION_SPANS = [
 ]
 GENERATION_SPANS_IN_BUFFERS = [
     # in a buffer (a macro, a call, set or filter block, a recursive loop), a span starts at the length of the
-    # output yielded before the buffer's, in transformers; minijinja_py counts from the buffer's own start
-    # (compile/functions.py s_generation)
+    # output yielded before the buffer's (transformers counts what the render has yielded; compile/functions.py
+    # s_generation reads the render's own output)
     "abc{% filter upper %}d{% generation %}x{% endgeneration %}{% endfilter %}",
     "abc{% set v %}d{% generation %}x{% endgeneration %}{% endset %}{{ v }}",
     "{% macro m() %}{{ caller() }}{% endmacro %}abc{% call m() %}d{% generation %}x{% endgeneration %}{% endcall %}",
@@ -116,10 +116,7 @@ _MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content":
              {"role": "assistant", "content": "z"}]
 
 
-@pytest.mark.parametrize("source", GENERATION_SPANS + [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="a {% generation %} in a macro, a block or a "
-                                            "recursive loop: its span counted from the buffer's start (compile/)"))
-    for s in GENERATION_SPANS_IN_BUFFERS])
+@pytest.mark.parametrize("source", GENERATION_SPANS + GENERATION_SPANS_IN_BUFFERS)
 def test_generation_spans_as_transformers_records_them(source):
     text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
     assert (text, [tuple(span) for span in spans]) == _reference_spans(source, _MESSAGES)

@@ -110,8 +110,11 @@ def s_generation(c, node):
         rs = f[0]
         spans = rs.generation_spans
         if spans is not None:
-            rs.burn(len(out))
-            start = sum(map(len, out))
+            # transformers starts a span at the length of what the render has yielded so far: the render's own
+            # output, not a buffer this block is written into (a macro's, a set or filter block's, a recursive loop's)
+            yielded = rs.generation_output
+            rs.burn(len(yielded))
+            start = sum(map(len, yielded))
             spans.append((start, start + len(text)))
         out.append(text)
         if counted:

@@ -180,7 +180,7 @@ class RenderState:
     # output written so far, the call depth, and the render's own objects (its variables, random generator).
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
-                 "autoescape", "generation_spans", "random", "context", "frame_starts")
+                 "autoescape", "generation_spans", "generation_output", "random", "context", "frame_starts")
 
     def __init__(self, env, globals_, context, autoescape, fuel=None):
         self.env = env
@@ -194,6 +194,7 @@ class RenderState:
         self.depth = 0                  # macro / caller / recursive loop calls in progress
         self.autoescape = autoescape
         self.generation_spans = None    # a list when the caller asked for {% generation %} spans
+        self.generation_output = None   # then the render's own output list (what transformers counts a span from)
         self.random = None              # |random's generator, made on first use
         self.frame_starts = None        # {FrameLayout: its start values, the free names resolved}, made on first use
 
