@@ -106,6 +106,18 @@ def test_pprint_of_std_containers(source, kind, wide):
     assert mj.Environment().from_string(source).render(x=value) == env.from_string(source).render(x=value)
 
 
+def test_pprint_of_dataclass_keys():
+    import dataclasses
+
+    # a key pprint prints on one line, however long (its copy must hash as the key does)
+    @dataclasses.dataclass(frozen=True)
+    class Key:
+        name: str
+
+    value = {Key("k" * 90): list(range(30)), (Key("a"), 1): 2}
+    assert_same("{{ x|pprint }}", {"x": value})
+
+
 def test_pprint_of_std_containers_stays_bounded():
     import collections
 

@@ -428,7 +428,8 @@ def _plain_copy(value, rs, limits):
     one_line = {}
     hidden = []
 
-    def copy(v, depth):
+    def copy(v, depth, hashed=False):
+        # hashed: v is (in) a dict key or set item, so its copy must hash: printed on one line, as pprint does
         nonlocal deepest
         cls = type(v)
         if cls in (str, int, float, bool, complex) or v is None or isinstance(v, str):
@@ -442,8 +443,9 @@ def _plain_copy(value, rs, limits):
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)
-            if key in copies:
-                return copies[key]
+            cache_key = (key, True) if hashed else key
+            if cache_key in copies:
+                return copies[cache_key]
             if key in on_path:
                 kind = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(v, b)).__name__
                 return _Shown(f"<Recursion on {kind}>")
@@ -452,28 +454,30 @@ def _plain_copy(value, rs, limits):
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1), copy(x, depth + 1)) for k, x in v.items()]
+                    pairs = [(copy(k, depth + 1, True), copy(x, depth + 1)) for k, x in v.items()]
                     result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in v]
                 elif isinstance(v, tuple):
-                    result = tuple(copy(x, depth + 1) for x in v)
+                    result = tuple(copy(x, depth + 1, hashed) for x in v)
                 elif isinstance(v, set):
-                    result = {copy(x, depth + 1) for x in v}
+                    result = {copy(x, depth + 1, True) for x in v}
                 else:
-                    result = frozenset(copy(x, depth + 1) for x in v)
+                    result = frozenset(copy(x, depth + 1, True) for x in v)
             finally:
                 on_path.discard(key)
-            copies[key] = result
+            copies[cache_key] = result
             return result
         if getattr(cls, "mj_pprint_as_is", False):
             return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
         key = id(v)
+        if hashed:
+            return _Shown(safe_repr(v, rs))
         if key in on_path:
             return _Shown(f"<Recursion on {cls.__name__}>")
         on_path.add(key)
         try:
-            copied = _std_copy(v, cls, lambda item: copy(item, depth + 1))
+            copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed))
         finally:
             on_path.discard(key)
         if copied is None:
@@ -495,7 +499,7 @@ def _std_copy(value, cls, copy_item):
     from collections import ChainMap, Counter, OrderedDict, UserDict, UserList, defaultdict, deque
 
     def pairs(mapping, in_order=False):
-        copied = [(copy_item(k), copy_item(x)) for k, x in mapping.items()]
+        copied = [(copy_item(k, True), copy_item(x)) for k, x in mapping.items()]
         return copied if in_order else sorted(copied, key=_pprint_order)
 
     if cls is bytes or cls is bytearray:
