@@ -67,6 +67,70 @@ def test_pprint_of_groups(source):
     assert_same(source, {"users": users})
 
 
+# a standard-library container the caller passes: Jinja2's pformat prints it on one line by its repr (a defaultdict's
+# items in their order) when it fits in 80 columns, else lays it out over lines (that defaultdict's items sorted)
+def _std_values(wide):
+    import collections
+    import dataclasses
+    import types
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: object
+        hidden: int = dataclasses.field(default=0, repr=False)
+
+    class Box(types.SimpleNamespace):
+        pass
+
+    n = 30 if wide else 2
+    items = {f"k{9 - i % 10}{i}": i for i in range(n)}
+    return {
+        "dataclass": Point(1, list(range(n))), "OrderedDict": collections.OrderedDict(items),
+        "defaultdict": collections.defaultdict(list, items), "Counter": collections.Counter(items),
+        "deque": collections.deque(range(n), maxlen=50), "SimpleNamespace": types.SimpleNamespace(**items),
+        "namespace subclass": Box(a=list(range(n))), "mappingproxy": types.MappingProxyType(items),
+        "UserDict": collections.UserDict(items), "UserList": collections.UserList(range(n)),
+        "ChainMap": collections.ChainMap(items, {"b": 1}), "bytes": bytes(range(4 * n)),
+        "bytearray": bytearray(b"ab " * 3 * n), "nested": Point(types.SimpleNamespace(a=items), [Point(2, 3)] * n),
+    }
+
+
+@pytest.mark.parametrize("wide", [False, True])
+@pytest.mark.parametrize("kind", sorted(_std_values(False)))
+@pytest.mark.parametrize("source", ["{{ x|pprint }}", "{{ [x]|pprint }}", "{{ {'b': x, 'a': [x]}|pprint }}"])
+def test_pprint_of_std_containers(source, kind, wide):
+    value = _std_values(wide)[kind]
+    assert_same(source, {"x": value})
+    env = jinja2.Environment()
+    assert mj.Environment().from_string(source).render(x=value) == env.from_string(source).render(x=value)
+
+
+def test_pprint_of_dataclass_keys():
+    import dataclasses
+
+    # a key pprint prints on one line, however long (its copy must hash as the key does)
+    @dataclasses.dataclass(frozen=True)
+    class Key:
+        name: str
+
+    value = {Key("k" * 90): list(range(30)), (Key("a"), 1): 2}
+    assert_same("{{ x|pprint }}", {"x": value})
+
+
+def test_pprint_of_std_containers_stays_bounded():
+    import collections
+
+    # a deque holding itself prints as in Jinja2 (on one line, or wrapped), and a wide print stays within max_string
+    looped = collections.deque([1])
+    looped.append(looped)
+    for source in ("{{ x|pprint }}", "{{ [x, '%s']|pprint }}" % ("y" * 80)):
+        assert_same(source, {"x": looped})
+    env = mj.Environment(limits=mj.Limits(max_string=5000))
+    with pytest.raises(mj.LimitExceeded):
+        env.from_string("{{ x|pprint }}").render(x=collections.deque([collections.deque(range(300))] * 10))
+
+
 class _SpanTracker(jinja2.ext.Extension):
     """{% generation %} as transformers records it: a span starts at the length of what the render has yielded so
     far (text buffered in a macro, a set block or a recursive loop is not yielded yet)."""

@@ -419,12 +419,17 @@ def _pprint_order(pair):
 
 def _plain_copy(value, rs, limits):
     # value with every non-data leaf replaced by its safe text (and cycles by a marker without an id), shared
-    # parts shared in the copy too. Returns (copy, depth).
+    # parts shared in the copy too; a standard-library container pprint lays out (see _std_copy) copied as one
+    # of its kind, with its one-line text (its safe repr) kept in `one_line` by the copy's id.
+    # Returns (copy, depth, one_line, hidden): hidden holds what tree_size does not see inside those copies.
     copies = {}
     on_path = set()
     deepest = 0
+    one_line = {}
+    hidden = []
 
-    def copy(v, depth):
+    def copy(v, depth, hashed=False):
+        # hashed: v is (in) a dict key or set item, so its copy must hash: printed on one line, as pprint does
         nonlocal deepest
         cls = type(v)
         if cls in (str, int, float, bool, complex) or v is None or isinstance(v, str):
@@ -438,8 +443,9 @@ def _plain_copy(value, rs, limits):
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)
-            if key in copies:
-                return copies[key]
+            cache_key = (key, True) if hashed else key
+            if cache_key in copies:
+                return copies[cache_key]
             if key in on_path:
                 kind = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(v, b)).__name__
                 return _Shown(f"<Recursion on {kind}>")
@@ -448,25 +454,92 @@ def _plain_copy(value, rs, limits):
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1), copy(x, depth + 1)) for k, x in v.items()]
+                    pairs = [(copy(k, depth + 1, True), copy(x, depth + 1)) for k, x in v.items()]
                     result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in v]
                 elif isinstance(v, tuple):
-                    result = tuple(copy(x, depth + 1) for x in v)
+                    result = tuple(copy(x, depth + 1, hashed) for x in v)
                 elif isinstance(v, set):
-                    result = {copy(x, depth + 1) for x in v}
+                    result = {copy(x, depth + 1, True) for x in v}
                 else:
-                    result = frozenset(copy(x, depth + 1) for x in v)
+                    result = frozenset(copy(x, depth + 1, True) for x in v)
             finally:
                 on_path.discard(key)
-            copies[key] = result
+            copies[cache_key] = result
             return result
         if getattr(cls, "mj_pprint_as_is", False):
             return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
-        return _Shown(safe_repr(v, rs))
+        key = id(v)
+        if hashed:
+            return _Shown(safe_repr(v, rs))
+        if key in on_path:
+            return _Shown(f"<Recursion on {cls.__name__}>")
+        on_path.add(key)
+        try:
+            copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed))
+        finally:
+            on_path.discard(key)
+        if copied is None:
+            return _Shown(safe_repr(v, rs))
+        result, contents = copied
+        if result is not v:
+            one_line[id(result)] = safe_repr(v, rs)   # pprint's text for it on one line: its repr()
+        hidden.append(contents)
+        return result
 
-    return copy(value, 0), deepest
+    return copy(value, 0), deepest, one_line, hidden
+
+
+def _std_copy(value, cls, copy_item):
+    # A copy, for pprint, of a standard-library object its PrettyPrinter wraps over lines (exact types only:
+    # for a subclass pprint writes the subclass's name) with copy_item applied to what it holds, and what of it
+    # tree_size does not count (bytes: a part per 4 bytes, the most pprint puts on one line) — or None.
+    # Dicts that pprint sorts when it wraps them are copied sorted; on one line the copy prints as the original.
+    from collections import ChainMap, Counter, OrderedDict, UserDict, UserList, defaultdict, deque
+
+    def pairs(mapping, in_order=False):
+        copied = [(copy_item(k, True), copy_item(x)) for k, x in mapping.items()]
+        return copied if in_order else sorted(copied, key=_pprint_order)
+
+    if cls is bytes or cls is bytearray:
+        return value, [0] * (len(value) // 4)
+    if cls is deque:
+        return deque(map(copy_item, value), value.maxlen), ()
+    if cls is OrderedDict or cls is Counter:   # insertion order (Counter: most_common(), a stable sort)
+        return cls(dict(pairs(value, True))), ()
+    if cls is defaultdict:
+        result = defaultdict(None, pairs(value))
+        result.default_factory = _Shown(safe_repr(value.default_factory))
+        return result, ()
+    if cls is types.MappingProxyType:
+        return types.MappingProxyType(dict(pairs(value))), ()
+    if cls is UserDict or cls is UserList:
+        result = cls()
+        result.data = copy_item(value.data)
+        return result, result.data
+    if cls is ChainMap:
+        maps = [copy_item(m) for m in value.maps]
+        return ChainMap(*maps), maps
+    if isinstance(value, types.SimpleNamespace) and cls.__repr__ is types.SimpleNamespace.__repr__:
+        items = [(name, copy_item(x)) for name, x in vars(value).items()]
+    elif _has_dataclass_repr(cls):
+        from dataclasses import fields
+        items = [(f.name, copy_item(getattr(value, f.name))) for f in fields(value) if f.repr]
+    else:
+        return None
+    # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...)
+    kind = types.SimpleNamespace if cls is types.SimpleNamespace else type(cls.__name__, (types.SimpleNamespace,), {})
+    result = kind(**dict(items))
+    return result, [x for _, x in items]
+
+
+def _has_dataclass_repr(cls):
+    # Does cls print with the __repr__ that @dataclass made (the one pprint lays out field by field)?
+    params = getattr(cls, "__dataclass_params__", None)
+    made = getattr(cls.__repr__, "__wrapped__", None)
+    return (params is not None and params.repr and isinstance(cls, type) and made is not None
+            and "__create_fn__" in getattr(made, "__qualname__", ""))
 
 
 def safe_pformat(value, rs=None):
@@ -474,13 +547,13 @@ def safe_pformat(value, rs=None):
     rs = _state(rs)
     limits = rs.limits if rs is not None else DEFAULT_LIMITS
     flat = len(_Printer(rs).text(value, False))          # checks max_string, depth and charges the walk
-    plain, depth = _plain_copy(value, rs, limits)
+    plain, depth, one_line, hidden = _plain_copy(value, rs, limits)
     if rs is not None:
-        nodes = tree_size(rs, plain)
+        nodes = tree_size(rs, [plain, hidden])
         rs.burn(8 * nodes)  # pformat is slow pure Python: a node costs ~8 loop iterations' time
         # pformat adds at most a newline and the indentation of its depth to each node
         check_str_size(limits, flat + nodes * (depth + 2), "pretty-printed data")
-    text = _pretty_printer().pformat(plain)   # dicts come sorted (_plain_copy)
+    text = _pretty_printer(one_line).pformat(plain)   # dicts come sorted (_plain_copy)
     check_str_size(limits, len(text), "pretty-printed data")
     return text
 
@@ -488,22 +561,28 @@ def safe_pformat(value, rs=None):
 _printer_class = []
 
 
-def _pretty_printer():
+def _pretty_printer(one_line):
     # pprint's PrettyPrinter (dicts unsorted: they come sorted), except that a set whose order changes from
-    # process to process (its items hash strings, or objects by address) prints on one line in _PprintKey order.
+    # process to process (its items hash strings, or objects by address) prints on one line in _PprintKey order,
+    # and a copy made by _std_copy prints on one line as its original does (one_line: id → text).
     # Made on first use: pprint takes ~20 ms to import (dataclasses, inspect).
     if not _printer_class:
         from pprint import PrettyPrinter
 
         class StablePrinter(PrettyPrinter):
             def format(self, object, context, maxlevels, level):
+                text = self.one_line.get(id(object))
+                if text is not None:
+                    return text, False, False
                 if type(object) in (set, frozenset) and object and any(map(_hash_varies, object)):
                     items = sorted(object, key=_PprintKey)
                     text = ", ".join(self.format(x, context, maxlevels, level + 1)[0] for x in items)
                     return ("{%s}" if type(object) is set else "frozenset({%s})") % text, True, False
                 return super().format(object, context, maxlevels, level)
         _printer_class.append(StablePrinter)
-    return _printer_class[0](sort_dicts=False)
+    printer = _printer_class[0](sort_dicts=False)
+    printer.one_line = one_line
+    return printer
 
 
 def _hash_varies(value):
