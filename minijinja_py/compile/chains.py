@@ -151,18 +151,11 @@ def chain_two(first, second, want, body=None, else_=None):
     def two_operands(f, out=None, body=body, constant=constant, constant2=constant2, constant_type=constant_type,
             constant_type2=constant_type2, else_=else_, equal=equal, equal2=equal2, key=key, key2=key2, part=part,
             part2=part2, slot=slot, slot2=slot2, span=span, span2=span2, want=want):
-        if slot is None:
-            value = MISSING
-        else:
-            value = f[slot]
-            if key is None:
-                pass
-            elif type(value) is dict:
-                try:   # (an equality's key is there: a subscript, cheaper than `in` and a subscript)
-                    value = value[key]
-                except KeyError:
-                    value = MISSING
-            else:
+        value = MISSING if slot is None else f[slot]
+        if key is not None:
+            try:   # (an equality's key is there: a subscript, cheaper than `in` and a subscript)
+                value = value[key] if type(value) is dict else MISSING
+            except KeyError:
                 value = MISSING
         if type(value) is constant_type:
             chosen = (value == constant) is equal
@@ -173,18 +166,11 @@ def chain_two(first, second, want, body=None, else_=None):
             except Exception as exc:   # a truth test can fail (StrictUndefined)
                 raise located(exc, span)
         if chosen is not want:   # the first operand does not decide: the second's truth is the test's
-            if slot2 is None:
-                value = MISSING
-            else:
-                value = f[slot2]
-                if key2 is None:
-                    pass
-                elif type(value) is dict:
-                    try:
-                        value = value[key2]
-                    except KeyError:
-                        value = MISSING
-                else:
+            value = MISSING if slot2 is None else f[slot2]
+            if key2 is not None:
+                try:
+                    value = value[key2] if type(value) is dict else MISSING
+                except KeyError:
                     value = MISSING
             if type(value) is constant_type2:
                 chosen = (value == constant2) is equal2

@@ -318,15 +318,11 @@ def _one_subject(subject, entries, ors, general, else_):
     def run_one_subject(f, out, bodies=bodies, constant_type=constant_type, else_=else_, general=general, key=key,
             slot=slot):
         value = f[slot]
-        if key is None:
-            pass
-        elif type(value) is dict:
+        if key is not None:
             try:   # (a subject's key is there: a subscript, cheaper than `in` and a subscript; a missing one raises)
-                value = value[key]
+                value = value[key] if type(value) is dict else MISSING
             except KeyError:
                 value = MISSING
-        else:
-            value = MISSING
         if type(value) is not constant_type:
             return general(f, out)
         body = bodies.get(value)
@@ -419,15 +415,11 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
     def run_equal(f, out, body=body, constant=constant, constant_type=constant_type, else_=else_, equal=equal, key=key,
             slot=slot, span=span, test=test):
         value = f[slot]
-        if key is None:
-            pass
-        elif type(value) is dict:
+        if key is not None:
             try:   # (as _one_subject reads it)
-                value = value[key]
+                value = value[key] if type(value) is dict else MISSING
             except KeyError:
                 value = MISSING
-        else:
-            value = MISSING
         chosen = (value == constant) is equal if type(value) is constant_type else truth_at(test(f), span)
         if chosen:
             body(f, out)
