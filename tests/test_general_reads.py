@@ -1,6 +1,6 @@
-"""The general closures' reads in line (compile/expressions.py, operators.py, conditionals.py, output.py) against
-Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`, `s.split(x)[-1]`); an
-if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
+"""The general closures' reads in line (compile/expressions.py, operators.py, comparisons.py, conditionals.py,
+output.py) against Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`,
+`s.split(x)[-1]`); an if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
 value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
 read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)

@@ -9,8 +9,8 @@ picking its branch by the subject's value; a type test, a string constant's `in`
 from .chains import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
 )
+from .comparisons import if_contains
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
-from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
@@ -95,7 +95,7 @@ def _if_run(c, node, branches, else_):
                 return _if_type_test(slot, key, c.tests[node.test.name], node.test.negated, test, span, body.run,
                                      else_run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
-                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons.py)
             contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
             return contains or _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
