@@ -118,6 +118,14 @@ SNIPPETS = [
     "{% for m in x %}{% if 'tool_calls' in m and m['tool_calls'] %}T{% else %}F{% endif %}{% if 'content' in m and "
     "m.content %}C{% endif %}{% if 'role' in m and m['role'] %}R{% endif %}{% if 'items' in m and m.items %}I"
     "{% endif %}{% if 'a' in m and m['a'] %}A{% endif %}{% endfor %}{% if 'role' in x and x.role %}X{% endif %}",
+    # a set of another variable then a switch on a key of the item (walks._walk_switch with a set before it)
+    "{% for m in x %}{% set c = m['content'] %}{% if m['role'] == 'user' %}<{{ c }}>{% elif m['role'] == 'system' %}"
+    "{{ c ~ '!' }}{% else %}[{{ c }}]{% endif %}{{ c }}{% endfor %}{{ c }}",
+    "{% for m in x %}{% set c = m.content|trim %}{% if m.role == 'user' %}<{{ c }}>{% endif %}{% if loop.first %}"
+    "{% endif %}{% endfor %}{% for m in x %}{% set c = m.role %}{% if m.role == 'user' %}{{ c }}{% endif %}{% if c "
+    "== 'other' %}!{% endif %}{{ '.' }}{% endfor %}",
+    "{% set c = 'outer' %}{% for m in x %}{% set c = m['role'] %}{% if m['function']['name'] == 'python' %}P{% elif "
+    "m['function']['name'] == 's' %}{{ c }}{% endif %}{% endfor %}{{ c }}",
     # ... its branches a constant text appended in line (in a loop, which counts it), or not (at the top level, in a
     # macro, a branch that is more than a text)
     "{% for m in x %}{% for n in [m, 1] %}{% if 'role' in n and n['role'] %}<{{ '|' }}>{% else %}[none]{% endif %}"
@@ -161,6 +169,8 @@ COUNTING = [
     "{% for m in x %}{% if m['function']['name'] == 'user' %}U{% elif m['function']['name'] == 's' %}S{% endif %}"
     "{% if m.role and m.role == 'user' %}r{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
     "{% for i in range(3) %}{{ x[i]['role'] + ':' + x[i]['name'] }}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
+    "{% for m in x %}{% set r = m['name'] %}{% if m['role'] == 'user' %}U{{ r }}{% elif m['role'] == 'system' %}S"
+    "{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
 ]
 
 
@@ -212,6 +222,12 @@ def test_undefined_classes_keep_their_behaviour(source, classes, general_only):
     "{% for m in x %}{% if 'k' in m and m['k'] %}K{% else %}k{% endif %}{% do m.update({'k': loop.index0}) %}"
     "{% if 'k' in m and m['k'] %}K{% else %}k{% endif %}{% do m.pop('k') %}{% if 'k' in m and m.k %}K{% else %}k"
     "{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = m['role'] %}{% if m['role'] == 'user' %}U{{ r }}{% do x[loop.index0 + 1].update("
+    "{'role': 'user'}) if not loop.last %}{% elif m['role'] == 'system' %}S{{ r }}{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = x[0]['role'] %}{% do x[0].update({'role': 'system'}) %}{% if m['role'] == 'user' %}"
+    "U{{ r }}{% else %}E{{ r }}{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = m['role'] %}{% if m['role'] == 'user' %}{{ r }}{% continue %}{% elif m['role'] == "
+    "'assistant' %}{% break %}{% endif %}.{% endfor %}",
 ])
 def test_reads_after_changes_match_jinja2(source, general_only):
     ours = mj.Environment(immutable=False, extensions=["loopcontrols", "do"]).from_string(source)
