@@ -1,5 +1,5 @@
 """The general closures that read their operands in line (compile/output.py's print run of reads and `+` chains,
-operators.py's short chains and `in`, statements.py's {% set %} of a read or of a str-method filter
+operators.py's short chains, comparisons.py's `in`, statements.py's {% set %} of a read or of a str-method filter
 of one) against Jinja2, with the kernels off (kernels.select.configure(general_only=True)) so that the general
 closures run: a lattice of values — plain strings short and long, numbers, None, a missing key, an undefined
 variable, Markup, a caller's str subclass, a dict, a list — for each snippet, under the chat profile's

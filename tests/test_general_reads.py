@@ -1,6 +1,6 @@
-"""The general closures' reads in line (compile/expressions.py, operators.py, conditionals.py, output.py) against
-Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`, `s.split(x)[-1]`); an
-if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
+"""The general closures' reads in line (compile/expressions.py, operators.py, comparisons.py, conditionals.py,
+output.py) against Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`,
+`s.split(x)[-1]`); an if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
 value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
 read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)
@@ -118,6 +118,20 @@ SNIPPETS = [
     "{% for m in x %}{% if 'tool_calls' in m and m['tool_calls'] %}T{% else %}F{% endif %}{% if 'content' in m and "
     "m.content %}C{% endif %}{% if 'role' in m and m['role'] %}R{% endif %}{% if 'items' in m and m.items %}I"
     "{% endif %}{% if 'a' in m and m['a'] %}A{% endif %}{% endfor %}{% if 'role' in x and x.role %}X{% endif %}",
+    # a set of another variable then a switch on a key of the item (walks._walk_switch with a set before it)
+    "{% for m in x %}{% set c = m['content'] %}{% if m['role'] == 'user' %}<{{ c }}>{% elif m['role'] == 'system' %}"
+    "{{ c ~ '!' }}{% else %}[{{ c }}]{% endif %}{{ c }}{% endfor %}{{ c }}",
+    "{% for m in x %}{% set c = m.content|trim %}{% if m.role == 'user' %}<{{ c }}>{% endif %}{% if loop.first %}"
+    "{% endif %}{% endfor %}{% for m in x %}{% set c = m.role %}{% if m.role == 'user' %}{{ c }}{% endif %}{% if c "
+    "== 'other' %}!{% endif %}{{ '.' }}{% endfor %}",
+    "{% set c = 'outer' %}{% for m in x %}{% set c = m['role'] %}{% if m['function']['name'] == 'python' %}P{% elif "
+    "m['function']['name'] == 's' %}{{ c }}{% endif %}{% endfor %}{{ c }}",
+    # ... its branches a constant text appended in line (in a loop, which counts it), or not (at the top level, in a
+    # macro, a branch that is more than a text)
+    "{% for m in x %}{% for n in [m, 1] %}{% if 'role' in n and n['role'] %}<{{ '|' }}>{% else %}[none]{% endif %}"
+    "{% endfor %}{% if 'content' in m and m.content %}{{ m.content }}!{% else %}{{ '?' }}{% endif %}{% endfor %}"
+    "{% set m = x|first %}{% if 'role' in m and m.role %}top{% else %}bottom{% endif %}"
+    "{% macro k(m) %}{% if 'role' in m and m.role %}R{% else %}N{% endif %}{% endmacro %}{{ k(x|last) }}",
 ]
 
 
@@ -155,6 +169,8 @@ COUNTING = [
     "{% for m in x %}{% if m['function']['name'] == 'user' %}U{% elif m['function']['name'] == 's' %}S{% endif %}"
     "{% if m.role and m.role == 'user' %}r{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
     "{% for i in range(3) %}{{ x[i]['role'] + ':' + x[i]['name'] }}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
+    "{% for m in x %}{% set r = m['name'] %}{% if m['role'] == 'user' %}U{{ r }}{% elif m['role'] == 'system' %}S"
+    "{% endif %}{% endfor %}{{ x|map(attribute='reads')|join(',') }}",
 ]
 
 
@@ -203,6 +219,15 @@ def test_undefined_classes_keep_their_behaviour(source, classes, general_only):
     "{% for m in x %}{% if m.tool_calls and m.role %}T{% endif %}{% do m.update({'tool_calls': [1]}) %}"
     "{% if m.tool_calls and m.role %}t{% endif %}{{ x[-1]['role'] }}{% do x.append({'role': 'z'}) %}"
     "{{ x[-1]['role'] }}{% if loop.index > 2 %}{% break %}{% endif %}{% endfor %}",
+    "{% for m in x %}{% if 'k' in m and m['k'] %}K{% else %}k{% endif %}{% do m.update({'k': loop.index0}) %}"
+    "{% if 'k' in m and m['k'] %}K{% else %}k{% endif %}{% do m.pop('k') %}{% if 'k' in m and m.k %}K{% else %}k"
+    "{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = m['role'] %}{% if m['role'] == 'user' %}U{{ r }}{% do x[loop.index0 + 1].update("
+    "{'role': 'user'}) if not loop.last %}{% elif m['role'] == 'system' %}S{{ r }}{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = x[0]['role'] %}{% do x[0].update({'role': 'system'}) %}{% if m['role'] == 'user' %}"
+    "U{{ r }}{% else %}E{{ r }}{% endif %}{% endfor %}",
+    "{% for m in x %}{% set r = m['role'] %}{% if m['role'] == 'user' %}{{ r }}{% continue %}{% elif m['role'] == "
+    "'assistant' %}{% break %}{% endif %}.{% endfor %}",
 ])
 def test_reads_after_changes_match_jinja2(source, general_only):
     ours = mj.Environment(immutable=False, extensions=["loopcontrols", "do"]).from_string(source)
@@ -236,3 +261,15 @@ def test_a_key_there_and_true_takes_the_value_truth_as_jinja2(value, general_onl
     x = [{"k": value}, {}, {"k": 1}]
     ours = _outcome(lambda: mj.chat_environment().from_string(source).render(x=x))
     assert ours == _outcome(lambda: reference_env().from_string(source).render(x=x))
+
+
+@pytest.mark.parametrize("max_output", [1, 8, 9, 10, 100])
+def test_a_key_there_text_appended_in_line_is_counted_by_its_loop(max_output, general_only):
+    # conditionals._if_key_there appends a branch's constant text itself: the loop counts it at its end, as the
+    # branch's own run would be counted
+    source = "{% for m in x %}{% if 'k' in m and m['k'] %}[yes]{% else %}[no]{% endif %}{% endfor %}"
+    x = [{"k": 1}, {}]
+    expected = "[yes][no]"   # 9 characters: refused below that
+    env = mj.chat_environment(limits=mj.Limits(max_output=max_output))
+    ours = _outcome(lambda: env.from_string(source).render(x=x))
+    assert ours == (("ok", expected) if max_output >= len(expected) else ("error", "limit")), ours

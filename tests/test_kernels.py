@@ -141,6 +141,32 @@ def test_a_switch_whose_branches_print_a_key_of_the_item_is_walked_in_line():
     assert calls == ["role", "role", "k"]   # (a constant text, another variable, a second statement, a key of a key: not)
 
 
+def test_a_set_then_a_switch_on_the_item_is_walked_in_line():
+    # walks._walk_switch with a set before the switch (seallms-v3's `{% set content = m['content'] %}{% if
+    # m['role'] == 'user' %}...{% elif ... %}`): the set's Set.in_line handed over where it sets another variable
+    from minijinja_py.kernels import walks
+    calls = []
+    original = walks._walk_switch
+
+    def spy(*args):
+        calls.append(args[6][0] is not None)
+        return original(*args)
+    walks._walk_switch = spy
+    try:
+        for source in ("{% for m in ms %}{% set c = m['content'] %}{% if m['role'] == 'u' %}<{{ c }}>{% elif "
+                       "m['role'] == 'a' %}{{ c + '!' }}{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% set c = m.content|trim %}{% if m.role == 'u' %}<{{ c }}>{% endif %}"
+                       "{{ c }}{% endfor %}",
+                       "{% for m in ms %}{% if m.role == 'u' %}<{{ m.c }}>{% endif %}{{ m.d }}{% endfor %}",
+                       "{% for m in ms %}{% set m = m['x'] %}{% if m.role == 'u' %}<{{ m }}>{% endif %}{% endfor %}",
+                       "{% for m in ms %}{% set c = m['content'] %}{{ c }}{% if m.role == 'u' %}!{% endif %}"
+                       "{% endfor %}"):
+            assert "walks/walk" in chosen_by(source)
+    finally:
+        walks._walk_switch = original
+    assert calls == [True, True, False]   # (the loop variable set again, a set then a print: not)
+
+
 def test_a_key_of_a_key_is_read_in_line_by_the_text_kernels():
     # text._one_key, text._two_keys: a variable, a key or a key of a key (no method after two keys), both reads
     from minijinja_py.kernels import text

@@ -9,8 +9,8 @@ picking its branch by the subject's value; a type test, a string constant's `in`
 from .chains import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
 )
+from .comparisons import if_contains
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
-from .operators import if_contains
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
@@ -81,7 +81,7 @@ def _if_run(c, node, branches, else_):
             second = chain_operand(c, second_node, second_ev, second_span)
             general = chain_two(first, second, isinstance(node.test, n.Or), body.run, else_run)
             there = _key_there_of(c, node.test, first_node, second_node)
-            return general if there is None else _if_key_there(*there, second_span, general, body.run, else_run)
+            return general if there is None else _if_key_there(*there, second_span, general, body, else_)
         if isinstance(node.test, n.Not) and not is_chain(node.test.operand):
             # `not x`: x's truth taken in the if (body and else swapped), x read in line where it can be
             operand, slot, key = node.test.operand, *in_line_place(c, node.test.operand)
@@ -95,7 +95,7 @@ def _if_run(c, node, branches, else_):
                 return _if_type_test(slot, key, c.tests[node.test.name], node.test.negated, test, span, body.run,
                                      else_run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
-                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: operators.py)
+                and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons.py)
             contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
             return contains or _if_boolean(test, body.run, else_run)
     general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
@@ -134,13 +134,26 @@ def _key_there_of(c, test, first, second):
 def _if_key_there(slot, key, span, general, body, else_):
     # {% if 'tool_calls' in m and m['tool_calls'] %}: on a plain dict, the key looked up once decides both operands
     # (Jinja2's `in`, then its read of the key: nothing runs between them), the value's truth taken as the and takes
-    # it (a failure located at the second operand); anything else through general, the and's own run.
-    def run_key_there(f, out, body=body, else_=else_, general=general, key=key, slot=slot, span=span):
+    # it (a failure located at the second operand); anything else through general, the and's own run. body and else_
+    # are Blocks (else_ maybe None): one that only prints a short constant text in a loop (`{{ '<|eot_id|>' }}`) has
+    # it appended here, as its run appends it, without calling the run.
+    def run_key_there(f, out, body=body.run, else_=else_ and else_.run, general=general, key=key, slot=slot, span=span,
+            text=body.text, else_text=else_ and else_.text):
         obj = f[slot]
         if type(obj) is not dict:
             return general(f, out)
-        if key in obj and truth_at(obj[key], span):   # (a caller's object in the dict: its truth can fail)
-            body(f, out)
+        if key in obj:
+            value = obj[key]
+            try:
+                chosen = True if value else False
+            except Exception as exc:   # (a caller's object in the dict: its truth can fail)
+                raise located(exc, span)
+            if chosen:
+                if text is None:
+                    return body(f, out)
+                return out.append(text)
+        if else_text is not None:
+            out.append(else_text)
         elif else_ is not None:
             else_(f, out)
     return run_key_there

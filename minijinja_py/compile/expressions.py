@@ -13,10 +13,11 @@ from operator import itemgetter
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
 from .chains import condition
+from .comparisons import e_compare
 from .operands import (
     constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
 )
-from .operators import e_binop, e_compare
+from .operators import e_binop
 from ..core.budget import charge_result, guard
 from ..core.errors import located, location
 from ..core.state import CHAR_SHIFT, MISSING, check_str_size, out_of_fuel

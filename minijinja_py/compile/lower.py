@@ -20,7 +20,6 @@ from ..kernels import atoms as A
 from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of
 from ..kernels.reads import spec
 from ..kernels.select import choose
-from ..core.state import BIG_STR
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -122,17 +121,13 @@ def _framed(before, runs, after):
 
 
 def _set_first(first, runs):
-    # _run_all's form for two or three statements, the first setting a variable to a key of one (first:
-    # Set.in_line), done here as the walk does it (walks._walk_many), the others called.
+    # _run_all's form for two or three statements, the first setting a variable to a plain dict's key (first:
+    # Set.in_line; through a str method, its kernel a) done here as the walks do it (walks.py), the others called.
     (target, source, key, method), (a, b, c) = first, runs + (None,) * (3 - len(runs))
 
-    def run_set_first(f, out, target=target, source=source, key=key, method=method, a=a, b=b, c=c):
-        if type(value := f[source]) is not dict or key not in value:
-            a(f, out)
-        elif method is None:
+    def run_set_first(f, out, target=target, source=source, key=key, plain=method is None, a=a, b=b, c=c):
+        if plain and type(value := f[source]) is dict and key in value:
             f[target] = value[key]
-        elif type(value := value[key]) is str and len(value) < BIG_STR:
-            f[target] = method(value)
         else:
             a(f, out)
         b(f, out)

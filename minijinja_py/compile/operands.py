@@ -2,7 +2,7 @@
 frame (its slot), a chain of constant keys from one (a plain dict's items, as the general lookup reads them), a
 loop variable indexing a list — and which constants compare in constant time; the child's own closure reads
 anything else; and which expressions Jinja2's optimizer folds to a constant. Used by the general compilers
-(expressions, operators, calls, output, statements) and by lower.py.
+(expressions, operators, comparisons, calls, output, statements) and by lower.py.
 """
 
 from operator import itemgetter

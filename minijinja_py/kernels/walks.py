@@ -79,14 +79,15 @@ def _walker(plan, body):
     starts, slot = (plan.resets, plan.local_copies) if plan.resets or plan.local_copies else None, plan.target_slot
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
-    found = _item_table(slot, body.nodes[0]) if starts is None and runs is body.runs else None
+    first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
+    at = 1 if first[0] is not None and first[0] != slot else 0   # (a switch after a set of another variable)
+    found = _item_table(slot, body.nodes[at]) if starts is None and runs is body.runs and at < len(runs) else None
     if found and found[5] and found[1] is None and len(runs) == 1 and (texts := _item_texts(slot, found[5])):
         return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
-        return _walk_switch(slot, *found[:5], *(runs + (None,) * 4)[:5])
+        return _walk_switch(slot, *found[:5], first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
-    first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
     return _walk_many(slot, starts, runs, first)
 
 
@@ -168,17 +169,26 @@ def _walk_texts(slot, key, kind, texts, default, a):
     return walk_texts
 
 
-def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
+def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
     # _walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
     # 'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
     # a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
     # item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others.
+    # Maybe a set before it (first: Set.in_line; rest: the set's kernel s, then a-e), of another variable to
+    # a plain dict's key, done in line (the item read after it, as Jinja2 reads it); any other through s.
+    (target, source, set_key, method), (s, a, b, c, d, e) = first, (None, *rest) if first[0] is None else rest
+
     def walk_switch(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default, a=a,
-                    b=b, c=c, d=d, e=e):   # defaults: cheaper per item than free variables
+                    b=b, c=c, d=d, e=e, s=s, target=target, source=source, set_key=set_key, method=method):
         remaining = iter(items)
         try:
             for item in remaining:
                 f[slot] = item
+                if s is not None:
+                    if method is None and type(value := f[source]) is dict and set_key in value:
+                        f[target] = value[set_key]
+                    else:
+                        s(f, out)
                 run = a
                 if type(item) is dict:
                     value = item.get(key)   # (with a key2, the key's value only through it)
@@ -206,7 +216,7 @@ def _walk_switch(slot, key, key2, kind, runs, default, a, b, c, d, e):
 def _walk_many(slot, starts, runs, first):
     # One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
     # done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
-    # does (lower._set_first: the same for a statement list).
+    # does (lower._set_first, _walk_switch: the same without a method, for a statement list and before a switch).
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
 
