@@ -184,3 +184,30 @@ _MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content":
 def test_generation_spans_as_transformers_records_them(source):
     text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
     assert (text, [tuple(span) for span in spans]) == _reference_spans(source, _MESSAGES)
+
+
+class _Level(__import__("enum").IntEnum):
+    LOW = 1
+
+
+class _Ratio(float, __import__("enum").Enum):
+    HALF = 0.5
+
+
+def _caller_numbers():
+    import decimal
+    import fractions
+    import uuid
+    return {"level": _Level.LOW, "ratio": _Ratio.HALF, "dec": decimal.Decimal("2.50"), "frac": fractions.Fraction(3, 2),
+            "uid": uuid.UUID(int=5), "big": decimal.Decimal("1e5000"), "nan": decimal.Decimal("nan")}
+
+
+# `%` of a caller's number: an IntEnum member is no mapping (its Enum class's __getitem__ is the metaclass's), and a
+# Decimal, a Fraction or a UUID is converted by its own __int__/__float__ for %d and %f, as Python converts it
+@pytest.mark.parametrize("source", [
+    "{{ '%d' % level }}", "{{ '%x|%f|%s' % (level, level, level) }}", "{{ '%d %.2f' % (ratio, ratio) }}", "{{ 'x' % level }}",
+    "{{ '%d' % dec }}", "{{ '%.1f|%s|%r' % (dec, dec, dec) }}", "{{ '%d %.3e' % (frac, frac) }}", "{{ '%d' % uid }}",
+    "{{ '%(a)d' % {'a': dec} }}", "{{ '%5.1f'|format(dec) }}", "{{ '%x' % dec }}", "{{ '%c' % dec }}", "{{ '%d' % big }}",
+    "{{ '%d' % nan }}", "{{ '%(a)s' % level }}", "{{ '%d' % [dec] }}"])
+def test_percent_format_of_callers_numbers(source):
+    assert_same(source, _caller_numbers())
