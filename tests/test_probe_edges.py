@@ -211,3 +211,82 @@ def _caller_numbers():
     "{{ '%d' % nan }}", "{{ '%(a)s' % level }}", "{{ '%d' % [dec] }}"])
 def test_percent_format_of_callers_numbers(source):
     assert_same(source, _caller_numbers())
+
+
+def _caller_containers():
+    from collections import ChainMap, Counter, OrderedDict, UserDict, UserList, defaultdict, deque
+
+    class Tags(set):
+        pass
+
+    class Frozen(frozenset):
+        pass
+
+    class Ordered(OrderedDict):
+        pass
+
+    class Counts(Counter):
+        pass
+
+    class Defaults(defaultdict):
+        pass
+
+    class Queue(deque):
+        pass
+
+    class Chain(ChainMap):
+        pass
+
+    class Record(UserDict):
+        pass
+
+    class Rows(UserList):
+        pass
+
+    class Blob(bytes):
+        pass
+
+    class Buffer(bytearray):
+        pass
+
+    class Plain(dict):
+        pass
+
+    w = "w" * 30
+    return {"tags": Tags([w, w + "1", w + "2"]), "ints": Frozen(range(40)), "one": Frozen([1]), "none": Tags(),
+            "od": Ordered(a=w, b=w, c=w), "counts": Counts({w: 1, w + "x": 2, w + "y": 3}),
+            "dd": Defaults(list, {"a": w, "b": w, "c": w}), "queue": Queue([w] * 3, 5), "chain": Chain({"a": w, "b": w}, {"c": w}),
+            "record": Record(a=w, b=w, c=w), "rows": Rows([w] * 3), "blob": Blob(b"x" * 100), "buffer": Buffer(b"y" * 100),
+            "plain": Plain(a=w, b=w, c=w), "empty": [Ordered(), Counts(), Queue(), Rows(), Frozen()]}
+
+
+# a caller's subclass of a set prints with its name, as Python's repr writes it (S({1}), S()); pprint lays out a
+# caller's subclass of a standard-library container as it lays out the container, under the subclass's name
+@pytest.mark.parametrize("name", list(_caller_containers()))
+def test_callers_subclasses_of_containers(name):
+    assert_same("{{ x }}|{{ x|pprint }}|{{ [x, x]|pprint }}|{{ {'k': [x]} }}", {"x": _caller_containers()[name]})
+
+
+@__import__("dataclasses").dataclass(frozen=True, order=True)
+class _Point:
+    x: int
+    label: str = "a"
+
+
+@__import__("dataclasses").dataclass(frozen=True)
+class _Box:
+    inner: object
+
+
+_LONG = "q" * 60
+# pprint lays out a set's items (a hashable dataclass in a set too, sorted by its own `<`) but prints a dict's keys
+# on one line
+SET_ITEMS = [{_Point(2, _LONG), _Point(1, _LONG), _Point(3)}, frozenset({_Point(2, _LONG), _Point(1, _LONG)}),
+             {(_Point(1, _LONG), 2), (_Point(0, _LONG), 3)}, {_Point(1, _LONG): {_Point(2, _LONG)}},
+             {frozenset({_Point(1, _LONG)}): 1}, {_Box(_Point(1, _LONG))}, {_Box(frozenset({_Point(1, _LONG), _Point(2, _LONG)}))},
+             [{_Point(1, _LONG)}, {_Point(2, _LONG)}], {_Point(1)}]
+
+
+@pytest.mark.parametrize("value", SET_ITEMS)
+def test_pprint_of_dataclasses_in_sets(value):
+    assert_same("{{ x|pprint }}|{{ x }}|{{ {'a': x}|pprint }}", {"x": value})
