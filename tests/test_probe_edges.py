@@ -290,3 +290,37 @@ SET_ITEMS = [{_Point(2, _LONG), _Point(1, _LONG), _Point(3)}, frozenset({_Point(
 @pytest.mark.parametrize("value", SET_ITEMS)
 def test_pprint_of_dataclasses_in_sets(value):
     assert_same("{{ x|pprint }}|{{ x }}|{{ {'a': x}|pprint }}", {"x": value})
+
+
+_PARTS = {"turn": "<{{ m.content }}>{% generation %}{{ m.content }}{% endgeneration %}",
+          "turns": "{% for m in messages %}[{% generation %}{{ m.content }}{% endgeneration %}]{% endfor %}",
+          "nested": "a{% include 'turn' %}b",
+          "recursive": "{% for m in messages recursive %}r{% include 'turn' %}{% endfor %}",
+          "in_block": "{% extends 'base' %}{% block b %}c{% include 'turn' %}d{% endblock %}",
+          "base": "pre{% set m = messages[1] %}{% block b %}{% endblock %}post",
+          "plain": "x{% generation %}P{% endgeneration %}y"}
+# an included template's pieces are yielded as they come (Jinja2): a span in it starts after them, and after
+# what was yielded before the include; in a buffer (a macro, a filter block) the buffer's start counts
+GENERATION_IN_INCLUDES = [
+    "abc{% for m in messages %}{% include 'turn' %}{% endfor %}",
+    "abc{% include 'turns' %}xyz{% include 'turns' %}",
+    "abc{% for m in messages %}{% include 'nested' %}{% endfor %}",
+    "ab{% for m in messages %}{% include ['missing', 'turn'] %}{% endfor %}",
+    "ab{% include 'recursive' %}",
+    "ab{% include 'in_block' %}",
+    "{% macro w(m) %}({% include 'turn' %}){% endmacro %}abc{% for m in messages %}{{ w(m) }}{% endfor %}",
+    "{% filter upper %}ab{% for m in messages %}{% include 'turn' %}{% endfor %}{% endfilter %}",
+    "ab{% set m = messages[1] %}{% include 'plain' without context %}{% include 'turn' %}{% include 'plain' %}",
+]
+
+
+@pytest.mark.parametrize("source", GENERATION_IN_INCLUDES)
+def test_generation_spans_in_includes(source):
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, loader=jinja2.DictLoader(_PARTS),
+                                                       extensions=[_SpanTracker, jinja2.ext.loopcontrols])
+    env.yielded, env.spans = [], []
+    env.yielded.extend(env.from_string(source).generate(messages=_MESSAGES))
+    ours = mj.chat_environment()
+    ours.loader = mj.DictLoader(_PARTS)
+    text, spans = ours.from_string(source).render_with_generation_spans(messages=_MESSAGES)
+    assert (text, [tuple(span) for span in spans]) == ("".join(env.yielded), env.spans)
