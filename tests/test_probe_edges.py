@@ -324,3 +324,18 @@ def test_generation_spans_in_includes(source):
     ours.loader = mj.DictLoader(_PARTS)
     text, spans = ours.from_string(source).render_with_generation_spans(messages=_MESSAGES)
     assert (text, [tuple(span) for span in spans]) == ("".join(env.yielded), env.spans)
+
+
+# transformers' raise_exception raises TemplateError(message): .message is the value given, a number or None too
+@pytest.mark.parametrize("value", [5, 2.5, True, None, "text"])
+def test_raise_exception_keeps_a_plain_message(value):
+    with pytest.raises(jinja2.TemplateError) as expected:
+        reference_env().from_string("{{ raise_exception(v) }}").render(v=value)
+    with pytest.raises(mj.TemplateError) as got:
+        mj_env().from_string("{{ raise_exception(v) }}").render(v=value)
+    assert type(got.value) is mj.TemplateError
+    assert got.value.message == expected.value.message and type(got.value.message) is type(expected.value.message)
+    assert str(got.value).startswith(str(value) + "\n  --> <template>:1:")
+    with pytest.raises(mj.TemplateError) as direct:
+        mj.raise_exception(value)
+    assert str(direct.value) == str(value) and direct.value.message == value
