@@ -538,7 +538,7 @@ def _std_copy(value, cls, copy_item, hashable=False):
     # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...); one in a set
     # (hashable) is copied to a copy that hashes as itself and sorts as the original (pprint sorts a set's items)
     members = {"__hash__": object.__hash__, "__eq__": object.__eq__, "__lt__": _lt_as_original,
-               "mj_original": value} if hashable else {}
+               "__gt__": _gt_as_original, "mj_original": value} if hashable else {}
     kind = types.SimpleNamespace if cls is types.SimpleNamespace else \
         type(cls.__name__, (types.SimpleNamespace,), members)
     result = kind(**dict(items))
@@ -546,7 +546,13 @@ def _std_copy(value, cls, copy_item, hashable=False):
 
 
 def _lt_as_original(copy, other):
-    return type(copy).mj_original < getattr(type(other), "mj_original", other)
+    # the originals' order; where they do not compare, _PprintKey's (pprint's own falls back to their id()),
+    # both ways (`5 < copy` comes here reflected), so that a set's items sort the same from run to run
+    return _PprintKey(type(copy).mj_original) < _PprintKey(getattr(type(other), "mj_original", other))
+
+
+def _gt_as_original(copy, other):
+    return _PprintKey(getattr(type(other), "mj_original", other)) < _PprintKey(type(copy).mj_original)
 
 
 def _has_dataclass_repr(cls):
