@@ -205,9 +205,11 @@ def _caller_numbers():
 # `%` of a caller's number: an IntEnum member is no mapping (its Enum class's __getitem__ is the metaclass's), and a
 # Decimal, a Fraction or a UUID is converted by its own __int__/__float__ for %d and %f, as Python converts it
 @pytest.mark.parametrize("source", [
-    "{{ '%d' % level }}", "{{ '%x|%f|%s' % (level, level, level) }}", "{{ '%d %.2f' % (ratio, ratio) }}", "{{ 'x' % level }}",
+    "{{ '%d' % level }}", "{{ '%x|%f|%s' % (level, level, level) }}", "{{ '%d %.2f' % (ratio, ratio) }}",
+    "{{ 'x' % level }}",
     "{{ '%d' % dec }}", "{{ '%.1f|%s|%r' % (dec, dec, dec) }}", "{{ '%d %.3e' % (frac, frac) }}", "{{ '%d' % uid }}",
-    "{{ '%(a)d' % {'a': dec} }}", "{{ '%5.1f'|format(dec) }}", "{{ '%x' % dec }}", "{{ '%c' % dec }}", "{{ '%d' % big }}",
+    "{{ '%(a)d' % {'a': dec} }}", "{{ '%5.1f'|format(dec) }}", "{{ '%x' % dec }}", "{{ '%c' % dec }}",
+    "{{ '%d' % big }}",
     "{{ '%d' % nan }}", "{{ '%(a)s' % level }}", "{{ '%d' % [dec] }}"])
 def test_percent_format_of_callers_numbers(source):
     assert_same(source, _caller_numbers())
@@ -255,8 +257,9 @@ def _caller_containers():
     w = "w" * 30
     return {"tags": Tags([w, w + "1", w + "2"]), "ints": Frozen(range(40)), "one": Frozen([1]), "none": Tags(),
             "od": Ordered(a=w, b=w, c=w), "counts": Counts({w: 1, w + "x": 2, w + "y": 3}),
-            "dd": Defaults(list, {"a": w, "b": w, "c": w}), "queue": Queue([w] * 3, 5), "chain": Chain({"a": w, "b": w}, {"c": w}),
-            "record": Record(a=w, b=w, c=w), "rows": Rows([w] * 3), "blob": Blob(b"x" * 100), "buffer": Buffer(b"y" * 100),
+            "dd": Defaults(list, {"a": w, "b": w, "c": w}), "queue": Queue([w] * 3, 5),
+            "chain": Chain({"a": w, "b": w}, {"c": w}), "record": Record(a=w, b=w, c=w), "rows": Rows([w] * 3),
+            "blob": Blob(b"x" * 100), "buffer": Buffer(b"y" * 100),
             "plain": Plain(a=w, b=w, c=w), "empty": [Ordered(), Counts(), Queue(), Rows(), Frozen()]}
 
 
@@ -283,7 +286,8 @@ _LONG = "q" * 60
 # on one line
 SET_ITEMS = [{_Point(2, _LONG), _Point(1, _LONG), _Point(3)}, frozenset({_Point(2, _LONG), _Point(1, _LONG)}),
              {(_Point(1, _LONG), 2), (_Point(0, _LONG), 3)}, {_Point(1, _LONG): {_Point(2, _LONG)}},
-             {frozenset({_Point(1, _LONG)}): 1}, {_Box(_Point(1, _LONG))}, {_Box(frozenset({_Point(1, _LONG), _Point(2, _LONG)}))},
+             {frozenset({_Point(1, _LONG)}): 1}, {_Box(_Point(1, _LONG))},
+             {_Box(frozenset({_Point(1, _LONG), _Point(2, _LONG)}))},
              [{_Point(1, _LONG)}, {_Point(2, _LONG)}], {_Point(1)}]
 
 
@@ -316,7 +320,8 @@ GENERATION_IN_INCLUDES = [
 
 @pytest.mark.parametrize("source", GENERATION_IN_INCLUDES)
 def test_generation_spans_in_includes(source):
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, loader=jinja2.DictLoader(_PARTS),
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                                       loader=jinja2.DictLoader(_PARTS),
                                                        extensions=[_SpanTracker, jinja2.ext.loopcontrols])
     env.yielded, env.spans = [], []
     env.yielded.extend(env.from_string(source).generate(messages=_MESSAGES))

@@ -340,8 +340,8 @@ def _number(fmt, i, end):
     return i, (fmt[start:i] or None)
 
 
-_NUMERIC = frozenset("diueEfFgG")
-_MAX_INT_DIGITS = 4300   # Python's own limit on the digits of an int printed as text (sys.int_info)   # the fields CPython reads through __int__ or __float__ (x, o, c: __index__)
+_NUMERIC = frozenset("diueEfFgG")   # the fields CPython reads through __int__ or __float__ (x, o, c: __index__)
+_MAX_INT_DIGITS = 4300   # Python's own limit on the digits of an int printed as text (sys.int_info)
 
 
 def _fields_size(limits, fmt, args):

@@ -19,7 +19,7 @@ repr, on one line (pprint does not know its class: groupby's groups).
 """
 
 import types
-from functools import partial
+from functools import lru_cache, partial
 
 from ..core.budget import tree_size
 from ..core.errors import LimitExceeded
@@ -464,7 +464,7 @@ def _plain_copy(value, rs, limits):
                 else:
                     kind = set if isinstance(v, set) else frozenset
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
-                        kind = type(cls.__name__, (kind,), {})
+                        kind = _named(cls.__name__, kind)
                     result = kind(copy(x, depth + 1, "item") for x in v)
             finally:
                 on_path.discard(key)
@@ -508,7 +508,7 @@ def _std_copy(value, cls, copy_item, hashable=False):
     std = next((base for base in (bytes, bytearray, deque, OrderedDict, Counter, defaultdict, UserDict, UserList,
                                   ChainMap) if issubclass(cls, base) and cls.__repr__ is base.__repr__), None)
     # (the caller's class itself is never called: its __init__ is the caller's code)
-    kind = std if std is None or std is cls else type(cls.__name__, (std,), {})
+    kind = std if std is None or std is cls else _named(cls.__name__, std)
     if std is bytes or std is bytearray:
         return (value if kind is cls else kind(value)), [0] * (len(value) // 4)
     if std is deque:
@@ -537,12 +537,22 @@ def _std_copy(value, cls, copy_item, hashable=False):
         return None
     # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...); one in a set
     # (hashable) is copied to a copy that hashes as itself and sorts as the original (pprint sorts a set's items)
-    members = {"__hash__": object.__hash__, "__eq__": object.__eq__, "__lt__": _lt_as_original,
-               "__gt__": _gt_as_original, "mj_original": value} if hashable else {}
-    kind = types.SimpleNamespace if cls is types.SimpleNamespace else \
-        type(cls.__name__, (types.SimpleNamespace,), members)
+    if cls is types.SimpleNamespace:
+        kind = cls
+    elif hashable:
+        kind = type(cls.__name__, (types.SimpleNamespace,), {
+            "__hash__": object.__hash__, "__eq__": object.__eq__, "__lt__": _lt_as_original, "__gt__": _gt_as_original,
+            "mj_original": value})
+    else:
+        kind = _named(cls.__name__, types.SimpleNamespace)
     result = kind(**dict(items))
     return result, [x for _, x in items]
+
+
+@lru_cache(maxsize=64)
+def _named(name, base):
+    # A subclass of base with a caller's class's name, for a copy that pprint prints under that name (made once)
+    return type(name, (base,), {})
 
 
 def _lt_as_original(copy, other):
