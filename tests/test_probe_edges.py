@@ -281,6 +281,12 @@ class _Box:
     inner: object
 
 
+@__import__("dataclasses").dataclass(frozen=True, order=True)
+class _Pair:
+    a: int
+    b: int
+
+
 _LONG = "q" * 60
 # pprint lays out a set's items (a hashable dataclass in a set too, sorted by its own `<`) but prints a dict's keys
 # on one line
@@ -288,7 +294,9 @@ SET_ITEMS = [{_Point(2, _LONG), _Point(1, _LONG), _Point(3)}, frozenset({_Point(
              {(_Point(1, _LONG), 2), (_Point(0, _LONG), 3)}, {_Point(1, _LONG): {_Point(2, _LONG)}},
              {frozenset({_Point(1, _LONG)}): 1}, {_Box(_Point(1, _LONG))},
              {_Box(frozenset({_Point(1, _LONG), _Point(2, _LONG)}))},
-             [{_Point(1, _LONG)}, {_Point(2, _LONG)}], {_Point(1)}]
+             [{_Point(1, _LONG)}, {_Point(2, _LONG)}], {_Point(1)},
+             {_Pair(i, -i) for i in range(5)}, frozenset({_Pair(i, 0) for i in range(4)}),   # in their hashes' order
+             {_Pair(i, i) for i in range(9)}]   # laid out: sorted
 
 
 @pytest.mark.parametrize("value", SET_ITEMS)

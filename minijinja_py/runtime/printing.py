@@ -466,6 +466,9 @@ def _plain_copy(value, rs, limits):
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
                         kind = _named(cls.__name__, kind)
                     result = kind(copy(x, depth + 1, "item") for x in v)
+                    if result and not any(map(_hash_varies, result)):
+                        # on one line Python prints a set in its own order, which a copy may not keep (collisions)
+                        one_line[id(result)] = safe_repr(v, rs)
             finally:
                 on_path.discard(key)
             copies[cache_key] = result
@@ -536,13 +539,14 @@ def _std_copy(value, cls, copy_item, hashable=False):
     else:
         return None
     # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...); one in a set
-    # (hashable) is copied to a copy that hashes as itself and sorts as the original (pprint sorts a set's items)
+    # (hashable) is copied to a copy that hashes and sorts as the original (a set's order on one line is its hashes',
+    # laid out pprint sorts the items), and equals only itself
     if cls is types.SimpleNamespace:
         kind = cls
     elif hashable:
         kind = type(cls.__name__, (types.SimpleNamespace,), {
-            "__hash__": object.__hash__, "__eq__": object.__eq__, "__lt__": _lt_as_original, "__gt__": _gt_as_original,
-            "mj_original": value})
+            "__hash__": _hash_as_original, "__eq__": object.__eq__, "__lt__": _lt_as_original,
+            "__gt__": _gt_as_original, "mj_original": value})
     else:
         kind = _named(cls.__name__, types.SimpleNamespace)
     result = kind(**dict(items))
@@ -553,6 +557,10 @@ def _std_copy(value, cls, copy_item, hashable=False):
 def _named(name, base):
     # A subclass of base with a caller's class's name, for a copy that pprint prints under that name (made once)
     return type(name, (base,), {})
+
+
+def _hash_as_original(copy):
+    return hash(type(copy).mj_original)
 
 
 def _lt_as_original(copy, other):
@@ -622,4 +630,15 @@ def _hash_varies(value):
     cls = type(value)
     if cls is tuple or cls is frozenset:
         return any(map(_hash_varies, value))
+    if cls.__hash__ is _hash_as_original:   # pprint's copy of a dataclass in a set
+        value = cls.mj_original
+        cls = type(value)
+    params = getattr(cls, "__dataclass_params__", None)
+    code = getattr(cls.__hash__, "__code__", None)
+    if params is not None and code is not None and code.co_filename == "<string>" and (
+            params.unsafe_hash or params.eq and params.frozen):
+        # the __hash__ @dataclass made (its code is exec'd text): the hash of the tuple of the hashed fields
+        from dataclasses import fields
+        return any(_hash_varies(getattr(value, f.name)) for f in fields(value)
+                   if (f.compare if f.hash is None else f.hash))
     return not (cls is int or cls is float or cls is bool or cls is complex or value is None)
