@@ -184,3 +184,180 @@ _MESSAGES = [{"role": "user", "content": "hi"}, {"role": "assistant", "content":
 def test_generation_spans_as_transformers_records_them(source):
     text, spans = mj.ChatTemplate(source).render_with_generation_spans(_MESSAGES)
     assert (text, [tuple(span) for span in spans]) == _reference_spans(source, _MESSAGES)
+
+
+class _Level(__import__("enum").IntEnum):
+    LOW = 1
+
+
+class _Ratio(float, __import__("enum").Enum):
+    HALF = 0.5
+
+
+def _caller_numbers():
+    import decimal
+    import fractions
+    import uuid
+    return {"level": _Level.LOW, "ratio": _Ratio.HALF, "dec": decimal.Decimal("2.50"), "frac": fractions.Fraction(3, 2),
+            "uid": uuid.UUID(int=5), "big": decimal.Decimal("1e5000"), "nan": decimal.Decimal("nan")}
+
+
+# `%` of a caller's number: an IntEnum member is no mapping (its Enum class's __getitem__ is the metaclass's), and a
+# Decimal, a Fraction or a UUID is converted by its own __int__/__float__ for %d and %f, as Python converts it
+@pytest.mark.parametrize("source", [
+    "{{ '%d' % level }}", "{{ '%x|%f|%s' % (level, level, level) }}", "{{ '%d %.2f' % (ratio, ratio) }}",
+    "{{ 'x' % level }}",
+    "{{ '%d' % dec }}", "{{ '%.1f|%s|%r' % (dec, dec, dec) }}", "{{ '%d %.3e' % (frac, frac) }}", "{{ '%d' % uid }}",
+    "{{ '%(a)d' % {'a': dec} }}", "{{ '%5.1f'|format(dec) }}", "{{ '%x' % dec }}", "{{ '%c' % dec }}",
+    "{{ '%d' % big }}",
+    "{{ '%d' % nan }}", "{{ '%(a)s' % level }}", "{{ '%d' % [dec] }}"])
+def test_percent_format_of_callers_numbers(source):
+    assert_same(source, _caller_numbers())
+
+
+def _caller_containers():
+    from collections import ChainMap, Counter, OrderedDict, UserDict, UserList, defaultdict, deque
+
+    class Tags(set):
+        pass
+
+    class Frozen(frozenset):
+        pass
+
+    class Ordered(OrderedDict):
+        pass
+
+    class Counts(Counter):
+        pass
+
+    class Defaults(defaultdict):
+        pass
+
+    class Queue(deque):
+        pass
+
+    class Chain(ChainMap):
+        pass
+
+    class Record(UserDict):
+        pass
+
+    class Rows(UserList):
+        pass
+
+    class Blob(bytes):
+        pass
+
+    class Buffer(bytearray):
+        pass
+
+    class Plain(dict):
+        pass
+
+    w = "w" * 30
+    return {"tags": Tags([w, w + "1", w + "2"]), "ints": Frozen(range(40)), "one": Frozen([1]), "none": Tags(),
+            "od": Ordered(a=w, b=w, c=w), "counts": Counts({w: 1, w + "x": 2, w + "y": 3}),
+            "dd": Defaults(list, {"a": w, "b": w, "c": w}), "queue": Queue([w] * 3, 5),
+            "chain": Chain({"a": w, "b": w}, {"c": w}), "record": Record(a=w, b=w, c=w), "rows": Rows([w] * 3),
+            "blob": Blob(b"x" * 100), "buffer": Buffer(b"y" * 100),
+            "plain": Plain(a=w, b=w, c=w), "empty": [Ordered(), Counts(), Queue(), Rows(), Frozen()]}
+
+
+# a caller's subclass of a set prints with its name, as Python's repr writes it (S({1}), S()); pprint lays out a
+# caller's subclass of a standard-library container as it lays out the container, under the subclass's name
+@pytest.mark.parametrize("name", list(_caller_containers()))
+def test_callers_subclasses_of_containers(name):
+    assert_same("{{ x }}|{{ x|pprint }}|{{ [x, x]|pprint }}|{{ {'k': [x]} }}", {"x": _caller_containers()[name]})
+
+
+@__import__("dataclasses").dataclass(frozen=True, order=True)
+class _Point:
+    x: int
+    label: str = "a"
+
+
+@__import__("dataclasses").dataclass(frozen=True)
+class _Box:
+    inner: object
+
+
+@__import__("dataclasses").dataclass(frozen=True, order=True)
+class _Pair:
+    a: int
+    b: int
+
+
+_LONG = "q" * 60
+# pprint lays out a set's items (a hashable dataclass in a set too, sorted by its own `<`) but prints a dict's keys
+# on one line
+SET_ITEMS = [{_Point(2, _LONG), _Point(1, _LONG), _Point(3)}, frozenset({_Point(2, _LONG), _Point(1, _LONG)}),
+             {(_Point(1, _LONG), 2), (_Point(0, _LONG), 3)}, {_Point(1, _LONG): {_Point(2, _LONG)}},
+             {frozenset({_Point(1, _LONG)}): 1}, {_Box(_Point(1, _LONG))},
+             {_Box(frozenset({_Point(1, _LONG), _Point(2, _LONG)}))},
+             [{_Point(1, _LONG)}, {_Point(2, _LONG)}], {_Point(1)},
+             {_Pair(i, -i) for i in range(5)}, frozenset({_Pair(i, 0) for i in range(4)}),   # in their hashes' order
+             {_Pair(i, i) for i in range(9)}]   # laid out: sorted
+
+
+@pytest.mark.parametrize("value", SET_ITEMS)
+def test_pprint_of_dataclasses_in_sets(value):
+    assert_same("{{ x|pprint }}|{{ x }}|{{ {'a': x}|pprint }}", {"x": value})
+
+
+_PARTS = {"turn": "<{{ m.content }}>{% generation %}{{ m.content }}{% endgeneration %}",
+          "turns": "{% for m in messages %}[{% generation %}{{ m.content }}{% endgeneration %}]{% endfor %}",
+          "nested": "a{% include 'turn' %}b",
+          "recursive": "{% for m in messages recursive %}r{% include 'turn' %}{% endfor %}",
+          "in_block": "{% extends 'base' %}{% block b %}c{% include 'turn' %}d{% endblock %}",
+          "base": "pre{% set m = messages[1] %}{% block b %}{% endblock %}post",
+          "plain": "x{% generation %}P{% endgeneration %}y"}
+# an included template's pieces are yielded as they come (Jinja2): a span in it starts after them, and after
+# what was yielded before the include; in a buffer (a macro, a filter block) the buffer's start counts
+GENERATION_IN_INCLUDES = [
+    "abc{% for m in messages %}{% include 'turn' %}{% endfor %}",
+    "abc{% include 'turns' %}xyz{% include 'turns' %}",
+    "abc{% for m in messages %}{% include 'nested' %}{% endfor %}",
+    "ab{% for m in messages %}{% include ['missing', 'turn'] %}{% endfor %}",
+    "ab{% include 'recursive' %}",
+    "ab{% include 'in_block' %}",
+    "{% macro w(m) %}({% include 'turn' %}){% endmacro %}abc{% for m in messages %}{{ w(m) }}{% endfor %}",
+    "{% filter upper %}ab{% for m in messages %}{% include 'turn' %}{% endfor %}{% endfilter %}",
+    "ab{% set m = messages[1] %}{% include 'plain' without context %}{% include 'turn' %}{% include 'plain' %}",
+]
+
+
+@pytest.mark.parametrize("source", GENERATION_IN_INCLUDES)
+def test_generation_spans_in_includes(source):
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
+                                                       loader=jinja2.DictLoader(_PARTS),
+                                                       extensions=[_SpanTracker, jinja2.ext.loopcontrols])
+    env.yielded, env.spans = [], []
+    env.yielded.extend(env.from_string(source).generate(messages=_MESSAGES))
+    ours = mj.chat_environment()
+    ours.loader = mj.DictLoader(_PARTS)
+    text, spans = ours.from_string(source).render_with_generation_spans(messages=_MESSAGES)
+    assert (text, [tuple(span) for span in spans]) == ("".join(env.yielded), env.spans)
+
+
+# transformers' raise_exception raises TemplateError(message): .message is the value given, a number or None too
+@pytest.mark.parametrize("value", [5, 2.5, True, None, "text"])
+def test_raise_exception_keeps_a_plain_message(value):
+    with pytest.raises(jinja2.TemplateError) as expected:
+        reference_env().from_string("{{ raise_exception(v) }}").render(v=value)
+    with pytest.raises(mj.TemplateError) as got:
+        mj_env().from_string("{{ raise_exception(v) }}").render(v=value)
+    assert type(got.value) is mj.TemplateError
+    assert got.value.message == expected.value.message and type(got.value.message) is type(expected.value.message)
+    assert str(got.value).startswith(str(value) + "\n  --> <template>:1:")
+    with pytest.raises(mj.TemplateError) as direct:
+        mj.raise_exception(value)
+    assert str(direct.value) == str(value) and direct.value.message == value
+
+
+def test_pprint_of_unordered_dataclasses_in_a_set_is_stable():
+    # pprint orders items that do not compare by their id() (Jinja2's text changes from run to run): ours orders
+    # them by type and text, the same whatever their addresses
+    texts = {mj_env().from_string("{{ x|pprint }}").render(x={_Box(i) for i in (3, 1, 2)} | {5, "a", _Box(_LONG)})
+             for _ in range(20)}
+    assert len(texts) == 1
+    assert texts.pop().startswith("{5,\n 'a',\n _Box(inner='qqq")   # by type name, then by text

@@ -50,7 +50,10 @@ if not TYPE_CHECKING:
 
 def raise_exception(message: "Any") -> None:
     """raise_exception(msg) in a template: fail the render with exactly this message (a TemplateError)."""
-    raise TemplateError(message if isinstance(message, str) else to_str(message))
+    # .message is msg itself, as transformers' TemplateError(message) keeps it: a number, a bool or None too;
+    # anything else becomes its safe text (its str could show an address, or be the caller's code)
+    plain = message is None or type(message) in (str, int, float, bool)
+    raise TemplateError(message if plain else to_str(message))
 
 
 class _FixedClock:

@@ -102,7 +102,19 @@ def _include(c, node, template_ev, depth, modifiers):
             variables.update(read_locals(f))
             # rendered into a list of its own and appended as one piece, as a macro's output is
             inner = []
-            include(context, template, inner, variables)
+            rs = context.rs
+            yielded = rs.generation_output
+            if rs.generation_spans is not None and (out is yielded or type(yielded) is _Yielded
+                                                    and out is yielded.pieces):
+                # Jinja2 yields an included template's pieces as they come: a {% generation %} span in it starts
+                # after them (transformers counts what the render has yielded)
+                rs.generation_output = _Yielded(yielded, inner)
+                try:
+                    include(context, template, inner, variables)
+                finally:
+                    rs.generation_output = yielded
+            else:
+                include(context, template, inner, variables)
             try:
                 text = join_output(inner)
             except TypeError:
@@ -114,6 +126,23 @@ def _include(c, node, template_ev, depth, modifiers):
         if counted:
             context.rs.grow_output(len(text))
     return run
+
+
+class _Yielded:
+    # The output yielded so far while an include renders where the render yields: what was yielded before it,
+    # then the included template's pieces (as a list of pieces to s_generation: len() and iteration).
+
+    __slots__ = ("before", "pieces")
+
+    def __init__(self, before, pieces):
+        self.before, self.pieces = before, pieces
+
+    def __len__(self):
+        return len(self.before) + len(self.pieces)
+
+    def __iter__(self):
+        yield from self.before
+        yield from self.pieces
 
 
 def _import(c, node, template_ev, depth, modifiers):

@@ -51,7 +51,7 @@ class TemplateError(Exception):
         return self
 
     def __str__(self):
-        text = self.message
+        text = self.message if isinstance(self.message, str) else str(self.message)   # raise_exception(5)
         where_name = self._location_name()
         if self.lineno is None:
             return text if where_name is None else f"{text}\n  in {where_name}"

@@ -280,7 +280,7 @@ def percent_format(limits, fmt, args):
         args = tuple(_plain_or_safe(a, rs) for a in args)
     elif isinstance(args, dict):
         args = {k: _plain_or_safe(v, rs) for k, v in args.items()}
-    elif not isinstance(args, (str, Undefined)) and hasattr(type(args), "__getitem__"):
+    elif not isinstance(args, (str, Undefined)) and _subscriptable(type(args)):
         # Python takes any non-tuple with __getitem__ as the mapping of %(key)s fields (so 'x' % [] is 'x'): its
         # fields are looked up here, once, so that their size is known before formatting
         args = _MappingFields(args, rs)
@@ -341,6 +341,7 @@ def _number(fmt, i, end):
 
 
 _NUMERIC = frozenset("diueEfFgG")   # the fields CPython reads through __int__ or __float__ (x, o, c: __index__)
+_MAX_INT_DIGITS = 4300   # Python's own limit on the digits of an int printed as text (sys.int_info)
 
 
 def _fields_size(limits, fmt, args):
@@ -377,12 +378,14 @@ def _fields_size(limits, fmt, args):
             if isinstance(value, Undefined):
                 # CPython reads it as a number, and the undefined fails (PyPy's % refuses any non-number first)
                 value._fail_with_undefined_error()
-            numbers_so_far = isinstance(value, (int, float))
+            numbers_so_far = isinstance(value, (int, float, _SafeNumber))
         total += _field_size(value, conversion)
     return spec_chars, total
 
 
 def _field_size(value, conversion):
+    if isinstance(value, _SafeNumber) and conversion in _NUMERIC:
+        return 330   # as a float's (an int's digits are bounded by _SafeNumber.__int__, and checked after)
     if isinstance(value, _SafeText):
         value = value.text
     if isinstance(value, str):
@@ -408,6 +411,28 @@ class _SafeText:
 
     def __repr__(self):
         return safe_repr(self.value, self.rs)
+
+
+class _SafeNumber(_SafeText):
+    # A caller's number that is not an int or a float: %s/%r print it the sandbox's way, %d/%x/%f convert it
+    # with its own methods (one it lacks fails as in Python: a TypeError)
+
+    __slots__ = ()
+
+    def __int__(self):
+        value = self.value
+        adjusted = getattr(value, "adjusted", None)   # a Decimal's exponent: Decimal('1e999999999') is short text
+        if callable(adjusted) and getattr(value, "is_finite", bool)() and adjusted() >= _MAX_INT_DIGITS:
+            # refused before int() builds it: Python builds it, then refuses to print it
+            raise ValueError(f"Exceeds the limit ({_MAX_INT_DIGITS} digits) for integer string conversion; "
+                             "use sys.set_int_max_str_digits() to increase the limit")
+        return int(value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __index__(self):
+        return index(self.value)
 
 
 class _MappingFields:
@@ -437,7 +462,16 @@ def _plain_or_safe(value, rs):
     # an undefined is passed as it is: it prints as Jinja2's does, and %d/%f of it raise UndefinedError
     if value is None or isinstance(value, (str, int, float, Undefined)):
         return value
+    cls = type(value)
+    if hasattr(cls, "__int__") or hasattr(cls, "__float__") or hasattr(cls, "__index__"):
+        return _SafeNumber(value, rs)   # a Decimal, a Fraction: %d and %f read it as a number, as Python does
     return _SafeText(value, rs)
+
+
+def _subscriptable(cls):
+    # Python's test for the mapping of %(key)s fields: the instances' type has __getitem__ (not its metaclass:
+    # an IntEnum member is a number, though its Enum class has a __getitem__)
+    return any("__getitem__" in vars(klass) for klass in cls.__mro__)
 
 
 # --------------------------------------------------------------------------------------------- str.format

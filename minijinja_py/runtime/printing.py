@@ -19,7 +19,7 @@ repr, on one line (pprint does not know its class: groupby's groups).
 """
 
 import types
-from functools import partial
+from functools import lru_cache, partial
 
 from ..core.budget import tree_size
 from ..core.errors import LimitExceeded
@@ -213,9 +213,9 @@ class _Printer:
             self.emit(opaque_repr(value))
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
-            # a subclass that prints as its base (groupby's pairs print as tuples)
+            # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
             base = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(value, b))
-            self.container(value, base, depth)
+            self.container(value, cls if base is set or base is frozenset else base, depth)
         else:
             self.emit(self._caller_object(value, cls, for_str))
 
@@ -304,11 +304,11 @@ class _Printer:
                 visit(v, depth, False)
             emit("}")
             return
-        if cls is set or cls is frozenset:
+        if cls is not list and cls is not tuple:   # a set, a frozenset, or a subclass of one: S({1}), S()
             if not value:
                 emit(f"{cls.__name__}()")
                 return
-            emit("{" if cls is set else "frozenset({")
+            emit("{" if cls is set else f"{cls.__name__}({{")
         else:
             emit("[" if cls is list else "(")
         first = True
@@ -429,7 +429,8 @@ def _plain_copy(value, rs, limits):
     hidden = []
 
     def copy(v, depth, hashed=False):
-        # hashed: v is (in) a dict key or set item, so its copy must hash: printed on one line, as pprint does
+        # hashed: v is (in) a dict key ("key": printed on one line, as pprint prints keys) or a set item ("item":
+        # laid out as pprint lays out a set's items), so its copy must hash
         nonlocal deepest
         cls = type(v)
         if cls in (str, int, float, bool, complex) or v is None or isinstance(v, str):
@@ -454,16 +455,20 @@ def _plain_copy(value, rs, limits):
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1, True), copy(x, depth + 1)) for k, x in v.items()]
+                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in v.items()]
                     result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in v]
                 elif isinstance(v, tuple):
                     result = tuple(copy(x, depth + 1, hashed) for x in v)
-                elif isinstance(v, set):
-                    result = {copy(x, depth + 1, True) for x in v}
                 else:
-                    result = frozenset(copy(x, depth + 1, True) for x in v)
+                    kind = set if isinstance(v, set) else frozenset
+                    if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
+                        kind = _named(cls.__name__, kind)
+                    result = kind(copy(x, depth + 1, "item") for x in v)
+                    if result and not any(map(_hash_varies, result)):
+                        # on one line Python prints a set in its own order, which a copy may not keep (collisions)
+                        one_line[id(result)] = safe_repr(v, rs)
             finally:
                 on_path.discard(key)
             copies[cache_key] = result
@@ -471,13 +476,13 @@ def _plain_copy(value, rs, limits):
         if getattr(cls, "mj_pprint_as_is", False):
             return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
         key = id(v)
-        if hashed:
+        if hashed == "key":
             return _Shown(safe_repr(v, rs))
         if key in on_path:
             return _Shown(f"<Recursion on {cls.__name__}>")
         on_path.add(key)
         try:
-            copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed))
+            copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed), bool(hashed))
         finally:
             on_path.discard(key)
         if copied is None:
@@ -491,36 +496,41 @@ def _plain_copy(value, rs, limits):
     return copy(value, 0), deepest, one_line, hidden
 
 
-def _std_copy(value, cls, copy_item):
-    # A copy, for pprint, of a standard-library object its PrettyPrinter wraps over lines (exact types only:
-    # for a subclass pprint writes the subclass's name) with copy_item applied to what it holds, and what of it
-    # tree_size does not count (bytes: a part per 4 bytes, the most pprint puts on one line) — or None.
+def _std_copy(value, cls, copy_item, hashable=False):
+    # A copy, for pprint, of a standard-library object its PrettyPrinter wraps over lines (a caller's subclass of
+    # one, with the standard __repr__, copied as a class of the same name: pprint writes the subclass's name) with
+    # copy_item applied to what it holds, and what of it tree_size does not count (bytes: a part per 4 bytes, the
+    # most pprint puts on one line) — or None.
     # Dicts that pprint sorts when it wraps them are copied sorted; on one line the copy prints as the original.
     from collections import ChainMap, Counter, OrderedDict, UserDict, UserList, defaultdict, deque
 
     def pairs(mapping, in_order=False):
-        copied = [(copy_item(k, True), copy_item(x)) for k, x in mapping.items()]
+        copied = [(copy_item(k, "key"), copy_item(x)) for k, x in mapping.items()]
         return copied if in_order else sorted(copied, key=_pprint_order)
 
-    if cls is bytes or cls is bytearray:
-        return value, [0] * (len(value) // 4)
-    if cls is deque:
-        return deque(map(copy_item, value), value.maxlen), ()
-    if cls is OrderedDict or cls is Counter:   # insertion order (Counter: most_common(), a stable sort)
-        return cls(dict(pairs(value, True))), ()
-    if cls is defaultdict:
-        result = defaultdict(None, pairs(value))
+    std = next((base for base in (bytes, bytearray, deque, OrderedDict, Counter, defaultdict, UserDict, UserList,
+                                  ChainMap) if issubclass(cls, base) and cls.__repr__ is base.__repr__), None)
+    # (the caller's class itself is never called: its __init__ is the caller's code)
+    kind = std if std is None or std is cls else _named(cls.__name__, std)
+    if std is bytes or std is bytearray:
+        return (value if kind is cls else kind(value)), [0] * (len(value) // 4)
+    if std is deque:
+        return kind(map(copy_item, value), value.maxlen), ()
+    if std is OrderedDict or std is Counter:   # insertion order (Counter: most_common(), a stable sort)
+        return kind(dict(pairs(value, True))), ()
+    if std is defaultdict:
+        result = kind(None, pairs(value))
         result.default_factory = _Shown(safe_repr(value.default_factory))
         return result, ()
     if cls is types.MappingProxyType:
         return types.MappingProxyType(dict(pairs(value))), ()
-    if cls is UserDict or cls is UserList:
-        result = cls()
+    if std is UserDict or std is UserList:
+        result = kind()
         result.data = copy_item(value.data)
         return result, result.data
-    if cls is ChainMap:
+    if std is ChainMap:
         maps = [copy_item(m) for m in value.maps]
-        return ChainMap(*maps), maps
+        return kind(*maps), maps
     if isinstance(value, types.SimpleNamespace) and cls.__repr__ is types.SimpleNamespace.__repr__:
         items = [(name, copy_item(x)) for name, x in vars(value).items()]
     elif _has_dataclass_repr(cls):
@@ -528,10 +538,39 @@ def _std_copy(value, cls, copy_item):
         items = [(f.name, copy_item(getattr(value, f.name))) for f in fields(value) if f.repr]
     else:
         return None
-    # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...)
-    kind = types.SimpleNamespace if cls is types.SimpleNamespace else type(cls.__name__, (types.SimpleNamespace,), {})
+    # pprint lays a dataclass out as it does a SimpleNamespace subclass: Name(field=value, ...); one in a set
+    # (hashable) is copied to a copy that hashes and sorts as the original (a set's order on one line is its hashes',
+    # laid out pprint sorts the items), and equals only itself
+    if cls is types.SimpleNamespace:
+        kind = cls
+    elif hashable:
+        kind = type(cls.__name__, (types.SimpleNamespace,), {
+            "__hash__": _hash_as_original, "__eq__": object.__eq__, "__lt__": _lt_as_original,
+            "__gt__": _gt_as_original, "mj_original": value})
+    else:
+        kind = _named(cls.__name__, types.SimpleNamespace)
     result = kind(**dict(items))
     return result, [x for _, x in items]
+
+
+@lru_cache(maxsize=64)
+def _named(name, base):
+    # A subclass of base with a caller's class's name, for a copy that pprint prints under that name (made once)
+    return type(name, (base,), {})
+
+
+def _hash_as_original(copy):
+    return hash(type(copy).mj_original)
+
+
+def _lt_as_original(copy, other):
+    # the originals' order; where they do not compare, _PprintKey's (pprint's own falls back to their id()),
+    # both ways (`5 < copy` comes here reflected), so that a set's items sort the same from run to run
+    return _PprintKey(type(copy).mj_original) < _PprintKey(getattr(type(other), "mj_original", other))
+
+
+def _gt_as_original(copy, other):
+    return _PprintKey(getattr(type(other), "mj_original", other)) < _PprintKey(type(copy).mj_original)
 
 
 def _has_dataclass_repr(cls):
@@ -574,10 +613,11 @@ def _pretty_printer(one_line):
                 text = self.one_line.get(id(object))
                 if text is not None:
                     return text, False, False
-                if type(object) in (set, frozenset) and object and any(map(_hash_varies, object)):
+                if isinstance(object, (set, frozenset)) and object and any(map(_hash_varies, object)):
                     items = sorted(object, key=_PprintKey)
                     text = ", ".join(self.format(x, context, maxlevels, level + 1)[0] for x in items)
-                    return ("{%s}" if type(object) is set else "frozenset({%s})") % text, True, False
+                    kind = type(object)
+                    return ("{%s}" if kind is set else kind.__name__ + "({%s})") % text, True, False
                 return super().format(object, context, maxlevels, level)
         _printer_class.append(StablePrinter)
     printer = _printer_class[0](sort_dicts=False)
@@ -590,4 +630,15 @@ def _hash_varies(value):
     cls = type(value)
     if cls is tuple or cls is frozenset:
         return any(map(_hash_varies, value))
+    if cls.__hash__ is _hash_as_original:   # pprint's copy of a dataclass in a set
+        value = cls.mj_original
+        cls = type(value)
+    params = getattr(cls, "__dataclass_params__", None)
+    code = getattr(cls.__hash__, "__code__", None)
+    if params is not None and code is not None and code.co_filename == "<string>" and (
+            params.unsafe_hash or params.eq and params.frozen):
+        # the __hash__ @dataclass made (its code is exec'd text): the hash of the tuple of the hashed fields
+        from dataclasses import fields
+        return any(_hash_varies(getattr(value, f.name)) for f in fields(value)
+                   if (f.compare if f.hash is None else f.hash))
     return not (cls is int or cls is float or cls is bool or cls is complex or value is None)

@@ -327,7 +327,8 @@ def mj_outcome(source, templates):
         if not isinstance(exc, mj.TemplateError):
             return ("error", "NOT-A-TemplateError", repr(exc), None)
         name = getattr(exc, "loading_template", None) if isinstance(exc, mj.TemplateNotFound) else exc.name
-        return ("error", differential_ref.mj_kind(exc), exc.message, (name, exc.lineno), exc)
+        # (str(): raise_exception(1) keeps the int 1 as its message, as Jinja2's does)
+        return ("error", differential_ref.mj_kind(exc), str(exc.message), (name, exc.lineno), exc)
 
 
 def _same_kind(ref, mine):
