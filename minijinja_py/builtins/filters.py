@@ -26,7 +26,8 @@ from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
 from ..runtime.objects import GroupTuple, Namespace
-from ..runtime.printing import safe_pformat, to_str
+from ..runtime.pformat import safe_pformat
+from ..runtime.printing import to_str
 from ..runtime.sandbox import attribute_only, getattr_
 from ..runtime.undefined import Undefined
 
