@@ -1,20 +1,19 @@
-"""Files: a path → its bytes (or text), read only from a regular file and never past a cap.
-
-Every place that reads a file it was named (a template, a model's config, a GGUF file, a refs file, the command
-line's inputs) reads it through here, so that a hostile name cannot make a read block or grow without bound:
-
-  * what the name leads to is looked at before it is opened: a FIFO would block the open, a device (/dev/zero)
-    would be read forever, a folder is no file; anything but a regular file is refused;
-  * the open itself cannot block (O_NONBLOCK: a FIFO swapped in after the look opens at once) and what was
-    opened is looked at again, on the descriptor, before a byte is read;
-  * at most `limit` + 1 bytes are read, whatever the file's size claims (/proc files claim 0), so a file past
-    its cap is refused having read no more than the cap.
-
-Every refusal is an OSError (NotRegularFile, FileTooLarge, NotText) whose `.strerror` says what is wrong in
-words a message can show ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their
-strerror reports these too. descriptor_path() tells what an open descriptor really is, for callers that must
-check where a name led after opening it (FileSystemLoader's search path).
-"""
+# Files: a path → its bytes (or text), read only from a regular file and never past a cap.
+#
+# Every place that reads a file it was named (a template, a model's config, a GGUF file, a refs file, the command
+# line's inputs) reads it through here, so that a hostile name cannot make a read block or grow without bound:
+#
+#   * what the name leads to is looked at before it is opened: a FIFO would block the open, a device (/dev/zero)
+#     would be read forever, a folder is no file; anything but a regular file is refused;
+#   * the open itself cannot block (O_NONBLOCK: a FIFO swapped in after the look opens at once) and what was
+#     opened is looked at again, on the descriptor, before a byte is read;
+#   * at most `limit` + 1 bytes are read, whatever the file's size claims (/proc files claim 0), so a file past
+#     its cap is refused having read no more than the cap.
+#
+# Every refusal is an OSError (NotRegularFile, FileTooLarge, NotText) whose `.strerror` says what is wrong in
+# words a message can show ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their
+# strerror reports these too. descriptor_path() tells what an open descriptor really is, for callers that must
+# check where a name led after opening it (FileSystemLoader's search path).
 
 import errno
 import os

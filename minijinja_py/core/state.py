@@ -1,12 +1,11 @@
-"""Base: the resource limits, the checks that enforce them, and the state one render carries.
-
-Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
-breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items,
-check_depth), and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
-compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
-without being passed around (current_state), for the few places Python calls back into us (str.format fields,
-__str__ of our objects).
-"""
+# Base: the resource limits, the checks that enforce them, and the state one render carries.
+#
+# Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
+# breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items,
+# check_depth), and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
+# compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
+# without being passed around (current_state), for the few places Python calls back into us (str.format fields,
+# __str__ of our objects).
 
 import gc
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim

@@ -1,10 +1,9 @@
-"""Builder: grammar reductions → AST nodes (nodes.py).
-
-The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
-name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
-materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
-method is linear in its children. The builder keeps no state between templates.
-"""
+# Builder: grammar reductions → AST nodes (nodes.py).
+#
+# The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
+# name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
+# materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
+# method is linear in its children. The builder keeps no state between templates.
 
 import codecs
 import re

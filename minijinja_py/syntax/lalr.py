@@ -1,20 +1,19 @@
-"""LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns.
-
-Generic, with no knowledge of Jinja. The tables (built ahead of time by Lark from the grammar, see
-tools/grammar_tables.py) hold the parse table, the terminal set of each parser state and the order its lexer
-tries them in, and for each rule how its children are shaped before its callback sees them. The driver
-reproduces what Lark's LALR parser with its contextual lexer and its tree builder (maybe_placeholders=True)
-would do, without building a tree:
-
-  lexing      each parser state lexes with its own terminals only (the contextual lexer of lexer.py).
-  reducing    a rule's callback (named by its alias, else by the rule) gets the children with `_TOKENS`
-              dropped, the values of inlined `_rules` spliced in and None for each missing [optional] part;
-              a `?rule` left with one child passes that child up without a callback.
-
-Nothing recurses, whatever the nesting of the input; lexing and parsing are linear in the text (given terminal
-patterns that are). Chains of single-child `?rule` reductions (an atom climbs a dozen precedence levels) are
-remembered per (state below, state, lookahead) and taken in one step.
-"""
+# LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns.
+#
+# Generic, with no knowledge of Jinja. The tables (built ahead of time by Lark from the grammar, see
+# tools/grammar_tables.py) hold the parse table, the terminal set of each parser state and the order its lexer
+# tries them in, and for each rule how its children are shaped before its callback sees them. The driver
+# reproduces what Lark's LALR parser with its contextual lexer and its tree builder (maybe_placeholders=True)
+# would do, without building a tree:
+#
+#   lexing      each parser state lexes with its own terminals only (the contextual lexer of lexer.py).
+#   reducing    a rule's callback (named by its alias, else by the rule) gets the children with `_TOKENS`
+#               dropped, the values of inlined `_rules` spliced in and None for each missing [optional] part;
+#               a `?rule` left with one child passes that child up without a callback.
+#
+# Nothing recurses, whatever the nesting of the input; lexing and parsing are linear in the text (given terminal
+# patterns that are). Chains of single-child `?rule` reductions (an atom climbs a dozen precedence levels) are
+# remembered per (state below, state, lookahead) and taken in one step.
 
 from itertools import chain
 from operator import itemgetter

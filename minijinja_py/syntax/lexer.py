@@ -1,10 +1,9 @@
-"""Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
-
-Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
-terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
-when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The
-state is read from the parser's stack when the next token is asked for (lalr.py drives it).
-"""
+# Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
+#
+# Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
+# terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
+# when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The
+# state is read from the parser's stack when the next token is asked for (lalr.py drives it).
 
 import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)

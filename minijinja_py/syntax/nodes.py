@@ -1,11 +1,10 @@
-"""AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
-
-parse tree (builder.py) → these nodes → compiler.py
-
-Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`
-it imports) would cost a cold start more than the whole parser. Each class lists its fields in FIELDS, in
-constructor order after the span; walkers (symbols.py) and dump() read them.
-"""
+# AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
+#
+# parse tree (builder.py) → these nodes → compiler.py
+#
+# Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`
+# it imports) would cost a cold start more than the whole parser. Each class lists its fields in FIELDS, in
+# constructor order after the span; walkers (symbols.py) and dump() read them.
 
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
