@@ -9,6 +9,7 @@
 
 import gc
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
+from operator import attrgetter
 
 from .errors import LimitExceeded, limit_twin
 
@@ -56,6 +57,7 @@ _LIMIT_DEFAULTS = (
     ("steps_per_character", 40),      # and per character of its messages' strings (up to max_output of them)
 )
 _LIMIT_NAMES = LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
+_limit_values = attrgetter(*_LIMIT_NAMES)   # a Limits' values, in that order
 
 
 class Limits:
@@ -113,7 +115,7 @@ class Limits:
 
     def as_dict(self) -> "dict[str, int]":
         """{limit name: value}, in declaration order."""
-        return {name: getattr(self, name) for name in _LIMIT_NAMES}
+        return dict(zip(_LIMIT_NAMES, _limit_values(self)))
 
     def replace(self, **changes: int) -> "Limits":
         """A copy with some limits changed: Limits().replace(max_steps=100_000). Raises TypeError for an unknown
@@ -124,7 +126,7 @@ class Limits:
         return Limits(**{**self.as_dict(), **changes})
 
     def _key(self):
-        return tuple(getattr(self, name) for name in _LIMIT_NAMES)
+        return _limit_values(self)
 
     def __eq__(self, other):
         return self._key() == other._key() if type(other) is Limits else NotImplemented
@@ -133,7 +135,7 @@ class Limits:
         return self._hash
 
     def __repr__(self):
-        return "Limits(" + ", ".join(f"{name}={getattr(self, name)}" for name in _LIMIT_NAMES) + ")"
+        return "Limits(" + ", ".join(map("{}={}".format, _LIMIT_NAMES, _limit_values(self))) + ")"
 
     def __reduce__(self):
         return (Limits, self._key())

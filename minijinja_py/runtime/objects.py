@@ -5,6 +5,7 @@
 # with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
 
 from collections import deque
+from operator import attrgetter
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
@@ -456,12 +457,12 @@ class Macro:
         self._code = code
         self._parent = parent
 
-    name = property(lambda self: self._code.name)
-    arguments = property(lambda self: self._code.arguments)
-    catch_kwargs = property(lambda self: self._code.catch_kwargs)
-    catch_varargs = property(lambda self: self._code.catch_varargs)
-    caller = property(lambda self: self._code.caller)
-    explicit_caller = property(lambda self: self._code.explicit_caller)
+    name = property(attrgetter("_code.name"))
+    arguments = property(attrgetter("_code.arguments"))
+    catch_kwargs = property(attrgetter("_code.catch_kwargs"))
+    catch_varargs = property(attrgetter("_code.catch_varargs"))
+    caller = property(attrgetter("_code.caller"))
+    explicit_caller = property(attrgetter("_code.explicit_caller"))
 
     __call__ = call_macro
 

@@ -114,7 +114,7 @@ def _allowed_attrs(obj):
 
 def _builtin_base(obj):
     # The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple).
-    return next(cls for cls in type(obj).__mro__ if cls in _ALLOWED_BY_TYPE)
+    return next(filter(_ALLOWED_BY_TYPE.__contains__, type(obj).__mro__))
 
 
 def _unsafe_message(obj, name):

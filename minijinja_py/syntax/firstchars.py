@@ -15,7 +15,9 @@ except ImportError:  # pragma: no cover - Python < 3.11
 
 __all__ = ["ASCII", "ANYTHING", "Unknown", "class_chars", "first_chars"]
 
-ASCII = frozenset(map(chr, range(128)))
+# the 128 ASCII characters, as a str (a set of them held ~8 KiB from the import on, for analyses that run when
+# a template has other delimiters, if ever)
+ASCII = "".join(map(chr, range(128)))
 ANYTHING = (ASCII, True)
 _CATEGORIES = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w",
                "CATEGORY_NOT_WORD": r"\W", "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D"}
@@ -88,7 +90,8 @@ def _first(items):
 
 
 def first_chars(regexp):
-    # What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may).
+    # What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may); ANYTHING, whose
+    # characters are the str ASCII, when any character may.
     try:
         parsed = sre_parse.parse(regexp)
         if parsed.state.flags & re.IGNORECASE:

@@ -160,7 +160,7 @@ class Tables:
         offsets = self._keyset_offsets
         codes = self._keysets[offsets[number]:offsets[number + 1]]
         keys = self._keys[number] = itemgetter(*codes)(self.symbols) if len(codes) > 1 else \
-            tuple(self.symbols[code] for code in codes)
+            (self.symbols[codes[0]],) if codes else ()
         return keys
 
     def _symbols_of(self, codes):
