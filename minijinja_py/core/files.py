@@ -21,7 +21,7 @@ import posixpath
 import stat
 
 __all__ = ["NotRegularFile", "FileTooLarge", "OutsideRoot", "NotText", "open_regular_file", "read_open_file",
-           "read_regular_file", "read_text_file", "decode_text", "descriptor_path", "within"]
+           "read_regular_file", "decode_text", "descriptor_path", "within"]
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
@@ -145,12 +145,6 @@ def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
         raise NotText(path, f"not {encoding} text ({exc.reason} at byte {exc.start})") from None
     except LookupError:
         raise NotText(path, f"unknown encoding {encoding!r}") from None
-
-
-def read_text_file(path: str, limit: int, encoding: str = "utf-8", what: str = "this file",
-                   root: "str | None" = None) -> str:
-    # read_regular_file, decoded (NotText when it is not text in that encoding).
-    return decode_text(read_regular_file(path, limit, what, root), path, encoding)
 
 
 def descriptor_path(fd: int) -> "str | None":

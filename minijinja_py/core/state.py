@@ -1,8 +1,8 @@
 # Base: the resource limits, the checks that enforce them, and the state one render carries.
 #
 # Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
-# breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items,
-# check_depth), and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
+# breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items),
+# and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
 # compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
 # without being passed around (current_state), for the few places Python calls back into us (str.format fields,
 # __str__ of our objects).
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
     Func = TypeVar("Func", bound=Callable[..., Any])   # a decorated function keeps its type
 
 __all__ = [
-    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items", "check_depth",
+    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items",
     "RenderState", "PiecewiseRenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
 ]
 
@@ -168,11 +168,6 @@ def check_items(limits: "Limits", count: int, what: str = "a list") -> None:
     # Refuse a list or tuple of `count` items before it is built.
     if count > limits.max_items:
         raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
-
-
-def check_depth(limits, depth, what="data nested this deep"):
-    if depth > limits.max_data_depth:
-        raise limit_exceeded(limits, "max_data_depth", what)
 
 
 # ------------------------------------------------------------------------------------------- render state
