@@ -20,12 +20,14 @@ __all__ = [
 
 
 class BreakLoop(BaseException):
-    """{% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
-    A BaseException so that the `except Exception` that attaches error locations lets it through."""
+    # {% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
+    # A BaseException so that the `except Exception` that attaches error locations lets it through.
+    pass
 
 
 class ContinueLoop(BaseException):
-    """{% continue %}"""
+    # {% continue %}
+    pass
 
 
 # ---------------------------------------------------------------------------------------------------- output
@@ -534,7 +536,8 @@ class Namespace:
 
     @staticmethod
     def _check_name(name):
-        """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
+        # Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back).
+        pass
 
     def __getattr__(self, name):
         # An attribute read by Python code (a filter given a namespace), as Jinja2's namespace answers it; never a

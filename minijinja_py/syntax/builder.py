@@ -587,7 +587,7 @@ def _bad_call(lpar):
 
 
 def _unescape(tok):
-    """A string literal's value: Python escape rules (\\n, \\x41, \\u00e9, \\N{...}; unknown escapes kept)."""
+    # A string literal's value: Python escape rules (\n, \x41, \u00e9, \N{...}; unknown escapes kept).
     body = tok.value[1:-1]
     if "\\" not in body:
         return body

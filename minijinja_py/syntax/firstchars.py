@@ -24,7 +24,8 @@ _CATEGORIES = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_W
 
 
 class Unknown(Exception):
-    """A construct this analysis does not follow; the caller falls back to 'any character'."""
+    # A construct this analysis does not follow; the caller falls back to 'any character'.
+    pass
 
 
 def class_chars(op, av):

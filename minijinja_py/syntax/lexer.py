@@ -39,8 +39,9 @@ class Token(tuple):
 
 
 class UnexpectedInput(Exception):
-    """The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
-    results of what is still open, outermost first)."""
+    # The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
+    # results of what is still open, outermost first).
+    pass
 
 
 class UnexpectedToken(UnexpectedInput):
