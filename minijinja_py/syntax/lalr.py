@@ -69,14 +69,15 @@ class Tables:
         self.lexer_count = len(self._lexer_offsets) - 1
         self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
-        # when the parser first reaches the state: the state's keyset (its symbols, a tuple once decoded, shared
-        # by the rows that have them) zipped with its actions (all states' actions: one view of signed numbers)
+        # when the parser first reaches the state: the state's keyset (its symbols, decoded once: the first row
+        # made with them holds them for the others) zipped with its actions (all states' actions: one view of
+        # signed numbers)
         states, self._state_offsets = _unpacked(data["states"])
         self._states = _shorts(states, "h")
         self.actions = [None] * (len(self._state_offsets) - 1)
         self.keys_of_state = data["state_keys"]
         self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
-        self._keys = [None] * (len(self._keyset_offsets) - 1)
+        self._keys = [None] * (len(self._keyset_offsets) - 1)   # keyset → the first row made with it
         # a number's symbol (one str per symbol, shared by the rows and lexers)
         self.symbols = data["symbols"]
         self.start, self.end = data["start"], data["end"]
@@ -146,22 +147,22 @@ class Tables:
         row = self.actions[state]
         if row is None:
             number = self.keys_of_state[state]
-            keys = self._keys[number] or self._keyset(number)
+            keys = self._keys[number] or self._keyset(number)   # (a row's keys are its keyset, in order)
             offsets = self._state_offsets
             start, end = offsets[state], offsets[state + 1]
             # (one action: the same on every symbol, a reduction on every lookahead)
             row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
                 dict.fromkeys(keys, self._states[start])
+            if self._keys[number] is None:
+                self._keys[number] = row
         return row
 
     def _keyset(self, number):
-        # The symbols of a keyset, decoded on first use (by one itemgetter, as _symbols_of, in line: a first parse
-        # decodes a keyset per few rows).
+        # The symbols of a keyset, a tuple (by one itemgetter, as _symbols_of, in line: a first parse decodes a
+        # keyset per few rows).
         offsets = self._keyset_offsets
         codes = self._keysets[offsets[number]:offsets[number + 1]]
-        keys = self._keys[number] = itemgetter(*codes)(self.symbols) if len(codes) > 1 else \
-            (self.symbols[codes[0]],) if codes else ()
-        return keys
+        return itemgetter(*codes)(self.symbols) if len(codes) > 1 else (self.symbols[codes[0]],) if codes else ()
 
     def _symbols_of(self, codes):
         # The symbols of codes (bytes), a tuple (picked by _picker's itemgetter: a tenth of map's cost per symbol).
