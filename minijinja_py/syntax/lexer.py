@@ -33,7 +33,7 @@ class Token(tuple):
         return tuple(self)
 
     def __repr__(self):
-        return f"Token({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+        return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
     type, value, start_pos, line, column, end_line, end_column, end_pos = (_tuplegetter(i, None) for i in range(8))
 

@@ -28,7 +28,7 @@ class Span(tuple):
         return tuple(self)
 
     def __repr__(self):
-        return f"Span({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+        return f"Span({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
     line, col, start, end, end_line, end_col = (_tuplegetter(i, None) for i in range(6))
 
