@@ -66,7 +66,7 @@ def block_message(prefix, stack, found=None):
     parts = [prefix]
     if stack:
         name, tok, looking = stack[-1]
-        wanted = " or ".join(repr(x) for x in looking)
+        wanted = " or ".join(map(repr, looking))
         outer = {e for _, _, ends in stack[:-1] for e in ends}
         if found is not None and found in outer:
             parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "

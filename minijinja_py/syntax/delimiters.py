@@ -129,7 +129,7 @@ def _winning(openers):
 
 def _class(chars):
     # A regexp character class body for these characters.
-    return "".join(re.escape(c) for c in sorted(chars))
+    return "".join(map(re.escape, sorted(chars)))
 
 
 # ----------------------------------------------------------------------------------------------- terminals

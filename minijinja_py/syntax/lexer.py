@@ -134,7 +134,6 @@ class Lexer:
                 self._keywords[text] = name
             else:
                 self._punctuation.setdefault(first, []).append((text, name))
-        self._literal_first = {first: frozenset(names) for first, names in self._literal_first.items()}
         self._punctuation = {first: tuple(texts) for first, texts in self._punctuation.items()}
         # member → (prefix, {member: its alternative} (made when the family's regexp is: _alternatives), all
         # members in order, their lead literals)
@@ -322,7 +321,7 @@ class Lexer:
             found = _Skip(None, frozenset(run))
             found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
             return found
-        if len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+        if len(units) == 1 and units[0][2] and set(units[0][0]) == set(self._literal_first.get(char, ())):
             # what a literal finds is one of the state's own; one punctuation text needs no search (nor the check
             # of lex() for an ignored terminal, which it is not)
             texts = self._punctuation.get(char, ())

@@ -56,7 +56,7 @@ def alternatives(pattern):
     # The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
     # else None.
     body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
-    texts = [fixed_text(part) for part in body.split("|")]
+    texts = list(map(fixed_text, body.split("|")))
     return None if None in texts else texts
 
 

@@ -50,7 +50,7 @@ def dump(value):
     if isinstance(value, (Node, Args)):
         return (type(value).__name__,) + tuple(dump(getattr(value, f)) for f in value.FIELDS)
     if isinstance(value, (tuple, list)):
-        return tuple(dump(x) for x in value)
+        return tuple(map(dump, value))
     return value
 
 
