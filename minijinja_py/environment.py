@@ -1,16 +1,15 @@
-"""Environment: options + filters/tests/globals (+ a loader) → compiled templates (template.Template), cached.
-
-Environment(...) mirrors jinja2.Environment (an immutable sandbox by default: see README, compatibility table);
-env.from_string(source) and env.get_template(name) parse and compile once (TemplateSyntaxError there, never later
-for syntax) and cache; the Template they return renders (template.py). mj.Template(source, **options) compiles
-with a shared environment per set of options (made here).
-
-The options: each option the constructor and overlay() take, checked and set (configure), the extensions by name,
-and what every new environment starts with (default_globals, default_policies). Defaults are Jinja2's. The
-delimiters and line prefixes are checked together (syntax/delimiters.py) and kept as env._delimiters: None for
-Jinja2's defaults, else what the parser reads templates with. Options Jinja2 has and minijinja_py does not support
-(async) are accepted with their default value only, so that code passing them explicitly still runs.
-"""
+# Environment: options + filters/tests/globals (+ a loader) → compiled templates (template.Template), cached.
+#
+# Environment(...) mirrors jinja2.Environment (an immutable sandbox by default: see README, compatibility table);
+# env.from_string(source) and env.get_template(name) parse and compile once (TemplateSyntaxError there, never later
+# for syntax) and cache; the Template they return renders (template.py). mj.Template(source, **options) compiles
+# with a shared environment per set of options (made here).
+#
+# The options: each option the constructor and overlay() take, checked and set (configure), the extensions by name,
+# and what every new environment starts with (default_globals, default_policies). Defaults are Jinja2's. The
+# delimiters and line prefixes are checked together (syntax/delimiters.py) and kept as env._delimiters: None for
+# Jinja2's defaults, else what the parser reads templates with. Options Jinja2 has and minijinja_py does not support
+# (async) are accepted with their default value only, so that code passing them explicitly still runs.
 
 from _thread import allocate_lock   # threading.Lock itself; importing threading costs a cold start ~1.3 ms
 from _weakref import ref as weak_ref   # weakref.ref itself, without importing weakref at start-up

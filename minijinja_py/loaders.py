@@ -1,20 +1,19 @@
-"""Loaders: a template name → (source, filename, uptodate), as Jinja2's loaders answer Environment.get_template.
-
-A loader is anything with get_source(environment, name) returning (source, filename or None, uptodate or None)
-and raising TemplateNotFound; uptodate() says whether a cached compile of it is still current (auto_reload).
-The classes here are Jinja2's: DictLoader, FileSystemLoader, FunctionLoader, ChoiceLoader, PrefixLoader, and
-BaseLoader to derive others from. Template names are "/"-separated whatever the platform.
-
-FileSystemLoader stays inside its search path: a name with a ".." segment, an absolute name, a drive or a
-backslash is not found (Jinja2 refuses ".." and reads "/etc/x" as "etc/x"; here both are refused), and neither
-is a file that a symbolic link leads out of the search path to. Where a name leads is checked on the file it
-opened (the descriptor's real path), so a link flipped between a check and the open cannot lead out either.
-Only regular files are templates (a FIFO, a device or a folder under the name is not found, and opening never
-blocks), and no more of a file is read than max_template_size allows (core/files.py). A file that cannot be
-read or is not text in `encoding` is a TemplateLoadError naming it; so is any failure of a loader
-(checked_source: a loader that raises something other than TemplateNotFound, returns something other than
-(source, filename, uptodate), or contains itself).
-"""
+# Loaders: a template name → (source, filename, uptodate), as Jinja2's loaders answer Environment.get_template.
+#
+# A loader is anything with get_source(environment, name) returning (source, filename or None, uptodate or None)
+# and raising TemplateNotFound; uptodate() says whether a cached compile of it is still current (auto_reload).
+# The classes here are Jinja2's: DictLoader, FileSystemLoader, FunctionLoader, ChoiceLoader, PrefixLoader, and
+# BaseLoader to derive others from. Template names are "/"-separated whatever the platform.
+#
+# FileSystemLoader stays inside its search path: a name with a ".." segment, an absolute name, a drive or a
+# backslash is not found (Jinja2 refuses ".." and reads "/etc/x" as "etc/x"; here both are refused), and neither
+# is a file that a symbolic link leads out of the search path to. Where a name leads is checked on the file it
+# opened (the descriptor's real path), so a link flipped between a check and the open cannot lead out either.
+# Only regular files are templates (a FIFO, a device or a folder under the name is not found, and opening never
+# blocks), and no more of a file is read than max_template_size allows (core/files.py). A file that cannot be
+# read or is not text in `encoding` is a TemplateLoadError naming it; so is any failure of a loader
+# (checked_source: a loader that raises something other than TemplateNotFound, returns something other than
+# (source, filename, uptodate), or contains itself).
 
 import errno
 import os

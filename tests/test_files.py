@@ -22,7 +22,7 @@ def test_reads_a_regular_file_through_a_link(tmp_path):
     target = _write(tmp_path / "t.txt", b"hello")
     os.symlink(target, tmp_path / "link")
     assert files.read_regular_file(str(tmp_path / "link"), 5) == b"hello"
-    assert files.read_text_file(target, 100) == "hello"
+    assert files.decode_text(files.read_regular_file(target, 100), target, "utf-8") == "hello"
 
 
 def test_refuses_past_the_cap_by_size_and_by_reading(tmp_path):
@@ -106,10 +106,10 @@ def test_a_fifo_swapped_in_after_the_look_does_not_block(tmp_path, monkeypatch):
 def test_decoding_names_the_file_and_the_byte(tmp_path):
     path = _write(tmp_path / "bad", b"ok\xff")
     with pytest.raises(NotText) as info:
-        files.read_text_file(path, 100)
+        files.decode_text(files.read_regular_file(path, 100), path, "utf-8")
     assert info.value.filename == path and "not utf-8 text" in info.value.strerror and "byte 2" in info.value.strerror
     with pytest.raises(NotText) as info:
-        files.read_text_file(path, 100, encoding="no-such-codec")
+        files.decode_text(files.read_regular_file(path, 100), path, "no-such-codec")
     assert "unknown encoding 'no-such-codec'" in info.value.strerror
 
 

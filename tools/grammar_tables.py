@@ -32,7 +32,7 @@ import lark  # noqa: E402
 
 from minijinja_py.syntax import lalr, lexer as contextual, natives, parse as syntax  # noqa: E402
 from minijinja_py.syntax.firstchars import (  # noqa: E402
-    ANYTHING, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
+    ASCII, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
 )
 
 GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
@@ -149,7 +149,7 @@ def _family_ok(prefix, suffixes):
         starts = set(), False
         for suffix in suffixes:
             chars, non_ascii = first_chars(suffix)
-            if (chars, non_ascii) == ANYTHING:
+            if non_ascii and len(chars) == len(ASCII):   # any character
                 return False
             starts = starts[0] | chars, starts[1] or non_ascii
         return _disjoint(starts, run) and _disjoint(starts, _consumed(items[:-1]))

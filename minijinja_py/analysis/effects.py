@@ -1,27 +1,26 @@
-"""Effects: a template's AST and its environment's filters, tests and globals → what running a part of it may
-change. Asked by the fast paths that read a value once where Jinja2 reads it again (a switch's subject, an item
-plan's branches, a loop's filter, length and items): they may only do so where nothing in between can change it.
-
-Two questions:
-
-  * changes_data(nodes): could running nodes change data in place — a list, a dict, a caller's object? Only by
-    running code that is not the package's own: a call of anything but a pure method of plain data, one of the
-    package's own globals or a macro of this template whose body changes nothing (and calls nothing that does);
-    a filter or test the caller registered (its function, or one map/select/... names); whatever an include,
-    import, extends, block or call block brings (`loop(children)` of a recursive loop runs the loop's own body:
-    it changes what that body changes). A mutating method (`xs.append`, which only the mutable profile
-    hands out) is a call like any other. Assigning a namespace's attribute changes no list or dict: the fast
-    paths read no namespace once.
-  * assigns(nodes, name): does a statement in nodes assign the variable `name` (`{% set m = ... %}`, a tuple or
-    block set, a loop or with target)? A macro's body assigns its own variables, not the caller's.
-
-What is taken as a read that changes nothing: reading or printing a caller's object (its properties, __str__,
-__iter__, __len__, __format__), and a call whose callee is spelt as a pure method of plain data (`x.strip()`,
-`d.get(k)`) or as a package global (`range`, `namespace`, `raise_exception`) — which a caller's object with a
-method of that name, or a render variable named like a global, could make a call of the caller's code. Answers
-are memoised by node, so nested loops ask about their bodies once each; a statement list the tree scan indexed
-(treescan.Index: its range of the nodes that may run code) is answered from that range, without a walk.
-"""
+# Effects: a template's AST and its environment's filters, tests and globals → what running a part of it may
+# change. Asked by the fast paths that read a value once where Jinja2 reads it again (a switch's subject, an item
+# plan's branches, a loop's filter, length and items): they may only do so where nothing in between can change it.
+#
+# Two questions:
+#
+#   * changes_data(nodes): could running nodes change data in place — a list, a dict, a caller's object? Only by
+#     running code that is not the package's own: a call of anything but a pure method of plain data, one of the
+#     package's own globals or a macro of this template whose body changes nothing (and calls nothing that does);
+#     a filter or test the caller registered (its function, or one map/select/... names); whatever an include,
+#     import, extends, block or call block brings (`loop(children)` of a recursive loop runs the loop's own body:
+#     it changes what that body changes). A mutating method (`xs.append`, which only the mutable profile
+#     hands out) is a call like any other. Assigning a namespace's attribute changes no list or dict: the fast
+#     paths read no namespace once.
+#   * assigns(nodes, name): does a statement in nodes assign the variable `name` (`{% set m = ... %}`, a tuple or
+#     block set, a loop or with target)? A macro's body assigns its own variables, not the caller's.
+#
+# What is taken as a read that changes nothing: reading or printing a caller's object (its properties, __str__,
+# __iter__, __len__, __format__), and a call whose callee is spelt as a pure method of plain data (`x.strip()`,
+# `d.get(k)`) or as a package global (`range`, `namespace`, `raise_exception`) — which a caller's object with a
+# method of that name, or a render variable named like a global, could make a call of the caller's code. Answers
+# are memoised by node, so nested loops ask about their bodies once each; a statement list the tree scan indexed
+# (treescan.Index: its range of the nodes that may run code) is answered from that range, without a walk.
 
 from .treescan import NODE_FIELDS, push_arguments
 from ..syntax import nodes as n

@@ -1,31 +1,31 @@
-"""Folding errors: a template's AST → the errors Jinja2's constant folder raises while it compiles the template (so
-that from_string fails, even where the expression would never run), each at the expression the compiler meets it
-in, as {id(node): replacement maker} for transforms.fold_like_jinja2 to put a FoldError there (its compile raises);
-and the parts it folds away.
-
-Jinja2's code generator hands each expression of these kinds (the outermost, in a frame whose autoescape is known)
-to its folder before it writes its code: operators, ~, comparisons, attribute and item reads, filters, tests,
-conditional expressions and calls; a literal list, tuple or dict is written as it stands. The folder evaluates
-every expression inside, innermost first (both branches of a conditional, both sides of `and`), and gives up on one
-quietly only when it is not constant; two operations of its own raise instead:
-
-  a dict literal  whose keys and values, up to a key that is not hashable, are constants: TypeError, as dict()
-                  (`{[1]: 2}.x`, `{{1: 2}: 3}|length`, `f({(1, [2]): 3})`; not `{x: 1, [1]: 2}`, not `{{ {[1]: 2} }}`);
-  a ~             of constants up to one str() refuses (an int past Python's digit limit): ValueError.
-
-A folded value the generator writes into its code as a literal (the outermost constant part of an expression that
-is not constant as a whole, or all of it) fails the same way when repr() refuses it: ValueError. The value of
-{{ expr }} is computed once more before that (when it is constant and its text can be made, it is written as text
-and nothing in it is compiled); an {% autoescape %} value is computed directly after its expressions are compiled
-(a dict literal there fails too). Nothing is compiled, so nothing fails, in a {{ }} after an {% extends %} at the
-template's top level, nor anywhere under an {% autoescape %} whose value is not constant.
-
-What the folder folds whole is never compiled, so neither checked: an unknown filter or test, a keyword argument
-given twice (`true or x|nosuch`). In a template holding such names, each folded part holding one becomes its
-constant (when the value is immutable; else its parts are looked at).
-
-Values are the engine's own, computed as transforms.py computes them (value(node, printed) → (ok, value)).
-"""
+# Folding errors: a template's AST → the errors Jinja2's constant folder raises while it compiles the template (so
+# that from_string fails, even where the expression would never run), each at the expression the compiler meets it
+# in, as {id(node): replacement maker} for transforms.fold_like_jinja2 to put a FoldError there (its compile raises);
+# and the parts it folds away.
+#
+# Jinja2's code generator hands each expression of these kinds (the outermost, in a frame whose autoescape is known)
+# to its folder before it writes its code: operators, ~, comparisons, attribute and item reads, filters, tests,
+# conditional expressions and calls; a literal list, tuple or dict is written as it stands. The folder evaluates
+# every expression inside, innermost first (both branches of a conditional, both sides of `and`), and gives up on one
+# quietly only when it is not constant; two operations of its own raise instead:
+#
+#   a dict literal  whose keys and values, up to a key that is not hashable, are constants: TypeError, as dict()
+#                   (`{[1]: 2}.x`, `{{1: 2}: 3}|length`, `f({(1, [2]): 3})`; not `{x: 1, [1]: 2}`,
+#                   not `{{ {[1]: 2} }}`);
+#   a ~             of constants up to one str() refuses (an int past Python's digit limit): ValueError.
+#
+# A folded value the generator writes into its code as a literal (the outermost constant part of an expression that
+# is not constant as a whole, or all of it) fails the same way when repr() refuses it: ValueError. The value of
+# {{ expr }} is computed once more before that (when it is constant and its text can be made, it is written as text
+# and nothing in it is compiled); an {% autoescape %} value is computed directly after its expressions are compiled
+# (a dict literal there fails too). Nothing is compiled, so nothing fails, in a {{ }} after an {% extends %} at the
+# template's top level, nor anywhere under an {% autoescape %} whose value is not constant.
+#
+# What the folder folds whole is never compiled, so neither checked: an unknown filter or test, a keyword argument
+# given twice (`true or x|nosuch`). In a template holding such names, each folded part holding one becomes its
+# constant (when the value is immutable; else its parts are looked at).
+#
+# Values are the engine's own, computed as transforms.py computes them (value(node, printed) → (ok, value)).
 
 from ..syntax import nodes as n
 from .transforms import safe_repr

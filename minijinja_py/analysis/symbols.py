@@ -1,26 +1,25 @@
-"""Symbols: which variable each name of the template is, resolved at compile time to a slot of a frame.
-
-Jinja2 resolves names statically, and so do we. A *function* is what runs with a frame of its own at render time:
-the template, a macro call, a call block's caller, a {% block %}, a recursive loop's call. A frame is a Python list:
-slot 0 the render state, slot 1 the frame the function was defined in (its parent), then one slot per variable.
-A *scope* is one of Jinja2's symbol frames inside a function (the function's own, a loop body, a with block, a
-set or filter block...); each variable of a scope has its own slot, so no dictionary is copied when a scope starts.
-
-How a scope's variables get their first value follows Jinja2's analysis (its idtracking): when the scope starts,
-a name it assigns before any outer scope knows it starts *undefined*; a name an outer scope knows is an *alias*,
-copied from that scope's variable; a name nobody assigns is *resolved* once per function from the render's
-variables and the globals; parameters (loop targets, macro arguments) are set by whoever starts the scope. A name
-assigned anywhere inside an {% if %} is resolved or aliased instead of undefined (Jinja2's branch merge), so
-
-    {% for m in messages %}{{ greeting }}{% endfor %}{% set greeting = 'hi' %}
-
-prints nothing in the loop even when the caller passes `greeting`, but {% if %}{{ a.b }}{% set a = 1 %}{% endif %}
-reads the caller's `a` first. The other static questions live here too, each answered in one pass over the tree
-(never once per enclosing block, so compile time stays linear): which special names (`loop`, `caller`, `kwargs`,
-`varargs`, `self`) a body reads before declaring them, the first assignment to `loop` in a for loop, how many nodes
-a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
-every node are answered by one scan of the tree (treescan.py).
-"""
+# Symbols: which variable each name of the template is, resolved at compile time to a slot of a frame.
+#
+# Jinja2 resolves names statically, and so do we. A *function* is what runs with a frame of its own at render time:
+# the template, a macro call, a call block's caller, a {% block %}, a recursive loop's call. A frame is a Python list:
+# slot 0 the render state, slot 1 the frame the function was defined in (its parent), then one slot per variable.
+# A *scope* is one of Jinja2's symbol frames inside a function (the function's own, a loop body, a with block, a
+# set or filter block...); each variable of a scope has its own slot, so no dictionary is copied when a scope starts.
+#
+# How a scope's variables get their first value follows Jinja2's analysis (its idtracking): when the scope starts,
+# a name it assigns before any outer scope knows it starts *undefined*; a name an outer scope knows is an *alias*,
+# copied from that scope's variable; a name nobody assigns is *resolved* once per function from the render's
+# variables and the globals; parameters (loop targets, macro arguments) are set by whoever starts the scope. A name
+# assigned anywhere inside an {% if %} is resolved or aliased instead of undefined (Jinja2's branch merge), so
+#
+#     {% for m in messages %}{{ greeting }}{% endfor %}{% set greeting = 'hi' %}
+#
+# prints nothing in the loop even when the caller passes `greeting`, but {% if %}{{ a.b }}{% set a = 1 %}{% endif %}
+# reads the caller's `a` first. The other static questions live here too, each answered in one pass over the tree
+# (never once per enclosing block, so compile time stays linear): which special names (`loop`, `caller`, `kwargs`,
+# `varargs`, `self`) a body reads before declaring them, the first assignment to `loop` in a for loop, how many nodes
+# a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
+# every node are answered by one scan of the tree (treescan.py).
 
 from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded

@@ -1,36 +1,35 @@
-"""Transforms: rewrites of a template's AST (nodes.py → nodes.py) the compiler makes before compiling, for what
-Jinja2 does in its lexer, constant folder or code generator rather than in the language itself:
-
-  finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
-  newline_sequence  template text (and the newlines written inside string literals) use "\\r\\n" or "\\r";
-  output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no
-                    extends has run (Jinja2's `if parent_template is None` around each output);
-  constant folding  where Jinja2's folder gives a result that differs from evaluating the expression when it
-                    runs (below).
-
-Each applies only when the template needs it (the compiler asks), so a plain template pays nothing. The tree has
-passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
-
-Constant folding. Jinja2's optimizer evaluates, while compiling, each expression whose operands are constants (its
-`as_const`: literals, operators, attribute and item reads, conditional expressions, filters and tests that are not
-given the render context) and writes the value into the Python code it generates when it can spell it there. Two
-things then differ from evaluating the expression when the template runs, and the template sees them:
-
-  negative powers   `c ** x` where c folds to a negative number and x does not fold: the generated code reads
-                    `-2 ** x`, and Python's minus binds looser than `**` there: -(2 ** x). (When x folds too, the
-                    whole power is folded to its value: `-2 ** 2|float` is 4.0.)
-  constant slices   a folded slice goes through the sandbox's item lookup, which gives an undefined where the
-                    subscript fails (`none[:-1]`); a slice evaluated at run time subscripts directly and raises.
-                    The undefined shows where Jinja2 keeps a folded value: an enclosing constant expression whose
-                    value it can write into its code (`none[:-1] is boolean` is False), or the {{ }} that prints it
-                    (`{{ none[1:] }}` prints nothing); anywhere else the slice runs, and fails, with the template.
-
-The values are computed by the engine itself: evaluate(node, printed=False), which the compiler provides, compiles
-an expression and runs it in a render of its own (on a budget shared by the whole template), so a value here is
-the value the template would compute. The expression evaluated is Jinja2's view of a node (_Image): what its
-folder cannot evaluate (a variable, a call, a filter given the render context, a conditional expression without
-an else taking that branch) replaced by NotConstant, which raises; constant slices as FoldedSlice.
-"""
+# Transforms: rewrites of a template's AST (nodes.py → nodes.py) the compiler makes before compiling, for what
+# Jinja2 does in its lexer, constant folder or code generator rather than in the language itself:
+#
+#   finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
+#   newline_sequence  template text (and the newlines written inside string literals) use "\r\n" or "\r";
+#   output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no
+#                     extends has run (Jinja2's `if parent_template is None` around each output);
+#   constant folding  where Jinja2's folder gives a result that differs from evaluating the expression when it
+#                     runs (below).
+#
+# Each applies only when the template needs it (the compiler asks), so a plain template pays nothing. The tree has
+# passed symbols.check_nesting, so the recursion here is bounded by max_nesting.
+#
+# Constant folding. Jinja2's optimizer evaluates, while compiling, each expression whose operands are constants (its
+# `as_const`: literals, operators, attribute and item reads, conditional expressions, filters and tests that are not
+# given the render context) and writes the value into the Python code it generates when it can spell it there. Two
+# things then differ from evaluating the expression when the template runs, and the template sees them:
+#
+#   negative powers   `c ** x` where c folds to a negative number and x does not fold: the generated code reads
+#                     `-2 ** x`, and Python's minus binds looser than `**` there: -(2 ** x). (When x folds too, the
+#                     whole power is folded to its value: `-2 ** 2|float` is 4.0.)
+#   constant slices   a folded slice goes through the sandbox's item lookup, which gives an undefined where the
+#                     subscript fails (`none[:-1]`); a slice evaluated at run time subscripts directly and raises.
+#                     The undefined shows where Jinja2 keeps a folded value: an enclosing constant expression whose
+#                     value it can write into its code (`none[:-1] is boolean` is False), or the {{ }} that prints it
+#                     (`{{ none[1:] }}` prints nothing); anywhere else the slice runs, and fails, with the template.
+#
+# The values are computed by the engine itself: evaluate(node, printed=False), which the compiler provides, compiles
+# an expression and runs it in a render of its own (on a budget shared by the whole template), so a value here is
+# the value the template would compute. The expression evaluated is Jinja2's view of a node (_Image): what its
+# folder cannot evaluate (a variable, a call, a filter given the render context, a conditional expression without
+# an else taking that branch) replaced by NotConstant, which raises; constant slices as FoldedSlice.
 
 import math
 import re

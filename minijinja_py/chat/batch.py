@@ -1,13 +1,12 @@
-"""Batch: a JSONL file of conversations → a JSONL file of prompts, in input order, streamed (memory stays flat
-however long the file), on one process or a pool of worker processes that each unpickle the ChatTemplate once.
-
-The input is read in blocks of whole lines (about 256 KiB each); a worker splits, parses, renders and encodes a
-whole block and hands back one bytes object, so the reading and writing process does almost nothing per line
-and two workers come near twice the rate of one. A conversation line is what a `render` conversation file holds:
-an object with "messages" (and optionally "tools", "documents", "add_generation_prompt",
-"continue_final_message", "chat_template", other template variables; keys starting with "_" are comments), or
-a bare list of messages.
-"""
+# Batch: a JSONL file of conversations → a JSONL file of prompts, in input order, streamed (memory stays flat
+# however long the file), on one process or a pool of worker processes that each unpickle the ChatTemplate once.
+#
+# The input is read in blocks of whole lines (about 256 KiB each); a worker splits, parses, renders and encodes a
+# whole block and hands back one bytes object, so the reading and writing process does almost nothing per line
+# and two workers come near twice the rate of one. A conversation line is what a `render` conversation file holds:
+# an object with "messages" (and optionally "tools", "documents", "add_generation_prompt",
+# "continue_final_message", "chat_template", other template variables; keys starting with "_" are comments), or
+# a bare list of messages.
 
 import json
 import os

@@ -1,17 +1,16 @@
-"""Capabilities: a chat template → what it does with each kind of input, decided by rendering probe conversations
-through the template itself (so the answer is exactly as right as the engine is).
-
-Servers each guess, before they feed a template, whether it takes a system message, tools, tool calls with
-object or string arguments, typed content, reasoning...; this gives one documented answer. Every field is decided
-by a probe conversation with distinct ASCII needles ("shows X" means X is a substring of the output); a probe that
-raises (a broken template, raise_exception, a limit exceeded) counts as "no". The probes are pinned in issue 9 and
-in the README's "Capabilities" section, so that two readers build the same ones.
-
-decide(render, render_spans) is the decision over any renderer (the tests run it over Jinja2 as the reference);
-decide_capabilities(chat_template, name) runs it through a ChatTemplate (its render path, with the probe's
-variables only: not its special_tokens), with one frozen clock reading for all probes (see clock_reading).
-ChatTemplate.capabilities caches the result.
-"""
+# Capabilities: a chat template → what it does with each kind of input, decided by rendering probe conversations
+# through the template itself (so the answer is exactly as right as the engine is).
+#
+# Servers each guess, before they feed a template, whether it takes a system message, tools, tool calls with
+# object or string arguments, typed content, reasoning...; this gives one documented answer. Every field is decided
+# by a probe conversation with distinct ASCII needles ("shows X" means X is a substring of the output); a probe that
+# raises (a broken template, raise_exception, a limit exceeded) counts as "no". The probes are pinned in issue 9 and
+# in the README's "Capabilities" section, so that two readers build the same ones.
+#
+# decide(render, render_spans) is the decision over any renderer (the tests run it over Jinja2 as the reference);
+# decide_capabilities(chat_template, name) runs it through a ChatTemplate (its render path, with the probe's
+# variables only: not its special_tokens), with one frozen clock reading for all probes (see clock_reading).
+# ChatTemplate.capabilities caches the result.
 
 import json
 from _collections_abc import Callable, Mapping   # collections.abc itself, without the module that re-exports it

@@ -1,18 +1,17 @@
-"""GGUF: a model file → the metadata a chat template needs (its templates, the text of its special tokens).
-
-Pure Python, reading only the header and the key/value section (never the tensors, which follow it and are
-most of the file). GGUF versions 2 and 3, little- and big-endian. A GGUF file is:
-
-    magic b"GGUF" | version u32 | tensor count u64 | key/value count u64 | key/values | tensor infos | tensors
-
-each key/value is `key: string, type: u32, value`, a string is `length: u64, UTF-8 bytes`, an array is
-`item type: u32, count: u64, items`. Every size is checked against what is left of the file before anything
-is read or allocated, so a corrupt or hostile file fails with a GGUFFormatError, never a MemoryError or a hang.
-A sparse file can be as long as it claims, so the counts are also held to what a real file holds: 65 536
-keys of at most 1 KiB each, 4 million string or array items in all (a vocabulary and its merges are under a
-million), 256 templates and 32 MiB of kept text. What the templates do not need is skipped without being
-decoded: scalar arrays by one seek, strings by their lengths alone (read a chunk at a time).
-"""
+# GGUF: a model file → the metadata a chat template needs (its templates, the text of its special tokens).
+#
+# Pure Python, reading only the header and the key/value section (never the tensors, which follow it and are
+# most of the file). GGUF versions 2 and 3, little- and big-endian. A GGUF file is:
+#
+#     magic b"GGUF" | version u32 | tensor count u64 | key/value count u64 | key/values | tensor infos | tensors
+#
+# each key/value is `key: string, type: u32, value`, a string is `length: u64, UTF-8 bytes`, an array is
+# `item type: u32, count: u64, items`. Every size is checked against what is left of the file before anything
+# is read or allocated, so a corrupt or hostile file fails with a GGUFFormatError, never a MemoryError or a hang.
+# A sparse file can be as long as it claims, so the counts are also held to what a real file holds: 65 536
+# keys of at most 1 KiB each, 4 million string or array items in all (a vocabulary and its merges are under a
+# million), 256 templates and 32 MiB of kept text. What the templates do not need is skipped without being
+# decoded: scalar arrays by one seek, strings by their lengths alone (read a chunk at a time).
 
 import os
 

@@ -1,12 +1,11 @@
-"""Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
-continue_final_message handling around the render.
-
-messages: message objects (dataclasses, pydantic models, mappings, a conversation object's `messages`) made
-dicts, None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON schema;
-everything made plain data (str/int/float/bool/None/dict/list/tuple) without changing the caller's: plain data
-is found plain by one iterative walk and passed as it is (the sandbox never lets a template change it), anything
-else converted by one exact walk that copies only the containers on the way to what changes.
-"""
+# Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
+# continue_final_message handling around the render.
+#
+# messages: message objects (dataclasses, pydantic models, mappings, a conversation object's `messages`) made
+# dicts, None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON schema;
+# everything made plain data (str/int/float/bool/None/dict/list/tuple) without changing the caller's: plain data
+# is found plain by one iterative walk and passed as it is (the sandbox never lets a template change it), anything
+# else converted by one exact walk that copies only the containers on the way to what changes.
 
 from _collections_abc import Mapping   # collections.abc itself, without the module that re-exports it
 

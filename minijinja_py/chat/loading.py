@@ -1,21 +1,20 @@
-"""Loading: a path or a model id → (chat template source or {name: source}, special tokens).
-
-What transformers' tokenizer loading and llama.cpp read, without either: a model folder (chat_template.jinja and
-additional_chat_templates/*.jinja, else chat_template.json, else the chat_template of tokenizer_config.json;
-special tokens from tokenizer_config.json and special_tokens_map.json), one of those files on its own (with the
-special tokens of that file and of its folder), a .jinja file, a GGUF file (gguf.py), or a model id in the local
-Hugging Face cache. Files are told apart by content (the GGUF magic, a JSON object), not only by extension.
-Never touches the network. Every failure is a TemplateLoadError naming the file and the problem.
-
-What a model folder or the cache holds is untrusted, and the file-system rules say what is read of it:
-  * only regular files, each read without blocking and never past its cap (core/files.py): a template file
-    16 MiB, a JSON config 32 MiB and 3 million values (what JSON of that size could inflate to is bounded by
-    its values, counted before parsing), a refs file 1 KiB;
-  * a model folder's files (and what their links lead to) stay inside the folder, or inside the repository
-    folder for a snapshot of the Hugging Face cache (whose files link to ../../blobs); a cached model's revision
-    is a name listed in its snapshots/ folder, nothing that could lead elsewhere;
-  * at most 256 named templates and 32 MiB of template text for one model.
-"""
+# Loading: a path or a model id → (chat template source or {name: source}, special tokens).
+#
+# What transformers' tokenizer loading and llama.cpp read, without either: a model folder (chat_template.jinja and
+# additional_chat_templates/*.jinja, else chat_template.json, else the chat_template of tokenizer_config.json;
+# special tokens from tokenizer_config.json and special_tokens_map.json), one of those files on its own (with the
+# special tokens of that file and of its folder), a .jinja file, a GGUF file (gguf.py), or a model id in the local
+# Hugging Face cache. Files are told apart by content (the GGUF magic, a JSON object), not only by extension.
+# Never touches the network. Every failure is a TemplateLoadError naming the file and the problem.
+#
+# What a model folder or the cache holds is untrusted, and the file-system rules say what is read of it:
+#   * only regular files, each read without blocking and never past its cap (core/files.py): a template file
+#     16 MiB, a JSON config 32 MiB and 3 million values (what JSON of that size could inflate to is bounded by
+#     its values, counted before parsing), a refs file 1 KiB;
+#   * a model folder's files (and what their links lead to) stay inside the folder, or inside the repository
+#     folder for a snapshot of the Hugging Face cache (whose files link to ../../blobs); a cached model's revision
+#     is a name listed in its snapshots/ folder, nothing that could lead elsewhere;
+#   * at most 256 named templates and 32 MiB of template text for one model.
 
 import json
 import os

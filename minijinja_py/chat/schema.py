@@ -1,25 +1,25 @@
-"""Schema: a typed Python function with a Google-style docstring → the JSON schema of it as a tool.
-
-What transformers 5.x's get_json_schema makes of the same function (chat templates are written against its
-output): {"type": "function", "function": {"name", "description", "parameters", "return"?}}. parameters is a
-JSON-schema object: a property per argument (and per *args/**kwargs) from its type hint, "required" for those
-without a default; a first argument `self`/`cls` without a hint is the method's receiver and left out.
-
-Hints: int → integer, float → number, str → string, bool → boolean, None → null, Any → {}, list/tuple → array,
-dict → object; an Enum class → the JSON types and the values of its members ("enum"); list[X] → items X,
-tuple[X, Y] → prefixItems, dict[K, V] → additionalProperties V, Literal[...] → enum; a union of plain types →
-their sorted names, with a structured member → anyOf, with None → "nullable". Any other class raises
-TypeHintParsingException (its JSON form cannot be known); an unconvertible return hint just leaves "return" out.
-
-Docstring: the description is the text before the first `Args:`, `Returns:` or `Raises:`; the `Args:` section
-(a line of its own) lists `name: text` or `name (type): text` entries, an entry's text going on over the lines
-that are indented deeper or do not look like an entry; `(choices: [...])` (JSON) at the end of a description
-becomes the property's "enum"; the `Returns:` section describes "return".
-
-Where transformers lets a Python error out (a hint that cannot be hashed, a docstring or name that fails to be
-read, choices that are no JSON), this raises DocstringParsingException or TypeHintParsingException, both
-TemplateErrors; and where it scans a description once per `(choices:` in it, this looks at the last one only.
-"""
+# Schema: a typed Python function with a Google-style docstring → the JSON schema of it as a tool.
+#
+# What transformers 5.x's get_json_schema makes of the same function (chat templates are written against its
+# output): {"type": "function", "function": {"name", "description", "parameters", "return"?}}. parameters is a
+# JSON-schema object: a property per argument (and per *args/**kwargs) from its type hint, "required" for those
+# without a default; a first argument `self`/`cls` without a hint is the method's receiver and left out.
+#
+# Hints: int → integer, float → number, str → string, bool → boolean, None → null, Any → {},
+# list/tuple → array, dict → object; an Enum class → the JSON types and the values of its members ("enum");
+# list[X] → items X, tuple[X, Y] → prefixItems, dict[K, V] → additionalProperties V, Literal[...] → enum; a
+# union of plain types → their sorted names, with a structured member → anyOf, with None → "nullable". Any other
+# class raises TypeHintParsingException (its JSON form cannot be known); an unconvertible return hint just leaves
+# "return" out.
+#
+# Docstring: the description is the text before the first `Args:`, `Returns:` or `Raises:`; the `Args:` section
+# (a line of its own) lists `name: text` or `name (type): text` entries, an entry's text going on over the lines
+# that are indented deeper or do not look like an entry; `(choices: [...])` (JSON) at the end of a description
+# becomes the property's "enum"; the `Returns:` section describes "return".
+#
+# Where transformers lets a Python error out (a hint that cannot be hashed, a docstring or name that fails to be
+# read, choices that are no JSON), this raises DocstringParsingException or TypeHintParsingException, both
+# TemplateErrors; and where it scans a description once per `(choices:` in it, this looks at the last one only.
 
 import enum
 import json

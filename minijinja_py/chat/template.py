@@ -1,13 +1,12 @@
-"""Chat: the transformers profile. messages/tools/documents → the prompt string, exactly as
-`tokenizer.apply_chat_template(..., tokenize=False)` of transformers 5.x produces it.
-
-chat_environment() is the Environment transformers configures (trim_blocks, lstrip_blocks, loop controls,
-{% generation %}, its tojson, raise_exception, strftime_now, namespace/dict globals). ChatTemplate holds one
-template or several named ones (chosen as transformers chooses them), applies transformers' input processing
-(inputs.py) and pickles by its constructor's arguments. apply_chat_template() is the function form, with a
-bounded cache of compiled templates. Templates load from model folders, files, GGUF and the local Hugging Face
-cache (loading.py).
-"""
+# Chat: the transformers profile. messages/tools/documents → the prompt string, exactly as
+# `tokenizer.apply_chat_template(..., tokenize=False)` of transformers 5.x produces it.
+#
+# chat_environment() is the Environment transformers configures (trim_blocks, lstrip_blocks, loop controls,
+# {% generation %}, its tojson, raise_exception, strftime_now, namespace/dict globals). ChatTemplate holds one
+# template or several named ones (chosen as transformers chooses them), applies transformers' input processing
+# (inputs.py) and pickles by its constructor's arguments. apply_chat_template() is the function form, with a
+# bounded cache of compiled templates. Templates load from model folders, files, GGUF and the local Hugging Face
+# cache (loading.py).
 
 import os
 from _collections_abc import Iterator, Mapping   # collections.abc itself, without the module that re-exports it

@@ -1,14 +1,13 @@
-"""Worker processes for batch: items → function(context, item) computed in N processes, results in input order.
-
-Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
-large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
-worker blocked writing a large result). Workers ignore SIGINT and SIGHUP: Ctrl-C and a closed terminal's hangup
-(sent to the whole foreground process group) are the parent's, which stops every worker and reaps it before it
-goes on, also when it comes while the workers start or stop. A worker holds no parent's end of a pipe, so it
-sees the end of its input and leaves when the parent dies without stopping it (kill -9). At most
-`workers * WINDOW` items are in flight or waiting to be handed back in order, so memory does not follow the
-input's length.
-"""
+# Worker processes for batch: items → function(context, item) computed in N processes, results in input order.
+#
+# Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
+# large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
+# worker blocked writing a large result). Workers ignore SIGINT and SIGHUP: Ctrl-C and a closed terminal's hangup
+# (sent to the whole foreground process group) are the parent's, which stops every worker and reaps it before it
+# goes on, also when it comes while the workers start or stop. A worker holds no parent's end of a pipe, so it
+# sees the end of its input and leaves when the parent dies without stopping it (kill -9). At most
+# `workers * WINDOW` items are in flight or waiting to be handed back in order, so memory does not follow the
+# input's length.
 
 import multiprocessing
 import signal

@@ -1,30 +1,29 @@
-"""Budget: an operation on template data → the steps it costs, charged to the render before the work is done.
-
-A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; running dry raises LimitExceeded
-naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
-
-  * running a statement: its own template nodes (tags, expressions; the blocks nested in it charge when they
-    run), so the budget follows the work actually done; a loop iteration: 1 more; a macro or caller() call: 10
-    and its parameters; a recursive loop() call: 20;
-  * a filter, test, method or function call: its node, plus what it reads and builds as declared on the filter
-    itself (@costs below: it walks its input, compares or hashes its items, compares or looks up its argument);
-  * data an operation reads or builds: 1 per item of a list/tuple/dict/set, 1 per 16 characters of a string,
-    1 per 64 bits of a big integer — so one render builds at most max_steps × 16 characters, whatever it keeps;
-  * comparing or hashing nested data, or serialising it: 1 per node of the data *seen as a tree* (a tuple shared
-    n times counts n times, as Python's ==, hash() or json.dumps would visit it). tree_size() measures that
-    without walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for
-    ages, and data nested deeper than limits.max_data_depth (or containing itself) is refused before Python's C
-    code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack);
-  * work done in Python per item costs what it takes in time (a step is one loop iteration's time, ~70 ns):
-    the walk 16 per container it looks at, printing 4 per value and 24 per container, a **mapping 8 per
-    keyword, map/select by name 8 per item, ... (each price is defined where it is charged).
-  * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
-    the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
-
-guard() is the one gate in front of Python's hashing and comparison of template values: every operator, filter,
-test, method and global that hashes or compares goes through it (directly, or through the cost its function
-declares). take() is the one way a star-argument or an iterable becomes a list: size-checked as it is built.
-"""
+# Budget: an operation on template data → the steps it costs, charged to the render before the work is done.
+#
+# A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; running dry raises LimitExceeded
+# naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
+#
+#   * running a statement: its own template nodes (tags, expressions; the blocks nested in it charge when they
+#     run), so the budget follows the work actually done; a loop iteration: 1 more; a macro or caller() call: 10
+#     and its parameters; a recursive loop() call: 20;
+#   * a filter, test, method or function call: its node, plus what it reads and builds as declared on the filter
+#     itself (@costs below: it walks its input, compares or hashes its items, compares or looks up its argument);
+#   * data an operation reads or builds: 1 per item of a list/tuple/dict/set, 1 per 16 characters of a string,
+#     1 per 64 bits of a big integer — so one render builds at most max_steps × 16 characters, whatever it keeps;
+#   * comparing or hashing nested data, or serialising it: 1 per node of the data *seen as a tree* (a tuple shared
+#     n times counts n times, as Python's ==, hash() or json.dumps would visit it). tree_size() measures that
+#     without walking a shared part twice, so `(t, t)` nested 80 deep is refused at once instead of hashing for
+#     ages, and data nested deeper than limits.max_data_depth (or containing itself) is refused before Python's C
+#     code would recurse into it (hash() of a 400 000-deep tuple overflows the C stack);
+#   * work done in Python per item costs what it takes in time (a step is one loop iteration's time, ~70 ns):
+#     the walk 16 per container it looks at, printing 4 per value and 24 per container, a **mapping 8 per
+#     keyword, map/select by name 8 per item, ... (each price is defined where it is charged).
+#   * {% set x = x ~ piece %} (or ns.x, or +) is refunded the copy of the old value when nothing else holds it:
+#     the render kept only the growth, and pays for it and for the copying time (1 step per 1024 characters).
+#
+# guard() is the one gate in front of Python's hashing and comparison of template values: every operator, filter,
+# test, method and global that hashes or compares goes through it (directly, or through the cost its function
+# declares). take() is the one way a star-argument or an iterable becomes a list: size-checked as it is built.
 
 import types
 from collections import deque

@@ -1,13 +1,13 @@
-"""Errors: exception → message with template name, line, column, the source line and a caret.
-
-Every error that leaves `from_string` or `render` is a TemplateError. Where Jinja2 would let a Python built-in
-exception escape (TypeError, ValueError, ...), we raise a *twin*: a TemplateRuntimeError subclass that is also
-that built-in, so both `except TypeError` and `except TemplateError` catch it.
-"""
+# Errors: exception → message with template name, line, column, the source line and a caret.
+#
+# Every error that leaves `from_string` or `render` is a TemplateError. Where Jinja2 would let a Python built-in
+# exception escape (TypeError, ValueError, ...), we raise a *twin*: a TemplateRuntimeError subclass that is also
+# that built-in, so both `except TypeError` and `except TemplateError` catch it.
 
 import builtins
 import re
 import sys
+from operator import attrgetter
 
 __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
@@ -62,7 +62,7 @@ class TemplateError(Exception):
     def __reduce__(self):
         state = self.__dict__.copy()
         # SyntaxError keeps lineno in a slot of its own, not in __dict__ (the PythonSyntaxTwin)
-        state.update((attr, getattr(self, attr)) for attr in _LOCATION)
+        state.update(zip(_LOCATION, _location_of(self)))
         return (_rebuild_error, (type(self), self.message, state))
 
     def _source_excerpt(self):
@@ -96,6 +96,7 @@ class TemplateError(Exception):
 
 
 _LOCATION = ("lineno", "colno", "end_pos", "name", "filename", "source")
+_location_of = attrgetter(*_LOCATION)
 
 
 def _rebuild_error(cls, message, state):

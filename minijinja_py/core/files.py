@@ -1,20 +1,19 @@
-"""Files: a path → its bytes (or text), read only from a regular file and never past a cap.
-
-Every place that reads a file it was named (a template, a model's config, a GGUF file, a refs file, the command
-line's inputs) reads it through here, so that a hostile name cannot make a read block or grow without bound:
-
-  * what the name leads to is looked at before it is opened: a FIFO would block the open, a device (/dev/zero)
-    would be read forever, a folder is no file; anything but a regular file is refused;
-  * the open itself cannot block (O_NONBLOCK: a FIFO swapped in after the look opens at once) and what was
-    opened is looked at again, on the descriptor, before a byte is read;
-  * at most `limit` + 1 bytes are read, whatever the file's size claims (/proc files claim 0), so a file past
-    its cap is refused having read no more than the cap.
-
-Every refusal is an OSError (NotRegularFile, FileTooLarge, NotText) whose `.strerror` says what is wrong in
-words a message can show ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their
-strerror reports these too. descriptor_path() tells what an open descriptor really is, for callers that must
-check where a name led after opening it (FileSystemLoader's search path).
-"""
+# Files: a path → its bytes (or text), read only from a regular file and never past a cap.
+#
+# Every place that reads a file it was named (a template, a model's config, a GGUF file, a refs file, the command
+# line's inputs) reads it through here, so that a hostile name cannot make a read block or grow without bound:
+#
+#   * what the name leads to is looked at before it is opened: a FIFO would block the open, a device (/dev/zero)
+#     would be read forever, a folder is no file; anything but a regular file is refused;
+#   * the open itself cannot block (O_NONBLOCK: a FIFO swapped in after the look opens at once) and what was
+#     opened is looked at again, on the descriptor, before a byte is read;
+#   * at most `limit` + 1 bytes are read, whatever the file's size claims (/proc files claim 0), so a file past
+#     its cap is refused having read no more than the cap.
+#
+# Every refusal is an OSError (NotRegularFile, FileTooLarge, NotText) whose `.strerror` says what is wrong in
+# words a message can show ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their
+# strerror reports these too. descriptor_path() tells what an open descriptor really is, for callers that must
+# check where a name led after opening it (FileSystemLoader's search path).
 
 import errno
 import os
@@ -22,7 +21,7 @@ import posixpath
 import stat
 
 __all__ = ["NotRegularFile", "FileTooLarge", "OutsideRoot", "NotText", "open_regular_file", "read_open_file",
-           "read_regular_file", "read_text_file", "decode_text", "descriptor_path", "within"]
+           "read_regular_file", "decode_text", "descriptor_path", "within"]
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
@@ -146,12 +145,6 @@ def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
         raise NotText(path, f"not {encoding} text ({exc.reason} at byte {exc.start})") from None
     except LookupError:
         raise NotText(path, f"unknown encoding {encoding!r}") from None
-
-
-def read_text_file(path: str, limit: int, encoding: str = "utf-8", what: str = "this file",
-                   root: "str | None" = None) -> str:
-    # read_regular_file, decoded (NotText when it is not text in that encoding).
-    return decode_text(read_regular_file(path, limit, what, root), path, encoding)
 
 
 def descriptor_path(fd: int) -> "str | None":

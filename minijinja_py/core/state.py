@@ -1,15 +1,15 @@
-"""Base: the resource limits, the checks that enforce them, and the state one render carries.
-
-Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
-breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items,
-check_depth), and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
-compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
-without being passed around (current_state), for the few places Python calls back into us (str.format fields,
-__str__ of our objects).
-"""
+# Base: the resource limits, the checks that enforce them, and the state one render carries.
+#
+# Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
+# breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items),
+# and RenderState — the step budget ("fuel"), the output counter, the call depth — which the
+# compiled closures, the sandbox, the filters and printing all charge. The render under way is also reachable
+# without being passed around (current_state), for the few places Python calls back into us (str.format fields,
+# __str__ of our objects).
 
 import gc
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
+from operator import attrgetter
 
 from .errors import LimitExceeded, limit_twin
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
     Func = TypeVar("Func", bound=Callable[..., Any])   # a decorated function keeps its type
 
 __all__ = [
-    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items", "check_depth",
+    "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items",
     "RenderState", "PiecewiseRenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
 ]
 
@@ -57,6 +57,7 @@ _LIMIT_DEFAULTS = (
     ("steps_per_character", 40),      # and per character of its messages' strings (up to max_output of them)
 )
 _LIMIT_NAMES = LIMIT_NAMES = tuple(name for name, _ in _LIMIT_DEFAULTS)
+_limit_values = attrgetter(*_LIMIT_NAMES)   # a Limits' values, in that order
 
 
 class Limits:
@@ -114,7 +115,7 @@ class Limits:
 
     def as_dict(self) -> "dict[str, int]":
         """{limit name: value}, in declaration order."""
-        return {name: getattr(self, name) for name in _LIMIT_NAMES}
+        return dict(zip(_LIMIT_NAMES, _limit_values(self)))
 
     def replace(self, **changes: int) -> "Limits":
         """A copy with some limits changed: Limits().replace(max_steps=100_000). Raises TypeError for an unknown
@@ -125,7 +126,7 @@ class Limits:
         return Limits(**{**self.as_dict(), **changes})
 
     def _key(self):
-        return tuple(getattr(self, name) for name in _LIMIT_NAMES)
+        return _limit_values(self)
 
     def __eq__(self, other):
         return self._key() == other._key() if type(other) is Limits else NotImplemented
@@ -134,7 +135,7 @@ class Limits:
         return self._hash
 
     def __repr__(self):
-        return "Limits(" + ", ".join(f"{name}={getattr(self, name)}" for name in _LIMIT_NAMES) + ")"
+        return "Limits(" + ", ".join(map("{}={}".format, _LIMIT_NAMES, _limit_values(self))) + ")"
 
     def __reduce__(self):
         return (Limits, self._key())
@@ -167,11 +168,6 @@ def check_items(limits: "Limits", count: int, what: str = "a list") -> None:
     # Refuse a list or tuple of `count` items before it is built.
     if count > limits.max_items:
         raise limit_exceeded(limits, "max_items", f"{what} of {count} items")
-
-
-def check_depth(limits, depth, what="data nested this deep"):
-    if depth > limits.max_data_depth:
-        raise limit_exceeded(limits, "max_data_depth", what)
 
 
 # ------------------------------------------------------------------------------------------- render state

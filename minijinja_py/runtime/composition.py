@@ -1,22 +1,21 @@
-"""Composition: how templates use one another while a render runs — Jinja2's template context, the blocks of an
-inheritance chain with `self` and `super()`, and what {% include %}, {% import %}, {% from %} and {% extends %}
-do once a loader has found the template.
-
-A TemplateContext is Jinja2's Context: one per render, per include and per imported module. It holds the
-variables its templates resolve names from (after their own top-level variables), the {% block %} functions
-by name (the most derived first), and the root frames of the templates it has run: a template's top-level
-variables, assigned so far, are what Jinja2 keeps in `context.vars`, read by its blocks, by the templates
-it extends and by the templates it includes. The outermost frame of every function a template runs (the root,
-a block) holds the context in its parent slot, f[1] (context_at finds it; a function's free names are
-resolved there: objects.FrameLayout).
-
-Templates are duck-typed here (environment.py sits above): what this module uses of one is `_compiled` (the
-compiler's CompiledTemplate), `name`, `_origin` (name, filename, source: what errors located in it carry),
-`_autoescape` and `_full_globals()`.
-Every nested template shares the render's RenderState — limits, step budget, output count — and counts as
-one level of max_call_depth while it runs, so a template that includes, imports or extends itself ends with
-LimitExceeded.
-"""
+# Composition: how templates use one another while a render runs — Jinja2's template context, the blocks of an
+# inheritance chain with `self` and `super()`, and what {% include %}, {% import %}, {% from %} and {% extends %}
+# do once a loader has found the template.
+#
+# A TemplateContext is Jinja2's Context: one per render, per include and per imported module. It holds the
+# variables its templates resolve names from (after their own top-level variables), the {% block %} functions
+# by name (the most derived first), and the root frames of the templates it has run: a template's top-level
+# variables, assigned so far, are what Jinja2 keeps in `context.vars`, read by its blocks, by the templates
+# it extends and by the templates it includes. The outermost frame of every function a template runs (the root,
+# a block) holds the context in its parent slot, f[1] (context_at finds it; a function's free names are
+# resolved there: objects.FrameLayout).
+#
+# Templates are duck-typed here (environment.py sits above): what this module uses of one is `_compiled` (the
+# compiler's CompiledTemplate), `name`, `_origin` (name, filename, source: what errors located in it carry),
+# `_autoescape` and `_full_globals()`.
+# Every nested template shares the render's RenderState — limits, step budget, output count — and counts as
+# one level of max_call_depth while it runs, so a template that includes, imports or extends itself ends with
+# LimitExceeded.
 
 from ..core.errors import TemplateError, TemplateRuntimeError, as_template_error, claim
 from ..core.state import MISSING, enter_render, leave_render, limit_exceeded

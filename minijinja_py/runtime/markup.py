@@ -1,9 +1,8 @@
-"""Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on.
-
-Behaves like markupsafe 3.0's Markup, quirks included: an operation that combines a Markup with plain text
-escapes the plain side and returns Markup, but only where markupsafe does (replace escapes `new`, not `old`;
-center/ljust/rjust escape the fill character; strip and friends escape nothing).
-"""
+# Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on.
+#
+# Behaves like markupsafe 3.0's Markup, quirks included: an operation that combines a Markup with plain text
+# escapes the plain side and returns Markup, but only where markupsafe does (replace escapes `new`, not `old`;
+# center/ljust/rjust escape the fill character; strip and friends escape nothing).
 
 from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 

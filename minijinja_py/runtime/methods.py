@@ -1,19 +1,18 @@
-"""Methods: the str and bytes methods a template may call — their size checks, and `fmt % args` (the `%`
-operator and the |format filter) — each bounded before anything is built.
-
-Each check looks at the arguments it understands and bounds the result; the real method then runs with the
-original arguments, so argument errors are Python's own, but for keyword arguments, which a method of a built-in
-type refuses as CPython 3.11 does (check_keywords) on every interpreter. Encoding and
-decoding go through an allowlist of codecs (the UTF family and single-byte ones: linear, and none of them kept in
-Python's codec cache under a name a template made up) and of error handlers, with the expansion each can cause.
-sandbox.py hands these out with the methods (its _CheckedMethod), and bounds str.format with the field sizes
-measured here.
-
-`%`-formatting: Python's own is used for the result, so every quirk is Python's; what this module adds is a
-scanner that reads the format as Python does (a `%(key)` balances its parentheses, widths and precisions may be
-`*`), to know the exact fields and bound the result — every width, precision and field value — before Python
-allocates it. Values that are not plain data are printed the sandbox's way (no addresses, bounded).
-"""
+# Methods: the str and bytes methods a template may call — their size checks, and `fmt % args` (the `%`
+# operator and the |format filter) — each bounded before anything is built.
+#
+# Each check looks at the arguments it understands and bounds the result; the real method then runs with the
+# original arguments, so argument errors are Python's own, but for keyword arguments, which a method of a built-in
+# type refuses as CPython 3.11 does (check_keywords) on every interpreter. Encoding and
+# decoding go through an allowlist of codecs (the UTF family and single-byte ones: linear, and none of them kept in
+# Python's codec cache under a name a template made up) and of error handlers, with the expansion each can cause.
+# sandbox.py hands these out with the methods (its _CheckedMethod), and bounds str.format with the field sizes
+# measured here.
+#
+# `%`-formatting: Python's own is used for the result, so every quirk is Python's; what this module adds is a
+# scanner that reads the format as Python does (a `%(key)` balances its parentheses, widths and precisions may be
+# `*`), to know the exact fields and bound the result — every width, precision and field value — before Python
+# allocates it. Values that are not plain data are printed the sandbox's way (no addresses, bounded).
 
 import _string
 import codecs

@@ -1,11 +1,11 @@
-"""Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, groupby's
-groups — and how captured output is joined (the globals range, dict, cycler, joiner and lipsum: globalfuncs.py).
-
-The compiled closures (compiler.py, loops.py) create and drive these; sandbox.py decides what a template may do
-with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
-"""
+# Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, groupby's
+# groups — and how captured output is joined (the globals range, dict, cycler, joiner and lipsum: globalfuncs.py).
+#
+# The compiled closures (compiler.py, loops.py) create and drive these; sandbox.py decides what a template may do
+# with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
 
 from collections import deque
+from operator import attrgetter
 
 from ..core.errors import SecurityError, TemplateError, TemplateRuntimeError, as_template_error, claim, location
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, limit_exceeded, out_of_fuel
@@ -20,12 +20,14 @@ __all__ = [
 
 
 class BreakLoop(BaseException):
-    """{% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
-    A BaseException so that the `except Exception` that attaches error locations lets it through."""
+    # {% break %}: unwinds to the innermost loop (never escapes a render: the compiler checks placement).
+    # A BaseException so that the `except Exception` that attaches error locations lets it through.
+    pass
 
 
 class ContinueLoop(BaseException):
-    """{% continue %}"""
+    # {% continue %}
+    pass
 
 
 # ---------------------------------------------------------------------------------------------------- output
@@ -457,12 +459,12 @@ class Macro:
         self._code = code
         self._parent = parent
 
-    name = property(lambda self: self._code.name)
-    arguments = property(lambda self: self._code.arguments)
-    catch_kwargs = property(lambda self: self._code.catch_kwargs)
-    catch_varargs = property(lambda self: self._code.catch_varargs)
-    caller = property(lambda self: self._code.caller)
-    explicit_caller = property(lambda self: self._code.explicit_caller)
+    name = property(attrgetter("_code.name"))
+    arguments = property(attrgetter("_code.arguments"))
+    catch_kwargs = property(attrgetter("_code.catch_kwargs"))
+    catch_varargs = property(attrgetter("_code.catch_varargs"))
+    caller = property(attrgetter("_code.caller"))
+    explicit_caller = property(attrgetter("_code.explicit_caller"))
 
     __call__ = call_macro
 
@@ -534,7 +536,8 @@ class Namespace:
 
     @staticmethod
     def _check_name(name):
-        """Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back)."""
+        # Jinja2's namespace stores any name (the sandbox still refuses to read '_' names back).
+        pass
 
     def __getattr__(self, name):
         # An attribute read by Python code (a filter given a namespace), as Jinja2's namespace answers it; never a

@@ -1,14 +1,13 @@
-"""Sandbox: the one policy for what a template may do with a value — read an attribute or item, call it,
-print it, format with it.
-
-A template sees the values the caller passed, plus an allowlist of pure methods of str, dict, list, tuple,
-set, int and float. Names starting with '_' are refused. Methods that mutate a known mutable type (list.append,
-dict.update, ...) raise SecurityError, as in Jinja2's ImmutableSandboxedEnvironment. Functions, modules, classes,
-code, frames and generators expose no attributes at all, and nothing prints with a memory address (printing.py).
-Every method a template gets is wrapped: the call is charged to the render's fuel by what it reads and returns
-(budget.py), and methods that build strings (center, zfill, replace, join, format, ...) check the size of what
-they would build before building it.
-"""
+# Sandbox: the one policy for what a template may do with a value — read an attribute or item, call it,
+# print it, format with it.
+#
+# A template sees the values the caller passed, plus an allowlist of pure methods of str, dict, list, tuple,
+# set, int and float. Names starting with '_' are refused. Methods that mutate a known mutable type (list.append,
+# dict.update, ...) raise SecurityError, as in Jinja2's ImmutableSandboxedEnvironment. Functions, modules, classes,
+# code, frames and generators expose no attributes at all, and nothing prints with a memory address (printing.py).
+# Every method a template gets is wrapped: the call is charged to the render's fuel by what it reads and returns
+# (budget.py), and methods that build strings (center, zfill, replace, join, format, ...) check the size of what
+# they would build before building it.
 
 import _string
 import collections
@@ -115,7 +114,7 @@ def _allowed_attrs(obj):
 
 def _builtin_base(obj):
     # The class of obj's MRO whose allowlist applies (str for a str Enum, tuple for a namedtuple).
-    return next(cls for cls in type(obj).__mro__ if cls in _ALLOWED_BY_TYPE)
+    return next(filter(_ALLOWED_BY_TYPE.__contains__, type(obj).__mro__))
 
 
 def _unsafe_message(obj, name):

@@ -1,22 +1,21 @@
-"""The texts of plain data remembered across renders: `tools|tojson`, `tool|string`, printed for every render of
-a pipeline that passes the same tools object each time, are made once and found again by the object's identity
-while its content has not changed.
-
-The content is compared by its fingerprint: the bytes pickle writes for it, at C speed, by a pickler that refuses
-every object but the exact built-in types (its reducer_override is called for all others, and raises) and that
-stops once it has written _MAX_FINGERPRINT bytes (its file refuses more). Pickle writes each string, number (int,
-bool and float apart) and nesting as it is, in order, so equal bytes are equal content, and the text made from
-that content (json.dumps, repr) is the same text. A changed object takes the caller's path again, which bounds
-it before any work. What the text cost to make (its steps) is remembered with it and charged again on each use,
-so that a render's step budget does not depend on what this cache holds. The fingerprint's own work stops at
-its size bound, but for one string of it, which pickle encodes as a whole before writing it (linear in the
-caller's own data, once: a changed object is dropped).
-
-An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
-for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
-and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
-_MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
-"""
+# The texts of plain data remembered across renders: `tools|tojson`, `tool|string`, printed for every render of
+# a pipeline that passes the same tools object each time, are made once and found again by the object's identity
+# while its content has not changed.
+#
+# The content is compared by its fingerprint: the bytes pickle writes for it, at C speed, by a pickler that refuses
+# every object but the exact built-in types (its reducer_override is called for all others, and raises) and that
+# stops once it has written _MAX_FINGERPRINT bytes (its file refuses more). Pickle writes each string, number (int,
+# bool and float apart) and nesting as it is, in order, so equal bytes are equal content, and the text made from
+# that content (json.dumps, repr) is the same text. A changed object takes the caller's path again, which bounds
+# it before any work. What the text cost to make (its steps) is remembered with it and charged again on each use,
+# so that a render's step budget does not depend on what this cache holds. The fingerprint's own work stops at
+# its size bound, but for one string of it, which pickle encodes as a whole before writing it (linear in the
+# caller's own data, once: a changed object is dropped).
+#
+# An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
+# for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
+# and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
+# _MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
 
 import _thread
 

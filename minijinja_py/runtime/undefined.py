@@ -1,9 +1,8 @@
-"""Undefined: the value of a name, attribute or item that does not exist, in Jinja2's four variants.
-
-Undefined (Jinja2's default) prints as '', iterates as empty and is falsy; any other use raises UndefinedError.
-StrictUndefined refuses printing, iteration, truth tests and comparison too; ChainableUndefined lets `a.b.c` go on;
-DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.
-"""
+# Undefined: the value of a name, attribute or item that does not exist, in Jinja2's four variants.
+#
+# Undefined (Jinja2's default) prints as '', iterates as empty and is falsy; any other use raises UndefinedError.
+# StrictUndefined refuses printing, iteration, truth tests and comparison too; ChainableUndefined lets `a.b.c` go on;
+# DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)

@@ -1,9 +1,8 @@
-"""Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
-does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
-... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
-a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
-refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name).
-"""
+# Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
+# does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
+# ... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
+# a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
+# refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name).
 
 import re
 
@@ -67,7 +66,7 @@ def block_message(prefix, stack, found=None):
     parts = [prefix]
     if stack:
         name, tok, looking = stack[-1]
-        wanted = " or ".join(repr(x) for x in looking)
+        wanted = " or ".join(map(repr, looking))
         outer = {e for _, _, ends in stack[:-1] for e in ends}
         if found is not None and found in outer:
             parts.append("You probably made a nesting mistake. Jinja is expecting this tag, but currently "

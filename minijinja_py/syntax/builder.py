@@ -1,14 +1,13 @@
-"""Builder: grammar reductions → AST nodes (nodes.py).
-
-The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
-name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
-materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
-method is linear in its children. The builder keeps no state between templates.
-"""
+# Builder: grammar reductions → AST nodes (nodes.py).
+#
+# The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
+# name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
+# materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every
+# method is linear in its children. The builder keeps no state between templates.
 
 import codecs
 import re
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 
 from ..core.errors import PythonSyntaxTwin, TemplateAssertionError, TemplateSyntaxError, twin_of
 from . import nodes as n
@@ -25,6 +24,7 @@ _TOKEN_START = itemgetter(3, 4, 2)
 _TOKEN_END = itemgetter(7, 5, 6)
 _SPAN_START = itemgetter(0, 1, 2)
 _SPAN_END = itemgetter(3, 4, 5)
+_VALUE = attrgetter("value")   # a token's text
 
 
 def token_span(tok):
@@ -132,7 +132,7 @@ class Builder:
 
     def raw(self, c):
         opener, bodies = c[0], c[1:-1]  # the body comes in pieces (RAW_BODY tokens are bounded)
-        return n.Text(tag_span(opener), "".join(body.value for body in bodies))
+        return n.Text(tag_span(opener), "".join(map(_VALUE, bodies)))
 
     def output(self, c):
         return n.Output(tag_span(c[0]), c[1])
@@ -369,7 +369,7 @@ class Builder:
         return _calls(node, c[5:])
 
     def dotted_name(self, c):
-        return _Named(".".join(t.value for t in c), join_spans(c[0], c[-1]))
+        return _Named(".".join(map(_VALUE, c)), join_spans(c[0], c[-1]))
 
     def single_arg(self, c):
         return (n.Args(positional=(c[0],)), c[0])
@@ -463,7 +463,7 @@ class Builder:
             else:
                 value = value[1:-1]
             return n.Const(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
-        return n.Const(join_spans(c[0], c[-1]), "".join(_unescape(t) for t in c))  # 'a' "b": adjacent literals
+        return n.Const(join_spans(c[0], c[-1]), "".join(map(_unescape, c)))  # 'a' "b": adjacent literals
 
     def int(self, c):
         return n.Const(token_span(c[0]), _int_literal(c[0]))
@@ -587,7 +587,7 @@ def _bad_call(lpar):
 
 
 def _unescape(tok):
-    """A string literal's value: Python escape rules (\\n, \\x41, \\u00e9, \\N{...}; unknown escapes kept)."""
+    # A string literal's value: Python escape rules (\n, \x41, \u00e9, \N{...}; unknown escapes kept).
     body = tok.value[1:-1]
     if "\\" not in body:
         return body

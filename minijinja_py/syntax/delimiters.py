@@ -1,35 +1,34 @@
-"""Jinja2's syntax options (the block, variable and comment delimiters, the line statement and line comment
-prefixes) → the lexer modes that read a template written with them: one lexer.Lexicon per mode.
-
-The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
-environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
-only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What
-closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in postlex.py follows
-the tags and brackets and sets the mode before each token is lexed):
-
-  BODY      between tags: only the openers, text and comments are lexed (no whitespace is skipped)
-  BLOCK     inside a block tag: the block end closes
-  VARIABLE  inside a variable tag: the variable end closes (lexed as RBRACES, which the postlexer makes VAR_CLOSE)
-  LINE      inside a line statement: the end of the line closes, and whitespace stops before a newline
-  BRACKETS  inside any tag while a bracket is open: nothing closes (Jinja2 looks for an end only while brackets
-            are balanced, which also lets a line statement go on over several lines)
-
-Jinja2's rules, as followed here:
-- where several openers could start at one place, Jinja2 tries them longest delimiter first (then by name:
-  variable, line statement, line comment, comment, block), {% raw %} before all: an opener is written as
-  `(?!longer)opener` for each longer delimiter it is a prefix of (`<%` does not start a block where `<%=`
-  starts a variable);
-- a line statement starts a line (after spaces, tabs or vertical tabs) and its end takes the whitespace up to and
-  including the line's last newline (all of it at the end of the template); a line comment starts a line or
-  follows a non-space character, takes the spaces before it, and ends before the newline;
-- `-` after an opener strips all whitespace before it (a line statement's or line comment's too), `+` keeps it;
-  lstrip_blocks strips the indentation before a block, comment or raw opener (never a variable's); `-` before a
-  closer strips the whitespace after it, and trim_blocks one newline after a block or comment end (not after
-  {% raw %}).
-Not followed: openers that start at different places of one line, where one takes the indentation and the other
-starts after it (a line statement prefix that also starts a block delimiter, say): Jinja2 takes the earlier.
-Start delimiters and prefixes must not start with whitespace (check).
-"""
+# Jinja2's syntax options (the block, variable and comment delimiters, the line statement and line comment
+# prefixes) → the lexer modes that read a template written with them: one lexer.Lexicon per mode.
+#
+# The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
+# environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
+# only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What
+# closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in postlex.py follows
+# the tags and brackets and sets the mode before each token is lexed):
+#
+#   BODY      between tags: only the openers, text and comments are lexed (no whitespace is skipped)
+#   BLOCK     inside a block tag: the block end closes
+#   VARIABLE  inside a variable tag: the variable end closes (lexed as RBRACES, which the postlexer makes VAR_CLOSE)
+#   LINE      inside a line statement: the end of the line closes, and whitespace stops before a newline
+#   BRACKETS  inside any tag while a bracket is open: nothing closes (Jinja2 looks for an end only while brackets
+#             are balanced, which also lets a line statement go on over several lines)
+#
+# Jinja2's rules, as followed here:
+# - where several openers could start at one place, Jinja2 tries them longest delimiter first (then by name:
+#   variable, line statement, line comment, comment, block), {% raw %} before all: an opener is written as
+#   `(?!longer)opener` for each longer delimiter it is a prefix of (`<%` does not start a block where `<%=`
+#   starts a variable);
+# - a line statement starts a line (after spaces, tabs or vertical tabs) and its end takes the whitespace up to and
+#   including the line's last newline (all of it at the end of the template); a line comment starts a line or
+#   follows a non-space character, takes the spaces before it, and ends before the newline;
+# - `-` after an opener strips all whitespace before it (a line statement's or line comment's too), `+` keeps it;
+#   lstrip_blocks strips the indentation before a block, comment or raw opener (never a variable's); `-` before a
+#   closer strips the whitespace after it, and trim_blocks one newline after a block or comment end (not after
+#   {% raw %}).
+# Not followed: openers that start at different places of one line, where one takes the indentation and the other
+# starts after it (a line statement prefix that also starts a block delimiter, say): Jinja2 takes the earlier.
+# Start delimiters and prefixes must not start with whitespace (check).
 
 import re
 from operator import itemgetter
@@ -130,7 +129,7 @@ def _winning(openers):
 
 def _class(chars):
     # A regexp character class body for these characters.
-    return "".join(re.escape(c) for c in sorted(chars))
+    return "".join(map(re.escape, sorted(chars)))
 
 
 # ----------------------------------------------------------------------------------------------- terminals

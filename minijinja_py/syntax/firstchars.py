@@ -1,11 +1,10 @@
-"""A regular expression → the characters a match of it can start with (a superset: (ASCII characters, whether a
-non-ASCII one may)).
-
-The lexer tries only the terminals that can start with the character at hand. tools/grammar_tables.py records
-each grammar terminal's set in the tables; syntax/delimiters.py computes them for the terminals it rewrites for
-other delimiters. Read off Python's own parse of the regexp (re._parser); what this does not follow counts as
-"any character".
-"""
+# A regular expression → the characters a match of it can start with (a superset: (ASCII characters, whether a
+# non-ASCII one may)).
+#
+# The lexer tries only the terminals that can start with the character at hand. tools/grammar_tables.py records
+# each grammar terminal's set in the tables; syntax/delimiters.py computes them for the terminals it rewrites for
+# other delimiters. Read off Python's own parse of the regexp (re._parser); what this does not follow counts as
+# "any character".
 
 import re
 
@@ -16,14 +15,17 @@ except ImportError:  # pragma: no cover - Python < 3.11
 
 __all__ = ["ASCII", "ANYTHING", "Unknown", "class_chars", "first_chars"]
 
-ASCII = frozenset(map(chr, range(128)))
+# the 128 ASCII characters, as a str (a set of them held ~8 KiB from the import on, for analyses that run when
+# a template has other delimiters, if ever)
+ASCII = "".join(map(chr, range(128)))
 ANYTHING = (ASCII, True)
 _CATEGORIES = {"CATEGORY_SPACE": r"\s", "CATEGORY_NOT_SPACE": r"\S", "CATEGORY_WORD": r"\w",
                "CATEGORY_NOT_WORD": r"\W", "CATEGORY_DIGIT": r"\d", "CATEGORY_NOT_DIGIT": r"\D"}
 
 
 class Unknown(Exception):
-    """A construct this analysis does not follow; the caller falls back to 'any character'."""
+    # A construct this analysis does not follow; the caller falls back to 'any character'.
+    pass
 
 
 def class_chars(op, av):
@@ -89,7 +91,8 @@ def _first(items):
 
 
 def first_chars(regexp):
-    # What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may).
+    # What a match of regexp can start with: (ASCII characters, whether a non-ASCII one may); ANYTHING, whose
+    # characters are the str ASCII, when any character may.
     try:
         parsed = sre_parse.parse(regexp)
         if parsed.state.flags & re.IGNORECASE:

@@ -1,20 +1,19 @@
-"""LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns.
-
-Generic, with no knowledge of Jinja. The tables (built ahead of time by Lark from the grammar, see
-tools/grammar_tables.py) hold the parse table, the terminal set of each parser state and the order its lexer
-tries them in, and for each rule how its children are shaped before its callback sees them. The driver
-reproduces what Lark's LALR parser with its contextual lexer and its tree builder (maybe_placeholders=True)
-would do, without building a tree:
-
-  lexing      each parser state lexes with its own terminals only (the contextual lexer of lexer.py).
-  reducing    a rule's callback (named by its alias, else by the rule) gets the children with `_TOKENS`
-              dropped, the values of inlined `_rules` spliced in and None for each missing [optional] part;
-              a `?rule` left with one child passes that child up without a callback.
-
-Nothing recurses, whatever the nesting of the input; lexing and parsing are linear in the text (given terminal
-patterns that are). Chains of single-child `?rule` reductions (an atom climbs a dozen precedence levels) are
-remembered per (state below, state, lookahead) and taken in one step.
-"""
+# LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns.
+#
+# Generic, with no knowledge of Jinja. The tables (built ahead of time by Lark from the grammar, see
+# tools/grammar_tables.py) hold the parse table, the terminal set of each parser state and the order its lexer
+# tries them in, and for each rule how its children are shaped before its callback sees them. The driver
+# reproduces what Lark's LALR parser with its contextual lexer and its tree builder (maybe_placeholders=True)
+# would do, without building a tree:
+#
+#   lexing      each parser state lexes with its own terminals only (the contextual lexer of lexer.py).
+#   reducing    a rule's callback (named by its alias, else by the rule) gets the children with `_TOKENS`
+#               dropped, the values of inlined `_rules` spliced in and None for each missing [optional] part;
+#               a `?rule` left with one child passes that child up without a callback.
+#
+# Nothing recurses, whatever the nesting of the input; lexing and parsing are linear in the text (given terminal
+# patterns that are). Chains of single-child `?rule` reductions (an atom climbs a dozen precedence levels) are
+# remembered per (state below, state, lookahead) and taken in one step.
 
 from itertools import chain
 from operator import itemgetter
@@ -70,14 +69,15 @@ class Tables:
         self.lexer_count = len(self._lexer_offsets) - 1
         self._lexer_names = [None] * self.lexer_count
         # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
-        # when the parser first reaches the state: the state's keyset (its symbols, a tuple once decoded, shared
-        # by the rows that have them) zipped with its actions (all states' actions: one view of signed numbers)
+        # when the parser first reaches the state: the state's keyset (its symbols, decoded once: the first row
+        # made with them holds them for the others) zipped with its actions (all states' actions: one view of
+        # signed numbers)
         states, self._state_offsets = _unpacked(data["states"])
         self._states = _shorts(states, "h")
         self.actions = [None] * (len(self._state_offsets) - 1)
         self.keys_of_state = data["state_keys"]
         self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
-        self._keys = [None] * (len(self._keyset_offsets) - 1)
+        self._keys = [None] * (len(self._keyset_offsets) - 1)   # keyset → the first row made with it
         # a number's symbol (one str per symbol, shared by the rows and lexers)
         self.symbols = data["symbols"]
         self.start, self.end = data["start"], data["end"]
@@ -147,22 +147,22 @@ class Tables:
         row = self.actions[state]
         if row is None:
             number = self.keys_of_state[state]
-            keys = self._keys[number] or self._keyset(number)
+            keys = self._keys[number] or self._keyset(number)   # (a row's keys are its keyset, in order)
             offsets = self._state_offsets
             start, end = offsets[state], offsets[state + 1]
             # (one action: the same on every symbol, a reduction on every lookahead)
             row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
                 dict.fromkeys(keys, self._states[start])
+            if self._keys[number] is None:
+                self._keys[number] = row
         return row
 
     def _keyset(self, number):
-        # The symbols of a keyset, decoded on first use (by one itemgetter, as _symbols_of, in line: a first parse
-        # decodes a keyset per few rows).
+        # The symbols of a keyset, a tuple (by one itemgetter, as _symbols_of, in line: a first parse decodes a
+        # keyset per few rows).
         offsets = self._keyset_offsets
         codes = self._keysets[offsets[number]:offsets[number + 1]]
-        keys = self._keys[number] = itemgetter(*codes)(self.symbols) if len(codes) > 1 else \
-            tuple(self.symbols[code] for code in codes)
-        return keys
+        return itemgetter(*codes)(self.symbols) if len(codes) > 1 else (self.symbols[codes[0]],) if codes else ()
 
     def _symbols_of(self, codes):
         # The symbols of codes (bytes), a tuple (picked by _picker's itemgetter: a tenth of map's cost per symbol).

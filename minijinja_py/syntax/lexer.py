@@ -1,10 +1,9 @@
-"""Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
-
-Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
-terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
-when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The
-state is read from the parser's stack when the next token is asked for (lalr.py drives it).
-"""
+# Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
+#
+# Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
+# terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
+# when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The
+# state is read from the parser's stack when the next token is asked for (lalr.py drives it).
 
 import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
@@ -34,14 +33,15 @@ class Token(tuple):
         return tuple(self)
 
     def __repr__(self):
-        return f"Token({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+        return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
     type, value, start_pos, line, column, end_line, end_column, end_pos = (_tuplegetter(i, None) for i in range(8))
 
 
 class UnexpectedInput(Exception):
-    """The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
-    results of what is still open, outermost first)."""
+    # The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
+    # results of what is still open, outermost first).
+    pass
 
 
 class UnexpectedToken(UnexpectedInput):
@@ -134,7 +134,6 @@ class Lexer:
                 self._keywords[text] = name
             else:
                 self._punctuation.setdefault(first, []).append((text, name))
-        self._literal_first = {first: frozenset(names) for first, names in self._literal_first.items()}
         self._punctuation = {first: tuple(texts) for first, texts in self._punctuation.items()}
         # member → (prefix, {member: its alternative} (made when the family's regexp is: _alternatives), all
         # members in order, their lead literals)
@@ -322,7 +321,7 @@ class Lexer:
             found = _Skip(None, frozenset(run))
             found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
             return found
-        if len(units) == 1 and units[0][2] and set(units[0][0]) == self._literal_first.get(char):
+        if len(units) == 1 and units[0][2] and set(units[0][0]) == set(self._literal_first.get(char, ())):
             # what a literal finds is one of the state's own; one punctuation text needs no search (nor the check
             # of lex() for an ignored terminal, which it is not)
             texts = self._punctuation.get(char, ())

@@ -1,16 +1,15 @@
-"""Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError.
-
-What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
-open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
-it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
-errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
-where a target may stand, any expression as a call block's), that part of the template is parsed again as a
-{{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
-"expected token X, got Y", "unexpected X", the lexer's "unexpected char X at N", "can't assign to 'const'",
-"expected call", "invalid syntax for function call expression"; errors in the body ("Encountered unknown tag X.
-Jinja was looking for ...") in bodyerrors.py. (parse.py calls describe with the parser tables: the terminals'
-literal text names them.)
-"""
+# Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError.
+#
+# What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
+# open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
+# it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
+# errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
+# where a target may stand, any expression as a call block's), that part of the template is parsed again as a
+# {{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
+# "expected token X, got Y", "unexpected X", the lexer's "unexpected char X at N", "can't assign to 'const'",
+# "expected call", "invalid syntax for function call expression"; errors in the body ("Encountered unknown tag X.
+# Jinja was looking for ...") in bodyerrors.py. (parse.py calls describe with the parser tables: the terminals'
+# literal text names them.)
 
 import re
 

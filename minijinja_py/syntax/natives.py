@@ -1,13 +1,12 @@
-"""Terminal regexps → Python functions that find what they find, for a lexer that has not compiled them yet.
-
-Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) reads some terminals without one:
-fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
-string literals and the delimiters whose regexps the grammar spells as KNOWN has them: the function of a pattern
-finds the same match (the same end, or none) at every place, which tests/test_grammar.py checks against the regexp
-on generated text. A family of block tags is read by its KeywordFamily until its lexer has read enough tags to
-compile the family's regexp (the largest of a first parse), finding what that regexp finds.
-A pattern spelt otherwise is compiled as usual.
-"""
+# Terminal regexps → Python functions that find what they find, for a lexer that has not compiled them yet.
+#
+# Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) reads some terminals without one:
+# fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
+# string literals and the delimiters whose regexps the grammar spells as KNOWN has them: the function of a pattern
+# finds the same match (the same end, or none) at every place, which tests/test_grammar.py checks against the regexp
+# on generated text. A family of block tags is read by its KeywordFamily until its lexer has read enough tags to
+# compile the family's regexp (the largest of a first parse), finding what that regexp finds.
+# A pattern spelt otherwise is compiled as usual.
 
 import re
 
@@ -57,7 +56,7 @@ def alternatives(pattern):
     # The texts of a pattern that is fixed texts of punctuation in alternation (`a|b`, `(?:a|b)`), in order,
     # else None.
     body = pattern[3:-1] if pattern.startswith("(?:") and pattern.endswith(")") else pattern
-    texts = [fixed_text(part) for part in body.split("|")]
+    texts = list(map(fixed_text, body.split("|")))
     return None if None in texts else texts
 
 

@@ -1,11 +1,10 @@
-"""AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
-
-parse tree (builder.py) → these nodes → compiler.py
-
-Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`
-it imports) would cost a cold start more than the whole parser. Each class lists its fields in FIELDS, in
-constructor order after the span; walkers (symbols.py) and dump() read them.
-"""
+# AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
+#
+# parse tree (builder.py) → these nodes → compiler.py
+#
+# Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`
+# it imports) would cost a cold start more than the whole parser. Each class lists its fields in FIELDS, in
+# constructor order after the span; walkers (symbols.py) and dump() read them.
 
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
@@ -29,7 +28,7 @@ class Span(tuple):
         return tuple(self)
 
     def __repr__(self):
-        return f"Span({', '.join(f'{name}={value!r}' for name, value in zip(self._fields, self))})"
+        return f"Span({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
     line, col, start, end, end_line, end_col = (_tuplegetter(i, None) for i in range(6))
 
@@ -51,7 +50,7 @@ def dump(value):
     if isinstance(value, (Node, Args)):
         return (type(value).__name__,) + tuple(dump(getattr(value, f)) for f in value.FIELDS)
     if isinstance(value, (tuple, list)):
-        return tuple(dump(x) for x in value)
+        return tuple(map(dump, value))
     return value
 
 

@@ -1,15 +1,14 @@
-"""Syntax: template source → AST (nodes.Template), or TemplateSyntaxError.
-
-Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
-ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
-postlexer (postlex.py) → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError worded
-and located as Jinja2's (messages.py).
-
-Here: the trim_blocks/lstrip_blocks edits of the grammar's terminal patterns, the parser of each option set (with
-other delimiters, the lexer modes of delimiters.py). The tables
-(grammar/jinja.tables.marshal, written by `python tools/grammar_tables.py --write`; a test checks they are current)
-load lazily, once per process; each option set's lexers compile on first use.
-"""
+# Syntax: template source → AST (nodes.Template), or TemplateSyntaxError.
+#
+# Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
+# ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
+# postlexer (postlex.py) → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError worded
+# and located as Jinja2's (messages.py).
+#
+# Here: the trim_blocks/lstrip_blocks edits of the grammar's terminal patterns, the parser of each option set (with
+# other delimiters, the lexer modes of delimiters.py). The tables
+# (grammar/jinja.tables.marshal, written by `python tools/grammar_tables.py --write`; a test checks they are current)
+# load lazily, once per process; each option set's lexers compile on first use.
 
 import marshal
 import os
