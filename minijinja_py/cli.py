@@ -1,21 +1,20 @@
-"""Command line: render chat templates for conversations, in one go or a JSONL file at a time; check templates.
+"""Command line: render chat templates for conversations, in one go or a JSONL file at a time; check templates."""
 
-    minijinja-py render TEMPLATE CONVERSATION.json [--tools FILE] [--template-name N] [--add-generation-prompt]
-                        [--continue-final-message] [--var NAME=JSON ...] [-o OUT]
-    minijinja-py batch TEMPLATE INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--on-error skip|fail] [--text] [--quiet]
-    minijinja-py check TEMPLATE [--json]
-    minijinja-py list
-    (every command also takes the limits: --max-steps N, --max-output N, ... or --limit NAME=N)
-
-TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template.json / tokenizer_config.json,
-a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
-("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
-"chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
-Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 129 hung up (SIGHUP:
-its terminal closed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs
-are read only from regular files (or stdin); the output (-o) is written through a temporary file renamed over it
-when the command succeeds, and is never one of the inputs (cli_files.py).
-"""
+#     minijinja-py render TEMPLATE CONVERSATION.json [--tools FILE] [--template-name N] [--add-generation-prompt]
+#                         [--continue-final-message] [--var NAME=JSON ...] [-o OUT]
+#     minijinja-py batch TEMPLATE INPUT.jsonl -o OUTPUT.jsonl [--workers N] [--on-error skip|fail] [--text] [--quiet]
+#     minijinja-py check TEMPLATE [--json]
+#     minijinja-py list
+#     (every command also takes the limits: --max-steps N, --max-output N, ... or --limit NAME=N)
+#
+# TEMPLATE is a shipped template name (see `list`), a .jinja file, a chat_template.json / tokenizer_config.json,
+# a model folder, a .gguf file, or a model id in the local Hugging Face cache. A conversation is a JSON object
+# ("messages" and optionally "tools", "documents", "add_generation_prompt", "continue_final_message",
+# "chat_template" and any other template variable; keys starting with "_" are comments) or a bare list of messages.
+# Exit status, for every command: 0 done, 1 a template error, 2 bad usage or unreadable input, 129 hung up (SIGHUP:
+# its terminal closed), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM); one line on stderr per failure. Inputs
+# are read only from regular files (or stdin); the output (-o) is written through a temporary file renamed over it
+# when the command succeeds, and is never one of the inputs (cli_files.py).
 
 import argparse
 import contextlib

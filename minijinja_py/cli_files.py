@@ -1,12 +1,11 @@
 """The command line's files: a path → its bytes, read only from a regular file and never past a cap; an output
 path → a file written through a temporary file in the same folder, renamed over the final name only when the
-command succeeded, and never the same file as one of the command's inputs.
+command succeeded, and never the same file as one of the command's inputs."""
 
-Inputs are read through core/files.py, as every named file of the package is: a FIFO, a device or a socket
-named as an input is refused before it is opened (reading one could block forever or never end). An output that
-already exists as one of those (`-o /dev/null`, a named pipe) is written to directly, since it cannot be
-replaced.
-"""
+# Inputs are read through core/files.py, as every named file of the package is: a FIFO, a device or a socket
+# named as an input is refused before it is opened (reading one could block forever or never end). An output that
+# already exists as one of those (`-o /dev/null`, a named pipe) is written to directly, since it cannot be
+# replaced.
 
 import os
 import stat

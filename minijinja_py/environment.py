@@ -1,5 +1,5 @@
-# Environment: options + filters/tests/globals (+ a loader) → compiled templates (template.Template), cached.
-#
+"""Environment: options + filters/tests/globals (+ a loader) → compiled templates (template.Template), cached."""
+
 # Environment(...) mirrors jinja2.Environment (an immutable sandbox by default: see README, compatibility table);
 # env.from_string(source) and env.get_template(name) parse and compile once (TemplateSyntaxError there, never later
 # for syntax) and cache; the Template they return renders (template.py). mj.Template(source, **options) compiles

@@ -1,5 +1,5 @@
-# Loaders: a template name → (source, filename, uptodate), as Jinja2's loaders answer Environment.get_template.
-#
+"""Loaders: a template name → (source, filename, uptodate), as Jinja2's loaders answer Environment.get_template."""
+
 # A loader is anything with get_source(environment, name) returning (source, filename or None, uptodate or None)
 # and raising TemplateNotFound; uptodate() says whether a cached compile of it is still current (auto_reload).
 # The classes here are Jinja2's: DictLoader, FileSystemLoader, FunctionLoader, ChoiceLoader, PrefixLoader, and

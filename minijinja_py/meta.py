@@ -1,13 +1,12 @@
-"""meta: questions about a parsed template (Environment.parse), as jinja2.meta answers them.
+"""meta: questions about a parsed template (Environment.parse), as jinja2.meta answers them."""
 
-    ast = env.parse(source)
-    meta.find_undeclared_variables(ast)   # the names the template reads from its context: {'user', ...}
-    meta.find_referenced_templates(ast)   # the templates it includes, imports or extends (None: not constant)
-
-The names are those the compiler's scope analysis (symbols.py, Jinja2's) resolves from the render's variables,
-without the environment's globals: the template is compiled to answer, as Jinja2 runs its code generator, so a
-template that cannot compile (an unknown filter outside an if...) raises here too.
-"""
+#     ast = env.parse(source)
+#     meta.find_undeclared_variables(ast)   # the names the template reads from its context: {'user', ...}
+#     meta.find_referenced_templates(ast)   # the templates it includes, imports or extends (None: not constant)
+#
+# The names are those the compiler's scope analysis (symbols.py, Jinja2's) resolves from the render's variables,
+# without the environment's globals: the template is compiled to answer, as Jinja2 runs its code generator, so a
+# template that cannot compile (an unknown filter outside an if...) raises here too.
 
 from .compile.compiler import compile_template
 from .environment import Environment

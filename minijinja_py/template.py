@@ -1,7 +1,7 @@
-# Template: a compiled template → rendered text (render, generate, stream, module), and its compile from source;
-# the wrappers over its output that Jinja2 has (TemplateStream, TemplateExpression); BoundedCache, which the caches
-# of compiled templates are.
-#
+"""Template: a compiled template → rendered text (render, generate, stream, module), and its compile from source;
+the wrappers over its output that Jinja2 has (TemplateStream, TemplateExpression); BoundedCache, which the caches
+of compiled templates are."""
+
 # Template.render(**context) runs the compiled closures and is the error boundary: whatever happens inside, what
 # comes out is a string or a TemplateError carrying the template name, the source and a location. Template.generate
 # and stream give the output piece by piece, Template.module a template's exported variables and macros. Templates

@@ -1,7 +1,7 @@
-# Effects: a template's AST and its environment's filters, tests and globals → what running a part of it may
-# change. Asked by the fast paths that read a value once where Jinja2 reads it again (a switch's subject, an item
-# plan's branches, a loop's filter, length and items): they may only do so where nothing in between can change it.
-#
+"""Effects: a template's AST and its environment's filters, tests and globals → what running a part of it may
+change. Asked by the fast paths that read a value once where Jinja2 reads it again (a switch's subject, an item
+plan's branches, a loop's filter, length and items): they may only do so where nothing in between can change it."""
+
 # Two questions:
 #
 #   * changes_data(nodes): could running nodes change data in place — a list, a dict, a caller's object? Only by

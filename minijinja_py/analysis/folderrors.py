@@ -1,8 +1,8 @@
-# Folding errors: a template's AST → the errors Jinja2's constant folder raises while it compiles the template (so
-# that from_string fails, even where the expression would never run), each at the expression the compiler meets it
-# in, as {id(node): replacement maker} for transforms.fold_like_jinja2 to put a FoldError there (its compile raises);
-# and the parts it folds away.
-#
+"""Folding errors: a template's AST → the errors Jinja2's constant folder raises while it compiles the template (so
+that from_string fails, even where the expression would never run), each at the expression the compiler meets it
+in, as {id(node): replacement maker} for transforms.fold_like_jinja2 to put a FoldError there (its compile raises);
+and the parts it folds away."""
+
 # Jinja2's code generator hands each expression of these kinds (the outermost, in a frame whose autoescape is known)
 # to its folder before it writes its code: operators, ~, comparisons, attribute and item reads, filters, tests,
 # conditional expressions and calls; a literal list, tuple or dict is written as it stands. The folder evaluates

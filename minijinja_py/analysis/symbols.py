@@ -1,5 +1,5 @@
-# Symbols: which variable each name of the template is, resolved at compile time to a slot of a frame.
-#
+"""Symbols: which variable each name of the template is, resolved at compile time to a slot of a frame."""
+
 # Jinja2 resolves names statically, and so do we. A *function* is what runs with a frame of its own at render time:
 # the template, a macro call, a call block's caller, a {% block %}, a recursive loop's call. A frame is a Python list:
 # slot 0 the render state, slot 1 the frame the function was defined in (its parent), then one slot per variable.

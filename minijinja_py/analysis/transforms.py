@@ -1,6 +1,6 @@
-# Transforms: rewrites of a template's AST (nodes.py → nodes.py) the compiler makes before compiling, for what
-# Jinja2 does in its lexer, constant folder or code generator rather than in the language itself:
-#
+"""Transforms: rewrites of a template's AST (nodes.py → nodes.py) the compiler makes before compiling, for what
+Jinja2 does in its lexer, constant folder or code generator rather than in the language itself:"""
+
 #   finalize          Environment(finalize=fn): every {{ }} value goes through fn before it is printed;
 #   newline_sequence  template text (and the newlines written inside string literals) use "\r\n" or "\r";
 #   output checks     a template with {% extends %} inside an {% if %} writes its text and {{ }} only while no

@@ -1,10 +1,10 @@
-# Tree scan: one walk over a template's AST answering the static questions that need every node (symbols.py
-# asks them): whether it nests deeper than max_nesting, where the special names (`loop`, `caller`, `kwargs`,
-# `varargs`, `self`, `super`) are first read or declared in each statement list, in Jinja2's visiting order, whether
-# any target is named `loop`, each statement's own step weight, and the nodes that may run code (calls, filters,
-# tests, load tags, blocks, call blocks, macro definitions: what effects.py asks about), in order, with each
-# statement list's range of them. One pass, iterative, whatever the nesting: compile time stays linear in the
-# template's size.
+"""Tree scan: one walk over a template's AST answering the static questions that need every node (symbols.py
+asks them): whether it nests deeper than max_nesting, where the special names (`loop`, `caller`, `kwargs`,
+`varargs`, `self`, `super`) are first read or declared in each statement list, in Jinja2's visiting order, whether
+any target is named `loop`, each statement's own step weight, and the nodes that may run code (calls, filters,
+tests, load tags, blocks, call blocks, macro definitions: what effects.py asks about), in order, with each
+statement list's range of them. One pass, iterative, whatever the nesting: compile time stays linear in the
+template's size."""
 
 from itertools import filterfalse
 

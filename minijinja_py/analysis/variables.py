@@ -1,6 +1,6 @@
-# Variables: template source → the names it reads from its context (what a caller must or may pass), as
-# Jinja2's meta.find_undeclared_variables answers it, for `minijinja-py check`.
-#
+"""Variables: template source → the names it reads from its context (what a caller must or may pass), as
+Jinja2's meta.find_undeclared_variables answers it, for `minijinja-py check`."""
+
 # A name is read from the context when it is loaded where no enclosing scope has bound it first: `set`, `for`
 # targets (and `loop`), macro and call-block parameters (and `varargs`, `kwargs`, `caller`), `with` targets,
 # imports. A name set in only some branches of an `if` may still come from the context after it, so it is not

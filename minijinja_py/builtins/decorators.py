@@ -1,10 +1,9 @@
 """Jinja2's decorators for filters, tests and global functions that want more than their arguments —
 pass_environment, pass_eval_context, pass_context — and select_autoescape, made on state.pass_state: the function
-is handed what it asks for, built from the render state.
+is handed what it asks for, built from the render state."""
 
-pass_context gives a Context that reads the render's variables and the globals (Jinja2's also has the
-template's top-level variables assigned so far).
-"""
+# pass_context gives a Context that reads the render's variables and the globals (Jinja2's also has the
+# template's top-level variables assigned so far).
 
 from _collections_abc import Iterable   # collections.abc itself, without the module that re-exports it
 

@@ -1,11 +1,10 @@
 """Filters: `value | name(args)` → new value. One `do_*` function per Jinja2 builtin filter, registered in FILTERS,
 with Jinja2's signatures, defaults and quirks (several return generators, as Jinja2's do). The string filters
-(HTML, URL and JSON ones included) live in strings.py.
+(HTML, URL and JSON ones included) live in strings.py."""
 
-A filter receives the value and its arguments. Filters that need the render state (environment, limits,
-undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
-go through the sandbox's item-then-attribute lookup.
-"""
+# A filter receives the value and its arguments. Filters that need the render state (environment, limits,
+# undefined class, autoescape) are marked @pass_state and receive it first. Attribute paths ("user.name", "0")
+# go through the sandbox's item-then-attribute lookup.
 
 import math
 from operator import length_hint

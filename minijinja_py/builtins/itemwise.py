@@ -1,13 +1,12 @@
 """Filters that apply something to each item: `items | map(...)`, `select`, `reject`, `selectattr`, `rejectattr`
 → generators, and what they (and sort, groupby, unique, sum, join, min, max) are built from: attribute getters
-("user.name", "items.0") and filters or tests called by name for each item.
+("user.name", "items.0") and filters or tests called by name for each item."""
 
-Jinja2 looks a named filter or test up for every item and calls it through its environment: the same here (the
-registry may change between two items, while a loop body runs), in two Python calls per item — the named call
-and the function's charged form (budget.charged_forms) — charged _NAMED_CALL_STEPS besides what the call costs.
-selectattr/rejectattr with the engine's own equalto or (un)defined on plain dicts and strings decide in line,
-at that same price.
-"""
+# Jinja2 looks a named filter or test up for every item and calls it through its environment: the same here (the
+# registry may change between two items, while a loop body runs), in two Python calls per item — the named call
+# and the function's charged form (budget.charged_forms) — charged _NAMED_CALL_STEPS besides what the call costs.
+# selectattr/rejectattr with the engine's own equalto or (un)defined on plain dicts and strings decide in line,
+# at that same price.
 
 from ..core.budget import charge_item, charged_forms, charges_own_items, guard, shallow_steps
 from ..core.errors import TemplateRuntimeError

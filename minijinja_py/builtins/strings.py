@@ -1,11 +1,10 @@
 """String filters: `text | name(args)` → new text, with Jinja2's signatures, defaults and quirks; each sized (and
 its work paid for) before it builds its result. The HTML, URL and JSON ones among them: escape/e, forceescape, safe,
 striptags, urlencode, urlize, xmlattr, and the two tojson filters (Jinja2's HTML-safe one, and transformers'
-json.dumps one for the chat profile).
+json.dumps one for the chat profile)."""
 
-Registered with the other builtins in filters.FILTERS; same conventions (one `do_*` per filter, @pass_state
-when the render state is needed).
-"""
+# Registered with the other builtins in filters.FILTERS; same conventions (one `do_*` per filter, @pass_state
+# when the render state is needed).
 
 import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 import operator

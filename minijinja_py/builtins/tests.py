@@ -1,8 +1,7 @@
-"""Tests: `x is name(args)` → bool. One `test_*` function per Jinja2 builtin test, registered in TESTS.
+"""Tests: `x is name(args)` → bool. One `test_*` function per Jinja2 builtin test, registered in TESTS."""
 
-A test receives the value and its arguments. Tests that need the render state (to look up other tests or
-filters) are marked with @pass_state and receive it first.
-"""
+# A test receives the value and its arguments. Tests that need the render state (to look up other tests or
+# filters) are marked with @pass_state and receive it first.
 
 import _collections_abc as abc   # collections.abc itself, without the module that re-exports it
 

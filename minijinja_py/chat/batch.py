@@ -1,6 +1,6 @@
-# Batch: a JSONL file of conversations → a JSONL file of prompts, in input order, streamed (memory stays flat
-# however long the file), on one process or a pool of worker processes that each unpickle the ChatTemplate once.
-#
+"""Batch: a JSONL file of conversations → a JSONL file of prompts, in input order, streamed (memory stays flat
+however long the file), on one process or a pool of worker processes that each unpickle the ChatTemplate once."""
+
 # The input is read in blocks of whole lines (about 256 KiB each); a worker splits, parses, renders and encodes a
 # whole block and hands back one bytes object, so the reading and writing process does almost nothing per line
 # and two workers come near twice the rate of one. A conversation line is what a `render` conversation file holds:

@@ -1,6 +1,6 @@
-# Capabilities: a chat template → what it does with each kind of input, decided by rendering probe conversations
-# through the template itself (so the answer is exactly as right as the engine is).
-#
+"""Capabilities: a chat template → what it does with each kind of input, decided by rendering probe conversations
+through the template itself (so the answer is exactly as right as the engine is)."""
+
 # Servers each guess, before they feed a template, whether it takes a system message, tools, tool calls with
 # object or string arguments, typed content, reasoning...; this gives one documented answer. Every field is decided
 # by a probe conversation with distinct ASCII needles ("shows X" means X is a substring of the output); a probe that

@@ -1,5 +1,5 @@
-# GGUF: a model file → the metadata a chat template needs (its templates, the text of its special tokens).
-#
+"""GGUF: a model file → the metadata a chat template needs (its templates, the text of its special tokens)."""
+
 # Pure Python, reading only the header and the key/value section (never the tensors, which follow it and are
 # most of the file). GGUF versions 2 and 3, little- and big-endian. A GGUF file is:
 #

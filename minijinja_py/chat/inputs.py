@@ -1,6 +1,6 @@
-# Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
-# continue_final_message handling around the render.
-#
+"""Chat inputs: what the caller passes → what transformers 5.x hands to the template, and its
+continue_final_message handling around the render."""
+
 # messages: message objects (dataclasses, pydantic models, mappings, a conversation object's `messages`) made
 # dicts, None-valued keys dropped, reasoning fields aliased; tools: Python functions turned into their JSON schema;
 # everything made plain data (str/int/float/bool/None/dict/list/tuple) without changing the caller's: plain data

@@ -1,5 +1,5 @@
-# Loading: a path or a model id → (chat template source or {name: source}, special tokens).
-#
+"""Loading: a path or a model id → (chat template source or {name: source}, special tokens)."""
+
 # What transformers' tokenizer loading and llama.cpp read, without either: a model folder (chat_template.jinja and
 # additional_chat_templates/*.jinja, else chat_template.json, else the chat_template of tokenizer_config.json;
 # special tokens from tokenizer_config.json and special_tokens_map.json), one of those files on its own (with the

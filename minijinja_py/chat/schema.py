@@ -1,5 +1,5 @@
-# Schema: a typed Python function with a Google-style docstring → the JSON schema of it as a tool.
-#
+"""Schema: a typed Python function with a Google-style docstring → the JSON schema of it as a tool."""
+
 # What transformers 5.x's get_json_schema makes of the same function (chat templates are written against its
 # output): {"type": "function", "function": {"name", "description", "parameters", "return"?}}. parameters is a
 # JSON-schema object: a property per argument (and per *args/**kwargs) from its type hint, "required" for those

@@ -1,6 +1,6 @@
-# Chat: the transformers profile. messages/tools/documents → the prompt string, exactly as
-# `tokenizer.apply_chat_template(..., tokenize=False)` of transformers 5.x produces it.
-#
+"""Chat: the transformers profile. messages/tools/documents → the prompt string, exactly as
+`tokenizer.apply_chat_template(..., tokenize=False)` of transformers 5.x produces it."""
+
 # chat_environment() is the Environment transformers configures (trim_blocks, lstrip_blocks, loop controls,
 # {% generation %}, its tojson, raise_exception, strftime_now, namespace/dict globals). ChatTemplate holds one
 # template or several named ones (chosen as transformers chooses them), applies transformers' input processing

@@ -1,5 +1,5 @@
-# Worker processes for batch: items → function(context, item) computed in N processes, results in input order.
-#
+"""Worker processes for batch: items → function(context, item) computed in N processes, results in input order."""
+
 # Each worker has its own pipe and is sent one item at a time, only when it is idle (waiting to receive), so a
 # large item and a large result never wait on each other (multiprocessing.Pool's terminate() can deadlock on a
 # worker blocked writing a large result). Workers ignore SIGINT and SIGHUP: Ctrl-C and a closed terminal's hangup

@@ -1,11 +1,10 @@
-"""Calls: `f(args)`, `x | filter(args)`, `x is test(args)` → closures, and what calling a template value does.
+"""Calls: `f(args)`, `x | filter(args)`, `x is test(args)` → closures, and what calling a template value does."""
 
-The expression half that deals with functions (expressions.py has the rest). Filters and tests are looked up when
-the template compiles (an unknown one is a TemplateAssertionError then, or in a branch Jinja2 defers it, when it
-runs); their cost is what their function declares (budget.costs). Calling a value goes through call_value:
-macros charge their own body, everything else its call and what it returns, and every argument a function could
-hash or compare passes budget.guard first.
-"""
+# The expression half that deals with functions (expressions.py has the rest). Filters and tests are looked up when
+# the template compiles (an unknown one is a TemplateAssertionError then, or in a branch Jinja2 defers it, when it
+# runs); their cost is what their function declares (budget.costs). Calling a value goes through call_value:
+# macros charge their own body, everything else its call and what it returns, and every argument a function could
+# hash or compare passes budget.guard first.
 
 from ..builtins.decorators import Passing
 from ..builtins.strings import do_safe, str_method

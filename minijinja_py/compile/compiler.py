@@ -1,16 +1,15 @@
 """Compiler: AST (nodes.py) → Python closures, once per template. No Python source is generated: each node becomes
-a closure over the closures of its children (the glossary of the interpreter's names is in context.py).
+a closure over the closures of its children (the glossary of the interpreter's names is in context.py)."""
 
-Statements become `run(f, out)` (statements.py, loops.py, functions.py, inclusion.py), expressions `ev(f)`
-(expressions.py, calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a
-test checks that every node class has its entry). Variables are slots of a frame, resolved here with symbols.py:
-every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile
-is linear in the template's size: each node is compiled once, and the analyses answer in one pass
-(symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
-folder's negative powers and slices, output checks around a conditional extends) is rewritten in the AST first
-(transforms.py), only for the templates that need it; the compile side of the folding (the closures
-of its nodes, the evaluator it computes constant values with while the template compiles) is here.
-"""
+# Statements become `run(f, out)` (statements.py, loops.py, functions.py, inclusion.py), expressions `ev(f)`
+# (expressions.py, calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a
+# test checks that every node class has its entry). Variables are slots of a frame, resolved here with symbols.py:
+# every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile
+# is linear in the template's size: each node is compiled once, and the analyses answer in one pass
+# (symbols.Summaries). What Jinja2 does outside its language proper (finalize, newline_sequence, its constant
+# folder's negative powers and slices, output checks around a conditional extends) is rewritten in the AST first
+# (transforms.py), only for the templates that need it; the compile side of the folding (the closures
+# of its nodes, the evaluator it computes constant values with while the template compiles) is here.
 
 import re
 

@@ -1,25 +1,24 @@
 """The state of one compile: the environment it compiles for, where the compiler is (the current scope, the
 flags of the constructs around it), and the dispatch to the node compilers (filled in by compiler.py, so the
-expression and statement modules below it can compile their children without importing it).
+expression and statement modules below it can compile their children without importing it)."""
 
-Glossary of the interpreter's names, used throughout compiler.py, loops.py, expressions.py and calls.py:
-
-  c        this CompileContext
-  f        a frame: the list of slots one template function runs with (symbols.py): f[0] the render state,
-           f[1] the parent frame, f[2:] the variables
-  rs       the render state (state.RenderState): limits, fuel, output size, call depth, undefined class
-  out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
-  ev(f)    a compiled expression: returns its value
-  run(f, out)  a compiled statement or statement list: appends its output
-  span     a node's location (nodes.Span; what a compiled closure keeps of it: an int, see place); errors are
-           located at the innermost span (errors.located)
-  weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
-  output   every piece appended to an output list is counted against max_output once, before any join: by the
-           statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
-           (one sum over the pieces the loop appended: per-piece counting would cost more than the printing)
-  operand  an expression a parent closure reads in line where it is a variable of this frame or a constant key
-           of one: (slot, key, ev) (operands.operand)
-"""
+# Glossary of the interpreter's names, used throughout compiler.py, loops.py, expressions.py and calls.py:
+#
+#   c        this CompileContext
+#   f        a frame: the list of slots one template function runs with (symbols.py): f[0] the render state,
+#            f[1] the parent frame, f[2:] the variables
+#   rs       the render state (state.RenderState): limits, fuel, output size, call depth, undefined class
+#   out      the list a statement appends its output to (joined once, at the end of a render, macro or capture)
+#   ev(f)    a compiled expression: returns its value
+#   run(f, out)  a compiled statement or statement list: appends its output
+#   span     a node's location (nodes.Span; what a compiled closure keeps of it: an int, see place); errors are
+#            located at the innermost span (errors.located)
+#   weight   the steps a statement list costs to run (symbols.own_weight), charged when it runs
+#   output   every piece appended to an output list is counted against max_output once, before any join: by the
+#            statement that appends it, or, inside a loop body, by the outermost loop of that list when it ends
+#            (one sum over the pieces the loop appended: per-piece counting would cost more than the printing)
+#   operand  an expression a parent closure reads in line where it is a variable of this frame or a constant key
+#            of one: (slot, key, ev) (operands.operand)
 
 from ..core.errors import MAX_POSITION
 

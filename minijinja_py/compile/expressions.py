@@ -1,11 +1,10 @@
-"""Expressions: AST expression nodes → `ev(f)` closures with Jinja2's value semantics and their costs.
+"""Expressions: AST expression nodes → `ev(f)` closures with Jinja2's value semantics and their costs."""
 
-Every closure that can fail attaches its node's span to the error (errors.located), so the innermost location
-wins. Attribute and item reads of a plain dict are done in line — the shape of nearly every read in a chat
-template — and everything else goes through sandbox.py. A variable is a slot of the frame (symbols.py).
-
-These are the general closures: kernels (kernels/) fall back to them.
-"""
+# Every closure that can fail attaches its node's span to the error (errors.located), so the innermost location
+# wins. Attribute and item reads of a plain dict are done in line — the shape of nearly every read in a chat
+# template — and everything else goes through sandbox.py. A variable is a slot of the frame (symbols.py).
+#
+# These are the general closures: kernels (kernels/) fall back to them.
 
 import operator
 from operator import itemgetter

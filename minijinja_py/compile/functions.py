@@ -1,9 +1,8 @@
 """Statements whose body is a function with a frame of its own: {% macro %}, {% call %} (its caller),
-{% generation %} (transformers' assistant-token tracking: a caller called without arguments) and {% block %}.
+{% generation %} (transformers' assistant-token tracking: a caller called without arguments) and {% block %}."""
 
-A macro's frame has the frame it was defined in as its parent (symbols.py): it reads the variables of the
-scopes around its definition, live, as Jinja2's closures do, and the caller's never.
-"""
+# A macro's frame has the frame it was defined in as its parent (symbols.py): it reads the variables of the
+# scopes around its definition, live, as Jinja2's closures do, and the caller's never.
 
 from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args

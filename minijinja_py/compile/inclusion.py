@@ -1,14 +1,13 @@
 """The tags that load other templates → run(f, out): {% include %}, {% import %}, {% from ... import %} and
-{% extends %}, checked as Jinja2 checks them when the template compiles.
+{% extends %}, checked as Jinja2 checks them when the template compiles."""
 
-When they run they ask the environment's loader, as Jinja2 does (Environment.get_template and friends), so with
-no loader — a template is a string, as in transformers — they fail with Jinja2's "no loader for this
-environment specified" TypeError, after evaluating the name. With one, composition.py does the rest.
-
-The AST does not record `ignore missing` and `with context` / `without context` (the parser drops them), so they
-are read back from the tag's source, after the name expression up to the end of the tag (the block end, or the
-end of the line for a line statement): what can be there is keywords, names and commas only.
-"""
+# When they run they ask the environment's loader, as Jinja2 does (Environment.get_template and friends), so with
+# no loader — a template is a string, as in transformers — they fail with Jinja2's "no loader for this
+# environment specified" TypeError, after evaluating the name. With one, composition.py does the rest.
+#
+# The AST does not record `ignore missing` and `with context` / `without context` (the parser drops them), so they
+# are read back from the tag's source, after the name expression up to the end of the tag (the block end, or the
+# end of the line for a line statement): what can be there is keywords, names and commas only.
 
 import re
 

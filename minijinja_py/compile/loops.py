@@ -1,13 +1,12 @@
-"""For loops: `{% for target in iter if test recursive %}body{% else %}else{% endfor %}` → run(f, out).
+"""For loops: `{% for target in iter if test recursive %}body{% else %}else{% endfor %}` → run(f, out)."""
 
-The body is a scope of its own (symbols.py), in the same frame as the loop, unless the loop is recursive: then
-every loop(...) call runs the body in a frame of its own, as Jinja2 compiles a recursive loop into a function.
-One choice of walker (walker) drives every kind of loop: over a list or tuple (walked by index, the loop context
-only told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
-context, so the filter sees the state the body changed and an error in a later item comes after the earlier
-iterations ran, as in Jinja2. A loop's filter (`{% for x in items if test %}`) runs its test in a scope of its
-own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test sees what the body changed.
-"""
+# The body is a scope of its own (symbols.py), in the same frame as the loop, unless the loop is recursive: then
+# every loop(...) call runs the body in a frame of its own, as Jinja2 compiles a recursive loop into a function.
+# One choice of walker (walker) drives every kind of loop: over a list or tuple (walked by index, the loop context
+# only told where it is), or over anything else — an iterator, a filtered loop — pulled lazily through the loop
+# context, so the filter sees the state the body changed and an error in a later item comes after the earlier
+# iterations ran, as in Jinja2. A loop's filter (`{% for x in items if test %}`) runs its test in a scope of its
+# own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test sees what the body changed.
 
 from operator import length_hint
 from types import GeneratorType

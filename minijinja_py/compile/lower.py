@@ -1,11 +1,10 @@
 """Lowering: a statement list's AST → the IR of kernels/ir.py, each node holding the general closure the general
 compilers made for it (output.py, statements.py, loops.py) → the peephole rules (peephole.py) → a closure chosen
-for each node (kernels/select.py) → a Block.
+for each node (kernels/select.py) → a Block."""
 
-This is the one place that knows what a plain read, an atom or a text looks like in the AST: it only describes
-(no closure is compiled here but by the general compilers), so a kernel chosen for a node holds the node's facts
-and its general closure, nothing compiled twice.
-"""
+# This is the one place that knows what a plain read, an atom or a text looks like in the AST: it only describes
+# (no closure is compiled here but by the general compilers), so a kernel chosen for a node holds the node's facts
+# and its general closure, nothing compiled twice.
 
 from ..builtins.strings import str_method
 from ..builtins.tests import TESTS as BUILTIN_TESTS

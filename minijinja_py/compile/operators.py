@@ -1,9 +1,8 @@
 """Binary operators: Jinja2's `+ - * / // % **` → ev(f), their sizes checked and their work charged before it is
-done.
+done."""
 
-The `+` chains prompts are built with (a dozen strings added in turn) are gathered and joined once; comparisons are
-comparisons.py's.
-"""
+# The `+` chains prompts are built with (a dozen strings added in turn) are gathered and joined once; comparisons are
+# comparisons.py's.
 
 import operator
 

@@ -1,12 +1,11 @@
 """Statements that run in the frame they appear in: statement lists and their cost, text and {{ }}, if
-(conditionals.py), set, with, filter blocks, autoescape, do, break/continue — and the scopes some of them open.
+(conditionals.py), set, with, filter blocks, autoescape, do, break/continue — and the scopes some of them open."""
 
-{% set %} and assignment targets: a target node → assign(f, value) (a name, a namespace attribute, a tuple to
-unpack); the inline form → run(f, out) — a constant stored as it is, a read or a str-method filter of a read done
-in line, the accumulation refund of `{% set x = x ~ piece %}`; the block form captures its body's output.
-
-Each compiler here takes (c, node) and returns run(f, out) (see the glossary in context.py).
-"""
+# {% set %} and assignment targets: a target node → assign(f, value) (a name, a namespace attribute, a tuple to
+# unpack); the inline form → run(f, out) — a constant stored as it is, a read or a str-method filter of a read done
+# in line, the accumulation refund of `{% set x = x ~ piece %}`; the block form captures its body's output.
+#
+# Each compiler here takes (c, node) and returns run(f, out) (see the glossary in context.py).
 
 try:
     from sys import getrefcount

@@ -1,5 +1,5 @@
-# Budget: an operation on template data → the steps it costs, charged to the render before the work is done.
-#
+"""Budget: an operation on template data → the steps it costs, charged to the render before the work is done."""
+
 # A render starts with `limits.max_steps` of fuel (RenderState.burn spends it; running dry raises LimitExceeded
 # naming max_steps). The price list, chosen so that fuel bounds both time and the memory a render can build:
 #

@@ -1,5 +1,5 @@
-# Errors: exception → message with template name, line, column, the source line and a caret.
-#
+"""Errors: exception → message with template name, line, column, the source line and a caret."""
+
 # Every error that leaves `from_string` or `render` is a TemplateError. Where Jinja2 would let a Python built-in
 # exception escape (TypeError, ValueError, ...), we raise a *twin*: a TemplateRuntimeError subclass that is also
 # that built-in, so both `except TypeError` and `except TemplateError` catch it.

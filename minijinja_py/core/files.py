@@ -1,5 +1,5 @@
-# Files: a path → its bytes (or text), read only from a regular file and never past a cap.
-#
+"""Files: a path → its bytes (or text), read only from a regular file and never past a cap."""
+
 # Every place that reads a file it was named (a template, a model's config, a GGUF file, a refs file, the command
 # line's inputs) reads it through here, so that a hostile name cannot make a read block or grow without bound:
 #

@@ -1,5 +1,5 @@
-# Base: the resource limits, the checks that enforce them, and the state one render carries.
-#
+"""Base: the resource limits, the checks that enforce them, and the state one render carries."""
+
 # Every layer above needs these and none of them needs anything above `errors`: the limits (Limits), the error for
 # breaking one (limit_exceeded), the size checks made *before* an allocation (check_str_size, check_items),
 # and RenderState — the step budget ("fuel"), the output counter, the call depth — which the

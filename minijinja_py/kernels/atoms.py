@@ -1,12 +1,11 @@
 """Atoms: the tests an if decides in line on one read (ir.Atom) — its truth, `== 'x'`, `'x' in`, `is defined`,
-`is none`, `is string`, `in ['a', 'b']`, `> 1` — and the if kernels built on them.
+`is none`, `is string`, `in ['a', 'b']`, `> 1` — and the if kernels built on them."""
 
-decide() is the one definition of what an atom's outcome is on the value its read gave: True or False where the
-value is plain data (reads.py) or a missing key (undefined), None where the general path must decide. Every test of
-an if kernel keeps its general closure: an atom that gives None is decided by the truth of its value (truth():
-reading again is exact, the read in line ran nothing), so a kernel never runs a test twice nor falls back past a
-test that ran code.
-"""
+# decide() is the one definition of what an atom's outcome is on the value its read gave: True or False where the
+# value is plain data (reads.py) or a missing key (undefined), None where the general path must decide. Every test of
+# an if kernel keeps its general closure: an atom that gives None is decided by the truth of its value (truth():
+# reading again is exact, the read in line ran nothing), so a kernel never runs a test twice nor falls back past a
+# test that ran code.
 
 import operator
 from functools import partial

@@ -1,21 +1,20 @@
 """Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
 elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) — the subject read once, in line, and what runs
-found by its value in a table made when the template compiles.
+found by its value in a table made when the template compiles."""
 
-Reading it once is what Jinja2, which reads it for every test, reads only where nothing runs in between that
-could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
-'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch call nothing that changes data
-nor assign a variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts
-and indexes of plain lists (never a namespace's attribute, which a statement may set). But an extra that reads a
-caller's object (its property, truth, length, comparing...) runs the caller's code, which may change the
-subject: so after an extra or alternative that does not hold — where Jinja2 reads the subject again — and that
-ran a general value (a part not decided in line on plain values: _watched), the subject is read again (in line:
-that runs nothing), and where it is no longer what the plan was chosen for, the rest of the chain is tested as
-Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
-is not a plain value of the constants' type runs the general closures of the chains, which test it branch by
-branch; an undefined one (a plain dict's or str's missing key) equals no constant where the undefined class
-compares as Jinja2's default one.
-"""
+# Reading it once is what Jinja2, which reads it for every test, reads only where nothing runs in between that
+# could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
+# 'a' and m.content`) and `or` alternatives (`m.role == 'a' or other`) of a switch call nothing that changes data
+# nor assign a variable (peephole.py asks analysis/effects.py); the subject is a variable, or keys of plain dicts
+# and indexes of plain lists (never a namespace's attribute, which a statement may set). But an extra that reads a
+# caller's object (its property, truth, length, comparing...) runs the caller's code, which may change the
+# subject: so after an extra or alternative that does not hold — where Jinja2 reads the subject again — and that
+# ran a general value (a part not decided in line on plain values: _watched), the subject is read again (in line:
+# that runs nothing), and where it is no longer what the plan was chosen for, the rest of the chain is tested as
+# Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
+# is not a plain value of the constants' type runs the general closures of the chains, which test it branch by
+# branch; an undefined one (a plain dict's or str's missing key) equals no constant where the undefined class
+# compares as Jinja2's default one.
 
 from .atoms import decider, truth
 from .ir import Switch, Test

@@ -1,20 +1,19 @@
 """IR: what a compile knows about a statement list, for choosing kernels — AST + general closures (compile/lower.py)
 → these nodes → peephole rules (compile/peephole.py) → select.py → closures. Nothing here is kept by a compiled
-template: the nodes live while their statement list compiles.
+template: the nodes live while their statement list compiles."""
 
-Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
-its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
-kernel is chosen by (select.py): a name, or names from the most special to the least, the first whose kernel is
-there and takes the node; a kernel never sees template text.
-
-Values a kernel reads in line:
-  Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
-                            `tool.function.name`), then maybe a str method (`|trim`: str.strip)
-  Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
-  Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom, a Test
-                            (of atoms only) or None, with the operand's (closure, span): its general value,
-                            whose truth decides where the part cannot (None inside a Test of atoms only)
-"""
+# Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
+# its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
+# kernel is chosen by (select.py): a name, or names from the most special to the least, the first whose kernel is
+# there and takes the node; a kernel never sees template text.
+#
+# Values a kernel reads in line:
+#   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
+#                             `tool.function.name`), then maybe a str method (`|trim`: str.strip)
+#   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
+#   Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom, a Test
+#                             (of atoms only) or None, with the operand's (closure, span): its general value,
+#                             whose truth decides where the part cannot (None inside a Test of atoms only)
 
 from ..core.state import BIG_STR
 

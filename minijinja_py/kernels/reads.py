@@ -1,25 +1,24 @@
-"""Reads: the one guard vocabulary of the kernels — what "plain" is, and how a kernel reads a value in line.
+"""Reads: the one guard vocabulary of the kernels — what "plain" is, and how a kernel reads a value in line."""
 
-Plain data is what a caller's JSON is made of: exactly str, int, float, bool, None, list, tuple and dict (no
-subclass: a subclass may define what reading, comparing or printing it does). A kernel reads a value in line only
-from a variable's slot (a value: not MISSING), a str key of a plain dict (dict.get: one lookup), a namespace's
-attribute or a loop field (attribute()), and decides only on plain values; where anything is not so, the reader
-gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefined value) and the kernel runs its
-general closure, which reads and decides everything again, as Jinja2 does.
-That is exact because a read in line runs no code: reading it again finds the same value.
-
-A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a one-key read of a variable (`m.role`,
-the commonest by far) is read in line — for a kernel that asks, through a str method too (`m.content|trim`) —
-and anything else (the variable itself, a longer chain, an index) through reader(f), one call. Written out:
-
-    if reader is None:
-        value = f[slot]
-        value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-        if method is not None:   (a kernel that asked for methods in line)
-            value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-    else:
-        value = reader(f)
-"""
+# Plain data is what a caller's JSON is made of: exactly str, int, float, bool, None, list, tuple and dict (no
+# subclass: a subclass may define what reading, comparing or printing it does). A kernel reads a value in line only
+# from a variable's slot (a value: not MISSING), a str key of a plain dict (dict.get: one lookup), a namespace's
+# attribute or a loop field (attribute()), and decides only on plain values; where anything is not so, the reader
+# gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefined value) and the kernel runs its
+# general closure, which reads and decides everything again, as Jinja2 does.
+# That is exact because a read in line runs no code: reading it again finds the same value.
+#
+# A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a one-key read of a variable (`m.role`,
+# the commonest by far) is read in line — for a kernel that asks, through a str method too (`m.content|trim`) —
+# and anything else (the variable itself, a longer chain, an index) through reader(f), one call. Written out:
+#
+#     if reader is None:
+#         value = f[slot]
+#         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
+#         if method is not None:   (a kernel that asked for methods in line)
+#             value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
+#     else:
+#         value = reader(f)
 
 from operator import itemgetter
 

@@ -1,17 +1,16 @@
 """Kernel selection: an IR node (ir.py) → the closure that runs it. One registry, REGISTRY, from (IR class,
 signature) to a kernel factory; a factory takes the node and returns a closure whose fallback is node.general (it
-may decline: None). A node with no entry for its signature, or whose entry is turned off, runs node.general.
+may decline: None). A node with no entry for its signature, or whose entry is turned off, runs node.general."""
 
-Entries register where their kernels are written (text.py, atoms.py, branches.py, walks.py) with @kernel, when
-the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
-corpus templates choose it, what the whole warm benchmark loses without it.
-
-`general_only` turns every entry off, so a template runs its general closures alone: set
-MINIJINJA_PY_GENERAL_ONLY=1 in the environment (read once, at import), or call configure(general_only=True)
-before compiling (templates compiled earlier keep what they chose; an Environment caches what it compiled, so
-use a new one). `disabled` turns named entries off (kernels_table.py). CI runs the case suite and the chat
-goldens with general_only.
-"""
+# Entries register where their kernels are written (text.py, atoms.py, branches.py, walks.py) with @kernel, when
+# the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
+# corpus templates choose it, what the whole warm benchmark loses without it.
+#
+# `general_only` turns every entry off, so a template runs its general closures alone: set
+# MINIJINJA_PY_GENERAL_ONLY=1 in the environment (read once, at import), or call configure(general_only=True)
+# before compiling (templates compiled earlier keep what they chose; an Environment caches what it compiled, so
+# use a new one). `disabled` turns named entries off (kernels_table.py). CI runs the case suite and the chat
+# goldens with general_only.
 
 import os
 from types import SimpleNamespace

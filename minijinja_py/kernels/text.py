@@ -1,13 +1,12 @@
 """Text kernels: constants and reads joined in line — a run of text and {{ }} (ir.Emit: `<|im_start|>{{
-message.role }}\n`, `{{ '<|im_start|>' + message['role'] + '\n' + message['content']|trim }}`).
+message.role }}\n`, `{{ '<|im_start|>' + message['role'] + '\n' + message['content']|trim }}`)."""
 
-A kernel reads every value in line (reads.py); when each is a short plain string, they and the constants around
-them are appended in order — the text printing or adding them in turn makes, once the render joins it; a piece per
-value copies nothing (adding would copy each value once more, widened where a constant is beyond ASCII) — counted
-against max_output first, unless a loop counts it. Anything else (a value that is not a string, a read that is not
-plain, a result too long to make before it is checked, the output limit reached) runs the general closure, which
-reads, adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
-"""
+# A kernel reads every value in line (reads.py); when each is a short plain string, they and the constants around
+# them are appended in order — the text printing or adding them in turn makes, once the render joins it; a piece per
+# value copies nothing (adding would copy each value once more, widened where a constant is beyond ASCII) — counted
+# against max_output first, unless a loop counts it. Anything else (a value that is not a string, a read that is not
+# plain, a result too long to make before it is checked, the output limit reached) runs the general closure, which
+# reads, adds, prints and fails as Jinja2 does; the reads in line ran nothing, so reading again is exact.
 
 from .ir import Emit, Read
 from .reads import BIG_STR, MISSING, attribute, reader, spec

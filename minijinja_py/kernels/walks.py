@@ -1,12 +1,11 @@
 """Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
-statements called from the walk — each arity form (one to five statements) written once here.
+statements called from the walk — each arity form (one to five statements) written once here."""
 
-A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
-of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
-are paid for up front (a break refunds the rest), each item stored in the target's slot and the body's
-statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
-iterate goes to the general loop (Loop.over), with the value already evaluated.
-"""
+# A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
+# of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
+# are paid for up front (a break refunds the rest), each item stored in the target's slot and the body's
+# statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
+# iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 

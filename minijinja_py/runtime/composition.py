@@ -1,7 +1,7 @@
-# Composition: how templates use one another while a render runs — Jinja2's template context, the blocks of an
-# inheritance chain with `self` and `super()`, and what {% include %}, {% import %}, {% from %} and {% extends %}
-# do once a loader has found the template.
-#
+"""Composition: how templates use one another while a render runs — Jinja2's template context, the blocks of an
+inheritance chain with `self` and `super()`, and what {% include %}, {% import %}, {% from %} and {% extends %}
+do once a loader has found the template."""
+
 # A TemplateContext is Jinja2's Context: one per render, per include and per imported module. It holds the
 # variables its templates resolve names from (after their own top-level variables), the {% block %} functions
 # by name (the most derived first), and the root frames of the templates it has run: a template's top-level

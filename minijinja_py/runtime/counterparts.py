@@ -1,8 +1,8 @@
-# Counterparts: for the engine's own objects a template can reach (undefined, loop, macros and caller, self and
-# its blocks, imported modules, cycler, joiner, namespace, the dict global, global functions, the methods the sandbox
-# hands out), which attributes starting with '_' the object Jinja2 hands out in its place has: (object, name) →
-# yes / no / not an engine object.
-#
+"""Counterparts: for the engine's own objects a template can reach (undefined, loop, macros and caller, self and
+its blocks, imported modules, cycler, joiner, namespace, the dict global, global functions, the methods the sandbox
+hands out), which attributes starting with '_' the object Jinja2 hands out in its place has: (object, name) →
+yes / no / not an engine object."""
+
 # The sandbox refuses such an attribute with SecurityError where Jinja2's object has it (Jinja2's sandbox then hands
 # out an undefined that fails with SecurityError when used: `self._TemplateReference__context`, `macro._func`,
 # `strftime_now.__code__`, `'x'.format.__globals__`) and gives an undefined where it has not, whatever the engine's

@@ -1,6 +1,6 @@
-# The global functions and classes Jinja2 gives every template: range (bounded by limits.max_range), dict,
-# cycler, joiner and lipsum, as the sandbox lets a template use them (sandbox.py lists their attributes). Every
-# class here is address-free when printed (`mj_safe_repr`, see printing.py).
+"""The global functions and classes Jinja2 gives every template: range (bounded by limits.max_range), dict,
+cycler, joiner and lipsum, as the sandbox lets a template use them (sandbox.py lists their attributes). Every
+class here is address-free when printed (`mj_safe_repr`, see printing.py)."""
 
 import builtins
 

@@ -1,5 +1,5 @@
-# Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on.
-#
+"""Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on."""
+
 # Behaves like markupsafe 3.0's Markup, quirks included: an operation that combines a Markup with plain text
 # escapes the plain side and returns Markup, but only where markupsafe does (replace escapes `new`, not `old`;
 # center/ljust/rjust escape the fill character; strip and friends escape nothing).

@@ -1,6 +1,6 @@
-# Methods: the str and bytes methods a template may call — their size checks, and `fmt % args` (the `%`
-# operator and the |format filter) — each bounded before anything is built.
-#
+"""Methods: the str and bytes methods a template may call — their size checks, and `fmt % args` (the `%`
+operator and the |format filter) — each bounded before anything is built."""
+
 # Each check looks at the arguments it understands and bounds the result; the real method then runs with the
 # original arguments, so argument errors are Python's own, but for keyword arguments, which a method of a built-in
 # type refuses as CPython 3.11 does (check_keywords) on every interpreter. Encoding and

@@ -1,6 +1,6 @@
-# Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, groupby's
-# groups — and how captured output is joined (the globals range, dict, cycler, joiner and lipsum: globalfuncs.py).
-#
+"""Runtime objects a render works with: the loop context, macros, namespaces, `self` and its blocks, groupby's
+groups — and how captured output is joined (the globals range, dict, cycler, joiner and lipsum: globalfuncs.py)."""
+
 # The compiled closures (compiler.py, loops.py) create and drive these; sandbox.py decides what a template may do
 # with them. Every class here is address-free when printed (`mj_safe_repr`, see printing.py).
 

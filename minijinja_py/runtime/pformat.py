@@ -1,10 +1,9 @@
-"""Pretty printing: a template value → the text of Jinja2's |pprint (pprint.pformat), bounded and address-free.
+"""Pretty printing: a template value → the text of Jinja2's |pprint (pprint.pformat), bounded and address-free."""
 
-pprint itself lays the text out, over a copy of the value in which every non-data leaf is replaced by its safe
-text (printing.safe_repr), cycles by a marker without an id and the standard library's containers by copies of
-their kind; dicts come sorted in pprint's order, and sets whose order would change from run to run are sorted, so
-the text is the same in every process. Sizes are checked before pformat runs (it is slow pure Python).
-"""
+# pprint itself lays the text out, over a copy of the value in which every non-data leaf is replaced by its safe
+# text (printing.safe_repr), cycles by a marker without an id and the standard library's containers by copies of
+# their kind; dicts come sorted in pprint's order, and sets whose order would change from run to run are sorted, so
+# the text is the same in every process. Sizes are checked before pformat runs (it is slow pure Python).
 
 import types
 from functools import lru_cache

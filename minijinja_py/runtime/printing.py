@@ -1,23 +1,22 @@
 """Printing: a template value → its text, the way {{ }}, ~, |string, %s and {!r} show it (|pprint: pformat.py, which
-lays out this module's safe reprs; |tojson: tojson.py).
+lays out this module's safe reprs; |tojson: tojson.py)."""
 
-Python's str()/repr() for plain data, byte for byte, with three differences that make
-printing safe for untrusted templates:
-  * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
-    a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
-  * the text is bounded: printing stops with LimitExceeded('max_string') as soon as it passes limits.max_string
-    characters, and it is charged to the render's fuel — a list that holds one big string a million times
-    fails at once instead of building terabytes;
-  * nesting deeper than limits.max_data_depth fails with LimitExceeded('max_data_depth'); data that contains
-    itself prints like Python's ([[...]]), and a sub-list shared many times is printed once and reused.
-
-The limits and fuel come from the render in progress (state.current_state()); outside a render the default
-Limits apply and nothing is charged. The engine's own runtime objects (objects.py, undefined.py) sit above this
-module: printing knows them by markers, not by importing them — a class with `mj_safe_repr = True` prints with its
-own (address-free, bounded) str()/repr(), one with an `mj_print(printer, depth)` method prints itself through the
-printer (a namespace prints its attributes as a dict), and |pprint (pformat.py) shows one with `mj_pprint_by_repr =
-True` by its repr, on one line (pprint does not know its class: groupby's groups).
-"""
+# Python's str()/repr() for plain data, byte for byte, with three differences that make
+# printing safe for untrusted templates:
+#   * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
+#     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
+#   * the text is bounded: printing stops with LimitExceeded('max_string') as soon as it passes limits.max_string
+#     characters, and it is charged to the render's fuel — a list that holds one big string a million times
+#     fails at once instead of building terabytes;
+#   * nesting deeper than limits.max_data_depth fails with LimitExceeded('max_data_depth'); data that contains
+#     itself prints like Python's ([[...]]), and a sub-list shared many times is printed once and reused.
+#
+# The limits and fuel come from the render in progress (state.current_state()); outside a render the default
+# Limits apply and nothing is charged. The engine's own runtime objects (objects.py, undefined.py) sit above this
+# module: printing knows them by markers, not by importing them — a class with `mj_safe_repr = True` prints with its
+# own (address-free, bounded) str()/repr(), one with an `mj_print(printer, depth)` method prints itself through the
+# printer (a namespace prints its attributes as a dict), and |pprint (pformat.py) shows one with `mj_pprint_by_repr =
+# True` by its repr, on one line (pprint does not know its class: groupby's groups).
 
 import types
 from functools import partial

@@ -1,6 +1,6 @@
-# Sandbox: the one policy for what a template may do with a value — read an attribute or item, call it,
-# print it, format with it.
-#
+"""Sandbox: the one policy for what a template may do with a value — read an attribute or item, call it,
+print it, format with it."""
+
 # A template sees the values the caller passed, plus an allowlist of pure methods of str, dict, list, tuple,
 # set, int and float. Names starting with '_' are refused. Methods that mutate a known mutable type (list.append,
 # dict.update, ...) raise SecurityError, as in Jinja2's ImmutableSandboxedEnvironment. Functions, modules, classes,

@@ -1,7 +1,7 @@
-# The texts of plain data remembered across renders: `tools|tojson`, `tool|string`, printed for every render of
-# a pipeline that passes the same tools object each time, are made once and found again by the object's identity
-# while its content has not changed.
-#
+"""The texts of plain data remembered across renders: `tools|tojson`, `tool|string`, printed for every render of
+a pipeline that passes the same tools object each time, are made once and found again by the object's identity
+while its content has not changed."""
+
 # The content is compared by its fingerprint: the bytes pickle writes for it, at C speed, by a pickler that refuses
 # every object but the exact built-in types (its reducer_override is called for all others, and raises) and that
 # stops once it has written _MAX_FINGERPRINT bytes (its file refuses more). Pickle writes each string, number (int,

@@ -1,10 +1,10 @@
-# tojson: a template value → JSON text, json.dumps byte for byte, its size (and the work) bounded before any of
-# it is built: a walk over the value bounds the text (shared parts measured once, cycles and depth refused) —
-# without encoding anything when that bound is far below the limit, the usual case — and the step budget is charged
-# for it. With an indent, a small tree of plain data is written by a writer of our own that bounds the text as it
-# goes, without that walk. The encoder json.dumps would build for the options is made once per plain option set.
-# The text of a small plain tree passed again unchanged (the same tools in every render) is found again in
-# textcache.py, charged as when it was made.
+"""tojson: a template value → JSON text, json.dumps byte for byte, its size (and the work) bounded before any of
+it is built: a walk over the value bounds the text (shared parts measured once, cycles and depth refused) —
+without encoding anything when that bound is far below the limit, the usual case — and the step budget is charged
+for it. With an indent, a small tree of plain data is written by a writer of our own that bounds the text as it
+goes, without that walk. The encoder json.dumps would build for the options is made once per plain option set.
+The text of a small plain tree passed again unchanged (the same tools in every render) is found again in
+textcache.py, charged as when it was made."""
 
 import json
 import math

@@ -1,5 +1,5 @@
-# Undefined: the value of a name, attribute or item that does not exist, in Jinja2's four variants.
-#
+"""Undefined: the value of a name, attribute or item that does not exist, in Jinja2's four variants."""
+
 # Undefined (Jinja2's default) prints as '', iterates as empty and is falsy; any other use raises UndefinedError.
 # StrictUndefined refuses printing, iteration, truth tests and comparison too; ChainableUndefined lets `a.b.c` go on;
 # DebugUndefined prints what was missing. Their messages never show a memory address or an unbounded repr.

@@ -1,8 +1,8 @@
-# Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
-# does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
-# ... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
-# a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
-# refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name).
+"""Errors in a template's body as Jinja2 words them, for the syntax error messages (messages.py): a tag Jinja2
+does not know or that closes no open block ("Encountered unknown tag X. Jinja was looking for the following tags:
+... The innermost block that needs to be closed is Y."), a comment or raw block never closed, a tag with no name,
+a string never closed; the blocks still open where the parser stopped, read from its value stack; and what Jinja2
+refuses of a statement before it reads as far as ours (a call block's expression, a block's end, an import name)."""
 
 import re
 

@@ -1,5 +1,5 @@
-# Builder: grammar reductions → AST nodes (nodes.py).
-#
+"""Builder: grammar reductions → AST nodes (nodes.py)."""
+
 # The parser's callbacks (lalr.py): each method is called when the parser reduces the grammar rule of the same
 # name (or alias), with the already-built children (tokens and nodes, shaped as the grammar says). No parse tree is
 # materialised and nothing recurses, so a deeply nested template cannot overflow the Python stack here; every

@@ -1,6 +1,6 @@
-# Jinja2's syntax options (the block, variable and comment delimiters, the line statement and line comment
-# prefixes) → the lexer modes that read a template written with them: one lexer.Lexicon per mode.
-#
+"""Jinja2's syntax options (the block, variable and comment delimiters, the line statement and line comment
+prefixes) → the lexer modes that read a template written with them: one lexer.Lexicon per mode."""
+
 # The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
 # environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
 # only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What

@@ -1,6 +1,6 @@
-# A regular expression → the characters a match of it can start with (a superset: (ASCII characters, whether a
-# non-ASCII one may)).
-#
+"""A regular expression → the characters a match of it can start with (a superset: (ASCII characters, whether a
+non-ASCII one may))."""
+
 # The lexer tries only the terminals that can start with the character at hand. tools/grammar_tables.py records
 # each grammar terminal's set in the tables; syntax/delimiters.py computes them for the terminals it rewrites for
 # other delimiters. Read off Python's own parse of the regexp (re._parser); what this does not follow counts as

@@ -1,8 +1,8 @@
-# A tag's text as Jinja2's expression lexer reads it, for the syntax error messages (messages.py): Jinja2's
-# lexer raises its errors (a bracket that does not match, a character no token starts with) before its parser sees
-# the tokens after them, and its tokens are not always ours (`{%` is `{` and `%` to it, `==` one token where ours
-# read an assignment's `=`). Also what Jinja2's parser checks of a call's arguments as it reads them, and where
-# the tuple of a target it reads has its last comma (the line it gives the tuple).
+"""A tag's text as Jinja2's expression lexer reads it, for the syntax error messages (messages.py): Jinja2's
+lexer raises its errors (a bracket that does not match, a character no token starts with) before its parser sees
+the tokens after them, and its tokens are not always ours (`{%` is `{` and `%` to it, `==` one token where ours
+read an assignment's `=`). Also what Jinja2's parser checks of a call's arguments as it reads them, and where
+the tuple of a target it reads has its last comma (the line it gives the tuple)."""
 
 import re
 

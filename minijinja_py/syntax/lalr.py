@@ -1,5 +1,5 @@
-# LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns.
-#
+"""LALR(1) driver: prebuilt tables + text → the value the start rule's callback returns."""
+
 # Generic, with no knowledge of Jinja. The tables (built ahead of time by Lark from the grammar, see
 # tools/grammar_tables.py) hold the parse table, the terminal set of each parser state and the order its lexer
 # tries them in, and for each rule how its children are shaped before its callback sees them. The driver

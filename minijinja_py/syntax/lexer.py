@@ -1,5 +1,5 @@
-# Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens.
-#
+"""Contextual lexer: a Lexicon (terminal patterns) + text + the parser's state stack → tokens."""
+
 # Generic, with no knowledge of Jinja, reproducing Lark's contextual lexer: each parser state lexes with its own
 # terminals only, alternatives tried in the tables' order (priority first), ignored terminals (%ignore) skipped;
 # when nothing of the state matches, the whole grammar's terminals are tried to name what was found there. The

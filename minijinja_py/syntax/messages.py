@@ -1,5 +1,5 @@
-# Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError.
-#
+"""Syntax errors worded and located as Jinja2's: a parse that stopped (lalr.UnexpectedInput) → TemplateSyntaxError."""
+
 # What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
 # open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
 # it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's

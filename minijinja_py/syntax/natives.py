@@ -1,5 +1,5 @@
-# Terminal regexps → Python functions that find what they find, for a lexer that has not compiled them yet.
-#
+"""Terminal regexps → Python functions that find what they find, for a lexer that has not compiled them yet."""
+
 # Compiling a regexp is most of a cold start's first parse. A lexer (lexer.py) reads some terminals without one:
 # fixed texts of punctuation and keywords (literals), and, while its block tags are read natively, the number and
 # string literals and the delimiters whose regexps the grammar spells as KNOWN has them: the function of a pattern

@@ -1,5 +1,5 @@
-# AST: one plain slotted class per construct, each with a Span. No behaviour lives here.
-#
+"""AST: one plain slotted class per construct, each with a Span. No behaviour lives here."""
+
 # parse tree (builder.py) → these nodes → compiler.py
 #
 # Plain classes rather than dataclasses: a compile builds thousands of nodes, and `dataclasses` (with the `inspect`

@@ -1,5 +1,5 @@
-# Syntax: template source → AST (nodes.Template), or TemplateSyntaxError.
-#
+"""Syntax: template source → AST (nodes.Template), or TemplateSyntaxError."""
+
 # Steps: normalise newlines → the LALR(1) driver (lalr.py) with its contextual lexer, running the tables built
 # ahead of time from grammar/jinja.lark (tokens arrive already whitespace-trimmed, with true line/column) → the
 # postlexer (postlex.py) → builder.Builder callbacks → AST. Every parse error becomes a TemplateSyntaxError worded

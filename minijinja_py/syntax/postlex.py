@@ -1,5 +1,5 @@
-# Postlexers: the lexer's tokens → the tokens the parser reads.
-#
+"""Postlexers: the lexer's tokens → the tokens the parser reads."""
+
 # Postlexer serves the default delimiters: it splits runs of `}` by the brackets open (a dict literal's `}` or the
 # end of a {{ }}), counts bracket nesting (max_nesting), and follows `is [not] name` as Jinja2's parser reads it.
 # ModalPostlexer serves other delimiters (delimiters.py): the same, and it sets the lexer's mode before each
