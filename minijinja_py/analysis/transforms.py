@@ -318,7 +318,7 @@ class _Image:
             return value.rebuilt(tuple(map(self.of, value.positional)), keywords, self.of(value.star),
                                  self.of(value.dstar))
         if isinstance(value, (tuple, list)):
-            return type(value)(self._field(x) for x in value)
+            return type(value)(map(self._field, value))
         return value
 
     def _folds_call(self, node):

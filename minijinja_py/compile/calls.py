@@ -270,7 +270,7 @@ def _str_method(c, node, call):
     # the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
     # and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order).
     obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
-    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+    arg_evs = tuple(map(c.expr, node.args.positional))
 
     if len(arg_evs) <= 1:   # `.strip()`, `.split('</think>')`: the argument read without a list comprehension
         only = arg_evs[0] if arg_evs else None
@@ -318,7 +318,7 @@ def _dict_get(c, node):
     # method called in line, charged as the sandbox's method call is; on anything else, the general getattr and
     # call, from the values already evaluated.
     obj_ev, attr_span, span = c.expr(node.func.obj), node.func.span, node.span
-    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+    arg_evs = tuple(map(c.expr, node.args.positional))
     key_ev, default_ev = arg_evs[0], (arg_evs[1] if len(arg_evs) == 2 else None)
 
     def ev_get(f, arg_evs=arg_evs, attr_span=attr_span, default_ev=default_ev, key_ev=key_ev, obj_ev=obj_ev, span=span):

@@ -103,7 +103,7 @@ def e_tuple(c, node):
     folded = constant_literal(c, node)
     if folded is not MISSING:
         return lambda f, folded=folded: folded   # immutable: the same tuple every time
-    items = tuple(c.expr(x) for x in node.items)
+    items = tuple(map(c.expr, node.items))
     return lambda f, items=items: tuple([ev(f) for ev in items])
 
 
@@ -111,7 +111,7 @@ def e_list(c, node):
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
         return lambda f, values=values: list(values)
-    items = tuple(c.expr(x) for x in node.items)
+    items = tuple(map(c.expr, node.items))
     if len(items) == 1:   # `parts + [item]`: no comprehension (a Python frame: a level of the recursion limit)
         only, = items
         return lambda f, only=only: [only(f)]

@@ -236,7 +236,7 @@ def _constant_tuple(c, node):
 def constant_key(value):
     # A key for value that tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0.
     if type(value) is tuple:
-        return tuple, tuple(constant_key(x) for x in value)
+        return tuple, tuple(map(constant_key, value))
     return type(value), repr(value) if type(value) is float else value
 
 

@@ -70,7 +70,7 @@ def _numeric_sum(node):
 
 def _sum_chain(c, node):
     operands, spans = sum_operands(node)
-    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
+    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], list(map(c.expr, operands)), spans)
 
 
 def checked_add(rs, a, b):
