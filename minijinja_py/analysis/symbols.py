@@ -431,7 +431,7 @@ class Summaries:
                 if cls is n.Args:
                     push_arguments(current, push)
                 elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
-                    extend(getattr(current, f) for f in current.FIELDS)
+                    extend(n.field_values(current))
             elif current is not node and cls in _HOLDS_BODY:
                 inner = self._memo_names(current)
                 if inner is _EVERY:
@@ -466,7 +466,7 @@ class Summaries:
         if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
             found = _loop_target(x.target)
         if found is None and isinstance(x, (n.Node, n.Args, tuple, list)):
-            children = (getattr(x, f) for f in x.FIELDS) if isinstance(x, (n.Node, n.Args)) else x
+            children = n.field_values(x) if isinstance(x, (n.Node, n.Args)) else x
             for child in children:
                 found = self.loop_store(child)
                 if found is not None:
