@@ -240,7 +240,7 @@ def _arg_descriptions(block):
                                                                                              indent + "\t"))):
             parts.append(lines[i])
             i += 1
-        args[name] = " ".join(part.strip() for part in "\n".join(parts).strip().split("\n"))
+        args[name] = " ".join(map(str.strip, "\n".join(parts).strip().split("\n")))
     return args
 
 
