@@ -21,7 +21,9 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand, type_answers
+from .operands import (
+    DICT_NAMES, constant_literal, constant_reader, folded_by_jinja2, in_line_place, operand, type_answers,
+)
 
 __all__ = [
     "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
@@ -395,7 +397,7 @@ def compile_filter(c, node, value_ev=None):
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
         folded = _folded(func, node.value.value)
         if folded is not None:
-            return (lambda f, folded=folded: folded), func
+            return constant_reader(folded), func
     method = str_method(func)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func

@@ -101,6 +101,11 @@ def key_path(c, node, indexes=False):
     return None if slot is None else (slot, tuple(reversed(keys)))
 
 
+def constant_reader(value):
+    # The closure of a constant: value itself every time.
+    return lambda f, value=value: value
+
+
 def path_reader(place, fallback):
     # f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
     # one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
