@@ -21,6 +21,8 @@
 # a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
 # every node are answered by one scan of the tree (treescan.py).
 
+from itertools import repeat
+
 from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
 from ..syntax import nodes as n
@@ -505,11 +507,11 @@ def check_nesting(template, limit):
             if depth > limit:
                 raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
                                     current.span.col, limit="max_nesting", value=limit)
-            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
+            stack.extend(zip(n.field_values(current), repeat(depth)))
         elif isinstance(current, (tuple, list)):
-            stack.extend((x, depth) for x in current)
+            stack.extend(zip(current, repeat(depth)))
         elif isinstance(current, n.Args):
-            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
+            stack.extend(zip(n.field_values(current), repeat(depth)))
 
 
 _BODY_FIELDS = frozenset({"body", "else_"})
