@@ -150,7 +150,7 @@ def _extension_names(extensions: "Any") -> "frozenset[str]":
     key = extensions if type(extensions) is tuple and all(type(e) is str for e in extensions) else None
     names = _NAMED_EXTENSIONS.get(key) if key is not None else None
     if names is None:
-        names = frozenset(extension_name(e) for e in extensions)
+        names = frozenset(map(extension_name, extensions))
         if key is not None and len(_NAMED_EXTENSIONS) < 64:
             _NAMED_EXTENSIONS[key] = names
     return names

@@ -166,7 +166,7 @@ class FileSystemLoader(BaseLoader):
                  encoding: str = "utf-8", followlinks: bool = False) -> None:
         if isinstance(searchpath, (str, os.PathLike)):
             searchpath = [searchpath]
-        self.searchpath = [os.fspath(p) for p in searchpath]
+        self.searchpath = list(map(os.fspath, searchpath))
         self.encoding = encoding
         self.followlinks = followlinks
 

@@ -34,7 +34,7 @@ def find_referenced_templates(ast):
         elif isinstance(current, n.Load):
             yield from _names(current)
         elif isinstance(current, n.Node):
-            stack.extend(reversed([getattr(current, f) for f in current.FIELDS]))
+            stack.extend(reversed(list(n.field_values(current))))
 
 
 def _names(node):

@@ -248,5 +248,5 @@ class Effects:
                 if name == x.alias or any(name == (alias or imported) for imported, alias in x.names):
                     return True
             elif isinstance(x, n.Node) and not isinstance(x, n.CallBlock):
-                stack.extend(field for field in (getattr(x, f) for f in x.FIELDS) if isinstance(field, (list, tuple)))
+                stack.extend(field for field in n.field_values(x) if isinstance(field, (list, tuple)))
         return False

@@ -21,6 +21,8 @@
 # a statement has (its step-budget weight), and whether the tree nests deeper than max_nesting; the ones that need
 # every node are answered by one scan of the tree (treescan.py).
 
+from itertools import repeat
+
 from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
 from ..syntax import nodes as n
@@ -431,7 +433,7 @@ class Summaries:
                 if cls is n.Args:
                     push_arguments(current, push)
                 elif isinstance(current, n.Node):   # a node class made elsewhere (transforms.py)
-                    extend(getattr(current, f) for f in current.FIELDS)
+                    extend(n.field_values(current))
             elif current is not node and cls in _HOLDS_BODY:
                 inner = self._memo_names(current)
                 if inner is _EVERY:
@@ -466,7 +468,7 @@ class Summaries:
         if isinstance(x, (n.For, n.Assign, n.AssignBlock)):
             found = _loop_target(x.target)
         if found is None and isinstance(x, (n.Node, n.Args, tuple, list)):
-            children = (getattr(x, f) for f in x.FIELDS) if isinstance(x, (n.Node, n.Args)) else x
+            children = n.field_values(x) if isinstance(x, (n.Node, n.Args)) else x
             for child in children:
                 found = self.loop_store(child)
                 if found is not None:
@@ -505,11 +507,11 @@ def check_nesting(template, limit):
             if depth > limit:
                 raise LimitExceeded(f"template nested deeper than the limit max_nesting={limit}", current.span.line,
                                     current.span.col, limit="max_nesting", value=limit)
-            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
+            stack.extend(zip(n.field_values(current), repeat(depth)))
         elif isinstance(current, (tuple, list)):
-            stack.extend((x, depth) for x in current)
+            stack.extend(zip(current, repeat(depth)))
         elif isinstance(current, n.Args):
-            stack.extend((getattr(current, f), depth) for f in current.FIELDS)
+            stack.extend(zip(n.field_values(current), repeat(depth)))
 
 
 _BODY_FIELDS = frozenset({"body", "else_"})

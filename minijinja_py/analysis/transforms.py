@@ -33,6 +33,7 @@ Jinja2 does in its lexer, constant folder or code generator rather than in the l
 
 import math
 import re
+from operator import is_not
 from types import SimpleNamespace
 
 from ..builtins.decorators import Context
@@ -318,7 +319,7 @@ class _Image:
             return value.rebuilt(tuple(map(self.of, value.positional)), keywords, self.of(value.star),
                                  self.of(value.dstar))
         if isinstance(value, (tuple, list)):
-            return type(value)(self._field(x) for x in value)
+            return type(value)(map(self._field, value))
         return value
 
     def _folds_call(self, node):
@@ -460,18 +461,18 @@ class _Folder:
 def _rebuild(value, changes):
     # value with the changes applied (each to the node rebuilt from its changed parts).
     if isinstance(value, n.Node):
-        fields = [getattr(value, f) for f in value.FIELDS]
+        fields = list(n.field_values(value))
         new = [_rebuild(x, changes) for x in fields]
-        node = type(value)(value.span, *new) if any(a is not b for a, b in zip(new, fields)) else value
+        node = type(value)(value.span, *new) if any(map(is_not, new, fields)) else value
         change = changes.get(id(value))
         return change(node) if change is not None else node
     if isinstance(value, n.Args):
-        fields = [getattr(value, f) for f in value.FIELDS]
+        fields = list(n.field_values(value))
         new = [_rebuild(x, changes) for x in fields]
-        return value.rebuilt(*new) if any(a is not b for a, b in zip(new, fields)) else value
+        return value.rebuilt(*new) if any(map(is_not, new, fields)) else value
     if isinstance(value, (tuple, list)):
         new = [_rebuild(x, changes) for x in value]
-        if any(a is not b for a, b in zip(new, value)):
+        if any(map(is_not, new, value)):
             return type(value)(new)
     return value
 

@@ -6,6 +6,7 @@ is handed what it asks for, built from the render state."""
 # template's top-level variables assigned so far).
 
 from _collections_abc import Iterable   # collections.abc itself, without the module that re-exports it
+from operator import attrgetter
 
 from ..core.state import MISSING
 
@@ -53,7 +54,7 @@ def _passing(func: "Func", make: "Callable[[Any], Any]") -> "Func":
 
 def pass_environment(func: "Func") -> "Func":
     """func(environment, value, ...): the Environment of the render."""
-    return _passing(func, lambda rs: rs.env)
+    return _passing(func, attrgetter("env"))
 
 
 class EvalContext:

@@ -131,7 +131,7 @@ def do_replace(rs, s, old, new, count=None):
     else:
         # Jinja2's rule: safe text on either side makes the result Markup (then Markup.replace escapes `new`),
         # except that a safe `new` alone leaves a Markup `s` as it is
-        html_old, html_new, html_s = (hasattr(x, "__html__") for x in (old, new, s))
+        html_old, html_new, html_s = hasattr(old, "__html__"), hasattr(new, "__html__"), hasattr(s, "__html__")
         s = escape(soft_str(s)) if html_old or (html_new and not html_s) else soft_str(s)
         old, new = soft_str(old), soft_str(new)
     if len(new) > len(old):

@@ -13,6 +13,8 @@ through the template itself (so the answer is exactly as right as the engine is)
 # ChatTemplate.capabilities caches the result.
 
 import json
+from functools import partial
+from operator import attrgetter
 from _collections_abc import Callable, Mapping   # collections.abc itself, without the module that re-exports it
 from _contextvars import ContextVar   # contextvars.ContextVar itself, without the contextvars.py shim
 from types import SimpleNamespace
@@ -92,14 +94,14 @@ class Capabilities:
 
     def as_dict(self) -> "dict[str, Any]":
         """{field: value} in field order: JSON-ready."""
-        return {name: getattr(self, name) for name in self.FIELDS}
+        return dict(zip(self.FIELDS, self._values()))
 
     def replace(self, **changes: "Any") -> "Capabilities":
         """A copy with some fields changed (as dataclasses.replace)."""
         return Capabilities(**{**self.as_dict(), **changes})
 
     def _values(self):
-        return tuple(getattr(self, name) for name in self.FIELDS)
+        return _field_values(self)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"Capabilities is frozen: cannot assign to field {name!r}")
@@ -116,11 +118,14 @@ class Capabilities:
         return hash(self._values())
 
     def __repr__(self):
-        return f"Capabilities({', '.join(f'{name}={getattr(self, name)!r}' for name in self.FIELDS)})"
+        return f"Capabilities({', '.join(map('{}={!r}'.format, self.FIELDS, self._values()))})"
 
     def __reduce__(self):
         # the default reduction restores slots with setattr, which a frozen instance refuses
         return (_rebuild, (self._values(),))
+
+
+_field_values = attrgetter(*Capabilities.FIELDS)   # an instance's values, in field order
 
 
 def _rebuild(values):
@@ -152,6 +157,10 @@ def _tools():
 
 def _user():
     return {"role": "user", "content": USER}
+
+
+def _user_chat():
+    return [_user()]
 
 
 def _user2():
@@ -237,7 +246,7 @@ def _marked_needles(text, marker, needles):
 
 
 def _shows(seen, *needles):
-    return seen is not None and all(needle in seen.found for needle in needles)
+    return seen is not None and seen.found.issuperset(needles)
 
 
 def _differ(first, second):
@@ -269,19 +278,19 @@ class _Probes:
 
 
 def _content_fields(probes):
-    user = probes.text("user", lambda: [_user()])
+    user = probes.text("user", _user_chat)
     typed = probes.text("typed", lambda: [{"role": "user", "content": [{"type": "text", "text": USER}]}])
-    with_tools = probes.text("user+tools", lambda: [_user()], tools=True)
-    think_on = probes.text("thinking-on", lambda: [_user()], add_generation_prompt=True, enable_thinking=True)
-    think_off = probes.text("thinking-off", lambda: [_user()], add_generation_prompt=True, enable_thinking=False)
-    documents = probes.text("documents", lambda: [_user()], tools=True,
+    with_tools = probes.text("user+tools", _user_chat, tools=True)
+    think_on = probes.text("thinking-on", _user_chat, add_generation_prompt=True, enable_thinking=True)
+    think_off = probes.text("thinking-off", _user_chat, add_generation_prompt=True, enable_thinking=False)
+    documents = probes.text("documents", _user_chat, tools=True,
                             documents=[{"title": "DOC_TITLE", "text": DOC}])
     spans = probes.spans(lambda: [_user(), _answer()])
     return {
         "string_content": _shows(user, USER),
         "typed_content": _shows(typed, USER) and "'type'" not in typed.found and '"type"' not in typed.found,
         "system_role": _shows(probes.text("system", lambda: [{"role": "system", "content": SYSTEM}, _user()]), SYSTEM),
-        "add_generation_prompt": _differ(user, probes.text("user+prompt", lambda: [_user()],
+        "add_generation_prompt": _differ(user, probes.text("user+prompt", _user_chat,
                                                            add_generation_prompt=True)),
         "alternating_roles": (probes.text("user,user", lambda: [_user(), _user2()]) is None
                               and probes.text("user,answer,user", lambda: [_user(), _answer(), _user2()]) is not None),
@@ -294,16 +303,16 @@ def _content_fields(probes):
 
 
 def _clean_arguments(seen):
-    return _shows(seen, ARG_VALUE) and not any(unclean in seen.found for unclean in _UNCLEAN_ARGUMENTS)
+    return _shows(seen, ARG_VALUE) and seen.found.isdisjoint(_UNCLEAN_ARGUMENTS)
 
 
 def _tool_call_fields(probes):
-    calls = {form: probes.text("call-" + form, lambda: _tool_call_chat(form), tools=True) for form in _FORMS}
+    calls = {form: probes.text("call-" + form, partial(_tool_call_chat, form), tools=True) for form in _FORMS}
     clean = [form for form in _FORMS if _clean_arguments(calls[form])]
     # "the form that works": object if its probe renders, else string if that renders
     working = next((form for form in _FORMS if calls[form] is not None), None)
     working_text = calls[working] if working else None
-    parallel = [probes.text("parallel-" + form, lambda: _parallel_call_chat(form), tools=True) for form in _FORMS]
+    parallel = [probes.text("parallel-" + form, partial(_parallel_call_chat, form), tools=True) for form in _FORMS]
     return {
         "tool_calls": any(_shows(text, CALL_NAME) or _shows(text, ARG_VALUE) for text in calls.values()),
         "tool_call_arguments": "both" if len(clean) == 2 else clean[0] if clean else "none",
@@ -312,13 +321,13 @@ def _tool_call_fields(probes):
         "parallel_tool_calls": any(_shows(text, "call_needle_a", "call_needle_b")
                                    or _shows(text, "idneedle2", "idneedle3") for text in parallel),
         "non_null_content": working is not None and probes.text(
-            "call-no-content-" + working, lambda: _tool_call_chat(working, content=False), tools=True) is None,
+            "call-no-content-" + working, partial(_tool_call_chat, working, content=False), tools=True) is None,
     }
 
 
 def _reasoning_fields(probes):
     answers = [probes.text("thinking-answer", lambda: [_user(), _thinking_answer()])]
-    answers += [probes.text("thinking-call-" + form, lambda: _thinking_call_chat(form), tools=True)
+    answers += [probes.text("thinking-call-" + form, partial(_thinking_call_chat, form), tools=True)
                 for form in _FORMS]
     history = probes.text("thinking-history", lambda: [_user(), _thinking_answer(), _user2()])
     return {

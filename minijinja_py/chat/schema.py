@@ -148,7 +148,7 @@ def _tuple_schema(hint, args):
     if Ellipsis in args:
         raise TypeHintParsingException("Conversion of '...' is not supported in Tuple type hints. Use list[] types "
                                        "for variable-length inputs instead.")
-    return {"type": "array", "prefixItems": [_hint_schema(arg) for arg in args]}
+    return {"type": "array", "prefixItems": list(map(_hint_schema, args))}
 
 
 def _parameters(func, name):
@@ -240,7 +240,7 @@ def _arg_descriptions(block):
                                                                                              indent + "\t"))):
             parts.append(lines[i])
             i += 1
-        args[name] = " ".join(part.strip() for part in "\n".join(parts).strip().split("\n"))
+        args[name] = " ".join(map(str.strip, "\n".join(parts).strip().split("\n")))
     return args
 
 

@@ -247,7 +247,7 @@ class ChatTemplate:
     def _names_phrase(self) -> str:
         if not self._named:
             return "a single template (name 'default')"
-        return "the templates " + ", ".join(repr(n) for n in sorted(self.templates))
+        return "the templates " + ", ".join(map(repr, sorted(self.templates)))
 
     def render(self, messages: "Any", tools: "Any" = None, documents: "Any" = None, add_generation_prompt: bool = False,
                continue_final_message: "Union[bool, str]" = False, chat_template: "Optional[str]" = None,
@@ -352,7 +352,7 @@ _cache = BoundedCache(_CACHE_SIZE, _CACHE_CHARS)
 
 
 def _source_chars(source: "TemplateSource") -> int:
-    return len(source) if isinstance(source, str) else sum(len(text) for text in source.values())
+    return len(source) if isinstance(source, str) else sum(map(len, source.values()))
 
 
 def _incompatible() -> Exception:

@@ -21,7 +21,9 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import DICT_NAMES, constant_literal, folded_by_jinja2, in_line_place, operand, type_answers
+from .operands import (
+    DICT_NAMES, constant_literal, constant_reader, folded_by_jinja2, in_line_place, operand, type_answers,
+)
 
 __all__ = [
     "call_parts", "call_value", "compile_args", "compile_call", "compile_filter", "compile_filter_step", "compile_test",
@@ -270,7 +272,7 @@ def _str_method(c, node, call):
     # the method object the sandbox would hand out (sandbox.str_method_call); on anything else, the general getattr
     # and call, from the value already evaluated (each operand is evaluated once, in Jinja2's order).
     obj_ev, attr, attr_span, span = c.expr(node.func.obj), node.func.attr, node.func.span, node.span
-    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+    arg_evs = tuple(map(c.expr, node.args.positional))
 
     if len(arg_evs) <= 1:   # `.strip()`, `.split('</think>')`: the argument read without a list comprehension
         only = arg_evs[0] if arg_evs else None
@@ -318,7 +320,7 @@ def _dict_get(c, node):
     # method called in line, charged as the sandbox's method call is; on anything else, the general getattr and
     # call, from the values already evaluated.
     obj_ev, attr_span, span = c.expr(node.func.obj), node.func.span, node.span
-    arg_evs = tuple(c.expr(x) for x in node.args.positional)
+    arg_evs = tuple(map(c.expr, node.args.positional))
     key_ev, default_ev = arg_evs[0], (arg_evs[1] if len(arg_evs) == 2 else None)
 
     def ev_get(f, arg_evs=arg_evs, attr_span=attr_span, default_ev=default_ev, key_ev=key_ev, obj_ev=obj_ev, span=span):
@@ -395,7 +397,7 @@ def compile_filter(c, node, value_ev=None):
             type(node.value.value) is str and len(node.value.value) < BIG_STR:
         folded = _folded(func, node.value.value)
         if folded is not None:
-            return (lambda f, folded=folded: folded), func
+            return constant_reader(folded), func
     method = str_method(func)
     if method is not None and node.args.empty and value_ev is None:
         return _str_method_filter(func, method, operand(c, node.value), node.span), func

@@ -17,9 +17,9 @@ COMPARE = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
     ">=": operator.ge, "in": member, "not in": lambda a, b: not member(a, b),
 }
-_COMPARE_COST = {op: charge_compare for op in COMPARE}
+_COMPARE_COST = dict.fromkeys(COMPARE, charge_compare)
 _CHEAP = 0xFFFFFFFFFFFFFFFF   # (operands.cheap_constant's bound)
-_COMPARE_COST["in"] = _COMPARE_COST["not in"] = lambda rs, a, b: charge_contains(rs, a, b)
+_COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 
 def _equality(slot, key, first, constant, equal, span):

@@ -12,6 +12,7 @@ a closure over the closures of its children (the glossary of the interpreter's n
 # of its nodes, the evaluator it computes constant values with while the template compiles) is here.
 
 import re
+from functools import partial
 
 from ..analysis.effects import Effects
 from ..analysis.folderrors import (
@@ -222,7 +223,7 @@ def _compile(c, template):
     c.rules = () if c.general_only else enabled_rules()
     c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"), c.summaries.index)
     c.expr, c.stmt = _dispatchers(c)
-    c.block = lambda statements: block(c, statements)
+    c.block = partial(block, c)
     blocks = template_blocks(c)
     root_self = "self" in c.summaries.reads(template.body, ("self",))
     c.uses_self = root_self

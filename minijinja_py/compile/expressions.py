@@ -14,7 +14,7 @@ from .calls import compile_call, compile_filter, compile_test
 from .chains import condition
 from .comparisons import e_compare
 from .operands import (
-    constant_index, constant_key, constant_literal, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
+    constant_index, constant_key, constant_literal, constant_reader, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
 )
 from .operators import e_binop
 from ..core.budget import charge_result, guard
@@ -63,7 +63,7 @@ def _constant(c, value):
     key = ("const", constant_key(value))
     found = c.shared.get(key)   # one closure per constant of the template
     if found is None:
-        found = c.shared[key] = lambda f, value=value: value
+        found = c.shared[key] = constant_reader(value)
     return found
 
 
@@ -102,8 +102,8 @@ def _name_reader(name, depth, slot, kind):
 def e_tuple(c, node):
     folded = constant_literal(c, node)
     if folded is not MISSING:
-        return lambda f, folded=folded: folded   # immutable: the same tuple every time
-    items = tuple(c.expr(x) for x in node.items)
+        return constant_reader(folded)   # immutable: the same tuple every time
+    items = tuple(map(c.expr, node.items))
     return lambda f, items=items: tuple([ev(f) for ev in items])
 
 
@@ -111,7 +111,7 @@ def e_list(c, node):
     values = tuple(constant_literal(c, x) for x in node.items)
     if MISSING not in values:   # `[('maximum', 'Maximum'), ...]`: a new list of the constants each time
         return lambda f, values=values: list(values)
-    items = tuple(c.expr(x) for x in node.items)
+    items = tuple(map(c.expr, node.items))
     if len(items) == 1:   # `parts + [item]`: no comprehension (a Python frame: a level of the recursion limit)
         only, = items
         return lambda f, only=only: [only(f)]

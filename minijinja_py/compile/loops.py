@@ -128,7 +128,7 @@ def _has_scoped_block(c, node):
                 return True
             stack.append(x.body)
         elif isinstance(x, n.Node):
-            stack.extend(getattr(x, field) for field in x.FIELDS)
+            stack.extend(n.field_values(x))
     return False
 
 

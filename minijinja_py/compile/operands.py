@@ -101,6 +101,11 @@ def key_path(c, node, indexes=False):
     return None if slot is None else (slot, tuple(reversed(keys)))
 
 
+def constant_reader(value):
+    # The closure of a constant: value itself every time.
+    return lambda f, value=value: value
+
+
 def path_reader(place, fallback):
     # f -> the value of place, a key_path (with indexes) or None, for a consumer that reads its operands through
     # one call each: the common shapes read in line while every step is a plain dict with the key or a plain list
@@ -236,7 +241,7 @@ def _constant_tuple(c, node):
 def constant_key(value):
     # A key for value that tells apart what == does not: 1, 1.0 and True; 0.0 and -0.0.
     if type(value) is tuple:
-        return tuple, tuple(constant_key(x) for x in value)
+        return tuple, tuple(map(constant_key, value))
     return type(value), repr(value) if type(value) is float else value
 
 

@@ -7,7 +7,7 @@ done."""
 import operator
 
 from .context import place
-from .operands import key_path, path_reader
+from .operands import constant_reader, key_path, path_reader
 from ..core.budget import charge_int_op, guard
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
@@ -70,7 +70,7 @@ def _numeric_sum(node):
 
 def _sum_chain(c, node):
     operands, spans = sum_operands(node)
-    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], [c.expr(x) for x in operands], spans)
+    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], list(map(c.expr, operands)), spans)
 
 
 def checked_add(rs, a, b):
@@ -197,7 +197,7 @@ def sum_chain(operands, places, evs, spans):
     # the text's pieces with the string constants in place; every other operand is read by its reader
     # (operands.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
     template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
-    readers = tuple((index, _constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
+    readers = tuple((index, constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
                     for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
     chain = _Chain(template, (None,) + tuple(spans), readers)
     inline = tuple(_in_line(place) for x, place in zip(operands, places) if not isinstance(x, n.Const))
@@ -355,10 +355,6 @@ def _constant_pieces(template, readers):
     # The constants before, between and after the reads, each joined.
     cuts = [index for index, _ in readers]
     return ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
-
-
-def _constant_reader(value):
-    return lambda f, value=value: value
 
 
 def _short_chain(template, readers, chain, inline):

@@ -113,8 +113,8 @@ def _print_call(c, nodes):
     if parts is None:
         return None
     (func_ev, positional, collect), call_span, span = parts, place(call.span), nodes[index].span
-    before = "".join(_constant_text(node) for node in nodes[:index])
-    after = "".join(_constant_text(node) for node in nodes[index + 1:])
+    before = "".join(map(_constant_text, nodes[:index]))
+    after = "".join(map(_constant_text, nodes[index + 1:]))
     counted, first_span, constant_size = not c.counted_by_loop, nodes[0].span, len(before) + len(after)
 
     def run_call(f, out, after=after, before=before, call_span=call_span, collect=collect,

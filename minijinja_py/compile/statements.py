@@ -459,7 +459,7 @@ def s_filter_block(c, node):
 
 
 def s_with(c, node):
-    values = tuple(c.expr(v) for v in node.values)
+    values = tuple(map(c.expr, node.values))
     params = tuple(name for t in node.targets for name in target_names(t))
     with c.flags(soft=False), in_scope(c, node.body, params) as scope:
         assigns = tuple(assigner(c, t) for t in node.targets)

@@ -77,7 +77,7 @@ class If:
 
     @property
     def signature(self):
-        return "tests" if all(t is not None for t in self.tests) else None
+        return "tests" if None not in self.tests else None
 
 
 class Switch:

@@ -17,6 +17,8 @@ do once a loader has found the template."""
 # one level of max_call_depth while it runs, so a template that includes, imports or extends itself ends with
 # LimitExceeded.
 
+from operator import attrgetter
+
 from ..core.errors import TemplateError, TemplateRuntimeError, as_template_error, claim
 from ..core.state import MISSING, enter_render, leave_render, limit_exceeded
 from .markup import Markup
@@ -348,12 +350,12 @@ class _OutsideMacro:
         return repr(self._macro)
 
     # what Python code reads of a macro, as of Jinja2's (Template.module.name.arguments, ...)
-    name = property(lambda self: self._macro.name)
-    arguments = property(lambda self: self._macro.arguments)
-    catch_kwargs = property(lambda self: self._macro.catch_kwargs)
-    catch_varargs = property(lambda self: self._macro.catch_varargs)
-    caller = property(lambda self: self._macro.caller)
-    explicit_caller = property(lambda self: self._macro.explicit_caller)
+    name = property(attrgetter("_macro.name"))
+    arguments = property(attrgetter("_macro.arguments"))
+    catch_kwargs = property(attrgetter("_macro.catch_kwargs"))
+    catch_varargs = property(attrgetter("_macro.catch_varargs"))
+    caller = property(attrgetter("_macro.caller"))
+    explicit_caller = property(attrgetter("_macro.explicit_caller"))
 
 
 def make_module(context, template, variables, outside=None):

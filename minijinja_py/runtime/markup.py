@@ -104,7 +104,7 @@ class Markup(str):
 
     def __mod__(self, arg):
         if isinstance(arg, tuple):
-            arg = tuple(_Escaping(x) for x in arg)
+            arg = tuple(map(_Escaping, arg))
         elif hasattr(type(arg), "__getitem__") and not isinstance(arg, str):
             arg = _Escaping(arg)   # a mapping: each looked-up value is escaped
         else:
@@ -118,19 +118,19 @@ class Markup(str):
         return type(self)(str.join(self, map(self.escape, iterable)))
 
     def split(self, sep: "Optional[str]" = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
-        return [type(self)(x) for x in str.split(self, sep, maxsplit)]
+        return list(map(type(self), str.split(self, sep, maxsplit)))
 
     def rsplit(self, sep: "Optional[str]" = None, maxsplit: int = -1) -> "list[Markup]":  # type: ignore[override]
-        return [type(self)(x) for x in str.rsplit(self, sep, maxsplit)]
+        return list(map(type(self), str.rsplit(self, sep, maxsplit)))
 
     def splitlines(self, keepends: bool = False) -> "list[Markup]":  # type: ignore[override]
-        return [type(self)(x) for x in str.splitlines(self, keepends)]
+        return list(map(type(self), str.splitlines(self, keepends)))
 
     def partition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
-        return tuple(type(self)(x) for x in str.partition(self, sep))
+        return tuple(map(type(self), str.partition(self, sep)))
 
     def rpartition(self, sep: str, /) -> "tuple[Markup, Markup, Markup]":  # type: ignore[override]
-        return tuple(type(self)(x) for x in str.rpartition(self, sep))
+        return tuple(map(type(self), str.rpartition(self, sep)))
 
     def replace(self, old: str, new: "Any", count: int = -1, /) -> "Markup":  # type: ignore[override]
         return type(self)(str.replace(self, old, self.escape(new), count))

@@ -79,7 +79,7 @@ _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 def _count_any(s, chars):
     if s.isascii():
         chars = [c for c in chars if c < "\x80"]
-    return sum(s.count(c) for c in chars)
+    return sum(map(s.count, chars))
 
 
 def _check_split(limits, s, sep=None, maxsplit=-1, *args, **kwargs):

@@ -164,7 +164,7 @@ def _std_copy(value, cls, copy_item, hashable=False):
         result.data = copy_item(value.data)
         return result, result.data
     if std is ChainMap:
-        maps = [copy_item(m) for m in value.maps]
+        maps = list(map(copy_item, value.maps))
         return kind(*maps), maps
     if isinstance(value, types.SimpleNamespace) and cls.__repr__ is types.SimpleNamespace.__repr__:
         items = [(name, copy_item(x)) for name, x in vars(value).items()]

@@ -261,7 +261,7 @@ def _at_parameter(values, tag):
 def assignable(expr):
     # Whether Jinja2 assigns to expr as a target: a name, or a tuple of such (a constant name is a constant)
     if type(expr) is nodes.TupleExpr:
-        return all(assignable(item) for item in expr.items)
+        return all(map(assignable, expr.items))
     return type(expr) is nodes.Name
 
 

@@ -239,7 +239,7 @@ class Builder:
     def with_block(self, c):
         tag, body = c[0], c[-2]
         pairs = c[1:-2]
-        return n.With(tag_span(tag), tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), body)
+        return n.With(tag_span(tag), tuple(map(itemgetter(0), pairs)), tuple(map(itemgetter(1), pairs)), body)
 
     def with_assign(self, c):
         return (c[0], c[1])

@@ -7,8 +7,9 @@
 # constructor order after the span; walkers (symbols.py) and dump() read them.
 
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
+from itertools import repeat
 
-__all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump"]
+__all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump", "field_values"]
 
 _new_tuple = tuple.__new__
 
@@ -41,14 +42,19 @@ class Node:
     FIELDS = ()
 
     def __repr__(self):
-        return f"{type(self).__name__}({', '.join(repr(getattr(self, f)) for f in self.FIELDS)})"
+        return f"{type(self).__name__}({', '.join(map(repr, field_values(self)))})"
+
+
+def field_values(node):
+    # A node's (or Args') field values in FIELDS order, lazily: one iterator for the walkers that read them all.
+    return map(getattr, repeat(node), node.FIELDS)
 
 
 def dump(value):
     # A node as nested tuples of its class name and fields (spans left out): two parses are the same AST exactly
     # when their dumps are equal.
     if isinstance(value, (Node, Args)):
-        return (type(value).__name__,) + tuple(dump(getattr(value, f)) for f in value.FIELDS)
+        return (type(value).__name__,) + tuple(map(dump, field_values(value)))
     if isinstance(value, (tuple, list)):
         return tuple(map(dump, value))
     return value
