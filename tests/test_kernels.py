@@ -409,6 +409,9 @@ LATTICE = {
         "{% if true %}{% if x == 1 %}1{% elif x == 2 %}2{% endif %}{% if x == 2 and m.role %}R{% else %}E{% endif %}"
         "{% endif %}",
         "\n\n  {% if m.a.b == 'a' %}A\n{% elif m.a.b == '' %}0\n{% elif m.a.b == 'b' %}B{% endif %}",
+        # a key of a str (a str content's characters): undefined, equal to no constant (comparisons.ev_key_equal)
+        "{% set ns = namespace(n=0) %}{% for c in m.content %}{% if c['type'] == 'text' %}T{% elif c.type != 'image' %}"
+        "{% set ns.n = ns.n + 1 %}{% elif c.title == 'x' %}X{% endif %}{% endfor %}{{ ns.n }}",
         # in a walked loop: the switch per item (the walk calls it)
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}",
         "{% for v in x %}{% if v == 'a' %}A{% elif v == 'b' %}B{% else %}E{% endif %}{% endfor %}",
