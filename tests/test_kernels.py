@@ -374,6 +374,10 @@ LATTICE = {
         "[{{ c }}]{% endfor %}{% endif %}>{% endfor %}",
         "{% for m in ms %}<{% if m.content %}{{ m.content }}{% else %}E{% endif %}{% if m.role %}{{ m.role }}"
         "{% endif %}>{% endfor %}",
+        # an if printing nothing but its test's key, in a loop body (conditionals._if_echo)
+        "{% for m in ms %}{% if m.content %}{{ m.content }}{% endif %}{% if m['items'] %}I{{ m.items is callable }}"
+        "{% endif %}"
+        "{% if m.role %}\n{{ m.role }}{% else %}E{% endif %}{% if m.a %}{{ m['a'] }}{% endif %}{% endfor %}",
         # De Morgan: `not (a or b)` decided as `not a and not b`, at any depth
         "{% if not (m.role == 'a' or x is none or 'a' in m) %}Y{% else %}N{% endif %}",
         "{% if not (m.role == 'b' and not (x or m.content is string)) %}Y{% endif %}",
