@@ -9,6 +9,8 @@ from .operands import cheap_constant, constant_literal, in_line_place, local_slo
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING, out_of_fuel
+from ..runtime.sandbox import undefined_on_str
+from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
 __all__ = ["COMPARE", "e_compare", "if_contains"]
@@ -24,13 +26,17 @@ _COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 def _equality(slot, key, first, constant, equal, span):
     # `x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
-    # where it is a variable of this frame or a key of one (operands.operand). (An `==` a caller's object defines may
-    # fail: located here.)
+    # where it is a variable of this frame or a key of one (operands.operand); a str's key that is no str attribute
+    # (`c['type']` of a str content's character) is undefined, equal to no constant where the undefined class
+    # compares as Jinja2's default one. (An `==` a caller's object defines may fail: located here.)
     if key is not None:
-        def ev_key_equal(f, constant=constant, equal=equal, first=first, key=key, slot=slot, span=span):
+        def ev_key_equal(f, constant=constant, equal=equal, first=first, key=key, slot=slot, span=span,
+                         str_undefined=type(key) is str and undefined_on_str(key)):
             obj = f[slot]
             a = obj.get(key, MISSING) if type(obj) is dict else MISSING
             if a is MISSING:
+                if str_undefined and type(obj) is str and f[0].undefined in PLAIN_UNDEFINED:
+                    return not equal
                 a = first(f)
             try:
                 return a == constant if equal else a != constant

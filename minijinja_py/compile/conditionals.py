@@ -14,7 +14,7 @@ from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
-from ..core.state import MISSING
+from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext
 from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
@@ -71,7 +71,8 @@ def _if_run(c, node, branches, else_):
             return _if_loop_flag(*flag, test, span, body.run, else_run)
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
-            return _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
+            run = _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
+            return _if_echo(slot, key, else_run, run) if _echoes(c, node, slot, key) else run
         equality = equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
@@ -413,6 +414,30 @@ def _if_operand(slot, key, test, span, body, else_, attr):
         elif else_ is not None:
             else_(f, out)
     return run_operand
+
+
+def _echoes(c, node, slot, key):
+    # Does the if print nothing but its test's value, a key of a variable, in a loop body (which counts the output):
+    # {% if m.content %}{{ m.content }}{% endif %}?
+    body = [statement for statement in node.body if type(statement) is not n.Text or statement.value]
+    return key is not None and key not in DICT_NAMES and c.counted_by_loop and not c.autoescape and \
+        len(body) == 1 and type(body[0]) is n.Output and in_line_place(c, body[0].expr) == (slot, key)
+
+
+def _if_echo(slot, key, else_, general):
+    # _echoes' if: the key read once for the test and the print (nothing runs between Jinja2's two reads), a short
+    # str of a plain dict appended, or (empty) the else run; anything else through general (run_operand), which
+    # reads again (the read here ran nothing).
+    def run_echo(f, out, else_=else_, general=general, key=key, slot=slot):
+        value = f[slot]
+        if type(value) is dict and type(value := value.get(key)) is str and len(value) < BIG_STR:
+            if value:
+                out.append(value)
+            elif else_ is not None:
+                else_(f, out)
+        else:
+            general(f, out)
+    return run_echo
 
 
 def _run_nothing(f, out):

@@ -145,7 +145,7 @@ def lower(c, item):
     if type(item) is list:
         for node in item:
             node.span = place(node.span)
-        return Emit(_print_parts(c, item), not c.counted_by_loop, *print_run(c, item))
+        return Emit(_print_parts(item), not c.counted_by_loop, print_run(c, item)[0])   # (its sums: read by no kernel now)
     if type(item) is not n.Load:   # (a load tag reads the source around its Span)
         item.span = place(item.span)
     if type(item) is n.If:
@@ -185,9 +185,9 @@ def read_of(c, node):
     return Read(slot, tuple(reversed(keys)), method)
 
 
-def _text_parts(c, expr):
-    # The parts (str constants and Reads) of what {{ expr }} prints when every read is a plain str, or None: a
-    # read, a + chain or a ~ chain of reads and constants, a constant (its printed text).
+def _text_parts(expr):
+    # The texts {{ expr }} prints when it is constant, or None: a constant (its printed text), a + chain of str
+    # constants or a ~ chain of constants.
     if type(expr) is n.Const:
         return (expr.value if type(expr.value) is str else to_str(expr.value),)
     if type(expr) is n.BinOp and expr.op == "+":
@@ -195,24 +195,20 @@ def _text_parts(c, expr):
     elif type(expr) is n.Concat:
         operands, stringify = expr.items, True   # `~` prints each operand
     else:
-        read = read_of(c, expr)
-        return None if read is None else (read,)
+        return None
     parts = []
     for operand in operands:
-        if type(operand) is n.Const and (type(operand.value) is str or stringify):
-            parts.append(operand.value if type(operand.value) is str else to_str(operand.value))
-            continue
-        read = read_of(c, operand)
-        if read is None:
+        if type(operand) is not n.Const or type(operand.value) is not str and not stringify:
             return None
-        parts.append(read)
+        parts.append(operand.value if type(operand.value) is str else to_str(operand.value))
     return tuple(parts)
 
 
-def _print_parts(c, nodes):
+def _print_parts(nodes):
+    # The texts a run of text and {{ }} prints when every part is constant (ir.Emit.parts), or None.
     parts = []
     for node in nodes:
-        found = (node.value,) if type(node) is n.Text else _text_parts(c, node.expr)
+        found = (node.value,) if type(node) is n.Text else _text_parts(node.expr)
         if found is None:
             return None
         parts.extend(found)

@@ -15,8 +15,8 @@ __all__ = ["RULES", "enabled_rules", "rewrite"]
 
 def switch(c, nodes, i):
     # An if/elif chain whose every test compares one read with constants of one type (`m.role == 'user'`; maybe
-    # `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which
-    # reads the subject once. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
+    # `or m.role == 'tool'`, `and extra`, `or other` after the compares) → a Switch (kernels/branches.py), which a
+    # walk over items reads the subject of once (walks.py); elsewhere it runs the chain's general closure. An {% else %} holding nothing but another if is read as more elifs (Jinja2 runs the
     # two the same way: an if starts no scope). Exact because between Jinja2's reads of the subject only compares of
     # that plain value run, and extras and alternatives that call nothing that changes data (Test.pure: atoms, or
     # operands analysis/effects.py clears) nor assign a variable (an expression assigns none); the subject is read

@@ -2,4 +2,4 @@
 keeping the node's general closure as its fallback; reads.py says what a kernel may read in line. The kernels'
 modules register their entries when the package is imported."""
 
-from . import atoms, branches, text, walks   # noqa: F401 - their entries register in select.REGISTRY
+from . import walks   # noqa: F401 - its entry registers in select.REGISTRY

@@ -1,6 +1,6 @@
-"""Switch kernels: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
-elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) — the subject read once, in line, and what runs
-found by its value in a table made when the template compiles."""
+"""Switch tables: if/elif chains over one subject (ir.Switch, made by peephole.py: `{% if m.role == 'user' %}...{%
+elif m.role == 'assistant' %}...`, `m.role in ['user', 'system']`) → what each value of the subject runs, a table made
+when the template compiles, which a walk (walks.py) looks the subject it read in line up in."""
 
 # Reading it once is what Jinja2, which reads it for every test, reads only where nothing runs in between that
 # could change it: the tests of a chain are compares of that same plain value, and the `and` extras (`m.role ==
@@ -14,39 +14,15 @@ found by its value in a table made when the template compiles."""
 # Jinja2 tests it, each branch's whole test in turn (Switch.values). A subject that
 # is not a plain value of the constants' type runs the general closures of the chains, which test it branch by
 # branch; an undefined one (a plain dict's or str's missing key) equals no constant where the undefined class
-# compares as Jinja2's default one.
+# compares as Jinja2's default one. (A switch outside such a walk runs its general closure: a kernel of its
+# own, branches/switch, went when the general closures came to cost no more.)
 
 from .atoms import decider, truth
-from .ir import Switch, Test
+from .ir import Test
 from .reads import ABSENT, MISSING, attribute, reader, spec
-from .select import kernel
 from ..runtime.undefined import PLAIN_UNDEFINED
 
-__all__ = ["switch"]
-
-
-@kernel(Switch, "switch")
-def switch(node):
-    # The subject read once, then what its value runs: per chain, the body of the first branch that tests it (or
-    # the chain's else); where a branch also tests something else, the (test, body) entries the value goes through
-    # in turn (a test is the `and` extra of a branch that tests the value, or the `or` alternative of one that does
-    # not).
-    slot, key, str_key, read_path = _subject(node)
-    kind, general, (runs, default) = _kind(node), node.general, table(node)
-
-    def run_switch(f, out):
-        if read_path is None:
-            value = f[slot]
-            value = value.get(key, ABSENT) if type(value) is dict else str_key if type(value) is str else MISSING
-        else:
-            value = read_path(f)
-        if type(value) is kind or value is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
-            run = runs.get(value, default)
-            if run is not None:
-                run(f, out)
-        else:
-            general(f, out)
-    return run_switch
+__all__ = ["table"]
 
 
 def _subject(node):
@@ -183,14 +159,13 @@ def _first_taken(entries, else_, value, recheck, tail):
     return run_first
 
 
-def bodies(group, blocks=False):
-    # ({value: the body run of the first branch that tests it}, the else run or None) of a chain without tests;
-    # blocks: their Blocks instead.
+def bodies(group):
+    # ({value: the body run of the first branch that tests it}, the else run or None) of a chain without tests.
     (cases, else_), found = group, {}
     for constants, _, _, body in cases:
         for constant in constants:
-            found.setdefault(constant, body if blocks else body.run)
-    return found, else_ if blocks or else_ is None else else_.run
+            found.setdefault(constant, body.run)
+    return found, else_ if else_ is None else else_.run
 
 
 def _plans(node, ran):

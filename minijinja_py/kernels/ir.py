@@ -51,18 +51,16 @@ class Test:
 
 # ------------------------------------------------------------------------------------------------- statements
 class Emit:
-    # A run of text and {{ }}: parts (str constants and Reads, printed in order; None when a value is neither),
-    # counted (the run counts its output; False in a loop body, whose loop counts it), sums (what general does with a
-    # text of BIG_STR characters or more: True, a `+` sum's, a step per 16 characters and max_string checked; False,
-    # prints it, charging nothing; None, neither for sure).
-    __slots__ = ("parts", "counted", "general", "sums")
+    # A run of text and {{ }}: parts (the str constants it prints, in order; None when a value is not constant),
+    # counted (the run counts its output; False in a loop body, whose loop counts it).
+    __slots__ = ("parts", "counted", "general")
 
-    def __init__(self, parts, counted, general, sums=None):
-        self.parts, self.counted, self.general, self.sums = parts, counted, general, sums
+    def __init__(self, parts, counted, general):
+        self.parts, self.counted, self.general = parts, counted, general
 
     @property
     def signature(self):
-        return None if self.parts is None else "text" if all(type(p) is str for p in self.parts) else "reads"
+        return "text" if self.parts is not None and all(type(p) is str for p in self.parts) else None
 
 
 class If:
@@ -70,14 +68,11 @@ class If:
     # values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
     # Block), else_ (a Block or None).
     __slots__ = ("tests", "values", "bodies", "else_", "general")
+    signature = None   # (no kernel of its own: what the peephole rules and the walks read)
 
     def __init__(self, tests, values, bodies, else_, general):
         self.tests, self.values, self.bodies, self.else_ = tuple(tests), tuple(values), tuple(bodies), else_
         self.general = general
-
-    @property
-    def signature(self):
-        return "tests" if None not in self.tests else None
 
 
 class Switch:
@@ -88,7 +83,7 @@ class Switch:
     # branch's whole test as its general (closure, span): what tests the rest of a chain whose extra changed the
     # subject), chain (the If of a switch made from one chain).
     __slots__ = ("subject", "groups", "general", "chain", "values")
-    signature = "switch"
+    signature = None   # (no kernel of its own: a walk over items reads the subject in line, branches.table)
 
     def __init__(self, subject, groups, general, values, chain=None):
         self.subject, self.groups, self.general, self.chain = subject, tuple(groups), general, chain
@@ -147,7 +142,7 @@ class Block:
     @property
     def text(self):
         # The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
-        # Emit of text: a kernel may append it in line), else None.
+        # Emit of text: an if's general closure appends it in line: conditionals.py), else None.
         return text_of(self.nodes[0]) if len(self.nodes) == 1 else None
 
 

@@ -2,7 +2,7 @@
 signature) to a kernel factory; a factory takes the node and returns a closure whose fallback is node.general (it
 may decline: None). A node with no entry for its signature, or whose entry is turned off, runs node.general."""
 
-# Entries register where their kernels are written (text.py, atoms.py, branches.py, walks.py) with @kernel, when
+# Entries register where their kernels are written (walks.py) with @kernel, when
 # the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
 # corpus templates choose it, what the whole warm benchmark loses without it.
 #

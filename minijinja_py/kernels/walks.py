@@ -10,14 +10,13 @@ statements called from the walk — each arity form (one to five statements) wri
 from operator import length_hint
 
 from .atoms import EQ, NE
-from .branches import bodies, table
+from .branches import table
 from .ir import Atom, If, Loop, Set, Switch, text_of
 from .reads import ABSENT, BIG_STR, spec
 from .select import kernel
-from .text import one_key
 from ..core.errors import LimitExceeded, located
 from ..core.state import MISSING, check_items, out_of_fuel
-from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, append_long, count_output
+from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 from ..runtime.undefined import PLAIN_UNDEFINED
 
 __all__ = ["walk"]
@@ -81,10 +80,8 @@ def _walker(plan, body):
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
     at = 1 if first[0] is not None and first[0] != slot else 0   # (a switch after a set of another variable)
     found = _item_table(slot, body.nodes[at]) if starts is None and runs is body.runs and at < len(runs) else None
-    if found and found[5] and found[1] is None and len(runs) == 1 and (texts := _item_texts(slot, found[5])):
-        return _walk_texts(slot, found[0], found[2], *texts, runs[0])
     if found is not None:
-        return _walk_switch(slot, *found[:5], first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
+        return _walk_switch(slot, *found, first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
     return _walk_many(slot, starts, runs, first)
@@ -107,65 +104,20 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, node):
-    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value, the
-    # same of the bodies' Blocks or False where a run is not one Block's) of a body's first statement that is one {%
-    # if item.key == c %} (or !=; maybe an else) or one switch without extras on a key (or two).
+    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of a
+    # body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch on a key (or
+    # two).
     if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
-        read, (runs, default), blocks = node.subject, table(node), node.plain and bodies(node.groups[0], True)
+        read, (runs, default) = node.subject, table(node)
     elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
         atom, (taken, other) = node.tests[0], (node.bodies[0], node.else_)[::-1 if node.tests[0].kind == NE else 1]
-        read, blocks = atom.read, ({atom.constant: taken}, other)
-        runs, default = {atom.constant: taken and taken.run}, other and other.run
+        read, runs, default = atom.read, {atom.constant: taken and taken.run}, other and other.run
     else:
         return None
     keys = read.keys
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default, blocks
-
-
-def _item_texts(slot, blocks):
-    # ({constant: text or None}, the text of any other value or None) where every Block of _item_table's prints one
-    # key of the item between constants through its text kernel (text.one_key) or is None (prints nothing); else None.
-    texts = {}
-    for value, block in (*blocks[0].items(), (MISSING, blocks[1])):
-        node = block.nodes[0] if block is not None and len(block.nodes) == 1 else None
-        one = one_key(node) if node is not None and block.run is not node.general else None
-        if block is not None and (one is None or one[0] != slot or one[1] is None or one[2] is not None):
-            return None
-        texts[value] = (one[1], *one[3:], node.sums) if block is not None else None
-    return texts, texts.pop(MISSING)
-
-
-def _walk_texts(slot, key, kind, texts, default, a):
-    # _walk_switch for one switch on a key of the item whose every branch prints one key of the item between
-    # constants (`{% if m.role == 'user' %}<|user|>{{ m.content }}{% elif ... %}`): the text made here as the branch's
-    # kernel (or, long, its general closure: Emit.sums) makes it; anything else through a, the statement's kernel,
-    # which reads it all again (the reads in line ran nothing). (The loop counts the output at its end, as a walk
-    # that calls its statements does: adding up sizes here costs more per item than that count's one join.)
-    def walk_texts(f, out, items, step, slot=slot, key=key, kind=kind, texts=texts, default=default, a=a):
-        for item in items:   # (no break or continue: the branches print)
-            f[slot] = item
-            if type(item) is dict and type(value := item.get(key)) is kind:
-                text = texts.get(value, default)
-                if text is None:
-                    continue
-                read, method, before, after, room, sums = text
-                if type(value := item.get(read)) is str:
-                    if method is not None and len(value) < BIG_STR:
-                        value = method(value)   # (as text.py reads it)
-                    if len(value) < room:
-                        if before:
-                            out.append(before)
-                        out.append(value)
-                        if after:
-                            out.append(after)
-                        continue
-                    if method is None and append_long(f[0], out, (before, value, after),
-                                                      len(value) + BIG_STR - room, sums):
-                        continue
-            a(f, out)
-    return walk_texts
+    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
 
 
 def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
