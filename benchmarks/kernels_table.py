@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Kernel table: every registry entry (kernels/select.py) and peephole rule (compile/peephole.py) → how many corpus
-templates choose it, and what the whole warm benchmark loses without it.
+"""Kernel table: every registry entry (kernels/select.py) → how many corpus templates choose it, and what the whole
+warm benchmark loses without it.
 
 Templates: all corpus templates for the count; warm.py's (every corpus template with a text reference rendering
 for one of its base conversations, with the same two contexts: the base conversation and 200 messages of it) for
@@ -22,7 +22,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import minijinja_py as mj  # noqa: E402
-from minijinja_py.compile.peephole import RULES  # noqa: E402
 from minijinja_py.kernels import select  # noqa: E402
 
 
@@ -34,8 +33,7 @@ def shared_perf(shared):
 
 
 def entries():
-    names = sorted({entry.name for entry in select.REGISTRY.values()})
-    return names + ["peephole/" + rule.__name__ for rule in RULES]
+    return sorted({entry.name for entry in select.REGISTRY.values()})
 
 
 def chosen_by(common, names):

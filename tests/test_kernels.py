@@ -1,5 +1,5 @@
 """Every kernel entry, tested two ways (issue 22, point 5) — the entries of kernels/select.py's REGISTRY and the
-rules of compile/peephole.py, enumerated from the package itself, so a new entry without tests fails here:
+enumerated from the package itself, so a new entry without tests fails here:
 
 - selection: a snippet → the entries its compile chooses (select.recording()), and a near miss that must not
   choose the entry (its nodes run their general closures);
@@ -35,12 +35,10 @@ except ImportError:  # the reference is optional: the comparisons with it are sk
 
 # ------------------------------------------------------------------------------------------------ selection
 # entry → (snippet, the entries its compile chooses, near miss, the entries the near miss chooses)
-# (a print, an if or a switch outside a walk chooses nothing: the kernels text_reads, if_tests and branches' switch
-# went by issue 22's rule 5; their snippets run three ways below, as general/text, general/if, general/switch)
+# (a print, an if or a switch chooses nothing: the kernels text_reads, if_tests and branches' switch, and the
+# peephole rule switch, went by issue 22's rule 5; their snippets run three ways below, as general/text, general/if,
+# general/switch)
 SELECTION = {
-    "peephole/switch": ("{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}",
-                        {"peephole/switch"},
-                        "{% if m.role == 'a' %}A{% elif x == 'b' %}B{% endif %}", set()),   # two reads
     "walks/walk": ("{% for m in ms %}{{ m }}{% endfor %}", {"walks/walk"},
                    "{% for m in ms if m %}{{ m }}{% endfor %}", set()),   # a loop filter
 }
@@ -56,9 +54,11 @@ def test_the_snippet_selects_the_entry(name):
     assert chosen_by(source) == chosen
 
 
-def test_a_set_then_a_switch_on_the_item_is_walked_in_line():
-    # walks._walk_switch with a set before the switch (seallms-v3's `{% set content = m['content'] %}{% if
-    # m['role'] == 'user' %}...{% elif ... %}`): the set's Set.in_line handed over where it sets another variable
+def test_a_set_then_a_compare_on_the_item_is_walked_in_line():
+    # walks._walk_switch with a set before the compare (`{% set c = m.content|trim %}{% if m.role == 'u' %}`): the
+    # set's Set.in_line handed over where it sets another variable; an if/elif chain (seallms-v3's `{% set content
+    # = m['content'] %}{% if m['role'] == 'user' %}...{% elif ... %}`) is no compare the walk decides (the peephole
+    # rule switch went by issue 22's rule 5): its general closure runs per item
     from minijinja_py.kernels import walks
     calls = []
     original = walks._walk_switch
@@ -79,18 +79,18 @@ def test_a_set_then_a_switch_on_the_item_is_walked_in_line():
             assert "walks/walk" in chosen_by(source)
     finally:
         walks._walk_switch = original
-    assert calls == [True, True, False]   # (the loop variable set again, a set then a print: not)
+    assert calls == [True, False]   # (a chain, the loop variable set again, a set then a print: not)
 
 
-def test_an_or_of_one_reads_str_equalities_is_one_membership_atom():
-    # lower.atom_of: `m.role == 'user' or m.role == 'system'` is the atom of `m.role in ['user', 'system']` (one read,
-    # the same truth on a str; anything else is decided by the or's closure), a switch's branch; not across reads or
-    # constant types
+def test_an_or_of_one_reads_str_equalities_in_a_chain_runs_its_general_closure():
+    # `m.role == 'user' or m.role == 'system'` in an if/elif chain was a switch's branch (the peephole rule switch,
+    # gone by issue 22's rule 5): the chain chooses nothing now, its general closure runs it (three ways: the
+    # lattice's general/switch)
     chosen = [chosen_by(source + "{% elif m.role == 'tool' %}T{% endif %}")
               for source in ("{% if m.role == 'user' or m.role == 'system' %}U",
                              "{% if m.role == 'user' or x == 'system' %}U",
                              "{% if m.role == 'user' or m.role == 1 %}U")]
-    assert chosen == [{"peephole/switch"}, set(), set()]
+    assert chosen == [set(), set(), set()]
 
 
 def test_index_reads_are_left_to_the_general_closures():
@@ -295,8 +295,8 @@ def context(kind, value):
 
 
 # entry → snippets (each compiled selects the entry: checked); general/text, general/if, general/switch: the
-# snippets of the kernels that went by issue 22's rule 5 (text_reads, if_tests, branches' switch), run now by the
-# general closures (and the walks), kept three ways
+# snippets of the kernels and the rule that went by issue 22's rule 5 (text_reads, if_tests, branches' switch, the
+# peephole rule switch), run now by the general closures (and the walks), kept three ways
 LATTICE = {
     "general/text": [
         "<{{ x }}>",
@@ -427,10 +427,12 @@ LATTICE = {
         "{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}{% set r = m.content %}{{ r }}{% elif m.role == 'b' %}{{ r }}B"
         "{% endif %}{% endfor %}",
-    ],
-    "peephole/switch": [
         "{% if m.content == 'a' %}A{% elif m.content == 'b' %}B{% elif m.content == 'a' %}X{% endif %}",
         "{% if x == 'a' %}A{% elif x == 'b' and m.role %}B{% elif x == 'b' %}b{% endif %}",
+        # an or of one read's str equalities, of two reads, of constants of two types
+        "{% if m.role == 'user' or m.role == 'system' %}U{% elif m.role == 'tool' %}T{% endif %}"
+        "{% if m.role == 'user' or x == 'system' %}U{% elif m.role == 'tool' %}T{% endif %}"
+        "{% if m.role == 'user' or m.role == 1 %}U{% elif m.role == 'tool' %}T{% endif %}",
     ],
     "walks/walk": [
         "{% for m in ms %}{{ m.role }},{{ x }}{% endfor %}",
@@ -446,7 +448,7 @@ LATTICE = {
         "{% for m in ms %}\n<{{ m.role }}>\n{% endfor %}",
         "{% for m in ms %}<{% if m.role %}A{% endif %}>{% endfor %}",
         "{% for m in ms %}{% if m.role == 'a' %}A{% elif m.role == 'b' %}B{% endif %}.{% endfor %}",
-        # a switch with extras first in the body: the walk finds its plan (the extras in it)
+        # a chain with extras first in the body: its general closure per item
         "{% for m in ms %}{% if m.role == 'a' and m.content %}A{% elif m.role == 'b' %}B{% else %}E{% endif %}"
         "{{ m.role }}{% endfor %}",
         "{% for m in ms %}{% if m.role == 'b' or x %}O{% elif m.role == 'a' and not m.content %}N{% endif %}"

@@ -117,8 +117,9 @@ def busy():
 
 
 # (entry, profile, source, context factory, chosen: does the compile choose the entry[, a known difference]);
-# general/text, general/if, general/switch: the cases of the kernels that went by issue 22's rule 5 (text_reads,
-# if_tests, branches' switch), run now by the general closures (and the walks): kept, three ways, unchosen
+# general/text, general/if, general/switch: the cases of the kernels and the rule that went by issue 22's rule 5
+# (text_reads, if_tests, branches' switch, the peephole rule switch), run now by the general closures (and the
+# walks): kept, three ways, unchosen
 CASES = [
     # text: rebinding, a caller's function, `do`, a namespace between two reads
     ("general/text", "chat", "{{ m.role }}{% set m = {'role': 'b'} %}{{ m.role }}{% set m = 1 %}{{ m.role }}",
@@ -194,15 +195,15 @@ CASES = [
      "{% set ns.k = 'b' %}A{% endif %}{% if ns.k == 'b' %}B{% endif %}{% endfor %}", AB, True),
     ("general/if", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set r = 'x' %}A{% endif %}"
      "{% if m.role == 'b' %}B{{ r }}{% elif m.role == 'a' %}{{ r }}{% endif %}{% endfor %}", ABA, True),
-    ("peephole/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A"
+    ("general/switch", "chat", "{% for m in ms %}{% if m.role == 'a' %}{% set m = {'role': 'b'} %}A"
      "{% elif m.role == 'b' %}B{% endif %}{{ m.role }}{% endfor %}", AB, True),
-    ("peephole/switch", "chat", "{% set ns = namespace(k='a') %}{% for i in [1, 2, 3] %}{% if ns.k == 'a' %}"
+    ("general/switch", "chat", "{% set ns = namespace(k='a') %}{% for i in [1, 2, 3] %}{% if ns.k == 'a' %}"
      "{% set ns.k = 'b' %}A{% elif ns.k == 'b' %}{% set ns.k = 1 %}B{% elif ns.k == 'c' %}C{% endif %}{{ ns.k }}"
      "{% endfor %}", AB, True),
-    ("peephole/switch", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do m.update(role='b') %}A"
+    ("general/switch", "mutable", "{% for m in ms %}{% if m.role == 'a' %}{% do m.update(role='b') %}A"
      "{% elif m.role == 'b' %}{% do ms.append({'role': 'a'}) if ms|length < 4 %}B{% endif %}{% endfor %}{{ ms }}",
      AB, True),
-    ("peephole/switch", "mutable", "{% for m in ms %}{% if m.role == 'a' and m.update(role='b') is none %}A"
+    ("general/switch", "mutable", "{% for m in ms %}{% if m.role == 'a' and m.update(role='b') is none %}A"
      "{% elif m.role == 'b' %}B{% else %}E{% endif %}{% endfor %}", AB, False),
     # walks: the list a walk reads grows or shrinks between walks; a body that changes it is not walked
     ("walks/walk", "chat", "{% for a in xs %}{% for b in xs %}{{ b }}{{ loop.length }}{% endfor %};"

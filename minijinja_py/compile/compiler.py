@@ -29,7 +29,6 @@ from .functions import compile_blocks, function_layout, s_block, s_call_block, s
 from .inclusion import s_load
 from .loops import compile_for
 from .lower import block
-from .peephole import enabled_rules
 from .statements import STATEMENT_COMPILERS, charging, compile_body, in_scope, nothing
 from ..kernels import select
 from ..builtins.filters import FILTERS
@@ -220,7 +219,6 @@ def _compile(c, template):
     if env.finalize is not None:
         c.filters = {**c.filters, FINALIZE: env.finalize}
     c.general_only = select.general_only()
-    c.rules = () if c.general_only else enabled_rules()
     c.effects = Effects(template, c.filters, c.tests, env.globals, c.summaries.in_source("macro"), c.summaries.index)
     c.expr, c.stmt = _dispatchers(c)
     c.block = partial(block, c)

@@ -63,7 +63,6 @@ class CompileContext:
         self.autoescape = autoescape
         self.summaries = summaries
         self.general_only = False    # kernels/select.py: the general closures only, no fast path chosen
-        self.rules = ()              # the peephole rules this compile applies (peephole.enabled_rules)
         self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         self.scope = None            # the symbols.Scope being compiled
         self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now

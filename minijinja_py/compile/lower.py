@@ -1,6 +1,6 @@
 """Lowering: a statement list's AST → the IR of kernels/ir.py, each node holding the general closure the general
-compilers made for it (output.py, statements.py, loops.py) → the peephole rules (peephole.py) → a closure chosen
-for each node (kernels/select.py) → a Block."""
+compilers made for it (output.py, statements.py, loops.py) → a closure chosen for each node (kernels/select.py) →
+a Block."""
 
 # This is the one place that knows what a plain read, an atom or a text looks like in the AST: it only describes
 # (no closure is compiled here but by the general compilers), so a kernel chosen for a node holds the node's facts
@@ -11,7 +11,6 @@ from ..builtins.tests import TESTS as BUILTIN_TESTS
 from .context import place
 from .loops import loop_parts
 from .output import print_run
-from .peephole import rewrite
 from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key
 from .operators import sum_operands
 from .statements import and_or_parts, if_parts
@@ -27,9 +26,9 @@ __all__ = ["block", "read_of", "atom_of"]
 
 def block(c, statements):
     # A statement list → its Block: consecutive text merged, runs of text and {{ }} lowered together (chat
-    # templates are mostly long runs of them), each statement lowered, the rules applied, a closure chosen for
-    # each, run in turn (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks
-    # nested in them, which charge when they run); the caller charges it, where it already touches the budget.
+    # templates are mostly long runs of them), each statement lowered, a closure chosen for each, run in turn
+    # (_run_all). Running the statements costs the Block's weight (their own nodes, not the blocks nested in them,
+    # which charge when they run); the caller charges it, where it already touches the budget.
     merged = []
     for node in statements:
         if type(node) is n.Text:
@@ -40,11 +39,7 @@ def block(c, statements):
         else:
             merged.append(node)
     nodes = [lower(c, item) for item in _items(c, merged)]
-    if c.general_only:
-        runs = tuple(node.general for node in nodes)
-    else:
-        nodes = rewrite(c, nodes)
-        runs = tuple(map(choose, nodes))
+    runs = tuple(node.general for node in nodes) if c.general_only else tuple(map(choose, nodes))
     return Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
 
 

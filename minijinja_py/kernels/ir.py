@@ -1,5 +1,5 @@
 """IR: what a compile knows about a statement list, for choosing kernels — AST + general closures (compile/lower.py)
-→ these nodes → peephole rules (compile/peephole.py) → select.py → closures. Nothing here is kept by a compiled
+→ these nodes → select.py → closures. Nothing here is kept by a compiled
 template: the nodes live while their statement list compiles."""
 
 # Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
@@ -17,7 +17,7 @@ template: the nodes live while their statement list compiles."""
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Test", "Emit", "If", "Switch", "Loop", "Set", "Opaque", "Block", "text_of"]
+__all__ = ["Read", "Atom", "Test", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
 
 
 class Read:
@@ -68,32 +68,11 @@ class If:
     # values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
     # Block), else_ (a Block or None).
     __slots__ = ("tests", "values", "bodies", "else_", "general")
-    signature = None   # (no kernel of its own: what the peephole rules and the walks read)
+    signature = None   # (no kernel of its own: what a walk reads, walks._item_table)
 
     def __init__(self, tests, values, bodies, else_, general):
         self.tests, self.values, self.bodies, self.else_ = tuple(tests), tuple(values), tuple(bodies), else_
         self.general = general
-
-
-class Switch:
-    # If/elif chains whose tests compare one read with constants of one type (peephole.py makes one chain; a
-    # kernel takes any number, run in turn): groups (per chain: (cases, else_): cases per branch (its constants, an
-    # extra Test of `subject == c and extra` or None, an alternative Test of `subject == c or other` or None, its
-    # body Block), else_ a Block or None), general (the chains' general closures in turn), values (per chain, each
-    # branch's whole test as its general (closure, span): what tests the rest of a chain whose extra changed the
-    # subject), chain (the If of a switch made from one chain).
-    __slots__ = ("subject", "groups", "general", "chain", "values")
-    signature = None   # (no kernel of its own: a walk over items reads the subject in line, branches.table)
-
-    def __init__(self, subject, groups, general, values, chain=None):
-        self.subject, self.groups, self.general, self.chain = subject, tuple(groups), general, chain
-        self.values = tuple(values)
-
-    @property
-    def plain(self):
-        # No branch tests anything but the subject.
-        return all(extra is None and alternative is None for cases, _ in self.groups for _, extra, alternative, _
-                   in cases)
 
 
 class Loop:
@@ -131,7 +110,7 @@ class Set(Opaque):
 
 
 class Block:
-    # A compiled statement list: nodes (the IR of its statements, after the peephole rules), runs (the closure
+    # A compiled statement list: nodes (the IR of its statements), runs (the closure
     # chosen for each), weight (the steps it costs: symbols.Summaries.weight), run (a run(f, out) calling the runs
     # in turn).
     __slots__ = ("nodes", "runs", "weight", "run")

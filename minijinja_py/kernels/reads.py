@@ -26,7 +26,7 @@ from ..core.state import BIG_STR, MISSING
 from ..runtime.objects import ChatNamespace, LoopContext, Namespace
 from ..runtime.sandbox import undefined_on_str
 
-__all__ = ["PLAIN", "MISSING", "ABSENT", "BIG_STR", "attribute", "string_key", "spec", "reader"]
+__all__ = ["MISSING", "ABSENT", "BIG_STR", "attribute", "spec", "reader"]
 
 
 class _Absent:
@@ -38,7 +38,6 @@ class _Absent:
 
 ABSENT = _Absent()   # a plain dict or namespace without the key read: the read is undefined
 
-PLAIN = frozenset({str, int, float, bool, type(None), list, tuple, dict})
 # the loop fields that are plain values of the loop context (loop.cycle and loop.changed are methods)
 _STR_NAMES = frozenset(name for name in dir(str) if not undefined_on_str(name))   # what a str has (sandbox.py)
 _LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
@@ -64,12 +63,6 @@ def attribute(obj, key):
     return MISSING
 
 
-def string_key(obj, key):
-    # attribute() for a reader that must not read a namespace or a loop field (a switch's subject: a macro its
-    # extra tests call could set one): a plain str's key only (immutable), MISSING for anything else.
-    return ABSENT if type(obj) is str and undefined_on_str(key) else MISSING
-
-
 def spec(read, methods=False, variables=False):
     # (slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
     # str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
@@ -80,13 +73,13 @@ def spec(read, methods=False, variables=False):
     return None, None, None, reader(read)
 
 
-def reader(read, strict=False):
+def reader(read):
     # f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
-    # module docstring). strict: through plain dicts only (no namespace or loop).
+    # module docstring).
     slot, keys, method = read.slot, read.keys, read.method
     if not keys and method is None:
         return itemgetter(slot)   # the variable (MISSING where it is not assigned)
-    step = string_key if strict else attribute   # what a step that is not a plain dict's key reads
+    step = attribute   # what a step that is not a plain dict's key reads
     if 1 <= len(keys) <= 2:
         return _steps(slot, keys[0], keys[1] if len(keys) == 2 else None, method, step)
 
@@ -106,7 +99,7 @@ def reader(read, strict=False):
 def _steps(slot, first, second, method, attribute):
     # reader()'s form for one step or two (second None: one), maybe through a str method (`m['content']|trim`,
     # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
-    # reads, string_key when strict; defaults: cheaper per call than free variables).
+    # reads; defaults: cheaper per call than free variables).
     def read_steps(f, slot=slot, first=first, second=second, method=method, attribute=attribute):
         value = f[slot]
         value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)

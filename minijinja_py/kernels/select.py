@@ -15,7 +15,7 @@ may decline: None). A node with no entry for its signature, or whose entry is tu
 import os
 from types import SimpleNamespace
 
-__all__ = ["kernel", "choose", "configure", "general_only", "enabled", "recording", "REGISTRY",
+__all__ = ["kernel", "choose", "configure", "general_only", "recording", "REGISTRY",
            "GENERAL_ONLY_VARIABLE"]
 
 GENERAL_ONLY_VARIABLE = "MINIJINJA_PY_GENERAL_ONLY"
@@ -53,19 +53,14 @@ def choose(node):
     return node.general
 
 
-def enabled(name):
-    # May a compile starting now use the rule or entry `name` (peephole.py's rules are turned off the same way)?
-    return not _settings.general_only and name not in _settings.disabled
-
-
 def general_only():
     # Does a compile starting now use the general closures only?
     return _settings.general_only
 
 
 def configure(general_only=None, disabled=None):
-    # Set what later compiles may choose: general_only (bool), disabled (names of registry entries or peephole
-    # rules a compile must not use). Returns the previous (general_only, disabled), for a caller to restore.
+    # Set what later compiles may choose: general_only (bool), disabled (names of registry entries a compile must
+    # not use). Returns the previous (general_only, disabled), for a caller to restore.
     previous = (_settings.general_only, _settings.disabled)
     if general_only is not None:
         _settings.general_only = bool(general_only)
@@ -75,7 +70,7 @@ def configure(general_only=None, disabled=None):
 
 
 class recording:
-    # `with recording() as chosen:` — chosen collects the names of the entries (and rules) compiles choose.
+    # `with recording() as chosen:` — chosen collects the names of the entries compiles choose.
 
     def __enter__(self):
         self.saved, _settings.chosen = _settings.chosen, set()
@@ -83,9 +78,3 @@ class recording:
 
     def __exit__(self, *exc_info):
         _settings.chosen = self.saved
-
-
-def note(name):
-    # Record that a peephole rule named `name` applied (recording()).
-    if _settings.chosen is not None:
-        _settings.chosen.add(name)

@@ -10,8 +10,7 @@ statements called from the walk — each arity form (one to five statements) wri
 from operator import length_hint
 
 from .atoms import EQ, NE
-from .branches import table
-from .ir import Atom, If, Loop, Set, Switch, text_of
+from .ir import Atom, If, Loop, Set, text_of
 from .reads import ABSENT, BIG_STR, spec
 from .select import kernel
 from ..core.errors import LimitExceeded, located
@@ -78,7 +77,7 @@ def _walker(plan, body):
     if plan.loop_slot is not None:
         return _walk_loop(slot, plan.loop_slot, starts, runs)
     first = body.nodes[0].in_line if runs is body.runs and type(body.nodes[0]) is Set else (None,) * 4
-    at = 1 if first[0] is not None and first[0] != slot else 0   # (a switch after a set of another variable)
+    at = 1 if first[0] is not None and first[0] != slot else 0   # (a compare after a set of another variable)
     found = _item_table(slot, body.nodes[at]) if starts is None and runs is body.runs and at < len(runs) else None
     if found is not None:
         return _walk_switch(slot, *found, first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
@@ -104,25 +103,22 @@ def _walk_plain(slot, a):
 
 
 def _item_table(slot, node):
-    # (key, a second key or None, the constants' type, {constant: body run or None}, the run of any other value) of a
-    # body's first statement that is one {% if item.key == c %} (or !=; maybe an else) or one switch on a key (or
-    # two).
-    if type(node) is Switch and len(node.groups) == 1:   # (extras: in the plans its table holds)
-        read, (runs, default) = node.subject, table(node)
-    elif type(node) is If and len(node.tests) == 1 and type(node.tests[0]) is Atom and node.tests[0].kind in (EQ, NE):
-        atom, (taken, other) = node.tests[0], (node.bodies[0], node.else_)[::-1 if node.tests[0].kind == NE else 1]
-        read, runs, default = atom.read, {atom.constant: taken and taken.run}, other and other.run
-    else:
+    # (key, a second key or None, the constant's type, {constant: body run or None}, the run of any other value) of a
+    # body's first statement that is one {% if item.key == c %} (or !=; maybe an else) on a key (or two).
+    if type(node) is not If or len(node.tests) != 1 or type(node.tests[0]) is not Atom or \
+            node.tests[0].kind not in (EQ, NE):
         return None
+    atom, (taken, other) = node.tests[0], (node.bodies[0], node.else_)[::-1 if node.tests[0].kind == NE else 1]
+    read, runs, default = atom.read, {atom.constant: taken and taken.run}, other and other.run
     keys = read.keys
     if read.slot != slot or not 0 < len(keys) <= 2 or any(type(key) is not str for key in keys) or read.method:
         return None
-    return keys[0], keys[1] if len(keys) == 2 else None, type(next(iter(runs))), runs, default
+    return keys[0], keys[1] if len(keys) == 2 else None, type(atom.constant), runs, default
 
 
 def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
-    # _walk_plain for a body whose first statement is a compare or switch on a key of the item (`{% if m.role ==
-    # 'user' %}...{% elif m.role == 'assistant' %}`; key2: a key of that key's value), maybe statements b-e after it:
+    # _walk_plain for a body whose first statement is a compare on a key of the item (`{% if m.role == 'user'
+    # %}...{% else %}`; key2: a key of that key's value), maybe statements b-e after it:
     # a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
     # item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others.
     # Maybe a set before it (first: Set.in_line; rest: the set's kernel s, then a-e), of another variable to
@@ -167,7 +163,7 @@ def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
 def _walk_many(slot, starts, runs, first):
     # One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
     # done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
-    # does (lower._set_first, _walk_switch: the same without a method, for a statement list and before a switch).
+    # does (lower._set_first, _walk_switch: the same without a method, for a statement list and before a compare).
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
 

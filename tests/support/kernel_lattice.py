@@ -10,7 +10,6 @@ SandboxedEnvironment). Without Jinja2 installed, kernels and general are still c
 """
 
 import minijinja_py as mj
-from minijinja_py.compile.peephole import RULES
 from minijinja_py.kernels import select
 
 try:
@@ -23,8 +22,8 @@ except ImportError:  # the reference is optional
 
 
 def entry_names():
-    """The registry's entries and the peephole rules, by the names select.recording() reports."""
-    return sorted({entry.name for entry in select.REGISTRY.values()} | {"peephole/" + rule.__name__ for rule in RULES})
+    """The registry's entries, by the names select.recording() reports."""
+    return sorted({entry.name for entry in select.REGISTRY.values()})
 
 
 def chosen_by(source, environment=None, general=False):
