@@ -1,1 +1,1 @@
-# Analysis: facts about a template's AST (its variables and scopes, static scans) and its rewrites.
+"""Analysis: facts about a template's AST (its variables and scopes, static scans) and its rewrites."""

@@ -1,1 +1,1 @@
-# Chat: the transformers profile above the engine — inputs, model files, capabilities, schemas, batches.
+"""Chat: the transformers profile above the engine — inputs, model files, capabilities, schemas, batches."""

@@ -1,1 +1,1 @@
-# Core: the errors, the limits and render state, and the step budget. Imports nothing of the package.
+"""Core: the errors, the limits and render state, and the step budget. Imports nothing of the package."""

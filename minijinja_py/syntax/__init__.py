@@ -1,1 +1,1 @@
-# Syntax: template source → AST (lexer and LALR driver, grammar callbacks, node classes). Knows no values.
+"""Syntax: template source → AST (lexer and LALR driver, grammar callbacks, node classes). Knows no values."""
