@@ -89,10 +89,9 @@ class CompileContext:
         # the rest, each pass in the order Python compiles the generated code (the root function's, then the
         # blocks'): late_errors holds (found by the symbol table pass, error) in that order, raised by compiler.py
         self.late_errors = []
-        # set by compiler.py: compile one expression / statement node / a run of text and {{ }} statements
+        # set by compiler.py: compile one expression / statement node
         self.expr = None
         self.stmt = None
-        self.print_run = None
 
     def flags(self, **changes):
         # Set compile-time flags around a nested construct (`with c.flags(...):`). `soft` also says what frame

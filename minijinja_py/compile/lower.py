@@ -7,15 +7,14 @@ a Block."""
 # and its general closure, nothing compiled twice.
 
 from ..builtins.strings import str_method
-from ..builtins.tests import TESTS as BUILTIN_TESTS
 from .context import place
 from .loops import loop_parts
 from .output import print_run
-from .operands import DICT_NAMES, cheap_constant, constant_set, dict_key
+from .operands import DICT_NAMES, cheap_constant, dict_key
 from .operators import sum_operands
-from .statements import and_or_parts, if_parts
+from .statements import if_parts
 from ..kernels import atoms as A
-from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, Test, text_of
+from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, text_of
 from ..kernels.reads import spec
 from ..kernels.select import choose
 from ..runtime.printing import to_str
@@ -140,7 +139,7 @@ def lower(c, item):
     if type(item) is list:
         for node in item:
             node.span = place(node.span)
-        return Emit(_print_parts(item), not c.counted_by_loop, print_run(c, item)[0])   # (its sums: read by no kernel now)
+        return Emit(_print_parts(item), not c.counted_by_loop, print_run(c, item))
     if type(item) is not n.Load:   # (a load tag reads the source around its Span)
         item.span = place(item.span)
     if type(item) is n.If:
@@ -211,94 +210,24 @@ def _print_parts(nodes):
 
 
 # ------------------------------------------------------------------------------------------------------ atoms
-_TYPE_TESTS = {("defined", False): A.DEFINED, ("defined", True): A.UNDEFINED, ("undefined", False): A.UNDEFINED,
-               ("undefined", True): A.DEFINED, ("none", False): A.NONE, ("none", True): A.NOT_NONE}
-_CLASS_TESTS = {"string": str, "mapping": dict}   # `is string`, `is mapping`: the one plain type each holds for
-_ORDER_KINDS = {"<": A.LT, "<=": A.LE, ">": A.GT, ">=": A.GE}
-
-
 def atom_of(c, test):
-    # The Atom a test expression is, or None (kernels/atoms.py).
-    if type(test) is n.Or:   # `m.role == 'user' or m.role == 'system'`: `m.role in ['user', 'system']`'s truth
-        atoms = [atom_of(c, operand) for operand in and_or_parts(test)]
-        if not all(a is not None and a.kind == A.EQ and type(a.constant) is str for a in atoms) or \
-                any(a.read != atoms[0].read for a in atoms):
-            return None
-        return Atom(atoms[0].read, A.ONE_OF, (frozenset(a.constant for a in atoms), str))
+    # The Atom of `read == c` or `read != c` (under any number of `not`s), what a walk decides in line (walks.py),
+    # or None.
     if type(test) is n.Not:
-        # `not read`, and `not x is defined` (Jinja's precedence: not (x is defined)): the inner atom negated
         inner = atom_of(c, test.operand)
-        return None if inner is None else _negated(inner)
-    kind, constant = A.TRUTHY, None
-    if type(test) is n.Compare and len(test.ops) == 1:
-        kind, constant, test = _compare_atom(test)
-        if kind is None:
-            return None
-    elif type(test) is n.Test and test.args.empty and c.tests.get(test.name) is BUILTIN_TESTS.get(test.name):
-        if (test.name, test.negated) in _TYPE_TESTS:
-            kind, test = _TYPE_TESTS[(test.name, test.negated)], test.value
-        elif test.name in _CLASS_TESTS:
-            kind, constant, test = (A.TYPE_IS_NOT if test.negated else A.TYPE_IS), _CLASS_TESTS[test.name], test.value
-        else:
-            return None
-    read = read_of(c, test)
-    return None if read is None else Atom(read, kind, constant)
-
-
-def _compare_atom(test):
-    # (kind, constant, the node read) of a comparison an atom decides, or (None, None, None).
+        return None if inner is None else Atom(inner.read, A.NEGATION[inner.kind], inner.constant)
+    if type(test) is not n.Compare or len(test.ops) != 1:
+        return None
     (name, other), first = test.ops[0], test.first
-    if name in ("==", "!=") and type(other) is n.Const and type(other.value) in (str, int, bool) and \
-            cheap_constant(other.value):
-        return (A.EQ if name == "==" else A.NE), other.value, first
-    if name in ("in", "not in") and type(first) is n.Const and type(first.value) is str and \
-            cheap_constant(first.value):
-        return (A.IN if name == "in" else A.NOT_IN), first.value, other
-    if name in _ORDER_KINDS and type(other) is n.Const and type(other.value) is int and \
-            cheap_constant(other.value):
-        return _ORDER_KINDS[name], other.value, first
-    if name in ("in", "not in") and constant_set(other) is not None:
-        return (A.ONE_OF if name == "in" else A.NONE_OF), constant_set(other), first
-    return None, None, None
+    if name not in ("==", "!=") or type(other) is not n.Const or type(other.value) not in (str, int, bool) or \
+            not cheap_constant(other.value):
+        return None
+    read = read_of(c, first)
+    return None if read is None else Atom(read, A.EQ if name == "==" else A.NE, other.value)
 
 
 def _lower_if(c, node):
+    # (an and/or test is no atom: its closure decides it)
     branches, else_, general = if_parts(c, node)
-    tests, values = [], []
-    for test, ev, span, parts, _ in branches:
-        values.append((ev, span))
-        atom = atom_of(c, test) if parts is None or type(test) is n.Or else None   # (an or of one read's equalities)
-        if parts is None or atom is not None:
-            tests.append(atom or _atoms_test(c, test))
-            continue
-        operands = [atom_of(c, operand) or _atoms_test(c, operand) for operand, _, _ in parts]
-        # (atoms run nothing but reads; other operands are asked about)
-        pure = all(operands) or c.effects is not None and not c.effects.changes_data(test)
-        tests.append(Test(type(test) is n.Or, zip(operands, (part[1:] for part in parts)), pure)
-                     if any(operands) else None)
-    return If(tests, values, [branch[-1] for branch in branches], else_, general)
-
-
-def _atoms_test(c, node):
-    # A Test of an and/or made of atoms only, at any depth (`m.role == 'a' and not loop.first`), its parts without
-    # closures of their own (an atom that cannot decide hands the whole test back to its closure); else None.
-    # `not (a or b)` is `not a and not b` (De Morgan: the same reads in the same order, each outcome negated).
-    if type(node) is n.Not:
-        inner = _atoms_test(c, node.operand)
-        return None if inner is None else _negated(inner)
-    if type(node) is not n.And and type(node) is not n.Or:
-        return None
-    parts = []
-    for operand in and_or_parts(node):
-        part = atom_of(c, operand) or _atoms_test(c, operand)
-        if part is None:
-            return None
-        parts.append((part, None))
-    return Test(type(node) is n.Or, parts, True)
-
-
-def _negated(part):
-    # The Atom or Test that holds exactly where part does not (De Morgan down to the atoms).
-    if type(part) is Atom:
-        return Atom(part.read, A.NEGATION[part.kind], part.constant)
-    return Test(not part.want, ((_negated(sub), None) for sub, _ in part.parts), part.pure)
+    tests = [atom_of(c, test) if parts is None else None for test, _, _, parts, _ in branches]
+    return If(tests, [branch[-1] for branch in branches], else_, general)

@@ -14,7 +14,7 @@ from ..core.state import MISSING
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS
 from ..syntax import nodes as n
 
-__all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path", "constant_set",
+__all__ = ["DICT_NAMES", "operand", "in_line_place", "cheap_constant", "local_slot", "key_path",
            "read_path", "path_reader", "two_keys_reader", "dict_key", "constant_index", "constant_literal",
            "constant_key", "folded_by_jinja2", "type_answers"]
 
@@ -168,18 +168,6 @@ def two_keys_reader(root, first, second, fallback):
                 return obj[second]
         return fallback(f)
     return read_two_keys
-
-
-def constant_set(node):
-    # (frozenset of the constants, their type) for a list or tuple literal of cheap constants all of one type, str
-    # or int (`['tool', 'tool_results']`): `x in` it is set membership when x has that exact type; else None.
-    if not isinstance(node, (n.ListExpr, n.TupleExpr)) or not node.items or \
-            not all(isinstance(x, n.Const) and cheap_constant(x.value) for x in node.items):
-        return None
-    kinds = {type(x.value) for x in node.items}
-    if len(kinds) != 1 or not kinds <= {str, int}:
-        return None
-    return frozenset(x.value for x in node.items), kinds.pop()
 
 
 def read_path(f, slot, keys):

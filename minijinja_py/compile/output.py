@@ -58,12 +58,12 @@ def s_output(c, node):
 
 
 def print_run(c, nodes):
-    # (run(f, out), sums) for a run of text and {{ }} statements (not under autoescape): each value printed with
-    # Python's str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a
-    # loop body, by the loop: context.py); sums: what run does with a long text read in line (kernels/ir.py: Emit).
+    # run(f, out) for a run of text and {{ }} statements (not under autoescape): each value printed with Python's
+    # str() (to_str), constants printed when the template compiles, the run's output counted once (or, in a loop
+    # body, by the loop: context.py).
     printed_call = _print_call(c, nodes)
     if printed_call is not None:
-        return printed_call, None
+        return printed_call
     parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
     for node in nodes:
         text = _constant_text(node)
@@ -71,7 +71,7 @@ def print_run(c, nodes):
             general = _print_value(operand(c, node.expr), node.span, not c.counted_by_loop)
             joined = _print_joined(c, nodes, general) if node.expr.__class__ is n.BinOp and node.expr.op == "+" \
                 else None
-            return (_print_item_reads(c, nodes, general), _prints_reads(nodes)) if joined is None else joined
+            return _print_item_reads(c, nodes, general) if joined is None else joined
         if text is None:
             parts.append(operand(c, node.expr) + (node.span,))
         elif parts and type(parts[-1]) is str:
@@ -80,7 +80,7 @@ def print_run(c, nodes):
             parts.append(text)
     counted, first_span = not c.counted_by_loop, nodes[0].span
     if len(parts) == 1 and type(parts[0]) is str:
-        return _print_text(parts[0], counted, first_span), False
+        return _print_text(parts[0], counted, first_span)
     values = [part for part in parts if type(part) is not str]
     if len(values) == 1 and len(parts) <= 3:
         before = parts[0] if type(parts[0]) is str else ""
@@ -89,14 +89,7 @@ def print_run(c, nodes):
     else:
         general = _print_parts(tuple(parts), counted, first_span)
     joined = _print_joined(c, nodes, general)
-    return (_print_item_reads(c, nodes, general), _prints_reads(nodes)) if joined is None else joined
-
-
-def _prints_reads(nodes):
-    # False where every value of the run is a variable or a key of one, printed as it is (a long one charges
-    # nothing), else None (an operator or a filter may charge for it).
-    reads = (n.Const, n.Name, n.Getattr, n.Getitem)
-    return None if any(node.__class__ is n.Output and node.expr.__class__ not in reads for node in nodes) else False
+    return _print_item_reads(c, nodes, general) if joined is None else joined
 
 
 def _print_call(c, nodes):
@@ -288,7 +281,7 @@ def _print_joined(c, nodes, general):
     `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
     join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
     charges anything there), counted as the run counts it; anything else through general, which reads them again
-    (reading in line ran nothing). -> (that run, print_run's sums), or None for other runs."""
+    (reading in line ran nothing). -> that run, or None for other runs."""
     pieces, reads, span = [""], [], nodes[0].span
     for node in nodes:
         text = _constant_text(node)
@@ -309,10 +302,9 @@ def _print_joined(c, nodes, general):
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
     if any(method is not None for _, _, method in reads):
-        # (print_run's sums: None, a long text goes through general, which is not sure to print it as a sum)
-        return _print_filtered(pieces, reads, room, counted, span, general), None
+        return _print_filtered(pieces, reads, room, counted, span, general)
     if len(reads) == 1:
-        return _print_joined_one(pieces, reads[0], room, counted, span, general), True
+        return _print_joined_one(pieces, reads[0], room, counted, span, general)
     (before, between, after), ((slot, key, _), (slot2, key2, _)) = pieces, reads
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
@@ -337,7 +329,7 @@ def _print_joined(c, nodes, general):
                 _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
-    return run_sum, True
+    return run_sum
 
 
 def _print_item_reads(c, nodes, general):
@@ -479,7 +471,7 @@ def _print_long_sum(f, out, pieces, counted, span):
     # where a text kernel or run_sum leaves a long message, this is most of the render. (Appended in pieces where
     # every limit holds; else joined_text and _count_output, which fail as they should.)
     rs, size = f[0], sum(map(len, pieces))
-    if append_long(rs, out, pieces, size, True, counted):
+    if append_long(rs, out, pieces, size, counted):
         return
     try:
         text = joined_text(rs, pieces, size)

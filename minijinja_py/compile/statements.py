@@ -16,7 +16,6 @@ except ImportError:   # PyPy counts no references: the accumulation refund below
 from ..analysis.symbols import Scope, analyze, target_names
 from ..builtins.strings import str_method
 from .calls import compile_filter_step
-from .chains import and_or_parts
 from .conditionals import if_parts, if_runner, s_if
 from .operands import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
@@ -28,7 +27,7 @@ from ..syntax import nodes as n
 
 __all__ = [
     "in_scope", "scope_start", "enter_actions", "compile_body", "charging", "nothing",
-    "assigner", "if_parts", "if_runner", "and_or_parts", "s_assign", "STATEMENT_COMPILERS",
+    "assigner", "if_parts", "if_runner", "s_assign", "STATEMENT_COMPILERS",
 ]
 
 

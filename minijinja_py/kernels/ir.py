@@ -10,14 +10,11 @@ template: the nodes live while their statement list compiles."""
 # Values a kernel reads in line:
 #   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
 #                             `tool.function.name`), then maybe a str method (`|trim`: str.strip)
-#   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: TRUTHY, EQ, IN, DEFINED...)
-#   Test(want, parts)         an and (want False) or or (want True) of parts, in order: each an Atom, a Test
-#                             (of atoms only) or None, with the operand's (closure, span): its general value,
-#                             whose truth decides where the part cannot (None inside a Test of atoms only)
+#   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: EQ, NE)
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Test", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
+__all__ = ["Read", "Atom", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
 
 
 class Read:
@@ -40,15 +37,6 @@ class Atom:
         self.read, self.kind, self.constant = read, kind, constant
 
 
-class Test:
-    # parts: (Atom, Test or None, (the operand's closure, its span) or None) in Jinja2's order; pure: running the
-    # operands cannot change data (analysis/effects.py).
-    __slots__ = ("want", "parts", "pure")
-
-    def __init__(self, want, parts, pure=False):
-        self.want, self.parts, self.pure = want, tuple(parts), pure
-
-
 # ------------------------------------------------------------------------------------------------- statements
 class Emit:
     # A run of text and {{ }}: parts (the str constants it prints, in order; None when a value is not constant),
@@ -64,15 +52,13 @@ class Emit:
 
 
 class If:
-    # {% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, a Test, or None for a test that is neither),
-    # values (per branch, the test's (closure, span): its general value, whose truth decides), bodies (per branch, a
-    # Block), else_ (a Block or None).
-    __slots__ = ("tests", "values", "bodies", "else_", "general")
+    # {% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, or None for a test that is none), bodies (per
+    # branch, a Block), else_ (a Block or None).
+    __slots__ = ("tests", "bodies", "else_", "general")
     signature = None   # (no kernel of its own: what a walk reads, walks._item_table)
 
-    def __init__(self, tests, values, bodies, else_, general):
-        self.tests, self.values, self.bodies, self.else_ = tuple(tests), tuple(values), tuple(bodies), else_
-        self.general = general
+    def __init__(self, tests, bodies, else_, general):
+        self.tests, self.bodies, self.else_, self.general = tuple(tests), tuple(bodies), else_, general
 
 
 class Loop:

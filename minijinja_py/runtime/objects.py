@@ -74,13 +74,13 @@ def _pieces_size(rs, out, start):
     return sum(map(len, out[start:]))
 
 
-def append_long(rs, out, pieces, size, sums, counted=False):
-    # Append the pieces of a text of BIG_STR characters or more (size: theirs) as a run of text and {{ }} appends
-    # it (kernels/ir.py: Emit.sums; True: made as a `+` sum, charged a step per 16 characters, max_string checked;
-    # False: printed), counted against max_output (counted) or noted for the loop that counts it, where every
-    # limit holds: True; else False, nothing done (the run's general closure fails as it should).
-    limits, steps = rs.limits, size >> CHAR_SHIFT if sums else 0
-    if sums is None or steps > rs.fuel or sums and size > limits.max_string or \
+def append_long(rs, out, pieces, size, counted=False):
+    # Append the pieces of a `+` sum of BIG_STR characters or more (size: theirs) as a run of text and {{ }} appends
+    # it: charged a step per 16 characters, max_string checked, counted against max_output (counted) or noted for
+    # the loop that counts it, where every limit holds: True; else False, nothing done (the run's general closure
+    # fails as it should).
+    limits, steps = rs.limits, size >> CHAR_SHIFT
+    if steps > rs.fuel or size > limits.max_string or \
             rs.output_size + size + (0 if counted else rs.big_pending) > limits.max_output:
         return False
     rs.fuel -= steps
