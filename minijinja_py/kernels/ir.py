@@ -3,7 +3,7 @@
 template: the nodes live while their statement list compiles."""
 
 # Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
-# its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
+# its data is not plain (walks.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
 # kernel is chosen by (select.py): a name, or names from the most special to the least, the first whose kernel is
 # there and takes the node; a kernel never sees template text.
 #

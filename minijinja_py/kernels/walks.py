@@ -1,6 +1,6 @@
 """Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
-statements called from the walk — each arity form (one to five statements) written once here — and the reads a
-kernel makes in line: the one guard vocabulary of the kernels, what "plain" is."""
+statements called from the walk — each arity form (one to five statements) written once here — and what a kernel
+reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
 # A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
 # of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
@@ -8,121 +8,36 @@ kernel makes in line: the one guard vocabulary of the kernels, what "plain" is."
 # statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
 # iterate goes to the general loop (Loop.over), with the value already evaluated.
 
-from operator import itemgetter, length_hint
+from operator import length_hint
 
 from .ir import EQ, NE, Atom, If, Loop, Set, text_of
 from .select import kernel
 from ..core.errors import LimitExceeded, located
 from ..core.state import BIG_STR, MISSING, check_items, out_of_fuel
-from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, LoopContext, Namespace, count_output
-from ..runtime.sandbox import undefined_on_str
+from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 from ..runtime.undefined import PLAIN_UNDEFINED
 
-__all__ = ["walk", "spec", "ABSENT"]
+__all__ = ["walk", "spec"]
 
 
 # ------------------------------------------------------------------------------------------------------ reads
 # Plain data is what a caller's JSON is made of: exactly str, int, float, bool, None, list, tuple and dict (no
 # subclass: a subclass may define what reading, comparing or printing it does). A kernel reads a value in line only
-# from a variable's slot (a value: not MISSING), a str key of a plain dict (dict.get: one lookup), a namespace's
-# attribute or a loop field (attribute()), and decides only on plain values; where anything is not so, the reader
-# gives MISSING (or ABSENT: a plain dict or a namespace without the key, an undefined value) and the kernel runs its
-# general closure, which reads and decides everything again, as Jinja2 does.
-# That is exact because a read in line runs no code: reading it again finds the same value.
-#
-# A Read (ir.py) is taken apart as spec(read) = (slot, key, method, reader): a one-key read of a variable (`m.role`,
-# the commonest by far) is read in line — for a kernel that asks, through a str method too (`m.content|trim`) —
-# and anything else (the variable itself, a longer chain, an index) through reader(f), one call. Written out:
-#
-#     if reader is None:
-#         value = f[slot]
-#         value = value.get(key, ABSENT) if type(value) is dict else attribute(value, key)
-#         if method is not None:   (a kernel that asked for methods in line)
-#             value = method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-#     else:
-#         value = reader(f)
-
-
-class _Absent:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "ABSENT"
-
-
-ABSENT = _Absent()   # a plain dict or namespace without the key read: the read is undefined
-
-# the loop fields that are plain values of the loop context (loop.cycle and loop.changed are methods)
-_STR_NAMES = frozenset(name for name in dir(str) if not undefined_on_str(name))   # what a str has (sandbox.py)
-_LOOP_FIELDS = frozenset({"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth",
-                          "depth0", "previtem", "nextitem"})
-
-
-def attribute(obj, key):
-    # A key read of something that is not a plain dict: a namespace's attribute, a loop field (`ns.found`,
-    # `loop.first`): its value, ABSENT for a namespace without it or a plain str (`content['type']` of a message
-    # whose content is a string: a str has no such item, nor such a method); MISSING for anything else (the general
-    # read decides).
-    cls = type(obj)
-    if cls is str:
-        return ABSENT if key not in _STR_NAMES and key[:1] != "_" else MISSING
-    if cls is LoopContext:
-        if key == "first":
-            return obj.index0 == 0
-        if key == "last" and obj._items is not None and obj.index0 + 1 < len(obj._items):
-            return False   # (at the end, its property spends the walk; a lazy loop looks ahead)
-        return getattr(obj, key) if key in _LOOP_FIELDS else MISSING
-    if cls is Namespace or cls is ChatNamespace:
-        return obj._attrs.get(key, ABSENT) if key[:1] != "_" else MISSING
-    return MISSING
+# from a variable's slot (a value: not MISSING) or a str key of a plain dict (dict.get: one lookup; MISSING where
+# the key is not there, an undefined value), and decides only on plain values; where anything is not so, it runs
+# its general closure, which reads and decides everything again, as Jinja2 does. That is exact because a read in
+# line runs no code: reading it again finds the same value.
 
 
 def spec(read, methods=False, variables=False):
-    # (slot, key, method, reader) of a Read, as the module docstring reads it; methods: a one-key read through a
-    # str method is read in line too (method None otherwise); variables: so is the variable itself (key None: a
-    # kernel that asks reads `f[slot]` and no key).
+    # (slot, key, method, None) of a Read a kernel reads in line: a one-key read of a variable (`m.role`, the
+    # commonest by far); methods: through a str method too (`m.content|trim`; method None otherwise); variables:
+    # the variable itself too (key None: a kernel that asks reads `f[slot]` and no key). (None, None, None, read)
+    # of any other (a longer chain, an index), which a kernel leaves to the general closure.
     keys = read.keys
     if (len(keys) == 1 or variables and not keys) and (read.method is None or methods):
         return read.slot, keys[0] if keys else None, read.method, None
-    return None, None, None, reader(read)
-
-
-def reader(read):
-    # f → the value of a Read, or MISSING where it is not plain, ABSENT where its last key is not there (see the
-    # module docstring).
-    slot, keys, method = read.slot, read.keys, read.method
-    if not keys and method is None:
-        return itemgetter(slot)   # the variable (MISSING where it is not assigned)
-    step = attribute   # what a step that is not a plain dict's key reads
-    if 1 <= len(keys) <= 2:
-        return _steps(slot, keys[0], keys[1] if len(keys) == 2 else None, method, step)
-
-    def read_path(f, keys=keys, method=method, slot=slot, step=step):
-        value = f[slot]
-        for key in keys:   # (ABSENT or MISSING on the way: neither has keys, the read is MISSING)
-            if type(value) is dict:
-                value = value.get(key, ABSENT)
-            else:
-                value = step(value, key)
-        if method is not None:
-            return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-        return value
-    return read_path
-
-
-def _steps(slot, first, second, method, attribute):
-    # reader()'s form for one step or two (second None: one), maybe through a str method (`m['content']|trim`,
-    # `tool.function.name`): the same reads, written out (attribute: what a step that is not a plain dict's key
-    # reads; defaults: cheaper per call than free variables).
-    def read_steps(f, slot=slot, first=first, second=second, method=method, attribute=attribute):
-        value = f[slot]
-        value = value.get(first, ABSENT) if type(value) is dict else attribute(value, first)
-        if second is not None:
-            value = value.get(second, ABSENT) if type(value) is dict else attribute(value, second)
-        if method is None:
-            return value
-        return method(value) if type(value) is str and len(value) < BIG_STR else MISSING
-    return read_steps
+    return None, None, None, read
 
 
 # ------------------------------------------------------------------------------------------------------ walks
@@ -133,16 +48,16 @@ def walk(node):
     # output counted at the end; anything else through the general loop.
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
-    slot, key, _, read_path = spec(node.source, variables=True) if node.source is not None else (None,) * 4
+    slot, key, _, _ = spec(node.source, variables=True) if node.source is not None else (None,) * 4
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker, slot=slot if read_path is None else None, key=key):
+            step=step, walker=walker, slot=slot, key=key):
         # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
         # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
         items = f[slot] if slot is not None else None
         if key is not None:
-            items = items.get(key, ABSENT) if type(items) is dict else None
-            if items is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            items = items.get(key, MISSING) if type(items) is dict else None
+            if items is MISSING and f[0].undefined in PLAIN_UNDEFINED:
                 return
         if type(items) is not list:
             try:
