@@ -18,8 +18,7 @@ from ..core.errors import TemplateSyntaxError
 from .builder import (
     CONSTANT_NAMES, Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span,
 )
-from . import nodes
-from . import delimiters as syntax_options
+from . import delimiters as syntax_options, nodes
 from .lalr import Token
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 

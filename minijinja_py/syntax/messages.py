@@ -15,8 +15,7 @@ import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
 from .builder import call_refused, tag_span, token_span
-from . import nodes
-from . import lalr
+from . import lalr, nodes
 from .lalr import Token
 from .bodyerrors import (
     assignable, block_message, block_tag_end, constant_refused, equals_for_assign, last_comma, lexed_as_jinja,
