@@ -118,7 +118,7 @@ SNIPPETS = [
     "{% for m in x %}{% if 'tool_calls' in m and m['tool_calls'] %}T{% else %}F{% endif %}{% if 'content' in m and "
     "m.content %}C{% endif %}{% if 'role' in m and m['role'] %}R{% endif %}{% if 'items' in m and m.items %}I"
     "{% endif %}{% if 'a' in m and m['a'] %}A{% endif %}{% endfor %}{% if 'role' in x and x.role %}X{% endif %}",
-    # a set of another variable then a switch on a key of the item (walks._walk_switch with a set before it)
+    # a set of another variable then a compare on a key of the item (walks._walk_key_compare with a set before it)
     "{% for m in x %}{% set c = m['content'] %}{% if m['role'] == 'user' %}<{{ c }}>{% elif m['role'] == 'system' %}"
     "{{ c ~ '!' }}{% else %}[{{ c }}]{% endif %}{{ c }}{% endfor %}{{ c }}",
     "{% for m in x %}{% set c = m.content|trim %}{% if m.role == 'user' %}<{{ c }}>{% endif %}{% if loop.first %}"

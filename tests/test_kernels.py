@@ -55,18 +55,18 @@ def test_the_snippet_selects_the_entry(name):
 
 
 def test_a_set_then_a_compare_on_the_item_is_walked_in_line():
-    # walks._walk_switch with a set before the compare (`{% set c = m.content|trim %}{% if m.role == 'u' %}`): the
-    # set's Set.in_line handed over where it sets another variable; an if/elif chain (seallms-v3's `{% set content
+    # walks._walk_key_compare with a set before the compare (`{% set c = m.content|trim %}{% if m.role == 'u' %}`):
+    # the set's Set.in_line handed over where it sets another variable; an if/elif chain (seallms-v3's `{% set content
     # = m['content'] %}{% if m['role'] == 'user' %}...{% elif ... %}`) is no compare the walk decides (the peephole
     # rule switch went by issue 22's rule 5): its general closure runs per item
     from minijinja_py.kernels import walks
     calls = []
-    original = walks._walk_switch
+    original = walks._walk_key_compare
 
     def spy(*args):
         calls.append(args[6][0] is not None)
         return original(*args)
-    walks._walk_switch = spy
+    walks._walk_key_compare = spy
     try:
         for source in ("{% for m in ms %}{% set c = m['content'] %}{% if m['role'] == 'u' %}<{{ c }}>{% elif "
                        "m['role'] == 'a' %}{{ c + '!' }}{% endif %}{% endfor %}",
@@ -78,7 +78,7 @@ def test_a_set_then_a_compare_on_the_item_is_walked_in_line():
                        "{% endfor %}"):
             assert "walks/walk" in chosen_by(source)
     finally:
-        walks._walk_switch = original
+        walks._walk_key_compare = original
     assert calls == [True, False]   # (a chain, the loop variable set again, a set then a print: not)
 
 

@@ -166,7 +166,7 @@ GENERATION_SPANS = [
 ]
 GENERATION_SPANS_IN_BUFFERS = [
     # in a buffer (a macro, a call, set or filter block, a recursive loop), a span starts at the length of the
-    # output yielded before the buffer's (transformers counts what the render has yielded; compile/functions.py
+    # output yielded before the buffer's (transformers counts what the render has yielded; compile/composition.py
     # s_generation reads the render's own output)
     "abc{% filter upper %}d{% generation %}x{% endgeneration %}{% endfilter %}",
     "abc{% set v %}d{% generation %}x{% endgeneration %}{% endset %}{{ v }}",

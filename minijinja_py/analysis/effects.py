@@ -29,9 +29,9 @@ __all__ = ["Effects", "PURE_METHODS"]
 
 # methods of plain data that change nothing: str's, and the reading ones of dicts, lists, tuples and sets (none
 # of the mutators the sandbox guards), and the loop's own (`loop.cycle`, `loop.changed`)
-PURE_METHODS = frozenset(name for name in dir(str) if not name.startswith("_")) | frozenset({
+PURE_METHODS = frozenset([name for name in vars(str) if name[0] != "_"] + [
     "get", "items", "keys", "values", "copy", "fromkeys", "index", "count", "difference", "intersection",
-    "isdisjoint", "issubset", "issuperset", "symmetric_difference", "union", "cycle", "changed"})
+    "isdisjoint", "issubset", "issuperset", "symmetric_difference", "union", "cycle", "changed"])
 # filters that call the filter or test a string argument names: (the positions of a name in their arguments)
 _NAMING_FILTERS = {"map": (0,), "select": (0,), "reject": (0,), "selectattr": (1,), "rejectattr": (1,)}
 _OPAQUE = frozenset({n.Load, n.Block, n.CallBlock})   # statements that run code this template does not show

@@ -9,12 +9,11 @@
 # at that same price.
 
 from ..core.budget import charge_item, charged_forms, charges_own_items, guard, shallow_steps
-from ..core.errors import TemplateRuntimeError
+from ..core.errors import FilterArgumentError, TemplateRuntimeError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, out_of_fuel, pass_state
 from ..runtime.printing import safe_repr
 from ..runtime.sandbox import DICT_ATTRS, DICT_MUTATORS, getitem_, undefined_on_str
 from ..runtime.undefined import PLAIN_UNDEFINED, Undefined
-from ..core.errors import FilterArgumentError
 from .tests import TESTS
 
 __all__ = ["make_attrgetter", "make_multi_attrgetter", "ignore_case", "named_caller", "do_map", "do_select",

@@ -25,8 +25,9 @@ from ..analysis.transforms import (
 )
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
-from .functions import compile_blocks, function_layout, s_block, s_call_block, s_generation, s_macro, template_blocks
-from .inclusion import s_load
+from .composition import (
+    compile_blocks, function_layout, s_block, s_call_block, s_generation, s_load, s_macro, template_blocks,
+)
 from .loops import compile_for
 from .lower import block
 from .statements import STATEMENT_COMPILERS, charging, compile_body, in_scope, nothing

@@ -1,15 +1,15 @@
 """The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
-line (in an and/or chain too: chains.py); an equality with a short constant (`m.role == 'user'`) compared in line,
+line (in an and/or chain too: comparisons.py); an equality with a short constant (`m.role == 'user'`) compared in line,
 alone, in an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too)
 picking its branch by the subject's value; a type test, a string constant's `in` or a loop context's first or last
 (`not loop.last`, `loop.index0 == 0`) decided in the if.
 """
 
-from .chains import (
-    and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, is_chain, operand_condition,
+from .comparisons import (
+    and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, if_contains, is_chain,
+    operand_condition,
 )
-from .comparisons import if_contains
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS

@@ -74,7 +74,7 @@ class CompileContext:
         self.functions = []          # the symbols.Function of the template and of its blocks, and theirs
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
         self.shared = {}             # closures that depend on their key only (a constant's, a variable read's)
-        self.load_modifiers = {}     # id of a load tag's node → its modifiers as written (inclusion.tag_modifiers)
+        self.load_modifiers = {}     # id of a load tag's node → its modifiers as written (composition.tag_modifiers)
         self.effects = None          # analysis.effects.Effects of the template: what running a part may change
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no

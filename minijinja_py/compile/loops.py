@@ -12,7 +12,7 @@ from operator import length_hint
 from types import GeneratorType
 
 from ..analysis.symbols import Function, node_count, target_names
-from .chains import condition
+from .comparisons import condition
 from .statements import (
     analyze_expression_loads, assigner, charging, compile_body, enter_actions, in_scope, scope_start,
 )

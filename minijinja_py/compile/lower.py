@@ -13,9 +13,9 @@ from .output import print_run
 from .operands import DICT_NAMES, cheap_constant, dict_key
 from .operators import sum_operands
 from .statements import if_parts
-from ..kernels import atoms as A
+from ..kernels import ir as A
 from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, text_of
-from ..kernels.reads import spec
+from ..kernels.walks import spec
 from ..kernels.select import choose
 from ..runtime.printing import to_str
 from ..syntax import nodes as n

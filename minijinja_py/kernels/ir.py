@@ -3,18 +3,18 @@
 template: the nodes live while their statement list compiles."""
 
 # Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
-# its data is not plain (reads.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
+# its data is not plain (walks.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
 # kernel is chosen by (select.py): a name, or names from the most special to the least, the first whose kernel is
 # there and takes the node; a kernel never sees template text.
 #
 # Values a kernel reads in line:
 #   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
 #                             `tool.function.name`), then maybe a str method (`|trim`: str.strip)
-#   Atom(read, kind, constant)  a test on one read decided in line (atoms.py: EQ, NE)
+#   Atom(read, kind, constant)  a test on one read decided in line (kind: EQ or NE below)
 
 from ..core.state import BIG_STR
 
-__all__ = ["Read", "Atom", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
+__all__ = ["Read", "Atom", "EQ", "NE", "NEGATION", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
 
 
 class Read:
@@ -28,6 +28,14 @@ class Read:
 
     def __hash__(self):
         return hash((self.slot, self.keys))
+
+
+# The kinds of test on one read lowering describes (compile/lower.py) — `== c` and `!= c`, what a walk decides in
+# line. Only a walk over items reads them (walks.py: one `{% if item.key == c %}` first in its body); the other kinds
+# and the deciders that ran them in line went with the switch rule and the if kernels (issue 22's rule 5: the
+# general closures of conditionals.py cost no more).
+EQ, NE = range(2)
+NEGATION = {EQ: NE, NE: EQ}   # (`not x == c` is `x != c`)
 
 
 class Atom:

@@ -1,5 +1,6 @@
 """Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
-statements called from the walk — each arity form (one to five statements) written once here."""
+statements called from the walk — each arity form (one to five statements) written once here — and what a kernel
+reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
 # A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
 # of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
@@ -9,17 +10,37 @@ statements called from the walk — each arity form (one to five statements) wri
 
 from operator import length_hint
 
-from .atoms import EQ, NE
-from .ir import Atom, If, Loop, Set, text_of
-from .reads import ABSENT, BIG_STR, spec
+from .ir import EQ, NE, Atom, If, Loop, Set, text_of
 from .select import kernel
 from ..core.errors import LimitExceeded, located
-from ..core.state import MISSING, check_items, out_of_fuel
+from ..core.state import BIG_STR, MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
 from ..runtime.undefined import PLAIN_UNDEFINED
 
-__all__ = ["walk"]
+__all__ = ["walk", "spec"]
 
+
+# ------------------------------------------------------------------------------------------------------ reads
+# Plain data is what a caller's JSON is made of: exactly str, int, float, bool, None, list, tuple and dict (no
+# subclass: a subclass may define what reading, comparing or printing it does). A kernel reads a value in line only
+# from a variable's slot (a value: not MISSING) or a str key of a plain dict (dict.get: one lookup; MISSING where
+# the key is not there, an undefined value), and decides only on plain values; where anything is not so, it runs
+# its general closure, which reads and decides everything again, as Jinja2 does. That is exact because a read in
+# line runs no code: reading it again finds the same value.
+
+
+def spec(read, methods=False, variables=False):
+    # (slot, key, method, None) of a Read a kernel reads in line: a one-key read of a variable (`m.role`, the
+    # commonest by far); methods: through a str method too (`m.content|trim`; method None otherwise); variables:
+    # the variable itself too (key None: a kernel that asks reads `f[slot]` and no key). (None, None, None, read)
+    # of any other (a longer chain, an index), which a kernel leaves to the general closure.
+    keys = read.keys
+    if (len(keys) == 1 or variables and not keys) and (read.method is None or methods):
+        return read.slot, keys[0] if keys else None, read.method, None
+    return None, None, None, read
+
+
+# ------------------------------------------------------------------------------------------------------ walks
 
 @kernel(Loop, "walk")
 def walk(node):
@@ -27,16 +48,16 @@ def walk(node):
     # output counted at the end; anything else through the general loop.
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
-    slot, key, _, read_path = spec(node.source, variables=True) if node.source is not None else (None,) * 4
+    slot, key, _, _ = spec(node.source, variables=True) if node.source is not None else (None,) * 4
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker, slot=slot if read_path is None else None, key=key):
+            step=step, walker=walker, slot=slot, key=key):
         # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
         # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
         items = f[slot] if slot is not None else None
         if key is not None:
-            items = items.get(key, ABSENT) if type(items) is dict else None
-            if items is ABSENT and f[0].undefined in PLAIN_UNDEFINED:
+            items = items.get(key, MISSING) if type(items) is dict else None
+            if items is MISSING and f[0].undefined in PLAIN_UNDEFINED:
                 return
         if type(items) is not list:
             try:
@@ -80,7 +101,7 @@ def _walker(plan, body):
     at = 1 if first[0] is not None and first[0] != slot else 0   # (a compare after a set of another variable)
     found = _item_table(slot, body.nodes[at]) if starts is None and runs is body.runs and at < len(runs) else None
     if found is not None:
-        return _walk_switch(slot, *found, first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
+        return _walk_key_compare(slot, *found, first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
     if len(runs) == 1 and starts is None:
         return _walk_plain(slot, runs[0])
     return _walk_many(slot, starts, runs, first)
@@ -116,7 +137,7 @@ def _item_table(slot, node):
     return keys[0], keys[1] if len(keys) == 2 else None, type(atom.constant), runs, default
 
 
-def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
+def _walk_key_compare(slot, key, key2, kind, runs, default, first, *rest):
     # _walk_plain for a body whose first statement is a compare on a key of the item (`{% if m.role == 'user'
     # %}...{% else %}`; key2: a key of that key's value), maybe statements b-e after it:
     # a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
@@ -125,8 +146,8 @@ def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
     # a plain dict's key, done in line (the item read after it, as Jinja2 reads it); any other through s.
     (target, source, set_key, method), (s, a, b, c, d, e) = first, (None, *rest) if first[0] is None else rest
 
-    def walk_switch(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default, a=a,
-                    b=b, c=c, d=d, e=e, s=s, target=target, source=source, set_key=set_key, method=method):
+    def walk_key_compare(f, out, items, step, slot=slot, key=key, key2=key2, kind=kind, runs=runs, default=default,
+                         a=a, b=b, c=c, d=d, e=e, s=s, target=target, source=source, set_key=set_key, method=method):
         remaining = iter(items)
         try:
             for item in remaining:
@@ -157,13 +178,14 @@ def _walk_switch(slot, key, key2, kind, runs, default, first, *rest):
                     continue
         except BreakLoop:
             f[0].fuel += length_hint(remaining) * step
-    return walk_switch
+    return walk_key_compare
 
 
 def _walk_many(slot, starts, runs, first):
     # One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
     # done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
-    # does (lower._set_first, _walk_switch: the same without a method, for a statement list and before a compare).
+    # does (lower._set_first, _walk_key_compare: the same without a method, for a statement list and before a
+    # compare).
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
 

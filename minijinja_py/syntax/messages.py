@@ -2,7 +2,7 @@
 
 # What the parser leaves when it stops (the terminals its state expects, its value stack of tokens and values still
 # open) says where Jinja2's recursive-descent parser would be; the tag is re-read as Jinja2's expression lexer reads
-# it (jinjalex.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
+# it (bodyerrors.py: brackets kept balanced, a tag's opener read as `{`, characters it refuses), since its lexer's
 # errors come before its parser's. Where Jinja2's parser reads more than ours before it fails (a list or dict literal
 # where a target may stand, any expression as a call block's), that part of the template is parsed again as a
 # {{ }}'s expression (parse.py hands describe a function for it). Jinja2's wording: "Expected an expression, got X",
@@ -15,14 +15,12 @@ import re
 
 from ..core.errors import TemplateError, TemplateSyntaxError
 from .builder import call_refused, tag_span, token_span
-from . import nodes
-from . import lalr
+from . import lalr, nodes
 from .lalr import Token
 from .bodyerrors import (
-    assignable, block_message, constant_refused, node_kind, open_blocks, refused_before, target_first, target_start,
-    unreadable,
+    assignable, block_message, block_tag_end, constant_refused, equals_for_assign, last_comma, lexed_as_jinja,
+    node_kind, open_blocks, refused_argument, refused_before, target_first, target_start, unreadable,
 )
-from .jinjalex import block_tag_end, equals_for_assign, last_comma, lexed_as_jinja, refused_argument
 from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]

@@ -32,7 +32,7 @@ import minijinja_py as mj
 from differential_edges import copy_edge_value
 from differential_gen import Obj, Point, User
 from minijinja_py.syntax import nodes as mj_nodes
-from minijinja_py.compile.inclusion import tag_modifiers
+from minijinja_py.compile.composition import tag_modifiers
 from minijinja_py.syntax.parse import normalize_newlines
 
 FIXED_NOW = datetime.datetime(2026, 1, 15, 9, 5, 3)
