@@ -19,6 +19,7 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 # True` by its repr, on one line (pprint does not know its class: groupby's groups).
 
 import types
+from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
 from functools import partial
 
 from ..core.errors import LimitExceeded
@@ -210,6 +211,14 @@ class _Printer:
             self.emit("" if for_str else ")")
         elif isinstance(value, OPAQUE_TYPES):
             self.emit(opaque_repr(value))
+        elif isinstance(value, defaultdict) and cls.__repr__ is defaultdict.__repr__:
+            # Python's defaultdict(<factory>, {...}) with its factory and items printed here: a lambda factory
+            # (an autovivifying tree) would show its address, and the items are bounded as any dict's
+            self.emit(f"{cls.__name__}(")
+            self.visit(value.default_factory, depth + 1, False)
+            self.emit(", ")
+            self.container(value, dict, depth)
+            self.emit(")")
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
