@@ -424,7 +424,7 @@ def do_slice(rs, value, slices, fill_with=None):
     """Split into `slices` columns."""
     if isinstance(slices, int) and slices > rs.limits.max_items:
         raise limit_exceeded(rs.limits, "max_items", f"{slices} slices")
-    seq = list(value)
+    seq = list(listed(rs, value, "a slice"))   # (a caller's endless iterator stops at max_items)
     length = len(seq)
     per_slice = length // slices  # not divmod(): an undefined `slices` must fail as an undefined
     with_extra = length % slices

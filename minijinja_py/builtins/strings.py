@@ -332,7 +332,7 @@ def do_urlencode(rs, value):
     """URL-encode a string, or a dict / list of pairs as a query string."""
     if isinstance(value, str) or not isinstance(value, abc.Iterable):
         return _url_quote(rs, value)
-    items = list(value.items()) if isinstance(value, dict) else take(rs, value, "a query string")
+    items = take(rs, value.items() if isinstance(value, dict) else value, "a query string")
     rs.burn(32 * len(items))   # a pair quoted (two calls of _url_quote) and joined, in Python: ~4 µs
     parts = [f"{_url_quote(rs, k, for_qs=True)}={_url_quote(rs, v, for_qs=True)}" for k, v in items]
     check_str_size(rs.limits, sum(map(len, parts)) + len(parts), "a query string")

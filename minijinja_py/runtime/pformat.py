@@ -87,15 +87,17 @@ def _plain_copy(value, rs, limits):
                 return _Shown(f"<Recursion on {kind}>")
             on_path.add(key)
             try:
+                # a subclass's items read as its one-line text (printing.py) read them: not through its own
+                # items() or __iter__, which may never end
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in v.items()]
+                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in dict.items(v)]
                     result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
-                    result = [copy(x, depth + 1) for x in v]
+                    result = [copy(x, depth + 1) for x in list.__iter__(v)]
                 elif isinstance(v, tuple):
-                    result = tuple(copy(x, depth + 1, hashed) for x in v)
+                    result = tuple(copy(x, depth + 1, hashed) for x in tuple.__iter__(v))
                 else:
                     kind = set if isinstance(v, set) else frozenset
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does

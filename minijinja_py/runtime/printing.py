@@ -263,7 +263,7 @@ class _Printer:
                 seen[2] = "".join(self.parts[seen[0]:seen[1]])
             self.emit(seen[2])
             return
-        if (cls is list or cls is tuple) and len(value) > 16 and self._flat(value):
+        if (cls is list or cls is tuple) and type(value) is cls and len(value) > 16 and self._flat(value):
             self.reuse[key] = [len(self.parts) - 1, len(self.parts), None]
             return
         self.on_path.add(key)
@@ -299,11 +299,13 @@ class _Printer:
         return True
 
     def _items(self, value, cls, depth):
+        # the items as the built-in's repr reads them: a subclass's own __len__, __iter__ or items() (which may
+        # fail or lie) are not called, but for a set's (Python's set repr iterates it)
         emit, visit = self.emit, self.visit
         if cls is dict:
             emit("{")
             first = True
-            for k, v in value.items():
+            for k, v in dict.items(value):
                 if not first:
                     emit(", ")
                 first = False
@@ -320,7 +322,7 @@ class _Printer:
         else:
             emit("[" if cls is list else "(")
         first = True
-        for item in value:
+        for item in value if type(value) is cls or (cls is not list and cls is not tuple) else cls.__iter__(value):
             if not first:
                 emit(", ")
             first = False
@@ -328,7 +330,7 @@ class _Printer:
         if cls is list:
             emit("]")
         elif cls is tuple:
-            emit(",)" if len(value) == 1 else ")")
+            emit(",)" if tuple.__len__(value) == 1 else ")")
         else:
             emit("}" if cls is set else "})")
 
