@@ -120,6 +120,8 @@ class Fallback(dict):
     def __missing__(self, key):
         if key == "refused":
             raise KeyError(key)
+        if key == "broken":
+            raise ValueError("broken key")
         return f"<{key}>"
 
 
@@ -162,6 +164,16 @@ def test_an_autovivifying_tree_reads_and_prints_without_addresses():
     assert out == "defaultdict(<function <lambda>>, {})|" \
                   "defaultdict(<function <lambda>>, {'a': defaultdict(<function <lambda>>, {'b': 1})})|True"
     assert dict(d) == {"a": {"b": 1}}
+
+
+@pytest.mark.parametrize("source", ["{{ fb.broken }}", "{{ fb['broken'] }}", "{{ [fb]|map(attribute='broken')|list }}"])
+def test_what_a_missing_raises_goes_through_as_in_jinja2(source):
+    # not a lookup error: Jinja2 lets it out of `.name` as out of `[key]`
+    with pytest.raises(ValueError, match="broken key"):
+        reference_env().from_string(source).render(missing_context())
+    with pytest.raises(mj.TemplateError) as info:
+        mj.chat_environment().from_string(source).render(missing_context())
+    assert isinstance(info.value, ValueError) and info.value.lineno == 1
 
 
 def test_a_missing_key_changes_none_of_the_callers_mappings():

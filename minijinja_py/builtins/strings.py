@@ -293,6 +293,8 @@ def do_safe(value):
     """Mark the value safe: autoescape leaves it alone."""
     if type(value) is str:
         return new_markup(Markup, value)
+    if hasattr(value, "__html__"):
+        return Markup(value)   # its __html__() text, as markupsafe's Markup(value) reads it (not its str())
     return Markup(soft_str(value))
 
 

@@ -255,10 +255,7 @@ def _attribute(obj, name, rs, item_fallback):
         if value is not MISSING:
             return value
     if item_fallback:
-        try:
-            found = mapping_item(obj, name)
-        except Exception:
-            found = MISSING
+        found = mapping_item(obj, name)   # (what the caller's __getitem__ raises, but a lookup error, goes through)
         if found is not MISSING:
             return found
     return rs.undefined(obj=obj, name=name)

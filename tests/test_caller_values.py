@@ -1,0 +1,33 @@
+"""Values of the caller's own classes that the case files cannot spell, read as Jinja2 reads them: an object with
+__html__ marked safe is its __html__() text (markupsafe's Markup(value)), not its str(). Compared with Jinja2's
+sandbox as transformers configures it."""
+
+import pytest
+
+import minijinja_py as mj
+
+jinja2 = pytest.importorskip("jinja2")
+from differential_ref import reference_env  # noqa: E402  (Jinja2 as transformers configures it)
+
+
+class Html:
+    def __html__(self):
+        return "<b>html</b>"
+
+    def __str__(self):
+        return "<i>str</i>"
+
+
+@pytest.mark.parametrize("source", [
+    "{{ h|safe }} {{ h|e }} {{ h }} {{ h|string }}",
+    "{{ (h|safe) ~ '<' }} {{ [h|safe]|join }} {{ h|safe|length }} {{ (h|safe).striptags() }}",
+])
+def test_an_object_with_html_marked_safe(source):
+    ours = mj.chat_environment().from_string(source).render(h=Html())
+    assert ours == reference_env().from_string(source).render(h=Html())
+
+
+def test_an_object_with_html_marked_safe_under_autoescape():
+    source = "{{ h|safe }}|{{ h }}|{{ '<' ~ (h|safe) }}"
+    ours = mj.Environment(autoescape=True).from_string(source).render(h=Html())
+    assert ours == jinja2.Environment(autoescape=True).from_string(source).render(h=Html())
