@@ -325,7 +325,10 @@ def do_random(rs, seq):
         rs.random = random if seed is None else random.Random(seed)
     if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
-    return rs.random.choice(seq)
+    try:
+        return rs.random.choice(seq)
+    except IndexError:   # a caller's sequence whose __len__ says more than it has, as Jinja2 takes it
+        return rs.undefined("No random item, sequence was empty.")
 
 
 @costs(ITERATES)

@@ -87,17 +87,15 @@ def _plain_copy(value, rs, limits):
                 return _Shown(f"<Recursion on {kind}>")
             on_path.add(key)
             try:
-                # a subclass's items read as its one-line text (printing.py) read them: not through its own
-                # items() or __iter__, which may never end
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in dict.items(v)]
+                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in _own_items(v, limits)]
                     result = dict(sorted(pairs, key=_pprint_order))
                 elif isinstance(v, list):
-                    result = [copy(x, depth + 1) for x in list.__iter__(v)]
+                    result = [copy(x, depth + 1) for x in _own_items(v, limits)]
                 elif isinstance(v, tuple):
-                    result = tuple(copy(x, depth + 1, hashed) for x in tuple.__iter__(v))
+                    result = tuple(copy(x, depth + 1, hashed) for x in _own_items(v, limits))
                 else:
                     kind = set if isinstance(v, set) else frozenset
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
@@ -131,6 +129,22 @@ def _plain_copy(value, rs, limits):
         return result
 
     return copy(value, 0), deepest, one_line, hidden
+
+
+def _own_items(container, limits):
+    # The items of a list, tuple or dict as pprint reads them: a caller's subclass through its own __iter__ or
+    # items() (which may never end: stopped at max_items).
+    items = container.items() if isinstance(container, dict) else container
+    if type(container) in (list, tuple, dict):
+        return items
+    return _bounded(items, limits)
+
+
+def _bounded(items, limits):
+    for count, item in enumerate(items, 1):
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "pretty-printed data")
+        yield item
 
 
 def _std_copy(value, cls, copy_item, hashable=False):
