@@ -53,21 +53,34 @@ def opaque_repr(value):
     name = getattr(value, "__name__", None)
     if not isinstance(name, str):
         name = "?"
-    if isinstance(value, (types.BuiltinMethodType, types.MethodType)):
+    if isinstance(value, types.BuiltinMethodType):
         owner = getattr(value, "__self__", None)
         if owner is not None and not isinstance(owner, types.ModuleType):
             return f"<built-in method {name} of {type(owner).__name__} object>"
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, partial)):
+        return f"<built-in function {name}>"   # len, math.floor: Python's repr shows no address
+    if isinstance(value, (types.FunctionType, partial)):
         return f"<function {name}>"
     if isinstance(value, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
         kind = {types.GeneratorType: "generator", types.CoroutineType: "coroutine"}.get(type(value),
                                                                                            "async_generator")
         return f"<{kind} object {name}>"
     if isinstance(value, type):
-        return f"<class '{name}'>"
+        return _class_repr(value, name)
     if isinstance(value, types.ModuleType):
         return f"<module '{name}'>"
     return f"<{type(value).__name__} object>"
+
+
+def _class_repr(cls, name):
+    # Python's repr of a class (no address in it): <class 'module.Qualified'>, an enum's <enum 'Name'>; the
+    # engine's own classes by their name alone (Jinja2's are other modules' classes)
+    module = cls.__module__
+    if type(type(cls).__repr__) is types.FunctionType:   # a metaclass's own repr: Enum's (or the caller's)
+        return repr(cls)
+    if not isinstance(module, str) or module == "minijinja_py" or module.startswith("minijinja_py."):
+        return f"<class '{name}'>"
+    qualname = cls.__qualname__
+    return f"<class '{qualname}'>" if module == "builtins" else f"<class '{module}.{qualname}'>"
 
 
 def _default_object_repr(value):
@@ -209,6 +222,11 @@ class _Printer:
             self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
             self.container(dict(value), dict, depth)
             self.emit("" if for_str else ")")
+        elif cls is types.MethodType:
+            # a caller's object's method: Python's <bound method Class.name of ...>, the object printed here
+            self.emit(f"<bound method {getattr(value.__func__, '__qualname__', '?')} of ")
+            self.visit(value.__self__, depth + 1, False)
+            self.emit(">")
         elif isinstance(value, OPAQUE_TYPES):
             self.emit(opaque_repr(value))
         elif isinstance(value, defaultdict) and cls.__repr__ is defaultdict.__repr__:

@@ -395,6 +395,8 @@ class _CheckedMethod:
         return charge_result(rs, result)
 
     def __repr__(self):
+        if type(self.method) is types.MethodType:   # a method written in Python (loop.cycle): Python's repr
+            return f"<bound method {type(self.obj).__name__}.{self.name} of {safe_repr(self.obj, self.rs)}>"
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
 
 
