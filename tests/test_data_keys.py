@@ -176,17 +176,10 @@ def test_what_a_missing_raises_goes_through_as_in_jinja2(source):
     assert isinstance(info.value, ValueError) and info.value.lineno == 1
 
 
-def test_a_missing_key_changes_none_of_the_callers_mappings():
-    ctx = missing_context()
+@pytest.mark.parametrize("make_context, sources", [(context, SAME_AS_JINJA2), (missing_context, MISSING_KEYS)])
+def test_the_caller_data_is_unchanged(make_context, sources):
+    ctx = make_context()
     before = repr(ctx)
-    for source in MISSING_KEYS:
-        _ours(source, ctx)
-    assert repr(ctx) == before
-
-
-def test_the_caller_data_is_unchanged():
-    ctx = context()
-    before = repr(ctx)
-    for source in SAME_AS_JINJA2:
+    for source in sources:
         _ours(source, ctx)
     assert repr(ctx) == before
