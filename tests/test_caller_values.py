@@ -65,3 +65,25 @@ def test_printed_without_an_address_as_python_prints_them(source):
     # so the same text as Jinja2's
     ours = mj.chat_environment().from_string(source).render(_printables())
     assert ours == reference_env().from_string(source).render(_printables())
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+
+
+class Shade(float, enum.Enum):
+    HALF = 0.5
+
+
+class Tagged(int):
+    def __repr__(self):
+        return "Tagged()"
+
+
+def test_pprint_orders_keys_as_pprint_compares_them():
+    # keys of mixed kinds: pprint sorts by the keys themselves (an IntEnum compares with a float), not by the
+    # text they print as
+    source = "{{ d|pprint }}"
+    data = lambda: {"d": {Level.LOW: Shade.HALF, 2.5: "f", Tagged(4): "t", "s": 1, "a": Level.LOW}}  # noqa: E731
+    assert mj.chat_environment().from_string(source).render(data()) == \
+        reference_env().from_string(source).render(data())

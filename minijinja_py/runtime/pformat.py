@@ -90,8 +90,10 @@ def _plain_copy(value, rs, limits):
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in _own_items(v, limits)]
-                    result = dict(sorted(pairs, key=_pprint_order))
+                    # (sorted by the originals, which compare as pprint compares them: a copy shown by its text
+                    # would not, an IntEnum key with a float one)
+                    pairs = sorted(_own_items(v, limits), key=_pprint_order)
+                    result = {copy(k, depth + 1, "key"): copy(x, depth + 1) for k, x in pairs}
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in _own_items(v, limits)]
                 elif isinstance(v, tuple):
