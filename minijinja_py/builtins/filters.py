@@ -325,7 +325,10 @@ def do_random(rs, seq):
         rs.random = random if seed is None else random.Random(seed)
     if not len(seq):   # (before choice(): Python 3.9's indexes an empty sequence, an undefined too)
         return rs.undefined("No random item, sequence was empty.")
-    return rs.random.choice(seq)
+    try:
+        return rs.random.choice(seq)
+    except IndexError:   # a caller's sequence whose __len__ says more than it has, as Jinja2 takes it
+        return rs.undefined("No random item, sequence was empty.")
 
 
 @costs(ITERATES)
@@ -424,7 +427,7 @@ def do_slice(rs, value, slices, fill_with=None):
     """Split into `slices` columns."""
     if isinstance(slices, int) and slices > rs.limits.max_items:
         raise limit_exceeded(rs.limits, "max_items", f"{slices} slices")
-    seq = list(value)
+    seq = list(listed(rs, value, "a slice"))   # (a caller's endless iterator stops at max_items)
     length = len(seq)
     per_slice = length // slices  # not divmod(): an undefined `slices` must fail as an undefined
     with_extra = length % slices

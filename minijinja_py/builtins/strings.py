@@ -293,6 +293,8 @@ def do_safe(value):
     """Mark the value safe: autoescape leaves it alone."""
     if type(value) is str:
         return new_markup(Markup, value)
+    if hasattr(value, "__html__"):
+        return Markup(value)   # its __html__() text, as markupsafe's Markup(value) reads it (not its str())
     return Markup(soft_str(value))
 
 
@@ -332,7 +334,7 @@ def do_urlencode(rs, value):
     """URL-encode a string, or a dict / list of pairs as a query string."""
     if isinstance(value, str) or not isinstance(value, abc.Iterable):
         return _url_quote(rs, value)
-    items = list(value.items()) if isinstance(value, dict) else take(rs, value, "a query string")
+    items = take(rs, value.items() if isinstance(value, dict) else value, "a query string")
     rs.burn(32 * len(items))   # a pair quoted (two calls of _url_quote) and joined, in Python: ~4 µs
     parts = [f"{_url_quote(rs, k, for_qs=True)}={_url_quote(rs, v, for_qs=True)}" for k, v in items]
     check_str_size(rs.limits, sum(map(len, parts)) + len(parts), "a query string")

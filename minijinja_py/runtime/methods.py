@@ -24,13 +24,14 @@ from operator import index, indexOf
 
 from ..core.budget import take
 from ..core.errors import SecurityError, jinja2_named
-from ..core.state import CHAR_SHIFT, check_items, check_str_size, current_state, limit_exceeded
+from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, current_state, limit_exceeded
 from .markup import Markup
 from .printing import safe_repr, to_str
 from .undefined import Undefined
 
 __all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index", "check_keywords", "percent_format",
-           "spec_numbers", "field_least_size", "literal_size", "escaped_size"]
+           "spec_numbers", "field_least_size", "literal_size", "escaped_size", "mapping_item",
+           "named_field"]
 
 
 def _check_width(limits, s, width=0, *args, **kwargs):
@@ -277,7 +278,7 @@ def percent_format(limits, fmt, args):
             return fmt % args
     if isinstance(args, tuple):
         args = tuple(_plain_or_safe(a, rs) for a in args)
-    elif isinstance(args, dict):
+    elif type(args) is dict:
         args = {k: _plain_or_safe(v, rs) for k, v in args.items()}
     elif not isinstance(args, (str, Undefined)) and _subscriptable(type(args)):
         # Python takes any non-tuple with __getitem__ as the mapping of %(key)s fields (so 'x' % [] is 'x'): its
@@ -445,7 +446,8 @@ class _MappingFields:
 
     def lookup(self, key):
         if key not in self.found:
-            self.found[key] = _plain_or_safe(self.mapping[key], self.rs)
+            value = named_field(self.mapping, key)
+            self.found[key] = _plain_or_safe(value, self.rs)
         return self.found[key]
 
     __getitem__ = lookup
@@ -455,6 +457,41 @@ class _MappingFields:
 
     def __repr__(self):
         return safe_repr(self.mapping, self.rs)
+
+
+def mapping_item(mapping, key):
+    # mapping[key] as Python reads it, or MISSING (where Python raises KeyError, IndexError or TypeError), but that
+    # a caller's dict is never changed by the read: a defaultdict's __missing__ inserts the key it makes up, so its
+    # default_factory() is called for the value and the dict is left as it was (Jinja2 inserts it: a later
+    # `|length` or loop there sees the key, here it does not). A Counter's 0 and a caller's own __missing__ are
+    # what they answer. A dict subclass without a __getitem__ of its own is read from its own items, not through
+    # a __contains__ that may say it has a key it has not.
+    if isinstance(mapping, dict) and type(mapping).__getitem__ is dict.__getitem__:
+        try:
+            value = dict.get(mapping, key, MISSING)
+            if value is not MISSING or not hasattr(type(mapping), "__missing__"):
+                return value
+            if type(mapping).__missing__ is collections.defaultdict.__missing__:
+                factory = mapping.default_factory
+                return MISSING if factory is None else factory()
+            return type(mapping).__missing__(mapping, key)
+        except (TypeError, LookupError):   # an unhashable key; a __missing__ that refuses the key
+            return MISSING
+    try:
+        return mapping[key]
+    except (TypeError, LookupError):
+        return MISSING
+
+
+def named_field(mapping, key):
+    # mapping[key] for a `%(key)s` or format_map field: as Python reads it, but that a dict is read by
+    # mapping_item (KeyError for a key it lacks), so that a caller's dict is never changed by the read
+    if not isinstance(mapping, dict):
+        return mapping[key]
+    value = mapping_item(mapping, key)
+    if value is MISSING:
+        raise KeyError(key)
+    return value
 
 
 def _plain_or_safe(value, rs):

@@ -90,12 +90,14 @@ def _plain_copy(value, rs, limits):
                 if isinstance(v, dict):
                     # in pprint's order already (see _PprintKey), so that it need not sort: its fallback for keys
                     # that do not compare orders them by id(), which differs from run to run
-                    pairs = [(copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in v.items()]
-                    result = dict(sorted(pairs, key=_pprint_order))
+                    # (sorted by the originals, which compare as pprint compares them: a copy shown by its text
+                    # would not, an IntEnum key with a float one)
+                    pairs = sorted(_own_items(v, limits), key=_pprint_order)
+                    result = {copy(k, depth + 1, "key"): copy(x, depth + 1) for k, x in pairs}
                 elif isinstance(v, list):
-                    result = [copy(x, depth + 1) for x in v]
+                    result = [copy(x, depth + 1) for x in _own_items(v, limits)]
                 elif isinstance(v, tuple):
-                    result = tuple(copy(x, depth + 1, hashed) for x in v)
+                    result = tuple(copy(x, depth + 1, hashed) for x in _own_items(v, limits))
                 else:
                     kind = set if isinstance(v, set) else frozenset
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
@@ -129,6 +131,22 @@ def _plain_copy(value, rs, limits):
         return result
 
     return copy(value, 0), deepest, one_line, hidden
+
+
+def _own_items(container, limits):
+    # The items of a list, tuple or dict as pprint reads them: a caller's subclass through its own __iter__ or
+    # items() (which may never end: stopped at max_items).
+    items = container.items() if isinstance(container, dict) else container
+    if type(container) in (list, tuple, dict):
+        return items
+    return _bounded(items, limits)
+
+
+def _bounded(items, limits):
+    for count, item in enumerate(items, 1):
+        if count > limits.max_items:
+            raise limit_exceeded(limits, "max_items", "pretty-printed data")
+        yield item
 
 
 def _std_copy(value, cls, copy_item, hashable=False):

@@ -19,6 +19,7 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 # True` by its repr, on one line (pprint does not know its class: groupby's groups).
 
 import types
+from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
 from functools import partial
 
 from ..core.errors import LimitExceeded
@@ -52,21 +53,34 @@ def opaque_repr(value):
     name = getattr(value, "__name__", None)
     if not isinstance(name, str):
         name = "?"
-    if isinstance(value, (types.BuiltinMethodType, types.MethodType)):
+    if isinstance(value, types.BuiltinMethodType):
         owner = getattr(value, "__self__", None)
         if owner is not None and not isinstance(owner, types.ModuleType):
             return f"<built-in method {name} of {type(owner).__name__} object>"
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, partial)):
+        return f"<built-in function {name}>"   # len, math.floor: Python's repr shows no address
+    if isinstance(value, (types.FunctionType, partial)):
         return f"<function {name}>"
     if isinstance(value, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
         kind = {types.GeneratorType: "generator", types.CoroutineType: "coroutine"}.get(type(value),
                                                                                            "async_generator")
         return f"<{kind} object {name}>"
     if isinstance(value, type):
-        return f"<class '{name}'>"
+        return _class_repr(value, name)
     if isinstance(value, types.ModuleType):
         return f"<module '{name}'>"
     return f"<{type(value).__name__} object>"
+
+
+def _class_repr(cls, name):
+    # Python's repr of a class (no address in it): <class 'module.Qualified'>, an enum's <enum 'Name'>; the
+    # engine's own classes by their name alone (Jinja2's are other modules' classes)
+    module = cls.__module__
+    if type(type(cls).__repr__) is types.FunctionType:   # a metaclass's own repr: Enum's (or the caller's)
+        return repr(cls)
+    if not isinstance(module, str) or module == "minijinja_py" or module.startswith("minijinja_py."):
+        return f"<class '{name}'>"
+    qualname = cls.__qualname__
+    return f"<class '{qualname}'>" if module == "builtins" else f"<class '{module}.{qualname}'>"
 
 
 def _default_object_repr(value):
@@ -208,8 +222,21 @@ class _Printer:
             self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
             self.container(dict(value), dict, depth)
             self.emit("" if for_str else ")")
+        elif cls is types.MethodType:
+            # a caller's object's method: Python's <bound method Class.name of ...>, the object printed here
+            self.emit(f"<bound method {getattr(value.__func__, '__qualname__', '?')} of ")
+            self.visit(value.__self__, depth + 1, False)
+            self.emit(">")
         elif isinstance(value, OPAQUE_TYPES):
             self.emit(opaque_repr(value))
+        elif isinstance(value, defaultdict) and cls.__repr__ is defaultdict.__repr__:
+            # Python's defaultdict(<factory>, {...}) with its factory and items printed here: a lambda factory
+            # (an autovivifying tree) would show its address, and the items are bounded as any dict's
+            self.emit(f"{cls.__name__}(")
+            self.visit(value.default_factory, depth + 1, False)
+            self.emit(", ")
+            self.container(value, dict, depth)
+            self.emit(")")
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
@@ -254,7 +281,7 @@ class _Printer:
                 seen[2] = "".join(self.parts[seen[0]:seen[1]])
             self.emit(seen[2])
             return
-        if (cls is list or cls is tuple) and len(value) > 16 and self._flat(value):
+        if (cls is list or cls is tuple) and type(value) is cls and len(value) > 16 and self._flat(value):
             self.reuse[key] = [len(self.parts) - 1, len(self.parts), None]
             return
         self.on_path.add(key)
@@ -290,11 +317,13 @@ class _Printer:
         return True
 
     def _items(self, value, cls, depth):
+        # the items as the built-in's repr reads them: a subclass's own __len__, __iter__ or items() (which may
+        # fail or lie) are not called, but for a set's (Python's set repr iterates it)
         emit, visit = self.emit, self.visit
         if cls is dict:
             emit("{")
             first = True
-            for k, v in value.items():
+            for k, v in dict.items(value):
                 if not first:
                     emit(", ")
                 first = False
@@ -311,7 +340,7 @@ class _Printer:
         else:
             emit("[" if cls is list else "(")
         first = True
-        for item in value:
+        for item in value if type(value) is cls or (cls is not list and cls is not tuple) else cls.__iter__(value):
             if not first:
                 emit(", ")
             first = False
@@ -319,7 +348,7 @@ class _Printer:
         if cls is list:
             emit("]")
         elif cls is tuple:
-            emit(",)" if len(value) == 1 else ")")
+            emit(",)" if tuple.__len__(value) == 1 else ")")
         else:
             emit("}" if cls is set else "})")
 

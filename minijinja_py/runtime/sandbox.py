@@ -22,7 +22,8 @@ from .composition import BlockReference, TemplateModule, TemplateReference
 from .counterparts import jinja2_has, jinja2_type_name
 from .markup import EscapeFormatter, Markup, escape, formatter
 from .methods import (
-    BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size, sequence_index,
+    BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size,
+    named_field, mapping_item, sequence_index,
 )
 from .globalfuncs import Cycler, DictFactory, Joiner
 from .objects import GroupTuple, LoopContext, Macro, Namespace
@@ -198,7 +199,7 @@ def _private(obj, name, rs, item_fallback=True):
         raise _unsafe(obj, name)
     if item_fallback and not isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro, _CheckedMethod)) \
             and not _is_engine_internal(obj):
-        found = _caller_item(obj, name)
+        found = mapping_item(obj, name)
         if found is not MISSING:
             return found
     return rs.undefined(obj=obj, name=name)
@@ -254,10 +255,7 @@ def _attribute(obj, name, rs, item_fallback):
         if value is not MISSING:
             return value
     if item_fallback:
-        try:
-            found = _caller_item(obj, name)
-        except Exception:
-            found = MISSING
+        found = mapping_item(obj, name)   # (what the caller's __getitem__ raises, but a lookup error, goes through)
         if found is not MISSING:
             return found
     return rs.undefined(obj=obj, name=name)
@@ -273,21 +271,6 @@ def _caller_attribute(obj, name):
     if isinstance(value, types.ModuleType) or (isinstance(value, type) and value is not type(obj)):
         raise _unsafe(obj, name)
     return value
-
-
-def _caller_item(obj, key):
-    # obj[key] of a caller's object, or MISSING. A dict subclass that does not define its own __getitem__ (a
-    # defaultdict, a Counter) is read from its own items: its __missing__ would insert one, and its own
-    # __contains__ may say it has a key it has not.
-    if isinstance(obj, dict) and type(obj).__getitem__ is dict.__getitem__:
-        try:
-            return dict.get(obj, key, MISSING)
-        except TypeError:   # unhashable
-            return MISSING
-    try:
-        return obj[key]
-    except (TypeError, LookupError):
-        return MISSING
 
 
 def attribute_only(obj, name, rs):
@@ -348,7 +331,7 @@ def getitem_(obj, key, rs):
     elif isinstance(obj, (_OPAQUE, Namespace, LoopContext, Macro)):
         pass
     else:
-        found = _caller_item(obj, key)
+        found = mapping_item(obj, key)
         if found is not MISSING:
             return found
     if isinstance(key, str):
@@ -412,6 +395,8 @@ class _CheckedMethod:
         return charge_result(rs, result)
 
     def __repr__(self):
+        if type(self.method) is types.MethodType:   # a method written in Python (loop.cycle): Python's repr
+            return f"<bound method {type(self.obj).__name__}.{self.name} of {safe_repr(self.obj, self.rs)}>"
         return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
 
 
@@ -503,9 +488,7 @@ class _SandboxedFormatter:
     def get_value(self, key, args, kwargs):
         if isinstance(key, int):
             return args[key]
-        if isinstance(kwargs, dict) and type(kwargs).__getitem__ is dict.__getitem__ and key not in kwargs:
-            raise KeyError(key)   # format_map of a caller's defaultdict: its __missing__ would insert the key
-        return kwargs[key]
+        return named_field(kwargs, key)   # format_map of a caller's defaultdict: the key is not inserted
 
     def get_field(self, field_name, args, kwargs):
         first, rest = _formatter_field_name_split(field_name)

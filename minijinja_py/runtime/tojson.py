@@ -23,8 +23,9 @@ def _state(rs):
 def _string_size(value, ensure_ascii, exact):
     # len(json.dumps(value)) for a string: a bound (6 characters per character at most, 12 when ensure_ascii
     # writes astral ones as surrogate pairs), or exactly, by encoding it.
-    if not exact or len(value) < 64:
-        return (12 if ensure_ascii else 6) * len(value) + 2
+    length = str.__len__(value)   # json.dumps reads a str subclass's text, not its own __len__
+    if not exact or length < 64:
+        return (12 if ensure_ascii else 6) * length + 2
     encode = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
     return len(encode(value))
 

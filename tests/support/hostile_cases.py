@@ -223,7 +223,7 @@ _RAW = {
     "print/forceescape": out("&lt;function lipsum&gt;", "{{ lipsum|forceescape }}"),
     "print/xmlattr": out(' a="&lt;function lipsum&gt;"', "{{ {'a': lipsum}|xmlattr }}"),
     "print/caller_object": out("<hostile_cases.Opaque object>", "{{ obj }}", context={"obj": Opaque()}, mode="plain"),
-    "print/caller_method": out("<built-in method method of Opaque object>", "{{ obj.method }}",
+    "print/caller_method": out("<bound method Opaque.method of <hostile_cases.Opaque object>>", "{{ obj.method }}",
                                context={"obj": Opaque()}, mode="plain"),
     "print/caller_method_called": out("called", "{{ obj.method() }}", context={"obj": Opaque()}, mode="plain"),
     "print/autoescape": out("&lt;function lipsum&gt;", "{{ lipsum }}", mode="plain_autoescape"),

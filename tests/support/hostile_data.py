@@ -3,7 +3,7 @@ hostile_bounds.py for the groups' meaning and hostile_cases.py for the Case form
 
   hash/        data nested 180 000 deep, hashed or compared by C code at a call site that does not walk it first
   shared/      `(t, t)` nested 60 deep: hashing or comparing it walks 2**60 nodes
-  caller/      a caller's defaultdict must not gain keys when a template reads it
+  caller/      a caller's defaultdict must not gain keys when a template reads it (the reads give its default)
   order/       output that depends on memory addresses: no address printed, the same text in every process
   misc/        `is sequence` swallowing errors; add_generation_prompt converted like the other inputs
   underscore/  a mapping's `_` keys are data; a `_` name the object has neither way is undefined; an attribute it
@@ -196,31 +196,31 @@ def dd(expect, source, context=caller_defaultdict, mode="plain"):
 
 
 _CALLER = {
-    "caller/attribute": dd(("out", "|"), "{{ d.k }}|"),
-    "caller/item": dd(("out", "|"), "{{ d['k'] }}|"),
-    "caller/item_chat": dd(("out", "|"), "{{ d['k'] }}|", mode="chat"),
-    "caller/is_defined": dd(("out", "False"), "{{ d.k is defined }}"),
-    "caller/default_filter": dd(("out", "none"), "{{ d.k|default('none') }}"),
-    "caller/map_attribute": dd(("out", "[Undefined]"), "{{ [d]|map(attribute='k')|list }}"),
-    "caller/map_attribute_path": dd(("error", "UndefinedError"), "{{ [d]|map(attribute='k.m')|list }}"),
+    "caller/attribute": dd(("out", "[]|"), "{{ d.k }}|"),
+    "caller/item": dd(("out", "[]|"), "{{ d['k'] }}|"),
+    "caller/item_chat": dd(("out", "[]|"), "{{ d['k'] }}|", mode="chat"),
+    "caller/is_defined": dd(("out", "True"), "{{ d.k is defined }}"),
+    "caller/default_filter": dd(("out", "[]"), "{{ d.k|default('none') }}"),
+    "caller/map_attribute": dd(("out", "[[]]"), "{{ [d]|map(attribute='k')|list }}"),
+    "caller/map_attribute_path": dd(("out", "[Undefined]"), "{{ [d]|map(attribute='k.m')|list }}"),
     "caller/selectattr": dd(("out", "0"), "{{ [d]|selectattr('k')|list|length }}"),
     "caller/sort_attribute": dd(("out", "1"), "{{ [d]|sort(attribute='k')|length }}"),
-    "caller/groupby": dd(("error", "UndefinedError"), "{{ [d, d]|groupby('k')|list|length }}"),
-    "caller/sum_attribute": dd(("error", "UndefinedError"), "{{ items|sum(attribute='b') + 3 }}", caller_defaultdicts_in_list),
+    "caller/groupby": dd(("out", "1"), "{{ [d, d]|groupby('k')|list|length }}"),
+    "caller/sum_attribute": dd(("out", "3"), "{{ items|sum(attribute='b') + 3 }}", caller_defaultdicts_in_list),
     "caller/sum_attribute_present": dd(("out", "3"), "{{ items|sum(attribute='a') }}", caller_defaultdicts_in_list),
-    "caller/join_attribute": dd(("out", ","), "{{ items|join(',', attribute='b') }}", caller_defaultdicts_in_list),
-    # a format field's item is read the sandbox's way (Jinja2's SandboxedFormatter: undefined, printed ''), as in
-    # the chat environment; Jinja2's unsandboxed Environment would raise KeyError for a plain dict
-    "caller/format_field": dd(("out", ""), "{{ '{0[k]}'.format(d) }}"),
-    "caller/format_field_chat": dd(("out", "|"), "{{ '{0[k]}'.format(d) }}|", mode="chat"),
-    "caller/format_map": dd(("error", "KeyError"), "{{ '{k}'.format_map(d) }}"),
-    "caller/percent_mapping": dd(("error", "KeyError"), "{{ '%(k)s' % d }}"),
+    "caller/join_attribute": dd(("out", "0,0"), "{{ items|join(',', attribute='b') }}", caller_defaultdicts_in_list),
+    # a key the defaultdict lacks reads as its default_factory() (Jinja2's value; Jinja2 also inserts the key)
+    "caller/format_field": dd(("out", "[]"), "{{ '{0[k]}'.format(d) }}"),
+    "caller/format_field_chat": dd(("out", "[]|"), "{{ '{0[k]}'.format(d) }}|", mode="chat"),
+    "caller/format_map": dd(("out", "[]"), "{{ '{k}'.format_map(d) }}"),
+    "caller/percent_mapping": dd(("out", "[]"), "{{ '%(k)s' % d }}"),
     "caller/format_filter_mapping": dd(("error", "KeyError"), "{{ '%(k)s'|format(**d) }}"),
     "caller/loop": dd(("out", "|"), "{% for x in d.k %}{{ x }}{% endfor %}|"),
     "caller/loop_over_item": dd(("out", "|"), "{% for x in d['k'] %}{{ x }}{% endfor %}|"),
-    "caller/nested": dd(("out", "1||"), "{{ d.a.b }}|{{ d.a.c }}|{{ d.x }}", caller_nested_defaultdict),
-    "caller/nested_chain": dd(("error", "UndefinedError"), "{{ d.x.y }}", caller_nested_defaultdict),
-    "caller/nested_is_defined": dd(("out", "False"), "{{ d.a.c is defined }}", caller_nested_defaultdict),
+    "caller/nested": dd(("out", "1|defaultdict(<function <lambda>>, {})|defaultdict(<function <lambda>>, {})"),
+                         "{{ d.a.b }}|{{ d.a.c }}|{{ d.x }}", caller_nested_defaultdict),
+    "caller/nested_chain": dd(("out", "defaultdict(<function <lambda>>, {})"), "{{ d.x.y }}", caller_nested_defaultdict),
+    "caller/nested_is_defined": dd(("out", "True"), "{{ d.a.c is defined }}", caller_nested_defaultdict),
     "caller/in_test_ok": dd(("out", "False"), "{{ 'k' in d }}"),
     "caller/get_ok": dd(("out", "None"), "{{ d.get('k') }}"),
     "caller/present_key_ok": dd(("out", "[1]"), "{{ d.a }}"),
