@@ -4,8 +4,8 @@ output.py) against Jinja2, kernels on and off: a constant negative index (`x[-1]
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
 value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
 read for their truth without making the undefined of a missing key, or type tests of a read answered by the
-value's class; an if of a type test (`m.content is string`) or of a string constant in a read (`'</think>' in
-content`) read in line; type tests of unset variables. Each over a
+value's class; an if of a type test (`m.content is string`, maybe printing its read) or of a string constant in a
+read (`'</think>' in content`) read in line; type tests of unset variables. Each over a
 lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
 __getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
 (tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
@@ -140,6 +140,13 @@ SNIPPETS = [
     "and m.tool_calls is not defined and m['items'] is not none %}b{% endif %}{% if m.items is defined and m.zz is "
     "undefined %}I{% endif %}{% if m.content is true or m.content is not false %}t{% endif %}{{ 'm' if m is mapping and "
     "m.role is string else 'n' }}{% endfor %}{% if x is sequence and z is not defined %}Q{% endif %}",
+    # an if of a type test that prints its read between constants, in a loop (conditionals._if_type_print)
+    "{% for m in x %}{% if m['content'] is string %}{{ '[INST]' + m['content'] + '[/INST]' }}{% else %}E{% endif %}"
+    "{% if m.content is not none %}<{{ m.content }}>{% endif %}{% if m.role is defined %}{{ m.role }}{% endif %}"
+    "{% if m.content is not string %}{{ m.content }}{% endif %}{% if m.content is string %}{{ m.content + m.content }}"
+    "{% endif %}{% if m['items'] is defined %}{{ m['items'] + '!' }}{% endif %}{% set c = m.content %}"
+    "{% if c is string %}{{ 'c:' }}{{ c }}{{ ';' + '\n' }}{% endif %}{% endfor %}"
+    "{% if x is string %}{{ '<' + x + '>' }}{% endif %}",
 ]
 
 
