@@ -2,11 +2,11 @@
 output.py) against Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`,
 `s.split(x)[-1]`); an if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
-value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
-read for their truth without making the undefined of a missing key, or type tests of a read answered by the
-value's class; an if of a type test (`m.content is string`, maybe printing its read) or of a string constant in a
-read (`'</think>' in content`) read in line; type tests of unset variables. Each over a
-lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
+value has a str-method filter (`'User: ' + message['content']|trim`) or is a key of a key (`t.function.name`);
+and/or operands that are a key of a variable, read for their truth without making the undefined of a missing key, or
+type tests of a read answered by the value's class; an if of a type test (`m.content is string`, maybe printing its
+read) or of a string constant in a read (`'</think>' in content`) read in line; type tests of unset variables. Each
+over a lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
 __getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
 (tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
 environment allows it.
@@ -147,6 +147,13 @@ SNIPPETS = [
     "{% endif %}{% if m['items'] is defined %}{{ m['items'] + '!' }}{% endif %}{% set c = m.content %}"
     "{% if c is string %}{{ 'c:' }}{{ c }}{{ ';' + '\n' }}{% endif %}{% endfor %}"
     "{% if x is string %}{{ '<' + x + '>' }}{% endif %}",
+    # printed `+` chains and runs whose values are keys of a key of a variable (output._print_paths)
+    "{% for m in x %}{{ '<f=' + m['function']['name'] + '>' + m.function.arguments + '</f>' }}|{{ '<' + "
+    "m.function.name }}|{{ m['function']['name'] + m.role + '.' }}|<{{ m.function.name }}>{% set z = 1 %}{{ '<' + "
+    "m.function['items'] }}{{ m.function['items'] }}"
+    "{{ m.function.name + m.function.name }}{% endfor %}{% for t in x %}{% for c in t.tool_calls %}{{ '[' + "
+    "c.function.name + ']' }}{% endfor %}{% endfor %}{% macro p(m) %}{{ '(' + m.function.name + ')' }}{% endmacro %}"
+    "{{ p(x|first) }}{{ '-' + x.function.name }}",
 ]
 
 
