@@ -147,6 +147,11 @@ SNIPPETS = [
     "{% endif %}{% if m['items'] is defined %}{{ m['items'] + '!' }}{% endif %}{% set c = m.content %}"
     "{% if c is string %}{{ 'c:' }}{{ c }}{{ ';' + '\n' }}{% endif %}{% endfor %}"
     "{% if x is string %}{{ '<' + x + '>' }}{% endif %}",
+    # an if of a key's truth that prints it between constants, in a loop (conditionals._if_echo)
+    "{% for m in x %}{% if m['content'] %}{{ '>>>all\\n' + m['content'] }}{% else %}-{% endif %}{% if m.role %}"
+    "[{{ m.role }}]{% endif %}{% if m.content %}{{ m.content + '|' + m.role }}{% endif %}{% if m['items'] %}{{ '<' + "
+    "m['items'] }}{% endif %}{% if m.content %}\n{{ m.content }}{{ '!' }}{% elif m.role %}r{% endif %}{% endfor %}"
+    "{% if x.role %}{{ '<' + x.role }}{% endif %}",
     # printed `+` chains and runs whose values are keys of a key of a variable (output._print_paths)
     "{% for m in x %}{{ '<f=' + m['function']['name'] + '>' + m.function.arguments + '</f>' }}|{{ '<' + "
     "m.function.name }}|{{ m['function']['name'] + m.role + '.' }}|<{{ m.function.name }}>{% set z = 1 %}{{ '<' + "

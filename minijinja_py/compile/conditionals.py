@@ -73,7 +73,8 @@ def _if_run(c, node, branches, else_):
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
             run = _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
-            return _if_echo(slot, key, else_run, run) if _echoes(c, node, slot, key) else run
+            printed = _printed_read(c, node, slot, key) if key is not None and key not in DICT_NAMES else None
+            return run if printed is None else _if_echo(slot, key, *printed, else_run, run)
         equality = equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
@@ -421,7 +422,8 @@ def _if_operand(slot, key, test, span, body, else_, attr):
 
 def _printed_read(c, node, slot, key):
     # (before, after) of an if's body that prints nothing but constant strings and the test's read once, in a loop
-    # body (which counts the output): {% if m.content is string %}{{ '[INST]' + m.content + '[/INST]' }}; else None.
+    # body (which counts the output): `{% if m.content is string %}{{ '[INST]' + m.content + '[/INST]' }}`, `{% if
+    # m.content %}{{ m.content }}`; else None.
     if not c.counted_by_loop or c.autoescape:
         return None
     pieces = [""]
@@ -461,23 +463,21 @@ def _if_type_print(slot, key, before, after, general):
     return run_type_print
 
 
-def _echoes(c, node, slot, key):
-    # Does the if print nothing but its test's value, a key of a variable, in a loop body (which counts the output):
-    # {% if m.content %}{{ m.content }}{% endif %}?
-    body = [statement for statement in node.body if type(statement) is not n.Text or statement.value]
-    return key is not None and key not in DICT_NAMES and c.counted_by_loop and not c.autoescape and \
-        len(body) == 1 and type(body[0]) is n.Output and in_line_place(c, body[0].expr) == (slot, key)
-
-
-def _if_echo(slot, key, else_, general):
-    # _echoes' if: the key read once for the test and the print (nothing runs between Jinja2's two reads), a short
-    # str of a plain dict appended, or (empty) the else run; anything else through general (run_operand), which
-    # reads again (the read here ran nothing).
-    def run_echo(f, out, else_=else_, general=general, key=key, slot=slot):
+def _if_echo(slot, key, before, after, else_, general):
+    # An if of a key's truth whose body prints the key between constants (_printed_read: `{% if m.content %}`, then
+    # `{{ m.content }}` or `{{ '>>>all\n' + m.content }}`): the key read once for the test and the print (nothing
+    # runs between Jinja2's two reads), a short str of a plain dict appended, or (empty) the else run; anything else
+    # through general (run_operand), which reads again (the read here ran nothing).
+    def run_echo(f, out, after=after, before=before, else_=else_, general=general, key=key, room=BIG_STR - len(before) -
+            len(after), slot=slot):
         value = f[slot]
-        if type(value) is dict and type(value := value.get(key)) is str and len(value) < BIG_STR:
+        if type(value) is dict and type(value := value.get(key)) is str and len(value) < room:
             if value:
+                if before:
+                    out.append(before)
                 out.append(value)
+                if after:
+                    out.append(after)
             elif else_ is not None:
                 else_(f, out)
         else:
