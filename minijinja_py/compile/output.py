@@ -461,7 +461,9 @@ def _print_filtered(pieces, reads, room, counted, span, general):
             if type(value) is str and len(value) < BIG_STR:
                 value = method(value)
                 if len(value) < room:
-                    out += (before, value, after)   # (a tuple: rarer than run_sum_one, kept short)
+                    out.append(before)   # (three appends: cheaper than extending by a tuple)
+                    out.append(value)
+                    out.append(after)
                     if counted:
                         _count_output(f[0], BIG_STR - room + len(value), counted, span)
                     return
@@ -477,7 +479,11 @@ def _print_filtered(pieces, reads, room, counted, span, general):
             first = first if method is None else method(first)
             second = second if method2 is None else method2(second)
             if len(first) + len(second) < room:
-                out += (before, first, between, second, after)
+                out.append(before)
+                out.append(first)
+                out.append(between)
+                out.append(second)
+                out.append(after)
                 if counted:
                     _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
                 return
