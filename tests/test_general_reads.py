@@ -2,10 +2,11 @@
 output.py) against Jinja2, kernels on and off: a constant negative index (`x[-1]`, `messages[-1]['role']`,
 `s.split(x)[-1]`); an if/elif chain of == tests of one indexed or two-step read (`messages[idx]['role'] == 'user'`,
 `tool_call['function']['name'] == 'python'`), read once where it is plain data; a printed `+` chain or run whose
-value has a str-method filter (`'User: ' + message['content']|trim`); and/or operands that are a key of a variable,
-read for their truth without making the undefined of a missing key; an if of a type test (`m.content is string`)
-or of a string constant in a read (`'</think>' in content`) read in line; type tests of unset variables. Each over a
-lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
+value has a str-method filter (`'User: ' + message['content']|trim`) or is a key of a key (`t.function.name`);
+and/or operands that are a key of a variable, read for their truth without making the undefined of a missing key, or
+type tests of a read answered by the value's class; an if of a type test (`m.content is string`, maybe printing its
+read) or of a string constant in a read (`'</think>' in content`) read in line; type tests of unset variables. Each
+over a lattice of data — plain dicts and lists, tuples, strings, none, numbers, caller objects with __getitem__ and
 __getattr__ (which count their reads: Jinja2's number of reads must be ours), undefined — under the chat profile
 (tests/support/differential_ref.py), under every undefined class, and with data changed between reads where the
 environment allows it.
@@ -132,6 +133,32 @@ SNIPPETS = [
     "{% endfor %}{% if 'content' in m and m.content %}{{ m.content }}!{% else %}{{ '?' }}{% endif %}{% endfor %}"
     "{% set m = x|first %}{% if 'role' in m and m.role %}top{% else %}bottom{% endif %}"
     "{% macro k(m) %}{% if 'role' in m and m.role %}R{% else %}N{% endif %}{% endmacro %}{{ k(x|last) }}",
+    # and/or operands that are type tests of a read, answered by a plain value's class (comparisons.chain_operand)
+    "{% for m in x %}{% if m.role == 'assistant' and m.content is not none %}A{% endif %}{% if m['content'] is string "
+    "or m.role == 'tool' %}S{% endif %}{% if m.content is none or m.tool_calls is defined or m.role == 'x' %}3{% endif %}"
+    "{% if m.role == 'user' %}U{% elif m.role == 'assistant' and m.content is string %}a{% elif m.role == 'assistant' "
+    "and m.tool_calls is not defined and m['items'] is not none %}b{% endif %}{% if m.items is defined and m.zz is "
+    "undefined %}I{% endif %}{% if m.content is true or m.content is not false %}t{% endif %}{{ 'm' if m is mapping and "
+    "m.role is string else 'n' }}{% endfor %}{% if x is sequence and z is not defined %}Q{% endif %}",
+    # an if of a type test that prints its read between constants, in a loop (conditionals._if_type_print)
+    "{% for m in x %}{% if m['content'] is string %}{{ '[INST]' + m['content'] + '[/INST]' }}{% else %}E{% endif %}"
+    "{% if m.content is not none %}<{{ m.content }}>{% endif %}{% if m.role is defined %}{{ m.role }}{% endif %}"
+    "{% if m.content is not string %}{{ m.content }}{% endif %}{% if m.content is string %}{{ m.content + m.content }}"
+    "{% endif %}{% if m['items'] is defined %}{{ m['items'] + '!' }}{% endif %}{% set c = m.content %}"
+    "{% if c is string %}{{ 'c:' }}{{ c }}{{ ';' + '\n' }}{% endif %}{% endfor %}"
+    "{% if x is string %}{{ '<' + x + '>' }}{% endif %}",
+    # an if of a key's truth that prints it between constants, in a loop (conditionals._if_echo)
+    "{% for m in x %}{% if m['content'] %}{{ '>>>all\\n' + m['content'] }}{% else %}-{% endif %}{% if m.role %}"
+    "[{{ m.role }}]{% endif %}{% if m.content %}{{ m.content + '|' + m.role }}{% endif %}{% if m['items'] %}{{ '<' + "
+    "m['items'] }}{% endif %}{% if m.content %}\n{{ m.content }}{{ '!' }}{% elif m.role %}r{% endif %}{% endfor %}"
+    "{% if x.role %}{{ '<' + x.role }}{% endif %}",
+    # printed `+` chains and runs whose values are keys of a key of a variable (output._print_paths)
+    "{% for m in x %}{{ '<f=' + m['function']['name'] + '>' + m.function.arguments + '</f>' }}|{{ '<' + "
+    "m.function.name }}|{{ m['function']['name'] + m.role + '.' }}|<{{ m.function.name }}>{% set z = 1 %}{{ '<' + "
+    "m.function['items'] }}{{ m.function['items'] }}"
+    "{{ m.function.name + m.function.name }}{% endfor %}{% for t in x %}{% for c in t.tool_calls %}{{ '[' + "
+    "c.function.name + ']' }}{% endfor %}{% endfor %}{% macro p(m) %}{{ '(' + m.function.name + ')' }}{% endmacro %}"
+    "{{ p(x|first) }}{{ '-' + x.function.name }}",
 ]
 
 

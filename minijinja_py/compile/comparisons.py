@@ -9,7 +9,8 @@ of a variable of this frame read for its truth in line (chain_operand).
 
 import operator
 
-from .operands import DICT_NAMES, cheap_constant, constant_literal, in_line_place, local_slot, operand
+from .operands import DICT_NAMES, cheap_constant, constant_literal, in_line_place, local_slot, operand, type_answers
+from ..builtins.tests import TYPE_TESTS
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING, out_of_fuel
@@ -222,10 +223,17 @@ def e_compare(c, node, first=None):
 # ---------------------------------------------------------------------------------------------- and/or chains
 def chain_operand(c, operand, ev, span):
     # (closure, span, slot, key, constant, equal) of an and/or operand for chain_truth, ev its closure: an equality
-    # compared in line (equality_of); a key of a variable of this frame read for its truth (_key_truth); else ev.
+    # compared in line (equality_of); a type test of a variable of this frame or a key of one (calls.type_test)
+    # answered in line for a plain value (constant: operands.type_answers, equal None); a key of a variable of this
+    # frame read for its truth (_key_truth); else ev.
     equality = equality_of(c, operand)
     if equality is not None:
         return (ev, span) + equality
+    if operand.__class__ is n.Test and operand.args.empty and c.tests.get(operand.name) in TYPE_TESTS:
+        slot, key = in_line_place(c, operand.value)
+        answers = type_answers(c.tests[operand.name], operand.negated) if slot is not None else None
+        if answers:   # `m.content is not none`: a plain value's answer by its class (equal None marks a type test)
+            return ev, span, slot, key, answers, None
     slot, key = in_line_place(c, operand)
     if key is not None and key not in DICT_NAMES and operand.obj.name != "loop":   # (obj: a Name, as key is set)
         ev = _key_truth(slot, key, ev, attribute_of(operand, key))   # (not `loop.first`: its closure reads it)
@@ -322,7 +330,7 @@ def chain_truth(operands, want):
     # in line as _if_equal does, the others through their closures.
     if len(operands) == 2:
         return chain_two(*operands, want)
-    operands = tuple(operand + (type(operand[4]),) for operand in operands)
+    operands = tuple(operand + (None if operand[5] is None else type(operand[4]),) for operand in operands)
 
     def chain(f, operands=operands, want=want):
         for part, span, slot, key, constant, equal, constant_type in operands:
@@ -332,6 +340,10 @@ def chain_truth(operands, want):
                     value = value[key] if type(value) is dict and key in value else MISSING
                 if type(value) is constant_type:
                     if ((value == constant) is equal) is want:
+                        return want
+                    continue
+                if equal is None and type(value) in constant:   # a type test's answer for a plain value
+                    if constant[type(value)] is want:
                         return want
                     continue
             value = part(f)
@@ -351,7 +363,9 @@ def chain_two(first, second, want, body=None, else_=None):
     # closure less per run.
     part, span, slot, key, constant, equal = first
     part2, span2, slot2, key2, constant2, equal2 = second
-    constant_type, constant_type2 = type(constant), type(constant2)   # (no equality: slot None, never compared)
+    # (no equality: slot None, never compared; a type test: None, no value's type, its answers looked up instead)
+    constant_type = None if equal is None else type(constant)
+    constant_type2 = None if equal2 is None else type(constant2)
 
     def two_operands(f, out=None, body=body, constant=constant, constant2=constant2, constant_type=constant_type,
             constant_type2=constant_type2, else_=else_, equal=equal, equal2=equal2, key=key, key2=key2, part=part,
@@ -364,6 +378,8 @@ def chain_two(first, second, want, body=None, else_=None):
                 value = MISSING
         if type(value) is constant_type:
             chosen = (value == constant) is equal
+        elif equal is None and type(value) in constant:
+            chosen = constant[type(value)]
         else:
             value = part(f)
             try:
@@ -379,6 +395,8 @@ def chain_two(first, second, want, body=None, else_=None):
                     value = MISSING
             if type(value) is constant_type2:
                 chosen = (value == constant2) is equal2
+            elif equal2 is None and type(value) in constant2:
+                chosen = constant2[type(value)]
             else:
                 value = part2(f)
                 try:

@@ -11,6 +11,7 @@ from .comparisons import (
     operand_condition,
 )
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
+from .operators import sum_operands
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
@@ -72,7 +73,8 @@ def _if_run(c, node, branches, else_):
         slot, key = in_line_place(c, node.test) if parts is None else (None, None)
         if slot is not None:
             run = _if_operand(slot, key, test, span, body.run, else_run, attribute_of(node.test, key))
-            return _if_echo(slot, key, else_run, run) if _echoes(c, node, slot, key) else run
+            printed = _printed_read(c, node, slot, key) if key is not None and key not in DICT_NAMES else None
+            return run if printed is None else _if_echo(slot, key, *printed, else_run, run)
         equality = equality_of(c, node.test) if parts is None else None
         if equality is not None:
             return _if_equal(*equality, test, span, body.run, else_run)
@@ -93,8 +95,10 @@ def _if_run(c, node, branches, else_):
         if node.test.__class__ is n.Test and node.test.args.empty and c.tests.get(node.test.name) in TYPE_TESTS:
             slot, key = in_line_place(c, node.test.value)
             if slot is not None:
-                return _if_type_test(slot, key, c.tests[node.test.name], node.test.negated, test, span, body.run,
-                                     else_run)
+                func, negated = c.tests[node.test.name], node.test.negated
+                run = _if_type_test(slot, key, func, negated, test, span, body.run, else_run)
+                printed = _printed_read(c, node, slot, key) if type_answers(func, negated).get(str) is True else None
+                return run if printed is None else _if_type_print(slot, key, *printed, run)
         if isinstance(node.test, _BOOLEAN_TESTS) or isinstance(node.test, n.Compare) and len(node.test.ops) == 1 \
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons.py)
             contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
@@ -416,23 +420,64 @@ def _if_operand(slot, key, test, span, body, else_, attr):
     return run_operand
 
 
-def _echoes(c, node, slot, key):
-    # Does the if print nothing but its test's value, a key of a variable, in a loop body (which counts the output):
-    # {% if m.content %}{{ m.content }}{% endif %}?
-    body = [statement for statement in node.body if type(statement) is not n.Text or statement.value]
-    return key is not None and key not in DICT_NAMES and c.counted_by_loop and not c.autoescape and \
-        len(body) == 1 and type(body[0]) is n.Output and in_line_place(c, body[0].expr) == (slot, key)
+def _printed_read(c, node, slot, key):
+    # (before, after) of an if's body that prints nothing but constant strings and the test's read once, in a loop
+    # body (which counts the output): `{% if m.content is string %}{{ '[INST]' + m.content + '[/INST]' }}`, `{% if
+    # m.content %}{{ m.content }}`; else None.
+    if not c.counted_by_loop or c.autoescape:
+        return None
+    pieces = [""]
+    for statement in node.body:
+        if type(statement) is n.Text:
+            pieces[-1] += statement.value
+            continue
+        if type(statement) is not n.Output:
+            return None
+        for item in sum_operands(statement.expr)[0]:
+            if item.__class__ is n.Const and type(item.value) is str:
+                pieces[-1] += item.value
+            elif len(pieces) == 1 and in_line_place(c, item) == (slot, key):
+                pieces.append("")
+            else:
+                return None
+    return tuple(pieces) if len(pieces) == 2 and len(pieces[0]) + len(pieces[1]) < BIG_STR else None
 
 
-def _if_echo(slot, key, else_, general):
-    # _echoes' if: the key read once for the test and the print (nothing runs between Jinja2's two reads), a short
-    # str of a plain dict appended, or (empty) the else run; anything else through general (run_operand), which
-    # reads again (the read here ran nothing).
-    def run_echo(f, out, else_=else_, general=general, key=key, slot=slot):
+def _if_type_print(slot, key, before, after, general):
+    # _printed_read's if of a type test that a str passes: the read taken once for the test and the print (nothing
+    # runs between Jinja2's two reads, and the test of a str runs nothing), a short plain str appended between the
+    # constants as the print appends it; anything else through general (run_type_test), which reads again.
+    def run_type_print(f, out, after=after, before=before, general=general, key=key, room=BIG_STR - len(before) -
+            len(after), slot=slot):
         value = f[slot]
-        if type(value) is dict and type(value := value.get(key)) is str and len(value) < BIG_STR:
+        if key is not None:
+            value = value.get(key) if type(value) is dict else None
+        if type(value) is str and len(value) < room:
+            if before:
+                out.append(before)
+            out.append(value)
+            if after:
+                out.append(after)
+        else:
+            general(f, out)
+    return run_type_print
+
+
+def _if_echo(slot, key, before, after, else_, general):
+    # An if of a key's truth whose body prints the key between constants (_printed_read: `{% if m.content %}`, then
+    # `{{ m.content }}` or `{{ '>>>all\n' + m.content }}`): the key read once for the test and the print (nothing
+    # runs between Jinja2's two reads), a short str of a plain dict appended, or (empty) the else run; anything else
+    # through general (run_operand), which reads again (the read here ran nothing).
+    def run_echo(f, out, after=after, before=before, else_=else_, general=general, key=key, room=BIG_STR - len(before) -
+            len(after), slot=slot):
+        value = f[slot]
+        if type(value) is dict and type(value := value.get(key)) is str and len(value) < room:
             if value:
+                if before:
+                    out.append(before)
                 out.append(value)
+                if after:
+                    out.append(after)
             elif else_ is not None:
                 else_(f, out)
         else:

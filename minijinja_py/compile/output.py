@@ -293,7 +293,7 @@ def _print_joined(c, nodes, general):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
                 continue
-            read = _joined_read(c, item)
+            read = _joined_read(c, item) or _path_read(c, item)
             if read is None:
                 return None
             reads.append(read)
@@ -301,6 +301,9 @@ def _print_joined(c, nodes, general):
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
+    if any(type(key) is tuple for _, key, _ in reads):
+        return None if any(method is not None for _, _, method in reads) else \
+            _print_paths(pieces, reads, room, counted, span, general)
     if any(method is not None for _, _, method in reads):
         return _print_filtered(pieces, reads, room, counted, span, general)
     if len(reads) == 1:
@@ -401,6 +404,48 @@ def _joined_read(c, node):
     return None if slot is None else (slot, key, method)
 
 
+def _path_read(c, node):
+    # (slot, (key, key), None) of a value _print_joined reads in line through two constant keys of a variable of this
+    # frame (`tool_call.function.name`: operands.key_path); None for anything else.
+    place = key_path(c, node)
+    return (place[0], place[1], None) if place is not None and len(place[1]) == 2 else None
+
+
+def _print_paths(pieces, reads, room, counted, span, general):
+    # _print_joined's run where a value is a key of a key of a variable (`'<function=' + tool_call.function.name +
+    # '>' + tool_call.function.arguments`): each step a plain dict's lookup in line, the constants and the values
+    # appended where they are short plain strings, counted as the run counts it; anything else through general,
+    # which reads them all again (the reads here ran nothing, and adding plain strings runs nothing between them).
+    places = [(slot, *(key if type(key) is tuple else (key, None))) for slot, key, _ in reads]
+    (slot, key, key_b), (slot2, key2, key2_b) = places if len(places) == 2 else places + [(None, None, None)]
+    before, between, after = pieces if len(pieces) == 3 else (pieces[0], "", pieces[1])
+
+    def run_sum_paths(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
+            key2=key2, key_b=key_b, key2_b=key2_b, room=room, slot=slot, slot2=slot2, span=span):
+        first, second = f[slot], ""
+        if key is not None:
+            first = first.get(key) if type(first) is dict else None
+            if key_b is not None:
+                first = first.get(key_b) if type(first) is dict else None
+        if slot2 is not None:
+            second = f[slot2]
+            if key2 is not None:
+                second = second.get(key2) if type(second) is dict else None
+                if key2_b is not None:
+                    second = second.get(key2_b) if type(second) is dict else None
+        if type(first) is not str or type(second) is not str or len(first) + len(second) >= room:
+            return general(f, out)
+        out.append(before)
+        out.append(first)
+        if slot2 is not None:
+            out.append(between)
+            out.append(second)
+        out.append(after)
+        if counted:
+            _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+    return run_sum_paths
+
+
 def _print_filtered(pieces, reads, room, counted, span, general):
     # _print_joined's run where a value has a str-method filter (`'User: ' + message['content']|trim + '\n\n'`): the
     # plain strings up to BIG_STR read in line, the methods applied (what the filters' closures do) and the text
@@ -416,7 +461,9 @@ def _print_filtered(pieces, reads, room, counted, span, general):
             if type(value) is str and len(value) < BIG_STR:
                 value = method(value)
                 if len(value) < room:
-                    out += (before, value, after)   # (a tuple: rarer than run_sum_one, kept short)
+                    out.append(before)   # (three appends: cheaper than extending by a tuple)
+                    out.append(value)
+                    out.append(after)
                     if counted:
                         _count_output(f[0], BIG_STR - room + len(value), counted, span)
                     return
@@ -432,7 +479,11 @@ def _print_filtered(pieces, reads, room, counted, span, general):
             first = first if method is None else method(first)
             second = second if method2 is None else method2(second)
             if len(first) + len(second) < room:
-                out += (before, first, between, second, after)
+                out.append(before)
+                out.append(first)
+                out.append(between)
+                out.append(second)
+                out.append(after)
                 if counted:
                     _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
                 return
