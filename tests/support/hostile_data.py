@@ -393,32 +393,28 @@ class _NotCopied:
         raise TypeError("not copied: its iteration never ends")
 
 
-class EndlessList(_NotCopied, list):
-    def __iter__(self):
+def _forever(item):
+    def iterate(self):
         while True:
-            yield 1
+            yield item
+    return iterate
+
+
+class EndlessList(_NotCopied, list):
+    __iter__ = _forever(1)
 
 
 class EndlessTuple(_NotCopied, tuple):
-    def __iter__(self):
-        while True:
-            yield 1
+    __iter__ = _forever(1)
 
 
 class EndlessRows(_NotCopied, list):
-    def __iter__(self):
-        while True:
-            yield {"a": 1}
+    __iter__ = _forever({"a": 1})
 
 
 class EndlessDict(_NotCopied, dict):
-    def __iter__(self):
-        while True:
-            yield "a"
-
-    def items(self):
-        while True:
-            yield ("a", 1)
+    __iter__ = _forever("a")
+    items = _forever(("a", 1))
 
 
 def endless():
