@@ -129,8 +129,14 @@ class FailingDictLen(dict):
         raise ValueError("no length")
 
 
+class FailingSetLen(set):
+    def __len__(self):
+        raise ValueError("no length")
+
+
 def failing_lengths():
     return {"bad": FailingLen([2, 1]), "btup": FailingTupleLen((2, 1)), "bdct": FailingDictLen(b=2, a=1),
+            "bset": FailingSetLen({1}),
             "neg": NegativeLen([1]), "lie": LyingIter([1, 2]), "tup": LyingTuple((1, "x")), "dct": LyingItems(a=1)}
 
 
@@ -142,6 +148,7 @@ MEASURED_BY_STORAGE = [
     "{{ btup + (3,) }} {{ btup == btup }} {{ btup in [btup] }} {{ [btup]|unique|list }} {{ btup|join }}",
     "{{ bdct == bdct }} {{ bdct|dictsort }} {{ 'a' in bdct }} {{ [bdct] == [bdct] }} {{ bdct|tojson }}",
     "{{ neg + [2] }} {{ neg == neg }} {{ neg|sum }} {{ lie == lie }} {{ lie + [3] }} {{ lie|max }}",
+    "{{ bset == bset }} {{ 1 in bset }} {{ bset - bset }} {{ [bset] == [bset] }} {{ bset|join }} {{ bset|max }}",
     "{{ tup == tup }} {{ tup in [tup] }} {{ dct == dct }} {{ [dct, tup] == [dct, tup] }} {{ {'k': dct} == {'k': dct} }}",
 ]
 
@@ -152,9 +159,11 @@ def test_measured_by_what_they_store(source):
 
 
 @pytest.mark.parametrize("source", ["{{ bad|sort }}", "{{ bad|groupby(0)|list }}", "{{ bad|length }}",
-                                    "{{ neg|sort }}"])
+                                    "{{ neg|sort }}", "{{ bad|list }}", "{{ bset|list }}",
+                                    "{{ bset - [1] }}"])
 def test_a_failing_length_fails_where_jinja2_asks_it(source):
-    # sorted() (Jinja2's sort and groupby) asks the length hint of anything but a plain list or tuple
+    # list() and sorted() (Jinja2's list, sort and groupby) ask the length hint of anything but a plain list or
+    # tuple; set - list is no operation
     with pytest.raises(Exception) as expected:
         reference_env().from_string(source).render(failing_lengths())
     with pytest.raises(mj.TemplateError) as got:

@@ -214,7 +214,7 @@ def do_length(obj):
 @pass_state
 def do_list(rs, value):
     """Convert to a list (a string gives its characters, a dict its keys)."""
-    return take(rs, value, "a list")
+    return take(rs, _hinted(value), "a list")
 
 
 def do_items(value):
@@ -355,16 +355,16 @@ def do_reverse(rs, value):
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
     key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
-    return sorted(_to_sort(rs, value, "a sort"), key=key, reverse=reverse)
+    return sorted(listed(rs, _hinted(value), "a sort"), key=key, reverse=reverse)
 
 
-def _to_sort(rs, value, what):
-    # The items sorted() sorts, taken within max_items (a caller's __iter__ may never end). sorted() of anything
-    # but a plain list or tuple first asks its length hint: a caller's __len__ that fails fails the sort, as in
-    # Jinja2.
+def _hinted(value):
+    # value, its length hint asked first as list() and sorted() ask it of anything but a plain list or tuple: a
+    # caller's __len__ that fails fails them, as in Jinja2 (the items are then taken within max_items: the
+    # caller's __iter__ may never end).
     if type(value) is not list and type(value) is not tuple:
         length_hint(value)
-    return listed(rs, value, what)
+    return value
 
 
 @state_not_counted
@@ -384,7 +384,7 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
         return v if case_sensitive else ignore_case(v)
     items = value.items()
     if type(value) is not dict:   # a caller's items() may never end
-        items = _to_sort(rs, items, "a dictsort")
+        items = listed(rs, _hinted(items), "a dictsort")
     return sorted(items, key=sort_func, reverse=reverse)
 
 
@@ -463,7 +463,7 @@ def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
     expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case, default=default)
     out = [GroupTuple(key, list(values))
-           for key, values in groupby(sorted(_to_sort(rs, value, "a groupby"), key=expr), expr)]
+           for key, values in groupby(sorted(listed(rs, _hinted(value), "a groupby"), key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
         out = [GroupTuple(output_expr(values[0]), values) for _, values in out]

@@ -165,7 +165,7 @@ def _charge_set_operation(rs, a, b):
     # keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision).
     for side in (a, b):
         if hasattr(side, "__len__"):
-            rs.burn(len(side))
+            rs.burn(stored_len(side))
         if isinstance(side, (list, tuple, set, frozenset)):
             guard(rs, side)
 

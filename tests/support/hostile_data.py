@@ -440,6 +440,10 @@ _ENDLESS = {
     "endless/min": _endless(("limit", "max_items"), "{{ t|min }}"),
     "endless/groupby": _endless(("limit", "max_items"), "{{ rows|groupby('a')|list }}"),
     "endless/dictsort": _endless(("limit", "max_items"), "{{ d|dictsort }}"),
+    # items a filter skips are counted too (selectattr of items without the attribute never hands one out)
+    "endless/selectattr": _endless(("limit", "max_items"), "{{ x|selectattr('a')|first }}"),
+    "endless/reject_equalto": _endless(("limit", ("max_items", "max_steps")), "{{ rows|rejectattr('a', 'equalto', 1)|first }}"),
+    "endless/select": _endless(("limit", ("max_items", "max_steps")), "{{ x|select('none')|list }}"),
 }
 
 
