@@ -46,7 +46,6 @@ _MAPPING_PROXY = types.MappingProxyType
 # what Python's comparison or hash walks: containers, a dict's views (a keys or items view compares as a set of
 # them), a read-only mapping, a deque
 _CONTAINERS = (list, tuple, dict, set, frozenset, _MAPPING_PROXY, deque) + _VIEWS
-_MAPPINGS = (dict, _MAPPING_PROXY)
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
 _DICT_ONLY = {dict}
