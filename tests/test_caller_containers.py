@@ -48,8 +48,10 @@ class LyingItems(dict):
 
 
 class LongerThanItIs(str):
+    # far longer than it is: random.choice() (Jinja2's, from the unseeded global generator) then all but surely
+    # picks an index past its 2 characters, so the two engines' random draws agree
     def __len__(self):
-        return 42
+        return 10 ** 12
 
 
 class FailingStrLen(str):
@@ -88,10 +90,14 @@ PRINTED = [
 ]
 
 
+def assert_as_jinja2(source, make_context):
+    ours = mj.chat_environment().from_string(source).render(make_context())
+    assert ours == reference_env().from_string(source).render(make_context())
+
+
 @pytest.mark.parametrize("source", PRINTED)
 def test_printed_as_jinja2_prints_them(source):
-    ours = mj.chat_environment().from_string(source).render(context())
-    assert ours == reference_env().from_string(source).render(context())
+    assert_as_jinja2(source, context)
 
 
 @pytest.mark.parametrize("source", ["{{ x|pprint }}", "{{ x|slice(2)|list }}", "{{ [x]|pprint }}"])
@@ -111,3 +117,55 @@ def test_a_dict_subclass_with_endless_items_stops(source):
     except mj.LimitExceeded:
         return
     assert out == "{'a': 1}"
+
+
+class FailingTupleLen(tuple):
+    def __len__(self):
+        raise ValueError("no length")
+
+
+class FailingDictLen(dict):
+    def __len__(self):
+        raise ValueError("no length")
+
+
+class FailingSetLen(set):
+    def __len__(self):
+        raise ValueError("no length")
+
+
+def failing_lengths():
+    return {"bad": FailingLen([2, 1]), "btup": FailingTupleLen((2, 1)), "bdct": FailingDictLen(b=2, a=1),
+            "bset": FailingSetLen({1}),
+            "neg": NegativeLen([1]), "lie": LyingIter([1, 2]), "tup": LyingTuple((1, "x")), "dct": LyingItems(a=1)}
+
+
+# The budget measures a caller's subclass by what it stores, as Python's own ==, `in`, +, * and hash() read it:
+# its own __len__ (failing, negative) or __iter__ (lying) is not asked where Jinja2's operation does not ask it.
+MEASURED_BY_STORAGE = [
+    "{{ bad|join(',') }} {{ bad|sum }} {{ 1 in bad }} {{ bad == bad }} {{ bad + [3] }} {{ [3] + bad }}",
+    "{{ bad|unique|list }} {{ bad|max }} {{ bad|min }} {{ bad * 2 }} {{ [bad] == [bad] }} {{ bad|tojson }}",
+    "{{ btup + (3,) }} {{ btup == btup }} {{ btup in [btup] }} {{ [btup]|unique|list }} {{ btup|join }}",
+    "{{ bdct == bdct }} {{ bdct|dictsort }} {{ 'a' in bdct }} {{ [bdct] == [bdct] }} {{ bdct|tojson }}",
+    "{{ neg + [2] }} {{ neg == neg }} {{ neg|sum }} {{ lie == lie }} {{ lie + [3] }} {{ lie|max }}",
+    "{{ bset == bset }} {{ 1 in bset }} {{ bset - bset }} {{ [bset] == [bset] }} {{ bset|join }} {{ bset|max }}",
+    "{{ tup == tup }} {{ tup in [tup] }} {{ dct == dct }} {{ [dct, tup] == [dct, tup] }} {{ {'k': dct} == {'k': dct} }}",
+]
+
+
+@pytest.mark.parametrize("source", MEASURED_BY_STORAGE)
+def test_measured_by_what_they_store(source):
+    assert_as_jinja2(source, failing_lengths)
+
+
+@pytest.mark.parametrize("source", ["{{ bad|sort }}", "{{ bad|groupby(0)|list }}", "{{ bad|length }}",
+                                    "{{ neg|sort }}", "{{ bad|list }}", "{{ bset|list }}",
+                                    "{{ bset - [1] }}"])
+def test_a_failing_length_fails_where_jinja2_asks_it(source):
+    # list() and sorted() (Jinja2's list, sort and groupby) ask the length hint of anything but a plain list or
+    # tuple; set - list is no operation
+    with pytest.raises(Exception) as expected:
+        reference_env().from_string(source).render(failing_lengths())
+    with pytest.raises(mj.TemplateError) as got:
+        mj.chat_environment().from_string(source).render(failing_lengths())
+    assert str(expected.value) in str(got.value)

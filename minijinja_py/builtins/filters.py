@@ -20,7 +20,8 @@ from .itemwise import (
     do_map, do_reject, do_rejectattr, do_select, do_selectattr, ignore_case, make_attrgetter, make_multi_attrgetter,
 )
 from ..core.budget import (
-    ITERATES, TREE, costs, general_unary, guard, listed, metered, take, tree_size, unary_form, unary_result)
+    ITERATES, TREE, costs, general_unary, guard, listed, metered, size_hint, take, tree_size, unary_form,
+    unary_result)
 from ..core.errors import FilterArgumentError, jinja2_named, state_not_counted
 from ..core.state import BIG_STR, check_items, check_str_size, limit_exceeded, out_of_fuel, pass_state
 from ..runtime.markup import escape, soft_str
@@ -213,7 +214,7 @@ def do_length(obj):
 @pass_state
 def do_list(rs, value):
     """Convert to a list (a string gives its characters, a dict its keys)."""
-    return take(rs, value, "a list")
+    return take(rs, _hinted(value), "a list")
 
 
 def do_items(value):
@@ -354,7 +355,16 @@ def do_reverse(rs, value):
 def do_sort(rs, value, reverse=False, case_sensitive=False, attribute=None):
     """Sorted list; attribute may be dotted and comma-separated ("age,name")."""
     key = make_multi_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
-    return sorted(listed(rs, value, "a sort"), key=key, reverse=reverse)
+    return sorted(listed(rs, _hinted(value), "a sort"), key=key, reverse=reverse)
+
+
+def _hinted(value):
+    # value, its length hint asked first as list() and sorted() ask it of anything but a plain list or tuple: a
+    # caller's __len__ that fails fails them, as in Jinja2 (the items are then taken within max_items: the
+    # caller's __iter__ may never end).
+    if type(value) is not list and type(value) is not tuple:
+        length_hint(value)
+    return value
 
 
 @state_not_counted
@@ -372,7 +382,10 @@ def do_dictsort(rs, value, case_sensitive=False, by="key", reverse=False):
     def sort_func(item):
         v = item[pos]
         return v if case_sensitive else ignore_case(v)
-    return sorted(value.items(), key=sort_func, reverse=reverse)
+    items = value.items()
+    if type(value) is not dict:   # a caller's items() may never end
+        items = listed(rs, _hinted(items), "a dictsort")
+    return sorted(items, key=sort_func, reverse=reverse)
 
 
 def _charge_dictsort(rs, value, by):
@@ -383,7 +396,7 @@ def _charge_dictsort(rs, value, by):
         size = len(value)
         rs.burn((1 + 2 * size) * max(1, size.bit_length()))   # (what tree_size gives a flat dict)
     else:
-        rs.burn(tree_size(rs, value) * max(1, length_hint(value).bit_length()))
+        rs.burn(tree_size(rs, value) * max(1, size_hint(value).bit_length()))
 
 
 @jinja2_named("sync_do_unique")
@@ -393,7 +406,7 @@ def do_unique(rs, value, case_sensitive=False, attribute=None):
     """Items without duplicates (first occurrence kept)."""
     getter = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case)
     seen = set()
-    for item in value:
+    for item in metered(rs, value):   # (a caller's iterator, or subclass's __iter__, may never end)
         key = getter(item)
         if key not in seen:
             seen.add(key)
@@ -449,7 +462,8 @@ def do_slice(rs, value, slices, fill_with=None):
 def do_groupby(rs, value, attribute, default=None, case_sensitive=False):
     """Group items by an attribute: a list of (grouper, items), sorted by grouper."""
     expr = make_attrgetter(rs, attribute, postprocess=None if case_sensitive else ignore_case, default=default)
-    out = [GroupTuple(key, list(values)) for key, values in groupby(sorted(value, key=expr), expr)]
+    out = [GroupTuple(key, list(values))
+           for key, values in groupby(sorted(listed(rs, _hinted(value), "a groupby"), key=expr), expr)]
     if not case_sensitive:
         output_expr = make_attrgetter(rs, attribute, default=default)
         out = [GroupTuple(output_expr(values[0]), values) for _, values in out]

@@ -8,7 +8,7 @@
 # selectattr/rejectattr with the engine's own equalto or (un)defined on plain dicts and strings decide in line,
 # at that same price.
 
-from ..core.budget import charge_item, charged_forms, charges_own_items, guard, shallow_steps
+from ..core.budget import charge_item, charged_forms, charges_own_items, guard, metered, shallow_steps
 from ..core.errors import FilterArgumentError, TemplateRuntimeError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, out_of_fuel, pass_state
 from ..runtime.printing import safe_repr
@@ -181,7 +181,7 @@ def _select_or_reject(rs, value, args, kwargs, keep, lookup_attr):
         yield from _select_planned(rs, value, plan, keep, test, transform)
         return
     count = 0
-    for item in value:
+    for item in metered(rs, value):   # (items it skips cost a step: a caller's iterator may never end)
         if bool(test(item if transform is None else transform(item))) is keep:
             count += 1
             charge_item(rs, item, count)
@@ -223,7 +223,7 @@ def _select_planned(rs, value, plan, keep, test, transform):
         rs.burn(steps * len(value))   # no character passes: the walk's price, paid before it is skipped
         return
     count = 0
-    for item in value:
+    for item in metered(rs, value):
         cls = type(item)
         passes = None   # not decided in line: the test decides
         if cls is dict:

@@ -8,7 +8,7 @@ import operator
 
 from .context import place
 from .operands import constant_reader, key_path, path_reader
-from ..core.budget import charge_int_op, guard
+from ..core.budget import charge_int_op, guard, stored_len
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
 from ..runtime.methods import percent_format
@@ -75,12 +75,13 @@ def _sum_chain(c, node):
 
 def checked_add(rs, a, b):
     limits = rs.limits
+    # (sizes as the built-in types count what they store: a caller's subclass's own __len__ may lie or fail)
     if isinstance(a, str) and isinstance(b, str):
-        size = len(a) + len(b)
+        size = stored_len(a) + stored_len(b)
         check_str_size(limits, size)
         rs.burn(size >> CHAR_SHIFT)
     elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        size = len(a) + len(b)
+        size = stored_len(a) + stored_len(b)
         check_items(limits, size)
         rs.burn(size)
     elif type(a) is int and type(b) is int and (a.bit_length() > 64 or b.bit_length() > 64):
@@ -113,7 +114,7 @@ def _checked_mul(rs, a, b):
     limits = rs.limits
     for seq, count in ((a, b), (b, a)):
         if isinstance(seq, (str, list, tuple)) and isinstance(count, int):
-            size = len(seq) * count
+            size = stored_len(seq) * count
             if isinstance(seq, str):
                 check_str_size(limits, size)
                 rs.burn(max(size, 0) >> CHAR_SHIFT)
@@ -164,7 +165,7 @@ def _charge_set_operation(rs, a, b):
     # keys() - [x], a set | a list...: every item of both sides is hashed (and compared on a collision).
     for side in (a, b):
         if hasattr(side, "__len__"):
-            rs.burn(len(side))
+            rs.burn(stored_len(side))
         if isinstance(side, (list, tuple, set, frozenset)):
             guard(rs, side)
 

@@ -46,13 +46,26 @@ _MAPPING_PROXY = types.MappingProxyType
 # what Python's comparison or hash walks: containers, a dict's views (a keys or items view compares as a set of
 # them), a read-only mapping, a deque
 _CONTAINERS = (list, tuple, dict, set, frozenset, _MAPPING_PROXY, deque) + _VIEWS
-_MAPPINGS = (dict, _MAPPING_PROXY)
 _SEQUENCES = frozenset({list, tuple})
 _WALK_STEPS = 16   # looking at one container in Python (tree_size) takes about as long as 16 steps
 _DICT_ONLY = {dict}
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _SMALL_INT = 0xFFFFFFFFFFFFFFFF
 _SHALLOW_SIZED = (list, tuple, dict, set, frozenset, range) + _VIEWS
+_PLAIN_CONTAINERS = frozenset(_CONTAINERS)   # the types themselves: a caller's subclass is measured by its storage
+_STORING = (list, tuple, dict, str, set, frozenset)
+
+
+def stored_len(value):
+    # len(value) as the built-in type it derives from counts what it stores: what Python's own +, *, ==, `in`
+    # and hash() of a caller's list/tuple/dict/str/set subclass work on, whatever its own __len__ says (or raises).
+    cls = type(value)
+    if cls is list or cls is tuple or cls is dict or cls is str:
+        return len(value)
+    for base in _STORING:
+        if isinstance(value, base):
+            return base.__len__(value)
+    return len(value)
 
 
 def shallow_steps(value):
@@ -67,9 +80,9 @@ def shallow_steps(value):
     if cls is float or cls is bool or value is None:
         return 0
     if isinstance(value, str):
-        return len(value) >> CHAR_SHIFT
+        return str.__len__(value) >> CHAR_SHIFT
     if isinstance(value, _SHALLOW_SIZED):
-        return len(value)
+        return stored_len(value)
     return 0
 
 
@@ -201,7 +214,8 @@ def listed(rs, iterable, what):
 
 def metered(rs, iterable):
     # iterable as a function consumes it without keeping its items (sum, min, max, in): a sized input as it is
-    # (its declared cost paid for it), any other iterable charged an item at a time.
+    # (its declared cost paid for it), any other iterable (a caller's iterator or subclass, maybe endless)
+    # charged an item at a time, at most max_items of them.
     if type(iterable) in _SIZED:
         return iterable
     return _metered(rs, iterable)
@@ -209,7 +223,11 @@ def metered(rs, iterable):
 
 def _metered(rs, iterable):
     limits = rs.limits
+    count = 0
     for item in iterable:
+        count += 1
+        if count > limits.max_items:
+            check_items(limits, count, "an iteration")
         rs.fuel -= 1
         if rs.fuel < 0:
             raise out_of_fuel(limits)
@@ -236,7 +254,19 @@ def member(item, container):
 
 # ------------------------------------------------------------------------------------------ nested data
 def _children(value):
-    if isinstance(value, _MAPPINGS):
+    # What Python's comparison or hash of value walks: the storage of a list, tuple, dict or set (a caller's
+    # subclass's own __iter__ or items() is not called: they may lie or never end, and C code does not call them).
+    if isinstance(value, dict):
+        return chain.from_iterable(dict.items(value))
+    if isinstance(value, list):
+        return list.__iter__(value)
+    if isinstance(value, tuple):
+        return tuple.__iter__(value)
+    if isinstance(value, set):
+        return set.__iter__(value)
+    if isinstance(value, frozenset):
+        return frozenset.__iter__(value)
+    if isinstance(value, _MAPPING_PROXY):
         return chain.from_iterable(value.items())
     if type(value) is _ITEMS_VIEW:
         return chain.from_iterable(value)
@@ -248,8 +278,11 @@ def _flat_size(value, rows=True):
     # containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
     # Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     # plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
-    # lists and tuples, or of flat dicts.
-    if isinstance(value, _MAPPINGS):
+    # lists and tuples, or of flat dicts. Only the built-in types themselves (a caller's subclass is walked).
+    cls = type(value)
+    if cls not in _PLAIN_CONTAINERS:
+        return None
+    if cls is dict or cls is _MAPPING_PROXY:
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
             return 1 + 2 * len(value)
         return None
@@ -283,7 +316,7 @@ def tree_size(rs, value, limit=None):
     max_depth = limits.max_data_depth
     size = _flat_size(value, max_depth > 1)
     if size is not None:
-        if size > limit and len(value):   # (an empty container is one node, whatever the limit)
+        if size > limit and len(value):   # (an empty container is one node, whatever the limit; a built-in type)
             raise out_of_fuel(limits)
         return size
     walked = 0                 # the steps the walk has cost so far (charged at the end)
@@ -293,7 +326,8 @@ def tree_size(rs, value, limit=None):
     while True:
         frame = stack[-1]
         for child in frame[1]:
-            if isinstance(child, _CONTAINERS) and len(child):
+            if isinstance(child, _CONTAINERS) and \
+                    (len(child) if type(child) in _PLAIN_CONTAINERS else stored_len(child)):
                 key = id(child)
                 size = known.get(key)
                 if size is None:
@@ -372,10 +406,10 @@ def charge_contains(rs, item, container):
         if rs.fuel < 0:
             raise out_of_fuel(rs.limits)
     elif cls is str or isinstance(container, str):
-        if len(container) > BIG_STR:
-            rs.burn(len(container) >> CHAR_SHIFT)
+        if str.__len__(container) > BIG_STR:
+            rs.burn(str.__len__(container) >> CHAR_SHIFT)
     elif isinstance(container, (list, tuple)) or cls is _VALUES_VIEW:
-        rs.burn(len(container))
+        rs.burn(stored_len(container))   # (a caller's subclass: Python's `in` scans what it stores)
         if not type(item) in _SCALARS:
             guard(rs, item)
             guard(rs, container)
@@ -420,13 +454,18 @@ def declared_cost(func):
     return DECLARED_COSTS.get(func) if type(func) is types.FunctionType else None   # (a caller's may not hash)
 
 
+def size_hint(value):
+    # How many items iterating value may give, for a price: a list/tuple/dict/str/set (a caller's subclass too) by
+    # what it stores, anything else by its length hint (the filter's own iteration of it is bounded as it goes).
+    return stored_len(value) if isinstance(value, _STORING) else length_hint(value)
+
+
 def _charge_declared(rs, kind, value, args):
     if kind is ITERATES:
-        size = length_hint(value) if not isinstance(value, str) else len(value)
-        rs.burn(size)
+        rs.burn(size_hint(value))
     elif kind is TREE:
         size = tree_size(rs, value)
-        rs.burn(size * max(1, length_hint(value).bit_length()))  # a sort compares about n log n times
+        rs.burn(size * max(1, size_hint(value).bit_length()))  # a sort compares about n log n times
     elif kind is COMPARE:
         if args:
             charge_compare(rs, value, args[0])

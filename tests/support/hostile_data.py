@@ -9,6 +9,9 @@ hostile_bounds.py for the groups' meaning and hostile_cases.py for the Case form
   underscore/  a mapping's `_` keys are data; a `_` name the object has neither way is undefined; an attribute it
                has stays refused
   walk/        comparing or hashing dict views, sets, mappings, deques: charged by what it walks, before it walks
+  endless/     a caller's list/tuple/dict subclass whose own __iter__ (or items()) never ends: measured by what it
+               stores (as Python's ==, `in`, + and str() read it: Jinja2's output), and where the operation itself
+               iterates it, stopped at max_items instead of a hang
 """
 
 import collections
@@ -382,4 +385,66 @@ _WALKS.update({
 })
 
 
-RAW = {**_HASH, **_SHARED, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE, **_WALKS}
+# ============================================================================ endless: a caller's endless __iter__
+class _NotCopied:
+    # The harness snapshots the caller's data to see it unchanged: copying (or comparing) an endless one would
+    # never end, so it is not copied (the harness then does not compare it).
+    def __deepcopy__(self, memo):
+        raise TypeError("not copied: its iteration never ends")
+
+
+def _forever(item):
+    def iterate(self):
+        while True:
+            yield item
+    return iterate
+
+
+class EndlessList(_NotCopied, list):
+    __iter__ = _forever(1)
+
+
+class EndlessTuple(_NotCopied, tuple):
+    __iter__ = _forever(1)
+
+
+class EndlessRows(_NotCopied, list):
+    __iter__ = _forever({"a": 1})
+
+
+class EndlessDict(_NotCopied, dict):
+    __iter__ = _forever("a")
+    items = _forever(("a", 1))
+
+
+def endless():
+    return {"x": EndlessList([1, 2]), "t": EndlessTuple((1, 2)), "rows": EndlessRows([{"a": 1}]),
+            "d": EndlessDict(a=1)}
+
+
+def _endless(expect, source):
+    return Case(None, source, expect, endless())
+
+
+_ENDLESS = {
+    # what Python's own comparison, `in`, + and str() read (the stored items): Jinja2's output
+    "endless/eq_ok": _endless(("out", "True True True"), "{{ x == x }} {{ t == t }} {{ d == d }}"),
+    "endless/format_ok": _endless(("out", "[1, 2] (1, 2)"), "{{ '{}'.format(x) }} {{ '{}'.format(t) }}"),
+    "endless/in_ok": _endless(("out", "True False True"), "{{ 1 in x }} {{ x is in [1] }} {{ 'a' in d }}"),
+    "endless/nested_ok": _endless(("out", "True [1, 2, 3]"), "{{ [x, t] == [x, t] }} {{ x + [3] }}"),
+    "endless/unique_unhashable": _endless(("error", "TemplateTypeError"), "{{ [x]|unique|list }}"),
+    # the filter itself iterates the subclass (Jinja2 runs until memory runs out)
+    "endless/sort": _endless(("limit", "max_items"), "{{ x|sort }}"),
+    "endless/unique": _endless(("limit", "max_items"), "{{ x|unique|list }}"),
+    "endless/max": _endless(("limit", "max_items"), "{{ x|max }}"),
+    "endless/min": _endless(("limit", "max_items"), "{{ t|min }}"),
+    "endless/groupby": _endless(("limit", "max_items"), "{{ rows|groupby('a')|list }}"),
+    "endless/dictsort": _endless(("limit", "max_items"), "{{ d|dictsort }}"),
+    # items a filter skips are counted too (selectattr of items without the attribute never hands one out)
+    "endless/selectattr": _endless(("limit", "max_items"), "{{ x|selectattr('a')|first }}"),
+    "endless/reject_equalto": _endless(("limit", ("max_items", "max_steps")), "{{ rows|rejectattr('a', 'equalto', 1)|first }}"),
+    "endless/select": _endless(("limit", ("max_items", "max_steps")), "{{ x|select('none')|list }}"),
+}
+
+
+RAW = {**_HASH, **_SHARED, **_CALLER, **_ORDER, **_MISC, **_UNDERSCORE, **_WALKS, **_ENDLESS}
