@@ -1,7 +1,7 @@
 """Compiler: AST (nodes.py) → Python closures, once per template. No Python source is generated: each node becomes
 a closure over the closures of its children (the glossary of the interpreter's names is in context.py)."""
 
-# Statements become `run(f, out)` (statements.py, loops.py, functions.py, inclusion.py), expressions `ev(f)`
+# Statements become `run(f, out)` (statements.py, loops.py, conditionals.py, composition.py), expressions `ev(f)`
 # (expressions.py, calls.py). Node classes are dispatched through the explicit tables STATEMENTS and EXPRESSIONS (a
 # test checks that every node class has its entry). Variables are slots of a frame, resolved here with symbols.py:
 # every scope is analysed when the compiler reaches it, with its parent complete, as Jinja2 does. The whole compile

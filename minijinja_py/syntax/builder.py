@@ -214,7 +214,7 @@ class Builder:
                 seen_default = True
             elif seen_default:
                 raise syntax_error("non-default argument follows default argument", p.span)
-        return tuple(c)   # (a duplicate name is Python's error, where Jinja2 generates the macro: functions.py)
+        return tuple(c)   # (a duplicate name: Python's error where Jinja2 generates the macro, composition.py)
 
     def param(self, c):
         _check_assignable(c[0], "name")
@@ -287,7 +287,7 @@ class Builder:
         return n.Load(keyword_span(c[0]), "extends", c[1])
 
     def context_modifier(self, c):
-        return None  # with/without context: read back from the source by compile/inclusion.py
+        return None  # with/without context: read back from the source by compile/composition.py
 
     def names_context(self, c):
         # `with context` / `without context` after a comma, lexed as two names (grammar: from_stmt).
