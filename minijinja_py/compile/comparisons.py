@@ -20,7 +20,7 @@ from ..runtime.undefined import PLAIN_UNDEFINED
 from ..syntax import nodes as n
 
 __all__ = ["COMPARE", "e_compare", "if_contains", "condition", "and_or_parts", "is_chain", "operand_condition",
-           "chain_operand", "chain_truth", "chain_two", "equality_of", "attribute_of"]
+           "chain_operand", "chain_truth", "chain_two", "equality_of", "attribute_of", "truth_at"]
 
 
 # ------------------------------------------------------------------------------------------------ comparisons
@@ -381,11 +381,7 @@ def chain_two(first, second, want, body=None, else_=None):
         elif equal is None and type(value) in constant:
             chosen = constant[type(value)]
         else:
-            value = part(f)
-            try:
-                chosen = True if value else False
-            except Exception as exc:   # a truth test can fail (StrictUndefined)
-                raise located(exc, span)
+            chosen = truth_at(part(f), span)
         if chosen is not want:   # the first operand does not decide: the second's truth is the test's
             value = MISSING if slot2 is None else f[slot2]
             if key2 is not None:
@@ -398,11 +394,7 @@ def chain_two(first, second, want, body=None, else_=None):
             elif equal2 is None and type(value) in constant2:
                 chosen = constant2[type(value)]
             else:
-                value = part2(f)
-                try:
-                    chosen = True if value else False
-                except Exception as exc:
-                    raise located(exc, span2)
+                chosen = truth_at(part2(f), span2)
         if body is None:
             return chosen
         if chosen:
@@ -410,6 +402,14 @@ def chain_two(first, second, want, body=None, else_=None):
         elif else_ is not None:
             else_(f, out)
     return two_operands
+
+
+def truth_at(value, span):
+    # The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined).
+    try:
+        return True if value else False
+    except Exception as exc:
+        raise located(exc, span)
 
 
 def attribute_of(node, key):

@@ -8,7 +8,7 @@ picking its branch by the subject's value; a type test, a string constant's `in`
 
 from .comparisons import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, if_contains, is_chain,
-    operand_condition,
+    operand_condition, truth_at,
 )
 from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
 from .operators import sum_operands
@@ -509,14 +509,6 @@ def _if_equal(slot, key, constant, equal, test, span, body, else_):
         elif else_ is not None:
             else_(f, out)
     return run_equal
-
-
-def truth_at(value, span):
-    # The truth of a test's value, a failure located at the test (a truth test can fail: StrictUndefined).
-    try:
-        return True if value else False
-    except Exception as exc:
-        raise located(exc, span)
 
 
 def if_runner(tests, else_):
