@@ -87,3 +87,61 @@ def test_pprint_orders_keys_as_pprint_compares_them():
     data = lambda: {"d": {Level.LOW: Shade.HALF, 2.5: "f", Tagged(4): "t", "s": 1, "a": Level.LOW}}  # noqa: E731
     assert mj.chat_environment().from_string(source).render(data()) == \
         reference_env().from_string(source).render(data())
+
+
+def assert_as_jinja2(source, make_context):
+    # the same text, or an error of the same kind (ours a TemplateError that is also the built-in Jinja2 let
+    # escape, or the TemplateError subclass of the same name) with Jinja2's message in it
+    try:
+        expected = reference_env().from_string(source).render(make_context())
+    except Exception as exc:
+        with pytest.raises(mj.TemplateError) as got:
+            mj.chat_environment().from_string(source).render(make_context())
+        assert type(exc).__name__ in {cls.__name__ for cls in type(got.value).__mro__}
+        assert str(exc) in str(got.value)
+    else:
+        assert mj.chat_environment().from_string(source).render(make_context()) == expected
+
+
+def byte_values():
+    return {"ba": bytearray(b"ab\tca"), "bs": b"ab\tca", "pat": b"a", "rep": b"xyz", "sep": b"c"}
+
+
+# Jinja2's sandbox hands out the methods of bytes and bytearray but for the ones that change a mutable sequence
+# (MutableSequence's append, extend, insert, pop, remove, reverse, clear, sort): the rest build new objects,
+# which print as Python's repr writes them
+BYTE_METHODS = [
+    "{{ ba.replace(pat, rep) }} {{ ba.upper() }} {{ ba.decode() }} {{ ba.startswith(pat) }} {{ ba.find(sep) }}",
+    "{{ ba.count(pat) }} {{ ba.hex() }} {{ ba.hex(':', 2) }} {{ ba.center(11) }} {{ ba.split(sep) }} {{ ba.copy() }}",
+    "{{ ba.title() }} {{ ba.partition(sep) }} {{ [ba.strip()] }} {{ ba.isalpha() }} {{ ba.join([pat, rep]) }}",
+    "{{ ba.fromhex('6162') }} {{ ba.zfill(8) }} {{ ba.expandtabs(2) }} {{ ba.splitlines() }} {{ ba.ljust(7) }}",
+    "{{ ba.translate(none, pat) }} {{ ba.removeprefix(pat) }} {{ ba.rsplit() }} {{ ba.index(sep) }} {{ ba.lower() }}",
+    "{{ ba.upper() ~ '' }} {{ '%s|%r' % (ba.upper(), ba.copy()) }} {{ {'k': ba.swapcase()} }} {{ ba.upper()|string }}",
+    "{{ bs.replace(pat, rep) }} {{ bs.upper() }} {{ bs.split() }} {{ bs.center(9) }} {{ bs.join([pat, rep]) }}",
+    "{{ bs.rjust(7) }} {{ bs.expandtabs() }} {{ bs.maketrans(pat, sep)|length }} {{ bs.endswith(sep) }}",
+    "{{ ba.replace('a', 'b') }}", "{{ ba.append(1) }}", "{{ ba.pop() }}", "{{ ba.extend(pat) }}",
+    "{{ ba.insert(0, 1) }}", "{{ ba.remove(97) }}", "{{ ba.reverse() }}", "{{ ba.clear() }}", "{{ ba.sort() }}",
+    "{{ bs.copy() }}", "{{ bs.append(1) }}", "{{ ba.center(width=3) }}", "{{ ba.count(x=1) }}",
+    "{{ ba.split(sep=sep) }} {{ bs.splitlines(keepends=true) }} {{ ba.translate(none, delete=pat) }}",
+]
+
+
+@pytest.mark.parametrize("source", BYTE_METHODS)
+def test_bytes_methods_as_jinja2_hands_them_out(source):
+    assert_as_jinja2(source, byte_values)
+
+
+def test_bytes_methods_leave_the_callers_bytes_unchanged_and_build_within_the_limits():
+    values = byte_values()
+    env = mj.chat_environment(limits=mj.Limits(max_string=1000))
+    for source in ("{{ ba.append(1) }}", "{{ ba.clear() }}", "{{ ba.reverse() }}"):
+        with pytest.raises(mj.SecurityError):
+            env.from_string(source).render(values)
+    assert values["ba"] == bytearray(b"ab\tca")
+    for source in ("{{ ba.center(2000) }}", "{{ bs.ljust(2000) }}", "{{ ba.replace(pat, big) }}",
+                   "{{ ba.zfill(10**12) }}", "{{ big.expandtabs(100) }}", "{{ big.join([big, big]) }}",
+                   "{{ big.hex() }}", "{{ big|string }}", "{{ [big] }}"):
+        with pytest.raises(mj.LimitExceeded):
+            env.from_string(source).render(values, big=bytearray(b"\t" * 600))
+    # printed as long as the text fits, measured before it is made when it might not
+    assert env.from_string("{{ b }}").render(b=b"a" * 300) == repr(b"a" * 300)

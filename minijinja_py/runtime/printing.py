@@ -237,6 +237,10 @@ class _Printer:
             self.emit(", ")
             self.container(value, dict, depth)
             self.emit(")")
+        elif cls is bytes or cls is bytearray:   # (str() is repr(): b'...', bytearray(b'...'))
+            if 4 * len(value) + 14 > self.room - self.size:   # \x00: four characters a byte
+                check_str_size(self.limits, self.size + _repr_length(value), "printed data")
+            self.emit(repr(value))
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
@@ -354,14 +358,16 @@ class _Printer:
 
 
 def _repr_length(value, chunk=1 << 16):
-    # len(repr(value)) for a string, built a chunk at a time.
-    double_quoted = "'" in value and '"' not in value   # Python's choice of quotes for the whole string
-    total = 2
+    # len(repr(value)) for a str, bytes or bytearray, built a chunk at a time.
+    quote, double = ("'", '"') if type(value) is str else (b"'", b'"')
+    # Python's choice of quotes for the whole string (a bytearray's escapes ' in either)
+    double_quoted = type(value) is bytearray or quote in value and double not in value
+    total = empty = len(repr(value[:0]))   # the quotes (and b, bytearray())
     for i in range(0, len(value), chunk):
         piece = value[i:i + chunk]
-        total += len(repr(piece)) - 2
-        if not double_quoted and "'" in piece and '"' not in piece:
-            total += piece.count("'")  # the piece alone chose "..." and left the ' unescaped
+        total += len(repr(piece)) - empty
+        if not double_quoted and quote in piece and double not in piece:
+            total += piece.count(quote)  # the piece alone chose "..." and left the ' unescaped
     return total
 
 
