@@ -78,6 +78,13 @@ def _plain_copy(value, rs, limits):
             return _Shown(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
+            if cls is not list and cls is not tuple and cls is not dict and not isinstance(v, (set, frozenset)):
+                # pprint asks a subclass whether it is empty (a tuple its len() first): what its __bool__ or
+                # __len__ raises goes through, and one that says it is empty prints empty
+                if isinstance(v, tuple):
+                    len(v)   # (whether it has one item, for its comma)
+                if not v:
+                    return {} if isinstance(v, dict) else () if isinstance(v, tuple) else []
             key = id(v)
             cache_key = (key, True) if hashed else key
             if cache_key in copies:
