@@ -3,8 +3,11 @@ __html__ marked safe is its __html__() text (markupsafe's Markup(value)), not it
 functions and the methods of objects print as Python prints them where Python's repr shows no address. Compared with Jinja2's
 sandbox as transformers configures it."""
 
+import collections
 import enum
 import math
+import re
+import types
 from decimal import Decimal
 
 import pytest
@@ -145,3 +148,92 @@ def test_bytes_methods_leave_the_callers_bytes_unchanged_and_build_within_the_li
             env.from_string(source).render(values, big=bytearray(b"\t" * 600))
     # printed as long as the text fits, measured before it is made when it might not
     assert env.from_string("{{ b }}").render(b=b"a" * 300) == repr(b"a" * 300)
+
+
+class NamedOrderedDict(collections.OrderedDict):
+    pass
+
+
+class NamedDeque(collections.deque):
+    pass
+
+
+class NamedCounter(collections.Counter):
+    pass
+
+
+def function():
+    pass
+
+
+def standard_containers():
+    moved = collections.OrderedDict(a=1, b="x", c=[None])
+    moved.move_to_end("a")
+    looped = collections.OrderedDict(k=1)
+    looped["self"] = looped
+    ring = collections.deque([1])
+    ring.append(ring)
+    return {"od": moved, "dq": collections.deque([1, "a", (2,)]), "ct": collections.Counter("abbccc"),
+            "dd": collections.defaultdict(list, a=[1]), "bounded": collections.deque([1], maxlen=3),
+            "empty": [collections.OrderedDict(), collections.deque(), collections.Counter()],
+            "named": [NamedOrderedDict(a=1), NamedDeque([2]), NamedCounter(b=2)], "looped": looped, "ring": ring,
+            "mixed": collections.Counter({"a": "x", "b": 1}), "nested": collections.deque([collections.OrderedDict(
+                a=collections.Counter(z=1))]),
+            "functions": [collections.OrderedDict(f=function), collections.deque([function, len]),
+                          collections.Counter({function: 2}), collections.defaultdict(lambda: 0, k=function)]}
+
+
+# the standard library's containers print as Python's repr writes them (Jinja2's `{{ x }}`), inside other data
+# too, their items printed by the sandbox's rules
+@pytest.mark.parametrize("source", [
+    "{{ [od] }} {{ od }} {{ {'a': dq} }} {{ dq }} {{ [ct] }} {{ ct }} {{ [dd] }} {{ [bounded] }} {{ empty }}",
+    "{{ '%s|%r' % ([od], dq) }} {{ [od]|string }} {{ [ct] ~ '' }} {{ '{}'.format([dq]) }} {{ named }}",
+    "{{ [looped] }} {{ [ring] }} {{ {'k': mixed} }} {{ [nested] }} {{ [od, od] }} {{ nested|string }}",
+])
+def test_standard_containers_print_as_jinja2_prints_them(source):
+    assert_as_jinja2(source, standard_containers)
+
+
+def test_standard_containers_print_functions_without_their_address():
+    # as the project prints a function anywhere (printing.py): Python's repr without ` at 0x...`
+    source = "{{ functions }}"
+    expected = reference_env().from_string(source).render(standard_containers())
+    expected = re.sub(r"<function (\S+)( at 0x[0-9a-f]+)>", r"<function \1>", expected)
+    expected = expected.replace("<function standard_containers.<locals>.<lambda>>", "<function <lambda>>")
+    assert mj.chat_environment().from_string(source).render(standard_containers()) == expected
+
+
+class Counted:
+    shown = 0
+
+    def __repr__(self):
+        Counted.shown += 1
+        return "Counted()"
+
+
+@pytest.mark.parametrize("make", [collections.deque, lambda items: collections.OrderedDict(enumerate(items)),
+                                  lambda items: collections.Counter(dict(enumerate(items)))])
+def test_standard_containers_stop_printing_at_the_string_limit(make):
+    Counted.shown = 0
+    env = mj.chat_environment(limits=mj.Limits(max_string=1000))
+    with pytest.raises(mj.LimitExceeded):
+        env.from_string("{{ [x] }}").render(x=make([Counted() for _ in range(10_000)]))
+    assert Counted.shown < 200   # Python's repr() would have made the whole text first
+
+
+def dict_views():
+    dicts = [{"x": i} for i in range(4)]
+    looped = {}
+    looped["v"] = looped.values()
+    return {"items": [d.items() for d in dicts], "keys": [d.keys() for d in dicts],
+            "values": [d.values() for d in dicts], "proxies": [types.MappingProxyType(d) for d in dicts],
+            "looped": looped, "view": looped.values()}
+
+
+@pytest.mark.parametrize("source", [
+    "{{ items }} {{ keys }} {{ values }} {{ proxies }} {{ proxies|map('string')|join }}",
+    "{{ looped }} {{ view }} {{ [view, view] }}",
+])
+def test_dict_views_print_each_their_own_items(source):
+    # (each view's pairs are made as it is printed: one printed later may be a new object at the same address)
+    assert_as_jinja2(source, dict_views)

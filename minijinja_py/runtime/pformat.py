@@ -78,13 +78,6 @@ def _plain_copy(value, rs, limits):
             return _Shown(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
-            if cls is not list and cls is not tuple and cls is not dict and not isinstance(v, (set, frozenset)):
-                # pprint asks a subclass whether it is empty (a tuple its len() first): what its __bool__ or
-                # __len__ raises goes through, and one that says it is empty prints empty
-                if isinstance(v, tuple):
-                    len(v)   # (whether it has one item, for its comma)
-                if not v:
-                    return {} if isinstance(v, dict) else () if isinstance(v, tuple) else []
             key = id(v)
             cache_key = (key, True) if hashed else key
             if cache_key in copies:
@@ -142,11 +135,15 @@ def _plain_copy(value, rs, limits):
 
 def _own_items(container, limits):
     # The items of a list, tuple or dict as pprint reads them: a caller's subclass through its own __iter__ or
-    # items() (which may never end: stopped at max_items).
+    # items() (which may never end: stopped at max_items), once pprint has asked it whether it is empty (its
+    # __bool__ or __len__; a tuple its len() first, for the comma of one item): what that raises goes through,
+    # and one that says it is empty prints empty.
     items = container.items() if isinstance(container, dict) else container
     if type(container) in (list, tuple, dict):
         return items
-    return _bounded(items, limits)
+    if isinstance(container, tuple):
+        len(container)
+    return _bounded(items, limits) if container else ()
 
 
 def _bounded(items, limits):

@@ -20,7 +20,7 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 
 import types
 from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
-from functools import partial
+from functools import lru_cache, partial
 
 from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -215,12 +215,10 @@ class _Printer:
         elif hasattr(cls, "mj_print"):
             value.mj_print(self, depth)
         elif cls in _VIEW_TYPES:
-            self.emit(f"{cls.__name__}(")
-            self.container(list(value), list, depth)
-            self.emit(")")
+            self.standard(value, cls, depth)
         elif cls is types.MappingProxyType:   # a caller's read-only mapping: its str is its dict's, its repr
             self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
-            self.container(dict(value), dict, depth)
+            self._mapped(value.items(), depth)
             self.emit("" if for_str else ")")
         elif cls is types.MethodType:
             # a caller's object's method: Python's <bound method Class.name of ...>, the object printed here
@@ -246,6 +244,8 @@ class _Printer:
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
             base = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(value, b))
             self.container(value, cls if base is set or base is frozenset else base, depth)
+        elif getattr(cls.__repr__, "__qualname__", None) in _STANDARD_REPRS:
+            self.standard(value, cls, depth)
         else:
             self.emit(self._caller_object(value, cls, for_str))
 
@@ -265,6 +265,80 @@ class _Printer:
                 return _default_object_repr(value)
             return repr(value)
         return str(value) if for_str else repr(value)
+
+    def standard(self, value, cls, depth):
+        # A dict's view, an OrderedDict, deque or Counter (or a subclass printed by its repr) as Python's repr
+        # writes it, its items printed here (bounded, without addresses): dict_items([(k, v), ...]),
+        # OrderedDict([(k, v), ...]) (OrderedDict({k: v}) from Python 3.12), deque([...], maxlen=n),
+        # Counter({k: v, ...}) most common first.
+        from collections import Counter, OrderedDict, deque   # (loaded already: the package imports it)
+        self._charge_container()
+        key = id(value)
+        if key in self.on_path:
+            self.cycles += 1
+            self.emit("[...]" if isinstance(value, deque) else "...")
+            return
+        self.on_path.add(key)
+        try:
+            self.emit(f"{cls.__name__}(")
+            if cls in _VIEW_TYPES:
+                self._listed(value, depth, cls is _VIEW_TYPES[2])
+            elif isinstance(value, deque):
+                self._listed(value, depth, False)
+                if value.maxlen is not None:
+                    self.emit(f", maxlen={value.maxlen}")
+            elif isinstance(value, Counter):
+                if value:
+                    try:
+                        counted = dict(value.most_common())
+                    except TypeError:   # counts that do not compare: Counter's repr falls back to its dict
+                        counted = dict(value)
+                    self._mapped(counted.items(), depth)
+            elif dict.__len__(value):
+                items = OrderedDict.items(value) if cls is OrderedDict else value.items()
+                if _ordered_dict_as_dict(OrderedDict):
+                    self._mapped(dict(items).items(), depth)
+                else:
+                    self._listed(items, depth, True)
+            self.emit(")")
+        finally:
+            self.on_path.discard(key)
+
+    def _listed(self, items, depth, of_pairs):
+        # [a, b, ...]; of_pairs: the items are an iterator's (key, value) tuples, made as it goes (printed here,
+        # not as containers: a new one may reuse the id of one printed before)
+        emit, visit = self.emit, self.visit
+        emit("[")
+        for count, item in enumerate(items):
+            if count:
+                emit(", ")
+            if of_pairs and type(item) is tuple and tuple.__len__(item) == 2:
+                emit("(")
+                visit(item[0], depth + 1, False)
+                emit(", ")
+                visit(item[1], depth + 1, False)
+                emit(")")
+            else:
+                visit(item, depth + 1, False)
+        emit("]")
+
+    def _mapped(self, pairs, depth):
+        emit, visit = self.emit, self.visit
+        emit("{")
+        for count, (key, value) in enumerate(pairs):
+            if count:
+                emit(", ")
+            visit(key, depth + 1, False)
+            emit(": ")
+            visit(value, depth + 1, False)
+        emit("}")
+
+    def _charge_container(self):
+        rs = self.rs
+        if rs is not None:
+            rs.fuel -= _CONTAINER_STEPS
+            if rs.fuel < 0:
+                raise out_of_fuel(self.limits)
 
     def container(self, value, cls, depth):
         # each container met (printed, or its text reused) takes about as long as _CONTAINER_STEPS steps: paid
@@ -355,6 +429,16 @@ class _Printer:
             emit(",)" if tuple.__len__(value) == 1 else ")")
         else:
             emit("}" if cls is set else "})")
+
+
+# the reprs of the standard library's containers that _Printer.standard writes itself
+_STANDARD_REPRS = frozenset({"OrderedDict.__repr__", "deque.__repr__", "Counter.__repr__"})
+
+
+@lru_cache(maxsize=None)
+def _ordered_dict_as_dict(ordered_dict):
+    # Does this Python print an OrderedDict as OrderedDict({...}) (3.12 on) rather than as a list of pairs?
+    return repr(ordered_dict(a=0)).endswith("})")
 
 
 def _repr_length(value, chunk=1 << 16):
