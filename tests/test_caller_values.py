@@ -180,13 +180,15 @@ def test_standard_containers_print_as_jinja2_prints_them(source):
     assert_renders_as_reference(source, standard_containers)
 
 
-def test_standard_containers_print_functions_without_their_address():
-    # as the project prints a function anywhere (printing.py): Python's repr without ` at 0x...`
-    source = "{{ functions }}"
-    expected = reference_env().from_string(source).render(standard_containers())
-    expected = re.sub(r"<function (\S+)( at 0x[0-9a-f]+)>", r"<function \1>", expected)
+@pytest.mark.parametrize("source", ["{{ functions }}", "{{ view }} {{ [view] }} {{ {'k': view} }}"])
+def test_printed_without_the_address_python_shows(source):
+    # as the project prints a function or a memoryview anywhere (printing.py): Python's repr without ` at 0x...`
+    def context():
+        return {**standard_containers(), "view": memoryview(b"ab")}
+    expected = reference_env().from_string(source).render(context())
+    expected = re.sub(r" at 0x[0-9a-f]+>", ">", expected)
     expected = expected.replace("<function standard_containers.<locals>.<lambda>>", "<function <lambda>>")
-    assert mj.chat_environment().from_string(source).render(standard_containers()) == expected
+    assert mj.chat_environment().from_string(source).render(context()) == expected
 
 
 class Counted:

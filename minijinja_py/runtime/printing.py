@@ -260,6 +260,8 @@ class _Printer:
         # The caller's own objects print with their own __str__/__repr__, unless that is object's default
         # (which shows an address).
         method = cls.__str__ if for_str else cls.__repr__
+        if cls is memoryview:
+            return "<memory>"   # (Python's <memory at 0x...>)
         if method is object.__str__ or method is object.__repr__:
             if cls.__repr__ is object.__repr__:
                 return _default_object_repr(value)
