@@ -225,3 +225,13 @@ def dict_views():
 def test_dict_views_print_each_their_own_items(source):
     # (each view's pairs are made as it is printed: one printed later may be a new object at the same address)
     assert_renders_as_reference(source, dict_views)
+
+
+class Counter:
+    # the caller's own class of a standard library container's name
+    def __repr__(self):
+        return "mine"
+
+
+def test_a_callers_class_named_as_a_standard_container_prints_as_its_own():
+    assert_renders_as_reference("{{ c }} {{ [c] }}", lambda: {"c": Counter()})

@@ -244,7 +244,7 @@ class _Printer:
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
             base = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(value, b))
             self.container(value, cls if base is set or base is frozenset else base, depth)
-        elif getattr(cls.__repr__, "__qualname__", None) in _STANDARD_REPRS:
+        elif _prints_as_standard(cls):
             self.standard(value, cls, depth)
         else:
             self.emit(self._caller_object(value, cls, for_str))
@@ -274,7 +274,11 @@ class _Printer:
         # OrderedDict([(k, v), ...]) (OrderedDict({k: v}) from Python 3.12), deque([...], maxlen=n),
         # Counter({k: v, ...}) most common first.
         from collections import Counter, OrderedDict, deque   # (loaded already: the package imports it)
-        self._charge_container()
+        rs = self.rs
+        if rs is not None:   # (paid as container() pays for a container)
+            rs.fuel -= _CONTAINER_STEPS
+            if rs.fuel < 0:
+                raise out_of_fuel(self.limits)
         key = id(value)
         if key in self.on_path:
             self.cycles += 1
@@ -334,13 +338,6 @@ class _Printer:
             emit(": ")
             visit(value, depth + 1, False)
         emit("}")
-
-    def _charge_container(self):
-        rs = self.rs
-        if rs is not None:
-            rs.fuel -= _CONTAINER_STEPS
-            if rs.fuel < 0:
-                raise out_of_fuel(self.limits)
 
     def container(self, value, cls, depth):
         # each container met (printed, or its text reused) takes about as long as _CONTAINER_STEPS steps: paid
@@ -433,8 +430,13 @@ class _Printer:
             emit("}" if cls is set else "})")
 
 
-# the reprs of the standard library's containers that _Printer.standard writes itself
-_STANDARD_REPRS = frozenset({"OrderedDict.__repr__", "deque.__repr__", "Counter.__repr__"})
+def _prints_as_standard(cls):
+    # Does cls print with the repr of OrderedDict, deque or Counter (which _Printer.standard writes itself)?
+    if getattr(cls.__repr__, "__qualname__", None) not in ("OrderedDict.__repr__", "deque.__repr__",
+                                                           "Counter.__repr__"):
+        return False   # (the caller's classes, without looking further)
+    from collections import Counter, OrderedDict, deque
+    return cls.__repr__ in (OrderedDict.__repr__, deque.__repr__, Counter.__repr__)
 
 
 @lru_cache(maxsize=None)

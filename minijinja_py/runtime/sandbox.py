@@ -73,8 +73,8 @@ _ALLOWED_BY_TYPE = {
     TemplateReference: frozenset(),   # self.name: the item fallback finds the block
     BlockReference: frozenset({"name", "super"}),
     TemplateModule: frozenset(),      # module.name: the item fallback finds the exported name
-    # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
-    # before any check could run)
+    # built-in containers a caller may pass: their pure methods only (the ones that build something bigger,
+    # bytearray.center(10**9), checked first: methods.BYTES_METHOD_CHECKS)
     bytearray: _BYTES_ATTRS | {"copy"}, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
     collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
     # a caller's read-only mapping (types.MappingProxyType): read as a dict is, through its pure methods and its
