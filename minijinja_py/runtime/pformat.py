@@ -138,12 +138,13 @@ def _own_items(container, limits):
     # items() (which may never end: stopped at max_items), once pprint has asked it whether it is empty (its
     # __bool__ or __len__; a tuple its len() first, for the comma of one item): what that raises goes through,
     # and one that says it is empty prints empty.
-    items = container.items() if isinstance(container, dict) else container
     if type(container) in (list, tuple, dict):
-        return items
+        return container.items() if type(container) is dict else container
     if isinstance(container, tuple):
         len(container)
-    return _bounded(items, limits) if container else ()
+    if not container:
+        return ()
+    return _bounded(container.items() if isinstance(container, dict) else container, limits)
 
 
 def _bounded(items, limits):
