@@ -274,11 +274,7 @@ class _Printer:
         # OrderedDict([(k, v), ...]) (OrderedDict({k: v}) from Python 3.12), deque([...], maxlen=n),
         # Counter({k: v, ...}) most common first.
         from collections import Counter, OrderedDict, deque   # (loaded already: the package imports it)
-        rs = self.rs
-        if rs is not None:   # (paid as container() pays for a container)
-            rs.fuel -= _CONTAINER_STEPS
-            if rs.fuel < 0:
-                raise out_of_fuel(self.limits)
+        self.steps += _CONTAINER_STEPS   # (paid with the text: what it prints again is bounded by max_string)
         key = id(value)
         if key in self.on_path:
             self.cycles += 1
