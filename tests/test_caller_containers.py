@@ -10,7 +10,7 @@ import pytest
 import minijinja_py as mj
 
 pytest.importorskip("jinja2")
-from differential_ref import reference_env  # noqa: E402  (Jinja2 as transformers configures it)
+from differential_ref import assert_renders_as_reference, reference_env  # noqa: E402  (Jinja2, as transformers has it)
 
 
 class FailingLen(list):
@@ -169,3 +169,53 @@ def test_a_failing_length_fails_where_jinja2_asks_it(source):
     with pytest.raises(mj.TemplateError) as got:
         mj.chat_environment().from_string(source).render(failing_lengths())
     assert str(expected.value) in str(got.value)
+
+
+class TypeErrorLen(list):
+    def __len__(self):
+        raise TypeError("no length")
+
+
+class FalseList(list):
+    def __bool__(self):
+        return False
+
+
+class TrueFailingLen(list):
+    def __bool__(self):
+        return True
+
+    def __len__(self):
+        raise ValueError("no length")
+
+
+def asked_lengths():
+    return {**failing_lengths(), "terr": TypeErrorLen([1, 2, 3]), "falsy": FalseList([1, 2]),
+            "truthy": TrueFailingLen([1]), "long": FailingLen(range(40)), "one": FailingTupleLen((1,))}
+
+
+# Jinja2's loop.length (and revindex, revindex0) is len() of what the loop walks, asked when first read: a
+# caller's __len__ that fails fails there (but for a TypeError: the items are counted then); loop.last and
+# nextitem look one item ahead, without len()
+@pytest.mark.parametrize("source", [
+    "{% for x in bad %}{{ loop.length }}{% endfor %}", "{% for x in bad %}{{ x }}{{ loop.revindex }}{% endfor %}",
+    "{% for x in btup %}{{ loop.revindex0 }}{% endfor %}", "{% for x in bdct %}{{ loop.length }}{% endfor %}",
+    "{% for x in bset %}{{ loop.length }}{% endfor %}", "{% for x in neg %}{{ loop.length }}{% endfor %}",
+    "{% for x in bad recursive %}{{ loop.length }}{% endfor %}", "{% for x in lie %}{{ loop.length }}{% endfor %}",
+    "{% for x in terr %}{{ loop.length }}{{ loop.revindex }}{% endfor %}",
+    "{% for x in bad %}{{ loop.last }}{{ loop.nextitem }}{{ loop.index }}{% endfor %}",
+    "{% for x in bad if x %}{{ loop.length }}{% endfor %}", "{% for x in bad|reverse %}{{ loop.length }}{% endfor %}",
+])
+def test_loop_length_asks_len_where_jinja2_asks_it(source):
+    assert_renders_as_reference(source, asked_lengths)
+
+
+# pprint asks a list or dict subclass whether it is empty (its __bool__, else its __len__) and a tuple subclass
+# its len() first
+@pytest.mark.parametrize("source", [
+    "{{ bad|pprint }}", "{{ btup|pprint }}", "{{ one|pprint }}", "{{ bdct|pprint }}", "{{ neg|pprint }}",
+    "{{ [bad]|pprint }}", "{{ {'k': bdct}|pprint }}", "{{ long|pprint }}", "{{ falsy|pprint }}",
+    "{{ [falsy, {'k': falsy}]|pprint }}", "{{ truthy|pprint }}", "{{ bset|pprint }}", "{{ terr|pprint }}",
+])
+def test_pprint_asks_a_subclass_whether_it_is_empty(source):
+    assert_renders_as_reference(source, asked_lengths)

@@ -458,8 +458,8 @@ def _loop_items(plan, f, iterable, depth0, recursive_call):
         return items, None
     # loop(...) runs the loop again in a frame whose parent is the one this loop's frame has
     recurse = (recursive_call, f[1]) if recursive_call is not None else None
-    # Jinja2's loop.length is the length of what it loops over, when that has one, read when first asked
-    sized = iterable if lazy and plan.filtered is None and type(iterable) in _LIVE_SIZED else None
+    # Jinja2's loop.length is len() of what it loops over (a caller's own __len__ too), asked when first read
+    sized = iterable if lazy and plan.filtered is None else None
     loop = LoopContext(None if lazy else items, rs.undefined, depth0, recurse, lazy=iter(items) if lazy else None,
                        sized=sized)
     f[plan.loop_slot] = loop
@@ -492,7 +492,6 @@ def _iteration_items(value, rs, span, stable):
 _UNEVALUATED = object()   # over's iterable when run evaluates it
 _EMPTY_AT_ONCE = frozenset({list, tuple, dict, str})   # an empty one of these has nothing to iterate, at no cost
 _DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
-_LIVE_SIZED = frozenset({list, dict, *_DICT_VIEWS})   # what a lazy loop's loop.length measures with len()
 
 
 def _bounded(iterator, limits, span):

@@ -42,7 +42,7 @@ def _check_width(limits, s, width=0, *args, **kwargs):
 @jinja2_named("expandtabs", "at_most", uncounted=2)
 def _check_expandtabs(limits, s, tabsize=8, **kwargs):
     if isinstance(tabsize, int):
-        check_str_size(limits, len(s) + s.count("\t") * max(tabsize, 0))
+        check_str_size(limits, len(s) + s.count("\t" if isinstance(s, str) else b"\t") * max(tabsize, 0))
 
 
 @jinja2_named("replace", "method", uncounted=2)
@@ -50,11 +50,27 @@ def _check_replace(limits, s, old="", new="", count=-1, **kwargs):
     count = kwargs.get("count", count)
     if type(count) is not int:
         index(count)   # (CPython's TypeError, not PyPy's reading through __int__)
-    if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
-        occurrences = s.count(old) if old else len(s) + 1
+    if isinstance(old, str) and isinstance(new, str):
+        old_size, new_size = len(old), len(new)
+    elif isinstance(s, str):
+        return   # (str.replace's own TypeError)
+    else:
+        old_size, new_size = _byte_size(old), _byte_size(new)
+        if old_size is None or new_size is None:
+            return   # (bytes.replace's own TypeError)
+    if new_size > old_size:
+        occurrences = s.count(old) if old_size else len(s) + 1
         if isinstance(count, int) and count >= 0:
             occurrences = min(occurrences, count)
-        check_str_size(limits, len(s) + occurrences * (len(new) - len(old)))
+        check_str_size(limits, len(s) + occurrences * (new_size - old_size))
+
+
+def _byte_size(value):
+    # The size of a bytes-like argument of a bytes method; None for anything else (the method raises then).
+    try:
+        return memoryview(value).nbytes
+    except TypeError:
+        return None
 
 
 def _check_translate(limits, s, table=None, *args):
@@ -95,6 +111,28 @@ def _check_split(limits, s, sep=None, maxsplit=-1, *args, **kwargs):
 
 def _check_splitlines(limits, s, *args, **kwargs):
     check_items(limits, _count_any(s, _LINE_BREAKS) + 1, "a split")
+
+
+def _check_byte_split(limits, b, sep=None, maxsplit=-1, *args, **kwargs):
+    # bytes.split: by ASCII whitespace when sep is None
+    if sep is None:
+        items = sum(map(b.count, (b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c"))) + 1
+    elif _byte_size(sep):
+        items = b.count(sep) + 1
+    else:
+        return   # (bytes.split's own error)
+    if isinstance(maxsplit, int) and maxsplit >= 0:
+        items = min(items, maxsplit + 1)
+    check_items(limits, items, "a split")
+
+
+def _check_byte_splitlines(limits, b, *args, **kwargs):
+    check_items(limits, b.count(b"\n") + b.count(b"\r") + 1, "a split")
+
+
+def _check_hex(limits, b, *args, **kwargs):
+    # two characters a byte, and a separator between groups of them
+    check_str_size(limits, len(b) * (3 if args or kwargs else 2), "a hex string")
 
 
 # ------------------------------------------------------------------------------------------------- codecs
@@ -201,8 +239,13 @@ def _join(rs, s, iterable):
     # str.join asks a caller's object for its iterator once, so take() gets that iterator; a built-in sequence
     # goes itself, for take() to size it before it lists it
     items = take(rs, iterable if type(iterable) in (list, tuple, str, dict, range) else iterator, "a join")
-    if all(isinstance(x, str) for x in items):
-        check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
+    if isinstance(s, str):
+        if all(isinstance(x, str) for x in items):
+            check_str_size(rs.limits, sum(map(len, items)) + len(s) * max(len(items) - 1, 0))
+    else:   # bytes.join, of bytes-like items
+        sizes = list(map(_byte_size, items))
+        if None not in sizes:
+            check_str_size(rs.limits, sum(sizes) + len(s) * max(len(items) - 1, 0))
     return s.join(items)
 
 
@@ -214,7 +257,13 @@ STR_METHOD_CHECKS = {
     "split": _checked(_check_split, "split"), "rsplit": _checked(_check_split, "rsplit"),
     "splitlines": _checked(_check_splitlines, "splitlines"), "encode": _encode,
 }
-BYTES_METHOD_CHECKS = {"decode": _decode}
+# the methods of bytes and bytearray that build something bigger than what they read
+BYTES_METHOD_CHECKS = {
+    "decode": _decode, "join": _join, "hex": _checked(_check_hex, "hex"),
+    "split": _checked(_check_byte_split, "split"), "rsplit": _checked(_check_byte_split, "rsplit"),
+    "splitlines": _checked(_check_byte_splitlines, "splitlines"),
+    **{name: STR_METHOD_CHECKS[name] for name in ("center", "ljust", "rjust", "zfill", "expandtabs", "replace")},
+}
 
 
 @jinja2_named("index", "method", uncounted=1)
@@ -236,9 +285,10 @@ def sequence_index(seq, value, *args):
 # Python); the others refuse them, with CPython's message, also where the interpreter takes them (PyPy's
 # dict.get(default=1), CPython 3.13's str.replace(count=1)); format and format_map are Jinja2's own wrappers,
 # which check their arguments themselves. Methods named alone in CPython's message: _NAMED_ALONE.
+_BYTES_KEYWORDS = frozenset({"decode", "hex", "expandtabs", "split", "rsplit", "splitlines", "translate"})
 _TAKES_KEYWORDS = {str: frozenset({"encode", "expandtabs", "split", "rsplit", "splitlines", "format",
                                    "format_map"}),
-                   bytes: frozenset({"decode", "hex"}), bytearray: frozenset({"decode", "hex"}),
+                   bytes: _BYTES_KEYWORDS, bytearray: _BYTES_KEYWORDS,
                    memoryview: frozenset({"hex"}), dict: frozenset({"update"}), list: frozenset({"sort"})}
 _NAMED_ALONE = frozenset({"count", "endswith", "find", "index", "rfind", "rindex", "startswith", "difference",
                           "intersection", "union"})
@@ -252,7 +302,7 @@ def check_keywords(obj, name):
     if base is None or name in _TAKES_KEYWORDS.get(base, ()) or getattr(type(obj), name, None) is not \
             getattr(base, name, None):
         return   # (not a built-in type's own method: a Markup's are Python functions that take keywords)
-    if name in _NAMED_ALONE and type(obj) in (str, set, frozenset):
+    if name in _NAMED_ALONE and type(obj) in (str, set, frozenset, bytes, bytearray):
         raise TypeError(f"{name}() takes no keyword arguments")
     raise TypeError(f"{'bool' if type(obj) is bool else base.__name__}.{name}() takes no keyword arguments")
 

@@ -140,7 +140,7 @@ class LoopContext:
     # items are pulled lazily, one ahead at most unless `loop.length` or `loop.revindex` asks for all, so the filter
     # and loop.last see the state the body changed. As in Jinja2, what looks at the rest of the loop is measured
     # when asked, since the body may change a list it walks (a caller's property, __str__ or __bool__ can): the
-    # length is the iterable's len() (a list, a dict: `sized`; else the items counted) when first asked, kept;
+    # length is the iterable's len() (`sized`; the items counted where it has none) when first asked, kept;
     # `last` and `nextitem` look at the list then — and when there is nothing after the current item, the walk is
     # spent, so the loop ends even if the list grows later, as Jinja2's look-ahead spends its iterator.
 
@@ -201,11 +201,11 @@ class LoopContext:
     @property
     def length(self):
         if self._length is None:
-            if self._sized is None:
+            try:
+                self._length = len(self._sized)   # (what a caller's __len__ raises goes through)
+            except TypeError:   # no len() (None: a filtered loop, an iterator): the items counted, as in Jinja2
                 self._ahead.extend(self._iter)
                 self._length = self.index0 + 1 + len(self._ahead)
-            else:
-                self._length = len(self._sized)
         return self._length
 
     @property

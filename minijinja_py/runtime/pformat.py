@@ -135,11 +135,16 @@ def _plain_copy(value, rs, limits):
 
 def _own_items(container, limits):
     # The items of a list, tuple or dict as pprint reads them: a caller's subclass through its own __iter__ or
-    # items() (which may never end: stopped at max_items).
-    items = container.items() if isinstance(container, dict) else container
+    # items() (which may never end: stopped at max_items), once pprint has asked it whether it is empty (its
+    # __bool__ or __len__; a tuple its len() first, for the comma of one item): what that raises goes through,
+    # and one that says it is empty prints empty.
     if type(container) in (list, tuple, dict):
-        return items
-    return _bounded(items, limits)
+        return container.items() if type(container) is dict else container
+    if isinstance(container, tuple):
+        len(container)
+    if not container:
+        return ()
+    return _bounded(container.items() if isinstance(container, dict) else container, limits)
 
 
 def _bounded(items, limits):

@@ -20,7 +20,7 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 
 import types
 from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
-from functools import partial
+from functools import lru_cache, partial
 
 from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -215,12 +215,10 @@ class _Printer:
         elif hasattr(cls, "mj_print"):
             value.mj_print(self, depth)
         elif cls in _VIEW_TYPES:
-            self.emit(f"{cls.__name__}(")
-            self.container(list(value), list, depth)
-            self.emit(")")
+            self.standard(value, cls, depth)
         elif cls is types.MappingProxyType:   # a caller's read-only mapping: its str is its dict's, its repr
             self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
-            self.container(dict(value), dict, depth)
+            self._mapped(value.items(), depth)
             self.emit("" if for_str else ")")
         elif cls is types.MethodType:
             # a caller's object's method: Python's <bound method Class.name of ...>, the object printed here
@@ -237,11 +235,17 @@ class _Printer:
             self.emit(", ")
             self.container(value, dict, depth)
             self.emit(")")
+        elif cls is bytes or cls is bytearray:   # (str() is repr(): b'...', bytearray(b'...'))
+            if 4 * len(value) + 14 > self.room - self.size:   # \x00: four characters a byte
+                check_str_size(self.limits, self.size + _repr_length(value), "printed data")
+            self.emit(repr(value))
         elif isinstance(value, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             # a subclass that prints as its base (groupby's pairs print as tuples); a set's is named: S({1})
             base = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(value, b))
             self.container(value, cls if base is set or base is frozenset else base, depth)
+        elif _prints_as_standard(cls):
+            self.standard(value, cls, depth)
         else:
             self.emit(self._caller_object(value, cls, for_str))
 
@@ -256,11 +260,80 @@ class _Printer:
         # The caller's own objects print with their own __str__/__repr__, unless that is object's default
         # (which shows an address).
         method = cls.__str__ if for_str else cls.__repr__
+        if cls is memoryview:
+            return "<memory>"   # (Python's <memory at 0x...>)
         if method is object.__str__ or method is object.__repr__:
             if cls.__repr__ is object.__repr__:
                 return _default_object_repr(value)
             return repr(value)
         return str(value) if for_str else repr(value)
+
+    def standard(self, value, cls, depth):
+        # A dict's view, an OrderedDict, deque or Counter (or a subclass printed by its repr) as Python's repr
+        # writes it, its items printed here (bounded, without addresses): dict_items([(k, v), ...]),
+        # OrderedDict([(k, v), ...]) (OrderedDict({k: v}) from Python 3.12), deque([...], maxlen=n),
+        # Counter({k: v, ...}) most common first.
+        from collections import Counter, OrderedDict, deque   # (loaded already: the package imports it)
+        self.steps += _CONTAINER_STEPS   # (paid with the text: what it prints again is bounded by max_string)
+        key = id(value)
+        if key in self.on_path:
+            self.cycles += 1
+            self.emit("[...]" if isinstance(value, deque) else "...")
+            return
+        self.on_path.add(key)
+        try:
+            self.emit(f"{cls.__name__}(")
+            if cls in _VIEW_TYPES:
+                self._listed(value, depth, cls is _VIEW_TYPES[2])
+            elif isinstance(value, deque):
+                self._listed(value, depth, False)
+                if value.maxlen is not None:
+                    self.emit(f", maxlen={value.maxlen}")
+            elif isinstance(value, Counter):
+                if value:
+                    try:
+                        counted = dict(value.most_common())
+                    except TypeError:   # counts that do not compare: Counter's repr falls back to its dict
+                        counted = dict(value)
+                    self._mapped(counted.items(), depth)
+            elif dict.__len__(value):
+                items = OrderedDict.items(value) if cls is OrderedDict else value.items()
+                if _ordered_dict_as_dict(OrderedDict):
+                    self._mapped(dict(items).items(), depth)
+                else:
+                    self._listed(items, depth, True)
+            self.emit(")")
+        finally:
+            self.on_path.discard(key)
+
+    def _listed(self, items, depth, of_pairs):
+        # [a, b, ...]; of_pairs: the items are an iterator's (key, value) tuples, made as it goes (printed here,
+        # not as containers: a new one may reuse the id of one printed before)
+        emit, visit = self.emit, self.visit
+        emit("[")
+        for count, item in enumerate(items):
+            if count:
+                emit(", ")
+            if of_pairs and type(item) is tuple and tuple.__len__(item) == 2:
+                emit("(")
+                visit(item[0], depth + 1, False)
+                emit(", ")
+                visit(item[1], depth + 1, False)
+                emit(")")
+            else:
+                visit(item, depth + 1, False)
+        emit("]")
+
+    def _mapped(self, pairs, depth):
+        emit, visit = self.emit, self.visit
+        emit("{")
+        for count, (key, value) in enumerate(pairs):
+            if count:
+                emit(", ")
+            visit(key, depth + 1, False)
+            emit(": ")
+            visit(value, depth + 1, False)
+        emit("}")
 
     def container(self, value, cls, depth):
         # each container met (printed, or its text reused) takes about as long as _CONTAINER_STEPS steps: paid
@@ -353,15 +426,32 @@ class _Printer:
             emit("}" if cls is set else "})")
 
 
+def _prints_as_standard(cls):
+    # Does cls print with the repr of OrderedDict, deque or Counter (which _Printer.standard writes itself)?
+    if getattr(cls.__repr__, "__qualname__", None) not in ("OrderedDict.__repr__", "deque.__repr__",
+                                                           "Counter.__repr__"):
+        return False   # (the caller's classes, without looking further)
+    from collections import Counter, OrderedDict, deque
+    return cls.__repr__ in (OrderedDict.__repr__, deque.__repr__, Counter.__repr__)
+
+
+@lru_cache(maxsize=None)
+def _ordered_dict_as_dict(ordered_dict):
+    # Does this Python print an OrderedDict as OrderedDict({...}) (3.12 on) rather than as a list of pairs?
+    return repr(ordered_dict(a=0)).endswith("})")
+
+
 def _repr_length(value, chunk=1 << 16):
-    # len(repr(value)) for a string, built a chunk at a time.
-    double_quoted = "'" in value and '"' not in value   # Python's choice of quotes for the whole string
-    total = 2
+    # len(repr(value)) for a str, bytes or bytearray, built a chunk at a time.
+    quote, double = ("'", '"') if type(value) is str else (b"'", b'"')
+    # Python's choice of quotes for the whole string (a bytearray's escapes ' in either)
+    double_quoted = type(value) is bytearray or quote in value and double not in value
+    total = empty = len(repr(value[:0]))   # the quotes (and b, bytearray())
     for i in range(0, len(value), chunk):
         piece = value[i:i + chunk]
-        total += len(repr(piece)) - 2
-        if not double_quoted and "'" in piece and '"' not in piece:
-            total += piece.count("'")  # the piece alone chose "..." and left the ' unescaped
+        total += len(repr(piece)) - empty
+        if not double_quoted and quote in piece and double not in piece:
+            total += piece.count(quote)  # the piece alone chose "..." and left the ' unescaped
     return total
 
 

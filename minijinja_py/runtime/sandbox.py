@@ -49,7 +49,12 @@ _SET_ATTRS = frozenset({"copy", "difference", "intersection", "isdisjoint", "iss
 _INT_ATTRS = frozenset({"bit_length", "bit_count", "conjugate", "as_integer_ratio", "real", "imag", "numerator",
                         "denominator", "is_integer"})
 _FLOAT_ATTRS = frozenset({"is_integer", "as_integer_ratio", "conjugate", "hex", "real", "imag"})
-_BYTES_ATTRS = frozenset({"decode", "hex"})
+# (Jinja2 hands out all of them: none changes the bytes it reads; bytearray's mutators are _MUTATORS')
+_BYTES_ATTRS = frozenset("""
+    capitalize center count decode endswith expandtabs find fromhex hex index isalnum isalpha isascii isdigit
+    islower isspace istitle isupper join ljust lower lstrip maketrans partition removeprefix removesuffix replace
+    rfind rindex rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title translate upper zfill
+""".split())
 _VIEW_ATTRS = frozenset({"isdisjoint"})
 
 # Checked in MRO order, so Markup (a str) and bool (an int) find their own entry first.
@@ -68,9 +73,9 @@ _ALLOWED_BY_TYPE = {
     TemplateReference: frozenset(),   # self.name: the item fallback finds the block
     BlockReference: frozenset({"name", "super"}),
     TemplateModule: frozenset(),      # module.name: the item fallback finds the exported name
-    # built-in containers a caller may pass: their pure methods only (bytearray.center(10**9) would allocate
-    # before any check could run)
-    bytearray: _BYTES_ATTRS, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
+    # built-in containers a caller may pass: their pure methods only (the ones that build something bigger,
+    # bytearray.center(10**9), checked first: methods.BYTES_METHOD_CHECKS)
+    bytearray: _BYTES_ATTRS | {"copy"}, memoryview: frozenset({"hex", "tolist", "nbytes", "readonly", "ndim"}),
     collections.deque: frozenset({"count", "index", "maxlen", "copy"}),
     # a caller's read-only mapping (types.MappingProxyType): read as a dict is, through its pure methods and its
     # items (a template cannot reach a class's __dict__, the other place one comes from)
@@ -129,9 +134,10 @@ def _unsafe(obj, name):
 
 
 def _is_mutator(obj, name):
+    # (one the object lacks is no mutator of it: bytearray.sort is undefined, as in Jinja2, which looks it up first)
     for kind, names in _MUTATORS:
         if name in names and isinstance(obj, kind):
-            return True
+            return _has_attribute(obj, name)
     if name in _ARRAY_MUTATORS:
         import array
         return isinstance(obj, array.array)
@@ -355,8 +361,11 @@ def _bound(obj, name, rs):
         return value  # loop.index, range.start, int.real, loop.previtem (undefined on the first item) ...
     if isinstance(obj, str):
         checked = _SIZE_CHECKED.get(name)
+    elif isinstance(obj, (bytes, bytearray)):
+        checked = BYTES_METHOD_CHECKS.get(name)
+        rs.burn(len(obj) >> CHAR_SHIFT)   # what the method reads (shallow_steps does not size bytes)
     else:
-        checked = BYTES_METHOD_CHECKS.get(name) if isinstance(obj, (bytes, bytearray)) else None
+        checked = None
     return _CheckedMethod(checked, value, obj, rs, name)
 
 

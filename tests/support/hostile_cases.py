@@ -157,8 +157,9 @@ _RAW = {
     "ssti/caller_object_private": out("", "{{ obj._secret }}", context={"obj": Opaque()}, mode="plain"),
     "ssti/caller_object_private_present": sec("{{ obj._secret }}", context={"obj": Secretive()}, mode="plain"),
     "ssti/caller_object_class": sec("{{ obj.__class__ }}", context={"obj": Opaque()}, mode="plain"),
-    "ssti/bytearray_center": err("UndefinedError", "{{ b.center(10**9) }}", context={"b": bytearray(b"x")},
-                                 mode="plain"),
+    # handed out as in Jinja2, its size checked before it is built
+    "ssti/bytearray_center": limit("max_string", "{{ b.center(10**9) }}", context={"b": bytearray(b"x")},
+                                   mode="plain"),
     "ssti/bytearray_decode_ok": out("x", "{{ b.decode() }}", context={"b": bytearray(b"x")}, mode="plain"),
     "ssti/deque_rotate": sec("{{ d.rotate(1) }}", context={"d": deque([1, 2])}, mode="plain"),
     "ssti/memoryview_release": err("UndefinedError", "{{ m.release() }}", context={"m": memoryview(b"x")},
