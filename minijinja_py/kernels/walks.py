@@ -1,4 +1,4 @@
-"""Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
+"""Walk kernels: plain loops over a list or tuple walked without the general runner (select.Loop: `walk`), the body's
 statements called from the walk — each arity form (one to five statements) written once here — and what a kernel
 reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
@@ -10,8 +10,7 @@ reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
 from operator import length_hint
 
-from .ir import EQ, NE, Atom, If, Loop, Set, text_of
-from .select import kernel
+from .select import EQ, NE, Atom, If, Loop, Set, kernel, text_of
 from ..core.errors import LimitExceeded, located
 from ..core.state import BIG_STR, MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output
