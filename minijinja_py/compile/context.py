@@ -63,7 +63,7 @@ class CompileContext:
         self.autoescape = autoescape
         self.summaries = summaries
         self.general_only = False    # kernels/select.py: the general closures only, no fast path chosen
-        self.effects = None          # analysis.effects.Effects of the template: what running a part may change
+        self.effects = None          # analysis.treescan.Effects of the template: what running a part may change
         self.scope = None            # the symbols.Scope being compiled
         self.soft = False            # inside an if-branch: unknown filters/tests fail at run time, not now
         self.in_loop = False         # break/continue allowed here
@@ -75,7 +75,7 @@ class CompileContext:
         self.constants = {}          # expressions.constant_literal's tuples, one object per value (as Python's)
         self.shared = {}             # closures that depend on their key only (a constant's, a variable read's)
         self.load_modifiers = {}     # id of a load tag's node → its modifiers as written (composition.tag_modifiers)
-        self.effects = None          # analysis.effects.Effects of the template: what running a part may change
+        self.effects = None          # analysis.treescan.Effects of the template: what running a part may change
         # Jinja2's frame kinds, for {% extends %}: it may only stand at the top level (the template body or an
         # if-branch in it); one directly in the body is a "known" extends, after which Jinja2 compiles no
         # output of the template (text, {{ }}) outside macros, call and set blocks and {% block %} bodies

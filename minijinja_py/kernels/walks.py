@@ -3,7 +3,7 @@ statements called from the walk — each arity form (one to five statements) wri
 reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
 # A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
-# of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
+# of its own and cannot change the data it walks (analysis/treescan.py: Effects): over a plain list or tuple, its iterations
 # are paid for up front (a break refunds the rest), each item stored in the target's slot and the body's
 # statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
 # iterate goes to the general loop (Loop.over), with the value already evaluated.
