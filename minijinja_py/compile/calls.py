@@ -6,14 +6,13 @@
 # macros charge their own body, everything else its call and what it returns, and every argument a function could
 # hash or compare passes budget.guard first.
 
-from ..builtins.decorators import Passing
 from ..builtins.strings import do_safe, str_method
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, declared_cost, guard, take
 from ..core.errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
-from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, Passing, out_of_fuel
 from ..runtime.markup import Markup, new_markup
 from ..runtime.globalfuncs import Cycler, Joiner
 from ..runtime.objects import ChatNamespace, LoopContext, Macro, Namespace, call_macro
