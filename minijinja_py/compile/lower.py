@@ -7,10 +7,9 @@ a Block."""
 # and its general closure, nothing compiled twice.
 
 from ..builtins.strings import str_method
-from .context import place
 from .loops import loop_parts
 from .output import print_run
-from .operands import DICT_NAMES, cheap_constant, dict_key
+from .context import DICT_NAMES, cheap_constant, dict_key, place
 from .operators import sum_operands
 from .statements import if_parts
 from ..kernels import select as A
