@@ -287,7 +287,8 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
         if cls is n.CallBlock:
             push((x.call, depth - 1, weight))
 
-# ------------------------------------------------------------------------------------------------- effects
+
+# ---------------------------------------------------------------------------------------------------- effects
 # A template's AST and its environment's filters, tests and globals → what running a part of it may
 # change. Asked by the fast paths that read a value once where Jinja2 reads it again (a switch's subject, an item
 # plan's branches, a loop's filter, length and items): they may only do so where nothing in between can change it.

@@ -183,7 +183,8 @@ class _Flags:
     def __exit__(self, *exc_info):
         self.context.__dict__.update(self.saved)
 
-# -------------------------------------------------------------------------------------------------------- operands
+
+# --------------------------------------------------------------------------------------------------- operands
 
 def cheap_constant(value):
     # Is comparing with value constant time (a short string, a small number, None, a bool)?

@@ -272,7 +272,8 @@ class gc_paused:
         if self.paused:
             gc.enable()
 
-# ---------------------------------------------------------------------------------- pass_* decorators
+
+# ------------------------------------------------------------------------------------------ pass_* decorators
 # Jinja2's decorators for filters, tests and global functions that want more than their arguments —
 # pass_environment, pass_eval_context, pass_context — and select_autoescape, made on pass_state: the function is
 # handed what it asks for, built from the render state.

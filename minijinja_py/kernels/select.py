@@ -85,7 +85,7 @@ class recording:
         _settings.chosen = self.saved
 
 
-# --------------------------------------------------------------------------------------------------------- the IR
+# ----------------------------------------------------------------------------------------------------- the IR
 # Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
 # its data is not plain (walks.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
 # kernel is chosen by (choose, above): a name, or names from the most special to the least, the first whose kernel is

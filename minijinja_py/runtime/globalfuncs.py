@@ -164,7 +164,8 @@ def _lorem_paragraph(rng, count, vocabulary):
         return text[:-1] + "."
     return text if text.endswith(".") else text + "."
 
-# --------------------------------------------------------------------------------------------- counterparts
+
+# ----------------------------------------------------------------------------------------------- counterparts
 # Counterparts: for the engine's own objects a template can reach (undefined, loop, macros and caller, self and
 # its blocks, imported modules, cycler, joiner, namespace, the dict global, global functions, the methods the sandbox
 # hands out), which attributes starting with '_' the object Jinja2 hands out in its place has: (object, name) →
