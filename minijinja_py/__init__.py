@@ -10,7 +10,9 @@ that point at the template. Unrelated to the Rust `minijinja` package on PyPI.
     mj.apply_chat_template(source, messages, add_generation_prompt=True)
 """
 
-from .core.state import Limits, gc_paused as _gc_paused, pass_state
+from .core.state import (
+    Limits, gc_paused as _gc_paused, pass_context, pass_environment, pass_eval_context, pass_state, select_autoescape,
+)
 
 # Docstrings are for modules and the public API (what this file exports, the filters and tests); internal
 # functions and classes are explained by comments, since CPython keeps every docstring in memory with its code
@@ -24,7 +26,6 @@ with _gc_paused():
         ChatTemplate, apply_chat_template, chat_environment, load_chat_template, raise_exception, seed_special_tokens,
         seed_template, seed_template_names,
     )
-    from .builtins.decorators import pass_context, pass_environment, pass_eval_context, select_autoescape
     from .environment import Environment, Template
     from .core.errors import (
         FilterArgumentError, LimitExceeded, SecurityError, TemplateAssertionError, TemplateError, TemplateNotFound,

@@ -1,6 +1,7 @@
-"""runtime/counterparts.py's facts about Jinja2's objects, checked against Jinja2 3.1 itself: for each engine
-object a template can reach, the attributes starting with '_' that Jinja2's object in its place has (so that the
-sandbox refuses exactly those with SecurityError, and gives undefined for the others, as Jinja2 does)."""
+"""runtime/globalfuncs.py's counterparts: facts about Jinja2's objects, checked against Jinja2 3.1 itself: for
+each engine object a template can reach, the attributes starting with '_' that Jinja2's object in its place has
+(so that the sandbox refuses exactly those with SecurityError, and gives undefined for the others, as Jinja2
+does)."""
 
 import functools
 import os
@@ -12,7 +13,7 @@ jinja2 = pytest.importorskip("jinja2")
 import jinja2.runtime  # noqa: E402
 import jinja2.utils  # noqa: E402
 
-from minijinja_py.runtime import counterparts as cp  # noqa: E402
+from minijinja_py.runtime import globalfuncs as cp  # noqa: E402
 from minijinja_py.runtime.composition import BlockReference, TemplateModule, TemplateReference  # noqa: E402
 from minijinja_py.runtime.globalfuncs import Cycler, DictFactory, Joiner  # noqa: E402
 from minijinja_py.runtime.objects import LoopContext, Macro  # noqa: E402

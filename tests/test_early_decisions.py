@@ -4,14 +4,14 @@
 already read. Each case renders as Jinja2 renders it — configured as transformers configures it
 (tests/support/differential_ref.py), or Jinja2's SandboxedEnvironment for the mutable profile. The expected
 outputs are Jinja2's (checked against it again where it is installed); the data-driven cases of
-tests/cases/early_decisions are the same questions without the caller's code. Also analysis/effects.py's answers,
+tests/cases/early_decisions are the same questions without the caller's code. Also analysis/treescan.py's Effects answers,
 which decide where the fast paths may read once.
 """
 
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.analysis.effects import Effects
+from minijinja_py.analysis.treescan import Effects
 from minijinja_py.analysis.transforms import folds_string_filters
 from minijinja_py.analysis.treescan import scan_tree
 from minijinja_py.syntax.parse import parse
@@ -246,7 +246,7 @@ def test_the_mutable_profile_fails_a_dict_changing_size_with_jinja2s_error():
     assert isinstance(info.value, RuntimeError) and info.value.lineno == 1
 
 
-# analysis/effects.py: which code may change data (the fast paths read once only where none runs)
+# analysis/treescan.py (Effects): which code may change data (the fast paths read once only where none runs)
 CHANGES = [
     ("{{ m.content.strip() ~ m.get('x', '')|tojson ~ d.items()|list|length }}", False),
     ("{{ raise_exception('bad') }}{{ range(3)|list }}{% set ns = namespace(a=1) %}{% set ns.a = 2 %}", False),

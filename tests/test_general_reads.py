@@ -97,7 +97,7 @@ SNIPPETS = [
     "{% for m in x %}{% set content = m.content %}{% if '</think>' in content %}T{% else %}F{% endif %}{% if '<x>' not "
     "in m.content %}N{% endif %}{% if 'a' in m['content'] %}A{% endif %}{% if 'role' in m %}K{% endif %}{% endfor %}"
     "{% if 'a' in z %}Z{% endif %}{% if 'a' not in z %}z{% endif %}",
-    # type tests answered by a plain value's class (operands.type_answers): in an if, a value, an and/or operand
+    # type tests answered by a plain value's class (context.type_answers): in an if, a value, an and/or operand
     "{% for m in x %}{% for v in [m.content, m['role'], 0, 1, 1.5, true, false, none, [], (), {}, '', m] %}"
     "{% if v is string %}s{% endif %}{% if v is not mapping %}M{% endif %}{% if v is number %}n{% endif %}"
     "{% if v is integer %}i{% endif %}{% if v is boolean %}b{% endif %}{% if v is true %}T{% endif %}"

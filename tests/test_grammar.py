@@ -54,9 +54,9 @@ def built():
 
 def test_starting_names_the_terminals_each_character_may_start(built):
     """Tables.starting (the build's character classes and their terminals) names, for every ASCII character and for
-    any non-ASCII one, the terminals whose regexp's match may start with it (firstchars.first_chars), and
+    any non-ASCII one, the terminals whose regexp's match may start with it (delimiters.first_chars), and
     Tables.first_chars turns that back into each terminal's characters."""
-    from minijinja_py.syntax.firstchars import first_chars
+    from minijinja_py.syntax.delimiters import first_chars
     _, tables = built
     first = {name: first_chars(pattern) for name, pattern in tables.terminals.items()}
     for key in [chr(c) for c in range(128)] + [None]:
@@ -79,11 +79,11 @@ def test_rows_are_larks_parse_table(built):
 
 def test_units_are_what_each_lexer_tries(built):
     """Tables.units (built ahead by Lexer._units) gives, for every state's lexer and every character, the terminals
-    of Lark's contextual lexer for the state, in its order, that may start with the character (firstchars), grouped
+    of Lark's contextual lexer for the state, in its order, that may start with the character (delimiters.first_chars), grouped
     as the lexer tries them: a family's members as one (with the members the lexer has, when not all), consecutive
     literals as one, any other terminal alone."""
     from minijinja_py.syntax import natives
-    from minijinja_py.syntax.firstchars import first_chars
+    from minijinja_py.syntax.delimiters import first_chars
     parser, tables = built
     order = grammar_tables._canonical_states(parser.parser.parser._parse_table)
     contextual = grammar_tables._contextual_lexer(parser)

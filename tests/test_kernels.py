@@ -102,8 +102,8 @@ def test_index_reads_are_left_to_the_general_closures():
 
 
 def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of_one():
-    # ir.Loop.source: the Read a walked loop's iterable is (walks.walk reads a variable or one key in line)
-    from minijinja_py.kernels.ir import Loop
+    # select.Loop.source: the Read a walked loop's iterable is (walks.walk reads a variable or one key in line)
+    from minijinja_py.kernels.select import Loop
     entry, sources = select.REGISTRY[(Loop, "walk")], []
     original = entry.factory
 

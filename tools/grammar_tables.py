@@ -31,7 +31,7 @@ sys.path.insert(0, ROOT)
 import lark  # noqa: E402
 
 from minijinja_py.syntax import lalr, lexer as contextual, natives, parse as syntax  # noqa: E402
-from minijinja_py.syntax.firstchars import (  # noqa: E402
+from minijinja_py.syntax.delimiters import (  # noqa: E402
     ASCII, Unknown as _Unknown, class_chars as _class_chars, first_chars, sre_parse,
 )
 
@@ -65,7 +65,7 @@ def analyse(trim_blocks=True, lstrip_blocks=True, strict=False):
 #     X(?:s1|s2|...) when X can end in only one place where any s_i could start (then X·s_i matches exactly
 #     where s_i matches after that end, and the order of the s_i is kept).
 # Character sets are (ASCII characters, whether any non-ASCII character may be in), always a superset
-# (syntax/firstchars.py).
+# (syntax/delimiters.py).
 
 
 def _op(item):
@@ -393,7 +393,7 @@ def extract(parser):
         "format": FORMAT,
         "lark": lark.__version__,  # what built them (a test compares with a fresh build by the same version)
         "terminals": patterns,
-        # where each terminal's match may start (firstchars.first_chars), for a lexer to pick the terminals a
+        # where each terminal's match may start (delimiters.first_chars), for a lexer to pick the terminals a
         # character may start: the class of each ASCII character then of any non-ASCII one (a byte each),
         # and each class's terminals (symbol codes, packed)
         "char_classes": classes,

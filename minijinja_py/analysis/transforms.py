@@ -36,8 +36,8 @@ import re
 from operator import is_not
 from types import SimpleNamespace
 
-from ..builtins.decorators import Context
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
+from ..core.state import Context
 from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 

@@ -1,1 +1,1 @@
-"""Builtins: Jinja2's filter and test library, and the decorators that mark what a callable wants."""
+"""Builtins: Jinja2's filter and test library."""

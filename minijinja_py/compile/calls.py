@@ -6,14 +6,13 @@
 # macros charge their own body, everything else its call and what it returns, and every argument a function could
 # hash or compare passes budget.guard first.
 
-from ..builtins.decorators import Passing
 from ..builtins.strings import do_safe, str_method
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, declared_cost, guard, take
 from ..core.errors import (
     LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
 )
-from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
+from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, Passing, out_of_fuel
 from ..runtime.markup import Markup, new_markup
 from ..runtime.globalfuncs import Cycler, Joiner
 from ..runtime.objects import ChatNamespace, LoopContext, Macro, Namespace, call_macro
@@ -21,7 +20,7 @@ from ..runtime.printing import short_repr
 from ..runtime.sandbox import CHECKED_METHODS, getattr_, str_method_call
 from ..runtime.undefined import Undefined
 from ..syntax import nodes as n
-from .operands import (
+from .context import (
     DICT_NAMES, constant_literal, constant_reader, folded_by_jinja2, in_line_place, operand, type_answers,
 )
 
@@ -411,7 +410,7 @@ def compile_filter(c, node, value_ev=None):
 
 def _unary_of_read(call_unary, slot, key, value_ev, span):
     # x|f without arguments (`message.content|tojson`, `messages|length`) where x is a variable of this frame or a
-    # constant key of one (operands.operand): the value read in line where it is there, by its closure else.
+    # constant key of one (context.operand): the value read in line where it is there, by its closure else.
     if key is None:
         def ev_unary_name(f, call_unary=call_unary, slot=slot, span=span, value_ev=value_ev):
             value = f[slot]
@@ -485,7 +484,7 @@ def _apply(c, func, args, value_ev, span, folds=False, start=None):
 def _str_method_filter(func, method, operand, span):
     # x|trim, x|upper...: a built-in filter that is a str method (str_method) applied in line to a short
     # plain string (the same text: the filter is that method on a plain str), the value read in line where it is a
-    # variable of this frame or a key of one (operands.operand); anything else through the filter.
+    # variable of this frame or a key of one (context.operand); anything else through the filter.
     slot, key, value_ev = operand
     call_unary = charged_unary(func)
 
@@ -568,8 +567,8 @@ def compile_test(c, node, value_ev=None):
 def type_test(func, value_ev, negated, span, slot=None, key=None):
     # x is defined, x is not string...: constant time whatever the value, a bool, paid for by the statement's
     # weight (its node): one closure, one call. x read in line where it is a variable of this frame or a key of one
-    # (slot, key: operands.in_line_place), through value_ev otherwise; a plain value's answer found by its class
-    # (operands.type_answers).
+    # (slot, key: context.in_line_place), through value_ev otherwise; a plain value's answer found by its class
+    # (context.type_answers).
     if slot is not None:
         # what the test says of the undefined a plain dict's missing key or an unset variable reads as (not
         # d['update'], the sandbox's method): a type test's answer depends on the value's class alone

@@ -9,7 +9,7 @@ of a variable of this frame read for its truth in line (chain_operand).
 
 import operator
 
-from .operands import DICT_NAMES, cheap_constant, constant_literal, in_line_place, local_slot, operand, type_answers
+from .context import DICT_NAMES, cheap_constant, constant_literal, in_line_place, local_slot, operand, type_answers
 from ..builtins.tests import TYPE_TESTS
 from ..core.budget import charge_compare, charge_contains, member
 from ..core.errors import located
@@ -29,13 +29,13 @@ COMPARE = {
     ">=": operator.ge, "in": member, "not in": lambda a, b: not member(a, b),
 }
 _COMPARE_COST = dict.fromkeys(COMPARE, charge_compare)
-_CHEAP = 0xFFFFFFFFFFFFFFFF   # (operands.cheap_constant's bound)
+_CHEAP = 0xFFFFFFFFFFFFFFFF   # (context.cheap_constant's bound)
 _COMPARE_COST["in"] = _COMPARE_COST["not in"] = charge_contains
 
 
 def _equality(slot, key, first, constant, equal, span):
     # `x == 'user'`, `m.role != 'tool'` (a short scalar constant): Python's == in line, the operand read in line
-    # where it is a variable of this frame or a key of one (operands.operand); a str's key that is no str attribute
+    # where it is a variable of this frame or a key of one (context.operand); a str's key that is no str attribute
     # (`c['type']` of a str content's character) is undefined, equal to no constant where the undefined class
     # compares as Jinja2's default one. (An `==` a caller's object defines may fail: located here.)
     if key is not None:
@@ -75,7 +75,7 @@ def _equality(slot, key, first, constant, equal, span):
 def _contains(c, node, first, right, want, span):
     # `x in y`, `x not in y`: a string in a short string or a dict decided in line (Python's `in`, nothing to
     # charge: budget.charge_contains), a constant or literal list on either side taken as it is and the right side
-    # read in line where it is a variable of this frame or a key of one (operands.operand); anything else charged
+    # read in line where it is a variable of this frame or a key of one (context.operand); anything else charged
     # and tested by budget.charge_contains and member.
     other = node.ops[0][1]
     members = _literal_members(c, other)   # `x in ['tool', 'ipython']`: the constants, not a new list each time
@@ -224,7 +224,7 @@ def e_compare(c, node, first=None):
 def chain_operand(c, operand, ev, span):
     # (closure, span, slot, key, constant, equal) of an and/or operand for chain_truth, ev its closure: an equality
     # compared in line (equality_of); a type test of a variable of this frame or a key of one (calls.type_test)
-    # answered in line for a plain value (constant: operands.type_answers, equal None); a key of a variable of this
+    # answered in line for a plain value (constant: context.type_answers, equal None); a key of a variable of this
     # frame read for its truth (_key_truth); else ev.
     equality = equality_of(c, operand)
     if equality is not None:
@@ -419,7 +419,7 @@ def attribute_of(node, key):
 
 def equality_of(c, test):
     # (slot, key, constant, equal) of `x == 'user'`, `m.role != 'tool'` (a short scalar constant, the operand a
-    # variable of this frame or a key of one: operands.operand), else None.
+    # variable of this frame or a key of one: context.operand), else None.
     if test.__class__ is not n.Compare or len(test.ops) != 1:
         return None
     (op, other), = test.ops

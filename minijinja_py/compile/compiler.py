@@ -14,7 +14,6 @@ a closure over the closures of its children (the glossary of the interpreter's n
 import re
 from functools import partial
 
-from ..analysis.effects import Effects
 from ..analysis.folderrors import (
     INT_DIGITS, LONG_LITERAL, FoldError, checked_names, fold_errors, has_checked_names,
 )
@@ -23,6 +22,7 @@ from ..analysis.transforms import (
     FINALIZE, FoldedSlice, NoParentYet, NotConstant, check_outputs, finalize_outputs, fold_like_jinja2,
     fold_string_filters, folds_string_filters, has_conditional_extends, may_fold, with_newline_sequence,
 )
+from ..analysis.treescan import Effects
 from .context import CompileContext, place
 from .expressions import EXPRESSIONS as GENERAL_EXPRESSIONS, e_slice
 from .composition import (

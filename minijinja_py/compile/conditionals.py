@@ -10,7 +10,7 @@ from .comparisons import (
     and_or_parts, attribute_of, chain_operand, chain_truth, chain_two, condition, equality_of, if_contains, is_chain,
     operand_condition, truth_at,
 )
-from .operands import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
+from .context import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
 from .operators import sum_operands
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
@@ -126,7 +126,7 @@ def _if_boolean(test, body, else_):
 
 def _key_there_of(c, test, first, second):
     # (slot, key) of a test `'k' in x and x['k']` (or `x.k`): x a variable of this frame, the same constant key
-    # (operands.dict_key: what a plain dict's lookup reads); else None.
+    # (context.dict_key: what a plain dict's lookup reads); else None.
     if test.__class__ is not n.And or first.__class__ is not n.Compare or len(first.ops) != 1 or \
             first.ops[0][0] != "in" or first.first.__class__ is not n.Const or type(first.first.value) is not str:
         return None
@@ -211,7 +211,7 @@ def _if_loop_flag(slot, attr, negated, test, span, body, else_):
 def _if_type_test(slot, key, func, negated, test, span, body, else_):
     # {% if m.content is string %}, {% if x is not none %}: a type test (calls.type_test) of a variable of this frame
     # or a key of one, the value read in line and tested here (a plain value's answer found by its class:
-    # operands.type_answers); test (the test's closure) where it is not there.
+    # context.type_answers); test (the test's closure) where it is not there.
     def run_type_test(f, out, answers=type_answers(func, negated), body=body, else_=else_, func=func, key=key,
             negated=negated, slot=slot, span=span, test=test):
         value = f[slot]
@@ -257,7 +257,7 @@ def _elif_run(c, branches, else_, general):
 def _item_subject(c, branches, else_, general):
     # The run of an if whose every test (one, or the elifs') is an == of one indexed or two-step read with a constant,
     # the constants of one type, str or int (Smaug's `messages[idx]['role'] == 'user'`, `tool_call['function']['name']
-    # == 'python'`): the read made once in line (operands.path_reader: plain data), its value picking the branch as
+    # == 'python'`): the read made once in line (context.path_reader: plain data), its value picking the branch as
     # _one_subject's does; anything else through general, the tests in turn. None for other chains.
     places, constants = set(), []
     for test, _, _, parts, _ in branches:
@@ -394,7 +394,7 @@ def _equality_chain(branches, else_):
 
 def _if_operand(slot, key, test, span, body, else_, attr):
     # {% if x %}, {% if m.content %}, {% if ns.found %}: the value's truth, read in line where it is a variable of
-    # this frame or a key of one (operands.operand) or an attribute attr a namespace holds (expressions._local_key's
+    # this frame or a key of one (context.operand) or an attribute attr a namespace holds (expressions._local_key's
     # read); test (its closure) otherwise. ({% if not x %}: body and else_ swapped, x's truth taken here.)
     plain_key = key not in DICT_NAMES   # (d['update'] of a dict without that key is the sandbox's method)
 

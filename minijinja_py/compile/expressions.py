@@ -12,7 +12,7 @@ from operator import itemgetter
 from ..analysis.symbols import PARAM, node_count
 from .calls import compile_call, compile_filter, compile_test
 from .comparisons import condition, e_compare
-from .operands import (
+from .context import (
     constant_index, constant_key, constant_literal, constant_reader, dict_key, folded_by_jinja2, local_slot, two_keys_reader,
 )
 from .operators import e_binop

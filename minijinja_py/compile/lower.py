@@ -1,4 +1,4 @@
-"""Lowering: a statement list's AST → the IR of kernels/ir.py, each node holding the general closure the general
+"""Lowering: a statement list's AST → the IR of kernels/select.py, each node holding the general closure the general
 compilers made for it (output.py, statements.py, loops.py) → a closure chosen for each node (kernels/select.py) →
 a Block."""
 
@@ -7,16 +7,14 @@ a Block."""
 # and its general closure, nothing compiled twice.
 
 from ..builtins.strings import str_method
-from .context import place
 from .loops import loop_parts
 from .output import print_run
-from .operands import DICT_NAMES, cheap_constant, dict_key
+from .context import DICT_NAMES, cheap_constant, dict_key, place
 from .operators import sum_operands
 from .statements import if_parts
-from ..kernels import ir as A
-from ..kernels.ir import Atom, Block, Emit, If, Loop, Opaque, Read, Set, text_of
+from ..kernels import select as A
+from ..kernels.select import Atom, Block, Emit, If, Loop, Opaque, Read, Set, choose, text_of
 from ..kernels.walks import spec
-from ..kernels.select import choose
 from ..runtime.printing import to_str
 from ..syntax import nodes as n
 
@@ -199,7 +197,7 @@ def _text_parts(expr):
 
 
 def _print_parts(nodes):
-    # The texts a run of text and {{ }} prints when every part is constant (ir.Emit.parts), or None.
+    # The texts a run of text and {{ }} prints when every part is constant (Emit.parts), or None.
     parts = []
     for node in nodes:
         found = (node.value,) if type(node) is n.Text else _text_parts(node.expr)

@@ -6,8 +6,7 @@ done."""
 
 import operator
 
-from .context import place
-from .operands import constant_reader, key_path, path_reader
+from .context import constant_reader, key_path, path_reader, place
 from ..core.budget import charge_int_op, guard, stored_len
 from ..core.errors import located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded
@@ -196,7 +195,7 @@ def sum_chain(operands, places, evs, spans):
     # is added, as are the rest, step by step from the text so far (_Chain.resume). Each operand is evaluated once,
     # in order.
     # the text's pieces with the string constants in place; every other operand is read by its reader
-    # (operands.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
+    # (context.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
     template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
     readers = tuple((index, constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
                     for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)

@@ -4,8 +4,7 @@ Every piece appended is counted against max_output once (context.py: output).
 """
 
 from .calls import call_parts, call_value
-from .context import place
-from .operands import in_line_place, key_path, operand
+from .context import in_line_place, key_path, operand, place
 from .operators import joined_text, sum_operands
 from ..builtins.strings import str_method
 from ..core.errors import located
@@ -64,7 +63,7 @@ def print_run(c, nodes):
     printed_call = _print_call(c, nodes)
     if printed_call is not None:
         return printed_call
-    parts = []   # a text, or (slot, key, ev, span) of a value to print (operands.operand)
+    parts = []   # a text, or (slot, key, ev, span) of a value to print (context.operand)
     for node in nodes:
         text = _constant_text(node)
         if text is None and len(nodes) == 1:
@@ -241,7 +240,7 @@ def _print_text(text, counted, span):
 
 
 def _print_value(operand, span, counted):
-    # {{ value }} alone: a string that a variable of this frame holds, or a key of one (operands.operand), appended
+    # {{ value }} alone: a string that a variable of this frame holds, or a key of one (context.operand), appended
     # in line; anything else printed through the value's closure.
     slot, key, ev = operand
 
@@ -276,7 +275,7 @@ def _print_value(operand, span, counted):
 
 def _print_joined(c, nodes, general):
     """A run of text and {{ }} whose values are one or two read in line (a variable of this frame, a constant key
-    of one: operands.operand; either with a str-method filter: _joined_read), alone or in `+` chains with string
+    of one: context.operand; either with a str-method filter: _joined_read), alone or in `+` chains with string
     constants (`<|im_start|>{{ message.role }}\n`, `'User: ' + message['content']|trim + '\n\n'`,
     `{{ '<|im_start|>' + message['role'] + '\n' }}`): when they are plain strings and the text is short, the
     join of the constants and the values appended (what printing them in turn, or adding them, makes; neither
@@ -392,7 +391,7 @@ def _print_item_reads(c, nodes, general):
 
 def _joined_read(c, node):
     # (slot, key, method) of a value _print_joined reads in line: a variable of this frame or a constant key of one
-    # (operands.in_line_place; method None), or one with a filter that is a str method (`message['content']|trim`:
+    # (context.in_line_place; method None), or one with a filter that is a str method (`message['content']|trim`:
     # applied in line to a short plain string, as the filter's closure applies it); None for anything else.
     method = None
     if node.__class__ is n.Filter and node.args.empty:
@@ -406,7 +405,7 @@ def _joined_read(c, node):
 
 def _path_read(c, node):
     # (slot, (key, key), None) of a value _print_joined reads in line through two constant keys of a variable of this
-    # frame (`tool_call.function.name`: operands.key_path); None for anything else.
+    # frame (`tool_call.function.name`: context.key_path); None for anything else.
     place = key_path(c, node)
     return (place[0], place[1], None) if place is not None and len(place[1]) == 2 else None
 

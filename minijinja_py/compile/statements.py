@@ -17,7 +17,7 @@ from ..analysis.symbols import Scope, analyze, target_names
 from ..builtins.strings import str_method
 from .calls import compile_filter_step
 from .conditionals import if_parts, if_runner, s_if
-from .operands import constant_literal, dict_key, local_slot, operand
+from .context import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
 from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, error_at, located
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
@@ -307,7 +307,7 @@ def s_assign(c, node):
 
 def _name_assignment(c, slot, value):
     # {% set name = value %}: a constant stored as it is (a scalar, or a tuple of them: one object, as Jinja2's);
-    # a variable of this frame or a key of one (operands.operand) read in line, its closure reading anything else.
+    # a variable of this frame or a key of one (context.operand) read in line, its closure reading anything else.
     constant = constant_literal(c, value)
     if constant is not MISSING:
         def run_constant(f, out, slot=slot, constant=constant):   # (defaults: cheaper per call than free variables)
@@ -338,7 +338,7 @@ def _name_assignment(c, slot, value):
 
 def _str_method_of(c, value):
     # (method, source, key) of `read|trim` (a filter that is a str method, applied to a variable of this frame or
-    # a constant key of one: operands.operand's), or None.
+    # a constant key of one: context.operand's), or None.
     if not isinstance(value, n.Filter) or not value.args.empty or value.value is None:
         return None
     method = str_method(c.filters.get(value.name))

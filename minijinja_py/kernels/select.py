@@ -1,6 +1,9 @@
-"""Kernel selection: an IR node (ir.py) → the closure that runs it. One registry, REGISTRY, from (IR class,
-signature) to a kernel factory; a factory takes the node and returns a closure whose fallback is node.general (it
-may decline: None). A node with no entry for its signature, or whose entry is turned off, runs node.general."""
+"""The kernels' IR and their selection. The IR: what a compile knows about a statement list, for choosing kernels —
+AST + general closures (compile/lower.py) → these nodes → choose() → closures; nothing here is kept by a compiled
+template: the nodes live while their statement list compiles. Selection: an IR node → the closure that runs it. One
+registry, REGISTRY, from (IR class, signature) to a kernel factory; a factory takes the node and returns a closure
+whose fallback is node.general (it may decline: None). A node with no entry for its signature, or whose entry is
+turned off, runs node.general."""
 
 # Entries register where their kernels are written (walks.py) with @kernel, when
 # the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
@@ -15,8 +18,10 @@ may decline: None). A node with no entry for its signature, or whose entry is tu
 import os
 from types import SimpleNamespace
 
-__all__ = ["kernel", "choose", "configure", "general_only", "recording", "REGISTRY",
-           "GENERAL_ONLY_VARIABLE"]
+from ..core.state import BIG_STR
+
+__all__ = ["kernel", "choose", "configure", "general_only", "recording", "REGISTRY", "GENERAL_ONLY_VARIABLE",
+           "Read", "Atom", "EQ", "NE", "NEGATION", "Emit", "If", "Loop", "Set", "Opaque", "Block", "text_of"]
 
 GENERAL_ONLY_VARIABLE = "MINIJINJA_PY_GENERAL_ONLY"
 REGISTRY = {}   # (IR class, signature) → an entry: its name and factory (.name, .factory)
@@ -78,3 +83,125 @@ class recording:
 
     def __exit__(self, *exc_info):
         _settings.chosen = self.saved
+
+
+# ----------------------------------------------------------------------------------------------------- the IR
+# Every statement node holds `general`, its general closure run(f, out): what the kernel chosen for it runs whenever
+# its data is not plain (walks.py), and what runs when no kernel is chosen. A node's `signature` names the facts a
+# kernel is chosen by (choose, above): a name, or names from the most special to the least, the first whose kernel is
+# there and takes the node; a kernel never sees template text.
+#
+# Values a kernel reads in line:
+#   Read(slot, keys, method)  a variable of this frame (slot), through a chain of constant str keys (`m.role`,
+#                             `tool.function.name`), then maybe a str method (`|trim`: str.strip)
+#   Atom(read, kind, constant)  a test on one read decided in line (kind: EQ or NE below)
+
+
+class Read:
+    __slots__ = ("slot", "keys", "method")
+
+    def __init__(self, slot, keys=(), method=None):
+        self.slot, self.keys, self.method = slot, keys, method
+
+    def __eq__(self, other):
+        return type(other) is Read and (self.slot, self.keys, self.method) == (other.slot, other.keys, other.method)
+
+    def __hash__(self):
+        return hash((self.slot, self.keys))
+
+
+# The kinds of test on one read lowering describes (compile/lower.py) — `== c` and `!= c`, what a walk decides in
+# line. Only a walk over items reads them (walks.py: one `{% if item.key == c %}` first in its body); the other kinds
+# and the deciders that ran them in line went with the switch rule and the if kernels (issue 22's rule 5: the
+# general closures of conditionals.py cost no more).
+EQ, NE = range(2)
+NEGATION = {EQ: NE, NE: EQ}   # (`not x == c` is `x != c`)
+
+
+class Atom:
+    __slots__ = ("read", "kind", "constant")
+
+    def __init__(self, read, kind, constant=None):
+        self.read, self.kind, self.constant = read, kind, constant
+
+
+# ------------------------------------------------------------------------------------------------- statements
+class Emit:
+    # A run of text and {{ }}: parts (the str constants it prints, in order; None when a value is not constant),
+    # counted (the run counts its output; False in a loop body, whose loop counts it).
+    __slots__ = ("parts", "counted", "general")
+
+    def __init__(self, parts, counted, general):
+        self.parts, self.counted, self.general = parts, counted, general
+
+    @property
+    def signature(self):
+        return "text" if self.parts is not None and all(type(p) is str for p in self.parts) else None
+
+
+class If:
+    # {% if %}/{% elif %}/{% else %}: tests (per branch: an Atom, or None for a test that is none), bodies (per
+    # branch, a Block), else_ (a Block or None).
+    __slots__ = ("tests", "bodies", "else_", "general")
+    signature = None   # (no kernel of its own: what a walk reads, walks._item_table)
+
+    def __init__(self, tests, bodies, else_, general):
+        self.tests, self.bodies, self.else_, self.general = tuple(tests), tuple(bodies), else_, general
+
+
+class Loop:
+    # {% for %}: plan (loops.py: the target, the body's scope, its cost), body (a Block), over(f, out, iterable) the
+    # general loop over an iterable already evaluated, iterable(f) the loop's iterable, walkable (a plain loop: one
+    # target name, no filter, else or recursion, a body that starts no variables of its own and cannot change the
+    # data it walks), source (the Read the iterable is, or None).
+    __slots__ = ("plan", "body", "over", "iterable", "walkable", "general", "source")
+
+    def __init__(self, plan, body, over, iterable, walkable, general, source=None):
+        self.plan, self.body, self.over, self.iterable = plan, body, over, iterable
+        self.walkable, self.general, self.source = walkable, general, source
+
+    @property
+    def signature(self):
+        return "walk" if self.walkable else None
+
+
+class Opaque:
+    # Any other statement: its general closure is what runs.
+    __slots__ = ("general",)
+    signature = None
+
+    def __init__(self, general):
+        self.general = general
+
+
+class Set(Opaque):
+    # {% set name = a key of a variable %}, maybe through a str method (`{% set role = m['role']|lower %}`): what a
+    # kernel may do in line: in_line (the variable's slot, the source's, the key, the str method or None).
+    __slots__ = ("in_line",)
+
+    def __init__(self, in_line, general):
+        self.in_line, self.general = in_line, general
+
+
+class Block:
+    # A compiled statement list: nodes (the IR of its statements), runs (the closure
+    # chosen for each), weight (the steps it costs: symbols.Summaries.weight), run (a run(f, out) calling the runs
+    # in turn).
+    __slots__ = ("nodes", "runs", "weight", "run")
+
+    def __init__(self, nodes, runs, weight, run):
+        self.nodes, self.runs, self.weight, self.run = tuple(nodes), tuple(runs), weight, run
+
+    @property
+    def text(self):
+        # The text the list prints when it is nothing but a short constant text a loop counts (one uncounted
+        # Emit of text: an if's general closure appends it in line: conditionals.py), else None.
+        return text_of(self.nodes[0]) if len(self.nodes) == 1 else None
+
+
+def text_of(node):
+    # The text an uncounted Emit of constants only prints (short: a kernel may append it in line), else None.
+    if type(node) is Emit and node.signature == "text" and not node.counted:
+        text = "".join(node.parts)
+        return text if len(text) < BIG_STR else None
+    return None

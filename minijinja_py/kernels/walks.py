@@ -1,17 +1,16 @@
-"""Walk kernels: plain loops over a list or tuple walked without the general runner (ir.Loop: `walk`), the body's
+"""Walk kernels: plain loops over a list or tuple walked without the general runner (select.Loop: `walk`), the body's
 statements called from the walk — each arity form (one to five statements) written once here — and what a kernel
 reads in line: the one guard vocabulary of the kernels, what "plain" is."""
 
 # A walkable loop (loops.py) has one target name, no filter, else or recursion, and a body that starts no variables
-# of its own and cannot change the data it walks (analysis/effects.py): over a plain list or tuple, its iterations
+# of its own and cannot change the data it walks (analysis/treescan.py: Effects): over a plain list or tuple, its iterations
 # are paid for up front (a break refunds the rest), each item stored in the target's slot and the body's
 # statements called in turn, and the output counted once at the end (or by an enclosing loop). Anything else to
 # iterate goes to the general loop (Loop.over), with the value already evaluated.
 
 from operator import length_hint
 
-from .ir import EQ, NE, Atom, If, Loop, Set, text_of
-from .select import kernel
+from .select import EQ, NE, Atom, If, Loop, Set, kernel, text_of
 from ..core.errors import LimitExceeded, located
 from ..core.state import BIG_STR, MISSING, check_items, out_of_fuel
 from ..runtime.objects import BreakLoop, ContinueLoop, LoopContext, count_output

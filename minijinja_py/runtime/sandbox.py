@@ -19,13 +19,12 @@ from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .counterparts import jinja2_has, jinja2_type_name
 from .markup import EscapeFormatter, Markup, escape, formatter
 from .methods import (
     BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size,
     named_field, mapping_item, sequence_index,
 )
-from .globalfuncs import Cycler, DictFactory, Joiner
+from .globalfuncs import Cycler, DictFactory, Joiner, jinja2_has, jinja2_type_name
 from .objects import GroupTuple, LoopContext, Macro, Namespace
 from .printing import OPAQUE_TYPES, safe_repr, to_str
 from .undefined import ChainableUndefined, Undefined
