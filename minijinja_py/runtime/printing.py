@@ -18,9 +18,10 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 # printer (a namespace prints its attributes as a dict), and |pprint (pformat.py) shows one with `mj_pprint_by_repr =
 # True` by its repr, on one line (pprint does not know its class: groupby's groups).
 
+import sys
 import types
 from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
-from functools import lru_cache, partial
+from functools import partial
 
 from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -29,6 +30,8 @@ from .textcache import recall, remember
 __all__ = ["to_str", "subclass_str", "safe_repr", "short_repr", "opaque_repr", "OPAQUE_TYPES"]
 
 _SCALARS = (str, int, float, bool, type(None))
+# Python 3.12 prints an OrderedDict as OrderedDict({...}), earlier ones as a list of pairs
+_ORDERED_DICT_AS_DICT = sys.version_info >= (3, 12)
 _VIEW_TYPES = (type({}.keys()), type({}.values()), type({}.items()))
 # printing one value in Python costs about as long as _VISIT_STEPS steps, and a container (or reusing its text)
 # _CONTAINER_STEPS more
@@ -218,7 +221,7 @@ class _Printer:
             self.standard(value, cls, depth)
         elif cls is types.MappingProxyType:   # a caller's read-only mapping: its str is its dict's, its repr
             self.emit("" if for_str else "mappingproxy(")   # mappingproxy({...})
-            self._mapped(value.items(), depth)
+            self._mapped(value.items(), depth + 1)
             self.emit("" if for_str else ")")
         elif cls is types.MethodType:
             # a caller's object's method: Python's <bound method Class.name of ...>, the object printed here
@@ -284,9 +287,9 @@ class _Printer:
         try:
             self.emit(f"{cls.__name__}(")
             if cls in _VIEW_TYPES:
-                self._listed(value, depth, cls is _VIEW_TYPES[2])
+                self._listed(value, depth + 1, cls is _VIEW_TYPES[2])
             elif isinstance(value, deque):
-                self._listed(value, depth, False)
+                self._listed(value, depth + 1, False)
                 if value.maxlen is not None:
                     self.emit(f", maxlen={value.maxlen}")
             elif isinstance(value, Counter):
@@ -295,20 +298,20 @@ class _Printer:
                         counted = dict(value.most_common())
                     except TypeError:   # counts that do not compare: Counter's repr falls back to its dict
                         counted = dict(value)
-                    self._mapped(counted.items(), depth)
+                    self._mapped(counted.items(), depth + 1)
             elif dict.__len__(value):
                 items = OrderedDict.items(value) if cls is OrderedDict else value.items()
-                if _ordered_dict_as_dict(OrderedDict):
-                    self._mapped(dict(items).items(), depth)
+                if _ORDERED_DICT_AS_DICT:
+                    self._mapped(dict(items).items(), depth + 1)
                 else:
-                    self._listed(items, depth, True)
+                    self._listed(items, depth + 1, True)
             self.emit(")")
         finally:
             self.on_path.discard(key)
 
     def _listed(self, items, depth, of_pairs):
-        # [a, b, ...]; of_pairs: the items are an iterator's (key, value) tuples, made as it goes (printed here,
-        # not as containers: a new one may reuse the id of one printed before)
+        # [a, b, ...], the items printed at depth; of_pairs: the items are an iterator's (key, value) tuples, made
+        # as it goes (printed here, not as containers: a new one may reuse the id of one printed before)
         emit, visit = self.emit, self.visit
         emit("[")
         for count, item in enumerate(items):
@@ -316,23 +319,24 @@ class _Printer:
                 emit(", ")
             if of_pairs and type(item) is tuple and tuple.__len__(item) == 2:
                 emit("(")
-                visit(item[0], depth + 1, False)
+                visit(item[0], depth, False)
                 emit(", ")
-                visit(item[1], depth + 1, False)
+                visit(item[1], depth, False)
                 emit(")")
             else:
-                visit(item, depth + 1, False)
+                visit(item, depth, False)
         emit("]")
 
     def _mapped(self, pairs, depth):
+        # {k: v, ...}, the keys and values printed at depth
         emit, visit = self.emit, self.visit
         emit("{")
         for count, (key, value) in enumerate(pairs):
             if count:
                 emit(", ")
-            visit(key, depth + 1, False)
+            visit(key, depth, False)
             emit(": ")
-            visit(value, depth + 1, False)
+            visit(value, depth, False)
         emit("}")
 
     def container(self, value, cls, depth):
@@ -392,19 +396,10 @@ class _Printer:
     def _items(self, value, cls, depth):
         # the items as the built-in's repr reads them: a subclass's own __len__, __iter__ or items() (which may
         # fail or lie) are not called, but for a set's (Python's set repr iterates it)
-        emit, visit = self.emit, self.visit
         if cls is dict:
-            emit("{")
-            first = True
-            for k, v in dict.items(value):
-                if not first:
-                    emit(", ")
-                first = False
-                visit(k, depth, False)
-                emit(": ")
-                visit(v, depth, False)
-            emit("}")
+            self._mapped(dict.items(value), depth)
             return
+        emit, visit = self.emit, self.visit
         if cls is not list and cls is not tuple:   # a set, a frozenset, or a subclass of one: S({1}), S()
             if not value:
                 emit(f"{cls.__name__}()")
@@ -433,12 +428,6 @@ def _prints_as_standard(cls):
         return False   # (the caller's classes, without looking further)
     from collections import Counter, OrderedDict, deque
     return cls.__repr__ in (OrderedDict.__repr__, deque.__repr__, Counter.__repr__)
-
-
-@lru_cache(maxsize=None)
-def _ordered_dict_as_dict(ordered_dict):
-    # Does this Python print an OrderedDict as OrderedDict({...}) (3.12 on) rather than as a list of pairs?
-    return repr(ordered_dict(a=0)).endswith("})")
 
 
 def _repr_length(value, chunk=1 << 16):
