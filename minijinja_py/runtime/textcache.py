@@ -15,7 +15,11 @@ while its content has not changed."""
 # An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
 # for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
 # and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
-# _MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
+# _MAX_NOTES and _MAX_ENTRIES of them, with texts of at most _MAX_TEXT characters. The oldest note goes first; the
+# entries are kept in the order they were last found, and the one found longest ago goes for a new one only when
+# it was not found in the last _STALE recalls: a render that prints more objects than there are entries, each
+# once, keeps finding the ones it has (were each new one to push out the oldest, every print would pay a
+# fingerprint and still miss); a new object stays noted, refused again at the cost of a note.
 
 import _thread
 
@@ -26,18 +30,27 @@ _MAX_TEXT = 1 << 16
 _MAX_NOTES = 256
 _MAX_ENTRIES = 64
 _MAX_FINGERPRINT = 1 << 17
+_STALE = 16 * _MAX_ENTRIES
 _notes = {}     # (id(value), kind) → value, met once
-_entries = {}   # (id(value), kind) → (value, its fingerprint, what remember was given)
+_entries = {}   # (id(value), kind) → [value, its fingerprint, what remember was given, when it was last found]
+_recalls = 0    # how many recalls there have been: the entries' clock
 
 
 def recall(value, kind):
     # What remember(value, kind, ...) was given, when value is the object it was given for and its content has
     # not changed since; None else.
+    global _recalls
+    _recalls += 1
     key = (id(value), kind)
     entry = _entries.get(key)
     if entry is None or entry[0] is not value:
         return None
     if _fingerprint(value) == entry[1]:
+        entry[3] = _recalls
+        try:   # (last in the order: found most lately)
+            _entries[key] = _entries.pop(key)
+        except KeyError:   # another thread's change in between
+            pass
         return entry[2]
     _entries.pop(key, None)
     return None
@@ -53,10 +66,20 @@ def remember(value, kind, made, items, size):
     if _notes.get(key) is not value:
         _put(_notes, key, value, _MAX_NOTES)
         return
+    if len(_entries) >= _MAX_ENTRIES and _recalls - _found_longest_ago() < _STALE:
+        return   # (stays noted)
     _notes.pop(key, None)
     fingerprint = _fingerprint(value)
     if fingerprint is not None:
-        _put(_entries, key, (value, fingerprint, made), _MAX_ENTRIES)
+        _put(_entries, key, [value, fingerprint, made, _recalls], _MAX_ENTRIES)
+
+
+def _found_longest_ago():
+    # When the entry found longest ago was last found (the first in the order).
+    try:
+        return next(iter(_entries.values()))[3]
+    except (RuntimeError, StopIteration):   # another thread's change in between
+        return 0
 
 
 class _Bounded:
