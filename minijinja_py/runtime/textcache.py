@@ -16,10 +16,10 @@ while its content has not changed."""
 # for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
 # and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
 # _MAX_NOTES and _MAX_ENTRIES of them, with texts of at most _MAX_TEXT characters. The oldest note goes first; the
-# entries are kept in the order they were last found, and the one found longest ago goes for a new one only when
-# it was not found in the last _STALE recalls: a render that prints more objects than there are entries, each
-# once, keeps finding the ones it has (were each new one to push out the oldest, every print would pay a
-# fingerprint and still miss); a new object stays noted, refused again at the cost of a note.
+# oldest entry goes for a new one only when it was not found in the last _STALE recalls (else it goes last, and the
+# new object stays noted, refused again at the cost of a note): a render that prints more objects than there are
+# entries, each once, keeps finding the ones it has (were each new one to push out the oldest, every print would
+# pay a fingerprint and still miss).
 
 import _thread
 
@@ -47,10 +47,6 @@ def recall(value, kind):
         return None
     if _fingerprint(value) == entry[1]:
         entry[3] = _recalls
-        try:   # (last in the order: found most lately)
-            _entries[key] = _entries.pop(key)
-        except KeyError:   # another thread's change in between
-            pass
         return entry[2]
     _entries.pop(key, None)
     return None
@@ -66,7 +62,7 @@ def remember(value, kind, made, items, size):
     if _notes.get(key) is not value:
         _put(_notes, key, value, _MAX_NOTES)
         return
-    if len(_entries) >= _MAX_ENTRIES and _recalls - _found_longest_ago() < _STALE:
+    if len(_entries) >= _MAX_ENTRIES and not _oldest_stale():
         return   # (stays noted)
     _notes.pop(key, None)
     fingerprint = _fingerprint(value)
@@ -74,12 +70,17 @@ def remember(value, kind, made, items, size):
         _put(_entries, key, [value, fingerprint, made, _recalls], _MAX_ENTRIES)
 
 
-def _found_longest_ago():
-    # When the entry found longest ago was last found (the first in the order).
+def _oldest_stale():
+    # Was the oldest entry (the first: _put drops it for a new one) not found in the last _STALE recalls? If it
+    # was, it goes last, so that the next new object asks about another (a stale one is met within _MAX_ENTRIES).
     try:
-        return next(iter(_entries.values()))[3]
-    except (RuntimeError, StopIteration):   # another thread's change in between
-        return 0
+        oldest = next(iter(_entries))
+        if _recalls - _entries[oldest][3] >= _STALE:
+            return True
+        _entries[oldest] = _entries.pop(oldest)
+    except (KeyError, RuntimeError, StopIteration):   # another thread's change in between
+        pass
+    return False
 
 
 class _Bounded:
