@@ -433,14 +433,16 @@ def _constant_lookups(root, steps, general):
 
     def ev_constant(f, general=general, kinds=kinds, root=root):
         obj = root(f)
-        try:
+        try:   # (general called outside: a caller's LookupError from it is its own)
             for kind, key in kinds:
                 if type(obj) is not kind:
-                    return general(f)
+                    break
                 obj = obj[key]
+            else:
+                return obj
         except LookupError:
-            return general(f)
-        return obj
+            pass
+        return general(f)
     return ev_constant
 
 

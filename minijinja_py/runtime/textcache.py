@@ -71,8 +71,9 @@ def remember(value, kind, made, items, size):
 
 
 def _oldest_stale():
-    # Was the oldest entry (the first: _put drops it for a new one) not found in the last _STALE recalls? If it
-    # was, it goes last, so that the next new object asks about another (a stale one is met within _MAX_ENTRIES).
+    # Was the oldest entry (the first: _put drops it for a new one) not found in the last _STALE recalls? When it
+    # was found, it goes last, so that the next new object asks about another (a stale one, if any, is met within
+    # _MAX_ENTRIES asks).
     try:
         oldest = next(iter(_entries))
         if _recalls - _entries[oldest][3] >= _STALE:
