@@ -60,22 +60,22 @@ def walk(node):
         items = f[slot] if slot is not None else None
         if key is not None:
             items = items.get(key, MISSING) if type(items) is dict else None
+        if type(items) is not list:   # (the rest of the prologue only here: a list is walked at once)
             if items is MISSING and f[0].undefined in PLAIN_UNDEFINED:
                 return
-        if type(items) is not list:
             try:
                 items = iterable(f)
             except Exception as exc:
                 raise located(exc, span)
-        if type(items) is not list and type(items) is not tuple:
-            if type(items) is not range:
-                return over(f, out, items)
-            try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, one step each
-                check_items(f[0].limits, len(items), "a for loop")
-                f[0].burn(len(items))
-            except Exception as exc:
-                raise located(exc, iter_span)
-            items = list(items)
+            if type(items) is not list and type(items) is not tuple:
+                if type(items) is not range:
+                    return over(f, out, items)
+                try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, a step each
+                    check_items(f[0].limits, len(items), "a for loop")
+                    f[0].burn(len(items))
+                except Exception as exc:
+                    raise located(exc, iter_span)
+                items = list(items)
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
