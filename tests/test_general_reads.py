@@ -300,3 +300,51 @@ def test_a_key_there_text_appended_in_line_is_counted_by_its_loop(max_output, ge
     env = mj.chat_environment(limits=mj.Limits(max_output=max_output))
     ours = _outcome(lambda: env.from_string(source).render(x=x))
     assert ours == (("ok", expected) if max_output >= len(expected) else ("error", "limit")), ours
+
+
+class _Keyed(dict):
+    # A caller's dict subclass whose reads are its own: Jinja2 calls them, and so must a chain of constant keys.
+    def __getitem__(self, key):
+        return "own-" + str(key) if key in ("f", "n") else dict.__getitem__(self, key)
+
+    def __missing__(self, key):
+        return "missing-" + str(key)
+
+
+_CHAIN_VALUES = {
+    "plain": {"tc": [{"f": {"n": "x", "a": {"k": [1, 2]}}}]}, "empty list": {"tc": []}, "no f": {"tc": [{}]},
+    "tuple": {"tc": ({"f": {"n": "t"}},)}, "str": {"tc": "abc"}, "f str": {"tc": [{"f": "s"}]},
+    "n none": {"tc": [{"f": {"n": None}}]}, "dict index": {"tc": {0: {"f": {"n": "d"}}, -1: {"f": {"n": "m"}}}},
+    "counted": {"tc": [Counted()]}, "counted tc": Counted(), "subclass": {"tc": [_Keyed(f=_Keyed(n="s"))]},
+    "subclass missing": {"tc": [{"f": _Keyed()}]}, "none": None, "list": [1], "markup": {"tc": [mj.Markup("<m>")]},
+    "items": {"tc": [{"f": {"items": "i"}}]},
+}
+
+
+@pytest.mark.parametrize("source", [
+    "{{ m['tc'][0]['f']['n'] }}|{{ m.tc[-1].f.n }}|{{ m['tc'][0]['f'] }}|{{ m['tc'][1]['f'] is defined }}",
+    "{{ m['tc'][-2]['f'] is defined }}|{{ m['tc'][0]['f']['a']['k'][-1] }}|{{ m.tc[0].f['items'] }}",
+    "{% for t in [m, m] %}{{ t['tc'][0]['f']['n'] ~ t['tc'][0]['function'] }}{% endfor %}",
+])
+@pytest.mark.parametrize("name", _CHAIN_VALUES)
+def test_constant_chains_read_what_jinja2_reads(source, name, general_only):
+    # expressions._constant_lookups: a chain of constant keys and indexes, any length, each step's class checked
+    # before it is read; a caller's object or subclass read by its own code, as often as Jinja2 reads it
+    ours = _outcome(lambda: mj.chat_environment().from_string(source).render(m=_CHAIN_VALUES[name]))
+    assert ours == _outcome(lambda: reference_env().from_string(source).render(m=_CHAIN_VALUES[name])), name
+    if name.startswith("counted"):
+        mine, theirs = Counted(), Counted()
+        _outcome(lambda: mj.chat_environment().from_string(source).render(m=mine if name == "counted tc" else
+                                                                           {"tc": [mine]}))
+        _outcome(lambda: reference_env().from_string(source).render(m=theirs if name == "counted tc" else
+                                                                     {"tc": [theirs]}))
+        assert mine.reads == theirs.reads
+
+
+def test_constant_chains_read_again_after_a_change(general_only):
+    source = ("{% for t in x %}{{ x[0]['tc'][0]['f']['n'] }}{% do x[0]['tc'][0]['f'].update({'n': 'y'}) %}"
+              "{{ x[0]['tc'][0]['f']['n'] }}{% do x[0]['tc'].pop() %}{{ x[0]['tc'][0] is defined }}"
+              "{% do x[0]['tc'].append({'f': 1}) %}{{ x[0]['tc'][0]['f'] }}{% endfor %}")
+    data = lambda: [{"tc": [{"f": {"n": "x"}}]}]   # noqa: E731
+    ours = mj.Environment(immutable=False, extensions=["do"]).from_string(source).render(x=data())
+    assert ours == jinja2.Environment(extensions=["jinja2.ext.do"]).from_string(source).render(x=data())

@@ -211,7 +211,7 @@ def test_generators_print_without_address():
 
 
 def test_plain_data_prints_as_python_prints_it():
-    # printed by repr() after one check (printing._Printer._plain_text), or by the walk: the same text either way
+    # printed by repr() after one check (printing._plain_text), or by the walk: the same text either way
     shared = [1, "b"]
     cyclic = [1]
     cyclic.append(cyclic)
@@ -486,6 +486,30 @@ def test_a_remembered_text_is_charged_and_limited_as_when_it_is_made():
     shallow = mj.chat_environment(limits=mj.Limits(max_data_depth=3))
     assert failure("{{ t|tojson }}", shallow, t=deep).limit == "max_data_depth"
     assert failure("{{ t|string }}", shallow, t=deep).limit == "max_data_depth"
+
+
+def test_textcache_keeps_what_it_finds_when_a_render_prints_more_objects_than_it_holds(monkeypatch):
+    # more objects printed each render than there are entries: those remembered are found again, the others pay
+    # no fingerprint (were each new one to push out the oldest, all would pay one and still miss); an entry not
+    # found for a while gives way
+    from minijinja_py.runtime import textcache
+    monkeypatch.setattr(textcache, "_entries", {})
+    monkeypatch.setattr(textcache, "_notes", {})
+    fingerprints = []
+    real = textcache._fingerprint
+    monkeypatch.setattr(textcache, "_fingerprint", lambda value: fingerprints.append(value) or real(value))
+    template = mj.chat_environment().from_string("{% for t in ts %}{{ t }}{% endfor %}")
+    ts = [[{"name": f"f{i}", "p": {"a": [i, str(i), None, True]}}] for i in range(2 * textcache._MAX_ENTRIES)]
+    for _ in range(4):
+        fingerprints.clear()
+        assert template.render(ts=ts) == "".join(map(str, ts))
+    assert len(fingerprints) == textcache._MAX_ENTRIES   # (the entries found, none made)
+    others = [[{"name": f"g{i}", "p": {"a": [i]}}] for i in range(8)]
+    for _ in range(textcache._STALE // len(others) + 2):
+        assert template.render(ts=others) == "".join(map(str, others))
+    fingerprints.clear()
+    template.render(ts=others)
+    assert len(fingerprints) == len(others) and all(id(t) in {key[0] for key in textcache._entries} for t in others)
 
 
 def test_textcache_fingerprints_only_plain_data_and_stops_at_its_bound():

@@ -150,6 +150,8 @@ def e_lookup(c, node):
         root = itemgetter(root_slot)   # MISSING (undefined) is neither dict nor list: the general path takes it
     if len(steps) == 2 and steps[1][1] is None:
         return _two_lookups(root, steps, general)
+    if all(index is None for _, index in steps):
+        return _constant_lookups(root, steps, general)
 
     def ev(f, general=general, root=root, steps=steps):
         obj = root(f)
@@ -420,6 +422,28 @@ def _two_lookups(root, steps, general):
                 return obj[key2]
         return general(f)
     return ev_index
+
+
+def _constant_lookups(root, steps, general):
+    # e_lookup of a chain of constant keys and indexes (`m['tool_calls'][0]['function']['name']`), any length: each
+    # step's container class known when it compiles (a str key's a dict, an int's a list), checked before it is
+    # read; a plain dict without the key or a list without the index raises (nothing else can: no caller's code
+    # runs) and takes the general path, which reads again and finds what Jinja2 finds.
+    kinds = tuple((list if type(key) is int else dict, key) for key, _ in steps)
+
+    def ev_constant(f, general=general, kinds=kinds, root=root):
+        obj = root(f)
+        try:   # (general called outside: a caller's LookupError from it is its own)
+            for kind, key in kinds:
+                if type(obj) is not kind:
+                    break
+                obj = obj[key]
+            else:
+                return obj
+        except LookupError:
+            pass
+        return general(f)
+    return ev_constant
 
 
 def e_unary(c, node):

@@ -48,36 +48,52 @@ def walk(node):
     plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
     span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
     slot, key, _, _ = spec(node.source, variables=True) if node.source is not None else (None,) * 4
+    # The commonest body, one statement with no loop variable and nothing started per item (`for tool in tools`), is
+    # walked here (plain: its run; target: the item's slot), without a walker's frame: an inner loop run for each
+    # message (`for tool_call in m.tool_calls`, most often of one item) pays for that frame on every message.
+    plain, target = walker[0] if type(walker) is tuple else None, plan.target_slot
 
     def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker, slot=slot, key=key):
+            step=step, walker=walker, slot=slot, key=key, plain=plain, target=target):
         # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
         # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
         items = f[slot] if slot is not None else None
         if key is not None:
             items = items.get(key, MISSING) if type(items) is dict else None
+        if type(items) is not list:   # (the rest of the prologue only here: a list is walked at once)
             if items is MISSING and f[0].undefined in PLAIN_UNDEFINED:
                 return
-        if type(items) is not list:
             try:
                 items = iterable(f)
             except Exception as exc:
                 raise located(exc, span)
-        if type(items) is not list and type(items) is not tuple:
-            if type(items) is not range:
-                return over(f, out, items)
-            try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, one step each
-                check_items(f[0].limits, len(items), "a for loop")
-                f[0].burn(len(items))
-            except Exception as exc:
-                raise located(exc, iter_span)
-            items = list(items)
+            if type(items) is not list and type(items) is not tuple:
+                if type(items) is not range:
+                    return over(f, out, items)
+                try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, a step each
+                    check_items(f[0].limits, len(items), "a for loop")
+                    f[0].burn(len(items))
+                except Exception as exc:
+                    raise located(exc, iter_span)
+                items = list(items)
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
             if rs.fuel < 0:
                 raise out_of_fuel(rs.limits)
-            walker(f, out, items, step)
+            if plain is None:
+                walker(f, out, items, step)
+            else:
+                remaining = iter(items)
+                try:
+                    for item in remaining:
+                        f[target] = item
+                        try:
+                            plain(f, out)
+                        except ContinueLoop:
+                            continue
+                except BreakLoop:
+                    rs.fuel += length_hint(remaining) * step
             if counts_output:
                 count_output(rs, out, start)
         except LimitExceeded as exc:
@@ -87,7 +103,8 @@ def walk(node):
 
 def _walker(plan, body):
     # walker(f, out, items, step) calling the body's one to five statements (or its run: more of them, or a
-    # statement between constant texts, which the run appends in line) for each item, stored in the target's slot:
+    # statement between constant texts, which the run appends in line) for each item, stored in the target's slot
+    # (for one statement and nothing else, (its run,): run_list walks it itself):
     # the loop context, when the body reads `loop`, told where it is (the body may iterate `loop` itself: the items
     # it consumed are skipped); starts: the body's variables started afresh (the slots that start undefined, the
     # (slot, source slot) pairs that start as another variable of this frame), or None. A break refunds the rest.
@@ -102,24 +119,8 @@ def _walker(plan, body):
     if found is not None:
         return _walk_key_compare(slot, *found, first if at else (None,) * 4, *(runs + (None,) * 5)[:5 + at])
     if len(runs) == 1 and starts is None:
-        return _walk_plain(slot, runs[0])
+        return runs[0],   # (walked by run_list itself)
     return _walk_many(slot, starts, runs, first)
-
-
-def _walk_plain(slot, a):
-    # The commonest: `for tool in tools`, one statement, no loop variable, nothing started per item.
-    def walk_plain(f, out, items, step, slot=slot, a=a):
-        remaining = iter(items)
-        try:
-            for item in remaining:
-                f[slot] = item
-                try:
-                    a(f, out)
-                except ContinueLoop:
-                    continue
-        except BreakLoop:
-            f[0].fuel += length_hint(remaining) * step
-    return walk_plain
 
 
 def _item_table(slot, node):
@@ -137,7 +138,7 @@ def _item_table(slot, node):
 
 
 def _walk_key_compare(slot, key, key2, kind, runs, default, first, *rest):
-    # _walk_plain for a body whose first statement is a compare on a key of the item (`{% if m.role == 'user'
+    # The walk of a body whose first statement is a compare on a key of the item (`{% if m.role == 'user'
     # %}...{% else %}`; key2: a key of that key's value), maybe statements b-e after it:
     # a plain dict item's key read in line, what its plain value runs found in the table (maybe nothing); any other
     # item through the statement's kernel a, which reads it again (the read in line ran nothing); then the others.

@@ -133,6 +133,34 @@ def _plain_bound(value, max_depth, room):
     return None if bound > room else (bound, items, containers, height)
 
 
+def _plain_text(value, rs, limits, room):
+    # Python's repr() of value at C speed when value is a tree of plain data whose text surely fits in room (see
+    # _plain_bound): paid as the walk would pay, before the text is made. None for anything else (the walk then
+    # prints it). The text of the same unchanged object made before is found again (textcache).
+    known = recall(value, "repr")
+    if known is not None and known[2] <= room and known[3] <= limits.max_data_depth:
+        if rs is not None:
+            rs.burn(known[1])
+        return known[0]
+    measured = _plain_bound(value, limits.max_data_depth, room)
+    if measured is None:
+        return None
+    bound, items, containers, height = measured
+    steps = _VISIT_STEPS * (items + 1) + _CONTAINER_STEPS * containers
+    if rs is not None:
+        rs.fuel -= steps   # (rs.burn in line, before the text is made and for its size after)
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+    text = repr(value)
+    if rs is not None:
+        rs.fuel -= len(text) >> CHAR_SHIFT
+        if rs.fuel < 0:
+            raise out_of_fuel(limits)
+    remember(value, "repr", (text, steps + (len(text) >> CHAR_SHIFT), bound, height), items + containers,
+             len(text))
+    return text
+
+
 class _Printer:
     # One str()/repr() of a value: appends pieces to one list, counting their size against max_string.
 
@@ -149,40 +177,11 @@ class _Printer:
         self.reuse = {}          # id → [start, end, text]: containers printed already (and without a [...])
         self.cycles = 0          # [...] markers written so far
 
-    def text(self, value, for_str):
-        cls = type(value)
-        if cls is dict or cls is list or cls is tuple:
-            text = self._plain_text(value)
-            if text is not None:
-                return text
+    def walked(self, value, for_str):
         self.visit(value, 0, for_str)
         text = "".join(self.parts)
         if self.rs is not None:
             self.rs.burn(self.steps + (self.size >> CHAR_SHIFT))
-        return text
-
-    def _plain_text(self, value):
-        # Python's repr() of value at C speed when value is a tree of plain data whose text surely fits (see
-        # _plain_bound): paid as the walk would pay, before the text is made. None for anything else (the walk
-        # then prints it). The text of the same unchanged object made before is found again (textcache).
-        limits, room, rs = self.limits, self.room, self.rs
-        known = recall(value, "repr")
-        if known is not None and known[2] <= room and known[3] <= limits.max_data_depth:
-            if rs is not None:
-                rs.burn(known[1])
-            return known[0]
-        measured = _plain_bound(value, limits.max_data_depth, room)
-        if measured is None:
-            return None
-        bound, items, containers, height = measured
-        steps = _VISIT_STEPS * (items + 1) + _CONTAINER_STEPS * containers
-        if rs is not None:
-            rs.burn(steps)
-        text = repr(value)
-        if rs is not None:
-            rs.burn(len(text) >> CHAR_SHIFT)
-        remember(value, "repr", (text, steps + (len(text) >> CHAR_SHIFT), bound, height), items + containers,
-                 len(text))
         return text
 
     def emit(self, text):
@@ -464,16 +463,30 @@ def to_str(value, rs=None):
         return str(value)
     if cls is complex:
         return repr(value)   # (CPython's str; PyPy's str writes 12 digits)
+    if cls is dict or cls is list or cls is tuple:
+        return _text(value, _state(rs), True)
     if isinstance(value, str):
         return subclass_str(value)
     if getattr(cls, "mj_safe_repr", False):
         return str(value)   # an undefined (prints '') and the engine's other objects: no walk, nothing charged
-    return _Printer(_state(rs)).text(value, True)
+    return _text(value, _state(rs), True)
 
 
 def safe_repr(value, rs=None):
     # repr() for templates (%r, {!r}, items of printed containers): bounded, without memory addresses.
-    return _Printer(_state(rs)).text(value, False)
+    return _text(value, _state(rs), False)
+
+
+def _text(value, rs, for_str, printer=None):
+    # The text of value: plain data by repr() (_plain_text: no printer made for it, as for most printed
+    # containers), anything else by the printer's walk (a printer of rs's limits, unless one is given).
+    cls = type(value)
+    if cls is dict or cls is list or cls is tuple:
+        limits = rs.limits if rs is not None else DEFAULT_LIMITS
+        text = _plain_text(value, rs, limits, limits.max_string if printer is None else printer.room)
+        if text is not None:
+            return text
+    return (printer or _Printer(rs)).walked(value, for_str)
 
 
 def short_repr(value, width=200):
@@ -481,6 +494,6 @@ def short_repr(value, width=200):
     printer = _Printer(None)
     printer.room = width
     try:
-        return printer.text(value, False)
+        return _text(value, None, False, printer)
     except LimitExceeded:
         return "".join(printer.parts)[:width] + "…"

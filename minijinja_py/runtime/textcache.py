@@ -15,7 +15,11 @@ while its content has not changed."""
 # An object is fingerprinted only the second time it is met (the first time it is only noted): data made fresh
 # for each render costs nothing more than a note, and a small value (a tool call's arguments) not even that. Notes
 # and entries hold their object, so that its id cannot be reused while it is remembered; there are at most
-# _MAX_NOTES and _MAX_ENTRIES of them (the oldest go first), with texts of at most _MAX_TEXT characters.
+# _MAX_NOTES and _MAX_ENTRIES of them, with texts of at most _MAX_TEXT characters. The oldest note goes first; the
+# oldest entry goes for a new one only when it was not found in the last _STALE recalls (else it goes last, and the
+# new object stays noted, refused again at the cost of a note): a render that prints more objects than there are
+# entries, each once, keeps finding the ones it has (were each new one to push out the oldest, every print would
+# pay a fingerprint and still miss).
 
 import _thread
 
@@ -26,18 +30,23 @@ _MAX_TEXT = 1 << 16
 _MAX_NOTES = 256
 _MAX_ENTRIES = 64
 _MAX_FINGERPRINT = 1 << 17
+_STALE = 16 * _MAX_ENTRIES
 _notes = {}     # (id(value), kind) → value, met once
-_entries = {}   # (id(value), kind) → (value, its fingerprint, what remember was given)
+_entries = {}   # (id(value), kind) → [value, its fingerprint, what remember was given, when it was last found]
+_recalls = 0    # how many recalls there have been: the entries' clock
 
 
 def recall(value, kind):
     # What remember(value, kind, ...) was given, when value is the object it was given for and its content has
     # not changed since; None else.
+    global _recalls
+    _recalls += 1
     key = (id(value), kind)
     entry = _entries.get(key)
     if entry is None or entry[0] is not value:
         return None
     if _fingerprint(value) == entry[1]:
+        entry[3] = _recalls
         return entry[2]
     _entries.pop(key, None)
     return None
@@ -53,10 +62,26 @@ def remember(value, kind, made, items, size):
     if _notes.get(key) is not value:
         _put(_notes, key, value, _MAX_NOTES)
         return
+    if len(_entries) >= _MAX_ENTRIES and not _oldest_stale():
+        return   # (stays noted)
     _notes.pop(key, None)
     fingerprint = _fingerprint(value)
     if fingerprint is not None:
-        _put(_entries, key, (value, fingerprint, made), _MAX_ENTRIES)
+        _put(_entries, key, [value, fingerprint, made, _recalls], _MAX_ENTRIES)
+
+
+def _oldest_stale():
+    # Was the oldest entry (the first: _put drops it for a new one) not found in the last _STALE recalls? When it
+    # was found, it goes last, so that the next new object asks about another (a stale one, if any, is met within
+    # _MAX_ENTRIES asks).
+    try:
+        oldest = next(iter(_entries))
+        if _recalls - _entries[oldest][3] >= _STALE:
+            return True
+        _entries[oldest] = _entries.pop(oldest)
+    except (KeyError, RuntimeError, StopIteration):   # another thread's change in between
+        pass
+    return False
 
 
 class _Bounded:
