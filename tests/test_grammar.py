@@ -360,18 +360,21 @@ def test_known_strings_end_at_the_first_unescaped_quote():
 def test_tag_families_read_without_their_regexp_exactly(trim_blocks, lstrip_blocks, delimiters, monkeypatch):
     """A family of block tags is first read without its regexp (natives.KeywordFamily: the prefix, then the keyword
     after it): at any place it must find what the family's regexp finds, the same member and the same end."""
-    from minijinja_py.syntax import delimiters as syntax_options
+    from minijinja_py.syntax import delimiters as syntax_options, natives
     options = None if delimiters is None else syntax_options.Delimiters(*delimiters)
     monkeypatch.setattr(syntax, "_parsers", {})   # a new parser, whose families have not tiered up yet
     parser = syntax.parser(trim_blocks, lstrip_blocks, options)
     words = ("if", "elif", "endif", "for", "endfor", "raw", "endraw", "set", "iff", "if_", "ifé", "if—", "end",
-             "x", "", "IF", "endraw2", "raw-", "macro", "endmacro9")
-    opens = ("{%", "{%-", "{%+", "  {%", "\n  {%", "x {%", "<%", "<%-", "\n%", " %", "%", "{{", "{#", "")
+             "x", "", "IF", "endraw2", "raw-", "macro", "endmacro9", "i" * 70, "if\u0663")
+    opens = ("{%", "{%-", "{%+", "  {%", "\n  {%", "x {%", "<%", "<%-", "\n%", " %", "%", "{{", "{#", "",
+             " \n {%", "\u3000{%")
     ends = ("", " ", "%}", " %}", "-%}", "+%}", "%}\n", " -%}  x", "x", "\n", "%>", "-%>", " >>")
-    probes = {o + s + w + e for o in opens for s in ("", " ", "  ") for w in words for e in ends}
+    probes = {o + s + w + e for o in opens for s in ("", " ", "  ", " " * 70, "\u3000") for w in words for e in ends}
     checked = 0
     for lexer in parser._lexers:
         for names, native in list(lexer._native.items()):
+            # (the default delimiters' head is found without a regexp: natives.TAG_HEADS)
+            assert (native.head in natives.TAG_HEADS.values()) == (delimiters is None)
             regexp = lexer._matcher_regexp(names)
             native.left = len(probes) * 4   # no tier-up while probing
             for probe in probes:

@@ -118,7 +118,9 @@ def test_the_long_literal_regexp_is_compiled_only_for_a_source_that_can_hold_one
         "import minijinja_py as mj", "from minijinja_py.compile import compiler",
         "assert mj.Environment().from_string('{{ 12 }}{{ 0x1f }}').render() == '1231'",
         "assert compiler._long_literal is None",
-        "mj.Environment().from_string('{{ 1 }}' + ' ' * 5000)", "print(compiler._long_literal is not None)",
+        "mj.Environment().from_string('{{ 1 }}' + ' ' * 5000)",   # long, but no run without spaces as long as one
+        "assert compiler._long_literal is None",
+        "mj.Environment().from_string('{{ 1 }}' + ' ' * 5000 + 'x' * 100)", "print(compiler._long_literal is not None)",
     ])
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr

@@ -83,14 +83,17 @@ def e_fold_error(c, node):
 FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice, FoldError: e_fold_error}
 # a long int literal, decimal or not (a hex, octal or binary one int() reads, for Jinja2's code generator to fail
 # on writing it in decimal; one pattern that starts with a class of characters: searched faster), and the sources
-# it can be in (a hex digit makes 1.2 decimal digits). Compiled on the first source long enough to hold one (no
-# regexp compiled at import: the first of a cold process costs 120-170 us).
+# it can be in (a hex digit makes 1.2 decimal digits). Searched only in a source long enough to hold one, and
+# which has a run without whitespace as long as a long literal (most have none: then no regexp is compiled, the
+# first of a cold process costing 120-170 us).
 _long_literal = None
 _SHORTEST_LONG_INT_SOURCE = int(INT_DIGITS / 1.21)
 
 
 def _has_long_literal(source):
     global _long_literal
+    if len(max(source.split(), key=len, default="")) < LONG_LITERAL:
+        return False
     if _long_literal is None:
         _long_literal = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
     return _long_literal.search(source) is not None

@@ -112,7 +112,7 @@ def s_call_block(c, node):
 
 
 def s_generation(c, node):
-    # (without the generation extension, the parser refused the tag: postlex.EXTENSION_TAGS)
+    # (without the generation extension, the parser refused the tag: parse.EXTENSION_TAGS)
     # transformers' extension renders the body as a call block's caller, called without arguments: there `caller`
     # is undefined ("No caller defined"), `varargs` is () and `kwargs` is {} when the body uses them
     code = _macro_code(c, None, (), node.body, node.span)

@@ -507,7 +507,7 @@ def s_autoescape(c, node):
 
 
 def s_expr(c, node):
-    # (without the do extension, the parser refused the tag: postlex.EXTENSION_TAGS)
+    # (without the do extension, the parser refused the tag: parse.EXTENSION_TAGS)
     ev = c.expr(node.expr)
 
     def run(f, out, ev=ev):
@@ -516,7 +516,7 @@ def s_expr(c, node):
 
 
 def _loop_control(c, node, name, signal):
-    # (without the loopcontrols extension, the parser refused the tag: postlex.EXTENSION_TAGS)
+    # (without the loopcontrols extension, the parser refused the tag: parse.EXTENSION_TAGS)
     if not c.in_loop:
         where = "outside loop" if name == "break" else "not properly in loop"   # (Python's words for each)
         c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' {where}", node.span))

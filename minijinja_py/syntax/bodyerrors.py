@@ -19,8 +19,8 @@ from .builder import (
     CONSTANT_NAMES, Clause, block_end_refused, call_refused, private_import, syntax_error, tag_span, token_span,
 )
 from . import delimiters as syntax_options, nodes
+from .delimiters import TAG_TERMINALS as _TAG_TERMINALS
 from .lalr import Token
-from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "target_first",
            "constant_refused", "assignable", "node_kind", "lexed_as_jinja", "block_tag_end", "refused_argument",

@@ -5,7 +5,7 @@ characters a regular expression's match can start with (first_chars), by which a
 # The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
 # environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
 # only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What
-# closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in postlex.py follows
+# closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in parse.py follows
 # the tags and brackets and sets the mode before each token is lexed):
 #
 #   BODY      between tags: only the openers, text and comments are lexed (no whitespace is skipped)
@@ -42,7 +42,8 @@ except ImportError:  # pragma: no cover - Python < 3.11
 from . import lexer
 
 __all__ = ["Delimiters", "DEFAULT", "OPTIONS", "BODY", "BLOCK", "VARIABLE", "LINE", "BRACKETS", "check",
-           "line_statement_at", "lexicons", "ASCII", "ANYTHING", "Unknown", "class_chars", "first_chars"]
+           "line_statement_at", "lexicons", "ASCII", "ANYTHING", "Unknown", "class_chars", "first_chars",
+           "TAG_TERMINALS"]
 
 
 class Delimiters(tuple):
@@ -72,6 +73,17 @@ DEFAULT = Delimiters("{%", "%}", "{{", "}}", "{#", "#}", None, None)
 OPTIONS = ("block_start_string", "block_end_string", "variable_start_string", "variable_end_string",
            "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix")
 BODY, BLOCK, VARIABLE, LINE, BRACKETS = range(5)
+# The terminals of the block tags → the tag's name (a keyword tag's terminal includes its opener): the tags the
+# postlexer (parse.py) follows and the messages (messages.py, bodyerrors.py) name.
+TAG_TERMINALS = {
+    "IF": "if", "ELIF": "elif", "ELSE": "else", "ENDIF": "endif", "FOR": "for", "ENDFOR": "endfor",
+    "SET": "set", "ENDSET": "endset", "MACRO": "macro", "ENDMACRO": "endmacro", "CALL": "call",
+    "ENDCALL": "endcall", "FILTER": "filter", "ENDFILTER": "endfilter", "WITH": "with", "ENDWITH": "endwith",
+    "PRINT": "print", "DO": "do", "BREAK": "break", "CONTINUE": "continue", "GENERATION": "generation",
+    "ENDGENERATION": "endgeneration", "RAW_OPEN": "raw", "RAW_CLOSE": "endraw", "BLOCK": "block",
+    "ENDBLOCK": "endblock", "AUTOESCAPE": "autoescape", "ENDAUTOESCAPE": "endautoescape", "INCLUDE": "include",
+    "IMPORT": "import", "FROM": "from", "EXTENDS": "extends",
+}
 
 _STARTS = ("block_start_string", "variable_start_string", "comment_start_string", "line_statement_prefix",
            "line_comment_prefix")

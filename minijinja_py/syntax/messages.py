@@ -16,12 +16,12 @@ import re
 from ..core.errors import TemplateError, TemplateSyntaxError
 from .builder import call_refused, tag_span, token_span
 from . import lalr, nodes
+from .delimiters import TAG_TERMINALS as _TAG_TERMINALS
 from .lalr import Token
 from .bodyerrors import (
     assignable, block_message, block_tag_end, constant_refused, equals_for_assign, last_comma, lexed_as_jinja,
     node_kind, open_blocks, refused_argument, refused_before, target_first, target_start, unreadable,
 )
-from .postlex import TAG_TERMINALS as _TAG_TERMINALS
 
 __all__ = ["describe"]
 

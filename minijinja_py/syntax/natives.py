@@ -195,6 +195,24 @@ def _spaces(text, at):
         at += _WINDOW
 
 
+_ASCII_WORD = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"   # \w's ASCII characters
+
+
+def _word_end(text, at):
+    # The end of `\w*` from at: the ASCII characters above, and the others str.isalnum takes (\w of a str regexp
+    # is Py_UNICODE_ISALNUM or `_`, as str.isalnum asks), a window at a time.
+    while True:
+        window = text[at:at + _WINDOW]
+        rest = window.lstrip(_ASCII_WORD)
+        at += len(window) - len(rest)
+        if rest:
+            if rest[0] < "\x80" or not rest[0].isalnum():
+                return at
+            at += 1
+        elif len(window) < _WINDOW:
+            return at
+
+
 def _braces(name):
     def match(text, pos):   # \}+
         end = pos
@@ -255,8 +273,8 @@ _LOWERCASE = "abcdefghijklmnopqrstuvwxyz"   # a member's keyword: the lowercase 
 class KeywordFamily:
     # A family every member of which is a keyword (lowercase letters) right after the shared prefix, ended as a
     # block tag ends (TAG_END) or by a pattern of its own (`raw`): matched without the family's regexp (the
-    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix (the
-    # prefix's regexp followed by the run of word characters there), then the first member, in order, that
+    # largest regexp of a first parse) as that regexp would match it: its first way through the prefix and the run
+    # of word characters there (its head: TAG_HEADS's, else the prefix's regexp), then the first member, in order, that
     # matches where the prefix ends: a member ended as a tag when the run is its keyword, another by its own
     # pattern. Where none does (a tag of no member), the family's regexp answers (it may find another way through
     # the prefix). After `left` tags its lexer tiers up to the regexp (lexer.NATIVE_FAMILY_TAGS).
@@ -285,20 +303,19 @@ class KeywordFamily:
                 tags[keyword] = name
             else:
                 special.append((keyword, rest, name))
-        head = re.compile(prefix + r"(?P<_keyword_>\w*)").match   # the prefix's first way, the word after it
+        head = TAG_HEADS.get(prefix) or _regexp_head(prefix)   # the prefix's first way, the word after it
         return cls(lexer, tuple(names), head, tags, tuple(special), left)
 
     def match(self, text, pos):
         head = self.head(text, pos)
         if head is None:
             return None
-        word = head.group("_keyword_")
+        at, end = head
+        word = text[at:end]
         best = self.tags.get(word)
-        end = head.end()
         # a member of its own pattern where its keyword starts the run of word characters (a keyword is word
         # characters: the text starts with it there exactly when the run does)
         if word.startswith(self.special_words):
-            at = head.start("_keyword_")
             for keyword, rest, member in self.special:
                 if word.startswith(keyword) and (best is None or self.order[member] < self.order[best]):
                     m = _compiled(rest)(text, at)
@@ -310,6 +327,53 @@ class KeywordFamily:
         if self.left <= 0:
             self.lexer._tier_up(self)
         return Found(best, text, pos, end)
+
+
+def _regexp_head(prefix):
+    # The head of a family whose prefix TAG_HEADS does not know (other delimiters, line statements): the prefix's
+    # regexp, then \w*.
+    match = re.compile(prefix + r"(?P<_keyword_>\w*)").match
+
+    def head(text, pos):
+        found = match(text, pos)
+        return None if found is None else found.span("_keyword_")
+    return head
+
+
+def _tag_head(lstrip):
+    def head(text, pos):
+        # `(?:\s*\{%-|(?m:^)[^\S\n]*\{%(?![+-])|\{%\+?)\s*` (its middle way for lstrip_blocks only), then `\w*`:
+        # (where the run of word characters starts, where it ends), or None.
+        if text.startswith("{%", pos):   # (the commonest: each way then ends as the last does)
+            at = pos + 3 if text[pos + 2:pos + 3] in ("-", "+") else pos + 2
+        else:
+            # the middle way's indentation is the run of whitespace \s* takes when no newline is in it (else it
+            # stops at the newline, before no `{%`)
+            at = _spaces(text, pos)
+            if text.startswith("{%-", at):
+                at += 3
+            elif lstrip and text.startswith("{%", at) and text[at + 2:at + 3] not in ("+", "-") and (
+                    pos == 0 or text[pos - 1] == "\n") and text.find("\n", pos, at) < 0:
+                at += 2
+            else:
+                return None
+        # \s* then \w*, in one window when both end in it (the commonest: one space, a keyword)
+        window = text[at:at + _WINDOW]
+        rest = window.lstrip()
+        tail = rest.lstrip(_ASCII_WORD)
+        if tail[:1] < "\x80" and (tail or len(window) < _WINDOW):
+            at += len(window) - len(rest)
+            return at, at + len(rest) - len(tail)
+        at = _spaces(text, at)
+        return at, _word_end(text, at)
+    return head
+
+
+# the block tags' family prefix of the default delimiters (with lstrip_blocks, and without: its middle way never
+# matches) → its head, found without a regexp (that of the prefix was the first parse's largest to compile, ~0.6M
+# machine instructions)
+TAG_HEADS = {"(?:\\s*\\{%-|(?m:^)[^\\S\n]*\\{%(?![+-])|\\{%\\+?)\\s*": _tag_head(True),
+             "(?:\\s*\\{%-|(?m:^)[^\\S\n]*(?!)\\{%|\\{%\\+?)\\s*": _tag_head(False)}
 
 
 def _compiled(pattern):
