@@ -120,6 +120,25 @@ def test_bytes_methods_as_jinja2_hands_them_out(source):
     assert_renders_as_reference(source, byte_values)
 
 
+class Text(str):
+    pass
+
+
+class Data(bytes):
+    pass
+
+
+# join called with the wrong arguments fails with Python's message, which names the object's type (a subclass's
+# own name; a Markup's join is markupsafe's Python function, with its own messages)
+@pytest.mark.parametrize("source", [
+    "{{ bs.join() }}", "{{ bs.join(pat, rep) }}", "{{ ba.join() }}", "{{ ba.join([pat], 2) }}", "{{ 'x'.join() }}",
+    "{{ text.join() }}", "{{ data.join(1, 2) }}", "{{ ('<i>'|safe).join() }}", "{{ ('<i>'|safe).join(1, 2) }}",
+    "{{ ('<i>'|safe).join(iterable=['<']) }}", "{{ ('<i>'|safe).join(['<', text]) }} {{ text.join(['a', 'b']) }}",
+])
+def test_join_with_the_wrong_arguments_fails_as_python_says(source):
+    assert_renders_as_reference(source, lambda: {**byte_values(), "text": Text("-"), "data": Data(b"-")})
+
+
 def test_bytes_methods_leave_the_callers_bytes_unchanged_and_build_within_the_limits():
     values = byte_values()
     env = mj.chat_environment(limits=mj.Limits(max_string=1000))

@@ -216,8 +216,13 @@ def _checked(check, name):
     return method
 
 
-@jinja2_named("str.join", "one", uncounted=2)
-def _join(rs, s, iterable):
+def _join(rs, s, *args, **kwargs):
+    if kwargs or len(args) != 1:
+        # Python's error: the built-in join's, named by the object's type (bytes.join()), or a Markup's own
+        if type(s).join not in (str.join, bytes.join, bytearray.join):
+            return s.join(*args, **kwargs)
+        raise TypeError(f"{type(s).__name__}.join() takes exactly one argument ({len(args)} given)")
+    iterable = args[0]
     try:
         iterator = iter(iterable)
     except TypeError:   # (str.join's own message, before take() would give iter()'s)
