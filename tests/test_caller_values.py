@@ -7,7 +7,9 @@ import collections
 import enum
 import math
 import re
+import threading
 import types
+import weakref
 from decimal import Decimal
 
 import pytest
@@ -208,6 +210,36 @@ def test_printed_without_the_address_python_shows(source):
     expected = re.sub(r" at 0x[0-9a-f]+>", ">", expected)
     expected = expected.replace("<function standard_containers.<locals>.<lambda>>", "<function <lambda>>")
     assert mj.chat_environment().from_string(source).render(context()) == expected
+
+
+class Referent:
+    pass
+
+
+REFERENT = Referent()   # (kept alive: the weak references below point to it)
+
+
+def address_showing():
+    return {"lock": threading.Lock(), "rlock": threading.RLock(), "ref": weakref.ref(REFERENT),
+            "proxy": weakref.proxy(REFERENT), "dead": weakref.ref(Referent()), "event": threading.Event(),
+            "condition": threading.Condition(), "semaphore": threading.Semaphore(),
+            "cell": (lambda x: lambda: x)(1).__closure__[0], "weak_values": weakref.WeakValueDictionary(),
+            "finalizer": weakref.finalize(REFERENT, int), "view": memoryview(b"ab")}
+
+
+# The sandbox never shows a memory address, where Jinja2 prints Python's repr with it: the caller's objects of
+# the standard library print as Jinja2 prints them with each ` at 0x...` left out (<unlocked _thread.lock object>,
+# <weakref; to 'Referent'>, <threading.Event: unset>), wherever they are printed
+@pytest.mark.parametrize("source", [
+    "{{ lock }} {{ [rlock] }} {{ {'k': ref} }} {{ dead|string }} {{ proxy }} {{ [proxy] }} {{ event }}",
+    "{{ condition }} {{ semaphore ~ '' }} {{ [cell] }} {{ weak_values }} {{ finalizer }} {{ [view] }}",
+    "{{ '%s %r' % (lock, ref) }} {{ '{} {!r}'.format(event, [proxy]) }} {{ {'k': ref}|pprint }} {{ lock|pprint }}",
+])
+def test_standard_objects_print_their_repr_without_the_address(source):
+    expected = reference_env().from_string(source).render(address_showing())
+    ours = mj.chat_environment().from_string(source).render(address_showing())
+    assert "0x" in expected and "0x" not in ours
+    assert ours == re.sub(r" at 0x[0-9a-fA-F]+", "", expected)
 
 
 class Counted:

@@ -4,7 +4,8 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 # Python's str()/repr() for plain data, byte for byte, with three differences that make
 # printing safe for untrusted templates:
 #   * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
-#     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
+#     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`,
+#     any other object as its repr without the address: `<unlocked _thread.lock object>`, `<memory>`;
 #   * the text is bounded: printing stops with LimitExceeded('max_string') as soon as it passes limits.max_string
 #     characters, and it is charged to the render's fuel — a list that holds one big string a million times
 #     fails at once instead of building terabytes;
@@ -39,6 +40,7 @@ _VISIT_STEPS = 4
 _CONTAINER_STEPS = 24
 # a tree of plain data with at most this many containers is printed by repr() after one check (_plain_text)
 _PLAIN_CONTAINERS = 256
+_ADDRESS = r" at 0x[0-9a-fA-F]+"   # (a pattern as text: compiled on first use and kept in re's cache)
 _SMALL_INT = 0xFFFFFFFFFFFFFFFF   # repr() of a larger int costs more than its digits (and is bounded by them)
 
 # Objects that expose no attributes to a template and print without their address.
@@ -260,15 +262,16 @@ class _Printer:
 
     def _caller_object(self, value, cls, for_str):
         # The caller's own objects print with their own __str__/__repr__, unless that is object's default
-        # (which shows an address).
+        # (which shows an address); the addresses a repr shows are left out, as everywhere: a lock's, a weakref's,
+        # a memoryview's, an Event's (<memory>, <weakref; to 'Thing'>, <threading.Event: unset>).
         method = cls.__str__ if for_str else cls.__repr__
-        if cls is memoryview:
-            return "<memory>"   # (Python's <memory at 0x...>)
         if method is object.__str__ or method is object.__repr__:
             if cls.__repr__ is object.__repr__:
                 return _default_object_repr(value)
-            return repr(value)
-        return str(value) if for_str else repr(value)
+            text = repr(value)
+        else:
+            text = str(value) if for_str else repr(value)
+        return text if " at 0x" not in text else _without_addresses(text)
 
     def standard(self, value, cls, depth):
         # A dict's view, an OrderedDict, deque or Counter (or a subclass printed by its repr) as Python's repr
@@ -418,6 +421,12 @@ class _Printer:
             emit(",)" if tuple.__len__(value) == 1 else ")")
         else:
             emit("}" if cls is set else "})")
+
+
+def _without_addresses(text):
+    # Python's repr writes an address as ` at 0x7f...` (PyPy's too): left out, with the words around it kept
+    import re   # (loaded already: the package imports it; here only for the rare text that shows an address)
+    return re.sub(_ADDRESS, "", text)
 
 
 def _prints_as_standard(cls):
