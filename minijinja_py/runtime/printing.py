@@ -23,6 +23,7 @@ import sys
 import types
 from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
 from functools import partial
+from operator import length_hint
 
 from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -403,9 +404,13 @@ class _Printer:
             return
         emit, visit = self.emit, self.visit
         if cls is not list and cls is not tuple:   # a set, a frozenset, or a subclass of one: S({1}), S()
-            if not value:
+            # empty by what it stores; a subclass's items listed as Python's repr lists them, its len() asked
+            # first (what that raises goes through, but a TypeError; what it answers is only a hint)
+            if not (set.__len__ if isinstance(value, set) else frozenset.__len__)(value):
                 emit(f"{cls.__name__}()")
                 return
+            if cls is not set and cls is not frozenset:
+                length_hint(value)
             emit("{" if cls is set else f"{cls.__name__}({{")
         else:
             emit("[" if cls is list else "(")
