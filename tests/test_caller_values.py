@@ -5,6 +5,7 @@ sandbox as transformers configures it."""
 
 import collections
 import enum
+import functools
 import math
 import re
 import threading
@@ -224,15 +225,19 @@ def address_showing():
             "proxy": weakref.proxy(REFERENT), "dead": weakref.ref(Referent()), "event": threading.Event(),
             "condition": threading.Condition(), "semaphore": threading.Semaphore(),
             "cell": (lambda x: lambda: x)(1).__closure__[0], "weak_values": weakref.WeakValueDictionary(),
-            "finalizer": weakref.finalize(REFERENT, int), "view": memoryview(b"ab")}
+            "finalizer": weakref.finalize(REFERENT, int), "view": memoryview(b"ab"),
+            "partial": functools.partial(function, 1, key=[2, "x"]), "static": staticmethod(function),
+            "wrapper": REFERENT.__str__, "descriptor": list.append, "slot": object.__init__}
 
 
 # The sandbox never shows a memory address, where Jinja2 prints Python's repr with it: the caller's objects of
 # the standard library print as Jinja2 prints them with each ` at 0x...` left out (<unlocked _thread.lock object>,
-# <weakref; to 'Referent'>, <threading.Event: unset>), wherever they are printed
+# <weakref; to 'Referent'>, <threading.Event: unset>, functools.partial(<function function>, 1)), wherever they
+# are printed
 @pytest.mark.parametrize("source", [
     "{{ lock }} {{ [rlock] }} {{ {'k': ref} }} {{ dead|string }} {{ proxy }} {{ [proxy] }} {{ event }}",
     "{{ condition }} {{ semaphore ~ '' }} {{ [cell] }} {{ weak_values }} {{ finalizer }} {{ [view] }}",
+    "{{ partial }} {{ [static] }} {{ wrapper }} {{ descriptor }} {{ [slot] }} {{ partial|pprint }}",
     "{{ '%s %r' % (lock, ref) }} {{ '{} {!r}'.format(event, [proxy]) }} {{ {'k': ref}|pprint }} {{ lock|pprint }}",
 ])
 def test_standard_objects_print_their_repr_without_the_address(source):

@@ -74,6 +74,10 @@ def opaque_repr(value):
         return _class_repr(value, name)
     if isinstance(value, types.ModuleType):
         return f"<module '{name}'>"
+    if isinstance(value, (types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
+                          types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType)):
+        # Python's repr, of names only: <method 'append' of 'list' objects>, <method-wrapper '__str__' of T object>
+        return _without_addresses(repr(value))
     return f"<{type(value).__name__} object>"
 
 
@@ -231,7 +235,7 @@ class _Printer:
             self.visit(value.__self__, depth + 1, False)
             self.emit(">")
         elif isinstance(value, OPAQUE_TYPES):
-            self.emit(opaque_repr(value))
+            self._opaque(value, cls, depth)
         elif isinstance(value, defaultdict) and cls.__repr__ is defaultdict.__repr__:
             # Python's defaultdict(<factory>, {...}) with its factory and items printed here: a lambda factory
             # (an autovivifying tree) would show its address, and the items are bounded as any dict's
@@ -253,6 +257,27 @@ class _Printer:
             self.standard(value, cls, depth)
         else:
             self.emit(self._caller_object(value, cls, for_str))
+
+    def _opaque(self, value, cls, depth):
+        # A function, class, generator, descriptor ... by opaque_repr; a partial, staticmethod or classmethod as
+        # Python's repr writes it, what it wraps printed here: functools.partial(<function f>, 1, b=2)
+        emit, visit = self.emit, self.visit
+        if cls is partial:
+            emit("functools.partial(")
+            visit(value.func, depth + 1, False)
+            for arg in value.args:
+                emit(", ")
+                visit(arg, depth + 1, False)
+            for key, arg in value.keywords.items():
+                emit(f", {key}=")
+                visit(arg, depth + 1, False)
+            emit(")")
+        elif cls is staticmethod or cls is classmethod:
+            emit(f"<{cls.__name__}(")
+            visit(value.__func__, depth + 1, False)
+            emit(")>")
+        else:
+            emit(opaque_repr(value))
 
     def _repr_str(self, value):
         # repr() of a string can be 10 times longer than the string (\U000e0001): measure it piecewise first
