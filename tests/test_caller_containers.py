@@ -221,7 +221,7 @@ def test_pprint_asks_a_subclass_whether_it_is_empty(source):
     assert_renders_as_reference(source, asked_lengths)
 
 
-class TrueFailingDict(dict):
+class TruthyFailingLength:
     def __bool__(self):
         return True
 
@@ -229,12 +229,12 @@ class TrueFailingDict(dict):
         raise ValueError("no length")
 
 
-class TrueFailingSet(set):
-    def __bool__(self):
-        return True
+class TrueFailingDict(TruthyFailingLength, dict):
+    pass
 
-    def __len__(self):
-        raise ValueError("no length")
+
+class TrueFailingSet(TruthyFailingLength, set):
+    pass
 
 
 class TypeErrorLenSet(frozenset):
@@ -242,17 +242,18 @@ class TypeErrorLenSet(frozenset):
         raise TypeError("no length")
 
 
-class ZeroDict(dict):
+class ZeroLength:
+    def __len__(self):
+        return 0
+
+
+class ZeroDict(ZeroLength, dict):
     def __bool__(self):
         return True
 
-    def __len__(self):
-        return 0
 
-
-class ZeroSet(set):
-    def __len__(self):
-        return 0
+class ZeroSet(ZeroLength, set):
+    pass
 
 
 def wide_lengths():
