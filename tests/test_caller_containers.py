@@ -219,3 +219,60 @@ def test_loop_length_asks_len_where_jinja2_asks_it(source):
 ])
 def test_pprint_asks_a_subclass_whether_it_is_empty(source):
     assert_renders_as_reference(source, asked_lengths)
+
+
+class TruthyFailingLength:
+    def __bool__(self):
+        return True
+
+    def __len__(self):
+        raise ValueError("no length")
+
+
+class TrueFailingDict(TruthyFailingLength, dict):
+    pass
+
+
+class TrueFailingSet(TruthyFailingLength, set):
+    pass
+
+
+class TypeErrorLenSet(frozenset):
+    def __len__(self):
+        raise TypeError("no length")
+
+
+class ZeroLength:
+    def __len__(self):
+        return 0
+
+
+class ZeroDict(ZeroLength, dict):
+    def __bool__(self):
+        return True
+
+
+class ZeroSet(ZeroLength, set):
+    pass
+
+
+def wide_lengths():
+    wide = {f"key{i}": "v" * 10 for i in range(8)}   # wider than pprint's 80 columns: laid out over lines
+    return {"narrow": TrueFailingDict(a=1), "wide": TrueFailingDict(wide), "zero": ZeroDict(a=1),
+            "zero_wide": ZeroDict(wide), "set": TrueFailingSet({1}), "set_wide": TrueFailingSet(range(40)),
+            "empty_set": TrueFailingSet(), "hint": TypeErrorLenSet({1, 2}), "hint_wide": TypeErrorLenSet(range(40)),
+            "zero_set": ZeroSet({1}), "zero_set_wide": ZeroSet(range(40))}
+
+
+# pprint asks len() of a dict or set it lays out over lines (and a dict that says 0 prints {}), not of one it
+# prints on one line; Python's repr of a set subclass asks its len() as a hint (a TypeError is passed over, what
+# it answers is not believed), whatever its truth
+@pytest.mark.parametrize("source", [
+    "{{ narrow|pprint }} {{ [narrow]|pprint }} {{ zero|pprint }} {{ zero_wide|pprint }}",
+    "{{ wide|pprint }}", "{{ {'k': [wide]}|pprint }}", "{{ [wide, 1]|pprint }}",
+    "{{ set }}", "{{ set|pprint }}", "{{ set_wide|pprint }}", "{{ [set] }}", "{{ hint_wide|pprint }}",
+    "{{ empty_set }} {{ empty_set|pprint }} {{ hint }} {{ hint|pprint }} {{ zero_set }} {{ [zero_set]|string }}",
+    "{{ zero_set|pprint }} {{ zero_set_wide|pprint }} {{ [zero_set_wide]|pprint }} {{ '%r' % (zero_set,) }}",
+])
+def test_pprint_asks_the_length_of_what_it_lays_out_over_lines(source):
+    assert_renders_as_reference(source, wide_lengths)

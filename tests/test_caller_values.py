@@ -5,9 +5,12 @@ sandbox as transformers configures it."""
 
 import collections
 import enum
+import functools
 import math
 import re
+import threading
 import types
+import weakref
 from decimal import Decimal
 
 import pytest
@@ -120,6 +123,25 @@ def test_bytes_methods_as_jinja2_hands_them_out(source):
     assert_renders_as_reference(source, byte_values)
 
 
+class Text(str):
+    pass
+
+
+class Data(bytes):
+    pass
+
+
+# join called with the wrong arguments fails with Python's message, which names the object's type (a subclass's
+# own name; a Markup's join is markupsafe's Python function, with its own messages)
+@pytest.mark.parametrize("source", [
+    "{{ bs.join() }}", "{{ bs.join(pat, rep) }}", "{{ ba.join() }}", "{{ ba.join([pat], 2) }}", "{{ 'x'.join() }}",
+    "{{ text.join() }}", "{{ data.join(1, 2) }}", "{{ ('<i>'|safe).join() }}", "{{ ('<i>'|safe).join(1, 2) }}",
+    "{{ ('<i>'|safe).join(iterable=['<']) }}", "{{ ('<i>'|safe).join(['<', text]) }} {{ text.join(['a', 'b']) }}",
+])
+def test_join_with_the_wrong_arguments_fails_as_python_says(source):
+    assert_renders_as_reference(source, lambda: {**byte_values(), "text": Text("-"), "data": Data(b"-")})
+
+
 def test_bytes_methods_leave_the_callers_bytes_unchanged_and_build_within_the_limits():
     values = byte_values()
     env = mj.chat_environment(limits=mj.Limits(max_string=1000))
@@ -189,6 +211,40 @@ def test_printed_without_the_address_python_shows(source):
     expected = re.sub(r" at 0x[0-9a-f]+>", ">", expected)
     expected = expected.replace("<function standard_containers.<locals>.<lambda>>", "<function <lambda>>")
     assert mj.chat_environment().from_string(source).render(context()) == expected
+
+
+class Referent:
+    pass
+
+
+REFERENT = Referent()   # (kept alive: the weak references below point to it)
+
+
+def address_showing():
+    return {"lock": threading.Lock(), "rlock": threading.RLock(), "ref": weakref.ref(REFERENT),
+            "proxy": weakref.proxy(REFERENT), "dead": weakref.ref(Referent()), "event": threading.Event(),
+            "condition": threading.Condition(), "semaphore": threading.Semaphore(),
+            "cell": (lambda x: lambda: x)(1).__closure__[0], "weak_values": weakref.WeakValueDictionary(),
+            "finalizer": weakref.finalize(REFERENT, int), "view": memoryview(b"ab"),
+            "partial": functools.partial(function, 1, key=[2, "x"]), "static": staticmethod(function),
+            "wrapper": REFERENT.__str__, "descriptor": list.append, "slot": object.__init__}
+
+
+# The sandbox never shows a memory address, where Jinja2 prints Python's repr with it: the caller's objects of
+# the standard library print as Jinja2 prints them with each ` at 0x...` left out (<unlocked _thread.lock object>,
+# <weakref; to 'Referent'>, <threading.Event: unset>, functools.partial(<function function>, 1)), wherever they
+# are printed
+@pytest.mark.parametrize("source", [
+    "{{ lock }} {{ [rlock] }} {{ {'k': ref} }} {{ dead|string }} {{ proxy }} {{ [proxy] }} {{ event }}",
+    "{{ condition }} {{ semaphore ~ '' }} {{ [cell] }} {{ weak_values }} {{ finalizer }} {{ [view] }}",
+    "{{ partial }} {{ [static] }} {{ wrapper }} {{ descriptor }} {{ [slot] }} {{ partial|pprint }}",
+    "{{ '%s %r' % (lock, ref) }} {{ '{} {!r}'.format(event, [proxy]) }} {{ {'k': ref}|pprint }} {{ lock|pprint }}",
+])
+def test_standard_objects_print_their_repr_without_the_address(source):
+    expected = reference_env().from_string(source).render(address_showing())
+    ours = mj.chat_environment().from_string(source).render(address_showing())
+    assert "0x" in expected and "0x" not in ours
+    assert ours == re.sub(r" at 0x[0-9a-fA-F]+", "", expected)
 
 
 class Counted:

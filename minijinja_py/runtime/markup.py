@@ -1,18 +1,22 @@
-"""Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on."""
+"""Markup: a str subclass marking text as safe for HTML, and escape(); what autoescape and |safe build on. And
+str.format's base (formatter) with the sizes of what a format writes, measured before it is formatted."""
 
 # Behaves like markupsafe 3.0's Markup, quirks included: an operation that combines a Markup with plain text
 # escapes the plain side and returns Markup, but only where markupsafe does (replace escapes `new`, not `old`;
 # center/ljust/rjust escape the fill character; strip and friends escape nothing).
 
+import _string
 from _collections_abc import Iterable, Mapping   # collections.abc itself, without the module that re-exports it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Optional
 
+from ..core.state import check_str_size
 from .printing import safe_repr, subclass_str, to_str
 
-__all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter"]
+__all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter", "spec_numbers",
+           "field_least_size", "literal_size", "escaped_size"]
 
 
 
@@ -244,6 +248,69 @@ class EscapeFormatter:
     def format_plain(self, value, format_spec):
         # How a field that is not HTML-aware is formatted before it is escaped.
         return format(value, format_spec)   # what string.Formatter.format_field does
+
+
+# --------------------------------------------------------------------------------------------- str.format
+# `fmt.format(...)` / `format_map` on str and Markup (sandbox.safe_format): the widths and precisions written in
+# the fields are added up with the literal text before anything is formatted, and each field is checked again,
+# with its spec as formatting resolves it (`{0:>{1}}`), before it is formatted, and once more before a Markup
+# escapes it (escaping can make text five times longer).
+_ALIGNS = frozenset("<>=^")
+_WIDTH_TYPES = frozenset("eEfF%")   # a precision of these (of a number) is digits written out
+
+
+def spec_numbers(spec):
+    # (width, precision) of a standard format spec, [[fill]align][sign][z][#][0][width][,_][.precision][type];
+    # 0 where there is none.
+    i = 2 if len(spec) > 1 and spec[1] in _ALIGNS else 1 if spec[:1] in _ALIGNS else 0
+    while i < len(spec) and spec[i] in "+- z#0":
+        i += 1
+    start = i
+    while i < len(spec) and spec[i].isdigit():
+        i += 1
+    width = int(spec[start:i]) if i > start else 0
+    while i < len(spec) and spec[i] in ",_":
+        i += 1
+    precision = 0
+    if spec[i:i + 1] == ".":
+        start = i = i + 1
+        while i < len(spec) and spec[i].isdigit():
+            i += 1
+        precision = int(spec[start:i]) if i > start else 0
+    return width, precision
+
+
+def field_least_size(spec, value):
+    # The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
+    # number.
+    if len(spec) > 40:   # (a spec this long holds a number past any limit: _check_format_spec refuses it)
+        return 0
+    width, precision = spec_numbers(spec)
+    if precision and spec[-1:] in _WIDTH_TYPES and isinstance(value, (int, float)):
+        return max(width, precision)
+    return width
+
+
+def literal_size(limits, fmt):
+    # The characters of fmt's literal text, checked with the widths written in its fields (`{0:>9000000}` a
+    # hundred times is refused here, before the first is formatted); a malformed format is left to formatting,
+    # which raises where Python does.
+    literal = widths = 0
+    try:
+        for text, name, spec, _conversion in _string.formatter_parser(fmt):
+            literal += len(text)
+            if name is not None and spec and "{" not in spec:
+                widths += field_least_size(spec, None)
+    except ValueError:
+        pass
+    check_str_size(limits, literal + widths, "a formatted string")
+    return literal
+
+
+def escaped_size(text):
+    # len(escape(text)): & ' " grow by 4 characters, < > by 3.
+    return len(text) + 4 * (text.count("&") + text.count("'") + text.count('"')) + \
+        3 * (text.count("<") + text.count(">"))
 
 
 class _Escaping:

@@ -6,15 +6,14 @@ operator and the |format filter) — each bounded before anything is built."""
 # type refuses as CPython 3.11 does (check_keywords) on every interpreter. Encoding and
 # decoding go through an allowlist of codecs (the UTF family and single-byte ones: linear, and none of them kept in
 # Python's codec cache under a name a template made up) and of error handlers, with the expansion each can cause.
-# sandbox.py hands these out with the methods (its _CheckedMethod), and bounds str.format with the field sizes
-# measured here.
+# sandbox.py hands these out with the methods (its _CheckedMethod); it bounds str.format with the field sizes
+# markup.py measures.
 #
 # `%`-formatting: Python's own is used for the result, so every quirk is Python's; what this module adds is a
 # scanner that reads the format as Python does (a `%(key)` balances its parentheses, widths and precisions may be
 # `*`), to know the exact fields and bound the result — every width, precision and field value — before Python
 # allocates it. Values that are not plain data are printed the sandbox's way (no addresses, bounded).
 
-import _string
 import codecs
 import collections
 import encodings
@@ -30,8 +29,7 @@ from .printing import safe_repr, to_str
 from .undefined import Undefined
 
 __all__ = ["STR_METHOD_CHECKS", "BYTES_METHOD_CHECKS", "sequence_index", "check_keywords", "percent_format",
-           "spec_numbers", "field_least_size", "literal_size", "escaped_size", "mapping_item",
-           "named_field"]
+           "mapping_item", "named_field"]
 
 
 def _check_width(limits, s, width=0, *args, **kwargs):
@@ -100,34 +98,23 @@ def _count_any(s, chars):
 
 
 def _check_split(limits, s, sep=None, maxsplit=-1, *args, **kwargs):
-    if isinstance(sep, str) and sep:
-        items = s.count(sep) + 1
-    else:
-        items = _count_any(s, _SPACES) + 1
-    if isinstance(maxsplit, int) and maxsplit >= 0:
-        items = min(items, maxsplit + 1)
-    check_items(limits, items, "a split")
-
-
-def _check_splitlines(limits, s, *args, **kwargs):
-    check_items(limits, _count_any(s, _LINE_BREAKS) + 1, "a split")
-
-
-def _check_byte_split(limits, b, sep=None, maxsplit=-1, *args, **kwargs):
-    # bytes.split: by ASCII whitespace when sep is None
-    if sep is None:
-        items = sum(map(b.count, (b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c"))) + 1
+    # str.split and bytes.split (by ASCII whitespace when sep is None)
+    if isinstance(s, str):
+        items = s.count(sep) if isinstance(sep, str) and sep else _count_any(s, _SPACES)
+    elif sep is None:
+        items = sum(map(s.count, (b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c")))
     elif _byte_size(sep):
-        items = b.count(sep) + 1
+        items = s.count(sep)
     else:
         return   # (bytes.split's own error)
     if isinstance(maxsplit, int) and maxsplit >= 0:
-        items = min(items, maxsplit + 1)
-    check_items(limits, items, "a split")
+        items = min(items, maxsplit)
+    check_items(limits, items + 1, "a split")
 
 
-def _check_byte_splitlines(limits, b, *args, **kwargs):
-    check_items(limits, b.count(b"\n") + b.count(b"\r") + 1, "a split")
+def _check_splitlines(limits, s, *args, **kwargs):
+    breaks = _count_any(s, _LINE_BREAKS) if isinstance(s, str) else s.count(b"\n") + s.count(b"\r")
+    check_items(limits, breaks + 1, "a split")
 
 
 def _check_hex(limits, b, *args, **kwargs):
@@ -152,15 +139,7 @@ _ERROR_HANDLERS = {"strict": 1, "ignore": 1, "replace": 1, "surrogateescape": 1,
 _codec_modules = []   # the modules of Python's encodings package, listed the first time a name is not allowed
 
 
-def _argument_types(role, encoding, errors):
-    # Python checks both arguments' types before it looks the codec up.
-    for argument, value in (("encoding", encoding), ("errors", errors)):
-        if not isinstance(value, str):
-            shown = "None" if value is None else type(value).__name__
-            raise TypeError(f"{role}() argument {argument!r} must be str, not {shown}")
-
-
-def _codec_name(encoding, role):
+def _codec_name(encoding):
     # The module name of an allowed codec; LookupError (Python's) for a name Python does not know either,
     # SecurityError for a codec Python has that templates may not use.
     spelled = normalize_encoding(encoding.lower())
@@ -179,7 +158,7 @@ def _codec_name(encoding, role):
 
 def _handler_expansion(errors):
     # What one offending character can become under this error handler; None for a name Python does not know
-    # (Python only looks a handler up when a character needs it). errors is a str (_argument_types).
+    # (Python only looks a handler up when a character needs it). errors is a str (_codec).
     expansion = _ERROR_HANDLERS.get(errors)
     if expansion is None:
         try:
@@ -191,35 +170,42 @@ def _handler_expansion(errors):
     return expansion
 
 
+def _codec(role, encoding, errors):
+    # (the module name of an allowed codec, what one offending character can become under the error handler),
+    # after Python's check of both arguments' types, made before it looks the codec up.
+    for argument, value in (("encoding", encoding), ("errors", errors)):
+        if not isinstance(value, str):
+            shown = "None" if value is None else type(value).__name__
+            raise TypeError(f"{role}() argument {argument!r} must be str, not {shown}")
+    return _codec_name(encoding), _handler_expansion(errors)
+
+
+def _coded(convert, name, errors, expansion):
+    # convert(name, errors), where a handler Python does not know (expansion None) fails as Python fails when a
+    # character needs it
+    if expansion is not None:
+        return convert(name, errors)
+    try:
+        return convert(name)
+    except UnicodeError:
+        raise LookupError(f"unknown error handler name {errors[:60]!r}") from None
+
+
 @jinja2_named("encode", "at_most", uncounted=2)
 def _encode(rs, s, encoding="utf-8", errors="strict"):
-    _argument_types("encode", encoding, errors)
-    name = _codec_name(encoding, "encode")
-    expansion = _handler_expansion(errors)
+    name, expansion = _codec("encode", encoding, errors)
     per_char = max(_CODECS[name], (expansion or 1) * _UNIT.get(name, 1))
     # an ASCII character is four bytes at most in every allowed codec (UTF-32, '\\x00'); a BOM four more
     check_str_size(rs.limits, len(s) * (4 if s.isascii() else per_char) + 4, "an encoded string")
-    if expansion is None:
-        try:
-            return s.encode(name)
-        except UnicodeError:
-            raise LookupError(f"unknown error handler name {errors[:60]!r}") from None
-    return s.encode(name, errors)
+    return _coded(s.encode, name, errors, expansion)
 
 
 @jinja2_named("decode", "at_most", uncounted=2)
 def _decode(rs, b, encoding="utf-8", errors="strict"):
-    _argument_types("decode", encoding, errors)
-    name = _codec_name(encoding, "decode")
-    expansion = _handler_expansion(errors)
+    name, expansion = _codec("decode", encoding, errors)
     # a byte decodes to one character at most, or to what the handler makes of it (backslashreplace: \xff)
     check_str_size(rs.limits, len(b) * (4 if errors == "backslashreplace" else 1), "a decoded string")
-    if expansion is None:
-        try:
-            return b.decode(name)
-        except UnicodeError:
-            raise LookupError(f"unknown error handler name {errors[:60]!r}") from None
-    return b.decode(name, errors)
+    return _coded(b.decode, name, errors, expansion)
 
 
 # ------------------------------------------------------------------------------------------------ the table
@@ -230,8 +216,13 @@ def _checked(check, name):
     return method
 
 
-@jinja2_named("str.join", "one", uncounted=2)
-def _join(rs, s, iterable):
+def _join(rs, s, *args, **kwargs):
+    if kwargs or len(args) != 1:
+        # Python's error: the built-in join's, named by the object's type (bytes.join()), or a Markup's own
+        if type(s).join not in (str.join, bytes.join, bytearray.join):
+            return s.join(*args, **kwargs)
+        raise TypeError(f"{type(s).__name__}.join() takes exactly one argument ({len(args)} given)")
+    iterable = args[0]
     try:
         iterator = iter(iterable)
     except TypeError:   # (str.join's own message, before take() would give iter()'s)
@@ -260,9 +251,8 @@ STR_METHOD_CHECKS = {
 # the methods of bytes and bytearray that build something bigger than what they read
 BYTES_METHOD_CHECKS = {
     "decode": _decode, "join": _join, "hex": _checked(_check_hex, "hex"),
-    "split": _checked(_check_byte_split, "split"), "rsplit": _checked(_check_byte_split, "rsplit"),
-    "splitlines": _checked(_check_byte_splitlines, "splitlines"),
-    **{name: STR_METHOD_CHECKS[name] for name in ("center", "ljust", "rjust", "zfill", "expandtabs", "replace")},
+    **{name: STR_METHOD_CHECKS[name] for name in ("center", "ljust", "rjust", "zfill", "expandtabs", "replace",
+                                                  "split", "rsplit", "splitlines")},
 }
 
 
@@ -558,66 +548,3 @@ def _subscriptable(cls):
     # Python's test for the mapping of %(key)s fields: the instances' type has __getitem__ (not its metaclass:
     # an IntEnum member is a number, though its Enum class has a __getitem__)
     return any("__getitem__" in vars(klass) for klass in cls.__mro__)
-
-
-# --------------------------------------------------------------------------------------------- str.format
-# `fmt.format(...)` / `format_map` on str and Markup (sandbox.safe_format): the widths and precisions written in
-# the fields are added up with the literal text before anything is formatted, and each field is checked again,
-# with its spec as formatting resolves it (`{0:>{1}}`), before it is formatted, and once more before a Markup
-# escapes it (escaping can make text five times longer).
-_ALIGNS = frozenset("<>=^")
-_WIDTH_TYPES = frozenset("eEfF%")   # a precision of these (of a number) is digits written out
-
-
-def spec_numbers(spec):
-    # (width, precision) of a standard format spec, [[fill]align][sign][z][#][0][width][,_][.precision][type];
-    # 0 where there is none.
-    i = 2 if len(spec) > 1 and spec[1] in _ALIGNS else 1 if spec[:1] in _ALIGNS else 0
-    while i < len(spec) and spec[i] in "+- z#0":
-        i += 1
-    start = i
-    while i < len(spec) and spec[i].isdigit():
-        i += 1
-    width = int(spec[start:i]) if i > start else 0
-    while i < len(spec) and spec[i] in ",_":
-        i += 1
-    precision = 0
-    if spec[i:i + 1] == ".":
-        start = i = i + 1
-        while i < len(spec) and spec[i].isdigit():
-            i += 1
-        precision = int(spec[start:i]) if i > start else 0
-    return width, precision
-
-
-def field_least_size(spec, value):
-    # The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
-    # number.
-    if len(spec) > 40:   # (a spec this long holds a number past any limit: _check_format_spec refuses it)
-        return 0
-    width, precision = spec_numbers(spec)
-    if precision and spec[-1:] in _WIDTH_TYPES and isinstance(value, (int, float)):
-        return max(width, precision)
-    return width
-
-
-def literal_size(limits, fmt):
-    # The characters of fmt's literal text, checked with the widths written in its fields (`{0:>9000000}` a
-    # hundred times is refused here, before the first is formatted); a malformed format is left to formatting,
-    # which raises where Python does.
-    literal = widths = 0
-    try:
-        for text, name, spec, _conversion in _string.formatter_parser(fmt):
-            literal += len(text)
-            if name is not None and spec and "{" not in spec:
-                widths += field_least_size(spec, None)
-    except ValueError:
-        pass
-    check_str_size(limits, literal + widths, "a formatted string")
-    return literal
-
-
-def escaped_size(text):
-    # len(escape(text)): & ' " grow by 4 characters, < > by 3.
-    return len(text) + 4 * (text.count("&") + text.count("'") + text.count('"')) + \
-        3 * (text.count("<") + text.count(">"))

@@ -93,7 +93,8 @@ def _plain_copy(value, rs, limits):
                     # (sorted by the originals, which compare as pprint compares them: a copy shown by its text
                     # would not, an IntEnum key with a float one)
                     pairs = sorted(_own_items(v, limits), key=_pprint_order)
-                    result = {copy(k, depth + 1, "key"): copy(x, depth + 1) for k, x in pairs}
+                    kind = dict if cls.__len__ is dict.__len__ else _named("dict", dict, True)
+                    result = _copy_of(kind, ((copy(k, depth + 1, "key"), copy(x, depth + 1)) for k, x in pairs), v)
                 elif isinstance(v, list):
                     result = [copy(x, depth + 1) for x in _own_items(v, limits)]
                 elif isinstance(v, tuple):
@@ -101,8 +102,8 @@ def _plain_copy(value, rs, limits):
                 else:
                     kind = set if isinstance(v, set) else frozenset
                     if cls is not kind:   # pprint names a subclass: S({...}), as its repr does
-                        kind = _named(cls.__name__, kind)
-                    result = kind(copy(x, depth + 1, "item") for x in v)
+                        kind = _named(cls.__name__, kind, cls.__len__ is not kind.__len__)
+                    result = _copy_of(kind, (copy(x, depth + 1, "item") for x in v), v)
                     if result and not any(map(_hash_varies, result)):
                         # on one line Python prints a set in its own order, which a copy may not keep (collisions)
                         one_line[id(result)] = safe_repr(v, rs)
@@ -212,9 +213,23 @@ def _std_copy(value, cls, copy_item, hashable=False):
 
 
 @lru_cache(maxsize=64)
-def _named(name, base):
-    # A subclass of base with a caller's class's name, for a copy that pprint prints under that name (made once)
-    return type(name, (base,), {})
+def _named(name, base, asks_length=False):
+    # A subclass of base with a caller's class's name, for a copy that pprint prints under that name (made once).
+    # asks_length: the copy of a caller's dict or set whose __len__ is its own, which pprint asks (what it raises
+    # goes through) where it lays one out over lines, and only there: the copy's len() is its `original`'s, its
+    # truth its own items' (the original was asked whether it is empty when it was copied: _own_items).
+    if not asks_length:
+        return type(name, (base,), {})
+    return type(name, (base,), {"__slots__": ("original",), "__len__": lambda copy: len(copy.original),
+                                "__bool__": lambda copy: base.__len__(copy) > 0})
+
+
+def _copy_of(kind, items, original):
+    # kind(items), made to ask the original's length where pprint asks it if kind is one that does (_named)
+    result = kind(items)
+    if hasattr(kind, "original"):   # (a slot of the kinds that ask)
+        result.original = original
+    return result
 
 
 def _hash_as_original(copy):

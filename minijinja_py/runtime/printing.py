@@ -4,7 +4,8 @@ lays out this module's safe reprs; |tojson: tojson.py)."""
 # Python's str()/repr() for plain data, byte for byte, with three differences that make
 # printing safe for untrusted templates:
 #   * nothing shows a memory address: functions, methods, generators, classes and the caller's objects without
-#     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`;
+#     a __repr__ of their own print as `<function lipsum>`, `<generator object do_map>`, `<mod.Thing object>`,
+#     any other object as its repr without the address: `<unlocked _thread.lock object>`, `<memory>`;
 #   * the text is bounded: printing stops with LimitExceeded('max_string') as soon as it passes limits.max_string
 #     characters, and it is charged to the render's fuel — a list that holds one big string a million times
 #     fails at once instead of building terabytes;
@@ -22,6 +23,7 @@ import sys
 import types
 from _collections import defaultdict   # (the C half of collections, which the package imports anyway)
 from functools import partial
+from operator import length_hint
 
 from ..core.errors import LimitExceeded
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
@@ -39,6 +41,7 @@ _VISIT_STEPS = 4
 _CONTAINER_STEPS = 24
 # a tree of plain data with at most this many containers is printed by repr() after one check (_plain_text)
 _PLAIN_CONTAINERS = 256
+_ADDRESS = r" at 0x[0-9a-fA-F]+"   # (a pattern as text: compiled on first use and kept in re's cache)
 _SMALL_INT = 0xFFFFFFFFFFFFFFFF   # repr() of a larger int costs more than its digits (and is bounded by them)
 
 # Objects that expose no attributes to a template and print without their address.
@@ -71,6 +74,10 @@ def opaque_repr(value):
         return _class_repr(value, name)
     if isinstance(value, types.ModuleType):
         return f"<module '{name}'>"
+    if isinstance(value, (types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
+                          types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType)):
+        # Python's repr, of names only: <method 'append' of 'list' objects>, <method-wrapper '__str__' of T object>
+        return _without_addresses(repr(value))
     return f"<{type(value).__name__} object>"
 
 
@@ -228,7 +235,7 @@ class _Printer:
             self.visit(value.__self__, depth + 1, False)
             self.emit(">")
         elif isinstance(value, OPAQUE_TYPES):
-            self.emit(opaque_repr(value))
+            self._opaque(value, cls, depth)
         elif isinstance(value, defaultdict) and cls.__repr__ is defaultdict.__repr__:
             # Python's defaultdict(<factory>, {...}) with its factory and items printed here: a lambda factory
             # (an autovivifying tree) would show its address, and the items are bounded as any dict's
@@ -251,6 +258,27 @@ class _Printer:
         else:
             self.emit(self._caller_object(value, cls, for_str))
 
+    def _opaque(self, value, cls, depth):
+        # A function, class, generator, descriptor ... by opaque_repr; a partial, staticmethod or classmethod as
+        # Python's repr writes it, what it wraps printed here: functools.partial(<function f>, 1, b=2)
+        emit, visit = self.emit, self.visit
+        if cls is partial:
+            emit("functools.partial(")
+            visit(value.func, depth + 1, False)
+            for arg in value.args:
+                emit(", ")
+                visit(arg, depth + 1, False)
+            for key, arg in value.keywords.items():
+                emit(f", {key}=")
+                visit(arg, depth + 1, False)
+            emit(")")
+        elif cls is staticmethod or cls is classmethod:
+            emit(f"<{cls.__name__}(")
+            visit(value.__func__, depth + 1, False)
+            emit(")>")
+        else:
+            emit(opaque_repr(value))
+
     def _repr_str(self, value):
         # repr() of a string can be 10 times longer than the string (\U000e0001): measure it piecewise first
         # when it might not fit
@@ -260,15 +288,16 @@ class _Printer:
 
     def _caller_object(self, value, cls, for_str):
         # The caller's own objects print with their own __str__/__repr__, unless that is object's default
-        # (which shows an address).
+        # (which shows an address); the addresses a repr shows are left out, as everywhere: a lock's, a weakref's,
+        # a memoryview's, an Event's (<memory>, <weakref; to 'Thing'>, <threading.Event: unset>).
         method = cls.__str__ if for_str else cls.__repr__
-        if cls is memoryview:
-            return "<memory>"   # (Python's <memory at 0x...>)
         if method is object.__str__ or method is object.__repr__:
             if cls.__repr__ is object.__repr__:
                 return _default_object_repr(value)
-            return repr(value)
-        return str(value) if for_str else repr(value)
+            text = repr(value)
+        else:
+            text = str(value) if for_str else repr(value)
+        return text if " at 0x" not in text else _without_addresses(text)
 
     def standard(self, value, cls, depth):
         # A dict's view, an OrderedDict, deque or Counter (or a subclass printed by its repr) as Python's repr
@@ -400,9 +429,13 @@ class _Printer:
             return
         emit, visit = self.emit, self.visit
         if cls is not list and cls is not tuple:   # a set, a frozenset, or a subclass of one: S({1}), S()
-            if not value:
+            # empty by what it stores; a subclass's items listed as Python's repr lists them, its len() asked
+            # first (what that raises goes through, but a TypeError; what it answers is only a hint)
+            if not (set.__len__ if isinstance(value, set) else frozenset.__len__)(value):
                 emit(f"{cls.__name__}()")
                 return
+            if cls is not set and cls is not frozenset:
+                length_hint(value)
             emit("{" if cls is set else f"{cls.__name__}({{")
         else:
             emit("[" if cls is list else "(")
@@ -418,6 +451,12 @@ class _Printer:
             emit(",)" if tuple.__len__(value) == 1 else ")")
         else:
             emit("}" if cls is set else "})")
+
+
+def _without_addresses(text):
+    # Python's repr writes an address as ` at 0x7f...` (PyPy's too): left out, with the words around it kept
+    import re   # (loaded already: the package imports it; here only for the rare text that shows an address)
+    return re.sub(_ADDRESS, "", text)
 
 
 def _prints_as_standard(cls):

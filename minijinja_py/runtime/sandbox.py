@@ -19,10 +19,9 @@ from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .markup import EscapeFormatter, Markup, escape, formatter
+from .markup import EscapeFormatter, Markup, escape, escaped_size, field_least_size, formatter, literal_size
 from .methods import (
-    BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, escaped_size, field_least_size, literal_size,
-    named_field, mapping_item, sequence_index,
+    BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, named_field, mapping_item, sequence_index,
 )
 from .globalfuncs import Cycler, DictFactory, Joiner, jinja2_has, jinja2_type_name
 from .objects import GroupTuple, LoopContext, Macro, Namespace
@@ -480,7 +479,7 @@ _SIZE_CHECKED = {
 # ---------------------------------------------------------------------------------------------- formatting
 class _SandboxedFormatter:
     # str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
-    # field is formatted (methods.py: the widths written in the format added up first, then each field's as it
+    # field is formatted (markup.py: the widths written in the format added up first, then each field's as it
     # comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter).
 
     def __init__(self, rs):
