@@ -247,6 +247,22 @@ def test_standard_objects_print_their_repr_without_the_address(source):
     assert ours == re.sub(r" at 0x[0-9a-fA-F]+", "", expected)
 
 
+
+# A caller's error whose message quotes such a repr: the message templates and callers see has no address either,
+# wherever in the message it is (Python writes some of them before other words: <weakref at 0x...; to 'T'>).
+@pytest.mark.parametrize("name", ["ref", "event", "lock"])
+def test_error_messages_quote_reprs_without_the_address(name):
+    values = address_showing()
+
+    def fail(value):
+        raise ValueError(f"cannot use {value!r} here, nor {value!r}")
+    with pytest.raises(mj.TemplateError) as caught:
+        mj.chat_environment().from_string("{{ fail(value) }}").render(fail=fail, value=values[name])
+    message = str(caught.value)
+    assert "cannot use <" in message and "0x" not in message
+    assert re.sub(r" at 0x[0-9a-fA-F]+", "", repr(values[name])) in message
+
+
 class Counted:
     shown = 0
 

@@ -13,7 +13,7 @@ __all__ = [
     "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
     "TemplateLoadError", "twin_of", "limit_twin", "claim", "jinja2_named",
-    "as_template_error", "scrub_message", "located", "location", "error_at", "state_not_counted",
+    "as_template_error", "scrub_message", "without_addresses", "located", "location", "error_at", "state_not_counted",
 ]
 
 # Lines longer than this are cropped around the column in str(error).
@@ -134,9 +134,10 @@ def _columns(text):
     return width
 
 
-# An object's default repr shows its memory address: "<function f at 0x7f...>". Messages never do.
-# (patterns given to re's functions as text: compiled on first use and kept in re's cache, not at import)
-_ADDRESS = r"(<[^<>]{0,200}?) at 0x[0-9a-fA-F]+>"
+# An object's default repr shows its memory address: "<function f at 0x7f...>", "<weakref at 0x7f...; to 'T'>".
+# Neither messages nor printed values ever do. (A pattern given to re's functions as text: compiled on first use and
+# kept in re's cache, not at import.)
+_ADDRESS = r" at 0x[0-9a-fA-F]+"
 _MAX_MESSAGE = 2000
 
 
@@ -220,10 +221,15 @@ def _other_arity_as_jinja2_says(message):
     return f"{name}() takes exactly one argument (0 given)"
 
 
+def without_addresses(text):
+    # text with every ` at 0x7f...` that Python's reprs write (PyPy's too) left out, the words around it kept.
+    return re.sub(_ADDRESS, "", text)
+
+
 def scrub_message(message):
     # A Python error message as templates may see it: no memory addresses, at most a few lines long.
     if " at 0x" in message:
-        message = re.sub(_ADDRESS, r"\1>", message)
+        message = without_addresses(message)
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE // 2] + " … " + message[-_MAX_MESSAGE // 2:]
     return message

@@ -25,7 +25,7 @@ from _collections import defaultdict   # (the C half of collections, which the p
 from functools import partial
 from operator import length_hint
 
-from ..core.errors import LimitExceeded
+from ..core.errors import LimitExceeded, without_addresses
 from ..core.state import CHAR_SHIFT, DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded, out_of_fuel
 from .textcache import recall, remember
 
@@ -41,7 +41,6 @@ _VISIT_STEPS = 4
 _CONTAINER_STEPS = 24
 # a tree of plain data with at most this many containers is printed by repr() after one check (_plain_text)
 _PLAIN_CONTAINERS = 256
-_ADDRESS = r" at 0x[0-9a-fA-F]+"   # (a pattern as text: compiled on first use and kept in re's cache)
 _SMALL_INT = 0xFFFFFFFFFFFFFFFF   # repr() of a larger int costs more than its digits (and is bounded by them)
 
 # Objects that expose no attributes to a template and print without their address.
@@ -77,7 +76,7 @@ def opaque_repr(value):
     if isinstance(value, (types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
                           types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType)):
         # Python's repr, of names only: <method 'append' of 'list' objects>, <method-wrapper '__str__' of T object>
-        return _without_addresses(repr(value))
+        return without_addresses(repr(value))
     return f"<{type(value).__name__} object>"
 
 
@@ -297,7 +296,7 @@ class _Printer:
             text = repr(value)
         else:
             text = str(value) if for_str else repr(value)
-        return text if " at 0x" not in text else _without_addresses(text)
+        return text if " at 0x" not in text else without_addresses(text)
 
     def standard(self, value, cls, depth):
         # A dict's view, an OrderedDict, deque or Counter (or a subclass printed by its repr) as Python's repr
@@ -452,11 +451,6 @@ class _Printer:
         else:
             emit("}" if cls is set else "})")
 
-
-def _without_addresses(text):
-    # Python's repr writes an address as ` at 0x7f...` (PyPy's too): left out, with the words around it kept
-    import re   # (loaded already: the package imports it; here only for the rare text that shows an address)
-    return re.sub(_ADDRESS, "", text)
 
 
 def _prints_as_standard(cls):
