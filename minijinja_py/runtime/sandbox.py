@@ -326,6 +326,11 @@ def getitem_(obj, key, rs):
             # content['type'] of a message whose content is a string (templates that walk it character by
             # character): undefined without the policy's walk
             return rs.undefined(obj=obj, name=key)
+    elif cls is int or cls is float or cls is bool or obj is None:
+        if type(key) is str and key[:1] != "_" and not hasattr(cls, key):
+            # a number's (or None's) `key` when it has no attribute of that name: no item either, so undefined,
+            # what the policy's walk below finds, without it (selectattr('a') over numbers asks once per item)
+            return rs.undefined(obj=obj, name=key)
     elif isinstance(obj, Undefined):
         # an undefined's item fails (a chainable one is itself), whatever the key: Jinja2 never gets to the
         # attribute of that name
