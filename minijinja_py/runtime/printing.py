@@ -452,7 +452,6 @@ class _Printer:
             emit("}" if cls is set else "})")
 
 
-
 def _prints_as_standard(cls):
     # Does cls print with the repr of OrderedDict, deque or Counter (which _Printer.standard writes itself)?
     if getattr(cls.__repr__, "__qualname__", None) not in ("OrderedDict.__repr__", "deque.__repr__",
