@@ -3,6 +3,8 @@ the same step budget, whether the fast exit is taken or not (the general path fo
 fast exits do not know, or by a filter or test that is not the engine's own). The budget a render needs is found
 by bisection on max_steps; a render past its limit fails with LimitExceeded('max_steps')."""
 
+import collections
+
 import pytest
 
 import minijinja_py as mj
@@ -141,3 +143,35 @@ def test_a_filter_tested_in_the_walk_costs_what_its_generator_costs(loop):
     name = "k" if " k " in loop else "x"
     fast, lazy = (steps_needed(loop.replace("BODY", body), context, profile="chat") for body in (name, "loop"))
     assert fast == lazy and type(fast[0]) is str
+
+
+class _Hidden(dict):
+    """A dict subclass whose own views, iteration and length fail: what guards a comparison must not call them (Python's
+    comparison reads the storage)."""
+
+    def keys(self):
+        raise AssertionError("keys() called")
+
+    def values(self):
+        raise AssertionError("values() called")
+
+    def items(self):
+        raise AssertionError("items() called")
+
+    def __iter__(self):
+        raise AssertionError("__iter__ called")
+
+    def __len__(self):
+        raise AssertionError("__len__ called")
+
+
+@pytest.mark.parametrize("make", [collections.OrderedDict, collections.Counter, _Hidden,
+                                  lambda items: collections.defaultdict(int, items)])
+@pytest.mark.parametrize("source", ["{{ a == b }}", "{{ a != b }}", "{{ [a]|select('eq', b)|list|length }}"])
+def test_a_caller_dict_subclass_compared_costs_what_a_dict_costs(make, source):
+    # (its size found from its storage at C speed, as a dict's is: the same steps as the walk over it counts; inside
+    # a list, looking at it costs the walk's steps for one container more than a list of plain dicts, read as rows)
+    items = {str(i): i for i in range(300)}
+    ours = steps_needed(source, {"a": make(items), "b": make(items)})
+    plain = steps_needed(source, {"a": dict(items), "b": dict(items)})
+    assert ours == plain

@@ -278,9 +278,16 @@ def _flat_size(value, rows=True):
     # containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
     # Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     # plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
-    # lists and tuples, or of flat dicts. Only the built-in types themselves (a caller's subclass is walked).
+    # lists and tuples, or of flat dicts. Only the built-in types themselves, and a flat dict subclass (a caller's
+    # other subclasses are walked).
     cls = type(value)
     if cls not in _PLAIN_CONTAINERS:
+        if isinstance(value, dict):
+            # a caller's dict subclass (an OrderedDict, a Counter): its storage read by dict's own methods, what
+            # the walk (_children) reads; nothing of the subclass's is called
+            if _SCALARS.issuperset(map(type, dict.keys(value))) and \
+                    _SCALARS.issuperset(map(type, dict.values(value))):
+                return 1 + 2 * dict.__len__(value)
         return None
     if cls is dict or cls is _MAPPING_PROXY:
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
@@ -316,7 +323,7 @@ def tree_size(rs, value, limit=None):
     max_depth = limits.max_data_depth
     size = _flat_size(value, max_depth > 1)
     if size is not None:
-        if size > limit and len(value):   # (an empty container is one node, whatever the limit; a built-in type)
+        if size > limit and stored_len(value):   # (an empty container is one node, whatever the limit)
             raise out_of_fuel(limits)
         return size
     walked = 0                 # the steps the walk has cost so far (charged at the end)
