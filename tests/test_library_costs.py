@@ -165,6 +165,24 @@ class _Hidden(dict):
         raise AssertionError("__len__ called")
 
 
+class _HiddenList(list):
+    """A list subclass whose own iteration and length fail (as _Hidden)."""
+
+    def __iter__(self):
+        raise AssertionError("__iter__ called")
+
+    def __len__(self):
+        raise AssertionError("__len__ called")
+
+
+class _Tuple(tuple):
+    pass
+
+
+class _Set(set):
+    pass
+
+
 @pytest.mark.parametrize("make", [collections.OrderedDict, collections.Counter, _Hidden,
                                   lambda items: collections.defaultdict(int, items)])
 @pytest.mark.parametrize("source", ["{{ a == b }}", "{{ a != b }}", "{{ [a]|select('eq', b)|list|length }}"])
@@ -175,3 +193,11 @@ def test_a_caller_dict_subclass_compared_costs_what_a_dict_costs(make, source):
     ours = steps_needed(source, {"a": make(items), "b": make(items)})
     plain = steps_needed(source, {"a": dict(items), "b": dict(items)})
     assert ours == plain
+
+
+@pytest.mark.parametrize("make, plain", [(_HiddenList, list), (_Tuple, tuple), (_Set, set)])
+@pytest.mark.parametrize("source", ["{{ a == b }}", "{{ [a]|select('eq', b)|list|length }}"])
+def test_a_caller_sequence_or_set_subclass_compared_costs_what_its_base_costs(make, plain, source):
+    items = [str(i) for i in range(300)]
+    assert steps_needed(source, {"a": make(items), "b": make(items)}) == \
+        steps_needed(source, {"a": plain(items), "b": plain(items)})

@@ -54,6 +54,7 @@ _SMALL_INT = 0xFFFFFFFFFFFFFFFF
 _SHALLOW_SIZED = (list, tuple, dict, set, frozenset, range) + _VIEWS
 _PLAIN_CONTAINERS = frozenset(_CONTAINERS)   # the types themselves: a caller's subclass is measured by its storage
 _STORING = (list, tuple, dict, str, set, frozenset)
+_SIZED_BY_STORAGE = (list, tuple, set, frozenset)   # (and dict: _flat_size reads a subclass's storage)
 
 
 def stored_len(value):
@@ -278,16 +279,21 @@ def _flat_size(value, rows=True):
     # containers are most data (a message dict, a list of them, a dict's items), and walking each small one in
     # Python would cost many times the steps charged for it. Flat: every item (key and value of a dict) is a
     # plain scalar. Rows (when `rows`, i.e. one more level is within max_data_depth): a list, tuple or set of flat
-    # lists and tuples, or of flat dicts. Only the built-in types themselves, and a flat dict subclass (a caller's
-    # other subclasses are walked).
+    # lists and tuples, or of flat dicts. Only the built-in types themselves, and a caller's flat subclass of one
+    # (its rows are walked).
     cls = type(value)
     if cls not in _PLAIN_CONTAINERS:
+        # a caller's subclass of a built-in container (an OrderedDict, a Counter, a list subclass) of scalars: its
+        # storage read by the built-in's own methods, what the walk (_children) reads; nothing of the subclass's
+        # is called
         if isinstance(value, dict):
-            # a caller's dict subclass (an OrderedDict, a Counter): its storage read by dict's own methods, what
-            # the walk (_children) reads; nothing of the subclass's is called
             if _SCALARS.issuperset(map(type, dict.keys(value))) and \
                     _SCALARS.issuperset(map(type, dict.values(value))):
                 return 1 + 2 * dict.__len__(value)
+        else:
+            for base in _SIZED_BY_STORAGE:
+                if isinstance(value, base):
+                    return 1 + base.__len__(value) if _SCALARS.issuperset(map(type, base.__iter__(value))) else None
         return None
     if cls is dict or cls is _MAPPING_PROXY:
         if _SCALARS.issuperset(map(type, value)) and _SCALARS.issuperset(map(type, value.values())):
