@@ -145,9 +145,19 @@ def test_a_filter_tested_in_the_walk_costs_what_its_generator_costs(loop):
     assert fast == lazy and type(fast[0]) is str
 
 
-class _Hidden(dict):
-    """A dict subclass whose own views, iteration and length fail: what guards a comparison must not call them (Python's
-    comparison reads the storage)."""
+class _Unread:
+    """A container subclass whose own iteration and length fail: what guards a comparison must not call them
+    (Python's comparison reads the storage)."""
+
+    def __iter__(self):
+        raise AssertionError("__iter__ called")
+
+    def __len__(self):
+        raise AssertionError("__len__ called")
+
+
+class _Hidden(_Unread, dict):
+    """A dict subclass whose views fail too."""
 
     def keys(self):
         raise AssertionError("keys() called")
@@ -158,21 +168,9 @@ class _Hidden(dict):
     def items(self):
         raise AssertionError("items() called")
 
-    def __iter__(self):
-        raise AssertionError("__iter__ called")
 
-    def __len__(self):
-        raise AssertionError("__len__ called")
-
-
-class _HiddenList(list):
-    """A list subclass whose own iteration and length fail (as _Hidden)."""
-
-    def __iter__(self):
-        raise AssertionError("__iter__ called")
-
-    def __len__(self):
-        raise AssertionError("__len__ called")
+class _HiddenList(_Unread, list):
+    pass
 
 
 class _Tuple(tuple):
