@@ -218,7 +218,8 @@ def _has_attribute(obj, name):
 
 
 DICT_MUTATORS = _MUTATORS[1][1]
-_DICT_OWN = frozenset(dir(dict))   # the attributes a dict has: its own, not its keys
+_DICT_OWN = frozenset(dict.__dict__).union(object.__dict__)   # the attributes a dict has: its own, not its keys
+# (dir(dict)'s names, without the sort of a list of them)
 
 
 def _attribute(obj, name, rs, item_fallback):
