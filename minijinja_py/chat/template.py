@@ -55,22 +55,14 @@ def raise_exception(message: "Any") -> None:
     raise TemplateError(message if plain else to_str(message))
 
 
-class _FixedClock:
-    # now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles).
-
-    def __init__(self, moment: "datetime.datetime") -> None:
-        self.moment = moment
-
-    def __call__(self) -> "datetime.datetime":
-        return self.moment
-
-
 def _clock(now: "Clock") -> "Callable[[], datetime.datetime]":
     import datetime
     if now is None:
         return datetime.datetime.now
     if isinstance(now, datetime.datetime):
-        return _FixedClock(now)
+        # its replace() with nothing to replace: a clock that always reads that time (and pickles, as a closure
+        # would not)
+        return now.replace
     if not callable(now):
         raise type_error(f"now must be a datetime or a callable returning one, not {type(now).__name__}")
     return now
