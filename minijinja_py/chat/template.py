@@ -464,7 +464,7 @@ def apply_chat_template(template: "Union[TemplateSource, ChatTemplate]", convers
 # ------------------------------------------------------------------------------------------- shipped templates
 # templates/ is installed as the package minijinja_py.templates (pyproject.toml); in a source checkout it is the
 # folder next to the package, which the fallbacks read so that the package also runs straight from a source tree.
-def _checkout_templates():
+def _checkout_templates() -> str:
     # (found when a fallback reads it, not at import)
     return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "templates")
 
