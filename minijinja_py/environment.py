@@ -39,8 +39,10 @@ from .syntax.delimiters import (
     DEFAULT as DEFAULT_DELIMITERS, OPTIONS as DELIMITER_OPTIONS, Delimiters, check as check_delimiters,
 )
 from .syntax.parse import normalize_newlines, parse
-from .template import CACHE_CHARS, CACHE_SIZE, BoundedCache, Template, TemplateExpression, template_globals
-from .template import _unpickle_template  # noqa: F401  pickles made before Template had its own module name it here
+# (_unpickle_template: pickles made before Template had its own module name it here)
+from .template import (  # noqa: F401
+    CACHE_CHARS, CACHE_SIZE, BoundedCache, Template, TemplateExpression, _unpickle_template, template_globals,
+)
 
 __all__ = ["Environment", "Template", "ParsedTemplate", "DEFAULT_POLICIES", "default_globals"]
 

@@ -26,9 +26,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
     Source = tuple[str, Optional[str], Optional[Callable[[], bool]]]
 
 from .core.errors import LimitExceeded, TemplateError, TemplateLoadError, TemplateNotFound, scrub_message
-from .core.files import (
-    FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, read_open_file, within,
-)
+from .core.files import FileRefused, decode_text, file_too_large, open_regular_file, read_open_file, within
 from .core.state import DEFAULT_LIMITS
 
 __all__ = ["BaseLoader", "DictLoader", "FileSystemLoader", "FunctionLoader", "ChoiceLoader", "PrefixLoader",
@@ -226,7 +224,7 @@ def _open_inside(filename, folder):
     # followed), else None.
     try:
         return open_regular_file(filename, folder)
-    except (NotRegularFile, OutsideRoot):
+    except FileRefused:   # not a regular file, or one outside folder: not there
         return None
     except OSError as exc:
         if exc.errno in _ABSENT:
@@ -241,16 +239,16 @@ def _read(fd, size, filename, encoding, limits):
     # a character takes at most 4 bytes in UTF-8 (the common encodings take fewer)
     try:
         if size > 4 * max_size:
-            raise FileTooLarge(filename, 4 * max_size)
+            raise file_too_large(filename, 4 * max_size)
         data = read_open_file(fd, 4 * max_size, filename, "a template file")
-    except FileTooLarge:
+    except FileRefused:   # (too large: the one refusal a read meets)
         raise LimitExceeded(f"template file {filename} is larger than the limit max_template_size={max_size} "
                             "allows", limit="max_template_size", value=max_size) from None
     except OSError as exc:
         raise TemplateLoadError(f"{filename}: cannot be read ({exc.strerror or exc})", path=filename) from None
     try:
         return decode_text(data, filename, encoding)
-    except NotText as exc:
+    except FileRefused as exc:   # (not text)
         raise TemplateLoadError(f"{filename}: {exc.strerror}", path=filename) from None
 
 

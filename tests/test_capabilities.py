@@ -423,9 +423,17 @@ def test_capabilities_of_a_template_printing_megabytes_per_probe():
     assert caps.string_content and caps.system_role and not caps.tools
 
 
+def test_each_needle_is_listed_under_the_first_marker_it_contains():
+    from minijinja_py.chat.capabilities import _MARKED
+    markers = [marker for marker, _ in _MARKED]
+    for at, (marker, needles) in enumerate(_MARKED):
+        for needle in needles:
+            assert marker in needle and not any(m in needle for m in markers[:at]), (marker, needle)
+
+
 def test_needles_are_found_around_their_markers_exactly():
-    from minijinja_py.chat.capabilities import _NEEDLES, _seen
-    for needle in _NEEDLES:
+    from minijinja_py.chat.capabilities import _MARKED, _seen
+    for needle in (needle for _, needles in _MARKED for needle in needles):
         for text in (needle, "x" + needle + "y", needle[1:], needle[:-1], ("NEEDLE needle type " * 40) + needle):
             assert (needle in _seen(text).found) == (needle in text), (needle, text[:40])
     # a needle cut at the start of the text must not be matched from its end (negative offsets)

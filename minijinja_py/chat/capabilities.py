@@ -212,11 +212,12 @@ def _thinking_call_chat(form):
 
 # Every string a rule looks for in a probe's output: a probe keeps which of them it showed, not its text. Each
 # contains one of a few markers, looked for first: an output of megabytes without a marker is scanned once for
-# each marker, not once for each needle.
-_NEEDLES = (USER, USER2, SYSTEM, ANSWER, THINK, TOOL_RESULT, DOC, TOOL_NAME, CALL_NAME, ARG_VALUE, "idneedle1",
-            "idneedle2", "idneedle3", "call_needle_a", "call_needle_b", "'type'", '"type"') + _UNCLEAN_ARGUMENTS
-_MARKED = tuple((marker, tuple(n for n in _NEEDLES if marker in n and not any(m in n for m in earlier)))
-                for marker, earlier in (("NEEDLE", ()), ("needle", ("NEEDLE",)), ("type", ("NEEDLE", "needle"))))
+# each marker, not once for each needle. (marker, the needles containing it and no marker before it), in order.
+_MARKED = (
+    ("NEEDLE", (USER, USER2, SYSTEM, ANSWER, THINK, TOOL_RESULT, DOC, ARG_VALUE) + _UNCLEAN_ARGUMENTS),
+    ("needle", (TOOL_NAME, CALL_NAME, "idneedle1", "idneedle2", "idneedle3", "call_needle_a", "call_needle_b")),
+    ("type", ("'type'", '"type"')),
+)
 
 
 def _seen(text):

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
 
 from .gguf import GGUFFormatError, is_gguf, metadata_of
 from ..core.errors import TemplateLoadError
-from ..core.files import FileTooLarge, NotRegularFile, NotText, OutsideRoot, decode_text, open_regular_file, \
-    read_open_file, read_regular_file
+from ..core.files import FileRefused, decode_text, file_too_large, open_regular_file, read_open_file, \
+    read_regular_file
 
 __all__ = ["TemplateLoadError", "load_chat_template", "hub_cache_dir", "choose_named"]
 
@@ -100,7 +100,7 @@ def folder_root(folder: str) -> str:
 
 # ----------------------------------------------------------------------------------------------- file reading
 def _refused(path: str, exc: "OSError") -> "TemplateLoadError":
-    if isinstance(exc, (NotRegularFile, FileTooLarge, OutsideRoot, NotText)):
+    if isinstance(exc, FileRefused):
         return _fail(path, exc.strerror)
     return _fail(path, f"cannot be read ({exc.strerror or exc})")
 
@@ -115,7 +115,7 @@ def _read_bytes(path: str, limit: int, what: str, root: "str | None" = None) -> 
 def _decode(path: str, data: bytes) -> str:
     try:
         return decode_text(data, path, "UTF-8")
-    except NotText as exc:
+    except FileRefused as exc:
         raise _refused(path, exc) from None
 
 
@@ -166,7 +166,7 @@ def _load_file(path: str) -> "tuple[Found, dict[str, str]]":
             limit, what = (MAX_TEMPLATE_FILE, "a template file") if lower.endswith(_JINJA) else \
                 (MAX_CONFIG_FILE, "a JSON config or template file")
             if status.st_size > limit:
-                raise FileTooLarge(path, limit, what)
+                raise file_too_large(path, limit, what)
             data = read_open_file(fd, limit, path, what)
         except OSError as exc:
             raise _refused(path, exc) from None

@@ -55,22 +55,14 @@ def raise_exception(message: "Any") -> None:
     raise TemplateError(message if plain else to_str(message))
 
 
-class _FixedClock:
-    # now=datetime(...): a clock that always reads that time (a class, not a closure, so that it pickles).
-
-    def __init__(self, moment: "datetime.datetime") -> None:
-        self.moment = moment
-
-    def __call__(self) -> "datetime.datetime":
-        return self.moment
-
-
 def _clock(now: "Clock") -> "Callable[[], datetime.datetime]":
     import datetime
     if now is None:
         return datetime.datetime.now
     if isinstance(now, datetime.datetime):
-        return _FixedClock(now)
+        # its replace() with nothing to replace: a clock that always reads that time (and pickles, as a closure
+        # would not)
+        return now.replace
     if not callable(now):
         raise type_error(f"now must be a datetime or a callable returning one, not {type(now).__name__}")
     return now
@@ -472,8 +464,9 @@ def apply_chat_template(template: "Union[TemplateSource, ChatTemplate]", convers
 # ------------------------------------------------------------------------------------------- shipped templates
 # templates/ is installed as the package minijinja_py.templates (pyproject.toml); in a source checkout it is the
 # folder next to the package, which the fallbacks read so that the package also runs straight from a source tree.
-_CHECKOUT_TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                   "templates")
+def _checkout_templates() -> str:
+    # (found when a fallback reads it, not at import)
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "templates")
 
 
 def _shipped_text(name: str) -> str:
@@ -482,7 +475,7 @@ def _shipped_text(name: str) -> str:
     try:
         return resources.files("minijinja_py.templates").joinpath(name).read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        with open(os.path.join(_CHECKOUT_TEMPLATES, name), encoding="utf-8", newline="") as f:
+        with open(os.path.join(_checkout_templates(), name), encoding="utf-8", newline="") as f:
             return f.read()
 
 
@@ -492,7 +485,7 @@ def _shipped_names(suffix: str) -> "list[str]":
     try:
         entries = [e.name for e in resources.files("minijinja_py.templates").iterdir()]
     except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        entries = os.listdir(_CHECKOUT_TEMPLATES)
+        entries = os.listdir(_checkout_templates())
     return sorted(e for e in entries if e.endswith(suffix))
 
 

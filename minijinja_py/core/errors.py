@@ -63,6 +63,9 @@ class TemplateError(Exception):
         state = self.__dict__.copy()
         # SyntaxError keeps lineno in a slot of its own, not in __dict__ (the PythonSyntaxTwin)
         state.update(zip(_LOCATION, _location_of(self)))
+        made_of = _twin_origins.get(type(self))
+        if made_of is not None:   # a twin: named by what it is made of, made again by the process unpickling it
+            return (_rebuild_twin_error, (*made_of, self.message, state))
         return (_rebuild_error, (type(self), self.message, state))
 
     def _source_excerpt(self):
@@ -105,6 +108,10 @@ def _rebuild_error(cls, message, state):
     for attr, value in state.items():
         setattr(err, attr, value)
     return err
+
+
+def _rebuild_twin_error(make, builtin_cls, message, state):
+    return _rebuild_error(make(builtin_cls), message, state)
 
 
 def _printable(text):
@@ -337,7 +344,12 @@ class LimitExceeded(TemplateRuntimeError):
         self.value = value
 
 
+# Twins are made on first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its
+# time). An error of a twin pickles as (its maker, its built-in) (TemplateError.__reduce__), so that a process that
+# has not made that twin yet (a worker unpickling an error) makes it; the module's attribute of the twin's name is
+# set when the twin is made, so that the class itself also pickles by name.
 _twins = {}
+_twin_origins = {}   # twin → (twin_of or limit_twin, the built-in it was made of)
 
 
 def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
@@ -354,24 +366,11 @@ def twin_of(builtin_cls: "type[Exception]") -> "type[TemplateRuntimeError]":
             twin("")   # a built-in whose __new__ wants more than a message (ExceptionGroup) cannot be twinned
         except TypeError:  # nor one whose instance layout cannot be combined: fall back to the plain class
             twin = TemplateRuntimeError
+        else:
+            _twin_origins[twin] = (twin_of, builtin_cls)
+            globals()[name] = twin
         _twins[builtin_cls] = twin
     return twin
-
-
-def __getattr__(name):
-    # Twins by name (TemplateTypeError, TemplateBuiltinRuntimeError, LimitExceededOverflowError, ...), made on
-    # first use, none at import (each is a class with a deep MRO: six made at import were ~1% of its time): pickle
-    # finds a twin's class this way in a process that has not made it yet (a worker unpickling an error).
-    # Every `from ..core.errors import ...` asks for __path__ (is this a package?): refused first, in one test.
-    if not name.startswith(("Template", "LimitExceeded")):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    for prefix, make in (("LimitExceeded", limit_twin), ("TemplateBuiltin", twin_of), ("Template", twin_of)):
-        builtin_cls = getattr(builtins, name[len(prefix):], None) if name.startswith(prefix) else None
-        if isinstance(builtin_cls, type) and issubclass(builtin_cls, Exception):
-            twin = make(builtin_cls)
-            if twin.__name__ == name:
-                return twin
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _limit_twins = {}
@@ -384,7 +383,8 @@ def limit_twin(builtin_cls):
         twin = type(f"LimitExceeded{builtin_cls.__name__}", (LimitExceeded, builtin_cls),
                     {"__module__": __name__, "__str__": TemplateError.__str__, "__init__": LimitExceeded.__init__})
         _limit_twins[builtin_cls] = twin
-        globals()[twin.__name__] = twin  # so that it pickles by name
+        _twin_origins[twin] = (limit_twin, builtin_cls)
+        globals()[twin.__name__] = twin
     return twin
 
 

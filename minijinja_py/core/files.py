@@ -10,51 +10,42 @@
 #   * at most `limit` + 1 bytes are read, whatever the file's size claims (/proc files claim 0), so a file past
 #     its cap is refused having read no more than the cap.
 #
-# Every refusal is an OSError (NotRegularFile, FileTooLarge, NotText) whose `.strerror` says what is wrong in
-# words a message can show ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their
-# strerror reports these too. descriptor_path() tells what an open descriptor really is, for callers that must
-# check where a name led after opening it (FileSystemLoader's search path).
+# Every refusal is a FileRefused, an OSError whose `.strerror` says what is wrong in words a message can show
+# ("not a regular file (a FIFO)"), so a caller that already reports OSErrors by their strerror reports these too.
+# descriptor_path() tells what an open descriptor really is, for callers that must check where a name led after
+# opening it (FileSystemLoader's search path).
 
 import errno
 import os
 import posixpath
 import stat
 
-__all__ = ["NotRegularFile", "FileTooLarge", "OutsideRoot", "NotText", "open_regular_file", "read_open_file",
-           "read_regular_file", "decode_text", "descriptor_path", "within"]
+__all__ = ["FileRefused", "file_too_large", "open_regular_file", "read_open_file", "read_regular_file",
+           "decode_text", "descriptor_path", "within"]
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
 _CHUNK = 1 << 20
 
 
-class NotRegularFile(OSError):
-    # The path leads to a folder, a FIFO, a device or a socket: nothing is read from it.
+class FileRefused(OSError):
+    # A file refused before or while it is read; .errno says why: EINVAL, not a regular file (a folder, a FIFO, a
+    # device or a socket: nothing is read from it); EFBIG, more than the cap allows (.limit is the cap in bytes);
+    # EACCES, it leads (through symbolic links) out of the folder it had to stay in; EILSEQ, not text in the
+    # encoding asked for (or the encoding is unknown). One class for all four: each caller knows which of them
+    # its call can meet.
 
-    def __init__(self, path: str, mode: int) -> None:
-        OSError.__init__(self, errno.EINVAL, f"not a regular file ({_kind(mode)})", path)
-
-
-class FileTooLarge(OSError):
-    # The file holds more than the cap allows; `.limit` is the cap in bytes.
-
-    def __init__(self, path: str, limit: int, what: str = "this file") -> None:
-        OSError.__init__(self, errno.EFBIG, f"larger than the {limit} bytes allowed for {what}", path)
-        self.limit = limit
+    limit = None
 
 
-class OutsideRoot(OSError):
-    # The path leads (through symbolic links) out of the folder it had to stay in.
-
-    def __init__(self, path: str, root: str) -> None:
-        OSError.__init__(self, errno.EACCES, f"leads outside {root}", path)
+def _not_regular_file(path, mode):
+    return FileRefused(errno.EINVAL, f"not a regular file ({_kind(mode)})", path)
 
 
-class NotText(OSError):
-    # The bytes are not text in the encoding asked for (or the encoding is unknown).
-
-    def __init__(self, path: str, problem: str) -> None:
-        OSError.__init__(self, errno.EILSEQ, problem, path)
+def file_too_large(path: str, limit: int, what: str = "this file") -> "FileRefused":
+    refusal = FileRefused(errno.EFBIG, f"larger than the {limit} bytes allowed for {what}", path)
+    refusal.limit = limit
+    return refusal
 
 
 def _kind(mode: int) -> str:
@@ -67,7 +58,7 @@ def _kind(mode: int) -> str:
 
 def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.stat_result]":
     # (a read-only descriptor, its fstat) of the regular file path leads to (symbolic links followed). Raises
-    # NotRegularFile for anything else, before opening it when it already is something else; OutsideRoot when
+    # FileRefused (EINVAL) for anything else, before opening it when it already is something else; (EACCES) when
     # root is given and what was opened is not inside it (judged on the descriptor, so a link flipped between a
     # check and the open cannot lead out); OSError when it cannot be opened. The caller closes the descriptor.
     try:
@@ -75,14 +66,14 @@ def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.st
     except ValueError:   # a NUL in the name
         raise OSError(errno.EINVAL, "not a valid file name (it holds a NUL character)", path) from None
     if not stat.S_ISREG(mode):
-        raise NotRegularFile(path, mode)
+        raise _not_regular_file(path, mode)
     fd = os.open(path, _OPEN_FLAGS)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):   # swapped for something else between the look and the open
-            raise NotRegularFile(path, status.st_mode)
+            raise _not_regular_file(path, status.st_mode)
         if root is not None and not _opened_within(fd, status, path, os.path.realpath(root)):
-            raise OutsideRoot(path, root)
+            raise FileRefused(errno.EACCES, f"leads outside {root}", path)
     except BaseException:
         os.close(fd)
         raise
@@ -109,7 +100,7 @@ def _opened_within(fd, status, path, root):
 
 
 def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> bytes:
-    # The bytes of the open regular file fd: at most limit + 1 are read; FileTooLarge past limit.
+    # The bytes of the open regular file fd: at most limit + 1 are read; FileRefused (EFBIG) past limit.
     parts = []
     total = 0
     while total <= limit:
@@ -119,32 +110,32 @@ def read_open_file(fd: int, limit: int, path: str, what: str = "this file") -> b
         parts.append(chunk)
         total += len(chunk)
     if total > limit:
-        raise FileTooLarge(path, limit, what)
+        raise file_too_large(path, limit, what)
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_regular_file(path: str, limit: int, what: str = "this file", root: "str | None" = None) -> bytes:
-    # The bytes of the regular file at path, refused (an OSError: NotRegularFile, FileTooLarge, OutsideRoot, or
-    # the system's) when it is anything else, when it holds more than limit bytes, when it leads outside root (if
-    # given), or when it cannot be read. `what` names the file in FileTooLarge's message ("a template file").
+    # The bytes of the regular file at path, refused (an OSError: a FileRefused, or the system's) when it is
+    # anything else, when it holds more than limit bytes, when it leads outside root (if given), or when it cannot
+    # be read. `what` names the file in the message of a file too large ("a template file").
     fd, status = open_regular_file(path, root)
     try:
         if status.st_size > limit:   # said before reading anything; a file that lies is caught while reading
-            raise FileTooLarge(path, limit, what)
+            raise file_too_large(path, limit, what)
         return read_open_file(fd, limit, path, what)
     finally:
         os.close(fd)
 
 
 def decode_text(data: bytes, path: str, encoding: str = "utf-8") -> str:
-    # data as text; NotText (naming where the text is not) when it is not in that encoding or the encoding is
-    # unknown.
+    # data as text; FileRefused (EILSEQ, naming where the text is not) when it is not in that encoding or the
+    # encoding is unknown.
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        raise NotText(path, f"not {encoding} text ({exc.reason} at byte {exc.start})") from None
+        raise FileRefused(errno.EILSEQ, f"not {encoding} text ({exc.reason} at byte {exc.start})", path) from None
     except LookupError:
-        raise NotText(path, f"unknown encoding {encoding!r}") from None
+        raise FileRefused(errno.EILSEQ, f"unknown encoding {encoding!r}", path) from None
 
 
 def descriptor_path(fd: int) -> "str | None":

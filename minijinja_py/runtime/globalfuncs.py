@@ -179,7 +179,7 @@ def _lorem_paragraph(rng, count, vocabulary):
 # The names are facts about Jinja2 3.1's classes (tests/test_counterparts.py checks them against Jinja2); what every
 # Python object has, and what a Python function has, are taken from this Python.
 
-_OBJECT = frozenset(dir(object()))   # what every object has (Jinja2's objects too)
+_OBJECT = frozenset(object.__dict__)   # what every object has (Jinja2's objects too): dir(object())'s names
 
 _UNDEFINED = """__add__ __aiter__ __bool__ __call__ __complex__ __div__ __float__ __floordiv__ __getattr__ __getitem__
     __int__ __iter__ __len__ __mod__ __module__ __mul__ __neg__ __pos__ __pow__ __radd__ __rdiv__ __rfloordiv__

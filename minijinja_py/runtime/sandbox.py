@@ -218,7 +218,8 @@ def _has_attribute(obj, name):
 
 
 DICT_MUTATORS = _MUTATORS[1][1]
-_DICT_OWN = frozenset(dir(dict))   # the attributes a dict has: its own, not its keys
+_DICT_OWN = frozenset(dict.__dict__).union(object.__dict__)   # the attributes a dict has: its own, not its keys
+# (dir(dict)'s names, without the sort of a list of them)
 
 
 def _attribute(obj, name, rs, item_fallback):
@@ -503,7 +504,7 @@ class _SandboxedFormatter:
         return named_field(kwargs, key)   # format_map of a caller's defaultdict: the key is not inserted
 
     def get_field(self, field_name, args, kwargs):
-        first, rest = _formatter_field_name_split(field_name)
+        first, rest = _string.formatter_field_name_split(field_name)
         obj = self.get_value(first, args, kwargs)
         for is_attr, key in rest:
             obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
@@ -558,10 +559,6 @@ class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
         self.size += len(text)
         self.reserve(0)
         return text
-
-
-def _formatter_field_name_split(field_name):
-    return _string.formatter_field_name_split(field_name)
 
 
 def _check_format_spec(limits, spec):

@@ -84,33 +84,33 @@ def _oldest_stale():
     return False
 
 
-class _Bounded:
-    # The fingerprint pickler's file: it keeps what is written, and refuses more than _MAX_FINGERPRINT bytes.
-
-    __slots__ = ("room", "parts")
-
-    def __init__(self):
-        self.room, self.parts = _MAX_FINGERPRINT, []
-
-    def write(self, data):
-        self.room -= len(data)
-        if self.room < 0:
-            raise OverflowError("fingerprint too long")
-        self.parts.append(bytes(data))
-        return len(data)
-
-
 _shared = None                       # (pickler, its file): made on first use (pickle is imported then)
 _shared_lock = _thread.allocate_lock()
 
 
 def _new_pickler():
-    import pickle   # for start-up time: only a render that meets the same data twice needs it
+    # pickle and these two classes are made on first use, for start-up time: only a render that meets the same
+    # data twice needs them
+    import pickle
 
     class PlainPickler(pickle.Pickler):
         def reducer_override(self, obj):   # called for any object that is not of an exact built-in type
             raise TypeError("not plain data")
-    file = _Bounded()
+
+    class Bounded:
+        # The pickler's file: it keeps what is written, and refuses more than _MAX_FINGERPRINT bytes.
+        __slots__ = ("room", "parts")
+
+        def __init__(self):
+            self.room, self.parts = _MAX_FINGERPRINT, []
+
+        def write(self, data):
+            self.room -= len(data)
+            if self.room < 0:
+                raise OverflowError("fingerprint too long")
+            self.parts.append(bytes(data))
+            return len(data)
+    file = Bounded()
     return PlainPickler(file, 5), file, pickle.PicklingError
 
 

@@ -325,8 +325,9 @@ def _small_indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_as
     return text
 
 
-class _NotSmall(Exception):
-    """_indented_json gives up: not a small tree of plain data within the limits (the measuring path takes it)."""
+# _indented_json gives up (not a small tree of plain data within the limits: the measuring path takes it) by the
+# TypeError that a key that is not a str raises too: a class of its own would cost the import more than it tells
+_NotSmall = TypeError
 
 
 def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, sort_keys):
@@ -353,7 +354,7 @@ def _indented_json(rs, limits, value, indent, item_sep, key_sep, ensure_ascii, s
                          limits.max_string, min(limits.max_data_depth, _LEVELS), max_items)
     try:
         items, bound, deepest = write(value)
-    except (_NotSmall, TypeError):   # TypeError: a key that is not a str (json converts some, refuses others)
+    except TypeError:   # _NotSmall, or a key that is not a str (json converts some, refuses others)
         return None
     return "".join(parts), items, bound, deepest
 
