@@ -369,10 +369,16 @@ def extract(parser):
     if (len(symbols) > _FIRST_MARK or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100):
         raise SystemExit("too many symbols (or actions, or lexers) for the tables' codes")
     error = ~len(parser.rules)   # (the action of a symbol a state has none for)
+    if error <= lalr.UNITS:
+        raise SystemExit("too many rules for the tables' codes of unit reductions")
+    # a unit reduction's action: lalr.UNITS - its origin's code (the driver follows a chain of them by the origins)
+    units = {~number: lalr.UNITS - code[str(rule.origin.name)][0] for number, rule in enumerate(parser.rules)
+             if _rule_entry(rule).split(" ")[2] == "U"}
 
     def actions(row):
         # the row's action on every symbol, in the symbols' order, each a signed two-byte number, low byte first
-        return b"".join(row.get(symbol, error).to_bytes(2, "little", signed=True) for symbol in symbols)
+        return b"".join(units.get(action, action).to_bytes(2, "little", signed=True)
+                        for action in (row.get(symbol, error) for symbol in symbols))
 
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     first = {name: first_chars(pattern) for name, pattern in patterns.items()}
@@ -396,16 +402,12 @@ def extract(parser):
         "symbols": symbols,
         # in bytes: a symbol as its index in symbols (a byte), an action as two (see actions()). A lexer: its
         # terminals in match order (packed, see _packed: one bytes and its entries' offsets, not one object per
-        # entry). The parse table dense, state by state, a row of every symbol's action (~rules for none): the
-        # driver reads it in place (a view of signed numbers), where decoding the rows a parse reaches cost a cold
-        # start's first parse a tenth of its time
+        # entry). The parse table dense, state by state, a row of every symbol's action (a unit reduction's by its
+        # origin, see lalr.UNITS; ~rules for none): the driver reads it in place (a view of signed numbers), where
+        # decoding the rows a parse reaches cost a cold start's first parse a tenth of its time
         "lexers": _packed([b"".join(map(code.__getitem__, names)) for names in lexers]),
         "actions": b"".join(actions(row) for row in rows),
         "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
-        # each rule's origin (its symbol's code) when its reduction is a unit's (U: the value stays), else NO_UNIT:
-        # a chain of unit reductions is followed without the rules' entries (see lalr.Parser._follow_units)
-        "unit_origins": bytes(code[str(rule.origin.name)][0] if _rule_entry(rule).split(" ")[2] == "U"
-                              else lalr.NO_UNIT for rule in parser.rules),
         "callbacks": _callbacks(parser),
         "state_lexers": bytes(state_lexers),   # a state's lexer number, a byte
         "start": state_id[table.start_states["start"]],

@@ -28,7 +28,9 @@ _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte
 # the bytes that mark a unit list's parts (see Tables.units), above every symbol's code: between units, in front of
 # a unit of literals or of other terminals, and in front of the members a lexer accepts of a family
 UNIT_BREAK, LITERALS, TERMINALS, ACCEPTED = 0xFF, 0xFE, 0xFD, 0xFC
-NO_UNIT = 0xFF   # a rule's entry in the unit origins when its reduction is not a unit's
+# a unit reduction's action in the parse table: UNITS - its origin's code (below every other action; the rule
+# itself is never bound: a chain of them is followed by the origins, see Parser._follow_units)
+UNITS = -0x400
 
 
 class Tables:
@@ -55,8 +57,6 @@ class Tables:
         self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
-        # rule → its origin's symbol code when its reduction is a unit's (see Parser._follow_units), else NO_UNIT
-        self.unit_origins = data["unit_origins"]
         self.lexer_of_state = data["state_lexers"]
         # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
         # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
@@ -253,14 +253,17 @@ class Parser:
                 action = (rows[state] or view(state))[code]
             if action < 0:   # reduce until the token can be shifted
                 while True:
-                    how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
-                    if how is _UNIT:  # a chain of them, taken in one step, with the action that follows it
+                    if action <= UNITS:  # a chain of unit reductions, taken in one step, with the action after it
                         key = (states[top], state, code)
                         found = chains.get(key)
                         if found is None:
                             found = chains[key] = self._follow_units(key[0], state, code)
                         state, action = found
-                    elif how is _ERROR:
+                        if action >= 0:
+                            break
+                        continue
+                    how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
+                    if how is _ERROR:
                         return self._stopped(token, state, values)
                     else:  # a reduction, in line: this is the parser's inner loop
                         if size == 1:   # the rule's symbol's slots take its value and the state after it
@@ -325,17 +328,11 @@ class Parser:
     def _follow_units(self, below, state, code):
         # (the state after the unit reductions that the symbol numbered code calls for in `state`, on top of
         # `below`; the action there): stops before any other action (or an error, which then shows in that state
-        # as Lark would show it). (The rules' origins from the tables' own list of unit rules: no rule passed
-        # through is bound.)
-        tables = self.tables
-        rows, view, end, error = tables.rows, tables.view, self._end, tables.error
-        origins, goto = tables.unit_origins, rows[below]
+        # as Lark would show it).
+        rows, view, goto, end = self.tables.rows, self.tables.view, self.tables.rows[below], self._end
         action = rows[state][code]
-        while state != end and action < 0 and action != error:
-            origin = origins[~action]
-            if origin == NO_UNIT:
-                break
-            state = goto[origin]
+        while action <= UNITS and state != end:
+            state = goto[UNITS - action]
             action = (rows[state] or view(state))[code]
         return state, action
 
