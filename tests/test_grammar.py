@@ -66,14 +66,21 @@ def test_starting_names_the_terminals_each_character_may_start(built):
 
 
 def test_rows_are_larks_parse_table(built):
-    """Each state's row, decoded from its keyset and actions, is Lark's parse table for the state."""
+    """Each state's row, read from the dense table, is Lark's parse table for the state (a unit reduction coded by
+    its origin, as the build writes it)."""
+    from minijinja_py.syntax import lalr
     parser, tables = built
     table = parser.parser.parser._parse_table
     order = grammar_tables._canonical_states(table)
     state_id = {old: new for new, old in enumerate(order)}
     rule_id = {rule: i for i, rule in enumerate(parser.rules)}
+
+    def reduction(rule):
+        if grammar_tables._rule_entry(rule).split(" ")[2] == "U":
+            return lalr.UNITS - tables.symbols.index(rule.origin.name)
+        return ~rule_id[rule]
     for new, old in enumerate(order):
-        assert tables.row(new) == {str(symbol): state_id[arg] if action.name == "Shift" else ~rule_id[arg]
+        assert tables.row(new) == {str(symbol): state_id[arg] if action.name == "Shift" else reduction(arg)
                                    for symbol, (action, arg) in table.states[old].items()}, new
 
 
@@ -116,9 +123,9 @@ def test_units_are_what_each_lexer_tries(built):
             assert tables.units(tables.lexer_of_state[new], key) == tuple(expected), (new, key)
 
 
-def test_unit_origins_name_the_unit_rules(built):
-    """The tables' unit origins (what Parser._follow_units follows a chain of unit reductions by, without binding
-    the rules) give a rule's origin exactly when its bound reduction is a unit's, as Lark's rule says."""
+def test_unit_reductions_are_the_unit_rules(built):
+    """The table codes a reduction by its origin (what Parser._follow_units follows a chain of unit reductions by,
+    without binding the rules) exactly when the driver's reduction of the rule is a unit's."""
     from minijinja_py.syntax import lalr
     parser, tables = built
 
@@ -127,16 +134,11 @@ def test_unit_origins_name_the_unit_rules(built):
             return name
 
     driver = lalr.Parser(tables, Named())
-    units = 0
-    for number, rule in enumerate(parser.rules):
-        how, origin = driver._rule(number)[:2]
-        code = tables.unit_origins[number]
-        if how is lalr._UNIT:
-            assert code != lalr.NO_UNIT and tables.symbols[code] == origin == rule.origin.name, rule
-            units += 1
-        else:
-            assert code == lalr.NO_UNIT, rule
-    assert len(tables.unit_origins) == len(parser.rules) and units > 10
+    coded = {action for action in tables.table if action <= lalr.UNITS}
+    units = {number for number in range(len(parser.rules)) if driver._rule(number)[0] is lalr._UNIT}
+    assert len(units) > 10 and all(len(parser.rules[number].expansion) == 1 for number in units)
+    assert coded == {lalr.UNITS - driver._rule(number)[1] for number in units}
+    assert not any(~action in units for action in tables.table if lalr.UNITS < action < 0)
 
 
 def test_bound_rules_shape_as_larks_plans(built):
@@ -152,6 +154,7 @@ def test_bound_rules_shape_as_larks_plans(built):
     driver = lalr.Parser(tables, Named())
     for number, rule in enumerate(parser.rules):
         how, origin, size, callback, shaper = driver._rule(number)
+        origin = tables.symbols[origin]   # (the driver keeps its symbol's number)
         plan = grammar_tables._child_plan(rule)
         inlined, expand1 = origin.startswith("_"), bool(rule.options.expand1) and not rule.alias
         assert origin == rule.origin.name

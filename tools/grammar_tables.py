@@ -39,7 +39,7 @@ GRAMMAR = os.path.join(ROOT, "grammar", "jinja.lark")
 TABLES = os.path.join(ROOT, "grammar", "jinja.tables.marshal")
 MARSHAL_VERSION = 4
 OPTION_SETS = [(tb, lb) for tb in (True, False) for lb in (True, False)]
-FORMAT = 11
+FORMAT = 12
 _FIRST_MARK = lalr.ACCEPTED   # symbol codes stay below the bytes that mark a unit list's parts
 
 
@@ -366,24 +366,19 @@ def extract(parser):
                      for symbol, (action, arg) in sorted(table.states[old].items())})
     symbols = sorted({symbol for row in rows for symbol in row} | {name for names in lexers for name in names})
     code = {symbol: bytes((i,)) for i, symbol in enumerate(symbols)}
-    # a row's symbols (its keys), written once per distinct sequence: 541 rows have 162 (a template's rows share
-    # them: the parser decodes each once)
-    keysets, keyset_id, state_keys = [], {}, []
-    for row in rows:
-        keys = b"".join(map(code.__getitem__, row))
-        if keys not in keyset_id:
-            keyset_id[keys] = len(keysets)
-            keysets.append(keys)
-        state_keys.append(keyset_id[keys])
-    if (len(symbols) > _FIRST_MARK or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100
-            or len(keysets) > 0x100):
-        raise SystemExit("too many symbols (or actions, or lexers, or row keys) for the tables' codes")
+    if (len(symbols) > _FIRST_MARK or max(len(parser.rules), len(order)) > 0x8000 or len(lexers) > 0x100):
+        raise SystemExit("too many symbols (or actions, or lexers) for the tables' codes")
+    error = ~len(parser.rules)   # (the action of a symbol a state has none for)
+    if error <= lalr.UNITS:
+        raise SystemExit("too many rules for the tables' codes of unit reductions")
+    # a unit reduction's action: lalr.UNITS - its origin's code (the driver follows a chain of them by the origins)
+    units = {~number: lalr.UNITS - code[str(rule.origin.name)][0] for number, rule in enumerate(parser.rules)
+             if _rule_entry(rule).split(" ")[2] == "U"}
 
-    def state(row):
-        actions = set(row.values())
-        # an action as a signed two-byte number, low byte first (a state >= 0, ~rule < 0)
-        return b"".join(action.to_bytes(2, "little", signed=True)
-                        for action in (actions if len(actions) == 1 else row.values()))
+    def actions(row):
+        # the row's action on every symbol, in the symbols' order, each a signed two-byte number, low byte first
+        return b"".join(units.get(action, action).to_bytes(2, "little", signed=True)
+                        for action in (row.get(symbol, error) for symbol in symbols))
 
     patterns = {t.name: t.pattern.to_regexp() for t in sorted(parser.terminals, key=lambda t: t.name)}
     first = {name: first_chars(pattern) for name, pattern in patterns.items()}
@@ -405,23 +400,14 @@ def extract(parser):
         "ignore": sorted(parser.ignore_tokens),
         "runs": {name: run for name in sorted(parser.ignore_tokens) if (run := run_chars(patterns[name]))},
         "symbols": symbols,
-        # in bytes: a symbol as its index in symbols (a byte), an action as two (see state()). A lexer: its
-        # terminals in match order; a keyset: the symbols of rows, every lookahead of a reduction written out; a
-        # state's row: the actions of its keyset's symbols (one, when all are the same reduction). The driver
-        # decodes a row when the parser first reaches its state, its keys mapped through the symbols once per
-        # keyset and its actions read as signed numbers (all in C): a template reaches a fraction of the states,
-        # and a cold start pays for what it decodes. Lexers, keysets, states and rules are each one bytes (rules:
-        # one text) and its entries' offsets (see _packed): one object per table, not one per entry (bytes and
-        # str, which the garbage collector never walks, and no hex to decode)
+        # in bytes: a symbol as its index in symbols (a byte), an action as two (see actions()). A lexer: its
+        # terminals in match order (packed, see _packed: one bytes and its entries' offsets, not one object per
+        # entry). The parse table dense, state by state, a row of every symbol's action (a unit reduction's by its
+        # origin, see lalr.UNITS; ~rules for none): the driver reads it in place (a view of signed numbers), where
+        # decoding the rows a parse reaches cost a cold start's first parse a tenth of its time
         "lexers": _packed([b"".join(map(code.__getitem__, names)) for names in lexers]),
-        "keysets": _packed(keysets),
-        "state_keys": bytes(state_keys),   # a state's keyset number, a byte
-        "states": _packed([state(row) for row in rows], 2),   # (offsets in actions)
+        "actions": b"".join(actions(row) for row in rows),
         "rules": _packed([_rule_entry(rule) for rule in parser.rules]),
-        # each rule's origin (its symbol's code) when its reduction is a unit's (U: the value stays), else NO_UNIT:
-        # a chain of unit reductions is followed without the rules' entries (see lalr.Parser._follow_units)
-        "unit_origins": bytes(code[str(rule.origin.name)][0] if _rule_entry(rule).split(" ")[2] == "U"
-                              else lalr.NO_UNIT for rule in parser.rules),
         "callbacks": _callbacks(parser),
         "state_lexers": bytes(state_lexers),   # a state's lexer number, a byte
         "start": state_id[table.start_states["start"]],

@@ -23,19 +23,22 @@ from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, Unexpect
 
 __all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
 
-FORMAT = 11
+FORMAT = 12
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
 # the bytes that mark a unit list's parts (see Tables.units), above every symbol's code: between units, in front of
 # a unit of literals or of other terminals, and in front of the members a lexer accepts of a family
 UNIT_BREAK, LITERALS, TERMINALS, ACCEPTED = 0xFF, 0xFE, 0xFD, 0xFC
-NO_UNIT = 0xFF   # a rule's entry in the unit origins when its reduction is not a unit's
+# a unit reduction's action in the parse table: UNITS - its origin's code (below every other action; the rule
+# itself is never bound: a chain of them is followed by the origins, see Parser._follow_units)
+UNITS = -0x400
 
 
 class Tables:
-    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per state,
-    # rule or lexer are kept as the file's bytes (a symbol's code a byte, a number two), one bytes per table (the
-    # rules: one text) with its entries' offsets, and decoded when first used (a template visits a fraction of
-    # them): decoding the file and holding it are a cold start's cost, and one object per entry held ~55 KiB more.
+    # The decoded tables file (see tools/grammar_tables.py for its fields). The parts a parse needs per rule or
+    # lexer are kept as the file's bytes (a symbol's code a byte, a number two), one bytes per table (the rules: one
+    # text) with its entries' offsets, and decoded when first used (a template visits a fraction of them); the parse
+    # table is read in place: decoding the file and holding it are a cold start's cost, and one object per entry
+    # held ~55 KiB more.
 
     def __init__(self, data):
         if data.get("format") != FORMAT:
@@ -54,8 +57,6 @@ class Tables:
         self._rules, self._rule_offsets = _unpacked(data["rules"])
         self.rule_count = len(self._rule_offsets) - 1
         self.callbacks = data["callbacks"]          # the rule names and aliases the parser calls back
-        # rule → its origin's symbol code when its reduction is a unit's (see Parser._follow_units), else NO_UNIT
-        self.unit_origins = data["unit_origins"]
         self.lexer_of_state = data["state_lexers"]
         # what a lexer tries for a character of a class, as Lexer._units makes it: the distinct unit lists (a
         # tuple once decoded), and for each lexer and class the number of its list (bytes, lexer by lexer)
@@ -68,19 +69,23 @@ class Tables:
         self._lexers, self._lexer_offsets = _unpacked(data["lexers"])
         self.lexer_count = len(self._lexer_offsets) - 1
         self._lexer_names = [None] * self.lexer_count
-        # per state: symbol → state (shift or goto, >= 0) or ~rule (reduce, < 0); None until made by row(),
-        # when the parser first reaches the state: the state's keyset (its symbols, decoded once: the first row
-        # made with them holds them for the others) zipped with its actions (all states' actions: one view of
-        # signed numbers)
-        states, self._state_offsets = _unpacked(data["states"])
-        self._states = _shorts(states, "h")
-        self.actions = [None] * (len(self._state_offsets) - 1)
-        self.keys_of_state = data["state_keys"]
-        self._keysets, self._keyset_offsets = _unpacked(data["keysets"])
-        self._keys = [None] * (len(self._keyset_offsets) - 1)   # keyset → the first row made with it
-        # a number's symbol (one str per symbol, shared by the rows and lexers)
+        # a number's symbol (one str per symbol, shared by the rows and lexers), and a symbol's number
         self.symbols = data["symbols"]
+        self.code_of = dict(zip(self.symbols, range(len(self.symbols))))
+        # the parse table, dense: the action of state s on the symbol of number c at s * width + c, a state (shift
+        # or goto, >= 0) or ~rule (reduce, < 0), or `error` (~rule_count: none). Read in place, one view of signed
+        # numbers: nothing is decoded, where rows made on first use cost a first parse a tenth of its time
+        self.width = len(self.symbols)
+        self.table = _shorts(data["actions"], "h")
+        self.error = ~self.rule_count
+        self.state_count = len(self.table) // self.width
+        self.rows = [None] * self.state_count   # a state's actions (its part of table), made by view() on first use
         self.start, self.end = data["start"], data["end"]
+
+    def view(self, state):
+        # The actions of a state, a view of table indexed by the symbols' numbers.
+        row = self.rows[state] = self.table[state * self.width:(state + 1) * self.width]
+        return row
 
     def rule(self, number):
         # The text of a rule.
@@ -143,26 +148,10 @@ class Tables:
         return first
 
     def row(self, state):
-        # The actions of a state, decoded from its text on first use: its keyset's symbols, then their actions.
-        row = self.actions[state]
-        if row is None:
-            number = self.keys_of_state[state]
-            keys = self._keys[number] or self._keyset(number)   # (a row's keys are its keyset, in order)
-            offsets = self._state_offsets
-            start, end = offsets[state], offsets[state + 1]
-            # (one action: the same on every symbol, a reduction on every lookahead)
-            row = self.actions[state] = dict(zip(keys, self._states[start:end])) if end - start != 1 else \
-                dict.fromkeys(keys, self._states[start])
-            if self._keys[number] is None:
-                self._keys[number] = row
-        return row
-
-    def _keyset(self, number):
-        # The symbols of a keyset, a tuple (by one itemgetter, as _symbols_of, in line: a first parse decodes a
-        # keyset per few rows).
-        offsets = self._keyset_offsets
-        codes = self._keysets[offsets[number]:offsets[number + 1]]
-        return itemgetter(*codes)(self.symbols) if len(codes) > 1 else (self.symbols[codes[0]],) if codes else ()
+        # The actions of a state: {symbol: action}, for the symbols it has one for.
+        start = state * self.width
+        return {symbol: action for symbol, action in zip(self.symbols, self.table[start:start + self.width])
+                if action != self.error}
 
     def _symbols_of(self, codes):
         # The symbols of codes (bytes), a tuple (picked by _picker's itemgetter: a tenth of map's cost per symbol).
@@ -197,6 +186,7 @@ _UNIT = 0      # a `?rule` with one child: the value stays, only the state chang
 _CALL = 1      # the callback gets the shaped children
 _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a list
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
+_ERROR = 4     # no action: the end of the parse, or a syntax error
 _SAME = -1     # a rule's size when its one symbol's value, a list, is the callback's children as it is
 _HOW = {"U": _UNIT, "C": _CALL, "I": _INLINE, "E": _EXPAND1}   # as the tables write them
 
@@ -214,13 +204,13 @@ class Parser:
         lexicons = modes or [lexicon(tables, edit)]
         self.patterns = lexicons[0].patterns
         self._ignore = tables.ignore
-        self._actions = tables.actions
         self._end = tables.end
         missing = [name for name in tables.callbacks if not hasattr(callbacks, name)]
         if missing:
             raise ValueError(f"no callback for the rules {', '.join(missing)}")
         self._callbacks = callbacks
-        self._rules = [None] * tables.rule_count  # rule number → how its reduction goes, made on first use
+        # rule number → how its reduction goes, made on first use; the last, ~tables.error, no action's
+        self._rules = [None] * tables.rule_count + [(_ERROR, None, 0, None, None)]
         self._lexers = [Lexer(tables, one) for one in lexicons]
         self._lexer = self._lexers[0]
         # (state below, state, lookahead) → (the state after the chain of unit reductions, its action then)
@@ -233,7 +223,7 @@ class Parser:
         rule = self._rules[number]
         if rule is None:
             origin, size, how, name, shaper = self.tables.rule(number).split(" ")
-            rule = self._rules[number] = (_HOW[how], origin, int(size),
+            rule = self._rules[number] = (_HOW[how], self.tables.code_of[origin], int(size),
                                           None if name == "-" else getattr(self._callbacks, name),
                                           None if shaper == "-" else _shaper(shaper))
         return rule
@@ -244,97 +234,107 @@ class Parser:
         # generator over the lexer's tokens; the lexer reads the parser state when the next token is asked for).
         # mode: for a parser made with modes, a list whose one item is the number of the mode the next token is
         # lexed in (the postlexer sets it as it goes; it starts as it is given).
-        state = self.tables.start
+        tables = self.tables
+        state = tables.start
         states, values = [state], []
-        stream = (self._lexer.lex(text, states, values) if mode is None
-                  else lex_modes(self._lexers, mode, text, states, values))
-        if postlex is not None:
-            stream = postlex(stream)
-        actions, rules, chains = self._actions, self._rules, self._chains
-        # top: the index of values' top, states' one below (states[top + 1] is state): the interpreter
-        # specialises non-negative list indexes, not [-1] or [-2] (these took ~2% of a parse)
-        row, end, top = self.tables.row, self._end, -1
-        # the last token, $END, is reduced as the others are, up to the end state, where it completes the parse
-        for token in chain(stream, _end_of(values)):
+        rows, view, codes, error = tables.rows, tables.view, tables.code_of, tables.error
+        # top: the index of values' top, states' one below (states[top + 1] is state, written when the token is
+        # shifted: the reductions before it keep the state in hand): the interpreter specialises non-negative list
+        # indexes, not [-1] or [-2] (these took ~2% of a parse)
+        rules, chains, top = self._rules, self._chains, -1
+        for token in self._tokens(text, states, values, postlex, mode):
             kind = token[0]   # token.type (by index: the named field is a slower lookup)
-            try:   # (a subscript, not .get: a method call per lookup costs more; a miss is a syntax error)
-                action = (actions[state] or row(state))[kind]
-            except KeyError:
-                action = None
-            while action is None or action < 0:  # reduce until the token can be shifted
-                if action is None:
-                    if state == end and kind == "$END":
-                        return values[-1]
-                    raise UnexpectedToken(token, _expected(actions[state]), state, values)
-                how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
-                if how is _UNIT:  # a chain of them, taken in one step, with the action that follows it
-                    key = (states[top], state, kind)
-                    found = chains.get(key)
-                    if found is None:
-                        after = self._follow_units(key[0], key[1], kind)
-                        found = chains[key] = (after, (actions[after] or row(after)).get(kind))
-                    state, action = found
-                    states[top + 1] = state
-                    continue
-                else:  # a reduction, in line: this is the parser's inner loop
-                    if size == 1:   # the rule's symbol's slots take its value and the state after it
-                        children = [values[top]]
-                    elif size == 2:   # (popped one by one: no slice objects)
-                        children = [values[top - 1], values.pop()]
-                        top -= 1
-                        states.pop()
-                    elif size == 3:
-                        last = values.pop()
-                        middle = values.pop()
-                        top -= 2
-                        children = [values[top], middle, last]
-                        states.pop()
-                        states.pop()
-                    elif size > 3:
-                        children = values[-size:]
-                        del values[1 - size:]
-                        del states[1 - size:]
-                        top -= size - 1
-                    elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
-                        children = values[top]
-                    else:
-                        children = []
-                        states.append(state)
-                        values.append(None)
-                        top += 1
-                    if shaper is not None:
-                        children = shaper(children)
-                    if how is _CALL:
-                        children = callback(children)
-                    elif how is _EXPAND1:
-                        children = children[0] if len(children) == 1 else callback(children)
-                    state = states[top + 1] = actions[states[top]][origin]
-                    values[top] = children
-                try:
-                    action = (actions[state] or row(state))[kind]
-                except KeyError:
-                    action = None
+            try:
+                code = codes[kind]
+            except KeyError:   # (a token no state accepts)
+                code = None
+                action = error
+            else:
+                action = (rows[state] or view(state))[code]
+            if action < 0:   # reduce until the token can be shifted
+                while True:
+                    if action <= UNITS:  # a chain of unit reductions, taken in one step, with the action after it
+                        key = (states[top], state, code)
+                        found = chains.get(key)
+                        if found is None:
+                            found = chains[key] = self._follow_units(key[0], state, code)
+                        state, action = found
+                        if action >= 0:
+                            break
+                        continue
+                    how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
+                    if how is _ERROR:
+                        return self._stopped(token, state, values)
+                    else:  # a reduction, in line: this is the parser's inner loop
+                        if size == 1:   # the rule's symbol's slots take its value and the state after it
+                            children = [values[top]]
+                        elif size == 2:   # (popped one by one: no slice objects)
+                            children = [values[top - 1], values.pop()]
+                            top -= 1
+                            states.pop()
+                        elif size == 3:
+                            last = values.pop()
+                            middle = values.pop()
+                            top -= 2
+                            children = [values[top], middle, last]
+                            states.pop()
+                            states.pop()
+                        elif size > 3:
+                            children = values[-size:]
+                            del values[1 - size:]
+                            del states[1 - size:]
+                            top -= size - 1
+                        elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
+                            children = values[top]
+                        else:
+                            children = []
+                            states[top + 1] = state
+                            states.append(state)
+                            values.append(None)
+                            top += 1
+                        if shaper is not None:
+                            children = shaper(children)
+                        if how is _CALL:
+                            children = callback(children)
+                        elif how is _EXPAND1:
+                            children = children[0] if len(children) == 1 else callback(children)
+                        state = rows[states[top]][origin]
+                        values[top] = children
+                        action = (rows[state] or view(state))[code]
+                    if action >= 0:
+                        break
+                states[top + 1] = state
             states.append(action)
             values.append(token)
             state = action
             top += 1
         raise AssertionError("the tables shift no $END")   # (they never do: tools/grammar_tables.py)
 
-    def _follow_units(self, below, state, kind):
-        # The state after the unit reductions that `kind` calls for in `state` (on top of `below`); stops
-        # before any other action (or an error, which then shows in that state as Lark would show it). (The
-        # rules' origins from the tables' own list of unit rules: no rule passed through is bound.)
-        actions, row, goto, end = self._actions, self.tables.row, self._actions[below], self._end
-        origins, symbols = self.tables.unit_origins, self.tables.symbols
-        while state != end:
-            action = (actions[state] or row(state)).get(kind)
-            if action is None or action >= 0:
-                break
-            origin = origins[~action]
-            if origin == NO_UNIT:
-                break
-            state = goto[symbols[origin]]
-        return state
+    def _tokens(self, text, states, values, postlex, mode):
+        # The tokens the parser reads (see parse): the last, $END, is reduced as the others are, up to the end
+        # state, where it completes the parse.
+        stream = (self._lexer.lex(text, states, values) if mode is None
+                  else lex_modes(self._lexers, mode, text, states, values))
+        if postlex is not None:
+            stream = postlex(stream)
+        return chain(stream, _end_of(values))
+
+    def _stopped(self, token, state, values):
+        # The parse's value where token has no action in state: at its end, else a syntax error.
+        if state == self._end and token[0] == "$END":
+            return values[-1]
+        raise UnexpectedToken(token, _expected(self.tables.row(state)), state, values)
+
+    def _follow_units(self, below, state, code):
+        # (the state after the unit reductions that the symbol numbered code calls for in `state`, on top of
+        # `below`; the action there): stops before any other action (or an error, which then shows in that state
+        # as Lark would show it).
+        rows, view, goto, end = self.tables.rows, self.tables.view, self.tables.rows[below], self._end
+        action = rows[state][code]
+        while action <= UNITS and state != end:
+            state = goto[UNITS - action]
+            action = (rows[state] or view(state))[code]
+        return state, action
 
 
 def _end_of(values):
