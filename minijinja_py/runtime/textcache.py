@@ -86,11 +86,21 @@ def _oldest_stale():
 
 _shared = None                       # (pickler, its file): made on first use (pickle is imported then)
 _shared_lock = _thread.allocate_lock()
+_kinds = None                        # (the pickler's class, its file's class, pickle's error): made once, on first use
 
 
 def _new_pickler():
+    global _kinds
+    if _kinds is None:   # (two threads may both make them: either pair serves)
+        _kinds = _pickler_kinds()
+    pickler_class, file_class, pickling_error = _kinds
+    file = file_class()
+    return pickler_class(file, 5), file, pickling_error
+
+
+def _pickler_kinds():
     # pickle and these two classes are made on first use, for start-up time: only a render that meets the same
-    # data twice needs them
+    # data twice needs them; once, not per pickler (a call that finds the shared one in use makes its own)
     import pickle
 
     class PlainPickler(pickle.Pickler):
@@ -110,8 +120,7 @@ def _new_pickler():
                 raise OverflowError("fingerprint too long")
             self.parts.append(bytes(data))
             return len(data)
-    file = Bounded()
-    return PlainPickler(file, 5), file, pickle.PicklingError
+    return PlainPickler, Bounded, pickle.PicklingError
 
 
 def _fingerprint(value):

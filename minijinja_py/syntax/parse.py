@@ -177,21 +177,21 @@ def _follow_test(tok, kind, test):
 def _jinja_name(tok):
     # A name Python's identifiers refuse, as Jinja2's lexer reads it: its name pattern (\w, and the other
     # characters that may go on an identifier) takes the longest run, which must be an identifier; a character it
-    # does not take starts no token of its. (the name it reads first, or None; the error after it)
+    # does not take starts no token of its. Yields the name it reads first, if any (Jinja2's parser may refuse
+    # that name before its lexer reads on), then raises the error after it.
     value = tok.value
     end = 0
     while end < len(value) and (value[end].isalnum() or ("a" + value[end]).isidentifier()):
         end += 1
     if end and (end == len(value) or not value[:end].isidentifier()):
-        return None, TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
-                                         end=(tok.end_line, tok.column + end))
+        raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
+                                  end=(tok.end_line, tok.column + end))
     refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok.start_pos + end}", tok.line,
                                   tok.column + end, end=(tok.line, tok.column + end + 1))
-    if end == 0:
-        return None, refused
-    at = tok.start_pos + end
-    return _new_tuple(Token, (tok.type, value[:end], tok.start_pos, tok.line, tok.column, tok.line,
-                              tok.column + end, at)), refused
+    if end:
+        yield _new_tuple(Token, (tok.type, value[:end], tok.start_pos, tok.line, tok.column, tok.line,
+                                 tok.column + end, tok.start_pos + end))
+    raise refused
 
 
 def _too_deep(tok, limit):
@@ -232,10 +232,7 @@ class Postlexer:
                 yield _unknown_tag(tok)
                 continue
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                name, refused = _jinja_name(tok)
-                if name is not None:
-                    yield name   # (Jinja2's parser may refuse the name before its lexer reads on)
-                raise refused
+                yield from _jinja_name(tok)
             if test is not None or kind == "IS":
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind not in _BRACKET_KINDS:
@@ -314,10 +311,7 @@ class ModalPostlexer:
                 yield _unknown_tag(tok)
                 continue
             if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                name, refused = _jinja_name(tok)
-                if name is not None:
-                    yield name   # (Jinja2's parser may refuse the name before its lexer reads on)
-                raise refused
+                yield from _jinja_name(tok)
             if test is not None or kind == "IS":
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind in _OPENERS:
