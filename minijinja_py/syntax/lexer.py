@@ -182,14 +182,14 @@ class Lexer:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return Found(name, text, pos, pos + len(literal))
+                return _new_tuple(Found, (name, pos + len(literal), text, pos))
         return None
 
     def _keyword_matcher(self, text, pos):
         # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else Found(name, text, pos, word.end())
+        return None if name is None else _new_tuple(Found, (name, word.end(), text, pos))
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
