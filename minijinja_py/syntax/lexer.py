@@ -318,7 +318,10 @@ class Lexer:
             if not run:
                 return self._matcher(names)
             # an ignored run (whitespace) is all that can start here: skip one character without it
-            found = _Skip(None, frozenset(run))
+            ends = _RUN_ENDS.get(run)
+            if ends is None:
+                ends = _RUN_ENDS[run] = frozenset(map(chr, range(128))).difference(run)
+            found = _Skip(None, ends)
             found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
             return found
         if len(units) == 1 and units[0][2] and set(units[0][0]) == set(self._literal_first.get(char, ())):
@@ -400,9 +403,10 @@ class Lexer:
 
     def lex(self, text, states, values):
         # Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
-        # for (the parser's stacks, shared).
+        # for (the parser's stacks, shared). A column is the offset from `origin`, the offset before the first
+        # character of the line (one subtraction per column, not two).
         by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
-        pos, line, line_start, size = 0, 1, 0, len(text)
+        pos, line, origin, size = 0, 1, -1, len(text)
         while pos < size:
             state = states[-1]
             table = by_state[state]
@@ -410,29 +414,29 @@ class Lexer:
             match = table.get(char) or candidates(state, char)
             while match.__class__ is _Skip:   # skipped whitespace leaves the state as it is: on to what follows
                 pos += 1
-                if pos == size:
+                try:
+                    after = text[pos]
+                except IndexError:   # (the end of the text)
                     return
-                after = text[pos]
-                if after in match.chars or after >= "\x80":
+                if after not in match.ends:
                     pos -= 1
                     match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
                     break
                 if char == "\n":   # a run of one character: skip it
-                    line, line_start = line + 1, pos
+                    line, origin = line + 1, pos - 1
                 char = after
                 match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:   # (its text is the token's: the first character is, and the rest checked)
                 end = pos + match.size
                 if match.size > 1 and not text.startswith(match.text, pos):
-                    raise self._unmatched(text, pos, line, line_start, state, values)
+                    raise self._unmatched(text, pos, line, origin + 1, state, values)
                 # punctuation, one line, not an ignored terminal (see candidates)
-                yield _new_tuple(Token, (match.name, match.text, pos, line, pos - line_start + 1, line,
-                                         end - line_start + 1, end))
+                yield _new_tuple(Token, (match.name, match.text, pos, line, pos - origin, line, end - origin, end))
                 pos = end
                 continue
             m = match(text, pos)
             if m is None:
-                raise self._unmatched(text, pos, line, line_start, state, values)
+                raise self._unmatched(text, pos, line, origin + 1, state, values)
             end = m.end()
             kind = m.lastgroup
             value = text[pos:end]
@@ -440,17 +444,15 @@ class Lexer:
                 if end == pos:
                     raise ValueError(f"terminal {kind} matched the empty string")
                 if "\n" in value:
-                    line, line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
+                    line, origin = line + value.count("\n"), pos + value.rindex("\n")
                 pos = end
                 continue
             if "\n" in value:
-                end_line, end_line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
-                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line,
-                                         end - end_line_start + 1, end))
-                line, line_start = end_line, end_line_start
+                end_line, end_origin = line + value.count("\n"), pos + value.rindex("\n")
+                yield _new_tuple(Token, (kind, value, pos, line, pos - origin, end_line, end - end_origin, end))
+                line, origin = end_line, end_origin
             else:
-                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, line, end - line_start + 1,
-                                         end))
+                yield _new_tuple(Token, (kind, value, pos, line, pos - origin, line, end - origin, end))
             pos = end
 
     def _root_match(self, text, pos):
@@ -550,8 +552,12 @@ class _Fixed:
 
 class _Skip:
     # A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
-    # its match function, and the run's ASCII characters, to skip a one-character run without the regexp.
-    __slots__ = ("match", "chars")
+    # its match function, and the ASCII characters that end the run (what follows a run of one character, skipped
+    # without the regexp; any other character may go on with the run).
+    __slots__ = ("match", "ends")
 
-    def __init__(self, match, chars):
-        self.match, self.chars = match, chars
+    def __init__(self, match, ends):
+        self.match, self.ends = match, ends
+
+
+_RUN_ENDS = {}   # an ignored run's ASCII characters → the other ASCII characters (made once: lexers share them)
