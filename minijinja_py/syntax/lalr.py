@@ -328,10 +328,10 @@ class Parser:
     def _follow_units(self, below, state, code):
         # (the state after the unit reductions that the symbol numbered code calls for in `state`, on top of
         # `below`; the action there): stops before any other action (or an error, which then shows in that state
-        # as Lark would show it).
-        rows, view, goto, end = self.tables.rows, self.tables.view, self.tables.rows[below], self._end
+        # as Lark would show it; the end state has no action, tests/test_grammar.py).
+        rows, view, goto = self.tables.rows, self.tables.view, self.tables.rows[below]
         action = rows[state][code]
-        while action <= UNITS and state != end:
+        while action <= UNITS:
             state = goto[UNITS - action]
             action = (rows[state] or view(state))[code]
         return state, action

@@ -246,12 +246,14 @@ def _var_open(name):
 def _block_close(newline):
     def of(name):
         def match(text, pos):   # -%\}\s*|\+%\}|%\}, then \n? when newline
+            # (the ways start with different characters: the commonest, `%}`, is tried first)
+            if text.startswith("%}", pos):
+                end = pos + 3 if newline and text[pos + 2:pos + 3] == "\n" else pos + 2
+                return _new_tuple(Found, (name, end, text, pos))
             if text.startswith("-%}", pos):
                 return _new_tuple(Found, (name, _spaces(text, pos + 3), text, pos))
             if text.startswith("+%}", pos):
                 return _new_tuple(Found, (name, pos + 3, text, pos))
-            if text.startswith("%}", pos):
-                return _new_tuple(Found, (name, pos + 3 if newline and text.startswith("\n", pos + 2) else pos + 2, text, pos))
             return None
         return match
     return of
