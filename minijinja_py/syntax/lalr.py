@@ -342,9 +342,9 @@ def _end_of(values):
     # token when the parser asks for the next one, having just shifted it).
     last = values[-1] if values else None
     if last is None:
-        yield Token("$END", "", 0, 1, 1, None, None, None)
+        yield Token(("$END", "", 0, 1, 1, None, None, None))
     else:
-        yield Token("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos)
+        yield Token(("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos))
 
 
 def _expected(actions):

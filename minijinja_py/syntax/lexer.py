@@ -14,23 +14,20 @@ from .natives import KNOWN, NAME_CHAR, TAG_END, Found, KeywordFamily, alternativ
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
-_new_tuple = tuple.__new__
 
 
 class Token(tuple):
     # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    # line/column of its first character and of the position just after it. A tuple: one is made per token, and the
-    # lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
+    # line/column of its first character and of the position just after it. A tuple: one is made per token, as
+    # Token((type, value, ...)), tuple's own constructor (a Python __new__ taking the fields, or tuple.__new__ called
+    # as a function, cost ~300 machine instructions more per token). Written out rather than made by
     # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
-    def __new__(cls, type, value, start_pos, line, column, end_line, end_column, end_pos):
-        return _new_tuple(cls, (type, value, start_pos, line, column, end_line, end_column, end_pos))
-
     def __getnewargs__(self):
-        return tuple(self)
+        return (tuple(self),)
 
     def __repr__(self):
         return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
@@ -182,14 +179,14 @@ class Lexer:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return _new_tuple(Found, (name, pos + len(literal), text, pos))
+                return Found((name, pos + len(literal), text, pos))
         return None
 
     def _keyword_matcher(self, text, pos):
         # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else _new_tuple(Found, (name, word.end(), text, pos))
+        return None if name is None else Found((name, word.end(), text, pos))
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
@@ -431,7 +428,7 @@ class Lexer:
                 if match.size > 1 and not text.startswith(match.text, pos):
                     raise self._unmatched(text, pos, line, origin + 1, state, values)
                 # punctuation, one line, not an ignored terminal (see candidates)
-                yield _new_tuple(Token, (match.name, match.text, pos, line, pos - origin, line, end - origin, end))
+                yield Token((match.name, match.text, pos, line, pos - origin, line, end - origin, end))
                 pos = end
                 continue
             m = match(text, pos)
@@ -449,10 +446,10 @@ class Lexer:
                 continue
             if "\n" in value:
                 end_line, end_origin = line + value.count("\n"), pos + value.rindex("\n")
-                yield _new_tuple(Token, (kind, value, pos, line, pos - origin, end_line, end - end_origin, end))
+                yield Token((kind, value, pos, line, pos - origin, end_line, end - end_origin, end))
                 line, origin = end_line, end_origin
             else:
-                yield _new_tuple(Token, (kind, value, pos, line, pos - origin, line, end - origin, end))
+                yield Token((kind, value, pos, line, pos - origin, line, end - origin, end))
             pos = end
 
     def _root_match(self, text, pos):
@@ -476,8 +473,8 @@ class Lexer:
             end_line = at_line + newlines
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
             if m.lastgroup not in self.tables.ignore:
-                token = Token(m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
-                              m.end())
+                token = Token((m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
+                               m.end()))
                 return UnexpectedToken(token, allowed, state, values)
             at, at_line, at_start = m.end(), end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
@@ -507,7 +504,7 @@ def lex_modes(lexers, mode, text, states, values):
         end_line = line + newlines
         end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
         if m.lastgroup not in ignore:
-            yield Token(m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
+            yield Token((m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end))
         elif end == pos:
             raise ValueError(f"terminal {m.lastgroup} matched the empty string")
         pos, line, line_start = end, end_line, end_line_start
