@@ -405,3 +405,20 @@ def test_a_tag_family_tiers_up_to_its_regexp(monkeypatch):
     assert nodes.dump(syntax.parse(source, True, True)) == nodes.dump(before)
     assert not parser._lexer._native   # tiered up
     assert nodes.dump(syntax.parse(source, True, True)) == nodes.dump(before)
+
+
+def test_the_builder_has_every_callback_the_tables_name():
+    """The parser binds each rule to the builder's method of its name when the rule is first reduced: the builder
+    has one for every callback the tables name (checked here, not by each parser as it is made)."""
+    from minijinja_py.syntax.builder import Builder
+    from minijinja_py.syntax.parse import load_tables
+    assert [name for name in load_tables().callbacks if not hasattr(Builder, name)] == []
+
+
+def test_the_end_state_has_no_action():
+    """The parser's end state (the start rule read) has no action in the table, a unit reduction least of all: the
+    driver follows a chain of unit reductions until another action without checking for it (lalr._follow_units),
+    and completes the parse there on $END."""
+    from minijinja_py.syntax.parse import load_tables
+    tables = load_tables()
+    assert tables.row(tables.end) == {}

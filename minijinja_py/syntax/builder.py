@@ -13,9 +13,8 @@ from ..core.errors import PythonSyntaxTwin, TemplateAssertionError, TemplateSynt
 from . import nodes as n
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
-# Spans are made for most tokens and nodes: build the named tuple directly (its constructor is Python code); the
-# commonest callbacks, which know which of their parts are tokens and which nodes, build theirs in line.
-_new_tuple = tuple.__new__
+# Spans are made for most tokens and nodes, as Span((fields)); the commonest callbacks, which know which of their
+# parts are tokens and which nodes, build theirs in line.
 _Span = n.Span
 # a token's fields (lexer.Token: type value start_pos line column end_line end_column end_pos) in a Span's order,
 # and those of where it starts and where it ends: one C call per span instead of six attribute reads
@@ -28,7 +27,7 @@ _VALUE = attrgetter("value")   # a token's text
 
 
 def token_span(tok):
-    return _new_tuple(_Span, _SPAN_OF_TOKEN(tok))
+    return _Span(_SPAN_OF_TOKEN(tok))
 
 
 def tag_span(tok):
@@ -43,7 +42,7 @@ def tag_span(tok):
         line, col = tok.line + newlines, skip - stripped.rindex("\n")
     else:
         line, col = tok.line, tok.column + skip
-    return _new_tuple(_Span, (line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
+    return _Span((line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
 
 
 def keyword_span(tok):
@@ -54,14 +53,14 @@ def keyword_span(tok):
     if span.line == tok.end_line:
         return span
     width = len(tok.value) - len(tok.value.rstrip("abcdefghijklmnopqrstuvwxyz"))
-    return _new_tuple(_Span, (tok.end_line, tok.end_column - width, tok.end_pos - width, tok.end_pos,
+    return _Span((tok.end_line, tok.end_column - width, tok.end_pos - width, tok.end_pos,
                               tok.end_line, tok.end_column))
 
 
 def join_spans(first, last):
     # From where first starts to where last ends (each a node, an intermediate or a token).
     start = _SPAN_START(first.span) if isinstance(first, _SPANNED) else _TOKEN_START(first)
-    return _new_tuple(_Span, start + (_SPAN_END(last.span) if isinstance(last, _SPANNED) else _TOKEN_END(last)))
+    return _Span(start + (_SPAN_END(last.span) if isinstance(last, _SPANNED) else _TOKEN_END(last)))
 
 
 def syntax_error(message, span, cls=TemplateSyntaxError):
@@ -113,7 +112,7 @@ class Builder:
     # ------------------------------------------------------------------------------------------ statements
     def start(self, c):
         body = c[0]
-        return n.Template(n.Span(1, 1), body)
+        return n.Template(n.Span((1, 1, 0, 0, 0, 0)), body)
 
     def body(self, c):
         stmts = []
@@ -322,7 +321,7 @@ class Builder:
 
     def compare(self, c):
         first = c[0]
-        return n.Compare(_new_tuple(_Span, _SPAN_START(first.span) + _SPAN_END(c[-1][1].span)), first, tuple(c[1:]))
+        return n.Compare(_Span(_SPAN_START(first.span) + _SPAN_END(c[-1][1].span)), first, tuple(c[1:]))
 
     def comparison(self, c):
         op = c[0].value
@@ -333,7 +332,7 @@ class Builder:
 
     def binop(self, c):
         left, op, right = c
-        return n.BinOp(_new_tuple(_Span, _SPAN_START(left.span) + _SPAN_END(right.span)), op.value, left, right)
+        return n.BinOp(_Span(_SPAN_START(left.span) + _SPAN_END(right.span)), op.value, left, right)
 
     def concat(self, c):
         # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
@@ -347,7 +346,7 @@ class Builder:
 
     def filter(self, c):
         value, f = c
-        return n.Filter(_new_tuple(_Span, _SPAN_START(value.span) + _SPAN_END(f.span)), value, f.name, f.args, f.at)
+        return n.Filter(_Span(_SPAN_START(value.span) + _SPAN_END(f.span)), value, f.name, f.args, f.at)
 
     def test(self, c):
         value, _is, negated, named, args = c
@@ -376,7 +375,7 @@ class Builder:
 
     def getattr(self, c):
         obj, name = c
-        return n.Getattr(_new_tuple(_Span, _SPAN_START(obj.span) + _TOKEN_END(name)), obj, name.value)
+        return n.Getattr(_Span(_SPAN_START(obj.span) + _TOKEN_END(name)), obj, name.value)
 
     def getitem_dot(self, c):
         obj, index = c
@@ -388,11 +387,11 @@ class Builder:
             key = subs[0]
         else:
             key = n.TupleExpr(join_spans(_lsqb, rsqb), tuple(subs))
-        return n.Getitem(_new_tuple(_Span, _SPAN_START(obj.span) + _TOKEN_END(rsqb)), obj, key)
+        return n.Getitem(_Span(_SPAN_START(obj.span) + _TOKEN_END(rsqb)), obj, key)
 
     def call(self, c):
         func, (args, rpar) = c
-        return n.Call(_new_tuple(_Span, _SPAN_START(func.span) + _TOKEN_END(rpar)), func, args)
+        return n.Call(_Span(_SPAN_START(func.span) + _TOKEN_END(rpar)), func, args)
 
     def subscripts(self, c):
         return list(c)
@@ -452,7 +451,7 @@ class Builder:
         value = tok.value
         if value in CONSTANT_NAMES:
             return n.Const(token_span(tok), CONSTANT_NAMES[value])
-        return n.Name(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
+        return n.Name(_Span(_SPAN_OF_TOKEN(tok)), value)
 
     def string(self, c):
         if len(c) == 1:
@@ -462,7 +461,7 @@ class Builder:
                 value = _unescape(tok)
             else:
                 value = value[1:-1]
-            return n.Const(_new_tuple(_Span, _SPAN_OF_TOKEN(tok)), value)
+            return n.Const(_Span(_SPAN_OF_TOKEN(tok)), value)
         return n.Const(join_spans(c[0], c[-1]), "".join(map(_unescape, c)))  # 'a' "b": adjacent literals
 
     def int(self, c):

@@ -188,6 +188,7 @@ _INLINE = 2    # an inlined `_rule`: the shaped children go to the parent as a l
 _EXPAND1 = 3   # a `?rule` whose shaping may leave one child (passed up) or several (callback)
 _ERROR = 4     # no action: the end of the parse, or a syntax error
 _SAME = -1     # a rule's size when its one symbol's value, a list, is the callback's children as it is
+_STOP = -2     # the size of no action's entry (checked last: the reductions do not pay for it)
 _HOW = {"U": _UNIT, "C": _CALL, "I": _INLINE, "E": _EXPAND1}   # as the tables write them
 
 
@@ -205,12 +206,11 @@ class Parser:
         self.patterns = lexicons[0].patterns
         self._ignore = tables.ignore
         self._end = tables.end
-        missing = [name for name in tables.callbacks if not hasattr(callbacks, name)]
-        if missing:
-            raise ValueError(f"no callback for the rules {', '.join(missing)}")
+        # (that callbacks has every rule's method is a test's to check, tests/test_grammar.py: a check here cost each
+        # first parse ~80 lookups)
         self._callbacks = callbacks
         # rule number → how its reduction goes, made on first use; the last, ~tables.error, no action's
-        self._rules = [None] * tables.rule_count + [(_ERROR, None, 0, None, None)]
+        self._rules = [None] * tables.rule_count + [(_ERROR, None, _STOP, None, None)]
         self._lexers = [Lexer(tables, one) for one in lexicons]
         self._lexer = self._lexers[0]
         # (state below, state, lookahead) → (the state after the chain of unit reductions, its action then)
@@ -263,44 +263,44 @@ class Parser:
                             break
                         continue
                     how, origin, size, callback, shaper = rules[~action] or self._rule(~action)
-                    if how is _ERROR:
+                    # a reduction, in line: this is the parser's inner loop
+                    if size == 1:   # the rule's symbol's slots take its value and the state after it
+                        children = [values[top]]
+                    elif size == 2:   # (popped one by one: no slice objects)
+                        children = [values[top - 1], values.pop()]
+                        top -= 1
+                        states.pop()
+                    elif size == 3:
+                        last = values.pop()
+                        middle = values.pop()
+                        top -= 2
+                        children = [values[top], middle, last]
+                        states.pop()
+                        states.pop()
+                    elif size > 3:
+                        children = values[-size:]
+                        del values[1 - size:]
+                        del states[1 - size:]
+                        top -= size - 1
+                    elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
+                        children = values[top]
+                    elif size == 0:
+                        children = []
+                        states[top + 1] = state
+                        states.append(state)
+                        values.append(None)
+                        top += 1
+                    else:   # no action (the last entry of rules): the end of the parse, or a syntax error
                         return self._stopped(token, state, values)
-                    else:  # a reduction, in line: this is the parser's inner loop
-                        if size == 1:   # the rule's symbol's slots take its value and the state after it
-                            children = [values[top]]
-                        elif size == 2:   # (popped one by one: no slice objects)
-                            children = [values[top - 1], values.pop()]
-                            top -= 1
-                            states.pop()
-                        elif size == 3:
-                            last = values.pop()
-                            middle = values.pop()
-                            top -= 2
-                            children = [values[top], middle, last]
-                            states.pop()
-                            states.pop()
-                        elif size > 3:
-                            children = values[-size:]
-                            del values[1 - size:]
-                            del states[1 - size:]
-                            top -= size - 1
-                        elif size == _SAME:   # (in place as size 1) the one child is the shaped list itself
-                            children = values[top]
-                        else:
-                            children = []
-                            states[top + 1] = state
-                            states.append(state)
-                            values.append(None)
-                            top += 1
-                        if shaper is not None:
-                            children = shaper(children)
-                        if how is _CALL:
-                            children = callback(children)
-                        elif how is _EXPAND1:
-                            children = children[0] if len(children) == 1 else callback(children)
-                        state = rows[states[top]][origin]
-                        values[top] = children
-                        action = (rows[state] or view(state))[code]
+                    if shaper is not None:
+                        children = shaper(children)
+                    if how is _CALL:
+                        children = callback(children)
+                    elif how is _EXPAND1:
+                        children = children[0] if len(children) == 1 else callback(children)
+                    state = rows[states[top]][origin]
+                    values[top] = children
+                    action = (rows[state] or view(state))[code]
                     if action >= 0:
                         break
                 states[top + 1] = state
@@ -328,10 +328,10 @@ class Parser:
     def _follow_units(self, below, state, code):
         # (the state after the unit reductions that the symbol numbered code calls for in `state`, on top of
         # `below`; the action there): stops before any other action (or an error, which then shows in that state
-        # as Lark would show it).
-        rows, view, goto, end = self.tables.rows, self.tables.view, self.tables.rows[below], self._end
+        # as Lark would show it; the end state has no action, tests/test_grammar.py).
+        rows, view, goto = self.tables.rows, self.tables.view, self.tables.rows[below]
         action = rows[state][code]
-        while action <= UNITS and state != end:
+        while action <= UNITS:
             state = goto[UNITS - action]
             action = (rows[state] or view(state))[code]
         return state, action
@@ -342,9 +342,9 @@ def _end_of(values):
     # token when the parser asks for the next one, having just shifted it).
     last = values[-1] if values else None
     if last is None:
-        yield Token("$END", "", 0, 1, 1, None, None, None)
+        yield Token(("$END", "", 0, 1, 1, None, None, None))
     else:
-        yield Token("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos)
+        yield Token(("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos))
 
 
 def _expected(actions):

@@ -14,23 +14,20 @@ from .natives import KNOWN, NAME_CHAR, TAG_END, Found, KeywordFamily, alternativ
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
-_new_tuple = tuple.__new__
 
 
 class Token(tuple):
     # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    # line/column of its first character and of the position just after it. A tuple: one is made per token, and the
-    # lexer builds it with tuple.__new__ (the constructor is Python code). Written out rather than made by
+    # line/column of its first character and of the position just after it. A tuple: one is made per token, as
+    # Token((type, value, ...)), tuple's own constructor (a Python __new__ taking the fields, or tuple.__new__ called
+    # as a function, cost ~300 machine instructions more per token). Written out rather than made by
     # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
-    def __new__(cls, type, value, start_pos, line, column, end_line, end_column, end_pos):
-        return _new_tuple(cls, (type, value, start_pos, line, column, end_line, end_column, end_pos))
-
     def __getnewargs__(self):
-        return tuple(self)
+        return (tuple(self),)
 
     def __repr__(self):
         return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
@@ -182,14 +179,14 @@ class Lexer:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return Found(name, text, pos, pos + len(literal))
+                return Found((name, pos + len(literal), text, pos))
         return None
 
     def _keyword_matcher(self, text, pos):
         # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else Found(name, text, pos, word.end())
+        return None if name is None else Found((name, word.end(), text, pos))
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
@@ -318,7 +315,10 @@ class Lexer:
             if not run:
                 return self._matcher(names)
             # an ignored run (whitespace) is all that can start here: skip one character without it
-            found = _Skip(None, frozenset(run))
+            ends = _RUN_ENDS.get(run)
+            if ends is None:
+                ends = _RUN_ENDS[run] = frozenset(map(chr, range(128))).difference(run)
+            found = _Skip(None, ends)
             found.match = self._later(names, lambda compiled, skip=found: setattr(skip, "match", compiled))
             return found
         if len(units) == 1 and units[0][2] and set(units[0][0]) == set(self._literal_first.get(char, ())):
@@ -400,9 +400,10 @@ class Lexer:
 
     def lex(self, text, states, values):
         # Tokens of text, each lexed with the terminals of the parser state on top of `states` when it is asked
-        # for (the parser's stacks, shared).
+        # for (the parser's stacks, shared). A column is the offset from `origin`, the offset before the first
+        # character of the line (one subtraction per column, not two).
         by_state, ignore, candidates = self._candidates_of_state, self.tables.ignore, self.candidates
-        pos, line, line_start, size = 0, 1, 0, len(text)
+        pos, line, origin, size = 0, 1, -1, len(text)
         while pos < size:
             state = states[-1]
             table = by_state[state]
@@ -410,29 +411,29 @@ class Lexer:
             match = table.get(char) or candidates(state, char)
             while match.__class__ is _Skip:   # skipped whitespace leaves the state as it is: on to what follows
                 pos += 1
-                if pos == size:
+                try:
+                    after = text[pos]
+                except IndexError:   # (the end of the text)
                     return
-                after = text[pos]
-                if after in match.chars or after >= "\x80":
+                if after not in match.ends:
                     pos -= 1
                     match = match.match  # a longer run (or one that may go on in non-ASCII): the regexp
                     break
                 if char == "\n":   # a run of one character: skip it
-                    line, line_start = line + 1, pos
+                    line, origin = line + 1, pos - 1
                 char = after
                 match = table.get(char) or candidates(state, char)
             if match.__class__ is _Fixed:   # (its text is the token's: the first character is, and the rest checked)
                 end = pos + match.size
                 if match.size > 1 and not text.startswith(match.text, pos):
-                    raise self._unmatched(text, pos, line, line_start, state, values)
+                    raise self._unmatched(text, pos, line, origin + 1, state, values)
                 # punctuation, one line, not an ignored terminal (see candidates)
-                yield _new_tuple(Token, (match.name, match.text, pos, line, pos - line_start + 1, line,
-                                         end - line_start + 1, end))
+                yield Token((match.name, match.text, pos, line, pos - origin, line, end - origin, end))
                 pos = end
                 continue
             m = match(text, pos)
             if m is None:
-                raise self._unmatched(text, pos, line, line_start, state, values)
+                raise self._unmatched(text, pos, line, origin + 1, state, values)
             end = m.end()
             kind = m.lastgroup
             value = text[pos:end]
@@ -440,17 +441,15 @@ class Lexer:
                 if end == pos:
                     raise ValueError(f"terminal {kind} matched the empty string")
                 if "\n" in value:
-                    line, line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
+                    line, origin = line + value.count("\n"), pos + value.rindex("\n")
                 pos = end
                 continue
             if "\n" in value:
-                end_line, end_line_start = line + value.count("\n"), pos + value.rindex("\n") + 1
-                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, end_line,
-                                         end - end_line_start + 1, end))
-                line, line_start = end_line, end_line_start
+                end_line, end_origin = line + value.count("\n"), pos + value.rindex("\n")
+                yield Token((kind, value, pos, line, pos - origin, end_line, end - end_origin, end))
+                line, origin = end_line, end_origin
             else:
-                yield _new_tuple(Token, (kind, value, pos, line, pos - line_start + 1, line, end - line_start + 1,
-                                         end))
+                yield Token((kind, value, pos, line, pos - origin, line, end - origin, end))
             pos = end
 
     def _root_match(self, text, pos):
@@ -474,8 +473,8 @@ class Lexer:
             end_line = at_line + newlines
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
             if m.lastgroup not in self.tables.ignore:
-                token = Token(m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
-                              m.end())
+                token = Token((m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
+                               m.end()))
                 return UnexpectedToken(token, allowed, state, values)
             at, at_line, at_start = m.end(), end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
@@ -505,7 +504,7 @@ def lex_modes(lexers, mode, text, states, values):
         end_line = line + newlines
         end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
         if m.lastgroup not in ignore:
-            yield Token(m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
+            yield Token((m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end))
         elif end == pos:
             raise ValueError(f"terminal {m.lastgroup} matched the empty string")
         pos, line, line_start = end, end_line, end_line_start
@@ -550,8 +549,12 @@ class _Fixed:
 
 class _Skip:
     # A lexer's entry for a character that only an ignored run of one character class (whitespace) can start:
-    # its match function, and the run's ASCII characters, to skip a one-character run without the regexp.
-    __slots__ = ("match", "chars")
+    # its match function, and the ASCII characters that end the run (what follows a run of one character, skipped
+    # without the regexp; any other character may go on with the run).
+    __slots__ = ("match", "ends")
 
-    def __init__(self, match, chars):
-        self.match, self.chars = match, chars
+    def __init__(self, match, ends):
+        self.match, self.ends = match, ends
+
+
+_RUN_ENDS = {}   # an ignored run's ASCII characters → the other ASCII characters (made once: lexers share them)

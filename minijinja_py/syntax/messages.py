@@ -194,7 +194,7 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
     if stack and _in_body(exc):
         line, col = _before_the_end(exc, source, line, col, d)
         return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
-    found = _in_tag(exc, source, Token("$END", "", pos, line, col, line, col, pos), d, tables, reparse)
+    found = _in_tag(exc, source, Token(("$END", "", pos, line, col, line, col, pos)), d, tables, reparse)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)

@@ -9,23 +9,26 @@
 # A pattern spelt otherwise is compiled as usual.
 
 import re
+from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
+
 
 __all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "TAG_END", "KeywordFamily", "fixed_text", "alternatives",
            "texts_matcher", "literals"]
 
 
-class Found:
-    # A terminal found without a regexp, told as a re.Match tells what it found.
-    __slots__ = ("lastgroup", "_text", "_start", "_end")
+class Found(tuple):
+    # A terminal found without a regexp, told as a re.Match tells what it found: Found((name, end, text, start)),
+    # tuple's own constructor (a class with a Python __init__ costs a 3.11 call through C, ~4 times as much; one is
+    # made for most tokens of a first parse).
+    __slots__ = ()
 
-    def __init__(self, name, text, start, end):
-        self.lastgroup, self._text, self._start, self._end = name, text, start, end
+    lastgroup = _tuplegetter(0, None)
 
     def end(self):
-        return self._end
+        return self[1]
 
     def group(self):
-        return self._text[self._start:self._end]
+        return self[2][self[3]:self[1]]
 
 
 # ----------------------------------------------------------------------------------- fixed texts (literals)
@@ -65,7 +68,7 @@ def texts_matcher(name, texts):
     def match(text, pos):
         for fixed in texts:
             if text.startswith(fixed, pos):
-                return Found(name, text, pos, pos + len(fixed))
+                return Found((name, pos + len(fixed), text, pos))
         return None
     return match
 
@@ -134,7 +137,7 @@ def _float(name):
         found = _exponent(text, end if fraction < 0 else fraction)
         if found < 0:
             found = fraction
-        return None if found < 0 else Found(name, text, pos, found)
+        return None if found < 0 else Found((name, found, text, pos))
     return match
 
 
@@ -150,10 +153,10 @@ def _int(name):
                 hex_digits = digits[0] == "a"
                 end = _run(text, pos + 2, lambda c: c in digits or hex_digits and c.isdecimal())
                 if end > pos + 2:
-                    return Found(name, text, pos, end)
-            return Found(name, text, pos, _run(text, pos + 1, "0".__eq__))
+                    return Found((name, end, text, pos))
+            return Found((name, _run(text, pos + 1, "0".__eq__), text, pos))
         if "1" <= first <= "9":
-            return Found(name, text, pos, _run(text, pos + 1, str.isdecimal))
+            return Found((name, _run(text, pos + 1, str.isdecimal), text, pos))
         return None
     return match
 
@@ -172,7 +175,7 @@ def _string(name):
             while text[before] == "\\":
                 before -= 1
             if (end - before) % 2:
-                return Found(name, text, pos, end + 1)
+                return Found((name, end + 1, text, pos))
             end = text.find(quote, end + 1)
         return None
     return match
@@ -218,13 +221,13 @@ def _braces(name):
         end = pos
         while text.startswith("}", end):
             end += 1
-        return Found(name, text, pos, end) if end > pos else None
+        return Found((name, end, text, pos)) if end > pos else None
     return match
 
 
 def _close_strip(name):
     def match(text, pos):   # -\}\}\s*
-        return Found(name, text, pos, _spaces(text, pos + 3)) if text.startswith("-}}", pos) else None
+        return Found((name, _spaces(text, pos + 3), text, pos)) if text.startswith("-}}", pos) else None
     return match
 
 
@@ -232,9 +235,9 @@ def _var_open(name):
     def match(text, pos):   # \s*\{\{-|\{\{\+?
         end = _spaces(text, pos)
         if text.startswith("{{-", end):
-            return Found(name, text, pos, end + 3)
+            return Found((name, end + 3, text, pos))
         if text.startswith("{{", pos):
-            return Found(name, text, pos, pos + 3 if text.startswith("+", pos + 2) else pos + 2)
+            return Found((name, pos + 3 if text.startswith("+", pos + 2) else pos + 2, text, pos))
         return None
     return match
 
@@ -242,12 +245,14 @@ def _var_open(name):
 def _block_close(newline):
     def of(name):
         def match(text, pos):   # -%\}\s*|\+%\}|%\}, then \n? when newline
-            if text.startswith("-%}", pos):
-                return Found(name, text, pos, _spaces(text, pos + 3))
-            if text.startswith("+%}", pos):
-                return Found(name, text, pos, pos + 3)
+            # (the ways start with different characters: the commonest, `%}`, is tried first)
             if text.startswith("%}", pos):
-                return Found(name, text, pos, pos + 3 if newline and text.startswith("\n", pos + 2) else pos + 2)
+                end = pos + 3 if newline and text[pos + 2:pos + 3] == "\n" else pos + 2
+                return Found((name, end, text, pos))
+            if text.startswith("-%}", pos):
+                return Found((name, _spaces(text, pos + 3), text, pos))
+            if text.startswith("+%}", pos):
+                return Found((name, pos + 3, text, pos))
             return None
         return match
     return of
@@ -326,7 +331,7 @@ class KeywordFamily:
         self.left -= 1
         if self.left <= 0:
             self.lexer._tier_up(self)
-        return Found(best, text, pos, end)
+        return Found((best, end, text, pos))
 
 
 def _regexp_head(prefix):

@@ -11,22 +11,18 @@ from itertools import repeat
 
 __all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump", "field_values"]
 
-_new_tuple = tuple.__new__
-
-
 class Span(tuple):
     # Where a node starts (1-based line and column), the offsets [start, end) in the normalised source, and where
-    # it ends. A tuple: compiled templates keep one per closure that can fail. Written out rather than made by
-    # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
+    # it ends. A tuple: compiled templates keep one per closure that can fail. Made as Span((line, col, start, end,
+    # end_line, end_col)), tuple's own constructor (a Python __new__ taking the fields, or tuple.__new__ called as a
+    # function, cost ~300 machine instructions more: the builder makes one for most nodes). Written out rather than
+    # made by collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
 
     __slots__ = ()
     _fields = ("line", "col", "start", "end", "end_line", "end_col")
 
-    def __new__(cls, line, col, start=0, end=0, end_line=0, end_col=0):
-        return _new_tuple(cls, (line, col, start, end, end_line, end_col))
-
     def __getnewargs__(self):
-        return tuple(self)
+        return (tuple(self),)
 
     def __repr__(self):
         return f"Span({', '.join(map('{}={!r}'.format, self._fields, self))})"
@@ -34,7 +30,7 @@ class Span(tuple):
     line, col, start, end, end_line, end_col = (_tuplegetter(i, None) for i in range(6))
 
 
-NO_SPAN = Span(0, 0)
+NO_SPAN = Span((0, 0, 0, 0, 0, 0))
 
 
 class Node:

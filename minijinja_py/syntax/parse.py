@@ -28,7 +28,6 @@ from .messages import describe
 __all__ = ["parse", "normalize_newlines", "Postlexer", "ModalPostlexer", "refused_tags", "EXTENSION_TAGS",
            "UNKNOWN_TAG"]
 
-_new_tuple = tuple.__new__   # a Token from its fields, without namedtuple's argument handling
 
 _NEWLINES = r"\r\n|\r|\n"   # here and below, compiled on first use (re's cache), not at import
 
@@ -151,15 +150,15 @@ def refused_tags(extensions):
 
 
 def _unknown_tag(tok):
-    return _new_tuple(Token, (UNKNOWN_TAG,) + tok[1:])
+    return Token((UNKNOWN_TAG,) + tok[1:])
 
 
 def _follow_test(tok, kind, test):
     # One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
     # name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error.
     if test == "name" and kind in _TEST_ARG_KEYWORDS:
-        return Token("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
-                     tok.end_pos), "NAME", None
+        return Token(("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
+                      tok.end_pos)), "NAME", None
     if kind == "IS":
         if test == "name":
             raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
@@ -189,8 +188,8 @@ def _jinja_name(tok):
     refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok.start_pos + end}", tok.line,
                                   tok.column + end, end=(tok.line, tok.column + end + 1))
     if end:
-        yield _new_tuple(Token, (tok.type, value[:end], tok.start_pos, tok.line, tok.column, tok.line,
-                                 tok.column + end, tok.start_pos + end))
+        yield Token((tok.type, value[:end], tok.start_pos, tok.line, tok.column, tok.line, tok.column + end,
+                     tok.start_pos + end))
     raise refused
 
 
@@ -238,7 +237,7 @@ class Postlexer:
             if kind not in _BRACKET_KINDS:
                 yield tok
             elif kind == "RBRACES" and not depth and tok.value == "}}":
-                yield _new_tuple(Token, ("VAR_CLOSE",) + tok[1:])   # the commonest: `}}` closing a {{ }}
+                yield Token(("VAR_CLOSE",) + tok[1:])   # the commonest: `}}` closing a {{ }}
                 brackets = 0
             elif kind == "RBRACES":
                 yield from self._split(tok, depth)
@@ -267,17 +266,17 @@ class Postlexer:
         pos, line, col = tok.start_pos, tok.line, tok.column
         for i in range(len(value)):
             if i < depth:
-                yield Token("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
+                yield Token(("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1))
                 continue
             rest = len(value) - i
             if rest >= 2:
-                yield Token("VAR_CLOSE", "}}", pos + i, line, col + i, line, col + i + 2, pos + i + 2)
+                yield Token(("VAR_CLOSE", "}}", pos + i, line, col + i, line, col + i + 2, pos + i + 2))
                 if rest > 2:
                     # the braces after the tag are template text (the lexer resumes after this token)
-                    yield Token("DATA", "}" * (rest - 2), pos + i + 2, line, col + i + 2, line,
-                                col + len(value), pos + len(value))
+                    yield Token(("DATA", "}" * (rest - 2), pos + i + 2, line, col + i + 2, line,
+                                 col + len(value), pos + len(value)))
             else:
-                yield Token("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
+                yield Token(("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1))
             return
 
 
@@ -321,7 +320,7 @@ class ModalPostlexer:
                 mode[0] = BRACKETS
             elif kind == "RBRACES":
                 closes = brackets == 0 and tag == VARIABLE and tok.value == variable_end
-                tok = _new_tuple(Token, ("VAR_CLOSE" if closes else "RBRACE",) + tok[1:])
+                tok = Token(("VAR_CLOSE" if closes else "RBRACE",) + tok[1:])
                 if closes:
                     tag = mode[0] = BODY
                 elif brackets:
@@ -340,8 +339,8 @@ class ModalPostlexer:
                 tag = mode[0] = LINE if self._line_opened(tok) else BLOCK
             yield tok
         if tag == LINE and not brackets and tok is not None:
-            yield Token("_BLOCK_CLOSE", "", tok.end_pos, tok.end_line, tok.end_column, tok.end_line,
-                        tok.end_column, tok.end_pos)
+            yield Token(("_BLOCK_CLOSE", "", tok.end_pos, tok.end_line, tok.end_column, tok.end_line,
+                         tok.end_column, tok.end_pos))
 
     def _line_opened(self, tok):
         # Was this block tag opened by the line statement prefix (at the start of a line, after spaces, tabs or

@@ -31,7 +31,7 @@ class _RecordingPostlexer:
         self.tokens = None
 
     def process(self, stream):
-        ours = (Token(t.type, str(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
+        ours = (Token((t.type, str(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos))
                 for t in stream)
         for tok in syntax.Postlexer(self.max_nesting).process(ours):
             self.tokens.append(tok)
@@ -52,7 +52,7 @@ def _lark(trim_blocks, lstrip_blocks):
 
 
 def _our_token(t):
-    return Token(t.type, str(t.value), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos)
+    return Token((t.type, str(t.value), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos))
 
 
 def lark_parse(source, trim_blocks, lstrip_blocks, max_nesting=None, tokens=None):
