@@ -15,21 +15,28 @@ from .printing import safe_repr
 __all__ = ["safe_pformat"]
 
 
-class _Shown:
-    # Stands in for a non-data value inside a pformat: prints as the sandbox prints it.
+_SHOWN = []   # [the class _shown makes], once made
 
-    __slots__ = ("text",)
 
-    def __init__(self, text):
-        self.text = text
+def _shown():
+    # The class that stands in for a non-data value inside a pformat: prints as the sandbox prints it. Made by the
+    # first pformat: few renders pprint, and a class costs a cold start ~0.07 M instructions.
+    if not _SHOWN:
+        class _Shown:
+            __slots__ = ("text",)
 
-    def __repr__(self):
-        return self.text
+            def __init__(self, text):
+                self.text = text
 
-    def __lt__(self, other):  # dict keys are sorted: keep the order stable, never by address
-        if isinstance(other, _Shown):
-            return self.text < other.text
-        return NotImplemented
+            def __repr__(self):
+                return self.text
+
+            def __lt__(self, other):  # dict keys are sorted: keep the order stable, never by address
+                if isinstance(other, _Shown):
+                    return self.text < other.text
+                return NotImplemented
+        _SHOWN.append(_Shown)   # (threads racing here append equal classes: each uses the first)
+    return _SHOWN[0]
 
 
 def _pprint_less(a, b):
@@ -77,7 +84,7 @@ def _plain_copy(value, rs, limits):
             if depth >= limits.max_data_depth:
                 raise limit_exceeded(limits, "max_data_depth", "printed data nested this deep")
         if getattr(cls, "mj_pprint_by_repr", False):
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)
@@ -86,7 +93,7 @@ def _plain_copy(value, rs, limits):
                 return copies[cache_key]
             if key in on_path:
                 kind = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(v, b)).__name__
-                return _Shown(f"<Recursion on {kind}>")
+                return _shown()(f"<Recursion on {kind}>")
             on_path.add(key)
             try:
                 if isinstance(v, dict):
@@ -117,16 +124,16 @@ def _plain_copy(value, rs, limits):
             return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
         key = id(v)
         if hashed == "key":
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         if key in on_path:
-            return _Shown(f"<Recursion on {cls.__name__}>")
+            return _shown()(f"<Recursion on {cls.__name__}>")
         on_path.add(key)
         try:
             copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed), bool(hashed))
         finally:
             on_path.discard(key)
         if copied is None:
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         result, contents = copied
         if result is not v:
             one_line[id(result)] = safe_repr(v, rs)   # pprint's text for it on one line: its repr()
@@ -181,7 +188,7 @@ def _std_copy(value, cls, copy_item, hashable=False):
         return kind(dict(pairs(value, True))), ()
     if std is defaultdict:
         result = kind(None, pairs(value))
-        result.default_factory = _Shown(safe_repr(value.default_factory))
+        result.default_factory = _shown()(safe_repr(value.default_factory))
         return result, ()
     if cls is types.MappingProxyType:
         return types.MappingProxyType(dict(pairs(value))), ()
