@@ -20,7 +20,7 @@ from .compile.compiler import compile_template
 from .core.errors import (
     LimitExceeded, TemplateError, TemplateNotFound, TemplateSyntaxError, as_template_error, scrub_message,
 )
-from .core.state import PiecewiseRenderState, RenderState, enter_render, gc_paused, leave_render
+from .core.state import RenderState, enter_render, gc_paused, leave_render
 from .runtime.composition import TemplateContext, TemplateModule, make_module, render_chunks, run_template
 from .runtime.objects import BreakLoop, ContinueLoop, join_output
 from .runtime.undefined import Undefined
@@ -240,7 +240,8 @@ class Template:
         return self._generate(_context(args, kwargs))
 
     def _generate(self, context):
-        rs = PiecewiseRenderState(self.environment, self._full_globals(), context, self._autoescape)
+        rs = RenderState(self.environment, self._full_globals(), context, self._autoescape)
+        rs.joins_loop_output = False   # its pieces handed out as they are (Jinja2's), not joined
         template_context = TemplateContext(rs, self.name, context, rs.globals, self._compiled.blocks, {})
         try:
             yield from render_chunks(template_context, self, [])

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
 
 __all__ = [
     "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items",
-    "RenderState", "PiecewiseRenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
+    "RenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
     "pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
     "AutoescapeByExtension", "Passing",
 ]
@@ -181,7 +181,8 @@ class RenderState:
     # output written so far, the call depth, and the render's own objects (its variables, random generator).
 
     __slots__ = ("env", "limits", "globals", "undefined", "fuel", "output_size", "big_pending", "depth",
-                 "autoescape", "generation_spans", "generation_output", "random", "context", "frame_starts")
+                 "autoescape", "generation_spans", "generation_output", "random", "context", "frame_starts",
+                 "joins_loop_output")
 
     def __init__(self, env, globals_, context, autoescape, fuel=None):
         self.env = env
@@ -198,6 +199,10 @@ class RenderState:
         self.generation_output = None   # then the render's own output list (what transformers counts a span from)
         self.random = None              # |random's generator, made on first use
         self.frame_starts = None        # {FrameLayout: its start values, the free names resolved}, made on first use
+        # a loop's pieces may be joined into one when it counts them (objects.count_output): the render's text is
+        # the same; false for a render handed out piece by piece (Template.generate: Jinja2's pieces), so that a
+        # loop's pieces stay apart (a flag, not a subclass: a class is ~70k instructions of a cold start)
+        self.joins_loop_output = True
 
     def burn(self, steps=1):
         # Spend steps of fuel; running dry raises LimitExceeded naming max_steps (see budget.py).
@@ -218,19 +223,8 @@ class RenderState:
         if self.output_size + self.big_pending > self.limits.max_output:
             raise limit_exceeded(self.limits, "max_output", "the rendered output")
 
-    # a loop's pieces may be joined into one when it counts them (objects.count_output): the render's text is the same
-    joins_loop_output = True
-
     def __repr__(self):  # never shown to templates (the sandbox hides the engine's objects); for debugging
         return "<RenderState>"
-
-
-class PiecewiseRenderState(RenderState):
-    # A render whose output is handed out piece by piece (Template.generate: Jinja2's pieces), so a loop's pieces
-    # stay apart.
-
-    __slots__ = ()
-    joins_loop_output = False
 
 
 def out_of_fuel(limits):

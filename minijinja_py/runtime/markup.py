@@ -15,8 +15,8 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
 from ..core.state import check_str_size
 from .printing import safe_repr, subclass_str, to_str
 
-__all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter", "spec_numbers",
-           "field_least_size", "literal_size", "escaped_size"]
+__all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter", "escape_formatter",
+           "spec_numbers", "field_least_size", "literal_size", "escaped_size"]
 
 
 
@@ -107,12 +107,13 @@ class Markup(str):
     __rmul__ = __mul__
 
     def __mod__(self, arg):
+        escaping = _escaping()
         if isinstance(arg, tuple):
-            arg = tuple(map(_Escaping, arg))
+            arg = tuple(map(escaping, arg))
         elif hasattr(type(arg), "__getitem__") and not isinstance(arg, str):
-            arg = _Escaping(arg)   # a mapping: each looked-up value is escaped
+            arg = escaping(arg)   # a mapping: each looked-up value is escaped
         else:
-            arg = (_Escaping(arg),)
+            arg = (escaping(arg),)
         return type(self)(str.__mod__(self, arg))
 
     def __getitem__(self, key):
@@ -149,10 +150,10 @@ class Markup(str):
         return type(self)(str.rjust(self, width, self.escape(fillchar)))
 
     def format(self, *args: "Any", **kwargs: "Any") -> "Markup":
-        return type(self)(formatter(EscapeFormatter)().vformat(self, args, kwargs))
+        return type(self)(formatter(escape_formatter)().vformat(self, args, kwargs))
 
     def format_map(self, mapping: "Mapping[str, Any]") -> "Markup":  # type: ignore[override]
-        return type(self)(formatter(EscapeFormatter)().vformat(self, (), mapping))
+        return type(self)(formatter(escape_formatter)().vformat(self, (), mapping))
 
     def unescape(self) -> str:
         """The text with HTML entities decoded, as a plain str."""
@@ -214,40 +215,42 @@ def _without_tags(text):
 _FORMATTERS = {}
 
 
-def formatter(methods):
-    # The class of `methods` (overrides of string.Formatter's methods) on top of string.Formatter, made on first
-    # use: importing string costs a cold start ~1.3 ms (its Template compiles a regexp), and only a template's
-    # .format() needs it. The MRO is that of `class X(methods, string.Formatter)`.
-    found = _FORMATTERS.get(methods)
+def formatter(make):
+    # The string.Formatter subclass make(string.Formatter) builds, made on first use and kept: importing string
+    # costs a cold start ~1.3 ms (its Template compiles a regexp), and only a template's .format() needs it; the
+    # classes are made then too, not at import (a class costs a cold start ~0.07 M instructions).
+    found = _FORMATTERS.get(make)
     if found is None:
         import string
-        found = _FORMATTERS[methods] = type(methods.__name__, (methods, string.Formatter),
-                                            {"__doc__": methods.__doc__})
+        found = _FORMATTERS[make] = make(string.Formatter)
     return found
 
 
-class EscapeFormatter:
-    # str.format for Markup: every field is formatted, then escaped (Markup fields are kept as they are). Methods
-    # of a string.Formatter: formatter(EscapeFormatter) is the class.
+def escape_formatter(base):
+    # str.format for Markup: every field is formatted, then escaped (Markup fields are kept as they are). The class
+    # on top of `base` (string.Formatter, or a formatter built on it); formatter(escape_formatter) is Markup's.
 
-    def format_field(self, value, format_spec):
-        return str(escape(self.field_text(value, format_spec)))
+    class EscapeFormatter(base):
+        def format_field(self, value, format_spec):
+            return str(escape(self.field_text(value, format_spec)))
 
-    def field_text(self, value, format_spec):
-        # The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to.
-        if hasattr(value, "__html_format__"):
-            return value.__html_format__(format_spec)
-        if hasattr(value, "__html__"):
-            if format_spec:
-                raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
-                                 "__html_format__. A class that defines __html__ must define __html_format__ "
-                                 "to work with format specifiers.")
-            return value.__html__()
-        return self.format_plain(value, str(format_spec))
+        def field_text(self, value, format_spec):
+            # The field before escaping: an HTML-aware value's own Markup, or the text a plain one formats to.
+            if hasattr(value, "__html_format__"):
+                return value.__html_format__(format_spec)
+            if hasattr(value, "__html__"):
+                if format_spec:
+                    raise ValueError(f"Format specifier {format_spec} given, but {type(value)} does not define "
+                                     "__html_format__. A class that defines __html__ must define __html_format__ "
+                                     "to work with format specifiers.")
+                return value.__html__()
+            return self.format_plain(value, str(format_spec))
 
-    def format_plain(self, value, format_spec):
-        # How a field that is not HTML-aware is formatted before it is escaped.
-        return format(value, format_spec)   # what string.Formatter.format_field does
+        def format_plain(self, value, format_spec):
+            # How a field that is not HTML-aware is formatted before it is escaped.
+            return format(value, format_spec)   # what string.Formatter.format_field does
+
+    return EscapeFormatter
 
 
 # --------------------------------------------------------------------------------------------- str.format
@@ -313,25 +316,32 @@ def escaped_size(text):
         3 * (text.count("<") + text.count(">"))
 
 
-class _Escaping:
-    # Stands in for a %-formatting argument of a Markup: escaped when printed (%s, %r), a number for %d/%f.
+_ESCAPING = []   # [the class _escaping makes], once made
 
-    __slots__ = ("value",)
 
-    def __init__(self, value):
-        self.value = value
+def _escaping():
+    # The class a %-formatting argument of a Markup stands in as: escaped when printed (%s, %r), a number for
+    # %d/%f. Made on first use: few renders %-format a Markup, and a class costs a cold start ~0.07 M instructions.
+    if not _ESCAPING:
+        class _Escaping:
+            __slots__ = ("value",)
 
-    def __getitem__(self, key):
-        return _Escaping(self.value[key])
+            def __init__(self, value):
+                self.value = value
 
-    def __str__(self):
-        return str(escape(self.value))
+            def __getitem__(self, key):
+                return _Escaping(self.value[key])
 
-    def __repr__(self):
-        return str(escape(safe_repr(self.value)))
+            def __str__(self):
+                return str(escape(self.value))
 
-    def __int__(self):
-        return int(self.value)
+            def __repr__(self):
+                return str(escape(safe_repr(self.value)))
 
-    def __float__(self):
-        return float(self.value)
+            def __int__(self):
+                return int(self.value)
+
+            def __float__(self):
+                return float(self.value)
+        _ESCAPING.append(_Escaping)   # (threads racing here append equal classes: each uses the first)
+    return _ESCAPING[0]

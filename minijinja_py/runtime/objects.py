@@ -51,7 +51,7 @@ def count_output(rs, out, start, size=None):
     # their lengths faster than len() of each, and the render's own join then has fewer pieces): each is shorter
     # than BIG_STR or was counted against max_output as it was appended (note_output), so the copy is bounded as
     # the render's final join is. A long text (_long_output: a long conversation) is summed instead. (Not in a
-    # render handed out piece by piece: core.state.PiecewiseRenderState.) size: their size where the loop counted
+    # render handed out piece by piece: RenderState.joins_loop_output.) size: their size where the loop counted
     # it as it appended them (walks._walk_texts).
     rs.output_size += _pieces_size(rs, out, start) if size is None else size
     rs.big_pending = 0   # counted now (a nested loop's count forgets an outer loop's: it only checks less early)

@@ -6,7 +6,7 @@
 # the text is the same in every process. Sizes are checked before pformat runs (it is slow pure Python).
 
 import types
-from functools import lru_cache
+from functools import cmp_to_key, lru_cache
 
 from ..core.budget import tree_size
 from ..core.state import DEFAULT_LIMITS, check_str_size, current_state, limit_exceeded
@@ -15,37 +15,46 @@ from .printing import safe_repr
 __all__ = ["safe_pformat"]
 
 
-class _Shown:
-    # Stands in for a non-data value inside a pformat: prints as the sandbox prints it.
-
-    __slots__ = ("text",)
-
-    def __init__(self, text):
-        self.text = text
-
-    def __repr__(self):
-        return self.text
-
-    def __lt__(self, other):  # dict keys are sorted: keep the order stable, never by address
-        if isinstance(other, _Shown):
-            return self.text < other.text
-        return NotImplemented
+_SHOWN = []   # [the class _shown makes], once made
 
 
-class _PprintKey:
+def _shown():
+    # The class that stands in for a non-data value inside a pformat: prints as the sandbox prints it. Made by the
+    # first pformat: few renders pprint, and a class costs a cold start ~0.07 M instructions.
+    if not _SHOWN:
+        class _Shown:
+            __slots__ = ("text",)
+
+            def __init__(self, text):
+                self.text = text
+
+            def __repr__(self):
+                return self.text
+
+            def __lt__(self, other):  # dict keys are sorted: keep the order stable, never by address
+                if isinstance(other, _Shown):
+                    return self.text < other.text
+                return NotImplemented
+        _SHOWN.append(_Shown)   # (threads racing here append equal classes: each uses the first)
+    return _SHOWN[0]
+
+
+def _pprint_less(a, b):
     # pprint's order of dict items (its _safe_key: `<` where the two compare, else the type names, then...),
     # with a last resort that does not change from run to run: the text of the key instead of its id().
+    # -1 where a comes first, else 1, never 0: a key made by cmp_to_key asks `<` (cmp < 0), and never equals
+    # another (cmp == 0), as objects without __eq__ do not (a dict item's (key, value) pair of keys is compared
+    # by its key alone).
+    try:
+        less = a < b
+    except TypeError:
+        less = (str(type(a)), safe_repr(a)) < (str(type(b)), safe_repr(b))
+    return -1 if less else 1
 
-    __slots__ = ("obj",)
 
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __lt__(self, other):
-        try:
-            return self.obj < other.obj
-        except TypeError:
-            return (str(type(self.obj)), safe_repr(self.obj)) < (str(type(other.obj)), safe_repr(other.obj))
+# _PprintKey(value): value's key in that order (functools' key class, written in C: a class of ours would cost a
+# cold start ~0.07 M instructions)
+_PprintKey = cmp_to_key(_pprint_less)
 
 
 def _pprint_order(pair):
@@ -75,7 +84,7 @@ def _plain_copy(value, rs, limits):
             if depth >= limits.max_data_depth:
                 raise limit_exceeded(limits, "max_data_depth", "printed data nested this deep")
         if getattr(cls, "mj_pprint_by_repr", False):
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         if isinstance(v, (list, tuple, dict, set, frozenset)) and cls.__repr__ in (
                 list.__repr__, tuple.__repr__, dict.__repr__, set.__repr__, frozenset.__repr__):
             key = id(v)
@@ -84,7 +93,7 @@ def _plain_copy(value, rs, limits):
                 return copies[cache_key]
             if key in on_path:
                 kind = next(b for b in (list, tuple, dict, set, frozenset) if isinstance(v, b)).__name__
-                return _Shown(f"<Recursion on {kind}>")
+                return _shown()(f"<Recursion on {kind}>")
             on_path.add(key)
             try:
                 if isinstance(v, dict):
@@ -115,16 +124,16 @@ def _plain_copy(value, rs, limits):
             return v   # an undefined: pprint sorts keys with its own `<`, which raises as in Jinja2
         key = id(v)
         if hashed == "key":
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         if key in on_path:
-            return _Shown(f"<Recursion on {cls.__name__}>")
+            return _shown()(f"<Recursion on {cls.__name__}>")
         on_path.add(key)
         try:
             copied = _std_copy(v, cls, lambda item, hashed=False: copy(item, depth + 1, hashed), bool(hashed))
         finally:
             on_path.discard(key)
         if copied is None:
-            return _Shown(safe_repr(v, rs))
+            return _shown()(safe_repr(v, rs))
         result, contents = copied
         if result is not v:
             one_line[id(result)] = safe_repr(v, rs)   # pprint's text for it on one line: its repr()
@@ -179,7 +188,7 @@ def _std_copy(value, cls, copy_item, hashable=False):
         return kind(dict(pairs(value, True))), ()
     if std is defaultdict:
         result = kind(None, pairs(value))
-        result.default_factory = _Shown(safe_repr(value.default_factory))
+        result.default_factory = _shown()(safe_repr(value.default_factory))
         return result, ()
     if cls is types.MappingProxyType:
         return types.MappingProxyType(dict(pairs(value))), ()

@@ -19,7 +19,7 @@ from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .markup import EscapeFormatter, Markup, escape, escaped_size, field_least_size, formatter, literal_size
+from .markup import Markup, escape, escape_formatter, escaped_size, field_least_size, formatter, literal_size
 from .methods import (
     BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, named_field, mapping_item, sequence_index,
 )
@@ -483,82 +483,94 @@ _SIZE_CHECKED = {
 
 
 # ---------------------------------------------------------------------------------------------- formatting
-class _SandboxedFormatter:
+def _sandboxed_formatter(base):
     # str.format with the sandbox's attribute/item policy, address-free printing and its size bounded before each
     # field is formatted (markup.py: the widths written in the format added up first, then each field's as it
-    # comes). Methods of a string.Formatter: formatter(_SandboxedFormatter) is the class (markup.formatter).
+    # comes). The class on top of `base` (string.Formatter, or a formatter built on it), made on first use:
+    # formatter(_sandboxed_formatter) is the class (markup.formatter).
 
-    def __init__(self, rs):
-        self.rs = rs
-        self.limits = rs.limits
-        self.literal = 0   # characters of the format's literal text
-        self.size = 0      # characters of the fields formatted so far
+    class _SandboxedFormatter(base):
+        def __init__(self, rs):
+            self.rs = rs
+            self.limits = rs.limits
+            self.literal = 0   # characters of the format's literal text
+            self.size = 0      # characters of the fields formatted so far
 
-    def vformat(self, format_string, args, kwargs):
-        self.literal = literal_size(self.limits, format_string)
-        return super().vformat(format_string, args, kwargs)
+        def vformat(self, format_string, args, kwargs):
+            self.literal = literal_size(self.limits, format_string)
+            return super().vformat(format_string, args, kwargs)
 
-    def get_value(self, key, args, kwargs):
-        if isinstance(key, int):
-            return args[key]
-        return named_field(kwargs, key)   # format_map of a caller's defaultdict: the key is not inserted
+        def get_value(self, key, args, kwargs):
+            if isinstance(key, int):
+                return args[key]
+            return named_field(kwargs, key)   # format_map of a caller's defaultdict: the key is not inserted
 
-    def get_field(self, field_name, args, kwargs):
-        first, rest = _string.formatter_field_name_split(field_name)
-        obj = self.get_value(first, args, kwargs)
-        for is_attr, key in rest:
-            obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
-        return obj, first
+        def get_field(self, field_name, args, kwargs):
+            first, rest = _string.formatter_field_name_split(field_name)
+            obj = self.get_value(first, args, kwargs)
+            for is_attr, key in rest:
+                obj = getattr_(obj, key, self.rs) if is_attr else getitem_(obj, key, self.rs)
+            return obj, first
 
-    def reserve(self, size):
-        # Check that `size` more characters keep the result within max_string (before they are made).
-        check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
+        def reserve(self, size):
+            # Check that `size` more characters keep the result within max_string (before they are made).
+            check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
 
-    def format_field(self, value, format_spec):
-        _check_format_spec(self.limits, format_spec)
-        self.reserve(field_least_size(format_spec, value))
-        text = self.format_plain(value, format_spec)
-        self.size += len(text)
-        self.reserve(0)
-        return text
+        def format_field(self, value, format_spec):
+            _check_format_spec(self.limits, format_spec)
+            self.reserve(field_least_size(format_spec, value))
+            text = self.format_plain(value, format_spec)
+            self.size += len(text)
+            self.reserve(0)
+            return text
 
-    def format_plain(self, value, format_spec):
-        # An empty spec means str(value), which must not show an address; any other spec is the value's own
-        # __format__ (so '{:>5}'.format([1]) fails as in Python).
-        if not format_spec and not isinstance(value, (str, int, float, complex)):
-            return to_str(value, self.rs)
-        if isinstance(value, str) and isinstance(value, Enum):
-            value = str(value)   # a (str, Enum) member formats as it prints (Python 3.11's format; 3.9's: its value)
-        return format(value, format_spec)
+        def format_plain(self, value, format_spec):
+            # An empty spec means str(value), which must not show an address; any other spec is the value's own
+            # __format__ (so '{:>5}'.format([1]) fails as in Python).
+            if not format_spec and not isinstance(value, (str, int, float, complex)):
+                return to_str(value, self.rs)
+            if isinstance(value, str) and isinstance(value, Enum):
+                value = str(value)   # a (str, Enum) member formats as it prints (3.11's format; 3.9's: its value)
+            return format(value, format_spec)
 
-    def convert_field(self, value, conversion):
-        if conversion == "r":
-            return safe_repr(value, self.rs)
-        if conversion == "s":
-            return to_str(value, self.rs)
-        if conversion == "a":
-            text = safe_repr(value, self.rs)
-            check_str_size(self.limits, len(text) * 10, "a formatted string")
-            return text.encode("ascii", "backslashreplace").decode("ascii")
-        if conversion is None:
-            return value
-        raise ValueError(f"Unknown conversion specifier {conversion}")
+        def convert_field(self, value, conversion):
+            return _converted(value, conversion, self.rs)
+
+    return _SandboxedFormatter
 
 
-class _SandboxedEscapeFormatter(_SandboxedFormatter, EscapeFormatter):
+def _converted(value, conversion, rs):
+    # A field's !r, !s, !a conversion, printed the sandbox's way.
+    if conversion == "r":
+        return safe_repr(value, rs)
+    if conversion == "s":
+        return to_str(value, rs)
+    if conversion == "a":
+        text = safe_repr(value, rs)
+        check_str_size(rs.limits, len(text) * 10, "a formatted string")
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    if conversion is None:
+        return value
+    raise ValueError(f"Unknown conversion specifier {conversion}")
+
+
+def _sandboxed_escape_formatter(base):
     # Markup.format in the sandbox: the sandbox's field lookup, markupsafe's escaping of each field, the size of
-    # the escaped field checked before it is escaped.
+    # the escaped field checked before it is escaped (the methods of both, the sandbox's first).
 
-    def format_field(self, value, format_spec):
-        _check_format_spec(self.limits, format_spec)
-        self.reserve(field_least_size(format_spec, value))
-        text = self.field_text(value, format_spec)
-        if not hasattr(text, "__html__"):
-            self.reserve(escaped_size(text))
-        text = str(escape(text))
-        self.size += len(text)
-        self.reserve(0)
-        return text
+    class _SandboxedEscapeFormatter(_sandboxed_formatter(escape_formatter(base))):
+        def format_field(self, value, format_spec):
+            _check_format_spec(self.limits, format_spec)
+            self.reserve(field_least_size(format_spec, value))
+            text = self.field_text(value, format_spec)
+            if not hasattr(text, "__html__"):
+                self.reserve(escaped_size(text))
+            text = str(escape(text))
+            self.size += len(text)
+            self.reserve(0)
+            return text
+
+    return _SandboxedEscapeFormatter
 
 
 def _check_format_spec(limits, spec):
@@ -582,8 +594,8 @@ def safe_format(rs, fmt, args, kwargs):
     # string.Formatter works field by field in Python (~16 loop iterations' time each): paid before it starts
     rs.burn(16 * fmt.count("{") + (len(fmt) >> CHAR_SHIFT))
     if hasattr(fmt, "__html__"):   # Markup, ours or markupsafe's
-        result = Markup(formatter(_SandboxedEscapeFormatter)(rs).vformat(fmt, args, kwargs))
+        result = Markup(formatter(_sandboxed_escape_formatter)(rs).vformat(fmt, args, kwargs))
     else:
-        result = formatter(_SandboxedFormatter)(rs).vformat(fmt, args, kwargs)
+        result = formatter(_sandboxed_formatter)(rs).vformat(fmt, args, kwargs)
     check_str_size(rs.limits, len(result))
     return result
