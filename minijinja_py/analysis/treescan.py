@@ -14,6 +14,7 @@ __all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS"
            "push_arguments", "Effects", "PURE_METHODS"]
 
 SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
+_SPECIAL_NAMES = frozenset(SPECIAL)
 LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree: read, or assigned/declared
 # the nodes that may run code not shown where they stand (Effects, below): the scan lists them in its visiting order
 RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.Load, n.Block, n.CallBlock,
@@ -141,7 +142,7 @@ def scan_tree(root, limit):
 # a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
 def _walk(root, limit):
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
-    odd_keys = False
+    odd_keys, special = False, _SPECIAL_NAMES
     bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(root, 0, _BODY)]
     while deferred:
@@ -167,12 +168,12 @@ def _walk(root, limit):
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
+                if depth == limit:   # a leaf below is too deep (what is pushed fails where it is popped)
+                    _deep_leaves(x, kids)
                 for f in kids:
                     value = getattr(x, f)
                     leaf = value.__class__
-                    if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
-                        if depth >= limit and value is not None:
-                            raise RecursionError
+                    if leaf is _CONST or value is None or leaf is _NAME and value.name not in special:
                         continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
@@ -189,7 +190,7 @@ def _walk(root, limit):
                     continue
                 for item in reversed(x):
                     leaf = item.__class__
-                    if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
+                    if leaf is _CONST or leaf is _NAME and item.name not in special:
                         if depth >= limit:
                             raise RecursionError
                     elif leaf is not str:   # (a keyword argument's name: nothing to walk)
@@ -202,7 +203,7 @@ def _walk(root, limit):
                         targets.add(x.name)
                         if weight is not None:
                             weight[0] += 1
-                    if x.name in SPECIAL:
+                    if x.name in special:
                         events.append((x.name, LOAD if cls is n.Name else DECLARE))
                         loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
             elif cls is n.Args:
@@ -219,6 +220,14 @@ def _walk(root, limit):
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices, odd_keys)
+
+
+def _deep_leaves(x, kids):
+    # _walk's check of a node at the depth limit: a constant or a plain name in it nests too deep.
+    for f in kids:
+        value = getattr(x, f)
+        if value.__class__ is _CONST or value.__class__ is _NAME and value.name not in _SPECIAL_NAMES:
+            raise RecursionError
 
 
 def _scan_arguments(args, depth, weight, push):

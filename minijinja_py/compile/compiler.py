@@ -84,19 +84,38 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice,
 # a long int literal, decimal or not (a hex, octal or binary one int() reads, for Jinja2's code generator to fail
 # on writing it in decimal; one pattern that starts with a class of characters: searched faster), and the sources
 # it can be in (a hex digit makes 1.2 decimal digits). Searched only in a source long enough to hold one, and
-# which has a run without whitespace as long as a long literal (most have none: then no regexp is compiled, the
-# first of a cold process costing 120-170 us).
+# which has a run of the pattern's characters as long as a long literal (most have none: then no regexp is
+# compiled, the first of a cold process costing 120-170 us).
 _long_literal = None
 _SHORTEST_LONG_INT_SOURCE = int(INT_DIGITS / 1.21)
+_LITERAL_CHARACTERS = "0123456789abcdefABCDEF_xXoObB"   # the pattern's class
+_LITERAL_CHARACTER = frozenset(_LITERAL_CHARACTERS)
 
 
 def _has_long_literal(source):
     global _long_literal
-    if len(max(source.split(), key=len, default="")) < LONG_LITERAL:
+    if not _has_literal_run(source):
         return False
     if _long_literal is None:
         _long_literal = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
     return _long_literal.search(source) is not None
+
+
+def _has_literal_run(source, length=LONG_LITERAL):
+    # Might source have a run of `length` characters of the pattern's class? Such a run holds a position that is
+    # a multiple of length: only the runs through those are measured (by strip, in C; not a split of the whole
+    # source into words, which made a string per word). The class's \d is any Unicode digit: a source that is
+    # not ASCII is asked for a run without whitespace.
+    if not source.isascii():
+        return len(max(source.split(), key=len, default="")) >= length
+    for k, character in enumerate(source[::length]):
+        if character in _LITERAL_CHARACTER:
+            at = k * length
+            ahead, behind = source[at:at + length], source[max(0, at - length + 1):at]
+            if len(ahead) - len(ahead.lstrip(_LITERAL_CHARACTERS)) + \
+                    len(behind) - len(behind.rstrip(_LITERAL_CHARACTERS)) >= length:
+                return True
+    return False
 
 
 def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
