@@ -195,8 +195,11 @@ class _FrameVisitor:
 
     def expr(self, node):
         # Every name an expression reads (iteratively: expressions can be long).
+        cls = node.__class__
+        if cls is _CONST:   # (the commonest expression of a statement: `{{ 'text' }}`; then `{{ name }}`)
+            return
         load = self.scope.load
-        if node.__class__ is _NAME:   # (the commonest expression of a statement: `{{ name }}`, `for x in name`)
+        if cls is _NAME:
             load(node.name)
             return
         stack = [node]
