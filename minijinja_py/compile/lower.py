@@ -10,7 +10,7 @@ from ..builtins.strings import str_method
 from .loops import loop_parts
 from .output import print_run
 from .context import DICT_NAMES, cheap_constant, dict_key, place
-from .operators import sum_operands
+from .operators import sum_items
 from .statements import if_parts
 from ..kernels import select as A
 from ..kernels.select import Atom, Block, Emit, If, Loop, Opaque, Read, Set, choose, text_of
@@ -187,7 +187,7 @@ def _text_parts(expr):
     if type(expr) is n.Const:
         return (expr.value if type(expr.value) is str else to_str(expr.value),)
     if type(expr) is n.BinOp and expr.op == "+":
-        operands, stringify = sum_operands(expr)[0], False
+        operands, stringify = sum_items(expr), False
     elif type(expr) is n.Concat:
         operands, stringify = expr.items, True   # `~` prints each operand
     else:
