@@ -83,7 +83,7 @@ _KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
 _BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
-_CONST, _NAME = n.Const, n.Name
+_CONST, _NAME, _GETATTR, _GETITEM = n.Const, n.Name, n.Getattr, n.Getitem
 
 
 def _info(cls, kids):
@@ -100,6 +100,8 @@ _BODY = ["a statement list"]   # ...of a statement list (a tuple or list) to wal
 _END = ["a statement list's end"]   # ...of (a statement list, its first event, its first runner): where it ends
 _EVENTS = ["events"]   # ...of a list of events that happen at that point (a macro's parameter names)
 # (a macro definition's end is pushed as an int: the position of the macro among the runners)
+# A lookup of a constant key from a plain name (`m.role`, `m['role']`: what most expressions read) is taken where it
+# is met, not pushed: it records nothing but its step (no runner, no slice, no special name).
 
 
 def _of_variable(node):
@@ -175,6 +177,11 @@ def _walk(root, limit):
                     leaf = value.__class__
                     if leaf is _CONST or value is None or leaf is _NAME and value.name not in special:
                         continue
+                    if (leaf is _GETATTR or leaf is _GETITEM and value.key.__class__ is _CONST) and \
+                            value.obj.__class__ is _NAME and value.obj.name not in special and depth + 1 < limit:
+                        if weight is not None:   # `m.role`, `m['role']`: its step, nothing else to record (_lookup)
+                            weight[0] += 1
+                        continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
                 if weight is _BODY:   # a statement list: its items, then where its events and runners end
@@ -193,6 +200,10 @@ def _walk(root, limit):
                     if leaf is _CONST or leaf is _NAME and item.name not in special:
                         if depth >= limit:
                             raise RecursionError
+                    elif (leaf is _GETATTR or leaf is _GETITEM and item.key.__class__ is _CONST) and \
+                            item.obj.__class__ is _NAME and item.obj.name not in special and depth + 1 < limit:
+                        if weight is not None:   # (as a node's kid above)
+                            weight[0] += 1
                     elif leaf is not str:   # (a keyword argument's name: nothing to walk)
                         push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
