@@ -207,16 +207,7 @@ def _walk(root, limit):
                     elif leaf is not str:   # (a keyword argument's name: nothing to walk)
                         push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
-                if depth >= limit:
-                    raise RecursionError
-                if cls is not n.Const:
-                    if cls is n.NameTarget:
-                        targets.add(x.name)
-                        if weight is not None:
-                            weight[0] += 1
-                    if x.name in special:
-                        events.append((x.name, LOAD if cls is n.Name else DECLARE))
-                        loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
+                loop_targets = _scan_name(x, depth >= limit, weight, events, targets) or loop_targets
             elif cls is n.Args:
                 _scan_arguments(x, depth, weight, push)
             elif cls is int:   # where the runners of the macro definition at that position end
@@ -231,6 +222,24 @@ def _walk(root, limit):
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices, odd_keys)
+
+
+def _scan_name(x, too_deep, weight, events, targets):
+    # _walk's step for a constant, a name or a target pushed alone (a special name, an assignment's target): True
+    # for a target named loop.
+    if too_deep:
+        raise RecursionError
+    cls = type(x)
+    if cls is n.Const:
+        return False
+    if cls is n.NameTarget:
+        targets.add(x.name)
+        if weight is not None:
+            weight[0] += 1
+    if x.name not in _SPECIAL_NAMES:
+        return False
+    events.append((x.name, LOAD if cls is n.Name else DECLARE))
+    return cls is n.NameTarget and x.name == "loop"
 
 
 def _deep_leaves(x, kids):

@@ -180,17 +180,25 @@ def _dispatchers(c):
 
 class CompiledTemplate:
     # What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
-    # for Template.generate), the layout of its root frame, the slot of `self` (None
+    # for Template.generate: made from chunks, the (run, weight) of each, when first asked for; most templates
+    # are only rendered), the layout of its root frame, the slot of `self` (None
     # when the template does not use it), its {% block %} functions by name, its top-level variables
     # {name: slot} (Jinja2's exported context variables), whether a render needs a template context
     # (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
     # variables and the globals, in the order first met (meta.find_undeclared_variables).
 
-    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
+    __slots__ = ("run", "chunks", "_steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
 
-    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context, resolved):
-        self.run, self.steps, self.layout, self.self_slot = run, steps, layout, self_slot
+    def __init__(self, run, chunks, layout, self_slot, blocks, exports, needs_context, resolved):
+        self.run, self.chunks, self._steps, self.layout, self.self_slot = run, chunks, None, layout, self_slot
         self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
+
+    @property
+    def steps(self):
+        # One run(f, out) per chunk, each charging its own weight. (Two threads asking at once make equal tuples.)
+        if self._steps is None:
+            self._steps = tuple(charging(run, weight) for run, weight in self.chunks)
+        return self._steps
 
 
 def prepare(c, template):
@@ -250,14 +258,14 @@ def _compile(c, template):
     c.uses_self = root_self
     function = Function(None, family=c.functions)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
-        run, steps = _compile_steps(c, template.body)
+        run, chunks = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
     compile_blocks(c, blocks)
     if c.late_errors:
         raise next((error for symbol_pass, error in c.late_errors if symbol_pass), c.late_errors[0][1])
     exports = {name: scope.refs[name] for name in scope.stores}
     resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
-    return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
+    return CompiledTemplate(run, chunks, layout, scope.refs["self"] if root_self else None,
                             dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
 
 
@@ -274,8 +282,9 @@ def _chunks(body):
 
 
 def _compile_steps(c, body):
-    # The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
-    # weight by run, and each under its own by its step; nothing after a second extends but its blocks (as Jinja2).
+    # The root → (run(f, out), chunks): one uncharged run per chunk, run together under one charge of their
+    # weight by run, and (run, weight) of each (CompiledTemplate.steps); nothing after a second extends but its
+    # blocks (as Jinja2).
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
     runs = []
     for chunk in chunks:
@@ -285,8 +294,7 @@ def _compile_steps(c, body):
             runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
             break
-    steps = tuple(charging(run, weight) for run, weight in runs)
-    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps
+    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), tuple(runs)
 
 
 def _run_all(runs):
