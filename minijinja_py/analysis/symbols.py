@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 PARAM, RESOLVE, ALIAS, UNDEFINED = "param", "resolve", "alias", "undefined"   # how a variable starts
-_CONST, _NAME = n.Const, n.Name
+_CONST, _NAME, _GETATTR, _GETITEM = n.Const, n.Name, n.Getattr, n.Getitem
 FIRST_SLOT = 2   # slots 0 and 1 of every frame: the render state and the parent frame
 _PARAM_LOAD = (PARAM,)   # a slot without a load entry: set by whoever starts the scope
 
@@ -195,9 +195,15 @@ class _FrameVisitor:
 
     def expr(self, node):
         # Every name an expression reads (iteratively: expressions can be long).
+        cls = node.__class__
+        if cls is _CONST:   # (the commonest expression of a statement: `{{ 'text' }}`; then `{{ name }}`)
+            return
         load = self.scope.load
-        if node.__class__ is _NAME:   # (the commonest expression of a statement: `{{ name }}`, `for x in name`)
+        if cls is _NAME:
             load(node.name)
+            return
+        if (cls is _GETATTR or cls is _GETITEM and node.key.__class__ is _CONST) and node.obj.__class__ is _NAME:
+            load(node.obj.name)   # (`{{ m.content }}`, `for x in m['items']`: the one name it reads)
             return
         stack = [node]
         pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
@@ -417,10 +423,13 @@ class Summaries:
             current = pop()
             cls = type(current)
             if cls is tuple or cls is list:
-                for item in current:   # (a constant or a name read is taken here, not pushed)
+                for item in current:   # (a constant, a name or a key of one read is taken here, not pushed)
                     leaf = item.__class__
                     if leaf is _NAME:
                         names.add(item.name)
+                    elif (leaf is _GETATTR or leaf is _GETITEM and item.key.__class__ is _CONST) and \
+                            item.obj.__class__ is _NAME:
+                        names.add(item.obj.name)
                     elif leaf is not _CONST and leaf is not str:
                         push(item)
                 continue
@@ -445,6 +454,9 @@ class Summaries:
                     leaf = value.__class__
                     if leaf is _NAME:
                         names.add(value.name)
+                    elif (leaf is _GETATTR or leaf is _GETITEM and value.key.__class__ is _CONST) and \
+                            value.obj.__class__ is _NAME:
+                        names.add(value.obj.name)   # (`m.role`, `m['role']`: not pushed)
                     elif value is not None and leaf is not _CONST:
                         push(value)
         return names

@@ -14,6 +14,7 @@ __all__ = ["SPECIAL", "LOAD", "DECLARE", "LEAF_FIELDS", "NODE_FIELDS", "RUNNERS"
            "push_arguments", "Effects", "PURE_METHODS"]
 
 SPECIAL = ("loop", "caller", "kwargs", "varargs", "self", "super")
+_SPECIAL_NAMES = frozenset(SPECIAL)
 LOAD, DECLARE = "load", "declare"   # a special name's first event in a subtree: read, or assigned/declared
 # the nodes that may run code not shown where they stand (Effects, below): the scan lists them in its visiting order
 RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.Load, n.Block, n.CallBlock,
@@ -82,7 +83,7 @@ _KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
 _BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
               if cls not in _OWN_ORDER and "body" in cls.FIELDS}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
-_CONST, _NAME = n.Const, n.Name
+_CONST, _NAME, _GETATTR, _GETITEM = n.Const, n.Name, n.Getattr, n.Getitem
 
 
 def _info(cls, kids):
@@ -99,6 +100,8 @@ _BODY = ["a statement list"]   # ...of a statement list (a tuple or list) to wal
 _END = ["a statement list's end"]   # ...of (a statement list, its first event, its first runner): where it ends
 _EVENTS = ["events"]   # ...of a list of events that happen at that point (a macro's parameter names)
 # (a macro definition's end is pushed as an int: the position of the macro among the runners)
+# A lookup of a constant key from a plain name (`m.role`, `m['role']`: what most expressions read) is taken where it
+# is met, not pushed: it records nothing but its step (no runner, no slice, no special name).
 
 
 def _of_variable(node):
@@ -141,7 +144,7 @@ def scan_tree(root, limit):
 # a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
 def _walk(root, limit):
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
-    odd_keys = False
+    odd_keys, special = False, _SPECIAL_NAMES
     bodies[id(())] = (0, 0, 0, 0)   # every empty statement list (the parser's is the one empty tuple): not walked
     deferred = [(root, 0, _BODY)]
     while deferred:
@@ -167,12 +170,17 @@ def _walk(root, limit):
                     weight = owns[id(x)] = [1]
                 elif weight is not None:
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
+                if depth == limit:   # a leaf below is too deep (what is pushed fails where it is popped)
+                    _deep_leaves(x, kids)
                 for f in kids:
                     value = getattr(x, f)
                     leaf = value.__class__
-                    if leaf is _CONST or leaf is _NAME and value.name not in SPECIAL or value is None:
-                        if depth >= limit and value is not None:
-                            raise RecursionError
+                    if leaf is _CONST or value is None or leaf is _NAME and value.name not in special:
+                        continue
+                    if (leaf is _GETATTR or leaf is _GETITEM and value.key.__class__ is _CONST) and \
+                            value.obj.__class__ is _NAME and value.obj.name not in special and depth + 1 < limit:
+                        if weight is not None:   # `m.role`, `m['role']`: its step, nothing else to record (_lookup)
+                            weight[0] += 1
                         continue
                     push((value, depth, weight))
             elif cls is tuple or cls is list:
@@ -189,22 +197,17 @@ def _walk(root, limit):
                     continue
                 for item in reversed(x):
                     leaf = item.__class__
-                    if leaf is _CONST or leaf is _NAME and item.name not in SPECIAL:
+                    if leaf is _CONST or leaf is _NAME and item.name not in special:
                         if depth >= limit:
                             raise RecursionError
+                    elif (leaf is _GETATTR or leaf is _GETITEM and item.key.__class__ is _CONST) and \
+                            item.obj.__class__ is _NAME and item.obj.name not in special and depth + 1 < limit:
+                        if weight is not None:   # (as a node's kid above)
+                            weight[0] += 1
                     elif leaf is not str:   # (a keyword argument's name: nothing to walk)
                         push((item, depth, weight))
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
-                if depth >= limit:
-                    raise RecursionError
-                if cls is not n.Const:
-                    if cls is n.NameTarget:
-                        targets.add(x.name)
-                        if weight is not None:
-                            weight[0] += 1
-                    if x.name in SPECIAL:
-                        events.append((x.name, LOAD if cls is n.Name else DECLARE))
-                        loop_targets = loop_targets or (cls is n.NameTarget and x.name == "loop")
+                loop_targets = _scan_name(x, depth >= limit, weight, events, targets) or loop_targets
             elif cls is n.Args:
                 _scan_arguments(x, depth, weight, push)
             elif cls is int:   # where the runners of the macro definition at that position end
@@ -219,6 +222,32 @@ def _walk(root, limit):
                 _INFO[cls] = _info(cls, _fields(cls))
                 push((x, depth, weight))
     return Index(events, bodies, loop_targets, owns, runners, ends, targets, slices, odd_keys)
+
+
+def _scan_name(x, too_deep, weight, events, targets):
+    # _walk's step for a constant, a name or a target pushed alone (a special name, an assignment's target): True
+    # for a target named loop.
+    if too_deep:
+        raise RecursionError
+    cls = type(x)
+    if cls is n.Const:
+        return False
+    if cls is n.NameTarget:
+        targets.add(x.name)
+        if weight is not None:
+            weight[0] += 1
+    if x.name not in _SPECIAL_NAMES:
+        return False
+    events.append((x.name, LOAD if cls is n.Name else DECLARE))
+    return cls is n.NameTarget and x.name == "loop"
+
+
+def _deep_leaves(x, kids):
+    # _walk's check of a node at the depth limit: a constant or a plain name in it nests too deep.
+    for f in kids:
+        value = getattr(x, f)
+        if value.__class__ is _CONST or value.__class__ is _NAME and value.name not in _SPECIAL_NAMES:
+            raise RecursionError
 
 
 def _scan_arguments(args, depth, weight, push):

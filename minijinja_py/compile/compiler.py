@@ -84,19 +84,38 @@ FOLDING_EXPRESSIONS = {NotConstant: e_not_constant, FoldedSlice: e_folded_slice,
 # a long int literal, decimal or not (a hex, octal or binary one int() reads, for Jinja2's code generator to fail
 # on writing it in decimal; one pattern that starts with a class of characters: searched faster), and the sources
 # it can be in (a hex digit makes 1.2 decimal digits). Searched only in a source long enough to hold one, and
-# which has a run without whitespace as long as a long literal (most have none: then no regexp is compiled, the
-# first of a cold process costing 120-170 us).
+# which has a run of the pattern's characters as long as a long literal (most have none: then no regexp is
+# compiled, the first of a cold process costing 120-170 us).
 _long_literal = None
 _SHORTEST_LONG_INT_SOURCE = int(INT_DIGITS / 1.21)
+_LITERAL_CHARACTERS = "0123456789abcdefABCDEF_xXoObB"   # the pattern's class
+_LITERAL_CHARACTER = frozenset(_LITERAL_CHARACTERS)
 
 
 def _has_long_literal(source):
     global _long_literal
-    if len(max(source.split(), key=len, default="")) < LONG_LITERAL:
+    if not _has_literal_run(source):
         return False
     if _long_literal is None:
         _long_literal = re.compile(r"\d[\da-fA-F_xXoObB]{%d}" % (LONG_LITERAL - 1))
     return _long_literal.search(source) is not None
+
+
+def _has_literal_run(source, length=LONG_LITERAL):
+    # Might source have a run of `length` characters of the pattern's class? Such a run holds a position that is
+    # a multiple of length: only the runs through those are measured (by strip, in C; not a split of the whole
+    # source into words, which made a string per word). The class's \d is any Unicode digit: a source that is
+    # not ASCII is asked for a run without whitespace.
+    if not source.isascii():
+        return len(max(source.split(), key=len, default="")) >= length
+    for k, character in enumerate(source[::length]):
+        if character in _LITERAL_CHARACTER:
+            at = k * length
+            ahead, behind = source[at:at + length], source[max(0, at - length + 1):at]
+            if len(ahead) - len(ahead.lstrip(_LITERAL_CHARACTERS)) + \
+                    len(behind) - len(behind.rstrip(_LITERAL_CHARACTERS)) >= length:
+                return True
+    return False
 
 
 def fold_constants(c, template, powers_and_slices, odd_keys, long_literals, names):
@@ -161,17 +180,25 @@ def _dispatchers(c):
 
 class CompiledTemplate:
     # What a template compiles to: its root run(f, out), the same as `steps` (one run per top-level statement,
-    # for Template.generate), the layout of its root frame, the slot of `self` (None
+    # for Template.generate: made from chunks, the (run, weight) of each, when first asked for; most templates
+    # are only rendered), the layout of its root frame, the slot of `self` (None
     # when the template does not use it), its {% block %} functions by name, its top-level variables
     # {name: slot} (Jinja2's exported context variables), whether a render needs a template context
     # (composition.py: blocks, `self`, load tags) and the names its functions resolve from the render's
     # variables and the globals, in the order first met (meta.find_undeclared_variables).
 
-    __slots__ = ("run", "steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
+    __slots__ = ("run", "chunks", "_steps", "layout", "self_slot", "blocks", "exports", "needs_context", "resolved")
 
-    def __init__(self, run, steps, layout, self_slot, blocks, exports, needs_context, resolved):
-        self.run, self.steps, self.layout, self.self_slot = run, steps, layout, self_slot
+    def __init__(self, run, chunks, layout, self_slot, blocks, exports, needs_context, resolved):
+        self.run, self.chunks, self._steps, self.layout, self.self_slot = run, chunks, None, layout, self_slot
         self.blocks, self.exports, self.needs_context, self.resolved = blocks, exports, needs_context, resolved
+
+    @property
+    def steps(self):
+        # One run(f, out) per chunk, each charging its own weight. (Two threads asking at once make equal tuples.)
+        if self._steps is None:
+            self._steps = tuple(charging(run, weight) for run, weight in self.chunks)
+        return self._steps
 
 
 def prepare(c, template):
@@ -231,14 +258,14 @@ def _compile(c, template):
     c.uses_self = root_self
     function = Function(None, family=c.functions)
     with in_scope(c, template.body, ("self",) if root_self else (), function, None) as scope:
-        run, steps = _compile_steps(c, template.body)
+        run, chunks = _compile_steps(c, template.body)
         layout = function_layout(c, function, scope)
     compile_blocks(c, blocks)
     if c.late_errors:
         raise next((error for symbol_pass, error in c.late_errors if symbol_pass), c.late_errors[0][1])
     exports = {name: scope.refs[name] for name in scope.stores}
     resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
-    return CompiledTemplate(run, steps, layout, scope.refs["self"] if root_self else None,
+    return CompiledTemplate(run, chunks, layout, scope.refs["self"] if root_self else None,
                             dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
 
 
@@ -255,8 +282,9 @@ def _chunks(body):
 
 
 def _compile_steps(c, body):
-    # The root → (run(f, out), steps): one uncharged run per chunk, run together under one charge of their
-    # weight by run, and each under its own by its step; nothing after a second extends but its blocks (as Jinja2).
+    # The root → (run(f, out), chunks): one uncharged run per chunk, run together under one charge of their
+    # weight by run, and (run, weight) of each (CompiledTemplate.steps); nothing after a second extends but its
+    # blocks (as Jinja2).
     chunks = _chunks(body)   # kept alive while compiling: the summaries remember statement lists by id
     runs = []
     for chunk in chunks:
@@ -266,8 +294,7 @@ def _compile_steps(c, body):
             runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
             break
-    steps = tuple(charging(run, weight) for run, weight in runs)
-    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), steps
+    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), tuple(runs)
 
 
 def _run_all(runs):

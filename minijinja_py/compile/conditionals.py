@@ -11,7 +11,7 @@ from .comparisons import (
     operand_condition, truth_at,
 )
 from .context import DICT_NAMES, cheap_constant, in_line_place, key_path, local_slot, path_reader, type_answers
-from .operators import sum_operands
+from .operators import sum_items
 from ..analysis.transforms import NoParentYet
 from ..builtins.tests import TYPE_TESTS
 from ..core.errors import located
@@ -42,7 +42,7 @@ def if_parts(c, node):
         else_body = inner.else_
     # an if is a soft frame (unknown filters and tests fail when run), but not the output check transforms.py puts
     # around the root's output where an extends may come (Jinja2's `if parent_template is None:`, no frame of its own)
-    with c.flags() if type(node.test) is NoParentYet else c.flags(soft=True):
+    with c.flags() if type(node.test) is NoParentYet else c.soft_frame():
         for test, body in tested:
             if isinstance(test, (n.And, n.Or)):
                 parts, ev = _chain_parts(c, test)
@@ -433,7 +433,7 @@ def _printed_read(c, node, slot, key):
             continue
         if type(statement) is not n.Output:
             return None
-        for item in sum_operands(statement.expr)[0]:
+        for item in sum_items(statement.expr):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
             elif len(pieces) == 1 and in_line_place(c, item) == (slot, key):

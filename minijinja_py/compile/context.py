@@ -116,6 +116,10 @@ class CompileContext:
                 changes["toplevel"] = False
         return _Flags(self, changes)
 
+    def soft_frame(self):
+        # flags(soft=True), the frame of an if's branches (entered for every if: its changes made once).
+        return _Flags(self, _SOFT)
+
     def python_refuses(self, error, symbol_pass=False, at=None):
         # Note an error Python's compiler finds in the code Jinja2 generates here (see late_errors); at: its place
         # among those noted so far, where Python meets it before code compiled here earlier (default: the end).
@@ -162,6 +166,9 @@ class CompileContext:
             self.scope.load(name)
             found = self.scope.find_variable(name)
         return found
+
+
+_SOFT = {"soft": True, "rootlevel": False}   # (read only: _Flags never changes its changes)
 
 
 class _Flags:
@@ -227,7 +234,7 @@ def operand(c, node):
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
         return (slot, key, ev) if slot is not None else (None, None, ev)
-    return local_slot(c, node), None, ev
+    return local_slot(c, node) if node.__class__ is _NAME else None, None, ev   # (no call for what is no name)
 
 
 def in_line_place(c, node):
@@ -236,7 +243,7 @@ def in_line_place(c, node):
         key = dict_key(node)
         slot = local_slot(c, node.obj) if key is not None else None
         return (slot, key) if slot is not None else (None, None)
-    return local_slot(c, node), None
+    return local_slot(c, node) if node.__class__ is _NAME else None, None
 
 
 def local_slot(c, node):
@@ -264,7 +271,7 @@ def key_path(c, node, indexes=False):
             return None
         keys.append(key)
         node = node.obj
-    slot = local_slot(c, node)
+    slot = local_slot(c, node) if node.__class__ is _NAME else None
     return None if slot is None else (slot, tuple(reversed(keys)))
 
 

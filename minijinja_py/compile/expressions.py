@@ -141,6 +141,8 @@ def e_lookup(c, node):
     # — constant keys, or an int variable indexing a list — walked in one closure while every step is a plain dict
     # that has the key or a list that has the index; else the general lookups, step by step.
     general = e_getattr(c, node) if node.__class__ is n.Getattr else e_getitem(c, node)
+    if node.obj.__class__ is n.Name:
+        return general   # one lookup (`m.role`, the commonest): no chain for lookup_steps, which takes two or more
     steps = lookup_steps(c, node)
     if steps is None:
         return general

@@ -10,7 +10,7 @@ from ..builtins.strings import str_method
 from .loops import loop_parts
 from .output import print_run
 from .context import DICT_NAMES, cheap_constant, dict_key, place
-from .operators import sum_operands
+from .operators import sum_items
 from .statements import if_parts
 from ..kernels import select as A
 from ..kernels.select import Atom, Block, Emit, If, Loop, Opaque, Read, Set, choose, text_of
@@ -35,29 +35,33 @@ def block(c, statements):
                 merged.append(node)
         else:
             merged.append(node)
-    nodes = [lower(c, item) for item in _items(c, merged)]
+    nodes = _lowered(c, merged)
     runs = tuple(node.general for node in nodes) if c.general_only else tuple(map(choose, nodes))
     return Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
 
 
-def _items(c, nodes):
-    # The statements to lower: a statement, or a list of the text and {{ }} statements of a run.
-    pending, printed = [], (n.Text, n.Output)
+def _lowered(c, nodes):
+    # The statements lowered in turn: each statement, or a list of the text and {{ }} statements of a run. (One
+    # loop, not a generator of items: what is lowered may set c.known_extends, which the next steps read.)
+    lowered, pending = [], []
     for node in nodes:
-        if type(node) in printed and c.known_extends and c.output_check:
-            continue  # never runs: the template extends another (which fails: there is no loader)
-        if type(node) in printed and not c.autoescape:
-            pending.append(node)
-            continue
+        cls = type(node)
+        if cls is n.Text or cls is n.Output:
+            if c.known_extends and c.output_check:
+                continue  # never runs: the template extends another (which fails: there is no loader)
+            if not c.autoescape:
+                pending.append(node)
+                continue
         if pending:
-            yield pending
+            lowered.append(lower(c, pending))
             pending = []
         extended_before = c.known_extends
-        yield node
-        if extended_before and type(node) is n.Load and node.kind == "extends":
-            return  # extended twice: Jinja2 compiles nothing more of this statement list (but its blocks)
+        lowered.append(lower(c, node))
+        if extended_before and cls is n.Load and node.kind == "extends":
+            return lowered  # extended twice: Jinja2 compiles nothing more of this statement list (but its blocks)
     if pending:
-        yield pending
+        lowered.append(lower(c, pending))
+    return lowered
 
 
 def _run_all(runs, nodes):
@@ -183,7 +187,7 @@ def _text_parts(expr):
     if type(expr) is n.Const:
         return (expr.value if type(expr.value) is str else to_str(expr.value),)
     if type(expr) is n.BinOp and expr.op == "+":
-        operands, stringify = sum_operands(expr)[0], False
+        operands, stringify = sum_items(expr), False
     elif type(expr) is n.Concat:
         operands, stringify = expr.items, True   # `~` prints each operand
     else:

@@ -14,7 +14,7 @@ from ..runtime.methods import percent_format
 from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
-__all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_chain", "joined_text"]
+__all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_items", "sum_chain", "joined_text"]
 
 _SMALL = 0xFFFFFFFF   # ints up to this size: operators on them are not worth charging or checking
 
@@ -186,6 +186,17 @@ def sum_operands(node):
     operands.reverse()
     spans.reverse()
     return operands, spans
+
+
+def sum_items(node):
+    # sum_operands' operands alone, for the callers that only look at them (no span packed).
+    operands = []
+    while node.__class__ is n.BinOp and node.op == "+":
+        operands.append(node.right)
+        node = node.left
+    operands.append(node)
+    operands.reverse()
+    return operands
 
 
 def sum_chain(operands, places, evs, spans):

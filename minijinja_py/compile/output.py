@@ -5,7 +5,7 @@ Every piece appended is counted against max_output once (context.py: output).
 
 from .calls import call_parts, call_value
 from .context import in_line_place, key_path, operand, place
-from .operators import joined_text, sum_operands
+from .operators import joined_text, sum_items
 from ..builtins.strings import str_method
 from ..core.errors import located
 from ..core.state import BIG_STR, MISSING
@@ -288,7 +288,7 @@ def _print_joined(c, nodes, general):
             pieces[-1] += text
             continue
         expr = node.expr
-        for item in sum_operands(expr)[0] if expr.__class__ is n.BinOp and expr.op == "+" else (expr,):
+        for item in sum_items(expr) if expr.__class__ is n.BinOp and expr.op == "+" else (expr,):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value
                 continue
@@ -347,7 +347,7 @@ def _print_item_reads(c, nodes, general):
         if text is not None:
             pieces[-1] += text
             continue
-        for item in sum_operands(node.expr)[0] if node.expr.__class__ is n.BinOp and node.expr.op == "+" else \
+        for item in sum_items(node.expr) if node.expr.__class__ is n.BinOp and node.expr.op == "+" else \
                 (node.expr,):
             if item.__class__ is n.Const and type(item.value) is str:
                 pieces[-1] += item.value

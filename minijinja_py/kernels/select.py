@@ -44,8 +44,10 @@ def kernel(ir_class, signature):
 
 def choose(node):
     # The closure that runs node: the kernel of its signature (of the first of its signatures whose entry is on
-    # and takes it), or node.general.
+    # and takes it), or node.general (a signature None names no fact: no kernel is looked for).
     signature = node.signature
+    if signature is None:
+        return node.general
     for signature in signature if type(signature) is tuple else (signature,):
         entry = REGISTRY.get((type(node), signature))
         if entry is None or entry.name in _settings.disabled:
@@ -136,7 +138,13 @@ class Emit:
 
     @property
     def signature(self):
-        return "text" if self.parts is not None and all(type(p) is str for p in self.parts) else None
+        parts = self.parts
+        if parts is None:
+            return None
+        for part in parts:   # (a loop, not all() over a generator: asked of every run of text and {{ }})
+            if type(part) is not str:
+                return None
+        return "text"
 
 
 class If:
