@@ -9,7 +9,7 @@ import re
 from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 from operator import itemgetter
 
-from .natives import KNOWN, NAME_CHAR, TAG_END, Found, KeywordFamily, alternatives, literals, texts_matcher
+from .natives import KNOWN, NAME_CHAR, TAG_END, KeywordFamily, alternatives, kind_and_end, literals, texts_matcher
 
 __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
@@ -170,7 +170,7 @@ class Lexer:
         return re.compile(_WORD).match
 
     def _literals_matcher(self, text, pos):
-        # The literal terminal that matches at pos, told as a re.Match tells it (lastgroup, end(), group()), or
+        # The literal terminal that matches at pos, as (name, end) (natives.kind_and_end), or
         # None. No regexp of theirs: a punctuation text is compared where it would start, a keyword is the run of
         # name characters at pos when the run is its text (at most one literal can match at any place, see
         # natives.literals).
@@ -179,14 +179,14 @@ class Lexer:
             return self._keyword_matcher(text, pos)
         for literal, name in found:
             if text.startswith(literal, pos):
-                return Found((name, pos + len(literal), text, pos))
+                return (name, pos + len(literal))
         return None
 
     def _keyword_matcher(self, text, pos):
         # The keyword terminal whose text is the run of name characters at pos, or None.
         word = self._word(text, pos)
         name = self._keywords.get(word.group()) if word is not None else None
-        return None if name is None else Found((name, word.end(), text, pos))
+        return None if name is None else (name, word.end())
 
     def _matcher(self, names):
         # The match function trying the terminals `names` in turn (terminals of no family, or members of one
@@ -381,18 +381,20 @@ class Lexer:
 
     def _trier(self, units):
         # A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
-        # re.Match), or None; accepted is None, or the terminals the state accepts when the regexp may find
+        # re.Match or natives' (name, end)), or None; accepted is None, or the terminals the state accepts when the regexp may find
         # another: a family's members (the state's own are then tried without the others) or literals (then none
         # of the state's own matches here).
         def match(text, pos):
             for match, accepted, family in units:
                 m = match(text, pos)
                 if m is not None:
-                    if accepted is None or m.lastgroup in accepted:
+                    if accepted is None:
+                        return m
+                    kind = m[0] if m.__class__ is tuple else m.lastgroup
+                    if kind in accepted:
                         return m
                     if family:  # the family's regexp found a member this state does not accept: try its own
-                        m = self._matcher(tuple(n for n in self._family[m.lastgroup][2] if n in accepted))(text,
-                                                                                                           pos)
+                        m = self._matcher(tuple(n for n in self._family[kind][2] if n in accepted))(text, pos)
                         if m is not None:
                             return m
             return None
@@ -434,8 +436,11 @@ class Lexer:
             m = match(text, pos)
             if m is None:
                 raise self._unmatched(text, pos, line, origin + 1, state, values)
-            end = m.end()
-            kind = m.lastgroup
+            if m.__class__ is tuple:   # (a native function's (name, end): no method call)
+                kind, end = m
+            else:
+                end = m.end()
+                kind = m.lastgroup
             value = text[pos:end]
             if kind in ignore:
                 if end == pos:
@@ -466,17 +471,19 @@ class Lexer:
         at, at_line, at_start = pos, line, line_start
         while at < len(text):
             m = self._root_match(text, at)
-            if m is None or m.end() == at:
+            if m is None:
                 break
-            value = m.group()
+            kind, end = kind_and_end(m)
+            if end == at:
+                break
+            value = text[at:end]
             newlines = value.count("\n")
             end_line = at_line + newlines
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
-            if m.lastgroup not in self.tables.ignore:
-                token = Token((m.lastgroup, value, at, at_line, at - at_start + 1, end_line, m.end() - end_start + 1,
-                               m.end()))
+            if kind not in self.tables.ignore:
+                token = Token((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
                 return UnexpectedToken(token, allowed, state, values)
-            at, at_line, at_start = m.end(), end_line, end_start
+            at, at_line, at_start = end, end_line, end_start
         return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
 
 
@@ -498,15 +505,15 @@ def lex_modes(lexers, mode, text, states, values):
         m = match(text, pos)
         if m is None:
             raise lexer._unmatched(text, pos, line, line_start, state, values)
-        end = m.end()
+        kind, end = kind_and_end(m)
         value = text[pos:end]
         newlines = value.count("\n")
         end_line = line + newlines
         end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
-        if m.lastgroup not in ignore:
-            yield Token((m.lastgroup, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end))
+        if kind not in ignore:
+            yield Token((kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end))
         elif end == pos:
-            raise ValueError(f"terminal {m.lastgroup} matched the empty string")
+            raise ValueError(f"terminal {kind} matched the empty string")
         pos, line, line_start = end, end_line, end_line_start
 
 

@@ -6,29 +6,21 @@
 # finds the same match (the same end, or none) at every place, which tests/test_grammar.py checks against the regexp
 # on generated text. A family of block tags is read by its KeywordFamily until its lexer has read enough tags to
 # compile the family's regexp (the largest of a first parse), finding what that regexp finds.
+# What a function finds is the tuple (terminal name, end), where a regexp's match method gives a re.Match (see
+# kind_and_end; a function that hands over to a regexp gives its re.Match).
 # A pattern spelt otherwise is compiled as usual.
 
 import re
-from collections import _tuplegetter   # a named tuple's field reader (a C descriptor)
 
 
-__all__ = ["Found", "KNOWN", "NAME_CHAR", "WORD_END", "TAG_END", "KeywordFamily", "fixed_text", "alternatives",
+__all__ = ["kind_and_end", "KNOWN", "NAME_CHAR", "WORD_END", "TAG_END", "KeywordFamily", "fixed_text", "alternatives",
            "texts_matcher", "literals"]
 
 
-class Found(tuple):
-    # A terminal found without a regexp, told as a re.Match tells what it found: Found((name, end, text, start)),
-    # tuple's own constructor (a class with a Python __init__ costs a 3.11 call through C, ~4 times as much; one is
-    # made for most tokens of a first parse).
-    __slots__ = ()
-
-    lastgroup = _tuplegetter(0, None)
-
-    def end(self):
-        return self[1]
-
-    def group(self):
-        return self[2][self[3]:self[1]]
+def kind_and_end(m):
+    # (terminal name, end) of what a match function found: a native function's own tuple (name, end), made by
+    # tuple's own syntax and read without a method call (most tokens of a first parse), or a re.Match.
+    return m if m.__class__ is tuple else (m.lastgroup, m.end())
 
 
 # ----------------------------------------------------------------------------------- fixed texts (literals)
@@ -68,7 +60,7 @@ def texts_matcher(name, texts):
     def match(text, pos):
         for fixed in texts:
             if text.startswith(fixed, pos):
-                return Found((name, pos + len(fixed), text, pos))
+                return (name, pos + len(fixed))
         return None
     return match
 
@@ -137,7 +129,7 @@ def _float(name):
         found = _exponent(text, end if fraction < 0 else fraction)
         if found < 0:
             found = fraction
-        return None if found < 0 else Found((name, found, text, pos))
+        return None if found < 0 else (name, found)
     return match
 
 
@@ -153,10 +145,10 @@ def _int(name):
                 hex_digits = digits[0] == "a"
                 end = _run(text, pos + 2, lambda c: c in digits or hex_digits and c.isdecimal())
                 if end > pos + 2:
-                    return Found((name, end, text, pos))
-            return Found((name, _run(text, pos + 1, "0".__eq__), text, pos))
+                    return (name, end)
+            return (name, _run(text, pos + 1, "0".__eq__))
         if "1" <= first <= "9":
-            return Found((name, _run(text, pos + 1, str.isdecimal), text, pos))
+            return (name, _run(text, pos + 1, str.isdecimal))
         return None
     return match
 
@@ -175,7 +167,7 @@ def _string(name):
             while text[before] == "\\":
                 before -= 1
             if (end - before) % 2:
-                return Found((name, end + 1, text, pos))
+                return (name, end + 1)
             end = text.find(quote, end + 1)
         return None
     return match
@@ -221,13 +213,13 @@ def _braces(name):
         end = pos
         while text.startswith("}", end):
             end += 1
-        return Found((name, end, text, pos)) if end > pos else None
+        return (name, end) if end > pos else None
     return match
 
 
 def _close_strip(name):
     def match(text, pos):   # -\}\}\s*
-        return Found((name, _spaces(text, pos + 3), text, pos)) if text.startswith("-}}", pos) else None
+        return (name, _spaces(text, pos + 3)) if text.startswith("-}}", pos) else None
     return match
 
 
@@ -235,9 +227,9 @@ def _var_open(name):
     def match(text, pos):   # \s*\{\{-|\{\{\+?
         end = _spaces(text, pos)
         if text.startswith("{{-", end):
-            return Found((name, end + 3, text, pos))
+            return (name, end + 3)
         if text.startswith("{{", pos):
-            return Found((name, pos + 3 if text.startswith("+", pos + 2) else pos + 2, text, pos))
+            return (name, pos + 3 if text.startswith("+", pos + 2) else pos + 2)
         return None
     return match
 
@@ -248,11 +240,11 @@ def _block_close(newline):
             # (the ways start with different characters: the commonest, `%}`, is tried first)
             if text.startswith("%}", pos):
                 end = pos + 3 if newline and text[pos + 2:pos + 3] == "\n" else pos + 2
-                return Found((name, end, text, pos))
+                return (name, end)
             if text.startswith("-%}", pos):
-                return Found((name, _spaces(text, pos + 3), text, pos))
+                return (name, _spaces(text, pos + 3))
             if text.startswith("+%}", pos):
-                return Found((name, pos + 3, text, pos))
+                return (name, pos + 3)
             return None
         return match
     return of
@@ -331,7 +323,7 @@ class KeywordFamily:
         self.left -= 1
         if self.left <= 0:
             self.lexer._tier_up(self)
-        return Found((best, end, text, pos))
+        return (best, end)
 
 
 def _regexp_head(prefix):
