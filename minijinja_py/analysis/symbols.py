@@ -491,7 +491,10 @@ class Summaries:
 
 _EVERY = frozenset(("*",))   # _names_in: the node may read any name (an include/import/block)
 _NAMED = frozenset({n.Name, n.NameTarget, n.NamespaceTarget, n.Param})   # _names_in: the nodes that name one
-_HOLDS_BODY = frozenset(cls for cls in NODE_FIELDS if "body" in cls.FIELDS)   # _names_in: memoised per statement
+# _names_in: memoised per statement; the node classes with a body (written out, not computed from FIELDS at import:
+# tests/test_node_tables.py checks it)
+_HOLDS_BODY = frozenset({n.Template, n.If, n.For, n.AssignBlock, n.Macro, n.CallBlock, n.FilterBlock, n.With,
+                         n.Generation, n.Block, n.Autoescape})
 
 
 def _loop_target(target):
@@ -534,14 +537,32 @@ _LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a
 
 
 def _count_plan(cls):
-    # (fields to walk, the field whose items each cost a step, or None) of a node class for node_count.
+    # (fields to walk, the field whose items each cost a step, or None) of a node class for node_count: _COUNT holds
+    # it, written out, for the classes of nodes.py; this makes it for a node class made elsewhere.
     if issubclass(cls, n.CondExpr):
         return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
     extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
     return NODE_FIELDS[cls] if cls in NODE_FIELDS else cls.FIELDS, extra
 
 
-_COUNT = {cls: _count_plan(cls) for cls in NODE_FIELDS if not issubclass(cls, _FREE)}
+# node_count's plan of each node class but the free ones, written out rather than computed from NODE_FIELDS at import
+# (a cold start pays for every instruction of the import; tests/test_node_tables.py checks it against _count_plan)
+_COUNT = {
+    n.Template: (("body",), None), n.Text: ((), None), n.Output: (("expr",), None),
+    n.If: (("test", "body", "elifs", "else_"), None), n.For: (("target", "iter", "body", "else_", "filter"), None),
+    n.Assign: (("target", "value"), None), n.AssignBlock: (("target", "filters", "body"), None),
+    n.Param: (("default",), None), n.Macro: (("params", "body"), None), n.CallBlock: (("call", "params", "body"), None),
+    n.FilterBlock: (("filters", "body"), None), n.With: (("targets", "values", "body"), None),
+    n.ExprStmt: (("expr",), None), n.Break: ((), None), n.Continue: ((), None), n.Generation: (("body",), None),
+    n.Block: (("body",), None), n.Autoescape: (("value", "body"), None), n.Load: (("template",), None),
+    n.NameTarget: ((), None), n.NamespaceTarget: ((), None), n.TupleTarget: (("items",), None),
+    n.TupleExpr: (("items",), "items"), n.ListExpr: (("items",), "items"), n.DictExpr: (("pairs",), "pairs"),
+    n.Getattr: (("obj",), None), n.Getitem: (("obj", "key"), None), n.Slice: (("start", "stop", "step"), None),
+    n.Call: (("func", "args"), None), n.Filter: (("value", "args"), None), n.Test: (("value", "args"), None),
+    n.BinOp: (("left", "right"), None), n.UnaryOp: (("operand",), None), n.Not: (("operand",), None),
+    n.And: (("left", "right"), None), n.Or: (("left", "right"), None), n.Compare: (("first", "ops"), None),
+    n.Concat: (("items",), "items"), n.CondExpr: (("test",), None),
+}
 
 
 def node_count(*parts):

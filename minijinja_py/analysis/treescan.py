@@ -61,8 +61,10 @@ class Index:
         return self.kinds[name][low] if low < len(positions) and positions[low] < end else None
 
 
-# the fields of each node class that can hold nodes, last first (the scan pops them first to last); the other
-# fields hold strings and flags
+# The tables below say which fields of each node class can hold nodes (the other fields hold strings and flags: see
+# LEAF_FIELDS); they are written out rather than computed from the classes' FIELDS because a cold start pays for
+# every instruction of the import (computing them cost ~0.5M). tests/test_node_tables.py checks them against FIELDS,
+# so a node class added to nodes.py without its entries here (and in symbols.py's _COUNT) fails the tests.
 LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
                           "alias"))
 _OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock, n.If,
@@ -71,30 +73,58 @@ _STATEMENT_LISTS = ("body", "else_")
 
 
 def _fields(cls):
+    # A node class's fields that can hold nodes, last first (for a node class made elsewhere).
     return tuple(filterfalse(LEAF_FIELDS.__contains__, reversed(cls.FIELDS)))
 
 
-# every node class: its fields that can hold nodes, first to last (filterfalse: no generator per class at import)
-NODE_FIELDS = {cls: tuple(filterfalse(LEAF_FIELDS.__contains__, cls.FIELDS)) for cls in vars(n).values()
-               if isinstance(cls, type) and issubclass(cls, n.Node) and cls is not n.Node}
-NODE_FIELDS[n.Const] = NODE_FIELDS[n.Text] = ()   # a constant's value holds no nodes
-_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
-         if cls not in _OWN_ORDER and "body" not in cls.FIELDS}
-_BODY_KIDS = {cls: fields[::-1] for cls, fields in NODE_FIELDS.items()
-              if cls not in _OWN_ORDER and "body" in cls.FIELDS}
+# every node class: its fields that can hold nodes, first to last (a constant's value holds no nodes)
+NODE_FIELDS = {
+    n.Template: ("body",), n.Text: (), n.Output: ("expr",), n.If: ("test", "body", "elifs", "else_"),
+    n.For: ("target", "iter", "body", "else_", "filter"), n.Assign: ("target", "value"),
+    n.AssignBlock: ("target", "filters", "body"), n.Param: ("default",), n.Macro: ("params", "body"),
+    n.CallBlock: ("call", "params", "body"), n.FilterBlock: ("filters", "body"),
+    n.With: ("targets", "values", "body"), n.ExprStmt: ("expr",), n.Break: (), n.Continue: (),
+    n.Generation: ("body",), n.Block: ("body",), n.Autoescape: ("value", "body"), n.Load: ("template",),
+    n.NameTarget: (), n.NamespaceTarget: (), n.TupleTarget: ("items",),
+    n.Const: (), n.Name: (), n.TupleExpr: ("items",), n.ListExpr: ("items",), n.DictExpr: ("pairs",),
+    n.Getattr: ("obj",), n.Getitem: ("obj", "key"), n.Slice: ("start", "stop", "step"), n.Call: ("func", "args"),
+    n.Filter: ("value", "args"), n.Test: ("value", "args"), n.BinOp: ("left", "right"), n.UnaryOp: ("operand",),
+    n.Not: ("operand",), n.And: ("left", "right"), n.Or: ("left", "right"), n.Compare: ("first", "ops"),
+    n.Concat: ("items",), n.CondExpr: ("test", "then", "else_"),
+}
+# the node classes with a statement list (a body) and no visiting order of their own (_OWN_ORDER): their fields
+# that can hold nodes, last first (the scan pops them first to last)
+_BODY_KIDS = {
+    n.Template: ("body",), n.For: ("filter", "else_", "body", "iter", "target"),
+    n.AssignBlock: ("body", "filters", "target"), n.With: ("body", "values", "targets"), n.Generation: ("body",),
+    n.Autoescape: ("body", "value"),
+}
 _ITEMS = {n.ListExpr: "items", n.TupleExpr: "items", n.Concat: "items", n.DictExpr: "pairs"}   # see node_count
 _CONST, _NAME, _GETATTR, _GETITEM = n.Const, n.Name, n.Getattr, n.Getitem
 
 
 def _info(cls, kids):
-    # What _walk needs of a node class of _KIDS, in one lookup: (its kids, True for a runner, False for a
-    # subscript (which may be a slice) or a dict literal, else None, the field whose items its weight counts or
-    # None).
+    # What _walk needs of a node class without a body or a visiting order of its own, in one lookup: (its fields
+    # that can hold nodes, last first, True for a runner, False for a subscript (which may be a slice) or a dict
+    # literal, else None, the field whose items its weight counts or None). _INFO holds it, written out, for the
+    # classes of nodes.py; this makes it for a node class made elsewhere.
     return kids, True if cls in RUNNERS else False if cls is n.Getitem or cls is n.DictExpr else None, \
         _ITEMS.get(cls)
 
 
-_INFO = {cls: _info(cls, kids) for cls, kids in _KIDS.items()}
+_INFO = {
+    n.Text: ((), None, None), n.Output: (("expr",), None, None), n.Assign: (("value", "target"), None, None),
+    n.ExprStmt: (("expr",), None, None), n.Break: ((), None, None), n.Continue: ((), None, None),
+    n.Load: (("template",), True, None), n.NamespaceTarget: ((), None, None), n.TupleTarget: (("items",), None, None),
+    n.TupleExpr: (("items",), None, "items"), n.ListExpr: (("items",), None, "items"),
+    n.DictExpr: (("pairs",), False, "pairs"), n.Getattr: (("obj",), None, None),
+    n.Getitem: (("key", "obj"), False, None), n.Slice: (("step", "stop", "start"), None, None),
+    n.Call: (("args", "func"), True, None), n.Filter: (("args", "value"), True, None),
+    n.Test: (("args", "value"), True, None), n.BinOp: (("right", "left"), None, None),
+    n.UnaryOp: (("operand",), None, None), n.Not: (("operand",), None, None), n.And: (("right", "left"), None, None),
+    n.Or: (("right", "left"), None, None), n.Compare: (("ops", "first"), None, None),
+    n.Concat: (("items",), None, "items"),
+}
 _STMT = ["a statement"]   # the scan's weight slot of a statement list's item: it starts its own
 _BODY = ["a statement list"]   # ...of a statement list (a tuple or list) to walk: its range of events is recorded
 _END = ["a statement list's end"]   # ...of (a statement list, its first event, its first runner): where it ends
