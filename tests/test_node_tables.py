@@ -1,7 +1,7 @@
-"""The node tables of analysis/ (treescan.py, symbols.py) are written out, not computed from the node classes' FIELDS
-at import (a cold start pays for every instruction of the import). These tests compute them the way they were
-computed before, from syntax/nodes.py, and check the written-out data is the same: adding a node class or a field
-without updating the tables fails here."""
+"""The node tables of analysis/ (treescan.py; symbols.py's _HOLDS_BODY) are written out, not computed from the node
+classes' FIELDS at import (a cold start pays for every instruction of the import); symbols' _COUNT is computed from
+treescan's NODE_FIELDS. These tests compute them the way they were computed before, from syntax/nodes.py, and check
+the written-out data is the same: adding a node class or a field without updating the tables fails here."""
 
 from minijinja_py.analysis import symbols, treescan
 from minijinja_py.syntax import nodes as n

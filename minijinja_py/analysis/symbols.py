@@ -538,31 +538,16 @@ _LISTS = (n.ListExpr, n.TupleExpr, n.Concat)   # ...but each item a literal or a
 
 def _count_plan(cls):
     # (fields to walk, the field whose items each cost a step, or None) of a node class for node_count: _COUNT holds
-    # it, written out, for the classes of nodes.py; this makes it for a node class made elsewhere.
+    # it for the classes of nodes.py; this makes it for a node class made elsewhere too.
     if issubclass(cls, n.CondExpr):
         return ("test",), None   # the branch taken pays when it runs (expressions.e_cond)
     extra = "items" if issubclass(cls, _LISTS) else "pairs" if issubclass(cls, n.DictExpr) else None
     return NODE_FIELDS[cls] if cls in NODE_FIELDS else cls.FIELDS, extra
 
 
-# node_count's plan of each node class but the free ones, written out rather than computed from NODE_FIELDS at import
-# (a cold start pays for every instruction of the import; tests/test_node_tables.py checks it against _count_plan)
-_COUNT = {
-    n.Template: (("body",), None), n.Text: ((), None), n.Output: (("expr",), None),
-    n.If: (("test", "body", "elifs", "else_"), None), n.For: (("target", "iter", "body", "else_", "filter"), None),
-    n.Assign: (("target", "value"), None), n.AssignBlock: (("target", "filters", "body"), None),
-    n.Param: (("default",), None), n.Macro: (("params", "body"), None), n.CallBlock: (("call", "params", "body"), None),
-    n.FilterBlock: (("filters", "body"), None), n.With: (("targets", "values", "body"), None),
-    n.ExprStmt: (("expr",), None), n.Break: ((), None), n.Continue: ((), None), n.Generation: (("body",), None),
-    n.Block: (("body",), None), n.Autoescape: (("value", "body"), None), n.Load: (("template",), None),
-    n.NameTarget: ((), None), n.NamespaceTarget: ((), None), n.TupleTarget: (("items",), None),
-    n.TupleExpr: (("items",), "items"), n.ListExpr: (("items",), "items"), n.DictExpr: (("pairs",), "pairs"),
-    n.Getattr: (("obj",), None), n.Getitem: (("obj", "key"), None), n.Slice: (("start", "stop", "step"), None),
-    n.Call: (("func", "args"), None), n.Filter: (("value", "args"), None), n.Test: (("value", "args"), None),
-    n.BinOp: (("left", "right"), None), n.UnaryOp: (("operand",), None), n.Not: (("operand",), None),
-    n.And: (("left", "right"), None), n.Or: (("left", "right"), None), n.Compare: (("first", "ops"), None),
-    n.Concat: (("items",), "items"), n.CondExpr: (("test",), None),
-}
+# node_count's plan of each node class but the free ones (computed from NODE_FIELDS: written out, it would repeat
+# that table's fields for ~70k instructions of a cold start)
+_COUNT = {cls: _count_plan(cls) for cls in NODE_FIELDS if not issubclass(cls, _FREE)}
 
 
 def node_count(*parts):

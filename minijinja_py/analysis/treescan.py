@@ -63,8 +63,8 @@ class Index:
 
 # The tables below say which fields of each node class can hold nodes (the other fields hold strings and flags: see
 # LEAF_FIELDS); they are written out rather than computed from the classes' FIELDS because a cold start pays for
-# every instruction of the import (computing them cost ~0.5M). tests/test_node_tables.py checks them against FIELDS,
-# so a node class added to nodes.py without its entries here (and in symbols.py's _COUNT) fails the tests.
+# every instruction of the import (computing them cost ~0.4M). tests/test_node_tables.py checks them against FIELDS,
+# so a node class added to nodes.py without its entries here fails the tests.
 LEAF_FIELDS = frozenset(("op", "name", "attr", "kind", "negated", "recursive", "scoped", "required", "names",
                           "alias"))
 _OWN_ORDER = (n.Name, n.NameTarget, n.Const, n.Param, n.Block, n.Macro, n.CallBlock, n.FilterBlock, n.If,

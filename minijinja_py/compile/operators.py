@@ -14,7 +14,7 @@ from ..runtime.methods import percent_format
 from ..runtime.markup import Markup, escaped_text, new_markup
 from ..syntax import nodes as n
 
-__all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_operands", "sum_items", "sum_chain", "joined_text"]
+__all__ = ["e_binop", "checked_add", "CHECKED", "PLAIN", "sum_items", "sum_chain", "joined_text"]
 
 _SMALL = 0xFFFFFFFF   # ints up to this size: operators on them are not worth charging or checking
 
@@ -68,7 +68,8 @@ def _numeric_sum(node):
 
 
 def _sum_chain(c, node):
-    operands, spans = sum_operands(node)
+    spans = []
+    operands = sum_items(node, spans)
     return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], list(map(c.expr, operands)), spans)
 
 
@@ -175,27 +176,19 @@ PLAIN = {"+": operator.add, "-": operator.sub, "*": operator.mul, "**": operator
           "//": operator.floordiv, "/": operator.truediv}
 
 
-def sum_operands(node):
-    # The operands of a + b + c ... in order, and the span of each `+` (the chain is left-deep).
-    operands, spans = [], []
-    while node.__class__ is n.BinOp and node.op == "+":
-        operands.append(node.right)
-        spans.append(place(node.span))
-        node = node.left
-    operands.append(node)
-    operands.reverse()
-    spans.reverse()
-    return operands, spans
-
-
-def sum_items(node):
-    # sum_operands' operands alone, for the callers that only look at them (no span packed).
+def sum_items(node, spans=None):
+    # The operands of a + b + c ... in order (the chain is left-deep); and, into spans when given, the span of each
+    # `+` (the callers that only look at the operands pack none).
     operands = []
     while node.__class__ is n.BinOp and node.op == "+":
         operands.append(node.right)
+        if spans is not None:
+            spans.append(place(node.span))
         node = node.left
     operands.append(node)
     operands.reverse()
+    if spans is not None:
+        spans.reverse()
     return operands
 
 

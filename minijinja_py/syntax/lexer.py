@@ -15,7 +15,6 @@ __all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"
            "lex_modes"]
 
 
-
 class Token(tuple):
     # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
     # line/column of its first character and of the position just after it. A tuple: one is made per token, as
@@ -381,9 +380,9 @@ class Lexer:
 
     def _trier(self, units):
         # A match function trying units [[match, accepted, family?], ...] in turn: the first that matches (a
-        # re.Match or natives' (name, end)), or None; accepted is None, or the terminals the state accepts when the regexp may find
-        # another: a family's members (the state's own are then tried without the others) or literals (then none
-        # of the state's own matches here).
+        # re.Match or natives' (name, end)), or None; accepted is None, or the terminals the state accepts when the
+        # regexp may find another: a family's members (the state's own are then tried without the others) or
+        # literals (then none of the state's own matches here).
         def match(text, pos):
             for match, accepted, family in units:
                 m = match(text, pos)

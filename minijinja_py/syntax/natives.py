@@ -12,7 +12,6 @@
 
 import re
 
-
 __all__ = ["kind_and_end", "KNOWN", "NAME_CHAR", "WORD_END", "TAG_END", "KeywordFamily", "fixed_text", "alternatives",
            "texts_matcher", "literals"]
 

@@ -11,6 +11,7 @@ from itertools import repeat
 
 __all__ = ["Span", "NO_SPAN", "Node", "Args", "NO_ARGS", "dump", "field_values"]
 
+
 class Span(tuple):
     # Where a node starts (1-based line and column), the offsets [start, end) in the normalised source, and where
     # it ends. A tuple: compiled templates keep one per closure that can fail. Made as Span((line, col, start, end,
