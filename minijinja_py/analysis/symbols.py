@@ -179,10 +179,11 @@ class Scope:
 
 
 # ------------------------------------------------------------------------------------------- the analysis
-def analyze(scope, statements):
+def analyze(scope, statements, index=None):
     # Record what the statements of one scope level load and store (nested scopes are analysed by the compiler
-    # when it reaches them, with this scope complete as their parent).
-    visit = _FrameVisitor(scope).statement
+    # when it reaches them, with this scope complete as their parent). index: the tree scan's (treescan.Index),
+    # whose records give the names a statement's expressions read without walking them again.
+    visit = _FrameVisitor(scope, {} if index is None else index.owns).statement
     for stmt in statements:
         visit(stmt)
 
@@ -190,8 +191,20 @@ def analyze(scope, statements):
 class _FrameVisitor:
     # Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns.
 
-    def __init__(self, scope):
+    def __init__(self, scope, records):
         self.scope = scope
+        self.records = records   # id of a statement → the scan's record of it ([weight, names read, ...])
+
+    def reads(self, record, expr):
+        # Load the names expr reads: those of the scan's record of it, or (no record) found by a walk.
+        if record is None:
+            self.expr(expr)
+            return
+        scope = self.scope
+        refs, load = scope.refs, scope.load
+        for name in record[1]:
+            if name not in refs:   # (most names a scope reads again are its own by then)
+                load(name)
 
     def expr(self, node):
         # Every name an expression reads (iteratively: expressions can be long).
@@ -246,40 +259,41 @@ class _FrameVisitor:
 
     def statement(self, stmt):
         kind = type(stmt)
+        record = self.records.get(id(stmt))
         if kind is n.Output or kind is n.ExprStmt:
-            self.expr(stmt.expr)
+            self.reads(record, stmt.expr)
         elif kind is n.If:
-            self.branches(stmt)
-        elif kind is n.For:
-            self.expr(stmt.iter)
+            self.branches(stmt, record)
+        elif kind is n.For:   # (the scan's record holds the filter's names too: read in the loop's scope)
+            self.reads(record if stmt.filter is None else None, stmt.iter)
         elif kind is n.Assign:
-            self.expr(stmt.value)
+            self.reads(record, stmt.value)
             self.target(stmt.target)
         elif kind is n.AssignBlock:
             self.target(stmt.target)
         elif kind is n.Macro:
             self.scope.store(stmt.name)
-        elif kind is n.CallBlock:
-            self.expr(stmt.call)
+        elif kind is n.CallBlock:   # (...and the parameters' defaults: read in the caller's scope)
+            self.reads(None if any(p.default is not None for p in stmt.params) else record, stmt.call)
         elif kind is n.FilterBlock:
-            self.expr(stmt.filters)
+            self.reads(record, stmt.filters)
         elif kind is n.With:
-            self.expr(stmt.values)
+            self.reads(record, stmt.values)
         elif kind is n.Load:
-            self.expr(stmt.template)
+            self.reads(record, stmt.template)
             if stmt.alias is not None:
                 self.scope.store(stmt.alias)
             for _, alias in stmt.names:
                 self.scope.store(alias)
         # Text, Break, Continue: nothing; Block, Autoescape, Generation: scopes (or functions) of their own
 
-    def branches(self, stmt):
-        self.expr(stmt.test)
+    def branches(self, stmt, record):
+        self.reads(record, stmt.test)
         mark = self.scope.begin_branches()
         for child in stmt.body:
             self.statement(child)
-        for test, body in stmt.elifs:
-            self.expr(test)
+        for position, (test, body) in enumerate(stmt.elifs, 2):
+            self.reads(None if record is None else record[position], test)
             for child in body:
                 self.statement(child)
         for child in stmt.else_:
@@ -340,8 +354,10 @@ class Summaries:
                 found += own[0] if own is not None else own_weight(stmt)
                 if type(stmt) is n.If:   # (its heaviest branch: a loop, not a generator per if)
                     heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
-                    for _, body in stmt.elifs:
+                    for position, (_, body) in enumerate(stmt.elifs, 2):
                         heaviest = max(heaviest, self.weight(body))
+                        if own is not None:
+                            found += own[position][0]   # the elif test's own nodes
                     found += heaviest
             self._weights[key] = found
         return found
@@ -378,12 +394,7 @@ class Summaries:
         for stmt in statements:
             if wanted is not None and definite >= wanted:
                 break   # the rest can read none of the wanted names stale
-            if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget:
-                reads, target = self._names_in(stmt.value), stmt.target.name
-            elif type(stmt) is n.If:
-                reads, target = self._tests_names(stmt), None
-            else:
-                reads, target = self._names_in(stmt), None
+            reads, target = self._statement_names(stmt)
             if reads is _EVERY:
                 return assigned, bad, None, definite
             bad.update(name for name in reads if name not in definite)
@@ -402,15 +413,24 @@ class Summaries:
                 definite = after
         return assigned, bad, definite, None
 
-    def _tests_names(self, stmt):
-        # The names an {% if %}'s tests mention (_EVERY: one holds what reads the context).
-        names = set()
-        for test in (stmt.test, *(test for test, _ in stmt.elifs)):
-            found = self._names_in(test)
-            if found is _EVERY:
-                return _EVERY
-            names.update(found)
-        return names
+    def _statement_names(self, stmt):
+        # _set_first's question of a statement: (the names it mentions — for an {% if %}, its tests'; for a set of
+        # one name, its value's — or _EVERY, the name that set assigns or None). The names an expression reads are
+        # those of the tree scan's record of its statement, where there is one.
+        kind = type(stmt)
+        record = self._index.owns.get(id(stmt)) if self._index is not None else None
+        if kind is n.Assign and type(stmt.target) is n.NameTarget:
+            return self._names_in(stmt.value) if record is None else record[1], stmt.target.name
+        if kind is n.If:
+            if record is not None:   # (its elif tests' records follow its own)
+                return set(record[1]).union(*[test_record[1] for test_record in record[2:]]), None
+            names = set()
+            for test in (stmt.test, *(test for test, _ in stmt.elifs)):
+                names.update(self._names_in(test))   # (an expression holds no include, import or block)
+            return names, None
+        if record is not None and (kind is n.Output or kind is n.ExprStmt):
+            return record[1], None
+        return self._names_in(stmt), None
 
     def _names_in(self, node):
         # The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
