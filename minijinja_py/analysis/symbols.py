@@ -193,7 +193,7 @@ class _FrameVisitor:
 
     def __init__(self, scope, records):
         self.scope = scope
-        self.records = records   # id of a statement → the scan's record of it ([weight, names read, ...])
+        self.records = records   # a statement → the scan's record of it ([weight, names read, ...])
 
     def reads(self, record, expr):
         # Load the names expr reads: those of the scan's record of it, or (no record) found by a walk.
@@ -259,7 +259,7 @@ class _FrameVisitor:
 
     def statement(self, stmt):
         kind = type(stmt)
-        record = self.records.get(id(stmt))
+        record = self.records.get(stmt)
         if kind is n.Output or kind is n.ExprStmt:
             self.reads(record, stmt.expr)
         elif kind is n.If:
@@ -350,7 +350,7 @@ class Summaries:
             found = 0
             owns = self._index.owns if self._index is not None else {}
             for stmt in statements:
-                own = owns.get(id(stmt))   # counted by the scan
+                own = owns.get(stmt)   # counted by the scan
                 found += own[0] if own is not None else own_weight(stmt)
                 if type(stmt) is n.If:   # (its heaviest branch: a loop, not a generator per if)
                     heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
@@ -418,7 +418,7 @@ class Summaries:
         # one name, its value's — or _EVERY, the name that set assigns or None). The names an expression reads are
         # those of the tree scan's record of its statement, where there is one.
         kind = type(stmt)
-        record = self._index.owns.get(id(stmt)) if self._index is not None else None
+        record = self._index.owns.get(stmt) if self._index is not None else None
         if kind is n.Assign and type(stmt.target) is n.NameTarget:
             return self._names_in(stmt.value) if record is None else record[1], stmt.target.name
         if kind is n.If:

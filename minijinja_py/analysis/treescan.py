@@ -23,7 +23,7 @@ RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.L
 
 class Index:
     # What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in the walk and
-    # their kinds), whether any target is named loop, each statement's record by id (owns, see _walk: its own step
+    # their kinds), whether any target is named loop, each statement's record (owns, by node: see _walk: its own step
     # weight, the names its own nodes read; an if's elif tests have records of their own), the RUNNERS nodes in the
     # walk's order (runners; for a macro definition, ends[its position] is the position after its parameters and
     # body), each body's range of positions in the events and in the runners, by id: (start, end, first runner, after
@@ -200,7 +200,7 @@ def _walk(root, limit):
                     elif x.key.__class__ is n.Slice and not _of_variable(x.obj):
                         slices = True
                 if weight is _STMT:
-                    weight = owns[id(x)] = [1, []]
+                    weight = owns[x] = [1, []]
                 else:
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 if depth == limit:   # a leaf below is too deep (what is pushed fails where it is popped)
@@ -302,7 +302,7 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     if depth > limit:
         raise RecursionError
     if weight is _STMT:
-        weight = owns[id(x)] = [1, []]
+        weight = owns[x] = [1, []]
     else:
         weight[0] += 1
     cls = type(x)
