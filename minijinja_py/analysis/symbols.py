@@ -196,57 +196,14 @@ class _FrameVisitor:
         self.records = records   # a statement → the scan's record of it ([weight, names read, ...])
 
     def reads(self, record, expr):
-        # Load the names expr reads: those of the scan's record of it, or (no record) found by a walk.
+        # Load the names expr reads: those of the scan's record of its statement, or (none: an expression the scan
+        # did not record alone, a macro's default, a loop's filter...) of a scan of expr.
         if record is None:
-            self.expr(expr)
-            return
-        scope = self.scope
-        refs, load = scope.refs, scope.load
+            record = scan_tree((n.ExprStmt(n.NO_SPAN, expr),), None).owns.popitem()[1]
+        refs, load = self.scope.refs, self.scope.load
         for name in record[1]:
             if name not in refs:   # (most names a scope reads again are its own by then)
                 load(name)
-
-    def expr(self, node):
-        # Every name an expression reads (iteratively: expressions can be long).
-        cls = node.__class__
-        if cls is _CONST:   # (the commonest expression of a statement: `{{ 'text' }}`; then `{{ name }}`)
-            return
-        load = self.scope.load
-        if cls is _NAME:
-            load(node.name)
-            return
-        if (cls is _GETATTR or cls is _GETITEM and node.key.__class__ is _CONST) and node.obj.__class__ is _NAME:
-            load(node.obj.name)   # (`{{ m.content }}`, `for x in m['items']`: the one name it reads)
-            return
-        stack = [node]
-        pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
-        while stack:
-            current = pop()
-            cls = type(current)
-            fields = node_fields.get(cls)
-            if fields:
-                for f in fields:
-                    value = getattr(current, f)
-                    leaf = value.__class__
-                    if leaf is _NAME:   # (read here, not pushed)
-                        load(value.name)
-                    elif leaf is not _CONST and value is not None:   # (constants read nothing: not pushed)
-                        push(value)
-            elif cls is _NAME:   # (an item of a list, an argument)
-                load(current.name)
-            elif fields is not None:   # (a constant)
-                continue
-            elif cls is tuple or cls is list:
-                stack.extend(current)
-            elif cls is n.Args:
-                push_arguments(current, push)
-            elif cls is str or current is None:   # (a comparison's operator, an empty item)
-                continue
-            elif isinstance(current, n.Name):
-                load(current.name)
-            elif isinstance(current, n.Node):
-                for f in current.FIELDS:   # (a loop, not a comprehension: that would make a cell per call)
-                    push(getattr(current, f))
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
@@ -303,11 +260,11 @@ class _FrameVisitor:
 
 # ----------------------------------------------------------------------------------- whole-tree summaries
 class Summaries:
-    # Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
-    # order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
-    # weights, the names a statement mentions. scan() walks the template once for the nesting check, the
-    # special-name events and the statements' own weights (before any other question; the tree must have passed
-    # it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    # Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting order
+    # (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step weights, the
+    # names a statement mentions. scan() walks the template once for the nesting check, the special-name events and
+    # the statements' own weights (before any other question; the tree must have passed it, since the other answers
+    # recurse once per level). Given the template's source, a name that is not in its text is known to be in no
     # subtree without a walk.
 
     def __init__(self, source=None):
@@ -421,13 +378,9 @@ class Summaries:
         record = self._index.owns.get(stmt) if self._index is not None else None
         if kind is n.Assign and type(stmt.target) is n.NameTarget:
             return self._names_in(stmt.value) if record is None else record[1], stmt.target.name
-        if kind is n.If:
-            if record is not None:   # (its elif tests' records follow its own)
-                return set(record[1]).union(*[test_record[1] for test_record in record[2:]]), None
-            names = set()
-            for test in (stmt.test, *(test for test, _ in stmt.elifs)):
-                names.update(self._names_in(test))   # (an expression holds no include, import or block)
-            return names, None
+        if kind is n.If:   # (its elif tests' records follow its own; an expression holds no include or block)
+            return set(record[1]).union(*[test[1] for test in record[2:]]) if record is not None else \
+                set().union(*map(self._names_in, (stmt.test, *(test for test, _ in stmt.elifs)))), None
         if record is not None and (kind is n.Output or kind is n.ExprStmt):
             return record[1], None
         return self._names_in(stmt), None
