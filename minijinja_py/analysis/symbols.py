@@ -354,7 +354,7 @@ class Summaries:
             reads, target = self._statement_names(stmt)
             if reads is _EVERY:
                 return assigned, bad, None, definite
-            bad.update(name for name in reads if name not in definite)
+            bad.update(set(reads).difference(definite))
             if target is not None:
                 assigned.add(target)
                 definite.add(target)
