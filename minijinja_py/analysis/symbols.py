@@ -22,6 +22,7 @@
 # every node are answered by one scan of the tree (treescan.py).
 
 from itertools import repeat
+from operator import itemgetter
 
 from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
@@ -326,7 +327,11 @@ class Summaries:
         index = self._index
         if index is None or id(statements) not in index.bodies:
             index = scan_tree(statements, None)   # not a body of the scanned tree (or no scan): its own walk
-        return {name for name in names if index.first(statements, name) == LOAD}
+        found = set()
+        for name in names:   # (a loop, not a comprehension: a first compile pays for each)
+            if index.first(statements, name) == LOAD:
+                found.add(name)
+        return found
 
     def assigned_first(self, statements, wanted=None):
         # The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
@@ -360,7 +365,7 @@ class Summaries:
                 definite.add(target)
             elif type(stmt) is n.If:
                 after = None
-                for body in (stmt.body, *(body for _, body in stmt.elifs), stmt.else_ or ()):
+                for body in (stmt.body, *map(itemgetter(1), stmt.elifs), stmt.else_ or ()):
                     inner_assigned, inner_bad, inner_definite, every = self._set_first(body, definite, wanted)
                     assigned.update(inner_assigned)
                     bad.update(inner_bad)
@@ -379,7 +384,7 @@ class Summaries:
         if kind is n.Assign and type(stmt.target) is n.NameTarget:
             return self._names_in(stmt.value) if record is None else record[1], stmt.target.name
         if kind is n.If:   # (its elif tests' records follow its own; an expression holds no include or block)
-            return set(record[1]).union(*[test[1] for test in record[2:]]) if record is not None else \
+            return set(record[1]).union(*map(itemgetter(1), record[2:])) if record is not None else \
                 set().union(*map(self._names_in, (stmt.test, *(test for test, _ in stmt.elifs)))), None
         if record is not None and (kind is n.Output or kind is n.ExprStmt):
             return record[1], None

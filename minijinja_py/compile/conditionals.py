@@ -57,9 +57,12 @@ def if_parts(c, node):
 def _chain_parts(c, test):
     # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
     # make a cell for c on every call of if_parts.)
-    parts = tuple((operand, operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
-    ev = chain_truth(tuple(chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
-    return parts, ev
+    parts, operands = [], []
+    for operand in and_or_parts(test):   # (loops, not generators: a first compile pays for each)
+        parts.append((operand, operand_condition(c, operand), operand.span))
+    for part in parts:
+        operands.append(chain_operand(c, *part))
+    return tuple(parts), chain_truth(tuple(operands), isinstance(test, n.Or))
 
 
 
@@ -103,7 +106,10 @@ def _if_run(c, node, branches, else_):
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons.py)
             contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
             return contains or _if_boolean(test, body.run, else_run)
-    general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
+    entries = []
+    for _, test, span, _, body in branches:   # (a loop, not a generator: a first compile pays for each)
+        entries.append((test, span, body.run))
+    general = if_runner(tuple(entries), else_run)
     if len(branches) > 1:
         return _elif_run(c, branches, else_run, general)
     return _item_subject(c, branches, else_run, general) or general

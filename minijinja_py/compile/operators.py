@@ -73,8 +73,10 @@ def _numeric_sum(node):
 
 def _sum_chain(c, node):
     spans = []
-    operands = sum_items(node, spans)
-    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], list(map(c.expr, operands)), spans)
+    operands, places = sum_items(node, spans), []
+    for x in operands:   # (a loop, not a comprehension: a first compile pays for each)
+        places.append(key_path(c, x, indexes=True))
+    return sum_chain(operands, places, list(map(c.expr, operands)), spans)
 
 
 def checked_add(rs, a, b):
