@@ -218,8 +218,13 @@ class _FrameVisitor:
     def statement(self, stmt):
         kind = type(stmt)
         record = self.records.get(stmt)
-        if kind is n.Output or kind is n.ExprStmt:
-            self.reads(record, stmt.expr)
+        if kind is n.Output or kind is n.ExprStmt:   # (the commonest statement: its record's names in line)
+            if record is None:
+                return self.reads(record, stmt.expr)
+            refs, load = self.scope.refs, self.scope.load
+            for name in record[1]:
+                if name not in refs:
+                    load(name)
         elif kind is n.If:
             self.branches(stmt, record)
         elif kind is n.For:   # (the scan's record holds the filter's names too: read in the loop's scope)
@@ -311,7 +316,8 @@ class Summaries:
                 own = owns.get(stmt)   # counted by the scan
                 found += own[0] if own is not None else own_weight(stmt)
                 if type(stmt) is n.If:   # (its heaviest branch: a loop, not a generator per if)
-                    heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
+                    heaviest = self.weight(stmt.body) if not stmt.else_ else \
+                        max(self.weight(stmt.body), self.weight(stmt.else_))
                     for position, (_, body) in enumerate(stmt.elifs, 2):
                         heaviest = max(heaviest, self.weight(body))
                         if own is not None:

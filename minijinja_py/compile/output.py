@@ -98,7 +98,7 @@ def _print_call(c, nodes):
     # call in the function it generates); None for other runs, compiling nothing.
     values = []
     for i, node in enumerate(nodes):   # (a loop, not a comprehension: a first compile pays for each)
-        if _constant_text(node) is None:
+        if node.__class__ is not n.Text and node.expr.__class__ is not n.Const:   # (_constant_text None, in line)
             values.append(i)
     if len(values) != 1 or nodes[values[0]].expr.__class__ is not n.Call:
         return None
