@@ -400,9 +400,9 @@ class Summaries:
         # The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
         # include/import/block. Statements holding statements are memoised, so each node is walked at most twice
         # (for its own statement and for the list it sits in).
-        names = set()
-        stack = [node]
+        names, stack = set(), [node]
         pop, push, extend, node_fields = stack.pop, stack.append, stack.extend, NODE_FIELDS
+        records = self._index.owns if self._index is not None else {}
         while stack:
             current = pop()
             cls = type(current)
@@ -421,6 +421,9 @@ class Summaries:
                 names.add(current.name)
             elif cls is n.Load or cls is n.Block:
                 return _EVERY
+            elif (cls is n.Output or cls is n.ExprStmt) and current in records:
+                names.update(records[current][1])   # (the names the scan recorded: not walked again)
+                continue
             fields = node_fields.get(cls)
             if fields is None:
                 if cls is n.Args:
