@@ -22,6 +22,7 @@
 # every node are answered by one scan of the tree (treescan.py).
 
 from itertools import repeat
+from operator import itemgetter
 
 from .treescan import LOAD, NODE_FIELDS, push_arguments, scan_tree
 from ..core.errors import LimitExceeded
@@ -179,10 +180,11 @@ class Scope:
 
 
 # ------------------------------------------------------------------------------------------- the analysis
-def analyze(scope, statements):
+def analyze(scope, statements, index=None):
     # Record what the statements of one scope level load and store (nested scopes are analysed by the compiler
-    # when it reaches them, with this scope complete as their parent).
-    visit = _FrameVisitor(scope).statement
+    # when it reaches them, with this scope complete as their parent). index: the tree scan's (treescan.Index),
+    # whose records give the names a statement's expressions read without walking them again.
+    visit = _FrameVisitor(scope, {} if index is None else index.owns).statement
     for stmt in statements:
         visit(stmt)
 
@@ -190,50 +192,19 @@ def analyze(scope, statements):
 class _FrameVisitor:
     # Jinja2's FrameSymbolVisitor over our AST: the names one scope level reads and assigns.
 
-    def __init__(self, scope):
+    def __init__(self, scope, records):
         self.scope = scope
+        self.records = records   # a statement → the scan's record of it ([weight, names read, ...])
 
-    def expr(self, node):
-        # Every name an expression reads (iteratively: expressions can be long).
-        cls = node.__class__
-        if cls is _CONST:   # (the commonest expression of a statement: `{{ 'text' }}`; then `{{ name }}`)
-            return
-        load = self.scope.load
-        if cls is _NAME:
-            load(node.name)
-            return
-        if (cls is _GETATTR or cls is _GETITEM and node.key.__class__ is _CONST) and node.obj.__class__ is _NAME:
-            load(node.obj.name)   # (`{{ m.content }}`, `for x in m['items']`: the one name it reads)
-            return
-        stack = [node]
-        pop, push, node_fields = stack.pop, stack.append, NODE_FIELDS
-        while stack:
-            current = pop()
-            cls = type(current)
-            fields = node_fields.get(cls)
-            if fields:
-                for f in fields:
-                    value = getattr(current, f)
-                    leaf = value.__class__
-                    if leaf is _NAME:   # (read here, not pushed)
-                        load(value.name)
-                    elif leaf is not _CONST and value is not None:   # (constants read nothing: not pushed)
-                        push(value)
-            elif cls is _NAME:   # (an item of a list, an argument)
-                load(current.name)
-            elif fields is not None:   # (a constant)
-                continue
-            elif cls is tuple or cls is list:
-                stack.extend(current)
-            elif cls is n.Args:
-                push_arguments(current, push)
-            elif cls is str or current is None:   # (a comparison's operator, an empty item)
-                continue
-            elif isinstance(current, n.Name):
-                load(current.name)
-            elif isinstance(current, n.Node):
-                for f in current.FIELDS:   # (a loop, not a comprehension: that would make a cell per call)
-                    push(getattr(current, f))
+    def reads(self, record, expr):
+        # Load the names expr reads: those of the scan's record of its statement, or (none: an expression the scan
+        # did not record alone, a macro's default, a loop's filter...) of a scan of expr.
+        if record is None:
+            record = scan_tree((n.ExprStmt(n.NO_SPAN, expr),), None).owns.popitem()[1]
+        refs, load = self.scope.refs, self.scope.load
+        for name in record[1]:
+            if name not in refs:   # (most names a scope reads again are its own by then)
+                load(name)
 
     def target(self, target):
         if isinstance(target, n.NameTarget):
@@ -246,40 +217,46 @@ class _FrameVisitor:
 
     def statement(self, stmt):
         kind = type(stmt)
-        if kind is n.Output or kind is n.ExprStmt:
-            self.expr(stmt.expr)
+        record = self.records.get(stmt)
+        if kind is n.Output or kind is n.ExprStmt:   # (the commonest statement: its record's names in line)
+            if record is None:
+                return self.reads(record, stmt.expr)
+            refs, load = self.scope.refs, self.scope.load
+            for name in record[1]:
+                if name not in refs:
+                    load(name)
         elif kind is n.If:
-            self.branches(stmt)
-        elif kind is n.For:
-            self.expr(stmt.iter)
+            self.branches(stmt, record)
+        elif kind is n.For:   # (the scan's record holds the filter's names too: read in the loop's scope)
+            self.reads(record if stmt.filter is None else None, stmt.iter)
         elif kind is n.Assign:
-            self.expr(stmt.value)
+            self.reads(record, stmt.value)
             self.target(stmt.target)
         elif kind is n.AssignBlock:
             self.target(stmt.target)
         elif kind is n.Macro:
             self.scope.store(stmt.name)
-        elif kind is n.CallBlock:
-            self.expr(stmt.call)
+        elif kind is n.CallBlock:   # (...and the parameters' defaults: read in the caller's scope)
+            self.reads(None if any(p.default is not None for p in stmt.params) else record, stmt.call)
         elif kind is n.FilterBlock:
-            self.expr(stmt.filters)
+            self.reads(record, stmt.filters)
         elif kind is n.With:
-            self.expr(stmt.values)
+            self.reads(record, stmt.values)
         elif kind is n.Load:
-            self.expr(stmt.template)
+            self.reads(record, stmt.template)
             if stmt.alias is not None:
                 self.scope.store(stmt.alias)
             for _, alias in stmt.names:
                 self.scope.store(alias)
         # Text, Break, Continue: nothing; Block, Autoescape, Generation: scopes (or functions) of their own
 
-    def branches(self, stmt):
-        self.expr(stmt.test)
+    def branches(self, stmt, record):
+        self.reads(record, stmt.test)
         mark = self.scope.begin_branches()
         for child in stmt.body:
             self.statement(child)
-        for test, body in stmt.elifs:
-            self.expr(test)
+        for position, (test, body) in enumerate(stmt.elifs, 2):
+            self.reads(None if record is None else record[position], test)
             for child in body:
                 self.statement(child)
         for child in stmt.else_:
@@ -289,11 +266,11 @@ class _FrameVisitor:
 
 # ----------------------------------------------------------------------------------- whole-tree summaries
 class Summaries:
-    # Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting
-    # order (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step
-    # weights, the names a statement mentions. scan() walks the template once for the nesting check, the
-    # special-name events and the statements' own weights (before any other question; the tree must have passed
-    # it, since the other answers recurse once per level). Given the template's source, a name that is not in its text is known to be in no
+    # Answers about subtrees, each computed once: the first event of each special name in Jinja2's visiting order
+    # (read: "load", or assigned/declared: "declare") in a body, the first assignment to `loop`, step weights, the
+    # names a statement mentions. scan() walks the template once for the nesting check, the special-name events and
+    # the statements' own weights (before any other question; the tree must have passed it, since the other answers
+    # recurse once per level). Given the template's source, a name that is not in its text is known to be in no
     # subtree without a walk.
 
     def __init__(self, source=None):
@@ -336,12 +313,15 @@ class Summaries:
             found = 0
             owns = self._index.owns if self._index is not None else {}
             for stmt in statements:
-                own = owns.get(id(stmt))   # counted by the scan
+                own = owns.get(stmt)   # counted by the scan
                 found += own[0] if own is not None else own_weight(stmt)
                 if type(stmt) is n.If:   # (its heaviest branch: a loop, not a generator per if)
-                    heaviest = max(self.weight(stmt.body), self.weight(stmt.else_))
-                    for _, body in stmt.elifs:
+                    heaviest = self.weight(stmt.body) if not stmt.else_ else \
+                        max(self.weight(stmt.body), self.weight(stmt.else_))
+                    for position, (_, body) in enumerate(stmt.elifs, 2):
                         heaviest = max(heaviest, self.weight(body))
+                        if own is not None:
+                            found += own[position][0]   # the elif test's own nodes
                     found += heaviest
             self._weights[key] = found
         return found
@@ -353,7 +333,11 @@ class Summaries:
         index = self._index
         if index is None or id(statements) not in index.bodies:
             index = scan_tree(statements, None)   # not a body of the scanned tree (or no scan): its own walk
-        return {name for name in names if index.first(statements, name) == LOAD}
+        found = set()
+        for name in names:   # (a loop, not a comprehension: a first compile pays for each)
+            if index.first(statements, name) == LOAD:
+                found.add(name)
+        return found
 
     def assigned_first(self, statements, wanted=None):
         # The names this statement list assigns (a plain {% set name = ... %}) where nothing in it can read them
@@ -378,21 +362,16 @@ class Summaries:
         for stmt in statements:
             if wanted is not None and definite >= wanted:
                 break   # the rest can read none of the wanted names stale
-            if type(stmt) is n.Assign and type(stmt.target) is n.NameTarget:
-                reads, target = self._names_in(stmt.value), stmt.target.name
-            elif type(stmt) is n.If:
-                reads, target = self._tests_names(stmt), None
-            else:
-                reads, target = self._names_in(stmt), None
+            reads, target = self._statement_names(stmt)
             if reads is _EVERY:
                 return assigned, bad, None, definite
-            bad.update(name for name in reads if name not in definite)
+            bad.update(set(reads).difference(definite))
             if target is not None:
                 assigned.add(target)
                 definite.add(target)
             elif type(stmt) is n.If:
                 after = None
-                for body in (stmt.body, *(body for _, body in stmt.elifs), stmt.else_ or ()):
+                for body in (stmt.body, *map(itemgetter(1), stmt.elifs), stmt.else_ or ()):
                     inner_assigned, inner_bad, inner_definite, every = self._set_first(body, definite, wanted)
                     assigned.update(inner_assigned)
                     bad.update(inner_bad)
@@ -402,23 +381,28 @@ class Summaries:
                 definite = after
         return assigned, bad, definite, None
 
-    def _tests_names(self, stmt):
-        # The names an {% if %}'s tests mention (_EVERY: one holds what reads the context).
-        names = set()
-        for test in (stmt.test, *(test for test, _ in stmt.elifs)):
-            found = self._names_in(test)
-            if found is _EVERY:
-                return _EVERY
-            names.update(found)
-        return names
+    def _statement_names(self, stmt):
+        # _set_first's question of a statement: (the names it mentions — for an {% if %}, its tests'; for a set of
+        # one name, its value's — or _EVERY, the name that set assigns or None). The names an expression reads are
+        # those of the tree scan's record of its statement, where there is one.
+        kind = type(stmt)
+        record = self._index.owns.get(stmt) if self._index is not None else None
+        if kind is n.Assign and type(stmt.target) is n.NameTarget:
+            return self._names_in(stmt.value) if record is None else record[1], stmt.target.name
+        if kind is n.If:   # (its elif tests' records follow its own; an expression holds no include or block)
+            return set(record[1]).union(*map(itemgetter(1), record[2:])) if record is not None else \
+                set().union(*map(self._names_in, (stmt.test, *(test for test, _ in stmt.elifs)))), None
+        if record is not None and (kind is n.Output or kind is n.ExprStmt):
+            return record[1], None
+        return self._names_in(stmt), None
 
     def _names_in(self, node):
         # The variable names node mentions anywhere (read, assigned, parameter), or _EVERY if it holds an
         # include/import/block. Statements holding statements are memoised, so each node is walked at most twice
         # (for its own statement and for the list it sits in).
-        names = set()
-        stack = [node]
+        names, stack = set(), [node]
         pop, push, extend, node_fields = stack.pop, stack.append, stack.extend, NODE_FIELDS
+        records = self._index.owns if self._index is not None else {}
         while stack:
             current = pop()
             cls = type(current)
@@ -437,6 +421,9 @@ class Summaries:
                 names.add(current.name)
             elif cls is n.Load or cls is n.Block:
                 return _EVERY
+            elif (cls is n.Output or cls is n.ExprStmt) and current in records:
+                names.update(records[current][1])   # (the names the scan recorded: not walked again)
+                continue
             fields = node_fields.get(cls)
             if fields is None:
                 if cls is n.Args:

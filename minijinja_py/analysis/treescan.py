@@ -22,15 +22,15 @@ RUNNERS = frozenset({n.Call, n.Filter, n.Test, n.FilterBlock, n.AssignBlock, n.L
 
 
 class Index:
-    # What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in
-    # the walk and their kinds), whether any target is named loop, each statement's own step weight (own_weight)
-    # by id, as [weight], the RUNNERS nodes in the walk's order (runners; for a macro definition, ends[its
-    # position] is the position after its parameters and body), each body's range of positions in the events
-    # and in the runners, by id: (start, end, first runner, after its last runner), the names of the
-    # assignment targets (NameTarget: set, for, with), whether any subscript is a slice (`x[1:]`) of what
-    # may be a constant (transforms.py's constant folding asks: not of a variable or of its attributes' or items'
-    # chain), and whether any dict literal has a key that is neither a constant nor a variable (folderrors.py
-    # asks: only such a key may fold to something unhashable).
+    # What a scan found: the special names' events in Jinja2's visiting order (per name, their positions in the walk and
+    # their kinds), whether any target is named loop, each statement's record (owns, by node: see _walk: its own step
+    # weight, the names its own nodes read; an if's elif tests have records of their own), the RUNNERS nodes in the
+    # walk's order (runners; for a macro definition, ends[its position] is the position after its parameters and
+    # body), each body's range of positions in the events and in the runners, by id: (start, end, first runner, after
+    # its last runner), the names of the assignment targets (NameTarget: set, for, with), whether any subscript is a
+    # slice (`x[1:]`) of what may be a constant (transforms.py's constant folding asks: not of a variable or of its
+    # attributes' or items' chain), and whether any dict literal has a key that is neither a constant nor a variable
+    # (folderrors.py asks: only such a key may fold to something unhashable).
 
     __slots__ = ("positions", "kinds", "bodies", "loop_targets", "owns", "runners", "ends", "targets", "slices",
                  "odd_keys")
@@ -168,10 +168,13 @@ def scan_tree(root, limit):
         return None
 
 
-# scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the [count] of the
-# statement whose own nodes the value is (node_count's rules), None when it costs nothing there (a nested statement
-# list, a branch of a conditional expression), or a marker (_STMT, _BODY, _END, _EVENTS above); an int value: where
-# a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
+# scan_tree's walk. A stack entry is (value, the depth of its parent node, weight): weight is the record
+# [count, names] of the statement whose own nodes the value is — count its step weight (node_count's rules), names
+# the variables they read, in the walk's order, each time read (what the symbol analysis loads: it walks no
+# expression again) — or a marker (_STMT, _BODY, _END, _EVENTS above). A branch of a conditional expression costs
+# nothing there (the taken one pays when it runs): its record is [count not added, the statement's names]. An if
+# lists a record per elif test after its own ([count, names, [count, names]...]: its weight is their sum). An int
+# value: where a macro's runners end. A leaf with nothing to record (a constant...) is not pushed.
 def _walk(root, limit):
     events, bodies, owns, loop_targets, runners, ends, targets, slices = [], {}, {}, False, [], {}, set(), False
     odd_keys, special = False, _SPECIAL_NAMES
@@ -197,22 +200,22 @@ def _walk(root, limit):
                     elif x.key.__class__ is n.Slice and not _of_variable(x.obj):
                         slices = True
                 if weight is _STMT:
-                    weight = owns[id(x)] = [1]
-                elif weight is not None:
+                    weight = owns[x] = [1, []]
+                else:
                     weight[0] += 1 if items is None else 1 + len(getattr(x, items))
                 if depth == limit:   # a leaf below is too deep (what is pushed fails where it is popped)
                     _deep_leaves(x, kids)
                 for f in kids:
                     value = getattr(x, f)
                     leaf = value.__class__
-                    if leaf is _CONST or value is None or leaf is _NAME and value.name not in special:
-                        continue
-                    if (leaf is _GETATTR or leaf is _GETITEM and value.key.__class__ is _CONST) and \
+                    if leaf is _NAME and value.name not in special:
+                        weight[1].append(value.name)
+                    elif (leaf is _GETATTR or leaf is _GETITEM and value.key.__class__ is _CONST) and \
                             value.obj.__class__ is _NAME and value.obj.name not in special and depth + 1 < limit:
-                        if weight is not None:   # `m.role`, `m['role']`: its step, nothing else to record (_lookup)
-                            weight[0] += 1
-                        continue
-                    push((value, depth, weight))
+                        weight[0] += 1   # `m.role`, `m['role']`: its step and its name, nothing else (_lookup)
+                        weight[1].append(value.obj.name)
+                    elif leaf is not _CONST and value is not None:
+                        push((value, depth, weight))
             elif cls is tuple or cls is list:
                 if weight is _BODY:   # a statement list: its items, then where its events and runners end
                     push(((x, len(events), len(runners)), depth, _END))
@@ -227,15 +230,14 @@ def _walk(root, limit):
                     continue
                 for item in reversed(x):
                     leaf = item.__class__
-                    if leaf is _CONST or leaf is _NAME and item.name not in special:
-                        if depth >= limit:
-                            raise RecursionError
+                    if leaf is _NAME and item.name not in special and depth < limit:
+                        weight[1].append(item.name)
                     elif (leaf is _GETATTR or leaf is _GETITEM and item.key.__class__ is _CONST) and \
                             item.obj.__class__ is _NAME and item.obj.name not in special and depth + 1 < limit:
-                        if weight is not None:   # (as a node's kid above)
-                            weight[0] += 1
-                    elif leaf is not str:   # (a keyword argument's name: nothing to walk)
-                        push((item, depth, weight))
+                        weight[0] += 1   # (as a node's kid above)
+                        weight[1].append(item.obj.name)
+                    elif leaf is not _CONST and leaf is not str or depth >= limit:   # (a keyword's name: no)
+                        push((item, depth, weight))   # (a constant or a name too deep fails where it is popped)
             elif cls is n.Const or cls is n.Name or cls is n.NameTarget:
                 loop_targets = _scan_name(x, depth >= limit, weight, events, targets) or loop_targets
             elif cls is n.Args:
@@ -264,8 +266,9 @@ def _scan_name(x, too_deep, weight, events, targets):
         return False
     if cls is n.NameTarget:
         targets.add(x.name)
-        if weight is not None:
-            weight[0] += 1
+        weight[0] += 1
+    else:   # a name read (one pushed alone: a special name, or one at the depth limit)
+        weight[1].append(x.name)
     if x.name not in _SPECIAL_NAMES:
         return False
     events.append((x.name, LOAD if cls is n.Name else DECLARE))
@@ -283,8 +286,7 @@ def _deep_leaves(x, kids):
 def _scan_arguments(args, depth, weight, push):
     # _walk's step for an Args (depth: its parent's): its weight, and the parts holding something to walk pushed
     # one by one (popped positional, keywords, star, dstar; not through a generator: one per call cost more).
-    if weight is not None:
-        weight[0] += len(args.positional) + len(args.keywords)
+    weight[0] += len(args.positional) + len(args.keywords)
     if args.dstar is not None:
         push((args.dstar, depth, weight))
     if args.star is not None:
@@ -300,8 +302,8 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     if depth > limit:
         raise RecursionError
     if weight is _STMT:
-        weight = owns[id(x)] = [1]
-    elif weight is not None:
+        weight = owns[x] = [1, []]
+    else:
         weight[0] += 1
     cls = type(x)
     kids = _BODY_KIDS.get(cls)
@@ -316,14 +318,18 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
     elif cls is n.If:
         if x.else_ != ():
             push((x.else_, depth, _BODY))
-        for test, body in reversed(x.elifs):
-            push((body, depth, _BODY))
-            push((test, depth, weight))
+        if x.elifs:   # each test's record of its own (the symbol analysis reads them between the bodies)
+            tests = [[0, []] for _ in x.elifs]
+            weight.extend(tests)
+            for (test, body), record in zip(reversed(x.elifs), reversed(tests)):
+                push((body, depth, _BODY))
+                push((test, depth, record))
         push((x.body, depth, _BODY))
         push((x.test, depth, weight))
     elif cls is n.CondExpr:   # the branch taken pays when it runs (node_count)
-        push((x.else_, depth, None))
-        push((x.then, depth, None))
+        branches = [0, weight[1]]   # (their names are the statement's: a count of its own, not added)
+        push((x.else_, depth, branches))
+        push((x.then, depth, branches))
         push((x.test, depth, weight))
     elif cls is n.Block:
         deferred.append((x.body, depth, _BODY))
@@ -337,8 +343,7 @@ def _scan_statement(x, depth, limit, weight, owns, push, deferred):
             depth += 1
             if params and depth > limit:
                 raise RecursionError
-            if weight is not None:
-                weight[0] += len(params)
+            weight[0] += len(params)
         for p in reversed(params):
             if p.default is not None:
                 push((p.default, depth, weight))

@@ -13,6 +13,7 @@ a closure over the closures of its children (the glossary of the interpreter's n
 
 import re
 from functools import partial
+from operator import itemgetter
 
 from ..analysis.folderrors import (
     INT_DIGITS, LONG_LITERAL, FoldError, checked_names, fold_errors, has_checked_names,
@@ -264,9 +265,11 @@ def _compile(c, template):
     if c.late_errors:
         raise next((error for symbol_pass, error in c.late_errors if symbol_pass), c.late_errors[0][1])
     exports = {name: scope.refs[name] for name in scope.stores}
-    resolved = tuple(dict.fromkeys(name for f in c.functions for name in f.resolve_slots))
+    resolved = {}   # (the names in the order first met: a loop, not a generator, which a first compile pays for)
+    for f in c.functions:
+        resolved.update(f.resolve_slots)
     return CompiledTemplate(run, chunks, layout, scope.refs["self"] if root_self else None,
-                            dict(c.blocks), exports, c.needs_context or c.uses_self, resolved)
+                            dict(c.blocks), exports, c.needs_context or c.uses_self, tuple(resolved))
 
 
 def _chunks(body):
@@ -294,7 +297,7 @@ def _compile_steps(c, body):
             runs.append((run, weight))
         if extended_before and isinstance(chunk[0], n.Load) and chunk[0].kind == "extends":
             break
-    return charging(_run_all(tuple(run for run, _ in runs)), sum(weight for _, weight in runs)), tuple(runs)
+    return charging(_run_all(tuple(map(itemgetter(0), runs))), sum(map(itemgetter(1), runs))), tuple(runs)
 
 
 def _run_all(runs):

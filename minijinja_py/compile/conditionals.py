@@ -57,9 +57,12 @@ def if_parts(c, node):
 def _chain_parts(c, test):
     # if_parts's (parts, ev) of a test that is a chain of and/or. (Apart from if_parts: its generators would
     # make a cell for c on every call of if_parts.)
-    parts = tuple((operand, operand_condition(c, operand), operand.span) for operand in and_or_parts(test))
-    ev = chain_truth(tuple(chain_operand(c, *part) for part in parts), isinstance(test, n.Or))
-    return parts, ev
+    parts, operands = [], []
+    for operand in and_or_parts(test):   # (loops, not generators: a first compile pays for each)
+        parts.append((operand, operand_condition(c, operand), operand.span))
+    for part in parts:
+        operands.append(chain_operand(c, *part))
+    return tuple(parts), chain_truth(tuple(operands), isinstance(test, n.Or))
 
 
 
@@ -103,7 +106,10 @@ def _if_run(c, node, branches, else_):
                 and node.test.ops[0][0] in ("in", "not in"):   # (`in` gives a bool: comparisons.py)
             contains = if_contains(c, node.test, test, body.run, else_run) if node.test.__class__ is n.Compare else None
             return contains or _if_boolean(test, body.run, else_run)
-    general = if_runner(tuple((test, span, body.run) for _, test, span, _, body in branches), else_run)
+    entries = []
+    for _, test, span, _, body in branches:   # (a loop, not a generator: a first compile pays for each)
+        entries.append((test, span, body.run))
+    general = if_runner(tuple(entries), else_run)
     if len(branches) > 1:
         return _elif_run(c, branches, else_run, general)
     return _item_subject(c, branches, else_run, general) or general
@@ -237,17 +243,28 @@ def _elif_run(c, branches, else_, general):
     # m.tool_calls`) or in an or of them (`m.role == 'user' or m.role == 'system'`); equalities compared in line
     # (_equality_chain) when some tests are; by an indexed read's value (_item_subject: `messages[idx]['role']`);
     # general (if_runner's) otherwise.
-    equalities = [equality_of(c, branch[0]) if branch[3] is None else None for branch in branches]
+    # (loops, not comprehensions, which a first compile pays for as for calls; each step over all the branches
+    # before the next, the order the branches' parts are compiled in)
+    equalities, rests, entries, ors, tests, subjects = [], [], [], [], [], set()
+    for branch in branches:
+        equalities.append(equality_of(c, branch[0]) if branch[3] is None else None)
     # `m.role == 'assistant' and m.tool_calls`: the leading equality compared in line, the rest of the and after it
-    rests = [_and_rest(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
-    equalities = [equality or (rest and rest[0]) for equality, rest in zip(equalities, rests)]
-    entries = tuple((equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span,
-                                                              body.run, rest and rest[1])
-                    for equality, rest, (_, test, span, _, body) in zip(equalities, rests, branches))
+    for equality, branch in zip(equalities, branches):
+        rests.append(_and_rest(c, branch) if equality is None else None)
+    for index, (rest, (_, test, span, _, body)) in enumerate(zip(rests, branches)):
+        equality = equalities[index] = equalities[index] or (rest and rest[0])
+        entries.append((equality or (None, None, None, True)) + (type(equality[2]) if equality else None, test, span,
+                                                                 body.run, rest and rest[1]))
+    entries = tuple(entries)
     # `m.role == 'user' or m.role == 'system'`: one branch for each of its constants, when the chain has one subject
-    ors = [_or_constants(c, branch) if equality is None else None for equality, branch in zip(equalities, branches)]
-    tests = [equality or (alternatives and alternatives[0]) for equality, alternatives in zip(equalities, ors)]
-    if all(tests) and len({(slot, key, equal, type(constant)) for slot, key, constant, equal in tests}) == 1:
+    for equality, branch in zip(equalities, branches):
+        ors.append(_or_constants(c, branch) if equality is None else None)
+    for equality, alternatives in zip(equalities, ors):
+        tests.append(equality or (alternatives and alternatives[0]))
+        if tests[-1]:
+            slot, key, constant, equal = tests[-1]
+            subjects.add((slot, key, equal, type(constant)))
+    if all(tests) and len(subjects) == 1:
         slot, key, constant, equal = tests[0]
         if equal and type(constant) in (str, int):
             return _one_subject((slot, key, type(constant)), entries, ors, general, else_)

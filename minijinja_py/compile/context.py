@@ -250,6 +250,9 @@ def local_slot(c, node):
     # The slot of node when it is a variable of this frame (read in line by the closure that consumes it: the
     # slot holds its value, or MISSING when it is undefined), else None.
     if node.__class__ is _NAME:
+        refs = c.scope.refs
+        if node.name in refs:   # a variable of the current scope (most reads): of this frame
+            return refs[node.name]
         found = c.scope.find_variable(node.name) or c.variable(node.name)   # (context.where, in line: per operand)
         if found[0] == 0:
             return found[1]

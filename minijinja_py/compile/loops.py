@@ -8,7 +8,8 @@
 # iterations ran, as in Jinja2. A loop's filter (`{% for x in items if test %}`) runs its test in a scope of its
 # own for each item as the loop pulls it, as Jinja2 filters: lazily, so the test sees what the body changed.
 
-from operator import length_hint
+from itertools import filterfalse
+from operator import itemgetter, length_hint
 from types import GeneratorType
 
 from ..analysis.symbols import Function, node_count, target_names
@@ -71,13 +72,7 @@ def loop_parts(c, node):
         block = c.block(node.body)
         plan.body, plan.step = block.run, 1 + block.weight   # an iteration, then the statements of the body
         resets, local_copies, plan.enter = scope_start(scope)
-        # a variable the body assigns before anything can read it needs no fresh start per iteration
-        starting = {*resets, *(slot for slot, _ in local_copies)}
-        wanted = frozenset(name for name, slot in scope.refs.items() if slot in starting)
-        assigned = {scope.refs[name] for name in c.summaries.assigned_first(node.body, wanted) if name in scope.refs} \
-            if starting else ()
-        plan.resets = tuple(slot for slot in resets if slot not in assigned)
-        plan.local_copies = tuple(pair for pair in local_copies if pair[0] not in assigned)
+        plan.resets, plan.local_copies = _fresh_starts(c, node, scope, resets, local_copies)
         plan.simple = plan.target_slot is not None and not plan.resets and not plan.local_copies and \
             plan.enter is None
         # can the body (or the filter) change the data the loop walks? Then it walks it live, as Jinja2 does
@@ -103,6 +98,25 @@ def loop_parts(c, node):
     over, run = _run(plan, iter_ev)
     return plan, block, over, iter_ev, walkable, run
 
+
+def _fresh_starts(c, node, scope, resets, local_copies):
+    # scope_start's resets and local copies for a loop body, less the variables it assigns before anything can read
+    # them: they need no fresh start per iteration. (No comprehensions: a first compile pays for each as for a call.)
+    starting = set(resets).union(map(itemgetter(0), local_copies))
+    if not starting:
+        return resets, local_copies
+    refs, wanted, assigned = scope.refs, set(), set()
+    for name, slot in refs.items():
+        if slot in starting:
+            wanted.add(name)
+    for name in c.summaries.assigned_first(node.body, frozenset(wanted)):
+        if name in refs:
+            assigned.add(refs[name])
+    kept_copies = []
+    for pair in local_copies:
+        if pair[0] not in assigned:
+            kept_copies.append(pair)
+    return tuple(filterfalse(assigned.__contains__, resets)), tuple(kept_copies)
 
 def _pair_slots(scope, target):
     # The slots of a target of two names (`for key, value in ...`), else (None, None).

@@ -231,5 +231,8 @@ def atom_of(c, test):
 def _lower_if(c, node):
     # (an and/or test is no atom: its closure decides it)
     branches, else_, general = if_parts(c, node)
-    tests = [atom_of(c, test) if parts is None else None for test, _, _, parts, _ in branches]
-    return If(tests, [branch[-1] for branch in branches], else_, general)
+    tests, bodies = [], []
+    for test, _, _, parts, body in branches:   # (a loop, not comprehensions: a first compile pays for each)
+        tests.append(atom_of(c, test) if parts is None else None)
+        bodies.append(body)
+    return If(tests, bodies, else_, general)

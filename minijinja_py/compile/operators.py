@@ -63,14 +63,20 @@ def _int_right(left, constant, checked, plain, span):
 def _numeric_sum(node):
     # `x + 1`, `loop.index0 + 1`: a sum of two operands, one a number constant — numbers, not text, added by the
     # plain binary operator rather than the string chain.
-    return not isinstance(node.left, n.BinOp) and any(
-        isinstance(x, n.Const) and type(x.value) in (int, float) for x in (node.left, node.right))
+    if isinstance(node.left, n.BinOp):
+        return False
+    for x in (node.left, node.right):   # (a loop, not a generator: a first compile pays dearly for each)
+        if isinstance(x, n.Const) and type(x.value) in (int, float):
+            return True
+    return False
 
 
 def _sum_chain(c, node):
     spans = []
-    operands = sum_items(node, spans)
-    return sum_chain(operands, [key_path(c, x, indexes=True) for x in operands], list(map(c.expr, operands)), spans)
+    operands, places = sum_items(node, spans), []
+    for x in operands:   # (a loop, not a comprehension: a first compile pays for each)
+        places.append(key_path(c, x, indexes=True))
+    return sum_chain(operands, places, list(map(c.expr, operands)), spans)
 
 
 def checked_add(rs, a, b):
@@ -200,11 +206,19 @@ def sum_chain(operands, places, evs, spans):
     # in order.
     # the text's pieces with the string constants in place; every other operand is read by its reader
     # (context.path_reader: `messages[i]['content']` in line), one call each, and fills its piece
-    template = [x.value if isinstance(x, n.Const) and type(x.value) is str else None for x in operands]
-    readers = tuple((index, constant_reader(x.value) if isinstance(x, n.Const) else path_reader(place, ev))
-                    for index, (x, place, ev) in enumerate(zip(operands, places, evs)) if template[index] is None)
+    # (one loop, not three comprehensions: each is a call of its own, and a first compile pays dearly for calls)
+    template, readers, inline = [], [], []
+    for x, place, ev in zip(operands, places, evs):
+        constant = isinstance(x, n.Const)
+        if constant and type(x.value) is str:
+            template.append(x.value)
+            continue
+        readers.append((len(template), constant_reader(x.value) if constant else path_reader(place, ev)))
+        template.append(None)
+        if not constant:
+            inline.append(_in_line(place))
+    readers, inline = tuple(readers), tuple(inline)
     chain = _Chain(template, (None,) + tuple(spans), readers)
-    inline = tuple(_in_line(place) for x, place in zip(operands, places) if not isinstance(x, n.Const))
     if len(inline) != len(readers):   # (a constant that is not a string is read by its reader)
         inline = ((None, None),) * len(readers)
     return _short_chain(template, readers, chain, inline) or _any_chain(readers, chain)
@@ -229,7 +243,7 @@ class _Chain:
         for index, read in readers:
             self.read_at[index] = read
         self.escaped = None   # each string constant as a Markup total takes it, escaped: made on first use
-        self.constants_size = sum(len(piece) for piece in template if piece is not None)
+        self.constants_size = sum(map(len, filter(None, template)))   # (the string constants': no generator)
         self.markup_plans = None   # start → markup_sum's steps from there: made on first use
 
     def add_from(self, f, total, start):
@@ -357,8 +371,12 @@ class _Chain:
 
 def _constant_pieces(template, readers):
     # The constants before, between and after the reads, each joined.
-    cuts = [index for index, _ in readers]
-    return ["".join(template[start:end]) for start, end in zip([0] + [i + 1 for i in cuts], cuts + [None])]
+    pieces, start = [], 0
+    for index, _ in readers:   # (a loop, not comprehensions: a first compile pays dearly for each)
+        pieces.append("".join(template[start:index]))
+        start = index + 1
+    pieces.append("".join(template[start:]))
+    return pieces
 
 
 def _short_chain(template, readers, chain, inline):

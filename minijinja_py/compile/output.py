@@ -96,7 +96,10 @@ def _print_call(c, nodes):
     # through the call's closure (compile_call's, which this does the work of), a Python frame less in every level
     # of a recursive macro that prints its recursive call (Python's recursion limit counts them: Jinja2 makes the
     # call in the function it generates); None for other runs, compiling nothing.
-    values = [i for i, node in enumerate(nodes) if _constant_text(node) is None]
+    values = []
+    for i, node in enumerate(nodes):   # (a loop, not a comprehension: a first compile pays for each)
+        if node.__class__ is not n.Text and node.expr.__class__ is not n.Const:   # (_constant_text None, in line)
+            values.append(i)
     if len(values) != 1 or nodes[values[0]].expr.__class__ is not n.Call:
         return None
     index = values[0]
@@ -300,10 +303,12 @@ def _print_joined(c, nodes, general):
     room, counted = BIG_STR - sum(map(len, pieces)), not c.counted_by_loop
     if not 1 <= len(reads) <= 2 or room <= 0:
         return None
-    if any(type(key) is tuple for _, key, _ in reads):
-        return None if any(method is not None for _, _, method in reads) else \
-            _print_paths(pieces, reads, room, counted, span, general)
-    if any(method is not None for _, _, method in reads):
+    paths = filtered = False
+    for _, key, method in reads:   # (a loop, not generators: a first compile pays for each)
+        paths, filtered = paths or type(key) is tuple, filtered or method is not None
+    if paths:
+        return None if filtered else _print_paths(pieces, reads, room, counted, span, general)
+    if filtered:
         return _print_filtered(pieces, reads, room, counted, span, general)
     if len(reads) == 1:
         return _print_joined_one(pieces, reads[0], room, counted, span, general)

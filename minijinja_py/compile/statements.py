@@ -52,7 +52,7 @@ class in_scope:
         scope = Scope(function or c.scope.function, c.scope if parent is _CURRENT else parent)
         for name in params:
             scope.declare_parameter(name)
-        analyze(scope, statements)
+        analyze(scope, statements, c.summaries.index)
         scope.localize_resolved_stores()
         self.c, self.scope = c, scope
 
