@@ -11,8 +11,8 @@ from ..analysis.symbols import Function, node_count
 from .calls import call_value, compile_args
 from .statements import charging, compile_body, emitter, in_scope, nothing
 from ..core.errors import (
-    PythonSyntaxTwin, TemplateAssertionError, TemplateError, TemplateNotFound, TemplateRuntimeError, claim, error_at,
-    located, location,
+    TemplateAssertionError, TemplateError, TemplateNotFound, TemplateRuntimeError, claim, error_at,
+    located, location, python_syntax_twin,
 )
 from ..core.state import MISSING
 from ..runtime.composition import (
@@ -48,7 +48,7 @@ def _macro_code(c, name, params, body, span):
     names = tuple(p.name for p in params)
     if len(set(names)) < len(names):
         p = next(p for i, p in enumerate(params) if p.name in names[:i])
-        c.python_refuses(error_at(PythonSyntaxTwin, f"duplicate parameter {p.name!r}", p.span), symbol_pass=True)
+        c.python_refuses(error_at(python_syntax_twin(), f"duplicate parameter {p.name!r}", p.span), symbol_pass=True)
     if "caller" in used and any(p.name == "caller" and p.default is None for p in params):
         raise error_at(TemplateAssertionError, 'When defining macros or call blocks the special "caller" argument '
                        "must be omitted or be given a default.", span)
