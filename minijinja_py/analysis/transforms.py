@@ -37,7 +37,7 @@ from operator import is_not
 from types import SimpleNamespace
 
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
-from ..core.state import Context
+from ..core.state import context_of
 from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 
@@ -289,7 +289,7 @@ def _is_slice(node):
 
 def _takes_context(func):
     make = getattr(func, "make", None) or getattr(getattr(type(func), "__call__", None), "make", None)
-    return make is Context
+    return make is context_of
 
 
 def _needs_variables(img):
