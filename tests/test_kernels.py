@@ -94,7 +94,7 @@ def test_an_or_of_one_reads_str_equalities_in_a_chain_runs_its_general_closure()
 
 
 def test_index_reads_are_left_to_the_general_closures():
-    # `messages[i]['role']` is no Read (compiler.read_of): the general closures read it in line for less than a kernel
+    # `messages[i]['role']` is no Read (lower.read_of): the general closures read it in line for less than a kernel
     # reader did, so a print or an if of it chooses no text or atom kernel
     for source in ("{% for i in range(ms|length) %}{{ ms[i]['content'] }}{% endfor %}",
                    "{% for i in range(ms|length) %}{% if ms[i]['role'] == 'user' %}U{% endif %}{% endfor %}"):

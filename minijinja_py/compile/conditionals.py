@@ -1,4 +1,4 @@
-"""The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which the lowering reads too),
+"""The if statement → run(f, out): its branches' tests and bodies compiled (if_parts, which lower.py reads too),
 and the run that picks the branch — a test's truth located at the test; a variable or a key of one tested in
 line (in an and/or chain too: comparisons.py); an equality with a short constant (`m.role == 'user'`) compared in line,
 alone, in an and/or chain or in each elif; an if/elif chain of == tests of one subject (`messages[idx]['role']` too)

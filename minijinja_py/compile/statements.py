@@ -108,8 +108,8 @@ def enter_actions(c, scope):
 
 # ----------------------------------------------------------------------------------------- statement lists
 def compile_body(c, statements):
-    # A statement list → (run(f, out), weight): its Block's (the lowering in compiler.py, through the compile
-    # context). Running the statements costs `weight`; the caller charges it, where it already touches the budget.
+    # A statement list → (run(f, out), weight): its Block's (lower.py, through the compile context). Running the
+    # statements costs `weight`; the caller charges it, where it already touches the budget.
     made = c.block(statements)
     return made.run, made.weight
 

@@ -1,9 +1,9 @@
 """The kernels' IR and their selection. The IR: what a compile knows about a statement list, for choosing kernels —
-AST + general closures (the lowering, compile/compiler.py) → these nodes → choose() → closures; nothing here is kept
-by a compiled template: the nodes live while their statement list compiles. Selection: an IR node → the closure
-that runs it. One registry, REGISTRY, from (IR class, signature) to a kernel factory; a factory takes the node and
-returns a closure whose fallback is node.general (it may decline: None). A node with no entry for its signature, or
-whose entry is turned off, runs node.general."""
+AST + general closures (compile/lower.py) → these nodes → choose() → closures; nothing here is kept by a compiled
+template: the nodes live while their statement list compiles. Selection: an IR node → the closure that runs it. One
+registry, REGISTRY, from (IR class, signature) to a kernel factory; a factory takes the node and returns a closure
+whose fallback is node.general (it may decline: None). A node with no entry for its signature, or whose entry is
+turned off, runs node.general."""
 
 # Entries register where their kernels are written (walks.py) with @kernel, when
 # the package imports them (kernels/__init__.py). Each entry is justified by benchmarks/kernels_table.py: how many
@@ -119,7 +119,7 @@ class Read:
         return hash((self.slot, self.keys))
 
 
-# The kinds of test on one read lowering describes (compile/compiler.py) — `== c` and `!= c`, what a walk decides in
+# The kinds of test on one read lowering describes (compile/lower.py) — `== c` and `!= c`, what a walk decides in
 # line. Only a walk over items reads them (walks.py: one `{% if item.key == c %}` first in its body); the other kinds
 # and the deciders that ran them in line went with the switch rule and the if kernels (issue 22's rule 5: the
 # general closures of conditionals.py cost no more).

@@ -184,7 +184,7 @@ def _walk_key_compare(slot, key, key2, kind, runs, default, first, *rest):
 def _walk_many(slot, starts, runs, first):
     # One to five statements, no loop variable; a first that sets a variable to a key of one (first: Set.in_line)
     # done here where the source is a plain dict with the key (for a method, its value a short str), as its closure
-    # does (compiler._set_first, _walk_key_compare: the same without a method, for a statement list and before a
+    # does (lower._set_first, _walk_key_compare: the same without a method, for a statement list and before a
     # compare).
     a, b, c, d, e = runs + (None,) * (5 - len(runs))
     target, source, key, method = first
