@@ -108,7 +108,7 @@ def test_unpickling_compiles_once_per_process():
 def _error_samples():
     """One instance of every error class, each with a message and a location."""
     samples = [cls("message", 3, 4) for cls in (
-        mj.TemplateError, mj.TemplateSyntaxError, mj.TemplateAssertionError, errors.PythonSyntaxTwin,
+        mj.TemplateError, mj.TemplateSyntaxError, mj.TemplateAssertionError, errors.python_syntax_twin(),
         mj.TemplateRuntimeError, mj.UndefinedError, mj.SecurityError, mj.FilterArgumentError,
         mj.DocstringParsingException, mj.TypeHintParsingException)]
     samples.append(mj.LimitExceeded("message", 3, 4, limit="max_steps", value=10))

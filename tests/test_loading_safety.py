@@ -10,7 +10,7 @@ import time
 import pytest
 
 import minijinja_py as mj
-from minijinja_py.chat import gguf, loading
+from minijinja_py.chat import loading
 from gguf_writer import gguf_bytes, llama_like_entries
 from hostile_surface_scenes import sparse, write
 
@@ -202,6 +202,6 @@ def test_a_real_sized_vocabulary_is_quick(tmp_path):
     entries = [e if e[0] != "tokenizer.ggml.eos_token_id" else (e[0], "u32", 149_999) for e in entries]
     path = write(tmp_path / "real.gguf", gguf_bytes(entries))
     started = time.process_time()
-    metadata = gguf.read_chat_metadata(path)
+    metadata = loading.read_chat_metadata(path)
     assert time.process_time() - started < 1
     assert metadata["special_tokens"]["eos_token"] == "tok149999" and metadata["templates"] == {"default": TEMPLATE}

@@ -27,7 +27,7 @@ Jinja2 does in its lexer, constant folder or code generator rather than in the l
 #
 # The values are computed by the engine itself: evaluate(node, printed=False), which the compiler provides, compiles
 # an expression and runs it in a render of its own (on a budget shared by the whole template), so a value here is
-# the value the template would compute. The expression evaluated is Jinja2's view of a node (_Image): what its
+# the value the template would compute. The expression evaluated is Jinja2's view of a node (_Folder.image): what its
 # folder cannot evaluate (a variable, a call, a filter given the render context, a conditional expression without
 # an else taking that branch) replaced by NotConstant, which raises; constant slices as FoldedSlice.
 
@@ -37,7 +37,7 @@ from operator import is_not
 from types import SimpleNamespace
 
 from ..builtins.strings import do_indent, do_lower, do_trim, do_upper
-from ..core.state import Context
+from ..core.state import context_of
 from .treescan import NODE_FIELDS
 from ..syntax import nodes as n
 
@@ -191,47 +191,46 @@ def _branches(node):
 _CHECKED_BODIES = (n.If, n.For, n.With, n.FilterBlock, n.Autoescape)
 
 
-class _OutputChecks:
+def check_outputs(template):
     # Wraps each text and {{ }} of the root function (and the blocks placed at the top level after the first
     # extends) in `{% if <no parent yet> %}`, up to the first extends placed directly in the template's body:
-    # after it the compiler drops them anyway.
-
-    def __init__(self):
-        self.extends_seen = False
-
-    def guard(self, node):
-        return n.If(node.span, NoParentYet(node.span), [node], (), ())
-
-    def body(self, statements, toplevel, root):
-        new = []
-        for i, node in enumerate(statements):
-            kind = type(node)
-            if kind is n.Load and node.kind == "extends":
-                self.extends_seen = True
-                if root:
-                    return new + list(statements[i:])
-                new.append(node)
-            elif kind is n.Text or kind is n.Output:
-                new.append(self.guard(node))
-            elif kind is n.Block and toplevel and self.extends_seen:
-                new.append(self.guard(node))
-            elif kind in _CHECKED_BODIES:
-                new.append(self.statement(node, toplevel and kind is n.If))
-            else:
-                new.append(node)
-        return new
-
-    def statement(self, node, toplevel):
-        if type(node) is n.If:
-            return n.If(node.span, node.test, self.body(node.body, toplevel, False),
-                        tuple((test, self.body(body, toplevel, False)) for test, body in node.elifs),
-                        self.body(node.else_, toplevel, False))
-        changes = {f: self.body(getattr(node, f), False, False) for f in ("body", "else_") if f in node.FIELDS}
-        return type(node)(node.span, *(changes.get(f, getattr(node, f)) for f in node.FIELDS))
+    # after it the compiler drops them anyway. (Functions sharing a one-item list, extends_seen, rather than a
+    # class: a class costs a cold start's import ~0.07 M instructions.)
+    return n.Template(template.span, _checked_body(template.body, True, True, [False]))
 
 
-def check_outputs(template):
-    return n.Template(template.span, _OutputChecks().body(template.body, True, True))
+def _guarded(node):
+    return n.If(node.span, NoParentYet(node.span), [node], (), ())
+
+
+def _checked_body(statements, toplevel, root, extends_seen):
+    new = []
+    for i, node in enumerate(statements):
+        kind = type(node)
+        if kind is n.Load and node.kind == "extends":
+            extends_seen[0] = True
+            if root:
+                return new + list(statements[i:])
+            new.append(node)
+        elif kind is n.Text or kind is n.Output:
+            new.append(_guarded(node))
+        elif kind is n.Block and toplevel and extends_seen[0]:
+            new.append(_guarded(node))
+        elif kind in _CHECKED_BODIES:
+            new.append(_checked_statement(node, toplevel and kind is n.If, extends_seen))
+        else:
+            new.append(node)
+    return new
+
+
+def _checked_statement(node, toplevel, extends_seen):
+    if type(node) is n.If:
+        return n.If(node.span, node.test, _checked_body(node.body, toplevel, False, extends_seen),
+                    tuple((test, _checked_body(body, toplevel, False, extends_seen)) for test, body in node.elifs),
+                    _checked_body(node.else_, toplevel, False, extends_seen))
+    changes = {f: _checked_body(getattr(node, f), False, False, extends_seen)
+               for f in ("body", "else_") if f in node.FIELDS}
+    return type(node)(node.span, *(changes.get(f, getattr(node, f)) for f in node.FIELDS))
 
 
 # ---------------------------------------------------------------------------------- Jinja2's constant folding
@@ -290,46 +289,7 @@ def _is_slice(node):
 
 def _takes_context(func):
     make = getattr(func, "make", None) or getattr(getattr(type(func), "__call__", None), "make", None)
-    return make is Context
-
-
-class _Image:
-    # Jinja2's view of expressions: the node its folder evaluates in place of each (see the module docstring).
-
-    def __init__(self, filters, tests, builtin_filters, builtin_tests):
-        self.registries = {n.Filter: (filters, builtin_filters), n.Test: (tests, builtin_tests)}
-
-    def of(self, node):
-        if node is None or type(node) is n.Const:
-            return node
-        if type(node) not in _FOLDABLE or type(node) in self.registries and not self._folds_call(node):
-            return NotConstant(node.span)
-        if _is_slice(node):
-            return FoldedSlice(node.span, self.of(node.obj), self.of(node.key))
-        if type(node) is n.CondExpr and node.else_ is None:
-            # a missing else that is taken gives an undefined: Jinja2's folder leaves that to the render
-            return n.CondExpr(node.span, self.of(node.test), self.of(node.then), NotConstant(node.span))
-        return type(node)(node.span, *(self._field(getattr(node, f)) for f in node.FIELDS))
-
-    def _field(self, value):
-        if isinstance(value, n.Node):
-            return self.of(value)
-        if isinstance(value, n.Args):
-            keywords = tuple((k, self.of(v)) for k, v in value.keywords)
-            return value.rebuilt(tuple(map(self.of, value.positional)), keywords, self.of(value.star),
-                                 self.of(value.dstar))
-        if isinstance(value, (tuple, list)):
-            return type(value)(map(self._field, value))
-        return value
-
-    def _folds_call(self, node):
-        registry, builtins = self.registries[type(node)]
-        func = registry.get(node.name)
-        if func is None or node.value is None:
-            return False
-        if func is builtins.get(node.name):
-            return type(node) is n.Test or node.name not in CONTEXT_FILTERS
-        return not _takes_context(func)
+    return make is context_of
 
 
 def _needs_variables(img):
@@ -372,14 +332,15 @@ def safe_repr(value):
 class _Folder:
     # Decides, in one walk over the template, the powers to rewrite and the slices Jinja2 folds.
 
-    def __init__(self, image, evaluate):
-        self.image, self.evaluate = image, evaluate
+    def __init__(self, filters, tests, builtin_filters, builtin_tests, evaluate):
+        self.registries = {n.Filter: (filters, builtin_filters), n.Test: (tests, builtin_tests)}
+        self.evaluate = evaluate
         self.changes = {}   # id of a node → its replacement maker (rebuilt node → node)
         self.powers = False   # any ** met (outside a volatile frame)
 
     def value(self, node, printed=False):
         # (True, value) of node as Jinja2's folder evaluates it, or (False, None) when it cannot.
-        img = self.image.of(node)
+        img = self.image(node)
         if _needs_variables(img):
             return False, None
         try:
@@ -434,7 +395,7 @@ class _Folder:
         self.changes[id(node)] = lambda new: n.UnaryOp(new.span, "-", n.BinOp(new.span, "**", positive, new.right))
 
     def slice(self, node, chain, printed):
-        raw = n.Getitem(node.span, self.image.of(node.obj), self.image.of(node.key))
+        raw = n.Getitem(node.span, self.image(node.obj), self.image(node.key))
         if _needs_variables(raw) or self._runs(raw):
             return   # not constant, or it does not fail: as the template runs it
         if self._folded_around(node, chain, printed):
@@ -453,10 +414,42 @@ class _Folder:
             ok, value = self.value(inner)
             if ok and safe_repr(value):
                 return True
-            if _needs_variables(self.image.of(inner)):
+            if _needs_variables(self.image(inner)):
                 return False   # nothing further out evaluates node when Jinja2 compiles
         return printed and self.value(chain[0] if chain else node, printed=True)[0]
 
+    def image(self, node):
+        # Jinja2's view of node: the node its folder evaluates in place of it (see the module docstring).
+        if node is None or type(node) is n.Const:
+            return node
+        if type(node) not in _FOLDABLE or type(node) in self.registries and not self._folds_call(node):
+            return NotConstant(node.span)
+        if _is_slice(node):
+            return FoldedSlice(node.span, self.image(node.obj), self.image(node.key))
+        if type(node) is n.CondExpr and node.else_ is None:
+            # a missing else that is taken gives an undefined: Jinja2's folder leaves that to the render
+            return n.CondExpr(node.span, self.image(node.test), self.image(node.then), NotConstant(node.span))
+        return type(node)(node.span, *(self._field(getattr(node, f)) for f in node.FIELDS))
+
+    def _field(self, value):
+        if isinstance(value, n.Node):
+            return self.image(value)
+        if isinstance(value, n.Args):
+            keywords = tuple((k, self.image(v)) for k, v in value.keywords)
+            return value.rebuilt(tuple(map(self.image, value.positional)), keywords, self.image(value.star),
+                                 self.image(value.dstar))
+        if isinstance(value, (tuple, list)):
+            return type(value)(map(self._field, value))
+        return value
+
+    def _folds_call(self, node):
+        registry, builtins = self.registries[type(node)]
+        func = registry.get(node.name)
+        if func is None or node.value is None:
+            return False
+        if func is builtins.get(node.name):
+            return type(node) is n.Test or node.name not in CONTEXT_FILTERS
+        return not _takes_context(func)
 
 def _rebuild(value, changes):
     # value with the changes applied (each to the node rebuilt from its changed parts).
@@ -483,7 +476,7 @@ def fold_like_jinja2(template, evaluate, filters, tests, builtin_filters, builti
     # (when powers_and_slices), and the changes errors(template, value, any ** met) gives (folderrors.py: where its
     # folder fails, what it folds away) made. evaluate(node, printed) → the value of an expression (its printed
     # text when printed), or raises.
-    folder = _Folder(_Image(filters, tests, builtin_filters, builtin_tests), evaluate)
+    folder = _Folder(filters, tests, builtin_filters, builtin_tests, evaluate)
     if powers_and_slices:
         folder.walk(template.body, [], False, False)
     if errors is not None:

@@ -10,7 +10,7 @@ from ..builtins.strings import do_safe, str_method
 from ..builtins.tests import BOOL_TESTS, TYPE_TESTS
 from ..core.budget import charge_result, charged, charged_unary, declared_cost, guard, take
 from ..core.errors import (
-    LimitExceeded, PythonSyntaxTwin, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located,
+    LimitExceeded, SecurityError, TemplateAssertionError, TemplateRuntimeError, error_at, located, python_syntax_twin,
 )
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, Passing, out_of_fuel
 from ..runtime.markup import Markup, new_markup
@@ -152,9 +152,9 @@ def _note_repeated(c, args, start, caller_span):
         return
     message = f"keyword argument repeated: {name}"
     if args.repeated is not None and args.repeated[0] == name:
-        error = PythonSyntaxTwin(message, args.repeated[1], args.repeated[2])
+        error = python_syntax_twin()(message, args.repeated[1], args.repeated[2])
     else:
-        error = error_at(PythonSyntaxTwin, message, caller_span)
+        error = error_at(python_syntax_twin(), message, caller_span)
     c.python_refuses(error, at=start)
 
 

@@ -19,7 +19,7 @@ from .calls import compile_filter_step
 from .conditionals import if_parts, if_runner, s_if
 from .context import constant_literal, dict_key, local_slot, operand
 from .output import s_output, s_text
-from ..core.errors import PythonSyntaxTwin, TemplateRuntimeError, error_at, located
+from ..core.errors import TemplateRuntimeError, error_at, located, python_syntax_twin
 from ..core.state import BIG_STR, CHAR_SHIFT, MISSING, out_of_fuel
 from ..runtime.markup import Markup
 from ..runtime.objects import BreakLoop, ChatNamespace, ContinueLoop, Namespace, NotText, join_output, namespace_set
@@ -519,7 +519,7 @@ def _loop_control(c, node, name, signal):
     # (without the loopcontrols extension, the parser refused the tag: parse.EXTENSION_TAGS)
     if not c.in_loop:
         where = "outside loop" if name == "break" else "not properly in loop"   # (Python's words for each)
-        c.python_refuses(error_at(PythonSyntaxTwin, f"'{name}' {where}", node.span))
+        c.python_refuses(error_at(python_syntax_twin(), f"'{name}' {where}", node.span))
 
     def run(f, out, signal=signal):
         raise signal()

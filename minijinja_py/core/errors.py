@@ -10,7 +10,7 @@ import sys
 from operator import attrgetter
 
 __all__ = [
-    "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "PythonSyntaxTwin", "TemplateRuntimeError",
+    "TemplateError", "TemplateSyntaxError", "TemplateAssertionError", "python_syntax_twin", "TemplateRuntimeError",
     "UndefinedError", "SecurityError", "FilterArgumentError", "LimitExceeded", "TemplateNotFound", "TemplatesNotFound",
     "TemplateLoadError", "twin_of", "limit_twin", "claim", "jinja2_named",
     "as_template_error", "scrub_message", "without_addresses", "located", "location", "error_at", "state_not_counted",
@@ -265,16 +265,6 @@ class TemplateAssertionError(TemplateSyntaxError):
     not at the top level, a block defined twice."""
 
 
-class PythonSyntaxTwin(TemplateSyntaxError, SyntaxError):
-    # A template Jinja2 parses but whose generated Python does not compile ({% break %} outside a loop, a macro
-    # with a duplicate parameter): Jinja2 lets Python's SyntaxError escape, we raise this, which is both.
-
-    def __init__(self, message, lineno=None, colno=None, **kw):
-        TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
-
-    __str__ = TemplateSyntaxError.__str__
-
-
 class TemplateRuntimeError(TemplateError):
     """An error while rendering."""
 
@@ -386,6 +376,25 @@ def limit_twin(builtin_cls):
         _twin_origins[twin] = (limit_twin, builtin_cls)
         globals()[twin.__name__] = twin
     return twin
+
+
+def python_syntax_twin(builtin_cls=SyntaxError):
+    # PythonSyntaxTwin, the error of a template that Jinja2 parses but whose generated Python does not compile
+    # (`break` outside a loop, a duplicate macro parameter): Jinja2 lets Python's SyntaxError escape, we raise this
+    # class, which is both. Made on first use like the twins above (at import it was ~0.1 M instructions of a cold
+    # start); builtin_cls is there for _rebuild_twin_error, which unpickles an error of it.
+    twin = globals().get("PythonSyntaxTwin")
+    if twin is None:
+        twin = type("PythonSyntaxTwin", (TemplateSyntaxError, builtin_cls),
+                    {"__module__": __name__, "__str__": TemplateSyntaxError.__str__,
+                     "__init__": _syntax_twin_init})
+        _twin_origins[twin] = (python_syntax_twin, builtin_cls)
+        globals()[twin.__name__] = twin
+    return twin
+
+
+def _syntax_twin_init(self, message, lineno=None, colno=None, **kw):
+    TemplateSyntaxError.__init__(self, message, lineno, colno, **kw)
 
 
 def _builtin_base(exc):

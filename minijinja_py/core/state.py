@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
 __all__ = [
     "MISSING", "CHAR_SHIFT", "BIG_STR", "LIMIT_NAMES", "Limits", "DEFAULT_LIMITS", "limit_exceeded", "check_str_size", "check_items",
     "RenderState", "current_state", "enter_render", "leave_render", "pass_state", "gc_paused",
-    "pass_environment", "pass_eval_context", "pass_context", "EvalContext", "Context", "select_autoescape",
-    "AutoescapeByExtension", "Passing",
+    "pass_environment", "pass_eval_context", "pass_context", "eval_context_of", "context_of", "select_autoescape",
+    "Passing",
 ]
 
 
@@ -314,99 +314,121 @@ def pass_environment(func: "Func") -> "Func":
     return _passing(func, attrgetter("env"))
 
 
-class EvalContext:
-    # What pass_eval_context hands over: the environment and whether output is autoescaped.
-
-    __slots__ = ("environment", "autoescape", "volatile")
-
-    def __init__(self, environment, autoescape):
-        self.environment, self.autoescape, self.volatile = environment, autoescape, False
-
-
 def pass_eval_context(func: "Func") -> "Func":
     """func(eval_ctx, value, ...): eval_ctx.autoescape and eval_ctx.environment."""
-    return _passing(func, lambda rs: EvalContext(rs.env, rs.autoescape))
-
-
-class Context:
-    # What pass_context hands over: the render's variables and the globals, read-only.
-
-    __slots__ = ("environment", "eval_ctx", "parent", "vars")
-
-    def __init__(self, rs):
-        self.environment = rs.env
-        self.eval_ctx = EvalContext(rs.env, rs.autoescape)
-        self.parent = {**rs.globals, **rs.context}
-        self.vars = {}
-
-    def resolve_or_missing(self, key):
-        return self.parent.get(key, MISSING)
-
-    def resolve(self, key):
-        value = self.parent.get(key, MISSING)
-        return self.environment.undefined(name=key) if value is MISSING else value
-
-    def get(self, key, default=None):
-        return self.parent.get(key, default)
-
-    def get_all(self):
-        return dict(self.parent)
-
-    def __contains__(self, key):
-        return key in self.parent
-
-    def __getitem__(self, key):
-        value = self.parent.get(key, MISSING)
-        if value is MISSING:
-            raise KeyError(key)
-        return value
+    return _passing(func, eval_context_of)
 
 
 def pass_context(func: "Func") -> "Func":
     """func(context, value, ...): context.get(name), context.environment, context.eval_ctx."""
-    return _passing(func, Context)
+    return _passing(func, context_of)
+
+
+def eval_context_of(rs):
+    # What pass_eval_context hands over: the environment and whether output is autoescaped.
+    return _passed_classes()[0](rs.env, rs.autoescape)
+
+
+def context_of(rs):
+    # What pass_context hands over: the render's variables and the globals, read-only.
+    return _passed_classes()[1](rs)
+
+
+_PASSED = []   # [EvalContext, Context]: the classes _passed_classes makes, once made
+
+
+def _passed_classes():
+    # Made by the first function marked pass_eval_context or pass_context that is called: few templates call one,
+    # and a class costs a cold start ~0.08 M instructions.
+    if not _PASSED:
+        class EvalContext:
+            __slots__ = ("environment", "autoescape", "volatile")
+
+            def __init__(self, environment, autoescape):
+                self.environment, self.autoescape, self.volatile = environment, autoescape, False
+
+        class Context:
+            __slots__ = ("environment", "eval_ctx", "parent", "vars")
+
+            def __init__(self, rs):
+                self.environment = rs.env
+                self.eval_ctx = EvalContext(rs.env, rs.autoescape)
+                self.parent = {**rs.globals, **rs.context}
+                self.vars = {}
+
+            def resolve_or_missing(self, key):
+                return self.parent.get(key, MISSING)
+
+            def resolve(self, key):
+                value = self.parent.get(key, MISSING)
+                return self.environment.undefined(name=key) if value is MISSING else value
+
+            def get(self, key, default=None):
+                return self.parent.get(key, default)
+
+            def get_all(self):
+                return dict(self.parent)
+
+            def __contains__(self, key):
+                return key in self.parent
+
+            def __getitem__(self, key):
+                value = self.parent.get(key, MISSING)
+                if value is MISSING:
+                    raise KeyError(key)
+                return value
+        if not _PASSED:   # (threads racing here: each uses the first pair)
+            _PASSED.extend((EvalContext, Context))
+    return _PASSED
 
 
 def select_autoescape(enabled_extensions: "Iterable[str]" = ("html", "htm", "xml"),
                       disabled_extensions: "Iterable[str]" = (), default_for_string: bool = True,
-                      default: bool = False) -> "AutoescapeByExtension":
+                      default: bool = False) -> "Callable[[Optional[str]], bool]":
     """An autoescape function for Environment(autoescape=...) that decides by the template name's extension."""
-    return AutoescapeByExtension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
-                                 tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions),
-                                 default_for_string, default)
+    return _autoescape_by_extension(tuple(f".{x.lstrip('.').lower()}" for x in enabled_extensions),
+                                    tuple(f".{x.lstrip('.').lower()}" for x in disabled_extensions),
+                                    default_for_string, default)
 
 
-class AutoescapeByExtension:
-    # What select_autoescape returns: a class rather than a closure, so that an environment holding it pickles.
+_AUTOESCAPE_BY_EXTENSION = []   # [the class _autoescape_by_extension makes], once made
 
-    __slots__ = ("enabled", "disabled", "default_for_string", "default")
 
-    def __init__(self, enabled: "tuple[str, ...]", disabled: "tuple[str, ...]", default_for_string: bool,
-                 default: bool) -> None:
-        self.enabled, self.disabled = enabled, disabled
-        self.default_for_string, self.default = default_for_string, default
+def _autoescape_by_extension(enabled, disabled, default_for_string, default):
+    # What select_autoescape returns: an instance of a class rather than a closure, so that an environment holding
+    # it pickles (by this function: the class is made on first use, as few environments autoescape by extension
+    # and a class costs a cold start ~0.08 M instructions).
+    if not _AUTOESCAPE_BY_EXTENSION:
+        class AutoescapeByExtension:
+            __slots__ = ("enabled", "disabled", "default_for_string", "default")
 
-    def __call__(self, template_name: "Optional[str]") -> bool:
-        if template_name is None:
-            return self.default_for_string
-        template_name = template_name.lower()
-        if template_name.endswith(self.enabled):
-            return True
-        if template_name.endswith(self.disabled):
-            return False
-        return self.default
+            def __init__(self, enabled, disabled, default_for_string, default):
+                self.enabled, self.disabled = enabled, disabled
+                self.default_for_string, self.default = default_for_string, default
 
-    def _key(self):
-        return (self.enabled, self.disabled, self.default_for_string, self.default)
+            def __call__(self, template_name: "Optional[str]") -> bool:
+                if template_name is None:
+                    return self.default_for_string
+                template_name = template_name.lower()
+                if template_name.endswith(self.enabled):
+                    return True
+                if template_name.endswith(self.disabled):
+                    return False
+                return self.default
 
-    def __eq__(self, other):
-        return self._key() == other._key() if type(other) is AutoescapeByExtension else NotImplemented
+            def _key(self):
+                return (self.enabled, self.disabled, self.default_for_string, self.default)
 
-    def __hash__(self):
-        return hash(self._key())
+            def __eq__(self, other):
+                return self._key() == other._key() if type(other) is type(self) else NotImplemented
 
-    def __reduce__(self):
-        return (AutoescapeByExtension, self._key())
+            def __hash__(self):
+                return hash(self._key())
 
-    def __repr__(self):
-        return f"<select_autoescape enabled={self.enabled!r} disabled={self.disabled!r}>"
+            def __reduce__(self):
+                return (_autoescape_by_extension, self._key())
+
+            def __repr__(self):
+                return f"<select_autoescape enabled={self.enabled!r} disabled={self.disabled!r}>"
+        _AUTOESCAPE_BY_EXTENSION.append(AutoescapeByExtension)   # (threads racing here: each uses the first)
+    return _AUTOESCAPE_BY_EXTENSION[0](enabled, disabled, default_for_string, default)

@@ -9,7 +9,7 @@ import codecs
 import re
 from operator import attrgetter, itemgetter
 
-from ..core.errors import PythonSyntaxTwin, TemplateAssertionError, TemplateSyntaxError, twin_of
+from ..core.errors import TemplateAssertionError, TemplateSyntaxError, python_syntax_twin, twin_of
 from . import nodes as n
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
@@ -83,8 +83,8 @@ def _float_refused(tok):
     try:
         ast.literal_eval(tok.value.replace("_", ""))
     except SyntaxError as exc:
-        return syntax_error(exc.msg, token_span(tok), PythonSyntaxTwin)
-    return syntax_error("invalid decimal literal", token_span(tok), PythonSyntaxTwin)
+        return syntax_error(exc.msg, token_span(tok), python_syntax_twin())
+    return syntax_error("invalid decimal literal", token_span(tok), python_syntax_twin())
 
 
 class _Named:

@@ -5,7 +5,7 @@ characters a regular expression's match can start with (first_chars), by which a
 # The grammar's terminals are spelt with the default delimiters, and parse.py lexes with them as they are while an
 # environment keeps those. Other delimiters keep the grammar and its tables (the same tokens, the same parser):
 # only the patterns of the terminals that spell a delimiter change, written here from Jinja2's lexing rules. What
-# closes a tag depends on how it was opened, so there are five lexer modes (ModalPostlexer in parse.py follows
+# closes a tag depends on how it was opened, so there are five lexer modes (modal_postlexed in parse.py follows
 # the tags and brackets and sets the mode before each token is lexed):
 #
 #   BODY      between tags: only the openers, text and comments are lexed (no whitespace is skipped)

@@ -19,9 +19,9 @@ from itertools import chain
 from operator import itemgetter
 from sys import byteorder
 
-from .lexer import Lexer, Token, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, lex_modes, lexicon
+from .lexer import Lexer, Token, UnexpectedInput, lex_modes, lexicon, unexpected_characters, unexpected_token
 
-__all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters"]
+__all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "unexpected_token", "unexpected_characters"]
 
 FORMAT = 12
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
@@ -323,7 +323,7 @@ class Parser:
         # The parse's value where token has no action in state: at its end, else a syntax error.
         if state == self._end and token[0] == "$END":
             return values[-1]
-        raise UnexpectedToken(token, _expected(self.tables.row(state)), state, values)
+        raise unexpected_token(token, _expected(self.tables.row(state)), state, values)
 
     def _follow_units(self, below, state, code):
         # (the state after the unit reductions that the symbol numbered code calls for in `state`, on top of

@@ -11,7 +11,7 @@ from operator import itemgetter
 
 from .natives import KNOWN, NAME_CHAR, TAG_END, KeywordFamily, alternatives, kind_and_end, literals, texts_matcher
 
-__all__ = ["Token", "UnexpectedInput", "UnexpectedToken", "UnexpectedCharacters", "Lexicon", "lexicon", "Lexer",
+__all__ = ["Token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
 
@@ -35,28 +35,28 @@ class Token(tuple):
 
 
 class UnexpectedInput(Exception):
-    # The parse stopped. `state` is the parser state there and `values` its value stack (tokens and callback
-    # results of what is still open, outermost first).
-    pass
+    # The parse stopped, at a token that cannot follow there (`token`; `expected` names the terminals that could;
+    # also made by the lexer when none of the state's terminals matches but another terminal of the grammar does:
+    # `token` is that one and `expected` the state's terminals), or where no terminal of the grammar matches
+    # (`token` None; pos_in_stream, line and column say where, `allowed` names the state's terminals). `state` is
+    # the parser state there and `values` its value stack (tokens and callback results of what is still open,
+    # outermost first). One class for both (unexpected_token, unexpected_characters): an exception class costs a
+    # cold start's import ~0.1 M instructions.
+    token = pos_in_stream = line = column = allowed = None
+    expected = ()
 
 
-class UnexpectedToken(UnexpectedInput):
-    # `token` cannot follow here; `expected` names the terminals that could. Also raised by the lexer when none
-    # of the state's terminals matches but another terminal of the grammar does: `token` is that one and
-    # `expected` the state's terminals.
-
-    def __init__(self, token, expected, state, values):
-        super().__init__(f"unexpected {token.type} at {token.line}:{token.column}")
-        self.token, self.expected, self.state, self.values = token, expected, state, values
+def unexpected_token(token, expected, state, values):
+    exc = UnexpectedInput(f"unexpected {token.type} at {token.line}:{token.column}")
+    exc.token, exc.expected, exc.state, exc.values = token, expected, state, values
+    return exc
 
 
-class UnexpectedCharacters(UnexpectedInput):
-    # No terminal of the grammar matches at pos_in_stream.
-
-    def __init__(self, pos_in_stream, line, column, allowed, state, values):
-        super().__init__(f"no terminal matches at {line}:{column}")
-        self.pos_in_stream, self.line, self.column = pos_in_stream, line, column
-        self.allowed, self.state, self.values = allowed, state, values
+def unexpected_characters(pos_in_stream, line, column, allowed, state, values):
+    exc = UnexpectedInput(f"no terminal matches at {line}:{column}")
+    exc.pos_in_stream, exc.line, exc.column = pos_in_stream, line, column
+    exc.allowed, exc.state, exc.values = allowed, state, values
+    return exc
 
 
 class Lexicon:
@@ -464,7 +464,7 @@ class Lexer:
 
     def _unmatched(self, text, pos, line, line_start, state, values):
         # The error for text no terminal of the state matches: what the whole grammar's terminals find there
-        # (ignored ones skipped), as an UnexpectedToken, else UnexpectedCharacters.
+        # (ignored ones skipped), as an unexpected token, else as unexpected characters.
         allowed = set(self.tables.lexer(self.tables.lexer_of_state[state])) - self.tables.ignore
         allowed = allowed or {"<END-OF-FILE>"}
         at, at_line, at_start = pos, line, line_start
@@ -481,9 +481,9 @@ class Lexer:
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
             if kind not in self.tables.ignore:
                 token = Token((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
-                return UnexpectedToken(token, allowed, state, values)
+                return unexpected_token(token, allowed, state, values)
             at, at_line, at_start = end, end_line, end_start
-        return UnexpectedCharacters(pos, line, pos - line_start + 1, allowed, state, values)
+        return unexpected_characters(pos, line, pos - line_start + 1, allowed, state, values)
 
 
 def lex_modes(lexers, mode, text, states, values):

@@ -492,9 +492,9 @@ def _call_expression(source, tag, tok, tag_end, d, tables, reparse):
     text = _as_expression(source, tag, start, stop, d, not ended)
     tree, stopped, err = _reparsed(reparse, text, d, tables) if text is not None else (None, None, None)
     if stopped is not None and err is not None:
-        at = stopped.pos_in_stream if not isinstance(stopped, lalr.UnexpectedToken) else \
+        at = stopped.pos_in_stream if stopped.token is None else \
             stop if stopped.token.type == "$END" else stopped.token.start_pos
-        if (at < stop and at in outside or ended and at == stop) and set(getattr(stopped, "expected", ())) & _TAG_ENDS:
+        if (at < stop and at in outside or ended and at == stop) and set(stopped.expected) & _TAG_ENDS:
             # (an expression ends there: Jinja2's parser stops before the token that does not go on)
             tree, stopped, err = _reparsed(reparse, _as_expression(source, tag, start, at, d, True), d, tables)
         elif cut and at >= stop:   # (the lexer refuses the text before the parser stops)
@@ -524,7 +524,7 @@ def _lexer_error(source, error, pos):
 
 
 def describe(exc, source, delimiters, tables, reparse=None):
-    # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedToken or UnexpectedCharacters) in a
+    # The TemplateSyntaxError for a parse that stopped (a lalr.UnexpectedInput, at a token or not) in a
     # template written with delimiters (a delimiters.Delimiters). reparse: a function parsing another text with
     # the same options (the tree, or raising lalr.UnexpectedInput or the builder's TemplateSyntaxError), to read a
     # part of the template as Jinja2's parser does where ours refuses it earlier (None: not done).
@@ -532,7 +532,7 @@ def describe(exc, source, delimiters, tables, reparse=None):
     if refused is not None:
         return refused
     stack = open_blocks(exc)
-    if isinstance(exc, lalr.UnexpectedToken):
+    if exc.token is not None:
         tok = exc.token
         if tok.type == "$END":
             return _end_of_template(exc, source, stack, delimiters, tables, reparse)

@@ -25,7 +25,7 @@ from .delimiters import BLOCK, BODY, BRACKETS, LINE, TAG_TERMINALS, VARIABLE
 from .lalr import Token
 from .messages import describe
 
-__all__ = ["parse", "normalize_newlines", "Postlexer", "ModalPostlexer", "refused_tags", "EXTENSION_TAGS",
+__all__ = ["parse", "normalize_newlines", "Postlexer", "modal_postlexed", "refused_tags", "EXTENSION_TAGS",
            "UNKNOWN_TAG"]
 
 
@@ -115,7 +115,7 @@ def parser(trim_blocks, lstrip_blocks, delimiters=None):
 # ------------------------------------------------------------------------------------------------ postlexers
 # Postlexer serves the default delimiters: it splits runs of `}` by the brackets open (a dict literal's `}` or the
 # end of a {{ }}), counts bracket nesting (max_nesting), and follows `is [not] name` as Jinja2's parser reads it.
-# ModalPostlexer serves other delimiters (delimiters.py): the same, and it sets the lexer's mode before each
+# modal_postlexed serves other delimiters (delimiters.py): the same, and it sets the lexer's mode before each
 # token, from the tag it is in and the brackets open there.
 
 # Keywords that Jinja2's parser takes as the bare argument of a test when they follow the test's name: it reads
@@ -284,77 +284,72 @@ _OPENING_TAGS = frozenset(TAG_TERMINALS) - {"RAW_OPEN", "RAW_CLOSE"}   # whole t
 _TAG_CLOSERS = frozenset({"_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_CLOSE_STRIP"})
 
 
-class ModalPostlexer:
-    # The postlexer of a template written with other delimiters (delimiters.py). It keeps `mode` (the lexer's:
-    # a list of one mode number) on the mode of the tag the next token is in, BRACKETS while a bracket is open
-    # there, and turns RBRACES into what it is: the variable end (VAR_CLOSE) in a variable tag with no bracket
-    # open, else one `}` (in these modes RBRACES is one `}` or the variable end). A line statement left open at
-    # the end of the template is closed there (Jinja2's line end matches the end of the text). As Postlexer: the
-    # nesting limit, `is [not] name`, names that are not identifiers.
-
-    always_accept = Postlexer.always_accept
-
-    def __init__(self, delimiters, mode, max_nesting=None, refused=frozenset()):
-        self.delimiters, self.mode, self.max_nesting, self.refused = delimiters, mode, max_nesting, refused
-
-    def process(self, stream):
-        mode, limit, variable_end = self.mode, self.max_nesting, self.delimiters.variable_end
-        tag = BODY         # the mode of the tag we are in, BODY between tags
-        brackets = 0       # brackets open inside it
-        test = None        # where we are in `is [not] name(.name)*` (see _follow_test)
-        tok = None
-        refused = self.refused
-        for tok in stream:
-            kind = tok.type
-            if kind in refused:
-                yield _unknown_tag(tok)
-                continue
-            if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
-                yield from _jinja_name(tok)
-            if test is not None or kind == "IS":
-                tok, kind, test = _follow_test(tok, kind, test)
-            if kind in _OPENERS:
-                brackets += 1
-                if limit is not None and brackets > limit:
-                    raise _too_deep(tok, limit)
-                mode[0] = BRACKETS
-            elif kind == "RBRACES":
-                closes = brackets == 0 and tag == VARIABLE and tok.value == variable_end
-                tok = Token(("VAR_CLOSE" if closes else "RBRACE",) + tok[1:])
-                if closes:
-                    tag = mode[0] = BODY
-                elif brackets:
-                    brackets -= 1
-                    mode[0] = BRACKETS if brackets else tag
-            elif kind in ("RPAR", "RSQB"):
-                if brackets:
-                    brackets -= 1
-                    mode[0] = BRACKETS if brackets else tag
-            elif kind in _TAG_CLOSERS:
+def modal_postlexed(stream, delimiters, mode, max_nesting=None, refused=frozenset()):
+    # The postlexer of a template written with other delimiters (delimiters.py), a generator rather than a class
+    # as Postlexer is (a class costs a cold start ~0.07 M instructions; the lexer offers it RBRACES in every state,
+    # as Postlexer.always_accept says). It keeps `mode` (the lexer's: a list of one mode number) on the mode of the
+    # tag the next token is in, BRACKETS while a bracket is open there, and turns RBRACES into what it is: the
+    # variable end (VAR_CLOSE) in a variable tag with no bracket open, else one `}` (in these modes RBRACES is one
+    # `}` or the variable end). A line statement left open at the end of the template is closed there (Jinja2's
+    # line end matches the end of the text). As Postlexer: the nesting limit, `is [not] name`, names that are not
+    # identifiers.
+    limit, variable_end = max_nesting, delimiters.variable_end
+    tag = BODY         # the mode of the tag we are in, BODY between tags
+    brackets = 0       # brackets open inside it
+    test = None        # where we are in `is [not] name(.name)*` (see _follow_test)
+    tok = None
+    for tok in stream:
+        kind = tok.type
+        if kind in refused:
+            yield _unknown_tag(tok)
+            continue
+        if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
+            yield from _jinja_name(tok)
+        if test is not None or kind == "IS":
+            tok, kind, test = _follow_test(tok, kind, test)
+        if kind in _OPENERS:
+            brackets += 1
+            if limit is not None and brackets > limit:
+                raise _too_deep(tok, limit)
+            mode[0] = BRACKETS
+        elif kind == "RBRACES":
+            closes = brackets == 0 and tag == VARIABLE and tok.value == variable_end
+            tok = Token(("VAR_CLOSE" if closes else "RBRACE",) + tok[1:])
+            if closes:
                 tag = mode[0] = BODY
-                brackets = 0
-            elif kind == "VAR_OPEN":
-                tag = mode[0] = VARIABLE
-            elif kind in _OPENING_TAGS:
-                tag = mode[0] = LINE if self._line_opened(tok) else BLOCK
-            yield tok
-        if tag == LINE and not brackets and tok is not None:
-            yield Token(("_BLOCK_CLOSE", "", tok.end_pos, tok.end_line, tok.end_column, tok.end_line,
-                         tok.end_column, tok.end_pos))
+            elif brackets:
+                brackets -= 1
+                mode[0] = BRACKETS if brackets else tag
+        elif kind in ("RPAR", "RSQB"):
+            if brackets:
+                brackets -= 1
+                mode[0] = BRACKETS if brackets else tag
+        elif kind in _TAG_CLOSERS:
+            tag = mode[0] = BODY
+            brackets = 0
+        elif kind == "VAR_OPEN":
+            tag = mode[0] = VARIABLE
+        elif kind in _OPENING_TAGS:
+            tag = mode[0] = LINE if _line_opened(tok, delimiters) else BLOCK
+        yield tok
+    if tag == LINE and not brackets and tok is not None:
+        yield Token(("_BLOCK_CLOSE", "", tok.end_pos, tok.end_line, tok.end_column, tok.end_line,
+                     tok.end_column, tok.end_pos))
 
-    def _line_opened(self, tok):
-        # Was this block tag opened by the line statement prefix (at the start of a line, after spaces, tabs or
-        # vertical tabs) rather than the block delimiter? The lexer chose (delimiters.py): whichever Jinja2 tries
-        # first, the longer one, where both fit.
-        prefix, block = self.delimiters.line_statement_prefix, self.delimiters.block_start
-        value = tok.value
-        stripped = value.lstrip()
-        if prefix is None or not stripped.startswith(prefix) or \
-                stripped.startswith(block) and len(block) > len(prefix):
-            return False
-        before = value[:len(value) - len(stripped)]
-        indentation = before[before.rfind("\n") + 1:]
-        return ("\n" in before or tok.column == 1) and not indentation.strip(" \t\v")
+
+def _line_opened(tok, delimiters):
+    # Was this block tag opened by the line statement prefix (at the start of a line, after spaces, tabs or
+    # vertical tabs) rather than the block delimiter? The lexer chose (delimiters.py): whichever Jinja2 tries
+    # first, the longer one, where both fit.
+    prefix, block = delimiters.line_statement_prefix, delimiters.block_start
+    value = tok.value
+    stripped = value.lstrip()
+    if prefix is None or not stripped.startswith(prefix) or \
+            stripped.startswith(block) and len(block) > len(prefix):
+        return False
+    before = value[:len(value) - len(stripped)]
+    indentation = before[before.rfind("\n") + 1:]
+    return ("\n" in before or tok.column == 1) and not indentation.strip(" \t\v")
 
 
 # ---------------------------------------------------------------------------------------------------- parse
@@ -380,4 +375,4 @@ def _parsed(source, trim_blocks, lstrip_blocks, max_nesting, delimiters, refused
             return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
         mode = [syntax_options.BODY]
         return parser(trim_blocks, lstrip_blocks, delimiters).parse(
-            source, ModalPostlexer(delimiters, mode, max_nesting, refused).process, mode)
+            source, lambda stream: modal_postlexed(stream, delimiters, mode, max_nesting, refused), mode)

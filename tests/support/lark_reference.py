@@ -64,12 +64,12 @@ def lark_parse(source, trim_blocks, lstrip_blocks, max_nesting=None, tokens=None
         return parser.parse(source)
     except UnexpectedToken as exc:
         state = exc.interactive_parser.parser_state
-        raise lalr.UnexpectedToken(_our_token(exc.token), set(exc.expected), state.position,
-                                   list(state.value_stack)) from None
+        raise lalr.unexpected_token(_our_token(exc.token), set(exc.expected), state.position,
+                                    list(state.value_stack)) from None
     except UnexpectedCharacters as exc:
         state = exc.interactive_parser.parser_state
-        raise lalr.UnexpectedCharacters(exc.pos_in_stream, exc.line, exc.column, set(exc.allowed), state.position,
-                                        list(state.value_stack)) from None
+        raise lalr.unexpected_characters(exc.pos_in_stream, exc.line, exc.column, set(exc.allowed), state.position,
+                                         list(state.value_stack)) from None
 
 
 def our_parse(source, trim_blocks, lstrip_blocks, max_nesting=None, tokens=None):
@@ -120,7 +120,7 @@ def outcome(parse, source, trim_blocks, lstrip_blocks, max_nesting=None):
     try:
         ast = parse(source, trim_blocks, lstrip_blocks, max_nesting, tokens)
     except lalr.UnexpectedInput as exc:
-        if isinstance(exc, lalr.UnexpectedToken):
+        if exc.token is not None:
             where = ("token",) + token_fields(exc.token)
             expected = exc.expected
         else:
