@@ -418,6 +418,8 @@ def _print_paths(pieces, reads, room, counted, span, general):
     places = [(slot, *(key if type(key) is tuple else (key, None))) for slot, key, _ in reads]
     (slot, key, key_b), (slot2, key2, key2_b) = places if len(places) == 2 else places + [(None, None, None)]
     before, between, after = pieces if len(pieces) == 3 else (pieces[0], "", pieces[1])
+    if slot2 == slot and key2 == key and key_b is not None and key2_b is not None:
+        return _print_sibling_paths(slot, key, key_b, key2_b, before, between, after, room, counted, span, general)
 
     def run_sum_paths(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, key_b=key_b, key2_b=key2_b, room=room, slot=slot, slot2=slot2, span=span):
@@ -443,6 +445,29 @@ def _print_paths(pieces, reads, room, counted, span, general):
         if counted:
             _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
     return run_sum_paths
+
+
+def _print_sibling_paths(slot, key, name, name2, before, between, after, room, counted, span, general):
+    # _print_paths's run for two keys of one key of a variable (`tool_call.function.name` and
+    # `tool_call.function.arguments`): the dict they share read once (Jinja2 reads it for each, with nothing but
+    # plain dicts' lookups between its reads), the two strings appended between the constants where every step is
+    # a plain dict and they are short plain strings; anything else through general, which reads it all again.
+    def run_sibling_paths(f, out, after=after, before=before, between=between, counted=counted, general=general,
+            key=key, name=name, name2=name2, room=room, slot=slot, span=span):
+        shared = f[slot]
+        if type(shared) is dict and type(shared := shared.get(key)) is dict:
+            first, second = shared.get(name), shared.get(name2)
+            if type(first) is str and type(second) is str and len(first) + len(second) < room:
+                out.append(before)
+                out.append(first)
+                out.append(between)
+                out.append(second)
+                out.append(after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_sibling_paths
 
 
 def _print_filtered(pieces, reads, room, counted, span, general):
