@@ -27,7 +27,7 @@ def _escaped(text):
         .replace("'", "&#39;")
 
 
-_RECENT_MIN, _RECENT_MAX, _RECENT_ENTRIES = 128, 1 << 16, 64
+_RECENT_MIN, _RECENT_MAX, _RECENT_ENTRIES = 128, 1 << 14, 32   # (at most ~3.7M characters held: an escape is <= 6x)
 _recent = {}   # id(text) → (text, its escape), for long texts: held, so that the id is not reused while it is here
 
 
