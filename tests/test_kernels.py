@@ -122,6 +122,37 @@ def test_a_walked_loop_reads_its_list_in_line_where_it_is_a_variable_or_a_key_of
     assert sources == [(1, ("tool_calls",)), (0, ()), (1, ("tool_calls",)), (2, ("b",)), None, None, None]
 
 
+def test_a_text_after_a_walked_loop_is_appended_by_the_walk():
+    # lower._chosen: a loop followed by a short constant text in a loop body (`{% endfor %}{{ '<|eom_id|>' }}`) is
+    # given the text (Loop.after) and the walk appends it, the text's own run gone; with the walk turned off, or
+    # where the text is counted by its own run (no loop around it), the text keeps its run
+    from minijinja_py.compile import lower
+    lists = []
+    original = lower._chosen
+
+    def spy(nodes):
+        kept, runs = original(nodes)
+        lists.append((len(nodes), len(kept)))
+        return kept, runs
+    lower._chosen = spy
+    try:
+        body = "{% for m in ms %}{% for t in m.tool_calls %}{{ t }}{% endfor %}{{ '<|eom_id|>' }}{% endfor %}"
+        chosen_by(body)
+        assert (2, 1) in lists
+        lists.clear()
+        previous = select.configure(disabled={"walks/walk"})
+        try:
+            chosen_by(body)
+        finally:
+            select.configure(*previous)
+        assert (2, 1) not in lists and (2, 2) in lists
+        lists.clear()
+        chosen_by("{% for t in ts %}{{ t }}{% endfor %}!")
+        assert (2, 1) not in lists
+    finally:
+        lower._chosen = original
+
+
 def test_a_chat_namespace_attribute_in_a_test_is_read_as_jinja2_reads_it():
     # a chat namespace's attribute, a missing one, a `_` name and a loop field tested in a walked loop
     source = ("{% set ns = namespace(a=1, b='x') %}{% for m in ms %}{% if ns.a %}A{% endif %}{% if 'x' in ns.b %}"
@@ -324,6 +355,14 @@ LATTICE = {
         "{% for m in ms %}[{{ m.a.b }}|{{ '<' + m.a.b + '|' + m.role + '>' }}|{{ m.role ~ m.a.b }}|{{ m.a.b ~ x }}]"
         "{% endfor %}",
         "<{{ m.a.b }}|{{ m.role + m.a.b }}>{{ m['a']['b'] ~ x }}{{ '(' ~ m.a.b }}",
+        # two keys of one key of a variable (output._print_sibling_paths: the key they share read once), a key
+        # missing, in a loop body and counted
+        "{% for m in ms %}{{ '<' + m.a.b + '|' + m['a']['b'] + '>' }}{{ m.a.b + m.a.c }}{% endfor %}"
+        "{{ '[' + m.a.b + m['a'].b + ']' }}",
+        # two keys of one variable (output._print_two_keys: the variable read once), a key missing, in a loop body
+        # and counted
+        "{% for m in ms %}{{ '<' + m.role + '|' + m['content'] + '>' }}{{ m.role + m.nope }}{% endfor %}"
+        "{{ '[' + m['role'] + m.content + ']' }}{{ m.content ~ m.role }}",
     ],
     "general/if": [
         # a body whose first statement sets a variable to a key of one: set by the statement list's run
@@ -495,6 +534,14 @@ LATTICE = {
         "{% endfor %}{% for v in x %}({{ v }}){% endfor %}",
         "{% for m in ms %}{% if m.role %}{% for v in m['content'] %}{% if v == 'a' %}A{% else %}{{ v }}{% endif %}"
         "{% endfor %}{% endif %}{% endfor %}{% for v in m.role %}{{ v }}{% endfor %}",
+        # a loop followed by a constant text in a loop body: the text appended by the walk, after a break too, after
+        # an undefined or missing iterable, a range, or what the general loop walks (a string, a dict, a caller's
+        # object)
+        "{% for m in ms %}{% for v in m.content %}{% if v == 'b' %}{% break %}{% endif %}<{{ v }}>{% endfor %}!"
+        "{% for v in m.nope %}{{ v }}{% endfor %}?{% for v in y %}{{ v }}{% endfor %}&{% for i in range(n) %}{{ i }}"
+        "{% endfor %}.{% for v in x %}({{ v }}){% endfor %}#{% endfor %}",
+        "{% for m in ms %}{% if m.role %}{% for v in m.a.b %}{{ v }}{% endfor %}{{ '|' }}{% endif %}"
+        "{% for v in x %}{% continue %}{% endfor %}\n{% endfor %}",
     ],
 }
 

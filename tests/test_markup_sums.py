@@ -165,3 +165,26 @@ def test_a_printed_markup_sum_is_its_text_and_a_markup_subclass_prints_by_its_ow
     ours = mj.chat_environment().from_string(source).render(m=loud(Markup)("<m>"), x="<x>")
     theirs = reference_env().from_string(source).render(m=loud(markupsafe.Markup)("<m>"), x="<x>")
     assert ours == theirs == "<M>|<M>&LT;X&GT;|<a>&lt;x&gt;<M>|<a>&lt;x&gt;"
+
+
+def test_a_long_text_escaped_again_is_found_by_its_identity():
+    # markup.escaped_text: the escape of a long str (the JSON text textcache hands out again each render) is kept for
+    # that object: the same object gives the same escape, another object of other content its own, at most
+    # _RECENT_ENTRIES are kept, and a chain with it renders as Jinja2's in every render
+    from minijinja_py.runtime import markup
+    long_text = '{"a": "<b> & \'c\'"}' * 20
+    first = markup.escaped_text(long_text)
+    assert first == markup._escaped(long_text) and markup.escaped_text(long_text) is first
+    other = long_text.replace("a", "x")
+    assert markup.escaped_text(other) == markup._escaped(other)
+    for number in range(3 * markup._RECENT_ENTRIES):
+        markup.escaped_text(f"<{number}>" * 40)
+        assert len(markup._recent) <= markup._RECENT_ENTRIES
+    source = "{% for t in tools %}{{ \"Use '\"|safe + t.name + \"'\\n\"|safe + t|tojson }}{% endfor %}"
+    tools = [{"name": "f<g>", "parameters": {"x": "<'&\">" * 30}}, {"name": "h", "parameters": {"y": "&" * 200}}]
+    ours = mj.chat_environment().from_string(source)
+    theirs = reference_env().from_string(source)
+    for _ in range(3):
+        assert ours.render(tools=tools) == theirs.render(tools=tools)
+    tools[0]["parameters"]["x"] = "changed <>"
+    assert ours.render(tools=tools) == theirs.render(tools=tools)

@@ -36,8 +36,32 @@ def block(c, statements):
         else:
             merged.append(node)
     nodes = _lowered(c, merged)
-    runs = tuple(node.general for node in nodes) if c.general_only else tuple(map(choose, nodes))
+    if c.general_only:
+        runs = tuple(node.general for node in nodes)
+    else:
+        nodes, runs = _chosen(nodes)
     return Block(nodes, runs, c.summaries.weight(statements), _run_all(runs, nodes))
+
+
+def _chosen(nodes):
+    # (nodes, runs): the closure chosen for each node (select.choose); a loop followed by a short constant text a
+    # loop counts (`{% endfor %}{{ '<|eom_id|>' }}`) is offered that text (Loop.after), and where a kernel takes the
+    # loop, it appends the text itself: the text's node and run go (a call less each time the list runs).
+    kept, runs, index = [], [], 0
+    while index < len(nodes):
+        node = nodes[index]
+        index += 1
+        if type(node) is Loop and index < len(nodes):
+            node.after = text_of(nodes[index])
+        run = choose(node)
+        if type(node) is Loop and node.after is not None:
+            if run is node.general:
+                node.after = None
+            else:
+                index += 1
+        kept.append(node)
+        runs.append(run)
+    return kept, tuple(runs)
 
 
 def _lowered(c, nodes):

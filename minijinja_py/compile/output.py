@@ -313,6 +313,8 @@ def _print_joined(c, nodes, general):
     if len(reads) == 1:
         return _print_joined_one(pieces, reads[0], room, counted, span, general)
     (before, between, after), ((slot, key, _), (slot2, key2, _)) = pieces, reads
+    if slot == slot2 and key is not None and key2 is not None:
+        return _print_two_keys(slot, key, key2, before, between, after, room, counted, span, general)
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, room=room, slot=slot, slot2=slot2, span=span):
@@ -337,6 +339,33 @@ def _print_joined(c, nodes, general):
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum
+
+
+def _print_two_keys(slot, key, key2, before, between, after, room, counted, span, general):
+    # _print_joined's run for two keys of one variable (`'<|start_header_id|>' + m['role'] + '...' + m['content']`):
+    # run_sum's, the variable read and found a plain dict once (Jinja2 reads it for each key, with nothing but a
+    # plain dict's lookup between its reads).
+    def run_two_keys(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
+            key2=key2, room=room, slot=slot, span=span):
+        item = f[slot]
+        if type(item) is dict:
+            try:   # (printed keys are there: subscripts, cheaper than `in` and a subscript; a missing one raises)
+                first, second = item[key], item[key2]
+            except KeyError:
+                return general(f, out)
+            if type(first) is str and type(second) is str:
+                if len(first) + len(second) >= room:
+                    return _print_long_sum(f, out, (before, first, between, second, after), counted, span)
+                out.append(before)
+                out.append(first)
+                out.append(between)
+                out.append(second)
+                out.append(after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_two_keys
 
 
 def _print_item_reads(c, nodes, general):
@@ -423,6 +452,8 @@ def _print_paths(pieces, reads, room, counted, span, general):
     places = [(slot, *(key if type(key) is tuple else (key, None))) for slot, key, _ in reads]
     (slot, key, key_b), (slot2, key2, key2_b) = places if len(places) == 2 else places + [(None, None, None)]
     before, between, after = pieces if len(pieces) == 3 else (pieces[0], "", pieces[1])
+    if slot2 == slot and key2 == key and key_b is not None and key2_b is not None:
+        return _print_sibling_paths(slot, key, key_b, key2_b, before, between, after, room, counted, span, general)
 
     def run_sum_paths(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, key_b=key_b, key2_b=key2_b, room=room, slot=slot, slot2=slot2, span=span):
@@ -448,6 +479,29 @@ def _print_paths(pieces, reads, room, counted, span, general):
         if counted:
             _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
     return run_sum_paths
+
+
+def _print_sibling_paths(slot, key, name, name2, before, between, after, room, counted, span, general):
+    # _print_paths's run for two keys of one key of a variable (`tool_call.function.name` and
+    # `tool_call.function.arguments`): the dict they share read once (Jinja2 reads it for each, with nothing but
+    # plain dicts' lookups between its reads), the two strings appended between the constants where every step is
+    # a plain dict and they are short plain strings; anything else through general, which reads it all again.
+    def run_sibling_paths(f, out, after=after, before=before, between=between, counted=counted, general=general,
+            key=key, name=name, name2=name2, room=room, slot=slot, span=span):
+        shared = f[slot]
+        if type(shared) is dict and type(shared := shared.get(key)) is dict:
+            first, second = shared.get(name), shared.get(name2)
+            if type(first) is str and type(second) is str and len(first) + len(second) < room:
+                out.append(before)
+                out.append(first)
+                out.append(between)
+                out.append(second)
+                out.append(after)
+                if counted:
+                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
+                return
+        general(f, out)
+    return run_sibling_paths
 
 
 def _print_filtered(pieces, reads, room, counted, span, general):

@@ -168,12 +168,13 @@ class Loop:
     # {% for %}: plan (loops.py: the target, the body's scope, its cost), body (a Block), over(f, out, iterable) the
     # general loop over an iterable already evaluated, iterable(f) the loop's iterable, walkable (a plain loop: one
     # target name, no filter, else or recursion, a body that starts no variables of its own and cannot change the
-    # data it walks), source (the Read the iterable is, or None).
-    __slots__ = ("plan", "body", "over", "iterable", "walkable", "general", "source")
+    # data it walks), source (the Read the iterable is, or None), after (the short constant text that follows the
+    # loop in its statement list, for a kernel to append after the loop: lower.block; None where there is none).
+    __slots__ = ("plan", "body", "over", "iterable", "walkable", "general", "source", "after")
 
     def __init__(self, plan, body, over, iterable, walkable, general, source=None):
         self.plan, self.body, self.over, self.iterable = plan, body, over, iterable
-        self.walkable, self.general, self.source = walkable, general, source
+        self.walkable, self.general, self.source, self.after = walkable, general, source, None
 
     @property
     def signature(self):

@@ -44,38 +44,28 @@ def spec(read, methods=False, variables=False):
 @kernel(Loop, "walk")
 def walk(node):
     # A walkable loop: a list or tuple walked by the walker (_walker), its iterations paid for up front and its
-    # output counted at the end; anything else through the general loop.
-    plan, iterable, over, walker = node.plan, node.iterable, node.over, _walker(node.plan, node.body)
-    span, iter_span, step, counts_output = plan.span, plan.iter_span, plan.step, plan.counts_output
+    # output counted at the end; anything else through the general loop (_fetcher); then node.after, a short
+    # constant text that follows the loop in its statement list (lower.py gives it), appended as its run would.
+    plan, walker, fetch, after = node.plan, _walker(node.plan, node.body), _fetcher(node), node.after
+    span, step, counts_output = plan.span, plan.step, plan.counts_output
     slot, key, _, _ = spec(node.source, variables=True) if node.source is not None else (None,) * 4
+    slot = 0 if slot is None else slot   # (no read in line: the render state, which is no list, read in its place)
     # The commonest body, one statement with no loop variable and nothing started per item (`for tool in tools`), is
     # walked here (plain: its run; target: the item's slot), without a walker's frame: an inner loop run for each
     # message (`for tool_call in m.tool_calls`, most often of one item) pays for that frame on every message.
     plain, target = walker[0] if type(walker) is tuple else None, plan.target_slot
 
-    def run_list(f, out, counts_output=counts_output, iter_span=iter_span, iterable=iterable, over=over, span=span,
-            step=step, walker=walker, slot=slot, key=key, plain=plain, target=target):
-        # a variable or a key of one read in line (a plain dict's missing key: an undefined, which the general loop
-        # finds nothing in); anything else from the iterable's closure (reading again: the read ran nothing)
-        items = f[slot] if slot is not None else None
+    def run_list(f, out, after=after, counts_output=counts_output, fetch=fetch, key=key, plain=plain, slot=slot,
+            span=span, step=step, target=target, walker=walker):
+        # a variable or a key of one read in line (slot 0 where the iterable is neither: the render state, no list;
+        # a plain dict's missing key: an undefined, which the general loop finds nothing in); anything else fetched
+        items = f[slot]
         if key is not None:
             items = items.get(key, MISSING) if type(items) is dict else None
-        if type(items) is not list:   # (the rest of the prologue only here: a list is walked at once)
-            if items is MISSING and f[0].undefined in PLAIN_UNDEFINED:
-                return
-            try:
-                items = iterable(f)
-            except Exception as exc:
-                raise located(exc, span)
-            if type(items) is not list and type(items) is not tuple:
-                if type(items) is not range:
-                    return over(f, out, items)
-                try:   # (`for i in range(messages|length)`): its items paid for as the general loop pays, a step each
-                    check_items(f[0].limits, len(items), "a for loop")
-                    f[0].burn(len(items))
-                except Exception as exc:
-                    raise located(exc, iter_span)
-                items = list(items)
+        if type(items) is not list and (items := fetch(f, out, items)) is None:
+            if after is not None:
+                out.append(after)
+            return
         rs, start = f[0], len(out)
         try:
             rs.fuel -= len(items) * step
@@ -98,7 +88,37 @@ def walk(node):
                 count_output(rs, out, start)
         except LimitExceeded as exc:
             raise located(exc, span)   # the budget ran out on an iteration (not in a statement of it)
+        if after is not None:
+            out.append(after)
     return run_list
+
+
+def _fetcher(node):
+    # fetch(f, out, read) for a walk whose read in line found no list (read: what it found): the list or tuple to
+    # walk, from the iterable's closure (reading again: the read ran nothing; a range made a list, paid for as the
+    # general loop pays, a step each); None where nothing is left to walk: a plain dict's missing key or an
+    # undefined variable (nothing to iterate), or anything else, which the general loop (node.over) has walked.
+    iterable, over, span, iter_span = node.iterable, node.over, node.plan.span, node.plan.iter_span
+
+    def fetch(f, out, read, iterable=iterable, iter_span=iter_span, over=over, span=span):
+        if read is MISSING and f[0].undefined in PLAIN_UNDEFINED:
+            return None
+        try:
+            items = iterable(f)
+        except Exception as exc:
+            raise located(exc, span)
+        if type(items) is list or type(items) is tuple:
+            return items
+        if type(items) is not range:
+            over(f, out, items)
+            return None
+        try:   # (`for i in range(messages|length)`)
+            check_items(f[0].limits, len(items), "a for loop")
+            f[0].burn(len(items))
+        except Exception as exc:
+            raise located(exc, iter_span)
+        return list(items)
+    return fetch
 
 
 def _walker(plan, body):

@@ -27,7 +27,25 @@ def _escaped(text):
         .replace("'", "&#39;")
 
 
-escaped_text = _escaped   # (what Markup + a plain str escapes the str with: operators.py's Markup chains)
+_RECENT_MIN, _RECENT_MAX, _RECENT_ENTRIES = 128, 1 << 14, 32   # (at most ~3.7M characters held: an escape is <= 6x)
+_recent = {}   # id(text) → (text, its escape), for long texts: held, so that the id is not reused while it is here
+
+
+def escaped_text(text):
+    # What Markup + a plain str escapes the str with (operators.py's Markup chains): _escaped, a long text's escape
+    # found again when the same str object comes back (`'...'|safe + tool|tojson` in every render: the JSON text
+    # is one object from render to render, textcache.py). A str cannot change, so the same object has the same
+    # escape; at most _RECENT_ENTRIES are kept (all dropped when full), each at most _RECENT_MAX characters.
+    if len(text) < _RECENT_MIN or len(text) > _RECENT_MAX:
+        return _escaped(text)
+    known = _recent.get(id(text))
+    if known is not None and known[0] is text:
+        return known[1]
+    escaped = _escaped(text)
+    if len(_recent) >= _RECENT_ENTRIES:
+        _recent.clear()
+    _recent[id(text)] = (text, escaped)
+    return escaped
 
 
 def _text(value):
