@@ -20,6 +20,7 @@ metadata a chat template needs (its templates, the text of its special tokens)."
 import json
 import os
 import re
+import types
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
@@ -27,8 +28,8 @@ if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted str
     Found = Union[str, "dict[str, str]"]
 
 from ..core.errors import TemplateLoadError
-from ..core.files import FileRefused, decode_text, file_too_large, open_regular_file, read_open_file, \
-    read_regular_file
+from ..core.files import FileRefused, decode_text, file_too_large, is_entry_name, open_regular_file, \
+    read_open_file, read_regular_file
 
 __all__ = ["TemplateLoadError", "load_chat_template", "hub_cache_dir", "choose_named", "GGUF_MAGIC", "GGUFFormatError",
            "is_gguf", "read_chat_metadata", "metadata_of"]
@@ -128,7 +129,8 @@ def _read_json(path: str, data: "bytes | None" = None, root: "str | None" = None
     if data is None:
         data = _read_bytes(path, MAX_CONFIG_FILE, "a JSON config file", root)
     text = _decode(path, data)
-    _check_values(path, data)
+    if _json_values(data) > MAX_CONFIG_VALUES:
+        raise _fail(path, f"holds more than the {MAX_CONFIG_VALUES} JSON values allowed for a config file")
     try:
         value = json.loads(text)
     except ValueError as exc:
@@ -144,11 +146,6 @@ def _json_values(data: bytes) -> int:
     # At most how many values JSON text holds (each one after the first in a container follows a comma, and each
     # container holds one first value): counted at C speed, before parsing builds them.
     return data.count(b",") + data.count(b"[") + data.count(b"{") + 1
-
-
-def _check_values(path: str, data: bytes) -> None:
-    if _json_values(data) > MAX_CONFIG_VALUES:
-        raise _fail(path, f"holds more than the {MAX_CONFIG_VALUES} JSON values allowed for a config file")
 
 
 def _load_file(path: str) -> "tuple[Found, dict[str, str]]":
@@ -349,18 +346,12 @@ def _hub_snapshot(model_id: str) -> "tuple[str, str]":
         raise _fail(ref, "is not a revision (not ASCII text)") from None
     snapshots = os.path.join(repo, "snapshots")
     snapshot = os.path.join(snapshots, revision)
-    if not _is_entry_name(revision) or not os.path.isdir(snapshot):
+    if not is_entry_name(revision) or not os.path.isdir(snapshot):
         raise _fail(model_id, f"refs/main names snapshot {revision[:100]!r}, which is not in {snapshots}")
     real_repo = os.path.realpath(repo)
     if os.path.dirname(os.path.realpath(snapshot)) != os.path.join(real_repo, "snapshots"):
         raise _fail(model_id, f"the snapshot {snapshot} leads outside {repo}")
     return real_repo, snapshot
-
-
-def _is_entry_name(name: str) -> bool:
-    # Is name one plain entry of a folder (no separator, not . or .., nothing a path could climb with)?
-    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
-        and name.isprintable()
 
 
 # ------------------------------------------------------------------------------------------------------ GGUF files
@@ -380,18 +371,15 @@ def _is_entry_name(name: str) -> bool:
 GGUF_MAGIC = b"GGUF"
 
 # value type → (struct code, size) for the fixed-size scalars
-_SCALARS = {
-    0: ("B", 1), 1: ("b", 1), 2: ("H", 2), 3: ("h", 2), 4: ("I", 4), 5: ("i", 4), 6: ("f", 4), 7: ("?", 1),
-    10: ("Q", 8), 11: ("q", 8), 12: ("d", 8),
-}
-_STRING, _ARRAY = 8, 9
+_SCALARS = {0: ("B", 1), 1: ("b", 1), 2: ("H", 2), 3: ("h", 2), 4: ("I", 4), 5: ("i", 4), 6: ("f", 4), 7: ("?", 1),
+            10: ("Q", 8), 11: ("q", 8), 12: ("d", 8)}
+_U32, _STRING, _ARRAY, _U64 = 4, 8, 9, 10   # (u32 and u64: the types of the format's own counts and lengths)
 _MAX_ARRAY_NESTING = 8  # arrays of arrays: the format allows them, no tokenizer uses more than one level
 _MAX_KEPT_STRING = 16 * 1024 * 1024  # a template or token text past this is not one: refused before reading it
 _MAX_KEPT_TOTAL = 32 * 1024 * 1024   # all the templates and token texts kept from one file
 _MAX_KEYS = 1 << 16                  # key/value pairs (a real file has a few dozen)
 _MAX_KEY = 1024                      # bytes of one key (a real one is under 100)
 _MAX_ITEMS = 1 << 22                 # string and array items walked in one file (a vocabulary is under 300 000)
-_MAX_TEMPLATES = 256
 _MIN_KV_BYTES = 8 + 4 + 1            # a key's length, a type, the smallest value
 _CHUNK = 1 << 16
 
@@ -415,81 +403,76 @@ def is_gguf(head: bytes) -> bool:
     return head[:4] == GGUF_MAGIC
 
 
-class _Reader:
-    # Sequential reads from a binary file in one byte order, each checked against the file's size and against
-    # what one file may hold (the items walked, the text kept).
+def _reader(file: "BinaryIO", size: int) -> "Any":
+    # The state of sequential reads from a binary file in one byte order, which the functions below check against
+    # the file's size and what one file may hold (items: string and array items walked so far; kept: characters of
+    # text kept so far). A namespace: a class of its own would cost every cold start ~0.08 M instructions.
+    import struct   # only GGUF files need it: not imported at start-up (a cold start's time)
+    return types.SimpleNamespace(unpack=struct.unpack, file=file, size=size, order="<", items=0, kept=0,
+                                 lengths={"<": struct.Struct("<Q").unpack_from, ">": struct.Struct(">Q").unpack_from})
 
-    def __init__(self, file: "BinaryIO", size: int) -> None:
-        import struct   # only GGUF files need it: not imported at start-up (a cold start's time)
-        self.unpack = struct.unpack
-        self.lengths = {"<": struct.Struct("<Q").unpack_from, ">": struct.Struct(">Q").unpack_from}
-        self.file = file
-        self.size = size
-        self.order = "<"
-        self.items = 0   # string and array items walked so far
-        self.kept = 0    # characters of text kept so far
 
-    def left(self) -> int:
-        return self.size - self.file.tell()
+def _left(reader: "Any") -> int:
+    return reader.size - reader.file.tell()
 
-    def take(self, count: int, what: str) -> bytes:
-        if count > self.left():
-            raise GGUFFormatError(f"truncated: {what} needs {count} bytes at offset {self.file.tell()}, "
-                                  f"{self.left()} left")
-        return self.file.read(count)
 
-    def scalar(self, kind: int, what: str) -> "Any":
-        code, size = _SCALARS[kind]
-        return self.unpack(self.order + code, self.take(size, what))[0]
+def _take(reader: "Any", count: int, what: str) -> bytes:
+    if count > _left(reader):
+        raise GGUFFormatError(f"truncated: {what} needs {count} bytes at offset {reader.file.tell()}, "
+                              f"{_left(reader)} left")
+    return reader.file.read(count)
 
-    def u32(self, what: str) -> int:
-        return int(self.scalar(4, what))
 
-    def u64(self, what: str) -> int:
-        return int(self.scalar(10, what))
+def _scalar(reader: "Any", kind: int, what: str) -> "Any":
+    # The next value of a fixed-size type (_U32 and _U64 for the format's own counts and types).
+    code, size = _SCALARS[kind]
+    return reader.unpack(reader.order + code, _take(reader, size, what))[0]
 
-    def string(self, what: str, most: int = _MAX_KEPT_STRING, kept: bool = True) -> str:
-        # The next string; `kept` strings (templates, token texts) count towards what one file may hold.
-        length = self.u64(f"the length of {what}")
-        if length > self.left():
-            raise GGUFFormatError(f"truncated: {what} needs {length} bytes at offset {self.file.tell()}, "
-                                  f"{self.left()} left")
-        if length > most:
-            raise GGUFFormatError(f"{what} is {length} bytes long, more than the {most} this reader keeps")
-        if kept:
-            self.kept += length
-            if self.kept > _MAX_KEPT_TOTAL:
-                raise GGUFFormatError(f"more than {_MAX_KEPT_TOTAL} bytes of templates and token texts")
-        data = self.file.read(length)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise GGUFFormatError(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
-    def count_items(self, count: int, what: str) -> None:
-        # Charge count items to what one file may hold (_MAX_ITEMS), before walking them.
-        self.items += count
-        if self.items > _MAX_ITEMS:
-            raise GGUFFormatError(f"{what} takes the file past {_MAX_ITEMS} string and array items, more than "
-                                  "a real model file holds")
+def _string(reader: "Any", what: str, most: int = _MAX_KEPT_STRING, kept: bool = True) -> str:
+    # The next string; `kept` strings (templates, token texts) count towards what one file may hold.
+    length = _scalar(reader, _U64, f"the length of {what}")
+    if length > _left(reader):
+        raise GGUFFormatError(f"truncated: {what} needs {length} bytes at offset {reader.file.tell()}, "
+                              f"{_left(reader)} left")
+    if length > most:
+        raise GGUFFormatError(f"{what} is {length} bytes long, more than the {most} this reader keeps")
+    if kept:
+        reader.kept += length
+        if reader.kept > _MAX_KEPT_TOTAL:
+            raise GGUFFormatError(f"more than {_MAX_KEPT_TOTAL} bytes of templates and token texts")
+    data = reader.file.read(length)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GGUFFormatError(f"{what} is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
-    def skip_strings(self, count: int, what: str) -> None:
-        # Move past count strings by their lengths alone, reading the file a chunk at a time.
-        self.count_items(count, what)
-        file, end, length_at = self.file, self.size, self.lengths[self.order]
-        position = base = file.tell()
-        chunk = b""
-        for number in range(count):
-            offset = position - base
-            if offset + 8 > len(chunk):
-                file.seek(position)
-                chunk, base, offset = file.read(_CHUNK), position, 0
-                if len(chunk) < 8:
-                    raise GGUFFormatError(f"truncated: string {number + 1} of {what} at offset {position}")
-            position += 8 + length_at(chunk, offset)[0]
-            if position > end:
-                raise GGUFFormatError(f"truncated: string {number + 1} of {what} ends past the end of the file")
-        file.seek(position)
+
+def _count_items(reader: "Any", count: int, what: str) -> None:
+    # Charge count items to what one file may hold (_MAX_ITEMS), before walking them.
+    reader.items += count
+    if reader.items > _MAX_ITEMS:
+        raise GGUFFormatError(f"{what} takes the file past {_MAX_ITEMS} string and array items, more than "
+                              "a real model file holds")
+
+
+def _skip_strings(reader: "Any", count: int, what: str) -> None:
+    # Move past count strings by their lengths alone, reading the file a chunk at a time.
+    _count_items(reader, count, what)
+    file, end, length_at = reader.file, reader.size, reader.lengths[reader.order]
+    position = base = file.tell()
+    chunk = b""
+    for number in range(count):
+        offset = position - base
+        if offset + 8 > len(chunk):
+            file.seek(position)
+            chunk, base, offset = file.read(_CHUNK), position, 0
+            if len(chunk) < 8:
+                raise GGUFFormatError(f"truncated: string {number + 1} of {what} at offset {position}")
+        position += 8 + length_at(chunk, offset)[0]
+        if position > end:
+            raise GGUFFormatError(f"truncated: string {number + 1} of {what} ends past the end of the file")
+    file.seek(position)
 
 
 def _check_type(kind: int, key: str) -> None:
@@ -497,65 +480,64 @@ def _check_type(kind: int, key: str) -> None:
         raise GGUFFormatError(f"unknown value type {kind} for key {key!r}")
 
 
-def _skip_value(reader: "_Reader", kind: int, key: str, depth: int = 0) -> None:
+def _skip_value(reader: "Any", kind: int, key: str, depth: int = 0) -> None:
     # Move past one value without keeping it.
     _check_type(kind, key)
     if kind in _SCALARS:
         size = _SCALARS[kind][1]
-        reader.take(size, f"the value of {key!r}")
+        _take(reader, size, f"the value of {key!r}")
     elif kind == _STRING:
-        reader.skip_strings(1, f"the value of {key!r}")
+        _skip_strings(reader, 1, f"the value of {key!r}")
     else:
         _skip_array(reader, key, depth)
 
 
-def _skip_array(reader: "_Reader", key: str, depth: int) -> None:
+def _skip_array(reader: "Any", key: str, depth: int) -> None:
     if depth >= _MAX_ARRAY_NESTING:
         raise GGUFFormatError(f"arrays nested more than {_MAX_ARRAY_NESTING} deep in {key!r}")
-    item_kind = reader.u32(f"the item type of {key!r}")
+    item_kind = _scalar(reader, _U32, f"the item type of {key!r}")
     _check_type(item_kind, key)
-    count = reader.u64(f"the length of {key!r}")
+    count = _scalar(reader, _U64, f"the length of {key!r}")
     if item_kind in _SCALARS:
         size = _SCALARS[item_kind][1] * count
-        if size > reader.left():
+        if size > _left(reader):
             raise GGUFFormatError(f"truncated: array {key!r} of {count} items needs {size} bytes, "
-                                  f"{reader.left()} left")
+                                  f"{_left(reader)} left")
         reader.file.seek(size, os.SEEK_CUR)
         return
     # every string or array item takes at least 8 bytes: a count past that is corrupt, not a long loop
-    if count * 8 > reader.left():
+    if count * 8 > _left(reader):
         raise GGUFFormatError(f"truncated: array {key!r} claims {count} items, the file is too short")
     if item_kind == _STRING:
-        reader.skip_strings(count, f"array {key!r}")
+        _skip_strings(reader, count, f"array {key!r}")
         return
-    reader.count_items(count, f"array {key!r}")
+    _count_items(reader, count, f"array {key!r}")
     for _ in range(count):
         _skip_array(reader, key, depth + 1)
 
 
-def _read_header(reader: "_Reader") -> "tuple[int, int]":
-    magic = reader.take(4, "the magic number")
+def _read_header(reader: "Any") -> "tuple[int, int]":
+    magic = _take(reader, 4, "the magic number")
     if not is_gguf(magic):
         raise GGUFFormatError(f"not a GGUF file (starts with {magic!r}, not b'GGUF')")
-    raw_version = reader.take(4, "the version")
+    raw_version = _take(reader, 4, "the version")
     version = reader.unpack("<I", raw_version)[0]
     if version & 0xFFFF == 0 and version != 0:  # written big-endian: the version's low bytes are zero
         reader.order = ">"
         version = reader.unpack(">I", raw_version)[0]
     if version not in (2, 3):
         raise GGUFFormatError(f"GGUF version {version} is not supported (versions 2 and 3 are)")
-    reader.u64("the tensor count")
-    count = reader.u64("the key/value count")
+    _scalar(reader, _U64, "the tensor count")
+    count = _scalar(reader, _U64, "the key/value count")
     if count > _MAX_KEYS:
         raise GGUFFormatError(f"{count} key/value pairs, more than the {_MAX_KEYS} a real model file holds")
-    if count * _MIN_KV_BYTES > reader.left():
+    if count * _MIN_KV_BYTES > _left(reader):
         raise GGUFFormatError(f"truncated: {count} key/value pairs claimed, the file is too short")
     return version, count
 
 
 def read_chat_metadata(path: str) -> "dict[str, Any]":
     # {"templates": {name: source}, "special_tokens": {bos_token: text, ...}, "version": 2 or 3} from a GGUF file.
-    #
     # The unnamed template `tokenizer.chat_template` is under the name "default", each `tokenizer.chat_template.<name>`
     # under its name. Special tokens are the texts that tokenizer.ggml.tokens holds at the ids of the bos, eos, unk
     # and pad keys, as llama.cpp hands them to a template. Raises OSError when the file cannot be read or is not a
@@ -568,22 +550,22 @@ def read_chat_metadata(path: str) -> "dict[str, Any]":
 def metadata_of(file: "BinaryIO", size: int) -> "dict[str, Any]":
     # read_chat_metadata of a GGUF file open for binary reads (from its start), `size` bytes long.
     file.seek(0)
-    reader = _Reader(file, size)
+    reader = _reader(file, size)
     version, kv_count = _read_header(reader)
     templates: "dict[str, str]" = {}
     token_ids: "dict[str, int]" = {}
     tokens_at = None
     for index in range(kv_count):
-        key = reader.string(f"key number {index + 1}", _MAX_KEY, kept=False)
-        kind = reader.u32(f"the type of {key!r}")
+        key = _string(reader, f"key number {index + 1}", _MAX_KEY, kept=False)
+        kind = _scalar(reader, _U32, f"the type of {key!r}")
         if key == _TEMPLATE_KEY or key.startswith(_TEMPLATE_KEY + "."):
             if kind != _STRING:
                 raise GGUFFormatError(f"{key!r} is not a string (type {kind})")
-            if len(templates) >= _MAX_TEMPLATES:
-                raise GGUFFormatError(f"more than {_MAX_TEMPLATES} chat templates")
-            templates[key[len(_TEMPLATE_KEY) + 1:] or "default"] = reader.string(f"the value of {key!r}")
+            if len(templates) >= MAX_NAMED:
+                raise GGUFFormatError(f"more than {MAX_NAMED} chat templates")
+            templates[key[len(_TEMPLATE_KEY) + 1:] or "default"] = _string(reader, f"the value of {key!r}")
         elif key in _TOKEN_ID_KEYS and kind in _SCALARS and kind not in (6, 7, 12):
-            token_ids[_TOKEN_ID_KEYS[key]] = reader.scalar(kind, f"the value of {key!r}")
+            token_ids[_TOKEN_ID_KEYS[key]] = _scalar(reader, kind, f"the value of {key!r}")
         elif key == _TOKENS_KEY and kind == _ARRAY:
             tokens_at = file.tell()
             _skip_value(reader, kind, key)
@@ -593,12 +575,12 @@ def metadata_of(file: "BinaryIO", size: int) -> "dict[str, Any]":
     return {"templates": templates, "special_tokens": special, "version": version}
 
 
-def _token_texts(reader: "_Reader", tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
+def _token_texts(reader: "Any", tokens_at: int, token_ids: "dict[str, int]") -> "dict[str, str]":
     # The texts of the tokens at these ids, read from the tokens array at file offset tokens_at.
     reader.file.seek(tokens_at)
-    if reader.u32(f"the item type of {_TOKENS_KEY!r}") != _STRING:
+    if _scalar(reader, _U32, f"the item type of {_TOKENS_KEY!r}") != _STRING:
         return {}
-    count = reader.u64(f"the length of {_TOKENS_KEY!r}")
+    count = _scalar(reader, _U64, f"the length of {_TOKENS_KEY!r}")
     wanted: "dict[int, list[str]]" = {}
     for name, token_id in token_ids.items():
         if 0 <= token_id < count:
@@ -606,8 +588,8 @@ def _token_texts(reader: "_Reader", tokens_at: int, token_ids: "dict[str, int]")
     texts: "dict[str, str]" = {}
     at = 0
     for token_id in sorted(wanted):   # the tokens before each wanted one skipped by their lengths alone
-        reader.skip_strings(token_id - at, repr(_TOKENS_KEY))
-        text = reader.string(f"token {token_id}")
+        _skip_strings(reader, token_id - at, repr(_TOKENS_KEY))
+        text = _string(reader, f"token {token_id}")
         at = token_id + 1
         for name in wanted[token_id]:
             texts[name] = text

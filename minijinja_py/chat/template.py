@@ -136,35 +136,44 @@ def chat_environment(trim_blocks: bool = True, lstrip_blocks: bool = True, now: 
 
 
 # ------------------------------------------------------------------------------------------------ ChatTemplate
-class NamedTemplates(Mapping[str, Template]):
-    # {name: Template} of a ChatTemplate's named templates: the default one (else the first) compiled at once and
-    # held, each other compiled when it is first asked for, through the environment's cache of compiled templates
-    # (bounded by characters of source): a model file with many large named templates costs the compiling and the
-    # memory of those a render uses, not of all of them.
+# [the class _named_templates makes], once made
+_NAMED_TEMPLATES: "list[Callable[[Environment, dict[str, str], Optional[str]], Mapping[str, Template]]]" = []
 
-    def __init__(self, environment: "Environment", sources: "dict[str, str]", label: "Optional[str]") -> None:
-        self._environment = environment
-        self._sources = sources
-        self._label = label
-        main = "default" if "default" in sources else next(iter(sources))
-        self._held = {main: self._compiled(main)}
 
-    def _compiled(self, key: str) -> "Template":
-        return self._environment.from_string(self._sources[key],
-                                             name=f"{self._label}:{key}" if self._label else key)
+def _named_templates(environment: "Environment", sources: "dict[str, str]",
+                     label: "Optional[str]") -> "Mapping[str, Template]":
+    # {name: Template} of a ChatTemplate's named templates (a read-only Mapping): the default one (else the first)
+    # compiled at once and held, each other compiled when it is first asked for, through the environment's cache of
+    # compiled templates (bounded by characters of source): a model file with many large named templates costs the
+    # compiling and the memory of those a render uses, not of all of them. Its class is made on first use: most
+    # chat templates are one source, and a Mapping subclass costs every cold start ~0.1 M instructions.
+    if not _NAMED_TEMPLATES:
+        class NamedTemplates(Mapping[str, Template]):
+            def __init__(self, environment: "Environment", sources: "dict[str, str]", label: "Optional[str]") -> None:
+                self._environment = environment
+                self._sources = sources
+                self._label = label
+                main = "default" if "default" in sources else next(iter(sources))
+                self._held = {main: self._compiled(main)}
 
-    def __getitem__(self, key: str) -> "Template":
-        held = self._held.get(key)
-        return held if held is not None else self._compiled(key)
+            def _compiled(self, key: str) -> "Template":
+                return self._environment.from_string(self._sources[key],
+                                                     name=f"{self._label}:{key}" if self._label else key)
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._sources
+            def __getitem__(self, key: str) -> "Template":
+                held = self._held.get(key)
+                return held if held is not None else self._compiled(key)
 
-    def __iter__(self) -> "Iterator[str]":
-        return iter(self._sources)
+            def __contains__(self, key: object) -> bool:
+                return key in self._sources
 
-    def __len__(self) -> int:
-        return len(self._sources)
+            def __iter__(self) -> "Iterator[str]":
+                return iter(self._sources)
+
+            def __len__(self) -> int:
+                return len(self._sources)
+        _NAMED_TEMPLATES.append(NamedTemplates)   # (threads racing here append equal classes: each uses the first)
+    return _NAMED_TEMPLATES[0](environment, sources, label)
 
 
 class ChatTemplate:
@@ -208,7 +217,7 @@ class ChatTemplate:
                 raise type_error(f"chat template names must be str, not {type(key).__name__}")
             if not isinstance(text, str):
                 raise type_error(f"template source must be a str, not {type(text).__name__} (the template {key!r})")
-        return NamedTemplates(self.environment, dict(source), name)
+        return _named_templates(self.environment, dict(source), name)
 
     @property
     def template_names(self) -> "list[str]":

@@ -21,7 +21,7 @@ import posixpath
 import stat
 
 __all__ = ["FileRefused", "file_too_large", "open_regular_file", "read_open_file", "read_regular_file",
-           "decode_text", "descriptor_path", "within"]
+           "decode_text", "descriptor_path", "within", "is_entry_name"]
 
 _OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
                | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
@@ -83,6 +83,12 @@ def open_regular_file(path: str, root: "str | None" = None) -> "tuple[int, os.st
 def within(real: str, root: str) -> bool:
     # Is the resolved path real inside (or at) the resolved folder root?
     return (posixpath if os.path.sep == "/" else os.path).commonpath([real, root]) == root
+
+
+def is_entry_name(name: str) -> bool:
+    # Is name one plain entry of a folder (no separator, not . or .., nothing a path could climb with)?
+    return bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name and "\0" not in name \
+        and name.isprintable()
 
 
 def _opened_within(fd, status, path, root):

@@ -12,11 +12,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs a cold start ~4 ms: annotations are quoted strings (no __future__ to import)
     from typing import Any, Optional
 
-from ..core.state import check_str_size
+from ..core.state import check_str_size, limit_exceeded
 from .printing import safe_repr, subclass_str, to_str
 
 __all__ = ["Markup", "new_markup", "escape", "escaped_text", "soft_str", "formatter", "escape_formatter",
-           "spec_numbers", "field_least_size", "literal_size", "escaped_size"]
+           "spec_numbers", "field_least_size", "literal_size", "escaped_size", "check_format_spec", "converted_field"]
 
 
 
@@ -304,7 +304,7 @@ def spec_numbers(spec):
 def field_least_size(spec, value):
     # The fewest characters format(value, spec) can write: its width, or the digits its precision asks of a
     # number.
-    if len(spec) > 40:   # (a spec this long holds a number past any limit: _check_format_spec refuses it)
+    if len(spec) > 40:   # (a spec this long holds a number past any limit: check_format_spec refuses it)
         return 0
     width, precision = spec_numbers(spec)
     if precision and spec[-1:] in _WIDTH_TYPES and isinstance(value, (int, float)):
@@ -326,6 +326,37 @@ def literal_size(limits, fmt):
         pass
     check_str_size(limits, literal + widths, "a formatted string")
     return literal
+
+
+def check_format_spec(limits, spec):
+    # Each number written in a field's spec (a width, a precision) held to max_string before the field is formatted.
+    digits = []
+    for ch in spec:
+        if ch.isdigit():
+            digits.append(ch)
+        else:
+            if digits and len(digits) > 9:
+                raise limit_exceeded(limits, "max_string", "a format width")
+            if digits and int("".join(digits)) > limits.max_string:
+                raise limit_exceeded(limits, "max_string", "a format width")
+            digits = []
+    if digits and (len(digits) > 9 or int("".join(digits)) > limits.max_string):
+        raise limit_exceeded(limits, "max_string", "a format width")
+
+
+def converted_field(value, conversion, rs):
+    # A field's !r, !s, !a conversion, printed the sandbox's way.
+    if conversion == "r":
+        return safe_repr(value, rs)
+    if conversion == "s":
+        return to_str(value, rs)
+    if conversion == "a":
+        text = safe_repr(value, rs)
+        check_str_size(rs.limits, len(text) * 10, "a formatted string")
+        return text.encode("ascii", "backslashreplace").decode("ascii")
+    if conversion is None:
+        return value
+    raise ValueError(f"Unknown conversion specifier {conversion}")
 
 
 def escaped_size(text):

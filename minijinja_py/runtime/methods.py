@@ -323,6 +323,8 @@ def percent_format(limits, fmt, args):
     elif not isinstance(args, (str, Undefined)) and _subscriptable(type(args)):
         # Python takes any non-tuple with __getitem__ as the mapping of %(key)s fields (so 'x' % [] is 'x'): its
         # fields are looked up here, once, so that their size is known before formatting
+        if _MappingFields == ():
+            _make_mapping_fields()
         args = _MappingFields(args, rs)
     else:
         args = _plain_or_safe(args, rs)
@@ -437,66 +439,81 @@ def _field_size(value, conversion):
     return 32
 
 
-class _SafeText:
-    # Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing.
-
-    __slots__ = ("value", "text", "rs")
-
-    def __init__(self, value, rs):
-        self.value, self.rs = value, rs
-        self.text = to_str(value, rs)
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return safe_repr(self.value, self.rs)
+# The stand-ins %-formatting hands Python for values it must not print by itself: their classes are made on first
+# use (_make_safe_text, _make_mapping_fields), as few templates %-format anything but plain values and a class costs
+# every cold start ~0.07 M instructions. Until then no value is one, and the isinstance checks read ().
+_SafeText = _SafeNumber = _MappingFields = ()
+_MADE = []   # [(SafeText, SafeNumber)] and [MappingFields] once made: racing threads all take the first made
 
 
-class _SafeNumber(_SafeText):
-    # A caller's number that is not an int or a float: %s/%r print it the sandbox's way, %d/%x/%f convert it
-    # with its own methods (one it lacks fails as in Python: a TypeError)
+def _make_safe_text():
+    global _SafeText, _SafeNumber
 
-    __slots__ = ()
+    class SafeText:
+        # Stands in for a non-plain value in %-formatting so %s/%r use the sandbox's printing.
+        __slots__ = ("value", "text", "rs")
 
-    def __int__(self):
-        value = self.value
-        adjusted = getattr(value, "adjusted", None)   # a Decimal's exponent: Decimal('1e999999999') is short text
-        if callable(adjusted) and getattr(value, "is_finite", bool)() and adjusted() >= _MAX_INT_DIGITS:
-            # refused before int() builds it: Python builds it, then refuses to print it
-            raise ValueError(f"Exceeds the limit ({_MAX_INT_DIGITS} digits) for integer string conversion; "
-                             "use sys.set_int_max_str_digits() to increase the limit")
-        return int(value)
+        def __init__(self, value, rs):
+            self.value, self.rs = value, rs
+            self.text = to_str(value, rs)
 
-    def __float__(self):
-        return float(self.value)
+        def __str__(self):
+            return self.text
 
-    def __index__(self):
-        return index(self.value)
+        def __repr__(self):
+            return safe_repr(self.value, self.rs)
+
+    class SafeNumber(SafeText):
+        # A caller's number that is not an int or a float: %s/%r print it the sandbox's way, %d/%x/%f convert it
+        # with its own methods (one it lacks fails as in Python: a TypeError)
+        __slots__ = ()
+
+        def __int__(self):
+            value = self.value
+            adjusted = getattr(value, "adjusted", None)   # a Decimal's exponent: Decimal('1e999999999') is short
+            if callable(adjusted) and getattr(value, "is_finite", bool)() and adjusted() >= _MAX_INT_DIGITS:
+                # refused before int() builds it: Python builds it, then refuses to print it
+                raise ValueError(f"Exceeds the limit ({_MAX_INT_DIGITS} digits) for integer string conversion; "
+                                 "use sys.set_int_max_str_digits() to increase the limit")
+            return int(value)
+
+        def __float__(self):
+            return float(self.value)
+
+        def __index__(self):
+            return index(self.value)
+
+    _MADE.append((SafeText, SafeNumber))
+    _SafeText, _SafeNumber = next(made for made in _MADE if isinstance(made, tuple))
 
 
-class _MappingFields:
-    # The mapping of a fmt % mapping whose mapping is not a dict: each key looked up once, its value printed
-    # safely, so the size check sees what formatting will use.
+def _make_mapping_fields():
+    global _MappingFields
 
-    __slots__ = ("mapping", "rs", "found")
+    class MappingFields:
+        # The mapping of a fmt % mapping whose mapping is not a dict: each key looked up once, its value printed
+        # safely, so the size check sees what formatting will use.
+        __slots__ = ("mapping", "rs", "found")
 
-    def __init__(self, mapping, rs):
-        self.mapping, self.rs, self.found = mapping, rs, {}
+        def __init__(self, mapping, rs):
+            self.mapping, self.rs, self.found = mapping, rs, {}
 
-    def lookup(self, key):
-        if key not in self.found:
-            value = named_field(self.mapping, key)
-            self.found[key] = _plain_or_safe(value, self.rs)
-        return self.found[key]
+        def lookup(self, key):
+            if key not in self.found:
+                value = named_field(self.mapping, key)
+                self.found[key] = _plain_or_safe(value, self.rs)
+            return self.found[key]
 
-    __getitem__ = lookup
+        __getitem__ = lookup
 
-    def __str__(self):
-        return to_str(self.mapping, self.rs)
+        def __str__(self):
+            return to_str(self.mapping, self.rs)
 
-    def __repr__(self):
-        return safe_repr(self.mapping, self.rs)
+        def __repr__(self):
+            return safe_repr(self.mapping, self.rs)
+
+    _MADE.append(MappingFields)
+    _MappingFields = next(made for made in _MADE if not isinstance(made, tuple))
 
 
 def mapping_item(mapping, key):
@@ -538,6 +555,8 @@ def _plain_or_safe(value, rs):
     # an undefined is passed as it is: it prints as Jinja2's does, and %d/%f of it raise UndefinedError
     if value is None or isinstance(value, (str, int, float, Undefined)):
         return value
+    if _SafeNumber == ():
+        _make_safe_text()
     cls = type(value)
     if hasattr(cls, "__int__") or hasattr(cls, "__float__") or hasattr(cls, "__index__"):
         return _SafeNumber(value, rs)   # a Decimal, a Fraction: %d and %f read it as a number, as Python does

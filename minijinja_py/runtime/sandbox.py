@@ -19,7 +19,8 @@ from ..core.budget import charge_result, guard, shallow_steps
 from ..core.errors import SecurityError
 from ..core.state import CHAR_SHIFT, MISSING, check_items, check_str_size, limit_exceeded, out_of_fuel
 from .composition import BlockReference, TemplateModule, TemplateReference
-from .markup import Markup, escape, escape_formatter, escaped_size, field_least_size, formatter, literal_size
+from .markup import Markup, check_format_spec, converted_field, escape, escape_formatter, escaped_size, \
+    field_least_size, formatter, literal_size
 from .methods import (
     BYTES_METHOD_CHECKS, STR_METHOD_CHECKS, check_keywords, named_field, mapping_item, sequence_index,
 )
@@ -180,6 +181,8 @@ def _mutator(obj, name, rs):
     # any method, and the size it leaves obj at checked against max_items.
     if rs.env.immutable:
         raise _unsafe(obj, name)
+    if _CheckedMethod == ():
+        _make_checked_methods()
     return _CheckedMutator(None, getattr(obj, name), obj, rs, name)
 
 
@@ -370,6 +373,8 @@ def _bound(obj, name, rs):
         rs.burn(len(obj) >> CHAR_SHIFT)   # what the method reads (shallow_steps does not size bytes)
     else:
         checked = None
+    if _CheckedMethod == ():
+        _make_checked_methods()
     return _CheckedMethod(checked, value, obj, rs, name)
 
 
@@ -378,50 +383,63 @@ _CONSTANT_TIME = frozenset({"get", "items", "keys", "values", "cycle", "next", "
                             "append", "appendleft", "add", "discard", "popleft", "popitem", "setdefault"})
 
 
-class _CheckedMethod:
-    # A method handed to a template: charged to the render by what it reads and returns, and for the str
-    # methods that build strings, checked for the size of the result before it is built.
-
-    __slots__ = ("checked", "method", "obj", "rs", "name")
-    mj_safe_repr = True
-    mj_guards_arguments = True   # __call__ guards them itself
-
-    def __init__(self, checked, method, obj, rs, name):
-        self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
-
-    def __call__(self, *args, **kwargs):
-        rs, obj = self.rs, self.obj
-        if kwargs:
-            check_keywords(obj, self.name)
-        if self.name not in _CONSTANT_TIME:
-            rs.burn(1 + shallow_steps(obj))
-        for arg in args:
-            _charge_argument(rs, arg)
-        for arg in kwargs.values():
-            _charge_argument(rs, arg)
-        if self.checked is not None:
-            result = self.checked(rs, obj, *args, **kwargs)
-        elif self.name == "index" and isinstance(obj, (list, tuple)):
-            result = sequence_index(obj, *args, **kwargs)
-        else:
-            result = self.method(*args, **kwargs)
-        return charge_result(rs, result)
-
-    def __repr__(self):
-        if type(self.method) is types.MethodType:   # a method written in Python (loop.cycle): Python's repr
-            return f"<bound method {type(self.obj).__name__}.{self.name} of {safe_repr(self.obj, self.rs)}>"
-        return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+# The methods handed to a template (_bound, _mutator): their classes made on first use (_make_checked_methods), as
+# many renders call no method the sandbox hands out (a str's are called without one: str_method_call) and a class
+# costs every cold start ~0.07 M instructions. Until then no object is one, and the type checks read ().
+_CheckedMethod = _CheckedMutator = ()
+_MADE = []   # [(CheckedMethod, CheckedMutator)] once made: racing threads all take the first made
 
 
-class _CheckedMutator(_CheckedMethod):
-    # A method that changes its object (immutable=False only): the object may not grow past max_items.
+def _make_checked_methods():
+    global _CheckedMethod, _CheckedMutator
 
-    __slots__ = ()
+    class CheckedMethod:
+        # A method handed to a template: charged to the render by what it reads and returns, and for the str
+        # methods that build strings, checked for the size of the result before it is built.
 
-    def __call__(self, *args, **kwargs):
-        result = _CheckedMethod.__call__(self, *args, **kwargs)
-        check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
-        return result
+        __slots__ = ("checked", "method", "obj", "rs", "name")
+        mj_safe_repr = True
+        mj_guards_arguments = True   # __call__ guards them itself
+
+        def __init__(self, checked, method, obj, rs, name):
+            self.checked, self.method, self.obj, self.rs, self.name = checked, method, obj, rs, name
+
+        def __call__(self, *args, **kwargs):
+            rs, obj = self.rs, self.obj
+            if kwargs:
+                check_keywords(obj, self.name)
+            if self.name not in _CONSTANT_TIME:
+                rs.burn(1 + shallow_steps(obj))
+            for arg in args:
+                _charge_argument(rs, arg)
+            for arg in kwargs.values():
+                _charge_argument(rs, arg)
+            if self.checked is not None:
+                result = self.checked(rs, obj, *args, **kwargs)
+            elif self.name == "index" and isinstance(obj, (list, tuple)):
+                result = sequence_index(obj, *args, **kwargs)
+            else:
+                result = self.method(*args, **kwargs)
+            return charge_result(rs, result)
+
+        def __repr__(self):
+            if type(self.method) is types.MethodType:   # a method written in Python (loop.cycle): Python's repr
+                return f"<bound method {type(self.obj).__name__}.{self.name} of {safe_repr(self.obj, self.rs)}>"
+            return f"<built-in method {self.name} of {type(self.obj).__name__} object>"
+
+    class CheckedMutator(CheckedMethod):
+        # A method that changes its object (immutable=False only): the object may not grow past max_items.
+
+        __slots__ = ()
+
+        def __call__(self, *args, **kwargs):
+            result = CheckedMethod.__call__(self, *args, **kwargs)
+            check_items(self.rs.limits, len(self.obj), "a list, dict or set grown by a template")
+            return result
+
+    _MADE.append((CheckedMethod, CheckedMutator))
+    CHECKED_METHODS.update(_MADE[0])
+    _CheckedMutator, _CheckedMethod = reversed(_MADE[0])   # _CheckedMethod last: the one _bound looks at
 
 
 def str_method_call(name):
@@ -454,8 +472,9 @@ def str_method_call(name):
     return call
 
 
-# The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks)
-CHECKED_METHODS = frozenset({_CheckedMethod, _CheckedMutator})
+# The types of the methods the sandbox hands out (calls.py calls them without looking for the caller's marks), once
+# made
+CHECKED_METHODS = set()
 
 
 def _charge_argument(rs, arg):
@@ -517,7 +536,7 @@ def _sandboxed_formatter(base):
             check_str_size(self.limits, self.literal + self.size + size, "a formatted string")
 
         def format_field(self, value, format_spec):
-            _check_format_spec(self.limits, format_spec)
+            check_format_spec(self.limits, format_spec)
             self.reserve(field_least_size(format_spec, value))
             text = self.format_plain(value, format_spec)
             self.size += len(text)
@@ -534,24 +553,9 @@ def _sandboxed_formatter(base):
             return format(value, format_spec)
 
         def convert_field(self, value, conversion):
-            return _converted(value, conversion, self.rs)
+            return converted_field(value, conversion, self.rs)
 
     return _SandboxedFormatter
-
-
-def _converted(value, conversion, rs):
-    # A field's !r, !s, !a conversion, printed the sandbox's way.
-    if conversion == "r":
-        return safe_repr(value, rs)
-    if conversion == "s":
-        return to_str(value, rs)
-    if conversion == "a":
-        text = safe_repr(value, rs)
-        check_str_size(rs.limits, len(text) * 10, "a formatted string")
-        return text.encode("ascii", "backslashreplace").decode("ascii")
-    if conversion is None:
-        return value
-    raise ValueError(f"Unknown conversion specifier {conversion}")
 
 
 def _sandboxed_escape_formatter(base):
@@ -560,7 +564,7 @@ def _sandboxed_escape_formatter(base):
 
     class _SandboxedEscapeFormatter(_sandboxed_formatter(escape_formatter(base))):
         def format_field(self, value, format_spec):
-            _check_format_spec(self.limits, format_spec)
+            check_format_spec(self.limits, format_spec)
             self.reserve(field_least_size(format_spec, value))
             text = self.field_text(value, format_spec)
             if not hasattr(text, "__html__"):
@@ -571,21 +575,6 @@ def _sandboxed_escape_formatter(base):
             return text
 
     return _SandboxedEscapeFormatter
-
-
-def _check_format_spec(limits, spec):
-    digits = []
-    for ch in spec:
-        if ch.isdigit():
-            digits.append(ch)
-        else:
-            if digits and len(digits) > 9:
-                raise limit_exceeded(limits, "max_string", "a format width")
-            if digits and int("".join(digits)) > limits.max_string:
-                raise limit_exceeded(limits, "max_string", "a format width")
-            digits = []
-    if digits and (len(digits) > 9 or int("".join(digits)) > limits.max_string):
-        raise limit_exceeded(limits, "max_string", "a format width")
 
 
 def safe_format(rs, fmt, args, kwargs):

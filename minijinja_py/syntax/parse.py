@@ -19,10 +19,8 @@ from _thread import allocate_lock   # threading.Lock itself; importing threading
 from ..core.errors import LimitExceeded, TemplateSyntaxError
 from ..core.state import gc_paused
 from .builder import Builder
-from . import delimiters as syntax_options
-from . import lalr
-from .delimiters import BLOCK, BODY, BRACKETS, LINE, TAG_TERMINALS, VARIABLE
-from .lalr import Token
+from .delimiters import BLOCK, BODY, BRACKETS, DEFAULT, LINE, TAG_TERMINALS, VARIABLE, lexicons
+from .lalr import Parser, Tables, Token, UnexpectedInput
 from .messages import describe
 
 __all__ = ["parse", "normalize_newlines", "Postlexer", "modal_postlexed", "refused_tags", "EXTENSION_TAGS",
@@ -83,7 +81,7 @@ def load_tables():
         for path in _TABLES_PATHS:
             if os.path.exists(path):
                 with open(path, "rb") as f:
-                    _tables = lalr.Tables(marshal.loads(f.read()))
+                    _tables = Tables(marshal.loads(f.read()))
                 break
         else:
             raise FileNotFoundError(f"the parser tables are missing: {' or '.join(_TABLES_PATHS)}")
@@ -101,10 +99,10 @@ def parser(trim_blocks, lstrip_blocks, delimiters=None):
             if found is None:
                 if delimiters is None:   # (the grammar's terminals are the transformers profile's: no edit)
                     edit = None if key[:2] == (True, True) else lambda pattern: edit_pattern(pattern, *key[:2])
-                    found = lalr.Parser(load_tables(), Builder(), edit)
+                    found = Parser(load_tables(), Builder(), edit)
                 else:
-                    modes = syntax_options.lexicons(load_tables(), delimiters, *key[:2])
-                    found = lalr.Parser(load_tables(), Builder(), modes=modes)
+                    modes = lexicons(load_tables(), delimiters, *key[:2])
+                    found = Parser(load_tables(), Builder(), modes=modes)
                     others = [other for other in _parsers if other[2] is not None]
                     if len(others) >= _MAX_DELIMITED_PARSERS:
                         del _parsers[others[0]]
@@ -361,18 +359,18 @@ def parse(source, trim_blocks=False, lstrip_blocks=False, max_nesting=None, deli
     options = (trim_blocks, lstrip_blocks, max_nesting, delimiters, refused_tags(extensions))
     try:
         return _parsed(source, *options)
-    except lalr.UnexpectedInput as exc:
+    except UnexpectedInput as exc:
         # (the messages re-parse parts of the template as Jinja2 reads them, with the same options)
-        raise describe(exc, source, delimiters or syntax_options.DEFAULT, load_tables(),
+        raise describe(exc, source, delimiters or DEFAULT, load_tables(),
                        lambda text: _parsed(text, *options)) from None
 
 
 def _parsed(source, trim_blocks, lstrip_blocks, max_nesting, delimiters, refused):
-    # The tree, or the parser's lalr.UnexpectedInput as it stopped.
+    # The tree, or the parser's UnexpectedInput as it stopped.
     with gc_paused():
         if delimiters is None:
             postlexer = Postlexer(max_nesting, source.isascii(), refused)
             return parser(trim_blocks, lstrip_blocks).parse(source, postlexer.process)
-        mode = [syntax_options.BODY]
+        mode = [BODY]
         return parser(trim_blocks, lstrip_blocks, delimiters).parse(
             source, lambda stream: modal_postlexed(stream, delimiters, mode, max_nesting, refused), mode)
