@@ -359,10 +359,6 @@ LATTICE = {
         # missing, in a loop body and counted
         "{% for m in ms %}{{ '<' + m.a.b + '|' + m['a']['b'] + '>' }}{{ m.a.b + m.a.c }}{% endfor %}"
         "{{ '[' + m.a.b + m['a'].b + ']' }}",
-        # two keys of one variable (output._print_two_keys: the variable read once), a key missing, in a loop body
-        # and counted
-        "{% for m in ms %}{{ '<' + m.role + '|' + m['content'] + '>' }}{{ m.role + m.nope }}{% endfor %}"
-        "{{ '[' + m['role'] + m.content + ']' }}{{ m.content ~ m.role }}",
     ],
     "general/if": [
         # a body whose first statement sets a variable to a key of one: set by the statement list's run

@@ -313,8 +313,6 @@ def _print_joined(c, nodes, general):
     if len(reads) == 1:
         return _print_joined_one(pieces, reads[0], room, counted, span, general)
     (before, between, after), ((slot, key, _), (slot2, key2, _)) = pieces, reads
-    if slot == slot2 and key is not None and key2 is not None:
-        return _print_two_keys(slot, key, key2, before, between, after, room, counted, span, general)
 
     def run_sum(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
             key2=key2, room=room, slot=slot, slot2=slot2, span=span):
@@ -339,33 +337,6 @@ def _print_joined(c, nodes, general):
         else:
             _print_long_sum(f, out, (before, first, between, second, after), counted, span)
     return run_sum
-
-
-def _print_two_keys(slot, key, key2, before, between, after, room, counted, span, general):
-    # _print_joined's run for two keys of one variable (`'<|start_header_id|>' + m['role'] + '...' + m['content']`):
-    # run_sum's, the variable read and found a plain dict once (Jinja2 reads it for each key, with nothing but a
-    # plain dict's lookup between its reads).
-    def run_two_keys(f, out, after=after, before=before, between=between, counted=counted, general=general, key=key,
-            key2=key2, room=room, slot=slot, span=span):
-        item = f[slot]
-        if type(item) is dict:
-            try:   # (printed keys are there: subscripts, cheaper than `in` and a subscript; a missing one raises)
-                first, second = item[key], item[key2]
-            except KeyError:
-                return general(f, out)
-            if type(first) is str and type(second) is str:
-                if len(first) + len(second) >= room:
-                    return _print_long_sum(f, out, (before, first, between, second, after), counted, span)
-                out.append(before)
-                out.append(first)
-                out.append(between)
-                out.append(second)
-                out.append(after)
-                if counted:
-                    _count_output(f[0], BIG_STR - room + len(first) + len(second), counted, span)
-                return
-        general(f, out)
-    return run_two_keys
 
 
 def _print_item_reads(c, nodes, general):
