@@ -17,7 +17,7 @@ CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "n
 # Spans are made for most tokens and nodes, as Span((fields)); the commonest callbacks, which know which of their
 # parts are tokens and which nodes, build theirs in line.
 _Span = n.Span
-# a token's fields (lexer.Token: type value start_pos line column end_line end_column end_pos) in a Span's order,
+# a token's fields (lexer.token_class: type value start_pos line column end_line end_column end_pos) in a Span's order,
 # and those of where it starts and where it ends: one C call per span instead of six attribute reads
 _SPAN_OF_TOKEN = itemgetter(3, 4, 2, 7, 5, 6)
 _TOKEN_START = itemgetter(3, 4, 2)

@@ -19,9 +19,9 @@ from itertools import chain
 from operator import itemgetter
 from sys import byteorder
 
-from .lexer import Lexer, Token, UnexpectedInput, lex_modes, lexicon, unexpected_characters, unexpected_token
+from .lexer import Lexer, UnexpectedInput, lex_modes, lexicon, unexpected_characters, unexpected_token
 
-__all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "unexpected_token", "unexpected_characters"]
+__all__ = ["Tables", "Parser", "UnexpectedInput", "unexpected_token", "unexpected_characters"]
 
 FORMAT = 12
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
@@ -243,7 +243,7 @@ class Parser:
         # indexes, not [-1] or [-2] (these took ~2% of a parse)
         rules, chains, top = self._rules, self._chains, -1
         for token in self._tokens(text, states, values, postlex, mode):
-            kind = token[0]   # its type (see lexer.Token)
+            kind = token[0]   # its type (see lexer.token_class)
             try:
                 code = codes[kind]
             except KeyError:   # (a token no state accepts)

@@ -11,38 +11,43 @@ from operator import itemgetter
 
 from .natives import KNOWN, NAME_CHAR, TAG_END, KeywordFamily, alternatives, kind_and_end, literals, texts_matcher
 
-__all__ = ["Token", "TYPE", "VALUE", "START_POS", "LINE", "COLUMN", "END_LINE", "END_COLUMN", "END_POS",
+__all__ = ["token_class", "TYPE", "VALUE", "START_POS", "LINE", "COLUMN", "END_LINE", "END_COLUMN", "END_POS",
            "is_token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon", "Lexer",
            "lex_modes"]
 
 
-class Token(tuple):
-    # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    # line/column of its first character and of the position just after it. The lexer and the postlexers make
-    # tokens as plain tuples of these fields (read by index: TYPE, VALUE, ...): a tuple subclass's constructor and
-    # its instances' deallocation cost a first parse ~0.4 M instructions more. A Token is that tuple with its fields
-    # by name, as the errors carry them (unexpected_token, unexpected_characters: the messages read them by name).
-    # Written out rather than made by collections.namedtuple, which compiles Python source for its constructor (a
-    # cold start's cost).
+def token_class():
+    # Token: a terminal matched in the text, as a tuple of its name, its text, the offsets [start_pos, end_pos) and
+    # the 1-based line/column of its first character and of the position just after it, with these fields by name.
+    # The lexer and the postlexers make tokens as plain tuples of these fields (read by index: TYPE, VALUE, ...): a
+    # tuple subclass's constructor and its instances' deallocation cost a first parse ~0.4 M instructions more.
+    # Tokens are what the errors carry (unexpected_token, unexpected_characters: the messages read their fields by
+    # name). The class is made on first use (a tuple subclass costs a cold start's import ~0.08 M instructions).
+    # Written out rather than made by collections.namedtuple, which compiles Python source for its constructor.
+    global _token_class
+    if _token_class is None:
+        fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
-    __slots__ = ()
-    _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+        def __getnewargs__(token):
+            return (tuple(token),)
 
-    def __getnewargs__(self):
-        return (tuple(self),)
+        def __repr__(token):
+            return f"Token({', '.join(map('{}={!r}'.format, fields, token))})"
+        members = dict(zip(fields, (_tuplegetter(i, None) for i in range(8))), __slots__=(), _fields=fields,
+                       __getnewargs__=__getnewargs__, __repr__=__repr__, __module__=__name__)
+        _token_class = type("Token", (tuple,), members)
+    return _token_class
 
-    def __repr__(self):
-        return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
-    type, value, start_pos, line, column, end_line, end_column, end_pos = (_tuplegetter(i, None) for i in range(8))
+_token_class = None
 
 
-# a token's fields by index (see Token)
+# a token's fields by index (see token_class)
 TYPE, VALUE, START_POS, LINE, COLUMN, END_LINE, END_COLUMN, END_POS = range(8)
 
 
 def is_token(value):
-    # Whether a value of the parser's stack is a token (a tuple of Token's fields: the builder's tuples are of
+    # Whether a value of the parser's stack is a token (a tuple of a Token's fields: the builder's tuples are of
     # nodes, or shorter).
     return value.__class__ is tuple and len(value) == 8 and value[0].__class__ is str and value[2].__class__ is int
 
@@ -53,7 +58,7 @@ def _named(value):
     if value.__class__ is list:
         return [_named(item) for item in value]
     if value.__class__ is tuple:
-        return Token(value) if is_token(value) else tuple([_named(item) for item in value])
+        return token_class()(value) if is_token(value) else tuple([_named(item) for item in value])
     return value
 
 
@@ -70,7 +75,7 @@ class UnexpectedInput(Exception):
 
 
 def unexpected_token(token, expected, state, values):
-    token, values = Token(token), [_named(value) for value in values]
+    token, values = token_class()(token), [_named(value) for value in values]
     exc = UnexpectedInput(f"unexpected {token.type} at {token.line}:{token.column}")
     exc.token, exc.expected, exc.state, exc.values = token, expected, state, values
     return exc
@@ -505,7 +510,7 @@ class Lexer:
             end_line = at_line + newlines
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
             if kind not in self.tables.ignore:
-                token = Token((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
+                token = token_class()((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
                 return unexpected_token(token, allowed, state, values)
             at, at_line, at_start = end, end_line, end_start
         return unexpected_characters(pos, line, pos - line_start + 1, allowed, state, values)

@@ -17,7 +17,9 @@ from minijinja_py.syntax import lalr, messages
 from minijinja_py.syntax import nodes
 from minijinja_py.syntax import delimiters, parse as syntax
 from minijinja_py.syntax.builder import Builder
-from minijinja_py.syntax.lalr import Token
+from minijinja_py.syntax.lexer import token_class
+
+Token = token_class()
 
 _parsers = {}
 
