@@ -11,7 +11,7 @@ from operator import itemgetter
 
 from ..core.errors import TemplateAssertionError, TemplateSyntaxError, python_syntax_twin, twin_of
 from . import nodes as n
-from .lexer import COLUMN, END_COLUMN, END_LINE, END_POS, LINE, START_POS, TYPE, VALUE, is_token
+from .lexer import END_COLUMN, END_LINE, END_POS, START_COLUMN, START_LINE, START_POS, TYPE, VALUE, is_token
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 # Spans are made for most tokens and nodes, as Span((fields)); the commonest callbacks, which know which of their
@@ -40,9 +40,9 @@ def tag_span(tok):
     stripped = value[:skip]
     newlines = stripped.count("\n")
     if newlines:
-        line, col = tok[LINE] + newlines, skip - stripped.rindex("\n")
+        line, col = tok[START_LINE] + newlines, skip - stripped.rindex("\n")
     else:
-        line, col = tok[LINE], tok[COLUMN] + skip
+        line, col = tok[START_LINE], tok[START_COLUMN] + skip
     return _Span((line, col, tok[START_POS] + skip, tok[END_POS], tok[END_LINE], tok[END_COLUMN]))
 
 
@@ -432,7 +432,7 @@ class Builder:
             name = None if keyword_dict else n.first_repeated(names)
             if name is not None:
                 # Python refuses the call Jinja2 generates for this, where it generates one (compile/calls.py)
-                repeated = (name, lpar[LINE], lpar[COLUMN])
+                repeated = (name, lpar[START_LINE], lpar[START_COLUMN])
         return (n.Args(tuple(positional), tuple(keywords), star, dstar, repeated, keyword_dict), rpar)
 
     def pos_arg(self, c):
@@ -543,7 +543,7 @@ def block_end_refused(required, body, name, end, end_name):
     # where the token after `endblock` is), an end tag that names another block.
     if required and any(type(x) is not n.Text or x.value.strip() for x in body):
         # (under the end tag, or the name after it; on a later line, under the token there, Jinja2's line)
-        after = end_name is not None and (end_name[TYPE] == "NAME" or end_name[LINE] != end[END_LINE])
+        after = end_name is not None and (end_name[TYPE] == "NAME" or end_name[START_LINE] != end[END_LINE])
         at = token_span(end_name) if after else tag_span(end)
         return syntax_error("Required blocks can only contain comments or whitespace", at)
     if end_name is not None and end_name[TYPE] == "NAME" and end_name[VALUE] != name[VALUE]:
@@ -572,8 +572,8 @@ def call_refused(node, tag, close=None):
             if close is None:
                 return syntax_error("unexpected 'end of statement block'", node.span)
             got = "':'" if close[VALUE].startswith(":") else "'end of statement block'"
-            return TemplateSyntaxError(f"unexpected {got}", close[LINE], close[COLUMN],
-                                       end=(close[LINE], close[COLUMN] + 1))
+            return TemplateSyntaxError(f"unexpected {got}", close[START_LINE], close[START_COLUMN],
+                                       end=(close[START_LINE], close[START_COLUMN] + 1))
     elif isinstance(node, n.Call):
         return None
     if node.span.line != tag[END_LINE]:

@@ -11,9 +11,9 @@ from operator import itemgetter
 
 from .natives import KNOWN, NAME_CHAR, TAG_END, KeywordFamily, alternatives, kind_and_end, literals, texts_matcher
 
-__all__ = ["token_class", "TYPE", "VALUE", "START_POS", "LINE", "COLUMN", "END_LINE", "END_COLUMN", "END_POS",
-           "is_token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon", "Lexer",
-           "lex_modes"]
+__all__ = ["token_class", "TYPE", "VALUE", "START_POS", "START_LINE", "START_COLUMN", "END_LINE", "END_COLUMN",
+           "END_POS", "is_token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon",
+           "Lexer", "lex_modes"]
 
 
 def token_class():
@@ -42,8 +42,8 @@ def token_class():
 _token_class = None
 
 
-# a token's fields by index (see token_class)
-TYPE, VALUE, START_POS, LINE, COLUMN, END_LINE, END_COLUMN, END_POS = range(8)
+# a token's fields by index (see token_class: its line and column are those of its start)
+TYPE, VALUE, START_POS, START_LINE, START_COLUMN, END_LINE, END_COLUMN, END_POS = range(8)
 
 
 def is_token(value):

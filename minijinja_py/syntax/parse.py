@@ -21,7 +21,7 @@ from ..core.state import gc_paused
 from .builder import Builder
 from .delimiters import BLOCK, BODY, BRACKETS, DEFAULT, LINE, TAG_TERMINALS, VARIABLE, lexicons
 from .lalr import Parser, Tables, UnexpectedInput
-from .lexer import COLUMN, END_COLUMN, END_LINE, END_POS, LINE, START_POS, TYPE, VALUE
+from .lexer import END_COLUMN, END_LINE, END_POS, START_COLUMN, START_LINE, START_POS, TYPE, VALUE
 from .messages import describe
 
 __all__ = ["parse", "normalize_newlines", "Postlexer", "modal_postlexed", "refused_tags", "EXTENSION_TAGS",
@@ -156,11 +156,11 @@ def _follow_test(tok, kind, test):
     # One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
     # name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error.
     if test == "name" and kind in _TEST_ARG_KEYWORDS:
-        return ("NAME", tok[VALUE], tok[START_POS], tok[LINE], tok[COLUMN], tok[END_LINE], tok[END_COLUMN],
+        return ("NAME", tok[VALUE], tok[START_POS], tok[START_LINE], tok[START_COLUMN], tok[END_LINE], tok[END_COLUMN],
                 tok[END_POS]), "NAME", None
     if kind == "IS":
         if test == "name":
-            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok[LINE], tok[COLUMN],
+            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok[START_LINE], tok[START_COLUMN],
                                       end=(tok[END_LINE], tok[END_COLUMN]))
         return tok, kind, "is"
     if test == "is" and kind == "NOT":
@@ -182,19 +182,19 @@ def _jinja_name(tok):
     while end < len(value) and (value[end].isalnum() or ("a" + value[end]).isidentifier()):
         end += 1
     if end and (end == len(value) or not value[:end].isidentifier()):
-        raise TemplateSyntaxError("Invalid character in identifier", tok[LINE], tok[COLUMN],
-                                  end=(tok[END_LINE], tok[COLUMN] + end))
-    refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok[START_POS] + end}", tok[LINE],
-                                  tok[COLUMN] + end, end=(tok[LINE], tok[COLUMN] + end + 1))
+        raise TemplateSyntaxError("Invalid character in identifier", tok[START_LINE], tok[START_COLUMN],
+                                  end=(tok[END_LINE], tok[START_COLUMN] + end))
+    refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok[START_POS] + end}", tok[START_LINE],
+                                  tok[START_COLUMN] + end, end=(tok[START_LINE], tok[START_COLUMN] + end + 1))
     if end:
-        yield (tok[TYPE], value[:end], tok[START_POS], tok[LINE], tok[COLUMN], tok[LINE], tok[COLUMN] + end,
-               tok[START_POS] + end)
+        yield (tok[TYPE], value[:end], tok[START_POS], tok[START_LINE], tok[START_COLUMN], tok[START_LINE],
+               tok[START_COLUMN] + end, tok[START_POS] + end)
     raise refused
 
 
 def _too_deep(tok, limit):
-    return LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}", tok[LINE], tok[COLUMN],
-                         limit="max_nesting", value=limit)
+    return LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}", tok[START_LINE],
+                         tok[START_COLUMN], limit="max_nesting", value=limit)
 
 
 class Postlexer:
@@ -262,7 +262,7 @@ class Postlexer:
     @staticmethod
     def _split(tok, depth):
         value = tok[VALUE]
-        pos, line, col = tok[START_POS], tok[LINE], tok[COLUMN]
+        pos, line, col = tok[START_POS], tok[START_LINE], tok[START_COLUMN]
         for i in range(len(value)):
             if i < depth:
                 yield ("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
@@ -348,7 +348,7 @@ def _line_opened(tok, delimiters):
         return False
     before = value[:len(value) - len(stripped)]
     indentation = before[before.rfind("\n") + 1:]
-    return ("\n" in before or tok[COLUMN] == 1) and not indentation.strip(" \t\v")
+    return ("\n" in before or tok[START_COLUMN] == 1) and not indentation.strip(" \t\v")
 
 
 # ---------------------------------------------------------------------------------------------------- parse
