@@ -20,7 +20,7 @@ from .builder import (
 )
 from . import delimiters as syntax_options, nodes
 from .delimiters import TAG_TERMINALS as _TAG_TERMINALS
-from .lalr import Token
+from .lexer import token_class
 
 __all__ = ["open_blocks", "block_message", "unreadable", "refused_before", "target_start", "target_first",
            "constant_refused", "assignable", "node_kind", "lexed_as_jinja", "block_tag_end", "refused_argument",
@@ -201,7 +201,7 @@ def open_blocks(exc):
         if type(value) is Clause and value.kind == "else" and stack:   # (reduced before the tag after it)
             block, tok, ends = stack[-1]
             stack[-1] = (block, tok, tuple(e for e in ends if e.startswith("end")))
-        if not isinstance(value, Token):
+        if not isinstance(value, token_class()):
             continue
         if value.type in ("_BLOCK_CLOSE", "_COLON_CLOSE", "VAR_OPEN"):
             in_tag = None
@@ -311,7 +311,7 @@ def _head_close(value):
 
 
 def _kind(value):
-    return value.type if isinstance(value, Token) else None
+    return value.type if isinstance(value, token_class()) else None
 
 
 def _lexer_refuses(source, pos, d):
@@ -380,7 +380,7 @@ def target_start(values, tag):
             start = at + 2   # ({% with %}'s assignments done, and the comma after them)
         elif type(value) is list:   # (a tuple's items so far, with the commas after them)
             continue
-        elif isinstance(value, Token):
+        elif isinstance(value, token_class()):
             if value.type not in ("NAME", "_DOT", "_COMMA", "LPAR", "RPAR"):
                 return None
         elif not isinstance(value, (nodes.NameTarget, nodes.NamespaceTarget, nodes.TupleTarget)):

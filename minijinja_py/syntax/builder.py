@@ -7,23 +7,24 @@
 
 import codecs
 import re
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 from ..core.errors import TemplateAssertionError, TemplateSyntaxError, python_syntax_twin, twin_of
 from . import nodes as n
+from .lexer import END_COLUMN, END_LINE, END_POS, START_COLUMN, START_LINE, START_POS, TYPE, VALUE, is_token
 
 CONSTANT_NAMES = {"true": True, "True": True, "false": False, "False": False, "none": None, "None": None}
 # Spans are made for most tokens and nodes, as Span((fields)); the commonest callbacks, which know which of their
 # parts are tokens and which nodes, build theirs in line.
 _Span = n.Span
-# a token's fields (lexer.Token: type value start_pos line column end_line end_column end_pos) in a Span's order,
+# a token's fields (lexer.token_class: type value start_pos line column end_line end_column end_pos) in a Span's order,
 # and those of where it starts and where it ends: one C call per span instead of six attribute reads
 _SPAN_OF_TOKEN = itemgetter(3, 4, 2, 7, 5, 6)
 _TOKEN_START = itemgetter(3, 4, 2)
 _TOKEN_END = itemgetter(7, 5, 6)
 _SPAN_START = itemgetter(0, 1, 2)
 _SPAN_END = itemgetter(3, 4, 5)
-_VALUE = attrgetter("value")   # a token's text
+_VALUE = itemgetter(VALUE)   # a token's text
 
 
 def token_span(tok):
@@ -32,17 +33,17 @@ def token_span(tok):
 
 def tag_span(tok):
     # Span of a tag token starting at its `{`: tag terminals absorb the whitespace they strip before the tag.
-    value = tok.value
+    value = tok[VALUE]
     skip = len(value) - len(value.lstrip())
     if skip == 0:
         return token_span(tok)
     stripped = value[:skip]
     newlines = stripped.count("\n")
     if newlines:
-        line, col = tok.line + newlines, skip - stripped.rindex("\n")
+        line, col = tok[START_LINE] + newlines, skip - stripped.rindex("\n")
     else:
-        line, col = tok.line, tok.column + skip
-    return _Span((line, col, tok.start_pos + skip, tok.end_pos, tok.end_line, tok.end_column))
+        line, col = tok[START_LINE], tok[START_COLUMN] + skip
+    return _Span((line, col, tok[START_POS] + skip, tok[END_POS], tok[END_LINE], tok[END_COLUMN]))
 
 
 def keyword_span(tok):
@@ -50,11 +51,11 @@ def keyword_span(tok):
     # statement the line of its keyword (for the errors its compiler raises: a block defined twice, an extends out
     # of the top level), else tag_span.
     span = tag_span(tok)
-    if span.line == tok.end_line:
+    end_line, end_column, end_pos = tok[END_LINE], tok[END_COLUMN], tok[END_POS]
+    if span.line == end_line:
         return span
-    width = len(tok.value) - len(tok.value.rstrip("abcdefghijklmnopqrstuvwxyz"))
-    return _Span((tok.end_line, tok.end_column - width, tok.end_pos - width, tok.end_pos,
-                              tok.end_line, tok.end_column))
+    width = len(tok[VALUE]) - len(tok[VALUE].rstrip("abcdefghijklmnopqrstuvwxyz"))
+    return _Span((end_line, end_column - width, end_pos - width, end_pos, end_line, end_column))
 
 
 def join_spans(first, last):
@@ -71,7 +72,7 @@ def _int_literal(tok):
     # An int literal's value. Past Python's digit limit int() refuses it, which Jinja2's lexer lets out as the
     # ValueError it is (not a syntax error).
     try:
-        return int(tok.value.replace("_", ""), 0)
+        return int(tok[VALUE].replace("_", ""), 0)
     except ValueError as exc:
         raise syntax_error(str(exc), token_span(tok), twin_of(ValueError)) from None
 
@@ -81,7 +82,7 @@ def _float_refused(tok):
     # it, whose SyntaxError it lets out (worded by this Python)
     import ast   # (only here: heavy, and needed for nothing else)
     try:
-        ast.literal_eval(tok.value.replace("_", ""))
+        ast.literal_eval(tok[VALUE].replace("_", ""))
     except SyntaxError as exc:
         return syntax_error(exc.msg, token_span(tok), python_syntax_twin())
     return syntax_error("invalid decimal literal", token_span(tok), python_syntax_twin())
@@ -124,7 +125,7 @@ class Builder:
         return tuple(stmts)
 
     def text(self, c):
-        return n.Text(token_span(c[0]), c[0].value)
+        return n.Text(token_span(c[0]), c[0][VALUE])
 
     def comment(self, c):
         return None
@@ -162,11 +163,11 @@ class Builder:
 
     def target_name(self, c):
         _check_assignable(c[0], "const")
-        return n.NameTarget(token_span(c[0]), c[0].value)
+        return n.NameTarget(token_span(c[0]), c[0][VALUE])
 
     def ns_target(self, c):
         _check_assignable(c[0], "const")
-        return n.NamespaceTarget(join_spans(c[0], c[1]), c[0].value, c[1].value)
+        return n.NamespaceTarget(join_spans(c[0], c[1]), c[0][VALUE], c[1][VALUE])
 
     def target_tuple(self, c):
         items = tuple(x for x in c if x is not None)
@@ -204,7 +205,7 @@ class Builder:
     def macro_block(self, c):
         tag, name, _lpar, params, _rpar, body = c[:6]
         _check_assignable(name, "name")
-        return n.Macro(tag_span(tag), name.value, params or (), body)
+        return n.Macro(tag_span(tag), name[VALUE], params or (), body)
 
     def params(self, c):
         seen_default = False
@@ -217,11 +218,11 @@ class Builder:
 
     def param(self, c):
         _check_assignable(c[0], "name")
-        return n.Param(token_span(c[0]), c[0].value, c[1])
+        return n.Param(token_span(c[0]), c[0][VALUE], c[1])
 
     def call_block(self, c):
         tag, body = c[0], c[-2]
-        params = next((x for x in c[1:-2] if type(x) is tuple), ())  # (tokens are tuples too)
+        params = next((x for x in c[1:-2] if type(x) is tuple and not is_token(x)), ())  # (tokens are tuples too)
         call = [x for x in c[1:-2] if isinstance(x, n.Node)][-1]
         refused = call_refused(call, tag, c[-3][0])
         if refused is not None:
@@ -257,7 +258,7 @@ class Builder:
         refused = block_end_refused(required is not None, body, name, end, end_name or close)
         if refused is not None:
             raise refused
-        return n.Block(keyword_span(tag), name.value, scoped is not None, required is not None, body)
+        return n.Block(keyword_span(tag), name[VALUE], scoped is not None, required is not None, body)
 
     def block_end(self, c):
         return c   # ENDBLOCK, its NAME or None, the tag's end
@@ -269,7 +270,7 @@ class Builder:
         return n.Load(tag_span(c[0]), "include", c[1])
 
     def import_stmt(self, c):
-        return n.Load(tag_span(c[0]), "import", c[1], alias=c[2].value)
+        return n.Load(tag_span(c[0]), "import", c[1], alias=c[2][VALUE])
 
     def from_stmt(self, c):
         names = tuple(x for x in c[2:] if type(x) is tuple)
@@ -278,9 +279,9 @@ class Builder:
     def import_name(self, c):
         # Jinja2's parser refuses a private name as it reads it (an error of its parser: before any compile error)
         name, alias = c
-        if name.value.startswith("_"):
+        if name[VALUE].startswith("_"):
             raise private_import(name)
-        return (name.value, (alias or name).value)
+        return (name[VALUE], (alias or name)[VALUE])
 
     def extends_stmt(self, c):
         return n.Load(keyword_span(c[0]), "extends", c[1])
@@ -291,11 +292,11 @@ class Builder:
     def names_context(self, c):
         # `with context` / `without context` after a comma, lexed as two names (grammar: from_stmt).
         first, second = c
-        if first.value in ("with", "without") and second.value == "context":
+        if first[VALUE] in ("with", "without") and second[VALUE] == "context":
             return None
-        if first.value.startswith("_"):   # (the first is an import name to Jinja2, refused as it reads it)
+        if first[VALUE].startswith("_"):   # (the first is an import name to Jinja2, refused as it reads it)
             raise private_import(first)
-        raise syntax_error(f"expected token 'end of statement block', got {second.value!r}", token_span(second))
+        raise syntax_error(f"expected token 'end of statement block', got {second[VALUE]!r}", token_span(second))
 
     def generation_block(self, c):
         return n.Generation(tag_span(c[0]), c[1])
@@ -324,7 +325,7 @@ class Builder:
         return n.Compare(_Span(_SPAN_START(first.span) + _SPAN_END(c[-1][1].span)), first, tuple(c[1:]))
 
     def comparison(self, c):
-        op = c[0].value
+        op = c[0][VALUE]
         return (op, c[1])
 
     def not_in(self, c):
@@ -332,7 +333,7 @@ class Builder:
 
     def binop(self, c):
         left, op, right = c
-        return n.BinOp(_Span(_SPAN_START(left.span) + _SPAN_END(right.span)), op.value, left, right)
+        return n.BinOp(_Span(_SPAN_START(left.span) + _SPAN_END(right.span)), op[VALUE], left, right)
 
     def concat(self, c):
         # first ~ a ~ b ...: one flat Concat; a parenthesised chain first is flattened in, as Jinja2's parser does
@@ -342,7 +343,7 @@ class Builder:
 
     def unary_op(self, c):
         op, operand = c
-        return n.UnaryOp(join_spans(op, operand), op.value, operand)
+        return n.UnaryOp(join_spans(op, operand), op[VALUE], operand)
 
     def filter(self, c):
         value, f = c
@@ -375,7 +376,7 @@ class Builder:
 
     def getattr(self, c):
         obj, name = c
-        return n.Getattr(_Span(_SPAN_START(obj.span) + _TOKEN_END(name)), obj, name.value)
+        return n.Getattr(_Span(_SPAN_START(obj.span) + _TOKEN_END(name)), obj, name[VALUE])
 
     def getitem_dot(self, c):
         obj, index = c
@@ -431,14 +432,14 @@ class Builder:
             name = None if keyword_dict else n.first_repeated(names)
             if name is not None:
                 # Python refuses the call Jinja2 generates for this, where it generates one (compile/calls.py)
-                repeated = (name, lpar.line, lpar.column)
+                repeated = (name, lpar[START_LINE], lpar[START_COLUMN])
         return (n.Args(tuple(positional), tuple(keywords), star, dstar, repeated, keyword_dict), rpar)
 
     def pos_arg(self, c):
         return ("pos", c[0], None)
 
     def kw_arg(self, c):
-        return ("kw", c[0].value, c[1])
+        return ("kw", c[0][VALUE], c[1])
 
     def star_arg(self, c):
         return ("star", c[1], None)
@@ -448,7 +449,7 @@ class Builder:
 
     def name(self, c):
         tok = c[0]
-        value = tok.value
+        value = tok[VALUE]
         if value in CONSTANT_NAMES:
             return n.Const(token_span(tok), CONSTANT_NAMES[value])
         return n.Name(_Span(_SPAN_OF_TOKEN(tok)), value)
@@ -456,7 +457,7 @@ class Builder:
     def string(self, c):
         if len(c) == 1:
             tok = c[0]
-            value = tok.value
+            value = tok[VALUE]
             if "\\" in value:
                 value = _unescape(tok)
             else:
@@ -468,9 +469,9 @@ class Builder:
         return n.Const(token_span(c[0]), _int_literal(c[0]))
 
     def float(self, c):
-        if not c[0].value.isascii():
+        if not c[0][VALUE].isascii():
             raise _float_refused(c[0])
-        return n.Const(token_span(c[0]), float(c[0].value.replace("_", "")))
+        return n.Const(token_span(c[0]), float(c[0][VALUE].replace("_", "")))
 
     def empty_tuple(self, c):
         return n.TupleExpr(join_spans(c[0], c[1]), ())
@@ -527,7 +528,7 @@ def _calls(func, arg_lists):
 def _check_assignable(tok, what):
     # true/false/none (any spelling Jinja2 gives a constant) cannot be assigned: Jinja2 says "can't assign to
     # 'const'" for set/for/with targets and "can't assign to 'name'" for macro names and parameters.
-    if tok.value in CONSTANT_NAMES:
+    if tok[VALUE] in CONSTANT_NAMES:
         raise syntax_error(f"can't assign to {what!r}", token_span(tok))
 
 
@@ -542,11 +543,11 @@ def block_end_refused(required, body, name, end, end_name):
     # where the token after `endblock` is), an end tag that names another block.
     if required and any(type(x) is not n.Text or x.value.strip() for x in body):
         # (under the end tag, or the name after it; on a later line, under the token there, Jinja2's line)
-        after = end_name is not None and (end_name.type == "NAME" or end_name.line != end.end_line)
+        after = end_name is not None and (end_name[TYPE] == "NAME" or end_name[START_LINE] != end[END_LINE])
         at = token_span(end_name) if after else tag_span(end)
         return syntax_error("Required blocks can only contain comments or whitespace", at)
-    if end_name is not None and end_name.type == "NAME" and end_name.value != name.value:
-        return syntax_error(f"expected token 'end of statement block', got {end_name.value!r}", token_span(end_name))
+    if end_name is not None and end_name[TYPE] == "NAME" and end_name[VALUE] != name[VALUE]:
+        return syntax_error(f"expected token 'end of statement block', got {end_name[VALUE]!r}", token_span(end_name))
     return None
 
 
@@ -570,14 +571,14 @@ def call_refused(node, tag, close=None):
         if first is node:
             if close is None:
                 return syntax_error("unexpected 'end of statement block'", node.span)
-            got = "':'" if close.value.startswith(":") else "'end of statement block'"
-            return TemplateSyntaxError(f"unexpected {got}", close.line, close.column,
-                                       end=(close.line, close.column + 1))
+            got = "':'" if close[VALUE].startswith(":") else "'end of statement block'"
+            return TemplateSyntaxError(f"unexpected {got}", close[START_LINE], close[START_COLUMN],
+                                       end=(close[START_LINE], close[START_COLUMN] + 1))
     elif isinstance(node, n.Call):
         return None
-    if node.span.line != tag.end_line:
-        return TemplateSyntaxError("expected call", tag.end_line, tag.end_column - len("call"),
-                                   end=(tag.end_line, tag.end_column))
+    if node.span.line != tag[END_LINE]:
+        return TemplateSyntaxError("expected call", tag[END_LINE], tag[END_COLUMN] - len("call"),
+                                   end=(tag[END_LINE], tag[END_COLUMN]))
     return syntax_error("expected call", node.span)
 
 
@@ -587,7 +588,7 @@ def _bad_call(lpar):
 
 def _unescape(tok):
     # A string literal's value: Python escape rules (\n, \x41, \u00e9, \N{...}; unknown escapes kept).
-    body = tok.value[1:-1]
+    body = tok[VALUE][1:-1]
     if "\\" not in body:
         return body
     # Unknown escapes (\\q, \\d) are kept as written, as the codec does, but doubled first: the codec warns about

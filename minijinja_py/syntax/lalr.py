@@ -19,9 +19,9 @@ from itertools import chain
 from operator import itemgetter
 from sys import byteorder
 
-from .lexer import Lexer, Token, UnexpectedInput, lex_modes, lexicon, unexpected_characters, unexpected_token
+from .lexer import Lexer, UnexpectedInput, lex_modes, lexicon, unexpected_characters, unexpected_token
 
-__all__ = ["Token", "Tables", "Parser", "UnexpectedInput", "unexpected_token", "unexpected_characters"]
+__all__ = ["Tables", "Parser", "UnexpectedInput", "unexpected_token", "unexpected_characters"]
 
 FORMAT = 12
 _BIG_ENDIAN = byteorder == "big"   # (the tables write two-byte numbers low byte first)
@@ -243,7 +243,7 @@ class Parser:
         # indexes, not [-1] or [-2] (these took ~2% of a parse)
         rules, chains, top = self._rules, self._chains, -1
         for token in self._tokens(text, states, values, postlex, mode):
-            kind = token[0]   # token.type (by index: the named field is a slower lookup)
+            kind = token[0]   # its type (see lexer.token_class)
             try:
                 code = codes[kind]
             except KeyError:   # (a token no state accepts)
@@ -342,9 +342,9 @@ def _end_of(values):
     # token when the parser asks for the next one, having just shifted it).
     last = values[-1] if values else None
     if last is None:
-        yield Token(("$END", "", 0, 1, 1, None, None, None))
-    else:
-        yield Token(("$END", "", last.start_pos, last.line, last.column, last.end_line, last.end_column, last.end_pos))
+        yield ("$END", "", 0, 1, 1, None, None, None)
+    else:   # (start_pos, line, column, end_line, end_column, end_pos)
+        yield ("$END", "") + last[2:]
 
 
 def _expected(actions):

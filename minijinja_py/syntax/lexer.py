@@ -11,27 +11,55 @@ from operator import itemgetter
 
 from .natives import KNOWN, NAME_CHAR, TAG_END, KeywordFamily, alternatives, kind_and_end, literals, texts_matcher
 
-__all__ = ["Token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon", "Lexer",
-           "lex_modes"]
+__all__ = ["token_class", "TYPE", "VALUE", "START_POS", "START_LINE", "START_COLUMN", "END_LINE", "END_COLUMN",
+           "END_POS", "is_token", "UnexpectedInput", "unexpected_token", "unexpected_characters", "Lexicon", "lexicon",
+           "Lexer", "lex_modes"]
 
 
-class Token(tuple):
-    # A terminal matched in the text: its name, its text, the offsets [start_pos, end_pos) and the 1-based
-    # line/column of its first character and of the position just after it. A tuple: one is made per token, as
-    # Token((type, value, ...)), tuple's own constructor (a Python __new__ taking the fields, or tuple.__new__ called
-    # as a function, cost ~300 machine instructions more per token). Written out rather than made by
-    # collections.namedtuple, which compiles Python source for its constructor (a cold start's cost).
+def token_class():
+    # Token: a terminal matched in the text, as a tuple of its name, its text, the offsets [start_pos, end_pos) and
+    # the 1-based line/column of its first character and of the position just after it, with these fields by name.
+    # The lexer and the postlexers make tokens as plain tuples of these fields (read by index: TYPE, VALUE, ...): a
+    # tuple subclass's constructor and its instances' deallocation cost a first parse ~0.4 M instructions more.
+    # Tokens are what the errors carry (unexpected_token, unexpected_characters: the messages read their fields by
+    # name). The class is made on first use (a tuple subclass costs a cold start's import ~0.08 M instructions).
+    # Written out rather than made by collections.namedtuple, which compiles Python source for its constructor.
+    global _token_class
+    if _token_class is None:
+        fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
-    __slots__ = ()
-    _fields = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+        def __getnewargs__(token):
+            return (tuple(token),)
 
-    def __getnewargs__(self):
-        return (tuple(self),)
+        def __repr__(token):
+            return f"Token({', '.join(map('{}={!r}'.format, fields, token))})"
+        members = dict(zip(fields, (_tuplegetter(i, None) for i in range(8))), __slots__=(), _fields=fields,
+                       __getnewargs__=__getnewargs__, __repr__=__repr__, __module__=__name__)
+        _token_class = type("Token", (tuple,), members)
+    return _token_class
 
-    def __repr__(self):
-        return f"Token({', '.join(map('{}={!r}'.format, self._fields, self))})"
 
-    type, value, start_pos, line, column, end_line, end_column, end_pos = (_tuplegetter(i, None) for i in range(8))
+_token_class = None
+
+
+# a token's fields by index (see token_class: its line and column are those of its start)
+TYPE, VALUE, START_POS, START_LINE, START_COLUMN, END_LINE, END_COLUMN, END_POS = range(8)
+
+
+def is_token(value):
+    # Whether a value of the parser's stack is a token (a tuple of a Token's fields: the builder's tuples are of
+    # nodes, or shorter).
+    return value.__class__ is tuple and len(value) == 8 and value[0].__class__ is str and value[2].__class__ is int
+
+
+def _named(value):
+    # A value of the parser's stack with its tokens as Tokens: itself, or in the lists (an inlined rule's) and
+    # tuples (a callback's: `(args, rpar)`) it holds.
+    if value.__class__ is list:
+        return [_named(item) for item in value]
+    if value.__class__ is tuple:
+        return token_class()(value) if is_token(value) else tuple([_named(item) for item in value])
+    return value
 
 
 class UnexpectedInput(Exception):
@@ -47,12 +75,14 @@ class UnexpectedInput(Exception):
 
 
 def unexpected_token(token, expected, state, values):
+    token, values = token_class()(token), [_named(value) for value in values]
     exc = UnexpectedInput(f"unexpected {token.type} at {token.line}:{token.column}")
     exc.token, exc.expected, exc.state, exc.values = token, expected, state, values
     return exc
 
 
 def unexpected_characters(pos_in_stream, line, column, allowed, state, values):
+    values = [_named(value) for value in values]
     exc = UnexpectedInput(f"no terminal matches at {line}:{column}")
     exc.pos_in_stream, exc.line, exc.column = pos_in_stream, line, column
     exc.allowed, exc.state, exc.values = allowed, state, values
@@ -429,7 +459,7 @@ class Lexer:
                 if match.size > 1 and not text.startswith(match.text, pos):
                     raise self._unmatched(text, pos, line, origin + 1, state, values)
                 # punctuation, one line, not an ignored terminal (see candidates)
-                yield Token((match.name, match.text, pos, line, pos - origin, line, end - origin, end))
+                yield (match.name, match.text, pos, line, pos - origin, line, end - origin, end)
                 pos = end
                 continue
             m = match(text, pos)
@@ -450,10 +480,10 @@ class Lexer:
                 continue
             if "\n" in value:
                 end_line, end_origin = line + value.count("\n"), pos + value.rindex("\n")
-                yield Token((kind, value, pos, line, pos - origin, end_line, end - end_origin, end))
+                yield (kind, value, pos, line, pos - origin, end_line, end - end_origin, end)
                 line, origin = end_line, end_origin
             else:
-                yield Token((kind, value, pos, line, pos - origin, line, end - origin, end))
+                yield (kind, value, pos, line, pos - origin, line, end - origin, end)
             pos = end
 
     def _root_match(self, text, pos):
@@ -480,7 +510,7 @@ class Lexer:
             end_line = at_line + newlines
             end_start = at + value.rindex("\n") + 1 if newlines else at_start
             if kind not in self.tables.ignore:
-                token = Token((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
+                token = token_class()((kind, value, at, at_line, at - at_start + 1, end_line, end - end_start + 1, end))
                 return unexpected_token(token, allowed, state, values)
             at, at_line, at_start = end, end_line, end_start
         return unexpected_characters(pos, line, pos - line_start + 1, allowed, state, values)
@@ -510,7 +540,7 @@ def lex_modes(lexers, mode, text, states, values):
         end_line = line + newlines
         end_line_start = pos + value.rindex("\n") + 1 if newlines else line_start
         if kind not in ignore:
-            yield Token((kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end))
+            yield (kind, value, pos, line, pos - line_start + 1, end_line, end - end_line_start + 1, end)
         elif end == pos:
             raise ValueError(f"terminal {kind} matched the empty string")
         pos, line, line_start = end, end_line, end_line_start

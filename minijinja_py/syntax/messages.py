@@ -17,7 +17,7 @@ from ..core.errors import TemplateError, TemplateSyntaxError
 from .builder import call_refused, tag_span, token_span
 from . import lalr, nodes
 from .delimiters import TAG_TERMINALS as _TAG_TERMINALS
-from .lalr import Token
+from .lexer import token_class
 from .bodyerrors import (
     assignable, block_message, block_tag_end, constant_refused, equals_for_assign, last_comma, lexed_as_jinja,
     node_kind, open_blocks, refused_argument, refused_before, target_first, target_start, unreadable,
@@ -51,7 +51,7 @@ _AFTER_ITEM = {")": ")", ":": ":"}   # what Jinja2 expect()s after an item in a 
 def _innermost_tag(exc):
     # The opening token of the innermost open tag ({{ or a statement's tag) on the parser's value stack, or None.
     for value in reversed(exc.values):
-        if isinstance(value, Token) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
+        if isinstance(value, token_class()) and (value.type == "VAR_OPEN" or value.type in _TAG_TERMINALS):
             return value
     return None
 
@@ -194,7 +194,7 @@ def _end_of_template(exc, source, stack, d, tables, reparse):
     if stack and _in_body(exc):
         line, col = _before_the_end(exc, source, line, col, d)
         return TemplateSyntaxError(block_message("Unexpected end of template.", stack), line, col)
-    found = _in_tag(exc, source, Token(("$END", "", pos, line, col, line, col, pos)), d, tables, reparse)
+    found = _in_tag(exc, source, token_class()(("$END", "", pos, line, col, line, col, pos)), d, tables, reparse)
     msg = found[0] if found else _message_for(exc, tables, "end of template", False)
     wanted = re.match(r"expected token ('.*'), got 'end of template'$", msg)
     if wanted:   # (expect() says so at the end)
@@ -355,7 +355,7 @@ def _in_tag(exc, source, tok, d, tables, reparse=None):
     if error is not None and error.endswith("'tuple'") and comma is not None and \
             source.count("\n", 0, comma) != source.count("\n", 0, pos):
         pos, width = comma, 1
-    operand = not isinstance(exc.values[-1], Token) and target is None and not _in_block_filters(exc, tag)
+    operand = not isinstance(exc.values[-1], token_class()) and target is None and not _in_block_filters(exc, tag)
     binary = operand and "NAME" not in exc.expected and set(exc.expected) - _NOISE != {"RPAR", "_ASSIGN", "_COMMA"}
     sign = got in ("-", "+") and _EXPRESSION_STARTS <= set(exc.expected)   # (where an operand may start)
     if error is None and got in _BINARY and tok.type in _TAG_ENDS and (binary or sign):

@@ -20,7 +20,8 @@ from ..core.errors import LimitExceeded, TemplateSyntaxError
 from ..core.state import gc_paused
 from .builder import Builder
 from .delimiters import BLOCK, BODY, BRACKETS, DEFAULT, LINE, TAG_TERMINALS, VARIABLE, lexicons
-from .lalr import Parser, Tables, Token, UnexpectedInput
+from .lalr import Parser, Tables, UnexpectedInput
+from .lexer import END_COLUMN, END_LINE, END_POS, START_COLUMN, START_LINE, START_POS, TYPE, VALUE
 from .messages import describe
 
 __all__ = ["parse", "normalize_newlines", "Postlexer", "modal_postlexed", "refused_tags", "EXTENSION_TAGS",
@@ -148,19 +149,19 @@ def refused_tags(extensions):
 
 
 def _unknown_tag(tok):
-    return Token((UNKNOWN_TAG,) + tok[1:])
+    return (UNKNOWN_TAG,) + tok[1:]
 
 
 def _follow_test(tok, kind, test):
     # One step through `is [not] name(.name)*`: (the token, its kind, where we are next). After the test's
     # name, a keyword of _TEST_ARG_KEYWORDS is a name (the test's argument) and another `is` is an error.
     if test == "name" and kind in _TEST_ARG_KEYWORDS:
-        return Token(("NAME", tok.value, tok.start_pos, tok.line, tok.column, tok.end_line, tok.end_column,
-                      tok.end_pos)), "NAME", None
+        return ("NAME", tok[VALUE], tok[START_POS], tok[START_LINE], tok[START_COLUMN], tok[END_LINE], tok[END_COLUMN],
+                tok[END_POS]), "NAME", None
     if kind == "IS":
         if test == "name":
-            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok.line, tok.column,
-                                      end=(tok.end_line, tok.end_column))
+            raise TemplateSyntaxError("You cannot chain multiple tests with is", tok[START_LINE], tok[START_COLUMN],
+                                      end=(tok[END_LINE], tok[END_COLUMN]))
         return tok, kind, "is"
     if test == "is" and kind == "NOT":
         return tok, kind, "not"
@@ -176,24 +177,24 @@ def _jinja_name(tok):
     # characters that may go on an identifier) takes the longest run, which must be an identifier; a character it
     # does not take starts no token of its. Yields the name it reads first, if any (Jinja2's parser may refuse
     # that name before its lexer reads on), then raises the error after it.
-    value = tok.value
+    value = tok[VALUE]
     end = 0
     while end < len(value) and (value[end].isalnum() or ("a" + value[end]).isidentifier()):
         end += 1
     if end and (end == len(value) or not value[:end].isidentifier()):
-        raise TemplateSyntaxError("Invalid character in identifier", tok.line, tok.column,
-                                  end=(tok.end_line, tok.column + end))
-    refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok.start_pos + end}", tok.line,
-                                  tok.column + end, end=(tok.line, tok.column + end + 1))
+        raise TemplateSyntaxError("Invalid character in identifier", tok[START_LINE], tok[START_COLUMN],
+                                  end=(tok[END_LINE], tok[START_COLUMN] + end))
+    refused = TemplateSyntaxError(f"unexpected char {value[end]!r} at {tok[START_POS] + end}", tok[START_LINE],
+                                  tok[START_COLUMN] + end, end=(tok[START_LINE], tok[START_COLUMN] + end + 1))
     if end:
-        yield Token((tok.type, value[:end], tok.start_pos, tok.line, tok.column, tok.line, tok.column + end,
-                     tok.start_pos + end))
+        yield (tok[TYPE], value[:end], tok[START_POS], tok[START_LINE], tok[START_COLUMN], tok[START_LINE],
+               tok[START_COLUMN] + end, tok[START_POS] + end)
     raise refused
 
 
 def _too_deep(tok, limit):
-    return LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}", tok.line, tok.column,
-                         limit="max_nesting", value=limit)
+    return LimitExceeded(f"brackets nested deeper than the limit max_nesting={limit}", tok[START_LINE],
+                         tok[START_COLUMN], limit="max_nesting", value=limit)
 
 
 class Postlexer:
@@ -221,28 +222,28 @@ class Postlexer:
         test = None        # where we are in `is [not] name(.name)*`: "is", "not", "dot", "name" or None
         limit, watched, refused = self.max_nesting, self.watched, self.refused
         for tok in stream:
-            kind = tok[0]   # tok.type (read by index: the named field is a slower lookup, once per token)
+            kind = tok[0]   # its type
             if test is None and kind not in watched:   # most tokens: nothing to do
                 yield tok
                 continue
             if kind in refused:
                 yield _unknown_tag(tok)
                 continue
-            if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
+            if kind == "NAME" and not tok[VALUE].isascii() and not tok[VALUE].isidentifier():
                 yield from _jinja_name(tok)
             if test is not None or kind == "IS":
                 tok, kind, test = _follow_test(tok, kind, test)
             if kind not in _BRACKET_KINDS:
                 yield tok
-            elif kind == "RBRACES" and not depth and tok.value == "}}":
-                yield Token(("VAR_CLOSE",) + tok[1:])   # the commonest: `}}` closing a {{ }}
+            elif kind == "RBRACES" and not depth and tok[VALUE] == "}}":
+                yield ("VAR_CLOSE",) + tok[1:]   # the commonest: `}}` closing a {{ }}
                 brackets = 0
             elif kind == "RBRACES":
                 yield from self._split(tok, depth)
-                closed = min(depth, len(tok.value))
+                closed = min(depth, len(tok[VALUE]))
                 depth -= closed
                 brackets = max(0, brackets - closed)
-                if closed < len(tok.value):
+                if closed < len(tok[VALUE]):
                     depth = brackets = 0
             elif kind in _CLOSERS:
                 depth = brackets = 0
@@ -260,21 +261,21 @@ class Postlexer:
 
     @staticmethod
     def _split(tok, depth):
-        value = tok.value
-        pos, line, col = tok.start_pos, tok.line, tok.column
+        value = tok[VALUE]
+        pos, line, col = tok[START_POS], tok[START_LINE], tok[START_COLUMN]
         for i in range(len(value)):
             if i < depth:
-                yield Token(("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1))
+                yield ("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
                 continue
             rest = len(value) - i
             if rest >= 2:
-                yield Token(("VAR_CLOSE", "}}", pos + i, line, col + i, line, col + i + 2, pos + i + 2))
+                yield ("VAR_CLOSE", "}}", pos + i, line, col + i, line, col + i + 2, pos + i + 2)
                 if rest > 2:
                     # the braces after the tag are template text (the lexer resumes after this token)
-                    yield Token(("DATA", "}" * (rest - 2), pos + i + 2, line, col + i + 2, line,
-                                 col + len(value), pos + len(value)))
+                    yield ("DATA", "}" * (rest - 2), pos + i + 2, line, col + i + 2, line,
+                           col + len(value), pos + len(value))
             else:
-                yield Token(("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1))
+                yield ("RBRACE", "}", pos + i, line, col + i, line, col + i + 1, pos + i + 1)
             return
 
 
@@ -297,11 +298,11 @@ def modal_postlexed(stream, delimiters, mode, max_nesting=None, refused=frozense
     test = None        # where we are in `is [not] name(.name)*` (see _follow_test)
     tok = None
     for tok in stream:
-        kind = tok.type
+        kind = tok[TYPE]
         if kind in refused:
             yield _unknown_tag(tok)
             continue
-        if kind == "NAME" and not tok.value.isascii() and not tok.value.isidentifier():
+        if kind == "NAME" and not tok[VALUE].isascii() and not tok[VALUE].isidentifier():
             yield from _jinja_name(tok)
         if test is not None or kind == "IS":
             tok, kind, test = _follow_test(tok, kind, test)
@@ -311,8 +312,8 @@ def modal_postlexed(stream, delimiters, mode, max_nesting=None, refused=frozense
                 raise _too_deep(tok, limit)
             mode[0] = BRACKETS
         elif kind == "RBRACES":
-            closes = brackets == 0 and tag == VARIABLE and tok.value == variable_end
-            tok = Token(("VAR_CLOSE" if closes else "RBRACE",) + tok[1:])
+            closes = brackets == 0 and tag == VARIABLE and tok[VALUE] == variable_end
+            tok = ("VAR_CLOSE" if closes else "RBRACE",) + tok[1:]
             if closes:
                 tag = mode[0] = BODY
             elif brackets:
@@ -331,8 +332,8 @@ def modal_postlexed(stream, delimiters, mode, max_nesting=None, refused=frozense
             tag = mode[0] = LINE if _line_opened(tok, delimiters) else BLOCK
         yield tok
     if tag == LINE and not brackets and tok is not None:
-        yield Token(("_BLOCK_CLOSE", "", tok.end_pos, tok.end_line, tok.end_column, tok.end_line,
-                     tok.end_column, tok.end_pos))
+        yield ("_BLOCK_CLOSE", "", tok[END_POS], tok[END_LINE], tok[END_COLUMN], tok[END_LINE], tok[END_COLUMN],
+               tok[END_POS])
 
 
 def _line_opened(tok, delimiters):
@@ -340,14 +341,14 @@ def _line_opened(tok, delimiters):
     # vertical tabs) rather than the block delimiter? The lexer chose (delimiters.py): whichever Jinja2 tries
     # first, the longer one, where both fit.
     prefix, block = delimiters.line_statement_prefix, delimiters.block_start
-    value = tok.value
+    value = tok[VALUE]
     stripped = value.lstrip()
     if prefix is None or not stripped.startswith(prefix) or \
             stripped.startswith(block) and len(block) > len(prefix):
         return False
     before = value[:len(value) - len(stripped)]
     indentation = before[before.rfind("\n") + 1:]
-    return ("\n" in before or tok.column == 1) and not indentation.strip(" \t\v")
+    return ("\n" in before or tok[START_COLUMN] == 1) and not indentation.strip(" \t\v")
 
 
 # ---------------------------------------------------------------------------------------------------- parse

@@ -17,7 +17,9 @@ from minijinja_py.syntax import lalr, messages
 from minijinja_py.syntax import nodes
 from minijinja_py.syntax import delimiters, parse as syntax
 from minijinja_py.syntax.builder import Builder
-from minijinja_py.syntax.lalr import Token
+from minijinja_py.syntax.lexer import token_class
+
+Token = token_class()
 
 _parsers = {}
 
@@ -34,6 +36,7 @@ class _RecordingPostlexer:
         ours = (Token((t.type, str(t), t.start_pos, t.line, t.column, t.end_line, t.end_column, t.end_pos))
                 for t in stream)
         for tok in syntax.Postlexer(self.max_nesting).process(ours):
+            tok = Token(tok)   # (the postlexer's own tokens are plain tuples; Lark reads tok.type)
             self.tokens.append(tok)
             yield tok
 
@@ -78,7 +81,7 @@ def our_parse(source, trim_blocks, lstrip_blocks, max_nesting=None, tokens=None)
 
     def recording(stream):
         for tok in syntax.Postlexer(max_nesting).process(stream):
-            tokens.append(tok)
+            tokens.append(Token(tok))   # (the driver's tokens are plain tuples)
             yield tok
     return syntax.parser(trim_blocks, lstrip_blocks).parse(source, recording)
 
