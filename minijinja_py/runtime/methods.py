@@ -443,7 +443,8 @@ def _field_size(value, conversion):
 # use (_make_safe_text, _make_mapping_fields), as few templates %-format anything but plain values and a class costs
 # every cold start ~0.07 M instructions. Until then no value is one, and the isinstance checks read ().
 _SafeText = _SafeNumber = _MappingFields = ()
-_MADE = []   # [(SafeText, SafeNumber)] and [MappingFields] once made: racing threads all take the first made
+_SAFE_MADE, _FIELDS_MADE = [], []   # [(SafeText, SafeNumber)], [MappingFields] once made: racing threads all take
+# the first made
 
 
 def _make_safe_text():
@@ -483,8 +484,8 @@ def _make_safe_text():
         def __index__(self):
             return index(self.value)
 
-    _MADE.append((SafeText, SafeNumber))
-    _SafeText, _SafeNumber = next(made for made in _MADE if isinstance(made, tuple))
+    _SAFE_MADE.append((SafeText, SafeNumber))
+    _SafeText, _SafeNumber = _SAFE_MADE[0]
 
 
 def _make_mapping_fields():
@@ -512,8 +513,8 @@ def _make_mapping_fields():
         def __repr__(self):
             return safe_repr(self.mapping, self.rs)
 
-    _MADE.append(MappingFields)
-    _MappingFields = next(made for made in _MADE if not isinstance(made, tuple))
+    _FIELDS_MADE.append(MappingFields)
+    _MappingFields = _FIELDS_MADE[0]
 
 
 def mapping_item(mapping, key):
